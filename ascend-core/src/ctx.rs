@@ -1,0 +1,200 @@
+//! The state of the logical core the current host thread is emulating: its index, the
+//! launch size, the chip, its Unified Buffer, its mask register and control flags.
+//!
+//! A launcher enters a core with [`run_on_core`]. Code that runs outside any launch (a unit
+//! test calling instructions directly) gets a default core: index 0 of 1 on
+//! [`Soc::default()`], with its own Unified Buffer.
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+use std::sync::Arc;
+
+use crate::error::fail;
+use crate::soc::{OverflowMode, Soc};
+use crate::ub::Ub;
+
+/// The barrier behind [`sync_all`], provided by the launcher.
+pub trait CoreBarrier: Send + Sync {
+    /// Blocks until every core of the launch has arrived. Returns `Err(reason)` when the
+    /// launch was aborted (another core failed) instead of hanging.
+    fn wait(&self, core: u32) -> Result<(), String>;
+}
+
+/// What a launcher tells a core about itself.
+#[derive(Clone)]
+pub struct CoreConfig {
+    /// This core's index, `0..block_num`.
+    pub block_idx: u32,
+    /// Number of cores in the launch (`blockDim`).
+    pub block_num: u32,
+    /// The chip being emulated.
+    pub soc: Soc,
+    /// The launch-wide barrier, if the launch supports [`sync_all`].
+    pub barrier: Option<Arc<dyn CoreBarrier>>,
+}
+
+impl CoreConfig {
+    /// A single core (index 0 of 1) of `soc`, without a barrier.
+    pub fn single(soc: Soc) -> CoreConfig {
+        CoreConfig { block_idx: 0, block_num: 1, soc, barrier: None }
+    }
+}
+
+/// Normal or counter mask mode (`SetMaskNorm` / `SetMaskCount`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MaskMode {
+    /// The mask selects lanes within each repeat.
+    Normal,
+    /// The mask is a total element count, processed over as many repeats as needed.
+    Counter,
+}
+
+pub(crate) struct CoreState {
+    pub(crate) block_idx: u32,
+    pub(crate) block_num: u32,
+    pub(crate) soc: Soc,
+    pub(crate) barrier: Option<Arc<dyn CoreBarrier>>,
+    pub(crate) ub: Rc<Ub>,
+    /// The vector mask register: lanes 0..64 in `[0]`, 64..128 in `[1]`; in counter mode
+    /// `[0]` holds the count.
+    pub(crate) mask: Cell<[u64; 2]>,
+    pub(crate) mask_mode: Cell<MaskMode>,
+    /// The compare-mask register (`SetCmpMask` / `GetCmpMask`), 128 bits.
+    pub(crate) cmp_mask: Cell<[u64; 2]>,
+    pub(crate) overflow: Cell<OverflowMode>,
+    /// Whether a `TPipe` is alive on this core (AscendC allows one at a time).
+    pub(crate) pipe_alive: Cell<bool>,
+}
+
+thread_local! {
+    static CORE: RefCell<Option<Rc<CoreState>>> = const { RefCell::new(None) };
+    static UB_CACHE: RefCell<Option<Rc<Ub>>> = const { RefCell::new(None) };
+}
+
+fn take_ub(size: usize) -> Rc<Ub> {
+    UB_CACHE.with(|c| {
+        let mut c = c.borrow_mut();
+        match c.as_ref() {
+            // Reuse the thread's arena when no tensor of an earlier core still holds it.
+            Some(ub) if ub.size() == size && Rc::strong_count(ub) == 1 => Rc::clone(ub),
+            _ => {
+                let ub = Rc::new(Ub::new(size));
+                *c = Some(Rc::clone(&ub));
+                ub
+            }
+        }
+    })
+}
+
+fn new_state(cfg: CoreConfig) -> Rc<CoreState> {
+    Rc::new(CoreState {
+        block_idx: cfg.block_idx,
+        block_num: cfg.block_num,
+        soc: cfg.soc,
+        barrier: cfg.barrier,
+        ub: take_ub(cfg.soc.ub_size()),
+        mask: Cell::new([u64::MAX, u64::MAX]),
+        mask_mode: Cell::new(MaskMode::Normal),
+        cmp_mask: Cell::new([0, 0]),
+        overflow: Cell::new(cfg.soc.default_overflow_mode()),
+        pipe_alive: Cell::new(false),
+    })
+}
+
+/// Runs `f` as logical core `cfg.block_idx` of a launch: inside it, [`get_block_idx`],
+/// [`get_block_num`], [`get_soc`] and [`sync_all`] answer for that core, and the core has a
+/// Unified Buffer of the chip's size, a full mask in normal mode, and the chip's default
+/// overflow mode. The previous core of the thread (if any) is restored afterwards, also when
+/// `f` panics.
+pub fn run_on_core<R>(cfg: CoreConfig, f: impl FnOnce() -> R) -> R {
+    struct Restore(Option<Rc<CoreState>>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            let prev = self.0.take();
+            CORE.with(|c| *c.borrow_mut() = prev);
+        }
+    }
+    let state = new_state(cfg);
+    let prev = CORE.with(|c| c.borrow_mut().replace(state));
+    let _restore = Restore(prev);
+    f()
+}
+
+/// Calls `f` with the current core, creating the default core for this thread if none is set.
+#[inline]
+pub(crate) fn with_core<R>(f: impl FnOnce(&CoreState) -> R) -> R {
+    let core = CORE.with(|c| {
+        let mut c = c.borrow_mut();
+        Rc::clone(c.get_or_insert_with(|| new_state(CoreConfig::single(Soc::default()))))
+    });
+    f(&core)
+}
+
+/// The current core's index, or 0 outside a launch (never creates a core).
+pub(crate) fn current_block_idx() -> u32 {
+    CORE.with(|c| c.borrow().as_ref().map_or(0, |s| s.block_idx))
+}
+
+/// The index of the current logical core, `0..get_block_num()` (AscendC `GetBlockIdx`).
+pub fn get_block_idx() -> u32 {
+    with_core(|c| c.block_idx)
+}
+
+/// The number of logical cores of the launch (AscendC `GetBlockNum`).
+pub fn get_block_num() -> u32 {
+    with_core(|c| c.block_num)
+}
+
+/// The chip the current core emulates.
+pub fn get_soc() -> Soc {
+    with_core(|c| c.soc)
+}
+
+/// Barrier across all cores of the launch (AscendC `SyncAll`).
+///
+/// # Panics
+/// Panics if the launch has more than one core but was not started in a mode that supports
+/// `sync_all` (see the runtime's launcher), or if another core failed while this one waited.
+#[track_caller]
+pub fn sync_all() {
+    let (barrier, idx, num) = with_core(|c| (c.barrier.clone(), c.block_idx, c.block_num));
+    match barrier {
+        Some(b) => {
+            if let Err(why) = b.wait(idx) {
+                fail("SyncAll", why)
+            }
+        }
+        None if num <= 1 => {}
+        None => fail(
+            "SyncAll",
+            format!(
+                "this launch of {num} cores has no barrier: launch kernels that call sync_all \
+                 with a thread per core (Launch::sync_all(true)); the pooled and sequential \
+                 modes cannot block a core"
+            ),
+        ),
+    }
+}
+
+/// The current core's `f16` overflow mode.
+pub fn get_overflow_mode() -> OverflowMode {
+    with_core(|c| c.overflow.get())
+}
+
+/// Sets the current core's `f16` overflow mode (saturation or inf/nan).
+///
+/// # Panics
+/// Panics if the chip does not support inf/nan mode and `mode` is [`OverflowMode::InfNan`]:
+/// only Ascend910B can switch.
+#[track_caller]
+pub fn set_overflow_mode(mode: OverflowMode) {
+    with_core(|c| {
+        if mode != c.soc.default_overflow_mode() && !c.soc.overflow_mode_settable() {
+            fail(
+                "SetOverflowMode",
+                format!("mode = {mode:?} is not supported on {}: it has saturation mode only", c.soc),
+            );
+        }
+        c.overflow.set(mode);
+    })
+}

@@ -1,0 +1,70 @@
+//! Failed checks: every misuse inside a kernel panics with a [`Fault`] that names the core, the
+//! API, the parameter, its value and the limit. The launcher turns it into an error value.
+
+use core::fmt;
+use std::cell::RefCell;
+use std::panic::Location;
+
+/// A failed check inside a kernel: which core, which API, what went wrong, and where.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fault {
+    /// The logical core (`get_block_idx()`) the check failed on.
+    pub core: u32,
+    /// The AscendC API that rejected the call (`"Sub"`, `"TQue::AllocTensor"`, …).
+    pub api: &'static str,
+    /// What was wrong: the parameter, its value and the limit.
+    pub message: String,
+    /// Source file of the kernel call that failed.
+    pub file: &'static str,
+    /// Source line of the kernel call that failed.
+    pub line: u32,
+}
+
+impl fmt::Display for Fault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "core {}: {}: {} (at {}:{})",
+            self.core, self.api, self.message, self.file, self.line
+        )
+    }
+}
+
+impl std::error::Error for Fault {}
+
+thread_local! {
+    static LAST_FAULT: RefCell<Option<Fault>> = const { RefCell::new(None) };
+}
+
+/// Panics with a [`Fault`] for `api`, recording it so the launcher can report it as a value.
+///
+/// The panic location is the kernel's call site (`#[track_caller]` all the way down).
+#[track_caller]
+#[cold]
+pub fn fail(api: &'static str, message: impl Into<String>) -> ! {
+    let loc = Location::caller();
+    let fault = Fault {
+        core: crate::ctx::current_block_idx(),
+        api,
+        message: message.into(),
+        file: loc.file(),
+        line: loc.line(),
+    };
+    let text = fault.to_string();
+    LAST_FAULT.with(|f| *f.borrow_mut() = Some(fault));
+    panic!("{text}");
+}
+
+/// Takes the fault recorded by the last failed check on this thread, if any.
+pub fn take_last_fault() -> Option<Fault> {
+    LAST_FAULT.with(|f| f.borrow_mut().take())
+}
+
+/// Fails unless `cond` holds; the message is built only on failure.
+#[track_caller]
+#[inline(always)]
+pub(crate) fn ensure(cond: bool, api: &'static str, message: impl FnOnce() -> String) {
+    if !cond {
+        fail(api, message())
+    }
+}

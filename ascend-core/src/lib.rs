@@ -1,0 +1,57 @@
+//! # ascend-core
+//!
+//! The AscendC kernel programming model on the host: element types, positions, the per-core
+//! Unified Buffer, `LocalTensor`/`GlobalTensor`, `TPipe` with its queues, data movement, and
+//! the vector instructions with AscendC's masks and repeat strides, bit-exact with the
+//! hardware's documented behaviour.
+//!
+//! Kernels start with `use ascend_core::prelude::*;`.
+
+pub mod copy;
+pub mod ctx;
+pub mod element;
+pub mod error;
+pub mod pipe;
+pub mod position;
+pub mod soc;
+pub mod tensor;
+mod ub;
+pub mod vector;
+
+pub use ctx::{
+    get_block_idx, get_block_num, get_overflow_mode, get_soc, run_on_core, set_overflow_mode, sync_all,
+    CoreBarrier, CoreConfig, MaskMode,
+};
+pub use element::{bf16, f16, DType, Element};
+pub use error::{fail, take_last_fault, Fault};
+pub use position::{Position, QuePosition, TPosition};
+pub use soc::{OverflowMode, ReduceOrder, Soc};
+pub use tensor::{GlobalTensor, GmAddr, GmRegion, LocalTensor};
+
+/// Everything a kernel needs, in one import.
+pub mod prelude {
+    pub use crate::ctx::{
+        get_block_idx, get_block_num, get_overflow_mode, get_soc, run_on_core, set_overflow_mode, sync_all,
+        CoreConfig, MaskMode,
+    };
+    pub use crate::element::{bf16, f16, DType, Element};
+    pub use crate::position::{
+        Position, QuePosition, TPosition, VecCalc, VecIn, VecOut, A1, A2, B1, B2, C1, C2, Co1, Co2, Gm,
+    };
+    pub use crate::soc::{OverflowMode, ReduceOrder, Soc};
+    pub use crate::tensor::{GlobalTensor, GmAddr, GmRegion, LocalTensor};
+    pub use crate::vector::mask::{
+        get_cmp_mask, get_mask_mode, get_vector_mask, reset_mask, set_cmp_mask, set_mask_count, set_mask_norm,
+        set_vector_mask, set_vector_mask_hi_lo, Mask, MASK_PLACEHOLDER,
+    };
+    pub use crate::vector::params::{BinaryRepeatParams, UnaryRepeatParams};
+
+    pub use crate::copy::*;
+    pub use crate::pipe::*;
+    pub use crate::vector::binary::*;
+    pub use crate::vector::compare::*;
+    pub use crate::vector::duplicate::*;
+    pub use crate::vector::reduce::*;
+    pub use crate::vector::select::*;
+    pub use crate::vector::transpose::*;
+}

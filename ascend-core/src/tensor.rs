@@ -1,0 +1,447 @@
+//! `LocalTensor` (a typed view of the core's Unified Buffer) and `GlobalTensor` (a typed,
+//! bounds-checked view of global memory).
+
+use core::fmt;
+use core::marker::PhantomData;
+use std::alloc::{alloc_zeroed, dealloc, Layout};
+use std::ptr::NonNull;
+use std::rc::Rc;
+use std::sync::Arc;
+
+use crate::element::{Element, BLOCK_BYTES};
+use crate::error::{ensure, fail};
+use crate::position::TPosition;
+use crate::ub::Ub;
+
+/// A typed view of the current core's Unified Buffer (AscendC `LocalTensor<T>`).
+///
+/// Clones share the same memory, as AscendC copies do. A tensor is pinned to the core that
+/// made it: it is neither `Send` nor `Sync`.
+///
+/// ```compile_fail
+/// fn is_send<T: Send>() {}
+/// is_send::<ascend_core::LocalTensor<f32>>();
+/// ```
+pub struct LocalTensor<T: Element> {
+    ub: Rc<Ub>,
+    /// Byte offset from the UB base.
+    off: usize,
+    /// Length in elements.
+    len: usize,
+    pos: TPosition,
+    _t: PhantomData<T>,
+}
+
+impl<T: Element> Clone for LocalTensor<T> {
+    fn clone(&self) -> Self {
+        LocalTensor { ub: Rc::clone(&self.ub), off: self.off, len: self.len, pos: self.pos, _t: PhantomData }
+    }
+}
+
+impl<T: Element> fmt::Debug for LocalTensor<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "LocalTensor<{}>({}, addr {:#x}, {} elements)", T::DTYPE, self.pos, self.off, self.len)
+    }
+}
+
+impl<T: Element> LocalTensor<T> {
+    /// A view of `len` elements at byte offset `off` of `ub`. The caller has checked the range.
+    pub(crate) fn from_raw(ub: Rc<Ub>, off: usize, len: usize, pos: TPosition) -> Self {
+        debug_assert!(off + len * T::SIZE <= ub.size());
+        LocalTensor { ub, off, len, pos, _t: PhantomData }
+    }
+
+    pub(crate) fn ub(&self) -> &Rc<Ub> {
+        &self.ub
+    }
+
+    /// Number of elements (AscendC `GetSize`).
+    #[inline]
+    pub fn get_size(&self) -> usize {
+        self.len
+    }
+
+    /// Length in bytes (AscendC `GetLength`).
+    #[inline]
+    pub fn get_length(&self) -> usize {
+        self.len * T::SIZE
+    }
+
+    /// The position the tensor was allocated for (AscendC `GetPosition`).
+    #[inline]
+    pub fn get_position(&self) -> TPosition {
+        self.pos
+    }
+
+    /// Byte address relative to the start of the Unified Buffer (AscendC `GetPhyAddr`).
+    #[inline]
+    pub fn get_phy_addr(&self) -> usize {
+        self.off
+    }
+
+    /// Reads element `i` (AscendC `GetValue`).
+    ///
+    /// # Panics
+    /// Panics if `i >= get_size()`.
+    #[track_caller]
+    #[inline]
+    pub fn get_value(&self, i: usize) -> T {
+        ensure(i < self.len, "LocalTensor::GetValue", || {
+            format!("index = {i} is out of range: the tensor has {} elements", self.len)
+        });
+        // SAFETY: `i < len` and the view lies inside the UB (checked at creation); UB memory
+        // is only accessed through raw pointers, and the pointer is aligned for `T`.
+        unsafe { self.ptr().add(i).read() }
+    }
+
+    /// Writes element `i` (AscendC `SetValue`).
+    ///
+    /// # Panics
+    /// Panics if `i >= get_size()`.
+    #[track_caller]
+    #[inline]
+    pub fn set_value(&self, i: usize, v: T) {
+        ensure(i < self.len, "LocalTensor::SetValue", || {
+            format!("index = {i} is out of range: the tensor has {} elements", self.len)
+        });
+        // SAFETY: as in `get_value`.
+        unsafe { self.ptr().add(i).write(v) }
+    }
+
+    /// The view that starts `off` elements later, with the length reduced accordingly
+    /// (AscendC `operator[]`).
+    ///
+    /// # Panics
+    /// Panics if `off > get_size()`.
+    #[track_caller]
+    pub fn view(&self, off: usize) -> Self {
+        ensure(off <= self.len, "LocalTensor::operator[]", || {
+            format!("offset = {off} is beyond the tensor's {} elements", self.len)
+        });
+        LocalTensor::from_raw(Rc::clone(&self.ub), self.off + off * T::SIZE, self.len - off, self.pos)
+    }
+
+    /// The view of `len` elements starting `off` elements later.
+    ///
+    /// # Panics
+    /// Panics if `off + len > get_size()`.
+    #[track_caller]
+    pub fn view_len(&self, off: usize, len: usize) -> Self {
+        ensure(off.checked_add(len).is_some_and(|e| e <= self.len), "LocalTensor::operator[]", || {
+            format!("offset = {off} with length = {len} is beyond the tensor's {} elements", self.len)
+        });
+        LocalTensor::from_raw(Rc::clone(&self.ub), self.off + off * T::SIZE, len, self.pos)
+    }
+
+    /// The same bytes seen as elements of `U` (AscendC `ReinterpretCast<U>`); the length
+    /// becomes `get_length() / size_of::<U>()`.
+    ///
+    /// # Panics
+    /// Panics if the address is not aligned for `U`.
+    #[track_caller]
+    pub fn reinterpret_cast<U: Element>(&self) -> LocalTensor<U> {
+        ensure(self.off % U::SIZE == 0, "LocalTensor::ReinterpretCast", || {
+            format!("address = {:#x} is not aligned to {} bytes for {}", self.off, U::SIZE, U::DTYPE)
+        });
+        LocalTensor::from_raw(Rc::clone(&self.ub), self.off, self.len * T::SIZE / U::SIZE, self.pos)
+    }
+
+    /// Copies the elements out (a host-side convenience for tests and debugging).
+    pub fn to_vec(&self) -> Vec<T> {
+        let mut v = vec![T::ZERO; self.len];
+        // SAFETY: the view is in bounds; `v` is a distinct allocation of `len` elements.
+        unsafe { std::ptr::copy_nonoverlapping(self.ptr(), v.as_mut_ptr(), self.len) };
+        v
+    }
+
+    /// Copies `src` into the first `src.len()` elements (a host-side convenience).
+    ///
+    /// # Panics
+    /// Panics if `src` is longer than the tensor.
+    #[track_caller]
+    pub fn copy_from_slice(&self, src: &[T]) {
+        ensure(src.len() <= self.len, "LocalTensor::copy_from_slice", || {
+            format!("source length = {} exceeds the tensor's {} elements", src.len(), self.len)
+        });
+        // SAFETY: in bounds; `src` is a Rust slice, which cannot alias UB memory (UB memory
+        // is never exposed as a reference).
+        unsafe { std::ptr::copy_nonoverlapping(src.as_ptr(), self.ptr(), src.len()) };
+    }
+
+    /// Raw pointer to element 0.
+    #[inline(always)]
+    pub(crate) fn ptr(&self) -> *mut T {
+        // SAFETY: `off` is within the allocation (checked at creation).
+        unsafe { self.ub.base().add(self.off).cast::<T>() }
+    }
+
+    /// Checks that the tensor can be an operand of a vector instruction: a UB position and a
+    /// 32-byte aligned start.
+    #[track_caller]
+    pub(crate) fn check_vector_operand(&self, api: &'static str, name: &'static str) {
+        ensure(self.pos.is_ub(), api, || {
+            format!("{name} is at position {}: vector instructions take VECIN, VECOUT or VECCALC tensors", self.pos)
+        });
+        ensure(self.off % BLOCK_BYTES == 0, api, || {
+            format!("{name} address = {:#x} is not 32-byte aligned", self.off)
+        });
+    }
+
+    /// The byte range `[start, end)` of the first `n` elements, relative to the UB base.
+    #[inline]
+    pub(crate) fn byte_range(&self, n: usize) -> (usize, usize) {
+        (self.off, self.off + n * T::SIZE)
+    }
+}
+
+/// A region of global memory allocated by the host; kernels reach it through [`GmAddr`].
+///
+/// Every core of a launch may read and write it concurrently, as on the hardware: two cores
+/// writing the same bytes without a `sync_all` between them is a race in the kernel, as it
+/// is on the chip.
+pub struct GmRegion {
+    base: NonNull<u8>,
+    size: usize,
+}
+
+// SAFETY: the region is plain bytes; it is only accessed through raw pointers with bounds
+// checks, and the kernel model (like the hardware's) makes cross-core ordering the kernel's
+// responsibility through `sync_all`.
+unsafe impl Send for GmRegion {}
+// SAFETY: as above.
+unsafe impl Sync for GmRegion {}
+
+const GM_ALIGN: usize = 64;
+
+impl GmRegion {
+    /// A zero-filled region of `size` bytes.
+    pub fn zeroed(size: usize) -> Arc<GmRegion> {
+        let layout = Layout::from_size_align(size.max(1), GM_ALIGN).expect("GM layout");
+        // SAFETY: the layout has a non-zero size.
+        let ptr = unsafe { alloc_zeroed(layout) };
+        let base = NonNull::new(ptr).unwrap_or_else(|| std::alloc::handle_alloc_error(layout));
+        Arc::new(GmRegion { base, size })
+    }
+
+    /// A region holding a copy of `bytes`.
+    pub fn from_bytes(bytes: &[u8]) -> Arc<GmRegion> {
+        let r = GmRegion::zeroed(bytes.len());
+        // SAFETY: fresh allocation of `bytes.len()` bytes, distinct from `bytes`.
+        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), r.base.as_ptr(), bytes.len()) };
+        r
+    }
+
+    /// Size in bytes.
+    pub fn size(&self) -> usize {
+        self.size
+    }
+
+    /// Copies the region's bytes out.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut v = vec![0u8; self.size];
+        self.read_bytes(0, &mut v);
+        v
+    }
+
+    /// Copies `out.len()` bytes starting at byte `off` into `out`.
+    ///
+    /// # Panics
+    /// Panics if the range is outside the region.
+    pub fn read_bytes(&self, off: usize, out: &mut [u8]) {
+        assert!(off.checked_add(out.len()).is_some_and(|e| e <= self.size), "GM read out of range");
+        // SAFETY: in bounds; `out` is a distinct Rust buffer.
+        unsafe { std::ptr::copy_nonoverlapping(self.base.as_ptr().add(off), out.as_mut_ptr(), out.len()) };
+    }
+
+    /// Copies `data` to byte `off` of the region.
+    ///
+    /// # Panics
+    /// Panics if the range is outside the region.
+    pub fn write_bytes(&self, off: usize, data: &[u8]) {
+        assert!(off.checked_add(data.len()).is_some_and(|e| e <= self.size), "GM write out of range");
+        // SAFETY: in bounds; `data` is a distinct Rust buffer.
+        unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), self.base.as_ptr().add(off), data.len()) };
+    }
+
+    /// The address of the region's first byte, for passing to a kernel.
+    pub fn addr(self: &Arc<Self>) -> GmAddr {
+        GmAddr { region: Arc::clone(self), off: 0 }
+    }
+
+    #[inline(always)]
+    pub(crate) fn base(&self) -> *mut u8 {
+        self.base.as_ptr()
+    }
+}
+
+impl Drop for GmRegion {
+    fn drop(&mut self) {
+        let layout = Layout::from_size_align(self.size.max(1), GM_ALIGN).expect("GM layout");
+        // SAFETY: allocated in `zeroed` with this layout; freed once.
+        unsafe { dealloc(self.base.as_ptr(), layout) }
+    }
+}
+
+impl fmt::Debug for GmRegion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "GmRegion({} bytes)", self.size)
+    }
+}
+
+/// An untyped global-memory address (AscendC's `GM_ADDR`): what a kernel receives for each
+/// of its tensors. It keeps its region alive, and knows the region's extent so every access
+/// through it is bounds-checked.
+#[derive(Clone)]
+pub struct GmAddr {
+    region: Arc<GmRegion>,
+    off: usize,
+}
+
+impl fmt::Debug for GmAddr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "GmAddr(+{:#x} of {} bytes)", self.off, self.region.size)
+    }
+}
+
+impl GmAddr {
+    /// The address `n` elements of `T` further (the C idiom `(__gm__ T*)addr + n`).
+    ///
+    /// # Panics
+    /// Panics if the result lies beyond the end of the region.
+    #[track_caller]
+    pub fn add<T: Element>(&self, n: usize) -> GmAddr {
+        let off = n.checked_mul(T::SIZE).and_then(|b| b.checked_add(self.off));
+        match off {
+            Some(o) if o <= self.region.size => GmAddr { region: Arc::clone(&self.region), off: o },
+            _ => fail(
+                "GM_ADDR",
+                format!(
+                    "offset of {n} {} elements from byte {} is beyond the region of {} bytes",
+                    T::DTYPE,
+                    self.off,
+                    self.region.size
+                ),
+            ),
+        }
+    }
+
+    /// Bytes from this address to the end of its region.
+    pub fn remaining_bytes(&self) -> usize {
+        self.region.size - self.off
+    }
+}
+
+/// A typed view of global memory (AscendC `GlobalTensor<T>`). Unlike the hardware's, every
+/// access is bounds-checked against the region the address came from.
+pub struct GlobalTensor<T: Element> {
+    region: Option<Arc<GmRegion>>,
+    off: usize,
+    len: usize,
+    _t: PhantomData<T>,
+}
+
+impl<T: Element> Default for GlobalTensor<T> {
+    fn default() -> Self {
+        GlobalTensor { region: None, off: 0, len: 0, _t: PhantomData }
+    }
+}
+
+impl<T: Element> Clone for GlobalTensor<T> {
+    fn clone(&self) -> Self {
+        GlobalTensor { region: self.region.clone(), off: self.off, len: self.len, _t: PhantomData }
+    }
+}
+
+impl<T: Element> fmt::Debug for GlobalTensor<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "GlobalTensor<{}>(+{:#x}, {} elements)", T::DTYPE, self.off, self.len)
+    }
+}
+
+impl<T: Element> GlobalTensor<T> {
+    /// An unbound tensor; bind it with [`set_global_buffer`](Self::set_global_buffer).
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Binds the tensor to `len` elements starting at `addr` (AscendC `SetGlobalBuffer`).
+    ///
+    /// # Panics
+    /// Panics if `len` elements do not fit between `addr` and the end of its region, or if
+    /// `addr` is not aligned to the element size.
+    #[track_caller]
+    pub fn set_global_buffer(&mut self, addr: GmAddr, len: usize) {
+        let api = "GlobalTensor::SetGlobalBuffer";
+        ensure(addr.off % T::SIZE == 0, api, || {
+            format!("address offset = {} bytes is not aligned to {} for {}", addr.off, T::SIZE, T::DTYPE)
+        });
+        ensure(len.checked_mul(T::SIZE).is_some_and(|b| b <= addr.remaining_bytes()), api, || {
+            format!(
+                "len = {len} {} elements ({} bytes) exceeds the {} bytes left in the global buffer",
+                T::DTYPE,
+                len.saturating_mul(T::SIZE),
+                addr.remaining_bytes()
+            )
+        });
+        self.off = addr.off;
+        self.region = Some(addr.region);
+        self.len = len;
+    }
+
+    /// Number of elements (AscendC `GetSize`).
+    pub fn get_size(&self) -> usize {
+        self.len
+    }
+
+    /// Reads element `i` (AscendC `GetValue`).
+    ///
+    /// # Panics
+    /// Panics if the tensor is unbound or `i >= get_size()`.
+    #[track_caller]
+    pub fn get_value(&self, i: usize) -> T {
+        let p = self.elem_ptr("GlobalTensor::GetValue", i);
+        // SAFETY: `elem_ptr` checked the index against the bound region; unaligned read
+        // because a region's element alignment is only guaranteed by `set_global_buffer`.
+        unsafe { p.read_unaligned() }
+    }
+
+    /// Writes element `i` (AscendC `SetValue`).
+    ///
+    /// # Panics
+    /// Panics if the tensor is unbound or `i >= get_size()`.
+    #[track_caller]
+    pub fn set_value(&self, i: usize, v: T) {
+        let p = self.elem_ptr("GlobalTensor::SetValue", i);
+        // SAFETY: as in `get_value`.
+        unsafe { p.write_unaligned(v) }
+    }
+
+    /// The view that starts `off` elements later (AscendC `operator[]`).
+    ///
+    /// # Panics
+    /// Panics if `off > get_size()`.
+    #[track_caller]
+    pub fn view(&self, off: usize) -> Self {
+        ensure(off <= self.len, "GlobalTensor::operator[]", || {
+            format!("offset = {off} is beyond the tensor's {} elements", self.len)
+        });
+        GlobalTensor { region: self.region.clone(), off: self.off + off * T::SIZE, len: self.len - off, _t: PhantomData }
+    }
+
+    #[track_caller]
+    fn elem_ptr(&self, api: &'static str, i: usize) -> *mut T {
+        ensure(i < self.len, api, || format!("index = {i} is out of range: the tensor has {} elements", self.len));
+        // SAFETY: i < len and the bound range lies inside the region.
+        unsafe { self.base_ptr(api).add(i) }
+    }
+
+    /// Pointer to element 0, failing if unbound.
+    #[track_caller]
+    pub(crate) fn base_ptr(&self, api: &'static str) -> *mut T {
+        match &self.region {
+            // SAFETY: `off <= region.size` (checked when bound).
+            Some(r) => unsafe { r.base().add(self.off).cast::<T>() },
+            None => fail(api, "the GlobalTensor is not bound: call set_global_buffer first"),
+        }
+    }
+}

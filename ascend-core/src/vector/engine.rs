@@ -1,0 +1,273 @@
+//! The one addressing model every vector instruction shares: mask × repeat × block stride ×
+//! repeat stride.
+//!
+//! For repeat `r` and lane `j` (block `b = j / EPB`, element `e = j % EPB`) an operand's
+//! element is `(r * rep_stride + b * blk_stride) * EPB + e`. An instruction supplies only a
+//! [`Lanes`] kernel — what to do with a run of contiguous enabled lanes — and the engine does
+//! every check once per call, then walks the runs: one run for a contiguous full-mask call,
+//! one per repeat when blocks are contiguous, one per block (or per run of set bits inside a
+//! partial block) otherwise.
+
+use crate::element::{Element, BLOCKS_PER_REPEAT};
+use crate::error::{ensure, fail};
+use crate::tensor::LocalTensor;
+use crate::vector::mask::{prefix_bits, Plan};
+
+/// One operand of a vector instruction: a tensor and its strides in blocks.
+pub(crate) struct Operand<'a, T: Element> {
+    pub t: &'a LocalTensor<T>,
+    pub blk: usize,
+    pub rep: usize,
+    pub name: &'static str,
+}
+
+impl<'a, T: Element> Operand<'a, T> {
+    pub fn new(t: &'a LocalTensor<T>, blk: impl Into<usize>, rep: impl Into<usize>, name: &'static str) -> Self {
+        Operand { t, blk: blk.into(), rep: rep.into(), name }
+    }
+
+    /// Element offset of lane `j` of repeat `r`.
+    #[inline(always)]
+    fn offset(&self, r: usize, j: usize) -> usize {
+        (r * self.rep + (j / T::EPB) * self.blk) * T::EPB + j % T::EPB
+    }
+
+    /// One past the highest element the plan touches.
+    fn extent(&self, plan: &Plan) -> usize {
+        let hi = |bits: [u64; 2]| {
+            if bits[1] != 0 {
+                127 - bits[1].leading_zeros() as usize
+            } else {
+                63 - bits[0].leading_zeros() as usize
+            }
+        };
+        let last = self.offset(plan.repeats - 1, hi(plan.last)) + 1;
+        if plan.repeats >= 2 {
+            last.max(self.offset(plan.repeats - 2, hi(plan.bits)) + 1)
+        } else {
+            last
+        }
+    }
+
+    fn same_layout(&self, o: &Operand<'_, T>) -> bool {
+        self.t.get_phy_addr() == o.t.get_phy_addr() && self.blk == o.blk && self.rep == o.rep
+    }
+}
+
+/// What an instruction does with a run of `n` contiguous enabled lanes.
+pub(crate) trait Lanes<T: Element, const N: usize> {
+    /// Processes `n` lanes. `lane` is the global lane number `r * PAR + j` of the first one
+    /// (instructions that read per-lane side data, like `Select`'s bit mask, use it).
+    ///
+    /// # Safety
+    /// `dst` is valid for `n` writes and each `src[i]` for `n` reads; `dst` either equals a
+    /// source pointer or does not overlap it. Implementations read lane `i` of every source
+    /// before writing lane `i` of `dst`.
+    unsafe fn run(&mut self, lane: usize, dst: *mut T, src: [*const T; N], n: usize);
+}
+
+/// Checks that `op` may be an operand and that everything `plan` touches lies inside it.
+#[track_caller]
+fn check_operand<T: Element>(api: &'static str, op: &Operand<'_, T>, plan: &Plan) -> usize {
+    op.t.check_vector_operand(api, op.name);
+    let ext = op.extent(plan);
+    ensure(ext <= op.t.get_size(), api, || {
+        format!(
+            "{} would touch element {} but the tensor has {} elements (repeats = {}, blkStride = {}, repStride = {})",
+            op.name,
+            ext - 1,
+            op.t.get_size(),
+            plan.repeats,
+            op.blk,
+            op.rep
+        )
+    });
+    ext
+}
+
+/// Whether the block footprints of two operands share a block (exact, block-granular).
+fn footprints_meet<T: Element>(a: &Operand<'_, T>, b: &Operand<'_, T>, plan: &Plan, ea: usize, eb: usize) -> bool {
+    let (a0, a1) = a.t.byte_range(ea);
+    let (b0, b1) = b.t.byte_range(eb);
+    if a1 <= b0 || b1 <= a0 {
+        return false;
+    }
+    // Byte ranges intersect: compare the sets of 32-byte blocks actually touched.
+    let blocks = |op: &Operand<'_, T>| {
+        let mut v = Vec::new();
+        for r in 0..plan.repeats {
+            let m = plan.mask_of(r);
+            for b in 0..BLOCKS_PER_REPEAT {
+                if block_bits::<T>(m, b) != 0 {
+                    v.push(op.t.get_phy_addr() / 32 + r * op.rep + b * op.blk);
+                }
+            }
+        }
+        v.sort_unstable();
+        v.dedup();
+        v
+    };
+    let (va, vb) = (blocks(a), blocks(b));
+    let (mut i, mut j) = (0, 0);
+    while i < va.len() && j < vb.len() {
+        match va[i].cmp(&vb[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => return true,
+        }
+    }
+    false
+}
+
+/// The `EPB` mask bits of block `b` of a repeat mask, in the low bits.
+#[inline(always)]
+fn block_bits<T: Element>(m: [u64; 2], b: usize) -> u64 {
+    let lo = b * T::EPB;
+    let word = m[lo / 64] >> (lo % 64);
+    if T::EPB >= 64 {
+        word
+    } else {
+        word & ((1u64 << T::EPB) - 1)
+    }
+}
+
+/// Runs a high-dimensional instruction: checks every operand once, then walks the plan.
+///
+/// `dst` may coincide exactly with a source (same address and strides); any other overlap
+/// between `dst` and a source is rejected as partial overlap.
+#[track_caller]
+pub(crate) fn apply<T: Element, const N: usize, K: Lanes<T, N>>(
+    api: &'static str,
+    plan: &Plan,
+    dst: &Operand<'_, T>,
+    srcs: [&Operand<'_, T>; N],
+    kernel: &mut K,
+) {
+    const { assert!(T::PAR <= 128, "the mask model covers at most 128 lanes") };
+    let ed = check_operand(api, dst, plan);
+    for s in srcs {
+        let es = check_operand(api, s, plan);
+        if !dst.same_layout(s) && footprints_meet(dst, s, plan, ed, es) {
+            fail(
+                api,
+                format!(
+                    "{} (address {:#x}) and {} (address {:#x}) partially overlap; only a complete overlap is allowed",
+                    dst.name,
+                    dst.t.get_phy_addr(),
+                    s.name,
+                    s.t.get_phy_addr()
+                ),
+            );
+        }
+    }
+    walk(plan, dst, srcs, kernel);
+}
+
+fn walk<T: Element, const N: usize, K: Lanes<T, N>>(
+    plan: &Plan,
+    dst: &Operand<'_, T>,
+    srcs: [&Operand<'_, T>; N],
+    kernel: &mut K,
+) {
+    let par = T::PAR;
+    let full = prefix_bits(par);
+    let dp = dst.t.ptr();
+    let sp: [*const T; N] = core::array::from_fn(|i| srcs[i].t.ptr() as *const T);
+    let contiguous_blocks = dst.blk == 1 && srcs.iter().all(|s| s.blk == 1);
+    let contiguous_repeats = contiguous_blocks && dst.rep == 8 && srcs.iter().all(|s| s.rep == 8);
+    let last_prefix = {
+        let n = (plan.last[0].count_ones() + plan.last[1].count_ones()) as usize;
+        (plan.last == prefix_bits(n)).then_some(n)
+    };
+
+    // Fast path: everything contiguous, every repeat full but a prefix-masked last one.
+    if contiguous_repeats && (plan.repeats == 1 || plan.bits == full) {
+        if let Some(tail) = last_prefix {
+            let n = (plan.repeats - 1) * par + tail;
+            // SAFETY: the operands were bounds-checked for this plan, whose lanes are exactly
+            // elements 0..n of each operand; dst equals or does not overlap each source.
+            unsafe { kernel.run(0, dp, sp, n) };
+            return;
+        }
+    }
+    for r in 0..plan.repeats {
+        let m = plan.mask_of(r);
+        let lane0 = r * par;
+        let n = (m[0].count_ones() + m[1].count_ones()) as usize;
+        if contiguous_blocks && m == prefix_bits(n) {
+            // One run per repeat.
+            // SAFETY: lanes 0..n of repeat r were bounds-checked for every operand.
+            unsafe {
+                kernel.run(
+                    lane0,
+                    dp.add(dst.offset(r, 0)),
+                    core::array::from_fn(|i| sp[i].add(srcs[i].offset(r, 0))),
+                    n,
+                )
+            };
+            continue;
+        }
+        for b in 0..BLOCKS_PER_REPEAT {
+            let mut bits = block_bits::<T>(m, b);
+            let mut e = 0;
+            while bits != 0 {
+                let skip = bits.trailing_zeros() as usize;
+                bits >>= skip;
+                e += skip;
+                let len = (!bits).trailing_zeros() as usize;
+                let j = b * T::EPB + e;
+                // SAFETY: lanes j..j+len of repeat r are enabled, hence bounds-checked, and
+                // they are contiguous within block b of every operand.
+                unsafe {
+                    kernel.run(
+                        lane0 + j,
+                        dp.add(dst.offset(r, j)),
+                        core::array::from_fn(|i| sp[i].add(srcs[i].offset(r, j))),
+                        len,
+                    )
+                };
+                bits = if len >= 64 { 0 } else { bits >> len };
+                e += len;
+            }
+        }
+    }
+}
+
+/// Runs a count-form instruction over elements `0..count` of every operand, contiguously.
+///
+/// # Panics
+/// Panics if an operand is not a UB tensor, is not 32-byte aligned, holds fewer than `count`
+/// elements, or partially overlaps `dst`.
+#[track_caller]
+pub(crate) fn apply_count<T: Element, const N: usize, K: Lanes<T, N>>(
+    api: &'static str,
+    count: usize,
+    dst: (&LocalTensor<T>, &'static str),
+    srcs: [(&LocalTensor<T>, &'static str); N],
+    kernel: &mut K,
+) {
+    let check = |t: &LocalTensor<T>, name: &'static str| {
+        t.check_vector_operand(api, name);
+        ensure(count <= t.get_size(), api, || {
+            format!("calCount = {count} exceeds {name}'s {} elements", t.get_size())
+        });
+    };
+    check(dst.0, dst.1);
+    let (d0, d1) = dst.0.byte_range(count);
+    for (s, name) in srcs {
+        check(s, name);
+        let (s0, s1) = s.byte_range(count);
+        ensure(s0 == d0 || d1 <= s0 || s1 <= d0, api, || {
+            format!(
+                "{} (address {d0:#x}) and {name} (address {s0:#x}) partially overlap over {count} elements; only a complete overlap is allowed",
+                dst.1
+            )
+        });
+    }
+    if count == 0 {
+        return;
+    }
+    // SAFETY: every operand holds at least `count` elements; dst equals or is disjoint from
+    // each source (checked above).
+    unsafe { kernel.run(0, dst.0.ptr(), core::array::from_fn(|i| srcs[i].0.ptr() as *const T), count) };
+}

@@ -1,0 +1,262 @@
+//! The vector mask: the argument form ([`Mask`]), the per-core mask register and mask mode,
+//! and the compare-mask register.
+
+use crate::ctx::{with_core, MaskMode};
+use crate::element::Element;
+use crate::error::fail;
+
+/// The mask placeholder that `IS_SET_MASK = false` calls must pass (AscendC `MASK_PLACEHOLDER`).
+pub const MASK_PLACEHOLDER: u64 = 0;
+
+/// A mask argument: continuous (`n` enables lanes `0..n`) or bit mode (bit `k` of `[0]`
+/// enables lane `k`, bit `k` of `[1]` lane `64 + k`). In counter mode a continuous mask is the
+/// total element count.
+///
+/// `u64` and `[u64; 2]` convert into it, so calls read like AscendC:
+/// ```
+/// use ascend_core::prelude::*;
+/// let a: Mask = 128u64.into();
+/// let b: Mask = [u64::MAX, 0].into();
+/// assert_eq!(a, Mask::Count(128));
+/// assert_eq!(b, Mask::Bits([u64::MAX, 0]));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mask {
+    /// Continuous mode: the first `n` lanes (or, in counter mode, `n` elements in all).
+    Count(u64),
+    /// Bit mode: `[lanes 0..64, lanes 64..128]`.
+    Bits([u64; 2]),
+}
+
+impl From<u64> for Mask {
+    fn from(n: u64) -> Mask {
+        Mask::Count(n)
+    }
+}
+
+impl From<[u64; 2]> for Mask {
+    fn from(b: [u64; 2]) -> Mask {
+        Mask::Bits(b)
+    }
+}
+
+impl From<&[u64; 2]> for Mask {
+    fn from(b: &[u64; 2]) -> Mask {
+        Mask::Bits(*b)
+    }
+}
+
+impl Mask {
+    fn is_placeholder(self) -> bool {
+        matches!(self, Mask::Count(0) | Mask::Bits([0, 0]))
+    }
+}
+
+/// Bits enabling lanes `0..n` (`n <= 128`).
+#[inline]
+pub(crate) const fn prefix_bits(n: usize) -> [u64; 2] {
+    let lo = if n >= 64 { u64::MAX } else { (1u64 << n) - 1 };
+    let hi = if n >= 128 {
+        u64::MAX
+    } else if n > 64 {
+        (1u64 << (n - 64)) - 1
+    } else {
+        0
+    };
+    [lo, hi]
+}
+
+/// Switches the current core to counter mode (AscendC `SetMaskCount`).
+pub fn set_mask_count() {
+    with_core(|c| c.mask_mode.set(MaskMode::Counter))
+}
+
+/// Switches the current core back to normal mode (AscendC `SetMaskNorm`).
+pub fn set_mask_norm() {
+    with_core(|c| c.mask_mode.set(MaskMode::Normal))
+}
+
+/// The current core's mask mode.
+pub fn get_mask_mode() -> MaskMode {
+    with_core(|c| c.mask_mode.get())
+}
+
+/// Loads the mask register (AscendC `SetVectorMask<T>`), used by calls with
+/// `IS_SET_MASK = false`. In normal mode a continuous mask `n` must be in `1..=PAR` and a bit
+/// mask must fit `T` (for 32-bit types `[1]` must be 0); in counter mode a continuous mask is
+/// the element count.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// set_vector_mask::<f32>(64u64);
+/// set_vector_mask::<half::f16>([u64::MAX, 1]);
+/// ```
+///
+/// # Panics
+/// Panics if the mask is out of range for `T` in the current mode.
+#[track_caller]
+pub fn set_vector_mask<T: Element>(mask: impl Into<Mask>) {
+    let mask = mask.into();
+    let mode = get_mask_mode();
+    let reg = match mode {
+        MaskMode::Normal => normal_bits::<T>("SetVectorMask", mask),
+        MaskMode::Counter => [counter_count("SetVectorMask", mask), 0],
+    };
+    with_core(|c| c.mask.set(reg))
+}
+
+/// AscendC's two-word `SetVectorMask<T>(maskHigh, maskLow)`.
+///
+/// # Panics
+/// As [`set_vector_mask`].
+#[track_caller]
+pub fn set_vector_mask_hi_lo<T: Element>(mask_high: u64, mask_low: u64) {
+    match get_mask_mode() {
+        MaskMode::Normal => set_vector_mask::<T>([mask_low, mask_high]),
+        MaskMode::Counter => set_vector_mask::<T>(Mask::Bits([mask_low, mask_high])),
+    }
+}
+
+/// Sets the mask register to all lanes (AscendC `ResetMask`).
+pub fn reset_mask() {
+    with_core(|c| c.mask.set([u64::MAX, u64::MAX]))
+}
+
+/// The raw mask register `[low, high]`.
+pub fn get_vector_mask() -> [u64; 2] {
+    with_core(|c| c.mask.get())
+}
+
+/// Loads the 128-bit compare-mask register that `Select`'s register forms read
+/// (AscendC `SetCmpMask`), from the first 16 bytes of `src` read little-endian.
+///
+/// # Panics
+/// Panics if `src` holds fewer than 16 bytes.
+#[track_caller]
+pub fn set_cmp_mask<U: Element>(src: &crate::tensor::LocalTensor<U>) {
+    let bytes = src.get_length();
+    if bytes < 16 {
+        fail("SetCmpMask", format!("src holds {bytes} bytes; the compare mask needs 16"));
+    }
+    let b = src.reinterpret_cast::<u64>();
+    let reg = [b.get_value(0), b.get_value(1)];
+    with_core(|c| c.cmp_mask.set(reg))
+}
+
+/// The 128-bit compare-mask register `[low, high]` (AscendC `GetCmpMask` reads it into a tensor).
+pub fn get_cmp_mask() -> [u64; 2] {
+    with_core(|c| c.cmp_mask.get())
+}
+
+/// Validates a normal-mode mask for `T` and returns its lane bits (may be all zero only if
+/// the caller accepts that).
+#[track_caller]
+pub(crate) fn normal_bits<T: Element>(api: &'static str, mask: Mask) -> [u64; 2] {
+    let par = T::PAR.min(128);
+    match mask {
+        Mask::Count(n) => {
+            if n == 0 || n > par as u64 {
+                fail(api, format!("mask = {n} is out of range [1, {par}] for {} in normal mode", T::DTYPE));
+            }
+            prefix_bits(n as usize)
+        }
+        Mask::Bits(b) => {
+            if b == [0, 0] {
+                fail(api, "mask = [0, 0]: a bit mask must enable at least one lane".to_string());
+            }
+            if T::SIZE >= 4 && b[1] != 0 {
+                fail(api, format!("mask[1] = {:#x} must be 0 for the {}-bit type {}", b[1], T::SIZE * 8, T::DTYPE));
+            }
+            if T::SIZE == 8 && b[0] >> 32 != 0 {
+                fail(api, format!("mask[0] = {:#x} must be below 2^32 for the 64-bit type {}", b[0], T::DTYPE));
+            }
+            b
+        }
+    }
+}
+
+#[track_caller]
+fn counter_count(api: &'static str, mask: Mask) -> u64 {
+    match mask {
+        Mask::Count(0) | Mask::Bits([0, _]) => {
+            fail(api, "mask = 0: in counter mode the mask is an element count of at least 1".to_string())
+        }
+        Mask::Count(n) | Mask::Bits([n, 0]) => n,
+        Mask::Bits([_, hi]) => fail(api, format!("mask[1] = {hi:#x} must be 0 in counter mode (mask[0] is the count)")),
+    }
+}
+
+/// How one high-dimensional call walks its repeats: how many, and which lanes each enables.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Plan {
+    /// Number of repeats (≥ 1).
+    pub repeats: usize,
+    /// Lanes of every repeat but the last.
+    pub bits: [u64; 2],
+    /// Lanes of the last repeat (differs from `bits` only in counter mode).
+    pub last: [u64; 2],
+}
+
+impl Plan {
+    /// The lanes of repeat `r`.
+    #[inline(always)]
+    pub fn mask_of(&self, r: usize) -> [u64; 2] {
+        if r + 1 == self.repeats {
+            self.last
+        } else {
+            self.bits
+        }
+    }
+
+    /// A contiguous plan over `count` elements (`count >= 1`): full repeats and a prefix tail.
+    pub fn contiguous<T: Element>(count: usize) -> Plan {
+        let par = T::PAR;
+        let repeats = count.div_ceil(par);
+        let tail = count - (repeats - 1) * par;
+        Plan { repeats, bits: prefix_bits(par), last: prefix_bits(tail) }
+    }
+}
+
+/// Resolves the mask argument of a high-dimensional call into a [`Plan`], following
+/// `IS_SET_MASK`, the core's mask mode and the mask register. `None` means the call does
+/// nothing (`repeat_times == 0` in normal mode, or an all-zero mask register).
+#[track_caller]
+pub(crate) fn resolve<T: Element, const IS_SET_MASK: bool>(
+    api: &'static str,
+    mask: Mask,
+    repeat_times: usize,
+) -> Option<Plan> {
+    const { assert!(T::SIZE >= 2, "vector instructions on 8-bit lanes are not modelled") };
+    let mode = get_mask_mode();
+    if !IS_SET_MASK && !mask.is_placeholder() {
+        fail(api, format!("isSetMask = false requires mask = MASK_PLACEHOLDER (0), got {mask:?}"));
+    }
+    if IS_SET_MASK && mask.is_placeholder() {
+        fail(
+            api,
+            format!("mask = {mask:?} is MASK_PLACEHOLDER, valid only with isSetMask = false; use a mask in range"),
+        );
+    }
+    let full = prefix_bits(T::PAR);
+    match mode {
+        MaskMode::Normal => {
+            let bits = if IS_SET_MASK {
+                normal_bits::<T>(api, mask)
+            } else {
+                let r = get_vector_mask();
+                [r[0] & full[0], r[1] & full[1]]
+            };
+            if repeat_times == 0 || bits == [0, 0] {
+                return None;
+            }
+            Some(Plan { repeats: repeat_times, bits, last: bits })
+        }
+        MaskMode::Counter => {
+            let n = if IS_SET_MASK { counter_count(api, mask) } else { get_vector_mask()[0] };
+            if n == 0 {
+                return None;
+            }
+            Some(Plan::contiguous::<T>(n as usize))
+        }
+    }
+}

@@ -1,0 +1,11 @@
+//! Vector instructions: the shared addressing engine and the instructions built on it.
+
+pub mod binary;
+pub mod compare;
+pub mod duplicate;
+pub(crate) mod engine;
+pub mod mask;
+pub mod params;
+pub mod reduce;
+pub mod select;
+pub mod transpose;
