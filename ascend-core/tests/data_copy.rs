@@ -399,14 +399,14 @@ macro_rules! pad_random {
                 );
                 // 64-bit types only take 0 as padding value
                 let value = <$t as Element>::from_f64(if SZ == 8 { 0.0 } else { rng.below(100) as f64 });
-                let src_bytes = rng.bytes(1024);
+                let src_bytes = rng.bytes(4096);
                 let old = rng.bytes(4096);
                 let mut want = old.clone();
                 let pad_bytes = bytemuck::bytes_of(&value).to_vec();
                 if p.block_len > 0 {
                     ref_pad_in(&mut want, &src_bytes, &p, left * SZ, right * SZ, &pad_bytes);
                 }
-                let (_r, g) = gm::<$t>(bytemuck::cast_slice(&src_bytes));
+                let (_r, g) = gm::<$t>(bytemuck::cast_slice(&src_bytes[..1024]));
                 a.copy_from_slice(bytemuck::cast_slice(&old));
                 data_copy_pad(&a, &g, &p, &DataCopyPadExtParams::new(true, left as u8, right as u8, value));
                 assert_eq!(ub_bytes(&a), want, "GM->UB {p:?} left {left} right {right}");
