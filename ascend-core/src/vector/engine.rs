@@ -321,16 +321,19 @@ pub(crate) fn apply_count<T: Element, const N: usize, K: Lanes<T, N>>(
     srcs: [(&LocalTensor<T>, &'static str); N],
     kernel: &mut K,
 ) {
-    let check = |t: &LocalTensor<T>, name: &'static str| {
+    // A nested fn rather than a closure: closures cannot carry `#[track_caller]`, and the
+    // failure must point at the kernel's call site.
+    #[track_caller]
+    fn check<T: Element>(api: &'static str, count: usize, t: &LocalTensor<T>, name: &'static str) {
         t.check_vector_operand(api, name);
         ensure(count <= t.get_size(), api, || {
             format!("calCount = {count} exceeds {name}'s {} elements", t.get_size())
         });
-    };
-    check(dst.0, dst.1);
+    }
+    check(api, count, dst.0, dst.1);
     let (d0, d1) = dst.0.byte_range(count);
     for (s, name) in srcs {
-        check(s, name);
+        check(api, count, s, name);
         let (s0, s1) = s.byte_range(count);
         ensure(s0 == d0 || d1 <= s0 || s1 <= d0, api, || {
             format!(
