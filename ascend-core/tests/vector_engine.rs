@@ -185,8 +185,8 @@ fn extents<T: Element>(c: &Case) -> [usize; 3] {
     let mut ext = [0; 3];
     for (r, lanes) in reference_lanes::<T>(c).iter().enumerate() {
         for &j in lanes {
-            for k in 0..3 {
-                ext[k] = ext[k].max(element::<T>(r, j, c.blk[k], c.rep[k]) + 1);
+            for (k, e) in ext.iter_mut().enumerate() {
+                *e = (*e).max(element::<T>(r, j, c.blk[k], c.rep[k]) + 1);
             }
         }
     }

@@ -87,9 +87,9 @@ impl Op for AddOp {
 #[inline(always)]
 unsafe fn exact_run<T: Element, O: Op>(dst: *mut T, a: *const T, b: *const T, n: usize) {
     let d = dst as *const T;
-    // SAFETY (all arms): the caller guarantees validity for n elements, and that dst equals
-    // or is disjoint from each source, so the only slices formed over dst's memory are the
-    // one `&mut` slice.
+    // SAFETY: (all arms) the caller guarantees validity for n elements, and that dst equals
+    // or is disjoint from each source, so the only slice formed over dst's memory is the one
+    // `&mut` slice.
     unsafe {
         match (d == a, d == b) {
             (false, false) => {
