@@ -522,14 +522,15 @@ impl<T: Element> LocalTensor<T> {
     /// use ascend_core::prelude::*;
     /// let mut pipe = TPipe::new();
     /// let (mut a, mut b, mut c) = (TBuf::<VecIn>::new(), TBuf::<VecIn>::new(), TBuf::<VecOut>::new());
-    /// for buf in [&mut a, &mut b, &mut c] {
+    /// for buf in [&mut a, &mut b] {
     ///     pipe.init_tbuf(buf, 64);
     /// }
+    /// pipe.init_tbuf(&mut c, 64);
     /// let (x, y, z) = (a.get::<i16>(), b.get::<i16>(), c.get::<i16>());
     /// x.copy_from_slice(&[7; 32]);
     /// y.copy_from_slice(&[2; 32]);
     /// z.assign(&x - &y);
-    /// assert_eq!(z.to_vec(), vec![5; 32]);
+    /// assert_eq!(z.to_vec(), vec![5i16; 32]);
     /// z.assign(&x + &y);
     /// assert_eq!(z.get_value(31), 9);
     /// ```
