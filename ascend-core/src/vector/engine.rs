@@ -37,18 +37,27 @@ impl<'a, T: Element> Operand<'a, T> {
         (r * self.rep + (j / T::EPB) * self.blk) * T::EPB + j % T::EPB
     }
 
+    /// One past the highest element offset, relative to the start of the repeat, that the
+    /// lanes `m` touch. With a block stride of 0 every block maps onto the same 32 bytes, so
+    /// the highest lane need not be the highest element: every enabled block is considered.
+    #[inline]
+    fn repeat_span(&self, m: [u64; 2]) -> usize {
+        let mut span = 0;
+        for b in 0..BLOCKS_PER_REPEAT {
+            let bits = block_bits::<T>(m, b);
+            if bits != 0 {
+                span = span.max(b * self.blk * T::EPB + 64 - bits.leading_zeros() as usize);
+            }
+        }
+        span
+    }
+
     /// One past the highest element the plan touches.
     fn extent(&self, plan: &Plan) -> usize {
-        let hi = |bits: [u64; 2]| {
-            if bits[1] != 0 {
-                127 - bits[1].leading_zeros() as usize
-            } else {
-                63 - bits[0].leading_zeros() as usize
-            }
-        };
-        let last = self.offset(plan.repeats - 1, hi(plan.last)) + 1;
+        let rep_start = |r: usize| r * self.rep * T::EPB;
+        let last = rep_start(plan.repeats - 1) + self.repeat_span(plan.last);
         if plan.repeats >= 2 {
-            last.max(self.offset(plan.repeats - 2, hi(plan.bits)) + 1)
+            last.max(rep_start(plan.repeats - 2) + self.repeat_span(plan.bits))
         } else {
             last
         }
@@ -186,6 +195,14 @@ fn walk<T: Element, const N: usize, K: Lanes<T, N>>(
     let sp: [*const T; N] = core::array::from_fn(|i| srcs[i].t.ptr() as *const T);
     let contiguous_blocks = dst.blk == 1 && srcs.iter().all(|s| s.blk == 1);
     let contiguous_repeats = contiguous_blocks && dst.rep == 8 && srcs.iter().all(|s| s.rep == 8);
+    // In place with a block stride of 0: the blocks of one repeat alias each other, and the
+    // hardware reads every lane of a repeat before writing any. Sources sharing dst's layout
+    // are then read from a per-repeat snapshot, so an earlier block's write cannot feed a
+    // later block's read.
+    if dst.blk == 0 && srcs.iter().any(|s| dst.same_layout(s)) {
+        walk_aliased(plan, dst, srcs, kernel);
+        return;
+    }
     let last_prefix = {
         let n = (plan.last[0].count_ones() + plan.last[1].count_ones()) as usize;
         (plan.last == prefix_bits(n)).then_some(n)
@@ -244,6 +261,64 @@ fn walk<T: Element, const N: usize, K: Lanes<T, N>>(
     }
 }
 
+/// The per-block walk for an in-place call whose dst blocks alias within a repeat
+/// (`dst.blk == 0`): sources with dst's layout are snapshot before each repeat.
+fn walk_aliased<T: Element, const N: usize, K: Lanes<T, N>>(
+    plan: &Plan,
+    dst: &Operand<'_, T>,
+    srcs: [&Operand<'_, T>; N],
+    kernel: &mut K,
+) {
+    // EPB <= 16 because PAR <= 128 (asserted in `apply`).
+    let mut snap: [[T; 16]; N] = [[T::ZERO; 16]; N];
+    let aliased: [bool; N] = core::array::from_fn(|i| dst.same_layout(srcs[i]));
+    let dp = dst.t.ptr();
+    for r in 0..plan.repeats {
+        let m = plan.mask_of(r);
+        let span = dst.repeat_span(m);
+        for i in 0..N {
+            if aliased[i] {
+                // SAFETY: with a block stride of 0 the repeat touches elements
+                // offset(r, 0) .. offset(r, 0) + span of the source, all bounds-checked; the
+                // snapshot is a distinct stack buffer of 16 >= span elements.
+                unsafe {
+                    std::ptr::copy_nonoverlapping(
+                        srcs[i].t.ptr().add(srcs[i].offset(r, 0)),
+                        snap[i].as_mut_ptr(),
+                        span,
+                    )
+                };
+            }
+        }
+        for b in 0..BLOCKS_PER_REPEAT {
+            let mut bits = block_bits::<T>(m, b);
+            let mut e = 0;
+            while bits != 0 {
+                let skip = bits.trailing_zeros() as usize;
+                bits >>= skip;
+                e += skip;
+                let len = (!bits).trailing_zeros() as usize;
+                let j = b * T::EPB + e;
+                let sp: [*const T; N] = core::array::from_fn(|i| {
+                    if aliased[i] {
+                        // SAFETY: element e + len <= span of the snapshot.
+                        unsafe { snap[i].as_ptr().add(e) }
+                    } else {
+                        // SAFETY: lanes j..j+len of repeat r are enabled, hence bounds-checked.
+                        unsafe { srcs[i].t.ptr().add(srcs[i].offset(r, j)) as *const T }
+                    }
+                });
+                // SAFETY: lanes j..j+len of repeat r are enabled, hence bounds-checked for dst,
+                // and contiguous within block b; every source pointer is either a disjoint
+                // operand (checked by `apply`) or the stack snapshot.
+                unsafe { kernel.run(r * T::PAR + j, dp.add(dst.offset(r, j)), sp, len) };
+                bits = if len >= 64 { 0 } else { bits >> len };
+                e += len;
+            }
+        }
+    }
+}
+
 /// Runs a count-form instruction over elements `0..count` of every operand, contiguously.
 ///
 /// # Panics
@@ -257,16 +332,19 @@ pub(crate) fn apply_count<T: Element, const N: usize, K: Lanes<T, N>>(
     srcs: [(&LocalTensor<T>, &'static str); N],
     kernel: &mut K,
 ) {
-    let check = |t: &LocalTensor<T>, name: &'static str| {
+    // A nested fn rather than a closure: closures cannot carry `#[track_caller]`, and the
+    // failure must point at the kernel's call site.
+    #[track_caller]
+    fn check<T: Element>(api: &'static str, count: usize, t: &LocalTensor<T>, name: &'static str) {
         t.check_vector_operand(api, name);
         ensure(count <= t.get_size(), api, || {
             format!("calCount = {count} exceeds {name}'s {} elements", t.get_size())
         });
-    };
-    check(dst.0, dst.1);
+    }
+    check(api, count, dst.0, dst.1);
     let (d0, d1) = dst.0.byte_range(count);
     for (s, name) in srcs {
-        check(s, name);
+        check(api, count, s, name);
         let (s0, s1) = s.byte_range(count);
         ensure(s0 == d0 || d1 <= s0 || s1 <= d0, api, || {
             format!(
