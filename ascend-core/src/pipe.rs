@@ -220,10 +220,6 @@ impl TPipe {
             busy: 0,
         });
     }
-
-    pub(crate) fn ub(&self) -> &Rc<Ub> {
-        &self.ub
-    }
 }
 
 impl Default for TPipe {
