@@ -6,8 +6,8 @@
 mod seed_data;
 
 use ascend_core::prelude::*;
-use seed_data::{REDUCE_EX2_RESULT, REDUCE_EX2_WORK};
 use half::f16;
+use seed_data::{REDUCE_EX2_RESULT, REDUCE_EX2_WORK};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// A UB tensor of `n` elements of `T` in its own buffer.
@@ -81,7 +81,15 @@ fn repeat_lanes<T: Element>(src: &[T], mask: [u64; 2], repeats: usize, stride: u
     (0..repeats)
         .map(|r| {
             (0..T::PAR)
-                .map(|j| if mask[j / 64] >> (j % 64) & 1 == 1 { src[r * stride * T::EPB + j] } else { T::ZERO })
+                .map(
+                    |j| {
+                        if mask[j / 64] >> (j % 64) & 1 == 1 {
+                            src[r * stride * T::EPB + j]
+                        } else {
+                            T::ZERO
+                        }
+                    },
+                )
                 .collect()
         })
         .collect()
@@ -131,21 +139,33 @@ fn run_checked<T: ReduceElement>(src_vals: &[T], mask: Mask, repeats: u16, strid
     let work = ub::<T>(&mut pipe, usize::from(repeats).max(16));
     src.copy_from_slice(src_vals);
     let sentinel = T::from_f64(-7.0);
-    dst.copy_from_slice(&vec![sentinel; 64]);
+    dst.copy_from_slice(&[sentinel; 64]);
     work.copy_from_slice(&vec![sentinel; work.get_size()]);
     vec_reduce_add(mask, &dst, &src, &work, repeats, stride);
 
     let mbits = match mask {
         Mask::Count(n) => [
             if n >= 64 { u64::MAX } else { (1 << n) - 1 },
-            if n >= 128 { u64::MAX } else if n > 64 { (1 << (n - 64)) - 1 } else { 0 },
+            if n >= 128 {
+                u64::MAX
+            } else if n > 64 {
+                (1 << (n - 64)) - 1
+            } else {
+                0
+            },
         ],
         Mask::Bits(b) => b,
     };
     let lanes = repeat_lanes(src_vals, mbits, repeats.into(), stride.into());
     let (want, want_work) = reference(&lanes, soc.reduce_order(), sat);
     let got = dst.to_vec();
-    assert_eq!(got[0].to_bits_u64(), want.to_bits_u64(), "{what} on {soc}: dst[0] = {} want {}", got[0], want);
+    assert_eq!(
+        got[0].to_bits_u64(),
+        want.to_bits_u64(),
+        "{what} on {soc}: dst[0] = {} want {}",
+        got[0],
+        want
+    );
     assert!(got[1..].iter().all(|x| x.to_bits_u64() == sentinel.to_bits_u64()), "{what}: dst[1..] written");
     let w = work.to_vec();
     assert_eq!(bits(&w[..want_work.len()]), bits(&want_work), "{what} on {soc}: work tensor");
@@ -164,7 +184,8 @@ fn seed_example_1_two_repeats_of_ones_every_chip() {
     for soc in Soc::ALL {
         on(soc, || {
             let mut pipe = TPipe::new();
-            let (src, dst, work) = (ub::<f16>(&mut pipe, 256), ub::<f16>(&mut pipe, 32), ub::<f16>(&mut pipe, 32));
+            let (src, dst, work) =
+                (ub::<f16>(&mut pipe, 256), ub::<f16>(&mut pipe, 32), ub::<f16>(&mut pipe, 32));
             src.copy_from_slice(&[f16::ONE; 256]);
             dst.copy_from_slice(&[f16::ZERO; 32]);
             work.copy_from_slice(&[h(-1.0); 32]);
@@ -174,7 +195,9 @@ fn seed_example_1_two_repeats_of_ones_every_chip() {
             assert!(out[1..].iter().all(|x| x.to_bits() == 0), "{soc}: other dst elements untouched");
             let w = work.to_vec();
             match soc.reduce_order() {
-                ReduceOrder::PairwiseTree => assert_eq!(bits(&w[..3]), bits(&[h(128.0), h(128.0), h(-1.0)]), "{soc}"),
+                ReduceOrder::PairwiseTree => {
+                    assert_eq!(bits(&w[..3]), bits(&[h(128.0), h(128.0), h(-1.0)]), "{soc}")
+                }
                 _ => assert!(w.iter().all(|x| x.to_bits() == h(-1.0).to_bits()), "{soc}: work untouched"),
             }
         });
@@ -186,7 +209,8 @@ fn seed_example_2_mask_34_six_repeats_stride_3_every_chip() {
     for soc in Soc::ALL {
         on(soc, || {
             let mut pipe = TPipe::new();
-            let (src, dst, work) = (ub::<f16>(&mut pipe, 384), ub::<f16>(&mut pipe, 64), ub::<f16>(&mut pipe, 64));
+            let (src, dst, work) =
+                (ub::<f16>(&mut pipe, 384), ub::<f16>(&mut pipe, 64), ub::<f16>(&mut pipe, 64));
             let rows: Vec<f16> = (0..384).map(|i| h((i / 128 + 1) as f32)).collect();
             src.copy_from_slice(&rows);
             dst.copy_from_slice(&[f16::ZERO; 64]);
@@ -227,7 +251,8 @@ fn saturation_input() -> Vec<f16> {
 
 fn reduce_one(v: &[f16], mask: u64) -> f16 {
     let mut pipe = TPipe::new();
-    let (src, dst, work) = (ub::<f16>(&mut pipe, v.len()), ub::<f16>(&mut pipe, 16), ub::<f16>(&mut pipe, 16));
+    let (src, dst, work) =
+        (ub::<f16>(&mut pipe, v.len()), ub::<f16>(&mut pipe, 16), ub::<f16>(&mut pipe, 16));
     src.copy_from_slice(v);
     vec_reduce_add(mask, &dst, &src, &work, 1, 8);
     dst.get_value(0)
@@ -427,7 +452,13 @@ fn random_case<T: ReduceElement>(rng: &mut XorShift, max_elems: usize, scale: f6
         })
         .collect();
     let mask = random_mask::<T>(rng);
-    run_checked(&vals, mask, repeats as u16, stride as u16, &format!("{what}: mask {mask:?} repeats {repeats} stride {stride}"));
+    run_checked(
+        &vals,
+        mask,
+        repeats as u16,
+        stride as u16,
+        &format!("{what}: mask {mask:?} repeats {repeats} stride {stride}"),
+    );
 }
 
 #[test]
@@ -480,14 +511,18 @@ fn repeat_times_out_of_range() {
     assert_fails("vec_reduce_add: repeat_times = 0 is out of range [1, 4095]", || {
         vec_reduce_add(128u64, &d, &s, &w, 0, 8)
     });
-    assert_fails("repeat_times = 4096 is out of range [1, 4095]", || vec_reduce_add(128u64, &d, &s, &w, 4096, 8));
+    assert_fails("repeat_times = 4096 is out of range [1, 4095]", || {
+        vec_reduce_add(128u64, &d, &s, &w, 4096, 8)
+    });
 }
 
 #[test]
 fn mask_out_of_range() {
     let mut pipe = TPipe::new();
     let (s, d, w) = (ub::<f16>(&mut pipe, 128), ub::<f16>(&mut pipe, 16), ub::<f16>(&mut pipe, 16));
-    assert_fails("vec_reduce_add: mask = 0 is out of range [1, 128] for half", || vec_reduce_add(0u64, &d, &s, &w, 1, 8));
+    assert_fails("vec_reduce_add: mask = 0 is out of range [1, 128] for half", || {
+        vec_reduce_add(0u64, &d, &s, &w, 1, 8)
+    });
     assert_fails("mask = 129 is out of range [1, 128] for half", || vec_reduce_add(129u64, &d, &s, &w, 1, 8));
     assert_fails("mask = [0, 0]", || vec_reduce_add([0u64, 0], &d, &s, &w, 1, 8));
     let (s, d, w) = (s.reinterpret_cast::<f32>(), d.reinterpret_cast::<f32>(), w.reinterpret_cast::<f32>());
@@ -502,27 +537,31 @@ fn work_tensor_too_small() {
     on(Soc::Ascend910, || {
         let mut pipe = TPipe::new();
         let (s, d, w) = (ub::<f16>(&mut pipe, 384), ub::<f16>(&mut pipe, 16), ub::<f16>(&mut pipe, 16));
-        assert_fails("work_tensor holds 5 elements but Ascend910 needs at least 6 (repeat_times = 6)", || {
-            vec_reduce_add(34u64, &d, &s, &w.view_len(0, 5), 6, 3)
-        });
+        assert_fails(
+            "work_tensor holds 5 elements but Ascend910 needs at least 6 (repeat_times = 6)",
+            || vec_reduce_add(34u64, &d, &s, &w.view_len(0, 5), 6, 3),
+        );
     });
     on(Soc::Ascend310B, || {
         let mut pipe = TPipe::new();
         let (s, d, w) = (ub::<f16>(&mut pipe, 384), ub::<f16>(&mut pipe, 16), ub::<f16>(&mut pipe, 16));
-        assert_fails("work_tensor holds 2 elements but Ascend310B needs at least 3 (repeat_times = 3)", || {
-            vec_reduce_add(128u64, &d, &s, &w.view_len(0, 2), 3, 8)
-        });
+        assert_fails(
+            "work_tensor holds 2 elements but Ascend310B needs at least 3 (repeat_times = 3)",
+            || vec_reduce_add(128u64, &d, &s, &w.view_len(0, 2), 3, 8),
+        );
     });
     on(Soc::Ascend910B, || {
         let mut pipe = TPipe::new();
         let (s, d, w) = (ub::<f16>(&mut pipe, 128), ub::<f16>(&mut pipe, 16), ub::<f16>(&mut pipe, 16));
         // 511 repeats need ceil(511 / 255) = 3 elements.
-        assert_fails("work_tensor holds 2 elements but Ascend910B needs at least 3 (repeat_times = 511)", || {
-            vec_reduce_add(128u64, &d, &s, &w.view_len(0, 2), 511, 0)
-        });
-        assert_fails("work_tensor holds 0 elements but Ascend910B needs at least 1 (repeat_times = 1)", || {
-            vec_reduce_add(128u64, &d, &s, &w.view_len(0, 0), 1, 0)
-        });
+        assert_fails(
+            "work_tensor holds 2 elements but Ascend910B needs at least 3 (repeat_times = 511)",
+            || vec_reduce_add(128u64, &d, &s, &w.view_len(0, 2), 511, 0),
+        );
+        assert_fails(
+            "work_tensor holds 0 elements but Ascend910B needs at least 1 (repeat_times = 1)",
+            || vec_reduce_add(128u64, &d, &s, &w.view_len(0, 0), 1, 0),
+        );
         // 255 repeats with one element is fine (and the element is not written).
         w.set_value(0, h(9.0));
         s.copy_from_slice(&[f16::ONE; 128]);
@@ -536,7 +575,9 @@ fn work_tensor_too_small() {
 fn dst_empty() {
     let mut pipe = TPipe::new();
     let (s, d, w) = (ub::<f32>(&mut pipe, 64), ub::<f32>(&mut pipe, 8), ub::<f32>(&mut pipe, 8));
-    assert_fails("dst holds 0 elements; the sum needs 1", || vec_reduce_add(64u64, &d.view_len(0, 0), &s, &w, 1, 8));
+    assert_fails("dst holds 0 elements; the sum needs 1", || {
+        vec_reduce_add(64u64, &d.view_len(0, 0), &s, &w, 1, 8)
+    });
 }
 
 #[test]
@@ -558,9 +599,10 @@ fn operands_overlap() {
     let mut pipe = TPipe::new();
     let (s, w) = (ub::<f16>(&mut pipe, 512), ub::<f16>(&mut pipe, 16));
     // dst inside src's masked lanes.
-    assert_fails("src (address 0x0) and dst (address 0x20) overlap; src, dst and work_tensor must not share any byte", || {
-        vec_reduce_add(128u64, &s.view(16), &s, &w, 1, 8)
-    });
+    assert_fails(
+        "src (address 0x0) and dst (address 0x20) overlap; src, dst and work_tensor must not share any byte",
+        || vec_reduce_add(128u64, &s.view(16), &s, &w, 1, 8),
+    );
     // work tensor inside src's second repeat.
     assert_fails("src (address 0x0) and work_tensor (address 0x100) overlap", || {
         vec_reduce_add(128u64, &w, &s, &s.view(128), 2, 8)

@@ -179,7 +179,11 @@ fn random_reference_over_repeats_and_strides() {
                         }
                     }
                 }
-                assert_eq!(dst.to_vec(), want, "repeats {repeats}, dst stride {ds}, src stride {ss} on {soc}");
+                assert_eq!(
+                    dst.to_vec(),
+                    want,
+                    "repeats {repeats}, dst stride {ds}, src stride {ss} on {soc}"
+                );
             }
         });
     }
@@ -202,7 +206,9 @@ fn repeat_times_out_of_range() {
     let mut pipe = TPipe::new();
     let (a, b) = (ub::<f16>(&mut pipe, 256), ub::<f16>(&mut pipe, 256));
     assert_fails("vec_trans: repeat_times = 0 is out of range [1, 4095]", || vec_trans(&a, &b, 0, 1, 1));
-    assert_fails("vec_trans: repeat_times = 4096 is out of range [1, 4095]", || vec_trans(&a, &b, 4096, 1, 1));
+    assert_fails("vec_trans: repeat_times = 4096 is out of range [1, 4095]", || {
+        vec_trans(&a, &b, 4096, 1, 1)
+    });
 }
 
 #[test]
@@ -227,9 +233,15 @@ fn src_out_of_bounds() {
 fn dst_out_of_bounds() {
     let mut pipe = TPipe::new();
     let (a, b) = (ub::<u16>(&mut pipe, 240), ub::<u16>(&mut pipe, 512));
-    assert_fails("dst would touch element 255 but the tensor has 240 elements", || vec_trans(&a, &b, 1, 1, 1));
-    assert_fails("Transpose: dst would touch element 255 but the tensor has 240 elements", || transpose(&a, &b));
-    assert_fails("Transpose: src would touch element 255 but the tensor has 240 elements", || transpose(&b, &a));
+    assert_fails("dst would touch element 255 but the tensor has 240 elements", || {
+        vec_trans(&a, &b, 1, 1, 1)
+    });
+    assert_fails("Transpose: dst would touch element 255 but the tensor has 240 elements", || {
+        transpose(&a, &b)
+    });
+    assert_fails("Transpose: src would touch element 255 but the tensor has 240 elements", || {
+        transpose(&b, &a)
+    });
 }
 
 #[test]
@@ -271,7 +283,9 @@ fn partial_overlap_rejected() {
     assert_fails("partially overlap", || transpose(&t.view(16), &t));
     assert_fails("partially overlap", || transpose(&t, &t.view(240)));
     // A late repeat of src reaches dst.
-    assert_fails("matrix 0 of dst shares bytes with matrix 3 of src", || vec_trans(&t.view(768), &t, 4, 0, 1));
+    assert_fails("matrix 0 of dst shares bytes with matrix 3 of src", || {
+        vec_trans(&t.view(768), &t, 4, 0, 1)
+    });
 }
 
 #[test]

@@ -199,13 +199,15 @@ fn first_shared_matrix(d0: usize, ds: usize, s0: usize, ss: usize, repeats: usiz
     }
     for rd in 0..repeats {
         let d = d0 + rd * ds;
-        // Src matrix rs meets [d, d + 512) iff d - 512 < s0 + rs * ss < d + 512.
-        let hit = if ss == 0 {
-            (s0 < d + MATRIX_BYTES && d < s0 + MATRIX_BYTES).then_some(0)
+        // Src matrix rs meets [d, d + 512) iff d - 512 < s0 + rs * ss < d + 512; find the
+        // smallest rs with s0 + rs * ss > d - 512 and test it.
+        let hit = if s0 + MATRIX_BYTES > d {
+            (s0 < d + MATRIX_BYTES).then_some(0)
         } else {
-            // Smallest rs with s0 + rs * ss > d - 512.
-            let lo = if s0 + MATRIX_BYTES > d { 0 } else { (d - s0 - MATRIX_BYTES) / ss + 1 };
-            (lo < repeats && s0 + lo * ss < d + MATRIX_BYTES).then_some(lo)
+            (d - s0 - MATRIX_BYTES)
+                .checked_div(ss)
+                .map(|q| q + 1)
+                .filter(|&lo| lo < repeats && s0 + lo * ss < d + MATRIX_BYTES)
         };
         if let Some(rs) = hit {
             return Some((rd, rs));
