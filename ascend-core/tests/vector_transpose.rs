@@ -312,3 +312,49 @@ fn failure_reports_core_and_call_site() {
         assert!(msg.contains("vector_transpose.rs:"), "{msg}");
     });
 }
+
+/// Random layouts inside one tensor: the call succeeds exactly when the layouts coincide
+/// (same start and stride) or no dst matrix shares an element with a src matrix (checked by
+/// brute force), and then matches the sequential reference.
+#[test]
+fn random_overlap_rule_against_brute_force() {
+    let mut rng = XorShift(0x1234_5678_9abc_def1);
+    let (mut ok, mut rejected) = (0, 0);
+    for _ in 0..400 {
+        let repeats = 1 + rng.below(4) as usize;
+        let (ds, ss) = (rng.below(3) as usize, rng.below(3) as usize);
+        let (doff, soff) = (rng.below(64) as usize * 16, rng.below(64) as usize * 16);
+        let (ds, soff) = if rng.below(4) == 0 { (ss, doff) } else { (ds, soff) };
+        let n = 4096;
+        let mut pipe = TPipe::new();
+        let t = ub::<u16>(&mut pipe, n);
+        let init: Vec<u16> = (0..n).map(|_| rng.next() as u16).collect();
+        t.copy_from_slice(&init);
+        let foot = |off: usize, stride: usize| -> Vec<bool> {
+            let mut f = vec![false; n];
+            for r in 0..repeats {
+                f[off + r * stride * 256..][..256].iter_mut().for_each(|x| *x = true);
+            }
+            f
+        };
+        let (fd, fs) = (foot(doff, ds), foot(soff, ss));
+        let meets = fd.iter().zip(&fs).any(|(a, b)| *a && *b);
+        let same = doff == soff && ds == ss;
+        let call = || vec_trans(&t.view(doff), &t.view(soff), repeats as u16, ds as u16, ss as u16);
+        if meets && !same {
+            assert_fails("partially overlap", call);
+            assert_eq!(t.to_vec(), init, "a rejected call writes nothing");
+            rejected += 1;
+        } else {
+            call();
+            let mut want = init.clone();
+            for r in 0..repeats {
+                let m: Vec<u16> = want[soff + r * ss * 256..][..256].to_vec();
+                want[doff + r * ds * 256..][..256].copy_from_slice(&ref_transpose(&m));
+            }
+            assert_eq!(t.to_vec(), want, "doff {doff} soff {soff} ds {ds} ss {ss} repeats {repeats}");
+            ok += 1;
+        }
+    }
+    assert!(ok > 50 && rejected > 50, "both outcomes exercised: {ok} ok, {rejected} rejected");
+}
