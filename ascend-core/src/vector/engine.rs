@@ -82,7 +82,7 @@ pub(crate) trait Lanes<T: Element, const N: usize> {
 
 /// Checks that `op` may be an operand and that everything `plan` touches lies inside it.
 #[track_caller]
-fn check_operand<T: Element>(api: &'static str, op: &Operand<'_, T>, plan: &Plan) -> usize {
+pub(crate) fn check_operand<T: Element>(api: &'static str, op: &Operand<'_, T>, plan: &Plan) -> usize {
     op.t.check_vector_operand(api, op.name);
     let ext = op.extent(plan);
     ensure(ext <= op.t.get_size(), api, || {
