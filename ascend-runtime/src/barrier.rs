@@ -136,11 +136,12 @@ impl CoreBarrier for LaunchBarrier {
             if s.generation != gen {
                 return Ok(());
             }
-            if let Some(by) = s.aborted_by {
-                return self.released(by);
-            }
+            // A deadlock is these cores' own fault; the abort it causes must not hide it.
             if let Some(why) = &s.deadlock {
                 return Err(why.clone());
+            }
+            if let Some(by) = s.aborted_by {
+                return self.released(by);
             }
         }
     }

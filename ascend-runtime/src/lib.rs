@@ -18,10 +18,12 @@
 //! /// Each core adds its slice of `x` and `y` into `z`, element by element.
 //! fn add_kernel(x: GmAddr, y: GmAddr, z: GmAddr, per_core: usize) {
 //!     let off = get_block_idx() as usize * per_core;
-//!     let (mut gx, mut gy, mut gz) = (GlobalTensor::<f32>::new(), GlobalTensor::new(), GlobalTensor::new());
-//!     gx.set_global_buffer(x.add::<f32>(off), per_core);
-//!     gy.set_global_buffer(y.add::<f32>(off), per_core);
-//!     gz.set_global_buffer(z.add::<f32>(off), per_core);
+//!     let bind = |addr: GmAddr| {
+//!         let mut g = GlobalTensor::<f32>::new();
+//!         g.set_global_buffer(addr.add::<f32>(off), per_core);
+//!         g
+//!     };
+//!     let (gx, gy, gz) = (bind(x), bind(y), bind(z));
 //!     for i in 0..per_core {
 //!         gz.set_value(i, gx.get_value(i) + gy.get_value(i));
 //!     }
