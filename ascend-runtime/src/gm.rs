@@ -30,7 +30,11 @@ pub struct GmBuffer<T: Element> {
 impl<T: Element> GmBuffer<T> {
     /// A buffer holding a copy of `data`.
     pub fn from_slice(data: &[T]) -> Self {
-        GmBuffer { region: GmRegion::from_bytes(bytemuck::cast_slice(data)), len: data.len(), _t: PhantomData }
+        GmBuffer {
+            region: GmRegion::from_bytes(bytemuck::cast_slice(data)),
+            len: data.len(),
+            _t: PhantomData,
+        }
     }
 
     /// A buffer holding the elements of `data`.

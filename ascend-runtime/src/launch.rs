@@ -97,7 +97,14 @@ impl CoreFault {
 
 impl From<Fault> for CoreFault {
     fn from(f: Fault) -> Self {
-        CoreFault { core: f.core, api: f.api, message: f.message, file: f.file.to_owned(), line: f.line, released_by: None }
+        CoreFault {
+            core: f.core,
+            api: f.api,
+            message: f.message,
+            file: f.file.to_owned(),
+            line: f.line,
+            released_by: None,
+        }
     }
 }
 
@@ -186,7 +193,11 @@ impl fmt::Display for LaunchError {
                         write!(f, "\n    {c}")?;
                     }
                     if own.len() > DISPLAY_FAULTS {
-                        write!(f, "\n    ... and {} more (LaunchError::faults lists all)", own.len() - DISPLAY_FAULTS)?;
+                        write!(
+                            f,
+                            "\n    ... and {} more (LaunchError::faults lists all)",
+                            own.len() - DISPLAY_FAULTS
+                        )?;
                     }
                 }
                 if !released.is_empty() {

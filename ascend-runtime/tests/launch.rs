@@ -183,7 +183,10 @@ fn failing_core_releases_the_waiting_cores_at_once() {
     assert!(text.contains("core 5: TestApi: value = 7 is out of range [0, 4] (at "), "{text}");
     assert!(text.contains("launch.rs:"), "{text}");
     assert!(text.contains("were released because core 5 failed"), "{text}");
-    assert!(text.starts_with("kernel failed on Ascend910B (blockDim = 48, thread-per-core mode): core 5"), "{text}");
+    assert!(
+        text.starts_with("kernel failed on Ascend910B (blockDim = 48, thread-per-core mode): core 5"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -239,7 +242,10 @@ fn sequential_stops_at_the_first_failure_and_lists_the_skipped_cores() {
     assert_eq!(err.skipped_cores(), &[7, 8, 9]);
     let text = err.to_string();
     assert!(text.contains("core 6: panic: bad core"), "{text}");
-    assert!(text.contains("3 core(s) were not started because the launch had already failed: 7..=9"), "{text}");
+    assert!(
+        text.contains("3 core(s) were not started because the launch had already failed: 7..=9"),
+        "{text}"
+    );
 }
 
 #[test]
