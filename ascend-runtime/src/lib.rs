@@ -2,7 +2,7 @@
 //!
 //! The host side of the AscendC emulator: chips ([`Soc`]), host-owned global memory
 //! ([`GmBuffer`]), and launching a kernel on `blockDim` logical cores emulated on host
-//! threads ([`Launch`], [`launch`]).
+//! threads ([`Launch`], [`launch()`]).
 //!
 //! Each logical core runs the kernel with its own Unified Buffer, mask register and control
 //! flags; global memory is shared. A core that fails a check (or panics) never hangs the
