@@ -379,6 +379,13 @@ impl Launch {
     }
 }
 
+impl Default for Launch {
+    /// A launch of one core on [`Soc::default()`] (Ascend910B), in [`ExecMode::Pooled`].
+    fn default() -> Launch {
+        Launch::new(Soc::default())
+    }
+}
+
 /// Runs `kernel` on `block_dim` cores of `soc` in the default [`ExecMode::Pooled`]:
 /// shorthand for `Launch::new(soc).block_dim(block_dim).run(kernel)`.
 ///
