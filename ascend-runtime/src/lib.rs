@@ -66,3 +66,8 @@ pub mod prelude {
     pub use crate::launch::{launch, CoreFault, ExecMode, Launch, LaunchError, LaunchStats};
     pub use ascend_core::prelude::*;
 }
+
+/// The README's code blocks, compiled and run as doctests so the front page cannot rot.
+#[doc = include_str!("../../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
