@@ -22,7 +22,12 @@ pub(crate) struct Operand<'a, T: Element> {
 }
 
 impl<'a, T: Element> Operand<'a, T> {
-    pub fn new(t: &'a LocalTensor<T>, blk: impl Into<usize>, rep: impl Into<usize>, name: &'static str) -> Self {
+    pub fn new(
+        t: &'a LocalTensor<T>,
+        blk: impl Into<usize>,
+        rep: impl Into<usize>,
+        name: &'static str,
+    ) -> Self {
         Operand { t, blk: blk.into(), rep: rep.into(), name }
     }
 
@@ -86,7 +91,13 @@ fn check_operand<T: Element>(api: &'static str, op: &Operand<'_, T>, plan: &Plan
 }
 
 /// Whether the block footprints of two operands share a block (exact, block-granular).
-fn footprints_meet<T: Element>(a: &Operand<'_, T>, b: &Operand<'_, T>, plan: &Plan, ea: usize, eb: usize) -> bool {
+fn footprints_meet<T: Element>(
+    a: &Operand<'_, T>,
+    b: &Operand<'_, T>,
+    plan: &Plan,
+    ea: usize,
+    eb: usize,
+) -> bool {
     let (a0, a1) = a.t.byte_range(ea);
     let (b0, b1) = b.t.byte_range(eb);
     if a1 <= b0 || b1 <= a0 {
@@ -270,4 +281,21 @@ pub(crate) fn apply_count<T: Element, const N: usize, K: Lanes<T, N>>(
     // SAFETY: every operand holds at least `count` elements; dst equals or is disjoint from
     // each source (checked above).
     unsafe { kernel.run(0, dst.0.ptr(), core::array::from_fn(|i| srcs[i].0.ptr() as *const T), count) };
+}
+
+/// Runs a high-dimensional instruction whose result is not a `T` operand (e.g. `Compare`,
+/// which writes bits): checks every source once, then walks the plan. The kernel's `dst`
+/// pointer is the first source's and must not be written; sources may overlap each other.
+#[track_caller]
+pub(crate) fn apply_sources<T: Element, const N: usize, K: Lanes<T, N>>(
+    api: &'static str,
+    plan: &Plan,
+    srcs: [&Operand<'_, T>; N],
+    kernel: &mut K,
+) {
+    const { assert!(N >= 1 && T::PAR <= 128) };
+    for s in srcs {
+        check_operand(api, s, plan);
+    }
+    walk(plan, srcs[0], srcs, kernel);
 }
