@@ -106,7 +106,7 @@ fn check_type<T: CompareElement>(mode: CMPMODE) {
     }
 }
 
-/// Writes the comparison bits of a run of lanes into the (pre-zeroed) output bytes.
+/// Writes the comparison bits of a run of lanes into the zeroed staging bytes.
 struct CmpKernel {
     out: *mut u8,
     mode: CMPMODE,
@@ -153,25 +153,23 @@ impl<T: Element> Lanes<T, 2> for CmpKernel {
     }
 }
 
-/// Byte span `[start, end)` of an operand's touched elements under `plan` (strides are
-/// non-negative, so the last lane of the last repeats is the farthest).
+/// Byte span `[start, end)` of an operand's touched elements under `plan`, clipped to the
+/// tensor (strides are non-negative, so the last lane of the last repeats is the farthest;
+/// elements past the tensor are reported by the engine's bounds check).
 fn span<T: Element>(op: &Operand<'_, T>, plan: &Plan) -> (usize, usize) {
     let hi = |b: [u64; 2]| {
-        if b[1] != 0 {
-            127 - b[1].leading_zeros() as usize
-        } else {
-            63 - b[0].leading_zeros() as usize
-        }
+        if b[1] != 0 { 127 - b[1].leading_zeros() as usize } else { 63 - b[0].leading_zeros() as usize }
     };
     let at = |r: usize, j: usize| (r * op.rep + (j / T::EPB) * op.blk) * T::EPB + j % T::EPB;
     let mut end = at(plan.repeats - 1, hi(plan.last)) + 1;
     if plan.repeats >= 2 {
         end = end.max(at(plan.repeats - 2, hi(plan.bits)) + 1);
     }
-    op.t.byte_range(end)
+    op.t.byte_range(end.min(op.t.get_size()))
 }
 
-/// Checks `dst` and the sources, zeroes the output bytes and runs the comparison.
+/// Checks `dst` and the sources, runs the comparison into a zeroed staging buffer and stores
+/// the whole result bytes (disabled lanes give 0 bits).
 #[track_caller]
 fn run<T: CompareElement>(
     dst: &LocalTensor<u8>,
@@ -195,13 +193,15 @@ fn run<T: CompareElement>(
     for s in [s0, s1] {
         let (a, b) = span(s, plan);
         ensure(d1 <= a || b <= d0, API, || {
-            format!("dst (bytes {d0:#x}..{d1:#x}) overlaps {} (bytes {a:#x}..{b:#x}); Compare's output may not overlap its inputs", s.name)
+            format!(
+                "dst (bytes {d0:#x}..{d1:#x}) overlaps {} (bytes {a:#x}..{b:#x}); Compare's output may not overlap its inputs",
+                s.name
+            )
         });
     }
-    let out = dst.ptr();
-    // SAFETY: `out` holds `bytes` bytes (checked above) and overlaps no source.
-    unsafe { std::ptr::write_bytes(out, 0, bytes) };
-    apply_sources(API, plan, [s0, s1], &mut CmpKernel { out, mode });
+    let mut out = vec![0u8; bytes];
+    apply_sources(API, plan, [s0, s1], &mut CmpKernel { out: out.as_mut_ptr(), mode });
+    dst.view_len(0, bytes).copy_from_slice(&out);
 }
 
 /// `Compare` on the first `count` elements (AscendC `Compare(dst, src0, src1, cmpMode, count)`):
