@@ -110,10 +110,18 @@ fn mask_takes_effect_only_on_ascend310b() {
             y.copy_from_slice(&[2.0; 64]);
             let p = BinaryRepeatParams::new(1, 1, 1, 1, 8, 8);
             compare_masked::<f32, true>(&d, &x, &y, CMPMODE::LE, [0x3333_3333, 0], 1, &p);
-            let want = if soc == Soc::Ascend310B { [51, 51, 51, 51, 0, 0, 0, 0] } else { [255, 255, 255, 255, 0, 0, 0, 0] };
+            let want = if soc == Soc::Ascend310B {
+                [51, 51, 51, 51, 0, 0, 0, 0]
+            } else {
+                [255, 255, 255, 255, 0, 0, 0, 0]
+            };
             assert_eq!(d.to_vec()[..8], want, "{soc}");
             compare_masked::<f32, true>(&d, &x, &y, CMPMODE::LE, 28u64, 1, &p);
-            let want = if soc == Soc::Ascend310B { [255, 255, 255, 15, 0, 0, 0, 0] } else { [255, 255, 255, 255, 0, 0, 0, 0] };
+            let want = if soc == Soc::Ascend310B {
+                [255, 255, 255, 15, 0, 0, 0, 0]
+            } else {
+                [255, 255, 255, 255, 0, 0, 0, 0]
+            };
             assert_eq!(d.to_vec()[..8], want, "{soc}");
         });
     }
@@ -128,7 +136,11 @@ fn random_case<T: CompareElement>(rng: &mut Rng, soc: Soc) {
     let is_int = T::DTYPE == DType::I32;
     let gen = |rng: &mut Rng| {
         let v = rng.value();
-        if is_int && !v.is_finite() { T::from_f64(1.0) } else { T::from_f64(v) }
+        if is_int && !v.is_finite() {
+            T::from_f64(1.0)
+        } else {
+            T::from_f64(v)
+        }
     };
     let xs: Vec<T> = (0..n).map(|_| gen(rng)).collect();
     let ys: Vec<T> = (0..n).map(|_| gen(rng)).collect();
@@ -161,10 +173,12 @@ fn random_case<T: CompareElement>(rng: &mut Rng, soc: Soc) {
             compare_masked::<T, false>(&d, &x, &y, mode, MASK_PLACEHOLDER, r as u8, &p);
             reset_mask();
         }
-        let eff = if soc == Soc::Ascend310B { bits } else { [u64::MAX, if par == 128 { u64::MAX } else { 0 }] };
+        let eff =
+            if soc == Soc::Ascend310B { bits } else { [u64::MAX, if par == 128 { u64::MAX } else { 0 }] };
         (r, p, eff)
     };
-    let at = |r: usize, j: usize, blk: u8, rep: u8| (r * rep as usize + (j / epb) * blk as usize) * epb + j % epb;
+    let at =
+        |r: usize, j: usize, blk: u8, rep: u8| (r * rep as usize + (j / epb) * blk as usize) * epb + j % epb;
     let mut want_bits = Vec::new();
     for r in 0..repeats {
         for j in 0..par {
@@ -258,7 +272,9 @@ fn int32_only_eq_only_on_ascend910b() {
         run_on_core(CoreConfig::single(soc), || {
             let u = ub(1024);
             let (x, y, d) = (u.t::<i32>(0, 64), u.t::<i32>(256, 64), u.t::<u8>(512, 32));
-            assert_fails(&format!("int32_t is not supported on {soc}"), || compare(&d, &x, &y, CMPMODE::EQ, 64));
+            assert_fails(&format!("int32_t is not supported on {soc}"), || {
+                compare(&d, &x, &y, CMPMODE::EQ, 64)
+            });
         });
     }
 }
@@ -267,9 +283,10 @@ fn int32_only_eq_only_on_ascend910b() {
 fn count_must_fill_whole_repeats() {
     let u = ub(2048);
     let (x, y, d) = (u.t::<f32>(0, 128), u.t::<f32>(512, 128), u.t::<u8>(1024, 64));
-    assert_fails("count = 100 float elements occupy 400 bytes, not a multiple of 256 (use a multiple of 64)", || {
-        compare(&d, &x, &y, CMPMODE::LT, 100)
-    });
+    assert_fails(
+        "count = 100 float elements occupy 400 bytes, not a multiple of 256 (use a multiple of 64)",
+        || compare(&d, &x, &y, CMPMODE::LT, 100),
+    );
     let (xh, yh) = (u.t::<f16>(0, 256), u.t::<f16>(512, 256));
     assert_fails("not a multiple of 256 (use a multiple of 128)", || compare(&d, &xh, &yh, CMPMODE::LT, 64));
     d.copy_from_slice(&[7; 64]);

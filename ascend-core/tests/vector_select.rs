@@ -6,7 +6,7 @@ mod seed_data;
 
 use ascend_core::prelude::*;
 use seed_data::*;
-use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::panic::{AssertUnwindSafe, catch_unwind};
 
 // ----------------------------------------------------------------------------------------------
 // Helpers.
@@ -224,7 +224,14 @@ fn seed_f16_modes_1_and_2() {
     assert_bits(&s.dst::<f16>().to_vec(), &conv::<f16>(&SELECT_MODE2_DST));
     select::<f16, _>(&s.dst(), &s.sel::<u32>(), &s.src0(), &s.src1(), SelMode::VselTensorTensorMode, 256);
     assert_bits(&s.dst::<f16>().to_vec(), &conv::<f16>(&SELECT_MODE2_DST));
-    select_scalar::<f16, _>(&s.dst(), &s.sel::<u16>(), &s.src0(), f16::ZERO, SelMode::VselTensorScalarMode, 256);
+    select_scalar::<f16, _>(
+        &s.dst(),
+        &s.sel::<u16>(),
+        &s.src0(),
+        f16::ZERO,
+        SelMode::VselTensorScalarMode,
+        256,
+    );
     assert_bits(&s.dst::<f16>().to_vec(), &conv::<f16>(&SELECT_MODE1_DST));
 }
 
@@ -396,7 +403,12 @@ impl Rng {
 const REGION: usize = 4096;
 
 /// The slow reference: which global lanes run, in order, for a mask/repeat/mode combination.
-fn reference_lanes(par: usize, counter: Option<usize>, bits: [u64; 2], repeats: usize) -> Vec<(usize, usize)> {
+fn reference_lanes(
+    par: usize,
+    counter: Option<usize>,
+    bits: [u64; 2],
+    repeats: usize,
+) -> Vec<(usize, usize)> {
     match counter {
         Some(n) => (0..n).map(|g| (g / par, g % par)).collect(),
         None => {
@@ -417,7 +429,11 @@ fn random_case<T: SelectElement, U: SelMaskElement>(rng: &mut Rng, soc: Soc) {
     let par = T::PAR;
     let epb = T::EPB;
     let u = ub(4 * REGION);
-    let (dst, s0, s1) = (u.t::<T>(0, REGION / T::SIZE), u.t::<T>(REGION, REGION / T::SIZE), u.t::<T>(2 * REGION, REGION / T::SIZE));
+    let (dst, s0, s1) = (
+        u.t::<T>(0, REGION / T::SIZE),
+        u.t::<T>(REGION, REGION / T::SIZE),
+        u.t::<T>(2 * REGION, REGION / T::SIZE),
+    );
     let sel = u.t::<U>(3 * REGION, 256 / U::SIZE);
     let init_d: Vec<T> = (0..dst.get_size()).map(|_| T::from_f64(rng.f32() as f64)).collect();
     let v0: Vec<T> = (0..s0.get_size()).map(|_| T::from_f64(rng.f32() as f64)).collect();
@@ -427,10 +443,11 @@ fn random_case<T: SelectElement, U: SelMaskElement>(rng: &mut Rng, soc: Soc) {
     s0.copy_from_slice(&v0);
     s1.copy_from_slice(&v1);
     sel.reinterpret_cast::<u8>().copy_from_slice(&sb);
-    let modes: Vec<SelMode> = [SelMode::VselCmpmaskSpr, SelMode::VselTensorScalarMode, SelMode::VselTensorTensorMode]
-        .into_iter()
-        .filter(|m| soc.supports_select_mode(*m as u8))
-        .collect();
+    let modes: Vec<SelMode> =
+        [SelMode::VselCmpmaskSpr, SelMode::VselTensorScalarMode, SelMode::VselTensorTensorMode]
+            .into_iter()
+            .filter(|m| soc.supports_select_mode(*m as u8))
+            .collect();
     let mode = modes[rng.below(modes.len() as u64) as usize];
     let scalar = T::from_f64(rng.f32() as f64);
     let form = rng.below(4); // 0: count, 1: mask set, 2: mask register, 3: counter mode
@@ -467,7 +484,10 @@ fn random_case<T: SelectElement, U: SelMaskElement>(rng: &mut Rng, soc: Soc) {
             }
         }
         1 => {
-            let m = if bits[1] == 0 && bits[0].count_ones() == 64 - bits[0].leading_zeros() && rng.below(2) == 0 {
+            let m = if bits[1] == 0
+                && bits[0].count_ones() == 64 - bits[0].leading_zeros()
+                && rng.below(2) == 0
+            {
                 Mask::Count(bits[0].count_ones() as u64)
             } else {
                 Mask::Bits(bits)
@@ -488,7 +508,16 @@ fn random_case<T: SelectElement, U: SelMaskElement>(rng: &mut Rng, soc: Soc) {
                 set_vector_mask::<T>(bits);
             }
             if mode == SelMode::VselTensorScalarMode {
-                select_scalar_masked::<T, U, false>(&dst, &sel, &s0, scalar, mode, MASK_PLACEHOLDER, repeats as u8, &p);
+                select_scalar_masked::<T, U, false>(
+                    &dst,
+                    &sel,
+                    &s0,
+                    scalar,
+                    mode,
+                    MASK_PLACEHOLDER,
+                    repeats as u8,
+                    &p,
+                );
             } else {
                 select_masked::<T, U, false>(&dst, &sel, &s0, &s1, mode, MASK_PLACEHOLDER, repeats as u8, &p);
             }
@@ -498,7 +527,8 @@ fn random_case<T: SelectElement, U: SelMaskElement>(rng: &mut Rng, soc: Soc) {
     }
     // Reference.
     let mut want = init_d.clone();
-    let at = |r: usize, j: usize, blk: u8, rep: u8| (r * rep as usize + (j / epb) * blk as usize) * epb + j % epb;
+    let at =
+        |r: usize, j: usize, blk: u8, rep: u8| (r * rep as usize + (j / epb) * blk as usize) * epb + j % epb;
     for (r, j) in reference_lanes(par, counter, bits, repeats) {
         let k = if mode == SelMode::VselCmpmaskSpr { j } else { r * par + j };
         let bit = sb[k / 8] >> (k % 8) & 1 == 1;
@@ -558,7 +588,16 @@ fn modes_1_and_2_fail_on_ascend910() {
         assert_fails(msg2, || select_reg::<f32, 2>(&d, &a, &b, 1, &P));
         assert_fails(msg1, || select_scalar(&d, &m, &a, 0.0, SelMode::VselTensorScalarMode, 64));
         assert_fails(msg1, || {
-            select_scalar_masked::<f32, u8, true>(&d, &m, &a, 0.0, SelMode::VselTensorScalarMode, 64u64, 1, &P)
+            select_scalar_masked::<f32, u8, true>(
+                &d,
+                &m,
+                &a,
+                0.0,
+                SelMode::VselTensorScalarMode,
+                64u64,
+                1,
+                &P,
+            )
         });
         assert_fails(msg1, || select_scalar_reg::<f32, u8>(&d, &m, &a, 1, &P));
         assert_fails("Atlas training series", || select(&d, &m, &a, &b, SelMode::VselTensorTensorMode, 64));
@@ -589,13 +628,26 @@ fn sel_mask_too_short() {
         "selMask holds 128 bits (16 bytes) but selMode = VSEL_TENSOR_TENSOR_MODE (2) reads 256 bits",
         || select(&d, &short, &a, &b, SelMode::VselTensorTensorMode, 256),
     );
-    assert_fails("selMask holds 128 bits (16 bytes) but selMode = VSEL_TENSOR_SCALAR_MODE (1) reads 129 bits", || {
-        select_scalar(&d, &short, &a, 0.0, SelMode::VselTensorScalarMode, 129)
-    });
+    assert_fails(
+        "selMask holds 128 bits (16 bytes) but selMode = VSEL_TENSOR_SCALAR_MODE (1) reads 129 bits",
+        || select_scalar(&d, &short, &a, 0.0, SelMode::VselTensorScalarMode, 129),
+    );
     // Mask form: 3 repeats of mask [1 << 5] reads up to bit 2 * 64 + 5.
-    assert_fails("selMask holds 128 bits (16 bytes) but selMode = VSEL_TENSOR_TENSOR_MODE (2) reads 134 bits", || {
-        select_masked::<f32, u8, true>(&d, &short, &a, &b, SelMode::VselTensorTensorMode, [1 << 5, 0], 3, &P)
-    });
+    assert_fails(
+        "selMask holds 128 bits (16 bytes) but selMode = VSEL_TENSOR_TENSOR_MODE (2) reads 134 bits",
+        || {
+            select_masked::<f32, u8, true>(
+                &d,
+                &short,
+                &a,
+                &b,
+                SelMode::VselTensorTensorMode,
+                [1 << 5, 0],
+                3,
+                &P,
+            )
+        },
+    );
     // Mode 0 loads the 128-bit compare mask from selMask.
     let tiny = s.u.t::<u16>(3072, 4);
     assert_fails("selMask holds 64 bits (8 bytes) but selMode = VSEL_CMPMASK_SPR (0) reads 128 bits", || {
@@ -648,7 +700,16 @@ fn mask_out_of_range() {
     });
     let (dh, ah, bh) = (s.dst::<f16>(), s.src0::<f16>(), s.src1::<f16>());
     assert_fails("mask = 129 is out of range [1, 128]", || {
-        select_scalar_masked::<f16, u8, true>(&dh, &m, &ah, f16::ZERO, SelMode::VselTensorScalarMode, 129u64, 1, &P)
+        select_scalar_masked::<f16, u8, true>(
+            &dh,
+            &m,
+            &ah,
+            f16::ZERO,
+            SelMode::VselTensorScalarMode,
+            129u64,
+            1,
+            &P,
+        )
     });
     let _ = bh;
 }

@@ -24,12 +24,12 @@
 //! ```
 
 use crate::ctx::get_soc;
-use crate::element::{f16, Element};
+use crate::element::{Element, f16};
 use crate::error::ensure;
 use crate::soc::Soc;
 use crate::tensor::LocalTensor;
-use crate::vector::engine::{apply_sources, Lanes, Operand};
-use crate::vector::mask::{prefix_bits, resolve, Mask, Plan};
+use crate::vector::engine::{Lanes, Operand, apply_sources};
+use crate::vector::mask::{Mask, Plan, prefix_bits, resolve};
 use crate::vector::params::BinaryRepeatParams;
 
 const API: &str = "Compare";
