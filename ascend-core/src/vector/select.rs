@@ -568,7 +568,15 @@ pub fn select_scalar_masked<T: SelectElement, U: SelMaskElement, const IS_SET_MA
 /// - `MODE = 2`: its low 32 bits hold the UB address ([`LocalTensor::get_phy_addr`]) of the
 ///   `selMask` tensor, whose bits are then consumed contiguously as in the tensor forms.
 ///
-/// `MODE` must be 0 or 2 (a compile error otherwise).
+/// `MODE` must be 0 or 2 (a compile error otherwise):
+/// ```compile_fail
+/// use ascend_core::prelude::*;
+/// let mut pipe = TPipe::new();
+/// let mut a = TBuf::<VecCalc>::new();
+/// pipe.init_tbuf(&mut a, 256);
+/// let t = a.get::<f32>();
+/// select_reg::<f32, 1>(&t, &t, &t, 1, &BinaryRepeatParams::default());
+/// ```
 ///
 /// ```
 /// use ascend_core::prelude::*;
