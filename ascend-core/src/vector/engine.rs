@@ -360,3 +360,20 @@ pub(crate) fn apply_count<T: Element, const N: usize, K: Lanes<T, N>>(
     // each source (checked above).
     unsafe { kernel.run(0, dst.0.ptr(), core::array::from_fn(|i| srcs[i].0.ptr() as *const T), count) };
 }
+
+/// Runs a high-dimensional instruction whose result is not a `T` operand (e.g. `Compare`,
+/// which writes bits): checks every source once, then walks the plan. The kernel's `dst`
+/// pointer is the first source's and must not be written; sources may overlap each other.
+#[track_caller]
+pub(crate) fn apply_sources<T: Element, const N: usize, K: Lanes<T, N>>(
+    api: &'static str,
+    plan: &Plan,
+    srcs: [&Operand<'_, T>; N],
+    kernel: &mut K,
+) {
+    const { assert!(N >= 1 && T::PAR <= 128) };
+    for s in srcs {
+        check_operand(api, s, plan);
+    }
+    walk(plan, srcs[0], srcs, kernel);
+}
