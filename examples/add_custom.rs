@@ -1,1 +1,2 @@
+//! Placeholder: replaced by the add_custom example.
 fn main() {}

@@ -6,7 +6,7 @@ mod seed_data;
 
 use ascend_core::prelude::*;
 use seed_data::*;
-use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::panic::{catch_unwind, AssertUnwindSafe};
 
 // ----------------------------------------------------------------------------------------------
 // Helpers.
@@ -243,7 +243,11 @@ fn seed_f16_mode0_reuses_128_bits() {
     let want: Vec<f32> = (0..256)
         .map(|i| {
             let k = i % 128;
-            if SELECT_SEL_MODE0[k / 8] >> (k % 8) & 1 == 1 { SELECT_SRC0[i] } else { SELECT_SRC1[i] }
+            if SELECT_SEL_MODE0[k / 8] >> (k % 8) & 1 == 1 {
+                SELECT_SRC0[i]
+            } else {
+                SELECT_SRC1[i]
+            }
         })
         .collect();
     assert_bits(&s.dst::<f16>().to_vec(), &conv::<f16>(&want));

@@ -24,12 +24,12 @@
 //! ```
 
 use crate::ctx::get_soc;
-use crate::element::{Element, f16};
+use crate::element::{f16, Element};
 use crate::error::ensure;
 use crate::soc::Soc;
 use crate::tensor::LocalTensor;
-use crate::vector::engine::{Lanes, Operand, apply_sources};
-use crate::vector::mask::{Mask, Plan, prefix_bits, resolve};
+use crate::vector::engine::{apply_sources, Lanes, Operand};
+use crate::vector::mask::{prefix_bits, resolve, Mask, Plan};
 use crate::vector::params::BinaryRepeatParams;
 
 const API: &str = "Compare";
@@ -158,7 +158,11 @@ impl<T: Element> Lanes<T, 2> for CmpKernel {
 /// elements past the tensor are reported by the engine's bounds check).
 fn span<T: Element>(op: &Operand<'_, T>, plan: &Plan) -> (usize, usize) {
     let hi = |b: [u64; 2]| {
-        if b[1] != 0 { 127 - b[1].leading_zeros() as usize } else { 63 - b[0].leading_zeros() as usize }
+        if b[1] != 0 {
+            127 - b[1].leading_zeros() as usize
+        } else {
+            63 - b[0].leading_zeros() as usize
+        }
     };
     let at = |r: usize, j: usize| (r * op.rep + (j / T::EPB) * op.blk) * T::EPB + j % T::EPB;
     let mut end = at(plan.repeats - 1, hi(plan.last)) + 1;

@@ -21,11 +21,11 @@
 //! Modes 1 and 2 are not available on [`Soc::Ascend910`](crate::soc::Soc::Ascend910).
 
 use crate::ctx::{get_soc, with_core};
-use crate::element::{Element, f16};
+use crate::element::{f16, Element};
 use crate::error::ensure;
 use crate::tensor::LocalTensor;
-use crate::vector::engine::{Lanes, Operand, apply, apply_count};
-use crate::vector::mask::{MASK_PLACEHOLDER, Mask, Plan, resolve};
+use crate::vector::engine::{apply, apply_count, Lanes, Operand};
+use crate::vector::mask::{resolve, Mask, Plan, MASK_PLACEHOLDER};
 use crate::vector::params::BinaryRepeatParams;
 
 const API: &str = "Select";
@@ -147,10 +147,18 @@ fn check_mode(mode: SelMode, scalar: bool) {
 /// One past the highest global lane (`r * PAR + j`) the plan enables.
 fn lanes_end<T: Element>(plan: &Plan) -> usize {
     let hi = |b: [u64; 2]| {
-        if b[1] != 0 { 128 - b[1].leading_zeros() as usize } else { 64 - b[0].leading_zeros() as usize }
+        if b[1] != 0 {
+            128 - b[1].leading_zeros() as usize
+        } else {
+            64 - b[0].leading_zeros() as usize
+        }
     };
     let last = (plan.repeats - 1) * T::PAR + hi(plan.last);
-    if plan.repeats >= 2 { last.max((plan.repeats - 2) * T::PAR + hi(plan.bits)) } else { last }
+    if plan.repeats >= 2 {
+        last.max((plan.repeats - 2) * T::PAR + hi(plan.bits))
+    } else {
+        last
+    }
 }
 
 /// Checks `selMask` as an operand holding at least `bits` bits; returns it as bytes.
