@@ -55,7 +55,7 @@ fn seed_example_2_repeats_and_strides() {
     let mut pipe = TPipe::new();
     let (src, dst) = (ub::<f16>(&mut pipe, 768), ub::<f16>(&mut pipe, 768));
     src.copy_from_slice(&halfs(0..768));
-    dst.copy_from_slice(&halfs(std::iter::repeat(0).take(768)));
+    dst.copy_from_slice(&halfs(std::iter::repeat_n(0, 768)));
     vec_trans(&dst, &src, 2, 2, 1);
     let out = dst.to_vec();
     // Matrix 0: the seed's first output rows.
