@@ -235,28 +235,36 @@ fn walk<T: Element, const N: usize, K: Lanes<T, N>>(
             };
             continue;
         }
-        for b in 0..BLOCKS_PER_REPEAT {
-            let mut bits = block_bits::<T>(m, b);
-            let mut e = 0;
-            while bits != 0 {
-                let skip = bits.trailing_zeros() as usize;
-                bits >>= skip;
-                e += skip;
-                let len = (!bits).trailing_zeros() as usize;
-                let j = b * T::EPB + e;
-                // SAFETY: lanes j..j+len of repeat r are enabled, hence bounds-checked, and
-                // they are contiguous within block b of every operand.
-                unsafe {
-                    kernel.run(
-                        lane0 + j,
-                        dp.add(dst.offset(r, j)),
-                        core::array::from_fn(|i| sp[i].add(srcs[i].offset(r, j))),
-                        len,
-                    )
-                };
-                bits = if len >= 64 { 0 } else { bits >> len };
-                e += len;
-            }
+        for_each_run::<T>(m, |j, len| {
+            // SAFETY: lanes j..j+len of repeat r are enabled, hence bounds-checked, and
+            // they are contiguous within one block of every operand.
+            unsafe {
+                kernel.run(
+                    lane0 + j,
+                    dp.add(dst.offset(r, j)),
+                    core::array::from_fn(|i| sp[i].add(srcs[i].offset(r, j))),
+                    len,
+                )
+            };
+        });
+    }
+}
+
+/// Calls `f(j, len)` for every run of contiguous enabled lanes `j..j + len` of the repeat
+/// mask `m`; a run never crosses a block boundary.
+#[inline(always)]
+fn for_each_run<T: Element>(m: [u64; 2], mut f: impl FnMut(usize, usize)) {
+    for b in 0..BLOCKS_PER_REPEAT {
+        let mut bits = block_bits::<T>(m, b);
+        let mut e = 0;
+        while bits != 0 {
+            let skip = bits.trailing_zeros() as usize;
+            bits >>= skip;
+            e += skip;
+            let len = (!bits).trailing_zeros() as usize;
+            f(b * T::EPB + e, len);
+            bits = if len >= 64 { 0 } else { bits >> len };
+            e += len;
         }
     }
 }
@@ -290,32 +298,22 @@ fn walk_aliased<T: Element, const N: usize, K: Lanes<T, N>>(
                 };
             }
         }
-        for b in 0..BLOCKS_PER_REPEAT {
-            let mut bits = block_bits::<T>(m, b);
-            let mut e = 0;
-            while bits != 0 {
-                let skip = bits.trailing_zeros() as usize;
-                bits >>= skip;
-                e += skip;
-                let len = (!bits).trailing_zeros() as usize;
-                let j = b * T::EPB + e;
-                let sp: [*const T; N] = core::array::from_fn(|i| {
-                    if aliased[i] {
-                        // SAFETY: element e + len <= span of the snapshot.
-                        unsafe { snap[i].as_ptr().add(e) }
-                    } else {
-                        // SAFETY: lanes j..j+len of repeat r are enabled, hence bounds-checked.
-                        unsafe { srcs[i].t.ptr().add(srcs[i].offset(r, j)) as *const T }
-                    }
-                });
-                // SAFETY: lanes j..j+len of repeat r are enabled, hence bounds-checked for dst,
-                // and contiguous within block b; every source pointer is either a disjoint
-                // operand (checked by `apply`) or the stack snapshot.
-                unsafe { kernel.run(r * T::PAR + j, dp.add(dst.offset(r, j)), sp, len) };
-                bits = if len >= 64 { 0 } else { bits >> len };
-                e += len;
-            }
-        }
+        for_each_run::<T>(m, |j, len| {
+            let e = j % T::EPB;
+            let sp: [*const T; N] = core::array::from_fn(|i| {
+                if aliased[i] {
+                    // SAFETY: element e + len <= span of the snapshot.
+                    unsafe { snap[i].as_ptr().add(e) }
+                } else {
+                    // SAFETY: lanes j..j+len of repeat r are enabled, hence bounds-checked.
+                    unsafe { srcs[i].t.ptr().add(srcs[i].offset(r, j)) as *const T }
+                }
+            });
+            // SAFETY: lanes j..j+len of repeat r are enabled, hence bounds-checked for dst,
+            // and contiguous within one block; every source pointer is either a disjoint
+            // operand (checked by `apply`) or the stack snapshot.
+            unsafe { kernel.run(r * T::PAR + j, dp.add(dst.offset(r, j)), sp, len) };
+        });
     }
 }
 
