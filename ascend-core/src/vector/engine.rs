@@ -8,6 +8,7 @@
 //! one per repeat when blocks are contiguous, one per block (or per run of set bits inside a
 //! partial block) otherwise.
 
+use crate::ctx::{with_core, MaskMode};
 use crate::element::{Element, BLOCKS_PER_REPEAT};
 use crate::error::{ensure, fail};
 use crate::tensor::LocalTensor;
@@ -319,6 +320,10 @@ fn walk_aliased<T: Element, const N: usize, K: Lanes<T, N>>(
 
 /// Runs a count-form instruction over elements `0..count` of every operand, contiguously.
 ///
+/// Like AscendC's count forms (which run one counter-mode instruction and then restore the
+/// defaults), the call leaves the core in normal mask mode with a full mask register, so a
+/// mask set earlier with `set_vector_mask` does not survive it — as on the chip.
+///
 /// # Panics
 /// Panics if an operand is not a UB tensor, is not 32-byte aligned, holds fewer than `count`
 /// elements, or partially overlaps `dst`.
@@ -351,12 +356,21 @@ pub(crate) fn apply_count<T: Element, const N: usize, K: Lanes<T, N>>(
             )
         });
     }
-    if count == 0 {
-        return;
+    if count > 0 {
+        // SAFETY: every operand holds at least `count` elements; dst equals or is disjoint
+        // from each source (checked above).
+        unsafe { kernel.run(0, dst.0.ptr(), core::array::from_fn(|i| srcs[i].0.ptr() as *const T), count) };
     }
-    // SAFETY: every operand holds at least `count` elements; dst equals or is disjoint from
-    // each source (checked above).
-    unsafe { kernel.run(0, dst.0.ptr(), core::array::from_fn(|i| srcs[i].0.ptr() as *const T), count) };
+    restore_mask_defaults();
+}
+
+/// What AscendC's count forms leave behind: normal mask mode and a full mask register
+/// (`SetMaskNorm(); ResetMask();`).
+pub(crate) fn restore_mask_defaults() {
+    with_core(|c| {
+        c.mask_mode.set(MaskMode::Normal);
+        c.mask.set([u64::MAX, u64::MAX]);
+    })
 }
 
 /// Runs a high-dimensional instruction whose result is not a `T` operand (e.g. `Compare`,
