@@ -226,7 +226,8 @@ impl Plan {
 }
 
 /// Resolves the mask argument of a high-dimensional call into a [`Plan`], following
-/// `IS_SET_MASK`, the core's mask mode and the mask register. `None` means the call does
+/// `IS_SET_MASK`, the core's mask mode and the mask register. With `IS_SET_MASK = true` the
+/// call's mask is loaded into the register (as AscendC does before issuing the instruction). `None` means the call does
 /// nothing (`repeat_times == 0` in normal mode, or an all-zero mask register).
 #[track_caller]
 pub(crate) fn resolve<T: Element, const IS_SET_MASK: bool>(
@@ -251,7 +252,11 @@ pub(crate) fn resolve<T: Element, const IS_SET_MASK: bool>(
     match mode {
         MaskMode::Normal => {
             let bits = if IS_SET_MASK {
-                normal_bits::<T>(api, mask)
+                // Like AscendC's `SetMask<T, true>`, the call loads its mask into the register,
+                // where later `IS_SET_MASK = false` calls find it.
+                let bits = normal_bits::<T>(api, mask);
+                with_core(|c| c.mask.set(bits));
+                bits
             } else {
                 let r = get_vector_mask();
                 [r[0] & full[0], r[1] & full[1]]
@@ -262,7 +267,13 @@ pub(crate) fn resolve<T: Element, const IS_SET_MASK: bool>(
             Some(Plan { repeats: repeat_times, bits, last: bits })
         }
         MaskMode::Counter => {
-            let n = if IS_SET_MASK { counter_count(api, mask) } else { get_vector_mask()[0] };
+            let n = if IS_SET_MASK {
+                let n = counter_count(api, mask);
+                with_core(|c| c.mask.set([n, 0]));
+                n
+            } else {
+                get_vector_mask()[0]
+            };
             if n == 0 {
                 return None;
             }
