@@ -181,12 +181,7 @@ impl<P: Position> TBuf<P> {
         ensure(
             len.checked_mul(T::SIZE).and_then(|b| b.checked_add(offset)).is_some_and(|e| e <= bytes),
             api,
-            || {
-                format!(
-                    "offset = {offset} bytes plus len = {len} {} elements exceeds the buffer's {bytes} bytes",
-                    T::DTYPE
-                )
-            },
+            || format!("offset = {offset} bytes plus len = {len} {} elements exceeds the buffer's {bytes} bytes", T::DTYPE),
         );
         LocalTensor::from_raw(Rc::clone(ub), off + offset, len, P::POS)
     }

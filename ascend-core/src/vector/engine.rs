@@ -22,12 +22,7 @@ pub(crate) struct Operand<'a, T: Element> {
 }
 
 impl<'a, T: Element> Operand<'a, T> {
-    pub fn new(
-        t: &'a LocalTensor<T>,
-        blk: impl Into<usize>,
-        rep: impl Into<usize>,
-        name: &'static str,
-    ) -> Self {
+    pub fn new(t: &'a LocalTensor<T>, blk: impl Into<usize>, rep: impl Into<usize>, name: &'static str) -> Self {
         Operand { t, blk: blk.into(), rep: rep.into(), name }
     }
 
@@ -91,13 +86,7 @@ fn check_operand<T: Element>(api: &'static str, op: &Operand<'_, T>, plan: &Plan
 }
 
 /// Whether the block footprints of two operands share a block (exact, block-granular).
-fn footprints_meet<T: Element>(
-    a: &Operand<'_, T>,
-    b: &Operand<'_, T>,
-    plan: &Plan,
-    ea: usize,
-    eb: usize,
-) -> bool {
+fn footprints_meet<T: Element>(a: &Operand<'_, T>, b: &Operand<'_, T>, plan: &Plan, ea: usize, eb: usize) -> bool {
     let (a0, a1) = a.t.byte_range(ea);
     let (b0, b1) = b.t.byte_range(eb);
     if a1 <= b0 || b1 <= a0 {

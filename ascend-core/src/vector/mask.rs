@@ -165,16 +165,10 @@ pub(crate) fn normal_bits<T: Element>(api: &'static str, mask: Mask) -> [u64; 2]
                 fail(api, "mask = [0, 0]: a bit mask must enable at least one lane".to_string());
             }
             if T::SIZE >= 4 && b[1] != 0 {
-                fail(
-                    api,
-                    format!("mask[1] = {:#x} must be 0 for the {}-bit type {}", b[1], T::SIZE * 8, T::DTYPE),
-                );
+                fail(api, format!("mask[1] = {:#x} must be 0 for the {}-bit type {}", b[1], T::SIZE * 8, T::DTYPE));
             }
             if T::SIZE == 8 && b[0] >> 32 != 0 {
-                fail(
-                    api,
-                    format!("mask[0] = {:#x} must be below 2^32 for the 64-bit type {}", b[0], T::DTYPE),
-                );
+                fail(api, format!("mask[0] = {:#x} must be below 2^32 for the 64-bit type {}", b[0], T::DTYPE));
             }
             b
         }
@@ -188,9 +182,7 @@ fn counter_count(api: &'static str, mask: Mask) -> u64 {
             fail(api, "mask = 0: in counter mode the mask is an element count of at least 1".to_string())
         }
         Mask::Count(n) | Mask::Bits([n, 0]) => n,
-        Mask::Bits([_, hi]) => {
-            fail(api, format!("mask[1] = {hi:#x} must be 0 in counter mode (mask[0] is the count)"))
-        }
+        Mask::Bits([_, hi]) => fail(api, format!("mask[1] = {hi:#x} must be 0 in counter mode (mask[0] is the count)")),
     }
 }
 
@@ -242,9 +234,7 @@ pub(crate) fn resolve<T: Element, const IS_SET_MASK: bool>(
     if IS_SET_MASK && mask.is_placeholder() {
         fail(
             api,
-            format!(
-                "mask = {mask:?} is MASK_PLACEHOLDER, valid only with isSetMask = false; use a mask in range"
-            ),
+            format!("mask = {mask:?} is MASK_PLACEHOLDER, valid only with isSetMask = false; use a mask in range"),
         );
     }
     let full = prefix_bits(T::PAR);
