@@ -21,4 +21,9 @@
 
 pub mod add_custom;
 pub mod data;
+pub mod fill;
+pub mod maximum;
+pub mod reduce_sum;
+pub mod sub_custom;
 pub mod tiling;
+pub mod transpose;
