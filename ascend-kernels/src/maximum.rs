@@ -119,9 +119,9 @@ impl<T: MaximumElement> KernelMaximum<T> {
         let y_local = self.in_queue_y.deque::<T>();
         let z_local = self.out_queue_z.alloc_tensor::<T>();
         let mask = self.mask_buf.get::<u8>();
-        let count = len.next_multiple_of(T::PAR);
+        let count = len.next_multiple_of(T::PAR) as u32;
         compare(&mask, &x_local, &y_local, CMPMODE::GT, count);
-        select(&z_local, &mask, &x_local, &y_local, SELMODE::VSEL_TENSOR_TENSOR_MODE, count);
+        select(&z_local, &mask, &x_local, &y_local, SelMode::VselTensorTensorMode, count);
         self.out_queue_z.enque(z_local);
         self.in_queue_x.free_tensor(x_local);
         self.in_queue_y.free_tensor(y_local);
