@@ -17,9 +17,11 @@
 //! | [`transpose`] | a large matrix transposed through 16×16 tiles with `vec_trans` |
 //! | [`reduce_sum`] | the sum of a vector: per-core partial sums, `SyncAll`, final sum on core 0 |
 //!
-//! [`tiling`] holds the work split shared by the kernels, [`data`] deterministic inputs.
+//! [`tiling`] holds the work split shared by the kernels, [`data`] deterministic inputs, and
+//! [`cli`] what the examples share (flags, data files, the PASS / FAIL summary).
 
 pub mod add_custom;
+pub mod cli;
 pub mod data;
 pub mod fill;
 pub mod maximum;
