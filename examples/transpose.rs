@@ -32,7 +32,9 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
             if let [r, c] = a.shape[..] {
                 (rows, cols) = (r, c);
             } else {
-                return Err(format!("{}: a 2-D matrix is needed, the shape is {:?}", p.display(), a.shape).into());
+                return Err(
+                    format!("{}: a 2-D matrix is needed, the shape is {:?}", p.display(), a.shape).into()
+                );
             }
             a.data
         }

@@ -62,7 +62,8 @@ fn add_custom_through_golden_files() {
     let xs: Vec<f16> = input_or(&args.input_x, Vec::new).unwrap();
     let ys: Vec<f16> = input_or(&args.input_y, Vec::new).unwrap();
     let golden: Vec<f16> = input_or(&args.golden, Vec::new).unwrap();
-    let (z, _) = run_add_custom(args.soc, &xs, &ys, &TilingConfig::new::<f16>(n, args.cores.unwrap())).unwrap();
+    let (z, _) =
+        run_add_custom(args.soc, &xs, &ys, &TilingConfig::new::<f16>(n, args.cores.unwrap())).unwrap();
     write_output(&args.output, &z).unwrap();
     let back: Vec<f16> = ascend_runtime::npy::read_bin(dir.join("z.bin")).unwrap();
     compare_close(&back, &golden, Tolerance::of::<f16>()).unwrap();

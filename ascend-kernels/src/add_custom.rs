@@ -158,8 +158,20 @@ pub fn run_add_custom<T: AddElement>(
     y: &[T],
     tiling: &TilingConfig,
 ) -> Result<(Vec<T>, LaunchStats), LaunchError> {
-    assert_eq!(x.len(), tiling.total_length, "x holds {} elements, the tiling {}", x.len(), tiling.total_length);
-    assert_eq!(y.len(), tiling.total_length, "y holds {} elements, the tiling {}", y.len(), tiling.total_length);
+    assert_eq!(
+        x.len(),
+        tiling.total_length,
+        "x holds {} elements, the tiling {}",
+        x.len(),
+        tiling.total_length
+    );
+    assert_eq!(
+        y.len(),
+        tiling.total_length,
+        "y holds {} elements, the tiling {}",
+        y.len(),
+        tiling.total_length
+    );
     let (xg, yg, zg) = (GmBuffer::from_slice(x), GmBuffer::from_slice(y), GmBuffer::<T>::zeroed(x.len()));
     let (xa, ya, za, t) = (xg.addr(), yg.addr(), zg.addr(), *tiling);
     let stats = Launch::new(soc)
@@ -203,7 +215,9 @@ mod tests {
 
     #[test]
     fn tails_and_core_counts() {
-        for (n, cores) in [(1, 1), (15, 1), (17, 8), (1000, 8), (16384 + 7, 8), (4099, 48), (100, 48), (48 * 16, 48)] {
+        for (n, cores) in
+            [(1, 1), (15, 1), (17, 8), (1000, 8), (16384 + 7, 8), (4099, 48), (100, 48), (48 * 16, 48)]
+        {
             for tile in [16, 128, 1024] {
                 let t = TilingConfig { total_length: n, block_dim: cores, tile_length: tile };
                 check::<f16>(Soc::Ascend910B, t, n as u64);
@@ -240,7 +254,10 @@ mod tests {
         let x = vec![f16::ONE; 64];
         let e = run_add_custom(Soc::Ascend910B, &x, &x, &t).unwrap_err();
         let msg = e.to_string();
-        assert!(msg.contains("AddCustom: tile_length = 20 is not a positive multiple of 16 half elements"), "{msg}");
+        assert!(
+            msg.contains("AddCustom: tile_length = 20 is not a positive multiple of 16 half elements"),
+            "{msg}"
+        );
     }
 
     #[test]

@@ -135,7 +135,10 @@ impl Args {
 ///
 /// # Errors
 /// The file's [`NpyError`].
-pub fn input_or<T: Element>(file: &Option<PathBuf>, make: impl FnOnce() -> Vec<T>) -> Result<Vec<T>, NpyError> {
+pub fn input_or<T: Element>(
+    file: &Option<PathBuf>,
+    make: impl FnOnce() -> Vec<T>,
+) -> Result<Vec<T>, NpyError> {
     match file {
         Some(p) => npy::load(p),
         None => Ok(make()),
@@ -214,14 +217,35 @@ mod tests {
         v.iter().map(|s| s.to_string()).collect()
     }
 
-    const ALL: &[&str] = &["len", "cores", "soc", "tile", "rows", "cols", "dtype", "input-x", "input-y", "golden", "output"];
+    const ALL: &[&str] =
+        &["len", "cores", "soc", "tile", "rows", "cols", "dtype", "input-x", "input-y", "golden", "output"];
 
     #[test]
     fn parses_every_flag() {
         let a = Args::parse(
             args(&[
-                "--len", "5", "--cores", "2", "--soc", "Ascend310B", "--tile", "64", "--rows", "32", "--cols", "48",
-                "--dtype", "F32", "--input-x", "x.npy", "--input-y", "y.bin", "--golden", "g.npy", "--output", "o.bin",
+                "--len",
+                "5",
+                "--cores",
+                "2",
+                "--soc",
+                "Ascend310B",
+                "--tile",
+                "64",
+                "--rows",
+                "32",
+                "--cols",
+                "48",
+                "--dtype",
+                "F32",
+                "--input-x",
+                "x.npy",
+                "--input-y",
+                "y.bin",
+                "--golden",
+                "g.npy",
+                "--output",
+                "o.bin",
             ]),
             ALL,
         )
@@ -239,7 +263,9 @@ mod tests {
     #[test]
     fn errors() {
         assert!(Args::parse(args(&["--len"]), ALL).unwrap_err().contains("--len needs a value"));
-        assert!(Args::parse(args(&["--len", "x"]), ALL).unwrap_err().contains("--len x: not a non-negative integer"));
+        assert!(Args::parse(args(&["--len", "x"]), ALL)
+            .unwrap_err()
+            .contains("--len x: not a non-negative integer"));
         assert!(Args::parse(args(&["--soc", "gpu"]), ALL).unwrap_err().contains("unknown chip"));
         assert!(Args::parse(args(&["len"]), ALL).unwrap_err().contains("unknown argument"));
         assert!(Args::parse(args(&["--rows", "3"]), &["len"]).unwrap_err().contains("usage: [--len N]"));

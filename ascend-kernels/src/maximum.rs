@@ -160,8 +160,20 @@ pub fn run_maximum<T: MaximumElement>(
     y: &[T],
     tiling: &TilingConfig,
 ) -> Result<(Vec<T>, LaunchStats), LaunchError> {
-    assert_eq!(x.len(), tiling.total_length, "x holds {} elements, the tiling {}", x.len(), tiling.total_length);
-    assert_eq!(y.len(), tiling.total_length, "y holds {} elements, the tiling {}", y.len(), tiling.total_length);
+    assert_eq!(
+        x.len(),
+        tiling.total_length,
+        "x holds {} elements, the tiling {}",
+        x.len(),
+        tiling.total_length
+    );
+    assert_eq!(
+        y.len(),
+        tiling.total_length,
+        "y holds {} elements, the tiling {}",
+        y.len(),
+        tiling.total_length
+    );
     let (xg, yg, zg) = (GmBuffer::from_slice(x), GmBuffer::from_slice(y), GmBuffer::<T>::zeroed(x.len()));
     let (xa, ya, za, t) = (xg.addr(), yg.addr(), zg.addr(), *tiling);
     let stats = Launch::new(soc)
@@ -233,7 +245,12 @@ mod tests {
     #[test]
     fn tile_not_whole_repeats_is_an_error() {
         let x = vec![f16::ONE; 64];
-        let e = run_maximum(Soc::Ascend910B, &x, &x, &TilingConfig::new::<f16>(64, 1).with_tile_length(64)).unwrap_err();
-        assert!(e.to_string().contains("Maximum: tile_length = 64 is not a positive multiple of 128 half elements"), "{e}");
+        let e = run_maximum(Soc::Ascend910B, &x, &x, &TilingConfig::new::<f16>(64, 1).with_tile_length(64))
+            .unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("Maximum: tile_length = 64 is not a positive multiple of 128 half elements"),
+            "{e}"
+        );
     }
 }

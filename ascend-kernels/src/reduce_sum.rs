@@ -100,7 +100,12 @@ impl<T: ReduceSumElement> KernelReduceSum<T> {
         if tiling.tile_length > MAX_REPEATS * T::PAR {
             ascend_core::fail(
                 API,
-                format!("tile_length = {} exceeds 4095 repeats ({} {} elements)", tiling.tile_length, MAX_REPEATS * T::PAR, T::DTYPE),
+                format!(
+                    "tile_length = {} exceeds 4095 repeats ({} {} elements)",
+                    tiling.tile_length,
+                    MAX_REPEATS * T::PAR,
+                    T::DTYPE
+                ),
             );
         }
         self.tiling = *tiling;
@@ -240,7 +245,13 @@ pub fn run_reduce_sum<T: ReduceSumElement>(
     x: &[T],
     tiling: &TilingConfig,
 ) -> Result<(T, LaunchStats), LaunchError> {
-    assert_eq!(x.len(), tiling.total_length, "x holds {} elements, the tiling {}", x.len(), tiling.total_length);
+    assert_eq!(
+        x.len(),
+        tiling.total_length,
+        "x holds {} elements, the tiling {}",
+        x.len(),
+        tiling.total_length
+    );
     let xg = GmBuffer::from_slice(x);
     let zg = GmBuffer::<T>::zeroed(T::EPB);
     let ws = GmBuffer::<T>::zeroed(tiling.block_dim as usize * T::EPB);
@@ -283,7 +294,8 @@ pub fn vec_reduce_add_reference<T: Element>(soc: Soc, lanes: &[T]) -> T {
         ReduceOrder::PairwiseTree => tree(repeats.iter().map(|r| tree(r.to_vec(), sat)).collect(), sat),
         ReduceOrder::InOrderGroupsOf255 => {
             let sums: Vec<T> = repeats.iter().map(|r| tree(r.to_vec(), sat)).collect();
-            let groups = sums.chunks(255).map(|g| g[1..].iter().fold(g[0], |acc, &x| add_sat(acc, x, sat))).collect();
+            let groups =
+                sums.chunks(255).map(|g| g[1..].iter().fold(g[0], |acc, &x| add_sat(acc, x, sat))).collect();
             tree(groups, sat)
         }
         ReduceOrder::OddEvenAccumulate => {
@@ -404,7 +416,8 @@ mod tests {
         let t = TilingConfig::new::<f16>(128, 1);
         for soc in Soc::ALL {
             let (s, _) = run_reduce_sum(soc, &x, &t).unwrap();
-            let expected = if soc.default_overflow_mode() == OverflowMode::Saturation { 35584.0 } else { f32::INFINITY };
+            let expected =
+                if soc.default_overflow_mode() == OverflowMode::Saturation { 35584.0 } else { f32::INFINITY };
             assert_eq!(s.to_f32(), expected, "{soc}");
             assert_eq!(s, reduce_sum_reference(soc, &x, &t));
         }
@@ -413,7 +426,8 @@ mod tests {
     #[test]
     fn order_matters_and_is_modelled() {
         // Large and small values: the per-chip order changes the rounded f32 result.
-        let x: Vec<f32> = (0..64 * 600).map(|i| if i % 64 == 0 { 1.0e8 } else { 1.0 + i as f32 * 1e-3 }).collect();
+        let x: Vec<f32> =
+            (0..64 * 600).map(|i| if i % 64 == 0 { 1.0e8 } else { 1.0 + i as f32 * 1e-3 }).collect();
         let t = TilingConfig { total_length: x.len(), block_dim: 1, tile_length: 64 * 300 };
         let sums: Vec<u32> = Soc::ALL.iter().map(|&soc| check_exact(soc, &x, &t)).collect();
         assert!(sums.iter().any(|&s| s != sums[0]), "expected the chips to differ: {sums:?}");
@@ -437,7 +451,8 @@ mod tests {
     fn pooled_launch_of_several_cores_is_an_error() {
         let x = vec![1.0f32; 1024];
         let t = TilingConfig::new::<f32>(1024, 4);
-        let (xg, zg, ws) = (GmBuffer::from_slice(&x), GmBuffer::<f32>::zeroed(8), GmBuffer::<f32>::zeroed(32));
+        let (xg, zg, ws) =
+            (GmBuffer::from_slice(&x), GmBuffer::<f32>::zeroed(8), GmBuffer::<f32>::zeroed(32));
         let (xa, za, wa) = (xg.addr(), zg.addr(), ws.addr());
         let e = Launch::new(Soc::Ascend910B)
             .block_dim(4)
@@ -449,7 +464,12 @@ mod tests {
     #[test]
     fn bad_tile_is_an_error() {
         let x = vec![1.0f32; 100];
-        let e = run_reduce_sum(Soc::Ascend910B, &x, &TilingConfig::new::<f32>(100, 1).with_tile_length(8)).unwrap_err();
-        assert!(e.to_string().contains("ReduceSum: tile_length = 8 is not a positive multiple of 64 float elements"), "{e}");
+        let e = run_reduce_sum(Soc::Ascend910B, &x, &TilingConfig::new::<f32>(100, 1).with_tile_length(8))
+            .unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("ReduceSum: tile_length = 8 is not a positive multiple of 64 float elements"),
+            "{e}"
+        );
     }
 }

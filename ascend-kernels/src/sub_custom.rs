@@ -157,8 +157,20 @@ pub fn run_sub_custom<T: SubElement>(
     y: &[T],
     tiling: &TilingConfig,
 ) -> Result<(Vec<T>, LaunchStats), LaunchError> {
-    assert_eq!(x.len(), tiling.total_length, "x holds {} elements, the tiling {}", x.len(), tiling.total_length);
-    assert_eq!(y.len(), tiling.total_length, "y holds {} elements, the tiling {}", y.len(), tiling.total_length);
+    assert_eq!(
+        x.len(),
+        tiling.total_length,
+        "x holds {} elements, the tiling {}",
+        x.len(),
+        tiling.total_length
+    );
+    assert_eq!(
+        y.len(),
+        tiling.total_length,
+        "y holds {} elements, the tiling {}",
+        y.len(),
+        tiling.total_length
+    );
     let (xg, yg, zg) = (GmBuffer::from_slice(x), GmBuffer::from_slice(y), GmBuffer::<T>::zeroed(x.len()));
     let (xa, ya, za, t) = (xg.addr(), yg.addr(), zg.addr(), *tiling);
     let stats = Launch::new(soc)

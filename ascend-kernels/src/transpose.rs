@@ -100,7 +100,10 @@ impl TransposeTiling {
             );
         }
         if !(1..=255).contains(&self.tiles_per_strip) {
-            ascend_core::fail(API, format!("tiles_per_strip = {} is out of range [1, 255]", self.tiles_per_strip));
+            ascend_core::fail(
+                API,
+                format!("tiles_per_strip = {} is out of range [1, 255]", self.tiles_per_strip),
+            );
         }
     }
 }
@@ -245,7 +248,9 @@ pub fn run_transpose_with<T: TransposeElement>(
     assert_eq!(x.len(), tiling.rows * tiling.cols, "x holds {} elements, not rows * cols", x.len());
     let (xg, yg) = (GmBuffer::from_slice(x), GmBuffer::<T>::zeroed(x.len()));
     let (xa, ya, t) = (xg.addr(), yg.addr(), *tiling);
-    let stats = Launch::new(soc).block_dim(tiling.block_dim).run(move || transpose::<T>(xa.clone(), ya.clone(), &t))?;
+    let stats = Launch::new(soc)
+        .block_dim(tiling.block_dim)
+        .run(move || transpose::<T>(xa.clone(), ya.clone(), &t))?;
     Ok((yg.to_vec(), stats))
 }
 
@@ -296,7 +301,11 @@ mod tests {
 
     #[test]
     fn large_strips() {
-        check::<u16>(Soc::Ascend910B, TransposeTiling { rows: 255 * 16, cols: 32, block_dim: 2, tiles_per_strip: 80 }, 3);
+        check::<u16>(
+            Soc::Ascend910B,
+            TransposeTiling { rows: 255 * 16, cols: 32, block_dim: 2, tiles_per_strip: 80 },
+            3,
+        );
     }
 
     #[test]
@@ -324,7 +333,11 @@ mod tests {
     fn shape_not_whole_tiles_is_an_error() {
         let x = vec![0u16; 20 * 16];
         let e = run_transpose(Soc::Ascend910B, &x, 20, 16, 1).unwrap_err();
-        assert!(e.to_string().contains("TransposeKernel: rows = 20, cols = 16: both must be positive multiples of 16"), "{e}");
+        assert!(
+            e.to_string()
+                .contains("TransposeKernel: rows = 20, cols = 16: both must be positive multiples of 16"),
+            "{e}"
+        );
     }
 
     #[test]
