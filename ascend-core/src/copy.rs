@@ -1,1 +1,608 @@
-//! (in progress)
+//! Data movement between global memory and the Unified Buffer (AscendC `DataCopy`,
+//! `DataCopyPad`).
+//!
+//! Every copy moves whole rows with `copy_nonoverlapping` on raw pointers; all checks
+//! (positions, alignment, lengths, bounds of both sides, overlap) run once per call.
+//!
+//! | API | directions | unit of `block_len` | unit of strides |
+//! | --- | --- | --- | --- |
+//! | [`data_copy`] | GM→UB, UB→GM, UB→UB | (count in elements, multiple of 32 bytes) | — |
+//! | [`data_copy_params`] | GM→UB, UB→GM, UB→UB | 32-byte blocks | 32-byte blocks, both sides |
+//! | [`data_copy_pad`] | GM→UB | bytes | GM: bytes; UB: 32-byte blocks |
+//! | [`data_copy_pad_to_gm`] | UB→GM | bytes | UB: 32-byte blocks; GM: bytes |
+//!
+//! A stride is always the gap from the end of one row (block run) to the start of the next.
+
+use crate::ctx::get_soc;
+use crate::element::{Element, BLOCK_BYTES};
+use crate::error::ensure;
+use crate::soc::Soc;
+use crate::tensor::{GlobalTensor, LocalTensor};
+
+/// Largest `block_count` of [`DataCopyParams`] and [`DataCopyExtParams`].
+pub const MAX_BLOCK_COUNT: u16 = 4095;
+/// Largest `block_len` (bytes) of [`DataCopyExtParams`].
+pub const MAX_PAD_BLOCK_LEN: u32 = 2_097_151;
+
+/// Parameters of a strided [`data_copy_params`] (AscendC `DataCopyParams`). All lengths and
+/// strides are in 32-byte blocks, on the GM side as on the UB side.
+///
+/// Row `i` (`0..block_count`) of `block_len` blocks starts at block
+/// `i * (block_len + src_stride)` of the source and `i * (block_len + dst_stride)` of the
+/// destination.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct DataCopyParams {
+    /// Number of rows (block runs), `0..=4095`; 0 copies nothing.
+    pub block_count: u16,
+    /// Length of each row in 32-byte blocks; 0 copies nothing.
+    pub block_len: u16,
+    /// Gap between source rows, in 32-byte blocks.
+    pub src_stride: u16,
+    /// Gap between destination rows, in 32-byte blocks.
+    pub dst_stride: u16,
+}
+
+impl Default for DataCopyParams {
+    /// AscendC's defaults: one row, nothing to copy, no gaps.
+    fn default() -> Self {
+        DataCopyParams { block_count: 1, block_len: 0, src_stride: 0, dst_stride: 0 }
+    }
+}
+
+impl DataCopyParams {
+    /// The parameters in AscendC's field order.
+    pub const fn new(block_count: u16, block_len: u16, src_stride: u16, dst_stride: u16) -> Self {
+        DataCopyParams { block_count, block_len, src_stride, dst_stride }
+    }
+}
+
+/// Parameters of [`data_copy_pad`] and [`data_copy_pad_to_gm`] (AscendC `DataCopyExtParams`).
+///
+/// `block_len` is in bytes. The stride on the GM side is in bytes, the stride on the UB side
+/// in 32-byte blocks (so `src_stride` is in bytes for GM→UB and in blocks for UB→GM).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct DataCopyExtParams {
+    /// Number of rows, `0..=4095`; 0 copies nothing.
+    pub block_count: u16,
+    /// Bytes of data per row, `0..=2097151`, a multiple of the element size; 0 copies nothing.
+    pub block_len: u32,
+    /// Gap between source rows (bytes from GM, 32-byte blocks from UB).
+    pub src_stride: u32,
+    /// Gap between destination rows (32-byte blocks into UB, bytes into GM).
+    pub dst_stride: u32,
+    /// Reserved; ignored.
+    pub rsv: u32,
+}
+
+impl Default for DataCopyExtParams {
+    /// AscendC's defaults: one row, nothing to copy, no gaps.
+    fn default() -> Self {
+        DataCopyExtParams { block_count: 1, block_len: 0, src_stride: 0, dst_stride: 0, rsv: 0 }
+    }
+}
+
+impl DataCopyExtParams {
+    /// The parameters in AscendC's field order (`rsv` = 0).
+    pub const fn new(block_count: u16, block_len: u32, src_stride: u32, dst_stride: u32) -> Self {
+        DataCopyExtParams { block_count, block_len, src_stride, dst_stride, rsv: 0 }
+    }
+}
+
+/// Padding of a GM→UB [`data_copy_pad`] (AscendC `DataCopyPadExtParams<T>`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DataCopyPadExtParams<T: Element> {
+    /// Whether `padding_value` fills the padding (and the filler up to the 32-byte boundary).
+    pub is_pad: bool,
+    /// Elements of padding before each row's data; at most 32 bytes.
+    pub left_padding: u8,
+    /// Elements of padding after each row's data; at most 32 bytes.
+    pub right_padding: u8,
+    /// The padding value (must be zero for 64-bit types).
+    pub padding_value: T,
+}
+
+impl<T: Element> Default for DataCopyPadExtParams<T> {
+    /// No padding, `is_pad = false`, value zero (AscendC's defaults).
+    fn default() -> Self {
+        DataCopyPadExtParams { is_pad: false, left_padding: 0, right_padding: 0, padding_value: T::ZERO }
+    }
+}
+
+impl<T: Element> DataCopyPadExtParams<T> {
+    /// The parameters in AscendC's field order.
+    pub const fn new(is_pad: bool, left_padding: u8, right_padding: u8, padding_value: T) -> Self {
+        DataCopyPadExtParams { is_pad, left_padding, right_padding, padding_value }
+    }
+}
+
+mod sealed {
+    use super::*;
+
+    /// One end of a copy, resolved and checked.
+    #[derive(Clone, Copy)]
+    pub struct Side {
+        pub(crate) ptr: *mut u8,
+        /// Bytes of the tensor.
+        pub(crate) bytes: usize,
+        /// Elements of the tensor.
+        pub(crate) elems: usize,
+        /// UB byte address, or `None` for GM.
+        pub(crate) ub_addr: Option<usize>,
+    }
+
+    /// Resolves a tensor to a [`Side`].
+    pub trait Mem {
+        /// The element type.
+        type Elem: Element;
+        /// Checks the tensor for `api` and returns its raw extent.
+        #[track_caller]
+        fn side(&self, api: &'static str, name: &'static str) -> Side;
+    }
+
+    impl<T: Element> Mem for LocalTensor<T> {
+        type Elem = T;
+        #[track_caller]
+        fn side(&self, api: &'static str, name: &'static str) -> Side {
+            local_side(self, api, name)
+        }
+    }
+
+    impl<T: Element> Mem for GlobalTensor<T> {
+        type Elem = T;
+        #[track_caller]
+        fn side(&self, api: &'static str, _name: &'static str) -> Side {
+            gm_side(self, api)
+        }
+    }
+}
+use sealed::{Mem, Side};
+
+#[track_caller]
+fn local_side<T: Element>(t: &LocalTensor<T>, api: &'static str, name: &'static str) -> Side {
+    let pos = t.get_position();
+    ensure(pos.is_ub(), api, || {
+        format!("{name} is at position {pos}: the Unified Buffer side must be VECIN, VECOUT or VECCALC")
+    });
+    let addr = t.get_phy_addr();
+    ensure(addr % BLOCK_BYTES == 0, api, || format!("{name} UB address = {addr:#x} is not 32-byte aligned"));
+    Side { ptr: t.ptr().cast(), bytes: t.get_length(), elems: t.get_size(), ub_addr: Some(addr) }
+}
+
+#[track_caller]
+fn gm_side<T: Element>(t: &GlobalTensor<T>, api: &'static str) -> Side {
+    let ptr = t.base_ptr(api).cast();
+    Side { ptr, bytes: t.get_size() * T::SIZE, elems: t.get_size(), ub_addr: None }
+}
+
+/// The directions [`data_copy`] and [`data_copy_params`] support: `DataCopy<Src>` is
+/// implemented by the destination type for each allowed source type — GM→UB
+/// (`LocalTensor<T>: DataCopy<GlobalTensor<T>>`), UB→GM and UB→UB. GM→GM and copies between
+/// element types do not compile:
+///
+/// ```compile_fail
+/// use ascend_core::prelude::*;
+/// let (a, b) = (GlobalTensor::<f32>::new(), GlobalTensor::<f32>::new());
+/// data_copy(&a, &b, 8);
+/// ```
+///
+/// ```compile_fail
+/// use ascend_core::prelude::*;
+/// fn f(dst: &LocalTensor<f32>, src: &GlobalTensor<i32>) { data_copy(dst, src, 8) }
+/// ```
+pub trait DataCopy<Src: Mem<Elem = Self::Elem>>: Mem {}
+
+impl<T: Element> DataCopy<GlobalTensor<T>> for LocalTensor<T> {}
+impl<T: Element> DataCopy<LocalTensor<T>> for GlobalTensor<T> {}
+impl<T: Element> DataCopy<LocalTensor<T>> for LocalTensor<T> {}
+
+/// Copies `rows` rows of `row` bytes; row `i` is read at `src + i * src_pitch` and written at
+/// `dst + i * dst_pitch`.
+///
+/// # Safety
+/// Every row must lie inside live allocations on both sides, and no written row may overlap
+/// any row read.
+#[inline]
+unsafe fn copy_rows(
+    dst: *mut u8,
+    src: *const u8,
+    rows: usize,
+    row: usize,
+    dst_pitch: usize,
+    src_pitch: usize,
+) {
+    if rows == 1 || (row == dst_pitch && row == src_pitch) {
+        // SAFETY: contiguous; in bounds and disjoint per the contract.
+        unsafe { std::ptr::copy_nonoverlapping(src, dst, rows * row) };
+        return;
+    }
+    for i in 0..rows {
+        // SAFETY: row `i` lies in bounds on both sides and the rows are disjoint (contract).
+        unsafe { std::ptr::copy_nonoverlapping(src.add(i * src_pitch), dst.add(i * dst_pitch), row) };
+    }
+}
+
+/// Byte span `[0, (rows - 1) * pitch + last)` of a strided access, or `None` on overflow.
+fn span(rows: usize, pitch: usize, last: usize) -> Option<usize> {
+    (rows - 1).checked_mul(pitch)?.checked_add(last)
+}
+
+/// For UB→UB: `Some(true)` when both ends are the same bytes with the same layout (nothing
+/// to move); fails on any other overlap of the touched spans.
+#[track_caller]
+fn check_ub_overlap(
+    api: &'static str,
+    d: &Side,
+    s: &Side,
+    d_span: usize,
+    s_span: usize,
+    same_layout: bool,
+) -> bool {
+    let (Some(da), Some(sa)) = (d.ub_addr, s.ub_addr) else { return false };
+    let disjoint = da + d_span <= sa || sa + s_span <= da;
+    if disjoint {
+        return false;
+    }
+    ensure(da == sa && same_layout, api, || {
+        format!(
+            "dst bytes [{da:#x}, {:#x}) partially overlap src bytes [{sa:#x}, {:#x}) in the Unified Buffer",
+            da + d_span,
+            sa + s_span
+        )
+    });
+    true
+}
+
+/// Copies `count` elements from `src` to `dst` (AscendC `DataCopy(dst, src, count)`):
+/// GM→UB, UB→GM or UB→UB.
+///
+/// `count * size_of::<T>()` must be a multiple of 32 bytes: the hardware moves whole 32-byte
+/// blocks and silently drops the rest, which this emulator reports as an error (use
+/// [`data_copy_pad`] / [`data_copy_pad_to_gm`] for other lengths). `count = 0` copies nothing.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let data: Vec<f32> = (0..64).map(|i| i as f32).collect();
+/// let region = GmRegion::from_bytes(bytemuck::cast_slice(&data));
+/// let mut gm = GlobalTensor::<f32>::new();
+/// gm.set_global_buffer(region.addr(), 64);
+/// let mut pipe = TPipe::new();
+/// let mut q = TQue::<VecIn, 1>::new();
+/// pipe.init_buffer(&mut q, 1, 64 * 4);
+/// let x = q.alloc_tensor::<f32>();
+/// data_copy(&x, &gm.view(8), 56); // GM → UB, 56 * 4 = 224 bytes = 7 blocks
+/// assert_eq!(x.get_value(0), 8.0);
+/// data_copy(&gm, &x, 8); // UB → GM
+/// assert_eq!(gm.get_value(7), 15.0);
+/// ```
+///
+/// # Panics
+/// Panics if `count * size_of::<T>()` is not a multiple of 32, `count` exceeds either
+/// tensor, a UB tensor is not at a UB position or not 32-byte aligned, a GM tensor is
+/// unbound, or (UB→UB) the two ranges partially overlap.
+#[track_caller]
+pub fn data_copy<D: DataCopy<S>, S: Mem<Elem = D::Elem>>(dst: &D, src: &S, count: usize) {
+    let api = "DataCopy";
+    let size = <D::Elem as Element>::SIZE;
+    let dtype = <D::Elem as Element>::DTYPE;
+    let d = dst.side(api, "dst");
+    let s = src.side(api, "src");
+    let bytes = count.saturating_mul(size);
+    ensure(bytes % BLOCK_BYTES == 0, api, || {
+        format!(
+            "count = {count} {dtype} elements is {bytes} bytes, not a multiple of 32 bytes (the hardware would \
+             silently copy only {} bytes; use DataCopyPad for unaligned lengths)",
+            bytes / BLOCK_BYTES * BLOCK_BYTES
+        )
+    });
+    for (side, name) in [(&s, "src"), (&d, "dst")] {
+        ensure(count <= side.elems, api, || {
+            format!("count = {count} exceeds {name}'s {} {dtype} elements", side.elems)
+        });
+    }
+    if count == 0 || check_ub_overlap(api, &d, &s, bytes, bytes, true) {
+        return;
+    }
+    // SAFETY: `bytes` fit in both tensors (checked above), which lie inside their UB / GM
+    // allocations; GM and UB are distinct allocations and UB→UB overlap was ruled out.
+    unsafe { copy_rows(d.ptr, s.ptr, 1, bytes, bytes, bytes) };
+}
+
+/// Strided copy of `params.block_count` rows of `params.block_len` 32-byte blocks (AscendC
+/// `DataCopy(dst, src, DataCopyParams)`): GM→UB, UB→GM or UB→UB.
+///
+/// Row `i` is read at byte `32 * i * (block_len + src_stride)` of `src` and written at byte
+/// `32 * i * (block_len + dst_stride)` of `dst`; the bytes in the gaps of `dst` keep their
+/// values. `block_count = 0` or `block_len = 0` copies nothing (as on Atlas A2).
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let data: Vec<i32> = (0..48).collect();
+/// let region = GmRegion::from_bytes(bytemuck::cast_slice(&data));
+/// let mut gm = GlobalTensor::<i32>::new();
+/// gm.set_global_buffer(region.addr(), 48);
+/// let mut pipe = TPipe::new();
+/// let mut buf = TBuf::<VecIn>::new();
+/// pipe.init_tbuf(&mut buf, 16 * 4);
+/// let x = buf.get::<i32>();
+/// // two rows of one block (8 i32), skipping one block between source rows
+/// data_copy_params(&x, &gm, &DataCopyParams::new(2, 1, 1, 0));
+/// assert_eq!(x.get_value(7), 7);
+/// assert_eq!(x.get_value(8), 16);
+/// ```
+///
+/// # Panics
+/// Panics if `block_count > 4095`, a side's rows do not fit in its tensor, a UB tensor is not
+/// at a UB position or not 32-byte aligned, a GM tensor is unbound, or (UB→UB) the two
+/// spans partially overlap.
+#[track_caller]
+pub fn data_copy_params<D: DataCopy<S>, S: Mem<Elem = D::Elem>>(dst: &D, src: &S, params: &DataCopyParams) {
+    let api = "DataCopy";
+    let d = dst.side(api, "dst");
+    let s = src.side(api, "src");
+    let DataCopyParams { block_count, block_len, src_stride, dst_stride } = *params;
+    ensure(block_count <= MAX_BLOCK_COUNT, api, || {
+        format!("blockCount = {block_count} is out of range [0, {MAX_BLOCK_COUNT}]")
+    });
+    if block_count == 0 || block_len == 0 {
+        return;
+    }
+    let rows = usize::from(block_count);
+    let row = usize::from(block_len) * BLOCK_BYTES;
+    let s_pitch = row + usize::from(src_stride) * BLOCK_BYTES;
+    let d_pitch = row + usize::from(dst_stride) * BLOCK_BYTES;
+    let s_span = span(rows, s_pitch, row).unwrap_or(usize::MAX);
+    let d_span = span(rows, d_pitch, row).unwrap_or(usize::MAX);
+    for (side, name, stride_name, stride, sp) in
+        [(&s, "src", "srcStride", src_stride, s_span), (&d, "dst", "dstStride", dst_stride, d_span)]
+    {
+        ensure(sp <= side.bytes, api, || {
+            format!(
+                "blockCount = {block_count}, blockLen = {block_len}, {stride_name} = {stride} (32-byte blocks) span \
+                 {sp} bytes of {name}, which has {} bytes",
+                side.bytes
+            )
+        });
+    }
+    if check_ub_overlap(api, &d, &s, d_span, s_span, s_pitch == d_pitch) {
+        return;
+    }
+    // SAFETY: both spans were checked against their tensors; GM and UB are distinct
+    // allocations and UB→UB overlap was ruled out.
+    unsafe { copy_rows(d.ptr, s.ptr, rows, row, d_pitch, s_pitch) };
+}
+
+/// DataCopyPad runs on Atlas A2 and Atlas 200/500 A2 only; 64-bit types on Atlas A2 only.
+#[track_caller]
+fn check_pad_chip<T: Element>(api: &'static str) {
+    let soc = get_soc();
+    ensure(matches!(soc, Soc::Ascend910B | Soc::Ascend310B), api, || {
+        format!("not supported on {soc} ({}): DataCopyPad needs Ascend910B or Ascend310B", soc.product_line())
+    });
+    ensure(!(soc == Soc::Ascend310B && T::SIZE == 8), api, || {
+        format!(
+            "{} is not supported on {soc} ({}): 64-bit types need Ascend910B",
+            T::DTYPE,
+            soc.product_line()
+        )
+    });
+}
+
+#[track_caller]
+fn check_ext_params<T: Element>(api: &'static str, p: &DataCopyExtParams) {
+    ensure(p.block_count <= MAX_BLOCK_COUNT, api, || {
+        format!("blockCount = {} is out of range [0, {MAX_BLOCK_COUNT}]", p.block_count)
+    });
+    ensure(p.block_len <= MAX_PAD_BLOCK_LEN, api, || {
+        format!("blockLen = {} bytes is out of range [0, {MAX_PAD_BLOCK_LEN}]", p.block_len)
+    });
+    ensure(p.block_len as usize % T::SIZE == 0, api, || {
+        format!(
+            "blockLen = {} bytes is not a multiple of size_of::<{}>() = {}",
+            p.block_len,
+            T::DTYPE,
+            T::SIZE
+        )
+    });
+}
+
+/// Copies `block_count` rows of `block_len` bytes from GM into the Unified Buffer, padding
+/// each row up to a 32-byte boundary (AscendC `DataCopyPad(dstLocal, srcGlobal,
+/// DataCopyExtParams, DataCopyPadExtParams<T>)`, Atlas A2 semantics).
+///
+/// Row `i` is read at byte `i * (block_len + src_stride)` of `src` (GM stride in **bytes**).
+/// In the UB it becomes `left_padding` elements of padding, the `block_len` data bytes,
+/// `right_padding` elements of padding, then filler up to the next 32-byte boundary: a row
+/// of `w = ceil((left + right) * size_of::<T>() + block_len, 32)` bytes, and row `i` starts
+/// at byte `i * (w + 32 * dst_stride)` of `dst` (UB stride in **32-byte blocks**).
+///
+/// Padding and filler values:
+/// - `is_pad = true`: `padding_value`.
+/// - `is_pad = false`, no left/right padding: the filler repeats the row's first element
+///   (as the vendor documents).
+/// - `is_pad = false` with padding: the hardware writes unspecified values (or those of
+///   `SetPadValue`, not emulated); here those bytes keep their previous contents.
+///
+/// `block_count = 0` or `block_len = 0` copies nothing.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let data: Vec<f16> = (0..20).map(|i| f16::from_f32(i as f32)).collect();
+/// let region = GmRegion::from_bytes(bytemuck::cast_slice(&data));
+/// let mut gm = GlobalTensor::<f16>::new();
+/// gm.set_global_buffer(region.addr(), 20);
+/// let mut pipe = TPipe::new();
+/// let mut buf = TBuf::<VecIn>::new();
+/// pipe.init_tbuf(&mut buf, 64);
+/// let x = buf.get::<f16>();
+/// // two rows of 5 elements (10 bytes), 5 elements apart in GM, 2 elements of left padding
+/// let pad = DataCopyPadExtParams::new(true, 2, 0, f16::from_f32(-1.0));
+/// data_copy_pad(&x, &gm, &DataCopyExtParams::new(2, 10, 10, 0), &pad);
+/// let v: Vec<f32> = x.to_vec().iter().map(|h| h.to_f32()).collect();
+/// assert_eq!(&v[..8], &[-1.0, -1.0, 0.0, 1.0, 2.0, 3.0, 4.0, -1.0]);
+/// assert_eq!(&v[16..24], &[-1.0, -1.0, 10.0, 11.0, 12.0, 13.0, 14.0, -1.0]);
+/// ```
+///
+/// # Panics
+/// Panics if the chip is not Ascend910B or Ascend310B (or `T` is 64-bit on Ascend310B),
+/// `block_count > 4095`, `block_len > 2097151` or not a multiple of `size_of::<T>()`,
+/// `left_padding` or `right_padding` exceeds 32 bytes, a 64-bit `padding_value` is not 0
+/// with `is_pad`, `dst` is not a 32-byte aligned UB tensor, `src` is unbound, or either
+/// side's rows do not fit in its tensor.
+#[track_caller]
+pub fn data_copy_pad<T: Element>(
+    dst: &LocalTensor<T>,
+    src: &GlobalTensor<T>,
+    params: &DataCopyExtParams,
+    pad: &DataCopyPadExtParams<T>,
+) {
+    let api = "DataCopyPad";
+    check_pad_chip::<T>(api);
+    check_ext_params::<T>(api, params);
+    let (left, right) = (usize::from(pad.left_padding) * T::SIZE, usize::from(pad.right_padding) * T::SIZE);
+    ensure(left <= BLOCK_BYTES, api, || {
+        format!(
+            "leftPadding = {} {} elements is {left} bytes; the limit is 32 bytes",
+            pad.left_padding,
+            T::DTYPE
+        )
+    });
+    ensure(right <= BLOCK_BYTES, api, || {
+        format!(
+            "rightPadding = {} {} elements is {right} bytes; the limit is 32 bytes",
+            pad.right_padding,
+            T::DTYPE
+        )
+    });
+    ensure(!(pad.is_pad && T::SIZE == 8 && pad.padding_value.to_bits_u64() != 0), api, || {
+        format!("paddingValue = {:?} must be 0 for the 64-bit type {}", pad.padding_value, T::DTYPE)
+    });
+    let d = local_side(dst, api, "dst");
+    let s = gm_side(src, api);
+    if params.block_count == 0 || params.block_len == 0 {
+        return;
+    }
+    let rows = usize::from(params.block_count);
+    let data = params.block_len as usize;
+    let width = (left + data + right).div_ceil(BLOCK_BYTES) * BLOCK_BYTES;
+    let s_pitch = data + params.src_stride as usize;
+    let d_pitch = width + params.dst_stride as usize * BLOCK_BYTES;
+    let s_span = span(rows, s_pitch, data).unwrap_or(usize::MAX);
+    let d_span = span(rows, d_pitch, width).unwrap_or(usize::MAX);
+    ensure(s_span <= s.bytes, api, || {
+        format!(
+            "blockCount = {}, blockLen = {data} bytes, srcStride = {} bytes span {s_span} bytes of src, which has {} \
+             bytes",
+            params.block_count, params.src_stride, s.bytes
+        )
+    });
+    ensure(d_span <= d.bytes, api, || {
+        format!(
+            "blockCount = {} rows of {width} bytes (leftPadding {left} + blockLen {data} + rightPadding {right}, \
+             rounded up to 32) with dstStride = {} blocks span {d_span} bytes of dst, which has {} bytes",
+            params.block_count, params.dst_stride, d.bytes
+        )
+    });
+    // SAFETY: the source rows lie inside `src` and the destination data bytes (`left..left +
+    // data` of each row) inside `dst` (spans checked); GM and UB are distinct allocations.
+    unsafe { copy_rows(d.ptr.add(left), s.ptr, rows, data, d_pitch, s_pitch) };
+
+    let tail = width - left - data; // right padding plus filler, < 64 bytes
+    if pad.is_pad {
+        // 64 elements are at least 64 bytes: enough for the left part (<= 32 bytes) and the
+        // tail (< 64 bytes).
+        let pattern = [pad.padding_value; 64];
+        let pat = pattern.as_ptr().cast::<u8>();
+        for i in 0..rows {
+            // SAFETY: row `i` (`width` bytes at `i * d_pitch`) lies inside `dst`; the pattern
+            // holds at least 64 bytes, more than `left` and `tail`; distinct allocations.
+            unsafe {
+                let r = d.ptr.add(i * d_pitch);
+                std::ptr::copy_nonoverlapping(pat, r, left);
+                std::ptr::copy_nonoverlapping(pat, r.add(left + data), tail);
+            }
+        }
+    } else if left == 0 && right == 0 && tail > 0 {
+        let n = tail / T::SIZE;
+        for i in 0..rows {
+            // SAFETY: the row's first element and its filler (`n` elements after the data)
+            // lie inside `dst`; every address is `T`-aligned (row starts are 32-byte aligned
+            // and all lengths are multiples of `size_of::<T>()`).
+            unsafe {
+                let r = d.ptr.add(i * d_pitch);
+                let first = r.cast::<T>().read();
+                let filler = r.add(data).cast::<T>();
+                for k in 0..n {
+                    filler.add(k).write(first);
+                }
+            }
+        }
+    }
+}
+
+/// Copies `block_count` rows of `block_len` bytes from the Unified Buffer to GM (AscendC
+/// `DataCopyPad(dstGlobal, srcLocal, DataCopyExtParams)`, Atlas A2 semantics).
+///
+/// Each UB row occupies `ceil(block_len, 32)` bytes and row `i` starts at byte
+/// `i * (ceil(block_len, 32) + 32 * src_stride)` of `src` (UB stride in **32-byte blocks**);
+/// exactly `block_len` bytes of it are written at byte `i * (block_len + dst_stride)` of
+/// `dst` (GM stride in **bytes**). GM bytes outside the rows keep their values.
+/// `block_count = 0` or `block_len = 0` copies nothing.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let region = GmRegion::zeroed(40);
+/// let mut gm = GlobalTensor::<u8>::new();
+/// gm.set_global_buffer(region.addr(), 40);
+/// let mut pipe = TPipe::new();
+/// let mut buf = TBuf::<VecOut>::new();
+/// pipe.init_tbuf(&mut buf, 64);
+/// let y = buf.get::<u8>();
+/// y.copy_from_slice(&(1..=64).collect::<Vec<u8>>());
+/// // two rows of 3 bytes, the second UB row one 32-byte block later, 1 byte apart in GM
+/// data_copy_pad_to_gm(&gm, &y, &DataCopyExtParams::new(2, 3, 0, 1));
+/// assert_eq!(&region.to_bytes()[..8], &[1, 2, 3, 0, 33, 34, 35, 0]);
+/// ```
+///
+/// # Panics
+/// Panics if the chip is not Ascend910B or Ascend310B (or `T` is 64-bit on Ascend310B),
+/// `block_count > 4095`, `block_len > 2097151` or not a multiple of `size_of::<T>()`, `src`
+/// is not a 32-byte aligned UB tensor, `dst` is unbound, or either side's rows do not fit
+/// in its tensor (on the UB side, the data bytes of each row must).
+#[track_caller]
+pub fn data_copy_pad_to_gm<T: Element>(
+    dst: &GlobalTensor<T>,
+    src: &LocalTensor<T>,
+    params: &DataCopyExtParams,
+) {
+    let api = "DataCopyPad";
+    check_pad_chip::<T>(api);
+    check_ext_params::<T>(api, params);
+    let d = gm_side(dst, api);
+    let s = local_side(src, api, "src");
+    if params.block_count == 0 || params.block_len == 0 {
+        return;
+    }
+    let rows = usize::from(params.block_count);
+    let data = params.block_len as usize;
+    let s_pitch = data.div_ceil(BLOCK_BYTES) * BLOCK_BYTES + params.src_stride as usize * BLOCK_BYTES;
+    let d_pitch = data + params.dst_stride as usize;
+    let s_span = span(rows, s_pitch, data).unwrap_or(usize::MAX);
+    let d_span = span(rows, d_pitch, data).unwrap_or(usize::MAX);
+    ensure(s_span <= s.bytes, api, || {
+        format!(
+            "blockCount = {}, blockLen = {data} bytes, srcStride = {} blocks span {s_span} bytes of src, which has {} \
+             bytes",
+            params.block_count, params.src_stride, s.bytes
+        )
+    });
+    ensure(d_span <= d.bytes, api, || {
+        format!(
+            "blockCount = {}, blockLen = {data} bytes, dstStride = {} bytes span {d_span} bytes of dst, which has {} \
+             bytes",
+            params.block_count, params.dst_stride, d.bytes
+        )
+    });
+    // SAFETY: both spans were checked against their tensors; GM and UB are distinct
+    // allocations.
+    unsafe { copy_rows(d.ptr, s.ptr, rows, data, d_pitch, s_pitch) };
+}

@@ -22,11 +22,7 @@ pub struct Fault {
 
 impl fmt::Display for Fault {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "core {}: {}: {} (at {}:{})",
-            self.core, self.api, self.message, self.file, self.line
-        )
+        write!(f, "core {}: {}: {} (at {}:{})", self.core, self.api, self.message, self.file, self.line)
     }
 }
 

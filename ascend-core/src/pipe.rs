@@ -2,12 +2,14 @@
 //! `TQueBind`) and plain buffers (`TBuf`).
 
 use core::marker::PhantomData;
+use std::cell::Cell;
+use std::collections::VecDeque;
 use std::rc::Rc;
 
 use crate::ctx::with_core;
 use crate::element::{Element, BLOCK_BYTES};
 use crate::error::{ensure, fail};
-use crate::position::Position;
+use crate::position::{Position, TPosition};
 use crate::tensor::LocalTensor;
 use crate::ub::Ub;
 
@@ -16,12 +18,57 @@ pub const MAX_PIPE_BUFFERS: usize = 64;
 
 /// The memory manager of one core (AscendC `TPipe`): a bump allocator over the Unified Buffer.
 /// One pipe may be alive per core at a time.
+///
+/// The usual double-buffered flow: a `VECIN` and a `VECOUT` queue with two buffers each, so
+/// that copying tile `i + 1` in overlaps computing tile `i` on the hardware.
+///
+/// ```
+/// use ascend_core::prelude::*;
+///
+/// const TILE: usize = 64; // f32 elements per tile
+/// const BUFFER_NUM: usize = 2;
+/// let x: Vec<f32> = (0..4 * TILE).map(|i| i as f32).collect();
+/// let x_gm_region = GmRegion::from_bytes(bytemuck::cast_slice(&x));
+/// let y_gm_region = GmRegion::zeroed(x.len() * 4);
+/// let mut x_gm = GlobalTensor::<f32>::new();
+/// x_gm.set_global_buffer(x_gm_region.addr(), x.len());
+/// let mut y_gm = GlobalTensor::<f32>::new();
+/// y_gm.set_global_buffer(y_gm_region.addr(), x.len());
+///
+/// let mut pipe = TPipe::new();
+/// let mut in_q = TQue::<VecIn, 2>::new();
+/// let mut out_q = TQue::<VecOut, 2>::new();
+/// pipe.init_buffer(&mut in_q, BUFFER_NUM, TILE * 4);
+/// pipe.init_buffer(&mut out_q, BUFFER_NUM, TILE * 4);
+/// for i in 0..4 {
+///     // CopyIn
+///     let x_local = in_q.alloc_tensor::<f32>();
+///     data_copy(&x_local, &x_gm.view(i * TILE), TILE);
+///     in_q.enque(x_local);
+///     // Compute
+///     let x_local = in_q.deque::<f32>();
+///     let y_local = out_q.alloc_tensor::<f32>();
+///     for j in 0..TILE {
+///         y_local.set_value(j, x_local.get_value(j) * 2.0);
+///     }
+///     out_q.enque(y_local);
+///     in_q.free_tensor(x_local);
+///     // CopyOut
+///     let y_local = out_q.deque::<f32>();
+///     data_copy(&y_gm.view(i * TILE), &y_local, TILE);
+///     out_q.free_tensor(y_local);
+/// }
+/// assert_eq!(y_gm.get_value(255), 510.0);
+/// assert!(!in_q.has_tensor_in_que() && in_q.has_idle_buffer());
+/// ```
 pub struct TPipe {
     ub: Rc<Ub>,
     /// Next free byte.
     cur: usize,
     /// Buffers handed out so far.
     buffers: usize,
+    /// Bumped by `reset` and on drop: queues given buffers under an older value are stale.
+    epoch: Rc<Cell<u64>>,
 }
 
 impl TPipe {
@@ -37,14 +84,29 @@ impl TPipe {
             }
             Rc::clone(&c.ub)
         });
-        TPipe { ub, cur: 0, buffers: 0 }
+        TPipe { ub, cur: 0, buffers: 0, epoch: Rc::new(Cell::new(0)) }
     }
 
     /// Empties the allocator (AscendC `TPipe::Reset`): later `init_buffer` calls start again at
-    /// the beginning of the Unified Buffer.
+    /// the beginning of the Unified Buffer. Queues that got their buffers before the reset
+    /// lose them: using one fails until it is given buffers again with
+    /// [`init_buffer`](Self::init_buffer).
+    ///
+    /// ```
+    /// use ascend_core::prelude::*;
+    /// let mut pipe = TPipe::new();
+    /// let mut q = TQue::<VecIn, 1>::new();
+    /// pipe.init_buffer(&mut q, 2, 1024);
+    /// assert_eq!(pipe.used_bytes(), 2048);
+    /// pipe.reset();
+    /// assert_eq!(pipe.used_bytes(), 0);
+    /// pipe.init_buffer(&mut q, 1, 4096); // the same queue may be given buffers again
+    /// assert_eq!(q.alloc_tensor::<f32>().get_size(), 1024);
+    /// ```
     pub fn reset(&mut self) {
         self.cur = 0;
         self.buffers = 0;
+        self.epoch.set(self.epoch.get() + 1);
     }
 
     /// Bytes handed out so far.
@@ -102,8 +164,61 @@ impl TPipe {
         buf.mem = Some((Rc::clone(&self.ub), off, rounded));
     }
 
-    pub(crate) fn ub(&self) -> &Rc<Ub> {
-        &self.ub
+    /// Gives the queue `que` `num` buffers (1..=64; 2 = double buffering) of `len` bytes each,
+    /// `len` rounded up to a multiple of 32 (AscendC `TPipe::InitBuffer(que, num, len)`). The
+    /// buffers are carved contiguously from the Unified Buffer by the pipe's bump allocator.
+    ///
+    /// ```
+    /// use ascend_core::prelude::*;
+    /// let mut pipe = TPipe::new();
+    /// let mut q = TQue::<VecIn, 2>::new();
+    /// pipe.init_buffer(&mut q, 2, 1000);
+    /// assert_eq!(pipe.used_bytes(), 2 * 1024);
+    /// assert_eq!(q.alloc_tensor::<u8>().get_size(), 1024);
+    /// ```
+    ///
+    /// # Panics
+    /// Panics if `num` is outside `1..=64`, `len` is 0, the pipe would hand out more than 64
+    /// buffers in all, the buffers do not fit in the rest of the Unified Buffer (the message
+    /// gives the sizes), the queue already has buffers from this pipe (since its last
+    /// [`reset`](Self::reset)), or the queue's source position is not in the Unified Buffer.
+    #[track_caller]
+    pub fn init_buffer<Q: InitBuffer>(&mut self, que: &mut Q, num: usize, len: usize) {
+        let api = "TPipe::InitBuffer";
+        let src = que.src_position();
+        ensure(src.is_ub(), api, || {
+            format!(
+                "the queue's position is {src}: only VECIN, VECOUT and VECCALC queues (Unified Buffer) are \
+                 emulated"
+            )
+        });
+        if let Some(core) = que.core_ref() {
+            ensure(
+                !(Rc::ptr_eq(&core.epoch, &self.epoch) && core.epoch_at_init == self.epoch.get()),
+                api,
+                || {
+                    format!(
+                    "the queue already has {} buffer(s) of {} bytes from this pipe; a queue gets its buffers \
+                     once (call TPipe::reset first to carve again)",
+                    core.states.len(),
+                    core.buf_len
+                )
+                },
+            );
+        }
+        let (base, rounded) = self.carve(api, num, len);
+        que.attach(QueCore {
+            ub: Rc::clone(&self.ub),
+            epoch: Rc::clone(&self.epoch),
+            epoch_at_init: self.epoch.get(),
+            base,
+            buf_len: rounded,
+            states: vec![BufState::Free; num],
+            cursor: 0,
+            fifo: VecDeque::with_capacity(que.depth()),
+            depth: que.depth(),
+            busy: 0,
+        });
     }
 }
 
@@ -115,6 +230,7 @@ impl Default for TPipe {
 
 impl Drop for TPipe {
     fn drop(&mut self) {
+        self.epoch.set(self.epoch.get() + 1);
         with_core(|c| c.pipe_alive.set(false));
     }
 }
@@ -181,8 +297,446 @@ impl<P: Position> TBuf<P> {
         ensure(
             len.checked_mul(T::SIZE).and_then(|b| b.checked_add(offset)).is_some_and(|e| e <= bytes),
             api,
-            || format!("offset = {offset} bytes plus len = {len} {} elements exceeds the buffer's {bytes} bytes", T::DTYPE),
+            || {
+                format!(
+                    "offset = {offset} bytes plus len = {len} {} elements exceeds the buffer's {bytes} bytes",
+                    T::DTYPE
+                )
+            },
         );
         LocalTensor::from_raw(Rc::clone(ub), off + offset, len, P::POS)
+    }
+}
+
+/// The queue state machine; `pub` only so the sealed [`InitBuffer`] trait may name it.
+mod que {
+    use super::*;
+
+    /// State of one queue buffer (AscendC `TBufState`).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub(crate) enum BufState {
+        Free,
+        Occupied,
+        Enque,
+        Deque,
+    }
+
+    impl BufState {
+        pub(crate) fn name(self) -> &'static str {
+            match self {
+                BufState::Free => "FREE",
+                BufState::Occupied => "OCCUPIED",
+                BufState::Enque => "ENQUE",
+                BufState::Deque => "DEQUE",
+            }
+        }
+    }
+
+    /// The buffers of one queue and their state machine, shared by every `TQueBind` instance.
+    pub struct QueCore {
+        pub(crate) ub: Rc<Ub>,
+        /// The pipe's epoch counter and its value when the buffers were carved.
+        pub(crate) epoch: Rc<Cell<u64>>,
+        pub(crate) epoch_at_init: u64,
+        /// Byte offset of buffer 0; buffer `i` starts at `base + i * buf_len`.
+        pub(crate) base: usize,
+        pub(crate) buf_len: usize,
+        pub(crate) states: Vec<BufState>,
+        /// Round-robin allocation cursor, as in AscendC's `AllocBuffer`.
+        pub(crate) cursor: usize,
+        /// Queued buffer indices, head first.
+        pub(crate) fifo: VecDeque<usize>,
+        pub(crate) depth: usize,
+        /// Buffers not FREE.
+        pub(crate) busy: usize,
+    }
+
+    impl QueCore {
+        #[track_caller]
+        pub(crate) fn check_live(&self, api: &'static str) {
+            ensure(self.epoch.get() == self.epoch_at_init, api, || {
+                "the queue's buffers were released by TPipe::reset (or the pipe was dropped); give it buffers \
+                 again with TPipe::init_buffer"
+                    .to_string()
+            });
+        }
+
+        pub(crate) fn tensor<T: Element>(&self, idx: usize, pos: TPosition) -> LocalTensor<T> {
+            LocalTensor::from_raw(
+                Rc::clone(&self.ub),
+                self.base + idx * self.buf_len,
+                self.buf_len / T::SIZE,
+                pos,
+            )
+        }
+
+        /// The index of the buffer holding the tensor, by UB address.
+        #[track_caller]
+        pub(crate) fn index_of<T: Element>(&self, api: &'static str, t: &LocalTensor<T>) -> usize {
+            let addr = t.get_phy_addr();
+            let end = self.base + self.states.len() * self.buf_len;
+            ensure(Rc::ptr_eq(t.ub(), &self.ub) && (self.base..end).contains(&addr), api, || {
+                format!(
+                    "tensor at UB address {addr:#x} is not a buffer of this queue (its {} buffer(s) of {} bytes span \
+                     [{:#x}, {end:#x}))",
+                    self.states.len(),
+                    self.buf_len,
+                    self.base
+                )
+            });
+            (addr - self.base) / self.buf_len
+        }
+
+        #[track_caller]
+        pub(crate) fn alloc(&mut self, api: &'static str) -> usize {
+            self.check_live(api);
+            let n = self.states.len();
+            if self.busy == n {
+                let count = |s: BufState| self.states.iter().filter(|&&x| x == s).count();
+                fail(
+                    api,
+                    format!(
+                        "no FREE buffer: all {n} of {n} buffers are in use (OCCUPIED {}, ENQUE {}, DEQUE {}); \
+                         FreeTensor one first (on hardware this hangs)",
+                        count(BufState::Occupied),
+                        count(BufState::Enque),
+                        count(BufState::Deque)
+                    ),
+                );
+            }
+            loop {
+                let i = self.cursor;
+                self.cursor = if i + 1 == n { 0 } else { i + 1 };
+                if self.states[i] == BufState::Free {
+                    self.states[i] = BufState::Occupied;
+                    self.busy += 1;
+                    return i;
+                }
+            }
+        }
+
+        #[track_caller]
+        pub(crate) fn enque(&mut self, api: &'static str, idx: usize, addr: usize) {
+            self.check_live(api);
+            ensure(self.fifo.len() < self.depth, api, || {
+                format!(
+                    "{} tensor(s) already queued: the queue's depth = {} is the limit; DeQue one first",
+                    self.fifo.len(),
+                    self.depth
+                )
+            });
+            let st = self.states[idx];
+            ensure(matches!(st, BufState::Occupied | BufState::Deque), api, || {
+                format!(
+                    "buffer {idx} (UB address {addr:#x}) is {}: EnQue takes a buffer from AllocTensor (OCCUPIED) \
+                     or DeQue (DEQUE)",
+                    st.name()
+                )
+            });
+            self.states[idx] = BufState::Enque;
+            self.fifo.push_back(idx);
+        }
+
+        #[track_caller]
+        pub(crate) fn deque(&mut self, api: &'static str) -> usize {
+            self.check_live(api);
+            let Some(idx) = self.fifo.pop_front() else {
+                fail(
+                    api,
+                    format!("the queue is empty: 0 tensors queued (depth = {}); EnQue one first", self.depth),
+                )
+            };
+            self.states[idx] = BufState::Deque;
+            idx
+        }
+
+        #[track_caller]
+        pub(crate) fn free(&mut self, api: &'static str, idx: usize, addr: usize) {
+            self.check_live(api);
+            let st = self.states[idx];
+            ensure(matches!(st, BufState::Occupied | BufState::Deque), api, || {
+                let why = if st == BufState::Free {
+                    "already freed or never allocated"
+                } else {
+                    "still queued: DeQue it first"
+                };
+                format!("buffer {idx} (UB address {addr:#x}) is {} ({why})", st.name())
+            });
+            self.states[idx] = BufState::Free;
+            self.busy -= 1;
+        }
+    }
+}
+use que::{BufState, QueCore};
+
+mod sealed {
+    pub trait Sealed {
+        fn src_position(&self) -> super::TPosition;
+        fn depth(&self) -> usize;
+        fn core_ref(&self) -> Option<&super::QueCore>;
+        fn attach(&mut self, core: super::QueCore);
+    }
+}
+
+/// A queue that [`TPipe::init_buffer`] can give buffers to ([`TQueBind`] and so [`TQue`]).
+/// Sealed: it cannot be implemented outside this crate.
+pub trait InitBuffer: sealed::Sealed {}
+
+/// A queue moving tensors from position `Src` to position `Dst` (AscendC `TQueBind<src, dst,
+/// depth>`); [`TQue`] is the common case `Src == Dst`.
+///
+/// The queue owns the buffers [`TPipe::init_buffer`] gives it. Each buffer goes
+/// FREE → [`alloc_tensor`](Self::alloc_tensor) → OCCUPIED → [`enque`](Self::enque) → ENQUE →
+/// [`deque`](Self::deque) (first in, first out) → DEQUE → [`free_tensor`](Self::free_tensor)
+/// → FREE. Every step out of order fails with a message naming the buffer and its state,
+/// where the hardware would hang or corrupt data. A tensor's buffer is found from its UB
+/// address, so a view into a buffer (`t.view(k)`) stands for the whole buffer.
+///
+/// `DEPTH` is the queue depth: how many tensors may be enqueued and not yet dequeued at
+/// once. It is independent of the number of buffers: the usual double-buffered kernel uses
+/// `DEPTH` 1 or 2 with 2 buffers. AscendC's depth 0 (in-place mode, with the
+/// `AllocTensor(LocalTensor&)` / `DeQue(LocalTensor&)` variants) is not modelled: `DEPTH = 0`
+/// is a compile error.
+///
+/// ```compile_fail
+/// use ascend_core::prelude::*;
+/// let mut q = TQue::<VecIn, 0>::new();
+/// let _ = q.alloc_tensor::<f32>();
+/// ```
+pub struct TQueBind<Src: Position, Dst: Position, const DEPTH: usize> {
+    core: Option<QueCore>,
+    _p: PhantomData<(Src, Dst)>,
+}
+
+/// A queue at one position (AscendC `TQue<pos, depth>`): a [`TQueBind`] whose source and
+/// destination are the same.
+pub type TQue<P, const DEPTH: usize> = TQueBind<P, P, DEPTH>;
+
+impl<Src: Position, Dst: Position, const DEPTH: usize> Default for TQueBind<Src, Dst, DEPTH> {
+    fn default() -> Self {
+        TQueBind { core: None, _p: PhantomData }
+    }
+}
+
+impl<Src: Position, Dst: Position, const DEPTH: usize> sealed::Sealed for TQueBind<Src, Dst, DEPTH> {
+    fn src_position(&self) -> TPosition {
+        Src::POS
+    }
+    fn depth(&self) -> usize {
+        DEPTH
+    }
+    fn core_ref(&self) -> Option<&QueCore> {
+        self.core.as_ref()
+    }
+    fn attach(&mut self, core: QueCore) {
+        self.core = Some(core);
+    }
+}
+
+impl<Src: Position, Dst: Position, const DEPTH: usize> InitBuffer for TQueBind<Src, Dst, DEPTH> {}
+
+impl<Src: Position, Dst: Position, const DEPTH: usize> TQueBind<Src, Dst, DEPTH> {
+    const DEPTH_OK: () = assert!(DEPTH >= 1, "TQue depth 0 (in-place mode) is not supported: use DEPTH >= 1");
+
+    /// A queue without buffers; give it some with [`TPipe::init_buffer`].
+    pub fn new() -> Self {
+        #[allow(clippy::let_unit_value)]
+        let () = Self::DEPTH_OK;
+        Self::default()
+    }
+
+    #[track_caller]
+    fn core_mut(&mut self, api: &'static str) -> &mut QueCore {
+        #[allow(clippy::let_unit_value)]
+        let () = Self::DEPTH_OK;
+        match &mut self.core {
+            Some(c) => c,
+            None => fail(api, "the queue has no buffers: call TPipe::init_buffer first"),
+        }
+    }
+
+    #[track_caller]
+    fn core(&self, api: &'static str) -> &QueCore {
+        match &self.core {
+            Some(c) => {
+                c.check_live(api);
+                c
+            }
+            None => fail(api, "the queue has no buffers: call TPipe::init_buffer first"),
+        }
+    }
+
+    /// Takes a FREE buffer (round-robin, as AscendC does) and returns it whole as a tensor
+    /// of `T` at position `Src` (AscendC `AllocTensor<T>()`). Its contents are whatever the
+    /// buffer held before.
+    ///
+    /// ```
+    /// use ascend_core::prelude::*;
+    /// let mut pipe = TPipe::new();
+    /// let mut q = TQue::<VecIn, 1>::new();
+    /// pipe.init_buffer(&mut q, 2, 256);
+    /// let a = q.alloc_tensor::<f16>();
+    /// let b = q.alloc_tensor::<f16>();
+    /// assert_eq!((a.get_size(), a.get_position()), (128, TPosition::VECIN));
+    /// assert_eq!(b.get_phy_addr(), a.get_phy_addr() + 256);
+    /// assert!(!q.has_idle_buffer());
+    /// ```
+    ///
+    /// # Panics
+    /// Panics if the queue has no buffers (no `init_buffer`, or the pipe was reset) or none
+    /// is FREE.
+    #[track_caller]
+    pub fn alloc_tensor<T: Element>(&mut self) -> LocalTensor<T> {
+        let core = self.core_mut("TQue::AllocTensor");
+        let idx = core.alloc("TQue::AllocTensor");
+        core.tensor(idx, Src::POS)
+    }
+
+    /// Puts an allocated (or dequeued) tensor at the tail of the queue (AscendC `EnQue`).
+    ///
+    /// ```
+    /// use ascend_core::prelude::*;
+    /// let mut pipe = TPipe::new();
+    /// let mut q = TQue::<VecOut, 2>::new();
+    /// pipe.init_buffer(&mut q, 2, 64);
+    /// let t = q.alloc_tensor::<i32>();
+    /// q.enque(t);
+    /// assert_eq!(q.get_tensor_count_in_que(), 1);
+    /// ```
+    ///
+    /// # Panics
+    /// Panics if `DEPTH` tensors are already queued, or the tensor is not a buffer of this
+    /// queue in state OCCUPIED or DEQUE (AscendC accepts both), or the queue has no buffers.
+    #[track_caller]
+    pub fn enque<T: Element>(&mut self, t: LocalTensor<T>) {
+        let api = "TQue::EnQue";
+        let core = self.core_mut(api);
+        core.check_live(api);
+        let idx = core.index_of(api, &t);
+        core.enque(api, idx, t.get_phy_addr());
+    }
+
+    /// Takes the tensor at the head of the queue (first in, first out), whole, as a tensor of
+    /// `T` at position `Src` (AscendC `DeQue<T>()`).
+    ///
+    /// ```
+    /// use ascend_core::prelude::*;
+    /// let mut pipe = TPipe::new();
+    /// let mut q = TQue::<VecIn, 2>::new();
+    /// pipe.init_buffer(&mut q, 2, 32);
+    /// let (a, b) = (q.alloc_tensor::<u32>(), q.alloc_tensor::<u32>());
+    /// let first = a.get_phy_addr();
+    /// q.enque(a);
+    /// q.enque(b);
+    /// assert_eq!(q.deque::<u32>().get_phy_addr(), first);
+    /// ```
+    ///
+    /// # Panics
+    /// Panics if the queue is empty or has no buffers.
+    #[track_caller]
+    pub fn deque<T: Element>(&mut self) -> LocalTensor<T> {
+        let core = self.core_mut("TQue::DeQue");
+        let idx = core.deque("TQue::DeQue");
+        core.tensor(idx, Src::POS)
+    }
+
+    /// Returns the tensor's buffer to the FREE state (AscendC `FreeTensor`).
+    ///
+    /// ```
+    /// use ascend_core::prelude::*;
+    /// let mut pipe = TPipe::new();
+    /// let mut q = TQue::<VecIn, 1>::new();
+    /// pipe.init_buffer(&mut q, 1, 32);
+    /// let t = q.alloc_tensor::<f32>();
+    /// assert!(!q.has_idle_buffer());
+    /// q.free_tensor(t);
+    /// assert!(q.has_idle_buffer());
+    /// ```
+    ///
+    /// # Panics
+    /// Panics if the tensor is not a buffer of this queue, its buffer is FREE already, or it
+    /// is still queued (ENQUE: dequeue it first), or the queue has no buffers.
+    #[track_caller]
+    pub fn free_tensor<T: Element>(&mut self, t: LocalTensor<T>) {
+        let api = "TQue::FreeTensor";
+        let core = self.core_mut(api);
+        core.check_live(api);
+        let idx = core.index_of(api, &t);
+        core.free(api, idx, t.get_phy_addr());
+    }
+
+    /// Whether another tensor may be enqueued: fewer than `DEPTH` are queued (AscendC
+    /// `VacantInQue`).
+    ///
+    /// ```
+    /// use ascend_core::prelude::*;
+    /// let mut pipe = TPipe::new();
+    /// let mut q = TQue::<VecIn, 1>::new();
+    /// pipe.init_buffer(&mut q, 2, 32);
+    /// assert!(q.vacant_in_que());
+    /// let t = q.alloc_tensor::<u8>();
+    /// q.enque(t);
+    /// assert!(!q.vacant_in_que());
+    /// ```
+    ///
+    /// # Panics
+    /// Panics if the queue has no buffers.
+    #[track_caller]
+    pub fn vacant_in_que(&self) -> bool {
+        let c = self.core("TQue::VacantInQue");
+        c.fifo.len() < c.depth
+    }
+
+    /// Whether at least one tensor is queued (AscendC `HasTensorInQue`).
+    ///
+    /// ```
+    /// use ascend_core::prelude::*;
+    /// let mut pipe = TPipe::new();
+    /// let mut q = TQue::<VecIn, 1>::new();
+    /// pipe.init_buffer(&mut q, 1, 32);
+    /// assert!(!q.has_tensor_in_que());
+    /// ```
+    ///
+    /// # Panics
+    /// Panics if the queue has no buffers.
+    #[track_caller]
+    pub fn has_tensor_in_que(&self) -> bool {
+        !self.core("TQue::HasTensorInQue").fifo.is_empty()
+    }
+
+    /// Number of tensors queued and not yet dequeued (AscendC `GetTensorCountInQue`).
+    ///
+    /// ```
+    /// use ascend_core::prelude::*;
+    /// let mut pipe = TPipe::new();
+    /// let mut q = TQue::<VecIn, 2>::new();
+    /// pipe.init_buffer(&mut q, 2, 32);
+    /// assert_eq!(q.get_tensor_count_in_que(), 0);
+    /// ```
+    ///
+    /// # Panics
+    /// Panics if the queue has no buffers.
+    #[track_caller]
+    pub fn get_tensor_count_in_que(&self) -> usize {
+        self.core("TQue::GetTensorCountInQue").fifo.len()
+    }
+
+    /// Whether a buffer is FREE, so [`alloc_tensor`](Self::alloc_tensor) would succeed
+    /// (AscendC `HasIdleBuffer`).
+    ///
+    /// ```
+    /// use ascend_core::prelude::*;
+    /// let mut pipe = TPipe::new();
+    /// let mut q = TQue::<VecIn, 1>::new();
+    /// pipe.init_buffer(&mut q, 1, 32);
+    /// assert!(q.has_idle_buffer());
+    /// ```
+    ///
+    /// # Panics
+    /// Panics if the queue has no buffers.
+    #[track_caller]
+    pub fn has_idle_buffer(&self) -> bool {
+        let c = self.core("TQue::HasIdleBuffer");
+        c.busy < c.states.len()
     }
 }

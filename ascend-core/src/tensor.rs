@@ -180,7 +180,10 @@ impl<T: Element> LocalTensor<T> {
     #[track_caller]
     pub(crate) fn check_vector_operand(&self, api: &'static str, name: &'static str) {
         ensure(self.pos.is_ub(), api, || {
-            format!("{name} is at position {}: vector instructions take VECIN, VECOUT or VECCALC tensors", self.pos)
+            format!(
+                "{name} is at position {}: vector instructions take VECIN, VECOUT or VECCALC tensors",
+                self.pos
+            )
         });
         ensure(self.off % BLOCK_BYTES == 0, api, || {
             format!("{name} address = {:#x} is not 32-byte aligned", self.off)
@@ -425,12 +428,19 @@ impl<T: Element> GlobalTensor<T> {
         ensure(off <= self.len, "GlobalTensor::operator[]", || {
             format!("offset = {off} is beyond the tensor's {} elements", self.len)
         });
-        GlobalTensor { region: self.region.clone(), off: self.off + off * T::SIZE, len: self.len - off, _t: PhantomData }
+        GlobalTensor {
+            region: self.region.clone(),
+            off: self.off + off * T::SIZE,
+            len: self.len - off,
+            _t: PhantomData,
+        }
     }
 
     #[track_caller]
     fn elem_ptr(&self, api: &'static str, i: usize) -> *mut T {
-        ensure(i < self.len, api, || format!("index = {i} is out of range: the tensor has {} elements", self.len));
+        ensure(i < self.len, api, || {
+            format!("index = {i} is out of range: the tensor has {} elements", self.len)
+        });
         // SAFETY: i < len and the bound range lies inside the region.
         unsafe { self.base_ptr(api).add(i) }
     }

@@ -1,1 +1,312 @@
-//! (in progress)
+//! `Compare`: compare two tensors lane by lane into a bit mask (AscendC `Compare`, `CMPMODE`).
+//!
+//! The result has one bit per compared element, little-endian: element `k` of the call (lane
+//! `j` of repeat `r`, `k = r * PAR + j`) is bit `k % 8` of byte `k / 8` of `dst`; 1 means true.
+//! Each repeat writes `PAR / 8` whole bytes (8 for f32, 16 for f16) right after the previous
+//! repeat's, whatever `dstBlkStride`/`dstRepStride` say (the vector compare instruction has
+//! no destination strides). Comparisons are IEEE: anything involving NaN is false, except `NE`.
+//!
+//! The result is exactly what [`select`](crate::vector::select::select) takes as `selMask` in
+//! mode 2, so a kernel can build a selection from data:
+//! ```
+//! use ascend_core::prelude::*;
+//! let mut pipe = TPipe::new();
+//! let (mut a, mut b, mut c, mut m) = (TBuf::<VecCalc>::new(), TBuf::<VecCalc>::new(), TBuf::<VecCalc>::new(), TBuf::<VecCalc>::new());
+//! for t in [&mut a, &mut b, &mut c, &mut m] { pipe.init_tbuf(t, 256); }
+//! let (dst, x, y, mask) = (a.get::<f32>(), b.get::<f32>(), c.get::<f32>(), m.get::<u8>());
+//! let xs: Vec<f32> = (0..64).map(|i| i as f32).collect();
+//! let ys: Vec<f32> = (0..64).map(|i| 63.0 - i as f32).collect();
+//! x.copy_from_slice(&xs);
+//! y.copy_from_slice(&ys);
+//! compare(&mask, &x, &y, CMPMODE::GT, 64);
+//! select(&dst, &mask, &x, &y, SelMode::VselTensorTensorMode, 64);
+//! assert!(dst.to_vec().iter().zip(xs.iter().zip(&ys)).all(|(d, (a, b))| *d == a.max(*b)));
+//! ```
+
+use crate::ctx::get_soc;
+use crate::element::{f16, Element};
+use crate::error::ensure;
+use crate::soc::Soc;
+use crate::tensor::LocalTensor;
+use crate::vector::engine::{apply_sources, Lanes, Operand};
+use crate::vector::mask::{prefix_bits, resolve, Mask, Plan};
+use crate::vector::params::BinaryRepeatParams;
+
+const API: &str = "Compare";
+
+/// The comparison (AscendC `CMPMODE`): `src0 <op> src1`.
+#[allow(clippy::upper_case_acronyms)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CMPMODE {
+    /// `src0 < src1` (`CMPMODE::LT`).
+    LT,
+    /// `src0 > src1` (`CMPMODE::GT`).
+    GT,
+    /// `src0 == src1` (`CMPMODE::EQ`).
+    EQ,
+    /// `src0 <= src1` (`CMPMODE::LE`).
+    LE,
+    /// `src0 >= src1` (`CMPMODE::GE`).
+    GE,
+    /// `src0 != src1` (`CMPMODE::NE`); the only mode that is true for NaN.
+    NE,
+}
+
+impl std::fmt::Display for CMPMODE {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "CMPMODE::{self:?}")
+    }
+}
+
+mod sealed {
+    pub trait CompareSealed {
+        /// `int32_t`: only `EQ`, only on the chips that have it.
+        const EQ_ONLY: bool;
+    }
+}
+
+/// Element types `Compare` accepts for `src0`/`src1`: `f16` and `f32` on every chip (all
+/// modes), and `i32` with `CMPMODE::EQ` only on Ascend910B (a run-time error elsewhere).
+///
+/// ```compile_fail
+/// use ascend_core::prelude::*;
+/// fn needs<T: CompareElement>() {}
+/// needs::<u16>();
+/// ```
+pub trait CompareElement: Element + sealed::CompareSealed {}
+
+impl sealed::CompareSealed for f16 {
+    const EQ_ONLY: bool = false;
+}
+impl CompareElement for f16 {}
+impl sealed::CompareSealed for f32 {
+    const EQ_ONLY: bool = false;
+}
+impl CompareElement for f32 {}
+impl sealed::CompareSealed for i32 {
+    const EQ_ONLY: bool = true;
+}
+impl CompareElement for i32 {}
+
+/// Checks the element type against the chip and the mode.
+#[track_caller]
+fn check_type<T: CompareElement>(mode: CMPMODE) {
+    if T::EQ_ONLY {
+        let soc = get_soc();
+        ensure(soc == Soc::Ascend910B, API, || {
+            format!(
+                "{} is not supported on {soc} ({}): only half and float are",
+                T::DTYPE,
+                soc.product_line()
+            )
+        });
+        ensure(mode == CMPMODE::EQ, API, || {
+            format!("cmpMode = {mode} is not supported for {}: only CMPMODE::EQ is", T::DTYPE)
+        });
+    }
+}
+
+/// Writes the comparison bits of a run of lanes into the zeroed staging bytes.
+struct CmpKernel {
+    out: *mut u8,
+    mode: CMPMODE,
+}
+
+/// # Safety
+/// `a` and `b` are valid for `n` reads; `out` for bytes up to `(lane + n - 1) / 8`.
+#[inline(always)]
+unsafe fn cmp_run<T: Copy>(
+    out: *mut u8,
+    lane: usize,
+    a: *const T,
+    b: *const T,
+    n: usize,
+    f: impl Fn(T, T) -> bool,
+) {
+    for j in 0..n {
+        let k = lane + j;
+        // SAFETY: j < n and byte k / 8 is in range (function contract).
+        unsafe {
+            let t = f(*a.add(j), *b.add(j)) as u8;
+            *out.add(k >> 3) |= t << (k & 7);
+        }
+    }
+}
+
+impl<T: Element> Lanes<T, 2> for CmpKernel {
+    #[inline]
+    unsafe fn run(&mut self, lane: usize, _src0: *mut T, src: [*const T; 2], n: usize) {
+        let [a, b] = src;
+        let o = self.out;
+        // SAFETY: forwarded from the Lanes contract; the caller checked that `out` holds
+        // every byte of the lanes it plans.
+        unsafe {
+            match self.mode {
+                CMPMODE::LT => cmp_run(o, lane, a, b, n, |x, y| x < y),
+                CMPMODE::GT => cmp_run(o, lane, a, b, n, |x, y| x > y),
+                CMPMODE::EQ => cmp_run(o, lane, a, b, n, |x, y| x == y),
+                CMPMODE::LE => cmp_run(o, lane, a, b, n, |x, y| x <= y),
+                CMPMODE::GE => cmp_run(o, lane, a, b, n, |x, y| x >= y),
+                CMPMODE::NE => cmp_run(o, lane, a, b, n, |x, y| x != y),
+            }
+        }
+    }
+}
+
+/// Byte span `[start, end)` of an operand's touched elements under `plan`, clipped to the
+/// tensor (strides are non-negative, so the last lane of the last repeats is the farthest;
+/// elements past the tensor are reported by the engine's bounds check).
+fn span<T: Element>(op: &Operand<'_, T>, plan: &Plan) -> (usize, usize) {
+    let hi = |b: [u64; 2]| {
+        if b[1] != 0 {
+            127 - b[1].leading_zeros() as usize
+        } else {
+            63 - b[0].leading_zeros() as usize
+        }
+    };
+    let at = |r: usize, j: usize| (r * op.rep + (j / T::EPB) * op.blk) * T::EPB + j % T::EPB;
+    let mut end = at(plan.repeats - 1, hi(plan.last)) + 1;
+    if plan.repeats >= 2 {
+        end = end.max(at(plan.repeats - 2, hi(plan.bits)) + 1);
+    }
+    op.t.byte_range(end.min(op.t.get_size()))
+}
+
+/// Checks `dst` and the sources, runs the comparison into a zeroed staging buffer and stores
+/// the whole result bytes (disabled lanes give 0 bits).
+#[track_caller]
+fn run<T: CompareElement>(
+    dst: &LocalTensor<u8>,
+    s0: &Operand<'_, T>,
+    s1: &Operand<'_, T>,
+    mode: CMPMODE,
+    plan: &Plan,
+) {
+    dst.check_vector_operand(API, "dst");
+    let bytes = plan.repeats * T::PAR / 8;
+    ensure(bytes <= dst.get_size(), API, || {
+        format!(
+            "dst holds {} bytes but {} repeats of {} write {bytes} bytes ({} per repeat)",
+            dst.get_size(),
+            plan.repeats,
+            T::DTYPE,
+            T::PAR / 8
+        )
+    });
+    let (d0, d1) = dst.byte_range(bytes);
+    for s in [s0, s1] {
+        let (a, b) = span(s, plan);
+        ensure(d1 <= a || b <= d0, API, || {
+            format!(
+                "dst (bytes {d0:#x}..{d1:#x}) overlaps {} (bytes {a:#x}..{b:#x}); Compare's output may not overlap its inputs",
+                s.name
+            )
+        });
+    }
+    let mut out = vec![0u8; bytes];
+    apply_sources(API, plan, [s0, s1], &mut CmpKernel { out: out.as_mut_ptr(), mode });
+    dst.view_len(0, bytes).copy_from_slice(&out);
+}
+
+/// `Compare` on the first `count` elements (AscendC `Compare(dst, src0, src1, cmpMode, count)`):
+/// bit `i` of `dst` is `src0[i] <op> src1[i]`. `count` elements must fill whole 256-byte
+/// repeats (a multiple of 64 for f32, 128 for f16), which the vendor requires (it silently
+/// drops a partial tail; here it is an error). `count = 0` does nothing. `dst` receives
+/// `count / 8` bytes.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let mut pipe = TPipe::new();
+/// let (mut a, mut b, mut m) = (TBuf::<VecCalc>::new(), TBuf::<VecCalc>::new(), TBuf::<VecCalc>::new());
+/// for t in [&mut a, &mut b, &mut m] { pipe.init_tbuf(t, 256); }
+/// let (x, y, bits) = (a.get::<f32>(), b.get::<f32>(), m.get::<u8>());
+/// x.copy_from_slice(&[1.0; 64]);
+/// y.copy_from_slice(&[2.0; 64]);
+/// x.set_value(3, 5.0);
+/// compare(&bits, &x, &y, CMPMODE::LT, 64);
+/// assert_eq!(bits.to_vec()[..2], [0b1111_0111, 0xFF]);
+/// ```
+///
+/// # Panics
+/// Panics if `count` elements are not a multiple of 256 bytes, if the type is not supported
+/// on the chip (`i32`: Ascend910B and `EQ` only), if an operand is not a 32-byte aligned UB
+/// tensor or is too short, or if `dst` overlaps a source.
+#[track_caller]
+pub fn compare<T: CompareElement>(
+    dst: &LocalTensor<u8>,
+    src0: &LocalTensor<T>,
+    src1: &LocalTensor<T>,
+    cmp_mode: CMPMODE,
+    count: u32,
+) {
+    check_type::<T>(cmp_mode);
+    let count = count as usize;
+    ensure(count % T::PAR == 0, API, || {
+        format!(
+            "count = {count} {} elements occupy {} bytes, not a multiple of 256 (use a multiple of {})",
+            T::DTYPE,
+            count * T::SIZE,
+            T::PAR
+        )
+    });
+    if count == 0 {
+        return;
+    }
+    let plan = Plan::contiguous::<T>(count);
+    let p = BinaryRepeatParams::default();
+    let s0 = Operand::new(src0, p.src0_blk_stride, p.src0_rep_stride, "src0");
+    let s1 = Operand::new(src1, p.src1_blk_stride, p.src1_rep_stride, "src1");
+    run(dst, &s0, &s1, cmp_mode, &plan);
+}
+
+/// High-dimensional `Compare` (AscendC `Compare<T, U, isSetMask>(dst, src0, src1, cmpMode,
+/// mask, repeatTimes, repeatParams)`), with a continuous (`u64`) or bit (`[u64; 2]`) mask.
+/// Repeat `r` writes bytes `r * PAR / 8 .. (r + 1) * PAR / 8` of `dst`; the destination
+/// strides of `repeat_params` are unused.
+///
+/// The mask is validated as for every vector instruction, but it only takes effect on
+/// Ascend310B (where a disabled lane's bit is 0); on Ascend910, Ascend910B and Ascend310P the
+/// vendor documents it as a reserved parameter with no effect, and all `PAR` lanes of each
+/// repeat are compared.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let mut pipe = TPipe::new();
+/// let (mut a, mut b, mut m) = (TBuf::<VecCalc>::new(), TBuf::<VecCalc>::new(), TBuf::<VecCalc>::new());
+/// for t in [&mut a, &mut b] { pipe.init_tbuf(t, 1024); }
+/// pipe.init_tbuf(&mut m, 32);
+/// let (x, y, bits) = (a.get::<f32>(), b.get::<f32>(), m.get::<u8>());
+/// x.copy_from_slice(&[1.0; 256]);
+/// y.copy_from_slice(&[1.0; 256]);
+/// // Two repeats reading every other repeat of the sources.
+/// let p = BinaryRepeatParams::new(1, 1, 1, 8, 16, 16);
+/// compare_masked::<f32, true>(&bits, &x, &y, CMPMODE::EQ, 64u64, 2, &p);
+/// assert_eq!(bits.to_vec()[..16], [0xFF; 16]);
+/// ```
+///
+/// # Panics
+/// Panics as [`compare`], and if the mask is out of range for `T` or breaks the
+/// `IS_SET_MASK`/`MASK_PLACEHOLDER` rule, or a touched element lies outside its tensor.
+#[track_caller]
+pub fn compare_masked<T: CompareElement, const IS_SET_MASK: bool>(
+    dst: &LocalTensor<u8>,
+    src0: &LocalTensor<T>,
+    src1: &LocalTensor<T>,
+    cmp_mode: CMPMODE,
+    mask: impl Into<Mask>,
+    repeat_times: u8,
+    repeat_params: &BinaryRepeatParams,
+) {
+    check_type::<T>(cmp_mode);
+    let Some(mut plan) = resolve::<T, IS_SET_MASK>(API, mask.into(), repeat_times as usize) else {
+        return;
+    };
+    if get_soc() != Soc::Ascend310B {
+        let full = prefix_bits(T::PAR);
+        plan = Plan { repeats: plan.repeats, bits: full, last: full };
+    }
+    let p = repeat_params;
+    let s0 = Operand::new(src0, p.src0_blk_stride, p.src0_rep_stride, "src0");
+    let s1 = Operand::new(src1, p.src1_blk_stride, p.src1_rep_stride, "src1");
+    run(dst, &s0, &s1, cmp_mode, &plan);
+}

@@ -8,6 +8,7 @@
 //! one per repeat when blocks are contiguous, one per block (or per run of set bits inside a
 //! partial block) otherwise.
 
+use crate::ctx::{with_core, MaskMode};
 use crate::element::{Element, BLOCKS_PER_REPEAT};
 use crate::error::{ensure, fail};
 use crate::tensor::LocalTensor;
@@ -22,7 +23,12 @@ pub(crate) struct Operand<'a, T: Element> {
 }
 
 impl<'a, T: Element> Operand<'a, T> {
-    pub fn new(t: &'a LocalTensor<T>, blk: impl Into<usize>, rep: impl Into<usize>, name: &'static str) -> Self {
+    pub fn new(
+        t: &'a LocalTensor<T>,
+        blk: impl Into<usize>,
+        rep: impl Into<usize>,
+        name: &'static str,
+    ) -> Self {
         Operand { t, blk: blk.into(), rep: rep.into(), name }
     }
 
@@ -32,18 +38,27 @@ impl<'a, T: Element> Operand<'a, T> {
         (r * self.rep + (j / T::EPB) * self.blk) * T::EPB + j % T::EPB
     }
 
+    /// One past the highest element offset, relative to the start of the repeat, that the
+    /// lanes `m` touch. With a block stride of 0 every block maps onto the same 32 bytes, so
+    /// the highest lane need not be the highest element: every enabled block is considered.
+    #[inline]
+    fn repeat_span(&self, m: [u64; 2]) -> usize {
+        let mut span = 0;
+        for b in 0..BLOCKS_PER_REPEAT {
+            let bits = block_bits::<T>(m, b);
+            if bits != 0 {
+                span = span.max(b * self.blk * T::EPB + 64 - bits.leading_zeros() as usize);
+            }
+        }
+        span
+    }
+
     /// One past the highest element the plan touches.
     fn extent(&self, plan: &Plan) -> usize {
-        let hi = |bits: [u64; 2]| {
-            if bits[1] != 0 {
-                127 - bits[1].leading_zeros() as usize
-            } else {
-                63 - bits[0].leading_zeros() as usize
-            }
-        };
-        let last = self.offset(plan.repeats - 1, hi(plan.last)) + 1;
+        let rep_start = |r: usize| r * self.rep * T::EPB;
+        let last = rep_start(plan.repeats - 1) + self.repeat_span(plan.last);
         if plan.repeats >= 2 {
-            last.max(self.offset(plan.repeats - 2, hi(plan.bits)) + 1)
+            last.max(rep_start(plan.repeats - 2) + self.repeat_span(plan.bits))
         } else {
             last
         }
@@ -68,7 +83,7 @@ pub(crate) trait Lanes<T: Element, const N: usize> {
 
 /// Checks that `op` may be an operand and that everything `plan` touches lies inside it.
 #[track_caller]
-fn check_operand<T: Element>(api: &'static str, op: &Operand<'_, T>, plan: &Plan) -> usize {
+pub(crate) fn check_operand<T: Element>(api: &'static str, op: &Operand<'_, T>, plan: &Plan) -> usize {
     op.t.check_vector_operand(api, op.name);
     let ext = op.extent(plan);
     ensure(ext <= op.t.get_size(), api, || {
@@ -86,7 +101,13 @@ fn check_operand<T: Element>(api: &'static str, op: &Operand<'_, T>, plan: &Plan
 }
 
 /// Whether the block footprints of two operands share a block (exact, block-granular).
-fn footprints_meet<T: Element>(a: &Operand<'_, T>, b: &Operand<'_, T>, plan: &Plan, ea: usize, eb: usize) -> bool {
+fn footprints_meet<T: Element>(
+    a: &Operand<'_, T>,
+    b: &Operand<'_, T>,
+    plan: &Plan,
+    ea: usize,
+    eb: usize,
+) -> bool {
     let (a0, a1) = a.t.byte_range(ea);
     let (b0, b1) = b.t.byte_range(eb);
     if a1 <= b0 || b1 <= a0 {
@@ -175,6 +196,14 @@ fn walk<T: Element, const N: usize, K: Lanes<T, N>>(
     let sp: [*const T; N] = core::array::from_fn(|i| srcs[i].t.ptr() as *const T);
     let contiguous_blocks = dst.blk == 1 && srcs.iter().all(|s| s.blk == 1);
     let contiguous_repeats = contiguous_blocks && dst.rep == 8 && srcs.iter().all(|s| s.rep == 8);
+    // In place with a block stride of 0: the blocks of one repeat alias each other, and the
+    // hardware reads every lane of a repeat before writing any. Sources sharing dst's layout
+    // are then read from a per-repeat snapshot, so an earlier block's write cannot feed a
+    // later block's read.
+    if dst.blk == 0 && srcs.iter().any(|s| dst.same_layout(s)) {
+        walk_aliased(plan, dst, srcs, kernel);
+        return;
+    }
     let last_prefix = {
         let n = (plan.last[0].count_ones() + plan.last[1].count_ones()) as usize;
         (plan.last == prefix_bits(n)).then_some(n)
@@ -207,33 +236,93 @@ fn walk<T: Element, const N: usize, K: Lanes<T, N>>(
             };
             continue;
         }
-        for b in 0..BLOCKS_PER_REPEAT {
-            let mut bits = block_bits::<T>(m, b);
-            let mut e = 0;
-            while bits != 0 {
-                let skip = bits.trailing_zeros() as usize;
-                bits >>= skip;
-                e += skip;
-                let len = (!bits).trailing_zeros() as usize;
-                let j = b * T::EPB + e;
-                // SAFETY: lanes j..j+len of repeat r are enabled, hence bounds-checked, and
-                // they are contiguous within block b of every operand.
-                unsafe {
-                    kernel.run(
-                        lane0 + j,
-                        dp.add(dst.offset(r, j)),
-                        core::array::from_fn(|i| sp[i].add(srcs[i].offset(r, j))),
-                        len,
-                    )
-                };
-                bits = if len >= 64 { 0 } else { bits >> len };
-                e += len;
-            }
+        for_each_run::<T>(m, |j, len| {
+            // SAFETY: lanes j..j+len of repeat r are enabled, hence bounds-checked, and
+            // they are contiguous within one block of every operand.
+            unsafe {
+                kernel.run(
+                    lane0 + j,
+                    dp.add(dst.offset(r, j)),
+                    core::array::from_fn(|i| sp[i].add(srcs[i].offset(r, j))),
+                    len,
+                )
+            };
+        });
+    }
+}
+
+/// Calls `f(j, len)` for every run of contiguous enabled lanes `j..j + len` of the repeat
+/// mask `m`; a run never crosses a block boundary.
+#[inline(always)]
+fn for_each_run<T: Element>(m: [u64; 2], mut f: impl FnMut(usize, usize)) {
+    for b in 0..BLOCKS_PER_REPEAT {
+        let mut bits = block_bits::<T>(m, b);
+        let mut e = 0;
+        while bits != 0 {
+            let skip = bits.trailing_zeros() as usize;
+            bits >>= skip;
+            e += skip;
+            let len = (!bits).trailing_zeros() as usize;
+            f(b * T::EPB + e, len);
+            bits = if len >= 64 { 0 } else { bits >> len };
+            e += len;
         }
     }
 }
 
+/// The per-block walk for an in-place call whose dst blocks alias within a repeat
+/// (`dst.blk == 0`): sources with dst's layout are snapshot before each repeat.
+fn walk_aliased<T: Element, const N: usize, K: Lanes<T, N>>(
+    plan: &Plan,
+    dst: &Operand<'_, T>,
+    srcs: [&Operand<'_, T>; N],
+    kernel: &mut K,
+) {
+    // EPB <= 16 because PAR <= 128 (asserted in `apply`).
+    let mut snap: [[T; 16]; N] = [[T::ZERO; 16]; N];
+    let aliased: [bool; N] = core::array::from_fn(|i| dst.same_layout(srcs[i]));
+    let dp = dst.t.ptr();
+    for r in 0..plan.repeats {
+        let m = plan.mask_of(r);
+        let span = dst.repeat_span(m);
+        for i in 0..N {
+            if aliased[i] {
+                // SAFETY: with a block stride of 0 the repeat touches elements
+                // offset(r, 0) .. offset(r, 0) + span of the source, all bounds-checked; the
+                // snapshot is a distinct stack buffer of 16 >= span elements.
+                unsafe {
+                    std::ptr::copy_nonoverlapping(
+                        srcs[i].t.ptr().add(srcs[i].offset(r, 0)),
+                        snap[i].as_mut_ptr(),
+                        span,
+                    )
+                };
+            }
+        }
+        for_each_run::<T>(m, |j, len| {
+            let e = j % T::EPB;
+            let sp: [*const T; N] = core::array::from_fn(|i| {
+                if aliased[i] {
+                    // SAFETY: element e + len <= span of the snapshot.
+                    unsafe { snap[i].as_ptr().add(e) }
+                } else {
+                    // SAFETY: lanes j..j+len of repeat r are enabled, hence bounds-checked.
+                    unsafe { srcs[i].t.ptr().add(srcs[i].offset(r, j)) as *const T }
+                }
+            });
+            // SAFETY: lanes j..j+len of repeat r are enabled, hence bounds-checked for dst,
+            // and contiguous within one block; every source pointer is either a disjoint
+            // operand (checked by `apply`) or the stack snapshot.
+            unsafe { kernel.run(r * T::PAR + j, dp.add(dst.offset(r, j)), sp, len) };
+        });
+    }
+}
+
 /// Runs a count-form instruction over elements `0..count` of every operand, contiguously.
+///
+/// Like AscendC's count forms (which run one counter-mode instruction and then restore the
+/// defaults), the call leaves the core in normal mask mode with a full mask register, so a
+/// mask set earlier with `set_vector_mask` does not survive it — as on the chip.
 ///
 /// # Panics
 /// Panics if an operand is not a UB tensor, is not 32-byte aligned, holds fewer than `count`
@@ -246,16 +335,19 @@ pub(crate) fn apply_count<T: Element, const N: usize, K: Lanes<T, N>>(
     srcs: [(&LocalTensor<T>, &'static str); N],
     kernel: &mut K,
 ) {
-    let check = |t: &LocalTensor<T>, name: &'static str| {
+    // A nested fn rather than a closure: closures cannot carry `#[track_caller]`, and the
+    // failure must point at the kernel's call site.
+    #[track_caller]
+    fn check<T: Element>(api: &'static str, count: usize, t: &LocalTensor<T>, name: &'static str) {
         t.check_vector_operand(api, name);
         ensure(count <= t.get_size(), api, || {
             format!("calCount = {count} exceeds {name}'s {} elements", t.get_size())
         });
-    };
-    check(dst.0, dst.1);
+    }
+    check(api, count, dst.0, dst.1);
     let (d0, d1) = dst.0.byte_range(count);
     for (s, name) in srcs {
-        check(s, name);
+        check(api, count, s, name);
         let (s0, s1) = s.byte_range(count);
         ensure(s0 == d0 || d1 <= s0 || s1 <= d0, api, || {
             format!(
@@ -264,10 +356,36 @@ pub(crate) fn apply_count<T: Element, const N: usize, K: Lanes<T, N>>(
             )
         });
     }
-    if count == 0 {
-        return;
+    if count > 0 {
+        // SAFETY: every operand holds at least `count` elements; dst equals or is disjoint
+        // from each source (checked above).
+        unsafe { kernel.run(0, dst.0.ptr(), core::array::from_fn(|i| srcs[i].0.ptr() as *const T), count) };
     }
-    // SAFETY: every operand holds at least `count` elements; dst equals or is disjoint from
-    // each source (checked above).
-    unsafe { kernel.run(0, dst.0.ptr(), core::array::from_fn(|i| srcs[i].0.ptr() as *const T), count) };
+    restore_mask_defaults();
+}
+
+/// What AscendC's count forms leave behind: normal mask mode and a full mask register
+/// (`SetMaskNorm(); ResetMask();`).
+pub(crate) fn restore_mask_defaults() {
+    with_core(|c| {
+        c.mask_mode.set(MaskMode::Normal);
+        c.mask.set([u64::MAX, u64::MAX]);
+    })
+}
+
+/// Runs a high-dimensional instruction whose result is not a `T` operand (e.g. `Compare`,
+/// which writes bits): checks every source once, then walks the plan. The kernel's `dst`
+/// pointer is the first source's and must not be written; sources may overlap each other.
+#[track_caller]
+pub(crate) fn apply_sources<T: Element, const N: usize, K: Lanes<T, N>>(
+    api: &'static str,
+    plan: &Plan,
+    srcs: [&Operand<'_, T>; N],
+    kernel: &mut K,
+) {
+    const { assert!(N >= 1 && T::PAR <= 128) };
+    for s in srcs {
+        check_operand(api, s, plan);
+    }
+    walk(plan, srcs[0], srcs, kernel);
 }

@@ -165,10 +165,16 @@ pub(crate) fn normal_bits<T: Element>(api: &'static str, mask: Mask) -> [u64; 2]
                 fail(api, "mask = [0, 0]: a bit mask must enable at least one lane".to_string());
             }
             if T::SIZE >= 4 && b[1] != 0 {
-                fail(api, format!("mask[1] = {:#x} must be 0 for the {}-bit type {}", b[1], T::SIZE * 8, T::DTYPE));
+                fail(
+                    api,
+                    format!("mask[1] = {:#x} must be 0 for the {}-bit type {}", b[1], T::SIZE * 8, T::DTYPE),
+                );
             }
             if T::SIZE == 8 && b[0] >> 32 != 0 {
-                fail(api, format!("mask[0] = {:#x} must be below 2^32 for the 64-bit type {}", b[0], T::DTYPE));
+                fail(
+                    api,
+                    format!("mask[0] = {:#x} must be below 2^32 for the 64-bit type {}", b[0], T::DTYPE),
+                );
             }
             b
         }
@@ -182,7 +188,9 @@ fn counter_count(api: &'static str, mask: Mask) -> u64 {
             fail(api, "mask = 0: in counter mode the mask is an element count of at least 1".to_string())
         }
         Mask::Count(n) | Mask::Bits([n, 0]) => n,
-        Mask::Bits([_, hi]) => fail(api, format!("mask[1] = {hi:#x} must be 0 in counter mode (mask[0] is the count)")),
+        Mask::Bits([_, hi]) => {
+            fail(api, format!("mask[1] = {hi:#x} must be 0 in counter mode (mask[0] is the count)"))
+        }
     }
 }
 
@@ -218,7 +226,8 @@ impl Plan {
 }
 
 /// Resolves the mask argument of a high-dimensional call into a [`Plan`], following
-/// `IS_SET_MASK`, the core's mask mode and the mask register. `None` means the call does
+/// `IS_SET_MASK`, the core's mask mode and the mask register. With `IS_SET_MASK = true` the
+/// call's mask is loaded into the register (as AscendC does before issuing the instruction). `None` means the call does
 /// nothing (`repeat_times == 0` in normal mode, or an all-zero mask register).
 #[track_caller]
 pub(crate) fn resolve<T: Element, const IS_SET_MASK: bool>(
@@ -234,14 +243,20 @@ pub(crate) fn resolve<T: Element, const IS_SET_MASK: bool>(
     if IS_SET_MASK && mask.is_placeholder() {
         fail(
             api,
-            format!("mask = {mask:?} is MASK_PLACEHOLDER, valid only with isSetMask = false; use a mask in range"),
+            format!(
+                "mask = {mask:?} is MASK_PLACEHOLDER, valid only with isSetMask = false; use a mask in range"
+            ),
         );
     }
     let full = prefix_bits(T::PAR);
     match mode {
         MaskMode::Normal => {
             let bits = if IS_SET_MASK {
-                normal_bits::<T>(api, mask)
+                // Like AscendC's `SetMask<T, true>`, the call loads its mask into the register,
+                // where later `IS_SET_MASK = false` calls find it.
+                let bits = normal_bits::<T>(api, mask);
+                with_core(|c| c.mask.set(bits));
+                bits
             } else {
                 let r = get_vector_mask();
                 [r[0] & full[0], r[1] & full[1]]
@@ -252,7 +267,13 @@ pub(crate) fn resolve<T: Element, const IS_SET_MASK: bool>(
             Some(Plan { repeats: repeat_times, bits, last: bits })
         }
         MaskMode::Counter => {
-            let n = if IS_SET_MASK { counter_count(api, mask) } else { get_vector_mask()[0] };
+            let n = if IS_SET_MASK {
+                let n = counter_count(api, mask);
+                with_core(|c| c.mask.set([n, 0]));
+                n
+            } else {
+                get_vector_mask()[0]
+            };
             if n == 0 {
                 return None;
             }

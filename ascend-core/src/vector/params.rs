@@ -21,7 +21,12 @@ impl Default for UnaryRepeatParams {
 
 impl UnaryRepeatParams {
     /// `{dstBlkStride, srcBlkStride, dstRepStride, srcRepStride}`.
-    pub const fn new(dst_blk_stride: u16, src_blk_stride: u16, dst_rep_stride: u8, src_rep_stride: u8) -> Self {
+    pub const fn new(
+        dst_blk_stride: u16,
+        src_blk_stride: u16,
+        dst_rep_stride: u8,
+        src_rep_stride: u8,
+    ) -> Self {
         UnaryRepeatParams { dst_blk_stride, src_blk_stride, dst_rep_stride, src_rep_stride }
     }
 }

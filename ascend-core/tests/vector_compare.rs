@@ -1,0 +1,329 @@
+//! `Compare`: every mode (NaN, ±0, ±inf included) against a scalar reference, the output
+//! layout, per-chip mask behaviour, `compare` + `select` = max, and every check's message.
+
+use ascend_core::prelude::*;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+struct Ub {
+    _pipe: TPipe,
+    buf: TBuf<VecCalc>,
+}
+
+fn ub(bytes: usize) -> Ub {
+    let mut pipe = TPipe::new();
+    let mut buf = TBuf::<VecCalc>::new();
+    pipe.init_tbuf(&mut buf, bytes);
+    Ub { _pipe: pipe, buf }
+}
+
+impl Ub {
+    fn t<T: Element>(&self, off: usize, len: usize) -> LocalTensor<T> {
+        self.buf.get_with_offset::<T>(len, off)
+    }
+}
+
+#[track_caller]
+fn assert_fails(expected: &str, f: impl FnOnce()) {
+    let e = catch_unwind(AssertUnwindSafe(f)).expect_err("the call should have failed");
+    let m = e.downcast_ref::<String>().cloned().unwrap_or_default();
+    assert!(m.contains(expected) && m.contains("Compare"), "message {m:?} does not contain {expected:?}");
+}
+
+const MODES: [CMPMODE; 6] = [CMPMODE::LT, CMPMODE::GT, CMPMODE::EQ, CMPMODE::LE, CMPMODE::GE, CMPMODE::NE];
+const P: BinaryRepeatParams = BinaryRepeatParams::new(1, 1, 1, 8, 8, 8);
+
+/// The slow reference, in f64 (exact for f16/f32/i32).
+fn truth(mode: CMPMODE, a: f64, b: f64) -> bool {
+    match mode {
+        CMPMODE::LT => a < b,
+        CMPMODE::GT => a > b,
+        CMPMODE::EQ => a == b,
+        CMPMODE::LE => a <= b,
+        CMPMODE::GE => a >= b,
+        CMPMODE::NE => a != b,
+    }
+}
+
+fn pack(bits: &[bool]) -> Vec<u8> {
+    bits.chunks(8).map(|c| c.iter().enumerate().fold(0u8, |acc, (i, b)| acc | ((*b as u8) << i))).collect()
+}
+
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+    /// Small values (many ties) plus the special ones.
+    fn value(&mut self) -> f64 {
+        match self.below(12) {
+            0 => f64::NAN,
+            1 => f64::INFINITY,
+            2 => f64::NEG_INFINITY,
+            3 => -0.0,
+            4 => 0.0,
+            _ => self.below(9) as f64 - 4.0,
+        }
+    }
+}
+
+#[test]
+fn doc_example_count_form() {
+    let u = ub(1024);
+    let (x, y, d) = (u.t::<f32>(0, 64), u.t::<f32>(256, 64), u.t::<u8>(512, 32));
+    let a = [2.0f32, 3.0, 5.0, 7.0, 11.0, 13.0, 17.0, 19.0];
+    let b = [2.0f32, 4.0, 6.0, 8.0, 10.0, 12.0, 14.0, 16.0];
+    x.copy_from_slice(&a.iter().flat_map(|v| [*v; 8]).collect::<Vec<_>>());
+    y.copy_from_slice(&b.iter().flat_map(|v| [*v; 8]).collect::<Vec<_>>());
+    let want = |m| match m {
+        CMPMODE::LT => [0, 255, 255, 255, 0, 0, 0, 0],
+        CMPMODE::GT => [0, 0, 0, 0, 255, 255, 255, 255],
+        CMPMODE::EQ => [255, 0, 0, 0, 0, 0, 0, 0],
+        CMPMODE::LE => [255, 255, 255, 255, 0, 0, 0, 0],
+        CMPMODE::GE => [255, 0, 0, 0, 255, 255, 255, 255],
+        CMPMODE::NE => [0, 255, 255, 255, 255, 255, 255, 255],
+    };
+    for m in MODES {
+        d.copy_from_slice(&[0xAA; 32]);
+        compare(&d, &x, &y, m, 64);
+        let got = d.to_vec();
+        assert_eq!(got[..8], want(m), "{m}");
+        assert!(got[8..].iter().all(|v| *v == 0xAA), "{m}: bytes past the output are untouched");
+    }
+}
+
+/// The doc's bit-mask example: mask 0x33333333, dstRepStride 1. The mask takes effect only on
+/// Ascend310B (disabled lanes give 0); elsewhere it is a reserved parameter.
+#[test]
+fn mask_takes_effect_only_on_ascend310b() {
+    for soc in Soc::ALL {
+        run_on_core(CoreConfig::single(soc), || {
+            let u = ub(1024);
+            let (x, y, d) = (u.t::<f32>(0, 64), u.t::<f32>(256, 64), u.t::<u8>(512, 32));
+            x.copy_from_slice(&(0..64).map(|i| if i < 32 { 1.0 } else { 3.0 }).collect::<Vec<_>>());
+            y.copy_from_slice(&[2.0; 64]);
+            let p = BinaryRepeatParams::new(1, 1, 1, 1, 8, 8);
+            compare_masked::<f32, true>(&d, &x, &y, CMPMODE::LE, [0x3333_3333, 0], 1, &p);
+            let want = if soc == Soc::Ascend310B {
+                [51, 51, 51, 51, 0, 0, 0, 0]
+            } else {
+                [255, 255, 255, 255, 0, 0, 0, 0]
+            };
+            assert_eq!(d.to_vec()[..8], want, "{soc}");
+            compare_masked::<f32, true>(&d, &x, &y, CMPMODE::LE, 28u64, 1, &p);
+            let want = if soc == Soc::Ascend310B {
+                [255, 255, 255, 15, 0, 0, 0, 0]
+            } else {
+                [255, 255, 255, 255, 0, 0, 0, 0]
+            };
+            assert_eq!(d.to_vec()[..8], want, "{soc}");
+        });
+    }
+}
+
+fn random_case<T: CompareElement>(rng: &mut Rng, soc: Soc) {
+    let par = T::PAR;
+    let epb = T::EPB;
+    let u = ub(3 * 4096);
+    let n = 4096 / T::SIZE;
+    let (x, y, d) = (u.t::<T>(0, n), u.t::<T>(4096, n), u.t::<u8>(8192, 4096));
+    let is_int = T::DTYPE == DType::I32;
+    let gen = |rng: &mut Rng| {
+        let v = rng.value();
+        if is_int && !v.is_finite() {
+            T::from_f64(1.0)
+        } else {
+            T::from_f64(v)
+        }
+    };
+    let xs: Vec<T> = (0..n).map(|_| gen(rng)).collect();
+    let ys: Vec<T> = (0..n).map(|_| gen(rng)).collect();
+    x.copy_from_slice(&xs);
+    y.copy_from_slice(&ys);
+    d.copy_from_slice(&vec![0x5A; 4096]);
+    let mode = if is_int { CMPMODE::EQ } else { MODES[rng.below(6) as usize] };
+    let (repeats, p, lanes): (usize, BinaryRepeatParams, [u64; 2]) = if rng.below(3) == 0 {
+        let r = 1 + rng.below(6) as usize;
+        compare(&d, &x, &y, mode, (r * par) as u32);
+        (r, P, [u64::MAX, if par == 128 { u64::MAX } else { 0 }])
+    } else {
+        let r = 1 + rng.below(6) as usize;
+        let p = BinaryRepeatParams::new(
+            rng.below(4) as u8,
+            1 + rng.below(3) as u8,
+            1 + rng.below(3) as u8,
+            rng.below(9) as u8,
+            rng.below(17) as u8,
+            rng.below(17) as u8,
+        );
+        let mut bits = [rng.next(), if par == 128 { rng.next() } else { 0 }];
+        if bits == [0, 0] {
+            bits[0] = 1;
+        }
+        if rng.below(2) == 0 {
+            compare_masked::<T, true>(&d, &x, &y, mode, bits, r as u8, &p);
+        } else {
+            set_vector_mask::<T>(bits);
+            compare_masked::<T, false>(&d, &x, &y, mode, MASK_PLACEHOLDER, r as u8, &p);
+            reset_mask();
+        }
+        let eff =
+            if soc == Soc::Ascend310B { bits } else { [u64::MAX, if par == 128 { u64::MAX } else { 0 }] };
+        (r, p, eff)
+    };
+    let at =
+        |r: usize, j: usize, blk: u8, rep: u8| (r * rep as usize + (j / epb) * blk as usize) * epb + j % epb;
+    let mut want_bits = Vec::new();
+    for r in 0..repeats {
+        for j in 0..par {
+            let on = lanes[j / 64] >> (j % 64) & 1 == 1;
+            let a = xs[at(r, j, p.src0_blk_stride, p.src0_rep_stride)].to_f64();
+            let b = ys[at(r, j, p.src1_blk_stride, p.src1_rep_stride)].to_f64();
+            want_bits.push(on && truth(mode, a, b));
+        }
+    }
+    let mut want = pack(&want_bits);
+    want.resize(4096, 0x5A);
+    assert_eq!(d.to_vec(), want, "{soc} {} {mode} repeats {repeats} {p:?} lanes {lanes:x?}", T::DTYPE);
+}
+
+#[test]
+fn random_against_reference() {
+    for (i, soc) in Soc::ALL.into_iter().enumerate() {
+        run_on_core(CoreConfig::single(soc), || {
+            let mut rng = Rng(0xD1B5_4A32_D192_ED03 ^ (i as u64 + 7));
+            for _ in 0..80 {
+                match rng.below(5) {
+                    0 | 1 => random_case::<f32>(&mut rng, soc),
+                    2 | 3 => random_case::<f16>(&mut rng, soc),
+                    _ if soc == Soc::Ascend910B => random_case::<i32>(&mut rng, soc),
+                    _ => random_case::<f32>(&mut rng, soc),
+                }
+            }
+        });
+    }
+}
+
+#[test]
+fn nan_compares_false_except_ne() {
+    let u = ub(1024);
+    let (x, y, d) = (u.t::<f16>(0, 128), u.t::<f16>(256, 128), u.t::<u8>(512, 32));
+    x.copy_from_slice(&[f16::NAN; 128]);
+    y.copy_from_slice(&[f16::from_f32(1.0); 128]);
+    y.set_value(1, f16::NAN);
+    for m in MODES {
+        compare(&d, &x, &y, m, 128);
+        let want = if m == CMPMODE::NE { 0xFF } else { 0 };
+        assert!(d.to_vec()[..16].iter().all(|b| *b == want), "{m}");
+    }
+    // Signed zeros are equal.
+    x.copy_from_slice(&[f16::from_f32(-0.0); 128]);
+    y.copy_from_slice(&[f16::from_f32(0.0); 128]);
+    compare(&d, &x, &y, CMPMODE::EQ, 128);
+    assert!(d.to_vec()[..16].iter().all(|b| *b == 0xFF));
+}
+
+fn max_via_select<T: CompareElement + SelectElement>(rng: &mut Rng) {
+    let u = ub(4 * 2048);
+    let n = 2048 / T::SIZE;
+    let (x, y, dst, mask) = (u.t::<T>(0, n), u.t::<T>(2048, n), u.t::<T>(4096, n), u.t::<u8>(6144, 2048));
+    let xs: Vec<T> = (0..n).map(|_| T::from_f64(rng.below(2001) as f64 / 10.0 - 100.0)).collect();
+    let ys: Vec<T> = (0..n).map(|_| T::from_f64(rng.below(2001) as f64 / 10.0 - 100.0)).collect();
+    x.copy_from_slice(&xs);
+    y.copy_from_slice(&ys);
+    compare(&mask, &x, &y, CMPMODE::GT, n as u32);
+    select(&dst, &mask, &x, &y, SelMode::VselTensorTensorMode, n as u32);
+    for (i, got) in dst.to_vec().into_iter().enumerate() {
+        let want = if xs[i] > ys[i] { xs[i] } else { ys[i] };
+        assert_eq!(got.to_bits_u64(), want.to_bits_u64(), "element {i}");
+    }
+}
+
+#[test]
+fn compare_then_select_is_max() {
+    let mut rng = Rng(42);
+    for soc in [Soc::Ascend910B, Soc::Ascend310P, Soc::Ascend310B] {
+        run_on_core(CoreConfig::single(soc), || {
+            max_via_select::<f32>(&mut rng);
+            max_via_select::<f16>(&mut rng);
+        });
+    }
+}
+
+#[test]
+fn int32_only_eq_only_on_ascend910b() {
+    let u = ub(1024);
+    let (x, y, d) = (u.t::<i32>(0, 64), u.t::<i32>(256, 64), u.t::<u8>(512, 32));
+    x.copy_from_slice(&(0..64).collect::<Vec<i32>>());
+    y.copy_from_slice(&(0..64).map(|i| if i % 2 == 0 { i } else { -i }).collect::<Vec<i32>>());
+    compare(&d, &x, &y, CMPMODE::EQ, 64);
+    assert_eq!(d.to_vec()[..8], [0b0101_0101; 8]);
+    assert_fails("cmpMode = CMPMODE::GT is not supported for int32_t: only CMPMODE::EQ is", || {
+        compare(&d, &x, &y, CMPMODE::GT, 64)
+    });
+    drop(u);
+    for soc in [Soc::Ascend910, Soc::Ascend310P, Soc::Ascend310B] {
+        run_on_core(CoreConfig::single(soc), || {
+            let u = ub(1024);
+            let (x, y, d) = (u.t::<i32>(0, 64), u.t::<i32>(256, 64), u.t::<u8>(512, 32));
+            assert_fails(&format!("int32_t is not supported on {soc}"), || {
+                compare(&d, &x, &y, CMPMODE::EQ, 64)
+            });
+        });
+    }
+}
+
+#[test]
+fn count_must_fill_whole_repeats() {
+    let u = ub(2048);
+    let (x, y, d) = (u.t::<f32>(0, 128), u.t::<f32>(512, 128), u.t::<u8>(1024, 64));
+    assert_fails(
+        "count = 100 float elements occupy 400 bytes, not a multiple of 256 (use a multiple of 64)",
+        || compare(&d, &x, &y, CMPMODE::LT, 100),
+    );
+    let (xh, yh) = (u.t::<f16>(0, 256), u.t::<f16>(512, 256));
+    assert_fails("not a multiple of 256 (use a multiple of 128)", || compare(&d, &xh, &yh, CMPMODE::LT, 64));
+    d.copy_from_slice(&[7; 64]);
+    compare(&d, &x, &y, CMPMODE::LT, 0);
+    assert!(d.to_vec().iter().all(|b| *b == 7), "count 0 does nothing");
+}
+
+#[test]
+fn operand_checks() {
+    let u = ub(4096);
+    let (x, y) = (u.t::<f32>(0, 256), u.t::<f32>(1024, 256));
+    let small = u.t::<u8>(2048, 16);
+    assert_fails("dst holds 16 bytes but 4 repeats of float write 32 bytes (8 per repeat)", || {
+        compare(&small, &x, &y, CMPMODE::LT, 256)
+    });
+    let over = u.t::<u8>(1024 + 32, 64);
+    assert_fails("overlaps src1", || compare(&over, &x, &y, CMPMODE::LT, 128));
+    let d = u.t::<u8>(2048, 64);
+    assert_fails("src0 would touch element", || {
+        compare_masked::<f32, true>(&d, &x, &y, CMPMODE::LT, 64u64, 5, &P)
+    });
+    // Sources may overlap each other (both are only read).
+    compare_masked::<f32, true>(&d, &x, &x.view(8), CMPMODE::LT, 64u64, 2, &P);
+}
+
+#[test]
+fn mask_checks() {
+    let u = ub(4096);
+    let (x, y, d) = (u.t::<f32>(0, 256), u.t::<f32>(1024, 256), u.t::<u8>(2048, 64));
+    assert_fails("mask = 65 is out of range [1, 64]", || {
+        compare_masked::<f32, true>(&d, &x, &y, CMPMODE::LT, 65u64, 1, &P)
+    });
+    assert_fails("MASK_PLACEHOLDER", || compare_masked::<f32, true>(&d, &x, &y, CMPMODE::LT, 0u64, 1, &P));
+    assert_fails("isSetMask = false requires mask = MASK_PLACEHOLDER", || {
+        compare_masked::<f32, false>(&d, &x, &y, CMPMODE::LT, 64u64, 1, &P)
+    });
+    d.copy_from_slice(&[9; 64]);
+    compare_masked::<f32, true>(&d, &x, &y, CMPMODE::LT, 64u64, 0, &P);
+    assert!(d.to_vec().iter().all(|b| *b == 9), "repeatTimes 0 does nothing");
+}

@@ -1,0 +1,148 @@
+//! The launch-wide barrier behind `sync_all` in thread-per-core mode.
+//!
+//! A generation-counting barrier on a `Mutex` + `Condvar` that can never hang:
+//! - when a core fails, the launcher [`abort`](LaunchBarrier::abort)s it, and every core
+//!   waiting (or arriving later) is released with an error naming the failed core;
+//! - when a core returns from the kernel while others wait in `sync_all` (so the barrier can
+//!   never fill, a hang on the hardware), the waiting cores are released with an error that
+//!   says so.
+
+use std::cell::Cell;
+use std::sync::{Condvar, Mutex, MutexGuard};
+
+use ascend_core::CoreBarrier;
+
+thread_local! {
+    /// Set on a core's thread when its `sync_all` was released because another core failed:
+    /// the launcher reports that core's fault as secondary.
+    static RELEASED_BY: Cell<Option<u32>> = const { Cell::new(None) };
+}
+
+/// Takes (and clears) the "released because core N failed" mark of this thread.
+pub(crate) fn take_released_mark() -> Option<u32> {
+    RELEASED_BY.with(|r| r.take())
+}
+
+struct State {
+    /// Cores waiting in the current generation.
+    arrived: u32,
+    /// Incremented each time the barrier fills.
+    generation: u64,
+    /// The first core that failed, once the launch is aborted.
+    aborted_by: Option<u32>,
+    /// Cores that returned from the kernel normally.
+    exited: Vec<u32>,
+    /// Set when the waiting cores can never be released (see the module doc).
+    deadlock: Option<String>,
+}
+
+/// A barrier across the `n` cores of one launch.
+pub(crate) struct LaunchBarrier {
+    n: u32,
+    state: Mutex<State>,
+    cv: Condvar,
+}
+
+impl LaunchBarrier {
+    /// A barrier for `n` cores.
+    pub(crate) fn new(n: u32) -> Self {
+        LaunchBarrier {
+            n,
+            state: Mutex::new(State {
+                arrived: 0,
+                generation: 0,
+                aborted_by: None,
+                exited: Vec::new(),
+                deadlock: None,
+            }),
+            cv: Condvar::new(),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // A panic never happens while the lock is held; recover from poisoning anyway.
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Releases every waiting core with an error: `core` failed. Only the first abort counts.
+    pub(crate) fn abort(&self, core: u32) {
+        let mut s = self.lock();
+        if s.aborted_by.is_none() {
+            s.aborted_by = Some(core);
+        }
+        drop(s);
+        self.cv.notify_all();
+    }
+
+    /// Records that `core` returned from the kernel; releases the waiting cores with an error
+    /// if they can no longer all meet.
+    pub(crate) fn exit(&self, core: u32) {
+        let mut s = self.lock();
+        s.exited.push(core);
+        if s.arrived > 0 && s.arrived as usize + s.exited.len() == self.n as usize {
+            let why = self.deadlock_message(&s);
+            s.deadlock = Some(why);
+            drop(s);
+            self.cv.notify_all();
+        }
+    }
+
+    fn deadlock_message(&self, s: &State) -> String {
+        let mut exited = s.exited.clone();
+        exited.sort_unstable();
+        format!(
+            "{} of {} cores are waiting here, but core(s) {} returned from the kernel without \
+             reaching this SyncAll: every core must call SyncAll the same number of times \
+             (on the hardware this hangs)",
+            s.arrived,
+            self.n,
+            crate::launch::format_ranges(&exited)
+        )
+    }
+
+    fn released(&self, by: u32) -> Result<(), String> {
+        RELEASED_BY.with(|r| r.set(Some(by)));
+        Err(format!("released because core {by} failed"))
+    }
+}
+
+impl CoreBarrier for LaunchBarrier {
+    fn wait(&self, _core: u32) -> Result<(), String> {
+        let mut s = self.lock();
+        if let Some(by) = s.aborted_by {
+            return self.released(by);
+        }
+        if let Some(why) = &s.deadlock {
+            return Err(why.clone());
+        }
+        s.arrived += 1;
+        if s.arrived == self.n {
+            s.arrived = 0;
+            s.generation = s.generation.wrapping_add(1);
+            drop(s);
+            self.cv.notify_all();
+            return Ok(());
+        }
+        if s.arrived as usize + s.exited.len() == self.n as usize {
+            let why = self.deadlock_message(&s);
+            s.deadlock = Some(why.clone());
+            drop(s);
+            self.cv.notify_all();
+            return Err(why);
+        }
+        let gen = s.generation;
+        loop {
+            s = self.cv.wait(s).unwrap_or_else(|e| e.into_inner());
+            if s.generation != gen {
+                return Ok(());
+            }
+            // A deadlock is these cores' own fault; the abort it causes must not hide it.
+            if let Some(why) = &s.deadlock {
+                return Err(why.clone());
+            }
+            if let Some(by) = s.aborted_by {
+                return self.released(by);
+            }
+        }
+    }
+}

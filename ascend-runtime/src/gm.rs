@@ -1,0 +1,124 @@
+//! Host-owned global memory: [`GmBuffer`], a typed buffer whose address kernels receive.
+
+use core::fmt;
+use core::marker::PhantomData;
+use std::sync::Arc;
+
+use ascend_core::{Element, GlobalTensor, GmAddr, GmRegion};
+
+/// A typed buffer in global memory, owned by the host.
+///
+/// The host fills it ([`from_slice`](Self::from_slice), [`zeroed`](Self::zeroed),
+/// [`write_from`](Self::write_from)), hands its [`addr`](Self::addr) to a kernel (AscendC's
+/// `GM_ADDR`), and reads the result back with [`to_vec`](Self::to_vec) after the launch.
+/// The memory lives as long as the buffer or any [`GmAddr`] taken from it.
+///
+/// ```
+/// use ascend_runtime::prelude::*;
+///
+/// let x = GmBuffer::from_slice(&[1.0f32, 2.0, 3.0]);
+/// assert_eq!(x.len(), 3);
+/// x.write_from(&[7.0]);
+/// assert_eq!(x.to_vec(), [7.0, 2.0, 3.0]);
+/// ```
+pub struct GmBuffer<T: Element> {
+    region: Arc<GmRegion>,
+    len: usize,
+    _t: PhantomData<T>,
+}
+
+impl<T: Element> GmBuffer<T> {
+    /// A buffer holding a copy of `data`.
+    pub fn from_slice(data: &[T]) -> Self {
+        GmBuffer {
+            region: GmRegion::from_bytes(bytemuck::cast_slice(data)),
+            len: data.len(),
+            _t: PhantomData,
+        }
+    }
+
+    /// A buffer holding the elements of `data`.
+    pub fn from_vec(data: Vec<T>) -> Self {
+        Self::from_slice(&data)
+    }
+
+    /// A buffer of `len` zero elements.
+    ///
+    /// # Panics
+    /// Panics if `len` elements of `T` overflow the address space.
+    pub fn zeroed(len: usize) -> Self {
+        let bytes = len.checked_mul(T::SIZE).unwrap_or_else(|| {
+            panic!("GmBuffer::zeroed: len = {len} {} elements overflows the address space", T::DTYPE)
+        });
+        GmBuffer { region: GmRegion::zeroed(bytes), len, _t: PhantomData }
+    }
+
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the buffer has no elements.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Copies the elements out.
+    ///
+    /// Call it after the launch has returned: while a kernel runs, cores may be writing.
+    pub fn to_vec(&self) -> Vec<T> {
+        let mut v = vec![T::ZERO; self.len];
+        self.region.read_bytes(0, bytemuck::cast_slice_mut(&mut v));
+        v
+    }
+
+    /// Copies `data` into the first `data.len()` elements; the rest keep their values.
+    ///
+    /// # Panics
+    /// Panics if `data` is longer than the buffer.
+    pub fn write_from(&self, data: &[T]) {
+        assert!(
+            data.len() <= self.len,
+            "GmBuffer::write_from: data length = {} exceeds the buffer's {} elements",
+            data.len(),
+            self.len
+        );
+        self.region.write_bytes(0, bytemuck::cast_slice(data));
+    }
+
+    /// The address of element 0, for passing to a kernel (AscendC `GM_ADDR`).
+    pub fn addr(&self) -> GmAddr {
+        self.region.addr()
+    }
+
+    /// The untyped region behind the buffer.
+    pub fn region(&self) -> &Arc<GmRegion> {
+        &self.region
+    }
+
+    /// A [`GlobalTensor`] bound to the whole buffer (a host-side convenience; kernels build
+    /// theirs from the [`addr`](Self::addr) with `set_global_buffer`).
+    pub fn global_tensor(&self) -> GlobalTensor<T> {
+        let mut g = GlobalTensor::new();
+        g.set_global_buffer(self.addr(), self.len);
+        g
+    }
+}
+
+impl<T: Element> From<Vec<T>> for GmBuffer<T> {
+    fn from(data: Vec<T>) -> Self {
+        Self::from_vec(data)
+    }
+}
+
+impl<T: Element> From<&[T]> for GmBuffer<T> {
+    fn from(data: &[T]) -> Self {
+        Self::from_slice(data)
+    }
+}
+
+impl<T: Element> fmt::Debug for GmBuffer<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "GmBuffer<{}>({} elements)", T::DTYPE, self.len)
+    }
+}

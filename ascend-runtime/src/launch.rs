@@ -1,0 +1,541 @@
+//! Launching a kernel on `blockDim` logical cores: [`Launch`], [`launch`], and what a launch
+//! reports ([`LaunchStats`], [`LaunchError`], [`CoreFault`]).
+//!
+//! Every logical core runs the kernel closure inside [`ascend_core::run_on_core`], so it has
+//! its own Unified Buffer, mask register and control flags, and answers `get_block_idx()` /
+//! `get_block_num()` for itself. Global memory ([`GmBuffer`](crate::GmBuffer)) is shared.
+//!
+//! A failed check (or any panic) on a core never takes the process down and never hangs the
+//! launch: it is caught, the cores waiting in `sync_all` are released, and [`Launch::run`]
+//! returns a [`LaunchError`] naming the core, the API, the message and the source line.
+
+use core::fmt;
+use std::any::Any;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use ascend_core::{run_on_core, take_last_fault, CoreBarrier, CoreConfig, Fault, Soc};
+use rayon::prelude::*;
+
+use crate::barrier::{take_released_mark, LaunchBarrier};
+use crate::hook::{take_panic_location, CoreGuard};
+
+/// The largest `blockDim` a launch accepts (AscendC's limit).
+pub const MAX_BLOCK_DIM: u32 = 65_535;
+
+/// The default stack size of a core thread in [`ExecMode::ThreadPerCore`]: 1 MiB.
+pub const DEFAULT_STACK_SIZE: usize = 1 << 20;
+
+/// How the logical cores of a launch are mapped onto host threads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum ExecMode {
+    /// Cores are load-balanced over rayon's global thread pool (the default, and the
+    /// fastest). A core cannot block, so `sync_all` in a launch of more than one core fails
+    /// with an error telling you to use [`ThreadPerCore`](ExecMode::ThreadPerCore).
+    #[default]
+    Pooled,
+    /// One OS thread per core, all alive at once, with a real barrier behind `sync_all`.
+    /// Works for any `blockDim` the host can start threads for (hundreds are fine on two
+    /// host CPUs); see [`Launch::stack_size`].
+    ThreadPerCore,
+    /// Cores run one after another on the calling thread, in index order: deterministic,
+    /// for debugging. The first failure stops the launch. `sync_all` fails as in `Pooled`.
+    Sequential,
+}
+
+impl fmt::Display for ExecMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ExecMode::Pooled => "pooled",
+            ExecMode::ThreadPerCore => "thread-per-core",
+            ExecMode::Sequential => "sequential",
+        })
+    }
+}
+
+/// What a successful launch reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LaunchStats {
+    /// Number of cores that ran.
+    pub block_dim: u32,
+    /// The chip emulated.
+    pub soc: Soc,
+    /// How the cores were run.
+    pub mode: ExecMode,
+    /// Wall-clock time of the whole launch.
+    pub wall: Duration,
+}
+
+/// The failure of one core of a launch.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CoreFault {
+    /// The logical core (`get_block_idx()`).
+    pub core: u32,
+    /// The AscendC API whose check failed (`"Sub"`, `"SyncAll"`, …); `"panic"` for a plain
+    /// Rust panic in the kernel, `"Launch"` when the launcher could not start the core.
+    pub api: &'static str,
+    /// What went wrong (for a plain panic, its message).
+    pub message: String,
+    /// Source file of the failing call; empty if unknown.
+    pub file: String,
+    /// Source line of the failing call; 0 if unknown.
+    pub line: u32,
+    /// `Some(n)` when this core was waiting in `sync_all` and was released because core `n`
+    /// failed: a consequence of that failure, not a fault of its own.
+    pub released_by: Option<u32>,
+}
+
+impl CoreFault {
+    /// Whether this fault is only a consequence of another core's failure (see
+    /// [`released_by`](Self::released_by)).
+    pub fn is_secondary(&self) -> bool {
+        self.released_by.is_some()
+    }
+}
+
+impl From<Fault> for CoreFault {
+    fn from(f: Fault) -> Self {
+        CoreFault {
+            core: f.core,
+            api: f.api,
+            message: f.message,
+            file: f.file.to_owned(),
+            line: f.line,
+            released_by: None,
+        }
+    }
+}
+
+impl fmt::Display for CoreFault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "core {}: {}: {}", self.core, self.api, self.message)?;
+        if self.file.is_empty() {
+            f.write_str(" (at unknown location)")
+        } else {
+            write!(f, " (at {}:{})", self.file, self.line)
+        }
+    }
+}
+
+impl std::error::Error for CoreFault {}
+
+/// Why a launch failed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum LaunchError {
+    /// `blockDim` is outside `1..=65535`; no core ran.
+    InvalidBlockDim {
+        /// The rejected value.
+        block_dim: u32,
+    },
+    /// One or more cores failed.
+    CoreFailed {
+        /// The chip emulated.
+        soc: Soc,
+        /// Number of cores of the launch.
+        block_dim: u32,
+        /// How the cores were run.
+        mode: ExecMode,
+        /// Every core's fault: the first core to fail first, then the other cores that
+        /// failed on their own (by index), then the cores released from `sync_all` because
+        /// of the first failure (by index). Never empty.
+        faults: Vec<CoreFault>,
+        /// Cores that never started because the launch was already failing (sorted).
+        skipped: Vec<u32>,
+    },
+}
+
+impl LaunchError {
+    /// The fault that caused the failure (the first core to fail), if a core failed.
+    pub fn primary(&self) -> Option<&CoreFault> {
+        self.faults().first()
+    }
+
+    /// Every core's fault, primary first (empty for a configuration error).
+    pub fn faults(&self) -> &[CoreFault] {
+        match self {
+            LaunchError::CoreFailed { faults, .. } => faults,
+            LaunchError::InvalidBlockDim { .. } => &[],
+        }
+    }
+
+    /// The cores that never ran because the launch was already failing.
+    pub fn skipped_cores(&self) -> &[u32] {
+        match self {
+            LaunchError::CoreFailed { skipped, .. } => skipped,
+            LaunchError::InvalidBlockDim { .. } => &[],
+        }
+    }
+}
+
+/// How many independent faults besides the primary one `Display` lists in full.
+const DISPLAY_FAULTS: usize = 16;
+
+impl fmt::Display for LaunchError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LaunchError::InvalidBlockDim { block_dim } => {
+                write!(f, "launch: blockDim = {block_dim} is out of range [1, {MAX_BLOCK_DIM}]")
+            }
+            LaunchError::CoreFailed { soc, block_dim, mode, faults, skipped } => {
+                write!(f, "kernel failed on {soc} (blockDim = {block_dim}, {mode} mode): ")?;
+                let Some((primary, rest)) = faults.split_first() else {
+                    return f.write_str("no fault recorded");
+                };
+                write!(f, "{primary}")?;
+                let (released, own): (Vec<&CoreFault>, Vec<&CoreFault>) =
+                    rest.iter().partition(|c| c.is_secondary());
+                if !own.is_empty() {
+                    write!(f, "\n  {} more core(s) failed:", own.len())?;
+                    for c in own.iter().take(DISPLAY_FAULTS) {
+                        write!(f, "\n    {c}")?;
+                    }
+                    if own.len() > DISPLAY_FAULTS {
+                        write!(
+                            f,
+                            "\n    ... and {} more (LaunchError::faults lists all)",
+                            own.len() - DISPLAY_FAULTS
+                        )?;
+                    }
+                }
+                if !released.is_empty() {
+                    let cores: Vec<u32> = released.iter().map(|c| c.core).collect();
+                    let by = released[0].released_by.unwrap_or(primary.core);
+                    write!(
+                        f,
+                        "\n  {} core(s) waiting in SyncAll were released because core {by} failed: {}",
+                        cores.len(),
+                        format_ranges(&cores)
+                    )?;
+                }
+                if !skipped.is_empty() {
+                    write!(
+                        f,
+                        "\n  {} core(s) were not started because the launch had already failed: {}",
+                        skipped.len(),
+                        format_ranges(skipped)
+                    )?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+impl std::error::Error for LaunchError {}
+
+/// Formats sorted core indices as ranges: `0..=4, 6, 8..=47` (at most 20 ranges shown).
+pub(crate) fn format_ranges(sorted: &[u32]) -> String {
+    const MAX_RANGES: usize = 20;
+    let mut ranges: Vec<(u32, u32)> = Vec::new();
+    for &i in sorted {
+        match ranges.last_mut() {
+            Some((_, hi)) if hi.checked_add(1) == Some(i) => *hi = i,
+            _ => ranges.push((i, i)),
+        }
+    }
+    let mut out: Vec<String> = ranges
+        .iter()
+        .take(MAX_RANGES)
+        .map(|&(lo, hi)| if lo == hi { lo.to_string() } else { format!("{lo}..={hi}") })
+        .collect();
+    if ranges.len() > MAX_RANGES {
+        out.push(format!("... ({} ranges in all)", ranges.len()));
+    }
+    out.join(", ")
+}
+
+/// A kernel launch: the chip, the number of cores and how to run them.
+///
+/// ```
+/// use ascend_runtime::prelude::*;
+///
+/// let out = GmBuffer::<u32>::zeroed(8);
+/// let addr = out.addr();
+/// let stats = Launch::new(Soc::Ascend910B)
+///     .block_dim(8)
+///     .sync_all(true) // a thread per core, so the kernel may call sync_all
+///     .run(move || {
+///         let mut gm = GlobalTensor::<u32>::new();
+///         gm.set_global_buffer(addr.clone(), 8);
+///         gm.set_value(get_block_idx() as usize, get_block_idx() * 10);
+///         sync_all();
+///         // Every core's write is visible after the barrier.
+///         let next = (get_block_idx() as usize + 1) % 8;
+///         assert_eq!(gm.get_value(next), next as u32 * 10);
+///     })
+///     .unwrap();
+/// assert_eq!(stats.block_dim, 8);
+/// assert_eq!(out.to_vec(), [0, 10, 20, 30, 40, 50, 60, 70]);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Launch {
+    soc: Soc,
+    block_dim: u32,
+    mode: ExecMode,
+    stack_size: usize,
+    quiet: bool,
+}
+
+impl Launch {
+    /// A launch of one core on `soc`, in [`ExecMode::Pooled`].
+    pub fn new(soc: Soc) -> Launch {
+        Launch { soc, block_dim: 1, mode: ExecMode::Pooled, stack_size: DEFAULT_STACK_SIZE, quiet: true }
+    }
+
+    /// Sets the number of cores (AscendC `blockDim`). Values outside `1..=65535` make
+    /// [`run`](Self::run) return [`LaunchError::InvalidBlockDim`].
+    pub fn block_dim(self, block_dim: u32) -> Launch {
+        Launch { block_dim, ..self }
+    }
+
+    /// Sets how cores map onto host threads.
+    pub fn mode(self, mode: ExecMode) -> Launch {
+        Launch { mode, ..self }
+    }
+
+    /// `true` selects [`ExecMode::ThreadPerCore`], which the kernel needs to call
+    /// `sync_all`; `false` selects [`ExecMode::Pooled`] if thread-per-core was selected
+    /// (and keeps the mode otherwise).
+    pub fn sync_all(self, enabled: bool) -> Launch {
+        let mode = match (enabled, self.mode) {
+            (true, _) => ExecMode::ThreadPerCore,
+            (false, ExecMode::ThreadPerCore) => ExecMode::Pooled,
+            (false, m) => m,
+        };
+        Launch { mode, ..self }
+    }
+
+    /// Stack size of each core thread in [`ExecMode::ThreadPerCore`] (default
+    /// [`DEFAULT_STACK_SIZE`]); the OS may round it up to its minimum.
+    pub fn stack_size(self, bytes: usize) -> Launch {
+        Launch { stack_size: bytes, ..self }
+    }
+
+    /// Whether a panicking core stays silent on stderr (default `true`: the failure is
+    /// reported by the returned [`LaunchError`]). `false` also prints the panic hook's
+    /// report (with a backtrace if `RUST_BACKTRACE` is set).
+    pub fn quiet(self, quiet: bool) -> Launch {
+        Launch { quiet, ..self }
+    }
+
+    /// The chip.
+    pub fn get_soc(&self) -> Soc {
+        self.soc
+    }
+
+    /// The number of cores.
+    pub fn get_block_dim(&self) -> u32 {
+        self.block_dim
+    }
+
+    /// The execution mode.
+    pub fn get_mode(&self) -> ExecMode {
+        self.mode
+    }
+
+    /// Runs `kernel` on every core and waits for all of them.
+    ///
+    /// `kernel` is typically a closure that calls the kernel function with the
+    /// [`GmAddr`](ascend_core::GmAddr)s of its buffers:
+    /// `move || add_custom(x.addr(), y.addr(), z.addr())`.
+    ///
+    /// # Errors
+    /// [`LaunchError::InvalidBlockDim`] if `blockDim` is outside `1..=65535`;
+    /// [`LaunchError::CoreFailed`] if any core failed a check or panicked. A core failure
+    /// releases the cores waiting in `sync_all` at once; in pooled and sequential mode,
+    /// cores not yet started are skipped (and listed in the error).
+    pub fn run<K: Fn() + Sync>(&self, kernel: K) -> Result<LaunchStats, LaunchError> {
+        let n = self.block_dim;
+        if !(1..=MAX_BLOCK_DIM).contains(&n) {
+            return Err(LaunchError::InvalidBlockDim { block_dim: n });
+        }
+        let start = Instant::now();
+        let barrier = (self.mode == ExecMode::ThreadPerCore).then(|| Arc::new(LaunchBarrier::new(n)));
+        let shared = Shared {
+            soc: self.soc,
+            n,
+            quiet: self.quiet,
+            barrier,
+            stop: AtomicBool::new(false),
+            faults: Mutex::new(Vec::new()),
+            skipped: Mutex::new(Vec::new()),
+            kernel: &kernel,
+        };
+        match self.mode {
+            ExecMode::Pooled => (0..n).into_par_iter().for_each(|i| shared.run_core(i)),
+            ExecMode::Sequential => (0..n).for_each(|i| shared.run_core(i)),
+            ExecMode::ThreadPerCore => shared.run_threads(self.stack_size),
+        }
+        let wall = start.elapsed();
+        let (faults, skipped) = shared.finish();
+        if faults.is_empty() {
+            Ok(LaunchStats { block_dim: n, soc: self.soc, mode: self.mode, wall })
+        } else {
+            Err(LaunchError::CoreFailed { soc: self.soc, block_dim: n, mode: self.mode, faults, skipped })
+        }
+    }
+}
+
+impl Default for Launch {
+    /// A launch of one core on [`Soc::default()`] (Ascend910B), in [`ExecMode::Pooled`].
+    fn default() -> Launch {
+        Launch::new(Soc::default())
+    }
+}
+
+/// Runs `kernel` on `block_dim` cores of `soc` in the default [`ExecMode::Pooled`]:
+/// shorthand for `Launch::new(soc).block_dim(block_dim).run(kernel)`.
+///
+/// ```
+/// use ascend_runtime::prelude::*;
+///
+/// let stats = launch(Soc::Ascend310P, 4, || assert_eq!(get_block_num(), 4)).unwrap();
+/// assert_eq!(stats.block_dim, 4);
+/// ```
+///
+/// # Errors
+/// As [`Launch::run`].
+pub fn launch<K: Fn() + Sync>(soc: Soc, block_dim: u32, kernel: K) -> Result<LaunchStats, LaunchError> {
+    Launch::new(soc).block_dim(block_dim).run(kernel)
+}
+
+/// State shared by the cores of one launch.
+struct Shared<'k> {
+    soc: Soc,
+    n: u32,
+    quiet: bool,
+    barrier: Option<Arc<LaunchBarrier>>,
+    /// Set by the first failure: cores not yet started are skipped.
+    stop: AtomicBool,
+    /// Faults in the order they were recorded.
+    faults: Mutex<Vec<CoreFault>>,
+    skipped: Mutex<Vec<u32>>,
+    kernel: &'k (dyn Fn() + Sync),
+}
+
+impl Shared<'_> {
+    /// Runs core `idx` to completion, recording its fault if it fails.
+    fn run_core(&self, idx: u32) {
+        if self.stop.load(Ordering::Acquire) {
+            lock(&self.skipped).push(idx);
+            return;
+        }
+        // Clear leftovers of an earlier core of this thread.
+        let _ = take_last_fault();
+        let _ = take_released_mark();
+        let cfg = CoreConfig {
+            block_idx: idx,
+            block_num: self.n,
+            soc: self.soc,
+            barrier: self.barrier.clone().map(|b| b as Arc<dyn CoreBarrier>),
+        };
+        let guard = CoreGuard::enter(self.quiet);
+        let result = catch_unwind(AssertUnwindSafe(|| run_on_core(cfg, self.kernel)));
+        drop(guard);
+        match result {
+            Ok(()) => {
+                if let Some(b) = &self.barrier {
+                    b.exit(idx);
+                }
+            }
+            Err(payload) => self.record(fault_from_panic(idx, payload.as_ref())),
+        }
+    }
+
+    /// Records a fault; an independent fault (not a release) stops the launch and releases
+    /// the cores waiting in `sync_all`.
+    fn record(&self, fault: CoreFault) {
+        let core = fault.core;
+        let independent = !fault.is_secondary();
+        lock(&self.faults).push(fault);
+        if independent {
+            self.stop.store(true, Ordering::Release);
+            if let Some(b) = &self.barrier {
+                b.abort(core);
+            }
+        }
+    }
+
+    /// Starts one thread per core and waits for all of them.
+    fn run_threads(&self, stack_size: usize) {
+        std::thread::scope(|s| {
+            for i in 0..self.n {
+                if self.stop.load(Ordering::Acquire) {
+                    lock(&self.skipped).extend(i..self.n);
+                    break;
+                }
+                let spawned = std::thread::Builder::new()
+                    .name(format!("ascend-core-{i}"))
+                    .stack_size(stack_size)
+                    .spawn_scoped(s, move || self.run_core(i));
+                if let Err(e) = spawned {
+                    self.record(CoreFault {
+                        core: i,
+                        api: "Launch",
+                        message: format!(
+                            "could not start a host thread for core {i} of {} ({e}): lower blockDim or the \
+                             stack size",
+                            self.n
+                        ),
+                        file: String::new(),
+                        line: 0,
+                        released_by: None,
+                    });
+                    lock(&self.skipped).extend(i + 1..self.n);
+                    break;
+                }
+            }
+        });
+    }
+
+    /// The faults (primary first, then independent ones by core, then released ones by
+    /// core) and the sorted skipped cores.
+    fn finish(self) -> (Vec<CoreFault>, Vec<u32>) {
+        let mut faults = self.faults.into_inner().unwrap_or_else(|e| e.into_inner());
+        let mut skipped = self.skipped.into_inner().unwrap_or_else(|e| e.into_inner());
+        skipped.sort_unstable();
+        if let Some(p) = faults.iter().position(|f| !f.is_secondary()) {
+            let primary = faults.remove(p);
+            faults.sort_by_key(|f| (f.is_secondary(), f.core));
+            faults.insert(0, primary);
+        }
+        (faults, skipped)
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Turns a caught panic of core `idx` into a [`CoreFault`]: the structured fault of a failed
+/// check when there is one, otherwise the panic's message with `api = "panic"`.
+fn fault_from_panic(idx: u32, payload: &(dyn Any + Send)) -> CoreFault {
+    let text = payload
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| payload.downcast_ref::<String>().cloned());
+    let location = take_panic_location();
+    let released = take_released_mark();
+    match take_last_fault() {
+        // The recorded fault is this panic's only if the messages agree (a kernel may have
+        // caught an earlier failed check itself).
+        Some(f) if text.as_deref() == Some(f.to_string().as_str()) => {
+            let released_by = released.filter(|_| f.api == "SyncAll");
+            CoreFault { released_by, ..CoreFault::from(f) }
+        }
+        _ => {
+            let (file, line) = location.unwrap_or_default();
+            CoreFault {
+                core: idx,
+                api: "panic",
+                message: text.unwrap_or_else(|| "panic with a non-string payload".to_owned()),
+                file,
+                line,
+                released_by: None,
+            }
+        }
+    }
+}
