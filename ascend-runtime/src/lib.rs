@@ -51,12 +51,12 @@
 //! assert!(err.to_string().contains("core 2: MyApi: len = 7 is not a multiple of 8"));
 //! ```
 
-pub mod npy;
-pub mod testing;
 mod barrier;
 pub mod gm;
 mod hook;
 pub mod launch;
+pub mod npy;
+pub mod testing;
 
 pub use ascend_core;
 pub use ascend_core::{GmAddr, GmRegion, Soc};
