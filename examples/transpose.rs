@@ -1,5 +1,6 @@
 //! `transpose` end to end: a row-major half matrix transposed through 16×16 tiles with
-//! `vec_trans`, checked bit for bit. An `--input-x` `.npy` file gives its own shape (2-D);
+//! `vec_trans`, checked bit for bit. `--tile N` sets the tiles per strip (default 32). An
+//! `--input-x` `.npy` file gives its own shape (2-D);
 //! `.bin` input needs `--rows` and `--cols`.
 //!
 //! ```sh
