@@ -1,3 +1,31 @@
 //! # ascend-kernels
 //!
 //! Real AscendC kernels written against the host emulator, each with its unit tests.
+//!
+//! Every kernel reads like its AscendC original: a kernel struct with `init` (bind this core's
+//! slice of global memory, carve the queues' buffers) and `process` (walk the slice tile by
+//! tile through `copy_in` → `compute` → `copy_out`, double-buffered with `BUFFER_NUM = 2`),
+//! and an entry function taking `GmAddr`s, launched on `blockDim` cores. Each module also has
+//! a host launcher (`run_*`) and a host reference the tests compare against bit for bit.
+//!
+//! | module | kernel |
+//! | --- | --- |
+//! | [`add_custom`] | `z = x + y`, the vendor's first sample |
+//! | [`sub_custom`] | `z = x - y`, generic over `half`, `float`, `int16_t`, `int32_t` |
+//! | [`fill`] | `Duplicate` of a scalar over a large GM buffer |
+//! | [`maximum`] | `Compare` + `Select` (tensor-tensor mode): `max(x, y)` |
+//! | [`transpose`] | a large matrix transposed through 16×16 tiles with `vec_trans` |
+//! | [`reduce_sum`] | the sum of a vector: per-core partial sums, `SyncAll`, final sum on core 0 |
+//!
+//! [`tiling`] holds the work split shared by the kernels, [`data`] deterministic inputs, and
+//! [`cli`] what the examples share (flags, data files, the PASS / FAIL summary).
+
+pub mod add_custom;
+pub mod cli;
+pub mod data;
+pub mod fill;
+pub mod maximum;
+pub mod reduce_sum;
+pub mod sub_custom;
+pub mod tiling;
+pub mod transpose;

@@ -12,6 +12,10 @@
 //! Kernels, tests and examples need one import: `use ascend_runtime::prelude::*;` (the
 //! whole kernel API of `ascend_core` plus this crate's types).
 //!
+//! Checking results: [`testing`] compares kernel output with golden data (tolerances in the
+//! style of the vendor's verify scripts, or bit for bit); [`npy`] reads and writes numpy
+//! `.npy` files and raw `.bin` files.
+//!
 //! ```
 //! use ascend_runtime::prelude::*;
 //!
@@ -51,6 +55,8 @@ mod barrier;
 pub mod gm;
 mod hook;
 pub mod launch;
+pub mod npy;
+pub mod testing;
 
 pub use ascend_core;
 pub use ascend_core::{GmAddr, GmRegion, Soc};

@@ -1,0 +1,278 @@
+//! `add_custom`: the vendor's canonical first kernel, `z = x + y` elementwise.
+//!
+//! The structure is the AscendC sample's, step for step:
+//!
+//! * a kernel class ([`KernelAdd`]) holding a `TPipe`, two input queues (`VECIN`) and one
+//!   output queue (`VECOUT`) of `BUFFER_NUM = 2` buffers each, and three `GlobalTensor`s;
+//! * `init` binds each `GlobalTensor` to this core's slice of GM (found from
+//!   `get_block_idx()`) and gives the queues their buffers;
+//! * `process` walks the slice tile by tile, each tile through the three stages
+//!   `copy_in` (GM → UB, `DataCopy`, enqueue), `compute` (dequeue, `Add`, enqueue) and
+//!   `copy_out` (dequeue, UB → GM).
+//!
+//! The sample fixes the sizes (`8 * 2048` half values on 8 cores, tiles of 128); here the
+//! [`TilingConfig`] carries them, so any length works: a core's last tile may be shorter, and
+//! a length that is not a whole number of 32-byte blocks is moved with `DataCopyPad`.
+//!
+//! ```
+//! use ascend_kernels::add_custom::{add_reference, run_add_custom};
+//! use ascend_kernels::tiling::TilingConfig;
+//! use ascend_runtime::prelude::*;
+//!
+//! let x: Vec<f16> = (0..16384).map(|i| f16::from_f32((i % 100) as f32 * 0.25)).collect();
+//! let y: Vec<f16> = (0..16384).map(|i| f16::from_f32((i % 7) as f32 - 3.0)).collect();
+//! let (z, stats) = run_add_custom(Soc::Ascend910B, &x, &y, &TilingConfig::default()).unwrap();
+//! assert_eq!(stats.block_dim, 8);
+//! assert_eq!(z, add_reference(&x, &y));
+//! ```
+
+use ascend_runtime::prelude::*;
+
+use crate::tiling::{copy_gm_to_ub, copy_ub_to_gm, TilingConfig, BUFFER_NUM};
+
+/// The name checks of this kernel report.
+const API: &str = "AddCustom";
+
+/// One core's state of the `add_custom` kernel (the sample's `KernelAdd` class).
+pub struct KernelAdd<T: AddElement> {
+    pipe: TPipe,
+    in_queue_x: TQue<VecIn, BUFFER_NUM>,
+    in_queue_y: TQue<VecIn, BUFFER_NUM>,
+    out_queue_z: TQue<VecOut, BUFFER_NUM>,
+    x_gm: GlobalTensor<T>,
+    y_gm: GlobalTensor<T>,
+    z_gm: GlobalTensor<T>,
+    tiling: TilingConfig,
+    block_length: usize,
+}
+
+impl<T: AddElement> Default for KernelAdd<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<T: AddElement> KernelAdd<T> {
+    /// A kernel object with unbound tensors and queues without buffers.
+    pub fn new() -> Self {
+        KernelAdd {
+            pipe: TPipe::new(),
+            in_queue_x: TQue::new(),
+            in_queue_y: TQue::new(),
+            out_queue_z: TQue::new(),
+            x_gm: GlobalTensor::new(),
+            y_gm: GlobalTensor::new(),
+            z_gm: GlobalTensor::new(),
+            tiling: TilingConfig::default(),
+            block_length: 0,
+        }
+    }
+
+    /// Binds this core's slice of `x`, `y` and `z` and carves the queues' buffers.
+    ///
+    /// # Panics
+    /// Panics if the tiling is unusable (tile length not a positive multiple of one 32-byte
+    /// block), a buffer does not hold the core's slice, or the tiles do not fit in UB.
+    #[track_caller]
+    pub fn init(&mut self, x: GmAddr, y: GmAddr, z: GmAddr, tiling: &TilingConfig) {
+        tiling.check::<T>(API, T::EPB);
+        self.tiling = *tiling;
+        let range = tiling.core_range::<T>(get_block_idx());
+        self.block_length = range.len();
+        self.x_gm.set_global_buffer(x.add::<T>(range.start), self.block_length);
+        self.y_gm.set_global_buffer(y.add::<T>(range.start), self.block_length);
+        self.z_gm.set_global_buffer(z.add::<T>(range.start), self.block_length);
+        let tile_bytes = tiling.tile_length * T::SIZE;
+        self.pipe.init_buffer(&mut self.in_queue_x, BUFFER_NUM, tile_bytes);
+        self.pipe.init_buffer(&mut self.in_queue_y, BUFFER_NUM, tile_bytes);
+        self.pipe.init_buffer(&mut self.out_queue_z, BUFFER_NUM, tile_bytes);
+    }
+
+    /// Runs the three stages over every tile of this core's slice.
+    #[track_caller]
+    pub fn process(&mut self) {
+        let tiling = self.tiling;
+        for (offset, len) in tiling.tiles(self.block_length) {
+            self.copy_in(offset, len);
+            self.compute(len);
+            self.copy_out(offset, len);
+        }
+    }
+
+    /// GM → UB: one tile of `x` and of `y` into fresh queue buffers, enqueued.
+    #[track_caller]
+    fn copy_in(&mut self, offset: usize, len: usize) {
+        let x_local = self.in_queue_x.alloc_tensor::<T>();
+        let y_local = self.in_queue_y.alloc_tensor::<T>();
+        copy_gm_to_ub(&x_local, &self.x_gm.view(offset), len);
+        copy_gm_to_ub(&y_local, &self.y_gm.view(offset), len);
+        self.in_queue_x.enque(x_local);
+        self.in_queue_y.enque(y_local);
+    }
+
+    /// `z = x + y` on one tile.
+    #[track_caller]
+    fn compute(&mut self, len: usize) {
+        let x_local = self.in_queue_x.deque::<T>();
+        let y_local = self.in_queue_y.deque::<T>();
+        let z_local = self.out_queue_z.alloc_tensor::<T>();
+        add(&z_local, &x_local, &y_local, len);
+        self.out_queue_z.enque(z_local);
+        self.in_queue_x.free_tensor(x_local);
+        self.in_queue_y.free_tensor(y_local);
+    }
+
+    /// UB → GM: the result tile back to `z`.
+    #[track_caller]
+    fn copy_out(&mut self, offset: usize, len: usize) {
+        let z_local = self.out_queue_z.deque::<T>();
+        copy_ub_to_gm(&self.z_gm.view(offset), &z_local, len);
+        self.out_queue_z.free_tensor(z_local);
+    }
+}
+
+/// The kernel entry point: `z = x + y` over this core's share of `tiling.total_length`
+/// elements (the sample's `add_custom(GM_ADDR x, GM_ADDR y, GM_ADDR z)`).
+///
+/// # Panics
+/// As [`KernelAdd::init`] and the AscendC calls it makes (`Add` of `int16_t` on Ascend910,
+/// `DataCopyPad` for a partial block on Ascend910 / Ascend310P).
+#[track_caller]
+pub fn add_custom<T: AddElement>(x: GmAddr, y: GmAddr, z: GmAddr, tiling: &TilingConfig) {
+    let mut op = KernelAdd::<T>::new();
+    op.init(x, y, z, tiling);
+    op.process();
+}
+
+/// Host side: copies `x` and `y` to GM, launches [`add_custom`] on `tiling.block_dim` cores
+/// of `soc`, and returns `z` with the launch statistics.
+///
+/// # Errors
+/// The [`LaunchError`] of a failing core (with the core, API and message).
+///
+/// # Panics
+/// Panics if `x` or `y` does not hold `tiling.total_length` elements.
+pub fn run_add_custom<T: AddElement>(
+    soc: Soc,
+    x: &[T],
+    y: &[T],
+    tiling: &TilingConfig,
+) -> Result<(Vec<T>, LaunchStats), LaunchError> {
+    assert_eq!(
+        x.len(),
+        tiling.total_length,
+        "x holds {} elements, the tiling {}",
+        x.len(),
+        tiling.total_length
+    );
+    assert_eq!(
+        y.len(),
+        tiling.total_length,
+        "y holds {} elements, the tiling {}",
+        y.len(),
+        tiling.total_length
+    );
+    let (xg, yg, zg) = (GmBuffer::from_slice(x), GmBuffer::from_slice(y), GmBuffer::<T>::zeroed(x.len()));
+    let (xa, ya, za, t) = (xg.addr(), yg.addr(), zg.addr(), *tiling);
+    let stats = Launch::new(soc)
+        .block_dim(tiling.block_dim)
+        .run(move || add_custom::<T>(xa.clone(), ya.clone(), za.clone(), &t))?;
+    Ok((zg.to_vec(), stats))
+}
+
+/// Host reference: `x[i] + y[i]`, each sum rounded once (`f16`), wrapping (integers).
+/// Inputs are expected not to overflow `f16` (the chips differ there: saturation or inf).
+pub fn add_reference<T: Element>(x: &[T], y: &[T]) -> Vec<T> {
+    x.iter().zip(y).map(|(&a, &b)| T::add(a, b)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::random_vec;
+    use ascend_runtime::testing::assert_bits_eq;
+
+    fn check<T: AddElement>(soc: Soc, tiling: TilingConfig, seed: u64) {
+        let n = tiling.total_length;
+        let x = random_vec::<T>(n, seed, -1000.0, 1000.0);
+        let y = random_vec::<T>(n, seed + 1, -1000.0, 1000.0);
+        let (z, stats) = run_add_custom(soc, &x, &y, &tiling).unwrap();
+        assert_eq!(stats.block_dim, tiling.block_dim);
+        assert_bits_eq(&z, &add_reference(&x, &y));
+    }
+
+    #[test]
+    fn default_reproduces_x_plus_y_bit_for_bit() {
+        check::<f16>(Soc::Ascend910B, TilingConfig::default(), 1);
+    }
+
+    #[test]
+    fn default_on_every_chip() {
+        for soc in Soc::ALL {
+            check::<f16>(soc, TilingConfig::default(), 2);
+        }
+    }
+
+    #[test]
+    fn tails_and_core_counts() {
+        for (n, cores) in
+            [(1, 1), (15, 1), (17, 8), (1000, 8), (16384 + 7, 8), (4099, 48), (100, 48), (48 * 16, 48)]
+        {
+            for tile in [16, 128, 1024] {
+                let t = TilingConfig { total_length: n, block_dim: cores, tile_length: tile };
+                check::<f16>(Soc::Ascend910B, t, n as u64);
+            }
+        }
+    }
+
+    #[test]
+    fn other_types_and_vendor_tiling_rule() {
+        check::<f32>(Soc::Ascend910B, TilingConfig::new::<f32>(100_003, 8), 5);
+        check::<i32>(Soc::Ascend310B, TilingConfig::new::<i32>(4096 + 3, 48), 6);
+        check::<i16>(Soc::Ascend310P, TilingConfig::new::<i16>(48 * 256, 48), 7);
+    }
+
+    #[test]
+    fn empty_input_is_a_no_op() {
+        let t = TilingConfig { total_length: 0, block_dim: 8, tile_length: 128 };
+        let (z, _) = run_add_custom::<f16>(Soc::Ascend910B, &[], &[], &t).unwrap();
+        assert!(z.is_empty());
+    }
+
+    #[test]
+    fn partial_block_on_a_chip_without_data_copy_pad_is_an_error() {
+        let t = TilingConfig { total_length: 17, block_dim: 1, tile_length: 128 };
+        let x = vec![f16::ONE; 17];
+        let e = run_add_custom(Soc::Ascend910, &x, &x, &t).unwrap_err();
+        let msg = e.to_string();
+        assert!(msg.contains("DataCopyPad") && msg.contains("Ascend910"), "{msg}");
+    }
+
+    #[test]
+    fn bad_tiling_is_an_error() {
+        let t = TilingConfig { total_length: 64, block_dim: 2, tile_length: 20 };
+        let x = vec![f16::ONE; 64];
+        let e = run_add_custom(Soc::Ascend910B, &x, &x, &t).unwrap_err();
+        let msg = e.to_string();
+        assert!(
+            msg.contains("AddCustom: tile_length = 20 is not a positive multiple of 16 half elements"),
+            "{msg}"
+        );
+    }
+
+    #[test]
+    fn tiles_too_large_for_ub_are_an_error() {
+        let t = TilingConfig { total_length: 64, block_dim: 1, tile_length: 1 << 16 };
+        let x = vec![f16::ONE; 64];
+        let e = run_add_custom(Soc::Ascend910B, &x, &x, &t).unwrap_err();
+        assert!(e.to_string().contains("TPipe::InitBuffer"), "{e}");
+    }
+
+    #[test]
+    fn int16_add_is_not_on_ascend910() {
+        let t = TilingConfig::new::<i16>(256, 1);
+        let x = vec![1i16; 256];
+        let e = run_add_custom(Soc::Ascend910, &x, &x, &t).unwrap_err();
+        assert!(e.to_string().contains("Ascend910"), "{e}");
+    }
+}

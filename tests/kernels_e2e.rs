@@ -1,0 +1,143 @@
+//! End to end across the crates: each example's path (inputs → kernel launch → golden
+//! comparison), at small sizes, through the `ascend-kernels` API; and the golden-file path
+//! through `.npy` and `.bin` files.
+
+use ascend_kernels::add_custom::{add_reference, run_add_custom};
+use ascend_kernels::cli::{input_or, write_output, Args};
+use ascend_kernels::data::random_vec;
+use ascend_kernels::fill::run_fill;
+use ascend_kernels::maximum::{maximum_reference, run_maximum};
+use ascend_kernels::reduce_sum::{reduce_sum_reference, run_reduce_sum};
+use ascend_kernels::sub_custom::{run_sub_custom, sub_reference};
+use ascend_kernels::tiling::TilingConfig;
+use ascend_kernels::transpose::{run_transpose, transpose_reference};
+use ascend_runtime::npy::{read_npy, write_npy, write_npy_nd};
+use ascend_runtime::prelude::*;
+use ascend_runtime::testing::{assert_bits_eq, assert_close, compare_close, Mismatch, Tolerance};
+
+fn scratch(name: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("ascend-e2e-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+#[test]
+fn add_custom_default_passes_the_vendor_check() {
+    let t = TilingConfig::default();
+    let x: Vec<f16> = random_vec(t.total_length, 1, 1.0, 100.0);
+    let y: Vec<f16> = random_vec(t.total_length, 2, 1.0, 100.0);
+    let (z, stats) = run_add_custom(Soc::Ascend910B, &x, &y, &t).unwrap();
+    assert_eq!((stats.block_dim, stats.soc), (8, Soc::Ascend910B));
+    assert_close(&z, &add_reference(&x, &y), Tolerance::of::<f16>());
+    assert_bits_eq(&z, &add_reference(&x, &y));
+}
+
+#[test]
+fn add_custom_through_golden_files() {
+    // What `--input-x x.npy --input-y y.bin --golden g.npy --output z.bin` does.
+    let dir = scratch("add");
+    let n = 3000;
+    let x: Vec<f16> = random_vec(n, 3, -50.0, 50.0);
+    let y: Vec<f16> = random_vec(n, 4, -50.0, 50.0);
+    write_npy(dir.join("x.npy"), &x).unwrap();
+    ascend_runtime::npy::write_bin(dir.join("y.bin"), &y).unwrap();
+    write_npy(dir.join("g.npy"), &add_reference(&x, &y)).unwrap();
+    let args = Args::parse(
+        [
+            "--input-x",
+            dir.join("x.npy").to_str().unwrap(),
+            "--input-y",
+            dir.join("y.bin").to_str().unwrap(),
+            "--golden",
+            dir.join("g.npy").to_str().unwrap(),
+            "--output",
+            dir.join("z.bin").to_str().unwrap(),
+            "--cores",
+            "48",
+        ]
+        .map(String::from),
+        &["input-x", "input-y", "golden", "output", "cores"],
+    )
+    .unwrap();
+    let xs: Vec<f16> = input_or(&args.input_x, Vec::new).unwrap();
+    let ys: Vec<f16> = input_or(&args.input_y, Vec::new).unwrap();
+    let golden: Vec<f16> = input_or(&args.golden, Vec::new).unwrap();
+    let (z, _) =
+        run_add_custom(args.soc, &xs, &ys, &TilingConfig::new::<f16>(n, args.cores.unwrap())).unwrap();
+    write_output(&args.output, &z).unwrap();
+    let back: Vec<f16> = ascend_runtime::npy::read_bin(dir.join("z.bin")).unwrap();
+    compare_close(&back, &golden, Tolerance::of::<f16>()).unwrap();
+
+    // A wrong golden file fails with a report.
+    let mut wrong = golden.clone();
+    for v in wrong.iter_mut().take(10) {
+        *v = f16::from_f32(v.to_f32() + 1.0);
+    }
+    match compare_close(&back, &wrong, Tolerance::of::<f16>()) {
+        Err(Mismatch::Values(r)) => {
+            assert_eq!(r.mismatches, 10);
+            assert_eq!(r.first[0].index, 0);
+        }
+        other => panic!("expected a value mismatch, got {other:?}"),
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn sub_custom_and_fill() {
+    let t = TilingConfig::new::<i32>(5000, 8);
+    let x: Vec<i32> = random_vec(5000, 5, -1e9, 1e9);
+    let y: Vec<i32> = random_vec(5000, 6, -1e9, 1e9);
+    let (z, _) = run_sub_custom(Soc::Ascend310P, &x, &y, &t).unwrap();
+    assert_eq!(z, sub_reference(&x, &y));
+    let (v, _) = run_fill(Soc::Ascend910B, 12345, bf16::from_f32(1.5), 8).unwrap();
+    assert!(v.iter().all(|b| b.to_f32() == 1.5));
+}
+
+#[test]
+fn maximum_example_path() {
+    for soc in [Soc::Ascend910B, Soc::Ascend310P] {
+        let x: Vec<f32> = random_vec(10_000, 7, -100.0, 100.0);
+        let y: Vec<f32> = random_vec(10_000, 8, -100.0, 100.0);
+        let (z, _) = run_maximum(soc, &x, &y, &TilingConfig::new::<f32>(10_000, 8)).unwrap();
+        compare_close(&z, &maximum_reference(&x, &y), Tolerance::exact()).unwrap();
+    }
+    let x: Vec<f16> = random_vec(4096, 9, -100.0, 100.0);
+    let (z, _) = run_maximum(Soc::Ascend910B, &x, &x, &TilingConfig::new::<f16>(4096, 48)).unwrap();
+    assert_bits_eq(&z, &x);
+}
+
+#[test]
+fn transpose_example_path_with_a_2d_npy() {
+    let dir = scratch("transpose");
+    let (rows, cols) = (96, 160);
+    let x: Vec<f16> = random_vec(rows * cols, 10, -1000.0, 1000.0);
+    write_npy_nd(dir.join("m.npy"), &[rows, cols], &x).unwrap();
+    let m = read_npy::<f16>(dir.join("m.npy")).unwrap();
+    assert_eq!(m.shape, vec![rows, cols]);
+    let (y, _) = run_transpose(Soc::Ascend910B, &m.data, rows, cols, 8).unwrap();
+    assert_bits_eq(&y, &transpose_reference(&x, rows, cols));
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn reduce_sum_example_path_on_every_chip() {
+    let x: Vec<f32> = random_vec(100_000, 11, 0.0, 1.0);
+    let exact: f64 = x.iter().map(|&v| v as f64).sum();
+    let t = TilingConfig::new::<f32>(x.len(), 8);
+    for soc in Soc::ALL {
+        let (s, stats) = run_reduce_sum(soc, &x, &t).unwrap();
+        assert_eq!(stats.mode, ExecMode::ThreadPerCore);
+        assert_eq!(s.to_bits(), reduce_sum_reference(soc, &x, &t).to_bits(), "{soc}");
+        assert_close(&[s], &[exact as f32], Tolerance::of::<f32>());
+    }
+}
+
+#[test]
+fn failures_come_back_as_errors_naming_the_core() {
+    // Select mode 2 does not exist on Ascend910.
+    let x = vec![1.0f32; 64 * 8];
+    let e = run_maximum(Soc::Ascend910, &x, &x, &TilingConfig::new::<f32>(x.len(), 8)).unwrap_err();
+    let msg = e.to_string();
+    assert!(msg.contains("core ") && msg.contains("Ascend910"), "{msg}");
+}
