@@ -150,7 +150,7 @@ fn random_case<T: CompareElement>(rng: &mut Rng, soc: Soc) {
     let mode = if is_int { CMPMODE::EQ } else { MODES[rng.below(6) as usize] };
     let (repeats, p, lanes): (usize, BinaryRepeatParams, [u64; 2]) = if rng.below(3) == 0 {
         let r = 1 + rng.below(6) as usize;
-        compare(&d, &x, &y, mode, (r * par) as u32);
+        compare(&d, &x, &y, mode, r * par);
         (r, P, [u64::MAX, if par == 128 { u64::MAX } else { 0 }])
     } else {
         let r = 1 + rng.below(6) as usize;
@@ -237,8 +237,8 @@ fn max_via_select<T: CompareElement + SelectElement>(rng: &mut Rng) {
     let ys: Vec<T> = (0..n).map(|_| T::from_f64(rng.below(2001) as f64 / 10.0 - 100.0)).collect();
     x.copy_from_slice(&xs);
     y.copy_from_slice(&ys);
-    compare(&mask, &x, &y, CMPMODE::GT, n as u32);
-    select(&dst, &mask, &x, &y, SelMode::VselTensorTensorMode, n as u32);
+    compare(&mask, &x, &y, CMPMODE::GT, n);
+    select(&dst, &mask, &x, &y, SelMode::VselTensorTensorMode, n);
     for (i, got) in dst.to_vec().into_iter().enumerate() {
         let want = if xs[i] > ys[i] { xs[i] } else { ys[i] };
         assert_eq!(got.to_bits_u64(), want.to_bits_u64(), "element {i}");

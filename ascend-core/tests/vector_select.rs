@@ -482,9 +482,9 @@ fn random_case<T: SelectElement, U: SelMaskElement>(rng: &mut Rng, soc: Soc) {
             counter = Some(n);
             p = P;
             if mode == SelMode::VselTensorScalarMode {
-                select_scalar(&dst, &sel, &s0, scalar, mode, n as u32);
+                select_scalar(&dst, &sel, &s0, scalar, mode, n);
             } else {
-                select(&dst, &sel, &s0, &s1, mode, n as u32);
+                select(&dst, &sel, &s0, &s1, mode, n);
             }
         }
         1 => {

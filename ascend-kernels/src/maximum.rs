@@ -119,7 +119,7 @@ impl<T: MaximumElement> KernelMaximum<T> {
         let y_local = self.in_queue_y.deque::<T>();
         let z_local = self.out_queue_z.alloc_tensor::<T>();
         let mask = self.mask_buf.get::<u8>();
-        let count = len.next_multiple_of(T::PAR) as u32;
+        let count = len.next_multiple_of(T::PAR);
         compare(&mask, &x_local, &y_local, CMPMODE::GT, count);
         select(&z_local, &mask, &x_local, &y_local, SelMode::VselTensorTensorMode, count);
         self.out_queue_z.enque(z_local);

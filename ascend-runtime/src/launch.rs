@@ -21,6 +21,7 @@ use rayon::prelude::*;
 
 use crate::barrier::{take_released_mark, LaunchBarrier};
 use crate::hook::{take_panic_location, CoreGuard};
+use crate::workers::Scope;
 
 /// The largest `blockDim` a launch accepts (AscendC's limit).
 pub const MAX_BLOCK_DIM: u32 = 65_535;
@@ -459,36 +460,49 @@ impl Shared<'_> {
         }
     }
 
-    /// Starts one thread per core and waits for all of them.
+    /// Runs one thread per core and waits for all of them: parked workers reused across
+    /// launches for the default stack size, freshly started scoped threads otherwise.
     fn run_threads(&self, stack_size: usize) {
-        std::thread::scope(|s| {
-            for i in 0..self.n {
-                if self.stop.load(Ordering::Acquire) {
-                    lock(&self.skipped).extend(i..self.n);
-                    break;
-                }
-                let spawned = std::thread::Builder::new()
-                    .name(format!("ascend-core-{i}"))
-                    .stack_size(stack_size)
-                    .spawn_scoped(s, move || self.run_core(i));
-                if let Err(e) = spawned {
-                    self.record(CoreFault {
-                        core: i,
-                        api: "Launch",
-                        message: format!(
-                            "could not start a host thread for core {i} of {} ({e}): lower blockDim or the \
-                             stack size",
-                            self.n
-                        ),
-                        file: String::new(),
-                        line: 0,
-                        released_by: None,
-                    });
-                    lock(&self.skipped).extend(i + 1..self.n);
-                    break;
-                }
+        if stack_size == DEFAULT_STACK_SIZE {
+            Scope::run(stack_size, |s| self.start_cores(|i| s.spawn(move || self.run_core(i))));
+        } else {
+            std::thread::scope(|s| {
+                self.start_cores(|i| {
+                    std::thread::Builder::new()
+                        .name(format!("ascend-core-{i}"))
+                        .stack_size(stack_size)
+                        .spawn_scoped(s, move || self.run_core(i))
+                        .map(drop)
+                })
+            });
+        }
+    }
+
+    /// Starts every core with `start`; a core whose thread cannot be started fails the
+    /// launch (the cores after it are skipped, those already running are released).
+    fn start_cores(&self, mut start: impl FnMut(u32) -> std::io::Result<()>) {
+        for i in 0..self.n {
+            if self.stop.load(Ordering::Acquire) {
+                lock(&self.skipped).extend(i..self.n);
+                break;
             }
-        });
+            if let Err(e) = start(i) {
+                self.record(CoreFault {
+                    core: i,
+                    api: "Launch",
+                    message: format!(
+                        "could not start a host thread for core {i} of {} ({e}): lower blockDim or the \
+                         stack size",
+                        self.n
+                    ),
+                    file: String::new(),
+                    line: 0,
+                    released_by: None,
+                });
+                lock(&self.skipped).extend(i + 1..self.n);
+                break;
+            }
+        }
     }
 
     /// The faults (primary first, then independent ones by core, then released ones by

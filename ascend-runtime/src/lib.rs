@@ -57,6 +57,7 @@ mod hook;
 pub mod launch;
 pub mod npy;
 pub mod testing;
+mod workers;
 
 pub use ascend_core;
 pub use ascend_core::{GmAddr, GmRegion, Soc};

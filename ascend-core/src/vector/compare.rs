@@ -237,10 +237,9 @@ pub fn compare<T: CompareElement>(
     src0: &LocalTensor<T>,
     src1: &LocalTensor<T>,
     cmp_mode: CMPMODE,
-    count: u32,
+    count: usize,
 ) {
     check_type::<T>(cmp_mode);
-    let count = count as usize;
     ensure(count % T::PAR == 0, API, || {
         format!(
             "count = {count} {} elements occupy {} bytes, not a multiple of 256 (use a multiple of {})",

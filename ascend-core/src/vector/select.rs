@@ -436,15 +436,15 @@ pub fn select<T: SelectElement, U: SelMaskElement>(
     src0: &LocalTensor<T>,
     src1: &LocalTensor<T>,
     sel_mode: SelMode,
-    count: u32,
+    count: usize,
 ) {
     check_mode(sel_mode, false);
-    let lanes = (count > 0).then_some(count as usize);
+    let lanes = (count > 0).then_some(count);
     let source = tensor_tensor_bits(Bits::Tensor(sel_mask), sel_mode, lanes);
     let wrap = if sel_mode == SelMode::VselCmpmaskSpr { T::PAR } else { usize::MAX };
     apply_count(
         API,
-        count as usize,
+        count,
         (dst, "dst"),
         [(src0, "src0"), (src1, "src1")],
         &mut TensorTensor { sel: source.ptr(), wrap },
@@ -477,14 +477,14 @@ pub fn select_scalar<T: SelectElement, U: SelMaskElement>(
     src0: &LocalTensor<T>,
     src1: T,
     sel_mode: SelMode,
-    count: u32,
+    count: usize,
 ) {
     check_mode(sel_mode, true);
-    let sel = sel_bytes(sel_mask, sel_mode, count as usize);
+    let sel = sel_bytes(sel_mask, sel_mode, count);
     load_mode1_scalar(src1);
     apply_count(
         API,
-        count as usize,
+        count,
         (dst, "dst"),
         [(src0, "src0")],
         &mut TensorScalar { sel: sel.ptr(), scalar: src1 },

@@ -1,0 +1,139 @@
+//! Parked OS threads reused across thread-per-core launches.
+//!
+//! Starting an OS thread costs tens of microseconds; a 48-core launch that calls `sync_all`
+//! needs 48 threads alive at once. The workers here are started once, park between
+//! launches, and are handed one core each, so a launch costs a wake-up per core instead of a
+//! thread start. A launch hands out borrowed work and waits for every piece to finish before
+//! it returns (the same contract as `std::thread::scope`).
+
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+
+/// Idle workers kept parked at most; more are started when a launch needs them and exit
+/// after their job when this many are already parked.
+const MAX_IDLE: usize = 1024;
+
+type Job = Box<dyn FnOnce() + Send + 'static>;
+
+/// One parked thread and its mailbox.
+struct Worker {
+    slot: Mutex<Option<(Job, Arc<Latch>)>>,
+    wake: Condvar,
+}
+
+static IDLE: Mutex<Vec<Arc<Worker>>> = Mutex::new(Vec::new());
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Counts outstanding jobs of one launch down to zero.
+pub(crate) struct Latch {
+    left: Mutex<usize>,
+    done: Condvar,
+}
+
+impl Latch {
+    fn new() -> Arc<Latch> {
+        Arc::new(Latch { left: Mutex::new(0), done: Condvar::new() })
+    }
+
+    fn add(&self) {
+        *lock(&self.left) += 1;
+    }
+
+    fn done(&self) {
+        let mut left = lock(&self.left);
+        *left -= 1;
+        if *left == 0 {
+            self.done.notify_all();
+        }
+    }
+
+    fn wait(&self) {
+        let mut left = lock(&self.left);
+        while *left > 0 {
+            left = self.done.wait(left).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+}
+
+fn worker_loop(me: Arc<Worker>) {
+    loop {
+        let (job, latch) = {
+            let mut slot = lock(&me.slot);
+            loop {
+                if let Some(j) = slot.take() {
+                    break j;
+                }
+                slot = me.wake.wait(slot).unwrap_or_else(|e| e.into_inner());
+            }
+        };
+        job();
+        // Back to the idle list before the launch is told, so the next launch finds it.
+        let keep = {
+            let mut idle = lock(&IDLE);
+            let keep = idle.len() < MAX_IDLE;
+            if keep {
+                idle.push(Arc::clone(&me));
+            }
+            keep
+        };
+        latch.done();
+        if !keep {
+            return;
+        }
+    }
+}
+
+/// A set of jobs that borrow from the caller's stack, each on its own worker thread.
+pub(crate) struct Scope {
+    latch: Arc<Latch>,
+    stack_size: usize,
+}
+
+impl Scope {
+    /// Runs `f` with a scope whose jobs all finish before `run` returns.
+    pub(crate) fn run<R>(stack_size: usize, f: impl FnOnce(&Scope) -> R) -> R {
+        struct WaitAll(Arc<Latch>);
+        impl Drop for WaitAll {
+            fn drop(&mut self) {
+                self.0.wait();
+            }
+        }
+        let scope = Scope { latch: Latch::new(), stack_size };
+        // Waits even if `f` unwinds, so no job outlives the borrows it holds.
+        let _wait = WaitAll(Arc::clone(&scope.latch));
+        f(&scope)
+    }
+
+    /// Runs `job` on a parked worker (starting one if none is idle). `job` must not panic:
+    /// the launcher's jobs catch every panic of the kernel themselves.
+    ///
+    /// # Errors
+    /// The OS error if a new thread was needed and could not be started.
+    pub(crate) fn spawn<'s>(&'s self, job: impl FnOnce() + Send + 's) -> std::io::Result<()> {
+        let job: Box<dyn FnOnce() + Send + 's> = Box::new(job);
+        // SAFETY: the job only borrows data that outlives `'s`, and `Scope::run` does not
+        // return (nor unwind past its frame) before the latch counts every spawned job as
+        // finished, so the job never runs after those borrows end. Only the lifetime is
+        // changed; the layout of the boxed trait object is identical.
+        let job: Job = unsafe { std::mem::transmute::<Box<dyn FnOnce() + Send + 's>, Job>(job) };
+        let worker = lock(&IDLE).pop();
+        let worker = match worker {
+            Some(w) => w,
+            None => {
+                let w = Arc::new(Worker { slot: Mutex::new(None), wake: Condvar::new() });
+                let me = Arc::clone(&w);
+                std::thread::Builder::new()
+                    .name("ascend-core-worker".into())
+                    .stack_size(self.stack_size)
+                    .spawn(move || worker_loop(me))?;
+                w
+            }
+        };
+        self.latch.add();
+        *lock(&worker.slot) = Some((job, Arc::clone(&self.latch)));
+        worker.wake.notify_one();
+        Ok(())
+    }
+}

@@ -1,0 +1,702 @@
+//! The benchmark: every emulated case measured beside a native Rust baseline doing the same
+//! arithmetic on the same data, in the same process, printed as `native / emulated` ratios.
+//!
+//! ```sh
+//! cargo run --release --example bench            # the full table (a few minutes)
+//! cargo run --release --example bench -- --smoke # every row on tiny sizes (what the tests run)
+//! ```
+//!
+//! Rows: streaming kernels (`sub_custom` f32, `add_custom` f16) against a rayon loop and a
+//! parallel copy of the same bytes; single instructions on one UB tile against a plain loop;
+//! empty launches with and without `sync_all` against rayon / scoped threads with a barrier;
+//! scaling with 1 and 2 host threads; peak resident memory of the 2^26 f32 `sub_custom` run.
+
+#![allow(dead_code)] // Also compiled as a module of the smoke test, which uses only `run`.
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use ascend_kernels::add_custom::add_custom;
+use ascend_kernels::sub_custom::sub_custom;
+use ascend_kernels::tiling::TilingConfig;
+use ascend_runtime::prelude::*;
+use rayon::prelude::*;
+
+/// What a row must reach on the reference machine (2 cores).
+#[derive(Clone, Copy, Debug)]
+pub enum Target {
+    /// `native / emulated` at least this.
+    RatioAtLeast(f64),
+    /// Emulated time per call at most this.
+    TimeAtMost(Duration),
+    /// Peak resident bytes at most this.
+    BytesAtMost(u64),
+}
+
+/// One line of the table.
+#[derive(Clone, Debug)]
+pub struct Row {
+    /// Section of the table.
+    pub group: &'static str,
+    /// What was measured.
+    pub name: String,
+    /// Emulated time per call (or, for the memory row, peak bytes in `bytes`).
+    pub emulated: Duration,
+    /// Native baseline time per call.
+    pub native: Duration,
+    /// Measured bytes for the memory row.
+    pub bytes: Option<u64>,
+    /// The target, if the row has one.
+    pub target: Option<Target>,
+}
+
+impl Row {
+    /// `native / emulated`.
+    pub fn ratio(&self) -> f64 {
+        self.native.as_secs_f64() / self.emulated.as_secs_f64().max(1e-12)
+    }
+
+    /// Whether the row meets its target (`None` when it has none).
+    pub fn met(&self) -> Option<bool> {
+        self.target.map(|t| match t {
+            Target::RatioAtLeast(r) => self.ratio() >= r,
+            Target::TimeAtMost(d) => self.emulated <= d,
+            Target::BytesAtMost(b) => self.bytes.is_some_and(|x| x <= b),
+        })
+    }
+}
+
+/// Problem sizes: the full benchmark or a smoke run.
+#[derive(Clone, Debug)]
+pub struct Sizes {
+    /// Streaming lengths (elements).
+    pub stream_lens: Vec<usize>,
+    /// Core counts of the streaming rows.
+    pub stream_cores: Vec<u32>,
+    /// Minimum measuring time per case.
+    pub min_time: Duration,
+    /// Whether to measure peak memory (only meaningful for the full size).
+    pub memory: bool,
+}
+
+impl Sizes {
+    /// The sizes the issue asks for.
+    pub fn full() -> Sizes {
+        Sizes {
+            stream_lens: vec![1 << 24, 1 << 26],
+            stream_cores: vec![8, 48],
+            min_time: Duration::from_millis(400),
+            memory: true,
+        }
+    }
+
+    /// Tiny sizes: every row runs once or twice, so the benchmark cannot rot.
+    pub fn smoke() -> Sizes {
+        Sizes {
+            stream_lens: vec![48 * 4096],
+            stream_cores: vec![8, 48],
+            min_time: Duration::ZERO,
+            memory: false,
+        }
+    }
+}
+
+/// Median time per call of `f`, after one warm-up call, over at least 3 calls and `min_time`.
+fn time<F: FnMut()>(min_time: Duration, mut f: F) -> Duration {
+    f();
+    let mut samples = Vec::new();
+    let start = Instant::now();
+    while samples.len() < 3 || start.elapsed() < min_time {
+        let t = Instant::now();
+        f();
+        samples.push(t.elapsed());
+        if samples.len() >= 10_000 {
+            break;
+        }
+    }
+    samples.sort_unstable();
+    samples[samples.len() / 2]
+}
+
+/// Deterministic pseudo-random values in `[-50, 50)`.
+fn values(n: usize, seed: u64) -> Vec<f32> {
+    let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..n)
+        .map(|_| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            ((s >> 40) as f32 / (1u64 << 24) as f32) * 100.0 - 50.0
+        })
+        .collect()
+}
+
+fn to_f16(v: &[f32]) -> Vec<f16> {
+    v.iter().map(|&x| f16::from_f32(x)).collect()
+}
+
+/// The native baseline of an elementwise f16 operation: what a careful Rust programmer
+/// writes — widen a chunk with `half`'s bulk conversion, compute in f32, narrow once.
+fn native_f16(out: &mut [f16], a: &[f16], b: &[f16], op: impl Fn(f32, f32) -> f32) {
+    use half::slice::HalfFloatSliceExt;
+    const CHUNK: usize = 512;
+    let (mut fa, mut fb) = ([0f32; CHUNK], [0f32; CHUNK]);
+    for ((o, a), b) in out.chunks_mut(CHUNK).zip(a.chunks(CHUNK)).zip(b.chunks(CHUNK)) {
+        let n = o.len();
+        a.convert_to_f32_slice(&mut fa[..n]);
+        b.convert_to_f32_slice(&mut fb[..n]);
+        for i in 0..n {
+            fa[i] = op(fa[i], fb[i]);
+        }
+        o.convert_from_f32_slice(&fa[..n]);
+    }
+}
+
+/// The native baseline of `out = a - b` for any element type (bulk conversion for f16).
+fn native_sub<T: Element>(out: &mut [T], a: &[T], b: &[T]) {
+    if T::DTYPE == DType::F16 {
+        native_f16(
+            bytemuck::cast_slice_mut(out),
+            bytemuck::cast_slice(a),
+            bytemuck::cast_slice(b),
+            |x, y| x - y,
+        );
+    } else {
+        for i in 0..out.len() {
+            out[i] = T::sub(a[i], b[i]);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 1. Streaming kernels
+
+/// Launches `sub_custom` over the three buffers.
+fn launch_sub<T: SubElement>(cfg: &TilingConfig, x: &GmBuffer<T>, y: &GmBuffer<T>, z: &GmBuffer<T>) {
+    let (xa, ya, za) = (x.addr(), y.addr(), z.addr());
+    Launch::new(Soc::Ascend910B)
+        .block_dim(cfg.block_dim)
+        .run(|| sub_custom::<T>(xa.clone(), ya.clone(), za.clone(), cfg))
+        .expect("sub_custom");
+}
+
+/// Launches `add_custom` over the three buffers.
+fn launch_add<T: AddElement>(cfg: &TilingConfig, x: &GmBuffer<T>, y: &GmBuffer<T>, z: &GmBuffer<T>) {
+    let (xa, ya, za) = (x.addr(), y.addr(), z.addr());
+    Launch::new(Soc::Ascend910B)
+        .block_dim(cfg.block_dim)
+        .run(|| add_custom::<T>(xa.clone(), ya.clone(), za.clone(), cfg))
+        .expect("add_custom");
+}
+
+fn stream_rows(sizes: &Sizes, rows: &mut Vec<Row>) {
+    for &len in &sizes.stream_lens {
+        let big = len == 1 << 26;
+        let label =
+            if len.is_power_of_two() { format!("2^{}", len.trailing_zeros()) } else { len.to_string() };
+
+        // sub_custom, f32.
+        let a = values(len, 1);
+        let b = values(len, 2);
+        let (ga, gb, gz) = (GmBuffer::from_slice(&a), GmBuffer::from_slice(&b), GmBuffer::<f32>::zeroed(len));
+        let mut native_out = vec![0f32; len];
+        let native = time(sizes.min_time, || {
+            native_out.par_iter_mut().zip(a.par_iter().zip(b.par_iter())).for_each(|(z, (x, y))| *z = x - y);
+            black_box(&native_out);
+        });
+        let copy = time(sizes.min_time, || {
+            native_out
+                .par_chunks_mut(1 << 16)
+                .zip(a.par_chunks(1 << 16))
+                .for_each(|(z, x)| z.copy_from_slice(x));
+            black_box(&native_out);
+        });
+        rows.push(Row {
+            group: "streaming",
+            name: format!("parallel copy of {label} f32 (bandwidth bound, vs rayon sub)"),
+            emulated: native,
+            native: copy,
+            bytes: None,
+            target: None,
+        });
+        for &cores in &sizes.stream_cores {
+            for (tile, tile_name) in [(4096usize, "16 KiB tiles"), (128, "128-elem tiles")] {
+                let cfg = TilingConfig { total_length: len, block_dim: cores, tile_length: tile };
+                let emulated = time(sizes.min_time, || launch_sub(&cfg, &ga, &gb, &gz));
+                let target = (big && tile == 4096).then_some(Target::RatioAtLeast(0.8));
+                rows.push(Row {
+                    group: "streaming",
+                    name: format!("sub_custom f32 {label}, {cores} cores, {tile_name}"),
+                    emulated,
+                    native,
+                    bytes: None,
+                    target,
+                });
+            }
+        }
+        assert_eq!(gz.to_vec()[len - 1].to_bits(), (a[len - 1] - b[len - 1]).to_bits());
+        drop((ga, gb, gz, a, b, native_out));
+
+        // add_custom, f16.
+        let x = to_f16(&values(len, 3));
+        let y = to_f16(&values(len, 4));
+        let (gx, gy, gz) = (GmBuffer::from_slice(&x), GmBuffer::from_slice(&y), GmBuffer::<f16>::zeroed(len));
+        let mut native_out = vec![f16::ZERO; len];
+        let native = time(sizes.min_time, || {
+            native_out
+                .par_chunks_mut(8192)
+                .zip(x.par_chunks(8192).zip(y.par_chunks(8192)))
+                .for_each(|(z, (x, y))| native_f16(z, x, y, |a, b| a + b));
+            black_box(&native_out);
+        });
+        for &cores in &sizes.stream_cores {
+            for (tile, tile_name) in [(8192usize, "16 KiB tiles"), (128, "128-elem tiles")] {
+                let cfg = TilingConfig { total_length: len, block_dim: cores, tile_length: tile };
+                let emulated = time(sizes.min_time, || launch_add(&cfg, &gx, &gy, &gz));
+                let target = big.then_some(Target::RatioAtLeast(if tile == 128 { 0.25 } else { 0.7 }));
+                rows.push(Row {
+                    group: "streaming",
+                    name: format!("add_custom f16 {label}, {cores} cores, {tile_name}"),
+                    emulated,
+                    native,
+                    bytes: None,
+                    target,
+                });
+            }
+        }
+        assert_eq!(gz.to_vec()[len - 1].to_bits(), native_out[len - 1].to_bits());
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 2. Single instructions on one UB-resident tile
+
+/// Runs `f` as core 0 of a one-core Ascend910B with three 16 KiB tiles `(dst, a, b)` and a
+/// 2 KiB `u8` selection mask.
+fn on_tile<R>(f: impl FnOnce(&TPipe, [TBuf<VecCalc>; 4]) -> R) -> R {
+    run_on_core(CoreConfig::single(Soc::Ascend910B), || {
+        let mut pipe = TPipe::new();
+        let mut bufs: [TBuf<VecCalc>; 4] = Default::default();
+        for (i, b) in bufs.iter_mut().enumerate() {
+            pipe.init_tbuf(b, if i == 3 { 2048 } else { 16384 });
+        }
+        f(&pipe, bufs)
+    })
+}
+
+fn instr_row(name: String, emulated: Duration, native: Duration, contiguous_f32: bool, rows: &mut Vec<Row>) {
+    rows.push(Row {
+        group: "instructions (16 KiB tile)",
+        name,
+        emulated,
+        native,
+        bytes: None,
+        target: contiguous_f32.then_some(Target::RatioAtLeast(0.5)),
+    });
+}
+
+/// Contiguous full-mask and strided partial-mask `sub`, `duplicate`, `select`.
+fn elementwise_rows<T>(sizes: &Sizes, rows: &mut Vec<Row>)
+where
+    T: SubElement + DuplicateElement + SelectElement,
+{
+    let n = 16384 / T::SIZE;
+    let is_f32 = T::DTYPE == DType::F32;
+    let ty = T::DTYPE;
+    let av: Vec<T> = values(n, 5).into_iter().map(|v| T::from_f64(v as f64)).collect();
+    let bv: Vec<T> = values(n, 6).into_iter().map(|v| T::from_f64(v as f64)).collect();
+    let sel: Vec<u8> = values(2048, 7).into_iter().map(|v| v.to_bits() as u8).collect();
+    on_tile(|_, [d, a, b, m]| {
+        let (d, a, b, m) = (d.get::<T>(), a.get::<T>(), b.get::<T>(), m.get::<u8>());
+        a.copy_from_slice(&av);
+        b.copy_from_slice(&bv);
+        m.copy_from_slice(&sel);
+        let mut out = vec![T::ZERO; n];
+
+        // sub, contiguous.
+        let emu = time(sizes.min_time, || sub(&d, &a, &b, n));
+        let nat = time(sizes.min_time, || {
+            native_sub(&mut out, &av, &bv);
+            black_box(&out);
+        });
+        instr_row(format!("sub {ty}, contiguous full mask"), emu, nat, is_f32, rows);
+
+        // sub, strided: every other block, half the lanes of each block, 16-block repeat stride.
+        let epb = T::EPB;
+        let par = T::PAR;
+        let repeats = n / (2 * par);
+        let bits: u64 = (0..64).filter(|l| (l % epb) < epb / 2).fold(0, |m, l| m | (1 << l));
+        let mask = if T::SIZE == 4 { [bits, 0] } else { [bits, bits] };
+        let params = BinaryRepeatParams::new(2, 2, 2, 16, 16, 16);
+        let emu = time(sizes.min_time, || sub_masked::<T, true>(&d, &a, &b, mask, repeats as u8, &params));
+        let nat = time(sizes.min_time, || {
+            for r in 0..repeats {
+                for j in 0..par {
+                    if mask[j / 64] >> (j % 64) & 1 == 1 {
+                        let k = (r * 16 + (j / epb) * 2) * epb + j % epb;
+                        out[k] = T::sub(av[k], bv[k]);
+                    }
+                }
+            }
+            black_box(&out);
+        });
+        instr_row(format!("sub {ty}, strided partial mask"), emu, nat, false, rows);
+
+        // duplicate.
+        let v = T::from_f64(18.0);
+        let emu = time(sizes.min_time, || duplicate(&d, v, n));
+        let nat = time(sizes.min_time, || {
+            for o in out.iter_mut() {
+                *o = v;
+            }
+            black_box(&out);
+        });
+        instr_row(format!("duplicate {ty}, contiguous full mask"), emu, nat, is_f32, rows);
+        let emu = time(sizes.min_time, || duplicate_masked::<T, true>(&d, v, mask, repeats as u8, 2, 16));
+        let nat = time(sizes.min_time, || {
+            for r in 0..repeats {
+                for j in 0..par {
+                    if mask[j / 64] >> (j % 64) & 1 == 1 {
+                        out[(r * 16 + (j / epb) * 2) * epb + j % epb] = v;
+                    }
+                }
+            }
+            black_box(&out);
+        });
+        instr_row(format!("duplicate {ty}, strided partial mask"), emu, nat, false, rows);
+
+        // select, mode 2 (tensor-tensor), contiguous.
+        let emu = time(sizes.min_time, || select(&d, &m, &a, &b, SelMode::VselTensorTensorMode, n));
+        let nat = time(sizes.min_time, || {
+            for i in 0..n {
+                out[i] = if sel[i / 8] >> (i % 8) & 1 == 1 { av[i] } else { bv[i] };
+            }
+            black_box(&out);
+        });
+        instr_row(format!("select {ty} mode 2, contiguous full mask"), emu, nat, is_f32, rows);
+        let emu = time(sizes.min_time, || {
+            select_masked::<T, u8, true>(
+                &d,
+                &m,
+                &a,
+                &b,
+                SelMode::VselTensorTensorMode,
+                mask,
+                repeats as u8,
+                &params,
+            )
+        });
+        let nat = time(sizes.min_time, || {
+            for r in 0..repeats {
+                for j in 0..par {
+                    if mask[j / 64] >> (j % 64) & 1 == 1 {
+                        let k = (r * 16 + (j / epb) * 2) * epb + j % epb;
+                        let bit = r * par + j;
+                        out[k] = if sel[bit / 8] >> (bit % 8) & 1 == 1 { av[k] } else { bv[k] };
+                    }
+                }
+            }
+            black_box(&out);
+        });
+        instr_row(format!("select {ty} mode 2, strided partial mask"), emu, nat, false, rows);
+    });
+}
+
+/// `vec_trans` over a 16 KiB tile of f16 (32 matrices), and `vec_reduce_add` over f16/f32.
+fn trans_reduce_rows(sizes: &Sizes, rows: &mut Vec<Row>) {
+    let n = 8192;
+    let src: Vec<f16> = to_f16(&values(n, 8));
+    on_tile(|_, [d, a, _, _]| {
+        let (d, a) = (d.get::<f16>(), a.get::<f16>());
+        a.copy_from_slice(&src);
+        let mut out = vec![f16::ZERO; n];
+        let emu = time(sizes.min_time, || vec_trans(&d, &a, (n / 256) as u16, 1, 1));
+        let nat = time(sizes.min_time, || {
+            for m in 0..n / 256 {
+                for r in 0..16 {
+                    for c in 0..16 {
+                        out[m * 256 + c * 16 + r] = src[m * 256 + r * 16 + c];
+                    }
+                }
+            }
+            black_box(&out);
+        });
+        instr_row("vec_trans f16, 32 matrices contiguous".into(), emu, nat, false, rows);
+        let emu = time(sizes.min_time, || vec_trans(&d, &a, (n / 512) as u16, 2, 2));
+        let nat = time(sizes.min_time, || {
+            for m in 0..n / 512 {
+                for r in 0..16 {
+                    for c in 0..16 {
+                        out[2 * m * 256 + c * 16 + r] = src[2 * m * 256 + r * 16 + c];
+                    }
+                }
+            }
+            black_box(&out);
+        });
+        instr_row("vec_trans f16, 16 matrices stride 2".into(), emu, nat, false, rows);
+    });
+    reduce_row::<f32>(sizes, rows);
+    reduce_row::<f16>(sizes, rows);
+}
+
+/// The pairwise tree over `xs` (length a power of two), rounding through `T` at each step.
+fn tree<T: Element>(xs: &mut [T]) -> T {
+    let mut len = xs.len();
+    while len > 1 {
+        for k in 0..len / 2 {
+            xs[k] = T::add(xs[2 * k], xs[2 * k + 1]);
+        }
+        len /= 2;
+    }
+    xs[0]
+}
+
+fn reduce_row<T: ReduceElement>(sizes: &Sizes, rows: &mut Vec<Row>) {
+    let par = T::PAR;
+    let n = 16384 / T::SIZE;
+    let repeats = n / par;
+    let src: Vec<T> = values(n, 9).into_iter().map(|v| T::from_f64(v as f64)).collect();
+    on_tile(|_, [d, a, w, _]| {
+        let (d, a, w) = (d.get::<T>(), a.get::<T>(), w.get::<T>());
+        a.copy_from_slice(&src);
+        // Ascend910B order (the launch chip): a tree per repeat, repeat results in order.
+        let emu = time(sizes.min_time, || vec_reduce_add(par as u64, &d, &a, &w, repeats as u16, 8));
+        let mut lanes = vec![T::ZERO; par];
+        let mut total = T::ZERO;
+        let nat = time(sizes.min_time, || {
+            total = T::ZERO;
+            for r in 0..repeats {
+                lanes.copy_from_slice(&src[r * par..(r + 1) * par]);
+                let s = tree(&mut lanes);
+                total = if r == 0 { s } else { T::add(total, s) };
+            }
+            black_box(total);
+        });
+        assert_eq!(
+            d.get_value(0).to_bits_u64(),
+            total.to_bits_u64(),
+            "vec_reduce_add differs from its baseline"
+        );
+        instr_row(format!("vec_reduce_add {}, {repeats} repeats", T::DTYPE), emu, nat, false, rows);
+        let half = if T::SIZE == 4 { 32u64 } else { 64 };
+        let emu = time(sizes.min_time, || vec_reduce_add(half, &d, &a, &w, (repeats / 2) as u16, 16));
+        let nat = time(sizes.min_time, || {
+            total = T::ZERO;
+            for r in 0..repeats / 2 {
+                lanes.fill(T::ZERO);
+                lanes[..half as usize].copy_from_slice(&src[r * 2 * par..r * 2 * par + half as usize]);
+                let s = tree(&mut lanes);
+                total = if r == 0 { s } else { T::add(total, s) };
+            }
+            black_box(total);
+        });
+        instr_row(format!("vec_reduce_add {}, half mask, stride 16", T::DTYPE), emu, nat, false, rows);
+    });
+}
+
+// ---------------------------------------------------------------------------------------------
+// 3. Launch overhead and 4. scaling
+
+fn launch_rows(sizes: &Sizes, rows: &mut Vec<Row>) {
+    let min = sizes.min_time.max(Duration::from_millis(1));
+    for cores in [1u32, 8, 48] {
+        let emu = time(min, || {
+            Launch::new(Soc::Ascend910B).block_dim(cores).run(|| {}).expect("empty launch");
+        });
+        let nat = time(min, || {
+            (0..cores).into_par_iter().for_each(|i| {
+                black_box(i);
+            })
+        });
+        rows.push(Row {
+            group: "launch",
+            name: format!("empty kernel, {cores} cores, no sync_all (vs rayon for_each)"),
+            emulated: emu,
+            native: nat,
+            bytes: None,
+            target: (cores == 48).then_some(Target::TimeAtMost(Duration::from_micros(100))),
+        });
+        let emu = time(min, || {
+            Launch::new(Soc::Ascend910B).block_dim(cores).sync_all(true).run(sync_all).expect("sync launch");
+        });
+        let nat = time(min, || {
+            let barrier = std::sync::Barrier::new(cores as usize);
+            std::thread::scope(|s| {
+                for _ in 0..cores {
+                    std::thread::Builder::new()
+                        .stack_size(256 << 10)
+                        .spawn_scoped(s, || {
+                            barrier.wait();
+                        })
+                        .expect("spawn");
+                }
+            });
+        });
+        rows.push(Row {
+            group: "launch",
+            name: format!("empty kernel, {cores} cores, with sync_all (vs threads + Barrier)"),
+            emulated: emu,
+            native: nat,
+            bytes: None,
+            target: (cores == 48).then_some(Target::TimeAtMost(Duration::from_millis(2))),
+        });
+    }
+}
+
+fn scaling_rows(sizes: &Sizes, rows: &mut Vec<Row>) {
+    let len = *sizes.stream_lens.first().expect("a streaming length");
+    let a = values(len, 10);
+    let b = values(len, 11);
+    let (ga, gb, gz) = (GmBuffer::from_slice(&a), GmBuffer::from_slice(&b), GmBuffer::<f32>::zeroed(len));
+    let mut out = vec![0f32; len];
+    for threads in [1usize, 2] {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("pool");
+        let cfg = TilingConfig { total_length: len, block_dim: 8, tile_length: 4096 };
+        let emu = pool.install(|| time(sizes.min_time, || launch_sub(&cfg, &ga, &gb, &gz)));
+        let nat = pool.install(|| {
+            time(sizes.min_time, || {
+                out.par_iter_mut().zip(a.par_iter().zip(b.par_iter())).for_each(|(z, (x, y))| *z = x - y);
+                black_box(&out);
+            })
+        });
+        rows.push(Row {
+            group: "scaling",
+            name: format!("sub_custom f32 {len}, 8 cores, 16 KiB tiles, {threads} host thread(s)"),
+            emulated: emu,
+            native: nat,
+            bytes: None,
+            target: None,
+        });
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Peak memory
+
+/// Peak resident set size of this process in bytes (`VmHWM`), if the OS reports it.
+fn peak_rss() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+/// Resets the peak resident set size to the current one (Linux `clear_refs` 5).
+fn reset_peak_rss() -> bool {
+    std::fs::write("/proc/self/clear_refs", "5").is_ok()
+}
+
+fn memory_row(rows: &mut Vec<Row>) {
+    let len = 1usize << 26;
+    let cores = 48u32;
+    if !reset_peak_rss() {
+        eprintln!("peak memory: /proc/self/clear_refs not writable, row skipped");
+        return;
+    }
+    let before = peak_rss().unwrap_or(0);
+    // Inputs written straight into global memory in chunks: no host copy of the whole input.
+    let (ga, gb, gz) =
+        (GmBuffer::<f32>::zeroed(len), GmBuffer::<f32>::zeroed(len), GmBuffer::<f32>::zeroed(len));
+    for (g, seed) in [(&ga, 12u64), (&gb, 13)] {
+        let chunk = 1 << 20;
+        for c in 0..len / chunk {
+            g.region().write_bytes(c * chunk * 4, bytemuck_cast(&values(chunk, seed + c as u64)));
+        }
+    }
+    let cfg = TilingConfig { total_length: len, block_dim: cores, tile_length: 4096 };
+    let t = Instant::now();
+    launch_sub(&cfg, &ga, &gb, &gz);
+    let wall = t.elapsed();
+    let peak = peak_rss().unwrap_or(0).saturating_sub(before);
+    let data = 3 * len as u64 * 4;
+    let limit = (1.1 * data as f64) as u64 + cores as u64 * Soc::Ascend910B.ub_size() as u64;
+    rows.push(Row {
+        group: "memory",
+        name: format!(
+            "peak RSS, sub_custom f32 2^26, {cores} cores (limit 1.1 x {} MiB + cores x UB)",
+            data >> 20
+        ),
+        emulated: wall,
+        native: wall,
+        bytes: Some(peak),
+        target: Some(Target::BytesAtMost(limit)),
+    });
+}
+
+fn bytemuck_cast(v: &[f32]) -> &[u8] {
+    bytemuck::cast_slice(v)
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/// Runs every row at `sizes`.
+pub fn run(sizes: &Sizes) -> Vec<Row> {
+    let mut rows = Vec::new();
+    if sizes.memory {
+        memory_row(&mut rows);
+    }
+    stream_rows(sizes, &mut rows);
+    elementwise_rows::<f32>(sizes, &mut rows);
+    elementwise_rows::<f16>(sizes, &mut rows);
+    trans_reduce_rows(sizes, &mut rows);
+    launch_rows(sizes, &mut rows);
+    scaling_rows(sizes, &mut rows);
+    rows
+}
+
+fn fmt_time(d: Duration) -> String {
+    let s = d.as_secs_f64();
+    if s >= 1.0 {
+        format!("{s:.3} s")
+    } else if s >= 1e-3 {
+        format!("{:.3} ms", s * 1e3)
+    } else {
+        format!("{:.2} us", s * 1e6)
+    }
+}
+
+/// Prints the rows as a Markdown table.
+pub fn print_table(rows: &[Row]) {
+    println!("| group | case | emulated | native | native/emulated | target |");
+    println!("| --- | --- | ---: | ---: | ---: | --- |");
+    for r in rows {
+        let target = match (r.target, r.met()) {
+            (Some(Target::RatioAtLeast(x)), Some(ok)) => {
+                format!(">= {x} {}", if ok { "met" } else { "MISSED" })
+            }
+            (Some(Target::TimeAtMost(d)), Some(ok)) => {
+                format!("<= {} {}", fmt_time(d), if ok { "met" } else { "MISSED" })
+            }
+            (Some(Target::BytesAtMost(b)), Some(ok)) => {
+                format!("<= {} MiB {}", b >> 20, if ok { "met" } else { "MISSED" })
+            }
+            _ => String::new(),
+        };
+        if let Some(bytes) = r.bytes {
+            println!("| {} | {} | {} MiB | | | {} |", r.group, r.name, bytes >> 20, target);
+        } else {
+            println!(
+                "| {} | {} | {} | {} | {:.3} | {} |",
+                r.group,
+                r.name,
+                fmt_time(r.emulated),
+                fmt_time(r.native),
+                r.ratio(),
+                target
+            );
+        }
+    }
+}
+
+fn main() {
+    let smoke = std::env::args().any(|a| a == "--smoke");
+    let sizes = if smoke { Sizes::smoke() } else { Sizes::full() };
+    println!(
+        "ascend-rs benchmark ({}), {} host threads, {}",
+        if smoke { "smoke sizes" } else { "full sizes" },
+        rayon::current_num_threads(),
+        std::env::consts::ARCH
+    );
+    let rows = run(&sizes);
+    print_table(&rows);
+}

@@ -1,0 +1,27 @@
+//! Every row of the benchmark on tiny sizes, so the benchmark cannot rot. This is not a timed
+//! test: it checks that each row runs, verifies its result, and produces a finite ratio.
+
+#[path = "../examples/bench.rs"]
+#[allow(unused)]
+mod bench;
+
+#[test]
+fn every_benchmark_row_runs() {
+    let rows = bench::run(&bench::Sizes::smoke());
+    let groups = ["streaming", "instructions (16 KiB tile)", "launch", "scaling"];
+    for g in groups {
+        assert!(rows.iter().any(|r| r.group == g), "no row in group {g}");
+    }
+    // 8 streaming kernel rows + the copy row, 12 f32/f16 elementwise rows, 2 vec_trans rows,
+    // 4 vec_reduce_add rows, 6 launch rows, 2 scaling rows.
+    assert_eq!(
+        rows.len(),
+        9 + 12 + 2 + 4 + 6 + 2,
+        "rows: {:#?}",
+        rows.iter().map(|r| &r.name).collect::<Vec<_>>()
+    );
+    for r in &rows {
+        assert!(r.ratio().is_finite() && r.ratio() > 0.0, "row {} has ratio {}", r.name, r.ratio());
+    }
+    bench::print_table(&rows);
+}
