@@ -214,7 +214,10 @@ unsafe impl Send for GmRegion {}
 // SAFETY: as above.
 unsafe impl Sync for GmRegion {}
 
-const GM_ALIGN: usize = 64;
+/// Alignment of a region's base: enough for every element type (at most 8 bytes), and small
+/// enough that the system allocator hands out lazily zeroed pages (`calloc`) instead of
+/// writing zeros over a large region.
+const GM_ALIGN: usize = 16;
 
 impl GmRegion {
     /// A zero-filled region of `size` bytes.
