@@ -15,7 +15,6 @@
 
 use core::marker::PhantomData;
 
-use half::slice::HalfFloatSliceExt;
 
 use crate::ctx::{get_overflow_mode, get_soc};
 use crate::element::{f16, Element, F16_SAT_MAX};
@@ -124,7 +123,7 @@ unsafe fn exact_run<T: Element, O: Op>(dst: *mut T, a: *const T, b: *const T, n:
 }
 
 /// Lanes widened to `f32` per stack chunk.
-const CHUNK: usize = 256;
+const CHUNK: usize = 512;
 
 /// `f16` lanes: widened to `f32` in stack chunks, computed, clamped to ±65504 when `SAT`
 /// (clamping before the rounding gives the same bits as saturating the rounded result; NaN
@@ -134,24 +133,28 @@ const CHUNK: usize = 256;
 /// As [`BinaryLane::run_op`].
 #[inline(always)]
 unsafe fn f16_run<O: Op, const SAT: bool>(dst: *mut f16, a: *const f16, b: *const f16, n: usize) {
-    let mut wa = [0f32; CHUNK];
-    let mut wb = [0f32; CHUNK];
+    // Uninitialised scratch: only the widened prefix of each chunk is ever read.
+    let mut wa = [core::mem::MaybeUninit::<f32>::uninit(); CHUNK];
+    let mut wb = [core::mem::MaybeUninit::<f32>::uninit(); CHUNK];
+    let (pa, pb) = (wa.as_mut_ptr().cast::<f32>(), wb.as_mut_ptr().cast::<f32>());
     let mut done = 0;
     while done < n {
         let len = CHUNK.min(n - done);
-        let (wa, wb) = (&mut wa[..len], &mut wb[..len]);
-        // SAFETY: the sources are valid for n reads; the shared slices end before the mutable
-        // slice over dst (which may be the same memory) is created.
-        unsafe {
-            core::slice::from_raw_parts(a.add(done), len).convert_to_f32_slice(wa);
-            core::slice::from_raw_parts(b.add(done), len).convert_to_f32_slice(wb);
-        }
-        for (x, &y) in wa.iter_mut().zip(wb.iter()) {
+        // SAFETY: the sources are valid for n reads and the scratch for CHUNK >= len writes;
+        // the scratch is a distinct stack buffer. After widening, the first len scratch
+        // elements are initialised, so the slices over them are valid.
+        let (xs, ys) = unsafe {
+            crate::f16conv::widen(a.add(done), pa, len);
+            crate::f16conv::widen(b.add(done), pb, len);
+            (core::slice::from_raw_parts_mut(pa, len), core::slice::from_raw_parts(pb, len))
+        };
+        for (x, &y) in xs.iter_mut().zip(ys) {
             let r = O::wide(*x, y);
             *x = if SAT { r.clamp(-F16_SAT_MAX, F16_SAT_MAX) } else { r };
         }
-        // SAFETY: dst is valid for n writes; no other slice over its memory is alive.
-        unsafe { core::slice::from_raw_parts_mut(dst.add(done), len).convert_from_f32_slice(wa) };
+        // SAFETY: dst is valid for n writes (it may be a source, whose lanes of this chunk
+        // were already read into the scratch); the scratch holds len initialised values.
+        unsafe { crate::f16conv::narrow(pa, dst.add(done), len) };
         done += len;
     }
 }
