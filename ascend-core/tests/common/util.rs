@@ -92,9 +92,12 @@ pub fn tensor<T: Element>(pipe: &mut TPipe, n: usize) -> LocalTensor<T> {
     b.get_with_len::<T>(n)
 }
 
-/// `N` VECCALC tensors of `n` elements of `T`, each in its own buffer of `pipe`.
-pub fn tensors<T: Element, const N: usize>(pipe: &mut TPipe, n: usize) -> [LocalTensor<T>; N] {
-    [0; N].map(|_| tensor::<T>(pipe, n))
+/// A new pipe (the core's one TPipe: keep it alive while the tensors are used) and `N` VECCALC
+/// tensors of `n` elements of `T` in their own buffers of it; more come from [`tensor`].
+pub fn tensors<T: Element, const N: usize>(n: usize) -> (TPipe, [LocalTensor<T>; N]) {
+    let mut pipe = TPipe::new();
+    let t = [0; N].map(|_| tensor::<T>(&mut pipe, n));
+    (pipe, t)
 }
 
 /// A pipe (the core's one TPipe, kept alive here) with one VECCALC buffer; tensors of any
