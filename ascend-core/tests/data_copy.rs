@@ -1,57 +1,14 @@
 //! DataCopy (count and DataCopyParams forms) and DataCopyPad, against a byte-level reference.
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::Arc;
-
 use ascend_core::prelude::*;
 use bytemuck::Pod;
 
-/// Runs `f`, expecting a failed check; returns the panic text.
-fn panic_text(f: impl FnOnce()) -> String {
-    let err = catch_unwind(AssertUnwindSafe(f)).expect_err("expected a failed check");
-    match err.downcast::<String>() {
-        Ok(s) => *s,
-        Err(e) => e.downcast_ref::<&str>().map(|s| s.to_string()).unwrap_or_default(),
-    }
-}
-
-fn assert_fails(f: impl FnOnce(), expected: &str) {
-    let msg = panic_text(f);
-    assert!(msg.contains(expected), "message {msg:?} lacks {expected:?}");
-}
-
-fn gm<T: Element + Pod>(data: &[T]) -> (Arc<GmRegion>, GlobalTensor<T>) {
-    let region = GmRegion::from_bytes(bytemuck::cast_slice(data));
-    let mut g = GlobalTensor::<T>::new();
-    g.set_global_buffer(region.addr(), data.len());
-    (region, g)
-}
-
-fn ub<T: Element>(pipe: &mut TPipe, elems: usize) -> LocalTensor<T> {
-    let mut b = TBuf::<VecCalc>::new();
-    pipe.init_tbuf(&mut b, elems * T::SIZE);
-    b.get_with_len::<T>(elems)
-}
+#[path = "common/util.rs"]
+mod util;
+use util::{expect_panic, gm, tensor, Rng};
 
 fn ub_bytes<T: Element + Pod>(t: &LocalTensor<T>) -> Vec<u8> {
     bytemuck::cast_slice(&t.to_vec()).to_vec()
-}
-
-/// A tiny xorshift generator.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> usize {
-        (self.next() % n) as usize
-    }
-    fn bytes(&mut self, n: usize) -> Vec<u8> {
-        (0..n).map(|_| self.next() as u8).collect()
-    }
 }
 
 // ---------------------------------------------------------------- data_copy(count)
@@ -65,7 +22,7 @@ macro_rules! round_trip {
             let (_src_r, src) = gm(&data);
             let (dst_r, dst) = gm(&vec![<$t as Element>::ZERO; 2 * n]);
             let mut pipe = TPipe::new();
-            let (a, b) = (ub::<$t>(&mut pipe, n), ub::<$t>(&mut pipe, n));
+            let (a, b) = (tensor::<$t>(&mut pipe, n), tensor::<$t>(&mut pipe, n));
             data_copy(&a, &src.view(n), n); // GM -> UB
             data_copy(&b, &a, n); // UB -> UB
             data_copy(&dst, &b, n); // UB -> GM
@@ -85,7 +42,7 @@ fn count_copy_works_on_every_chip() {
             let data: Vec<f32> = (0..16).map(|i| i as f32).collect();
             let (_r, src) = gm(&data);
             let mut pipe = TPipe::new();
-            let x = ub::<f32>(&mut pipe, 16);
+            let x = tensor::<f32>(&mut pipe, 16);
             data_copy(&x, &src, 16);
             assert_eq!(x.to_vec(), data, "{soc}");
         });
@@ -96,25 +53,23 @@ fn count_copy_works_on_every_chip() {
 fn unaligned_count_fails() {
     let (_r, src) = gm(&[0f32; 16]);
     let mut pipe = TPipe::new();
-    let x = ub::<f32>(&mut pipe, 16);
-    assert_fails(
-        || data_copy(&x, &src, 7),
-        "DataCopy: count = 7 float elements is 28 bytes, not a multiple of 32 bytes (the hardware would silently \
-         copy only 0 bytes",
-    );
-    assert_fails(|| data_copy(&src, &x, 12), "count = 12 float elements is 48 bytes, not a multiple of 32 bytes (the hardware would silently copy only 32 bytes");
+    let x = tensor::<f32>(&mut pipe, 16);
+    expect_panic(
+        || data_copy(&x, &src, 7), &["DataCopy: count = 7 float elements is 28 bytes, not a multiple of 32 bytes (the hardware would silently \
+         copy only 0 bytes"]);
+    expect_panic(|| data_copy(&src, &x, 12), &["count = 12 float elements is 48 bytes, not a multiple of 32 bytes (the hardware would silently copy only 32 bytes"]);
 }
 
 #[test]
 fn count_copy_bounds_are_checked_on_both_sides() {
     let (_r, src) = gm(&[0f32; 16]);
     let mut pipe = TPipe::new();
-    let x = ub::<f32>(&mut pipe, 32);
-    let y = ub::<f32>(&mut pipe, 8);
-    assert_fails(|| data_copy(&x, &src, 24), "DataCopy: count = 24 exceeds src's 16 float elements");
-    assert_fails(|| data_copy(&y, &src, 16), "DataCopy: count = 16 exceeds dst's 8 float elements");
-    assert_fails(|| data_copy(&src, &x.view(24), 16), "count = 16 exceeds src's 8 float elements");
-    assert_fails(|| data_copy(&y, &x, 16), "count = 16 exceeds dst's 8 float elements");
+    let x = tensor::<f32>(&mut pipe, 32);
+    let y = tensor::<f32>(&mut pipe, 8);
+    expect_panic(|| data_copy(&x, &src, 24), &["DataCopy: count = 24 exceeds src's 16 float elements"]);
+    expect_panic(|| data_copy(&y, &src, 16), &["DataCopy: count = 16 exceeds dst's 8 float elements"]);
+    expect_panic(|| data_copy(&src, &x.view(24), 16), &["count = 16 exceeds src's 8 float elements"]);
+    expect_panic(|| data_copy(&y, &x, 16), &["count = 16 exceeds dst's 8 float elements"]);
 }
 
 #[test]
@@ -123,34 +78,40 @@ fn ub_side_must_be_an_aligned_ub_position() {
     let mut pipe = TPipe::new();
     let mut l1 = TBuf::<A1>::new();
     pipe.init_tbuf(&mut l1, 64);
-    let x = ub::<f32>(&mut pipe, 16);
-    assert_fails(
+    let x = tensor::<f32>(&mut pipe, 16);
+    expect_panic(
         || data_copy(&l1.get::<f32>(), &src, 8),
-        "DataCopy: dst is at position A1: the Unified Buffer side must be VECIN, VECOUT or VECCALC",
+        &["DataCopy: dst is at position A1: the Unified Buffer side must be VECIN, VECOUT or VECCALC"],
     );
-    assert_fails(|| data_copy(&x.view(1), &src, 8), "DataCopy: dst UB address = 0x44 is not 32-byte aligned");
-    assert_fails(|| data_copy(&src, &x.view(2), 8), "DataCopy: src UB address = 0x48 is not 32-byte aligned");
+    expect_panic(
+        || data_copy(&x.view(1), &src, 8),
+        &["DataCopy: dst UB address = 0x44 is not 32-byte aligned"],
+    );
+    expect_panic(
+        || data_copy(&src, &x.view(2), 8),
+        &["DataCopy: src UB address = 0x48 is not 32-byte aligned"],
+    );
 }
 
 #[test]
 fn unbound_global_tensor_fails() {
     let mut pipe = TPipe::new();
-    let x = ub::<f32>(&mut pipe, 16);
+    let x = tensor::<f32>(&mut pipe, 16);
     let g = GlobalTensor::<f32>::new();
-    assert_fails(|| data_copy(&x, &g, 8), "DataCopy: the GlobalTensor is not bound");
+    expect_panic(|| data_copy(&x, &g, 8), &["DataCopy: the GlobalTensor is not bound"]);
 }
 
 #[test]
 fn ub_to_ub_partial_overlap_fails_and_full_overlap_is_a_no_op() {
     let mut pipe = TPipe::new();
-    let x = ub::<i32>(&mut pipe, 32);
+    let x = tensor::<i32>(&mut pipe, 32);
     let v: Vec<i32> = (0..32).collect();
     x.copy_from_slice(&v);
     data_copy(&x, &x, 16);
     assert_eq!(x.to_vec(), v);
-    assert_fails(
+    expect_panic(
         || data_copy(&x.view(8), &x, 16),
-        "DataCopy: dst bytes [0x20, 0x60) partially overlap src bytes [0x0, 0x40) in the Unified Buffer",
+        &["DataCopy: dst bytes [0x20, 0x60) partially overlap src bytes [0x0, 0x40) in the Unified Buffer"],
     );
 }
 
@@ -170,7 +131,7 @@ fn strided_gm_to_ub_lands_exactly() {
     let data: Vec<f32> = (0..48).map(|i| i as f32).collect();
     let (_r, src) = gm(&data);
     let mut pipe = TPipe::new();
-    let x = ub::<f32>(&mut pipe, 64);
+    let x = tensor::<f32>(&mut pipe, 64);
     x.copy_from_slice(&[-1.0; 64]);
     data_copy_params(&x, &src, &DataCopyParams::new(3, 1, 1, 2));
     let out = x.to_vec();
@@ -189,7 +150,7 @@ fn strided_gm_to_ub_lands_exactly() {
 fn strided_ub_to_gm_lands_exactly() {
     let (r, dst) = gm(&[-1i16; 96]);
     let mut pipe = TPipe::new();
-    let x = ub::<i16>(&mut pipe, 64);
+    let x = tensor::<i16>(&mut pipe, 64);
     x.copy_from_slice(&(0..64).collect::<Vec<i16>>());
     // 2 rows of 2 blocks (32 i16), no gap in UB, one block (16 i16) of gap in GM
     data_copy_params(&dst, &x, &DataCopyParams::new(2, 2, 0, 1));
@@ -208,8 +169,8 @@ fn strided_ub_to_gm_lands_exactly() {
 #[test]
 fn strided_ub_to_ub_lands_exactly() {
     let mut pipe = TPipe::new();
-    let x = ub::<u32>(&mut pipe, 64);
-    let y = ub::<u32>(&mut pipe, 64);
+    let x = tensor::<u32>(&mut pipe, 64);
+    let y = tensor::<u32>(&mut pipe, 64);
     x.copy_from_slice(&(0..64).collect::<Vec<u32>>());
     y.copy_from_slice(&[7; 64]);
     data_copy_params(&y, &x, &DataCopyParams::new(2, 1, 2, 3));
@@ -228,8 +189,8 @@ fn strided_ub_to_ub_lands_exactly() {
 fn strided_copies_match_the_reference_randomly() {
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
     let mut pipe = TPipe::new();
-    let a = ub::<u16>(&mut pipe, 16 * 64); // 64 blocks
-    let b = ub::<u16>(&mut pipe, 16 * 64);
+    let a = tensor::<u16>(&mut pipe, 16 * 64); // 64 blocks
+    let b = tensor::<u16>(&mut pipe, 16 * 64);
     for case in 0..300 {
         let p = DataCopyParams::new(
             1 + rng.below(6) as u16,
@@ -270,7 +231,7 @@ fn strided_copies_match_the_reference_randomly() {
 fn zero_block_count_or_len_copies_nothing() {
     let (_r, src) = gm(&[5u8; 64]);
     let mut pipe = TPipe::new();
-    let x = ub::<u8>(&mut pipe, 64);
+    let x = tensor::<u8>(&mut pipe, 64);
     data_copy_params(&x, &src, &DataCopyParams::new(0, 1, 0, 0));
     data_copy_params(&x, &src, &DataCopyParams::new(2, 0, 0, 0));
     data_copy(&x, &src, 0);
@@ -281,10 +242,10 @@ fn zero_block_count_or_len_copies_nothing() {
 fn block_count_above_4095_fails() {
     let (_r, src) = gm(&[0u8; 64]);
     let mut pipe = TPipe::new();
-    let x = ub::<u8>(&mut pipe, 64);
-    assert_fails(
+    let x = tensor::<u8>(&mut pipe, 64);
+    expect_panic(
         || data_copy_params(&x, &src, &DataCopyParams::new(4096, 1, 0, 0)),
-        "DataCopy: blockCount = 4096 is out of range [0, 4095]",
+        &["DataCopy: blockCount = 4096 is out of range [0, 4095]"],
     );
 }
 
@@ -292,26 +253,22 @@ fn block_count_above_4095_fails() {
 fn strided_bounds_are_checked_on_both_sides() {
     let (_r, src) = gm(&[0f32; 64]); // 256 bytes
     let mut pipe = TPipe::new();
-    let x = ub::<f32>(&mut pipe, 128); // 512 bytes
-    let y = ub::<f32>(&mut pipe, 16); // 64 bytes
-                                      // src span: 3 rows of 2 blocks, gap 1: (3*2 + 2*1)*32 = 256 fits; gap 2 -> 320
+    let x = tensor::<f32>(&mut pipe, 128); // 512 bytes
+    let y = tensor::<f32>(&mut pipe, 16); // 64 bytes
+                                          // src span: 3 rows of 2 blocks, gap 1: (3*2 + 2*1)*32 = 256 fits; gap 2 -> 320
     data_copy_params(&x, &src, &DataCopyParams::new(3, 2, 1, 0));
-    assert_fails(
-        || data_copy_params(&x, &src, &DataCopyParams::new(3, 2, 2, 0)),
-        "DataCopy: blockCount = 3, blockLen = 2, srcStride = 2 (32-byte blocks) span 320 bytes of src, which has 256 \
-         bytes",
-    );
-    assert_fails(
-        || data_copy_params(&y, &src, &DataCopyParams::new(2, 1, 0, 1)),
-        "blockCount = 2, blockLen = 1, dstStride = 1 (32-byte blocks) span 96 bytes of dst, which has 64 bytes",
-    );
-    assert_fails(
+    expect_panic(
+        || data_copy_params(&x, &src, &DataCopyParams::new(3, 2, 2, 0)), &["DataCopy: blockCount = 3, blockLen = 2, srcStride = 2 (32-byte blocks) span 320 bytes of src, which has 256 \
+         bytes"]);
+    expect_panic(
+        || data_copy_params(&y, &src, &DataCopyParams::new(2, 1, 0, 1)), &["blockCount = 2, blockLen = 1, dstStride = 1 (32-byte blocks) span 96 bytes of dst, which has 64 bytes"]);
+    expect_panic(
         || data_copy_params(&src, &x, &DataCopyParams::new(2, 4, 0, 1)),
-        "dstStride = 1 (32-byte blocks) span 288 bytes of dst, which has 256 bytes",
+        &["dstStride = 1 (32-byte blocks) span 288 bytes of dst, which has 256 bytes"],
     );
-    assert_fails(
+    expect_panic(
         || data_copy_params(&x, &y, &DataCopyParams::new(1, 3, 0, 0)),
-        "srcStride = 0 (32-byte blocks) span 96 bytes of src, which has 64 bytes",
+        &["srcStride = 0 (32-byte blocks) span 96 bytes of src, which has 64 bytes"],
     );
 }
 
@@ -322,7 +279,7 @@ fn pad_gm_to_ub_with_padding_and_strides() {
     let data: Vec<i32> = (0..40).collect();
     let (_r, src) = gm(&data);
     let mut pipe = TPipe::new();
-    let x = ub::<i32>(&mut pipe, 32);
+    let x = tensor::<i32>(&mut pipe, 32);
     x.copy_from_slice(&[99; 32]);
     // 2 rows of 5 i32 (20 bytes), 8 bytes apart in GM; UB rows of 4 + 20 + 4 -> 32 bytes,
     // one block apart
@@ -338,7 +295,7 @@ fn pad_without_is_pad_fills_with_the_first_element_or_keeps_old_bytes() {
     let data: Vec<i32> = (10..40).collect();
     let (_r, src) = gm(&data);
     let mut pipe = TPipe::new();
-    let x = ub::<i32>(&mut pipe, 16);
+    let x = tensor::<i32>(&mut pipe, 16);
     x.copy_from_slice(&[99; 16]);
     // no padding: the filler repeats the row's first element
     data_copy_pad(&x, &src, &DataCopyExtParams::new(2, 12, 0, 0), &DataCopyPadExtParams::default());
@@ -354,7 +311,7 @@ fn pad_f16_left_padding_fills_a_whole_block() {
     let data: Vec<f16> = (0..16).map(|i| f16::from_f32(i as f32)).collect();
     let (_r, src) = gm(&data);
     let mut pipe = TPipe::new();
-    let x = ub::<f16>(&mut pipe, 64);
+    let x = tensor::<f16>(&mut pipe, 64);
     // 16 elements of left padding = 32 bytes (the limit), 3 elements of data
     let pad = DataCopyPadExtParams::new(true, 16, 0, f16::from_f32(0.5));
     data_copy_pad(&x, &src, &DataCopyExtParams::new(1, 6, 0, 0), &pad);
@@ -387,13 +344,13 @@ macro_rules! pad_random {
             const SZ: usize = core::mem::size_of::<$t>();
             let mut rng = Rng(0xD1B5_4A32_D192_ED03 ^ SZ as u64);
             let mut pipe = TPipe::new();
-            let a = ub::<$t>(&mut pipe, 4096 / SZ);
+            let a = tensor::<$t>(&mut pipe, 4096 / SZ);
             for _ in 0..150 {
-                let left = rng.below((32 / SZ + 1) as u64);
-                let right = rng.below((32 / SZ + 1) as u64);
+                let left = rng.index(32 / SZ + 1);
+                let right = rng.index(32 / SZ + 1);
                 let p = DataCopyExtParams::new(
                     1 + rng.below(5) as u16,
-                    (rng.below(20) * SZ) as u32,
+                    (rng.index(20) * SZ) as u32,
                     rng.below(40) as u32,
                     rng.below(3) as u32,
                 );
@@ -435,7 +392,7 @@ pad_random!(u8, i16, f16, f32, u64);
 fn pad_ub_to_gm_writes_exactly_block_len_bytes() {
     let (r, dst) = gm(&[-1i32; 16]);
     let mut pipe = TPipe::new();
-    let x = ub::<i32>(&mut pipe, 32);
+    let x = tensor::<i32>(&mut pipe, 32);
     x.copy_from_slice(&(0..32).collect::<Vec<i32>>());
     data_copy_pad_to_gm(&dst, &x, &DataCopyExtParams::new(3, 12, 0, 4));
     let out: Vec<i32> = (0..16).map(|i| dst.get_value(i)).collect();
@@ -452,22 +409,22 @@ fn pad_is_rejected_on_chips_without_it() {
         run_on_core(CoreConfig::single(soc), || {
             let (_r, g) = gm(&[0f32; 16]);
             let mut pipe = TPipe::new();
-            let x = ub::<f32>(&mut pipe, 16);
+            let x = tensor::<f32>(&mut pipe, 16);
             let p = DataCopyExtParams::new(1, 4, 0, 0);
             let want = format!("DataCopyPad: not supported on {soc} ({})", soc.product_line());
-            assert_fails(|| data_copy_pad(&x, &g, &p, &DataCopyPadExtParams::default()), &want);
-            assert_fails(|| data_copy_pad_to_gm(&g, &x, &p), &want);
+            expect_panic(|| data_copy_pad(&x, &g, &p, &DataCopyPadExtParams::default()), &[&want]);
+            expect_panic(|| data_copy_pad_to_gm(&g, &x, &p), &[&want]);
         });
     }
     run_on_core(CoreConfig::single(Soc::Ascend310B), || {
         let (_r, g) = gm(&[0i64; 8]);
         let mut pipe = TPipe::new();
-        let x = ub::<i64>(&mut pipe, 8);
-        assert_fails(
+        let x = tensor::<i64>(&mut pipe, 8);
+        expect_panic(
             || data_copy_pad_to_gm(&g, &x, &DataCopyExtParams::new(1, 8, 0, 0)),
-            "DataCopyPad: int64_t is not supported on Ascend310B",
+            &["DataCopyPad: int64_t is not supported on Ascend310B"],
         );
-        let y = ub::<f32>(&mut pipe, 8);
+        let y = tensor::<f32>(&mut pipe, 8);
         let (_r2, h) = gm(&[1f32; 8]);
         data_copy_pad(&y, &h, &DataCopyExtParams::new(1, 4, 0, 0), &DataCopyPadExtParams::default());
         assert_eq!(y.get_value(7), 1.0);
@@ -478,45 +435,35 @@ fn pad_is_rejected_on_chips_without_it() {
 fn pad_parameter_checks() {
     let (_r, g) = gm(&[0i32; 64]);
     let mut pipe = TPipe::new();
-    let x = ub::<i32>(&mut pipe, 64);
+    let x = tensor::<i32>(&mut pipe, 64);
     let none = DataCopyPadExtParams::<i32>::default();
-    assert_fails(
+    expect_panic(
         || data_copy_pad(&x, &g, &DataCopyExtParams::new(1, 6, 0, 0), &none),
-        "DataCopyPad: blockLen = 6 bytes is not a multiple of size_of::<int32_t>() = 4",
+        &["DataCopyPad: blockLen = 6 bytes is not a multiple of size_of::<int32_t>() = 4"],
     );
-    assert_fails(
+    expect_panic(
         || data_copy_pad_to_gm(&g, &x, &DataCopyExtParams::new(4096, 4, 0, 0)),
-        "DataCopyPad: blockCount = 4096 is out of range [0, 4095]",
+        &["DataCopyPad: blockCount = 4096 is out of range [0, 4095]"],
     );
-    assert_fails(
+    expect_panic(
         || data_copy_pad(&x, &g, &DataCopyExtParams::new(1, 2_097_152, 0, 0), &none),
-        "blockLen = 2097152 bytes is out of range [0, 2097151]",
+        &["blockLen = 2097152 bytes is out of range [0, 2097151]"],
     );
-    assert_fails(
-        || {
-            data_copy_pad(
-                &x,
-                &g,
-                &DataCopyExtParams::new(1, 4, 0, 0),
-                &DataCopyPadExtParams::new(true, 9, 0, 0),
-            )
-        },
-        "DataCopyPad: leftPadding = 9 int32_t elements is 36 bytes; the limit is 32 bytes",
-    );
-    assert_fails(
-        || {
-            data_copy_pad(
-                &x,
-                &g,
-                &DataCopyExtParams::new(1, 4, 0, 0),
-                &DataCopyPadExtParams::new(true, 0, 10, 0),
-            )
-        },
-        "rightPadding = 10 int32_t elements is 40 bytes; the limit is 32 bytes",
-    );
+    for (pad, want) in [
+        (
+            DataCopyPadExtParams::new(true, 9, 0, 0),
+            "DataCopyPad: leftPadding = 9 int32_t elements is 36 bytes; the limit is 32 bytes",
+        ),
+        (
+            DataCopyPadExtParams::new(true, 0, 10, 0),
+            "rightPadding = 10 int32_t elements is 40 bytes; the limit is 32 bytes",
+        ),
+    ] {
+        expect_panic(|| data_copy_pad(&x, &g, &DataCopyExtParams::new(1, 4, 0, 0), &pad), &[want]);
+    }
     let (_r64, g64) = gm(&[0u64; 8]);
-    let x64 = ub::<u64>(&mut pipe, 8);
-    assert_fails(
+    let x64 = tensor::<u64>(&mut pipe, 8);
+    expect_panic(
         || {
             data_copy_pad(
                 &x64,
@@ -525,7 +472,7 @@ fn pad_parameter_checks() {
                 &DataCopyPadExtParams::new(true, 1, 0, 3),
             )
         },
-        "DataCopyPad: paddingValue = 3 must be 0 for the 64-bit type uint64_t",
+        &["DataCopyPad: paddingValue = 3 must be 0 for the 64-bit type uint64_t"],
     );
     // zero counts are no-ops
     data_copy_pad(&x, &g, &DataCopyExtParams::new(0, 4, 0, 0), &none);
@@ -536,26 +483,18 @@ fn pad_parameter_checks() {
 fn pad_bounds_are_checked_on_both_sides() {
     let (_r, g) = gm(&[0i32; 16]); // 64 bytes
     let mut pipe = TPipe::new();
-    let x = ub::<i32>(&mut pipe, 16); // 64 bytes
+    let x = tensor::<i32>(&mut pipe, 16); // 64 bytes
     let none = DataCopyPadExtParams::<i32>::default();
     // GM: 2 rows of 28 bytes, 12 bytes apart -> 68 bytes
-    assert_fails(
-        || data_copy_pad(&x, &g, &DataCopyExtParams::new(2, 28, 12, 0), &none),
-        "DataCopyPad: blockCount = 2, blockLen = 28 bytes, srcStride = 12 bytes span 68 bytes of src, which has 64 bytes",
-    );
+    expect_panic(
+        || data_copy_pad(&x, &g, &DataCopyExtParams::new(2, 28, 12, 0), &none), &["DataCopyPad: blockCount = 2, blockLen = 28 bytes, srcStride = 12 bytes span 68 bytes of src, which has 64 bytes"]);
     // UB: rows of 4 + 28 + 4 -> 64 bytes, two of them -> 128 bytes
-    assert_fails(
-        || data_copy_pad(&x, &g, &DataCopyExtParams::new(2, 28, 0, 0), &DataCopyPadExtParams::new(true, 1, 1, 0)),
-        "blockCount = 2 rows of 64 bytes (leftPadding 4 + blockLen 28 + rightPadding 4, rounded up to 32) with \
-         dstStride = 0 blocks span 128 bytes of dst, which has 64 bytes",
-    );
+    expect_panic(
+        || data_copy_pad(&x, &g, &DataCopyExtParams::new(2, 28, 0, 0), &DataCopyPadExtParams::new(true, 1, 1, 0)), &["blockCount = 2 rows of 64 bytes (leftPadding 4 + blockLen 28 + rightPadding 4, rounded up to 32) with \
+         dstStride = 0 blocks span 128 bytes of dst, which has 64 bytes"]);
     // UB -> GM: UB rows 32 bytes apart plus 1 block: 64 + 8 = 72 > 64
-    assert_fails(
-        || data_copy_pad_to_gm(&g, &x, &DataCopyExtParams::new(2, 8, 1, 0)),
-        "blockCount = 2, blockLen = 8 bytes, srcStride = 1 blocks span 72 bytes of src, which has 64 bytes",
-    );
-    assert_fails(
-        || data_copy_pad_to_gm(&g, &x, &DataCopyExtParams::new(2, 32, 0, 1)),
-        "blockCount = 2, blockLen = 32 bytes, dstStride = 1 bytes span 65 bytes of dst, which has 64 bytes",
-    );
+    expect_panic(
+        || data_copy_pad_to_gm(&g, &x, &DataCopyExtParams::new(2, 8, 1, 0)), &["blockCount = 2, blockLen = 8 bytes, srcStride = 1 blocks span 72 bytes of src, which has 64 bytes"]);
+    expect_panic(
+        || data_copy_pad_to_gm(&g, &x, &DataCopyExtParams::new(2, 32, 0, 1)), &["blockCount = 2, blockLen = 32 bytes, dstStride = 1 bytes span 65 bytes of dst, which has 64 bytes"]);
 }

@@ -1,24 +1,10 @@
 //! TPipe, TQue / TQueBind state machine and buffer accounting.
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
-
 use ascend_core::prelude::*;
 
-/// Runs `f`, expecting a failed check; returns the panic text.
-fn panic_text(f: impl FnOnce()) -> String {
-    let err = catch_unwind(AssertUnwindSafe(f)).expect_err("expected a failed check");
-    match err.downcast::<String>() {
-        Ok(s) => *s,
-        Err(e) => e.downcast_ref::<&str>().map(|s| s.to_string()).unwrap_or_default(),
-    }
-}
-
-fn gm_f32(data: &[f32]) -> (std::sync::Arc<GmRegion>, GlobalTensor<f32>) {
-    let region = GmRegion::from_bytes(bytemuck::cast_slice(data));
-    let mut g = GlobalTensor::<f32>::new();
-    g.set_global_buffer(region.addr(), data.len());
-    (region, g)
-}
+#[path = "common/util.rs"]
+mod util;
+use util::{gm, panic_message};
 
 #[test]
 fn init_buffer_rounds_len_up_and_carves_contiguously() {
@@ -129,8 +115,8 @@ fn double_buffered_flow_depth_2_buffer_num_2() {
     const TILES: usize = 8;
     const BUFFER_NUM: usize = 2;
     let x: Vec<f32> = (0..TILE * TILES).map(|i| i as f32 * 0.5).collect();
-    let (_xr, x_gm) = gm_f32(&x);
-    let (_yr, y_gm) = gm_f32(&vec![0.0; x.len()]);
+    let (_xr, x_gm) = gm(&x);
+    let (_yr, y_gm) = gm(&vec![0.0; x.len()]);
 
     let mut pipe = TPipe::new();
     let mut in_q = TQue::<VecIn, 2>::new();
@@ -182,7 +168,7 @@ fn alloc_without_a_free_buffer_fails() {
     let a = q.alloc_tensor::<f32>();
     q.enque(a);
     let _b = q.alloc_tensor::<f32>();
-    let msg = panic_text(|| {
+    let msg = panic_message(|| {
         q.alloc_tensor::<f32>();
     });
     assert!(
@@ -200,7 +186,7 @@ fn enque_beyond_depth_fails() {
     pipe.init_buffer(&mut q, 2, 32);
     let (a, b) = (q.alloc_tensor::<f32>(), q.alloc_tensor::<f32>());
     q.enque(a);
-    let msg = panic_text(|| q.enque(b));
+    let msg = panic_message(|| q.enque(b));
     assert!(
         msg.contains("TQue::EnQue: 1 tensor(s) already queued: the queue's depth = 1 is the limit"),
         "{msg}"
@@ -214,7 +200,7 @@ fn enque_of_a_queued_buffer_fails() {
     pipe.init_buffer(&mut q, 2, 32);
     let a = q.alloc_tensor::<f32>();
     q.enque(a.clone());
-    let msg = panic_text(|| q.enque(a));
+    let msg = panic_message(|| q.enque(a));
     assert!(msg.contains("TQue::EnQue: buffer 0 (UB address 0x0) is ENQUE"), "{msg}");
 }
 
@@ -226,7 +212,7 @@ fn enque_of_a_freed_buffer_fails() {
     let _a = q.alloc_tensor::<f32>();
     let b = q.alloc_tensor::<f32>();
     q.free_tensor(b.clone());
-    let msg = panic_text(|| q.enque(b));
+    let msg = panic_message(|| q.enque(b));
     assert!(msg.contains("TQue::EnQue: buffer 1 (UB address 0x20) is FREE"), "{msg}");
 }
 
@@ -239,13 +225,13 @@ fn enque_of_a_foreign_tensor_fails() {
     pipe.init_buffer(&mut q, 2, 32);
     pipe.init_buffer(&mut other, 1, 32);
     pipe.init_tbuf(&mut buf, 64);
-    let msg = panic_text(|| q.enque(buf.get::<f32>()));
+    let msg = panic_message(|| q.enque(buf.get::<f32>()));
     assert!(
         msg.contains("TQue::EnQue: tensor at UB address 0x60 is not a buffer of this queue (its 2 buffer(s) of 32 bytes span [0x0, 0x40))"),
         "{msg}"
     );
     let t = other.alloc_tensor::<f32>();
-    let msg = panic_text(|| q.enque(t));
+    let msg = panic_message(|| q.enque(t));
     assert!(msg.contains("tensor at UB address 0x40 is not a buffer of this queue"), "{msg}");
 }
 
@@ -254,7 +240,7 @@ fn deque_on_an_empty_queue_fails() {
     let mut pipe = TPipe::new();
     let mut q = TQue::<VecOut, 2>::new();
     pipe.init_buffer(&mut q, 2, 32);
-    let msg = panic_text(|| {
+    let msg = panic_message(|| {
         q.deque::<f32>();
     });
     assert!(msg.contains("TQue::DeQue: the queue is empty: 0 tensors queued (depth = 2)"), "{msg}");
@@ -262,7 +248,7 @@ fn deque_on_an_empty_queue_fails() {
     let t = q.alloc_tensor::<f32>();
     q.enque(t);
     q.deque::<f32>();
-    let msg = panic_text(|| {
+    let msg = panic_message(|| {
         q.deque::<f32>();
     });
     assert!(msg.contains("the queue is empty"), "{msg}");
@@ -275,7 +261,7 @@ fn free_of_a_free_buffer_fails() {
     pipe.init_buffer(&mut q, 1, 32);
     let t = q.alloc_tensor::<i32>();
     q.free_tensor(t.clone());
-    let msg = panic_text(|| q.free_tensor(t));
+    let msg = panic_message(|| q.free_tensor(t));
     assert!(
         msg.contains(
             "TQue::FreeTensor: buffer 0 (UB address 0x0) is FREE (already freed or never allocated)"
@@ -291,7 +277,7 @@ fn free_of_a_queued_buffer_fails() {
     pipe.init_buffer(&mut q, 1, 32);
     let t = q.alloc_tensor::<i32>();
     q.enque(t.clone());
-    let msg = panic_text(|| q.free_tensor(t));
+    let msg = panic_message(|| q.free_tensor(t));
     assert!(
         msg.contains("TQue::FreeTensor: buffer 0 (UB address 0x0) is ENQUE (still queued: DeQue it first)"),
         "{msg}"
@@ -305,7 +291,7 @@ fn free_of_a_foreign_tensor_fails() {
     let mut buf = TBuf::<VecCalc>::new();
     pipe.init_buffer(&mut q, 1, 32);
     pipe.init_tbuf(&mut buf, 32);
-    let msg = panic_text(|| q.free_tensor(buf.get::<i32>()));
+    let msg = panic_message(|| q.free_tensor(buf.get::<i32>()));
     assert!(
         msg.contains("TQue::FreeTensor: tensor at UB address 0x20 is not a buffer of this queue"),
         "{msg}"
@@ -316,19 +302,19 @@ fn free_of_a_foreign_tensor_fails() {
 fn using_a_queue_before_init_buffer_fails() {
     let mut q = TQue::<VecIn, 1>::new();
     let no_buffers = "the queue has no buffers: call TPipe::init_buffer first";
-    let msg = panic_text(|| {
+    let msg = panic_message(|| {
         q.alloc_tensor::<f32>();
     });
     assert!(msg.contains(&format!("TQue::AllocTensor: {no_buffers}")), "{msg}");
-    let msg = panic_text(|| {
+    let msg = panic_message(|| {
         q.deque::<f32>();
     });
     assert!(msg.contains(&format!("TQue::DeQue: {no_buffers}")), "{msg}");
-    let msg = panic_text(|| {
+    let msg = panic_message(|| {
         q.has_idle_buffer();
     });
     assert!(msg.contains(&format!("TQue::HasIdleBuffer: {no_buffers}")), "{msg}");
-    let msg = panic_text(|| {
+    let msg = panic_message(|| {
         q.vacant_in_que();
     });
     assert!(msg.contains(&format!("TQue::VacantInQue: {no_buffers}")), "{msg}");
@@ -339,7 +325,7 @@ fn init_buffer_twice_on_one_queue_fails() {
     let mut pipe = TPipe::new();
     let mut q = TQue::<VecIn, 1>::new();
     pipe.init_buffer(&mut q, 2, 1000);
-    let msg = panic_text(|| pipe.init_buffer(&mut q, 1, 32));
+    let msg = panic_message(|| pipe.init_buffer(&mut q, 1, 32));
     assert!(
         msg.contains("TPipe::InitBuffer: the queue already has 2 buffer(s) of 1024 bytes from this pipe"),
         "{msg}"
@@ -350,7 +336,7 @@ fn init_buffer_twice_on_one_queue_fails() {
 fn init_buffer_of_a_non_ub_queue_fails() {
     let mut pipe = TPipe::new();
     let mut q = TQue::<A1, 1>::new();
-    let msg = panic_text(|| pipe.init_buffer(&mut q, 1, 32));
+    let msg = panic_message(|| pipe.init_buffer(&mut q, 1, 32));
     assert!(msg.contains("TPipe::InitBuffer: the queue's position is A1"), "{msg}");
 }
 
@@ -359,7 +345,7 @@ fn init_buffer_beyond_the_ub_fails_with_the_sizes_910b() {
     run_on_core(CoreConfig::single(Soc::Ascend910B), || {
         let mut pipe = TPipe::new();
         let mut q = TQue::<VecIn, 1>::new();
-        let msg = panic_text(|| pipe.init_buffer(&mut q, 2, 98305));
+        let msg = panic_message(|| pipe.init_buffer(&mut q, 2, 98305));
         assert!(
             msg.contains(
                 "core 0: TPipe::InitBuffer: 2 buffer(s) of 98305 bytes (rounded to 98336) need 196672 bytes, but only \
@@ -379,7 +365,7 @@ fn init_buffer_beyond_the_ub_fails_with_the_sizes_910() {
         let mut pipe = TPipe::new();
         let (mut a, mut b) = (TQue::<VecIn, 1>::new(), TQue::<VecOut, 1>::new());
         pipe.init_buffer(&mut a, 2, 131000);
-        let msg = panic_text(|| pipe.init_buffer(&mut b, 1, 129));
+        let msg = panic_message(|| pipe.init_buffer(&mut b, 1, 129));
         assert!(
             msg.contains(
                 "TPipe::InitBuffer: 1 buffer(s) of 129 bytes (rounded to 160) need 160 bytes, but only 128 of the \
@@ -399,7 +385,7 @@ fn the_65th_buffer_fails() {
     let mut buf = TBuf::<VecCalc>::new();
     pipe.init_tbuf(&mut buf, 32);
     let mut r = TQue::<VecOut, 1>::new();
-    let msg = panic_text(|| pipe.init_buffer(&mut r, 1, 32));
+    let msg = panic_message(|| pipe.init_buffer(&mut r, 1, 32));
     assert!(
         msg.contains("TPipe::InitBuffer: num = 1 more buffers would make 65 in this pipe; the limit is 64"),
         "{msg}"
@@ -410,11 +396,11 @@ fn the_65th_buffer_fails() {
 fn num_out_of_range_fails() {
     let mut pipe = TPipe::new();
     let mut q = TQue::<VecIn, 1>::new();
-    let msg = panic_text(|| pipe.init_buffer(&mut q, 65, 32));
+    let msg = panic_message(|| pipe.init_buffer(&mut q, 65, 32));
     assert!(msg.contains("TPipe::InitBuffer: num = 65 is out of range [1, 64]"), "{msg}");
-    let msg = panic_text(|| pipe.init_buffer(&mut q, 0, 32));
+    let msg = panic_message(|| pipe.init_buffer(&mut q, 0, 32));
     assert!(msg.contains("num = 0 is out of range [1, 64]"), "{msg}");
-    let msg = panic_text(|| pipe.init_buffer(&mut q, 1, 0));
+    let msg = panic_message(|| pipe.init_buffer(&mut q, 1, 0));
     assert!(msg.contains("len = 0"), "{msg}");
 }
 
@@ -427,14 +413,14 @@ fn reset_allows_reallocation_and_retires_old_buffers() {
         let _t = q.alloc_tensor::<f32>();
         pipe.reset();
         assert_eq!(pipe.used_bytes(), 0);
-        let msg = panic_text(|| {
+        let msg = panic_message(|| {
             q.alloc_tensor::<f32>();
         });
         assert!(
             msg.contains("TQue::AllocTensor: the queue's buffers were released by TPipe::reset"),
             "{msg}"
         );
-        let msg = panic_text(|| {
+        let msg = panic_message(|| {
             q.get_tensor_count_in_que();
         });
         assert!(msg.contains("TQue::GetTensorCountInQue: the queue's buffers were released"), "{msg}");
@@ -455,7 +441,7 @@ fn a_queue_outliving_its_pipe_fails() {
         let mut pipe = TPipe::new();
         pipe.init_buffer(&mut q, 1, 32);
     }
-    let msg = panic_text(|| {
+    let msg = panic_message(|| {
         q.alloc_tensor::<u8>();
     });
     assert!(msg.contains("released by TPipe::reset (or the pipe was dropped)"), "{msg}");

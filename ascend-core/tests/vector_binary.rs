@@ -3,16 +3,9 @@
 
 use ascend_core::prelude::*;
 
-fn h(x: f32) -> f16 {
-    f16::from_f32(x)
-}
-
-/// A VECCALC tensor of `n` elements of `T` in a fresh buffer of `pipe`.
-fn tensor<T: Element>(pipe: &mut TPipe, n: usize) -> LocalTensor<T> {
-    let mut b = TBuf::<VecCalc>::new();
-    pipe.init_tbuf(&mut b, n * T::SIZE);
-    b.get_with_len::<T>(n)
-}
+#[path = "common/util.rs"]
+mod util;
+use util::{h, tensor, tensors};
 
 /// The seed example: `src0 = [1..=512]`, `src1 = [513..=1024]` in f16, `dst` zeroed.
 fn seed_operands(pipe: &mut TPipe) -> [LocalTensor<f16>; 3] {
@@ -178,8 +171,7 @@ fn inf_nan_is_the_default_on_ascend910b() {
 #[test]
 fn saturation_applies_to_the_masked_form_and_not_to_f32() {
     run_on_core(CoreConfig::single(Soc::Ascend310P), || {
-        let mut pipe = TPipe::new();
-        let x = tensor::<f16>(&mut pipe, 128);
+        let (mut pipe, [x]) = tensors::<f16, 1>(128);
         x.copy_from_slice(&[h(40000.0); 128]);
         add_masked::<f16, true>(&x, &x, &x, 128, 1, &BinaryRepeatParams::default());
         assert!(x.to_vec().iter().all(|v| v.to_bits() == h(65504.0).to_bits()));
@@ -196,8 +188,7 @@ fn saturation_applies_to_the_masked_form_and_not_to_f32() {
 fn i16_on_every_chip_but_ascend910() {
     for soc in [Soc::Ascend910B, Soc::Ascend310P, Soc::Ascend310B] {
         run_on_core(CoreConfig::single(soc), || {
-            let mut pipe = TPipe::new();
-            let x = tensor::<i16>(&mut pipe, 16);
+            let (_pipe, [x]) = tensors::<i16, 1>(16);
             x.copy_from_slice(&[3; 16]);
             sub(&x, &x, &x, 16);
             assert_eq!(x.get_value(0), 0);
@@ -209,8 +200,7 @@ fn i16_on_every_chip_but_ascend910() {
 #[should_panic(expected = "Sub: T = int16_t is not supported by Sub on Ascend910 (Atlas training series)")]
 fn i16_sub_on_ascend910_fails_naming_the_chip() {
     run_on_core(CoreConfig::single(Soc::Ascend910), || {
-        let mut pipe = TPipe::new();
-        let x = tensor::<i16>(&mut pipe, 16);
+        let (_pipe, [x]) = tensors::<i16, 1>(16);
         sub(&x, &x, &x, 16);
     });
 }
@@ -219,63 +209,52 @@ fn i16_sub_on_ascend910_fails_naming_the_chip() {
 #[should_panic(expected = "Add: T = int16_t is not supported by Add on Ascend910 (Atlas training series)")]
 fn i16_add_masked_on_ascend910_fails_naming_the_chip() {
     run_on_core(CoreConfig::single(Soc::Ascend910), || {
-        let mut pipe = TPipe::new();
-        let x = tensor::<i16>(&mut pipe, 128);
+        let (_pipe, [x]) = tensors::<i16, 1>(128);
         add_masked::<i16, true>(&x, &x, &x, 128, 1, &BinaryRepeatParams::default());
     });
 }
 
 // ---- checks ----
 
-fn three<T: Element>(pipe: &mut TPipe, n: usize) -> [LocalTensor<T>; 3] {
-    [0; 3].map(|_| tensor::<T>(pipe, n))
-}
-
 #[test]
 #[should_panic(expected = "Sub: mask = 129 is out of range [1, 128] for half in normal mode")]
 fn mask_129_on_f16() {
-    let mut pipe = TPipe::new();
-    let [a, b, d] = three::<f16>(&mut pipe, 256);
+    let (_pipe, [a, b, d]) = tensors::<f16, 3>(256);
     sub_masked::<f16, true>(&d, &a, &b, 129, 1, &BinaryRepeatParams::default());
 }
 
 #[test]
 #[should_panic(expected = "Add: mask = 65 is out of range [1, 64] for float in normal mode")]
 fn mask_65_on_f32() {
-    let mut pipe = TPipe::new();
-    let [a, b, d] = three::<f32>(&mut pipe, 128);
+    let (_pipe, [a, b, d]) = tensors::<f32, 3>(128);
     add_masked::<f32, true>(&d, &a, &b, 65, 1, &BinaryRepeatParams::default());
 }
 
 #[test]
 #[should_panic(expected = "Sub: mask[1] = 0x8000000000000000 must be 0 for the 32-bit type float")]
 fn mask_high_word_on_f32() {
-    let mut pipe = TPipe::new();
-    let [a, b, d] = three::<f32>(&mut pipe, 128);
+    let (_pipe, [a, b, d]) = tensors::<f32, 3>(128);
     sub_masked::<f32, true>(&d, &a, &b, [1, 1 << 63], 1, &BinaryRepeatParams::default());
 }
 
 #[test]
 #[should_panic(expected = "Sub: mask = Count(0) is MASK_PLACEHOLDER, valid only with isSetMask = false")]
 fn mask_zero_with_set_mask() {
-    let mut pipe = TPipe::new();
-    let [a, b, d] = three::<f16>(&mut pipe, 128);
+    let (_pipe, [a, b, d]) = tensors::<f16, 3>(128);
     sub_masked::<f16, true>(&d, &a, &b, 0, 1, &BinaryRepeatParams::default());
 }
 
 #[test]
 #[should_panic(expected = "Add: mask = Bits([0, 0]) is MASK_PLACEHOLDER, valid only with isSetMask = false")]
 fn bit_mask_zero_with_set_mask() {
-    let mut pipe = TPipe::new();
-    let [a, b, d] = three::<i32>(&mut pipe, 64);
+    let (_pipe, [a, b, d]) = tensors::<i32, 3>(64);
     add_masked::<i32, true>(&d, &a, &b, [0, 0], 1, &BinaryRepeatParams::default());
 }
 
 #[test]
 #[should_panic(expected = "Sub: isSetMask = false requires mask = MASK_PLACEHOLDER (0), got Bits([1, 0])")]
 fn non_placeholder_without_set_mask() {
-    let mut pipe = TPipe::new();
-    let [a, b, d] = three::<f16>(&mut pipe, 128);
+    let (_pipe, [a, b, d]) = tensors::<f16, 3>(128);
     sub_masked::<f16, false>(&d, &a, &b, [1, 0], 1, &BinaryRepeatParams::default());
 }
 
@@ -284,8 +263,7 @@ fn non_placeholder_without_set_mask() {
     expected = "Sub: src1 would touch element 559 but the tensor has 512 elements (repeats = 4, blkStride = 1, repStride = 9)"
 )]
 fn source_element_outside_its_tensor() {
-    let mut pipe = TPipe::new();
-    let [a, b, d] = three::<f16>(&mut pipe, 512);
+    let (_pipe, [a, b, d]) = tensors::<f16, 3>(512);
     sub_masked::<f16, true>(&d, &a, &b, 128, 4, &[1, 1, 1, 8, 8, 9].into());
 }
 
@@ -294,16 +272,14 @@ fn source_element_outside_its_tensor() {
     expected = "Add: dst would touch element 183 but the tensor has 128 elements (repeats = 2, blkStride = 2"
 )]
 fn dst_element_outside_its_tensor() {
-    let mut pipe = TPipe::new();
-    let [a, b, d] = three::<f32>(&mut pipe, 128);
+    let (_pipe, [a, b, d]) = tensors::<f32, 3>(128);
     add_masked::<f32, true>(&d, &a, &b, 64, 2, &[2, 1, 1, 8, 8, 8].into());
 }
 
 #[test]
 #[should_panic(expected = "Sub: calCount = 513 exceeds src0's 512 elements")]
 fn count_beyond_a_source() {
-    let mut pipe = TPipe::new();
-    let [a, b, _] = three::<f16>(&mut pipe, 512);
+    let (mut pipe, [a, b, _]) = tensors::<f16, 3>(512);
     let d = tensor::<f16>(&mut pipe, 1024);
     sub(&d, &a, &b, 513);
 }
@@ -311,8 +287,7 @@ fn count_beyond_a_source() {
 #[test]
 #[should_panic(expected = "Sub: calCount = 1024 exceeds src0's 512 elements")]
 fn whole_tensor_form_uses_the_dst_length() {
-    let mut pipe = TPipe::new();
-    let [a, b, _] = three::<f16>(&mut pipe, 512);
+    let (mut pipe, [a, b, _]) = tensors::<f16, 3>(512);
     let d = tensor::<f16>(&mut pipe, 1024);
     d.assign(&a - &b);
 }
@@ -322,8 +297,7 @@ fn whole_tensor_form_uses_the_dst_length() {
     expected = "Add: src0 is at position A1: vector instructions take VECIN, VECOUT or VECCALC tensors"
 )]
 fn source_outside_the_vector_positions() {
-    let mut pipe = TPipe::new();
-    let [_, b, d] = three::<f16>(&mut pipe, 128);
+    let (mut pipe, [_, b, d]) = tensors::<f16, 3>(128);
     let mut l1 = TBuf::<A1>::new();
     pipe.init_tbuf(&mut l1, 256);
     add_masked::<f16, true>(&d, &l1.get::<f16>(), &b, 128, 1, &BinaryRepeatParams::default());
@@ -334,8 +308,7 @@ fn source_outside_the_vector_positions() {
     expected = "Sub: dst is at position A1: vector instructions take VECIN, VECOUT or VECCALC tensors"
 )]
 fn dst_outside_the_vector_positions() {
-    let mut pipe = TPipe::new();
-    let [a, b, _] = three::<f16>(&mut pipe, 128);
+    let (mut pipe, [a, b, _]) = tensors::<f16, 3>(128);
     let mut l1 = TBuf::<A1>::new();
     pipe.init_tbuf(&mut l1, 256);
     sub(&l1.get::<f16>(), &a, &b, 128);
@@ -344,16 +317,14 @@ fn dst_outside_the_vector_positions() {
 #[test]
 #[should_panic(expected = "Sub: src1 address = 0x")]
 fn misaligned_source() {
-    let mut pipe = TPipe::new();
-    let [a, b, d] = three::<f16>(&mut pipe, 256);
+    let (_pipe, [a, b, d]) = tensors::<f16, 3>(256);
     sub_masked::<f16, true>(&d, &a, &b.view(1), 128, 1, &BinaryRepeatParams::default());
 }
 
 #[test]
 fn misaligned_message_names_the_address() {
     let r = std::panic::catch_unwind(|| {
-        let mut pipe = TPipe::new();
-        let [a, b, d] = three::<f32>(&mut pipe, 64);
+        let (_pipe, [a, b, d]) = tensors::<f32, 3>(64);
         add(&d.view(1), &a, &b, 32);
     });
     assert!(r.is_err());
@@ -370,32 +341,28 @@ fn misaligned_message_names_the_address() {
 #[test]
 #[should_panic(expected = "partially overlap; only a complete overlap is allowed")]
 fn partial_overlap_masked() {
-    let mut pipe = TPipe::new();
-    let [a, b, _] = three::<f16>(&mut pipe, 256);
+    let (_pipe, [a, b, _]) = tensors::<f16, 3>(256);
     sub_masked::<f16, true>(&a.view(16), &a, &b, 128, 1, &BinaryRepeatParams::default());
 }
 
 #[test]
 #[should_panic(expected = "partially overlap over 128 elements; only a complete overlap is allowed")]
 fn partial_overlap_count() {
-    let mut pipe = TPipe::new();
-    let [a, b, _] = three::<f16>(&mut pipe, 256);
+    let (_pipe, [a, b, _]) = tensors::<f16, 3>(256);
     add(&a.view(16), &b, &a, 128);
 }
 
 #[test]
 #[should_panic(expected = "Sub: dst (address 0x0) and src0 (address 0x0) partially overlap")]
 fn same_tensor_with_other_strides_is_a_partial_overlap() {
-    let mut pipe = TPipe::new();
-    let [a, b, _] = three::<f16>(&mut pipe, 512);
+    let (_pipe, [a, b, _]) = tensors::<f16, 3>(512);
     sub_masked::<f16, true>(&a, &a, &b, 128, 2, &[1, 2, 1, 8, 8, 8].into());
 }
 
 #[test]
 fn disjoint_footprints_in_one_tensor_are_not_an_overlap() {
     // dst uses the odd blocks and src0 the even blocks of the same tensor.
-    let mut pipe = TPipe::new();
-    let [a, b, _] = three::<f16>(&mut pipe, 256);
+    let (_pipe, [a, b, _]) = tensors::<f16, 3>(256);
     a.copy_from_slice(&[h(5.0); 256]);
     b.copy_from_slice(&[h(1.0); 256]);
     sub_masked::<f16, true>(&a.view(16), &a, &b, 128, 1, &[2, 2, 1, 8, 8, 8].into());

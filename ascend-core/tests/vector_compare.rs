@@ -2,31 +2,15 @@
 //! layout, per-chip mask behaviour, `compare` + `select` = max, and every check's message.
 
 use ascend_core::prelude::*;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 
-struct Ub {
-    _pipe: TPipe,
-    buf: TBuf<VecCalc>,
-}
+#[path = "common/util.rs"]
+mod util;
+use util::{expect_panic, ub, Rng};
 
-fn ub(bytes: usize) -> Ub {
-    let mut pipe = TPipe::new();
-    let mut buf = TBuf::<VecCalc>::new();
-    pipe.init_tbuf(&mut buf, bytes);
-    Ub { _pipe: pipe, buf }
-}
-
-impl Ub {
-    fn t<T: Element>(&self, off: usize, len: usize) -> LocalTensor<T> {
-        self.buf.get_with_offset::<T>(len, off)
-    }
-}
-
+/// `f` fails with `expected`, naming the API.
 #[track_caller]
 fn assert_fails(expected: &str, f: impl FnOnce()) {
-    let e = catch_unwind(AssertUnwindSafe(f)).expect_err("the call should have failed");
-    let m = e.downcast_ref::<String>().cloned().unwrap_or_default();
-    assert!(m.contains(expected) && m.contains("Compare"), "message {m:?} does not contain {expected:?}");
+    expect_panic(f, &[expected, "Compare"]);
 }
 
 const MODES: [CMPMODE; 6] = [CMPMODE::LT, CMPMODE::GT, CMPMODE::EQ, CMPMODE::LE, CMPMODE::GE, CMPMODE::NE];
@@ -48,28 +32,15 @@ fn pack(bits: &[bool]) -> Vec<u8> {
     bits.chunks(8).map(|c| c.iter().enumerate().fold(0u8, |acc, (i, b)| acc | ((*b as u8) << i))).collect()
 }
 
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    /// Small values (many ties) plus the special ones.
-    fn value(&mut self) -> f64 {
-        match self.below(12) {
-            0 => f64::NAN,
-            1 => f64::INFINITY,
-            2 => f64::NEG_INFINITY,
-            3 => -0.0,
-            4 => 0.0,
-            _ => self.below(9) as f64 - 4.0,
-        }
+/// Small values (many ties) plus the special ones.
+fn value(rng: &mut Rng) -> f64 {
+    match rng.below(12) {
+        0 => f64::NAN,
+        1 => f64::INFINITY,
+        2 => f64::NEG_INFINITY,
+        3 => -0.0,
+        4 => 0.0,
+        _ => rng.below(9) as f64 - 4.0,
     }
 }
 
@@ -135,7 +106,7 @@ fn random_case<T: CompareElement>(rng: &mut Rng, soc: Soc) {
     let (x, y, d) = (u.t::<T>(0, n), u.t::<T>(4096, n), u.t::<u8>(8192, 4096));
     let is_int = T::DTYPE == DType::I32;
     let gen = |rng: &mut Rng| {
-        let v = rng.value();
+        let v = value(rng);
         if is_int && !v.is_finite() {
             T::from_f64(1.0)
         } else {

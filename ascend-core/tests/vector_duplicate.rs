@@ -2,24 +2,16 @@
 
 use ascend_core::prelude::*;
 
-fn h(x: f32) -> f16 {
-    f16::from_f32(x)
-}
-
-/// A VECCALC tensor of `n` elements of `T` in a fresh buffer of `pipe`.
-fn tensor<T: Element>(pipe: &mut TPipe, n: usize) -> LocalTensor<T> {
-    let mut b = TBuf::<VecCalc>::new();
-    pipe.init_tbuf(&mut b, n * T::SIZE);
-    b.get_with_len::<T>(n)
-}
+#[path = "common/util.rs"]
+mod util;
+use util::{h, tensor, tensors};
 
 const SENTINEL: f16 = f16::from_bits(0x7bff); // 65504, never written by the examples
 
 /// Fills 256 f16 with the sentinel, runs `f`, and returns which elements became 18.0;
 /// every element must be either 18.0 or the untouched sentinel.
 fn written(f: impl FnOnce(&LocalTensor<f16>)) -> Vec<bool> {
-    let mut pipe = TPipe::new();
-    let t = tensor::<f16>(&mut pipe, 256);
+    let (_pipe, [t]) = tensors::<f16, 1>(256);
     t.copy_from_slice(&[SENTINEL; 256]);
     f(&t);
     t.to_vec()
@@ -104,8 +96,7 @@ fn zero_repeats_and_zero_count_do_nothing() {
 #[test]
 fn bf16_on_ascend910b() {
     run_on_core(CoreConfig::single(Soc::Ascend910B), || {
-        let mut pipe = TPipe::new();
-        let t = tensor::<bf16>(&mut pipe, 32);
+        let (_pipe, [t]) = tensors::<bf16, 1>(32);
         duplicate(&t, bf16::from_f32(-2.5), 32);
         assert!(t.to_vec().iter().all(|v| v.to_bits() == bf16::from_f32(-2.5).to_bits()));
     });
@@ -113,8 +104,7 @@ fn bf16_on_ascend910b() {
 
 #[test]
 fn every_32_bit_type_fills_by_bits() {
-    let mut pipe = TPipe::new();
-    let t = tensor::<u32>(&mut pipe, 64);
+    let (_pipe, [t]) = tensors::<u32, 1>(64);
     duplicate(&t, 0xdead_beef_u32, 64);
     assert!(t.to_vec().iter().all(|&v| v == 0xdead_beef));
     let f = t.reinterpret_cast::<f32>();
@@ -129,8 +119,7 @@ fn every_32_bit_type_fills_by_bits() {
 #[should_panic(expected = "Duplicate: T = bfloat16_t is not supported by Duplicate on Ascend310P")]
 fn bf16_on_ascend310p_fails_naming_the_chip() {
     run_on_core(CoreConfig::single(Soc::Ascend310P), || {
-        let mut pipe = TPipe::new();
-        let t = tensor::<bf16>(&mut pipe, 32);
+        let (_pipe, [t]) = tensors::<bf16, 1>(32);
         duplicate(&t, bf16::ONE, 32);
     });
 }
@@ -139,8 +128,7 @@ fn bf16_on_ascend310p_fails_naming_the_chip() {
 #[should_panic(expected = "Duplicate: T = bfloat16_t is not supported by Duplicate on Ascend910 ")]
 fn bf16_masked_on_ascend910_fails_naming_the_chip() {
     run_on_core(CoreConfig::single(Soc::Ascend910), || {
-        let mut pipe = TPipe::new();
-        let t = tensor::<bf16>(&mut pipe, 128);
+        let (_pipe, [t]) = tensors::<bf16, 1>(128);
         duplicate_masked::<bf16, true>(&t, bf16::ONE, 128, 1, 1, 8);
     });
 }
@@ -148,24 +136,21 @@ fn bf16_masked_on_ascend910_fails_naming_the_chip() {
 #[test]
 #[should_panic(expected = "Duplicate: mask = 129 is out of range [1, 128] for half in normal mode")]
 fn mask_129_on_f16() {
-    let mut pipe = TPipe::new();
-    let t = tensor::<f16>(&mut pipe, 256);
+    let (_pipe, [t]) = tensors::<f16, 1>(256);
     duplicate_masked::<f16, true>(&t, f16::ONE, 129, 1, 1, 8);
 }
 
 #[test]
 #[should_panic(expected = "Duplicate: mask = 65 is out of range [1, 64] for float in normal mode")]
 fn mask_65_on_f32() {
-    let mut pipe = TPipe::new();
-    let t = tensor::<f32>(&mut pipe, 128);
+    let (_pipe, [t]) = tensors::<f32, 1>(128);
     duplicate_masked::<f32, true>(&t, 1.0, 65, 1, 1, 8);
 }
 
 #[test]
 #[should_panic(expected = "Duplicate: mask[1] = 0x1 must be 0 for the 32-bit type float")]
 fn mask_high_word_on_f32() {
-    let mut pipe = TPipe::new();
-    let t = tensor::<f32>(&mut pipe, 128);
+    let (_pipe, [t]) = tensors::<f32, 1>(128);
     duplicate_masked::<f32, true>(&t, 1.0, [u64::MAX, 1], 1, 1, 8);
 }
 
@@ -174,8 +159,7 @@ fn mask_high_word_on_f32() {
     expected = "Duplicate: mask = Count(0) is MASK_PLACEHOLDER, valid only with isSetMask = false"
 )]
 fn mask_zero_with_set_mask() {
-    let mut pipe = TPipe::new();
-    let t = tensor::<f16>(&mut pipe, 128);
+    let (_pipe, [t]) = tensors::<f16, 1>(128);
     duplicate_masked::<f16, true>(&t, f16::ONE, 0, 1, 1, 8);
 }
 
@@ -184,8 +168,7 @@ fn mask_zero_with_set_mask() {
     expected = "Duplicate: mask = Bits([0, 0]) is MASK_PLACEHOLDER, valid only with isSetMask = false"
 )]
 fn bit_mask_zero_with_set_mask() {
-    let mut pipe = TPipe::new();
-    let t = tensor::<f16>(&mut pipe, 128);
+    let (_pipe, [t]) = tensors::<f16, 1>(128);
     duplicate_masked::<f16, true>(&t, f16::ONE, [0, 0], 1, 1, 8);
 }
 
@@ -194,8 +177,7 @@ fn bit_mask_zero_with_set_mask() {
     expected = "Duplicate: isSetMask = false requires mask = MASK_PLACEHOLDER (0), got Count(128)"
 )]
 fn non_placeholder_without_set_mask() {
-    let mut pipe = TPipe::new();
-    let t = tensor::<f16>(&mut pipe, 128);
+    let (_pipe, [t]) = tensors::<f16, 1>(128);
     duplicate_masked::<f16, false>(&t, f16::ONE, 128, 1, 1, 8);
 }
 
@@ -222,8 +204,7 @@ fn block_stride_zero_bounds_cover_the_highest_element_not_the_highest_lane() {
 #[test]
 #[should_panic(expected = "Duplicate: calCount = 300 exceeds dst's 256 elements")]
 fn count_beyond_the_tensor() {
-    let mut pipe = TPipe::new();
-    let t = tensor::<f16>(&mut pipe, 256);
+    let (_pipe, [t]) = tensors::<f16, 1>(256);
     duplicate(&t, f16::ONE, 300);
 }
 
@@ -241,16 +222,14 @@ fn tensor_outside_the_vector_positions() {
 #[test]
 #[should_panic(expected = "Duplicate: dst address = 0x2 is not 32-byte aligned")]
 fn misaligned_tensor() {
-    let mut pipe = TPipe::new();
-    let t = tensor::<f16>(&mut pipe, 256);
+    let (_pipe, [t]) = tensors::<f16, 1>(256);
     duplicate_masked::<f16, true>(&t.view(1), f16::ONE, 128, 1, 1, 8);
 }
 
 #[test]
 fn failure_location_is_the_call_site() {
     let r = std::panic::catch_unwind(|| {
-        let mut pipe = TPipe::new();
-        let t = tensor::<f16>(&mut pipe, 128);
+        let (_pipe, [t]) = tensors::<f16, 1>(128);
         duplicate(&t, f16::ONE, 129);
     });
     assert!(r.is_err());

@@ -4,28 +4,10 @@
 //! compared bit for bit through `Sub`, `Add` and `Duplicate`.
 
 use ascend_core::prelude::*;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 
-/// xorshift64* — a tiny deterministic PRNG.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    fn range(&mut self, lo: u64, hi_incl: u64) -> u64 {
-        lo + self.below(hi_incl - lo + 1)
-    }
-    fn chance(&mut self, one_in: u64) -> bool {
-        self.below(one_in) == 0
-    }
-}
+#[path = "common/util.rs"]
+mod util;
+use util::{assert_bits_ctx, expect_panic, panic_message, Rng};
 
 /// Random lane values: finite floats of every magnitude (no NaN or inf inputs, whose payload
 /// bits are not part of the specification), any integer.
@@ -264,10 +246,6 @@ macro_rules! call_dup_only {
 }
 call_dup_only!(bf16, u16, u32);
 
-fn bits<T: Element>(v: &[T]) -> Vec<u64> {
-    v.iter().map(|x| x.to_bits_u64()).collect()
-}
-
 /// The three operand tensors of a case, each exactly as long as the reference says it must
 /// be (so the engine's bounds check is tested tight), sharing memory where the case says so.
 fn operands<T: Element>(bufs: &[TBuf<VecCalc>; 3], c: &Case, ext: [usize; 3]) -> [LocalTensor<T>; 3] {
@@ -298,9 +276,10 @@ fn run_cases<T: Rand + CallOp>(ops: &[Op], unsupported: &[Op], soc: Soc, seed: u
         for &op in unsupported {
             {
                 let t = [0, 1, 2].map(|k| bufs[k].get::<T>());
-                let e = catch_unwind(AssertUnwindSafe(|| T::call_count(op, &t, T::ZERO, 16))).unwrap_err();
-                let msg = e.downcast_ref::<String>().expect("a message");
-                assert!(msg.contains("not supported by") && msg.contains(&format!(" on {soc} ")), "{msg}");
+                expect_panic(
+                    || T::call_count(op, &t, T::ZERO, 16),
+                    &["not supported by", &format!(" on {soc} ")],
+                );
             }
         }
         if ops.is_empty() {
@@ -347,23 +326,16 @@ fn run_cases<T: Rand + CallOp>(ops: &[Op], unsupported: &[Op], soc: Soc, seed: u
                 reference(op, &c, &mut mem, ids, scalar, sat);
                 call(op, &c, &t, scalar);
             }
-            assert_eq!(
-                bits(&t[0].to_vec()),
-                bits(&mem[ids[0]]),
-                "{soc} {} {op:?} {c:?} (iteration {it})",
-                T::DTYPE
-            );
-            for k in 1..3 {
-                assert_eq!(bits(&t[k].to_vec()), bits(&mem[ids[k]]), "operand {k}: {op:?} {c:?}");
+            let ctx = format!("{soc} {} {op:?} {c:?} (iteration {it})", T::DTYPE);
+            for k in 0..3 {
+                assert_bits_ctx(&t[k].to_vec(), &mem[ids[k]], format_args!("operand {k}: {ctx}"));
             }
             // The bounds are tight: one element less must be rejected.
             if !count_form && ext[0] > 1 && c.dst_is.is_none() && r.chance(8) {
                 let short = [bufs[0].get_with_len::<T>(ext[0] - 1), t[1].clone(), t[2].clone()];
-                let e = catch_unwind(AssertUnwindSafe(|| call(op, &c, &short, scalar)));
+                let msg = panic_message(|| call(op, &c, &short, scalar));
                 set_mask_norm();
                 reset_mask();
-                let e = e.expect_err("a touched element outside dst must be rejected");
-                let msg = e.downcast_ref::<String>().expect("a message");
                 assert!(msg.contains(&format!("dst would touch element {}", ext[0] - 1)), "{msg}");
             }
         }

@@ -6,39 +6,11 @@
 mod seed_data;
 
 use ascend_core::prelude::*;
-use half::f16;
 use seed_data::{REDUCE_EX2_RESULT, REDUCE_EX2_WORK};
-use std::panic::{catch_unwind, AssertUnwindSafe};
 
-/// A UB tensor of `n` elements of `T` in its own buffer.
-fn ub<T: Element>(pipe: &mut TPipe, n: usize) -> LocalTensor<T> {
-    let mut b = TBuf::<VecCalc>::new();
-    pipe.init_tbuf(&mut b, n * T::SIZE);
-    b.get::<T>()
-}
-
-fn h(x: f32) -> f16 {
-    f16::from_f32(x)
-}
-
-fn bits<T: Element>(v: &[T]) -> Vec<u64> {
-    v.iter().map(|x| x.to_bits_u64()).collect()
-}
-
-fn on(soc: Soc, f: impl FnOnce()) {
-    run_on_core(CoreConfig::single(soc), f)
-}
-
-fn panic_message(f: impl FnOnce()) -> String {
-    let err = catch_unwind(AssertUnwindSafe(f)).expect_err("the call should have failed");
-    err.downcast_ref::<String>().cloned().unwrap_or_else(|| err.downcast_ref::<&str>().unwrap().to_string())
-}
-
-#[track_caller]
-fn assert_fails(expected: &str, f: impl FnOnce()) {
-    let msg = panic_message(f);
-    assert!(msg.contains(expected), "message {msg:?} does not contain {expected:?}");
-}
+#[path = "common/util.rs"]
+mod util;
+use util::{assert_fails, bits, h, on, tensor, Rng};
 
 // ---- an independent, straightforward reference -------------------------------------------
 
@@ -134,9 +106,9 @@ fn run_checked<T: ReduceElement>(src_vals: &[T], mask: Mask, repeats: u16, strid
     let soc = get_soc();
     let sat = get_overflow_mode() == OverflowMode::Saturation;
     let mut pipe = TPipe::new();
-    let src = ub::<T>(&mut pipe, src_vals.len());
-    let dst = ub::<T>(&mut pipe, 64);
-    let work = ub::<T>(&mut pipe, usize::from(repeats).max(16));
+    let src = tensor::<T>(&mut pipe, src_vals.len());
+    let dst = tensor::<T>(&mut pipe, 64);
+    let work = tensor::<T>(&mut pipe, usize::from(repeats).max(16));
     src.copy_from_slice(src_vals);
     let sentinel = T::from_f64(-7.0);
     dst.copy_from_slice(&[sentinel; 64]);
@@ -185,7 +157,7 @@ fn seed_example_1_two_repeats_of_ones_every_chip() {
         on(soc, || {
             let mut pipe = TPipe::new();
             let (src, dst, work) =
-                (ub::<f16>(&mut pipe, 256), ub::<f16>(&mut pipe, 32), ub::<f16>(&mut pipe, 32));
+                (tensor::<f16>(&mut pipe, 256), tensor::<f16>(&mut pipe, 32), tensor::<f16>(&mut pipe, 32));
             src.copy_from_slice(&[f16::ONE; 256]);
             dst.copy_from_slice(&[f16::ZERO; 32]);
             work.copy_from_slice(&[h(-1.0); 32]);
@@ -210,7 +182,7 @@ fn seed_example_2_mask_34_six_repeats_stride_3_every_chip() {
         on(soc, || {
             let mut pipe = TPipe::new();
             let (src, dst, work) =
-                (ub::<f16>(&mut pipe, 384), ub::<f16>(&mut pipe, 64), ub::<f16>(&mut pipe, 64));
+                (tensor::<f16>(&mut pipe, 384), tensor::<f16>(&mut pipe, 64), tensor::<f16>(&mut pipe, 64));
             let rows: Vec<f16> = (0..384).map(|i| h((i / 128 + 1) as f32)).collect();
             src.copy_from_slice(&rows);
             dst.copy_from_slice(&[f16::ZERO; 64]);
@@ -252,7 +224,7 @@ fn saturation_input() -> Vec<f16> {
 fn reduce_one(v: &[f16], mask: u64) -> f16 {
     let mut pipe = TPipe::new();
     let (src, dst, work) =
-        (ub::<f16>(&mut pipe, v.len()), ub::<f16>(&mut pipe, 16), ub::<f16>(&mut pipe, 16));
+        (tensor::<f16>(&mut pipe, v.len()), tensor::<f16>(&mut pipe, 16), tensor::<f16>(&mut pipe, 16));
     src.copy_from_slice(v);
     vec_reduce_add(mask, &dst, &src, &work, 1, 8);
     dst.get_value(0)
@@ -405,20 +377,7 @@ fn five_repeats_every_order() {
 
 // ---- random reference --------------------------------------------------------------------
 
-struct XorShift(u64);
-impl XorShift {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
-fn random_mask<T: Element>(rng: &mut XorShift) -> Mask {
+fn random_mask<T: Element>(rng: &mut Rng) -> Mask {
     match rng.below(3) {
         0 => Mask::Count(1 + rng.below(T::PAR as u64)),
         1 => Mask::Count(T::PAR as u64),
@@ -430,7 +389,7 @@ fn random_mask<T: Element>(rng: &mut XorShift) -> Mask {
     }
 }
 
-fn random_case<T: ReduceElement>(rng: &mut XorShift, max_elems: usize, scale: f64, what: &str) {
+fn random_case<T: ReduceElement>(rng: &mut Rng, max_elems: usize, scale: f64, what: &str) {
     let stride = match rng.below(4) {
         0 => 0,
         1 => 8,
@@ -463,7 +422,7 @@ fn random_case<T: ReduceElement>(rng: &mut XorShift, max_elems: usize, scale: f6
 
 #[test]
 fn random_reference_every_chip_f16_and_f32() {
-    let mut rng = XorShift(0x2545_f491_4f6c_dd1d);
+    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
     for soc in Soc::ALL {
         on(soc, || {
             for i in 0..30 {
@@ -507,7 +466,8 @@ fn maximal_repeats_and_stride() {
 #[test]
 fn repeat_times_out_of_range() {
     let mut pipe = TPipe::new();
-    let (s, d, w) = (ub::<f16>(&mut pipe, 128), ub::<f16>(&mut pipe, 16), ub::<f16>(&mut pipe, 16));
+    let (s, d, w) =
+        (tensor::<f16>(&mut pipe, 128), tensor::<f16>(&mut pipe, 16), tensor::<f16>(&mut pipe, 16));
     assert_fails("vec_reduce_add: repeat_times = 0 is out of range [1, 4095]", || {
         vec_reduce_add(128u64, &d, &s, &w, 0, 8)
     });
@@ -519,7 +479,8 @@ fn repeat_times_out_of_range() {
 #[test]
 fn mask_out_of_range() {
     let mut pipe = TPipe::new();
-    let (s, d, w) = (ub::<f16>(&mut pipe, 128), ub::<f16>(&mut pipe, 16), ub::<f16>(&mut pipe, 16));
+    let (s, d, w) =
+        (tensor::<f16>(&mut pipe, 128), tensor::<f16>(&mut pipe, 16), tensor::<f16>(&mut pipe, 16));
     assert_fails("vec_reduce_add: mask = 0 is out of range [1, 128] for half", || {
         vec_reduce_add(0u64, &d, &s, &w, 1, 8)
     });
@@ -536,7 +497,8 @@ fn mask_out_of_range() {
 fn work_tensor_too_small() {
     on(Soc::Ascend910, || {
         let mut pipe = TPipe::new();
-        let (s, d, w) = (ub::<f16>(&mut pipe, 384), ub::<f16>(&mut pipe, 16), ub::<f16>(&mut pipe, 16));
+        let (s, d, w) =
+            (tensor::<f16>(&mut pipe, 384), tensor::<f16>(&mut pipe, 16), tensor::<f16>(&mut pipe, 16));
         assert_fails(
             "work_tensor holds 5 elements but Ascend910 needs at least 6 (repeat_times = 6)",
             || vec_reduce_add(34u64, &d, &s, &w.view_len(0, 5), 6, 3),
@@ -544,7 +506,8 @@ fn work_tensor_too_small() {
     });
     on(Soc::Ascend310B, || {
         let mut pipe = TPipe::new();
-        let (s, d, w) = (ub::<f16>(&mut pipe, 384), ub::<f16>(&mut pipe, 16), ub::<f16>(&mut pipe, 16));
+        let (s, d, w) =
+            (tensor::<f16>(&mut pipe, 384), tensor::<f16>(&mut pipe, 16), tensor::<f16>(&mut pipe, 16));
         assert_fails(
             "work_tensor holds 2 elements but Ascend310B needs at least 3 (repeat_times = 3)",
             || vec_reduce_add(128u64, &d, &s, &w.view_len(0, 2), 3, 8),
@@ -552,7 +515,8 @@ fn work_tensor_too_small() {
     });
     on(Soc::Ascend910B, || {
         let mut pipe = TPipe::new();
-        let (s, d, w) = (ub::<f16>(&mut pipe, 128), ub::<f16>(&mut pipe, 16), ub::<f16>(&mut pipe, 16));
+        let (s, d, w) =
+            (tensor::<f16>(&mut pipe, 128), tensor::<f16>(&mut pipe, 16), tensor::<f16>(&mut pipe, 16));
         // 511 repeats need ceil(511 / 255) = 3 elements.
         assert_fails(
             "work_tensor holds 2 elements but Ascend910B needs at least 3 (repeat_times = 511)",
@@ -574,7 +538,7 @@ fn work_tensor_too_small() {
 #[test]
 fn dst_empty() {
     let mut pipe = TPipe::new();
-    let (s, d, w) = (ub::<f32>(&mut pipe, 64), ub::<f32>(&mut pipe, 8), ub::<f32>(&mut pipe, 8));
+    let (s, d, w) = (tensor::<f32>(&mut pipe, 64), tensor::<f32>(&mut pipe, 8), tensor::<f32>(&mut pipe, 8));
     assert_fails("dst holds 0 elements; the sum needs 1", || {
         vec_reduce_add(64u64, &d.view_len(0, 0), &s, &w, 1, 8)
     });
@@ -583,7 +547,8 @@ fn dst_empty() {
 #[test]
 fn src_out_of_bounds() {
     let mut pipe = TPipe::new();
-    let (s, d, w) = (ub::<f16>(&mut pipe, 256), ub::<f16>(&mut pipe, 16), ub::<f16>(&mut pipe, 16));
+    let (s, d, w) =
+        (tensor::<f16>(&mut pipe, 256), tensor::<f16>(&mut pipe, 16), tensor::<f16>(&mut pipe, 16));
     assert_fails(
         "vec_reduce_add: src would touch element 383 but the tensor has 256 elements (repeats = 2, blkStride = 1, repStride = 16)",
         || vec_reduce_add(128u64, &d, &s, &w, 2, 16),
@@ -597,7 +562,7 @@ fn src_out_of_bounds() {
 #[test]
 fn operands_overlap() {
     let mut pipe = TPipe::new();
-    let (s, w) = (ub::<f16>(&mut pipe, 512), ub::<f16>(&mut pipe, 16));
+    let (s, w) = (tensor::<f16>(&mut pipe, 512), tensor::<f16>(&mut pipe, 16));
     // dst inside src's masked lanes.
     assert_fails(
         "src (address 0x0) and dst (address 0x20) overlap; src, dst and work_tensor must not share any byte",
@@ -616,7 +581,7 @@ fn operands_overlap() {
 #[test]
 fn disabled_lanes_and_gaps_are_not_overlap() {
     let mut pipe = TPipe::new();
-    let s = ub::<f16>(&mut pipe, 512);
+    let s = tensor::<f16>(&mut pipe, 512);
     s.copy_from_slice(&[f16::ONE; 512]);
     // Mask 16 reads elements 0..16 of each repeat; dst at element 16 and the work tensor at
     // element 64 lie in the gaps.
@@ -628,7 +593,8 @@ fn disabled_lanes_and_gaps_are_not_overlap() {
 #[test]
 fn non_ub_and_misaligned_operands() {
     let mut pipe = TPipe::new();
-    let (s, d, w) = (ub::<f16>(&mut pipe, 256), ub::<f16>(&mut pipe, 16), ub::<f16>(&mut pipe, 32));
+    let (s, d, w) =
+        (tensor::<f16>(&mut pipe, 256), tensor::<f16>(&mut pipe, 16), tensor::<f16>(&mut pipe, 32));
     let mut l1 = TBuf::<B1>::new();
     pipe.init_tbuf(&mut l1, 512);
     let far = l1.get::<f16>();

@@ -6,56 +6,18 @@ mod seed_data;
 
 use ascend_core::prelude::*;
 use seed_data::*;
-use std::panic::{catch_unwind, AssertUnwindSafe};
+
+#[path = "common/util.rs"]
+mod util;
+use util::{assert_bits, assert_bits_ctx, conv, expect_panic, panic_message, ub, Rng, Ub};
 
 // ----------------------------------------------------------------------------------------------
 // Helpers.
 
-/// A pipe with one big VECCALC buffer; tensors are carved at byte offsets.
-struct Ub {
-    _pipe: TPipe,
-    buf: TBuf<VecCalc>,
-}
-
-fn ub(bytes: usize) -> Ub {
-    let mut pipe = TPipe::new();
-    let mut buf = TBuf::<VecCalc>::new();
-    pipe.init_tbuf(&mut buf, bytes);
-    Ub { _pipe: pipe, buf }
-}
-
-impl Ub {
-    fn t<T: Element>(&self, off: usize, len: usize) -> LocalTensor<T> {
-        self.buf.get_with_offset::<T>(len, off)
-    }
-}
-
-fn panic_message(f: impl FnOnce()) -> String {
-    let e = catch_unwind(AssertUnwindSafe(f)).expect_err("the call should have failed");
-    e.downcast_ref::<String>().cloned().or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string())).unwrap()
-}
-
 #[track_caller]
 fn assert_fails(expected: &str, f: impl FnOnce()) {
-    let m = panic_message(f);
-    assert!(m.contains(expected), "message {m:?} does not contain {expected:?}");
+    let m = expect_panic(f, &[expected]);
     assert!(m.contains("Select") || m.contains("SetCmpMask"), "message {m:?} does not name the API");
-}
-
-fn bits_of<T: Element>(v: &[T]) -> Vec<u64> {
-    v.iter().map(|x| x.to_bits_u64()).collect()
-}
-
-#[track_caller]
-fn assert_bits<T: Element>(got: &[T], want: &[T]) {
-    assert_eq!(got.len(), want.len());
-    for (i, (g, w)) in got.iter().zip(want).enumerate() {
-        assert_eq!(g.to_bits_u64(), w.to_bits_u64(), "element {i}: got {g}, want {w}");
-    }
-}
-
-fn conv<T: Element>(v: &[f32]) -> Vec<T> {
-    v.iter().map(|x| T::from_f64(*x as f64)).collect()
 }
 
 const P: BinaryRepeatParams = BinaryRepeatParams::new(1, 1, 1, 8, 8, 8);
@@ -84,6 +46,11 @@ impl Seed {
     }
     fn sel<U: Element>(&self) -> LocalTensor<U> {
         self.u.t(3072, 256 / U::SIZE)
+    }
+    /// `select_masked` of f32 in VSEL_TENSOR_TENSOR_MODE (u8 selMask, mask 64, params `P`).
+    fn mode2_masked_f32(&self, dst: &LocalTensor<f32>, repeats: u8) {
+        let m = SelMode::VselTensorTensorMode;
+        select_masked::<f32, u8, true>(dst, &self.sel(), &self.src0(), &self.src1(), m, 64u64, repeats, &P);
     }
     /// 64 scratch bytes (one TPipe per core: everything lives in this one buffer).
     fn scratch<T: Element>(&self) -> LocalTensor<T> {
@@ -353,16 +320,7 @@ fn in_place_is_allowed() {
         assert_bits(&s.src0::<f32>().to_vec(), &SELECT_MODE2_DST);
     }
     let s = Seed::new::<f32>(&SELECT_SEL_MODE12);
-    select_masked::<f32, u8, true>(
-        &s.src1(),
-        &s.sel::<u8>(),
-        &s.src0(),
-        &s.src1(),
-        SelMode::VselTensorTensorMode,
-        64u64,
-        4,
-        &P,
-    );
+    s.mode2_masked_f32(&s.src1(), 4);
     assert_bits(&s.src1::<f32>().to_vec(), &SELECT_MODE2_DST);
 }
 
@@ -371,37 +329,16 @@ fn zero_count_and_zero_repeats_do_nothing() {
     let s = Seed::new::<f32>(&SELECT_SEL_MODE12);
     s.dst::<f32>().copy_from_slice(&[4.0; 256]);
     select::<f32, _>(&s.dst(), &s.sel::<u8>(), &s.src0(), &s.src1(), SelMode::VselTensorTensorMode, 0);
-    select_masked::<f32, u8, true>(
-        &s.dst(),
-        &s.sel::<u8>(),
-        &s.src0(),
-        &s.src1(),
-        SelMode::VselTensorTensorMode,
-        64u64,
-        0,
-        &P,
-    );
+    s.mode2_masked_f32(&s.dst(), 0);
     assert!(s.dst::<f32>().to_vec().iter().all(|x| *x == 4.0));
 }
 
 // ----------------------------------------------------------------------------------------------
 // Random comparison against a slow scalar reference.
 
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    fn f32(&mut self) -> f32 {
-        (self.below(20001) as f32 - 10000.0) / 100.0
-    }
+/// A value in [-100, 100] with two decimals.
+fn rand_f32(rng: &mut Rng) -> f32 {
+    (rng.below(20001) as f32 - 10000.0) / 100.0
 }
 
 const REGION: usize = 4096;
@@ -439,9 +376,9 @@ fn random_case<T: SelectElement, U: SelMaskElement>(rng: &mut Rng, soc: Soc) {
         u.t::<T>(2 * REGION, REGION / T::SIZE),
     );
     let sel = u.t::<U>(3 * REGION, 256 / U::SIZE);
-    let init_d: Vec<T> = (0..dst.get_size()).map(|_| T::from_f64(rng.f32() as f64)).collect();
-    let v0: Vec<T> = (0..s0.get_size()).map(|_| T::from_f64(rng.f32() as f64)).collect();
-    let v1: Vec<T> = (0..s1.get_size()).map(|_| T::from_f64(rng.f32() as f64)).collect();
+    let init_d: Vec<T> = (0..dst.get_size()).map(|_| T::from_f64(rand_f32(rng) as f64)).collect();
+    let v0: Vec<T> = (0..s0.get_size()).map(|_| T::from_f64(rand_f32(rng) as f64)).collect();
+    let v1: Vec<T> = (0..s1.get_size()).map(|_| T::from_f64(rand_f32(rng) as f64)).collect();
     let sb: Vec<u8> = (0..256).map(|_| rng.next() as u8).collect();
     dst.copy_from_slice(&init_d);
     s0.copy_from_slice(&v0);
@@ -453,7 +390,7 @@ fn random_case<T: SelectElement, U: SelMaskElement>(rng: &mut Rng, soc: Soc) {
             .filter(|m| soc.supports_select_mode(*m as u8))
             .collect();
     let mode = modes[rng.below(modes.len() as u64) as usize];
-    let scalar = T::from_f64(rng.f32() as f64);
+    let scalar = T::from_f64(rand_f32(rng) as f64);
     let form = rng.below(4); // 0: count, 1: mask set, 2: mask register, 3: counter mode
     let mut p = BinaryRepeatParams::new(
         1 + rng.below(3) as u8,
@@ -545,12 +482,14 @@ fn random_case<T: SelectElement, U: SelMaskElement>(rng: &mut Rng, soc: Soc) {
         want[at(r, j, p.dst_blk_stride, p.dst_rep_stride)] = if bit { a } else { b };
     }
     let got = dst.to_vec();
-    assert_eq!(
-        bits_of(&got),
-        bits_of(&want),
+    assert_bits_ctx(
+        &got,
+        &want,
+        format_args!(
         "{soc} {} U={} mode {mode} form {form} repeats {repeats} bits {bits:x?} counter {counter:?} {p:?}",
         T::DTYPE,
         U::DTYPE
+    ),
     );
 }
 

@@ -2,35 +2,10 @@
 //! a random reference over repeats and strides, and every check.
 
 use ascend_core::prelude::*;
-use half::f16;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 
-/// A UB tensor of `n` elements of `T` in its own buffer.
-fn ub<T: Element>(pipe: &mut TPipe, n: usize) -> LocalTensor<T> {
-    let mut b = TBuf::<VecCalc>::new();
-    pipe.init_tbuf(&mut b, n * T::SIZE);
-    b.get::<T>()
-}
-
-fn bits<T: Element>(v: &[T]) -> Vec<u64> {
-    v.iter().map(|x| x.to_bits_u64()).collect()
-}
-
-fn halfs(v: impl IntoIterator<Item = u32>) -> Vec<f16> {
-    v.into_iter().map(|i| f16::from_f32(i as f32)).collect()
-}
-
-/// Runs `f` and returns its panic message.
-fn panic_message(f: impl FnOnce()) -> String {
-    let err = catch_unwind(AssertUnwindSafe(f)).expect_err("the call should have failed");
-    err.downcast_ref::<String>().cloned().unwrap_or_else(|| err.downcast_ref::<&str>().unwrap().to_string())
-}
-
-#[track_caller]
-fn assert_fails(expected: &str, f: impl FnOnce()) {
-    let msg = panic_message(f);
-    assert!(msg.contains(expected), "message {msg:?} does not contain {expected:?}");
-}
+#[path = "common/util.rs"]
+mod util;
+use util::{assert_fails, bits, halfs, panic_message, tensor, Rng};
 
 /// Independent reference: the transpose of `m` (16×16 row-major) by index formula.
 fn ref_transpose<T: Copy>(m: &[T]) -> Vec<T> {
@@ -40,7 +15,7 @@ fn ref_transpose<T: Copy>(m: &[T]) -> Vec<T> {
 #[test]
 fn seed_example_1_single_matrix_f16() {
     let mut pipe = TPipe::new();
-    let (src, dst) = (ub::<f16>(&mut pipe, 256), ub::<f16>(&mut pipe, 256));
+    let (src, dst) = (tensor::<f16>(&mut pipe, 256), tensor::<f16>(&mut pipe, 256));
     src.copy_from_slice(&halfs(1..=256));
     vec_trans(&dst, &src, 1, 1, 1);
     let out = dst.to_vec();
@@ -53,7 +28,7 @@ fn seed_example_1_single_matrix_f16() {
 #[test]
 fn seed_example_2_repeats_and_strides() {
     let mut pipe = TPipe::new();
-    let (src, dst) = (ub::<f16>(&mut pipe, 768), ub::<f16>(&mut pipe, 768));
+    let (src, dst) = (tensor::<f16>(&mut pipe, 768), tensor::<f16>(&mut pipe, 768));
     src.copy_from_slice(&halfs(0..768));
     dst.copy_from_slice(&halfs(std::iter::repeat_n(0, 768)));
     vec_trans(&dst, &src, 2, 2, 1);
@@ -78,14 +53,14 @@ macro_rules! per_type {
             #[test]
             fn [<one_matrix_ $t>]() {
                 let mut pipe = TPipe::new();
-                let (src, dst) = (ub::<$t>(&mut pipe, 256), ub::<$t>(&mut pipe, 256));
+                let (src, dst) = (tensor::<$t>(&mut pipe, 256), tensor::<$t>(&mut pipe, 256));
                 let mk: fn(u16) -> $t = $mk;
                 let data: Vec<$t> = (0..256u16).map(|i| mk(i.wrapping_mul(2654).wrapping_add(7))).collect();
                 src.copy_from_slice(&data);
                 vec_trans(&dst, &src, 1, 1, 1);
                 assert_eq!(bits(&dst.to_vec()), bits(&ref_transpose(&data)));
                 // AscendC's single-matrix form gives the same.
-                let d2 = ub::<$t>(&mut pipe, 256);
+                let d2 = tensor::<$t>(&mut pipe, 256);
                 transpose(&d2, &src);
                 assert_eq!(bits(&d2.to_vec()), bits(&ref_transpose(&data)));
                 // The source is unchanged.
@@ -96,7 +71,7 @@ macro_rules! per_type {
             fn [<in_place_ $t>]() {
                 let mut pipe = TPipe::new();
                 let mk: fn(u16) -> $t = $mk;
-                let t = ub::<$t>(&mut pipe, 3 * 256);
+                let t = tensor::<$t>(&mut pipe, 3 * 256);
                 let data: Vec<$t> = (0..768u16).map(|i| mk(i ^ 0x5a5a)).collect();
                 t.copy_from_slice(&data);
                 vec_trans(&t, &t, 3, 1, 1);
@@ -120,7 +95,7 @@ per_type! {
 #[test]
 fn in_place_with_stride_zero_applies_repeatedly() {
     let mut pipe = TPipe::new();
-    let t = ub::<u16>(&mut pipe, 256);
+    let t = tensor::<u16>(&mut pipe, 256);
     let data: Vec<u16> = (0..256).collect();
     t.copy_from_slice(&data);
     vec_trans(&t, &t, 3, 0, 0);
@@ -132,29 +107,16 @@ fn in_place_with_stride_zero_applies_repeatedly() {
 #[test]
 fn dst_stride_zero_last_repeat_wins() {
     let mut pipe = TPipe::new();
-    let (src, dst) = (ub::<u16>(&mut pipe, 512), ub::<u16>(&mut pipe, 256));
+    let (src, dst) = (tensor::<u16>(&mut pipe, 512), tensor::<u16>(&mut pipe, 256));
     let data: Vec<u16> = (0..512).collect();
     src.copy_from_slice(&data);
     vec_trans(&dst, &src, 2, 0, 1);
     assert_eq!(dst.to_vec(), ref_transpose(&data[256..]));
 }
 
-struct XorShift(u64);
-impl XorShift {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
 #[test]
 fn random_reference_over_repeats_and_strides() {
-    let mut rng = XorShift(0x9e37_79b9_7f4a_7c15);
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     for soc in Soc::ALL {
         run_on_core(CoreConfig::single(soc), || {
             for _ in 0..40 {
@@ -164,7 +126,7 @@ fn random_reference_over_repeats_and_strides() {
                 let dn = ((repeats - 1) * ds + 1) * 256 + rng.below(3) as usize * 16;
                 let sn = ((repeats - 1) * ss + 1) * 256;
                 let mut pipe = TPipe::new();
-                let (src, dst) = (ub::<u16>(&mut pipe, sn), ub::<u16>(&mut pipe, dn));
+                let (src, dst) = (tensor::<u16>(&mut pipe, sn), tensor::<u16>(&mut pipe, dn));
                 let s: Vec<u16> = (0..sn).map(|_| rng.next() as u16).collect();
                 let d0: Vec<u16> = (0..dn).map(|_| rng.next() as u16).collect();
                 src.copy_from_slice(&s);
@@ -192,7 +154,7 @@ fn random_reference_over_repeats_and_strides() {
 #[test]
 fn maximal_repeat_count() {
     let mut pipe = TPipe::new();
-    let (src, dst) = (ub::<i16>(&mut pipe, 256), ub::<i16>(&mut pipe, 256));
+    let (src, dst) = (tensor::<i16>(&mut pipe, 256), tensor::<i16>(&mut pipe, 256));
     let data: Vec<i16> = (0..256).map(|i| i * 3 - 100).collect();
     src.copy_from_slice(&data);
     vec_trans(&dst, &src, 4095, 0, 0);
@@ -204,7 +166,7 @@ fn maximal_repeat_count() {
 #[test]
 fn repeat_times_out_of_range() {
     let mut pipe = TPipe::new();
-    let (a, b) = (ub::<f16>(&mut pipe, 256), ub::<f16>(&mut pipe, 256));
+    let (a, b) = (tensor::<f16>(&mut pipe, 256), tensor::<f16>(&mut pipe, 256));
     assert_fails("vec_trans: repeat_times = 0 is out of range [1, 4095]", || vec_trans(&a, &b, 0, 1, 1));
     assert_fails("vec_trans: repeat_times = 4096 is out of range [1, 4095]", || {
         vec_trans(&a, &b, 4096, 1, 1)
@@ -214,7 +176,7 @@ fn repeat_times_out_of_range() {
 #[test]
 fn strides_out_of_range() {
     let mut pipe = TPipe::new();
-    let (a, b) = (ub::<f16>(&mut pipe, 256), ub::<f16>(&mut pipe, 256));
+    let (a, b) = (tensor::<f16>(&mut pipe, 256), tensor::<f16>(&mut pipe, 256));
     assert_fails("dst_rep_stride = 4096 is out of range [0, 4095]", || vec_trans(&a, &b, 1, 4096, 1));
     assert_fails("src_rep_stride = 65535 is out of range [0, 4095]", || vec_trans(&a, &b, 1, 0, 65535));
 }
@@ -222,7 +184,7 @@ fn strides_out_of_range() {
 #[test]
 fn src_out_of_bounds() {
     let mut pipe = TPipe::new();
-    let (a, b) = (ub::<u16>(&mut pipe, 512), ub::<u16>(&mut pipe, 512));
+    let (a, b) = (tensor::<u16>(&mut pipe, 512), tensor::<u16>(&mut pipe, 512));
     assert_fails(
         "src would touch element 767 but the tensor has 512 elements (repeat_times = 2, src_rep_stride = 2)",
         || vec_trans(&a, &b, 2, 1, 2),
@@ -232,7 +194,7 @@ fn src_out_of_bounds() {
 #[test]
 fn dst_out_of_bounds() {
     let mut pipe = TPipe::new();
-    let (a, b) = (ub::<u16>(&mut pipe, 240), ub::<u16>(&mut pipe, 512));
+    let (a, b) = (tensor::<u16>(&mut pipe, 240), tensor::<u16>(&mut pipe, 512));
     assert_fails("dst would touch element 255 but the tensor has 240 elements", || {
         vec_trans(&a, &b, 1, 1, 1)
     });
@@ -247,7 +209,7 @@ fn dst_out_of_bounds() {
 #[test]
 fn misaligned_operand() {
     let mut pipe = TPipe::new();
-    let (a, b) = (ub::<u16>(&mut pipe, 512), ub::<u16>(&mut pipe, 512));
+    let (a, b) = (tensor::<u16>(&mut pipe, 512), tensor::<u16>(&mut pipe, 512));
     let odd = b.view(8);
     assert_fails("vec_trans: src address = 0x", || vec_trans(&a, &odd, 1, 1, 1));
     assert_fails("is not 32-byte aligned", || transpose(&odd, &a));
@@ -259,7 +221,7 @@ fn non_ub_operand() {
     let mut l1 = TBuf::<A1>::new();
     pipe.init_tbuf(&mut l1, 512);
     let far = l1.get::<u16>();
-    let a = ub::<u16>(&mut pipe, 256);
+    let a = tensor::<u16>(&mut pipe, 256);
     assert_fails("src is at position A1: vector instructions take VECIN, VECOUT or VECCALC tensors", || {
         vec_trans(&a, &far, 1, 1, 1)
     });
@@ -269,7 +231,7 @@ fn non_ub_operand() {
 #[test]
 fn partial_overlap_rejected() {
     let mut pipe = TPipe::new();
-    let t = ub::<u16>(&mut pipe, 1024);
+    let t = tensor::<u16>(&mut pipe, 1024);
     // dst one matrix after src, same stride: matrix 0 of dst is matrix 1 of src.
     assert_fails(
         "partially overlap: matrix 0 of dst shares bytes with matrix 1 of src; only a complete overlap",
@@ -291,7 +253,7 @@ fn partial_overlap_rejected() {
 #[test]
 fn interleaved_footprints_are_not_overlap() {
     let mut pipe = TPipe::new();
-    let t = ub::<u16>(&mut pipe, 1024);
+    let t = tensor::<u16>(&mut pipe, 1024);
     let data: Vec<u16> = (0..1024).map(|i| i as u16).collect();
     t.copy_from_slice(&data);
     // src matrices 0 and 2, dst matrices 1 and 3: disjoint, though the ranges interleave.
@@ -306,7 +268,7 @@ fn interleaved_footprints_are_not_overlap() {
 fn failure_reports_core_and_call_site() {
     run_on_core(CoreConfig::single(Soc::Ascend310B), || {
         let mut pipe = TPipe::new();
-        let a = ub::<u16>(&mut pipe, 256);
+        let a = tensor::<u16>(&mut pipe, 256);
         let msg = panic_message(|| vec_trans(&a, &a, 0, 1, 1));
         assert!(msg.starts_with("core 0: vec_trans: repeat_times = 0"), "{msg}");
         assert!(msg.contains("vector_transpose.rs:"), "{msg}");
@@ -318,7 +280,7 @@ fn failure_reports_core_and_call_site() {
 /// brute force), and then matches the sequential reference.
 #[test]
 fn random_overlap_rule_against_brute_force() {
-    let mut rng = XorShift(0x1234_5678_9abc_def1);
+    let mut rng = Rng(0x1234_5678_9abc_def1);
     let (mut ok, mut rejected) = (0, 0);
     for _ in 0..400 {
         let repeats = 1 + rng.below(4) as usize;
@@ -327,7 +289,7 @@ fn random_overlap_rule_against_brute_force() {
         let (ds, soff) = if rng.below(4) == 0 { (ss, doff) } else { (ds, soff) };
         let n = 4096;
         let mut pipe = TPipe::new();
-        let t = ub::<u16>(&mut pipe, n);
+        let t = tensor::<u16>(&mut pipe, n);
         let init: Vec<u16> = (0..n).map(|_| rng.next() as u16).collect();
         t.copy_from_slice(&init);
         let foot = |off: usize, stride: usize| -> Vec<bool> {
