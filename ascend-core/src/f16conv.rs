@@ -77,7 +77,10 @@ mod x86 {
             // SAFETY: as in `widen`.
             unsafe {
                 let v = _mm256_loadu_ps(src.add(i));
-                _mm_storeu_si128(dst.add(i).cast::<__m128i>(), _mm256_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(v));
+                _mm_storeu_si128(
+                    dst.add(i).cast::<__m128i>(),
+                    _mm256_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(v),
+                );
             }
             i += 8;
         }
@@ -118,7 +121,10 @@ mod tests {
         unsafe { narrow(probes.as_ptr(), narrow_out.as_mut_ptr(), probes.len()) };
         for (p, h) in probes.iter().zip(&narrow_out) {
             let want = f16::from_f32(*p);
-            assert!(want.is_nan() && h.is_nan() || want.to_bits() == h.to_bits(), "{p} -> {h:?}, want {want:?}");
+            assert!(
+                want.is_nan() && h.is_nan() || want.to_bits() == h.to_bits(),
+                "{p} -> {h:?}, want {want:?}"
+            );
         }
     }
 }

@@ -15,7 +15,6 @@
 
 use core::marker::PhantomData;
 
-
 use crate::ctx::{get_overflow_mode, get_soc};
 use crate::element::{f16, Element, F16_SAT_MAX};
 use crate::error::ensure;
