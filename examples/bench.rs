@@ -136,19 +136,20 @@ fn to_f16(v: &[f32]) -> Vec<f16> {
 }
 
 /// The native baseline of an elementwise f16 operation: what a careful Rust programmer
-/// writes — widen a chunk with `half`'s bulk conversion, compute in f32, narrow once.
+/// writes — widen a chunk in bulk (F16C where the host has it, the same routine the
+/// emulator uses), compute in f32, narrow once.
 fn native_f16(out: &mut [f16], a: &[f16], b: &[f16], op: impl Fn(f32, f32) -> f32) {
-    use half::slice::HalfFloatSliceExt;
+    use ascend_runtime::ascend_core::f16conv::{narrow_slice, widen_slice};
     const CHUNK: usize = 512;
     let (mut fa, mut fb) = ([0f32; CHUNK], [0f32; CHUNK]);
     for ((o, a), b) in out.chunks_mut(CHUNK).zip(a.chunks(CHUNK)).zip(b.chunks(CHUNK)) {
         let n = o.len();
-        a.convert_to_f32_slice(&mut fa[..n]);
-        b.convert_to_f32_slice(&mut fb[..n]);
+        widen_slice(a, &mut fa[..n]);
+        widen_slice(b, &mut fb[..n]);
         for i in 0..n {
             fa[i] = op(fa[i], fb[i]);
         }
-        o.convert_from_f32_slice(&fa[..n]);
+        narrow_slice(&fa[..n], o);
     }
 }
 

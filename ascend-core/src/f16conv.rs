@@ -1,9 +1,42 @@
-//! Bulk `f16` ⇄ `f32` conversion for the vector kernels: F16C instructions when the host
-//! has them (checked once per call), `half`'s scalar conversion otherwise. Both round to
+//! Bulk `f16` ⇄ `f32` conversion, as the vector kernels use it: F16C instructions when the
+//! host has them (checked once per call), `half`'s scalar conversion otherwise. Both round to
 //! nearest-even when narrowing, so results are the same bits either way for every non-NaN
-//! value (NaN stays NaN).
+//! value (NaN stays NaN). Public so that host code (references, benchmarks' native
+//! baselines) can convert exactly as fast.
+//!
+//! ```
+//! use ascend_core::f16conv::{narrow_slice, widen_slice};
+//! use ascend_core::f16;
+//! let h = [f16::from_f32(1.5), f16::from_f32(-2.0)];
+//! let mut w = [0f32; 2];
+//! widen_slice(&h, &mut w);
+//! assert_eq!(w, [1.5, -2.0]);
+//! let mut back = [f16::ZERO; 2];
+//! narrow_slice(&w, &mut back);
+//! assert_eq!(back, h);
+//! ```
 
 use half::f16;
+
+/// Widens `src` into `dst` exactly.
+///
+/// # Panics
+/// Panics if the lengths differ.
+pub fn widen_slice(src: &[f16], dst: &mut [f32]) {
+    assert_eq!(src.len(), dst.len(), "widen_slice: lengths differ");
+    // SAFETY: both slices hold src.len() elements; a `&` and a `&mut` slice never overlap.
+    unsafe { widen(src.as_ptr(), dst.as_mut_ptr(), src.len()) }
+}
+
+/// Narrows `src` into `dst`, each value rounded once to nearest-even.
+///
+/// # Panics
+/// Panics if the lengths differ.
+pub fn narrow_slice(src: &[f32], dst: &mut [f16]) {
+    assert_eq!(src.len(), dst.len(), "narrow_slice: lengths differ");
+    // SAFETY: both slices hold src.len() elements; a `&` and a `&mut` slice never overlap.
+    unsafe { narrow(src.as_ptr(), dst.as_mut_ptr(), src.len()) }
+}
 
 /// Widens `n` values: `dst[i] = src[i] as f32` (exact).
 ///

@@ -11,7 +11,7 @@ pub mod copy;
 pub mod ctx;
 pub mod element;
 pub mod error;
-mod f16conv;
+pub mod f16conv;
 pub mod pipe;
 pub mod position;
 pub mod soc;

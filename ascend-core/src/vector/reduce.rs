@@ -25,11 +25,10 @@
 //! infinite one) becomes ±65504; in inf/nan mode it overflows to ±inf as IEEE 754 says. NaN
 //! stays NaN. `f32` sums are plain IEEE 754 in both modes.
 
-use half::slice::HalfFloatSliceExt;
-
 use crate::ctx::{get_overflow_mode, get_soc};
 use crate::element::{f16, Element, F16_SAT_MAX};
 use crate::error::{ensure, fail};
+use crate::f16conv::{narrow_slice, widen_slice};
 use crate::soc::{OverflowMode, ReduceOrder};
 use crate::tensor::LocalTensor;
 use crate::vector::engine::{apply, check_operand, Lanes, Operand};
@@ -67,7 +66,7 @@ pub trait ReduceElement: Element + sealed::Sealed {}
 impl sealed::Sealed for f16 {
     #[inline]
     fn widen(src: &[f16], out: &mut [f32]) {
-        src.convert_to_f32_slice(out);
+        widen_slice(src, out);
     }
 
     #[inline]
@@ -75,8 +74,8 @@ impl sealed::Sealed for f16 {
         let mut tmp = [f16::ZERO; 128];
         for chunk in xs.chunks_mut(128) {
             let t = &mut tmp[..chunk.len()];
-            t.convert_from_f32_slice(chunk);
-            t.convert_to_f32_slice(chunk);
+            narrow_slice(chunk, t);
+            widen_slice(t, chunk);
             if sat {
                 for x in chunk.iter_mut() {
                     if x.is_infinite() {
