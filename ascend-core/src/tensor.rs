@@ -339,8 +339,20 @@ impl GmAddr {
 
 /// A typed view of global memory (AscendC `GlobalTensor<T>`). Unlike the hardware's, every
 /// access is bounds-checked against the region the address came from.
+///
+/// Kernels receive [`GmAddr`]s (which cross threads) and bind `GlobalTensor`s inside each
+/// core; a `GlobalTensor` stays on the core that bound it (it is neither `Send` nor `Sync`).
+///
+/// ```compile_fail
+/// fn is_send<T: Send>() {}
+/// is_send::<ascend_core::GlobalTensor<f32>>();
+/// ```
 pub struct GlobalTensor<T: Element> {
-    region: Option<Arc<GmRegion>>,
+    /// The region, behind a core-local `Rc`: views are taken per tile, and cloning an `Rc`
+    /// costs no atomic operation (an `Arc` clone per view made the cores' host threads fight
+    /// over one reference count). A `GlobalTensor` is therefore, like a `LocalTensor`,
+    /// pinned to the thread (core) that bound it.
+    region: Option<Rc<Arc<GmRegion>>>,
     off: usize,
     len: usize,
     _t: PhantomData<T>,
@@ -390,7 +402,7 @@ impl<T: Element> GlobalTensor<T> {
             )
         });
         self.off = addr.off;
-        self.region = Some(addr.region);
+        self.region = Some(Rc::new(addr.region));
         self.len = len;
     }
 
