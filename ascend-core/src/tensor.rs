@@ -352,6 +352,7 @@ pub struct GlobalTensor<T: Element> {
     /// costs no atomic operation (an `Arc` clone per view made the cores' host threads fight
     /// over one reference count). A `GlobalTensor` is therefore, like a `LocalTensor`,
     /// pinned to the thread (core) that bound it.
+    #[allow(clippy::redundant_allocation)] // The extra `Rc` is the point: a non-atomic count.
     region: Option<Rc<Arc<GmRegion>>>,
     off: usize,
     len: usize,
