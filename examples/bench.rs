@@ -228,7 +228,10 @@ fn stream_rows(sizes: &Sizes, rows: &mut Vec<Row>) {
         };
         let mut copy_out = vec![0f32; len];
         let (native, copy) = paired(sizes.min_time, &mut native_sub, || {
-            copy_out.par_chunks_mut(1 << 16).zip(a.par_chunks(1 << 16)).for_each(|(z, x)| z.copy_from_slice(x));
+            copy_out
+                .par_chunks_mut(1 << 16)
+                .zip(a.par_chunks(1 << 16))
+                .for_each(|(z, x)| z.copy_from_slice(x));
             black_box(&copy_out);
         });
         drop(copy_out);
@@ -243,7 +246,8 @@ fn stream_rows(sizes: &Sizes, rows: &mut Vec<Row>) {
         for &cores in &sizes.stream_cores {
             for (tile, tile_name) in [(4096usize, "16 KiB tiles"), (128, "128-elem tiles")] {
                 let cfg = TilingConfig { total_length: len, block_dim: cores, tile_length: tile };
-                let (native, emulated) = paired(sizes.min_time, &mut native_sub, || launch_sub(&cfg, &ga, &gb, &gz));
+                let (native, emulated) =
+                    paired(sizes.min_time, &mut native_sub, || launch_sub(&cfg, &ga, &gb, &gz));
                 let target = (big && tile == 4096).then_some(Target::RatioAtLeast(0.8));
                 rows.push(Row {
                     group: "streaming",
@@ -273,7 +277,8 @@ fn stream_rows(sizes: &Sizes, rows: &mut Vec<Row>) {
         for &cores in &sizes.stream_cores {
             for (tile, tile_name) in [(8192usize, "16 KiB tiles"), (128, "128-elem tiles")] {
                 let cfg = TilingConfig { total_length: len, block_dim: cores, tile_length: tile };
-                let (native, emulated) = paired(sizes.min_time, &mut native_add, || launch_add(&cfg, &gx, &gy, &gz));
+                let (native, emulated) =
+                    paired(sizes.min_time, &mut native_add, || launch_add(&cfg, &gx, &gy, &gz));
                 let target = big.then_some(Target::RatioAtLeast(if tile == 128 { 0.25 } else { 0.7 }));
                 rows.push(Row {
                     group: "streaming",
