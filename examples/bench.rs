@@ -290,7 +290,6 @@ fn stream_rows(sizes: &Sizes, rows: &mut Vec<Row>) {
                 });
             }
         }
-        drop(native_add);
         assert_eq!(gz.to_vec()[len - 1].to_bits(), native_out[len - 1].to_bits());
     }
 }
