@@ -1,6 +1,8 @@
 //! `add_custom`: the vendor's canonical first kernel, `z = x + y` elementwise.
 //!
-//! The structure is the AscendC sample's, step for step:
+//! The structure is the AscendC sample's, step for step (the pipeline is
+//! [`KernelBinary`], shared with `sub_custom` and `maximum`; this module supplies the
+//! instruction, [`Add`]):
 //!
 //! * a kernel class ([`KernelAdd`]) holding a `TPipe`, two input queues (`VECIN`) and one
 //!   output queue (`VECOUT`) of `BUFFER_NUM = 2` buffers each, and three `GlobalTensor`s;
@@ -28,108 +30,26 @@
 
 use ascend_runtime::prelude::*;
 
-use crate::tiling::{copy_gm_to_ub, copy_ub_to_gm, TilingConfig, BUFFER_NUM};
+use crate::elementwise::{binary_custom, run_binary, BinaryOp, KernelBinary};
+use crate::tiling::TilingConfig;
 
-/// The name checks of this kernel report.
-const API: &str = "AddCustom";
+/// The instruction of `add_custom`: `Add(z, x, y, len)`, failing as `AddCustom`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Add;
 
-/// One core's state of the `add_custom` kernel (the sample's `KernelAdd` class).
-pub struct KernelAdd<T: AddElement> {
-    pipe: TPipe,
-    in_queue_x: TQue<VecIn, BUFFER_NUM>,
-    in_queue_y: TQue<VecIn, BUFFER_NUM>,
-    out_queue_z: TQue<VecOut, BUFFER_NUM>,
-    x_gm: GlobalTensor<T>,
-    y_gm: GlobalTensor<T>,
-    z_gm: GlobalTensor<T>,
-    tiling: TilingConfig,
-    block_length: usize,
-}
-
-impl<T: AddElement> Default for KernelAdd<T> {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl<T: AddElement> KernelAdd<T> {
-    /// A kernel object with unbound tensors and queues without buffers.
-    pub fn new() -> Self {
-        KernelAdd {
-            pipe: TPipe::new(),
-            in_queue_x: TQue::new(),
-            in_queue_y: TQue::new(),
-            out_queue_z: TQue::new(),
-            x_gm: GlobalTensor::new(),
-            y_gm: GlobalTensor::new(),
-            z_gm: GlobalTensor::new(),
-            tiling: TilingConfig::default(),
-            block_length: 0,
-        }
-    }
-
-    /// Binds this core's slice of `x`, `y` and `z` and carves the queues' buffers.
-    ///
-    /// # Panics
-    /// Panics if the tiling is unusable (tile length not a positive multiple of one 32-byte
-    /// block), a buffer does not hold the core's slice, or the tiles do not fit in UB.
-    #[track_caller]
-    pub fn init(&mut self, x: GmAddr, y: GmAddr, z: GmAddr, tiling: &TilingConfig) {
-        tiling.check::<T>(API, T::EPB);
-        self.tiling = *tiling;
-        let range = tiling.core_range::<T>(get_block_idx());
-        self.block_length = range.len();
-        self.x_gm.set_global_buffer(x.add::<T>(range.start), self.block_length);
-        self.y_gm.set_global_buffer(y.add::<T>(range.start), self.block_length);
-        self.z_gm.set_global_buffer(z.add::<T>(range.start), self.block_length);
-        let tile_bytes = tiling.tile_length * T::SIZE;
-        self.pipe.init_buffer(&mut self.in_queue_x, BUFFER_NUM, tile_bytes);
-        self.pipe.init_buffer(&mut self.in_queue_y, BUFFER_NUM, tile_bytes);
-        self.pipe.init_buffer(&mut self.out_queue_z, BUFFER_NUM, tile_bytes);
-    }
-
-    /// Runs the three stages over every tile of this core's slice.
-    #[track_caller]
-    pub fn process(&mut self) {
-        let tiling = self.tiling;
-        for (offset, len) in tiling.tiles(self.block_length) {
-            self.copy_in(offset, len);
-            self.compute(len);
-            self.copy_out(offset, len);
-        }
-    }
-
-    /// GM → UB: one tile of `x` and of `y` into fresh queue buffers, enqueued.
-    #[track_caller]
-    fn copy_in(&mut self, offset: usize, len: usize) {
-        let x_local = self.in_queue_x.alloc_tensor::<T>();
-        let y_local = self.in_queue_y.alloc_tensor::<T>();
-        copy_gm_to_ub(&x_local, &self.x_gm.view(offset), len);
-        copy_gm_to_ub(&y_local, &self.y_gm.view(offset), len);
-        self.in_queue_x.enque(x_local);
-        self.in_queue_y.enque(y_local);
-    }
+impl<T: AddElement> BinaryOp<T> for Add {
+    const API: &'static str = "AddCustom";
 
     /// `z = x + y` on one tile.
     #[track_caller]
-    fn compute(&mut self, len: usize) {
-        let x_local = self.in_queue_x.deque::<T>();
-        let y_local = self.in_queue_y.deque::<T>();
-        let z_local = self.out_queue_z.alloc_tensor::<T>();
-        add(&z_local, &x_local, &y_local, len);
-        self.out_queue_z.enque(z_local);
-        self.in_queue_x.free_tensor(x_local);
-        self.in_queue_y.free_tensor(y_local);
-    }
-
-    /// UB → GM: the result tile back to `z`.
-    #[track_caller]
-    fn copy_out(&mut self, offset: usize, len: usize) {
-        let z_local = self.out_queue_z.deque::<T>();
-        copy_ub_to_gm(&self.z_gm.view(offset), &z_local, len);
-        self.out_queue_z.free_tensor(z_local);
+    fn apply(&self, z: &LocalTensor<T>, x: &LocalTensor<T>, y: &LocalTensor<T>, len: usize) {
+        add(z, x, y, len);
     }
 }
+
+/// One core's state of the `add_custom` kernel (the sample's `KernelAdd` class): the
+/// [`KernelBinary`] pipeline with [`Add`] as its `compute` instruction.
+pub type KernelAdd<T> = KernelBinary<T, Add>;
 
 /// The kernel entry point: `z = x + y` over this core's share of `tiling.total_length`
 /// elements (the sample's `add_custom(GM_ADDR x, GM_ADDR y, GM_ADDR z)`).
@@ -139,9 +59,7 @@ impl<T: AddElement> KernelAdd<T> {
 /// `DataCopyPad` for a partial block on Ascend910 / Ascend310P).
 #[track_caller]
 pub fn add_custom<T: AddElement>(x: GmAddr, y: GmAddr, z: GmAddr, tiling: &TilingConfig) {
-    let mut op = KernelAdd::<T>::new();
-    op.init(x, y, z, tiling);
-    op.process();
+    binary_custom::<T, Add>(x, y, z, tiling);
 }
 
 /// Host side: copies `x` and `y` to GM, launches [`add_custom`] on `tiling.block_dim` cores
@@ -158,26 +76,7 @@ pub fn run_add_custom<T: AddElement>(
     y: &[T],
     tiling: &TilingConfig,
 ) -> Result<(Vec<T>, LaunchStats), LaunchError> {
-    assert_eq!(
-        x.len(),
-        tiling.total_length,
-        "x holds {} elements, the tiling {}",
-        x.len(),
-        tiling.total_length
-    );
-    assert_eq!(
-        y.len(),
-        tiling.total_length,
-        "y holds {} elements, the tiling {}",
-        y.len(),
-        tiling.total_length
-    );
-    let (xg, yg, zg) = (GmBuffer::from_slice(x), GmBuffer::from_slice(y), GmBuffer::<T>::zeroed(x.len()));
-    let (xa, ya, za, t) = (xg.addr(), yg.addr(), zg.addr(), *tiling);
-    let stats = Launch::new(soc)
-        .block_dim(tiling.block_dim)
-        .run(move || add_custom::<T>(xa.clone(), ya.clone(), za.clone(), &t))?;
-    Ok((zg.to_vec(), stats))
+    run_binary(soc, x, y, tiling, add_custom::<T>)
 }
 
 /// Host reference: `x[i] + y[i]`, each sum rounded once (`f16`), wrapping (integers).

@@ -15,6 +15,7 @@
 
 use ascend_runtime::prelude::*;
 
+use crate::host::run_on_gm;
 use crate::tiling::{copy_ub_to_gm, TilingConfig, BUFFER_NUM};
 
 const API: &str = "Fill";
@@ -118,10 +119,9 @@ pub fn run_fill_with<T: DuplicateElement>(
     value: T,
     tiling: &TilingConfig,
 ) -> Result<(Vec<T>, LaunchStats), LaunchError> {
-    let dst = GmBuffer::<T>::zeroed(tiling.total_length);
-    let (da, t) = (dst.addr(), *tiling);
-    let stats = Launch::new(soc).block_dim(tiling.block_dim).run(move || fill(da.clone(), value, &t))?;
-    Ok((dst.to_vec(), stats))
+    let (t, launch) = (*tiling, Launch::new(soc).block_dim(tiling.block_dim));
+    let ([dst], stats) = run_on_gm(&launch, [], [t.total_length], move |[], [dst]| fill(dst, value, &t))?;
+    Ok((dst, stats))
 }
 
 #[cfg(test)]

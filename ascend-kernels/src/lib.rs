@@ -17,13 +17,18 @@
 //! | [`transpose`] | a large matrix transposed through 16×16 tiles with `vec_trans` |
 //! | [`reduce_sum`] | the sum of a vector: per-core partial sums, `SyncAll`, final sum on core 0 |
 //!
-//! [`tiling`] holds the work split shared by the kernels, [`data`] deterministic inputs, and
-//! [`cli`] what the examples share (flags, data files, the PASS / FAIL summary).
+//! [`elementwise`] holds the pipeline `add_custom`, `sub_custom` and `maximum` share
+//! (`KernelBinary<T, Op>`, the instruction supplied by `Op`), [`host`] the host side of a
+//! launch (inputs to GM, launch, outputs back), [`tiling`] the work split shared by the
+//! kernels, [`data`] deterministic inputs, and [`cli`] what the examples share (flags, data
+//! files, the PASS / FAIL summary).
 
 pub mod add_custom;
 pub mod cli;
 pub mod data;
+pub mod elementwise;
 pub mod fill;
+pub mod host;
 pub mod maximum;
 pub mod reduce_sum;
 pub mod sub_custom;

@@ -23,128 +23,53 @@
 
 use ascend_runtime::prelude::*;
 
-use crate::tiling::{copy_gm_to_ub, copy_ub_to_gm, TilingConfig, BUFFER_NUM};
-
-const API: &str = "Maximum";
+use crate::elementwise::{binary_custom, run_binary, BinaryOp, KernelBinary};
+use crate::tiling::TilingConfig;
 
 /// Element types of the kernel: those `Compare` and `Select` both accept (`f16`, `f32`).
 pub trait MaximumElement: CompareElement + SelectElement {}
 impl<T: CompareElement + SelectElement> MaximumElement for T {}
 
-/// One core's state of the `maximum` kernel.
-pub struct KernelMaximum<T: MaximumElement> {
-    pipe: TPipe,
-    in_queue_x: TQue<VecIn, BUFFER_NUM>,
-    in_queue_y: TQue<VecIn, BUFFER_NUM>,
-    out_queue_z: TQue<VecOut, BUFFER_NUM>,
+/// The instruction of `maximum`: `Compare` into a bit mask, then `Select` in tensor-tensor
+/// mode, over whole 256-byte repeats; it owns the mask buffer (one bit per tile element).
+#[derive(Default)]
+pub struct Max {
     mask_buf: TBuf<VecCalc>,
-    x_gm: GlobalTensor<T>,
-    y_gm: GlobalTensor<T>,
-    z_gm: GlobalTensor<T>,
-    tiling: TilingConfig,
-    block_length: usize,
 }
 
-impl<T: MaximumElement> Default for KernelMaximum<T> {
-    fn default() -> Self {
-        Self::new()
-    }
-}
+impl<T: MaximumElement> BinaryOp<T> for Max {
+    const API: &'static str = "Maximum";
+    /// `Compare`'s count form works on whole repeats.
+    const TILE_MULTIPLE: usize = T::PAR;
 
-impl<T: MaximumElement> KernelMaximum<T> {
-    /// A kernel object with unbound tensors and no buffers.
-    pub fn new() -> Self {
-        KernelMaximum {
-            pipe: TPipe::new(),
-            in_queue_x: TQue::new(),
-            in_queue_y: TQue::new(),
-            out_queue_z: TQue::new(),
-            mask_buf: TBuf::new(),
-            x_gm: GlobalTensor::new(),
-            y_gm: GlobalTensor::new(),
-            z_gm: GlobalTensor::new(),
-            tiling: TilingConfig::default(),
-            block_length: 0,
-        }
-    }
-
-    /// Binds this core's slice of `x`, `y` and `z` and carves the buffers (the three queues
-    /// and one bit per tile element for the comparison mask).
-    ///
-    /// # Panics
-    /// Panics if the tile length is not a positive multiple of one 256-byte repeat, a buffer
-    /// does not hold the core's slice, or the buffers do not fit in UB.
+    /// One bit per tile element for the comparison mask.
     #[track_caller]
-    pub fn init(&mut self, x: GmAddr, y: GmAddr, z: GmAddr, tiling: &TilingConfig) {
-        tiling.check::<T>(API, T::PAR);
-        self.tiling = *tiling;
-        let range = tiling.core_range::<T>(get_block_idx());
-        self.block_length = range.len();
-        self.x_gm.set_global_buffer(x.add::<T>(range.start), self.block_length);
-        self.y_gm.set_global_buffer(y.add::<T>(range.start), self.block_length);
-        self.z_gm.set_global_buffer(z.add::<T>(range.start), self.block_length);
-        let tile_bytes = tiling.tile_length * T::SIZE;
-        self.pipe.init_buffer(&mut self.in_queue_x, BUFFER_NUM, tile_bytes);
-        self.pipe.init_buffer(&mut self.in_queue_y, BUFFER_NUM, tile_bytes);
-        self.pipe.init_buffer(&mut self.out_queue_z, BUFFER_NUM, tile_bytes);
-        self.pipe.init_tbuf(&mut self.mask_buf, tiling.tile_length / 8);
-    }
-
-    /// Runs the three stages over every tile of this core's slice.
-    #[track_caller]
-    pub fn process(&mut self) {
-        let tiling = self.tiling;
-        for (offset, len) in tiling.tiles(self.block_length) {
-            self.copy_in(offset, len);
-            self.compute(len);
-            self.copy_out(offset, len);
-        }
-    }
-
-    /// GM → UB: one tile of `x` and of `y`.
-    #[track_caller]
-    fn copy_in(&mut self, offset: usize, len: usize) {
-        let x_local = self.in_queue_x.alloc_tensor::<T>();
-        let y_local = self.in_queue_y.alloc_tensor::<T>();
-        copy_gm_to_ub(&x_local, &self.x_gm.view(offset), len);
-        copy_gm_to_ub(&y_local, &self.y_gm.view(offset), len);
-        self.in_queue_x.enque(x_local);
-        self.in_queue_y.enque(y_local);
+    fn init_buffers(&mut self, pipe: &mut TPipe, tile_length: usize) {
+        pipe.init_tbuf(&mut self.mask_buf, tile_length / 8);
     }
 
     /// `mask = x > y`, then `z = mask ? x : y`, over whole repeats.
     #[track_caller]
-    fn compute(&mut self, len: usize) {
-        let x_local = self.in_queue_x.deque::<T>();
-        let y_local = self.in_queue_y.deque::<T>();
-        let z_local = self.out_queue_z.alloc_tensor::<T>();
+    fn apply(&self, z: &LocalTensor<T>, x: &LocalTensor<T>, y: &LocalTensor<T>, len: usize) {
         let mask = self.mask_buf.get::<u8>();
         let count = len.next_multiple_of(T::PAR);
-        compare(&mask, &x_local, &y_local, CMPMODE::GT, count);
-        select(&z_local, &mask, &x_local, &y_local, SelMode::VselTensorTensorMode, count);
-        self.out_queue_z.enque(z_local);
-        self.in_queue_x.free_tensor(x_local);
-        self.in_queue_y.free_tensor(y_local);
-    }
-
-    /// UB → GM: the `len` result elements.
-    #[track_caller]
-    fn copy_out(&mut self, offset: usize, len: usize) {
-        let z_local = self.out_queue_z.deque::<T>();
-        copy_ub_to_gm(&self.z_gm.view(offset), &z_local, len);
-        self.out_queue_z.free_tensor(z_local);
+        compare(&mask, x, y, CMPMODE::GT, count);
+        select(z, &mask, x, y, SelMode::VselTensorTensorMode, count);
     }
 }
+
+/// One core's state of the `maximum` kernel: the [`KernelBinary`] pipeline with [`Max`] as
+/// its `compute` instruction (its `init` also carves the mask buffer).
+pub type KernelMaximum<T> = KernelBinary<T, Max>;
 
 /// The kernel entry point: `z = max(x, y)` over this core's share.
 ///
 /// # Panics
-/// As [`KernelMaximum::init`], and on Ascend910 (no select mode 2).
+/// As [`KernelMaximum::init`] (the tile length must be whole repeats), and on Ascend910 (no
+/// select mode 2).
 #[track_caller]
 pub fn maximum<T: MaximumElement>(x: GmAddr, y: GmAddr, z: GmAddr, tiling: &TilingConfig) {
-    let mut op = KernelMaximum::<T>::new();
-    op.init(x, y, z, tiling);
-    op.process();
+    binary_custom::<T, Max>(x, y, z, tiling);
 }
 
 /// Host side: launches [`maximum`] and returns `z`.
@@ -160,26 +85,7 @@ pub fn run_maximum<T: MaximumElement>(
     y: &[T],
     tiling: &TilingConfig,
 ) -> Result<(Vec<T>, LaunchStats), LaunchError> {
-    assert_eq!(
-        x.len(),
-        tiling.total_length,
-        "x holds {} elements, the tiling {}",
-        x.len(),
-        tiling.total_length
-    );
-    assert_eq!(
-        y.len(),
-        tiling.total_length,
-        "y holds {} elements, the tiling {}",
-        y.len(),
-        tiling.total_length
-    );
-    let (xg, yg, zg) = (GmBuffer::from_slice(x), GmBuffer::from_slice(y), GmBuffer::<T>::zeroed(x.len()));
-    let (xa, ya, za, t) = (xg.addr(), yg.addr(), zg.addr(), *tiling);
-    let stats = Launch::new(soc)
-        .block_dim(tiling.block_dim)
-        .run(move || maximum::<T>(xa.clone(), ya.clone(), za.clone(), &t))?;
-    Ok((zg.to_vec(), stats))
+    run_binary(soc, x, y, tiling, maximum::<T>)
 }
 
 /// Host reference: `if x > y { x } else { y }` per element.

@@ -28,6 +28,7 @@
 
 use ascend_runtime::prelude::*;
 
+use crate::host::{check_input_len, run_on_gm};
 use crate::tiling::{copy_gm_to_ub, TilingConfig, BUFFER_NUM};
 
 const API: &str = "ReduceSum";
@@ -245,22 +246,13 @@ pub fn run_reduce_sum<T: ReduceSumElement>(
     x: &[T],
     tiling: &TilingConfig,
 ) -> Result<(T, LaunchStats), LaunchError> {
-    assert_eq!(
-        x.len(),
-        tiling.total_length,
-        "x holds {} elements, the tiling {}",
-        x.len(),
-        tiling.total_length
-    );
-    let xg = GmBuffer::from_slice(x);
-    let zg = GmBuffer::<T>::zeroed(T::EPB);
-    let ws = GmBuffer::<T>::zeroed(tiling.block_dim as usize * T::EPB);
-    let (xa, za, wa, t) = (xg.addr(), zg.addr(), ws.addr(), *tiling);
-    let stats = Launch::new(soc)
-        .block_dim(tiling.block_dim)
-        .mode(ExecMode::ThreadPerCore)
-        .run(move || reduce_sum::<T>(xa.clone(), za.clone(), wa.clone(), &t))?;
-    Ok((zg.to_vec()[0], stats))
+    check_input_len("x", x, tiling.total_length);
+    let t = *tiling;
+    let launch = Launch::new(soc).block_dim(t.block_dim).mode(ExecMode::ThreadPerCore);
+    let workspace = t.block_dim as usize * T::EPB;
+    let ([z, _], stats) =
+        run_on_gm(&launch, [x], [T::EPB, workspace], move |[x], [z, ws]| reduce_sum::<T>(x, z, ws, &t))?;
+    Ok((z[0], stats))
 }
 
 /// `a + b` rounded to `T`, clamped to ±65504 for `f16` in saturation mode.

@@ -27,108 +27,26 @@
 
 use ascend_runtime::prelude::*;
 
-use crate::tiling::{copy_gm_to_ub, copy_ub_to_gm, TilingConfig, BUFFER_NUM};
+use crate::elementwise::{binary_custom, run_binary, BinaryOp, KernelBinary};
+use crate::tiling::TilingConfig;
 
-/// The name checks of this kernel report.
-const API: &str = "SubCustom";
+/// The instruction of `sub_custom`: `Sub(z, x, y, len)`, failing as `SubCustom`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Sub;
 
-/// One core's state of the `sub_custom` kernel (the `add_custom` sample's class with `Sub`).
-pub struct KernelSub<T: SubElement> {
-    pipe: TPipe,
-    in_queue_x: TQue<VecIn, BUFFER_NUM>,
-    in_queue_y: TQue<VecIn, BUFFER_NUM>,
-    out_queue_z: TQue<VecOut, BUFFER_NUM>,
-    x_gm: GlobalTensor<T>,
-    y_gm: GlobalTensor<T>,
-    z_gm: GlobalTensor<T>,
-    tiling: TilingConfig,
-    block_length: usize,
-}
-
-impl<T: SubElement> Default for KernelSub<T> {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl<T: SubElement> KernelSub<T> {
-    /// A kernel object with unbound tensors and queues without buffers.
-    pub fn new() -> Self {
-        KernelSub {
-            pipe: TPipe::new(),
-            in_queue_x: TQue::new(),
-            in_queue_y: TQue::new(),
-            out_queue_z: TQue::new(),
-            x_gm: GlobalTensor::new(),
-            y_gm: GlobalTensor::new(),
-            z_gm: GlobalTensor::new(),
-            tiling: TilingConfig::default(),
-            block_length: 0,
-        }
-    }
-
-    /// Binds this core's slice of `x`, `y` and `z` and carves the queues' buffers.
-    ///
-    /// # Panics
-    /// Panics if the tiling is unusable (tile length not a positive multiple of one 32-byte
-    /// block), a buffer does not hold the core's slice, or the tiles do not fit in UB.
-    #[track_caller]
-    pub fn init(&mut self, x: GmAddr, y: GmAddr, z: GmAddr, tiling: &TilingConfig) {
-        tiling.check::<T>(API, T::EPB);
-        self.tiling = *tiling;
-        let range = tiling.core_range::<T>(get_block_idx());
-        self.block_length = range.len();
-        self.x_gm.set_global_buffer(x.add::<T>(range.start), self.block_length);
-        self.y_gm.set_global_buffer(y.add::<T>(range.start), self.block_length);
-        self.z_gm.set_global_buffer(z.add::<T>(range.start), self.block_length);
-        let tile_bytes = tiling.tile_length * T::SIZE;
-        self.pipe.init_buffer(&mut self.in_queue_x, BUFFER_NUM, tile_bytes);
-        self.pipe.init_buffer(&mut self.in_queue_y, BUFFER_NUM, tile_bytes);
-        self.pipe.init_buffer(&mut self.out_queue_z, BUFFER_NUM, tile_bytes);
-    }
-
-    /// Runs the three stages over every tile of this core's slice.
-    #[track_caller]
-    pub fn process(&mut self) {
-        let tiling = self.tiling;
-        for (offset, len) in tiling.tiles(self.block_length) {
-            self.copy_in(offset, len);
-            self.compute(len);
-            self.copy_out(offset, len);
-        }
-    }
-
-    /// GM → UB: one tile of `x` and of `y` into fresh queue buffers, enqueued.
-    #[track_caller]
-    fn copy_in(&mut self, offset: usize, len: usize) {
-        let x_local = self.in_queue_x.alloc_tensor::<T>();
-        let y_local = self.in_queue_y.alloc_tensor::<T>();
-        copy_gm_to_ub(&x_local, &self.x_gm.view(offset), len);
-        copy_gm_to_ub(&y_local, &self.y_gm.view(offset), len);
-        self.in_queue_x.enque(x_local);
-        self.in_queue_y.enque(y_local);
-    }
+impl<T: SubElement> BinaryOp<T> for Sub {
+    const API: &'static str = "SubCustom";
 
     /// `z = x - y` on one tile.
     #[track_caller]
-    fn compute(&mut self, len: usize) {
-        let x_local = self.in_queue_x.deque::<T>();
-        let y_local = self.in_queue_y.deque::<T>();
-        let z_local = self.out_queue_z.alloc_tensor::<T>();
-        sub(&z_local, &x_local, &y_local, len);
-        self.out_queue_z.enque(z_local);
-        self.in_queue_x.free_tensor(x_local);
-        self.in_queue_y.free_tensor(y_local);
-    }
-
-    /// UB → GM: the result tile back to `z`.
-    #[track_caller]
-    fn copy_out(&mut self, offset: usize, len: usize) {
-        let z_local = self.out_queue_z.deque::<T>();
-        copy_ub_to_gm(&self.z_gm.view(offset), &z_local, len);
-        self.out_queue_z.free_tensor(z_local);
+    fn apply(&self, z: &LocalTensor<T>, x: &LocalTensor<T>, y: &LocalTensor<T>, len: usize) {
+        sub(z, x, y, len);
     }
 }
+
+/// One core's state of the `sub_custom` kernel (the `add_custom` sample's class with `Sub`):
+/// the [`KernelBinary`] pipeline with [`Sub`] as its `compute` instruction.
+pub type KernelSub<T> = KernelBinary<T, Sub>;
 
 /// The kernel entry point: `z = x - y` over this core's share of `tiling.total_length`
 /// elements (the `add_custom` sample with `Sub`).
@@ -138,9 +56,7 @@ impl<T: SubElement> KernelSub<T> {
 /// `DataCopyPad` for a partial block on Ascend910 / Ascend310P).
 #[track_caller]
 pub fn sub_custom<T: SubElement>(x: GmAddr, y: GmAddr, z: GmAddr, tiling: &TilingConfig) {
-    let mut op = KernelSub::<T>::new();
-    op.init(x, y, z, tiling);
-    op.process();
+    binary_custom::<T, Sub>(x, y, z, tiling);
 }
 
 /// Host side: copies `x` and `y` to GM, launches [`sub_custom`] on `tiling.block_dim` cores
@@ -157,26 +73,7 @@ pub fn run_sub_custom<T: SubElement>(
     y: &[T],
     tiling: &TilingConfig,
 ) -> Result<(Vec<T>, LaunchStats), LaunchError> {
-    assert_eq!(
-        x.len(),
-        tiling.total_length,
-        "x holds {} elements, the tiling {}",
-        x.len(),
-        tiling.total_length
-    );
-    assert_eq!(
-        y.len(),
-        tiling.total_length,
-        "y holds {} elements, the tiling {}",
-        y.len(),
-        tiling.total_length
-    );
-    let (xg, yg, zg) = (GmBuffer::from_slice(x), GmBuffer::from_slice(y), GmBuffer::<T>::zeroed(x.len()));
-    let (xa, ya, za, t) = (xg.addr(), yg.addr(), zg.addr(), *tiling);
-    let stats = Launch::new(soc)
-        .block_dim(tiling.block_dim)
-        .run(move || sub_custom::<T>(xa.clone(), ya.clone(), za.clone(), &t))?;
-    Ok((zg.to_vec(), stats))
+    run_binary(soc, x, y, tiling, sub_custom::<T>)
 }
 
 /// Host reference: `x[i] - y[i]`, each difference rounded once (`f16`), wrapping (integers).

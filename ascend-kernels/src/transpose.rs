@@ -27,6 +27,7 @@ use core::ops::Range;
 
 use ascend_runtime::prelude::*;
 
+use crate::host::run_on_gm;
 use crate::tiling::BUFFER_NUM;
 
 const API: &str = "TransposeKernel";
@@ -246,12 +247,9 @@ pub fn run_transpose_with<T: TransposeElement>(
     tiling: &TransposeTiling,
 ) -> Result<(Vec<T>, LaunchStats), LaunchError> {
     assert_eq!(x.len(), tiling.rows * tiling.cols, "x holds {} elements, not rows * cols", x.len());
-    let (xg, yg) = (GmBuffer::from_slice(x), GmBuffer::<T>::zeroed(x.len()));
-    let (xa, ya, t) = (xg.addr(), yg.addr(), *tiling);
-    let stats = Launch::new(soc)
-        .block_dim(tiling.block_dim)
-        .run(move || transpose::<T>(xa.clone(), ya.clone(), &t))?;
-    Ok((yg.to_vec(), stats))
+    let (t, launch) = (*tiling, Launch::new(soc).block_dim(tiling.block_dim));
+    let ([y], stats) = run_on_gm(&launch, [x], [x.len()], move |[x], [y]| transpose::<T>(x, y, &t))?;
+    Ok((y, stats))
 }
 
 /// Host reference: the `cols × rows` transpose of the row-major `rows × cols` matrix `x`.

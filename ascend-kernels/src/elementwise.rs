@@ -1,0 +1,180 @@
+//! The elementwise binary kernel `z = op(x, y)`: the vendor's `add_custom` pipeline with the
+//! instruction left open.
+//!
+//! [`KernelBinary<T, Op>`] is the sample's `KernelAdd` class, step for step:
+//!
+//! * a `TPipe`, two input queues (`VECIN`) and one output queue (`VECOUT`) of
+//!   `BUFFER_NUM = 2` buffers each, and three `GlobalTensor`s;
+//! * `init` binds each `GlobalTensor` to this core's slice of GM (found from
+//!   `get_block_idx()`) and gives the queues their buffers;
+//! * `process` walks the slice tile by tile, each tile through the three stages
+//!   `copy_in` (GM → UB, `DataCopy`, enqueue), `compute` (dequeue, the instruction, enqueue)
+//!   and `copy_out` (dequeue, UB → GM).
+//!
+//! The instruction is the `Op` type's [`BinaryOp::apply`]: `Add` for
+//! [`add_custom`](crate::add_custom), `Sub` for [`sub_custom`](crate::sub_custom), `Compare`
+//! + `Select` for [`maximum`](crate::maximum). [`run_binary`] is the host side they share.
+
+use core::marker::PhantomData;
+
+use ascend_runtime::prelude::*;
+
+use crate::host::{check_input_len, run_on_gm};
+use crate::tiling::{copy_gm_to_ub, copy_ub_to_gm, TilingConfig, BUFFER_NUM};
+
+/// The instruction of a [`KernelBinary`]: what its `compute` stage does to one tile.
+pub trait BinaryOp<T: Element>: Default {
+    /// The kernel's name in its error messages (`"AddCustom"`).
+    const API: &'static str;
+    /// Tiles must be a positive multiple of this many elements (default one 32-byte block).
+    const TILE_MULTIPLE: usize = T::EPB;
+
+    /// Carves the scratch buffers the instruction needs for tiles of `tile_length` elements
+    /// (none by default), after the queues' buffers.
+    #[track_caller]
+    fn init_buffers(&mut self, _pipe: &mut TPipe, _tile_length: usize) {}
+
+    /// `z = op(x, y)` on the first `len` elements of one tile.
+    #[track_caller]
+    fn apply(&self, z: &LocalTensor<T>, x: &LocalTensor<T>, y: &LocalTensor<T>, len: usize);
+}
+
+/// One core's state of an elementwise binary kernel (the `add_custom` sample's class, with
+/// the instruction supplied by `Op`).
+pub struct KernelBinary<T: Element, Op: BinaryOp<T>> {
+    pipe: TPipe,
+    in_queue_x: TQue<VecIn, BUFFER_NUM>,
+    in_queue_y: TQue<VecIn, BUFFER_NUM>,
+    out_queue_z: TQue<VecOut, BUFFER_NUM>,
+    x_gm: GlobalTensor<T>,
+    y_gm: GlobalTensor<T>,
+    z_gm: GlobalTensor<T>,
+    tiling: TilingConfig,
+    block_length: usize,
+    op: Op,
+    _t: PhantomData<T>,
+}
+
+impl<T: Element, Op: BinaryOp<T>> Default for KernelBinary<T, Op> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<T: Element, Op: BinaryOp<T>> KernelBinary<T, Op> {
+    /// A kernel object with unbound tensors and queues without buffers.
+    pub fn new() -> Self {
+        KernelBinary {
+            pipe: TPipe::new(),
+            in_queue_x: TQue::new(),
+            in_queue_y: TQue::new(),
+            out_queue_z: TQue::new(),
+            x_gm: GlobalTensor::new(),
+            y_gm: GlobalTensor::new(),
+            z_gm: GlobalTensor::new(),
+            tiling: TilingConfig::default(),
+            block_length: 0,
+            op: Op::default(),
+            _t: PhantomData,
+        }
+    }
+
+    /// Binds this core's slice of `x`, `y` and `z` and carves the queues' buffers.
+    ///
+    /// # Panics
+    /// Panics if the tiling is unusable (tile length not a positive multiple of
+    /// `Op::TILE_MULTIPLE`), a buffer does not hold the core's slice, or the tiles do not fit
+    /// in UB.
+    #[track_caller]
+    pub fn init(&mut self, x: GmAddr, y: GmAddr, z: GmAddr, tiling: &TilingConfig) {
+        tiling.check::<T>(Op::API, Op::TILE_MULTIPLE);
+        self.tiling = *tiling;
+        let range = tiling.core_range::<T>(get_block_idx());
+        self.block_length = range.len();
+        self.x_gm.set_global_buffer(x.add::<T>(range.start), self.block_length);
+        self.y_gm.set_global_buffer(y.add::<T>(range.start), self.block_length);
+        self.z_gm.set_global_buffer(z.add::<T>(range.start), self.block_length);
+        let tile_bytes = tiling.tile_length * T::SIZE;
+        self.pipe.init_buffer(&mut self.in_queue_x, BUFFER_NUM, tile_bytes);
+        self.pipe.init_buffer(&mut self.in_queue_y, BUFFER_NUM, tile_bytes);
+        self.pipe.init_buffer(&mut self.out_queue_z, BUFFER_NUM, tile_bytes);
+        self.op.init_buffers(&mut self.pipe, tiling.tile_length);
+    }
+
+    /// Runs the three stages over every tile of this core's slice.
+    #[track_caller]
+    pub fn process(&mut self) {
+        let tiling = self.tiling;
+        for (offset, len) in tiling.tiles(self.block_length) {
+            self.copy_in(offset, len);
+            self.compute(len);
+            self.copy_out(offset, len);
+        }
+    }
+
+    /// GM → UB: one tile of `x` and of `y` into fresh queue buffers, enqueued.
+    #[track_caller]
+    fn copy_in(&mut self, offset: usize, len: usize) {
+        let x_local = self.in_queue_x.alloc_tensor::<T>();
+        let y_local = self.in_queue_y.alloc_tensor::<T>();
+        copy_gm_to_ub(&x_local, &self.x_gm.view(offset), len);
+        copy_gm_to_ub(&y_local, &self.y_gm.view(offset), len);
+        self.in_queue_x.enque(x_local);
+        self.in_queue_y.enque(y_local);
+    }
+
+    /// `z = op(x, y)` on one tile.
+    #[track_caller]
+    fn compute(&mut self, len: usize) {
+        let x_local = self.in_queue_x.deque::<T>();
+        let y_local = self.in_queue_y.deque::<T>();
+        let z_local = self.out_queue_z.alloc_tensor::<T>();
+        self.op.apply(&z_local, &x_local, &y_local, len);
+        self.out_queue_z.enque(z_local);
+        self.in_queue_x.free_tensor(x_local);
+        self.in_queue_y.free_tensor(y_local);
+    }
+
+    /// UB → GM: the result tile back to `z`.
+    #[track_caller]
+    fn copy_out(&mut self, offset: usize, len: usize) {
+        let z_local = self.out_queue_z.deque::<T>();
+        copy_ub_to_gm(&self.z_gm.view(offset), &z_local, len);
+        self.out_queue_z.free_tensor(z_local);
+    }
+}
+
+/// The kernel entry point of an elementwise binary kernel: `z = op(x, y)` over this core's
+/// share of `tiling.total_length` elements.
+///
+/// # Panics
+/// As [`KernelBinary::init`] and the AscendC calls the kernel makes.
+#[track_caller]
+pub fn binary_custom<T: Element, Op: BinaryOp<T>>(x: GmAddr, y: GmAddr, z: GmAddr, tiling: &TilingConfig) {
+    let mut op = KernelBinary::<T, Op>::new();
+    op.init(x, y, z, tiling);
+    op.process();
+}
+
+/// Host side of an elementwise binary kernel: copies `x` and `y` to GM, launches `kernel`
+/// (an entry point such as [`add_custom`](crate::add_custom::add_custom)) on
+/// `tiling.block_dim` cores of `soc`, and returns `z` with the launch statistics.
+///
+/// # Errors
+/// The [`LaunchError`] of a failing core (with the core, API and message).
+///
+/// # Panics
+/// Panics if `x` or `y` does not hold `tiling.total_length` elements.
+pub fn run_binary<T: Element>(
+    soc: Soc,
+    x: &[T],
+    y: &[T],
+    tiling: &TilingConfig,
+    kernel: fn(GmAddr, GmAddr, GmAddr, &TilingConfig),
+) -> Result<(Vec<T>, LaunchStats), LaunchError> {
+    check_input_len("x", x, tiling.total_length);
+    check_input_len("y", y, tiling.total_length);
+    let (t, launch) = (*tiling, Launch::new(soc).block_dim(tiling.block_dim));
+    let ([z], stats) = run_on_gm(&launch, [x, y], [x.len()], move |[x, y], [z]| kernel(x, y, z, &t))?;
+    Ok((z, stats))
+}
