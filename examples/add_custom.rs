@@ -9,8 +9,7 @@
 //! ```
 
 use ascend_kernels::add_custom::{add_reference, run_add_custom};
-use ascend_kernels::cli::{input_or, write_output, Args, Summary};
-use ascend_kernels::data::random_vec;
+use ascend_kernels::cli::{input_or, main_with, write_output, Args, ExampleResult, Summary};
 use ascend_kernels::tiling::TilingConfig;
 use ascend_runtime::prelude::*;
 use ascend_runtime::testing::{compare_close, Tolerance};
@@ -18,39 +17,18 @@ use ascend_runtime::testing::{compare_close, Tolerance};
 const FLAGS: &[&str] = &["len", "cores", "soc", "tile", "input-x", "input-y", "golden", "output"];
 
 fn main() {
-    let args = Args::from_env(FLAGS);
-    if let Err(e) = run(&args) {
-        eprintln!("error: {e}");
-        std::process::exit(2);
-    }
+    main_with(FLAGS, run);
 }
 
-fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
+fn run(args: &Args) -> ExampleResult {
     let default = TilingConfig::default();
-    let len = args.len.unwrap_or(default.total_length);
     // Like the vendor's data generator: values uniform in [1, 100) as half.
-    let x: Vec<f16> = input_or(&args.input_x, || random_vec(len, 1, 1.0, 100.0))?;
-    let y: Vec<f16> = input_or(&args.input_y, || random_vec(x.len(), 2, 1.0, 100.0))?;
-    if x.len() != y.len() {
-        return Err(format!("x has {} elements, y {}", x.len(), y.len()).into());
-    }
-    let cores = args.cores.unwrap_or(default.block_dim);
-    let mut tiling = TilingConfig::new::<f16>(x.len(), cores);
-    if let Some(tile) = args.tile {
-        tiling = tiling.with_tile_length(tile);
-    }
+    let (x, y) = args.input_pair::<f16>(args.len.unwrap_or(default.total_length), 1.0, 100.0)?;
+    let tiling = args.tiling::<f16>(x.len(), default.block_dim);
     let golden = input_or(&args.golden, || add_reference(&x, &y))?;
 
     let (z, stats) = run_add_custom(args.soc, &x, &y, &tiling)?;
     write_output(&args.output, &z)?;
-    Summary {
-        kernel: "add_custom",
-        dtype: DType::F16,
-        soc: stats.soc,
-        cores: stats.block_dim,
-        elements: z.len(),
-        wall: stats.wall,
-        verdict: compare_close(&z, &golden, Tolerance::of::<f16>()),
-    }
-    .finish()
+    let verdict = compare_close(&z, &golden, Tolerance::of::<f16>());
+    Summary::of::<f16>("add_custom", &stats, z.len(), verdict).finish()
 }

@@ -9,36 +9,23 @@
 //! cargo run --release --example reduce_sum -- --dtype f16 --len 20000
 //! ```
 
-use ascend_kernels::cli::{input_or, write_output, Args, Summary};
+use ascend_kernels::cli::{by_float_dtype, input_or, main_with, write_output, Args, ExampleResult, Summary};
 use ascend_kernels::data::random_vec;
 use ascend_kernels::reduce_sum::{reduce_sum_reference, run_reduce_sum, ReduceSumElement};
-use ascend_kernels::tiling::TilingConfig;
 use ascend_runtime::prelude::*;
 use ascend_runtime::testing::{compare_close, Tolerance};
 
 const FLAGS: &[&str] = &["len", "cores", "soc", "tile", "dtype", "input-x", "golden", "output"];
 
 fn main() {
-    let args = Args::from_env(FLAGS);
-    let result = match args.dtype.as_deref().unwrap_or("f32") {
-        "f32" => run::<f32>(&args),
-        "f16" => run::<f16>(&args),
-        other => Err(format!("--dtype {other}: reduce_sum supports f16 and f32").into()),
-    };
-    if let Err(e) = result {
-        eprintln!("error: {e}");
-        std::process::exit(2);
-    }
+    main_with(FLAGS, |args| by_float_dtype("reduce_sum", args, run::<f32>, run::<f16>));
 }
 
-fn run<T: ReduceSumElement>(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
+fn run<T: ReduceSumElement>(args: &Args) -> ExampleResult {
     let len = args.len.unwrap_or(1 << 22);
     // Non-negative values: the exact sum has no cancellation, so a relative tolerance is fair.
     let x: Vec<T> = input_or(&args.input_x, || random_vec(len, 1, 0.0, 1.0))?;
-    let mut tiling = TilingConfig::new::<T>(x.len(), args.cores.unwrap_or(8));
-    if let Some(tile) = args.tile {
-        tiling = tiling.with_tile_length(tile);
-    }
+    let tiling = args.tiling::<T>(x.len(), 8);
     let exact = x.iter().map(|v| v.to_f64()).sum::<f64>();
     let golden: Vec<T> = input_or(&args.golden, || vec![T::from_f64(exact)])?;
 
@@ -49,14 +36,5 @@ fn run<T: ReduceSumElement>(args: &Args) -> Result<(), Box<dyn std::error::Error
     // Bit-exact against the model of the chip's order, then within tolerance of the golden sum.
     let verdict = compare_close(&[sum], &[model], Tolerance::exact())
         .and_then(|_| compare_close(&[sum], &golden, Tolerance::of::<T>()));
-    Summary {
-        kernel: "reduce_sum",
-        dtype: T::DTYPE,
-        soc: stats.soc,
-        cores: stats.block_dim,
-        elements: x.len(),
-        wall: stats.wall,
-        verdict,
-    }
-    .finish()
+    Summary::of::<T>("reduce_sum", &stats, x.len(), verdict).finish()
 }

@@ -8,7 +8,7 @@
 //! cargo run --release --example transpose -- --rows 4096 --cols 1024 --cores 48
 //! ```
 
-use ascend_kernels::cli::{input_or, write_output, Args, Summary};
+use ascend_kernels::cli::{input_or, main_with, write_output, Args, ExampleResult, Summary};
 use ascend_kernels::data::random_vec;
 use ascend_kernels::transpose::{run_transpose_with, transpose_reference, TransposeTiling};
 use ascend_runtime::npy::read_npy;
@@ -18,14 +18,10 @@ use ascend_runtime::testing::{compare_close, Tolerance};
 const FLAGS: &[&str] = &["rows", "cols", "cores", "soc", "tile", "input-x", "golden", "output"];
 
 fn main() {
-    let args = Args::from_env(FLAGS);
-    if let Err(e) = run(&args) {
-        eprintln!("error: {e}");
-        std::process::exit(2);
-    }
+    main_with(FLAGS, run);
 }
 
-fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
+fn run(args: &Args) -> ExampleResult {
     let (mut rows, mut cols) = (args.rows.unwrap_or(2048), args.cols.unwrap_or(1024));
     let x: Vec<f16> = match &args.input_x {
         Some(p) if p.extension().is_some_and(|e| e == "npy") => {
@@ -52,14 +48,6 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
 
     let (y, stats) = run_transpose_with(args.soc, &x, &tiling)?;
     write_output(&args.output, &y)?;
-    Summary {
-        kernel: "transpose",
-        dtype: DType::F16,
-        soc: stats.soc,
-        cores: stats.block_dim,
-        elements: y.len(),
-        wall: stats.wall,
-        verdict: compare_close(&y, &golden, Tolerance::exact()),
-    }
-    .finish()
+    let verdict = compare_close(&y, &golden, Tolerance::exact());
+    Summary::of::<f16>("transpose", &stats, y.len(), verdict).finish()
 }

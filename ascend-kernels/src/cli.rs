@@ -1,5 +1,7 @@
 //! What the examples share: hand-parsed command-line flags, reading inputs and golden data
-//! from `.npy` / `.bin` files, and the one-screen summary with PASS / FAIL.
+//! from `.npy` / `.bin` files, the tiling the flags ask for, the `main` that turns an error
+//! into exit status 2 ([`main_with`], [`by_float_dtype`]), and the one-screen summary with
+//! PASS / FAIL.
 //!
 //! ```
 //! use ascend_kernels::cli::Args;
@@ -11,12 +13,54 @@
 //! ```
 
 use core::fmt;
+use std::error::Error;
 use std::path::PathBuf;
 use std::time::Duration;
 
 use ascend_runtime::npy::{self, NpyError};
 use ascend_runtime::prelude::*;
 use ascend_runtime::testing::{CloseReport, Mismatch};
+
+use crate::data::random_vec;
+use crate::tiling::TilingConfig;
+
+/// What an example's body returns: `Ok` (it has printed its summary) or the error to report.
+pub type ExampleResult = Result<(), Box<dyn Error>>;
+
+/// The whole `main` of an example: parses the process's flags (`allowed`; a bad one prints
+/// the usage and exits with status 2), runs `body`, and on an error prints it and exits with
+/// status 2.
+pub fn main_with(allowed: &[&str], body: impl FnOnce(&Args) -> ExampleResult) {
+    let args = Args::from_env(allowed);
+    if let Err(e) = body(&args) {
+        eprintln!("error: {e}");
+        std::process::exit(2);
+    }
+}
+
+/// Runs the body for the `--dtype` of `args` (`f32` unless given): `run_f32` or `run_f16`.
+///
+/// # Errors
+/// The body's error, or a message naming `kernel` for any other dtype.
+///
+/// ```
+/// use ascend_kernels::cli::{by_float_dtype, Args};
+/// let a = Args::parse(["--dtype", "bf16"].map(String::from), &["dtype"]).unwrap();
+/// let e = by_float_dtype("maximum", &a, |_| Ok(()), |_| Ok(())).unwrap_err();
+/// assert_eq!(e.to_string(), "--dtype bf16: maximum supports f16 and f32");
+/// ```
+pub fn by_float_dtype(
+    kernel: &str,
+    args: &Args,
+    run_f32: impl FnOnce(&Args) -> ExampleResult,
+    run_f16: impl FnOnce(&Args) -> ExampleResult,
+) -> ExampleResult {
+    match args.dtype.as_deref().unwrap_or("f32") {
+        "f32" => run_f32(args),
+        "f16" => run_f16(args),
+        other => Err(format!("--dtype {other}: {kernel} supports f16 and f32").into()),
+    }
+}
 
 /// The flags of the examples (each example accepts a subset).
 #[derive(Clone, Debug, PartialEq)]
@@ -116,6 +160,32 @@ impl Args {
         })
     }
 
+    /// The tiling for `len` elements of `T`: [`TilingConfig::new`] on `--cores` (else
+    /// `default_cores`) cores, with the `--tile` length if one was given.
+    pub fn tiling<T: Element>(&self, len: usize, default_cores: u32) -> TilingConfig {
+        let tiling = TilingConfig::new::<T>(len, self.cores.unwrap_or(default_cores));
+        self.tile.map_or(tiling, |tile| tiling.with_tile_length(tile))
+    }
+
+    /// The inputs `x` and `y`: read from `--input-x` / `--input-y` if given, else `len`
+    /// (for `y`: as many as `x`) values uniform in `[lo, hi)` from seeds 1 and 2.
+    ///
+    /// # Errors
+    /// A file's [`NpyError`], or a message if `x` and `y` differ in length.
+    pub fn input_pair<T: Element>(
+        &self,
+        len: usize,
+        lo: f64,
+        hi: f64,
+    ) -> Result<(Vec<T>, Vec<T>), Box<dyn Error>> {
+        let x: Vec<T> = input_or(&self.input_x, || random_vec(len, 1, lo, hi))?;
+        let y: Vec<T> = input_or(&self.input_y, || random_vec(x.len(), 2, lo, hi))?;
+        if x.len() != y.len() {
+            return Err(format!("x has {} elements, y {}", x.len(), y.len()).into());
+        }
+        Ok((x, y))
+    }
+
     /// The usage line for `allowed` flags.
     pub fn usage(allowed: &[&str]) -> String {
         let flags: Vec<String> = allowed
@@ -176,6 +246,24 @@ pub struct Summary {
 }
 
 impl Summary {
+    /// The summary of a launch of `kernel` over `elements` elements of `T`.
+    pub fn of<T: Element>(
+        kernel: &'static str,
+        stats: &LaunchStats,
+        elements: usize,
+        verdict: Result<CloseReport, Mismatch>,
+    ) -> Summary {
+        Summary {
+            kernel,
+            dtype: T::DTYPE,
+            soc: stats.soc,
+            cores: stats.block_dim,
+            elements,
+            wall: stats.wall,
+            verdict,
+        }
+    }
+
     /// Whether the result matched.
     pub fn passed(&self) -> bool {
         self.verdict.is_ok()
@@ -291,6 +379,53 @@ mod tests {
         let bad = Summary { verdict: compare_close(&[1.0f32], &[2.0], Tolerance::of::<f32>()), ..ok };
         assert!(!bad.passed());
         assert!(bad.to_string().contains("result    FAIL: values differ: 1 of 1 float elements differ"));
+    }
+
+    #[test]
+    fn tiling_from_flags() {
+        let a = Args::parse(args(&["--cores", "4"]), ALL).unwrap();
+        assert_eq!(a.tiling::<f32>(1000, 8), TilingConfig::new::<f32>(1000, 4));
+        let a = Args::parse(args(&["--tile", "64"]), ALL).unwrap();
+        assert_eq!(a.tiling::<f16>(1000, 8), TilingConfig::new::<f16>(1000, 8).with_tile_length(64));
+    }
+
+    #[test]
+    fn input_pair_generated_or_read() {
+        let (x, y) = Args::default().input_pair::<f32>(100, 1.0, 2.0).unwrap();
+        assert_eq!((x.len(), y.len()), (100, 100));
+        assert_eq!(x, random_vec::<f32>(100, 1, 1.0, 2.0));
+        assert_eq!(y, random_vec::<f32>(100, 2, 1.0, 2.0));
+        let p = std::env::temp_dir().join(format!("ascend-cli-pair-{}.npy", std::process::id()));
+        write_output(&Some(p.clone()), &[1.0f32, 2.0, 3.0]).unwrap();
+        let a = Args { input_x: Some(p.clone()), ..Args::default() };
+        let (x, y) = a.input_pair::<f32>(100, 1.0, 2.0).unwrap();
+        assert_eq!((x, y.len()), (vec![1.0, 2.0, 3.0], 3));
+        let a = Args { input_y: Some(p.clone()), ..Args::default() };
+        let e = a.input_pair::<f32>(100, 1.0, 2.0).unwrap_err();
+        assert_eq!(e.to_string(), "x has 100 elements, y 3");
+        std::fs::remove_file(p).unwrap();
+    }
+
+    #[test]
+    fn dtype_dispatch() {
+        let pick = |dtype: &[&str]| {
+            let a = Args::parse(args(dtype), ALL).unwrap();
+            by_float_dtype("k", &a, |_| Err("f32".into()), |_| Err("f16".into())).unwrap_err().to_string()
+        };
+        assert_eq!(pick(&[]), "f32");
+        assert_eq!(pick(&["--dtype", "F16"]), "f16");
+        assert_eq!(pick(&["--dtype", "i8"]), "--dtype i8: k supports f16 and f32");
+    }
+
+    #[test]
+    fn summary_of_a_launch() {
+        let stats = Launch::new(Soc::Ascend310P).block_dim(3).run(|| {}).unwrap();
+        let s = Summary::of::<f32>("k", &stats, 7, compare_close(&[1.0f32], &[1.0], Tolerance::exact()));
+        assert_eq!(
+            (s.kernel, s.dtype, s.soc, s.cores, s.elements, s.wall),
+            ("k", DType::F32, Soc::Ascend310P, 3, 7, stats.wall)
+        );
+        assert!(s.passed());
     }
 
     #[test]
