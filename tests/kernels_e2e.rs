@@ -141,3 +141,38 @@ fn failures_come_back_as_errors_naming_the_core() {
     let msg = e.to_string();
     assert!(msg.contains("core ") && msg.contains("Ascend910"), "{msg}");
 }
+
+/// The walkthrough in `docs/writing-your-first-kernel.md` shows the kernel's real code: every
+/// paragraph of its kernel, entry-point and launcher blocks appears line for line in the
+/// sources (doc comments and attributes aside, as the walkthrough leaves them out).
+#[test]
+fn first_kernel_walkthrough_matches_the_source() {
+    let doc = include_str!("../docs/writing-your-first-kernel.md");
+    let sources = [
+        include_str!("../ascend-kernels/src/add_custom.rs"),
+        include_str!("../ascend-kernels/src/elementwise.rs"),
+        include_str!("../ascend-kernels/src/host.rs"),
+    ];
+    let code: Vec<String> = sources
+        .iter()
+        .flat_map(|s| s.lines())
+        .map(str::trim)
+        .filter(|l| !l.starts_with("///") && !l.starts_with("#[") && !l.is_empty())
+        .map(String::from)
+        .collect();
+    let code = format!("\n{}\n", code.join("\n"));
+    let checked = ["pub struct KernelBinary", "pub struct Add", "pub fn", "fn ", "let (t, launch)"];
+    let mut blocks = 0;
+    for block in doc.split("```rust\n").skip(1).map(|b| b.split("```").next().unwrap()) {
+        if !checked.iter().any(|p| block.starts_with(p)) {
+            continue;
+        }
+        blocks += 1;
+        for para in block.split("\n\n") {
+            let lines: Vec<&str> = para.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+            let para = format!("\n{}\n", lines.join("\n"));
+            assert!(code.contains(&para), "not in the source:{para}");
+        }
+    }
+    assert_eq!(blocks, 7, "code blocks checked");
+}
