@@ -128,6 +128,19 @@ pub struct ElemDiff {
     pub actual_bits: u64,
 }
 
+impl ElemDiff {
+    /// The difference at `index` between `expected` and `actual`.
+    pub fn of<T: Element>(index: usize, expected: T, actual: T) -> ElemDiff {
+        ElemDiff {
+            index,
+            expected: expected.to_f64(),
+            actual: actual.to_f64(),
+            expected_bits: expected.to_bits_u64(),
+            actual_bits: actual.to_bits_u64(),
+        }
+    }
+}
+
 impl fmt::Display for ElemDiff {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
@@ -285,13 +298,7 @@ pub fn compare_close<T: Element>(
         if !elem_close(a, e, &tol) {
             mismatches += 1;
             if first.len() < REPORT_FIRST {
-                first.push(ElemDiff {
-                    index: i,
-                    expected: e.to_f64(),
-                    actual: a.to_f64(),
-                    expected_bits: e.to_bits_u64(),
-                    actual_bits: a.to_bits_u64(),
-                });
+                first.push(ElemDiff::of(i, e, a));
             }
         }
         let d = (a.to_f64() - e.to_f64()).abs();
@@ -359,13 +366,7 @@ pub fn assert_bits_eq<T: Element>(actual: &[T], expected: &[T]) {
         if a.to_bits_u64() != e.to_bits_u64() {
             count += 1;
             if first.len() < REPORT_FIRST {
-                first.push(ElemDiff {
-                    index: i,
-                    expected: e.to_f64(),
-                    actual: a.to_f64(),
-                    expected_bits: e.to_bits_u64(),
-                    actual_bits: a.to_bits_u64(),
-                });
+                first.push(ElemDiff::of(i, e, a));
             }
         }
     }
