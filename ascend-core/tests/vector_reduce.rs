@@ -14,11 +14,13 @@ use util::{assert_fails, bits, h, on, tensor, Rng};
 
 // ---- an independent, straightforward reference -------------------------------------------
 
-/// `a + b` rounded to `T`, with f16 saturation when `sat`.
+/// `a + b` rounded to `T`, with f16 saturation when `sat` (±inf → ±65504, NaN → 0).
 fn add<T: Element>(a: T, b: T, sat: bool) -> T {
     let s = T::add(a, b);
     if sat && T::DTYPE == DType::F16 && s.to_f64().is_infinite() {
         T::from_f64(65504.0f64.copysign(s.to_f64()))
+    } else if sat && T::DTYPE == DType::F16 && s.to_f64().is_nan() {
+        T::ZERO
     } else {
         s
     }
@@ -241,6 +243,20 @@ fn saturation_example_clamps_to_65504() {
     on(Soc::Ascend910B, || {
         set_overflow_mode(OverflowMode::Saturation);
         assert_eq!(reduce_one(&saturation_input(), 4).to_bits(), h(35584.0).to_bits(), "910B saturation");
+    });
+}
+
+#[test]
+fn saturation_turns_nan_into_zero() {
+    // inf + -inf is NaN: saturation mode makes it 0 ("inf -> ±MAX, NaN -> 0"), so the sum is
+    // 0 + (1 + 2) = 3; inf/nan mode keeps the NaN.
+    let mut v = vec![f16::ZERO; 128];
+    v[..4].copy_from_slice(&[f16::INFINITY, f16::NEG_INFINITY, h(1.0), h(2.0)]);
+    on(Soc::Ascend910, || assert_eq!(reduce_one(&v, 4).to_bits(), h(3.0).to_bits()));
+    on(Soc::Ascend910B, || {
+        assert!(reduce_one(&v, 4).is_nan());
+        set_overflow_mode(OverflowMode::Saturation);
+        assert_eq!(reduce_one(&v, 4).to_bits(), h(3.0).to_bits());
     });
 }
 

@@ -255,11 +255,13 @@ pub fn run_reduce_sum<T: ReduceSumElement>(
     Ok((z[0], stats))
 }
 
-/// `a + b` rounded to `T`, clamped to ±65504 for `f16` in saturation mode.
+/// `a + b` rounded to `T`; for `f16` in saturation mode ±inf becomes ±65504 and NaN 0.
 fn add_sat<T: Element>(a: T, b: T, sat: bool) -> T {
     let s = T::add(a, b);
     if sat && s.to_f64().is_infinite() {
         T::from_f64(65504f64.copysign(s.to_f64()))
+    } else if sat && s.to_f64().is_nan() {
+        T::ZERO
     } else {
         s
     }

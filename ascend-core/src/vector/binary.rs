@@ -11,7 +11,9 @@
 //! which is the hardware's rounding of one operation; the core's `f16` overflow mode
 //! ([`get_overflow_mode`](crate::ctx::get_overflow_mode), read once per call) decides what a
 //! result beyond ±65504 becomes: ±65504 in [`OverflowMode::Saturation`], ±inf in
-//! [`OverflowMode::InfNan`]. A NaN result stays NaN in both modes.
+//! [`OverflowMode::InfNan`]. In saturation mode a NaN result becomes 0 (the vendor's
+//! description of the saturation control bit: "inf → ±MAX, NaN → 0"); in inf/nan mode it
+//! stays NaN.
 
 use core::marker::PhantomData;
 
@@ -121,12 +123,23 @@ unsafe fn exact_run<T: Element, O: Op>(dst: *mut T, a: *const T, b: *const T, n:
     }
 }
 
+/// What saturation mode makes of an `f32` result before it is rounded to `f16`: NaN → 0,
+/// beyond ±65504 (including ±inf) → ±65504. Clamping before the rounding gives the same bits
+/// as saturating the rounded result.
+#[inline(always)]
+pub(crate) fn saturate(r: f32) -> f32 {
+    if r.is_nan() {
+        0.0
+    } else {
+        r.clamp(-F16_SAT_MAX, F16_SAT_MAX)
+    }
+}
+
 /// Lanes widened to `f32` per stack chunk.
 const CHUNK: usize = 512;
 
-/// `f16` lanes: widened to `f32` in stack chunks, computed, clamped to ±65504 when `SAT`
-/// (clamping before the rounding gives the same bits as saturating the rounded result; NaN
-/// passes through `clamp` unchanged), and narrowed back with one rounding.
+/// `f16` lanes: widened to `f32` in stack chunks, computed, saturated when `SAT`
+/// ([`saturate`]), and narrowed back with one rounding.
 ///
 /// # Safety
 /// As [`BinaryLane::run_op`].
@@ -149,7 +162,7 @@ unsafe fn f16_run<O: Op, const SAT: bool>(dst: *mut f16, a: *const f16, b: *cons
         };
         for (x, &y) in xs.iter_mut().zip(ys) {
             let r = O::wide(*x, y);
-            *x = if SAT { r.clamp(-F16_SAT_MAX, F16_SAT_MAX) } else { r };
+            *x = if SAT { saturate(r) } else { r };
         }
         // SAFETY: dst is valid for n writes (it may be a source, whose lanes of this chunk
         // were already read into the scratch); the scratch holds len initialised values.

@@ -22,11 +22,12 @@
 //!
 //! **Rounding.** Every intermediate sum is rounded to `T`. For `f16` in saturation mode
 //! ([`get_overflow_mode`](crate::ctx::get_overflow_mode)) a sum beyond ±65504 (including an
-//! infinite one) becomes ±65504; in inf/nan mode it overflows to ±inf as IEEE 754 says. NaN
-//! stays NaN. `f32` sums are plain IEEE 754 in both modes.
+//! infinite one) becomes ±65504 and a NaN becomes 0 (the vendor's "inf → ±MAX, NaN → 0");
+//! in inf/nan mode it overflows to ±inf as IEEE 754 says and NaN stays NaN. `f32` sums are
+//! plain IEEE 754 in both modes.
 
 use crate::ctx::{get_overflow_mode, get_soc};
-use crate::element::{f16, Element, F16_SAT_MAX};
+use crate::element::{f16, Element};
 use crate::error::{ensure, fail};
 use crate::f16conv::{narrow_slice, widen_slice};
 use crate::soc::{OverflowMode, ReduceOrder};
@@ -78,9 +79,7 @@ impl sealed::Sealed for f16 {
             widen_slice(t, chunk);
             if sat {
                 for x in chunk.iter_mut() {
-                    if x.is_infinite() {
-                        *x = F16_SAT_MAX.copysign(*x);
-                    }
+                    *x = crate::vector::binary::saturate(*x);
                 }
             }
         }
