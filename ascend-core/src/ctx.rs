@@ -121,13 +121,18 @@ pub fn run_on_core<R>(cfg: CoreConfig, f: impl FnOnce() -> R) -> R {
 }
 
 /// Calls `f` with the current core, creating the default core for this thread if none is set.
+///
+/// Every instruction calls this once or twice per call, so the common case (a core is set) is a
+/// shared borrow of the thread-local, without touching the reference count.
 #[inline]
 pub(crate) fn with_core<R>(f: impl FnOnce(&CoreState) -> R) -> R {
-    let core = CORE.with(|c| {
-        let mut c = c.borrow_mut();
-        Rc::clone(c.get_or_insert_with(|| new_state(CoreConfig::single(Soc::default()))))
-    });
-    f(&core)
+    CORE.with(|c| {
+        if c.borrow().is_none() {
+            *c.borrow_mut() = Some(new_state(CoreConfig::single(Soc::default())));
+        }
+        let core = c.borrow();
+        f(core.as_ref().expect("a core was just installed"))
+    })
 }
 
 /// The current core's index, or 0 outside a launch (never creates a core).
