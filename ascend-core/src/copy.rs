@@ -16,6 +16,7 @@
 use crate::ctx::get_soc;
 use crate::element::{Element, BLOCK_BYTES};
 use crate::error::ensure;
+use crate::sanitizer::{on_copy, CopyShape};
 use crate::soc::Soc;
 use crate::tensor::{GlobalTensor, LocalTensor};
 
@@ -137,6 +138,8 @@ mod sealed {
         /// Checks the tensor for `api` and returns its raw extent.
         #[track_caller]
         fn side(&self, api: &'static str, name: &'static str) -> Side;
+        /// Where the tensor is, for the sanitizer.
+        fn san(&self) -> crate::sanitizer::SanSide;
     }
 
     impl<T: Element> Mem for LocalTensor<T> {
@@ -145,6 +148,9 @@ mod sealed {
         fn side(&self, api: &'static str, name: &'static str) -> Side {
             local_side(self, api, name)
         }
+        fn san(&self) -> crate::sanitizer::SanSide {
+            crate::sanitizer::SanSide::Ub(self.get_phy_addr(), self.tag)
+        }
     }
 
     impl<T: Element> Mem for GlobalTensor<T> {
@@ -152,6 +158,10 @@ mod sealed {
         #[track_caller]
         fn side(&self, api: &'static str, _name: &'static str) -> Side {
             gm_side(self, api)
+        }
+        fn san(&self) -> crate::sanitizer::SanSide {
+            let (region, off) = self.san_loc();
+            crate::sanitizer::SanSide::Gm(region, off)
         }
     }
 }
@@ -302,6 +312,8 @@ pub fn data_copy<D: DataCopy<S>, S: Mem<Elem = D::Elem>>(dst: &D, src: &S, count
     if count == 0 || check_ub_overlap(api, &d, &s, bytes, bytes, true) {
         return;
     }
+    let shape = CopyShape { rows: 1, row: bytes, d_pitch: bytes, s_pitch: bytes, d_span: bytes, s_span: bytes };
+    on_copy(api, dst.san(), src.san(), &shape);
     // SAFETY: `bytes` fit in both tensors (checked above), which lie inside their UB / GM
     // allocations; GM and UB are distinct allocations and UB→UB overlap was ruled out.
     unsafe { copy_rows(d.ptr, s.ptr, 1, bytes, bytes, bytes) };
@@ -366,6 +378,7 @@ pub fn data_copy_params<D: DataCopy<S>, S: Mem<Elem = D::Elem>>(dst: &D, src: &S
     if check_ub_overlap(api, &d, &s, d_span, s_span, s_pitch == d_pitch) {
         return;
     }
+    on_copy(api, dst.san(), src.san(), &CopyShape { rows, row, d_pitch, s_pitch, d_span, s_span });
     // SAFETY: both spans were checked against their tensors; GM and UB are distinct
     // allocations and UB→UB overlap was ruled out.
     unsafe { copy_rows(d.ptr, s.ptr, rows, row, d_pitch, s_pitch) };
@@ -502,6 +515,7 @@ pub fn data_copy_pad<T: Element>(
             params.block_count, params.dst_stride, d.bytes
         )
     });
+    on_copy(api, dst.san(), src.san(), &CopyShape { rows, row: data, d_pitch, s_pitch, d_span, s_span });
     // SAFETY: the source rows lie inside `src` and the destination data bytes (`left..left +
     // data` of each row) inside `dst` (spans checked); GM and UB are distinct allocations.
     unsafe { copy_rows(d.ptr.add(left), s.ptr, rows, data, d_pitch, s_pitch) };
@@ -602,6 +616,7 @@ pub fn data_copy_pad_to_gm<T: Element>(
             params.block_count, params.dst_stride, d.bytes
         )
     });
+    on_copy(api, dst.san(), src.san(), &CopyShape { rows, row: data, d_pitch, s_pitch, d_span, s_span });
     // SAFETY: both spans were checked against their tensors; GM and UB are distinct
     // allocations.
     unsafe { copy_rows(d.ptr, s.ptr, rows, data, d_pitch, s_pitch) };

@@ -14,7 +14,9 @@ pub mod error;
 pub mod f16conv;
 pub mod pipe;
 pub mod position;
+pub mod sanitizer;
 pub mod soc;
+pub mod sync;
 pub mod tensor;
 mod ub;
 pub mod vector;
@@ -55,4 +57,6 @@ pub mod prelude {
     pub use crate::vector::reduce::*;
     pub use crate::vector::select::*;
     pub use crate::vector::transpose::*;
+
+    pub use crate::sync::*;
 }

@@ -107,6 +107,7 @@ impl TPipe {
         self.cur = 0;
         self.buffers = 0;
         self.epoch.set(self.epoch.get() + 1);
+        crate::sanitizer::on_pipe_release("reset");
     }
 
     /// Bytes handed out so far.
@@ -231,6 +232,7 @@ impl Default for TPipe {
 impl Drop for TPipe {
     fn drop(&mut self) {
         self.epoch.set(self.epoch.get() + 1);
+        crate::sanitizer::on_pipe_release("dropped");
         with_core(|c| c.pipe_alive.set(false));
     }
 }
@@ -589,7 +591,9 @@ impl<Src: Position, Dst: Position, const DEPTH: usize> TQueBind<Src, Dst, DEPTH>
     pub fn alloc_tensor<T: Element>(&mut self) -> LocalTensor<T> {
         let core = self.core_mut("TQue::AllocTensor");
         let idx = core.alloc("TQue::AllocTensor");
-        core.tensor(idx, Src::POS)
+        let start = core.base + idx * core.buf_len;
+        let tag = crate::sanitizer::on_alloc(start, core.buf_len, idx, Src::POS, Dst::POS);
+        core.tensor::<T>(idx, Src::POS).with_tag(tag)
     }
 
     /// Puts an allocated (or dequeued) tensor at the tail of the queue (AscendC `EnQue`).
@@ -614,6 +618,7 @@ impl<Src: Position, Dst: Position, const DEPTH: usize> TQueBind<Src, Dst, DEPTH>
         core.check_live(api);
         let idx = core.index_of(api, &t);
         core.enque(api, idx, t.get_phy_addr());
+        crate::sanitizer::on_enque(core.base + idx * core.buf_len, Src::POS, Dst::POS);
     }
 
     /// Takes the tensor at the head of the queue (first in, first out), whole, as a tensor of
@@ -637,7 +642,8 @@ impl<Src: Position, Dst: Position, const DEPTH: usize> TQueBind<Src, Dst, DEPTH>
     pub fn deque<T: Element>(&mut self) -> LocalTensor<T> {
         let core = self.core_mut("TQue::DeQue");
         let idx = core.deque("TQue::DeQue");
-        core.tensor(idx, Src::POS)
+        let tag = crate::sanitizer::on_deque(core.base + idx * core.buf_len, Src::POS, Dst::POS);
+        core.tensor::<T>(idx, Src::POS).with_tag(tag)
     }
 
     /// Returns the tensor's buffer to the FREE state (AscendC `FreeTensor`).
@@ -663,6 +669,7 @@ impl<Src: Position, Dst: Position, const DEPTH: usize> TQueBind<Src, Dst, DEPTH>
         core.check_live(api);
         let idx = core.index_of(api, &t);
         core.free(api, idx, t.get_phy_addr());
+        crate::sanitizer::on_free(api, core.base + idx * core.buf_len, t.tag, Src::POS, Dst::POS);
     }
 
     /// Whether another tensor may be enqueued: fewer than `DEPTH` are queued (AscendC

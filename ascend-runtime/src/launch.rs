@@ -16,6 +16,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use ascend_core::sanitizer::LaunchSanitizer;
 use ascend_core::{run_on_core, take_last_fault, CoreBarrier, CoreConfig, Fault, Soc};
 use rayon::prelude::*;
 
@@ -278,12 +279,20 @@ pub struct Launch {
     mode: ExecMode,
     stack_size: usize,
     quiet: bool,
+    sanitize: bool,
 }
 
 impl Launch {
     /// A launch of one core on `soc`, in [`ExecMode::Pooled`].
     pub fn new(soc: Soc) -> Launch {
-        Launch { soc, block_dim: 1, mode: ExecMode::Pooled, stack_size: DEFAULT_STACK_SIZE, quiet: true }
+        Launch {
+            soc,
+            block_dim: 1,
+            mode: ExecMode::Pooled,
+            stack_size: DEFAULT_STACK_SIZE,
+            quiet: true,
+            sanitize: true,
+        }
     }
 
     /// Sets the number of cores (AscendC `blockDim`). Values outside `1..=65535` make
@@ -320,6 +329,14 @@ impl Launch {
     /// report (with a backtrace if `RUST_BACKTRACE` is set).
     pub fn quiet(self, quiet: bool) -> Launch {
         Launch { quiet, ..self }
+    }
+
+    /// Whether the synchronisation sanitizer checks the launch (default `true`; see
+    /// [`ascend_core::sanitizer`]): cross-pipe races in each core's Unified Buffer, cross-core
+    /// races on global memory, tensor handles used after `FreeTensor`, buffers or flags left
+    /// over at the end of the kernel. Turn it off for benchmarks.
+    pub fn sanitize(self, on: bool) -> Launch {
+        Launch { sanitize: on, ..self }
     }
 
     /// The chip.
@@ -364,11 +381,19 @@ impl Launch {
             faults: Mutex::new(Vec::new()),
             skipped: Mutex::new(Vec::new()),
             kernel: &kernel,
+            san: self.sanitize.then(LaunchSanitizer::new),
         };
         match self.mode {
             ExecMode::Pooled => (0..n).into_par_iter().for_each(|i| shared.run_core(i)),
             ExecMode::Sequential => (0..n).for_each(|i| shared.run_core(i)),
             ExecMode::ThreadPerCore => shared.run_threads(self.stack_size),
+        }
+        if let Some(san) = &shared.san {
+            if lock(&shared.faults).is_empty() {
+                if let Some(f) = san.check_gm() {
+                    shared.record(CoreFault::from(f));
+                }
+            }
         }
         let wall = start.elapsed();
         let (faults, skipped) = shared.finish();
@@ -415,6 +440,8 @@ struct Shared<'k> {
     faults: Mutex<Vec<CoreFault>>,
     skipped: Mutex<Vec<u32>>,
     kernel: &'k (dyn Fn() + Sync),
+    /// The launch's sanitizer, when on.
+    san: Option<Arc<LaunchSanitizer>>,
 }
 
 impl Shared<'_> {
@@ -434,7 +461,12 @@ impl Shared<'_> {
             barrier: self.barrier.clone().map(|b| b as Arc<dyn CoreBarrier>),
         };
         let guard = CoreGuard::enter(self.quiet);
-        let result = catch_unwind(AssertUnwindSafe(|| run_on_core(cfg, self.kernel)));
+        let result = catch_unwind(AssertUnwindSafe(|| {
+            run_on_core(cfg, || match &self.san {
+                Some(san) => san.run_core(self.kernel),
+                None => (self.kernel)(),
+            })
+        }));
         drop(guard);
         match result {
             Ok(()) => {
