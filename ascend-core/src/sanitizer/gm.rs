@@ -44,7 +44,7 @@ impl GmAcc {
             && self.atomic == o.atomic
             && self.epoch == o.epoch
             && std::ptr::eq(self.api, o.api)
-            && self.loc == o.loc
+            && std::ptr::eq(self.loc, o.loc)
     }
 }
 

@@ -230,15 +230,20 @@ impl CoreSan {
         self.vc[p][p]
     }
 
+    #[inline]
     fn check_tag(&self, api: &'static str, tag: u64, loc: &'static Location<'static>) {
         if tag == 0 {
             return;
         }
         let (idx, gen) = ((tag >> 32) as usize - 1, tag as u32);
-        let Some(b) = self.bufs.get(idx) else { return };
-        if b.gen == gen && b.live {
-            return;
+        match self.bufs.get(idx) {
+            Some(b) if b.gen != gen || !b.live => self.bad_tag(api, b, gen, loc),
+            _ => {}
         }
+    }
+
+    #[cold]
+    fn bad_tag(&self, api: &'static str, b: &Buf, gen: u32, loc: &'static Location<'static>) -> ! {
         let freed = b.freed_at.map_or("TPipe reset or drop".to_string(), |l| format!("{}:{}", l.file(), l.line()));
         let msg = if b.gen == gen {
             format!(
