@@ -200,7 +200,13 @@ fn launch_sub<T: SubElement>(cfg: &TilingConfig, x: &GmBuffer<T>, y: &GmBuffer<T
     launch_sub_san(cfg, x, y, z, false)
 }
 
-fn launch_sub_san<T: SubElement>(cfg: &TilingConfig, x: &GmBuffer<T>, y: &GmBuffer<T>, z: &GmBuffer<T>, san: bool) {
+fn launch_sub_san<T: SubElement>(
+    cfg: &TilingConfig,
+    x: &GmBuffer<T>,
+    y: &GmBuffer<T>,
+    z: &GmBuffer<T>,
+    san: bool,
+) {
     let (xa, ya, za) = (x.addr(), y.addr(), z.addr());
     Launch::new(Soc::Ascend910B)
         .block_dim(cfg.block_dim)
@@ -214,7 +220,13 @@ fn launch_add<T: AddElement>(cfg: &TilingConfig, x: &GmBuffer<T>, y: &GmBuffer<T
     launch_add_san(cfg, x, y, z, false)
 }
 
-fn launch_add_san<T: AddElement>(cfg: &TilingConfig, x: &GmBuffer<T>, y: &GmBuffer<T>, z: &GmBuffer<T>, san: bool) {
+fn launch_add_san<T: AddElement>(
+    cfg: &TilingConfig,
+    x: &GmBuffer<T>,
+    y: &GmBuffer<T>,
+    z: &GmBuffer<T>,
+    san: bool,
+) {
     let (xa, ya, za) = (x.addr(), y.addr(), z.addr());
     Launch::new(Soc::Ascend910B)
         .block_dim(cfg.block_dim)
@@ -312,7 +324,8 @@ fn sanitizer_rows(sizes: &Sizes, rows: &mut Vec<Row>) {
     let len = sizes.stream_lens[0];
     let label = if len.is_power_of_two() { format!("2^{}", len.trailing_zeros()) } else { len.to_string() };
     let cores = 8;
-    let target = |tile_bytes: usize| Target::RatioAtLeast(if tile_bytes >= 16 * 1024 { 1.0 / 1.1 } else { 1.0 / 1.3 });
+    let target =
+        |tile_bytes: usize| Target::RatioAtLeast(if tile_bytes >= 16 * 1024 { 1.0 / 1.1 } else { 1.0 / 1.3 });
     let x = to_f16(&values(len, 3));
     let y = to_f16(&values(len, 4));
     let (gx, gy, gz) = (GmBuffer::from_slice(&x), GmBuffer::from_slice(&y), GmBuffer::<f16>::zeroed(len));
@@ -602,7 +615,12 @@ fn launch_rows(sizes: &Sizes, rows: &mut Vec<Row>) {
             target: (cores == 48).then_some(Target::TimeAtMost(Duration::from_micros(100))),
         });
         let emu = time(min, || {
-            Launch::new(Soc::Ascend910B).block_dim(cores).sanitize(false).sync_all(true).run(sync_all).expect("sync launch");
+            Launch::new(Soc::Ascend910B)
+                .block_dim(cores)
+                .sanitize(false)
+                .sync_all(true)
+                .run(sync_all)
+                .expect("sync launch");
         });
         let nat = time(min, || {
             let barrier = std::sync::Barrier::new(cores as usize);

@@ -101,7 +101,13 @@ fn missing_v_mte3_before_copy_out() {
     let z = gm_f32(&[0.0; N]);
     let f = expect_fault(
         run(1, || compute_then_copy_out(false, z.addr())),
-        &["read-after-write", "DataCopy on pipe MTE3 reads", "Duplicate on pipe V", "HardEvent::V_MTE3", "VECOUT queue"],
+        &[
+            "read-after-write",
+            "DataCopy on pipe MTE3 reads",
+            "Duplicate on pipe V",
+            "HardEvent::V_MTE3",
+            "VECOUT queue",
+        ],
     );
     assert_eq!(f.line, line_of("MARK-2"));
     run(1, || compute_then_copy_out(true, z.addr())).unwrap();
@@ -140,7 +146,13 @@ fn missing_v_mte2_before_reusing_an_input_buffer() {
     let z = gm_f32(&[0.0; 2 * N]);
     let f = expect_fault(
         run(1, || reuse_input_buffer(false, x.addr(), z.addr())),
-        &["write-after-read", "DataCopy on pipe MTE2 writes", "Add on pipe V", "still reads", "HardEvent::V_MTE2"],
+        &[
+            "write-after-read",
+            "DataCopy on pipe MTE2 writes",
+            "Add on pipe V",
+            "still reads",
+            "HardEvent::V_MTE2",
+        ],
     );
     assert_eq!(f.line, line_of("MARK-3"));
     run(1, || reuse_input_buffer(true, x.addr(), z.addr())).unwrap();
@@ -168,7 +180,11 @@ fn missing_v_s_before_get_value() {
     let z = gm_f32(&[0.0; N]);
     let f = expect_fault(
         run(1, || scalar_read_after_vector(false, z.addr())),
-        &["LocalTensor::GetValue on pipe S reads UB bytes [0xc, 0x10)", "Duplicate on pipe V", "HardEvent::V_S"],
+        &[
+            "LocalTensor::GetValue on pipe S reads UB bytes [0xc, 0x10)",
+            "Duplicate on pipe V",
+            "HardEvent::V_S",
+        ],
     );
     assert_eq!(f.line, line_of("MARK-4"));
     run(1, || scalar_read_after_vector(true, z.addr())).unwrap();
@@ -186,7 +202,10 @@ fn set_without_wait(fixed: bool) {
 
 #[test]
 fn set_flag_without_wait_flag() {
-    let f = expect_fault(run(1, || set_without_wait(false)), &["SetFlag<HardEvent::MTE2_V>(1) is never waited for"]);
+    let f = expect_fault(
+        run(1, || set_without_wait(false)),
+        &["SetFlag<HardEvent::MTE2_V>(1) is never waited for"],
+    );
     assert_eq!(f.line, line_of("MARK-5"));
     run(1, || set_without_wait(true)).unwrap();
 }
@@ -211,7 +230,11 @@ fn use_after_free(fixed: bool) {
 fn cloned_handle_used_after_free_tensor() {
     let f = expect_fault(
         run(1, || use_after_free(false)),
-        &["use after FreeTensor", "buffer 0 of a VECCALC queue", &format!("freed at tests/sanitizer.rs:{}", line_of("MARK-6"))],
+        &[
+            "use after FreeTensor",
+            "buffer 0 of a VECCALC queue",
+            &format!("freed at tests/sanitizer.rs:{}", line_of("MARK-6")),
+        ],
     );
     assert_eq!(f.api, "Duplicate");
     run(1, || use_after_free(true)).unwrap();
@@ -285,7 +308,15 @@ fn reduce_across_cores_without_sync_all() {
     let out = gm_f32(&[0.0]);
     let f = expect_fault(
         run(CORES, || sum_kernel(false, x.addr(), partial.addr(), out.addr())),
-        &["cross-core race on global memory", "core 0 reads bytes", "GlobalTensor::GetValue", "writes bytes", "DataCopy", "before any SyncAll", "SyncAll"],
+        &[
+            "cross-core race on global memory",
+            "core 0 reads bytes",
+            "GlobalTensor::GetValue",
+            "writes bytes",
+            "DataCopy",
+            "before any SyncAll",
+            "SyncAll",
+        ],
     );
     assert!(f.to_string().contains(&format!("sanitizer.rs:{}", line_of("MARK-7"))), "{f}");
     run(CORES, || sum_kernel(true, x.addr(), partial.addr(), out.addr())).unwrap();
@@ -313,7 +344,12 @@ fn two_cores_writing_overlapping_gm() {
     let z = gm_f32(&[0.0; 64]);
     expect_fault(
         run(2, || write_slices(16, 8, z.addr())),
-        &["cross-core race", "core 0 writes bytes [0x0, 0x40)", "core 1 writes bytes [0x20, 0x60)", "DataCopyPad"],
+        &[
+            "cross-core race",
+            "core 0 writes bytes [0x0, 0x40)",
+            "core 1 writes bytes [0x20, 0x60)",
+            "DataCopyPad",
+        ],
     );
     run(2, || write_slices(16, 16, z.addr())).unwrap();
 }
@@ -324,7 +360,11 @@ fn two_cores_sharing_a_32_byte_block_at_their_boundary() {
     // 12 floats = 48 bytes per core: core 0 writes [0, 48), core 1 [48, 96); block [32, 64) is shared
     let f = expect_fault(
         run(2, || write_slices(12, 12, z.addr())),
-        &["core 0 writes bytes [0x0, 0x30)", "core 1 writes bytes [0x30, 0x60)", "whole 32-byte blocks, and they share one"],
+        &[
+            "core 0 writes bytes [0x0, 0x30)",
+            "core 1 writes bytes [0x30, 0x60)",
+            "whole 32-byte blocks, and they share one",
+        ],
     );
     assert_eq!(f.line, line_of("MARK-8"));
     run(2, || write_slices(16, 16, z.addr())).unwrap();
@@ -384,7 +424,10 @@ fn event_misuse() {
 fn sanitize_false_turns_the_checks_off() {
     let x = gm_f32(&[1.0; N]);
     let z = gm_f32(&[0.0; N]);
-    Launch::new(Soc::Ascend910B).sanitize(false).run(|| copy_then_compute(false, x.addr(), z.addr())).unwrap();
+    Launch::new(Soc::Ascend910B)
+        .sanitize(false)
+        .run(|| copy_then_compute(false, x.addr(), z.addr()))
+        .unwrap();
 }
 
 #[test]

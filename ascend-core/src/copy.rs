@@ -312,7 +312,8 @@ pub fn data_copy<D: DataCopy<S>, S: Mem<Elem = D::Elem>>(dst: &D, src: &S, count
     if count == 0 || check_ub_overlap(api, &d, &s, bytes, bytes, true) {
         return;
     }
-    let shape = CopyShape { rows: 1, row: bytes, d_pitch: bytes, s_pitch: bytes, d_span: bytes, s_span: bytes };
+    let shape =
+        CopyShape { rows: 1, row: bytes, d_pitch: bytes, s_pitch: bytes, d_span: bytes, s_span: bytes };
     on_copy(api, dst.san(), src.san(), &shape);
     // SAFETY: `bytes` fit in both tensors (checked above), which lie inside their UB / GM
     // allocations; GM and UB are distinct allocations and UB→UB overlap was ruled out.

@@ -323,8 +323,7 @@ pub fn wait_flag_event(e: HardEventKind, id: TEventID) {
                 format!(
                     "{e} id {id} was never set (or was already waited for): pipe {} would wait forever; add \
                      SetFlag<{e}>({id}) after the {} instructions it must wait for",
-                    e.dst,
-                    e.src
+                    e.dst, e.src
                 ),
             );
         }
@@ -420,7 +419,10 @@ fn first_free(api: &'static str, e: HardEventKind, occupied: u8, soc: Soc) -> TE
     let max = que_max_event(soc);
     let id = occupied.trailing_ones() as usize;
     if id >= max {
-        fail(api, format!("all {max} ids of {e} are allocated on {soc}; release one with ReleaseEventID first"));
+        fail(
+            api,
+            format!("all {max} ids of {e} are allocated on {soc}; release one with ReleaseEventID first"),
+        );
     }
     id as TEventID
 }

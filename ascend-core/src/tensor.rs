@@ -137,7 +137,8 @@ impl<T: Element> LocalTensor<T> {
         ensure(off <= self.len, "LocalTensor::operator[]", || {
             format!("offset = {off} is beyond the tensor's {} elements", self.len)
         });
-        LocalTensor::from_raw(Rc::clone(&self.ub), self.off + off * T::SIZE, self.len - off, self.pos).with_tag(self.tag)
+        LocalTensor::from_raw(Rc::clone(&self.ub), self.off + off * T::SIZE, self.len - off, self.pos)
+            .with_tag(self.tag)
     }
 
     /// The view of `len` elements starting `off` elements later.
@@ -162,7 +163,8 @@ impl<T: Element> LocalTensor<T> {
         ensure(self.off % U::SIZE == 0, "LocalTensor::ReinterpretCast", || {
             format!("address = {:#x} is not aligned to {} bytes for {}", self.off, U::SIZE, U::DTYPE)
         });
-        LocalTensor::from_raw(Rc::clone(&self.ub), self.off, self.len * T::SIZE / U::SIZE, self.pos).with_tag(self.tag)
+        LocalTensor::from_raw(Rc::clone(&self.ub), self.off, self.len * T::SIZE / U::SIZE, self.pos)
+            .with_tag(self.tag)
     }
 
     /// Copies the elements out (a host-side convenience for tests and debugging).

@@ -40,7 +40,8 @@ pub fn add_custom_sync<T: AddElement>(x: GmAddr, y: GmAddr, z: GmAddr, tiling: &
     };
     let (x_gm, y_gm, z_gm) = (bind(&x), bind(&y), bind(&z));
     let mut pipe = TPipe::new();
-    let (mut x_buf, mut y_buf, mut z_buf) = (TBuf::<VecCalc>::new(), TBuf::<VecCalc>::new(), TBuf::<VecCalc>::new());
+    let (mut x_buf, mut y_buf, mut z_buf) =
+        (TBuf::<VecCalc>::new(), TBuf::<VecCalc>::new(), TBuf::<VecCalc>::new());
     let tile_bytes = tiling.tile_length * T::SIZE;
     pipe.init_tbuf(&mut x_buf, tile_bytes);
     pipe.init_tbuf(&mut y_buf, tile_bytes);

@@ -200,7 +200,8 @@ fn finish_core(st: &CoreSan) {
         fail_at(api, format!("sanitizer: the kernel ended with {what}"), loc);
     }
     if let Some(b) = st.bufs.iter().find(|b| b.live) {
-        let state = if b.queued { "still queued (EnQue without DeQue)" } else { "still allocated (no FreeTensor)" };
+        let state =
+            if b.queued { "still queued (EnQue without DeQue)" } else { "still allocated (no FreeTensor)" };
         fail_at(
             api,
             format!("sanitizer: the kernel ended with {} {state}; it was allocated here", b.describe()),
@@ -244,7 +245,8 @@ impl CoreSan {
 
     #[cold]
     fn bad_tag(&self, api: &'static str, b: &Buf, gen: u32, loc: &'static Location<'static>) -> ! {
-        let freed = b.freed_at.map_or("TPipe reset or drop".to_string(), |l| format!("{}:{}", l.file(), l.line()));
+        let freed =
+            b.freed_at.map_or("TPipe reset or drop".to_string(), |l| format!("{}:{}", l.file(), l.line()));
         let msg = if b.gen == gen {
             format!(
                 "sanitizer: use after FreeTensor: this tensor handle points into {}, which was freed at {freed}; a \
@@ -265,10 +267,21 @@ impl CoreSan {
 
     /// Records a UB access; fails on a race.
     #[allow(clippy::too_many_arguments)]
-    fn ub(&mut self, api: &'static str, pipe: pipe_t, clock: u32, s: usize, e: usize, write: bool, loc: &'static Location<'static>) {
+    fn ub(
+        &mut self,
+        api: &'static str,
+        pipe: pipe_t,
+        clock: u32,
+        s: usize,
+        e: usize,
+        write: bool,
+        loc: &'static Location<'static>,
+    ) {
         let cur = Acc { loc, api, clock, pipe };
         let row = self.vc[pipe as usize];
-        let res = self.ub.access(s as u32, e as u32, write, cur, |a| a.pipe == pipe || row[a.pipe as usize] >= a.clock);
+        let res = self
+            .ub
+            .access(s as u32, e as u32, write, cur, |a| a.pipe == pipe || row[a.pipe as usize] >= a.clock);
         if let Err(r) = res {
             self.report(cur, r)
         }
@@ -285,7 +298,9 @@ impl CoreSan {
             let queue = match e.name {
                 "MTE2_V" => ", or EnQue/DeQue the tensor through a VECIN queue",
                 "V_MTE3" => ", or EnQue/DeQue the tensor through a VECOUT queue",
-                "V_MTE2" | "MTE3_V" => ", or FreeTensor the buffer and AllocTensor it again through its queue",
+                "V_MTE2" | "MTE3_V" => {
+                    ", or FreeTensor the buffer and AllocTensor it again through its queue"
+                }
                 _ => "",
             };
             format!("; add SetFlag<HardEvent::{0}> / WaitFlag<HardEvent::{0}>{queue}", e.name)
@@ -334,9 +349,30 @@ impl CoreSan {
         self.vc = [all; PIPE_NUM];
     }
 
-    fn gm(&mut self, region: usize, s: usize, e: usize, write: bool, dma: bool, api: &'static str, loc: &'static Location<'static>) {
+    #[allow(clippy::too_many_arguments)]
+    fn gm(
+        &mut self,
+        region: usize,
+        s: usize,
+        e: usize,
+        write: bool,
+        dma: bool,
+        api: &'static str,
+        loc: &'static Location<'static>,
+    ) {
         if s < e {
-            let a = GmAcc { region, s, e, write, dma, atomic: write && self.atomic, epoch: self.epoch, core: self.core, api, loc };
+            let a = GmAcc {
+                region,
+                s,
+                e,
+                write,
+                dma,
+                atomic: write && self.atomic,
+                epoch: self.epoch,
+                core: self.core,
+                api,
+                loc,
+            };
             gm::log(&mut self.gm, a);
         }
     }
@@ -457,7 +493,9 @@ pub(crate) fn on_copy(api: &'static str, dst: SanSide, src: SanSide, shape: &Cop
             }
         }
         let c = st.tick(pipe);
-        for (side, write, pitch, span) in [(src, false, shape.s_pitch, shape.s_span), (dst, true, shape.d_pitch, shape.d_span)] {
+        for (side, write, pitch, span) in
+            [(src, false, shape.s_pitch, shape.s_span), (dst, true, shape.d_pitch, shape.d_span)]
+        {
             match side {
                 SanSide::Ub(addr, _) => st.ub(api, pipe, c, addr, addr + span, write, loc),
                 SanSide::Gm(region, off) => {
@@ -610,7 +648,10 @@ pub(crate) fn on_pipe_release(why: &'static str) {
         for b in bufs.iter_mut() {
             if b.live {
                 let state = if b.queued { "still queued" } else { "still allocated" };
-                leaks.push((format!("{} {state} when the TPipe was {why}; it was allocated here", b.describe()), b.alloc_at));
+                leaks.push((
+                    format!("{} {state} when the TPipe was {why}; it was allocated here", b.describe()),
+                    b.alloc_at,
+                ));
             }
             b.live = false;
             b.queued = false;

@@ -31,7 +31,10 @@ impl PartialEq for Acc {
     /// Identity of the location and API (pointers), not their text: compared on every access.
     #[inline]
     fn eq(&self, o: &Acc) -> bool {
-        self.clock == o.clock && self.pipe == o.pipe && std::ptr::eq(self.loc, o.loc) && std::ptr::eq(self.api, o.api)
+        self.clock == o.clock
+            && self.pipe == o.pipe
+            && std::ptr::eq(self.loc, o.loc)
+            && std::ptr::eq(self.api, o.api)
     }
 }
 
@@ -209,7 +212,8 @@ mod tests {
         sh.access(16, 48, false, m, |_| true).ok().unwrap();
         assert_eq!(sh.len(), 3);
         // an unordered write over the read range is a WAR race at the read's bytes
-        let r = sh.access(0, 96, true, acc(pipe_t::PIPE_MTE2, 1), |a| a.pipe != pipe_t::PIPE_MTE3).err().unwrap();
+        let r =
+            sh.access(0, 96, true, acc(pipe_t::PIPE_MTE2, 1), |a| a.pipe != pipe_t::PIPE_MTE3).err().unwrap();
         assert_eq!((r.kind, r.s, r.e), ("write-after-read", 16, 48));
         // an unordered read after the write: RAW
         let r = sh.access(40, 41, false, acc(pipe_t::PIPE_S, 1), |_| false).err().unwrap();
