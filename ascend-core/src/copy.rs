@@ -13,6 +13,7 @@
 //!
 //! A stride is always the gap from the end of one row (block run) to the start of the next.
 
+use crate::atomic::store_to_gm;
 use crate::ctx::get_soc;
 use crate::element::{Element, BLOCK_BYTES};
 use crate::error::ensure;
@@ -137,6 +138,10 @@ mod sealed {
         /// Checks the tensor for `api` and returns its raw extent.
         #[track_caller]
         fn side(&self, api: &'static str, name: &'static str) -> Side;
+        /// The GM region behind a global tensor (`None` for a UB tensor).
+        fn gm_region(&self) -> Option<std::sync::Arc<crate::tensor::GmRegion>> {
+            None
+        }
     }
 
     impl<T: Element> Mem for LocalTensor<T> {
@@ -152,6 +157,9 @@ mod sealed {
         #[track_caller]
         fn side(&self, api: &'static str, _name: &'static str) -> Side {
             gm_side(self, api)
+        }
+        fn gm_region(&self) -> Option<std::sync::Arc<crate::tensor::GmRegion>> {
+            self.region_arc()
         }
     }
 }
@@ -302,6 +310,12 @@ pub fn data_copy<D: DataCopy<S>, S: Mem<Elem = D::Elem>>(dst: &D, src: &S, count
     if count == 0 || check_ub_overlap(api, &d, &s, bytes, bytes, true) {
         return;
     }
+    // SAFETY: as below; a GM destination is only touched by the atomic path.
+    if d.ub_addr.is_none()
+        && unsafe { store_to_gm::<D::Elem>(api, || dst.gm_region(), d.ptr, s.ptr, 1, bytes, bytes, bytes) }
+    {
+        return;
+    }
     // SAFETY: `bytes` fit in both tensors (checked above), which lie inside their UB / GM
     // allocations; GM and UB are distinct allocations and UB→UB overlap was ruled out.
     unsafe { copy_rows(d.ptr, s.ptr, 1, bytes, bytes, bytes) };
@@ -364,6 +378,12 @@ pub fn data_copy_params<D: DataCopy<S>, S: Mem<Elem = D::Elem>>(dst: &D, src: &S
         });
     }
     if check_ub_overlap(api, &d, &s, d_span, s_span, s_pitch == d_pitch) {
+        return;
+    }
+    // SAFETY: as below; a GM destination is only touched by the atomic path.
+    if d.ub_addr.is_none()
+        && unsafe { store_to_gm::<D::Elem>(api, || dst.gm_region(), d.ptr, s.ptr, rows, row, d_pitch, s_pitch) }
+    {
         return;
     }
     // SAFETY: both spans were checked against their tensors; GM and UB are distinct
@@ -602,6 +622,10 @@ pub fn data_copy_pad_to_gm<T: Element>(
             params.block_count, params.dst_stride, d.bytes
         )
     });
+    // SAFETY: as below; the destination is only touched by the atomic path.
+    if unsafe { store_to_gm::<T>(api, || dst.region_arc(), d.ptr, s.ptr, rows, data, d_pitch, s_pitch) } {
+        return;
+    }
     // SAFETY: both spans were checked against their tensors; GM and UB are distinct
     // allocations.
     unsafe { copy_rows(d.ptr, s.ptr, rows, data, d_pitch, s_pitch) };

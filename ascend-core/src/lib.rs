@@ -7,6 +7,7 @@
 //!
 //! Kernels start with `use ascend_core::prelude::*;`.
 
+pub mod atomic;
 pub mod copy;
 pub mod ctx;
 pub mod element;
@@ -47,6 +48,10 @@ pub mod prelude {
     };
     pub use crate::vector::params::{BinaryRepeatParams, UnaryRepeatParams};
 
+    pub use crate::atomic::{
+        disable_dma_atomic, get_atomic_mode, set_atomic_add, set_atomic_max, set_atomic_min, set_atomic_none,
+        AtomicElement, AtomicMode, AtomicOp, AtomicOrder,
+    };
     pub use crate::copy::*;
     pub use crate::pipe::*;
     pub use crate::vector::binary::*;

@@ -461,6 +461,11 @@ impl<T: Element> GlobalTensor<T> {
         unsafe { self.base_ptr(api).add(i) }
     }
 
+    /// The region the tensor is bound to (kept alive by atomic contributions still pending).
+    pub(crate) fn region_arc(&self) -> Option<Arc<GmRegion>> {
+        self.region.as_deref().cloned()
+    }
+
     /// Pointer to element 0, failing if unbound.
     #[track_caller]
     pub(crate) fn base_ptr(&self, api: &'static str) -> *mut T {
