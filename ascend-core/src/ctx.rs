@@ -70,6 +70,11 @@ pub(crate) struct CoreState {
     /// The global-memory atomic mode (`SetAtomicAdd<T>` …), `None` when off.
     pub(crate) atomic: Cell<Option<AtomicMode>>,
     pub(crate) atomic_log: Option<Arc<AtomicLog>>,
+    /// Whether a `LocalMemAllocator<Ub>` is alive on this core (not to be mixed with `TPipe`).
+    pub(crate) allocator_alive: Cell<bool>,
+    /// The DataCopyPad padding register (`SetPadValue`, or the last `isPad` copy): the value's
+    /// bits, `None` until set.
+    pub(crate) pad_value: Cell<Option<u64>>,
 }
 
 thread_local! {
@@ -106,6 +111,8 @@ fn new_state(cfg: CoreConfig) -> Rc<CoreState> {
         pipe_alive: Cell::new(false),
         atomic: Cell::new(None),
         atomic_log: cfg.atomic_log,
+        allocator_alive: Cell::new(false),
+        pad_value: Cell::new(None),
     })
 }
 

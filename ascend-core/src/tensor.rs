@@ -79,6 +79,32 @@ impl<T: Element> LocalTensor<T> {
         self.off
     }
 
+    /// Sets the number of elements (AscendC `SetSize`). The hardware takes any size; here the
+    /// tensor must stay inside the Unified Buffer.
+    ///
+    /// ```
+    /// use ascend_core::prelude::*;
+    /// let mut ub = LocalMemAllocator::<Ub>::new();
+    /// let mut x = ub.alloc::<f16>(128);
+    /// x.set_size(16);
+    /// assert_eq!((x.get_size(), x.get_length()), (16, 32));
+    /// ```
+    ///
+    /// # Panics
+    /// Panics if `size` elements starting at the tensor's address exceed the Unified Buffer.
+    #[track_caller]
+    pub fn set_size(&mut self, size: usize) {
+        let ub = self.ub.size();
+        ensure(size.checked_mul(T::SIZE).and_then(|b| b.checked_add(self.off)).is_some_and(|e| e <= ub), "LocalTensor::SetSize", || {
+            format!(
+                "size = {size} {} elements at UB address {:#x} would end beyond the Unified Buffer's {ub} bytes",
+                T::DTYPE,
+                self.off
+            )
+        });
+        self.len = size;
+    }
+
     /// Reads element `i` (AscendC `GetValue`).
     ///
     /// # Panics
@@ -405,6 +431,25 @@ impl<T: Element> GlobalTensor<T> {
         self.off = addr.off;
         self.region = Some(Rc::new(addr.region));
         self.len = len;
+    }
+
+    /// Binds the tensor to `addr` without a length (AscendC `SetGlobalBuffer(addr)`): the
+    /// length becomes the whole elements between `addr` and the end of its region.
+    ///
+    /// ```
+    /// use ascend_core::prelude::*;
+    /// let region = GmRegion::zeroed(100);
+    /// let mut gm = GlobalTensor::<f32>::new();
+    /// gm.set_global_buffer_addr(region.addr().add::<u8>(8));
+    /// assert_eq!(gm.get_size(), 23); // 92 bytes left
+    /// ```
+    ///
+    /// # Panics
+    /// Panics if `addr` is not aligned to the element size.
+    #[track_caller]
+    pub fn set_global_buffer_addr(&mut self, addr: GmAddr) {
+        let len = addr.remaining_bytes() / T::SIZE;
+        self.set_global_buffer(addr, len)
     }
 
     /// Number of elements (AscendC `GetSize`).
