@@ -68,7 +68,10 @@ impl<H: Hardware> LocalMemAllocator<H> {
                 "a TPipe is alive on this core; AscendC does not mix LocalMemAllocator with TPipe".to_string()
             });
             if c.allocator_alive.replace(true) {
-                fail(api, "a LocalMemAllocator<Ub> is already alive on this core; AscendC allows one per memory");
+                fail(
+                    api,
+                    "a LocalMemAllocator<Ub> is already alive on this core; AscendC allows one per memory",
+                );
             }
             Rc::clone(&c.ub)
         });

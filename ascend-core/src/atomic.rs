@@ -428,6 +428,15 @@ unsafe fn apply_rows(
     }
 }
 
+/// The shape of a row copy: `rows` rows of `row` bytes, `d_pitch` / `s_pitch` bytes apart.
+#[derive(Clone, Copy)]
+pub(crate) struct Rows {
+    pub(crate) rows: usize,
+    pub(crate) row: usize,
+    pub(crate) d_pitch: usize,
+    pub(crate) s_pitch: usize,
+}
+
 /// Stores rows from the UB to GM under the core's atomic mode. Returns `false` (nothing
 /// done) when the mode is off; the caller then copies plainly.
 ///
@@ -440,11 +449,9 @@ pub(crate) unsafe fn store_to_gm<T: Element>(
     region: impl FnOnce() -> Option<Arc<GmRegion>>,
     dst: *mut u8,
     src: *const u8,
-    rows: usize,
-    row: usize,
-    d_pitch: usize,
-    s_pitch: usize,
+    shape: Rows,
 ) -> bool {
+    let Rows { rows, row, d_pitch, s_pitch } = shape;
     let Some(mode) = with_core(|c| c.atomic.get()) else { return false };
     ensure(mode.dtype == T::DTYPE, api, || {
         format!(

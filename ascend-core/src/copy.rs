@@ -13,7 +13,7 @@
 //!
 //! A stride is always the gap from the end of one row (block run) to the start of the next.
 
-use crate::atomic::store_to_gm;
+use crate::atomic::{store_to_gm, Rows};
 use crate::ctx::get_soc;
 use crate::element::{Element, BLOCK_BYTES};
 use crate::error::ensure;
@@ -310,11 +310,12 @@ pub fn data_copy<D: DataCopy<S>, S: Mem<Elem = D::Elem>>(dst: &D, src: &S, count
     if count == 0 || check_ub_overlap(api, &d, &s, bytes, bytes, true) {
         return;
     }
-    // SAFETY: as below; a GM destination is only touched by the atomic path.
-    if d.ub_addr.is_none()
-        && unsafe { store_to_gm::<D::Elem>(api, || dst.gm_region(), d.ptr, s.ptr, 1, bytes, bytes, bytes) }
-    {
-        return;
+    if d.ub_addr.is_none() {
+        let rows = Rows { rows: 1, row: bytes, d_pitch: bytes, s_pitch: bytes };
+        // SAFETY: as below; a GM destination is only touched by the atomic path.
+        if unsafe { store_to_gm::<D::Elem>(api, || dst.gm_region(), d.ptr, s.ptr, rows) } {
+            return;
+        }
     }
     // SAFETY: `bytes` fit in both tensors (checked above), which lie inside their UB / GM
     // allocations; GM and UB are distinct allocations and UB→UB overlap was ruled out.
@@ -380,11 +381,12 @@ pub fn data_copy_params<D: DataCopy<S>, S: Mem<Elem = D::Elem>>(dst: &D, src: &S
     if check_ub_overlap(api, &d, &s, d_span, s_span, s_pitch == d_pitch) {
         return;
     }
-    // SAFETY: as below; a GM destination is only touched by the atomic path.
-    if d.ub_addr.is_none()
-        && unsafe { store_to_gm::<D::Elem>(api, || dst.gm_region(), d.ptr, s.ptr, rows, row, d_pitch, s_pitch) }
-    {
-        return;
+    if d.ub_addr.is_none() {
+        let r = Rows { rows, row, d_pitch, s_pitch };
+        // SAFETY: as below; a GM destination is only touched by the atomic path.
+        if unsafe { store_to_gm::<D::Elem>(api, || dst.gm_region(), d.ptr, s.ptr, r) } {
+            return;
+        }
     }
     // SAFETY: both spans were checked against their tensors; GM and UB are distinct
     // allocations and UB→UB overlap was ruled out.
@@ -632,8 +634,9 @@ pub fn data_copy_pad_to_gm<T: Element>(
             params.block_count, params.dst_stride, d.bytes
         )
     });
+    let r = Rows { rows, row: data, d_pitch, s_pitch };
     // SAFETY: as below; the destination is only touched by the atomic path.
-    if unsafe { store_to_gm::<T>(api, || dst.region_arc(), d.ptr, s.ptr, rows, data, d_pitch, s_pitch) } {
+    if unsafe { store_to_gm::<T>(api, || dst.region_arc(), d.ptr, s.ptr, r) } {
         return;
     }
     // SAFETY: both spans were checked against their tensors; GM and UB are distinct
@@ -674,7 +677,12 @@ impl DataCopyParams {
     /// The same rows as [`DataCopyExtParams`] (for `DataCopyPad`, where `block_len` is in
     /// bytes and the GM stride too).
     pub const fn to_ext(&self) -> DataCopyExtParams {
-        DataCopyExtParams::new(self.block_count, self.block_len as u32, self.src_stride as u32, self.dst_stride as u32)
+        DataCopyExtParams::new(
+            self.block_count,
+            self.block_len as u32,
+            self.src_stride as u32,
+            self.dst_stride as u32,
+        )
     }
 }
 
@@ -732,6 +740,10 @@ pub fn data_copy_pad_params<T: Element>(
 /// # Panics
 /// As [`data_copy_pad_to_gm`].
 #[track_caller]
-pub fn data_copy_pad_params_to_gm<T: Element>(dst: &GlobalTensor<T>, src: &LocalTensor<T>, params: &DataCopyParams) {
+pub fn data_copy_pad_params_to_gm<T: Element>(
+    dst: &GlobalTensor<T>,
+    src: &LocalTensor<T>,
+    params: &DataCopyParams,
+) {
     data_copy_pad_to_gm(dst, src, &params.to_ext())
 }

@@ -47,7 +47,10 @@ pub fn init_global_memory<T: InitGlobalMemoryElement>(gm: &GlobalTensor<T>, size
     let api = "InitGlobalMemory";
     let soc = crate::ctx::get_soc();
     ensure(matches!(soc, Soc::Ascend910B | Soc::Ascend310P), api, || {
-        format!("not supported on {soc} ({}): the vendor implements it for Ascend910B and Ascend310P", soc.product_line())
+        format!(
+            "not supported on {soc} ({}): the vendor implements it for Ascend910B and Ascend310P",
+            soc.product_line()
+        )
     });
     let dst = gm.base_ptr(api).cast::<u8>();
     ensure(size <= gm.get_size(), api, || {
@@ -58,11 +61,11 @@ pub fn init_global_memory<T: InitGlobalMemoryElement>(gm: &GlobalTensor<T>, size
     }
     let src = vec![value; size];
     let bytes = size * T::SIZE;
+    let rows = crate::atomic::Rows { rows: 1, row: bytes, d_pitch: bytes, s_pitch: bytes };
     // SAFETY: `size` elements fit in the bound tensor (checked) and `src` is a distinct host
     // buffer of the same length; the GM side is only touched by the atomic path.
-    let done = unsafe {
-        crate::atomic::store_to_gm::<T>(api, || gm.region_arc(), dst, src.as_ptr().cast(), 1, bytes, bytes, bytes)
-    };
+    let done =
+        unsafe { crate::atomic::store_to_gm::<T>(api, || gm.region_arc(), dst, src.as_ptr().cast(), rows) };
     if !done {
         // SAFETY: as above.
         unsafe { std::ptr::copy_nonoverlapping(src.as_ptr().cast::<u8>(), dst, bytes) };
@@ -248,7 +251,10 @@ pub fn sync_all_soft<const IS_AIV_ONLY: bool>(
     let api = "SyncAll";
     let (soc, idx, n) = with_core(|c| (c.soc, c.block_idx as usize, c.block_num as usize));
     ensure(soc != Soc::Ascend310B, api, || {
-        format!("the software SyncAll(gmWorkspace, ubWorkspace) is not supported on {soc} ({})", soc.product_line())
+        format!(
+            "the software SyncAll(gmWorkspace, ubWorkspace) is not supported on {soc} ({})",
+            soc.product_line()
+        )
     });
     let need = n * SOFT_SYNC_STRIDE;
     ensure(gm_workspace.get_size() >= need, api, || {
@@ -264,7 +270,9 @@ pub fn sync_all_soft<const IS_AIV_ONLY: bool>(
         )
     });
     let pos = ub_workspace.get_position();
-    ensure(pos.is_ub(), api, || format!("ubWorkspace is at position {pos}: it must be VECIN, VECCALC or VECOUT"));
+    ensure(pos.is_ub(), api, || {
+        format!("ubWorkspace is at position {pos}: it must be VECIN, VECCALC or VECOUT")
+    });
     ensure((0..=n as i64).contains(&i64::from(used_cores)), api, || {
         format!("usedCores = {used_cores} is out of range [0, {n}] (0 means every core)")
     });

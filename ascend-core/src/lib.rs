@@ -50,11 +50,11 @@ pub mod prelude {
     };
     pub use crate::vector::params::{BinaryRepeatParams, UnaryRepeatParams};
 
+    pub use crate::alloc::{LocalMemAllocator, Ub};
     pub use crate::atomic::{
         disable_dma_atomic, get_atomic_mode, set_atomic_add, set_atomic_max, set_atomic_min, set_atomic_none,
         AtomicElement, AtomicMode, AtomicOp, AtomicOrder,
     };
-    pub use crate::alloc::{LocalMemAllocator, Ub};
     pub use crate::copy::*;
     pub use crate::gm_api::*;
     pub use crate::pipe::*;

@@ -80,7 +80,10 @@ impl TPipe {
     pub fn new() -> TPipe {
         let ub = with_core(|c| {
             if c.allocator_alive.get() {
-                fail("TPipe", "a LocalMemAllocator<Ub> is alive on this core; AscendC does not mix it with TPipe");
+                fail(
+                    "TPipe",
+                    "a LocalMemAllocator<Ub> is alive on this core; AscendC does not mix it with TPipe",
+                );
             }
             if c.pipe_alive.replace(true) {
                 fail("TPipe", "a TPipe is already alive on this core; AscendC allows one at a time");
@@ -792,7 +795,10 @@ impl<Src: Position, Dst: Position, const DEPTH: usize> TQueBind<Src, Dst, DEPTH>
     /// # Panics
     /// As [`enque`](Self::enque).
     #[track_caller]
-    pub fn enque_with<SrcUser: QueUserPosition, DstUser: QueUserPosition, T: Element>(&mut self, t: LocalTensor<T>) {
+    pub fn enque_with<SrcUser: QueUserPosition, DstUser: QueUserPosition, T: Element>(
+        &mut self,
+        t: LocalTensor<T>,
+    ) {
         #[allow(clippy::let_unit_value)]
         let () = UserPositions::<SrcUser, DstUser>::OK;
         self.enque(t)
@@ -815,7 +821,9 @@ impl<Src: Position, Dst: Position, const DEPTH: usize> TQueBind<Src, Dst, DEPTH>
     /// # Panics
     /// As [`deque`](Self::deque).
     #[track_caller]
-    pub fn deque_with<SrcUser: QueUserPosition, DstUser: QueUserPosition, T: Element>(&mut self) -> LocalTensor<T> {
+    pub fn deque_with<SrcUser: QueUserPosition, DstUser: QueUserPosition, T: Element>(
+        &mut self,
+    ) -> LocalTensor<T> {
         #[allow(clippy::let_unit_value)]
         let () = UserPositions::<SrcUser, DstUser>::OK;
         self.deque()

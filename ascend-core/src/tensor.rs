@@ -95,12 +95,10 @@ impl<T: Element> LocalTensor<T> {
     #[track_caller]
     pub fn set_size(&mut self, size: usize) {
         let ub = self.ub.size();
-        ensure(size.checked_mul(T::SIZE).and_then(|b| b.checked_add(self.off)).is_some_and(|e| e <= ub), "LocalTensor::SetSize", || {
-            format!(
-                "size = {size} {} elements at UB address {:#x} would end beyond the Unified Buffer's {ub} bytes",
-                T::DTYPE,
-                self.off
-            )
+        let fits = size.checked_mul(T::SIZE).and_then(|b| b.checked_add(self.off)).is_some_and(|e| e <= ub);
+        ensure(fits, "LocalTensor::SetSize", || {
+            let dtype = T::DTYPE;
+            format!("size = {size} {dtype} elements at UB address {:#x} would end beyond the Unified Buffer's {ub} bytes", self.off)
         });
         self.len = size;
     }

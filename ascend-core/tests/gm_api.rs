@@ -49,7 +49,10 @@ fn init_global_memory_misuse() {
     });
     for soc in [Soc::Ascend910, Soc::Ascend310B] {
         assert_fails(
-            &format!("InitGlobalMemory: not supported on {soc} ({}): the vendor implements it", soc.product_line()),
+            &format!(
+                "InitGlobalMemory: not supported on {soc} ({}): the vendor implements it",
+                soc.product_line()
+            ),
             || on(soc, || init_global_memory(&g, 1, 1)),
         );
     }
@@ -69,9 +72,10 @@ fn set_global_buffer_addr_takes_the_rest_of_the_region() {
     let mut g = GlobalTensor::<u64>::new();
     g.set_global_buffer_addr(region.addr());
     assert_eq!(g.get_size(), 8); // 70 / 8
-    assert_fails("GlobalTensor::SetGlobalBuffer: address offset = 2 bytes is not aligned to 4 for int32_t", || {
-        GlobalTensor::<i32>::new().set_global_buffer_addr(region.addr().add::<u8>(2))
-    });
+    assert_fails(
+        "GlobalTensor::SetGlobalBuffer: address offset = 2 bytes is not aligned to 4 for int32_t",
+        || GlobalTensor::<i32>::new().set_global_buffer_addr(region.addr().add::<u8>(2)),
+    );
 }
 
 #[test]
@@ -121,7 +125,12 @@ fn data_copy_pad_params_equals_the_ext_form() {
                 if old {
                     data_copy_pad_params(&x, &g, &p, &pad);
                 } else {
-                    let ext = DataCopyExtParams::new(rows, u32::from(block_len), src_stride.into(), dst_stride.into());
+                    let ext = DataCopyExtParams::new(
+                        rows,
+                        u32::from(block_len),
+                        src_stride.into(),
+                        dst_stride.into(),
+                    );
                     let e = DataCopyPadExtParams::new(is_pad, left, right, bits as u16);
                     data_copy_pad(&x, &g, &ext, &e);
                 }
@@ -175,7 +184,9 @@ fn the_padding_register_follows_set_pad_value_and_is_pad_copies() {
         assert_eq!(x.to_vec(), [vec![1, 2, 3], vec![1; 13]].concat());
     });
     for soc in [Soc::Ascend910, Soc::Ascend310P, Soc::Ascend310B] {
-        assert_fails(&format!("core 0: SetPadValue: not supported on {soc}"), || on(soc, || set_pad_value(1u8)));
+        assert_fails(&format!("core 0: SetPadValue: not supported on {soc}"), || {
+            on(soc, || set_pad_value(1u8))
+        });
     }
 }
 
@@ -219,9 +230,12 @@ fn local_mem_allocator_hands_out_consecutive_bytes() {
 fn local_mem_allocator_and_tpipe_do_not_mix() {
     on(Soc::Ascend910B, || {
         let ub = LocalMemAllocator::<Ub>::new();
-        assert_fails("core 0: LocalMemAllocator: a LocalMemAllocator<Ub> is already alive on this core", || {
-            let _ = LocalMemAllocator::<Ub>::new();
-        });
+        assert_fails(
+            "core 0: LocalMemAllocator: a LocalMemAllocator<Ub> is already alive on this core",
+            || {
+                let _ = LocalMemAllocator::<Ub>::new();
+            },
+        );
         assert_fails("core 0: TPipe: a LocalMemAllocator<Ub> is alive on this core", || {
             let _ = TPipe::new();
         });
@@ -278,9 +292,10 @@ fn data_cache_clean_and_invalid_checks_chip_and_destination() {
     assert_fails("DataCacheCleanAndInvalid: not supported on Ascend910 (Atlas training series)", || {
         on(Soc::Ascend910, || data_cache_clean_and_invalid_gm::<u32, SingleCacheLine>(&g))
     });
-    assert_fails("DataCacheCleanAndInvalid: dcciDst = CACHELINE_ATOMIC is not supported on Ascend910B", || {
-        on(Soc::Ascend910B, || data_cache_clean_and_invalid::<u32, SingleCacheLine, CachelineAtomic>(&g))
-    });
+    assert_fails(
+        "DataCacheCleanAndInvalid: dcciDst = CACHELINE_ATOMIC is not supported on Ascend910B",
+        || on(Soc::Ascend910B, || data_cache_clean_and_invalid::<u32, SingleCacheLine, CachelineAtomic>(&g)),
+    );
     assert_fails("DataCacheCleanAndInvalid: the GlobalTensor is not bound", || {
         on(Soc::Ascend910B, || data_cache_clean_and_invalid_gm::<u32, SingleCacheLine>(&GlobalTensor::new()))
     });
@@ -308,13 +323,16 @@ fn sync_all_forms_on_one_core() {
             sync_all_soft::<true>(&ws, &short, 0)
         });
     });
-    assert_fails("SyncAll: the software SyncAll(gmWorkspace, ubWorkspace) is not supported on Ascend310B", || {
-        on(Soc::Ascend310B, || {
-            let (_r, ws) = gm(&[0i32; 8]);
-            let mut ub = LocalMemAllocator::<Ub>::new();
-            sync_all_soft::<true>(&ws, &ub.alloc::<i32>(8), 0)
-        })
-    });
+    assert_fails(
+        "SyncAll: the software SyncAll(gmWorkspace, ubWorkspace) is not supported on Ascend310B",
+        || {
+            on(Soc::Ascend310B, || {
+                let (_r, ws) = gm(&[0i32; 8]);
+                let mut ub = LocalMemAllocator::<Ub>::new();
+                sync_all_soft::<true>(&ws, &ub.alloc::<i32>(8), 0)
+            })
+        },
+    );
 }
 
 #[test]
@@ -330,9 +348,10 @@ fn single_core_float_atomics_apply_at_once() {
         assert_eq!(g.get_value(3), f16::from_f32(1.25));
         set_atomic_max::<bf16>();
         assert_eq!(get_atomic_mode(), Some(AtomicMode { op: AtomicOp::Max, dtype: DType::BF16 }));
-        assert_fails("DataCopy: the core's atomic mode is SetAtomicMax<bfloat16_t>, but this copy moves half", || {
-            data_copy(&g, &x, 16)
-        });
+        assert_fails(
+            "DataCopy: the core's atomic mode is SetAtomicMax<bfloat16_t>, but this copy moves half",
+            || data_copy(&g, &x, 16),
+        );
         disable_dma_atomic();
         data_copy(&g, &x, 16);
         assert_eq!(region.to_bytes(), bytemuck::cast_slice::<f16, u8>(&[f16::from_f32(0.25); 16]));

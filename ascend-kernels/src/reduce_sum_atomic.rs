@@ -54,7 +54,11 @@ impl<T: ReduceSumAtomicElement> Default for KernelReduceSumAtomic<T> {
 impl<T: ReduceSumAtomicElement> KernelReduceSumAtomic<T> {
     /// A kernel object with unbound tensors and no buffers.
     pub fn new() -> Self {
-        KernelReduceSumAtomic { base: KernelReduceSum::new(), out_queue: TQue::new(), z_gm: GlobalTensor::new() }
+        KernelReduceSumAtomic {
+            base: KernelReduceSum::new(),
+            out_queue: TQue::new(),
+            z_gm: GlobalTensor::new(),
+        }
     }
 
     /// Binds this core's slice of `x` and the output block `z` (32 bytes), and carves the
@@ -148,7 +152,11 @@ mod tests {
         let (sum, stats) = run_reduce_sum_atomic(soc, mode, &x, &t).unwrap();
         assert_eq!(stats.mode, mode);
         let want = reduce_sum_atomic_reference(soc, &x, &t);
-        assert_eq!(sum.to_bits_u64(), want.to_bits_u64(), "{soc} {mode} n={n} cores={cores}: {sum} vs {want}");
+        assert_eq!(
+            sum.to_bits_u64(),
+            want.to_bits_u64(),
+            "{soc} {mode} n={n} cores={cores}: {sum} vs {want}"
+        );
         sum
     }
 
@@ -184,10 +192,12 @@ mod tests {
     #[test]
     fn f16_atomics_on_ascend910_are_an_error() {
         let x = vec![f16::ONE; 256];
-        let e = run_reduce_sum_atomic(Soc::Ascend910, ExecMode::Pooled, &x, &TilingConfig::new::<f16>(256, 2))
-            .unwrap_err();
+        let e =
+            run_reduce_sum_atomic(Soc::Ascend910, ExecMode::Pooled, &x, &TilingConfig::new::<f16>(256, 2))
+                .unwrap_err();
         assert!(
-            e.to_string().contains("SetAtomicAdd: T = half is not supported on Ascend910 (Atlas training series)"),
+            e.to_string()
+                .contains("SetAtomicAdd: T = half is not supported on Ascend910 (Atlas training series)"),
             "{e}"
         );
     }

@@ -63,9 +63,8 @@ fn integer_atomic_add_loses_no_update_with_48_cores() {
             .unwrap_or_else(|e| panic!("{mode}: {e}"));
         let want: Vec<i32> = (0..LEN)
             .map(|i| {
-                (0..N_CORES).fold(init[i], |acc, c| {
-                    (0..ITERS).fold(acc, |a, it| a.wrapping_add(int_val(c, it, i)))
-                })
+                (0..N_CORES)
+                    .fold(init[i], |acc, c| (0..ITERS).fold(acc, |a, it| a.wrapping_add(int_val(c, it, i))))
             })
             .collect();
         assert_eq!(out.to_vec(), want, "{mode}");
@@ -142,7 +141,9 @@ fn float_model<T: Element>(len: usize, cores: u32, epochs: usize, sync: bool) ->
             } else {
                 (0..cores).for_each(|c| (0..epochs).for_each(|e| order.push((c, e))));
             }
-            order.into_iter().fold(T::ZERO, |acc, (c, e)| T::add(acc, T::from_f64(f64::from(float_val(c, e, i)))))
+            order
+                .into_iter()
+                .fold(T::ZERO, |acc, (c, e)| T::add(acc, T::from_f64(f64::from(float_val(c, e, i)))))
         })
         .collect()
 }
@@ -436,4 +437,58 @@ fn a_misaligned_atomic_row_fails() {
             data_copy_pad_to_gm(&gm, &buf.get::<i32>(), &DataCopyExtParams::new(2, 4, 0, 2));
         },
     );
+}
+
+#[test]
+fn clear_with_init_global_memory_then_accumulate_across_48_cores() {
+    // Every core clears the output (as AscendC kernels do), the soft SyncAll orders the clears
+    // before the adds, then every core adds its index; done twice to use the counters again.
+    let out = GmBuffer::from_slice(&[99i32; 16]);
+    let ws = GmBuffer::<i32>::zeroed(N_CORES as usize * 8);
+    let (oa, wa) = (out.addr(), ws.addr());
+    Launch::new(Soc::Ascend910B)
+        .block_dim(N_CORES)
+        .sync_all(true)
+        .run(move || {
+            let gm = bind::<i32>(&oa, 16);
+            let ws = bind::<i32>(&wa, N_CORES as usize * 8);
+            let mut ub = LocalMemAllocator::<Ub>::new();
+            let flags = ub.alloc::<i32>(N_CORES as usize * 8);
+            let x = ub.alloc_at::<VecOut, i32>(16);
+            duplicate(&x, get_block_idx() as i32, 16);
+            for _ in 0..2 {
+                init_global_memory(&gm, 16, 0);
+                sync_all_soft::<true>(&ws, &flags, 0);
+                set_atomic_add::<i32>();
+                data_copy(&gm, &x, 16);
+                set_atomic_none();
+                sync_all_soft::<true>(&ws, &flags, N_CORES as i32);
+            }
+        })
+        .unwrap();
+    assert_eq!(out.to_vec(), vec![(0..48).sum::<i32>(); 16]);
+    let counters: Vec<i32> = ws.to_vec().chunks(8).map(|c| c[0]).collect();
+    assert_eq!(counters, vec![4; 48]);
+}
+
+#[test]
+fn soft_sync_all_needs_every_core_and_a_large_enough_workspace() {
+    let ws = GmBuffer::<i32>::zeroed(8 * 8);
+    let a = ws.addr();
+    let kernel = move |used: i32, gm_len: usize| {
+        let a = a.clone();
+        move || {
+            let gm = bind::<i32>(&a, gm_len);
+            let mut ub = LocalMemAllocator::<Ub>::new();
+            sync_all_soft::<true>(&gm, &ub.alloc::<i32>(64), used);
+        }
+    };
+    let run = |k| Launch::new(Soc::Ascend910B).block_dim(8).sync_all(true).run(k).unwrap_err().to_string();
+    let e = run(kernel(3, 64));
+    assert!(
+        e.contains("SyncAll: usedCores = 3 of 8 cores: a barrier over a subset of the cores is not emulated"),
+        "{e}"
+    );
+    let e = run(kernel(0, 60));
+    assert!(e.contains("SyncAll: gmWorkspace has 60 int32_t elements; 8 cores need at least 64"), "{e}");
 }
