@@ -98,7 +98,11 @@ impl<T: Element> LocalTensor<T> {
         let fits = size.checked_mul(T::SIZE).and_then(|b| b.checked_add(self.off)).is_some_and(|e| e <= ub);
         ensure(fits, "LocalTensor::SetSize", || {
             let dtype = T::DTYPE;
-            format!("size = {size} {dtype} elements at UB address {:#x} would end beyond the Unified Buffer's {ub} bytes", self.off)
+            let addr = self.off;
+            format!(
+                "size = {size} {dtype} elements at UB address {addr:#x} would end beyond the Unified \
+                 Buffer's {ub} bytes"
+            )
         });
         self.len = size;
     }
