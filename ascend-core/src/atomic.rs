@@ -284,6 +284,44 @@ pub fn set_atomic_min<T: AtomicElement>() {
     set_mode::<T>(AtomicOp::Min)
 }
 
+/// Changes the element type of the core's atomic mode, keeping its operation (AscendC
+/// `SetAtomicType<T>()`). `set_atomic_add::<T>()` and the others set the type themselves; with
+/// the mode off this has no effect (the next `set_atomic_*` sets its own type).
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// set_atomic_add::<f32>();
+/// set_atomic_type::<i32>();
+/// assert_eq!(get_atomic_mode(), Some(AtomicMode { op: AtomicOp::Add, dtype: DType::I32 }));
+/// ```
+///
+/// # Panics
+/// Panics if the chip's atomics do not take `T` (the types of [`set_atomic_add`]; Ascend910
+/// has no `SetAtomicType` at all).
+#[track_caller]
+pub fn set_atomic_type<T: AtomicElement>() {
+    let api = "SetAtomicType";
+    with_core(|c| {
+        ensure(c.soc != Soc::Ascend910, api, || {
+            format!("not supported on {} ({})", c.soc, c.soc.product_line())
+        });
+        let ok = supported_types(c.soc, AtomicOp::Add);
+        ensure(ok.contains(&T::DTYPE), api, || {
+            let names: Vec<&str> = ok.iter().map(|d| d.name()).collect();
+            format!(
+                "T = {} is not supported on {} ({}): its atomics take {}",
+                T::DTYPE,
+                c.soc,
+                c.soc.product_line(),
+                names.join(", ")
+            )
+        });
+        if let Some(mode) = c.atomic.get() {
+            c.atomic.set(Some(AtomicMode { dtype: T::DTYPE, ..mode }));
+        }
+    })
+}
+
 /// Turns the core's atomic mode off (AscendC `SetAtomicNone()`): later copies to GM
 /// overwrite again. Pending float contributions still land when the epoch closes.
 ///

@@ -53,7 +53,7 @@ pub mod prelude {
     pub use crate::alloc::{LocalMemAllocator, Ub};
     pub use crate::atomic::{
         disable_dma_atomic, get_atomic_mode, set_atomic_add, set_atomic_max, set_atomic_min, set_atomic_none,
-        AtomicElement, AtomicMode, AtomicOp, AtomicOrder,
+        set_atomic_type, AtomicElement, AtomicMode, AtomicOp, AtomicOrder,
     };
     pub use crate::copy::*;
     pub use crate::gm_api::*;

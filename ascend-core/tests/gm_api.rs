@@ -357,3 +357,27 @@ fn single_core_float_atomics_apply_at_once() {
         assert_eq!(region.to_bytes(), bytemuck::cast_slice::<f16, u8>(&[f16::from_f32(0.25); 16]));
     });
 }
+
+#[test]
+fn set_atomic_type_changes_the_type_and_keeps_the_operation() {
+    on(Soc::Ascend310B, || {
+        set_atomic_type::<i32>(); // mode off: no effect
+        assert_eq!(get_atomic_mode(), None);
+        set_atomic_add::<f32>();
+        set_atomic_type::<i16>();
+        assert_eq!(get_atomic_mode(), Some(AtomicMode { op: AtomicOp::Add, dtype: DType::I16 }));
+        let (region, g) = gm(&[5i16; 16]);
+        let mut ub = LocalMemAllocator::<Ub>::new();
+        let x = ub.alloc_at::<VecOut, i16>(16);
+        x.copy_from_slice(&[-2; 16]);
+        data_copy(&g, &x, 16);
+        assert_eq!(region.to_bytes(), bytemuck::cast_slice::<i16, u8>(&[3; 16]));
+        assert_fails(
+            "core 0: SetAtomicType: T = int8_t is not supported on Ascend310B",
+            set_atomic_type::<i8>,
+        );
+    });
+    assert_fails("SetAtomicType: not supported on Ascend910 (Atlas training series)", || {
+        on(Soc::Ascend910, set_atomic_type::<f32>)
+    });
+}
