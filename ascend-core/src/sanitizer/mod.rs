@@ -85,7 +85,6 @@ struct CoreSan {
     leaks: Vec<(String, &'static Location<'static>)>,
     gm: Vec<GmAcc>,
     epoch: u32,
-    atomic: bool,
 }
 
 thread_local! {
@@ -133,7 +132,6 @@ impl LaunchSanitizer {
             leaks: Vec::new(),
             gm: Vec::new(),
             epoch: 0,
-            atomic: false,
         };
         SAN.with(|s| *s.borrow_mut() = Some(Box::new(state)));
         let _clear = Clear;
@@ -361,18 +359,8 @@ impl CoreSan {
         loc: &'static Location<'static>,
     ) {
         if s < e {
-            let a = GmAcc {
-                region,
-                s,
-                e,
-                write,
-                dma,
-                atomic: write && self.atomic,
-                epoch: self.epoch,
-                core: self.core,
-                api,
-                loc,
-            };
+            let atomic = write && crate::ctx::with_core(|c| c.atomic.get().is_some());
+            let a = GmAcc { region, s, e, write, dma, atomic, epoch: self.epoch, core: self.core, api, loc };
             gm::log(&mut self.gm, a);
         }
     }
@@ -543,12 +531,6 @@ pub(crate) fn on_sync_all() {
         s.barrier_all();
         s.epoch += 1;
     });
-}
-
-/// Sets whether the core's GM writes are atomic (`SetAtomicAdd`/`SetAtomicMax`/… on,
-/// `SetAtomicNone` off). Two cores' atomic writes to the same bytes are not a race.
-pub fn set_gm_atomic(on: bool) {
-    with_san(|s| s.atomic = on);
 }
 
 /// `AllocTensor` of the buffer at `[start, start + len)`: waits for the buffer's free event;
