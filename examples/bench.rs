@@ -325,7 +325,7 @@ fn sanitizer_rows(sizes: &Sizes, rows: &mut Vec<Row>) {
     let label = if len.is_power_of_two() { format!("2^{}", len.trailing_zeros()) } else { len.to_string() };
     let cores = 8;
     let target =
-        |tile_bytes: usize| Target::RatioAtLeast(if tile_bytes >= 16 * 1024 { 1.0 / 1.1 } else { 1.0 / 1.3 });
+        |tile_bytes: usize| Target::RatioAtLeast(if tile_bytes >= 16 * 1024 { 0.91 } else { 0.77 });
     let x = to_f16(&values(len, 3));
     let y = to_f16(&values(len, 4));
     let (gx, gy, gz) = (GmBuffer::from_slice(&x), GmBuffer::from_slice(&y), GmBuffer::<f16>::zeroed(len));
