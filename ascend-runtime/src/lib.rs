@@ -57,14 +57,17 @@ mod hook;
 pub mod launch;
 pub mod npy;
 pub mod testing;
+mod watchdog;
 mod workers;
 
 pub use ascend_core;
-pub use ascend_core::{GmAddr, GmRegion, Soc};
+pub use ascend_core::{GmAddr, GmAllocError, GmRegion, Soc};
 pub use gm::GmBuffer;
 pub use launch::{
-    launch, CoreFault, ExecMode, Launch, LaunchError, LaunchStats, DEFAULT_STACK_SIZE, MAX_BLOCK_DIM,
+    launch, CoreFault, ExecMode, Launch, LaunchError, LaunchStats, DEFAULT_MAX_THREADS, DEFAULT_STACK_SIZE,
+    DEFAULT_TIMEOUT, MAX_BLOCK_DIM,
 };
+pub use workers::shutdown_workers;
 
 /// Everything a kernel, a test or an example needs, in one import: the kernel API of
 /// `ascend_core::prelude` plus the runtime's types.
