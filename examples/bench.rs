@@ -726,6 +726,13 @@ fn main() {
         rayon::current_num_threads(),
         std::env::consts::ARCH
     );
-    let rows = run(&sizes);
+    // `--stream24`: only the streaming rows at 2^24 (a quick before/after comparison).
+    let rows = if std::env::args().any(|a| a == "--stream24") {
+        let mut rows = Vec::new();
+        stream_rows(&Sizes { stream_lens: vec![1 << 24], memory: false, ..sizes }, &mut rows);
+        rows
+    } else {
+        run(&sizes)
+    };
     print_table(&rows);
 }

@@ -250,7 +250,7 @@ pub fn compare<T: CompareElement>(
         format!(
             "count = {count} {} elements occupy {} bytes, not a multiple of 256 (use a multiple of {})",
             T::DTYPE,
-            count * T::SIZE,
+            count.checked_mul(T::SIZE).map_or("more than usize::MAX".to_string(), |b| b.to_string()),
             T::PAR
         )
     });
