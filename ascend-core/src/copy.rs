@@ -203,7 +203,15 @@ impl<T: Element> DataCopy<LocalTensor<T>> for LocalTensor<T> {}
 /// Every row must lie inside live allocations on both sides (a `GlobalTensor`'s region for a
 /// GM side), and no written row may overlap any row read.
 #[inline]
-unsafe fn copy_rows(d: &Side, s: &Side, dst_off: usize, rows: usize, row: usize, dst_pitch: usize, src_pitch: usize) {
+unsafe fn copy_rows(
+    d: &Side,
+    s: &Side,
+    dst_off: usize,
+    rows: usize,
+    row: usize,
+    dst_pitch: usize,
+    src_pitch: usize,
+) {
     // SAFETY: `dst_off` lies in the destination (contract).
     let (dst, src) = (unsafe { d.ptr.add(dst_off) }, s.ptr.cast_const());
     let one = |dst: *mut u8, src: *const u8, n: usize| {
@@ -306,7 +314,10 @@ pub fn data_copy<D: DataCopy<S>, S: Mem<Elem = D::Elem>>(dst: &D, src: &S, count
     let Some(bytes) = count.checked_mul(size) else {
         crate::error::fail(
             api,
-            format!("count = {count} {dtype} elements overflows the address space (src has {}, dst {})", s.elems, d.elems),
+            format!(
+                "count = {count} {dtype} elements overflows the address space (src has {}, dst {})",
+                s.elems, d.elems
+            ),
         )
     };
     ensure(bytes % BLOCK_BYTES == 0, api, || {

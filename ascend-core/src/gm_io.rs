@@ -57,31 +57,42 @@ unsafe fn merge(addr: usize, shift: usize, src: *const u8, len: usize) {
     }
 }
 
+/// Splits `[a, a + len)` into a head inside one word, whole words, and a tail inside one word:
+/// `(head_len, words, tail_len)`.
+#[inline(always)]
+fn split(a: usize, len: usize) -> (usize, usize, usize) {
+    let head = ((W - a % W) % W).min(len);
+    let words = (len - head) / W;
+    (head, words, len - head - words * W)
+}
+
 /// Copies `len` bytes from global memory at `gm` to the plain memory at `dst`.
 ///
 /// # Safety
 /// `[gm, gm + len)` lies inside a live global-memory region (see the module doc); `dst` is
 /// valid for `len` writes and is not global memory.
 pub(crate) unsafe fn load(dst: *mut u8, gm: *const u8, len: usize) {
-    let mut a = gm as usize;
-    let end = a + len;
-    let mut d = dst;
-    while a < end {
-        let base = a & !(W - 1);
-        let shift = a - base;
-        let n = (W - shift).min(end - a);
-        // SAFETY: the word holding byte `a` lies inside the region (module doc).
-        let v = unsafe { word(base) }.load(Relaxed).to_ne_bytes();
-        // SAFETY: `d` has `n` bytes left to write; `v` is a stack array of 8 >= shift + n bytes.
-        unsafe {
-            if n == W {
-                d.cast::<[u8; W]>().write_unaligned(v);
-            } else {
-                std::ptr::copy_nonoverlapping(v.as_ptr().add(shift), d, n);
-            }
-            d = d.add(n);
+    let a = gm as usize;
+    let (head, words, tail) = split(a, len);
+    // SAFETY (whole block): every word touched holds a byte of `[gm, gm + len)`, so it lies
+    // inside the region (module doc); `dst` has `len` bytes to write; the stack arrays `v`
+    // hold 8 >= shift + n bytes.
+    unsafe {
+        if head > 0 {
+            let base = a & !(W - 1);
+            let v = word(base).load(Relaxed).to_ne_bytes();
+            std::ptr::copy_nonoverlapping(v.as_ptr().add(a - base), dst, head);
         }
-        a += n;
+        let src = (a + head) as *const AtomicU64;
+        let d = dst.add(head);
+        for i in 0..words {
+            let v = (*src.add(i)).load(Relaxed);
+            d.add(i * W).cast::<u64>().write_unaligned(v);
+        }
+        if tail > 0 {
+            let v = (*src.add(words)).load(Relaxed).to_ne_bytes();
+            std::ptr::copy_nonoverlapping(v.as_ptr(), d.add(words * W), tail);
+        }
     }
 }
 
@@ -91,23 +102,22 @@ pub(crate) unsafe fn load(dst: *mut u8, gm: *const u8, len: usize) {
 /// `[gm, gm + len)` lies inside a live global-memory region (see the module doc); `src` is
 /// valid for `len` reads and is not global memory.
 pub(crate) unsafe fn store(gm: *mut u8, src: *const u8, len: usize) {
-    let mut a = gm as usize;
-    let end = a + len;
-    let mut s = src;
-    while a < end {
-        let base = a & !(W - 1);
-        let shift = a - base;
-        let n = (W - shift).min(end - a);
-        // SAFETY: the word holding byte `a` lies inside the region; `s` has `n` bytes left.
-        unsafe {
-            if n == W {
-                word(base).store(u64::from_ne_bytes(s.cast::<[u8; W]>().read_unaligned()), Relaxed);
-            } else {
-                merge(base, shift, s, n);
-            }
-            s = s.add(n);
+    let a = gm as usize;
+    let (head, words, tail) = split(a, len);
+    // SAFETY (whole block): as in `load`, with `src` valid for `len` reads.
+    unsafe {
+        if head > 0 {
+            let base = a & !(W - 1);
+            merge(base, a - base, src, head);
         }
-        a += n;
+        let dst = (a + head) as *const AtomicU64;
+        let s = src.add(head);
+        for i in 0..words {
+            (*dst.add(i)).store(s.add(i * W).cast::<u64>().read_unaligned(), Relaxed);
+        }
+        if tail > 0 {
+            merge(dst.add(words) as usize, 0, s.add(words * W), tail);
+        }
     }
 }
 

@@ -133,9 +133,10 @@ impl TPipe {
         let rounded = len.div_ceil(BLOCK_BYTES).checked_mul(BLOCK_BYTES);
         let total = rounded.and_then(|r| r.checked_mul(num));
         let fits = total.and_then(|t| t.checked_add(self.cur)).is_some_and(|end| end <= ub_size);
-        ensure(fits, api, || match (rounded, total) {
+        ensure(fits, api, || {
+            match (rounded, total) {
             (Some(rounded), Some(total)) => format!(
-                "{num} buffer(s) of len = {len} bytes (rounded to {rounded}) need {total} bytes, but only {} of the \
+                "{num} buffer(s) of {len} bytes (rounded to {rounded}) need {total} bytes, but only {} of the \
                  Unified Buffer's {ub_size} bytes are free ({} already used)",
                 ub_size - self.cur,
                 self.cur
@@ -145,6 +146,7 @@ impl TPipe {
                  {ub_size} bytes ({} free)",
                 ub_size - self.cur
             ),
+        }
         });
         let (rounded, total) = (rounded.unwrap_or(0), total.unwrap_or(0));
         let start = self.cur;
@@ -298,9 +300,16 @@ impl<P: Position> TBuf<P> {
     #[track_caller]
     pub fn get_with_len<T: Element>(&self, len: usize) -> LocalTensor<T> {
         let (ub, off, bytes) = self.mem("TBuf::Get");
-        ensure(len.checked_mul(T::SIZE).is_some_and(|b| b <= bytes), "TBuf::Get", || match len.checked_mul(T::SIZE) {
-            Some(need) => format!("len = {len} {} elements needs {need} bytes; the buffer has {bytes}", T::DTYPE),
-            None => format!("len = {len} {} elements overflows the address space; the buffer has {bytes} bytes", T::DTYPE),
+        ensure(len.checked_mul(T::SIZE).is_some_and(|b| b <= bytes), "TBuf::Get", || {
+            match len.checked_mul(T::SIZE) {
+                Some(need) => {
+                    format!("len = {len} {} elements needs {need} bytes; the buffer has {bytes}", T::DTYPE)
+                }
+                None => format!(
+                    "len = {len} {} elements overflows the address space; the buffer has {bytes} bytes",
+                    T::DTYPE
+                ),
+            }
         });
         LocalTensor::from_raw(Rc::clone(ub), off, len, P::POS)
     }

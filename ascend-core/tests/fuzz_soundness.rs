@@ -149,7 +149,13 @@ fn dst_range<T: Element>(t: &LocalTensor<T>) -> (usize, usize) {
 fn plan(mask: Mask, repeats: usize, counter: bool, par: usize, size: usize) -> Option<Vec<[u64; 2]>> {
     let prefix = |n: usize| -> [u64; 2] {
         let lo = if n >= 64 { u64::MAX } else { (1u64 << n) - 1 };
-        let hi = if n >= 128 { u64::MAX } else if n > 64 { (1u64 << (n - 64)) - 1 } else { 0 };
+        let hi = if n >= 128 {
+            u64::MAX
+        } else if n > 64 {
+            (1u64 << (n - 64)) - 1
+        } else {
+            0
+        };
         [lo, hi]
     };
     if counter {
@@ -175,7 +181,13 @@ fn plan(mask: Mask, repeats: usize, counter: bool, par: usize, size: usize) -> O
 fn contiguous(n: usize, par: usize) -> Vec<[u64; 2]> {
     let prefix = |n: usize| -> [u64; 2] {
         let lo = if n >= 64 { u64::MAX } else { (1u64 << n) - 1 };
-        let hi = if n >= 128 { u64::MAX } else if n > 64 { (1u64 << (n - 64)) - 1 } else { 0 };
+        let hi = if n >= 128 {
+            u64::MAX
+        } else if n > 64 {
+            (1u64 << (n - 64)) - 1
+        } else {
+            0
+        };
         [lo, hi]
     };
     let reps = n.div_ceil(par);
@@ -239,7 +251,12 @@ fn fuzz_binary<T: Element + AddElement + SubElement>(w: &mut World, add_op: bool
     };
     let counter = w.rng.chance(4);
     let count_form = w.rng.chance(3);
-    let what = format!("{}{} {} d={d:?} a={a:?} b={b:?}", if add_op { "add" } else { "sub" }, if count_form { "" } else { "_masked" }, T::DTYPE);
+    let what = format!(
+        "{}{} {} d={d:?} a={a:?} b={b:?}",
+        if add_op { "add" } else { "sub" },
+        if count_form { "" } else { "_masked" },
+        T::DTYPE
+    );
     let mut img = w.ub.to_vec();
     if count_form {
         let count = if w.rng.chance(8) { w.rng.next() as usize } else { w.rng.index(SPAN / T::SIZE) };
@@ -253,7 +270,8 @@ fn fuzz_binary<T: Element + AddElement + SubElement>(w: &mut World, add_op: bool
                 |x| f(x[0], x[1], add_op),
             )
             .is_some();
-        let expect = if ok { Expect::UbImage(Some(img)) } else { Expect::Ub(dst_range(&d).0, dst_range(&d).1) };
+        let expect =
+            if ok { Expect::UbImage(Some(img)) } else { Expect::Ub(dst_range(&d).0, dst_range(&d).1) };
         w.check(&what, expect, || if add_op { add(&d, &a, &b, count) } else { sub(&d, &a, &b, count) });
         return;
     }
@@ -277,14 +295,26 @@ fn fuzz_binary<T: Element + AddElement + SubElement>(w: &mut World, add_op: bool
                 &mut img,
                 pl,
                 (&d, p.dst_blk_stride as usize, p.dst_rep_stride as usize),
-                &[(&a, p.src0_blk_stride as usize, p.src0_rep_stride as usize), (&b, p.src1_blk_stride as usize, p.src1_rep_stride as usize)],
+                &[
+                    (&a, p.src0_blk_stride as usize, p.src0_rep_stride as usize),
+                    (&b, p.src1_blk_stride as usize, p.src1_rep_stride as usize),
+                ],
                 |x| f(x[0], x[1], add_op),
             );
             // A partial overlap may be rejected; in bounds, aligned and disjoint, it must run.
             let disjoint = !overlaps(&d, &a) && !overlaps(&d, &b);
             match ok {
                 Some(()) if aligned && disjoint => Expect::UbImage(Some(img)),
-                Some(()) if aligned && (disjoint || (d.get_phy_addr() == a.get_phy_addr() && !overlaps(&d, &b) && p.dst_blk_stride == p.src0_blk_stride && p.dst_rep_stride == p.src0_rep_stride)) => Expect::UbImage(Some(img)),
+                Some(())
+                    if aligned
+                        && (disjoint
+                            || (d.get_phy_addr() == a.get_phy_addr()
+                                && !overlaps(&d, &b)
+                                && p.dst_blk_stride == p.src0_blk_stride
+                                && p.dst_rep_stride == p.src0_rep_stride)) =>
+                {
+                    Expect::UbImage(Some(img))
+                }
                 _ if pl.is_empty() || aligned => Expect::Ub(dst_range(&d).0, dst_range(&d).1),
                 _ => Expect::UbImage(None),
             }
@@ -335,9 +365,11 @@ fn fuzz_duplicate(w: &mut World) {
     if counter {
         set_mask_count();
     }
-    w.check(&format!("duplicate_masked {d:?} {mask:?} r={repeats} {blk}/{rep} counter={counter}"), expect, || {
-        duplicate_masked::<f32, true>(&d, v, mask, repeats, blk, rep)
-    });
+    w.check(
+        &format!("duplicate_masked {d:?} {mask:?} r={repeats} {blk}/{rep} counter={counter}"),
+        expect,
+        || duplicate_masked::<f32, true>(&d, v, mask, repeats, blk, rep),
+    );
 }
 
 fn fuzz_copy(w: &mut World) {
@@ -351,7 +383,11 @@ fn fuzz_copy(w: &mut World) {
         w.rng.below(4) as u16,
         w.rng.below(4) as u16,
     );
-    let count = if w.rng.chance(8) { w.rng.next() as usize } else { w.rng.index(64) * 8 + if w.rng.chance(6) { 3 } else { 0 } };
+    let count = if w.rng.chance(8) {
+        w.rng.next() as usize
+    } else {
+        w.rng.index(64) * 8 + if w.rng.chance(6) { 3 } else { 0 }
+    };
     // Rows of (src byte, dst byte, len) relative to the tensors.
     let rows: Vec<(usize, usize, usize)> = if strided {
         let (n, l) = (params.block_count as usize, params.block_len as usize * 32);
@@ -359,7 +395,9 @@ fn fuzz_copy(w: &mut World) {
             vec![(usize::MAX, 0, 1)]
         } else {
             (0..if l == 0 { 0 } else { n })
-                .map(|i| (i * (l + params.src_stride as usize * 32), i * (l + params.dst_stride as usize * 32), l))
+                .map(|i| {
+                    (i * (l + params.src_stride as usize * 32), i * (l + params.dst_stride as usize * 32), l)
+                })
                 .collect()
         }
     } else if count.checked_mul(4).is_none_or(|b| b % 32 != 0) {
@@ -370,7 +408,8 @@ fn fuzz_copy(w: &mut World) {
     let fits = |rows: &[(usize, usize, usize)], src_bytes: usize, dst_bytes: usize| {
         rows.iter().all(|&(s, d, l)| s.checked_add(l).is_some_and(|e| e <= src_bytes) && d + l <= dst_bytes)
     };
-    let what = format!("copy dir {dir} strided {strided} {params:?} count {count} g=+{goff} {g:?} u={u:?} v={v:?}");
+    let what =
+        format!("copy dir {dir} strided {strided} {params:?} count {count} g=+{goff} {g:?} u={u:?} v={v:?}");
     match dir {
         0 => {
             // GM -> UB
@@ -383,7 +422,11 @@ fn fuzz_copy(w: &mut World) {
                 }
             }
             w.check(&what, Expect::UbImage(ok.then_some(img)), || {
-                if strided { data_copy_params(&u, &g, &params) } else { data_copy(&u, &g, count) }
+                if strided {
+                    data_copy_params(&u, &g, &params)
+                } else {
+                    data_copy(&u, &g, count)
+                }
             });
         }
         1 => {
@@ -397,13 +440,19 @@ fn fuzz_copy(w: &mut World) {
                 }
             }
             w.check(&what, Expect::GmImage(ok.then_some(img)), || {
-                if strided { data_copy_params(&g, &u, &params) } else { data_copy(&g, &u, count) }
+                if strided {
+                    data_copy_params(&g, &u, &params)
+                } else {
+                    data_copy(&g, &u, count)
+                }
             });
         }
         _ => {
             // UB -> UB: overlapping spans may be rejected.
             let mut img = w.ub.to_vec();
-            let ok = u.get_phy_addr() % 32 == 0 && v.get_phy_addr() % 32 == 0 && fits(&rows, v.get_length(), u.get_length());
+            let ok = u.get_phy_addr() % 32 == 0
+                && v.get_phy_addr() % 32 == 0
+                && fits(&rows, v.get_length(), u.get_length());
             let span = |base: usize, f: fn(&(usize, usize, usize)) -> usize| {
                 rows.iter().map(|r| base.saturating_add(f(r)).saturating_add(r.2)).max().map(|e| (base, e))
             };
@@ -417,12 +466,22 @@ fn fuzz_copy(w: &mut World) {
                     img[u.get_phy_addr() + d..][..l].copy_from_slice(&src[v.get_phy_addr() + s..][..l]);
                 }
                 w.check(&what, Expect::UbImage(Some(img)), || {
-                    if strided { data_copy_params(&u, &v, &params) } else { data_copy(&u, &v, count) }
+                    if strided {
+                        data_copy_params(&u, &v, &params)
+                    } else {
+                        data_copy(&u, &v, count)
+                    }
                 });
             } else {
                 let (lo, hi) = dst_range(&u);
                 let e = if ok { Expect::Ub(lo, hi) } else { Expect::UbImage(None) };
-                w.check(&what, e, || if strided { data_copy_params(&u, &v, &params) } else { data_copy(&u, &v, count) });
+                w.check(&what, e, || {
+                    if strided {
+                        data_copy_params(&u, &v, &params)
+                    } else {
+                        data_copy(&u, &v, count)
+                    }
+                });
             }
         }
     }
@@ -437,13 +496,18 @@ fn fuzz_pad(w: &mut World) {
         w.rng.below(100) as u32,
         w.rng.below(4) as u32,
     );
-    let pad = DataCopyPadExtParams::new(w.rng.chance(2), w.rng.below(20) as u8, w.rng.below(20) as u8, f16::ONE);
+    let pad =
+        DataCopyPadExtParams::new(w.rng.chance(2), w.rng.below(20) as u8, w.rng.below(20) as u8, f16::ONE);
     if w.rng.chance(2) {
         let (lo, hi) = dst_range(&u);
-        w.check(&format!("data_copy_pad {p:?} {pad:?}"), Expect::Ub(lo, hi), || data_copy_pad(&u, &g, &p, &pad));
+        w.check(&format!("data_copy_pad {p:?} {pad:?}"), Expect::Ub(lo, hi), || {
+            data_copy_pad(&u, &g, &p, &pad)
+        });
     } else {
         let (lo, hi) = (goff, goff + g.get_size() * 2);
-        w.check(&format!("data_copy_pad_to_gm {p:?}"), Expect::Gm(lo, hi), || data_copy_pad_to_gm(&g, &u, &p));
+        w.check(&format!("data_copy_pad_to_gm {p:?}"), Expect::Gm(lo, hi), || {
+            data_copy_pad_to_gm(&g, &u, &p)
+        });
     }
 }
 
@@ -463,7 +527,8 @@ fn fuzz_others(w: &mut World) {
         w.rng.below(16) as u8,
     );
     let count = if w.rng.chance(8) { w.rng.next() as usize } else { w.rng.index(2048) };
-    let mode = [SelMode::VselCmpmaskSpr, SelMode::VselTensorScalarMode, SelMode::VselTensorTensorMode][w.rng.index(3)];
+    let mode = [SelMode::VselCmpmaskSpr, SelMode::VselTensorScalarMode, SelMode::VselTensorTensorMode]
+        [w.rng.index(3)];
     let (dlo, dhi) = dst_range(&d);
     let (blo, bhi) = dst_range(&bits);
     match w.rng.below(8) {
@@ -471,7 +536,9 @@ fn fuzz_others(w: &mut World) {
         1 => w.check("select_masked", Expect::Ub(dlo, dhi), || {
             select_masked::<f16, u8, true>(&d, &bits, &a, &b, mode, mask, repeats, &p)
         }),
-        2 => w.check("select_scalar", Expect::Ub(dlo, dhi), || select_scalar(&d, &bits, &a, f16::ONE, mode, count)),
+        2 => w.check("select_scalar", Expect::Ub(dlo, dhi), || {
+            select_scalar(&d, &bits, &a, f16::ONE, mode, count)
+        }),
         3 => w.check("compare", Expect::Ub(blo, bhi), || compare(&bits, &a, &b, CMPMODE::LT, count)),
         4 => w.check("compare_masked", Expect::Ub(blo, bhi), || {
             compare_masked::<f16, true>(&bits, &a, &b, CMPMODE::GE, mask, repeats, &p)
@@ -541,7 +608,13 @@ fn random_parameters_give_a_fault_or_the_reference_result_and_never_touch_other_
         let mut pipe = TPipe::new();
         let mut whole = TBuf::<VecCalc>::new();
         pipe.init_tbuf(&mut whole, get_soc().ub_size());
-        let mut w = World { ub: whole.get::<u8>(), gm: GmRegion::zeroed(GM_BYTES), rng: Rng(0x9E37_79B9_7F4A_7C15), checked: 0, faults: 0 };
+        let mut w = World {
+            ub: whole.get::<u8>(),
+            gm: GmRegion::zeroed(GM_BYTES),
+            rng: Rng(0x9E37_79B9_7F4A_7C15),
+            checked: 0,
+            faults: 0,
+        };
         for i in 0..iters {
             if i % 64 == 0 {
                 w.fill();
@@ -556,7 +629,11 @@ fn random_parameters_give_a_fault_or_the_reference_result_and_never_touch_other_
             }
         }
         // The property must not hold vacuously: many calls ran and were compared.
-        assert!(w.checked > iters / 10, "only {} of {iters} calls were compared with the reference", w.checked);
+        assert!(
+            w.checked > iters / 10,
+            "only {} of {iters} calls were compared with the reference",
+            w.checked
+        );
         assert!(w.faults > iters / 10, "only {} of {iters} calls failed a check", w.faults);
         println!("{iters} calls: {} compared with the reference, {} faults", w.checked, w.faults);
     });

@@ -51,11 +51,20 @@ impl Watch {
         status: Arc<[AtomicU8]>,
     ) -> Arc<Watch> {
         let deadline = Instant::now().checked_add(timeout).unwrap_or_else(far_future);
-        Arc::new(Watch { timeout, deadline: Mutex::new(deadline), token, barrier, status, fired: OnceLock::new() })
+        Arc::new(Watch {
+            timeout,
+            deadline: Mutex::new(deadline),
+            token,
+            barrier,
+            status,
+            fired: OnceLock::new(),
+        })
     }
 
     fn cores_in(&self, state: u8) -> Vec<u32> {
-        (0..self.status.len() as u32).filter(|&i| self.status[i as usize].load(Ordering::Acquire) == state).collect()
+        (0..self.status.len() as u32)
+            .filter(|&i| self.status[i as usize].load(Ordering::Acquire) == state)
+            .collect()
     }
 
     /// Cancels the launch.

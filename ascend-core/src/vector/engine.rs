@@ -62,7 +62,10 @@ impl<'a, T: Element> Operand<'a, T> {
             for b in 0..BLOCKS_PER_REPEAT {
                 let bits = block_bits::<T>(m, b);
                 if bits != 0 {
-                    let hi = b.checked_mul(self.blk)?.checked_mul(T::EPB)?.checked_add(64 - bits.leading_zeros() as usize)?;
+                    let hi = b
+                        .checked_mul(self.blk)?
+                        .checked_mul(T::EPB)?
+                        .checked_add(64 - bits.leading_zeros() as usize)?;
                     span = span.max(hi);
                 }
             }
@@ -99,7 +102,8 @@ pub(crate) trait Lanes<T: Element, const N: usize> {
 pub(crate) fn check_operand<T: Element>(api: &'static str, op: &Operand<'_, T>, plan: &Plan) -> usize {
     op.t.check_vector_operand(api, op.name);
     let ext = op.extent(plan);
-    ensure(ext.is_some_and(|e| e <= op.t.get_size()), api, || match ext {
+    ensure(ext.is_some_and(|e| e <= op.t.get_size()), api, || {
+        match ext {
         Some(ext) => format!(
             "{} would touch element {} but the tensor has {} elements (repeats = {}, blkStride = {}, repStride = {})",
             op.name,
@@ -118,6 +122,7 @@ pub(crate) fn check_operand<T: Element>(api: &'static str, op: &Operand<'_, T>, 
             op.rep,
             op.t.get_size()
         ),
+    }
     });
     ext.unwrap_or(0)
 }

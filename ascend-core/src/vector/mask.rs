@@ -189,7 +189,10 @@ fn counter_count(api: &'static str, mask: Mask) -> u64 {
         }
         Mask::Count(n) | Mask::Bits([n, 0]) if n > u64::from(u32::MAX) => fail(
             api,
-            format!("mask = {n}: in counter mode the element count is at most {} (32 bits, as calCount)", u32::MAX),
+            format!(
+                "mask = {n}: in counter mode the element count is at most {} (32 bits, as calCount)",
+                u32::MAX
+            ),
         ),
         Mask::Count(n) | Mask::Bits([n, 0]) => n,
         Mask::Bits([_, hi]) => {
