@@ -74,9 +74,9 @@ fn split(a: usize, len: usize) -> (usize, usize, usize) {
 pub(crate) unsafe fn load(dst: *mut u8, gm: *const u8, len: usize) {
     let a = gm as usize;
     let (head, words, tail) = split(a, len);
-    // SAFETY (whole block): every word touched holds a byte of `[gm, gm + len)`, so it lies
-    // inside the region (module doc); `dst` has `len` bytes to write; the stack arrays `v`
-    // hold 8 >= shift + n bytes.
+    // SAFETY: every word touched holds a byte of `[gm, gm + len)`, so it lies inside the
+    // region (module doc); `dst` has `len` bytes to write; the stack arrays `v` hold
+    // 8 >= shift + n bytes.
     unsafe {
         if head > 0 {
             let base = a & !(W - 1);
@@ -104,7 +104,7 @@ pub(crate) unsafe fn load(dst: *mut u8, gm: *const u8, len: usize) {
 pub(crate) unsafe fn store(gm: *mut u8, src: *const u8, len: usize) {
     let a = gm as usize;
     let (head, words, tail) = split(a, len);
-    // SAFETY (whole block): as in `load`, with `src` valid for `len` reads.
+    // SAFETY: as in `load`, with `src` valid for `len` reads.
     unsafe {
         if head > 0 {
             let base = a & !(W - 1);

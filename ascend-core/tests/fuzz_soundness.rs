@@ -558,10 +558,7 @@ fn fuzz_others(w: &mut World) {
     }
 }
 
-fn add_f<T: Element>(x: T, y: T, add_op: bool) -> T
-where
-    T: num_like::Arith,
-{
+fn add_f<T: Element + num_like::Arith>(x: T, y: T, add_op: bool) -> T {
     if add_op {
         x.plus(y)
     } else {
