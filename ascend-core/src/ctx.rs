@@ -10,6 +10,7 @@ use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 
+use crate::atomic::{AtomicLog, AtomicMode};
 use crate::error::fail;
 use crate::soc::{OverflowMode, Soc};
 use crate::ub::Ub;
@@ -36,12 +37,14 @@ pub struct CoreConfig {
     /// of a kernel API fails with the token's reason, so a core that spins on global memory or
     /// keeps issuing instructions unwinds instead of hanging.
     pub cancel: Option<Arc<CancelToken>>,
+    /// The launch's log of float atomic contributions (`None`: they apply at once).
+    pub atomic_log: Option<Arc<AtomicLog>>,
 }
 
 impl CoreConfig {
     /// A single core (index 0 of 1) of `soc`, without a barrier.
     pub fn single(soc: Soc) -> CoreConfig {
-        CoreConfig { block_idx: 0, block_num: 1, soc, barrier: None, cancel: None }
+        CoreConfig { block_idx: 0, block_num: 1, soc, barrier: None, atomic_log: None, cancel: None }
     }
 }
 
@@ -101,6 +104,14 @@ pub(crate) struct CoreState {
     /// Whether a `TPipe` is alive on this core (AscendC allows one at a time).
     pub(crate) pipe_alive: Cell<bool>,
     pub(crate) cancel: Option<Arc<CancelToken>>,
+    /// The global-memory atomic mode (`SetAtomicAdd<T>` …), `None` when off.
+    pub(crate) atomic: Cell<Option<AtomicMode>>,
+    pub(crate) atomic_log: Option<Arc<AtomicLog>>,
+    /// Whether a `LocalMemAllocator<Ub>` is alive on this core (not to be mixed with `TPipe`).
+    pub(crate) allocator_alive: Cell<bool>,
+    /// The DataCopyPad padding register (`SetPadValue`, or the last `isPad` copy): the value's
+    /// bits, `None` until set.
+    pub(crate) pad_value: Cell<Option<u64>>,
 }
 
 thread_local! {
@@ -136,6 +147,10 @@ fn new_state(cfg: CoreConfig) -> Rc<CoreState> {
         overflow: Cell::new(cfg.soc.default_overflow_mode()),
         pipe_alive: Cell::new(false),
         cancel: cfg.cancel,
+        atomic: Cell::new(None),
+        atomic_log: cfg.atomic_log,
+        allocator_alive: Cell::new(false),
+        pad_value: Cell::new(None),
     })
 }
 
@@ -236,7 +251,7 @@ pub fn sync_all() {
                 fail("SyncAll", why)
             }
         }
-        None if num <= 1 => {}
+        None if num <= 1 => crate::atomic::flush_current(),
         None => fail(
             "SyncAll",
             format!(

@@ -142,3 +142,28 @@ pub(crate) unsafe fn store_elem<T: Element>(p: *mut T, v: T) {
     // SAFETY: caller's contract; `v` is a distinct stack value of `T::SIZE` bytes.
     unsafe { store(p.cast(), (&v as *const T).cast(), T::SIZE) };
 }
+
+/// Replaces the element at `p` with `f(old)` atomically (a compare-exchange loop on the word
+/// holding it): the read-modify-write behind `SetAtomicAdd` / `Max` / `Min`.
+///
+/// # Safety
+/// `p` is aligned for `T` and the element lies inside a live global-memory region.
+#[inline]
+pub(crate) unsafe fn update_elem<T: Element>(p: *mut T, f: impl Fn(T) -> T) {
+    let a = p as usize;
+    let base = a & !(W - 1);
+    let shift = a - base;
+    // SAFETY: an element aligned to its size (at most 8) never crosses a word, and its word
+    // lies inside the region (module doc).
+    let w = unsafe { word(base) };
+    let mut old = w.load(Relaxed);
+    loop {
+        let mut bytes = old.to_ne_bytes();
+        let cur: T = bytemuck::pod_read_unaligned(&bytes[shift..shift + T::SIZE]);
+        bytes[shift..shift + T::SIZE].copy_from_slice(bytemuck::bytes_of(&f(cur)));
+        match w.compare_exchange_weak(old, u64::from_ne_bytes(bytes), Relaxed, Relaxed) {
+            Ok(_) => return,
+            Err(now) => old = now,
+        }
+    }
+}
