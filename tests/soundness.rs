@@ -172,7 +172,7 @@ fn racing_cores_on_one_gm_element_give_a_racy_value_not_ub() {
         .sync_all(true)
         .run(move || {
             let mut t = GlobalTensor::<u32>::new();
-            t.set_global_buffer(addr.clone(), 8);
+            t.set_global_buffer(addr, 8);
             for _ in 0..ITERS {
                 t.set_value(0, t.get_value(0) + 1);
             }
@@ -211,7 +211,7 @@ fn a_host_reading_gm_during_a_launch_never_sees_a_torn_element() {
         .block_dim(2)
         .run(move || {
             let mut t = GlobalTensor::<u64>::new();
-            t.set_global_buffer(addr.clone(), 1024);
+            t.set_global_buffer(addr, 1024);
             for k in 0..50u64 {
                 let v = if k % 2 == 0 { u64::MAX } else { 0 };
                 for i in 0..1024 {
@@ -262,7 +262,7 @@ fn a_core_spinning_on_gm_times_out_in_every_mode() {
             .timeout(Duration::from_millis(1500)) // long enough for cores to start under valgrind
             .run(move || {
                 let mut g = GlobalTensor::<u32>::new();
-                g.set_global_buffer(addr.clone(), 8);
+                g.set_global_buffer(addr, 8);
                 if get_block_idx() == 1 {
                     while g.get_value(0) == 0 {}
                 }
@@ -328,4 +328,24 @@ fn parked_workers_can_be_released() {
     ascend_runtime::shutdown_workers();
     // Later launches start workers again.
     Launch::new(Soc::Ascend910B).block_dim(3).sync_all(true).run(sync_all).unwrap();
+}
+
+#[test]
+fn gm_addr_is_copy_and_a_freed_region_is_a_clear_error() {
+    fn is_copy<T: Copy + Send + Sync>() {}
+    is_copy::<GmAddr>();
+    let buf = GmBuffer::<f32>::zeroed(16);
+    let addr = buf.addr();
+    let (a, b) = (addr, addr.add::<f32>(8)); // no clone needed
+    core(|| {
+        let mut g = GlobalTensor::<f32>::new();
+        g.set_global_buffer(b, 8);
+        g.set_value(0, 5.0);
+        // The bound tensor keeps the region alive even after the buffer is dropped.
+        drop(buf);
+        assert_eq!(g.get_value(0), 5.0);
+        drop(g);
+        let mut h = GlobalTensor::<f32>::new();
+        assert_fault("GlobalTensor::SetGlobalBuffer", &["was freed", "64 bytes"], || h.set_global_buffer(a, 4));
+    });
 }

@@ -244,7 +244,21 @@ impl<T: Element> LocalTensor<T> {
 pub struct GmRegion {
     base: NonNull<u8>,
     size: usize,
+    /// The region's number in the registry [`GmAddr`]s are resolved through.
+    id: u64,
 }
+
+/// Live regions by id, as weak references: a [`GmAddr`] is a plain `Copy` value (id, offset,
+/// size) and is resolved here once per `set_global_buffer`, never per element.
+fn registry() -> &'static std::sync::RwLock<std::collections::HashMap<u64, std::sync::Weak<GmRegion>>> {
+    static REG: std::sync::OnceLock<
+        std::sync::RwLock<std::collections::HashMap<u64, std::sync::Weak<GmRegion>>>,
+    > = std::sync::OnceLock::new();
+    REG.get_or_init(Default::default)
+}
+
+/// The next region id (never reused, so a freed region's address never reaches another).
+static NEXT_REGION_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
 // SAFETY: the region is plain bytes; it is only accessed through raw pointers with bounds
 // checks, and the kernel model (like the hardware's) makes cross-core ordering the kernel's
@@ -304,7 +318,10 @@ impl GmRegion {
         // SAFETY: the layout has a non-zero size.
         let ptr = unsafe { alloc_zeroed(layout) };
         let base = NonNull::new(ptr).ok_or(err)?;
-        Ok(Arc::new(GmRegion { base, size }))
+        let id = NEXT_REGION_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let region = Arc::new(GmRegion { base, size, id });
+        registry().write().unwrap_or_else(|e| e.into_inner()).insert(id, Arc::downgrade(&region));
+        Ok(region)
     }
 
     /// A region holding a copy of `bytes`.
@@ -362,7 +379,7 @@ impl GmRegion {
 
     /// The address of the region's first byte, for passing to a kernel.
     pub fn addr(self: &Arc<Self>) -> GmAddr {
-        GmAddr { region: Arc::clone(self), off: 0 }
+        GmAddr { id: self.id, off: 0, size: self.size }
     }
 
     #[inline(always)]
@@ -373,6 +390,7 @@ impl GmRegion {
 
 impl Drop for GmRegion {
     fn drop(&mut self) {
+        registry().write().unwrap_or_else(|e| e.into_inner()).remove(&self.id);
         let layout = gm_layout(self.size).expect("the layout was valid at allocation");
         // SAFETY: allocated in `try_zeroed` with this layout; freed once.
         unsafe { dealloc(self.base.as_ptr(), layout) }
@@ -386,17 +404,20 @@ impl fmt::Debug for GmRegion {
 }
 
 /// An untyped global-memory address (AscendC's `GM_ADDR`): what a kernel receives for each
-/// of its tensors. It keeps its region alive, and knows the region's extent so every access
-/// through it is bounds-checked.
-#[derive(Clone)]
+/// of its tensors. A plain `Copy` value — the region's id, an offset and the region's size —
+/// so `move` closures capture it without `.clone()`. It does not keep the region alive:
+/// binding a `GlobalTensor` to it resolves the region (once per bind) and fails with a clear
+/// error if the region was freed; the bound tensor then keeps it alive.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct GmAddr {
-    region: Arc<GmRegion>,
+    id: u64,
     off: usize,
+    size: usize,
 }
 
 impl fmt::Debug for GmAddr {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "GmAddr(+{:#x} of {} bytes)", self.off, self.region.size)
+        write!(f, "GmAddr(region #{} +{:#x} of {} bytes)", self.id, self.off, self.size)
     }
 }
 
@@ -409,14 +430,14 @@ impl GmAddr {
     pub fn add<T: Element>(&self, n: usize) -> GmAddr {
         let off = n.checked_mul(T::SIZE).and_then(|b| b.checked_add(self.off));
         match off {
-            Some(o) if o <= self.region.size => GmAddr { region: Arc::clone(&self.region), off: o },
+            Some(o) if o <= self.size => GmAddr { off: o, ..*self },
             _ => fail(
                 "GM_ADDR",
                 format!(
                     "offset of {n} {} elements from byte {} is beyond the region of {} bytes",
                     T::DTYPE,
                     self.off,
-                    self.region.size
+                    self.size
                 ),
             ),
         }
@@ -424,7 +445,25 @@ impl GmAddr {
 
     /// Bytes from this address to the end of its region.
     pub fn remaining_bytes(&self) -> usize {
-        self.region.size - self.off
+        self.size - self.off
+    }
+
+    /// The live region this address points into, failing (for `api`) if it was freed.
+    #[track_caller]
+    fn resolve(&self, api: &'static str) -> Arc<GmRegion> {
+        let region =
+            registry().read().unwrap_or_else(|e| e.into_inner()).get(&self.id).and_then(|w| w.upgrade());
+        match region {
+            Some(r) => r,
+            None => fail(
+                api,
+                format!(
+                    "the global memory of this GM_ADDR (region #{}, {} bytes) was freed: keep its GmBuffer alive \
+                     while kernels use it",
+                    self.id, self.size
+                ),
+            ),
+        }
     }
 }
 
@@ -493,8 +532,9 @@ impl<T: Element> GlobalTensor<T> {
                 addr.remaining_bytes()
             )
         });
+        let region = addr.resolve(api);
         self.off = addr.off;
-        self.region = Some(Rc::new(addr.region));
+        self.region = Some(Rc::new(region));
         self.len = len;
     }
 

@@ -321,7 +321,7 @@ pub(crate) fn format_ranges(sorted: &[u32]) -> String {
 ///     .sync_all(true) // a thread per core, so the kernel may call sync_all
 ///     .run(move || {
 ///         let mut gm = GlobalTensor::<u32>::new();
-///         gm.set_global_buffer(addr.clone(), 8);
+///         gm.set_global_buffer(addr, 8);
 ///         gm.set_value(get_block_idx() as usize, get_block_idx() * 10);
 ///         sync_all();
 ///         // Every core's write is visible after the barrier.
@@ -379,7 +379,7 @@ impl Launch {
     ///     .timeout(Duration::from_millis(200))
     ///     .run(move || {
     ///         let mut g = GlobalTensor::<u32>::new();
-    ///         g.set_global_buffer(addr.clone(), 8);
+    ///         g.set_global_buffer(addr, 8);
     ///         while g.get_value(0) == 0 {} // nobody ever sets it
     ///     })
     ///     .unwrap_err();
@@ -449,7 +449,7 @@ impl Launch {
     /// let addr = sum.addr();
     /// let kernel = move || {
     ///     let mut gm = GlobalTensor::<f32>::new();
-    ///     gm.set_global_buffer(addr.clone(), 8);
+    ///     gm.set_global_buffer(addr, 8);
     ///     let mut pipe = TPipe::new();
     ///     let mut buf = TBuf::<VecOut>::new();
     ///     pipe.init_tbuf(&mut buf, 32);

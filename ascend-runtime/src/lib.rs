@@ -38,7 +38,7 @@
 //! let y = GmBuffer::from_vec(vec![0.5f32; n]);
 //! let z = GmBuffer::<f32>::zeroed(n);
 //! let (xa, ya, za) = (x.addr(), y.addr(), z.addr());
-//! launch(Soc::Ascend910B, 4, move || add_kernel(xa.clone(), ya.clone(), za.clone(), 16)).unwrap();
+//! launch(Soc::Ascend910B, 4, move || add_kernel(xa, ya, za, 16)).unwrap();
 //! assert_eq!(z.to_vec()[63], 63.5);
 //!
 //! // A failed check is an error value naming the core, never a crash or a hang.
