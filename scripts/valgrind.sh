@@ -21,8 +21,8 @@ build() {
 }
 mapfile -t BINS < <(
     build -p ascend-core --lib --test pipe_queue --test data_copy --test vector_engine --test vector_binary \
-        --test mask_state --test fuzz_soundness
-    build -p ascend-runtime --lib --test launch --test gm --test hook
+        --test mask_state --test gm_api --test fuzz_soundness
+    build -p ascend-runtime --lib --test launch --test gm --test hook --test atomics
     build -p ascend-workspace --test soundness
 )
 
