@@ -50,6 +50,7 @@ pub mod prelude {
     pub use crate::copy::*;
     pub use crate::pipe::*;
     pub use crate::vector::binary::*;
+    pub use crate::vector::cast::*;
     pub use crate::vector::compare::*;
     pub use crate::vector::duplicate::*;
     pub use crate::vector::reduce::*;

@@ -1,6 +1,7 @@
 //! Vector instructions: the shared addressing engine and the instructions built on it.
 
 pub mod binary;
+pub mod cast;
 pub mod compare;
 pub mod duplicate;
 pub(crate) mod engine;
