@@ -144,6 +144,10 @@ fn footprints_meet<T: Element>(
 #[inline(always)]
 fn block_bits<T: Element>(m: [u64; 2], b: usize) -> u64 {
     let lo = b * T::EPB;
+    if lo >= 128 {
+        // 8-bit operands of a two-type instruction: blocks past the 128 mask bits are idle.
+        return 0;
+    }
     let word = m[lo / 64] >> (lo % 64);
     if T::EPB >= 64 {
         word
