@@ -5,7 +5,7 @@ use ascend_core::prelude::*;
 
 #[path = "common/util.rs"]
 mod util;
-use util::{expect_panic, ub, Rng};
+use util::{expect_panic, on, ub, Rng};
 
 /// `f` fails with `expected`, naming the API.
 #[track_caller]
@@ -250,19 +250,53 @@ fn int32_only_eq_only_on_ascend910b() {
     }
 }
 
+/// A count that is not whole repeats: the vendor's implementation runs `count / PAR` repeats
+/// on Ascend910/910B/310P (the tail is not compared, dst keeps its bytes) and counter mode on
+/// Ascend310B (lanes past `count` give 0 bits in the last repeat's bytes).
 #[test]
-fn count_must_fill_whole_repeats() {
-    let u = ub(2048);
-    let (x, y, d) = (u.t::<f32>(0, 128), u.t::<f32>(512, 128), u.t::<u8>(1024, 64));
-    assert_fails(
-        "count = 100 float elements occupy 400 bytes, not a multiple of 256 (use a multiple of 64)",
-        || compare(&d, &x, &y, CMPMODE::LT, 100),
-    );
-    let (xh, yh) = (u.t::<f16>(0, 256), u.t::<f16>(512, 256));
-    assert_fails("not a multiple of 256 (use a multiple of 128)", || compare(&d, &xh, &yh, CMPMODE::LT, 64));
-    d.copy_from_slice(&[7; 64]);
-    compare(&d, &x, &y, CMPMODE::LT, 0);
-    assert!(d.to_vec().iter().all(|b| *b == 7), "count 0 does nothing");
+fn count_tail_per_chip() {
+    for soc in Soc::ALL {
+        on(soc, || {
+            let u = ub(4096);
+            let (x, y, d) = (u.t::<f32>(0, 192), u.t::<f32>(1024, 192), u.t::<u8>(2048, 64));
+            x.copy_from_slice(&(0..192).map(|i| i as f32).collect::<Vec<_>>());
+            y.copy_from_slice(&[1000.0; 192]);
+            d.copy_from_slice(&[0x5A; 64]);
+            compare(&d, &x, &y, CMPMODE::LT, 100);
+            let got = d.to_vec();
+            assert_eq!(got[..8], [0xFF; 8], "{soc}: the first whole repeat");
+            if soc == Soc::Ascend310B {
+                // Lanes 64..100 true, 100..128 zero: bytes 8..12 = 0xFF, byte 12 = 0x0F, 13..16 = 0.
+                assert_eq!(got[8..16], [0xFF, 0xFF, 0xFF, 0xFF, 0x0F, 0, 0, 0], "{soc}");
+                assert_eq!(got[16], 0x5A, "{soc}");
+            } else {
+                assert!(got[8..].iter().all(|b| *b == 0x5A), "{soc}: the tail is not written");
+            }
+            d.copy_from_slice(&[7; 64]);
+            compare(&d, &x, &y, CMPMODE::LT, 0);
+            assert!(d.to_vec().iter().all(|b| *b == 7), "count 0 does nothing");
+            if soc != Soc::Ascend310B {
+                compare(&d, &x, &y, CMPMODE::LT, 63);
+                assert!(d.to_vec().iter().all(|b| *b == 7), "{soc}: less than one repeat does nothing");
+            }
+        });
+    }
+}
+
+/// `dst` may be `int8_t` as well as `uint8_t`: the same bytes.
+#[test]
+fn int8_dst() {
+    let u = ub(4096);
+    let (x, y) = (u.t::<f16>(0, 256), u.t::<f16>(1024, 256));
+    let (d8, di) = (u.t::<u8>(2048, 32), u.t::<i8>(3072, 32));
+    x.copy_from_slice(&(0..256).map(|i| f16::from_f32((i % 7) as f32)).collect::<Vec<_>>());
+    y.copy_from_slice(&[f16::from_f32(3.0); 256]);
+    compare(&d8, &x, &y, CMPMODE::GE, 256);
+    compare(&di, &x, &y, CMPMODE::GE, 256);
+    assert_eq!(di.reinterpret_cast::<u8>().to_vec(), d8.to_vec());
+    compare_masked::<f16, true>(&di, &x, &y, CMPMODE::NE, 128u64, 2, &P);
+    compare_masked::<f16, true>(&d8, &x, &y, CMPMODE::NE, 128u64, 2, &P);
+    assert_eq!(di.reinterpret_cast::<u8>().to_vec(), d8.to_vec());
 }
 
 #[test]

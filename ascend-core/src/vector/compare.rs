@@ -88,6 +88,24 @@ impl sealed::CompareSealed for i32 {
 }
 impl CompareElement for i32 {}
 
+mod dst_sealed {
+    pub trait CompareDstSealed {}
+}
+
+/// Element types of `Compare`'s bit-mask `dst`: `uint8_t` and `int8_t` (the vendor lists both
+/// for every chip); only the bytes matter.
+///
+/// ```compile_fail
+/// use ascend_core::prelude::*;
+/// fn needs<U: CompareDstElement>() {}
+/// needs::<u16>();
+/// ```
+pub trait CompareDstElement: Element + dst_sealed::CompareDstSealed {}
+impl dst_sealed::CompareDstSealed for u8 {}
+impl CompareDstElement for u8 {}
+impl dst_sealed::CompareDstSealed for i8 {}
+impl CompareDstElement for i8 {}
+
 /// Checks the element type against the chip and the mode.
 #[track_caller]
 fn check_type<T: CompareElement>(mode: CMPMODE) {
@@ -209,53 +227,57 @@ fn run<T: CompareElement>(
 }
 
 /// `Compare` on the first `count` elements (AscendC `Compare(dst, src0, src1, cmpMode, count)`):
-/// bit `i` of `dst` is `src0[i] <op> src1[i]`. `count` elements must fill whole 256-byte
-/// repeats (a multiple of 64 for f32, 128 for f16), which the vendor requires (it silently
-/// drops a partial tail; here it is an error). `count = 0` does nothing. `dst` receives
-/// `count / 8` bytes.
+/// bit `i` of `dst` is `src0[i] <op> src1[i]`.
+///
+/// Any `count` is accepted, and a tail that does not fill a whole 256-byte repeat behaves as
+/// in the vendor's implementation of each chip:
+/// - Ascend910, Ascend910B, Ascend310P: the call runs `count / PAR` whole repeats (the vendor
+///   computes `count * sizeof(T) / 256`); the tail elements are not compared and `dst` keeps
+///   its old bytes past `(count / PAR) * PAR / 8`. The vendor documents this ("elements of an
+///   unaligned part do not take part; only whole aligned blocks are valid").
+/// - Ascend310B: the call runs in counter mode over `ceil(count / PAR)` repeats; bits of lanes
+///   at or past `count` in the last repeat are 0, and whole repeats of bytes are written.
+///
+/// `count = 0` does nothing. `dst` may be `u8` or `i8`.
 ///
 /// ```
 /// use ascend_core::prelude::*;
 /// let mut pipe = TPipe::new();
 /// let (mut a, mut b, mut m) = (TBuf::<VecCalc>::new(), TBuf::<VecCalc>::new(), TBuf::<VecCalc>::new());
-/// for t in [&mut a, &mut b, &mut m] { pipe.init_tbuf(t, 256); }
+/// for t in [&mut a, &mut b, &mut m] { pipe.init_tbuf(t, 512); }
 /// let (x, y, bits) = (a.get::<f32>(), b.get::<f32>(), m.get::<u8>());
-/// x.copy_from_slice(&[1.0; 64]);
-/// y.copy_from_slice(&[2.0; 64]);
+/// x.copy_from_slice(&[1.0; 128]);
+/// y.copy_from_slice(&[2.0; 128]);
 /// x.set_value(3, 5.0);
-/// compare(&bits, &x, &y, CMPMODE::LT, 64);
+/// bits.copy_from_slice(&[0xAA; 512]);
+/// compare(&bits, &x, &y, CMPMODE::LT, 100); // one whole repeat of 64; the tail is dropped
 /// assert_eq!(bits.to_vec()[..2], [0b1111_0111, 0xFF]);
+/// assert_eq!(bits.get_value(8), 0xAA);
 /// ```
 ///
 /// # Panics
-/// Panics if `count` elements are not a multiple of 256 bytes, if the type is not supported
-/// on the chip (`i32`: Ascend910B and `EQ` only), if an operand is not a 32-byte aligned UB
-/// tensor or is too short, or if `dst` overlaps a source.
+/// Panics if the type is not supported on the chip (`i32`: Ascend910B and `EQ` only), if an
+/// operand is not a 32-byte aligned UB tensor or is too short for the repeats that run, or
+/// if `dst` overlaps a source.
 #[track_caller]
 pub fn compare<T: CompareElement>(
-    dst: &LocalTensor<u8>,
+    dst: &LocalTensor<impl CompareDstElement>,
     src0: &LocalTensor<T>,
     src1: &LocalTensor<T>,
     cmp_mode: CMPMODE,
     count: usize,
 ) {
     check_type::<T>(cmp_mode);
-    ensure(count % T::PAR == 0, API, || {
-        format!(
-            "count = {count} {} elements occupy {} bytes, not a multiple of 256 (use a multiple of {})",
-            T::DTYPE,
-            count * T::SIZE,
-            T::PAR
-        )
-    });
-    if count == 0 {
+    let counter = get_soc() == Soc::Ascend310B;
+    let lanes = if counter { count } else { count / T::PAR * T::PAR };
+    if lanes == 0 {
         return;
     }
-    let plan = Plan::contiguous::<T>(count);
+    let plan = Plan::contiguous::<T>(lanes);
     let p = BinaryRepeatParams::default();
     let s0 = Operand::new(src0, p.src0_blk_stride, p.src0_rep_stride, "src0");
     let s1 = Operand::new(src1, p.src1_blk_stride, p.src1_rep_stride, "src1");
-    run(dst, &s0, &s1, cmp_mode, &plan);
+    run(&dst.reinterpret_cast::<u8>(), &s0, &s1, cmp_mode, &plan);
 }
 
 /// High-dimensional `Compare` (AscendC `Compare<T, U, isSetMask>(dst, src0, src1, cmpMode,
@@ -288,7 +310,7 @@ pub fn compare<T: CompareElement>(
 /// `IS_SET_MASK`/`MASK_PLACEHOLDER` rule, or a touched element lies outside its tensor.
 #[track_caller]
 pub fn compare_masked<T: CompareElement, const IS_SET_MASK: bool>(
-    dst: &LocalTensor<u8>,
+    dst: &LocalTensor<impl CompareDstElement>,
     src0: &LocalTensor<T>,
     src1: &LocalTensor<T>,
     cmp_mode: CMPMODE,
@@ -307,5 +329,5 @@ pub fn compare_masked<T: CompareElement, const IS_SET_MASK: bool>(
     let p = repeat_params;
     let s0 = Operand::new(src0, p.src0_blk_stride, p.src0_rep_stride, "src0");
     let s1 = Operand::new(src1, p.src1_blk_stride, p.src1_rep_stride, "src1");
-    run(dst, &s0, &s1, cmp_mode, &plan);
+    run(&dst.reinterpret_cast::<u8>(), &s0, &s1, cmp_mode, &plan);
 }
