@@ -332,3 +332,129 @@ fn mask_checks() {
     compare_masked::<f32, true>(&d, &x, &y, CMPMODE::LT, 64u64, 0, &P);
     assert!(d.to_vec().iter().all(|b| *b == 9), "repeatTimes 0 does nothing");
 }
+
+// ---- CompareScalar ---------------------------------------------------------------------------
+
+/// One random `compare_scalar`/`compare_scalar_masked` call against the reference.
+fn random_scalar_case<T: CompareScalarElement>(rng: &mut Rng, soc: Soc) {
+    let (par, epb) = (T::PAR, T::EPB);
+    let u = ub(2 * 4096);
+    let n = 4096 / T::SIZE;
+    let (x, d) = (u.t::<T>(0, n), u.t::<u8>(4096, 4096));
+    let float = T::DTYPE == DType::F16 || T::DTYPE == DType::F32;
+    let signed = float || T::DTYPE == DType::I16 || T::DTYPE == DType::I32;
+    let gen = |rng: &mut Rng| {
+        let v = value(rng);
+        if !float && !v.is_finite() {
+            T::from_f64(2.0)
+        } else if !signed {
+            T::from_f64(v.abs())
+        } else {
+            T::from_f64(v)
+        }
+    };
+    let xs: Vec<T> = (0..n).map(|_| gen(rng)).collect();
+    let scalar = gen(rng);
+    x.copy_from_slice(&xs);
+    d.copy_from_slice(&vec![0x5A; 4096]);
+    let modes: Vec<CMPMODE> = MODES.into_iter().filter(|m| T::compare_scalar_supported(soc, *m)).collect();
+    let mode = modes[rng.index(modes.len())];
+    let (repeats, p, lanes, count) = if rng.chance(3) {
+        let c = 1 + rng.below(6 * par as u64) as usize;
+        compare_scalar(&d, &x, scalar, mode, c);
+        let full = [u64::MAX, if par == 128 { u64::MAX } else { 0 }];
+        let r = if soc == Soc::Ascend310B { c.div_ceil(par) } else { c / par };
+        (r, UnaryRepeatParams::default(), full, Some(c))
+    } else {
+        let r = 1 + rng.below(6) as usize;
+        let p = UnaryRepeatParams::new(rng.below(3) as u16, 1 + rng.below(3) as u16, rng.below(9) as u8, rng.below(17) as u8);
+        let mut bits = [rng.next(), if par == 128 { rng.next() } else { 0 }];
+        if bits == [0, 0] {
+            bits[0] = 1;
+        }
+        compare_scalar_masked::<T, true>(&d, &x, scalar, mode, bits, r as u8, &p);
+        let eff = if soc == Soc::Ascend310B { bits } else { [u64::MAX, if par == 128 { u64::MAX } else { 0 }] };
+        (r, p, eff, None)
+    };
+    let at = |r: usize, j: usize| (r * p.src_rep_stride as usize + (j / epb) * p.src_blk_stride as usize) * epb + j % epb;
+    let mut want_bits = Vec::new();
+    for r in 0..repeats {
+        for j in 0..par {
+            let on = lanes[j / 64] >> (j % 64) & 1 == 1 && count.is_none_or(|c| r * par + j < c);
+            want_bits.push(on && truth(mode, xs[at(r, j)].to_f64(), scalar.to_f64()));
+        }
+    }
+    let mut want = pack(&want_bits);
+    want.resize(4096, 0x5A);
+    assert_eq!(d.to_vec(), want, "{soc} {} {mode} x{repeats} {p:?} count {count:?}", T::DTYPE);
+}
+
+#[test]
+fn compare_scalar_random_against_reference() {
+    for (i, soc) in Soc::ALL.into_iter().enumerate() {
+        on(soc, || {
+            let mut rng = Rng(0xA076_1D64_78BD_642F ^ (i as u64 + 3));
+            for _ in 0..60 {
+                match rng.below(6) {
+                    _ if soc == Soc::Ascend910 => {}
+                    0 => random_scalar_case::<f16>(&mut rng, soc),
+                    1 => random_scalar_case::<f32>(&mut rng, soc),
+                    2 if soc != Soc::Ascend310P => random_scalar_case::<i32>(&mut rng, soc),
+                    3 if soc == Soc::Ascend310B => random_scalar_case::<i16>(&mut rng, soc),
+                    4 if soc == Soc::Ascend310B => random_scalar_case::<u16>(&mut rng, soc),
+                    5 if soc == Soc::Ascend310B => random_scalar_case::<u32>(&mut rng, soc),
+                    _ => random_scalar_case::<f32>(&mut rng, soc),
+                }
+            }
+        });
+    }
+}
+
+#[test]
+fn compare_scalar_support_per_chip() {
+    let run = |soc: Soc, f: fn(&Ub)| on(soc, || f(&ub(1024)));
+    use util::Ub;
+    run(Soc::Ascend910, |u| {
+        expect_panic(
+            || compare_scalar(&u.t::<u8>(512, 32), &u.t::<f32>(0, 64), 1.0, CMPMODE::LT, 64),
+            &["CompareScalar", "float", "Ascend910"],
+        );
+    });
+    run(Soc::Ascend910B, |u| {
+        expect_panic(
+            || compare_scalar(&u.t::<u8>(512, 32), &u.t::<i32>(0, 64), 1, CMPMODE::LT, 64),
+            &["CompareScalar", "int32_t", "CMPMODE::LT", "Ascend910B"],
+        );
+        expect_panic(
+            || compare_scalar(&u.t::<u8>(512, 32), &u.t::<u16>(0, 128), 1, CMPMODE::EQ, 128),
+            &["CompareScalar", "uint16_t", "Ascend910B"],
+        );
+        // Overlap of dst and src0.
+        expect_panic(
+            || compare_scalar(&u.t::<u8>(0, 32), &u.t::<f32>(0, 64), 1.0, CMPMODE::LT, 64),
+            &["CompareScalar", "overlaps src0"],
+        );
+    });
+    run(Soc::Ascend310P, |u| {
+        expect_panic(
+            || compare_scalar(&u.t::<u8>(512, 32), &u.t::<i32>(0, 64), 1, CMPMODE::EQ, 64),
+            &["CompareScalar", "int32_t", "Ascend310P"],
+        );
+    });
+}
+
+/// NaN: every mode but NE is false, also against a NaN scalar.
+#[test]
+fn compare_scalar_nan() {
+    let u = ub(1024);
+    let (x, d) = (u.t::<f32>(0, 64), u.t::<u8>(512, 8));
+    x.copy_from_slice(&[1.0; 64]);
+    x.set_value(0, f32::NAN);
+    for m in MODES {
+        compare_scalar(&d, &x, f32::NAN, m, 64);
+        let want = if m == CMPMODE::NE { 0xFF } else { 0 };
+        assert!(d.to_vec().iter().all(|b| *b == want), "{m}");
+        compare_scalar(&d, &x, 1.0, m, 64);
+        assert_eq!(d.get_value(0) & 1, (m == CMPMODE::NE) as u8, "{m}");
+    }
+}
