@@ -206,8 +206,20 @@ impl Fmt {
                 )
             }
         };
-        // lo = the largest pattern in 0..=max whose value is <= |x|.
-        let (mut l, mut h) = (0u32, max);
+        // lo = the largest pattern in 0..=max whose value is <= |x|. For f32 results the
+        // search starts from a window around Rust's conversion (a hint only: the invariant is
+        // asserted below).
+        let (mut l, mut h) = match (self.table, x) {
+            (None, X::F(v)) => {
+                let c = (v.abs() as f32).to_bits().min(max);
+                (c.saturating_sub(1), (c + 1).min(max))
+            }
+            (None, X::I(v)) => {
+                let c = (v.unsigned_abs() as f32).to_bits().min(max);
+                (c.saturating_sub(1), (c + 1).min(max))
+            }
+            _ => (0u32, max),
+        };
         while l < h {
             let m = l + (h - l).div_ceil(2);
             if cmp(m) != Ordering::Greater {
@@ -217,6 +229,7 @@ impl Fmt {
             }
         }
         let lo = l;
+        assert!(cmp(lo) != Ordering::Greater && (lo == max || cmp(lo + 1) == Ordering::Greater), "search window");
         let r = if cmp(lo) == Ordering::Equal {
             lo
         } else {
