@@ -111,6 +111,11 @@ macro_rules! dst_int {
 }
 dst_int!(u8, i8, i16, i32, i64);
 
+/// Compares the value of a pattern with |x|.
+type Cmp<'a> = Box<dyn Fn(u32) -> Ordering + 'a>;
+/// Compares 2|x| with the sum of two patterns' values (|x| against their midpoint).
+type Mid<'a> = Box<dyn Fn(u32, u32) -> Ordering + 'a>;
+
 /// A float format: exponent and mantissa bits, and the value of every non-negative pattern
 /// of a 16-bit format (the infinity pattern reads as the next power of two past the largest
 /// finite value, so that the midpoint above MAX is right).
@@ -161,9 +166,9 @@ impl Fmt {
         let inf = ((1u32 << self.e) - 1) << self.m;
         let max = inf - 1;
         let sign = 1u32 << (self.e + self.m);
-        let (neg, cmp, mid): (bool, Box<dyn Fn(u32) -> Ordering>, Box<dyn Fn(u32, u32) -> Ordering>) = match x {
+        let (neg, cmp, mid): (bool, Cmp, Mid) = match x {
             X::Nan => return if sat { Some(0) } else { None },
-            X::Inf(neg) => return Some(neg as u32 * sign | if sat { max } else { inf }),
+            X::Inf(neg) => return Some((neg as u32 * sign) | if sat { max } else { inf }),
             X::F(v) => {
                 let a = v.abs();
                 (
@@ -229,7 +234,10 @@ impl Fmt {
             }
         }
         let lo = l;
-        assert!(cmp(lo) != Ordering::Greater && (lo == max || cmp(lo + 1) == Ordering::Greater), "search window");
+        assert!(
+            cmp(lo) != Ordering::Greater && (lo == max || cmp(lo + 1) == Ordering::Greater),
+            "search window"
+        );
         let r = if cmp(lo) == Ordering::Equal {
             lo
         } else {
@@ -278,7 +286,7 @@ impl Fmt {
             }
         };
         let r = if r == inf && sat { max } else { r };
-        Some(neg as u32 * sign | r)
+        Some((neg as u32 * sign) | r)
     }
 }
 
@@ -415,7 +423,8 @@ impl Patterns for f32 {
 impl Patterns for i32 {
     fn patterns() -> Vec<Self> {
         let mut rng = Rng(0xD1B5_4A32_D192_ED03);
-        let mut v: Vec<i32> = vec![0, 1, -1, i32::MAX, i32::MIN, 32767, 32768, -32768, -32769, 65504, 65519, 65520];
+        let mut v: Vec<i32> =
+            vec![0, 1, -1, i32::MAX, i32::MIN, 32767, 32768, -32768, -32769, 65504, 65519, 65520];
         for k in [24, 25, 26, 30] {
             for d in [-3, -2, -1, 0, 1, 2, 3] {
                 v.push((1i32 << k) + d);
@@ -498,8 +507,10 @@ fn every_triple<D: CastFrom<S> + Dst, S: Patterns>(integral: bool) {
     let second: Vec<S> = xs.iter().take(256).chain(xs.iter().skip(256).step_by(4)).copied().collect();
     let narrow16 = matches!(D::DTYPE, DType::F16 | DType::BF16);
     for mode in RoundMode::ALL {
-        let chips: Vec<Soc> =
-            [Soc::Ascend910B, Soc::Ascend310B, Soc::Ascend310P, Soc::Ascend910].into_iter().filter(|s| D::cast_supported(*s, mode)).collect();
+        let chips: Vec<Soc> = [Soc::Ascend910B, Soc::Ascend310B, Soc::Ascend310P, Soc::Ascend910]
+            .into_iter()
+            .filter(|s| D::cast_supported(*s, mode))
+            .collect();
         for (i, &soc) in chips.iter().enumerate() {
             let overflow: Vec<OverflowMode> = if narrow16 && soc.overflow_mode_settable() {
                 vec![OverflowMode::InfNan, OverflowMode::Saturation]
@@ -761,7 +772,14 @@ fn masked_full_contiguous_equals_count_form() {
     // Counter mode: the mask is the element count, across repeats.
     y.copy_from_slice(&[0.0; 512]);
     set_mask_count();
-    cast_masked::<f32, f16, true>(&y, &h, RoundMode::CastNone, 100u64, 1, &UnaryRepeatParams::new(1, 1, 8, 4));
+    cast_masked::<f32, f16, true>(
+        &y,
+        &h,
+        RoundMode::CastNone,
+        100u64,
+        1,
+        &UnaryRepeatParams::new(1, 1, 8, 4),
+    );
     set_mask_norm();
     assert_eq!(x.to_vec()[..100], y.to_vec()[..100]);
     assert!(y.to_vec()[100..].iter().all(|&v| v == 0.0));
@@ -777,7 +795,16 @@ fn checks_and_errors() {
     expect_panic(|| cast(&x0, &h, RoundMode::CastNone, 64), &["Cast", "overlap"]);
     // The mask counts lanes of the wider type: 64 for f16 -> f32.
     expect_panic(
-        || cast_masked::<f32, f16, true>(&x, &h, RoundMode::CastNone, 128u64, 1, &UnaryRepeatParams::new(1, 1, 8, 4)),
+        || {
+            cast_masked::<f32, f16, true>(
+                &x,
+                &h,
+                RoundMode::CastNone,
+                128u64,
+                1,
+                &UnaryRepeatParams::new(1, 1, 8, 4),
+            )
+        },
         &["Cast", "mask = 128", "[1, 64]"],
     );
     // In place with the same size is allowed.

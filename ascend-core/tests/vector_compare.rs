@@ -367,16 +367,24 @@ fn random_scalar_case<T: CompareScalarElement>(rng: &mut Rng, soc: Soc) {
         (r, UnaryRepeatParams::default(), full, Some(c))
     } else {
         let r = 1 + rng.below(6) as usize;
-        let p = UnaryRepeatParams::new(rng.below(3) as u16, 1 + rng.below(3) as u16, rng.below(9) as u8, rng.below(17) as u8);
+        let p = UnaryRepeatParams::new(
+            rng.below(3) as u16,
+            1 + rng.below(3) as u16,
+            rng.below(9) as u8,
+            rng.below(17) as u8,
+        );
         let mut bits = [rng.next(), if par == 128 { rng.next() } else { 0 }];
         if bits == [0, 0] {
             bits[0] = 1;
         }
         compare_scalar_masked::<T, true>(&d, &x, scalar, mode, bits, r as u8, &p);
-        let eff = if soc == Soc::Ascend310B { bits } else { [u64::MAX, if par == 128 { u64::MAX } else { 0 }] };
+        let eff =
+            if soc == Soc::Ascend310B { bits } else { [u64::MAX, if par == 128 { u64::MAX } else { 0 }] };
         (r, p, eff, None)
     };
-    let at = |r: usize, j: usize| (r * p.src_rep_stride as usize + (j / epb) * p.src_blk_stride as usize) * epb + j % epb;
+    let at = |r: usize, j: usize| {
+        (r * p.src_rep_stride as usize + (j / epb) * p.src_blk_stride as usize) * epb + j % epb
+    };
     let mut want_bits = Vec::new();
     for r in 0..repeats {
         for j in 0..par {

@@ -608,7 +608,12 @@ fn prologue<D: CastFrom<S>, S: Element>(mode: RoundMode) -> CastKernel<D, S> {
 /// aligned VECIN/VECOUT/VECCALC tensor or holds fewer than `count` elements, or if `dst` and
 /// `src` overlap other than completely with the same element size.
 #[track_caller]
-pub fn cast<D: CastFrom<S>, S: Element>(dst: &LocalTensor<D>, src: &LocalTensor<S>, round_mode: RoundMode, count: usize) {
+pub fn cast<D: CastFrom<S>, S: Element>(
+    dst: &LocalTensor<D>,
+    src: &LocalTensor<S>,
+    round_mode: RoundMode,
+    count: usize,
+) {
     let mut k = prologue::<D, S>(round_mode);
     apply_count_mixed(API, count, dst, src, &mut k);
 }

@@ -260,7 +260,11 @@ fn count_plan<T: Element>(count: usize) -> Option<Plan> {
 /// The mask of a high-dimensional compare: effective on Ascend310B only; elsewhere a
 /// reserved parameter (validated, then every lane of each repeat runs).
 #[track_caller]
-fn masked_plan<T: Element, const IS_SET_MASK: bool>(api: &'static str, mask: Mask, repeat_times: u8) -> Option<Plan> {
+fn masked_plan<T: Element, const IS_SET_MASK: bool>(
+    api: &'static str,
+    mask: Mask,
+    repeat_times: u8,
+) -> Option<Plan> {
     let mut plan = resolve::<T, IS_SET_MASK>(api, mask, repeat_times as usize)?;
     if get_soc() != Soc::Ascend310B {
         let full = prefix_bits(T::PAR);

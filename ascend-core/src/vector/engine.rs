@@ -547,8 +547,12 @@ pub(crate) fn apply_count_mixed<D: Element, S: Element, K: MixedLanes<D, S>>(
 ) {
     dst.check_vector_operand(api, "dst");
     src.check_vector_operand(api, "src");
-    ensure(count <= dst.get_size(), api, || format!("count = {count} exceeds dst's {} elements", dst.get_size()));
-    ensure(count <= src.get_size(), api, || format!("count = {count} exceeds src's {} elements", src.get_size()));
+    ensure(count <= dst.get_size(), api, || {
+        format!("count = {count} exceeds dst's {} elements", dst.get_size())
+    });
+    ensure(count <= src.get_size(), api, || {
+        format!("count = {count} exceeds src's {} elements", src.get_size())
+    });
     let (d0, d1) = dst.byte_range(count);
     let (s0, s1) = src.byte_range(count);
     ensure((s0 == d0 && D::SIZE == S::SIZE) || d1 <= s0 || s1 <= d0, api, || {
