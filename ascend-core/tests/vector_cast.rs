@@ -818,3 +818,46 @@ fn checks_and_errors() {
     cast_masked::<f32, f16, true>(&x, &h, RoundMode::CastNone, 64u64, 0, &UnaryRepeatParams::new(1, 1, 8, 4));
     let _ = soc_index(Soc::Ascend910B);
 }
+
+/// `IS_SET_MASK = false` takes the mask register (lanes of the wider type).
+#[test]
+fn mask_register_form() {
+    let u = ub(4096);
+    let (h, x) = (u.t::<f16>(0, 128), u.t::<f32>(1024, 128));
+    h.copy_from_slice(&(0..128).map(|i| f16::from_f32(i as f32)).collect::<Vec<_>>());
+    x.copy_from_slice(&[-1.0; 128]);
+    set_vector_mask::<f32>([0xF0, 0]);
+    cast_masked::<f32, f16, false>(
+        &x,
+        &h,
+        RoundMode::CastNone,
+        MASK_PLACEHOLDER,
+        2,
+        &UnaryRepeatParams::new(1, 1, 8, 4),
+    );
+    let got = x.to_vec();
+    for (i, v) in got.iter().enumerate() {
+        let on = (4..8).contains(&(i % 64));
+        assert_eq!(*v, if on { i as f32 } else { -1.0 }, "element {i}");
+    }
+}
+
+/// In place with a block stride of 0: every block of a repeat aliases one block, and the
+/// repeat reads all its lanes before writing (a same-size `float -> int32_t` would otherwise
+/// read back its own integer bits).
+#[test]
+fn in_place_block_stride_zero_reads_before_writing() {
+    let u = ub(1024);
+    let (f, i) = (u.t::<f32>(0, 64), u.t::<i32>(0, 64));
+    f.copy_from_slice(&(0..64).map(|k| k as f32 + 0.5).collect::<Vec<_>>());
+    cast_masked::<i32, f32, true>(
+        &i,
+        &f,
+        RoundMode::CastFloor,
+        64u64,
+        1,
+        &UnaryRepeatParams::new(0, 0, 8, 8),
+    );
+    assert_eq!(i.to_vec()[..8], [0, 1, 2, 3, 4, 5, 6, 7]);
+    assert_eq!(i.get_value(8).to_ne_bytes(), 8.5f32.to_ne_bytes(), "only block 0 is touched");
+}
