@@ -462,6 +462,7 @@ fn cast_rows(sizes: &Sizes, rows: &mut Vec<Row>) {
             cast_masked::<f32, f16, true>(&w, &h, RoundMode::CastNone, 64u64, (n / 64) as u8, &p)
         });
         push("cast half -> float, contiguous full mask", emu, nat);
+        assert_eq!(w.to_vec(), wide, "cast half -> float differs from the native conversion");
         w.copy_from_slice(&xv);
         let emu = time(sizes.min_time, || cast(&h, &w, RoundMode::CastNone, n));
         let nat = time(sizes.min_time, || {
@@ -474,6 +475,7 @@ fn cast_rows(sizes: &Sizes, rows: &mut Vec<Row>) {
             cast_masked::<f16, f32, true>(&h, &w, RoundMode::CastNone, 64u64, (n / 64) as u8, &p)
         });
         push("cast float -> half, contiguous full mask", emu, nat);
+        assert_eq!(h.to_vec(), half, "cast float -> half differs from the native conversion");
     });
 }
 
