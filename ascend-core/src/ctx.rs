@@ -64,6 +64,12 @@ pub(crate) struct CoreState {
     pub(crate) overflow: Cell<OverflowMode>,
     /// Whether a `TPipe` is alive on this core (AscendC allows one at a time).
     pub(crate) pipe_alive: Cell<bool>,
+    /// The reduce-sum register (`GetReduceRepeatSumSpr`): the raw bits of the last count-form
+    /// `ReduceSum` result.
+    pub(crate) reduce_sum_spr: Cell<u64>,
+    /// The max/min register (`GetReduceRepeatMaxMinSpr`): value bits in the low 32 bits, index
+    /// in the high 32 bits, as the chip's `MAX_MIN_CNT` register lays them out.
+    pub(crate) reduce_max_min_spr: Cell<u64>,
 }
 
 thread_local! {
@@ -98,6 +104,8 @@ fn new_state(cfg: CoreConfig) -> Rc<CoreState> {
         cmp_mask: Cell::new([0, 0]),
         overflow: Cell::new(cfg.soc.default_overflow_mode()),
         pipe_alive: Cell::new(false),
+        reduce_sum_spr: Cell::new(0),
+        reduce_max_min_spr: Cell::new(0),
     })
 }
 

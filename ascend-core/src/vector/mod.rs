@@ -7,5 +7,6 @@ pub(crate) mod engine;
 pub mod mask;
 pub mod params;
 pub mod reduce;
+pub mod reduction;
 pub mod select;
 pub mod transpose;
