@@ -50,8 +50,10 @@ pub mod prelude {
     pub use crate::copy::*;
     pub use crate::pipe::*;
     pub use crate::vector::binary::*;
+    pub use crate::vector::brcb::*;
     pub use crate::vector::compare::*;
     pub use crate::vector::duplicate::*;
+    pub use crate::vector::gather::*;
     pub use crate::vector::reduce::*;
     pub use crate::vector::reduction::*;
     pub use crate::vector::select::*;

@@ -1,9 +1,11 @@
 //! Vector instructions: the shared addressing engine and the instructions built on it.
 
 pub mod binary;
+pub mod brcb;
 pub mod compare;
 pub mod duplicate;
 pub(crate) mod engine;
+pub mod gather;
 pub mod mask;
 pub mod params;
 pub mod reduce;
