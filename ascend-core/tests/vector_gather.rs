@@ -1,0 +1,197 @@
+//! `Gather` and `Brcb`: the vendor docs' examples, a scalar reference over random offsets,
+//! masks, repeats, strides, types and chips, and the checks.
+
+use ascend_core::prelude::*;
+
+#[path = "common/util.rs"]
+mod util;
+use util::{assert_fails, h, on, ub, Rng};
+
+fn on_bit(m: [u64; 2], j: usize) -> bool {
+    m[j / 64] >> (j % 64) & 1 == 1
+}
+
+fn random_vals<T: Element>(rng: &mut Rng, n: usize) -> Vec<T> {
+    (0..n).map(|_| T::from_f64(rng.below(2000) as f64 - 1000.0)).collect()
+}
+
+#[test]
+fn doc_gather_example_reverses() {
+    for soc in [Soc::Ascend910B, Soc::Ascend310P, Soc::Ascend310B] {
+        on(soc, || {
+            let u = ub(256 + 1024 + 512);
+            let src = u.t::<f16>(0, 128);
+            let dst = u.t::<f16>(256, 512);
+            let off = u.t::<u32>(1280, 128);
+            src.copy_from_slice(&(0..128).map(|i| h(i as f32)).collect::<Vec<_>>());
+            off.copy_from_slice(&(0..128).map(|i| 254 - 2 * i).collect::<Vec<u32>>());
+            gather(&dst, &src, &off, 0, 128);
+            let want: Vec<f16> = (0..128).rev().map(|i| h(i as f32)).collect();
+            assert_eq!(util::bits(&dst.to_vec()[..128]), util::bits(&want), "{soc}");
+        });
+    }
+}
+
+#[test]
+fn doc_brcb_example() {
+    // The vendor's pseudo-code: element 8i + j fills block j of repeat i.
+    on(Soc::Ascend910B, || {
+        let u = ub(64 + 1024);
+        let src = u.t::<u16>(0, 16);
+        let dst = u.t::<u16>(64, 512);
+        src.copy_from_slice(&(1..=16).collect::<Vec<u16>>());
+        brcb(&dst, &src, 2, &BrcbRepeatParams::new(1, 8));
+        let want: Vec<u16> = (0..256).map(|k| (k / 16 + 1) as u16).collect();
+        assert_eq!(dst.to_vec()[..256], want[..]);
+        // Block stride 0 is treated as 1.
+        dst.copy_from_slice(&[0; 512]);
+        brcb(&dst, &src, 2, &BrcbRepeatParams::new(0, 8));
+        assert_eq!(dst.to_vec()[..256], want[..]);
+    });
+}
+
+fn gather_case<T: GatherElement>(rng: &mut Rng, soc: Soc) {
+    let n_src = rng.range(1, 300) as usize;
+    let data = random_vals::<T>(rng, n_src);
+    let base_elems = rng.below(n_src as u64) as usize;
+    let base = (base_elems * T::SIZE) as u32;
+    let masked = rng.chance(2);
+    let (mask, repeats, dst_rep) = if masked {
+        let mask = if rng.chance(2) {
+            Mask::Count(rng.range(1, T::PAR as u64))
+        } else {
+            Mask::Bits([rng.next() | 1, if T::SIZE >= 4 { 0 } else { rng.next() }])
+        };
+        (mask, rng.range(1, 6) as usize, rng.range(0, 12) as usize)
+    } else {
+        (Mask::Count(0), 0, 0)
+    };
+    let count = rng.range(1, 700) as usize;
+    let lanes = if masked { repeats * T::PAR } else { count };
+    let offs: Vec<u32> =
+        (0..lanes).map(|_| (rng.below((n_src - base_elems) as u64) as usize * T::SIZE) as u32).collect();
+    let dst_n = if masked { (repeats - 1) * dst_rep * T::EPB + T::PAR } else { count };
+    let sb = n_src.div_ceil(T::EPB) * 32;
+    let db = dst_n.div_ceil(T::EPB) * 32;
+    let u = ub(sb + db + lanes.div_ceil(8) * 32);
+    let src = u.t::<T>(0, n_src);
+    let dst = u.t::<T>(sb, dst_n);
+    let off = u.t::<u32>(sb + db, lanes);
+    src.copy_from_slice(&data);
+    off.copy_from_slice(&offs);
+    let sent = T::from_f64(7.0);
+    dst.copy_from_slice(&vec![sent; dst_n]);
+    let mut want = vec![sent; dst_n];
+    let pick = |l: usize| data[(base as usize + offs[l] as usize) / T::SIZE];
+    let ctx = format!("{soc} {} masked {masked} {mask:?} repeats {repeats} dst_rep {dst_rep} count {count}", T::DTYPE);
+    if masked {
+        gather_masked(&dst, &src, &off, base, mask, repeats as u8, dst_rep as u16);
+        let m = match mask {
+            Mask::Count(n) => {
+                let n = n as usize;
+                let hi = if n >= 128 {
+                    u64::MAX
+                } else if n > 64 {
+                    (1u64 << (n - 64)) - 1
+                } else {
+                    0
+                };
+                [if n >= 64 { u64::MAX } else { (1u64 << n) - 1 }, hi]
+            }
+            Mask::Bits(b) => b,
+        };
+        // Later repeats overwrite earlier ones where dst repeats overlap (dst_rep < 8).
+        for r in 0..repeats {
+            for j in (0..T::PAR).filter(|&j| on_bit(m, j)) {
+                want[r * dst_rep * T::EPB + j] = pick(r * T::PAR + j);
+            }
+        }
+    } else {
+        gather(&dst, &src, &off, base, count as u32);
+        for (i, w) in want.iter_mut().enumerate() {
+            *w = pick(i);
+        }
+    }
+    assert_eq!(util::bits(&dst.to_vec()), util::bits(&want), "{ctx}");
+}
+
+fn brcb_case<T: BrcbElement>(rng: &mut Rng, soc: Soc) {
+    let repeats = rng.range(1, 20) as usize;
+    let blk = rng.range(0, 3) as usize;
+    let rep = rng.range(0, 20) as usize;
+    let data = random_vals::<T>(rng, repeats * 8);
+    let eff_blk = blk.max(1);
+    let dst_n = ((repeats - 1) * rep + 7 * eff_blk + 1) * T::EPB;
+    let u = ub(repeats * 8 * T::SIZE + 32 + dst_n * T::SIZE);
+    let sb = (repeats * 8 * T::SIZE).div_ceil(32) * 32;
+    let src = u.t::<T>(0, repeats * 8);
+    let dst = u.t::<T>(sb, dst_n);
+    src.copy_from_slice(&data);
+    let sent = T::from_f64(3.0);
+    dst.copy_from_slice(&vec![sent; dst_n]);
+    brcb(&dst, &src, repeats as u8, &BrcbRepeatParams::new(blk as u16, rep as u16));
+    let mut want = vec![sent; dst_n];
+    for r in 0..repeats {
+        for b in 0..8 {
+            let start = (r * rep + b * eff_blk) * T::EPB;
+            want[start..start + T::EPB].fill(data[r * 8 + b]);
+        }
+    }
+    assert_eq!(util::bits(&dst.to_vec()), util::bits(&want), "{soc} {} repeats {repeats} blk {blk} rep {rep}", T::DTYPE);
+}
+
+macro_rules! per_type {
+    ($name:ident, $case:ident, $supported:ident, [$($t:ty),*]) => {
+        #[test]
+        fn $name() {
+            let mut rng = Rng(0xB0C0_1234);
+            for soc in Soc::ALL {
+                for _ in 0..30 {
+                    on(soc, || {
+                        $( if <$t>::$supported(soc) { $case::<$t>(&mut rng, soc); } )*
+                    });
+                }
+            }
+        }
+    };
+}
+
+per_type!(gather_matches_reference, gather_case, gather_supported, [u16, i16, f16, bf16, u32, i32, f32]);
+per_type!(brcb_matches_reference, brcb_case, brcb_supported, [u16, i16, f16, bf16, u32, i32, f32]);
+
+#[test]
+fn checks() {
+    on(Soc::Ascend910, || {
+        let u = ub(1024);
+        let (a, o) = (u.t::<f16>(0, 128), u.t::<u32>(512, 128));
+        assert_fails("T = half is not supported by Gather on Ascend910", || gather(&a, &a, &o, 0, 16));
+        assert_fails("T = half is not supported by Brcb on Ascend910", || {
+            brcb(&a, &a, 1, &BrcbRepeatParams::default())
+        });
+    });
+    on(Soc::Ascend310P, || {
+        let u = ub(1024);
+        let b = u.t::<bf16>(0, 128);
+        assert_fails("T = bfloat16_t is not supported by Brcb on Ascend310P", || {
+            brcb(&b, &b, 1, &BrcbRepeatParams::default())
+        });
+    });
+    on(Soc::Ascend910B, || {
+        let u = ub(2048);
+        let (src, dst, off) = (u.t::<f32>(0, 64), u.t::<f32>(256, 128), u.t::<u32>(1024, 128));
+        off.copy_from_slice(&[0; 128]);
+        off.set_value(5, 256);
+        assert_fails("srcOffset[5] = 256", || gather(&dst, &src, &off, 0, 8));
+        off.set_value(5, 2);
+        assert_fails("must be a multiple of 4", || gather(&dst, &src, &off, 0, 8));
+        off.set_value(5, 0);
+        assert_fails("lane 128 needs srcOffset[128]", || gather_masked(&dst, &src, &off, 0, 64u64, 3, 1));
+        assert_fails("srcBaseAddr = 256", || gather(&dst, &src, &off, 256, 8));
+        assert_fails("overlaps src", || gather(&src, &src, &off, 0, 8));
+        assert_fails("src holds 64 elements but repeatTime = 9 reads 72", || {
+            brcb(&dst, &src, 9, &BrcbRepeatParams::default())
+        });
+        assert_fails("Brcb cannot work in place", || brcb(&src, &src, 1, &BrcbRepeatParams::new(1, 8)));
+        assert_fails("dst would touch element", || brcb(&dst, &src, 3, &BrcbRepeatParams::new(2, 8)));
+    });
+}
