@@ -688,7 +688,7 @@ block_fn!(
 /// `+0`; a pair with neither lane enabled leaves its result element unchanged.
 ///
 #[doc = whole_doc_example!(
-    "pair_reduce_sum::<f16, true>(&dst, &src, 2, 128u64, 1, 1, 8);",
+    "pair_reduce_sum::<f16, true>(&dst, &src, 1, 64u64, 1, 1, 8);",
     "assert_eq!(dst.get_value(3).to_f32(), 13.0);"
 )]
 ///
@@ -760,7 +760,7 @@ pub fn reduce_data_block<T: ReduceElement, const IS_SET_MASK: bool>(
 /// isSetMask>(dst, src, mask, repeatTime, dstRepStride, srcBlkStride, srcRepStride)`).
 ///
 #[doc = whole_doc_example!(
-    "reduce_pair_elem::<f16, true>(ReduceType::SUM, &dst, &src, 128u64, 2, 1, 1, 8);",
+    "reduce_pair_elem::<f16, true>(ReduceType::SUM, &dst, &src, 64u64, 1, 1, 1, 8);",
     "assert_eq!(dst.get_value(3).to_f32(), 13.0);"
 )]
 ///
