@@ -83,7 +83,10 @@ fn gather_case<T: GatherElement>(rng: &mut Rng, soc: Soc) {
     dst.copy_from_slice(&vec![sent; dst_n]);
     let mut want = vec![sent; dst_n];
     let pick = |l: usize| data[(base as usize + offs[l] as usize) / T::SIZE];
-    let ctx = format!("{soc} {} masked {masked} {mask:?} repeats {repeats} dst_rep {dst_rep} count {count}", T::DTYPE);
+    let ctx = format!(
+        "{soc} {} masked {masked} {mask:?} repeats {repeats} dst_rep {dst_rep} count {count}",
+        T::DTYPE
+    );
     if masked {
         gather_masked(&dst, &src, &off, base, mask, repeats as u8, dst_rep as u16);
         let m = match mask {
@@ -137,7 +140,12 @@ fn brcb_case<T: BrcbElement>(rng: &mut Rng, soc: Soc) {
             want[start..start + T::EPB].fill(data[r * 8 + b]);
         }
     }
-    assert_eq!(util::bits(&dst.to_vec()), util::bits(&want), "{soc} {} repeats {repeats} blk {blk} rep {rep}", T::DTYPE);
+    assert_eq!(
+        util::bits(&dst.to_vec()),
+        util::bits(&want),
+        "{soc} {} repeats {repeats} blk {blk} rep {rep}",
+        T::DTYPE
+    );
 }
 
 macro_rules! per_type {

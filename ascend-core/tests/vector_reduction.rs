@@ -63,7 +63,7 @@ fn pick<T: Element>(l: &[T], m: [u64; 2], range: std::ops::Range<usize>, max: bo
     best
 }
 
-fn mask_bits<T: Element>(m: Mask) -> [u64; 2] {
+fn mask_bits(m: Mask) -> [u64; 2] {
     match m {
         Mask::Count(n) => {
             let n = n as usize;
@@ -97,7 +97,9 @@ fn random_mask<T: Element>(rng: &mut Rng) -> Mask {
 
 /// Random values of `T` (small integers and fractions, with repeats so that ties occur).
 fn random_vals<T: Element>(rng: &mut Rng, n: usize) -> Vec<T> {
-    (0..n).map(|_| T::from_f64((rng.below(64) as f64 - 32.0) * if rng.chance(3) { 0.37 } else { 1.0 })).collect()
+    (0..n)
+        .map(|_| T::from_f64((rng.below(64) as f64 - 32.0) * if rng.chance(3) { 0.37 } else { 1.0 }))
+        .collect()
 }
 
 /// Bytes of a tensor.
@@ -109,8 +111,7 @@ fn put<T: Element>(buf: &mut [u8], off: usize, v: T) {
     buf[off..off + T::SIZE].copy_from_slice(&v.to_bits_u64().to_le_bytes()[..T::SIZE]);
 }
 
-fn put_idx<T: Element>(buf: &mut [u8], off: usize, i: usize, size: usize) {
-    let _ = T::SIZE;
+fn put_idx(buf: &mut [u8], off: usize, i: usize, size: usize) {
     buf[off..off + size].copy_from_slice(&(i as u64).to_le_bytes()[..size]);
 }
 
@@ -175,7 +176,10 @@ fn doc_reduce_repeat_example_max_with_every_order() {
                     assert_eq!((raw[6], d[7].to_f32()), (19, 13.0));
                 }
                 ReduceOrder::ORDER_ONLY_VALUE => {
-                    assert_eq!(d[..4].iter().map(|x| x.to_f32()).collect::<Vec<_>>(), [11.0, 12.0, 3.0, 13.0]);
+                    assert_eq!(
+                        d[..4].iter().map(|x| x.to_f32()).collect::<Vec<_>>(),
+                        [11.0, 12.0, 3.0, 13.0]
+                    );
                     assert!(d[4..].iter().all(|x| x.to_bits() == 0));
                 }
                 ReduceOrder::ORDER_ONLY_INDEX => assert_eq!(raw[..8], [52, 0, 100, 0, 0, 0, 19, 0]),
@@ -270,7 +274,10 @@ fn ascend910b_count_form_adds_repeats_in_order_others_by_tree() {
             if soc == Soc::Ascend910B {
                 assert_eq!(get_reduce_repeat_sum_spr::<f16>().to_f32(), 2048.0);
             } else {
-                assert_eq!(work.to_vec()[..4].iter().map(|x| x.to_f32()).collect::<Vec<_>>(), [2050.0, 1.0, 1.0, 1.0]);
+                assert_eq!(
+                    work.to_vec()[..4].iter().map(|x| x.to_f32()).collect::<Vec<_>>(),
+                    [2050.0, 1.0, 1.0, 1.0]
+                );
             }
             // The mask form uses the group tree on every chip.
             reduce_sum_masked(&dst, &src, &work, 128u64, 4, 8);
@@ -288,7 +295,7 @@ fn supported_f32(soc: Soc) -> bool {
 /// WholeReduceSum/Max/Min against the reference: every byte of dst.
 fn whole_case<T: ReduceElement>(rng: &mut Rng, soc: Soc) {
     let mask = random_mask::<T>(rng);
-    let m = mask_bits::<T>(mask);
+    let m = mask_bits(mask);
     let repeats = rng.range(1, 12) as usize;
     let blk = rng.range(0, 3) as usize;
     let rep = rng.range(0, 12) as usize;
@@ -311,7 +318,10 @@ fn whole_case<T: ReduceElement>(rng: &mut Rng, soc: Soc) {
     let order = orders[rng.index(4)];
     let mut want = vec![SENT; 4096];
     dst.reinterpret_cast::<u8>().copy_from_slice(&want);
-    let ctx = format!("{soc} {} op {which} mask {mask:?} repeats {repeats} blk {blk} rep {rep} dst_rep {dst_rep} {order:?}", T::DTYPE);
+    let ctx = format!(
+        "{soc} {} op {which} mask {mask:?} repeats {repeats} blk {blk} rep {rep} dst_rep {dst_rep} {order:?}",
+        T::DTYPE
+    );
     if which == 0 {
         whole_reduce_sum::<T, true>(&dst, &src, mask, repeats as u8, dst_rep as u16, blk as u16, rep as u16);
         for r in 0..repeats {
@@ -326,9 +336,27 @@ fn whole_case<T: ReduceElement>(rng: &mut Rng, soc: Soc) {
             return;
         }
         if max {
-            whole_reduce_max::<T, true>(&dst, &src, mask, repeats as u8, dst_rep as u16, blk as u16, rep as u16, order);
+            whole_reduce_max::<T, true>(
+                &dst,
+                &src,
+                mask,
+                repeats as u8,
+                dst_rep as u16,
+                blk as u16,
+                rep as u16,
+                order,
+            );
         } else {
-            whole_reduce_min::<T, true>(&dst, &src, mask, repeats as u8, dst_rep as u16, blk as u16, rep as u16, order);
+            whole_reduce_min::<T, true>(
+                &dst,
+                &src,
+                mask,
+                repeats as u8,
+                dst_rep as u16,
+                blk as u16,
+                rep as u16,
+                order,
+            );
         }
         let mut overall: Option<(T, usize)> = None;
         for r in 0..repeats {
@@ -341,14 +369,14 @@ fn whole_case<T: ReduceElement>(rng: &mut Rng, soc: Soc) {
             match order {
                 ReduceOrder::ORDER_VALUE_INDEX => {
                     put(&mut want, r * dst_rep * 2 * s, v);
-                    put_idx::<T>(&mut want, r * dst_rep * 2 * s + s, j, s);
+                    put_idx(&mut want, r * dst_rep * 2 * s + s, j, s);
                 }
                 ReduceOrder::ORDER_INDEX_VALUE => {
-                    put_idx::<T>(&mut want, r * dst_rep * 2 * s, j, s);
+                    put_idx(&mut want, r * dst_rep * 2 * s, j, s);
                     put(&mut want, r * dst_rep * 2 * s + s, v);
                 }
                 ReduceOrder::ORDER_ONLY_VALUE => put(&mut want, r * dst_rep * s, v),
-                ReduceOrder::ORDER_ONLY_INDEX => put_idx::<T>(&mut want, r * dst_rep * 4, j, 4),
+                ReduceOrder::ORDER_ONLY_INDEX => put_idx(&mut want, r * dst_rep * 4, j, 4),
             }
         }
         if soc == Soc::Ascend910B {
@@ -363,7 +391,7 @@ fn whole_case<T: ReduceElement>(rng: &mut Rng, soc: Soc) {
 /// BlockReduce*/PairReduceSum against the reference.
 fn grouped_case<T: ReduceElement>(rng: &mut Rng, soc: Soc) {
     let mask = random_mask::<T>(rng);
-    let m = mask_bits::<T>(mask);
+    let m = mask_bits(mask);
     let repeats = rng.range(1, 10) as usize;
     let blk = rng.range(0, 3) as usize;
     let rep = rng.range(0, 12) as usize;
@@ -379,7 +407,10 @@ fn grouped_case<T: ReduceElement>(rng: &mut Rng, soc: Soc) {
     let mut want = vec![SENT; 4096];
     dst.reinterpret_cast::<u8>().copy_from_slice(&want);
     let which = rng.below(4);
-    let ctx = format!("{soc} {} op {which} mask {mask:?} repeats {repeats} blk {blk} rep {rep} dst_rep {dst_rep}", T::DTYPE);
+    let ctx = format!(
+        "{soc} {} op {which} mask {mask:?} repeats {repeats} blk {blk} rep {rep} dst_rep {dst_rep}",
+        T::DTYPE
+    );
     let (r8, (rb, rp)) = (repeats as u8, (blk as u16, rep as u16));
     match which {
         0 => block_reduce_sum::<T, true>(&dst, &src, r8, mask, dst_rep as u16, rb, rp),
@@ -436,7 +467,7 @@ fn level2_case<T: ReduceElement>(rng: &mut Rng, soc: Soc) {
         let big = rng.chance(4);
         (random_mask::<T>(rng), rng.range(1, if big { 300 } else { 20 }) as usize, rng.range(0, 10) as usize)
     };
-    let m = mask_bits::<T>(mask);
+    let m = mask_bits(mask);
     let count = rng.range(1, 12 * T::PAR as u64) as usize;
     let n_src = if count_form { count } else { at::<T>(repeats - 1, T::PAR - 1, 1, rep) + 1 };
     let data = random_vals::<T>(rng, n_src);
@@ -459,7 +490,7 @@ fn level2_case<T: ReduceElement>(rng: &mut Rng, soc: Soc) {
             .map(|c| {
                 let mut v = c.to_vec();
                 v.resize(T::PAR, T::ZERO);
-                (v, mask_bits::<T>(Mask::Count(c.len() as u64)))
+                (v, mask_bits(Mask::Count(c.len() as u64)))
             })
             .collect()
     } else {
@@ -478,7 +509,11 @@ fn level2_case<T: ReduceElement>(rng: &mut Rng, soc: Soc) {
             reduce_sum(&dst, &src, &work, count as i32);
             if soc == Soc::Ascend910B {
                 let t = res[1..].iter().fold(res[0], |s, &x| add(s, x, sat));
-                assert_eq!(get_reduce_repeat_sum_spr::<T>().to_bits_u64(), t.to_bits_u64(), "{ctx}: register");
+                assert_eq!(
+                    get_reduce_repeat_sum_spr::<T>().to_bits_u64(),
+                    t.to_bits_u64(),
+                    "{ctx}: register"
+                );
                 t
             } else {
                 let body_n = (count / T::PAR).max(1);
@@ -507,8 +542,12 @@ fn level2_case<T: ReduceElement>(rng: &mut Rng, soc: Soc) {
         match (count_form, max) {
             (true, true) => reduce_max(&dst, &src, &work, count as i32, cal_index),
             (true, false) => reduce_min(&dst, &src, &work, count as i32, cal_index),
-            (false, true) => reduce_max_masked(&dst, &src, &work, mask, repeats as i32, rep as i32, cal_index),
-            (false, false) => reduce_min_masked(&dst, &src, &work, mask, repeats as i32, rep as i32, cal_index),
+            (false, true) => {
+                reduce_max_masked(&dst, &src, &work, mask, repeats as i32, rep as i32, cal_index)
+            }
+            (false, false) => {
+                reduce_min_masked(&dst, &src, &work, mask, repeats as i32, rep as i32, cal_index)
+            }
         }
         let mut best: Option<(T, usize)> = None;
         for (r, (v, mm)) in reps.iter().enumerate() {
@@ -573,7 +612,16 @@ fn counter_mode_and_register_mask() {
         assert_eq!(dst.get_value(1), (64..100).sum::<i32>() as f32);
         // isSetMask = false takes the register.
         set_vector_mask::<f32>(4u64);
-        whole_reduce_max::<f32, false>(&dst, &src, MASK_PLACEHOLDER, 2, 1, 1, 8, ReduceOrder::ORDER_ONLY_VALUE);
+        whole_reduce_max::<f32, false>(
+            &dst,
+            &src,
+            MASK_PLACEHOLDER,
+            2,
+            1,
+            1,
+            8,
+            ReduceOrder::ORDER_ONLY_VALUE,
+        );
         assert_eq!((dst.get_value(0), dst.get_value(1)), (3.0, 67.0));
     });
 }
@@ -607,14 +655,27 @@ fn errors_name_the_api_parameter_and_limit() {
         });
         assert_fails("src would touch element 383", || reduce_sum_masked(&dst, &src, &dst, 128u64, 3, 8));
         assert_fails("dst (bytes", || whole_reduce_sum::<f16, true>(&src.view(64), &src, 128u64, 1, 1, 1, 8));
-        assert_fails("repeatTime = -1 must not be negative", || reduce_max_masked(&dst, &src, &dst, 128u64, -1, 8, false));
+        assert_fails("repeatTime = -1 must not be negative", || {
+            reduce_max_masked(&dst, &src, &dst, 128u64, -1, 8, false)
+        });
         assert_fails("dst would be written up to byte 20", || {
             whole_reduce_sum::<f16, true>(&dst.view_len(0, 8), &src, 128u64, 2, 9, 1, 0)
         });
         assert_fails("is not 4-byte aligned", || {
-            whole_reduce_max::<f16, true>(&dst.view(1), &src, 128u64, 1, 1, 1, 8, ReduceOrder::ORDER_VALUE_INDEX)
+            whole_reduce_max::<f16, true>(
+                &dst.view(1),
+                &src,
+                128u64,
+                1,
+                1,
+                1,
+                8,
+                ReduceOrder::ORDER_VALUE_INDEX,
+            )
         });
-        assert_fails("mask = 129 is out of range [1, 128]", || whole_reduce_sum::<f16, true>(&dst, &src, 129u64, 1, 1, 1, 8));
+        assert_fails("mask = 129 is out of range [1, 128]", || {
+            whole_reduce_sum::<f16, true>(&dst, &src, 129u64, 1, 1, 1, 8)
+        });
         assert_fails("reduceType = MAX: only SUM is supported", || {
             reduce_pair_elem::<f16, true>(ReduceType::MAX, &dst, &src, 128u64, 1, 1, 1, 8)
         });
@@ -649,8 +710,26 @@ fn repeat_zero_is_a_no_op_and_aliases_match() {
             reduce_repeat::<f16, true>(t, &dst, &src, 100u64, 2, 1, 1, 8, ReduceOrder::ORDER_VALUE_INDEX);
             match t {
                 ReduceType::SUM => whole_reduce_sum::<f16, true>(&other, &src, 100u64, 2, 1, 1, 8),
-                ReduceType::MAX => whole_reduce_max::<f16, true>(&other, &src, 100u64, 2, 1, 1, 8, ReduceOrder::ORDER_VALUE_INDEX),
-                ReduceType::MIN => whole_reduce_min::<f16, true>(&other, &src, 100u64, 2, 1, 1, 8, ReduceOrder::ORDER_VALUE_INDEX),
+                ReduceType::MAX => whole_reduce_max::<f16, true>(
+                    &other,
+                    &src,
+                    100u64,
+                    2,
+                    1,
+                    1,
+                    8,
+                    ReduceOrder::ORDER_VALUE_INDEX,
+                ),
+                ReduceType::MIN => whole_reduce_min::<f16, true>(
+                    &other,
+                    &src,
+                    100u64,
+                    2,
+                    1,
+                    1,
+                    8,
+                    ReduceOrder::ORDER_VALUE_INDEX,
+                ),
             }
             assert_eq!(util::bits(&dst.to_vec()[..4]), util::bits(&other.to_vec()[..4]), "{t:?}");
         }

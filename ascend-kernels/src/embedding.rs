@@ -116,7 +116,10 @@ impl<T: GatherElement> KernelEmbedding<T> {
     #[track_caller]
     pub fn init(&mut self, table: GmAddr, indices: GmAddr, out: GmAddr, tiling: &EmbeddingTiling) {
         if tiling.dim == 0 || tiling.tile_rows == 0 {
-            ascend_core::fail(API, format!("dim = {} and tile_rows = {} must be positive", tiling.dim, tiling.tile_rows));
+            ascend_core::fail(
+                API,
+                format!("dim = {} and tile_rows = {} must be positive", tiling.dim, tiling.tile_rows),
+            );
         }
         self.tiling = *tiling;
         let (dim, rows) = (tiling.dim, tiling.core_rows(get_block_idx()));
@@ -186,7 +189,10 @@ impl<T: GatherElement> KernelEmbedding<T> {
             let v = idx_local.get_value(r);
             if v < 0 || v as usize >= vocab {
                 let global = self.tiling.core_rows(get_block_idx()).start + row + r;
-                ascend_core::fail(API, format!("indices[{global}] = {v} is outside the table's {vocab} rows"));
+                ascend_core::fail(
+                    API,
+                    format!("indices[{global}] = {v} is outside the table's {vocab} rows"),
+                );
             }
             let base = v as usize * dim;
             for k in 0..dim {
@@ -240,7 +246,9 @@ pub fn run_embedding<T: GatherElement>(
     let (t_gm, i_gm) = (GmBuffer::from_slice(table), GmBuffer::from_slice(indices));
     let out = GmBuffer::<T>::zeroed(tiling.num_indices * tiling.dim);
     let (ta, ia, oa, t) = (t_gm.addr(), i_gm.addr(), out.addr(), *tiling);
-    let stats = Launch::new(soc).block_dim(tiling.block_dim).run(move || embedding::<T>(ta.clone(), ia.clone(), oa.clone(), &t))?;
+    let stats = Launch::new(soc)
+        .block_dim(tiling.block_dim)
+        .run(move || embedding::<T>(ta.clone(), ia.clone(), oa.clone(), &t))?;
     Ok((out.to_vec(), stats))
 }
 
@@ -297,13 +305,16 @@ mod tests {
     #[test]
     fn bad_index_and_oversized_table_are_errors() {
         let table = vec![1.0f32; 80];
-        let e = run_embedding(Soc::Ascend910B, &table, &[0, 1, 10, 2], &EmbeddingTiling::new(10, 8, 4, 2)).unwrap_err();
+        let e = run_embedding(Soc::Ascend910B, &table, &[0, 1, 10, 2], &EmbeddingTiling::new(10, 8, 4, 2))
+            .unwrap_err();
         let s = e.to_string();
         assert!(s.contains("core 1") && s.contains("indices[2] = 10 is outside the table's 10 rows"), "{s}");
         let big = vec![0.0f32; 100_000];
-        let e = run_embedding(Soc::Ascend910B, &big, &[0], &EmbeddingTiling::new(1000, 100, 1, 1)).unwrap_err();
+        let e =
+            run_embedding(Soc::Ascend910B, &big, &[0], &EmbeddingTiling::new(1000, 100, 1, 1)).unwrap_err();
         assert!(e.to_string().contains("Ascend910B has 196608"), "{e}");
-        let e = run_embedding(Soc::Ascend910, &table, &[0; 8], &EmbeddingTiling::new(10, 8, 8, 1)).unwrap_err();
+        let e =
+            run_embedding(Soc::Ascend910, &table, &[0; 8], &EmbeddingTiling::new(10, 8, 8, 1)).unwrap_err();
         assert!(e.to_string().contains("not supported by Gather on Ascend910"), "{e}");
     }
 }

@@ -127,10 +127,7 @@ pub fn brcb<T: BrcbElement>(
     let repeats = usize::from(repeat_time);
     let need = repeats * BLOCKS_PER_REPEAT;
     ensure(src.get_size() >= need, API, || {
-        format!(
-            "src holds {} elements but repeatTime = {repeats} reads {need}",
-            src.get_size()
-        )
+        format!("src holds {} elements but repeatTime = {repeats} reads {need}", src.get_size())
     });
     let full = prefix_bits(T::PAR);
     let plan = Plan { repeats, bits: full, last: full };
@@ -140,7 +137,9 @@ pub fn brcb<T: BrcbElement>(
     let (d0, d1) = dst.byte_range(ext);
     let (s0, s1) = src.byte_range(need);
     ensure(d1 <= s0 || s1 <= d0, API, || {
-        format!("dst (bytes {d0:#x}..{d1:#x}) overlaps src (bytes {s0:#x}..{s1:#x}); Brcb cannot work in place")
+        format!(
+            "dst (bytes {d0:#x}..{d1:#x}) overlaps src (bytes {s0:#x}..{s1:#x}); Brcb cannot work in place"
+        )
     });
     apply(API, &plan, &d, [], &mut BrcbKernel(src.ptr() as *const T));
 }

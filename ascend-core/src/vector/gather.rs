@@ -91,10 +91,7 @@ fn check_common<T: GatherElement>(src: &LocalTensor<T>, offsets: &LocalTensor<u3
     offsets.check_vector_operand(API, "srcOffset");
     let len = src.get_length();
     ensure((base as usize) < len && base as usize % T::SIZE == 0, API, || {
-        format!(
-            "srcBaseAddr = {base} must be a multiple of {} below src's {len} bytes",
-            T::SIZE
-        )
+        format!("srcBaseAddr = {base} must be a multiple of {} below src's {len} bytes", T::SIZE)
     });
 }
 
@@ -174,7 +171,11 @@ pub fn gather<T: GatherElement>(
         dst.byte_range(count),
         [("src", src.byte_range(src.get_size())), ("srcOffset", src_offset.byte_range(count))],
     );
-    let mut k = GatherKernel { src: src.ptr() as *const T, offsets: src_offset.ptr() as *const u32, base: src_base_addr as usize };
+    let mut k = GatherKernel {
+        src: src.ptr() as *const T,
+        offsets: src_offset.ptr() as *const u32,
+        base: src_base_addr as usize,
+    };
     apply_count(API, count, (dst, "dst"), [], &mut k);
 }
 
@@ -228,7 +229,11 @@ pub fn gather_masked<T: GatherElement>(
         dst.byte_range(ext),
         [("src", src.byte_range(src.get_size())), ("srcOffset", src_offset.byte_range(used))],
     );
-    let mut k = GatherKernel { src: src.ptr() as *const T, offsets: src_offset.ptr() as *const u32, base: src_base_addr as usize };
+    let mut k = GatherKernel {
+        src: src.ptr() as *const T,
+        offsets: src_offset.ptr() as *const u32,
+        base: src_base_addr as usize,
+    };
     apply(API, &plan, &d, [], &mut k);
 }
 

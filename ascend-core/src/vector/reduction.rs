@@ -69,7 +69,9 @@ impl ReduceOrder {
     pub const fn supported_on(self, soc: Soc) -> bool {
         match soc {
             Soc::Ascend910B => true,
-            Soc::Ascend310P => matches!(self, ReduceOrder::ORDER_VALUE_INDEX | ReduceOrder::ORDER_INDEX_VALUE),
+            Soc::Ascend310P => {
+                matches!(self, ReduceOrder::ORDER_VALUE_INDEX | ReduceOrder::ORDER_INDEX_VALUE)
+            }
             Soc::Ascend310B => matches!(self, ReduceOrder::ORDER_VALUE_INDEX | ReduceOrder::ORDER_ONLY_VALUE),
             Soc::Ascend910 => matches!(self, ReduceOrder::ORDER_VALUE_INDEX),
         }
@@ -921,7 +923,10 @@ pub fn reduce_sum_masked<T: ReduceElement>(
     let repeats = check_count(API, "repeatTime", repeat_time);
     let limit = T::PAR * T::PAR;
     ensure(repeats <= limit, API, || {
-        format!("repeatTime = {repeats} is above {limit}: the group results must fit one repeat of {}", T::DTYPE)
+        format!(
+            "repeatTime = {repeats} is above {limit}: the group results must fit one repeat of {}",
+            T::DTYPE
+        )
     });
     ensure((0..=65535).contains(&src_rep_stride), API, || {
         format!("srcRepStride = {src_rep_stride} is out of range [0, 65535]")
@@ -1245,10 +1250,7 @@ pub fn get_reduce_repeat_max_min_spr<T: ReduceElement>() -> (T, T) {
     const API: &str = "GetReduceRepeatMaxMinSpr";
     let soc = get_soc();
     ensure(soc == Soc::Ascend910B, API, || {
-        format!(
-            "the (value, index) form is not supported on {soc} ({}): Ascend910B only",
-            soc.product_line()
-        )
+        format!("the (value, index) form is not supported on {soc} ({}): Ascend910B only", soc.product_line())
     });
     let reg = with_core(|c| c.reduce_max_min_spr.get());
     (from_bits::<T>(reg & 0xffff_ffff), from_bits::<T>(reg >> 32))
