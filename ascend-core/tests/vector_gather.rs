@@ -203,3 +203,196 @@ fn checks() {
         assert_fails("dst would touch element", || brcb(&dst, &src, 3, &BrcbRepeatParams::new(2, 8)));
     });
 }
+
+// ---- GatherMask ---------------------------------------------------------------------------
+
+#[test]
+fn doc_gather_mask_figures() {
+    // Figure 1: fixed pattern 2 (odd lanes), mask = 70, 2 repeats, counter mode configuration 1
+    // (Ascend910B): lanes 0..70 of each repeat, the odd ones.
+    on(Soc::Ascend910B, || {
+        let u = ub(1024 + 1024 + 64);
+        let src = u.t::<u16>(0, 512);
+        let dst = u.t::<u16>(1024, 512);
+        let pat = u.t::<u16>(2048, 16);
+        src.copy_from_slice(&(0..512).map(|i| i as u16).collect::<Vec<_>>());
+        let n = gather_mask::<u16, u16>(
+            &dst,
+            &src,
+            GatherPattern::Fixed(2),
+            true,
+            70,
+            &GatherMaskParams::new(1, 2, 8, 0),
+        );
+        let want: Vec<u16> =
+            (0..2).flat_map(|r| (0..70).filter(|j| j % 2 == 1).map(move |j| r * 128 + j)).collect();
+        assert_eq!(n, 70);
+        assert_eq!(dst.to_vec()[..70], want[..]);
+        assert_eq!(get_mask_mode(), MaskMode::Normal);
+        // Figures 2 and 3: the user pattern 0x9999… keeps lanes 0 and 3 of every 4.
+        pat.copy_from_slice(&[0x9999; 16]);
+        let n = gather_mask(
+            &dst,
+            &src,
+            GatherPattern::Tensor(&pat),
+            true,
+            70,
+            &GatherMaskParams::new(1, 2, 8, 0),
+        );
+        let want: Vec<u16> = (0..2)
+            .flat_map(|r| (0..70).filter(|j| j % 4 == 0 || j % 4 == 3).map(move |j| r * 128 + j))
+            .collect();
+        assert_eq!(n as usize, want.len());
+        assert_eq!(dst.to_vec()[..want.len()], want[..]);
+    });
+    // Configuration 2 (Ascend310P): mask is the total, 70 elements.
+    on(Soc::Ascend310P, || {
+        let u = ub(2048);
+        let src = u.t::<u16>(0, 512);
+        let dst = u.t::<u16>(1024, 512);
+        src.copy_from_slice(&(0..512).map(|i| i as u16).collect::<Vec<_>>());
+        let n = gather_mask::<u16, u16>(
+            &dst,
+            &src,
+            GatherPattern::Fixed(2),
+            true,
+            70,
+            &GatherMaskParams::new(1, 2, 8, 0),
+        );
+        assert_eq!(n, 35);
+        assert_eq!(dst.to_vec()[..35], (0..70).filter(|j| j % 2 == 1).collect::<Vec<u16>>()[..]);
+    });
+}
+
+fn gather_mask_case<T: GatherElement, U: Element>(rng: &mut Rng, soc: Soc) {
+    let repeats = rng.range(1, 6) as usize;
+    let blk = rng.range(1, 3) as usize;
+    let rep = rng.range(0, 16) as usize;
+    let counter = rng.chance(2);
+    let mask = rng.range(1, if soc == Soc::Ascend310P { 3 * T::PAR as u64 } else { T::PAR as u64 }) as usize;
+    let fixed = rng.chance(2);
+    let top = if soc == Soc::Ascend310P { 6 } else { 7 };
+    let p = rng.range(1, top) as u8;
+    let rep1 = rng.range(0, 2) as usize;
+    // The lanes (r, j) the call walks.
+    let walk: Vec<(usize, usize)> = if counter && soc == Soc::Ascend310P {
+        (0..mask).map(|i| (i / T::PAR, i % T::PAR)).collect()
+    } else {
+        let per = if counter { mask } else { T::PAR };
+        (0..repeats).flat_map(|r| (0..per).map(move |j| (r, j))).collect()
+    };
+    let last_r = walk.last().unwrap().0;
+    let n_src = (last_r * rep + 7 * blk + 1) * T::EPB;
+    let data = random_vals::<T>(rng, n_src);
+    let pbytes = (last_r + 1) * rep1.max(1) * 32 + 32;
+    let pattern: Vec<u8> = rng.bytes(pbytes);
+    let sb = n_src.div_ceil(T::EPB) * 32;
+    let u = ub(sb + walk.len() * T::SIZE + 32 + pbytes);
+    let src = u.t::<T>(0, n_src);
+    let dst = u.t::<T>(sb, walk.len().max(1));
+    let pat = u.t::<U>(sb + (walk.len() * T::SIZE).div_ceil(32) * 32, pbytes / U::SIZE);
+    src.copy_from_slice(&data);
+    pat.reinterpret_cast::<u8>().copy_from_slice(&pattern);
+    let params = GatherMaskParams::new(blk as u8, repeats as u16, rep as u16, rep1 as u8);
+    let pattern_arg = if fixed { GatherPattern::Fixed(p) } else { GatherPattern::Tensor(&pat) };
+    let n = gather_mask(&dst, &src, pattern_arg, counter, mask as u32, &params);
+    let keep = |r: usize, j: usize| {
+        if fixed {
+            match p {
+                1 => j % 2 == 0,
+                2 => j % 2 == 1,
+                3..=6 => j % 4 == (p - 3) as usize,
+                _ => true,
+            }
+        } else {
+            pattern[r * rep1 * 32 + j / 8] >> (j % 8) & 1 == 1
+        }
+    };
+    let want: Vec<T> = walk
+        .iter()
+        .filter(|&&(r, j)| keep(r, j))
+        .map(|&(r, j)| data[(r * rep + (j / T::EPB) * blk) * T::EPB + j % T::EPB])
+        .collect();
+    let ctx = format!("{soc} {} counter {counter} mask {mask} fixed {fixed} p {p} repeats {repeats} blk {blk} rep {rep} rep1 {rep1}", T::DTYPE);
+    assert_eq!(n as usize, want.len(), "{ctx}");
+    assert_eq!(util::bits(&dst.to_vec()[..want.len()]), util::bits(&want), "{ctx}");
+}
+
+#[test]
+fn gather_mask_matches_reference() {
+    let mut rng = Rng(0x6A7E_4D51);
+    for soc in Soc::ALL {
+        for _ in 0..40 {
+            on(soc, || {
+                if f16::gather_supported(soc) {
+                    gather_mask_case::<f16, u16>(&mut rng, soc);
+                    gather_mask_case::<i16, u16>(&mut rng, soc);
+                    gather_mask_case::<f32, u32>(&mut rng, soc);
+                    gather_mask_case::<u32, u32>(&mut rng, soc);
+                }
+                if bf16::gather_supported(soc) {
+                    gather_mask_case::<bf16, u16>(&mut rng, soc);
+                }
+            });
+        }
+    }
+}
+
+#[test]
+fn gather_mask_checks() {
+    on(Soc::Ascend310P, || {
+        let u = ub(1024);
+        let (s, d) = (u.t::<f16>(0, 256), u.t::<f16>(512, 256));
+        assert_fails("src1Pattern = 7 is out of range [1, 6] on Ascend310P", || {
+            gather_mask::<f16, u16>(
+                &d,
+                &s,
+                GatherPattern::Fixed(7),
+                false,
+                0,
+                &GatherMaskParams::new(1, 1, 8, 0),
+            );
+        });
+    });
+    on(Soc::Ascend910B, || {
+        let u = ub(1024);
+        let (s, d, p) = (u.t::<f32>(0, 128), u.t::<f32>(512, 32), u.t::<u16>(640, 16));
+        assert_fails("src1Pattern holds uint16_t but float data needs a 32-bit pattern type", || {
+            gather_mask(&d, &s, GatherPattern::Tensor(&p), false, 0, &GatherMaskParams::new(1, 1, 8, 0));
+        });
+        assert_fails("dst holds 32 elements but 64 are kept", || {
+            gather_mask::<f32, u32>(
+                &d,
+                &s,
+                GatherPattern::Fixed(7),
+                false,
+                0,
+                &GatherMaskParams::new(1, 1, 8, 0),
+            );
+        });
+        assert_fails("mask = 65 above 64 elements per repeat", || {
+            gather_mask::<f32, u32>(
+                &d,
+                &s,
+                GatherPattern::Fixed(1),
+                true,
+                65,
+                &GatherMaskParams::new(1, 1, 8, 0),
+            );
+        });
+    });
+    on(Soc::Ascend910, || {
+        let u = ub(1024);
+        let (s, d) = (u.t::<f32>(0, 128), u.t::<f32>(512, 128));
+        assert_fails("T = float is not supported by GatherMask on Ascend910", || {
+            gather_mask::<f32, u32>(
+                &d,
+                &s,
+                GatherPattern::Fixed(1),
+                false,
+                0,
+                &GatherMaskParams::new(1, 1, 8, 0),
+            );
+        });
+    });
+}

@@ -6,6 +6,7 @@ pub mod compare;
 pub mod duplicate;
 pub(crate) mod engine;
 pub mod gather;
+pub mod gather_mask;
 pub mod mask;
 pub mod params;
 pub mod reduce;
