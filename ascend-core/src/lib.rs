@@ -52,6 +52,7 @@ pub mod prelude {
     pub use crate::vector::binary::*;
     pub use crate::vector::brcb::*;
     pub use crate::vector::compare::*;
+    pub use crate::vector::create_vec_index::*;
     pub use crate::vector::duplicate::*;
     pub use crate::vector::gather::*;
     pub use crate::vector::gather_mask::*;

@@ -396,3 +396,125 @@ fn gather_mask_checks() {
         });
     });
 }
+
+// ---- CreateVecIndex -----------------------------------------------------------------------
+
+/// `first + k` the way the vendor's scalar code computes it.
+fn seq_scalar<T: Element>(first: T, k: usize) -> T {
+    if T::IS_FLOAT {
+        T::from_f64(f64::from(first.to_f64() as f32 + k as f32))
+    } else {
+        let b = (first.to_f64() as i64 + k as i64).to_le_bytes();
+        bytemuck::pod_read_unaligned(&b[..T::SIZE])
+    }
+}
+
+/// Lane `j` of repeat `r`: the first block by scalar code, later blocks `+ EPB` each, later
+/// repeats `+ PAR` each (bit masks: the whole first repeat by scalar code).
+fn seq_value<T: Element>(first: T, r: usize, j: usize, bits: bool) -> T {
+    let (b, e) = (j / T::EPB, j % T::EPB);
+    let mut x = if bits { seq_scalar(first, j) } else { seq_scalar(first, e) };
+    if !bits {
+        for _ in 0..b {
+            x = T::add(x, T::from_f64(T::EPB as f64));
+        }
+    }
+    for _ in 0..r {
+        x = T::add(x, T::from_f64(T::PAR as f64));
+    }
+    x
+}
+
+fn vec_index_case<T: VecIndexElement>(rng: &mut Rng, soc: Soc) {
+    let first = T::from_f64(rng.below(5000) as f64 - 1000.0);
+    let sent = T::from_f64(-3.0);
+    if rng.chance(2) {
+        let count = rng.range(1, 1500) as usize;
+        let u = ub(count.div_ceil(T::EPB) * 32);
+        let dst = u.t::<T>(0, count);
+        dst.copy_from_slice(&vec![sent; count]);
+        create_vec_index(&dst, first, count as u32);
+        let want: Vec<T> = (0..count).map(|i| seq_value(first, i / T::PAR, i % T::PAR, false)).collect();
+        assert_eq!(
+            util::bits(&dst.to_vec()),
+            util::bits(&want),
+            "{soc} {} count {count} first {first}",
+            T::DTYPE
+        );
+    } else {
+        let bits_mode = rng.chance(2);
+        let mask = if bits_mode {
+            Mask::Bits([rng.next() | 1, if T::SIZE >= 4 { 0 } else { rng.next() }])
+        } else {
+            Mask::Count(rng.range(1, T::PAR as u64))
+        };
+        let m = match mask {
+            Mask::Bits(b) => b,
+            Mask::Count(n) => {
+                let n = n as usize;
+                let hi = if n >= 128 {
+                    u64::MAX
+                } else if n > 64 {
+                    (1u64 << (n - 64)) - 1
+                } else {
+                    0
+                };
+                [if n >= 64 { u64::MAX } else { (1u64 << n) - 1 }, hi]
+            }
+        };
+        let (repeats, blk, rep) =
+            (rng.range(1, 8) as usize, rng.range(1, 3) as usize, rng.range(8 * 3, 30) as usize);
+        let n = (repeats - 1) * rep * T::EPB + 8 * blk * T::EPB;
+        let u = ub(n * T::SIZE);
+        let dst = u.t::<T>(0, n);
+        dst.copy_from_slice(&vec![sent; n]);
+        create_vec_index_masked::<T, true>(&dst, first, mask, repeats as u8, blk as u16, rep as u8);
+        let mut want = vec![sent; n];
+        for r in 0..repeats {
+            for j in (0..T::PAR).filter(|&j| on_bit(m, j)) {
+                want[(r * rep + (j / T::EPB) * blk) * T::EPB + j % T::EPB] =
+                    seq_value(first, r, j, bits_mode);
+            }
+        }
+        assert_eq!(util::bits(&dst.to_vec()), util::bits(&want), "{soc} {} {mask:?} first {first}", T::DTYPE);
+    }
+}
+
+#[test]
+fn create_vec_index_matches_reference() {
+    let mut rng = Rng(0xC0DE_1DE7);
+    for soc in [Soc::Ascend910B, Soc::Ascend310P, Soc::Ascend310B] {
+        for _ in 0..30 {
+            on(soc, || {
+                vec_index_case::<i16>(&mut rng, soc);
+                vec_index_case::<f16>(&mut rng, soc);
+                vec_index_case::<i32>(&mut rng, soc);
+                vec_index_case::<f32>(&mut rng, soc);
+            });
+        }
+    }
+    on(Soc::Ascend910, || {
+        let u = ub(64);
+        assert_fails("CreateVecIndex: not supported on Ascend910", || {
+            create_vec_index(&u.t::<i32>(0, 16), 0, 16)
+        });
+    });
+}
+
+#[test]
+fn create_vec_index_half_order_is_the_vendors() {
+    // From 32768 half values are spaced 32: each `+ 16` from block to block rounds back (ties
+    // to even), so the vendor's block-by-block additions stay at 32768 inside a repeat, while
+    // `32768 + i` rounded once climbs.
+    on(Soc::Ascend910B, || {
+        let u = ub(512);
+        let dst = u.t::<f16>(0, 256);
+        create_vec_index(&dst, h(32768.0), 256);
+        let got = dst.to_vec();
+        let once: Vec<f16> = (0..256).map(|i| h(32768.0 + i as f32)).collect();
+        assert_ne!(util::bits(&got), util::bits(&once));
+        let want: Vec<f16> = (0..256).map(|i| seq_value(h(32768.0), i / 128, i % 128, false)).collect();
+        assert_eq!(util::bits(&got), util::bits(&want));
+        assert_eq!((got[127].to_f32(), got[128].to_f32()), (32768.0, 32896.0));
+    });
+}

@@ -3,6 +3,7 @@
 pub mod binary;
 pub mod brcb;
 pub mod compare;
+pub mod create_vec_index;
 pub mod duplicate;
 pub(crate) mod engine;
 pub mod gather;
