@@ -85,7 +85,7 @@ fn first_repeat<T: Element>(first: T, bits: bool) -> Seq<T> {
 }
 
 #[track_caller]
-fn check_soc<T: VecIndexElement>() {
+fn check_soc() {
     let soc = get_soc();
     ensure(soc != Soc::Ascend910, API, || format!("not supported on {soc} ({})", soc.product_line()));
 }
@@ -107,7 +107,7 @@ fn check_soc<T: VecIndexElement>() {
 /// Panics on Ascend910, or if `dst` is not a 32-byte aligned UB tensor of `count` elements.
 #[track_caller]
 pub fn create_vec_index<T: VecIndexElement>(dst: &LocalTensor<T>, first_value: T, count: u32) {
-    check_soc::<T>();
+    check_soc();
     apply_count(API, count as usize, (dst, "dst"), [], &mut first_repeat(first_value, false));
 }
 
@@ -137,7 +137,7 @@ pub fn create_vec_index_masked<T: VecIndexElement, const IS_SET_MASK: bool>(
     dst_blk_stride: u16,
     dst_rep_stride: u8,
 ) {
-    check_soc::<T>();
+    check_soc();
     let mask = mask.into();
     let Some(plan) = resolve::<T, IS_SET_MASK>(API, mask, usize::from(repeat_time)) else {
         return;
