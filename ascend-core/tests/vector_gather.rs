@@ -518,3 +518,133 @@ fn create_vec_index_half_order_is_the_vendors() {
         assert_eq!((got[127].to_f32(), got[128].to_f32()), (32768.0, 32896.0));
     });
 }
+
+// ---- Gatherb / Scatter ------------------------------------------------------------------------
+
+fn gatherb_case<T: DiscreteElement>(rng: &mut Rng, soc: Soc) {
+    let repeats = rng.range(1, 6) as usize;
+    let (blk, rep) = (rng.range(0, 2) as usize, rng.range(8, 20) as usize);
+    let src_blocks = rng.range(1, 40) as usize;
+    let data = random_vals::<T>(rng, src_blocks * T::EPB);
+    let offs: Vec<u32> = (0..repeats * 8).map(|_| (rng.below(src_blocks as u64) * 32) as u32).collect();
+    let eb = blk.max(1);
+    let dst_n = ((repeats - 1) * rep + 7 * eb + 1) * T::EPB;
+    let u = ub(src_blocks * 32 + dst_n * T::SIZE + repeats * 32);
+    let src = u.t::<T>(0, src_blocks * T::EPB);
+    let dst = u.t::<T>(src_blocks * 32, dst_n);
+    let off = u.t::<u32>(src_blocks * 32 + dst_n * T::SIZE, repeats * 8);
+    src.copy_from_slice(&data);
+    off.copy_from_slice(&offs);
+    let sent = T::from_f64(1.0);
+    dst.copy_from_slice(&vec![sent; dst_n]);
+    gatherb(&dst, &src, &off, repeats as u8, &GatherRepeatParams::new(blk as u8, rep as u16));
+    let mut want = vec![sent; dst_n];
+    for q in 0..repeats * 8 {
+        let (r, b) = (q / 8, q % 8);
+        let d0 = (r * rep + b * eb) * T::EPB;
+        let s0 = offs[q] as usize / T::SIZE;
+        want[d0..d0 + T::EPB].copy_from_slice(&data[s0..s0 + T::EPB]);
+    }
+    assert_eq!(
+        util::bits(&dst.to_vec()),
+        util::bits(&want),
+        "{soc} {} repeats {repeats} blk {blk} rep {rep}",
+        T::DTYPE
+    );
+}
+
+fn scatter_case<T: DiscreteElement>(rng: &mut Rng, soc: Soc) {
+    let masked = rng.chance(2);
+    let dst_n = rng.range(16, 600) as usize;
+    let (mask, repeats, rep) = if masked {
+        (Mask::Count(rng.range(1, T::PAR as u64)), rng.range(1, 4) as usize, rng.range(0, 10) as usize)
+    } else {
+        (Mask::Count(0), 0, 0)
+    };
+    let count = rng.range(1, 300) as usize;
+    let lanes = if masked { repeats * T::PAR } else { count };
+    let n_src = if masked { (repeats - 1) * rep * T::EPB + T::PAR } else { count };
+    let data = random_vals::<T>(rng, n_src);
+    let offs: Vec<u32> = (0..lanes).map(|_| (rng.below(dst_n as u64) as usize * T::SIZE) as u32).collect();
+    let (sb, db) = (n_src.div_ceil(T::EPB) * 32, dst_n.div_ceil(T::EPB) * 32);
+    let u = ub(sb + db + lanes.div_ceil(8) * 32);
+    let src = u.t::<T>(0, n_src);
+    let dst = u.t::<T>(sb, dst_n);
+    let off = u.t::<u32>(sb + db, lanes);
+    src.copy_from_slice(&data);
+    off.copy_from_slice(&offs);
+    let sent = T::from_f64(2.0);
+    dst.copy_from_slice(&vec![sent; dst_n]);
+    let mut want = vec![sent; dst_n];
+    if masked {
+        scatter_masked(&dst, &src, &off, 0, mask, repeats as u8, rep as u8);
+        let Mask::Count(m) = mask else { unreachable!() };
+        for r in 0..repeats {
+            for j in 0..m as usize {
+                want[offs[r * T::PAR + j] as usize / T::SIZE] = data[r * rep * T::EPB + j];
+            }
+        }
+    } else {
+        scatter(&dst, &src, &off, 0, count as u32);
+        for i in 0..count {
+            want[offs[i] as usize / T::SIZE] = data[i];
+        }
+    }
+    assert_eq!(util::bits(&dst.to_vec()), util::bits(&want), "{soc} {} masked {masked} {mask:?}", T::DTYPE);
+}
+
+macro_rules! discrete_tests {
+    ($name:ident, $case:ident, $supported:ident) => {
+        #[test]
+        fn $name() {
+            let mut rng = Rng(0xD15C_2E7E);
+            for soc in Soc::ALL {
+                for _ in 0..20 {
+                    on(soc, || {
+                        if u16::$supported(soc) {
+                            $case::<u16>(&mut rng, soc);
+                        }
+                        if i16::$supported(soc) {
+                            $case::<i16>(&mut rng, soc);
+                        }
+                        if f16::$supported(soc) {
+                            $case::<f16>(&mut rng, soc);
+                        }
+                        if u32::$supported(soc) {
+                            $case::<u32>(&mut rng, soc);
+                        }
+                        if f32::$supported(soc) {
+                            $case::<f32>(&mut rng, soc);
+                        }
+                    });
+                }
+            }
+        }
+    };
+}
+discrete_tests!(gatherb_matches_reference, gatherb_case, gatherb_supported);
+discrete_tests!(scatter_matches_reference, scatter_case, scatter_supported);
+
+#[test]
+fn gatherb_scatter_checks() {
+    on(Soc::Ascend910B, || {
+        let u = ub(1024);
+        let (s, d, o) = (u.t::<u16>(0, 128), u.t::<u16>(256, 128), u.t::<u32>(512, 8));
+        o.copy_from_slice(&[0, 32, 64, 16, 0, 0, 0, 0]);
+        assert_fails("offset[3] = 16 must be a multiple of 32", || {
+            gatherb(&d, &s, &o, 1, &GatherRepeatParams::default())
+        });
+        assert_fails("T = uint16_t is not supported by Scatter on Ascend910B", || scatter(&d, &s, &o, 0, 8));
+        let h16 = u.t::<f16>(0, 128);
+        assert_fails("T = half is not supported by Gatherb on Ascend910B", || {
+            gatherb(&h16, &h16, &o, 1, &GatherRepeatParams::default())
+        });
+    });
+    on(Soc::Ascend310P, || {
+        let u = ub(1024);
+        let (s, d, o) = (u.t::<f32>(0, 64), u.t::<f32>(256, 16), u.t::<u32>(512, 64));
+        o.copy_from_slice(&[0; 64]);
+        o.set_value(3, 64);
+        assert_fails("dstOffset[3] = 64", || scatter(&d, &s, &o, 0, 8));
+    });
+}

@@ -8,6 +8,7 @@ pub mod duplicate;
 pub(crate) mod engine;
 pub mod gather;
 pub mod gather_mask;
+pub mod gatherb;
 pub mod mask;
 pub mod params;
 pub mod reduce;
