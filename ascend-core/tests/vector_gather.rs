@@ -539,10 +539,10 @@ fn gatherb_case<T: DiscreteElement>(rng: &mut Rng, soc: Soc) {
     dst.copy_from_slice(&vec![sent; dst_n]);
     gatherb(&dst, &src, &off, repeats as u8, &GatherRepeatParams::new(blk as u8, rep as u16));
     let mut want = vec![sent; dst_n];
-    for q in 0..repeats * 8 {
+    for (q, &o) in offs.iter().enumerate() {
         let (r, b) = (q / 8, q % 8);
         let d0 = (r * rep + b * eb) * T::EPB;
-        let s0 = offs[q] as usize / T::SIZE;
+        let s0 = o as usize / T::SIZE;
         want[d0..d0 + T::EPB].copy_from_slice(&data[s0..s0 + T::EPB]);
     }
     assert_eq!(
@@ -586,8 +586,8 @@ fn scatter_case<T: DiscreteElement>(rng: &mut Rng, soc: Soc) {
         }
     } else {
         scatter(&dst, &src, &off, 0, count as u32);
-        for i in 0..count {
-            want[offs[i] as usize / T::SIZE] = data[i];
+        for (&o, &v) in offs.iter().zip(&data).take(count) {
+            want[o as usize / T::SIZE] = v;
         }
     }
     assert_eq!(util::bits(&dst.to_vec()), util::bits(&want), "{soc} {} masked {masked} {mask:?}", T::DTYPE);
