@@ -7,11 +7,14 @@
 //!
 //! Kernels start with `use ascend_core::prelude::*;`.
 
+pub mod alloc;
+pub mod atomic;
 pub mod copy;
 pub mod ctx;
 pub mod element;
 pub mod error;
 pub mod f16conv;
+pub mod gm_api;
 pub mod pipe;
 pub mod position;
 pub mod soc;
@@ -47,7 +50,13 @@ pub mod prelude {
     };
     pub use crate::vector::params::{BinaryRepeatParams, UnaryRepeatParams};
 
+    pub use crate::alloc::{LocalMemAllocator, Ub};
+    pub use crate::atomic::{
+        disable_dma_atomic, get_atomic_mode, set_atomic_add, set_atomic_max, set_atomic_min, set_atomic_none,
+        set_atomic_type, AtomicElement, AtomicMode, AtomicOp, AtomicOrder,
+    };
     pub use crate::copy::*;
+    pub use crate::gm_api::*;
     pub use crate::pipe::*;
     pub use crate::vector::binary::*;
     pub use crate::vector::brcb::*;

@@ -16,6 +16,7 @@
 //! | [`maximum`] | `Compare` + `Select` (tensor-tensor mode): `max(x, y)` |
 //! | [`transpose`] | a large matrix transposed through 16×16 tiles with `vec_trans` |
 //! | [`reduce_sum`] | the sum of a vector: per-core partial sums, `SyncAll`, final sum on core 0 |
+//! | [`reduce_sum_atomic`] | the same sum, each core adding its partial into the output with `SetAtomicAdd` |
 //! | [`embedding`] | an embedding lookup: the table in UB, `Gather` by per-element byte offsets |
 //!
 //! [`elementwise`] holds the pipeline `add_custom`, `sub_custom` and `maximum` share
@@ -33,6 +34,7 @@ pub mod fill;
 pub mod host;
 pub mod maximum;
 pub mod reduce_sum;
+pub mod reduce_sum_atomic;
 pub mod sub_custom;
 pub mod tiling;
 pub mod transpose;
