@@ -738,3 +738,34 @@ fn repeat_zero_is_a_no_op_and_aliases_match() {
         assert_eq!(util::bits(&dst.to_vec()[..2]), util::bits(&other.to_vec()[..2]));
     });
 }
+
+#[test]
+fn in_place_per_repeat_reductions() {
+    for soc in [Soc::Ascend910B, Soc::Ascend310P] {
+        on(soc, || {
+            let u = ub(2048);
+            let x = u.t::<f16>(0, 1024);
+            let data: Vec<f16> = (0..1024).map(|i| h(((i * 7) % 61) as f32 - 30.0)).collect();
+            // WholeReduceSum(x, x, …): repeat r's sum into x[r], before repeat r + 1's lanes.
+            x.copy_from_slice(&data);
+            whole_reduce_sum::<f16, true>(&x, &x, 128u64, 8, 1, 1, 8);
+            for r in 0..8 {
+                assert_eq!(
+                    x.get_value(r).to_bits(),
+                    tree(data[r * 128..(r + 1) * 128].to_vec(), false).to_bits(),
+                    "{soc} r {r}"
+                );
+            }
+            assert_eq!(util::bits(&x.to_vec()[8..]), util::bits(&data[8..]));
+            // PairReduceSum(x, x, …): 64 results per repeat into x[64 r ..].
+            x.copy_from_slice(&data);
+            pair_reduce_sum::<f16, true>(&x, &x, 8, 128u64, 1, 1, 8);
+            let want: Vec<f16> = data.chunks(2).map(|p| add(p[0], p[1], false)).collect();
+            assert_eq!(util::bits(&x.to_vec()[..512]), util::bits(&want));
+            // With srcRepStride = 0 every repeat reads the same lanes: in place would feed a
+            // result into the next repeat, so it is an error.
+            assert_fails("overlaps src", || whole_reduce_sum::<f16, true>(&x, &x, 128u64, 2, 1, 1, 0));
+            assert_fails("overlaps src", || block_reduce_max::<f16, true>(&x, &x, 2, 128u64, 1, 1, 0));
+        });
+    }
+}

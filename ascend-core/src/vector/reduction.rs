@@ -315,7 +315,8 @@ fn whole<T: ReduceElement, const IS_SET_MASK: bool>(
             ReduceOrder::ORDER_ONLY_INDEX => puts.push(Put { off: at, bits: j as u32, size: 4 }),
         }
     });
-    commit(api, dst, align, &[("src", span)], &puts);
+    let avoid = src_unless_in_place(dst, src, span, plan.repeats, step, unit, src_rep_stride);
+    commit(api, dst, align, avoid.as_slice(), &puts);
     if let Some((v, j)) = best {
         set_max_min_spr::<T>(v, j);
     }
@@ -362,7 +363,8 @@ macro_rules! whole_doc_example {
 /// Panics if `T` is `float` on Ascend910; `dst_rep_stride` is 0 on Ascend910; the mask is out
 /// of range (or not `MASK_PLACEHOLDER` with `IS_SET_MASK = false`); an operand is not a UB
 /// tensor, `src` not 32-byte aligned or `dst` not aligned to its element; an enabled lane or a
-/// result lies outside its tensor; or the results overlap the lanes read.
+/// result lies outside its tensor; or the results overlap the lanes read (in place — `dst`
+/// starting at `src` — is allowed while no repeat's results reach a later repeat's lanes).
 #[track_caller]
 #[allow(clippy::too_many_arguments)]
 pub fn whole_reduce_sum<T: ReduceElement, const IS_SET_MASK: bool>(
@@ -601,7 +603,33 @@ fn grouped<T: ReduceElement, const IS_SET_MASK: bool>(
             puts.push(Put::val::<T>(at, v));
         }
     });
-    commit(api, dst, 32, &[("src", span)], &puts);
+    let step = usize::from(dst_rep_stride) * per_repeat * T::SIZE;
+    let avoid = src_unless_in_place(dst, src, span, plan.repeats, step, per_repeat * T::SIZE, src_rep_stride);
+    commit(api, dst, 32, avoid.as_slice(), &puts);
+}
+
+/// The byte ranges `dst` must avoid for a per-repeat reduction: `src`'s lanes, unless the call
+/// works in place — `dst` starts at `src` and no repeat's results (`unit` bytes every `step`)
+/// reach the bytes a later repeat reads (from `(r + 1) * srcRepStride` blocks on). The chip
+/// reads a repeat before writing its results, so such a call gives the same results as one
+/// whose reads all come first, which is how it is computed here.
+fn src_unless_in_place<T: Element>(
+    dst: &LocalTensor<T>,
+    src: &LocalTensor<T>,
+    span: (usize, usize),
+    repeats: usize,
+    step: usize,
+    unit: usize,
+    src_rep_stride: u16,
+) -> Vec<(&'static str, (usize, usize))> {
+    let rep_bytes = usize::from(src_rep_stride) * 32;
+    let in_place = dst.get_phy_addr() == src.get_phy_addr()
+        && (0..repeats.saturating_sub(1)).all(|r| r * step + unit <= (r + 1) * rep_bytes);
+    if in_place {
+        Vec::new()
+    } else {
+        vec![("src", span)]
+    }
 }
 
 macro_rules! block_fn {
