@@ -346,6 +346,8 @@ fn gm_addr_is_copy_and_a_freed_region_is_a_clear_error() {
         assert_eq!(g.get_value(0), 5.0);
         drop(g);
         let mut h = GlobalTensor::<f32>::new();
-        assert_fault("GlobalTensor::SetGlobalBuffer", &["was freed", "64 bytes"], || h.set_global_buffer(a, 4));
+        assert_fault("GlobalTensor::SetGlobalBuffer", &["was freed", "64 bytes"], || {
+            h.set_global_buffer(a, 4)
+        });
     });
 }

@@ -112,6 +112,12 @@ pub(crate) struct CoreState {
     /// The DataCopyPad padding register (`SetPadValue`, or the last `isPad` copy): the value's
     /// bits, `None` until set.
     pub(crate) pad_value: Cell<Option<u64>>,
+    /// The reduce-sum register (`GetReduceRepeatSumSpr`): the raw bits of the last count-form
+    /// `ReduceSum` result.
+    pub(crate) reduce_sum_spr: Cell<u64>,
+    /// The max/min register (`GetReduceRepeatMaxMinSpr`): value bits in the low 32 bits, index
+    /// in the high 32 bits, as the chip's `MAX_MIN_CNT` register lays them out.
+    pub(crate) reduce_max_min_spr: Cell<u64>,
 }
 
 thread_local! {
@@ -151,6 +157,8 @@ fn new_state(cfg: CoreConfig) -> Rc<CoreState> {
         atomic_log: cfg.atomic_log,
         allocator_alive: Cell::new(false),
         pad_value: Cell::new(None),
+        reduce_sum_spr: Cell::new(0),
+        reduce_max_min_spr: Cell::new(0),
     })
 }
 

@@ -30,7 +30,7 @@ pub use ctx::{
 pub use element::{bf16, f16, DType, Element};
 pub use error::{fail, take_last_fault, Fault};
 pub use position::{Position, QuePosition, TPosition};
-pub use soc::{OverflowMode, ReduceOrder, Soc};
+pub use soc::{OverflowMode, RepeatSumOrder, Soc};
 pub use tensor::{GlobalTensor, GmAddr, GmAllocError, GmRegion, LocalTensor};
 
 /// Everything a kernel needs, in one import.
@@ -43,7 +43,7 @@ pub mod prelude {
     pub use crate::position::{
         Co1, Co2, Gm, Position, QuePosition, TPosition, VecCalc, VecIn, VecOut, A1, A2, B1, B2, C1, C2,
     };
-    pub use crate::soc::{OverflowMode, ReduceOrder, Soc};
+    pub use crate::soc::{OverflowMode, RepeatSumOrder, Soc};
     pub use crate::tensor::{GlobalTensor, GmAddr, GmRegion, LocalTensor};
     pub use crate::vector::mask::{
         get_cmp_mask, get_mask_mode, get_vector_mask, reset_mask, set_cmp_mask, set_mask_count,
@@ -60,9 +60,16 @@ pub mod prelude {
     pub use crate::gm_api::*;
     pub use crate::pipe::*;
     pub use crate::vector::binary::*;
+    pub use crate::vector::brcb::*;
+    pub use crate::vector::cast::*;
     pub use crate::vector::compare::*;
+    pub use crate::vector::create_vec_index::*;
     pub use crate::vector::duplicate::*;
+    pub use crate::vector::gather::*;
+    pub use crate::vector::gather_mask::*;
+    pub use crate::vector::gatherb::*;
     pub use crate::vector::reduce::*;
+    pub use crate::vector::reduction::*;
     pub use crate::vector::select::*;
     pub use crate::vector::transpose::*;
 }

@@ -298,14 +298,14 @@ pub fn vec_reduce_add_reference<T: Element>(soc: Soc, lanes: &[T]) -> T {
     let sat = T::DTYPE == DType::F16 && soc.default_overflow_mode() == OverflowMode::Saturation;
     let repeats: Vec<&[T]> = lanes.chunks(T::PAR).collect();
     match soc.reduce_order() {
-        ReduceOrder::PairwiseTree => tree(repeats.iter().map(|r| tree(r.to_vec(), sat)).collect(), sat),
-        ReduceOrder::InOrderGroupsOf255 => {
+        RepeatSumOrder::PairwiseTree => tree(repeats.iter().map(|r| tree(r.to_vec(), sat)).collect(), sat),
+        RepeatSumOrder::InOrderGroupsOf255 => {
             let sums: Vec<T> = repeats.iter().map(|r| tree(r.to_vec(), sat)).collect();
             let groups =
                 sums.chunks(255).map(|g| g[1..].iter().fold(g[0], |acc, &x| add_sat(acc, x, sat))).collect();
             tree(groups, sat)
         }
-        ReduceOrder::OddEvenAccumulate => {
+        RepeatSumOrder::OddEvenAccumulate => {
             let n = repeats.len();
             let lane_add = |acc: Option<Vec<T>>, r: &[T]| -> Option<Vec<T>> {
                 Some(match acc {
