@@ -4,6 +4,7 @@ pub mod binary;
 pub mod compare;
 pub mod duplicate;
 pub(crate) mod engine;
+pub mod lane;
 pub mod mask;
 pub mod params;
 pub mod reduce;
