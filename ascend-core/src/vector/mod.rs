@@ -8,5 +8,7 @@ pub mod lane;
 pub mod mask;
 pub mod params;
 pub mod reduce;
+pub mod scalar;
 pub mod select;
 pub mod transpose;
+pub mod unary;
