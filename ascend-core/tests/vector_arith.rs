@@ -534,3 +534,276 @@ unary_tests! {
     relu, relu_masked, ReluElement::relu_supported, [f16, f32, i32], |x, _, _, sat| r_relu(x[0], sat);
     not, not_masked, NotElement::not_supported, [i16, u16], |x, _, _, _| r_bits(!x[0].num().i());
 }
+
+// ---- hand-made edge cases (values from IEEE 754 and the vendor's boundary-value tables) ----
+
+fn h(x: f32) -> f16 {
+    f16::from_f32(x)
+}
+
+/// Runs `f(dst, a, b)` on 16-lane f16 tensors filled with `x`, `y`, `d`; returns dst's lane 0.
+fn f16_bin(x: f32, y: f32, d: f32, f: impl FnOnce(&LocalTensor<f16>, &LocalTensor<f16>, &LocalTensor<f16>)) -> f16 {
+    let mut pipe = TPipe::new();
+    let mut b = TBuf::<VecCalc>::new();
+    pipe.init_tbuf(&mut b, 96);
+    let [t0, t1, t2] = [0, 1, 2].map(|i| b.get_with_offset::<f16>(16, 32 * i));
+    t0.copy_from_slice(&[h(d); 16]);
+    t1.copy_from_slice(&[h(x); 16]);
+    t2.copy_from_slice(&[h(y); 16]);
+    f(&t0, &t1, &t2);
+    t0.get_value(0)
+}
+
+fn f32_bin(x: f32, y: f32, d: f32, f: impl FnOnce(&LocalTensor<f32>, &LocalTensor<f32>, &LocalTensor<f32>)) -> f32 {
+    let mut pipe = TPipe::new();
+    let mut b = TBuf::<VecCalc>::new();
+    pipe.init_tbuf(&mut b, 96);
+    let [t0, t1, t2] = [0, 1, 2].map(|i| b.get_with_offset::<f32>(8, 32 * i));
+    t0.copy_from_slice(&[d; 8]);
+    t1.copy_from_slice(&[x; 8]);
+    t2.copy_from_slice(&[y; 8]);
+    f(&t0, &t1, &t2);
+    t0.get_value(0)
+}
+
+#[test]
+fn max_min_follow_ieee_maximum_minimum() {
+    let mx = |x, y| f32_bin(x, y, 9.0, |d, a, b| max(d, a, b, 8));
+    let mn = |x, y| f32_bin(x, y, 9.0, |d, a, b| min(d, a, b, 8));
+    assert_eq!(mx(-0.0, 0.0).to_bits(), 0f32.to_bits());
+    assert_eq!(mx(0.0, -0.0).to_bits(), 0f32.to_bits());
+    assert_eq!(mn(0.0, -0.0).to_bits(), (-0f32).to_bits());
+    assert_eq!(mn(-0.0, 0.0).to_bits(), (-0f32).to_bits());
+    assert!(mx(f32::NAN, 1.0).is_nan() && mx(1.0, f32::NAN).is_nan());
+    assert!(mn(f32::NAN, f32::NEG_INFINITY).is_nan());
+    let hx = |x, y| f16_bin(x, y, 9.0, |d, a, b| max(d, a, b, 16));
+    assert_eq!(hx(-0.0, 0.0).to_bits(), 0);
+    assert!(hx(f32::NAN, 1.0).is_nan());
+    // Saturation mode: a NaN result becomes 0.
+    on_sat(|| assert_eq!(hx(f32::NAN, 1.0).to_bits(), 0));
+}
+
+fn on_sat(f: impl FnOnce()) {
+    run_on_core(CoreConfig::single(Soc::Ascend310P), f)
+}
+
+#[test]
+fn division_by_zero_is_ieee_then_the_overflow_mode() {
+    let hd = |x, y| f16_bin(x, y, 9.0, |d, a, b| div(d, a, b, 16));
+    assert_eq!(hd(1.0, 0.0), f16::INFINITY);
+    assert_eq!(hd(1.0, -0.0), f16::NEG_INFINITY);
+    assert_eq!(hd(-0.0, 5.0).to_bits(), h(-0.0).to_bits());
+    assert!(hd(0.0, 0.0).is_nan());
+    on_sat(|| {
+        assert_eq!(hd(1.0, 0.0), h(65504.0));
+        assert_eq!(hd(-1.0, 0.0), h(-65504.0));
+        assert_eq!(hd(0.0, 0.0).to_bits(), 0);
+    });
+    assert_eq!(f32_bin(1.0, 0.0, 0.0, |d, a, b| div(d, a, b, 8)), f32::INFINITY);
+    // f32 ignores saturation mode.
+    on_sat(|| assert_eq!(f32_bin(-1.0, 0.0, 0.0, |d, a, b| d.assign(a / b)), f32::NEG_INFINITY));
+}
+
+#[test]
+fn multiply_add_rounds_the_product_first() {
+    // MAX * MAX overflows to inf before -inf is added: NaN (the vendor's table), not -inf.
+    let mad = |x, y, d| f16_bin(x, y, d, |d, a, b| mul_add_dst(d, a, b, 16));
+    assert!(mad(65504.0, 65504.0, f32::NEG_INFINITY).is_nan());
+    // In saturation mode the product saturates to MAX first, and MAX + MIN = +0.
+    on_sat(|| assert_eq!(mad(65504.0, 65504.0, -65504.0).to_bits(), 0));
+    // FusedMulAdd: dst = src0 * dst + src1, the product rounded once to half: 2049 * 1 rounds
+    // to 2048, then + 1 rounds to 2048 again (a fused operation would give 2050).
+    let fma = |x, y, d| f16_bin(x, y, d, |d, a, b| fused_mul_add(d, a, b, 16));
+    assert_eq!(fma(3.0, 1.0, 2.0), h(7.0));
+    assert_eq!(f32_bin(3.0, 1.0, 2.0, |d, a, b| fused_mul_add(d, a, b, 8)), 7.0);
+    // f32: 1 + 2^-23 squared is 1 + 2^-22 + 2^-46; the product rounds to 1 + 2^-22, so
+    // subtracting 1 + 2^-22 gives exactly 0 (a fused multiply-add would give 2^-46).
+    let e = 1.0 + f32::EPSILON;
+    assert_eq!(f32_bin(e, e, -(1.0 + 2.0 * f32::EPSILON), |d, a, b| mul_add_dst(d, a, b, 8)), 0.0);
+}
+
+#[test]
+fn unary_special_values() {
+    let mut pipe = TPipe::new();
+    let mut b = TBuf::<VecCalc>::new();
+    pipe.init_tbuf(&mut b, 64);
+    let [x, y] = [0, 1].map(|i| b.get_with_offset::<f32>(8, 32 * i));
+    x.copy_from_slice(&[-1.0, 0.0, -0.0, f32::INFINITY, f32::NEG_INFINITY, f32::NAN, 1.0, 4.0]);
+    ln(&y, &x, 8);
+    let v = y.to_vec();
+    assert!(v[0].is_nan() && v[4].is_nan() && v[5].is_nan());
+    assert_eq!((v[1], v[2], v[3], v[6]), (f32::NEG_INFINITY, f32::NEG_INFINITY, f32::INFINITY, 0.0));
+    rsqrt(&y, &x, 8);
+    let v = y.to_vec();
+    assert_eq!((v[1], v[2], v[3], v[7]), (f32::INFINITY, f32::NEG_INFINITY, 0.0, 0.5));
+    assert!(v[0].is_nan());
+    sqrt(&y, &x, 8);
+    assert_eq!(y.get_value(2).to_bits(), (-0f32).to_bits());
+    assert!(y.get_value(0).is_nan());
+    exp(&y, &x, 8);
+    assert_eq!((y.get_value(1), y.get_value(4), y.get_value(3)), (1.0, 0.0, f32::INFINITY));
+    reciprocal(&y, &x, 8);
+    assert_eq!((y.get_value(2), y.get_value(4).to_bits()), (f32::NEG_INFINITY, (-0f32).to_bits()));
+    relu(&y, &x, 8);
+    assert_eq!(y.get_value(2).to_bits(), 0, "relu(-0) = +0");
+    assert!(y.get_value(5).is_nan());
+    abs(&y, &x, 8);
+    assert_eq!(y.get_value(2).to_bits(), 0);
+    leaky_relu(&y, &x, 0.5, 8);
+    assert_eq!((y.get_value(0), y.get_value(2).to_bits()), (-0.5, (-0f32).to_bits()));
+}
+
+#[test]
+fn half_ln_of_zero_saturates_to_min() {
+    on_sat(|| {
+        let r = f16_bin(0.0, 0.0, 1.0, |d, a, _| ln(d, a, 16));
+        assert_eq!(r, h(-65504.0));
+        let r = f16_bin(-1.0, 0.0, 1.0, |d, a, _| ln(d, a, 16));
+        assert_eq!(r.to_bits(), 0);
+        let r = f16_bin(12.0, 0.0, 1.0, |d, a, _| exp(d, a, 16));
+        assert_eq!(r, h(65504.0));
+    });
+    let r = f16_bin(12.0, 0.0, 1.0, |d, a, _| exp(d, a, 16));
+    assert_eq!(r, f16::INFINITY);
+}
+
+#[test]
+fn half_sqrt_through_f32_is_correctly_rounded_for_every_input() {
+    let all: Vec<f16> = (0..=u16::MAX).map(f16::from_bits).collect();
+    let mut pipe = TPipe::new();
+    let mut b = TBuf::<VecCalc>::new();
+    pipe.init_tbuf(&mut b, 2 * 32768);
+    let [x, y] = [0, 1].map(|i| b.get_with_offset::<f16>(16384, 32768 * i));
+    for chunk in all.chunks(16384) {
+        x.copy_from_slice(chunk);
+        sqrt(&y, &x, 16384);
+        for (a, r) in chunk.iter().zip(y.to_vec()) {
+            let want = f16::from_f64(a.to_f64().sqrt());
+            assert!(want.to_bits() == r.to_bits() || (want.is_nan() && r.is_nan()), "sqrt of {a}");
+        }
+    }
+}
+
+#[test]
+fn half_division_through_f32_is_correctly_rounded() {
+    // Every dividend against 64 random divisors (4 million quotients), against the quotient
+    // rounded once from f64 (53 bits: innocuous for half).
+    let all: Vec<f16> = (0..=u16::MAX).map(f16::from_bits).collect();
+    let mut r = Rng(0x1234_5678);
+    let mut pipe = TPipe::new();
+    let mut b = TBuf::<VecCalc>::new();
+    pipe.init_tbuf(&mut b, 3 * 32768);
+    let [x, y, z] = [0, 1, 2].map(|i| b.get_with_offset::<f16>(16384, 32768 * i));
+    for _ in 0..64 {
+        for xs in all.chunks(16384) {
+            let ys: Vec<f16> = (0..16384).map(|_| f16::from_bits(r.next() as u16)).collect();
+            x.copy_from_slice(xs);
+            y.copy_from_slice(&ys);
+            z.assign(&x / &y);
+            for (i, q) in z.to_vec().into_iter().enumerate() {
+                let want = f16::from_f64(xs[i].to_f64() / ys[i].to_f64());
+                assert!(want.to_bits() == q.to_bits() || (want.is_nan() && q.is_nan()), "{} / {}", xs[i], ys[i]);
+            }
+        }
+    }
+}
+
+#[test]
+fn integers_wrap_and_shift_as_documented() {
+    let mut pipe = TPipe::new();
+    let mut b = TBuf::<VecCalc>::new();
+    pipe.init_tbuf(&mut b, 96);
+    let [d, a, c] = [0, 1, 2].map(|i| b.get_with_offset::<i32>(8, 32 * i));
+    a.copy_from_slice(&[i32::MAX; 8]);
+    c.copy_from_slice(&[i32::MAX; 8]);
+    d.assign(&a * &c);
+    assert_eq!(d.get_value(0), 1);
+    muls(&d, &a, 2, 8);
+    assert_eq!(d.get_value(7), -2);
+    a.copy_from_slice(&[-17; 8]);
+    shift_right(&d, &a, 2, 8);
+    assert_eq!(d.get_value(0), -5, "arithmetic shift");
+    shift_right(&d, &a, 32, 8);
+    assert_eq!(d.get_value(0), -1, "a full-width arithmetic shift leaves the sign");
+    shift_left(&d, &a, 32, 8);
+    assert_eq!(d.get_value(0), 0);
+    let u = b.get_with_offset::<u16>(16, 0);
+    let v = b.get_with_offset::<u16>(16, 32);
+    v.copy_from_slice(&[0xaaaa; 16]);
+    shift_right(&u, &v, 1, 16);
+    assert_eq!(u.get_value(0), 0x5555, "logical shift");
+    let w = b.get_with_offset::<u16>(16, 64);
+    w.copy_from_slice(&[0x0ff0; 16]);
+    u.assign(&v & &w);
+    assert_eq!(u.get_value(3), 0x0aa0);
+    u.assign(&v | &w);
+    assert_eq!(u.get_value(3), 0xaffa);
+    not(&u, &w, 16);
+    assert_eq!(u.get_value(15), 0xf00f);
+    run_on_core(CoreConfig::single(Soc::Ascend310B), || {
+        let mut pipe = TPipe::new();
+        let mut b = TBuf::<VecCalc>::new();
+        pipe.init_tbuf(&mut b, 64);
+        let x = b.get::<i16>();
+        x.copy_from_slice(&[i16::MIN; 32]);
+        abs(&x, &x, 32);
+        assert_eq!(x.get_value(0), i16::MIN, "abs wraps");
+    });
+}
+
+#[test]
+fn shift_out_of_range_names_the_limit() {
+    let msg = panic_message(|| {
+        let mut pipe = TPipe::new();
+        let mut b = TBuf::<VecCalc>::new();
+        pipe.init_tbuf(&mut b, 64);
+        let x = b.get::<i16>();
+        shift_left(&x, &x, 17, 32);
+    });
+    assert!(msg.contains("ShiftLeft: scalarValue = 17 is out of range [0, 16] for int16_t"), "{msg}");
+    let msg = panic_message(|| {
+        let mut pipe = TPipe::new();
+        let mut b = TBuf::<VecCalc>::new();
+        pipe.init_tbuf(&mut b, 64);
+        let x = b.get::<i32>();
+        shift_right_masked::<i32, true>(&x, &x, -1, 8, 1, &UnaryRepeatParams::default());
+    });
+    assert!(msg.contains("ShiftRight: scalarValue = -1 is out of range [0, 32] for int32_t"), "{msg}");
+}
+
+#[test]
+fn operators_build_the_count_form_over_dst() {
+    let (x, y) = (6.0, 1.5);
+    assert_eq!(f32_bin(x, y, 0.0, |d, a, b| d.assign(a * b)), 9.0);
+    assert_eq!(f32_bin(x, y, 0.0, |d, a, b| d.assign(a / b)), 4.0);
+    assert_eq!(f32_bin(x, y, 0.0, |d, a, b| d.assign(a + b)), 7.5);
+    assert_eq!(f32_bin(x, y, 0.0, |d, a, b| d.assign(a - b)), 4.5);
+}
+
+#[test]
+fn masked_forms_check_like_sub_masked() {
+    let msg = panic_message(|| {
+        let mut pipe = TPipe::new();
+        let mut b = TBuf::<VecCalc>::new();
+        pipe.init_tbuf(&mut b, 512);
+        let x = b.get::<f32>();
+        exp_masked::<f32, true>(&x, &x, 65u64, 1, &UnaryRepeatParams::default());
+    });
+    assert!(msg.contains("Exp: mask = 65 is out of range [1, 64] for float in normal mode"), "{msg}");
+    let msg = panic_message(|| {
+        let mut pipe = TPipe::new();
+        let mut b = TBuf::<VecCalc>::new();
+        pipe.init_tbuf(&mut b, 512);
+        let x = b.get::<f16>();
+        muls_masked::<f16, false>(&x, &x, h(2.0), 64, 1, &UnaryRepeatParams::default());
+    });
+    assert!(msg.contains("Muls: isSetMask = false requires mask = MASK_PLACEHOLDER"), "{msg}");
+    let msg = panic_message(|| {
+        let mut pipe = TPipe::new();
+        let mut b = TBuf::<VecCalc>::new();
+        pipe.init_tbuf(&mut b, 512);
+        let x = b.get::<f16>();
+        mul_masked::<f16, true>(&x, &x, &x.view(16), 128, 1, &BinaryRepeatParams::default());
+    });
+    assert!(msg.contains("Mul: dst (address 0x0) and src1 (address 0x20) partially overlap"), "{msg}");
+}
