@@ -54,7 +54,7 @@ pub mod prelude {
     pub use crate::vector::duplicate::*;
     pub use crate::vector::reduce::*;
     pub use crate::vector::scalar::*;
-    pub use crate::vector::unary::*;
     pub use crate::vector::select::*;
     pub use crate::vector::transpose::*;
+    pub use crate::vector::unary::*;
 }

@@ -266,7 +266,8 @@ fn random_case<T: T0>(spec: &Spec<T>, soc: Soc, seed: u64) {
     let n_s = [extent(sblk[0], srep[0]), extent(sblk[1], srep[1])];
     let scalar = (spec.gen_scalar)(&mut r);
     let sat = T::DTYPE == DType::F16
-        && (soc.default_overflow_mode() == OverflowMode::Saturation || (soc.overflow_mode_settable() && r.chance(2)));
+        && (soc.default_overflow_mode() == OverflowMode::Saturation
+            || (soc.overflow_mode_settable() && r.chance(2)));
     run_on_core(CoreConfig::single(soc), || {
         if sat {
             set_overflow_mode(OverflowMode::Saturation);
@@ -366,12 +367,17 @@ fn run_spec<T: T0>(spec: Spec<T>, iters: u64) {
             });
             // The message names the AscendC API (`MulAddDst` for `mul_add_dst`), the type and the chip.
             let api = spec.name.replace('_', "");
-            let want = format!("t = {} is not supported by {api} on {soc} ({})", T::DTYPE, soc.product_line());
+            let want =
+                format!("t = {} is not supported by {api} on {soc} ({})", T::DTYPE, soc.product_line());
             assert!(msg.to_lowercase().contains(&want.to_lowercase()), "{msg:?} lacks {want:?}");
             continue;
         }
         for i in 0..iters {
-            random_case(&spec, soc, 0x9e37_79b9_7f4a_7c15 ^ (i + 1).wrapping_mul(0x2545_f491_4f6c_dd1d) ^ soc as u64);
+            random_case(
+                &spec,
+                soc,
+                0x9e37_79b9_7f4a_7c15 ^ (i + 1).wrapping_mul(0x2545_f491_4f6c_dd1d) ^ soc as u64,
+            );
         }
     }
     let _ = spec.scalar;
@@ -450,7 +456,13 @@ fn gen_shift<T: T0>(r: &mut Rng) -> T {
 }
 fn r_shr<T: T0>(x: T, s: T) -> T {
     let (v, s) = (x.num().i(), s.num().i() as u32);
-    r_bits(if T::SIGNED { v >> s } else if s >= T::BITS { 0 } else { v >> s })
+    r_bits(if T::SIGNED {
+        v >> s
+    } else if s >= T::BITS {
+        0
+    } else {
+        v >> s
+    })
 }
 fn r_leaky<T: T0>(x: T, s: T, sat: bool) -> T {
     let v = x.num().f();
@@ -542,7 +554,12 @@ fn h(x: f32) -> f16 {
 }
 
 /// Runs `f(dst, a, b)` on 16-lane f16 tensors filled with `x`, `y`, `d`; returns dst's lane 0.
-fn f16_bin(x: f32, y: f32, d: f32, f: impl FnOnce(&LocalTensor<f16>, &LocalTensor<f16>, &LocalTensor<f16>)) -> f16 {
+fn f16_bin(
+    x: f32,
+    y: f32,
+    d: f32,
+    f: impl FnOnce(&LocalTensor<f16>, &LocalTensor<f16>, &LocalTensor<f16>),
+) -> f16 {
     let mut pipe = TPipe::new();
     let mut b = TBuf::<VecCalc>::new();
     pipe.init_tbuf(&mut b, 96);
@@ -554,7 +571,12 @@ fn f16_bin(x: f32, y: f32, d: f32, f: impl FnOnce(&LocalTensor<f16>, &LocalTenso
     t0.get_value(0)
 }
 
-fn f32_bin(x: f32, y: f32, d: f32, f: impl FnOnce(&LocalTensor<f32>, &LocalTensor<f32>, &LocalTensor<f32>)) -> f32 {
+fn f32_bin(
+    x: f32,
+    y: f32,
+    d: f32,
+    f: impl FnOnce(&LocalTensor<f32>, &LocalTensor<f32>, &LocalTensor<f32>),
+) -> f32 {
     let mut pipe = TPipe::new();
     let mut b = TBuf::<VecCalc>::new();
     pipe.init_tbuf(&mut b, 96);
@@ -702,7 +724,12 @@ fn half_division_through_f32_is_correctly_rounded() {
             z.assign(&x / &y);
             for (i, q) in z.to_vec().into_iter().enumerate() {
                 let want = f16::from_f64(xs[i].to_f64() / ys[i].to_f64());
-                assert!(want.to_bits() == q.to_bits() || (want.is_nan() && q.is_nan()), "{} / {}", xs[i], ys[i]);
+                assert!(
+                    want.to_bits() == q.to_bits() || (want.is_nan() && q.is_nan()),
+                    "{} / {}",
+                    xs[i],
+                    ys[i]
+                );
             }
         }
     }

@@ -168,8 +168,9 @@ pub fn run_addcmul<T: AddcmulElement>(
         check_input_len(name, x, tiling.total_length);
     }
     let (t, launch) = (*tiling, Launch::new(soc).block_dim(tiling.block_dim));
-    let ([out], stats) =
-        run_on_gm(&launch, inputs, [tiling.total_length], move |ins, [out]| addcmul_custom(ins, out, value, &t))?;
+    let ([out], stats) = run_on_gm(&launch, inputs, [tiling.total_length], move |ins, [out]| {
+        addcmul_custom(ins, out, value, &t)
+    })?;
     Ok((out, stats))
 }
 

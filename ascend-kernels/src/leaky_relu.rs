@@ -132,7 +132,8 @@ pub fn run_leaky_relu<T: LeakyReluElement>(
 ) -> Result<(Vec<T>, LaunchStats), LaunchError> {
     check_input_len("x", x, tiling.total_length);
     let (t, launch) = (*tiling, Launch::new(soc).block_dim(tiling.block_dim));
-    let ([y], stats) = run_on_gm(&launch, [x], [x.len()], move |[x], [y]| leaky_relu_custom(x, y, alpha, &t))?;
+    let ([y], stats) =
+        run_on_gm(&launch, [x], [x.len()], move |[x], [y]| leaky_relu_custom(x, y, alpha, &t))?;
     Ok((y, stats))
 }
 

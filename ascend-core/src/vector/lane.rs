@@ -287,7 +287,11 @@ unsafe fn f16_run<O: LaneOp<f16, N>, const N: usize, const SAT: bool>(
         };
         if O::F64 {
             for i in 0..len {
-                let v = [w0[i] as f64, w1.get(i).map_or(0.0, |&x| x as f64), w2.get(i).map_or(0.0, |&x| x as f64)];
+                let v = [
+                    w0[i] as f64,
+                    w1.get(i).map_or(0.0, |&x| x as f64),
+                    w2.get(i).map_or(0.0, |&x| x as f64),
+                ];
                 let r = op.wide64(core::array::from_fn(|k| v[k]));
                 let r = if SAT { saturate64(r) } else { r };
                 // SAFETY: i < len <= n - done; every source lane of this chunk was read into

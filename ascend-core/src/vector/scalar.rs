@@ -257,4 +257,3 @@ scalar_instr!(
     reads_dst true,
     example (f16, 3.0, 2.0, 1.0 => 7.0)
 );
-
