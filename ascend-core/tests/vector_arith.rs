@@ -43,7 +43,8 @@ trait T0: Element {
     /// Wraps an integer / rounds a float once (with `half` saturation when `sat`).
     fn back(n: Num, sat: bool) -> Self;
     fn same(a: Self, b: Self) -> bool {
-        a.to_bits_u64() == b.to_bits_u64() || (Self::IS_FLOAT && a != a && b != b)
+        let nan = |x: Self| x.partial_cmp(&x).is_none();
+        a.to_bits_u64() == b.to_bits_u64() || (Self::IS_FLOAT && nan(a) && nan(b))
     }
 }
 
@@ -138,6 +139,8 @@ t0_int!(i16 => true, u16 => false, i32 => true, u32 => false);
 // ---- reference lane operations: (sources, scalar, old dst, sat) -> new dst ----
 
 type RefFn<T> = fn(&[T], T, T, bool) -> T;
+/// `(dst, sources, scalar, mask, repeat, strides [dst_blk, s0_blk, s1_blk, dst_rep, s0_rep, s1_rep], IS_SET_MASK)`.
+type MaskedFn<T> = fn(&LocalTensor<T>, &[LocalTensor<T>], T, Mask, u8, [u8; 6], bool);
 
 fn fl<T: T0>(f: impl Fn(f64) -> f64, x: T, sat: bool) -> T {
     T::back(Num::F(f(x.num().f())), sat)
@@ -206,7 +209,7 @@ struct Spec<T: T0> {
     scalar: bool,
     reference: RefFn<T>,
     count: fn(&LocalTensor<T>, &[LocalTensor<T>], T, usize),
-    masked: fn(&LocalTensor<T>, &[LocalTensor<T>], T, Mask, u8, [u8; 6], bool),
+    masked: MaskedFn<T>,
     supported: fn(Soc) -> bool,
     /// A valid random scalar.
     gen_scalar: fn(&mut Rng) -> T,
@@ -280,11 +283,11 @@ fn random_case<T: T0>(spec: &Spec<T>, soc: Soc, seed: u64) {
         };
         let d = mk(&mut pipe, n_d);
         let mut srcs = vec![];
-        for k in 0..spec.nsrc {
+        for (k, &len) in n_s.iter().enumerate().take(spec.nsrc) {
             if k == 0 && in_place {
                 srcs.push(d.clone());
             } else {
-                srcs.push(mk(&mut pipe, n_s[k]));
+                srcs.push(mk(&mut pipe, len));
             }
         }
         let fill = |t: &LocalTensor<T>, r: &mut Rng| {

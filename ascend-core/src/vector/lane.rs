@@ -230,7 +230,7 @@ unsafe fn exact_run<T: Element, O: LaneOp<T, N>, const N: usize>(
         let len = CHUNK.min(n - done);
         let mut s: [&[T]; N] = [&[]; N];
         for k in 0..N {
-            s[k] = if src[k] == dst as *const T {
+            s[k] = if core::ptr::eq(src[k], dst) {
                 let p = scratch[k].as_mut_ptr().cast::<T>();
                 // SAFETY: src[k] is valid for n reads; the scratch is a distinct stack buffer
                 // of CHUNK >= len elements, initialised by the copy before the slice is formed.
@@ -286,12 +286,9 @@ unsafe fn f16_run<O: LaneOp<f16, N>, const N: usize, const SAT: bool>(
             )
         };
         if O::F64 {
-            for i in 0..len {
-                let v = [
-                    w0[i] as f64,
-                    w1.get(i).map_or(0.0, |&x| x as f64),
-                    w2.get(i).map_or(0.0, |&x| x as f64),
-                ];
+            for (i, &x0) in w0.iter().enumerate() {
+                let v =
+                    [x0 as f64, w1.get(i).map_or(0.0, |&x| x as f64), w2.get(i).map_or(0.0, |&x| x as f64)];
                 let r = op.wide64(core::array::from_fn(|k| v[k]));
                 let r = if SAT { saturate64(r) } else { r };
                 // SAFETY: i < len <= n - done; every source lane of this chunk was read into
