@@ -60,6 +60,7 @@ pub mod prelude {
     pub use crate::pipe::*;
     pub use crate::vector::binary::*;
     pub use crate::vector::brcb::*;
+    pub use crate::vector::cast::*;
     pub use crate::vector::compare::*;
     pub use crate::vector::create_vec_index::*;
     pub use crate::vector::duplicate::*;
