@@ -5,6 +5,7 @@
 //! cargo run --release --example bench            # the full table (a few minutes)
 //! cargo run --release --example bench -- --smoke # every row on tiny sizes (what the tests run)
 //! cargo run --release --example bench -- --sanitizer # only the sanitizer's cost (on vs off)
+//! cargo run --release --example bench -- --arith # only the mul/muls/exp rows
 //! ```
 //!
 //! Rows: streaming kernels (`sub_custom` f32, `add_custom` f16) against a rayon loop and a
@@ -211,7 +212,7 @@ fn launch_sub_san<T: SubElement>(
     Launch::new(Soc::Ascend910B)
         .block_dim(cfg.block_dim)
         .sanitize(san)
-        .run(|| sub_custom::<T>(xa.clone(), ya.clone(), za.clone(), cfg))
+        .run(|| sub_custom::<T>(xa, ya, za, cfg))
         .expect("sub_custom");
 }
 
@@ -231,7 +232,7 @@ fn launch_add_san<T: AddElement>(
     Launch::new(Soc::Ascend910B)
         .block_dim(cfg.block_dim)
         .sanitize(san)
-        .run(|| add_custom::<T>(xa.clone(), ya.clone(), za.clone(), cfg))
+        .run(|| add_custom::<T>(xa, ya, za, cfg))
         .expect("add_custom");
 }
 
@@ -324,8 +325,7 @@ fn sanitizer_rows(sizes: &Sizes, rows: &mut Vec<Row>) {
     let len = sizes.stream_lens[0];
     let label = if len.is_power_of_two() { format!("2^{}", len.trailing_zeros()) } else { len.to_string() };
     let cores = 8;
-    let target =
-        |tile_bytes: usize| Target::RatioAtLeast(if tile_bytes >= 16 * 1024 { 0.91 } else { 0.77 });
+    let target = |tile_bytes: usize| Target::RatioAtLeast(if tile_bytes >= 16 * 1024 { 0.91 } else { 0.77 });
     let x = to_f16(&values(len, 3));
     let y = to_f16(&values(len, 4));
     let (gx, gy, gz) = (GmBuffer::from_slice(&x), GmBuffer::from_slice(&y), GmBuffer::<f16>::zeroed(len));
@@ -497,6 +497,139 @@ where
             black_box(&out);
         });
         instr_row(format!("select {ty} mode 2, strided partial mask"), emu, nat, false, rows);
+    });
+}
+
+/// `mul`, `muls` and `exp` over a 16 KiB tile, contiguous with a full mask, against a plain
+/// loop (f16: widened and narrowed in bulk; exp: computed in f64 and rounded once, as the
+/// emulator's model is).
+fn arith_rows<T>(sizes: &Sizes, rows: &mut Vec<Row>)
+where
+    T: MulElement + MulsElement + ExpElement,
+{
+    use ascend_runtime::ascend_core::f16conv::widen_slice;
+    let n = 16384 / T::SIZE;
+    let ty = T::DTYPE;
+    let is_f16 = T::DTYPE == DType::F16;
+    let av: Vec<T> = values(n, 8).into_iter().map(|v| T::from_f64(v as f64)).collect();
+    let bv: Vec<T> = values(n, 9).into_iter().map(|v| T::from_f64(v as f64)).collect();
+    let s = T::from_f64(1.25);
+    let row = |name: String, emulated, native, rows: &mut Vec<Row>| {
+        rows.push(Row {
+            group: "instructions (16 KiB tile)",
+            name,
+            emulated,
+            native,
+            bytes: None,
+            target: Some(Target::RatioAtLeast(0.8)),
+        })
+    };
+    on_tile(|_, [d, a, b, _]| {
+        let (d, a, b) = (d.get::<T>(), a.get::<T>(), b.get::<T>());
+        a.copy_from_slice(&av);
+        b.copy_from_slice(&bv);
+        let mut out = vec![T::ZERO; n];
+        let emu = time(sizes.min_time, || mul(&d, &a, &b, n));
+        let nat = time(sizes.min_time, || {
+            if is_f16 {
+                let o: &mut [f16] = bytemuck::cast_slice_mut(&mut out);
+                native_f16(o, bytemuck::cast_slice(&av), bytemuck::cast_slice(&bv), |x, y| x * y);
+            } else {
+                for ((o, &x), &y) in out.iter_mut().zip(&av).zip(&bv) {
+                    *o = T::mul(x, y);
+                }
+            }
+            black_box(&out);
+        });
+        row(format!("mul {ty}, contiguous full mask"), emu, nat, rows);
+        let emu = time(sizes.min_time, || muls(&d, &a, s, n));
+        let sw = s.to_f64() as f32;
+        let nat = time(sizes.min_time, || {
+            if is_f16 {
+                let o: &mut [f16] = bytemuck::cast_slice_mut(&mut out);
+                native_f16(o, bytemuck::cast_slice(&av), bytemuck::cast_slice(&av), |x, _| x * sw);
+            } else {
+                for (o, &x) in out.iter_mut().zip(&av) {
+                    *o = T::mul(x, s);
+                }
+            }
+            black_box(&out);
+        });
+        row(format!("muls {ty}, contiguous full mask"), emu, nat, rows);
+        let emu = time(sizes.min_time, || exp(&d, &a, n));
+        let nat = time(sizes.min_time, || {
+            if is_f16 {
+                let o: &mut [f16] = bytemuck::cast_slice_mut(&mut out);
+                let a: &[f16] = bytemuck::cast_slice(&av);
+                let mut w = [0f32; 512];
+                for (o, a) in o.chunks_mut(512).zip(a.chunks(512)) {
+                    let m = o.len();
+                    widen_slice(a, &mut w[..m]);
+                    for (o, &x) in o.iter_mut().zip(&w[..m]) {
+                        *o = f16::from_f64((x as f64).exp());
+                    }
+                }
+            } else {
+                let o: &mut [f32] = bytemuck::cast_slice_mut(&mut out);
+                let a: &[f32] = bytemuck::cast_slice(&av);
+                for (o, &x) in o.iter_mut().zip(a) {
+                    *o = (x as f64).exp() as f32;
+                }
+            }
+            black_box(&out);
+        });
+        row(format!("exp {ty}, contiguous full mask"), emu, nat, rows);
+    });
+}
+
+/// `Cast` f16 → f32 and f32 → f16 (CAST_NONE: exact / nearest-even) over a 16 KiB f32 tile
+/// (4096 elements), count form and full-mask high-dimensional form, against the same bulk
+/// F16C conversion the emulator uses (`f16conv::{widen_slice, narrow_slice}`) on plain slices.
+fn cast_rows(sizes: &Sizes, rows: &mut Vec<Row>) {
+    use ascend_runtime::ascend_core::f16conv::{narrow_slice, widen_slice};
+    let n = 4096;
+    let xv = values(n, 11);
+    let hv = to_f16(&xv);
+    on_tile(|_, [w, h, _, _]| {
+        let (w, h) = (w.get::<f32>(), h.get_with_len::<f16>(n));
+        let mut wide = vec![0f32; n];
+        let mut half = vec![f16::ZERO; n];
+        let mut push = |name: &str, emulated: Duration, native: Duration| {
+            rows.push(Row {
+                group: "instructions (16 KiB tile)",
+                name: name.to_string(),
+                emulated,
+                native,
+                bytes: None,
+                target: Some(Target::RatioAtLeast(0.8)),
+            })
+        };
+        h.copy_from_slice(&hv);
+        let emu = time(sizes.min_time, || cast(&w, &h, RoundMode::CastNone, n));
+        let nat = time(sizes.min_time, || {
+            widen_slice(&hv, &mut wide);
+            black_box(&wide);
+        });
+        push("cast half -> float, count form", emu, nat);
+        let p = UnaryRepeatParams::new(1, 1, 8, 4);
+        let emu = time(sizes.min_time, || {
+            cast_masked::<f32, f16, true>(&w, &h, RoundMode::CastNone, 64u64, (n / 64) as u8, &p)
+        });
+        push("cast half -> float, contiguous full mask", emu, nat);
+        assert_eq!(w.to_vec(), wide, "cast half -> float differs from the native conversion");
+        w.copy_from_slice(&xv);
+        let emu = time(sizes.min_time, || cast(&h, &w, RoundMode::CastNone, n));
+        let nat = time(sizes.min_time, || {
+            narrow_slice(&xv, &mut half);
+            black_box(&half);
+        });
+        push("cast float -> half, count form", emu, nat);
+        let p = UnaryRepeatParams::new(1, 1, 4, 8);
+        let emu = time(sizes.min_time, || {
+            cast_masked::<f16, f32, true>(&h, &w, RoundMode::CastNone, 64u64, (n / 64) as u8, &p)
+        });
+        push("cast float -> half, contiguous full mask", emu, nat);
+        assert_eq!(h.to_vec(), half, "cast float -> half differs from the native conversion");
     });
 }
 
@@ -745,6 +878,9 @@ pub fn run(sizes: &Sizes) -> Vec<Row> {
     sanitizer_rows(sizes, &mut rows);
     elementwise_rows::<f32>(sizes, &mut rows);
     elementwise_rows::<f16>(sizes, &mut rows);
+    arith_rows::<f32>(sizes, &mut rows);
+    arith_rows::<f16>(sizes, &mut rows);
+    cast_rows(sizes, &mut rows);
     trans_reduce_rows(sizes, &mut rows);
     launch_rows(sizes, &mut rows);
     scaling_rows(sizes, &mut rows);
@@ -808,6 +944,17 @@ fn main() {
     let rows = if std::env::args().any(|a| a == "--sanitizer") {
         let mut rows = Vec::new();
         sanitizer_rows(&sizes, &mut rows);
+        rows
+    } else if std::env::args().any(|a| a == "--stream24") {
+        // `--stream24`: only the streaming rows at 2^24 (a quick before/after comparison).
+        let mut rows = Vec::new();
+        stream_rows(&Sizes { stream_lens: vec![1 << 24], memory: false, ..sizes }, &mut rows);
+        rows
+    } else if std::env::args().any(|a| a == "--arith") {
+        // `--arith`: only the rows of the elementwise arithmetic instructions.
+        let mut rows = Vec::new();
+        arith_rows::<f32>(&sizes, &mut rows);
+        arith_rows::<f16>(&sizes, &mut rows);
         rows
     } else {
         run(&sizes)

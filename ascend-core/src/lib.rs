@@ -15,6 +15,7 @@ pub mod element;
 pub mod error;
 pub mod f16conv;
 pub mod gm_api;
+mod gm_io;
 pub mod pipe;
 pub mod position;
 pub mod sanitizer;
@@ -26,13 +27,13 @@ pub mod vector;
 
 pub use ctx::{
     get_block_idx, get_block_num, get_overflow_mode, get_soc, run_on_core, set_overflow_mode, sync_all,
-    CoreBarrier, CoreConfig, MaskMode,
+    CancelToken, CoreBarrier, CoreConfig, MaskMode,
 };
 pub use element::{bf16, f16, DType, Element};
 pub use error::{fail, take_last_fault, Fault};
 pub use position::{Position, QuePosition, TPosition};
-pub use soc::{OverflowMode, ReduceOrder, Soc};
-pub use tensor::{GlobalTensor, GmAddr, GmRegion, LocalTensor};
+pub use soc::{OverflowMode, RepeatSumOrder, Soc};
+pub use tensor::{GlobalTensor, GmAddr, GmAllocError, GmRegion, LocalTensor};
 
 /// Everything a kernel needs, in one import.
 pub mod prelude {
@@ -44,7 +45,7 @@ pub mod prelude {
     pub use crate::position::{
         Co1, Co2, Gm, Position, QuePosition, TPosition, VecCalc, VecIn, VecOut, A1, A2, B1, B2, C1, C2,
     };
-    pub use crate::soc::{OverflowMode, ReduceOrder, Soc};
+    pub use crate::soc::{OverflowMode, RepeatSumOrder, Soc};
     pub use crate::tensor::{GlobalTensor, GmAddr, GmRegion, LocalTensor};
     pub use crate::vector::mask::{
         get_cmp_mask, get_mask_mode, get_vector_mask, reset_mask, set_cmp_mask, set_mask_count,
@@ -61,11 +62,20 @@ pub mod prelude {
     pub use crate::gm_api::*;
     pub use crate::pipe::*;
     pub use crate::vector::binary::*;
+    pub use crate::vector::brcb::*;
+    pub use crate::vector::cast::*;
     pub use crate::vector::compare::*;
+    pub use crate::vector::create_vec_index::*;
     pub use crate::vector::duplicate::*;
+    pub use crate::vector::gather::*;
+    pub use crate::vector::gather_mask::*;
+    pub use crate::vector::gatherb::*;
     pub use crate::vector::reduce::*;
+    pub use crate::vector::reduction::*;
+    pub use crate::vector::scalar::*;
     pub use crate::vector::select::*;
     pub use crate::vector::transpose::*;
 
     pub use crate::sync::*;
+    pub use crate::vector::unary::*;
 }

@@ -306,14 +306,14 @@ pub fn vec_reduce_add_reference<T: Element>(soc: Soc, lanes: &[T]) -> T {
     let sat = T::DTYPE == DType::F16 && soc.default_overflow_mode() == OverflowMode::Saturation;
     let repeats: Vec<&[T]> = lanes.chunks(T::PAR).collect();
     match soc.reduce_order() {
-        ReduceOrder::PairwiseTree => tree(repeats.iter().map(|r| tree(r.to_vec(), sat)).collect(), sat),
-        ReduceOrder::InOrderGroupsOf255 => {
+        RepeatSumOrder::PairwiseTree => tree(repeats.iter().map(|r| tree(r.to_vec(), sat)).collect(), sat),
+        RepeatSumOrder::InOrderGroupsOf255 => {
             let sums: Vec<T> = repeats.iter().map(|r| tree(r.to_vec(), sat)).collect();
             let groups =
                 sums.chunks(255).map(|g| g[1..].iter().fold(g[0], |acc, &x| add_sat(acc, x, sat))).collect();
             tree(groups, sat)
         }
-        ReduceOrder::OddEvenAccumulate => {
+        RepeatSumOrder::OddEvenAccumulate => {
             let n = repeats.len();
             let lane_add = |acc: Option<Vec<T>>, r: &[T]| -> Option<Vec<T>> {
                 Some(match acc {
@@ -475,7 +475,7 @@ mod tests {
         let (xa, za, wa) = (xg.addr(), zg.addr(), ws.addr());
         let e = Launch::new(Soc::Ascend910B)
             .block_dim(4)
-            .run(move || reduce_sum::<f32>(xa.clone(), za.clone(), wa.clone(), &t))
+            .run(move || reduce_sum::<f32>(xa, za, wa, &t))
             .unwrap_err();
         assert!(e.to_string().to_lowercase().contains("thread"), "{e}");
     }

@@ -53,19 +53,35 @@ impl<'a, T: Element> Operand<'a, T> {
         span
     }
 
-    /// One past the highest element the plan touches.
-    fn extent(&self, plan: &Plan) -> usize {
-        let rep_start = |r: usize| r * self.rep * T::EPB;
-        let last = rep_start(plan.repeats - 1) + self.repeat_span(plan.last);
+    /// One past the highest element the plan touches, or `None` if that overflows `usize`
+    /// (repeats, strides and counter-mode counts come from the kernel unchecked).
+    fn extent(&self, plan: &Plan) -> Option<usize> {
+        let rep_start = |r: usize| r.checked_mul(self.rep)?.checked_mul(T::EPB);
+        let span = |m: [u64; 2]| {
+            let mut span = 0usize;
+            for b in 0..BLOCKS_PER_REPEAT {
+                let bits = block_bits::<T>(m, b);
+                if bits != 0 {
+                    let hi = b
+                        .checked_mul(self.blk)?
+                        .checked_mul(T::EPB)?
+                        .checked_add(64 - bits.leading_zeros() as usize)?;
+                    span = span.max(hi);
+                }
+            }
+            Some(span)
+        };
+        let last = rep_start(plan.repeats - 1)?.checked_add(span(plan.last)?)?;
         if plan.repeats >= 2 {
-            last.max(rep_start(plan.repeats - 2) + self.repeat_span(plan.bits))
+            Some(last.max(rep_start(plan.repeats - 2)?.checked_add(span(plan.bits)?)?))
         } else {
-            last
+            Some(last)
         }
     }
 
+    /// Same arena, same address, same strides.
     fn same_layout(&self, o: &Operand<'_, T>) -> bool {
-        self.t.get_phy_addr() == o.t.get_phy_addr() && self.blk == o.blk && self.rep == o.rep
+        std::ptr::eq(self.t.ptr(), o.t.ptr()) && self.blk == o.blk && self.rep == o.rep
     }
 }
 
@@ -90,8 +106,9 @@ pub(crate) trait Lanes<T: Element, const N: usize> {
 pub(crate) fn check_operand<T: Element>(api: &'static str, op: &Operand<'_, T>, plan: &Plan) -> usize {
     op.t.check_vector_operand(api, op.name);
     let ext = op.extent(plan);
-    ensure(ext <= op.t.get_size(), api, || {
-        format!(
+    ensure(ext.is_some_and(|e| e <= op.t.get_size()), api, || {
+        match ext {
+        Some(ext) => format!(
             "{} would touch element {} but the tensor has {} elements (repeats = {}, blkStride = {}, repStride = {})",
             op.name,
             ext - 1,
@@ -99,9 +116,19 @@ pub(crate) fn check_operand<T: Element>(api: &'static str, op: &Operand<'_, T>, 
             plan.repeats,
             op.blk,
             op.rep
-        )
+        ),
+        None => format!(
+            "{}: repeats = {}, blkStride = {}, repStride = {} address beyond the address space (the tensor has {} \
+             elements)",
+            op.name,
+            plan.repeats,
+            op.blk,
+            op.rep,
+            op.t.get_size()
+        ),
+    }
     });
-    ext
+    ext.unwrap_or(0)
 }
 
 /// Whether the block footprints of two operands share a block (exact, block-granular).
@@ -114,40 +141,46 @@ fn footprints_meet<T: Element>(
 ) -> bool {
     let (a0, a1) = a.t.byte_range(ea);
     let (b0, b1) = b.t.byte_range(eb);
-    if a1 <= b0 || b1 <= a0 {
+    // Tensors of two different arenas never overlap, whatever their offsets.
+    if !std::rc::Rc::ptr_eq(a.t.ub(), b.t.ub()) || a1 <= b0 || b1 <= a0 {
         return false;
     }
-    // Byte ranges intersect: compare the sets of 32-byte blocks actually touched.
+    // Byte ranges intersect: compare the sets of 32-byte blocks actually touched, as bit sets
+    // over the arena's blocks (every block was bounds-checked, so it lies in the arena).
+    // With a repeat stride of 0 every repeat but the last touches the same blocks, so two
+    // repeats stand for all (a counter-mode call may have many millions).
+    let words = a.t.ub().size().div_ceil(32 * 64);
     let blocks = |op: &Operand<'_, T>| {
-        let mut v = Vec::new();
-        for r in 0..plan.repeats {
+        let mut set = vec![0u64; words];
+        let mut mark = |r: usize| {
             let m = plan.mask_of(r);
             for b in 0..BLOCKS_PER_REPEAT {
                 if block_bits::<T>(m, b) != 0 {
-                    v.push(op.t.get_phy_addr() / 32 + r * op.rep + b * op.blk);
+                    let k = op.t.get_phy_addr() / 32 + r * op.rep + b * op.blk;
+                    set[k / 64] |= 1 << (k % 64);
                 }
             }
+        };
+        if op.rep == 0 {
+            mark(0);
+            mark(plan.repeats - 1);
+        } else {
+            (0..plan.repeats).for_each(&mut mark);
         }
-        v.sort_unstable();
-        v.dedup();
-        v
+        set
     };
     let (va, vb) = (blocks(a), blocks(b));
-    let (mut i, mut j) = (0, 0);
-    while i < va.len() && j < vb.len() {
-        match va[i].cmp(&vb[j]) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => return true,
-        }
-    }
-    false
+    va.iter().zip(&vb).any(|(x, y)| x & y != 0)
 }
 
 /// The `EPB` mask bits of block `b` of a repeat mask, in the low bits.
 #[inline(always)]
 fn block_bits<T: Element>(m: [u64; 2], b: usize) -> u64 {
     let lo = b * T::EPB;
+    if lo >= 128 {
+        // 8-bit operands of a two-type instruction: blocks past the 128 mask bits are idle.
+        return 0;
+    }
     let word = m[lo / 64] >> (lo % 64);
     if T::EPB >= 64 {
         word
@@ -362,7 +395,8 @@ pub(crate) fn apply_count<T: Element, const N: usize, K: Lanes<T, N>>(
     for (s, name) in srcs {
         check(api, count, s, name);
         let (s0, s1) = s.byte_range(count);
-        ensure(s0 == d0 || d1 <= s0 || s1 <= d0, api, || {
+        let other_arena = !std::rc::Rc::ptr_eq(s.ub(), dst.0.ub());
+        ensure(other_arena || s0 == d0 || d1 <= s0 || s1 <= d0, api, || {
             format!(
                 "{} (address {d0:#x}) and {name} (address {s0:#x}) partially overlap over {count} elements; only a complete overlap is allowed",
                 dst.1
@@ -410,4 +444,178 @@ pub(crate) fn apply_sources<T: Element, const N: usize, K: Lanes<T, N>>(
     }
     crate::sanitizer::on_vector(api, &reads, &[]);
     walk(plan, srcs[0], srcs, kernel);
+}
+
+/// What a two-type instruction (e.g. `Cast`) does with a run of `n` contiguous enabled lanes:
+/// reads `n` elements of `S`, writes `n` elements of `D`.
+pub(crate) trait MixedLanes<D: Element, S: Element> {
+    /// Processes `n` lanes.
+    ///
+    /// # Safety
+    /// `dst` is valid for `n` writes and `src` for `n` reads; either `dst` and `src` are the
+    /// same address with `D::SIZE == S::SIZE`, or they do not overlap. Implementations read
+    /// lane `i` before writing lane `i`.
+    unsafe fn run(&mut self, dst: *mut D, src: *const S, n: usize);
+}
+
+/// The 32-byte blocks (absolute block numbers) an operand touches under `plan`, sorted.
+fn touched_blocks<T: Element>(op: &Operand<'_, T>, plan: &Plan) -> Vec<usize> {
+    let mut v = Vec::new();
+    for r in 0..plan.repeats {
+        let m = plan.mask_of(r);
+        for b in 0..BLOCKS_PER_REPEAT {
+            if block_bits::<T>(m, b) != 0 {
+                v.push(op.t.get_phy_addr() / 32 + r * op.rep + b * op.blk);
+            }
+        }
+    }
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
+/// Runs a high-dimensional instruction whose destination and source have different element
+/// types, walking lanes with per-operand element sizes.
+///
+/// The plan counts lanes of `W`, the wider of `D` and `S` (the vendor's rule for `Cast`: the
+/// mask and the repeat follow the larger type). Lane `j` of repeat `r` of an operand is its
+/// own element `(r * repStride + (j / EPB) * blkStride) * EPB + j % EPB`, with the operand's
+/// own `EPB`, so a repeat of the narrower operand spans fewer blocks. Every check is done once;
+/// a contiguous full-mask call is one kernel run. `dst` may coincide exactly with `src` only
+/// when both have the same element size and layout; any other overlap is an error.
+#[track_caller]
+pub(crate) fn apply_mixed<W: Element, D: Element, S: Element, K: MixedLanes<D, S>>(
+    api: &'static str,
+    plan: &Plan,
+    dst: &Operand<'_, D>,
+    src: &Operand<'_, S>,
+    kernel: &mut K,
+) {
+    const {
+        assert!(W::PAR <= 128);
+        assert!(W::SIZE >= D::SIZE && W::SIZE >= S::SIZE && (W::SIZE == D::SIZE || W::SIZE == S::SIZE));
+    };
+    let ed = check_operand(api, dst, plan);
+    let es = check_operand(api, src, plan);
+    let same = D::SIZE == S::SIZE
+        && dst.t.get_phy_addr() == src.t.get_phy_addr()
+        && dst.blk == src.blk
+        && dst.rep == src.rep;
+    if !same {
+        let (a0, a1) = dst.t.byte_range(ed);
+        let (b0, b1) = src.t.byte_range(es);
+        if a1 > b0 && b1 > a0 {
+            let (va, vb) = (touched_blocks(dst, plan), touched_blocks(src, plan));
+            let (mut i, mut j) = (0, 0);
+            while i < va.len() && j < vb.len() {
+                match va[i].cmp(&vb[j]) {
+                    std::cmp::Ordering::Less => i += 1,
+                    std::cmp::Ordering::Greater => j += 1,
+                    std::cmp::Ordering::Equal => fail(
+                        api,
+                        format!(
+                            "{} (address {:#x}) and {} (address {:#x}) overlap; only a complete overlap of same-size types is allowed",
+                            dst.name,
+                            dst.t.get_phy_addr(),
+                            src.name,
+                            src.t.get_phy_addr()
+                        ),
+                    ),
+                }
+            }
+        }
+    }
+    let (dp, sp) = (dst.t.ptr(), src.t.ptr() as *const S);
+    let contiguous_blocks = dst.blk == 1 && src.blk == 1;
+    let blocks = |size: usize| BLOCKS_PER_REPEAT * size / W::SIZE;
+    let contiguous_repeats = contiguous_blocks && dst.rep == blocks(D::SIZE) && src.rep == blocks(S::SIZE);
+    let full = prefix_bits(W::PAR);
+    let prefix = |m: [u64; 2]| {
+        let n = (m[0].count_ones() + m[1].count_ones()) as usize;
+        (m == prefix_bits(n)).then_some(n)
+    };
+    if contiguous_repeats && (plan.repeats == 1 || plan.bits == full) {
+        if let Some(tail) = prefix(plan.last) {
+            // SAFETY: the operands were bounds-checked for this plan, whose lanes are exactly
+            // elements 0..n of each operand; dst equals or does not overlap src.
+            unsafe { kernel.run(dp, sp, (plan.repeats - 1) * W::PAR + tail) };
+            return;
+        }
+    }
+    // In place with a block stride of 0 (same size and layout): the blocks of one repeat
+    // alias, and the hardware reads a repeat before writing it, so the source block is read
+    // from a per-repeat snapshot.
+    let aliased = same && dst.blk == 0;
+    let mut snap = [S::ZERO; 32];
+    for r in 0..plan.repeats {
+        let m = plan.mask_of(r);
+        if aliased {
+            // SAFETY: with a block stride of 0 the repeat reads elements offset(r, 0) ..
+            // offset(r, 0) + EPB of src at most (bounds-checked); EPB <= 32.
+            unsafe {
+                std::ptr::copy_nonoverlapping(sp.add(src.offset(r, 0)), snap.as_mut_ptr(), S::EPB.min(32))
+            };
+        }
+        let src_at = |j: usize| {
+            if aliased {
+                // SAFETY: j % EPB < EPB, inside the snapshot.
+                unsafe { snap.as_ptr().add(j % S::EPB) }
+            } else {
+                // SAFETY: lane j of repeat r is enabled, hence bounds-checked.
+                unsafe { sp.add(src.offset(r, j)) }
+            }
+        };
+        if contiguous_blocks && !aliased {
+            if let Some(n) = prefix(m) {
+                // SAFETY: lanes 0..n of repeat r were bounds-checked for both operands and are
+                // contiguous in each.
+                unsafe { kernel.run(dp.add(dst.offset(r, 0)), src_at(0), n) };
+                continue;
+            }
+        }
+        // A run of `W` lanes never crosses a block of either operand: the narrower operand's
+        // blocks hold a whole multiple of `W`'s lanes.
+        for_each_run::<W>(m, |j, len| {
+            // SAFETY: lanes j..j+len of repeat r are enabled, hence bounds-checked, and lie
+            // inside one block of each operand (or of the snapshot).
+            unsafe { kernel.run(dp.add(dst.offset(r, j)), src_at(j), len) };
+        });
+    }
+}
+
+/// Runs a two-type count-form instruction over elements `0..count` of `dst` and `src`,
+/// contiguously, and leaves the mask state as every count form does (see [`apply_count`]).
+///
+/// # Panics
+/// Panics if an operand is not a 32-byte aligned UB tensor, holds fewer than `count`
+/// elements, or the two overlap other than completely with the same element size.
+#[track_caller]
+pub(crate) fn apply_count_mixed<D: Element, S: Element, K: MixedLanes<D, S>>(
+    api: &'static str,
+    count: usize,
+    dst: &LocalTensor<D>,
+    src: &LocalTensor<S>,
+    kernel: &mut K,
+) {
+    dst.check_vector_operand(api, "dst");
+    src.check_vector_operand(api, "src");
+    ensure(count <= dst.get_size(), api, || {
+        format!("count = {count} exceeds dst's {} elements", dst.get_size())
+    });
+    ensure(count <= src.get_size(), api, || {
+        format!("count = {count} exceeds src's {} elements", src.get_size())
+    });
+    let (d0, d1) = dst.byte_range(count);
+    let (s0, s1) = src.byte_range(count);
+    ensure((s0 == d0 && D::SIZE == S::SIZE) || d1 <= s0 || s1 <= d0, api, || {
+        format!(
+            "dst (bytes {d0:#x}..{d1:#x}) and src (bytes {s0:#x}..{s1:#x}) overlap; only a complete overlap of same-size types is allowed"
+        )
+    });
+    if count > 0 {
+        // SAFETY: both operands hold at least `count` elements; dst equals src (same size) or
+        // is disjoint from it (checked above).
+        unsafe { kernel.run(dst.ptr(), src.ptr() as *const S, count) };
+    }
+    restore_mask_defaults();
 }
