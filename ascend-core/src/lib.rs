@@ -9,6 +9,7 @@
 
 pub mod copy;
 pub mod ctx;
+pub mod debug;
 pub mod element;
 pub mod error;
 pub mod f16conv;
@@ -46,6 +47,9 @@ pub mod prelude {
         set_mask_norm, set_vector_mask, set_vector_mask_hi_lo, Mask, MASK_PLACEHOLDER,
     };
     pub use crate::vector::params::{BinaryRepeatParams, UnaryRepeatParams};
+
+    pub use crate::ascend_printf;
+    pub use crate::debug::{dump_tensor, dump_tensor_shape, ShapeInfo};
 
     pub use crate::copy::*;
     pub use crate::pipe::*;

@@ -56,6 +56,7 @@ pub mod gm;
 mod hook;
 pub mod launch;
 pub mod npy;
+mod output;
 pub mod testing;
 mod workers;
 
@@ -63,14 +64,15 @@ pub use ascend_core;
 pub use ascend_core::{GmAddr, GmRegion, Soc};
 pub use gm::GmBuffer;
 pub use launch::{
-    launch, CoreFault, ExecMode, Launch, LaunchError, LaunchStats, DEFAULT_STACK_SIZE, MAX_BLOCK_DIM,
+    launch, CoreFault, ExecMode, KernelOutput, Launch, LaunchError, LaunchStats, DEFAULT_STACK_SIZE,
+    MAX_BLOCK_DIM,
 };
 
 /// Everything a kernel, a test or an example needs, in one import: the kernel API of
 /// `ascend_core::prelude` plus the runtime's types.
 pub mod prelude {
     pub use crate::gm::GmBuffer;
-    pub use crate::launch::{launch, CoreFault, ExecMode, Launch, LaunchError, LaunchStats};
+    pub use crate::launch::{launch, CoreFault, ExecMode, KernelOutput, Launch, LaunchError, LaunchStats};
     pub use ascend_core::prelude::*;
 }
 
