@@ -8,6 +8,7 @@
 //! Kernels start with `use ascend_core::prelude::*;`.
 
 pub mod copy;
+pub mod copy_tail;
 pub mod ctx;
 pub mod debug;
 pub mod element;
@@ -52,6 +53,7 @@ pub mod prelude {
     pub use crate::debug::{dump_tensor, dump_tensor_shape, ShapeInfo};
 
     pub use crate::copy::*;
+    pub use crate::copy_tail::{data_copy_tail, DataCopyTail};
     pub use crate::pipe::*;
     pub use crate::vector::binary::*;
     pub use crate::vector::compare::*;

@@ -29,7 +29,7 @@
 use ascend_runtime::prelude::*;
 
 use crate::host::{check_input_len, run_on_gm};
-use crate::tiling::{copy_gm_to_ub, TilingConfig, BUFFER_NUM};
+use crate::tiling::{TilingConfig, BUFFER_NUM};
 
 const API: &str = "ReduceSum";
 
@@ -95,7 +95,6 @@ impl<T: ReduceSumElement> KernelReduceSum<T> {
     /// Panics if the tile length is not a positive multiple of one repeat or longer than
     /// 4095 repeats, a core has more than `4095 * PAR` tiles, a GM buffer is too small, or
     /// the buffers do not fit in UB.
-    #[track_caller]
     pub fn init(&mut self, x: GmAddr, z: GmAddr, workspace: GmAddr, tiling: &TilingConfig) {
         tiling.check::<T>(API, T::PAR);
         if tiling.tile_length > MAX_REPEATS * T::PAR {
@@ -139,7 +138,6 @@ impl<T: ReduceSumElement> KernelReduceSum<T> {
 
     /// Sums this core's slice, publishes the partial sum, waits for every core, and (core 0)
     /// writes the total.
-    #[track_caller]
     pub fn process(&mut self) {
         let tiling = self.tiling;
         let partials = self.partial_buf.get::<T>();
@@ -158,15 +156,13 @@ impl<T: ReduceSumElement> KernelReduceSum<T> {
     }
 
     /// GM → UB: one tile (a partial last block is zero-filled by `DataCopyPad`).
-    #[track_caller]
     fn copy_in(&mut self, offset: usize, len: usize) {
         let x_local = self.in_queue.alloc_tensor::<T>();
-        copy_gm_to_ub(&x_local, &self.x_gm.view(offset), len);
+        data_copy_tail(&x_local, &self.x_gm.view(offset), len);
         self.in_queue.enque(x_local);
     }
 
     /// The sum of one tile into `partials[i]`.
-    #[track_caller]
     fn compute(&mut self, i: usize, len: usize, partials: &LocalTensor<T>) {
         let x_local = self.in_queue.deque::<T>();
         let sum = self.sum_padded(&x_local, len);
@@ -176,7 +172,6 @@ impl<T: ReduceSumElement> KernelReduceSum<T> {
 
     /// `vec_reduce_add` over the first `n` elements of `t` after zeroing the rest of its last
     /// repeat (0 when `n == 0`).
-    #[track_caller]
     fn sum_padded(&self, t: &LocalTensor<T>, n: usize) -> T {
         if n == 0 {
             return T::ZERO;
@@ -197,7 +192,6 @@ impl<T: ReduceSumElement> KernelReduceSum<T> {
     }
 
     /// UB → GM: this core's partial sum as element 0 of its workspace block.
-    #[track_caller]
     fn copy_out_partial(&mut self, core_sum: T) {
         let block = self.block_buf.get_with_len::<T>(T::EPB);
         duplicate(&block, T::ZERO, T::EPB);
@@ -206,7 +200,6 @@ impl<T: ReduceSumElement> KernelReduceSum<T> {
     }
 
     /// Core 0: the sum of every core's partial, to `z[0]`.
-    #[track_caller]
     fn reduce_partials(&mut self) {
         let cores = self.tiling.block_dim as usize;
         let blocks = self.block_buf.get_with_len::<T>(cores * T::EPB);
@@ -226,7 +219,6 @@ impl<T: ReduceSumElement> KernelReduceSum<T> {
 ///
 /// # Panics
 /// As [`KernelReduceSum::init`] and `sync_all` (a pooled launch of more than one core).
-#[track_caller]
 pub fn reduce_sum<T: ReduceSumElement>(x: GmAddr, z: GmAddr, workspace: GmAddr, tiling: &TilingConfig) {
     let mut op = KernelReduceSum::<T>::new();
     op.init(x, z, workspace, tiling);
