@@ -245,61 +245,7 @@ impl fmt::Display for Mismatch {
 
 impl std::error::Error for Mismatch {}
 
-/// An expected value [`compare_close`] and [`assert_close`] accept for actual values of `T`:
-/// a `T` (golden data of the kernel's type) or an `f64` (a reference computed in double
-/// precision, so the comparison measures the kernel's own rounding).
-///
-/// ```
-/// use ascend_runtime::testing::{assert_close, Tolerance};
-/// use half::f16;
-/// let x: Vec<f16> = [0.1f32, 0.2, 0.3].map(f16::from_f32).to_vec();
-/// assert_close(&x, &[0.1f64, 0.2, 0.3], Tolerance::of::<f16>());
-/// assert_close(&x, &x, Tolerance::exact());
-/// ```
-pub trait Expected<T: Element>: Copy {
-    /// The value, widened to `f64`.
-    fn expected_f64(self) -> f64;
-    /// Its bits, for reports (an `f64` reference reports its own 64 bits).
-    fn expected_bits(self) -> u64;
-    /// Whether `actual` is exactly this value (same bits for a `T`; the same number, or both
-    /// NaN, for an `f64`).
-    fn is_exactly(self, actual: T) -> bool;
-}
-
-macro_rules! expected_impls {
-    ($($t:ty),*) => {$(
-        impl Expected<$t> for $t {
-            #[inline]
-            fn expected_f64(self) -> f64 {
-                Element::to_f64(self)
-            }
-            #[inline]
-            fn expected_bits(self) -> u64 {
-                self.to_bits_u64()
-            }
-            #[inline]
-            fn is_exactly(self, actual: $t) -> bool {
-                self.to_bits_u64() == actual.to_bits_u64()
-            }
-        }
-        impl Expected<$t> for f64 {
-            #[inline]
-            fn expected_f64(self) -> f64 {
-                self
-            }
-            #[inline]
-            fn expected_bits(self) -> u64 {
-                self.to_bits()
-            }
-            #[inline]
-            fn is_exactly(self, actual: $t) -> bool {
-                let a = Element::to_f64(actual);
-                a == self || (a.is_nan() && self.is_nan())
-            }
-        }
-    )*};
-}
-expected_impls!(u8, i8, u16, i16, u32, i32, u64, i64, half::f16, half::bf16, f32);
+pub use ascend_core::element::Expected;
 
 /// Whether one element is within tolerance (NaN-aware, infinities must match exactly).
 #[inline]
