@@ -18,6 +18,7 @@ pub mod pipe;
 pub mod position;
 pub mod soc;
 pub mod tensor;
+pub mod tiling_data;
 mod ub;
 pub mod vector;
 
@@ -54,6 +55,7 @@ pub mod prelude {
 
     pub use crate::copy::*;
     pub use crate::copy_tail::{data_copy_tail, DataCopyTail};
+    pub use crate::tiling_data::get_tiling_data;
     pub use crate::pipe::*;
     pub use crate::vector::binary::*;
     pub use crate::vector::compare::*;
