@@ -36,10 +36,27 @@ pub type ExampleResult = Result<(), Box<dyn Error>>;
 /// prints it and exits with status 2.
 pub fn main_with(allowed: &[&str], body: impl FnOnce(&Args) -> ExampleResult) {
     let args = Args::from_env(allowed);
-    if let Err(e) = body(&args) {
+    if let Err(e) = with_progress(Duration::from_secs(5), || body(&args)) {
         eprintln!("error: {e}");
         std::process::exit(2);
     }
+}
+
+/// Runs `f`, printing `[still running, N s]` to stderr every `every` until it returns (a run
+/// with a large `--len` takes a while; a short one prints nothing).
+pub fn with_progress<R>(every: Duration, f: impl FnOnce() -> R) -> R {
+    let (tx, rx) = std::sync::mpsc::channel::<()>();
+    std::thread::scope(|s| {
+        s.spawn(move || {
+            let start = std::time::Instant::now();
+            while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = rx.recv_timeout(every) {
+                eprintln!("[still running, {:.0} s]", start.elapsed().as_secs_f64());
+            }
+        });
+        let r = f();
+        drop(tx);
+        r
+    })
 }
 
 /// Runs the body for the `--dtype` of `args` (`f32` unless given): `run_f32` or `run_f16`.
@@ -376,6 +393,11 @@ mod tests {
         let help = err(&["--help"], &["soc", "input-x"]);
         assert!(help.contains("--soc <CHIP>") && help.contains("--input-x <FILE>"), "{help}");
         assert!(!help.contains("--rows"), "{help}");
+    }
+
+    #[test]
+    fn progress_returns_the_result() {
+        assert_eq!(with_progress(Duration::from_millis(1), || 7), 7);
     }
 
     #[test]
