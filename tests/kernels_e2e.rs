@@ -176,3 +176,16 @@ fn first_kernel_walkthrough_matches_the_source() {
     }
     assert_eq!(blocks, 7, "code blocks checked");
 }
+
+#[test]
+fn embedding_example_path_on_three_chips() {
+    use ascend_kernels::embedding::{embedding_reference, run_embedding, EmbeddingTiling};
+    let (vocab, dim) = (256, 32);
+    let table: Vec<f32> = random_vec(vocab * dim, 1, -1.0, 1.0);
+    let indices: Vec<i32> = (0..4096).map(|i| ((i * 7919) % vocab) as i32).collect();
+    for soc in [Soc::Ascend910B, Soc::Ascend310P, Soc::Ascend310B] {
+        let t = EmbeddingTiling::new(vocab, dim, indices.len(), 8);
+        let (out, _) = run_embedding(soc, &table, &indices, &t).unwrap();
+        assert_bits_eq(&out, &embedding_reference(&table, dim, &indices));
+    }
+}

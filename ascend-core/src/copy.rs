@@ -13,6 +13,7 @@
 //!
 //! A stride is always the gap from the end of one row (block run) to the start of the next.
 
+use crate::atomic::{store_to_gm, Rows};
 use crate::ctx::get_soc;
 use crate::element::{Element, BLOCK_BYTES};
 use crate::error::ensure;
@@ -137,6 +138,10 @@ mod sealed {
         /// Checks the tensor for `api` and returns its raw extent.
         #[track_caller]
         fn side(&self, api: &'static str, name: &'static str) -> Side;
+        /// The GM region behind a global tensor (`None` for a UB tensor).
+        fn gm_region(&self) -> Option<std::sync::Arc<crate::tensor::GmRegion>> {
+            None
+        }
     }
 
     impl<T: Element> Mem for LocalTensor<T> {
@@ -152,6 +157,9 @@ mod sealed {
         #[track_caller]
         fn side(&self, api: &'static str, _name: &'static str) -> Side {
             gm_side(self, api)
+        }
+        fn gm_region(&self) -> Option<std::sync::Arc<crate::tensor::GmRegion>> {
+            self.region_arc()
         }
     }
 }
@@ -302,6 +310,13 @@ pub fn data_copy<D: DataCopy<S>, S: Mem<Elem = D::Elem>>(dst: &D, src: &S, count
     if count == 0 || check_ub_overlap(api, &d, &s, bytes, bytes, true) {
         return;
     }
+    if d.ub_addr.is_none() {
+        let rows = Rows { rows: 1, row: bytes, d_pitch: bytes, s_pitch: bytes };
+        // SAFETY: as below; a GM destination is only touched by the atomic path.
+        if unsafe { store_to_gm::<D::Elem>(api, || dst.gm_region(), d.ptr, s.ptr, rows) } {
+            return;
+        }
+    }
     // SAFETY: `bytes` fit in both tensors (checked above), which lie inside their UB / GM
     // allocations; GM and UB are distinct allocations and UB→UB overlap was ruled out.
     unsafe { copy_rows(d.ptr, s.ptr, 1, bytes, bytes, bytes) };
@@ -366,6 +381,13 @@ pub fn data_copy_params<D: DataCopy<S>, S: Mem<Elem = D::Elem>>(dst: &D, src: &S
     if check_ub_overlap(api, &d, &s, d_span, s_span, s_pitch == d_pitch) {
         return;
     }
+    if d.ub_addr.is_none() {
+        let r = Rows { rows, row, d_pitch, s_pitch };
+        // SAFETY: as below; a GM destination is only touched by the atomic path.
+        if unsafe { store_to_gm::<D::Elem>(api, || dst.gm_region(), d.ptr, s.ptr, r) } {
+            return;
+        }
+    }
     // SAFETY: both spans were checked against their tensors; GM and UB are distinct
     // allocations and UB→UB overlap was ruled out.
     unsafe { copy_rows(d.ptr, s.ptr, rows, row, d_pitch, s_pitch) };
@@ -419,8 +441,10 @@ fn check_ext_params<T: Element>(api: &'static str, p: &DataCopyExtParams) {
 /// - `is_pad = true`: `padding_value`.
 /// - `is_pad = false`, no left/right padding: the filler repeats the row's first element
 ///   (as the vendor documents).
-/// - `is_pad = false` with padding: the hardware writes unspecified values (or those of
-///   `SetPadValue`, not emulated); here those bytes keep their previous contents.
+/// - `is_pad = false` with padding: the value in the core's padding register, which
+///   [`set_pad_value`](crate::gm_api::set_pad_value) and every `is_pad = true` copy set (as
+///   AscendC's implementation loads `paddingValue` into the same register); before either,
+///   the hardware writes unspecified values, and here those bytes keep their contents.
 ///
 /// `block_count = 0` or `block_len = 0` copies nothing.
 ///
@@ -507,10 +531,18 @@ pub fn data_copy_pad<T: Element>(
     unsafe { copy_rows(d.ptr.add(left), s.ptr, rows, data, d_pitch, s_pitch) };
 
     let tail = width - left - data; // right padding plus filler, < 64 bytes
-    if pad.is_pad {
+    let fill = if pad.is_pad {
+        crate::gm_api::load_pad_register(pad.padding_value);
+        Some(pad.padding_value)
+    } else if left > 0 || right > 0 {
+        crate::gm_api::pad_register::<T>()
+    } else {
+        None
+    };
+    if let Some(value) = fill {
         // 64 elements are at least 64 bytes: enough for the left part (<= 32 bytes) and the
         // tail (< 64 bytes).
-        let pattern = [pad.padding_value; 64];
+        let pattern = [value; 64];
         let pat = pattern.as_ptr().cast::<u8>();
         for i in 0..rows {
             // SAFETY: row `i` (`width` bytes at `i * d_pitch`) lies inside `dst`; the pattern
@@ -602,7 +634,116 @@ pub fn data_copy_pad_to_gm<T: Element>(
             params.block_count, params.dst_stride, d.bytes
         )
     });
+    let r = Rows { rows, row: data, d_pitch, s_pitch };
+    // SAFETY: as below; the destination is only touched by the atomic path.
+    if unsafe { store_to_gm::<T>(api, || dst.region_arc(), d.ptr, s.ptr, r) } {
+        return;
+    }
     // SAFETY: both spans were checked against their tensors; GM and UB are distinct
     // allocations.
     unsafe { copy_rows(d.ptr, s.ptr, rows, data, d_pitch, s_pitch) };
+}
+
+/// Padding of the [`DataCopyParams`] form of `DataCopyPad` (AscendC `DataCopyPadParams`):
+/// as [`DataCopyPadExtParams`], but the value is raw bits, of which the low
+/// `size_of::<T>()` bytes are the element.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct DataCopyPadParams {
+    /// Whether `padding_value` fills the padding (and the filler up to the 32-byte boundary).
+    pub is_pad: bool,
+    /// Elements of padding before each row's data; at most 32 bytes.
+    pub left_padding: u8,
+    /// Elements of padding after each row's data; at most 32 bytes.
+    pub right_padding: u8,
+    /// The padding value's bits (low bytes first).
+    pub padding_value: u64,
+}
+
+impl DataCopyPadParams {
+    /// The parameters in AscendC's field order.
+    pub const fn new(is_pad: bool, left_padding: u8, right_padding: u8, padding_value: u64) -> Self {
+        DataCopyPadParams { is_pad, left_padding, right_padding, padding_value }
+    }
+
+    /// The same padding with the value as an element of `T`.
+    pub fn to_ext<T: Element>(&self) -> DataCopyPadExtParams<T> {
+        let bytes = self.padding_value.to_le_bytes();
+        let value: T = bytemuck::pod_read_unaligned(&bytes[..T::SIZE]);
+        DataCopyPadExtParams::new(self.is_pad, self.left_padding, self.right_padding, value)
+    }
+}
+
+impl DataCopyParams {
+    /// The same rows as [`DataCopyExtParams`] (for `DataCopyPad`, where `block_len` is in
+    /// bytes and the GM stride too).
+    pub const fn to_ext(&self) -> DataCopyExtParams {
+        DataCopyExtParams::new(
+            self.block_count,
+            self.block_len as u32,
+            self.src_stride as u32,
+            self.dst_stride as u32,
+        )
+    }
+}
+
+/// `DataCopyPad(dstLocal, srcGlobal, DataCopyParams, DataCopyPadParams)`: the older form of
+/// [`data_copy_pad`], with 16-bit `block_len` (bytes) and strides (GM in bytes, UB in
+/// 32-byte blocks) and the padding value as raw bits; it behaves exactly as `data_copy_pad`
+/// with the converted parameters.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let data: Vec<i32> = (0..6).collect();
+/// let region = GmRegion::from_bytes(bytemuck::cast_slice(&data));
+/// let mut gm = GlobalTensor::<i32>::new();
+/// gm.set_global_buffer(region.addr(), 6);
+/// let mut pipe = TPipe::new();
+/// let mut buf = TBuf::<VecIn>::new();
+/// pipe.init_tbuf(&mut buf, 64);
+/// let x = buf.get::<i32>();
+/// // two rows of 3 elements (12 bytes), padded with -1 to 8 elements each
+/// let pad = DataCopyPadParams::new(true, 0, 0, (-1i32) as u32 as u64);
+/// data_copy_pad_params(&x, &gm, &DataCopyParams::new(2, 12, 0, 0), &pad);
+/// assert_eq!(x.to_vec(), [0, 1, 2, -1, -1, -1, -1, -1, 3, 4, 5, -1, -1, -1, -1, -1]);
+/// ```
+///
+/// # Panics
+/// As [`data_copy_pad`].
+#[track_caller]
+pub fn data_copy_pad_params<T: Element>(
+    dst: &LocalTensor<T>,
+    src: &GlobalTensor<T>,
+    params: &DataCopyParams,
+    pad: &DataCopyPadParams,
+) {
+    data_copy_pad(dst, src, &params.to_ext(), &pad.to_ext::<T>())
+}
+
+/// `DataCopyPad(dstGlobal, srcLocal, DataCopyParams)`: the older form of
+/// [`data_copy_pad_to_gm`] (16-bit `block_len` in bytes, UB stride in 32-byte blocks, GM
+/// stride in bytes); it behaves exactly as `data_copy_pad_to_gm`, atomics included.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let region = GmRegion::zeroed(8);
+/// let mut gm = GlobalTensor::<u16>::new();
+/// gm.set_global_buffer(region.addr(), 4);
+/// let mut pipe = TPipe::new();
+/// let mut buf = TBuf::<VecOut>::new();
+/// pipe.init_tbuf(&mut buf, 32);
+/// let y = buf.get::<u16>();
+/// y.copy_from_slice(&[7, 8, 9]);
+/// data_copy_pad_params_to_gm(&gm, &y, &DataCopyParams::new(1, 6, 0, 0));
+/// assert_eq!(gm.get_value(2), 9);
+/// ```
+///
+/// # Panics
+/// As [`data_copy_pad_to_gm`].
+#[track_caller]
+pub fn data_copy_pad_params_to_gm<T: Element>(
+    dst: &GlobalTensor<T>,
+    src: &LocalTensor<T>,
+    params: &DataCopyParams,
+) {
+    data_copy_pad_to_gm(dst, src, &params.to_ext())
 }

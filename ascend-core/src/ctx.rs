@@ -9,6 +9,7 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::sync::Arc;
 
+use crate::atomic::{AtomicLog, AtomicMode};
 use crate::error::fail;
 use crate::soc::{OverflowMode, Soc};
 use crate::ub::Ub;
@@ -31,12 +32,14 @@ pub struct CoreConfig {
     pub soc: Soc,
     /// The launch-wide barrier, if the launch supports [`sync_all`].
     pub barrier: Option<Arc<dyn CoreBarrier>>,
+    /// The launch's log of float atomic contributions (`None`: they apply at once).
+    pub atomic_log: Option<Arc<AtomicLog>>,
 }
 
 impl CoreConfig {
     /// A single core (index 0 of 1) of `soc`, without a barrier.
     pub fn single(soc: Soc) -> CoreConfig {
-        CoreConfig { block_idx: 0, block_num: 1, soc, barrier: None }
+        CoreConfig { block_idx: 0, block_num: 1, soc, barrier: None, atomic_log: None }
     }
 }
 
@@ -64,6 +67,20 @@ pub(crate) struct CoreState {
     pub(crate) overflow: Cell<OverflowMode>,
     /// Whether a `TPipe` is alive on this core (AscendC allows one at a time).
     pub(crate) pipe_alive: Cell<bool>,
+    /// The global-memory atomic mode (`SetAtomicAdd<T>` …), `None` when off.
+    pub(crate) atomic: Cell<Option<AtomicMode>>,
+    pub(crate) atomic_log: Option<Arc<AtomicLog>>,
+    /// Whether a `LocalMemAllocator<Ub>` is alive on this core (not to be mixed with `TPipe`).
+    pub(crate) allocator_alive: Cell<bool>,
+    /// The DataCopyPad padding register (`SetPadValue`, or the last `isPad` copy): the value's
+    /// bits, `None` until set.
+    pub(crate) pad_value: Cell<Option<u64>>,
+    /// The reduce-sum register (`GetReduceRepeatSumSpr`): the raw bits of the last count-form
+    /// `ReduceSum` result.
+    pub(crate) reduce_sum_spr: Cell<u64>,
+    /// The max/min register (`GetReduceRepeatMaxMinSpr`): value bits in the low 32 bits, index
+    /// in the high 32 bits, as the chip's `MAX_MIN_CNT` register lays them out.
+    pub(crate) reduce_max_min_spr: Cell<u64>,
 }
 
 thread_local! {
@@ -98,6 +115,12 @@ fn new_state(cfg: CoreConfig) -> Rc<CoreState> {
         cmp_mask: Cell::new([0, 0]),
         overflow: Cell::new(cfg.soc.default_overflow_mode()),
         pipe_alive: Cell::new(false),
+        atomic: Cell::new(None),
+        atomic_log: cfg.atomic_log,
+        allocator_alive: Cell::new(false),
+        pad_value: Cell::new(None),
+        reduce_sum_spr: Cell::new(0),
+        reduce_max_min_spr: Cell::new(0),
     })
 }
 
@@ -169,7 +192,7 @@ pub fn sync_all() {
                 fail("SyncAll", why)
             }
         }
-        None if num <= 1 => {}
+        None if num <= 1 => crate::atomic::flush_current(),
         None => fail(
             "SyncAll",
             format!(

@@ -7,6 +7,8 @@
 //!
 //! Kernels start with `use ascend_core::prelude::*;`.
 
+pub mod alloc;
+pub mod atomic;
 pub mod copy;
 pub mod copy_tail;
 pub mod ctx;
@@ -14,6 +16,7 @@ pub mod debug;
 pub mod element;
 pub mod error;
 pub mod f16conv;
+pub mod gm_api;
 pub mod pipe;
 pub mod position;
 pub mod soc;
@@ -29,7 +32,7 @@ pub use ctx::{
 pub use element::{bf16, f16, DType, Element};
 pub use error::{fail, take_last_fault, Fault};
 pub use position::{Position, QuePosition, TPosition};
-pub use soc::{OverflowMode, ReduceOrder, Soc};
+pub use soc::{OverflowMode, RepeatSumOrder, Soc};
 pub use tensor::{GlobalTensor, GmAddr, GmRegion, LocalTensor};
 
 /// Everything a kernel needs, in one import.
@@ -42,7 +45,7 @@ pub mod prelude {
     pub use crate::position::{
         Co1, Co2, Gm, Position, QuePosition, TPosition, VecCalc, VecIn, VecOut, A1, A2, B1, B2, C1, C2,
     };
-    pub use crate::soc::{OverflowMode, ReduceOrder, Soc};
+    pub use crate::soc::{OverflowMode, RepeatSumOrder, Soc};
     pub use crate::tensor::{GlobalTensor, GmAddr, GmRegion, LocalTensor};
     pub use crate::vector::mask::{
         get_cmp_mask, get_mask_mode, get_vector_mask, reset_mask, set_cmp_mask, set_mask_count,
@@ -53,14 +56,26 @@ pub mod prelude {
     pub use crate::ascend_printf;
     pub use crate::debug::{dump_tensor, dump_tensor_shape, ShapeInfo};
 
+    pub use crate::alloc::{LocalMemAllocator, Ub};
+    pub use crate::atomic::{
+        disable_dma_atomic, get_atomic_mode, set_atomic_add, set_atomic_max, set_atomic_min, set_atomic_none,
+        set_atomic_type, AtomicElement, AtomicMode, AtomicOp, AtomicOrder,
+    };
     pub use crate::copy::*;
     pub use crate::copy_tail::{data_copy_tail, DataCopyTail};
+    pub use crate::gm_api::*;
     pub use crate::tiling_data::get_tiling_data;
     pub use crate::pipe::*;
     pub use crate::vector::binary::*;
+    pub use crate::vector::brcb::*;
     pub use crate::vector::compare::*;
+    pub use crate::vector::create_vec_index::*;
     pub use crate::vector::duplicate::*;
+    pub use crate::vector::gather::*;
+    pub use crate::vector::gather_mask::*;
+    pub use crate::vector::gatherb::*;
     pub use crate::vector::reduce::*;
+    pub use crate::vector::reduction::*;
     pub use crate::vector::select::*;
     pub use crate::vector::transpose::*;
 }

@@ -79,6 +79,12 @@ impl TPipe {
     #[track_caller]
     pub fn new() -> TPipe {
         let ub = with_core(|c| {
+            if c.allocator_alive.get() {
+                fail(
+                    "TPipe",
+                    "a LocalMemAllocator<Ub> is alive on this core; AscendC does not mix it with TPipe",
+                );
+            }
             if c.pipe_alive.replace(true) {
                 fail("TPipe", "a TPipe is already alive on this core; AscendC allows one at a time");
             }
@@ -738,5 +744,88 @@ impl<Src: Position, Dst: Position, const DEPTH: usize> TQueBind<Src, Dst, DEPTH>
     pub fn has_idle_buffer(&self) -> bool {
         let c = self.core("TQue::HasIdleBuffer");
         c.busy < c.states.len()
+    }
+}
+
+/// A position `EnQue<srcUserPos, dstUserPos>` / `DeQue<srcUserPos, dstUserPos>` accept: `Gm`,
+/// `VecIn`, `VecOut`, `VecCalc` (AscendC's implementation rejects the others at compile time):
+///
+/// ```compile_fail
+/// use ascend_core::prelude::*;
+/// let mut q = TQue::<VecIn, 1>::new();
+/// let _ = q.deque_with::<A1, VecIn, f32>();
+/// ```
+pub trait QueUserPosition: Position {}
+impl QueUserPosition for crate::position::Gm {}
+impl QueUserPosition for crate::position::VecIn {}
+impl QueUserPosition for crate::position::VecOut {}
+impl QueUserPosition for crate::position::VecCalc {}
+
+struct UserPositions<S, D>(PhantomData<(S, D)>);
+impl<S: QueUserPosition, D: QueUserPosition> UserPositions<S, D> {
+    const OK: () = assert!(
+        !matches!((S::POS, D::POS), (TPosition::GM, TPosition::GM)),
+        "EnQue/DeQue: srcUserPos and dstUserPos cannot both be GM"
+    );
+}
+
+impl<Src: Position, Dst: Position, const DEPTH: usize> TQueBind<Src, Dst, DEPTH> {
+    /// `EnQue<srcUserPos, dstUserPos>(tensor)`: the user positions only choose which hardware
+    /// event the queue waits on (GM→UB, UB→GM, UB→UB), so the queue behaves exactly as
+    /// [`enque`](Self::enque). Both positions being `Gm` does not compile:
+    ///
+    /// ```compile_fail
+    /// use ascend_core::prelude::*;
+    /// let mut q = TQue::<VecIn, 1>::new();
+    /// let t = q.alloc_tensor::<f32>();
+    /// q.enque_with::<Gm, Gm, f32>(t);
+    /// ```
+    ///
+    /// ```
+    /// use ascend_core::prelude::*;
+    /// let mut pipe = TPipe::new();
+    /// let mut q = TQueBind::<VecIn, VecOut, 1>::new();
+    /// pipe.init_buffer(&mut q, 1, 64);
+    /// let t = q.alloc_tensor::<f32>();
+    /// let addr = t.get_phy_addr();
+    /// q.enque_with::<Gm, VecIn, f32>(t);
+    /// assert_eq!(q.deque_with::<Gm, VecIn, f32>().get_phy_addr(), addr);
+    /// ```
+    ///
+    /// # Panics
+    /// As [`enque`](Self::enque).
+    #[track_caller]
+    pub fn enque_with<SrcUser: QueUserPosition, DstUser: QueUserPosition, T: Element>(
+        &mut self,
+        t: LocalTensor<T>,
+    ) {
+        #[allow(clippy::let_unit_value)]
+        let () = UserPositions::<SrcUser, DstUser>::OK;
+        self.enque(t)
+    }
+
+    /// `DeQue<srcUserPos, dstUserPos, T>()`: as [`deque`](Self::deque) (see
+    /// [`enque_with`](Self::enque_with)).
+    ///
+    /// ```
+    /// use ascend_core::prelude::*;
+    /// let mut pipe = TPipe::new();
+    /// let mut q = TQue::<VecOut, 2>::new();
+    /// pipe.init_buffer(&mut q, 2, 32);
+    /// let t = q.alloc_tensor::<i16>();
+    /// q.enque_with::<VecOut, Gm, i16>(t);
+    /// let t = q.deque_with::<VecOut, Gm, i16>();
+    /// assert_eq!(t.get_size(), 16);
+    /// ```
+    ///
+    /// # Panics
+    /// As [`deque`](Self::deque).
+    #[track_caller]
+    pub fn deque_with<SrcUser: QueUserPosition, DstUser: QueUserPosition, T: Element>(
+        &mut self,
+    ) -> LocalTensor<T> {
+        #[allow(clippy::let_unit_value)]
+        let () = UserPositions::<SrcUser, DstUser>::OK;
+        self.deque()
     }
 }

@@ -4,7 +4,7 @@ use core::fmt;
 
 /// How `vec_reduce_add` combines the per-repeat results of one call.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ReduceOrder {
+pub enum RepeatSumOrder {
     /// Repeat results summed as a pairwise tree (Ascend910, Ascend310P).
     PairwiseTree,
     /// In order within each run of 255 repeats, then the runs' sums pairwise (Ascend910B).
@@ -57,11 +57,11 @@ impl Soc {
     }
 
     /// The cross-repeat order of `vec_reduce_add`.
-    pub const fn reduce_order(self) -> ReduceOrder {
+    pub const fn reduce_order(self) -> RepeatSumOrder {
         match self {
-            Soc::Ascend910 | Soc::Ascend310P => ReduceOrder::PairwiseTree,
-            Soc::Ascend910B => ReduceOrder::InOrderGroupsOf255,
-            Soc::Ascend310B => ReduceOrder::OddEvenAccumulate,
+            Soc::Ascend910 | Soc::Ascend310P => RepeatSumOrder::PairwiseTree,
+            Soc::Ascend910B => RepeatSumOrder::InOrderGroupsOf255,
+            Soc::Ascend310B => RepeatSumOrder::OddEvenAccumulate,
         }
     }
 

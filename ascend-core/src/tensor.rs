@@ -95,6 +95,34 @@ impl<T: Element> LocalTensor<T> {
         self.off
     }
 
+    /// Sets the number of elements (AscendC `SetSize`). The hardware takes any size; here the
+    /// tensor must stay inside the Unified Buffer.
+    ///
+    /// ```
+    /// use ascend_core::prelude::*;
+    /// let mut ub = LocalMemAllocator::<Ub>::new();
+    /// let mut x = ub.alloc::<f16>(128);
+    /// x.set_size(16);
+    /// assert_eq!((x.get_size(), x.get_length()), (16, 32));
+    /// ```
+    ///
+    /// # Panics
+    /// Panics if `size` elements starting at the tensor's address exceed the Unified Buffer.
+    #[track_caller]
+    pub fn set_size(&mut self, size: usize) {
+        let ub = self.ub.size();
+        let fits = size.checked_mul(T::SIZE).and_then(|b| b.checked_add(self.off)).is_some_and(|e| e <= ub);
+        ensure(fits, "LocalTensor::SetSize", || {
+            let dtype = T::DTYPE;
+            let addr = self.off;
+            format!(
+                "size = {size} {dtype} elements at UB address {addr:#x} would end beyond the Unified \
+                 Buffer's {ub} bytes"
+            )
+        });
+        self.len = size;
+    }
+
     /// Reads element `i` (AscendC `GetValue`).
     ///
     /// # Panics
@@ -427,6 +455,25 @@ impl<T: Element> GlobalTensor<T> {
         self.len = len;
     }
 
+    /// Binds the tensor to `addr` without a length (AscendC `SetGlobalBuffer(addr)`): the
+    /// length becomes the whole elements between `addr` and the end of its region.
+    ///
+    /// ```
+    /// use ascend_core::prelude::*;
+    /// let region = GmRegion::zeroed(100);
+    /// let mut gm = GlobalTensor::<f32>::new();
+    /// gm.set_global_buffer_addr(region.addr().add::<u8>(8));
+    /// assert_eq!(gm.get_size(), 23); // 92 bytes left
+    /// ```
+    ///
+    /// # Panics
+    /// Panics if `addr` is not aligned to the element size.
+    #[track_caller]
+    pub fn set_global_buffer_addr(&mut self, addr: GmAddr) {
+        let len = addr.remaining_bytes() / T::SIZE;
+        self.set_global_buffer(addr, len)
+    }
+
     /// Number of elements (AscendC `GetSize`).
     pub fn get_size(&self) -> usize {
         self.len
@@ -484,6 +531,11 @@ impl<T: Element> GlobalTensor<T> {
         });
         // SAFETY: i < len and the bound range lies inside the region.
         unsafe { self.base_ptr(api).add(i) }
+    }
+
+    /// The region the tensor is bound to (kept alive by atomic contributions still pending).
+    pub(crate) fn region_arc(&self) -> Option<Arc<GmRegion>> {
+        self.region.as_deref().cloned()
     }
 
     /// Pointer to element 0, failing if unbound.

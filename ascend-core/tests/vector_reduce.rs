@@ -70,20 +70,20 @@ fn repeat_lanes<T: Element>(src: &[T], mask: [u64; 2], repeats: usize, stride: u
 }
 
 /// `(dst[0], work elements written)` for `order`.
-fn reference<T: Element>(lanes: &[Vec<T>], order: ReduceOrder, sat: bool) -> (T, Vec<T>) {
+fn reference<T: Element>(lanes: &[Vec<T>], order: RepeatSumOrder, sat: bool) -> (T, Vec<T>) {
     let per_repeat = || lanes.iter().map(|l| tree(l.clone(), sat)).collect::<Vec<T>>();
     match order {
-        ReduceOrder::PairwiseTree => {
+        RepeatSumOrder::PairwiseTree => {
             let res = per_repeat();
             (tree(res.clone(), sat), res)
         }
-        ReduceOrder::InOrderGroupsOf255 => {
+        RepeatSumOrder::InOrderGroupsOf255 => {
             let res = per_repeat();
             let groups: Vec<T> = res.chunks(255).map(|g| in_order(g, sat)).collect();
             let work = if res.len() > 255 { groups.clone() } else { vec![] };
             (tree(groups, sat), work)
         }
-        ReduceOrder::OddEvenAccumulate => {
+        RepeatSumOrder::OddEvenAccumulate => {
             let n = lanes.len();
             let c = (n % 2 == 1).then(|| lanes[n - 1].clone());
             let body = if c.is_some() { &lanes[..n - 1] } else { lanes };
@@ -169,7 +169,7 @@ fn seed_example_1_two_repeats_of_ones_every_chip() {
             assert!(out[1..].iter().all(|x| x.to_bits() == 0), "{soc}: other dst elements untouched");
             let w = work.to_vec();
             match soc.reduce_order() {
-                ReduceOrder::PairwiseTree => {
+                RepeatSumOrder::PairwiseTree => {
                     assert_eq!(bits(&w[..3]), bits(&[h(128.0), h(128.0), h(-1.0)]), "{soc}")
                 }
                 _ => assert!(w.iter().all(|x| x.to_bits() == h(-1.0).to_bits()), "{soc}: work untouched"),
@@ -194,7 +194,7 @@ fn seed_example_2_mask_34_six_repeats_stride_3_every_chip() {
             assert_eq!(out[0].to_bits(), h(REDUCE_EX2_RESULT).to_bits(), "{soc}");
             assert!(out[1..].iter().all(|x| x.to_bits() == 0), "{soc}");
             let w = work.to_vec();
-            let used = if soc.reduce_order() == ReduceOrder::PairwiseTree {
+            let used = if soc.reduce_order() == RepeatSumOrder::PairwiseTree {
                 let want: Vec<f16> = REDUCE_EX2_WORK.iter().map(|&x| h(x)).collect();
                 assert_eq!(bits(&w[..6]), bits(&want), "{soc}: per-repeat results");
                 6

@@ -16,6 +16,8 @@
 //! | [`maximum`] | `Compare` + `Select` (tensor-tensor mode): `max(x, y)` |
 //! | [`transpose`] | a large matrix transposed through 16×16 tiles with `vec_trans` |
 //! | [`reduce_sum`] | the sum of a vector: per-core partial sums, `SyncAll`, final sum on core 0 |
+//! | [`reduce_sum_atomic`] | the same sum, each core adding its partial into the output with `SetAtomicAdd` |
+//! | [`embedding`] | an embedding lookup: the table in UB, `Gather` by per-element byte offsets |
 //!
 //! [`elementwise`] holds the pipeline `add_custom`, `sub_custom` and `maximum` share
 //! (`KernelBinary<T, Op>`, the instruction supplied by `Op`), [`host`] the host side of a
@@ -27,10 +29,12 @@ pub mod add_custom;
 pub mod cli;
 pub mod data;
 pub mod elementwise;
+pub mod embedding;
 pub mod fill;
 pub mod host;
 pub mod maximum;
 pub mod reduce_sum;
+pub mod reduce_sum_atomic;
 pub mod sub_custom;
 pub mod tiling;
 pub mod transpose;

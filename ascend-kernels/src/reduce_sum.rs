@@ -43,7 +43,7 @@ impl<T: ReduceElement + DuplicateElement> ReduceSumElement for T {}
 
 /// One core's state of the `reduce_sum` kernel.
 pub struct KernelReduceSum<T: ReduceSumElement> {
-    pipe: TPipe,
+    pub(crate) pipe: TPipe,
     in_queue: TQue<VecIn, BUFFER_NUM>,
     partial_buf: TBuf<VecCalc>,
     sum_buf: TBuf<VecCalc>,
@@ -96,6 +96,15 @@ impl<T: ReduceSumElement> KernelReduceSum<T> {
     /// 4095 repeats, a core has more than `4095 * PAR` tiles, a GM buffer is too small, or
     /// the buffers do not fit in UB.
     pub fn init(&mut self, x: GmAddr, z: GmAddr, workspace: GmAddr, tiling: &TilingConfig) {
+        self.init_core(x, tiling);
+        self.z_gm.set_global_buffer(z, 1);
+        self.ws_gm.set_global_buffer(workspace, tiling.block_dim as usize * T::EPB);
+    }
+
+    /// The part of [`init`](Self::init) every variant shares: checks the tiling, binds this
+    /// core's slice of `x` and carves the buffers.
+    #[track_caller]
+    pub(crate) fn init_core(&mut self, x: GmAddr, tiling: &TilingConfig) {
         tiling.check::<T>(API, T::PAR);
         if tiling.tile_length > MAX_REPEATS * T::PAR {
             ascend_core::fail(
@@ -124,8 +133,6 @@ impl<T: ReduceSumElement> KernelReduceSum<T> {
             );
         }
         self.x_gm.set_global_buffer(x.add::<T>(range.start), self.block_length);
-        self.z_gm.set_global_buffer(z, 1);
-        self.ws_gm.set_global_buffer(workspace, tiling.block_dim as usize * T::EPB);
 
         let repeats = (tiling.tile_length / T::PAR).max(self.partial_cap / T::PAR);
         self.pipe.init_buffer(&mut self.in_queue, BUFFER_NUM, tiling.tile_length * T::SIZE);
@@ -139,6 +146,17 @@ impl<T: ReduceSumElement> KernelReduceSum<T> {
     /// Sums this core's slice, publishes the partial sum, waits for every core, and (core 0)
     /// writes the total.
     pub fn process(&mut self) {
+        let core_sum = self.core_sum();
+        self.copy_out_partial(core_sum);
+        sync_all();
+        if get_block_idx() == 0 {
+            self.reduce_partials();
+        }
+    }
+
+    /// The sum of this core's slice: tile sums, then their sum.
+    #[track_caller]
+    pub(crate) fn core_sum(&mut self) -> T {
         let tiling = self.tiling;
         let partials = self.partial_buf.get::<T>();
         let mut n_tiles = 0;
@@ -147,12 +165,7 @@ impl<T: ReduceSumElement> KernelReduceSum<T> {
             self.compute(i, len, &partials);
             n_tiles += 1;
         }
-        let core_sum = self.sum_padded(&partials, n_tiles);
-        self.copy_out_partial(core_sum);
-        sync_all();
-        if get_block_idx() == 0 {
-            self.reduce_partials();
-        }
+        self.sum_padded(&partials, n_tiles)
     }
 
     /// GM → UB: one tile (a partial last block is zero-filled by `DataCopyPad`).
@@ -277,14 +290,14 @@ pub fn vec_reduce_add_reference<T: Element>(soc: Soc, lanes: &[T]) -> T {
     let sat = T::DTYPE == DType::F16 && soc.default_overflow_mode() == OverflowMode::Saturation;
     let repeats: Vec<&[T]> = lanes.chunks(T::PAR).collect();
     match soc.reduce_order() {
-        ReduceOrder::PairwiseTree => tree(repeats.iter().map(|r| tree(r.to_vec(), sat)).collect(), sat),
-        ReduceOrder::InOrderGroupsOf255 => {
+        RepeatSumOrder::PairwiseTree => tree(repeats.iter().map(|r| tree(r.to_vec(), sat)).collect(), sat),
+        RepeatSumOrder::InOrderGroupsOf255 => {
             let sums: Vec<T> = repeats.iter().map(|r| tree(r.to_vec(), sat)).collect();
             let groups =
                 sums.chunks(255).map(|g| g[1..].iter().fold(g[0], |acc, &x| add_sat(acc, x, sat))).collect();
             tree(groups, sat)
         }
-        ReduceOrder::OddEvenAccumulate => {
+        RepeatSumOrder::OddEvenAccumulate => {
             let n = repeats.len();
             let lane_add = |acc: Option<Vec<T>>, r: &[T]| -> Option<Vec<T>> {
                 Some(match acc {
@@ -325,15 +338,19 @@ fn sum_padded_reference<T: Element>(soc: Soc, xs: &[T]) -> T {
 /// Host reference of [`reduce_sum`]: the same tiles, cores and order of additions on `soc`,
 /// computed from the specification with scalar arithmetic.
 pub fn reduce_sum_reference<T: Element>(soc: Soc, x: &[T], tiling: &TilingConfig) -> T {
-    let core_sums: Vec<T> = (0..tiling.block_dim)
+    sum_padded_reference(soc, &core_sums_reference(soc, x, tiling))
+}
+
+/// Each core's sum of its slice, as the kernel computes it on `soc`.
+pub fn core_sums_reference<T: Element>(soc: Soc, x: &[T], tiling: &TilingConfig) -> Vec<T> {
+    (0..tiling.block_dim)
         .map(|c| {
             let slice = &x[tiling.core_range::<T>(c)];
             let tile_sums: Vec<T> =
                 tiling.tiles(slice.len()).map(|(o, l)| sum_padded_reference(soc, &slice[o..o + l])).collect();
             sum_padded_reference(soc, &tile_sums)
         })
-        .collect();
-    sum_padded_reference(soc, &core_sums)
+        .collect()
 }
 
 #[cfg(test)]

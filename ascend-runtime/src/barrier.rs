@@ -8,7 +8,9 @@
 //!   says so.
 
 use std::cell::Cell;
-use std::sync::{Condvar, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+
+use ascend_core::atomic::AtomicLog;
 
 use ascend_core::CoreBarrier;
 
@@ -41,6 +43,8 @@ pub(crate) struct LaunchBarrier {
     n: u32,
     state: Mutex<State>,
     cv: Condvar,
+    /// Float atomic contributions, applied by the last core to arrive, before any is released.
+    atomic_log: Option<Arc<AtomicLog>>,
 }
 
 impl LaunchBarrier {
@@ -56,7 +60,13 @@ impl LaunchBarrier {
                 deadlock: None,
             }),
             cv: Condvar::new(),
+            atomic_log: None,
         }
+    }
+
+    /// Makes each filling of the barrier apply `log` before it releases the cores.
+    pub(crate) fn with_atomic_log(self, log: Arc<AtomicLog>) -> Self {
+        LaunchBarrier { atomic_log: Some(log), ..self }
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
@@ -117,6 +127,10 @@ impl CoreBarrier for LaunchBarrier {
         }
         s.arrived += 1;
         if s.arrived == self.n {
+            // Every other core waits on this mutex: the log is applied with no core running.
+            if let Some(log) = &self.atomic_log {
+                log.flush();
+            }
             s.arrived = 0;
             s.generation = s.generation.wrapping_add(1);
             drop(s);

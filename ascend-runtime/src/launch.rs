@@ -16,6 +16,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use ascend_core::atomic::{AtomicLog, AtomicOrder};
 use ascend_core::debug::{begin_core_output, end_core_output};
 use ascend_core::{run_on_core, take_last_fault, CoreBarrier, CoreConfig, Fault, Soc};
 use rayon::prelude::*;
@@ -280,12 +281,20 @@ pub struct Launch {
     mode: ExecMode,
     stack_size: usize,
     quiet: bool,
+    atomic_order: AtomicOrder,
 }
 
 impl Launch {
     /// A launch of one core on `soc`, in [`ExecMode::Pooled`].
     pub fn new(soc: Soc) -> Launch {
-        Launch { soc, block_dim: 1, mode: ExecMode::Pooled, stack_size: DEFAULT_STACK_SIZE, quiet: true }
+        Launch {
+            soc,
+            block_dim: 1,
+            mode: ExecMode::Pooled,
+            stack_size: DEFAULT_STACK_SIZE,
+            quiet: true,
+            atomic_order: AtomicOrder::Deterministic,
+        }
     }
 
     /// Sets the number of cores (AscendC `blockDim`). Values outside `1..=65535` make
@@ -322,6 +331,40 @@ impl Launch {
     /// report (with a backtrace if `RUST_BACKTRACE` is set).
     pub fn quiet(self, quiet: bool) -> Launch {
         Launch { quiet, ..self }
+    }
+
+    /// In which order float global-memory atomics (`set_atomic_add::<f32>()` …) of different
+    /// cores land (default [`AtomicOrder::Deterministic`]: logged, then applied in core order
+    /// at each `sync_all` and at the end of the launch; [`AtomicOrder::Arrival`]: at once, in
+    /// the order the host threads arrive). Integer atomics always apply at once.
+    ///
+    /// ```
+    /// use ascend_runtime::prelude::*;
+    ///
+    /// let sum = GmBuffer::<f32>::zeroed(8);
+    /// let addr = sum.addr();
+    /// let kernel = move || {
+    ///     let mut gm = GlobalTensor::<f32>::new();
+    ///     gm.set_global_buffer(addr.clone(), 8);
+    ///     let mut pipe = TPipe::new();
+    ///     let mut buf = TBuf::<VecOut>::new();
+    ///     pipe.init_tbuf(&mut buf, 32);
+    ///     let x = buf.get::<f32>();
+    ///     duplicate(&x, if get_block_idx() == 0 { 16_777_216.0 } else { 1.0 }, 8);
+    ///     set_atomic_add::<f32>();
+    ///     data_copy(&gm, &x, 8);
+    ///     set_atomic_none();
+    /// };
+    /// // Core order: 2^24 first, then each 1.0 is lost to rounding, on every run.
+    /// Launch::new(Soc::Ascend910B).block_dim(4).run(&kernel).unwrap();
+    /// assert_eq!(sum.to_vec()[0], 16_777_216.0);
+    /// sum.write_from(&[0.0; 8]);
+    /// Launch::new(Soc::Ascend910B).block_dim(4).atomic_order(AtomicOrder::Arrival).run(&kernel).unwrap();
+    /// let v = sum.to_vec()[0];
+    /// assert!(v == 16_777_216.0 || v == 16_777_220.0); // depends on which core came first
+    /// ```
+    pub fn atomic_order(self, atomic_order: AtomicOrder) -> Launch {
+        Launch { atomic_order, ..self }
     }
 
     /// The chip.
@@ -379,12 +422,15 @@ impl Launch {
             return (Err(LaunchError::InvalidBlockDim { block_dim: n }), KernelOutput::default());
         }
         let start = Instant::now();
-        let barrier = (self.mode == ExecMode::ThreadPerCore).then(|| Arc::new(LaunchBarrier::new(n)));
+        let atomic_log = Arc::new(AtomicLog::new(self.atomic_order));
+        let barrier = (self.mode == ExecMode::ThreadPerCore)
+            .then(|| Arc::new(LaunchBarrier::new(n).with_atomic_log(Arc::clone(&atomic_log))));
         let shared = Shared {
             soc: self.soc,
             n,
             quiet: self.quiet,
             barrier,
+            atomic_log: Arc::clone(&atomic_log),
             stop: AtomicBool::new(false),
             faults: Mutex::new(Vec::new()),
             skipped: Mutex::new(Vec::new()),
@@ -396,6 +442,8 @@ impl Launch {
             ExecMode::Sequential => (0..n).for_each(|i| shared.run_core(i)),
             ExecMode::ThreadPerCore => shared.run_threads(self.stack_size),
         }
+        // The end of the launch closes the last atomic epoch: every core has returned.
+        atomic_log.flush();
         let wall = start.elapsed();
         let output = KernelOutput::from_cores(std::mem::take(&mut *lock(&shared.output)));
         let (faults, skipped) = shared.finish();
@@ -437,6 +485,7 @@ struct Shared<'k> {
     n: u32,
     quiet: bool,
     barrier: Option<Arc<LaunchBarrier>>,
+    atomic_log: Arc<AtomicLog>,
     /// Set by the first failure: cores not yet started are skipped.
     stop: AtomicBool,
     /// Faults in the order they were recorded.
@@ -462,6 +511,7 @@ impl Shared<'_> {
             block_num: self.n,
             soc: self.soc,
             barrier: self.barrier.clone().map(|b| b as Arc<dyn CoreBarrier>),
+            atomic_log: Some(Arc::clone(&self.atomic_log)),
         };
         let guard = CoreGuard::enter(self.quiet);
         let saved = begin_core_output();

@@ -1,11 +1,17 @@
 //! Vector instructions: the shared addressing engine and the instructions built on it.
 
 pub mod binary;
+pub mod brcb;
 pub mod compare;
+pub mod create_vec_index;
 pub mod duplicate;
 pub(crate) mod engine;
+pub mod gather;
+pub mod gather_mask;
+pub mod gatherb;
 pub mod mask;
 pub mod params;
 pub mod reduce;
+pub mod reduction;
 pub mod select;
 pub mod transpose;

@@ -4,15 +4,15 @@
 //! **Inside a repeat** the `PAR` lanes are summed as a binary tree: lanes `2k` and `2k + 1`
 //! are added, then those sums pairwise, and so on; lanes the mask disables count as `+0`.
 //!
-//! **Across repeats** the order depends on the chip ([`ReduceOrder`]):
-//! - [`ReduceOrder::PairwiseTree`] (Ascend910, Ascend310P): the per-repeat results are summed
+//! **Across repeats** the order depends on the chip ([`RepeatSumOrder`]):
+//! - [`RepeatSumOrder::PairwiseTree`] (Ascend910, Ascend310P): the per-repeat results are summed
 //!   as a pairwise tree; a level with an odd count carries its last value to the next level.
 //!   `work_tensor[r]` receives the result of repeat `r` (`repeat_times` elements needed).
-//! - [`ReduceOrder::InOrderGroupsOf255`] (Ascend910B): the per-repeat results of each run of
+//! - [`RepeatSumOrder::InOrderGroupsOf255`] (Ascend910B): the per-repeat results of each run of
 //!   255 repeats are summed in order (`((r0 + r1) + r2) + …`), then the runs' sums pairwise.
 //!   `work_tensor[g]` receives the sum of run `g` when `repeat_times > 255`; with 255 repeats
 //!   or fewer the work tensor is not written. `ceil(repeat_times / 255)` elements are needed.
-//! - [`ReduceOrder::OddEvenAccumulate`] (Ascend310B): repeats 1, 3, 5, … (1-based) are added
+//! - [`RepeatSumOrder::OddEvenAccumulate`] (Ascend310B): repeats 1, 3, 5, … (1-based) are added
 //!   lane by lane in order into `A`, repeats 2, 4, 6, … into `B`; when `repeat_times` is odd
 //!   the last repeat is kept apart as `C`. `D = (A + B) + C` lane by lane (terms that do not
 //!   exist are skipped: one repeat gives `D = C`, two give `D = A + B`), and the result is the
@@ -30,7 +30,7 @@ use crate::ctx::{get_overflow_mode, get_soc};
 use crate::element::{f16, Element};
 use crate::error::{ensure, fail};
 use crate::f16conv::{narrow_slice, widen_slice};
-use crate::soc::{OverflowMode, ReduceOrder};
+use crate::soc::{OverflowMode, RepeatSumOrder};
 use crate::tensor::LocalTensor;
 use crate::vector::engine::{apply, check_operand, Lanes, Operand};
 use crate::vector::mask::{normal_bits, prefix_bits, Mask, Plan};
@@ -41,7 +41,7 @@ const MAX_REPEAT: u16 = 4095;
 /// Repeats summed in order per run on Ascend910B.
 const GROUP: usize = 255;
 
-mod sealed {
+pub(crate) mod sealed {
     /// The f32-domain arithmetic of a reducible type (private to the crate).
     pub trait Sealed: Sized {
         /// Widens `src` into `out` (same length), exactly.
@@ -166,8 +166,8 @@ pub fn vec_reduce_add<T: ReduceElement>(
     work_tensor.check_vector_operand(API, "work_tensor");
     ensure(dst.get_size() >= 1, API, || "dst holds 0 elements; the sum needs 1".to_string());
     let work_need = match order {
-        ReduceOrder::PairwiseTree | ReduceOrder::OddEvenAccumulate => repeats,
-        ReduceOrder::InOrderGroupsOf255 => repeats.div_ceil(GROUP),
+        RepeatSumOrder::PairwiseTree | RepeatSumOrder::OddEvenAccumulate => repeats,
+        RepeatSumOrder::InOrderGroupsOf255 => repeats.div_ceil(GROUP),
     };
     ensure(work_tensor.get_size() >= work_need, API, || {
         format!(
@@ -179,14 +179,14 @@ pub fn vec_reduce_add<T: ReduceElement>(
 
     let par = T::PAR;
     let total = match order {
-        ReduceOrder::PairwiseTree | ReduceOrder::InOrderGroupsOf255 => {
+        RepeatSumOrder::PairwiseTree | RepeatSumOrder::InOrderGroupsOf255 => {
             let mut results = Vec::with_capacity(repeats);
-            gather(&plan, &op, |_, lanes| {
+            gather_repeats(API, &plan, &op, |_, lanes| {
                 let mut tree = [0f32; 128];
                 tree[..par].copy_from_slice(lanes);
                 results.push(pairwise::<T>(&mut tree[..par], sat));
             });
-            if order == ReduceOrder::PairwiseTree {
+            if order == RepeatSumOrder::PairwiseTree {
                 // SAFETY: work_tensor holds at least `repeats` elements (checked above) and
                 // shares no byte with src or dst.
                 unsafe { store(work_tensor, &results) };
@@ -211,12 +211,12 @@ pub fn vec_reduce_add<T: ReduceElement>(
                 pairwise::<T>(&mut sums, sat)
             }
         }
-        ReduceOrder::OddEvenAccumulate => {
+        RepeatSumOrder::OddEvenAccumulate => {
             // acc[0] = A (repeats 1, 3, 5, … 1-based), acc[1] = B (2, 4, 6, …), acc[2] = C.
             let mut acc = [[0f32; 128]; 3];
             let mut seen = [false; 3];
             let last_odd = (repeats % 2 == 1).then_some(repeats - 1);
-            gather(&plan, &op, |r, lanes| {
+            gather_repeats(API, &plan, &op, |r, lanes| {
                 let k = if Some(r) == last_odd { 2 } else { r % 2 };
                 accumulate::<T>(&mut acc[k][..par], &mut seen[k], lanes, sat);
             });
@@ -298,9 +298,14 @@ fn src_lanes_meet<T: Element>(
 /// bounds once), handing `sink` each repeat's `PAR` lanes widened to `f32`, disabled lanes
 /// `+0`, in repeat order.
 #[track_caller]
-fn gather<T: ReduceElement>(plan: &Plan, src: &Operand<'_, T>, sink: impl FnMut(usize, &[f32])) {
+pub(crate) fn gather_repeats<T: ReduceElement>(
+    api: &'static str,
+    plan: &Plan,
+    src: &Operand<'_, T>,
+    sink: impl FnMut(usize, &[f32]),
+) {
     let mut g = Gather { cur: 0, lanes: [0.0; 128], sink };
-    apply::<T, 0, _>(API, plan, src, [], &mut g);
+    apply::<T, 0, _>(api, plan, src, [], &mut g);
     g.flush::<T>();
 }
 
@@ -358,7 +363,7 @@ fn accumulate<T: ReduceElement>(acc: &mut [f32], seen: &mut bool, lanes: &[f32],
 
 /// The pairwise tree over `xs` (destroyed): neighbours added level by level, each sum rounded,
 /// a level with an odd count carrying its last value up. `xs` is not empty.
-fn pairwise<T: ReduceElement>(xs: &mut [f32], sat: bool) -> f32 {
+pub(crate) fn pairwise<T: ReduceElement>(xs: &mut [f32], sat: bool) -> f32 {
     let mut n = xs.len();
     while n > 1 {
         let h = n / 2;

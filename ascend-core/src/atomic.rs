@@ -1,0 +1,541 @@
+//! Global-memory atomics (AscendC `SetAtomicAdd<T>`, `SetAtomicMax<T>`, `SetAtomicMin<T>`,
+//! `SetAtomicNone` / `DisableDmaAtomic`).
+//!
+//! While a core's atomic mode is set, every copy from the Unified Buffer to global memory
+//! ([`data_copy`](crate::copy::data_copy), [`data_copy_params`](crate::copy::data_copy_params),
+//! [`data_copy_pad_to_gm`](crate::copy::data_copy_pad_to_gm), and
+//! [`init_global_memory`](crate::gm_api::init_global_memory)) combines each element with the
+//! one already in GM (`gm = gm + x`, `max(gm, x)` or `min(gm, x)`) instead of overwriting
+//! it. Copies into the UB and scalar `GlobalTensor::set_value` are not affected, as on the chip.
+//!
+//! # When a contribution lands
+//!
+//! - **Integers** (`i8`, `i16`, `i32`): at once, each element by one atomic read-modify-write
+//!   (`fetch_add` / `fetch_max` / `fetch_min`). Integer add wraps and max/min are exact, so the
+//!   result does not depend on the order in which cores arrive.
+//! - **Floats** (`f16`, `bf16`, `f32`) under the default [`AtomicOrder::Deterministic`]: a
+//!   launch of more than one core *logs* each float contribution and applies the log when the
+//!   epoch closes — when every core has arrived at `sync_all` (before any is released), and
+//!   when the launch ends — in core order (core 0's contributions first, each core's in
+//!   program order). The result is therefore the same on every run and in every execution
+//!   mode: `((gm + c0) + c1) + …`, each addition rounded once to the element type. Until the
+//!   epoch closes, a core that reads the range back sees GM *without* the pending float
+//!   contributions (its own included).
+//! - **Floats** under [`AtomicOrder::Arrival`] (`Launch::atomic_order`) or in a launch of one
+//!   core: at once, by a compare-and-swap loop per element, in whatever order the host
+//!   threads arrive — as on the chip, where the order is not specified, so a non-associative
+//!   float sum may differ from run to run.
+//!
+//! # Soundness
+//!
+//! Every read-modify-write goes through `AtomicI8`/`AtomicI16`/`AtomicI32` or (floats, as
+//! their bits) `AtomicU16`/`AtomicU32` views of the element, made with `from_ptr` on the
+//! element's own, element-aligned address (alignment is checked per call). Two cores adding
+//! into the same element therefore never race in Rust's memory model: their RMWs are ordered by
+//! the element's modification order and none is lost. The log is applied either by the last
+//! core to arrive at the barrier, while the barrier's mutex holds every other core (which
+//! acquires that mutex before it continues, so it sees the result), or after the launch has
+//! joined every core. A plain (non-atomic) access by another core to the same bytes at the
+//! same time is a race in the kernel, as it is on the hardware, where its result is
+//! unspecified.
+
+use std::sync::atomic::{AtomicI16, AtomicI32, AtomicI8, AtomicU16, AtomicU32, Ordering::Relaxed};
+use std::sync::{Arc, Mutex};
+
+use crate::ctx::with_core;
+use crate::element::{bf16, f16, DType, Element};
+use crate::error::{ensure, fail};
+use crate::soc::Soc;
+use crate::tensor::GmRegion;
+
+/// The operation of a core's global-memory atomic mode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AtomicOp {
+    /// `gm = gm + x` (`SetAtomicAdd`).
+    Add,
+    /// `gm = max(gm, x)` (`SetAtomicMax`).
+    Max,
+    /// `gm = min(gm, x)` (`SetAtomicMin`).
+    Min,
+}
+
+impl AtomicOp {
+    const fn api(self) -> &'static str {
+        match self {
+            AtomicOp::Add => "SetAtomicAdd",
+            AtomicOp::Max => "SetAtomicMax",
+            AtomicOp::Min => "SetAtomicMin",
+        }
+    }
+}
+
+/// In which order float atomic contributions of different cores are applied (see the
+/// [module documentation](self)).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum AtomicOrder {
+    /// Logged and applied in core order when the epoch closes (`sync_all`, end of launch):
+    /// the same bits on every run.
+    #[default]
+    Deterministic,
+    /// Applied at once, in the order the host threads arrive (may differ between runs).
+    Arrival,
+}
+
+/// A core's atomic mode: the operation and the element type it was set for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AtomicMode {
+    /// The operation.
+    pub op: AtomicOp,
+    /// The element type (`SetAtomicAdd<T>`'s `T`).
+    pub dtype: DType,
+}
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// An element type some chip's global-memory atomics accept: `i8`, `i16`, `i32`, `f16`,
+/// `bf16`, `f32`. Other types do not compile; a chip that lacks one of these fails at run time.
+///
+/// ```compile_fail
+/// ascend_core::atomic::set_atomic_add::<u32>();
+/// ```
+///
+/// ```compile_fail
+/// ascend_core::atomic::set_atomic_max::<i64>();
+/// ```
+pub trait AtomicElement: Element + sealed::Sealed {
+    /// Combines `v` into the element at `p` atomically.
+    ///
+    /// # Safety
+    /// `p` must be valid for reads and writes and aligned to `Self::SIZE`, and every
+    /// concurrent access to that element must be atomic.
+    #[doc(hidden)]
+    unsafe fn rmw(p: *mut Self, v: Self, op: AtomicOp);
+}
+
+macro_rules! int_atomic {
+    ($($t:ty => $a:ty),*) => {$(
+        impl sealed::Sealed for $t {}
+        impl AtomicElement for $t {
+            #[inline]
+            unsafe fn rmw(p: *mut Self, v: Self, op: AtomicOp) {
+                // SAFETY: valid, aligned, and only accessed atomically (caller's contract).
+                let a = unsafe { <$a>::from_ptr(p) };
+                match op {
+                    AtomicOp::Add => a.fetch_add(v, Relaxed),
+                    AtomicOp::Max => a.fetch_max(v, Relaxed),
+                    AtomicOp::Min => a.fetch_min(v, Relaxed),
+                };
+            }
+        }
+    )*};
+}
+int_atomic!(i8 => AtomicI8, i16 => AtomicI16, i32 => AtomicI32);
+
+macro_rules! float_atomic {
+    ($($t:ty => $a:ty, $to:expr, $from:expr),*) => {$(
+        impl sealed::Sealed for $t {}
+        impl AtomicElement for $t {
+            #[inline]
+            unsafe fn rmw(p: *mut Self, v: Self, op: AtomicOp) {
+                // SAFETY: valid, aligned to the element size (which is the atomic's size and
+                // alignment), only accessed atomically (caller's contract).
+                let a = unsafe { <$a>::from_ptr(p.cast()) };
+                let mut cur = a.load(Relaxed);
+                loop {
+                    let old: $t = bytemuck::cast(cur);
+                    let (x, y): (f32, f32) = ($to(old), $to(v));
+                    let new: $t = match op {
+                        AtomicOp::Add => <$t as Element>::add(old, v),
+                        // IEEE maxNum / minNum: a NaN operand loses to a number.
+                        AtomicOp::Max => $from(x.max(y)),
+                        AtomicOp::Min => $from(x.min(y)),
+                    };
+                    match a.compare_exchange_weak(cur, bytemuck::cast(new), Relaxed, Relaxed) {
+                        Ok(_) => break,
+                        Err(now) => cur = now,
+                    }
+                }
+            }
+        }
+    )*};
+}
+float_atomic!(
+    f32 => AtomicU32, |x: f32| x, |x: f32| x,
+    f16 => AtomicU16, f16::to_f32, f16::from_f32,
+    bf16 => AtomicU16, bf16::to_f32, bf16::from_f32
+);
+
+/// The element types `op` accepts on `soc`, as the vendor documents them (`SetAtomicAdd`:
+/// Atlas training `float`; Atlas inference AI Core `int16_t, half, float`; Atlas 200I/500 A2
+/// `int16_t, half, int32_t, float`; Atlas A2 all six. `SetAtomicMax/Min`: Atlas A2 only).
+pub const fn supported_types(soc: Soc, op: AtomicOp) -> &'static [DType] {
+    use DType::*;
+    const ALL: &[DType] = &[I8, I16, F16, BF16, I32, F32];
+    match (soc, op) {
+        (Soc::Ascend910B, _) => ALL,
+        (Soc::Ascend910, AtomicOp::Add) => &[F32],
+        (Soc::Ascend310P, AtomicOp::Add) => &[I16, F16, F32],
+        (Soc::Ascend310B, AtomicOp::Add) => &[I16, F16, I32, F32],
+        _ => &[],
+    }
+}
+
+#[track_caller]
+fn set_mode<T: AtomicElement>(op: AtomicOp) {
+    with_core(|c| {
+        let ok = supported_types(c.soc, op);
+        if !ok.contains(&T::DTYPE) {
+            let names: Vec<&str> = ok.iter().map(|d| d.name()).collect();
+            let what = if names.is_empty() {
+                format!("{} is not supported on this chip at all", op.api())
+            } else {
+                format!("its atomics take {}", names.join(", "))
+            };
+            fail(
+                op.api(),
+                format!("T = {} is not supported on {} ({}): {what}", T::DTYPE, c.soc, c.soc.product_line()),
+            );
+        }
+        c.atomic.set(Some(AtomicMode { op, dtype: T::DTYPE }));
+    })
+}
+
+/// Makes every later copy of this core from the UB to GM add into GM (AscendC
+/// `SetAtomicAdd<T>()`): `gm[i] = gm[i] + ub[i]`, wrapping for integers, rounded once for
+/// floats. See the [module documentation](self) for when float sums land and in which order.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let region = GmRegion::from_bytes(bytemuck::cast_slice(&[10i32; 8]));
+/// let mut gm = GlobalTensor::<i32>::new();
+/// gm.set_global_buffer(region.addr(), 8);
+/// let mut pipe = TPipe::new();
+/// let mut buf = TBuf::<VecOut>::new();
+/// pipe.init_tbuf(&mut buf, 32);
+/// let x = buf.get::<i32>();
+/// x.copy_from_slice(&[1, 2, 3, 4, 5, 6, 7, 8]);
+/// set_atomic_add::<i32>();
+/// data_copy(&gm, &x, 8);
+/// data_copy(&gm, &x, 8);
+/// set_atomic_none();
+/// assert_eq!(gm.get_value(7), 10 + 8 + 8);
+/// ```
+///
+/// # Panics
+/// Panics if the chip's atomic add does not take `T` (Ascend910: `f32` only; Ascend310P:
+/// `i16`, `f16`, `f32`; Ascend310B: `i16`, `f16`, `i32`, `f32`; Ascend910B: all six).
+#[track_caller]
+pub fn set_atomic_add<T: AtomicElement>() {
+    set_mode::<T>(AtomicOp::Add)
+}
+
+/// Makes every later copy of this core from the UB to GM keep the larger value (AscendC
+/// `SetAtomicMax<T>()`): `gm[i] = max(gm[i], ub[i])`; for floats a NaN loses to a number.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let region = GmRegion::from_bytes(bytemuck::cast_slice(&[0.5f32; 8]));
+/// let mut gm = GlobalTensor::<f32>::new();
+/// gm.set_global_buffer(region.addr(), 8);
+/// let mut pipe = TPipe::new();
+/// let mut buf = TBuf::<VecOut>::new();
+/// pipe.init_tbuf(&mut buf, 32);
+/// let x = buf.get::<f32>();
+/// x.copy_from_slice(&[0.0, 1.0, -1.0, 2.0, 0.25, 0.5, 3.0, -3.0]);
+/// set_atomic_max::<f32>();
+/// data_copy(&gm, &x, 8);
+/// set_atomic_none();
+/// assert_eq!(region.to_bytes(), bytemuck::cast_slice::<f32, u8>(&[0.5, 1.0, 0.5, 2.0, 0.5, 0.5, 3.0, 0.5]));
+/// ```
+///
+/// # Panics
+/// Panics on any chip but Ascend910B (the only one of the four with atomic max).
+#[track_caller]
+pub fn set_atomic_max<T: AtomicElement>() {
+    set_mode::<T>(AtomicOp::Max)
+}
+
+/// Makes every later copy of this core from the UB to GM keep the smaller value (AscendC
+/// `SetAtomicMin<T>()`): `gm[i] = min(gm[i], ub[i])`; for floats a NaN loses to a number.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let region = GmRegion::from_bytes(bytemuck::cast_slice(&[5i16; 16]));
+/// let mut gm = GlobalTensor::<i16>::new();
+/// gm.set_global_buffer(region.addr(), 16);
+/// let mut pipe = TPipe::new();
+/// let mut buf = TBuf::<VecOut>::new();
+/// pipe.init_tbuf(&mut buf, 32);
+/// let x = buf.get::<i16>();
+/// x.copy_from_slice(&(0..16).collect::<Vec<i16>>());
+/// set_atomic_min::<i16>();
+/// data_copy(&gm, &x, 16);
+/// set_atomic_none();
+/// assert_eq!(gm.get_value(3), 3);
+/// assert_eq!(gm.get_value(9), 5);
+/// ```
+///
+/// # Panics
+/// Panics on any chip but Ascend910B (the only one of the four with atomic min).
+#[track_caller]
+pub fn set_atomic_min<T: AtomicElement>() {
+    set_mode::<T>(AtomicOp::Min)
+}
+
+/// Changes the element type of the core's atomic mode, keeping its operation (AscendC
+/// `SetAtomicType<T>()`). `set_atomic_add::<T>()` and the others set the type themselves; with
+/// the mode off this has no effect (the next `set_atomic_*` sets its own type).
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// set_atomic_add::<f32>();
+/// set_atomic_type::<i32>();
+/// assert_eq!(get_atomic_mode(), Some(AtomicMode { op: AtomicOp::Add, dtype: DType::I32 }));
+/// ```
+///
+/// # Panics
+/// Panics if the chip's atomics do not take `T` (the types of [`set_atomic_add`]; Ascend910
+/// has no `SetAtomicType` at all).
+#[track_caller]
+pub fn set_atomic_type<T: AtomicElement>() {
+    let api = "SetAtomicType";
+    with_core(|c| {
+        ensure(c.soc != Soc::Ascend910, api, || {
+            format!("not supported on {} ({})", c.soc, c.soc.product_line())
+        });
+        let ok = supported_types(c.soc, AtomicOp::Add);
+        ensure(ok.contains(&T::DTYPE), api, || {
+            let names: Vec<&str> = ok.iter().map(|d| d.name()).collect();
+            format!(
+                "T = {} is not supported on {} ({}): its atomics take {}",
+                T::DTYPE,
+                c.soc,
+                c.soc.product_line(),
+                names.join(", ")
+            )
+        });
+        if let Some(mode) = c.atomic.get() {
+            c.atomic.set(Some(AtomicMode { dtype: T::DTYPE, ..mode }));
+        }
+    })
+}
+
+/// Turns the core's atomic mode off (AscendC `SetAtomicNone()`): later copies to GM
+/// overwrite again. Pending float contributions still land when the epoch closes.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// set_atomic_add::<f32>();
+/// assert!(get_atomic_mode().is_some());
+/// set_atomic_none();
+/// assert_eq!(get_atomic_mode(), None);
+/// ```
+///
+/// # Panics
+/// Never.
+pub fn set_atomic_none() {
+    with_core(|c| c.atomic.set(None))
+}
+
+/// AscendC's newer name for [`set_atomic_none`] (`DisableDmaAtomic()`).
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// set_atomic_min::<i32>();
+/// disable_dma_atomic();
+/// assert_eq!(get_atomic_mode(), None);
+/// ```
+///
+/// # Panics
+/// Never.
+pub fn disable_dma_atomic() {
+    set_atomic_none()
+}
+
+/// The core's current atomic mode, or `None` (a host-side convenience).
+pub fn get_atomic_mode() -> Option<AtomicMode> {
+    with_core(|c| c.atomic.get())
+}
+
+/// One logged float contribution: the destination rows in GM and the data.
+struct Entry {
+    /// Keeps the destination alive until the log is applied.
+    _region: Option<Arc<GmRegion>>,
+    dst: usize,
+    mode: AtomicMode,
+    rows: usize,
+    row: usize,
+    d_pitch: usize,
+    /// The rows' bytes, packed.
+    data: Vec<u8>,
+}
+
+/// A launch's log of float atomic contributions, applied in core order when the epoch
+/// closes (see the [module documentation](self)). The launcher creates one per launch.
+pub struct AtomicLog {
+    order: AtomicOrder,
+    entries: Mutex<Vec<(u32, Entry)>>,
+}
+
+impl std::fmt::Debug for AtomicLog {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "AtomicLog({:?})", self.order)
+    }
+}
+
+impl AtomicLog {
+    /// An empty log for a launch with the given float order.
+    pub fn new(order: AtomicOrder) -> AtomicLog {
+        AtomicLog { order, entries: Mutex::new(Vec::new()) }
+    }
+
+    /// The float order of the launch.
+    pub fn order(&self) -> AtomicOrder {
+        self.order
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<(u32, Entry)>> {
+        self.entries.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Applies every logged contribution, core 0's first and each core's in program order,
+    /// and empties the log. The caller guarantees that no core is running kernel code
+    /// (every core waits at the barrier, or the launch has ended).
+    pub fn flush(&self) {
+        let mut entries = std::mem::take(&mut *self.lock());
+        // Stable: each core's entries keep their program order.
+        entries.sort_by_key(|(core, _)| *core);
+        for (_, e) in entries {
+            // SAFETY: the destination rows were bounds- and alignment-checked when logged,
+            // and `_region` keeps them alive; `data` holds exactly `rows * row` bytes.
+            unsafe { apply_rows(e.mode, e.dst as *mut u8, e.data.as_ptr(), e.rows, e.row, e.d_pitch, e.row) };
+        }
+    }
+}
+
+/// Applies `rows` rows of `row` bytes from `src` to `dst` with `mode`, element by element.
+///
+/// # Safety
+/// Every row must lie inside live allocations on both sides, `dst` rows aligned to the
+/// element size, and every concurrent access to the destination must be atomic.
+unsafe fn apply_rows(
+    mode: AtomicMode,
+    dst: *mut u8,
+    src: *const u8,
+    rows: usize,
+    row: usize,
+    d_pitch: usize,
+    s_pitch: usize,
+) {
+    unsafe fn go<T: AtomicElement>(
+        op: AtomicOp,
+        dst: *mut u8,
+        src: *const u8,
+        rows: usize,
+        row: usize,
+        dp: usize,
+        sp: usize,
+    ) {
+        let n = row / T::SIZE;
+        for r in 0..rows {
+            // SAFETY: row `r` is in bounds on both sides and the destination is aligned
+            // (caller's contract); the source is read unaligned.
+            unsafe {
+                let d = dst.add(r * dp).cast::<T>();
+                let s = src.add(r * sp).cast::<T>();
+                for i in 0..n {
+                    T::rmw(d.add(i), s.add(i).read_unaligned(), op);
+                }
+            }
+        }
+    }
+    let op = mode.op;
+    // SAFETY: forwarded contract; the dtype tag selects the matching element type.
+    unsafe {
+        match mode.dtype {
+            DType::I8 => go::<i8>(op, dst, src, rows, row, d_pitch, s_pitch),
+            DType::I16 => go::<i16>(op, dst, src, rows, row, d_pitch, s_pitch),
+            DType::I32 => go::<i32>(op, dst, src, rows, row, d_pitch, s_pitch),
+            DType::F16 => go::<f16>(op, dst, src, rows, row, d_pitch, s_pitch),
+            DType::BF16 => go::<bf16>(op, dst, src, rows, row, d_pitch, s_pitch),
+            DType::F32 => go::<f32>(op, dst, src, rows, row, d_pitch, s_pitch),
+            other => unreachable!("no atomic mode is ever set for {other}"),
+        }
+    }
+}
+
+/// The shape of a row copy: `rows` rows of `row` bytes, `d_pitch` / `s_pitch` bytes apart.
+#[derive(Clone, Copy)]
+pub(crate) struct Rows {
+    pub(crate) rows: usize,
+    pub(crate) row: usize,
+    pub(crate) d_pitch: usize,
+    pub(crate) s_pitch: usize,
+}
+
+/// Stores rows from the UB to GM under the core's atomic mode. Returns `false` (nothing
+/// done) when the mode is off; the caller then copies plainly.
+///
+/// # Safety
+/// As [`apply_rows`] minus the alignment, which is checked here; `region` must be the
+/// destination's region (kept alive if the contribution is logged).
+#[track_caller]
+pub(crate) unsafe fn store_to_gm<T: Element>(
+    api: &'static str,
+    region: impl FnOnce() -> Option<Arc<GmRegion>>,
+    dst: *mut u8,
+    src: *const u8,
+    shape: Rows,
+) -> bool {
+    let Rows { rows, row, d_pitch, s_pitch } = shape;
+    let Some(mode) = with_core(|c| c.atomic.get()) else { return false };
+    ensure(mode.dtype == T::DTYPE, api, || {
+        format!(
+            "the core's atomic mode is {}<{}>, but this copy moves {} elements: the atomic type must match \
+             the data (call {}<{}>() first)",
+            mode.op.api(),
+            mode.dtype,
+            T::DTYPE,
+            mode.op.api(),
+            T::DTYPE
+        )
+    });
+    let misaligned = (dst as usize) % T::SIZE != 0 || (rows > 1 && d_pitch % T::SIZE != 0);
+    ensure(!misaligned, api, || {
+        format!(
+            "the atomic destination (address remainder {} mod {}, row pitch {d_pitch} bytes) is not aligned \
+             to size_of::<{}>() = {}",
+            dst as usize % T::SIZE,
+            T::SIZE,
+            T::DTYPE,
+            T::SIZE
+        )
+    });
+    if rows == 0 || row == 0 {
+        return true;
+    }
+    let (log, multi, core) = with_core(|c| (c.atomic_log.clone(), c.block_num > 1, c.block_idx));
+    match log {
+        Some(log) if T::IS_FLOAT && multi && log.order == AtomicOrder::Deterministic => {
+            let mut data = Vec::with_capacity(rows * row);
+            for r in 0..rows {
+                // SAFETY: source row `r` is in bounds (caller's contract).
+                data.extend_from_slice(unsafe { std::slice::from_raw_parts(src.add(r * s_pitch), row) });
+            }
+            let e = Entry { _region: region(), dst: dst as usize, mode, rows, row, d_pitch, data };
+            log.lock().push((core, e));
+        }
+        // SAFETY: forwarded contract; alignment checked above.
+        _ => unsafe { apply_rows(mode, dst, src, rows, row, d_pitch, s_pitch) },
+    }
+    true
+}
+
+/// Applies the current core's pending log (a launch of one core closing its epoch).
+pub(crate) fn flush_current() {
+    if let Some(log) = with_core(|c| c.atomic_log.clone()) {
+        log.flush();
+    }
+}

@@ -1,0 +1,330 @@
+//! Global-memory helpers and core synchronisation: `InitGlobalMemory`,
+//! `DataCacheCleanAndInvalid`, the `SyncAll` forms and `SetPadValue`.
+
+use crate::ctx::{sync_all, with_core};
+use crate::element::{f16, Element};
+use crate::error::{ensure, fail};
+use crate::soc::Soc;
+use crate::tensor::{GlobalTensor, LocalTensor};
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// An element type `InitGlobalMemory` accepts (`uint16_t`, `int16_t`, `half`, `float`,
+/// `uint32_t`, `int32_t`, as the vendor's header notes); others do not compile:
+///
+/// ```compile_fail
+/// use ascend_core::prelude::*;
+/// init_global_memory(&GlobalTensor::<u8>::new(), 0, 0u8);
+/// ```
+pub trait InitGlobalMemoryElement: Element + sealed::Sealed {}
+macro_rules! init_types {
+    ($($t:ty),*) => {$( impl sealed::Sealed for $t {} impl InitGlobalMemoryElement for $t {} )*};
+}
+init_types!(u16, i16, f16, f32, u32, i32);
+
+/// Fills the first `size` elements of `gm` with `value` (AscendC
+/// `InitGlobalMemory(gmWorkspaceAddr, size, value)`). AscendC moves the value through the
+/// Unified Buffer with `DataCopyPad`, so the core's atomic mode applies: under
+/// `set_atomic_add` it adds `value` to each element instead. The usual pattern is to clear an
+/// output on every core, `sync_all`, then accumulate into it atomically.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let region = GmRegion::zeroed(10 * 4);
+/// let mut gm = GlobalTensor::<f32>::new();
+/// gm.set_global_buffer(region.addr(), 10);
+/// init_global_memory(&gm, 7, 2.5f32);
+/// assert_eq!((gm.get_value(6), gm.get_value(7)), (2.5, 0.0));
+/// ```
+///
+/// # Panics
+/// Panics if the chip is not Ascend910B or Ascend310P (the vendor implements it for those
+/// two of our four), `gm` is unbound, or `size > gm.get_size()`.
+#[track_caller]
+pub fn init_global_memory<T: InitGlobalMemoryElement>(gm: &GlobalTensor<T>, size: usize, value: T) {
+    let api = "InitGlobalMemory";
+    let soc = crate::ctx::get_soc();
+    ensure(matches!(soc, Soc::Ascend910B | Soc::Ascend310P), api, || {
+        format!(
+            "not supported on {soc} ({}): the vendor implements it for Ascend910B and Ascend310P",
+            soc.product_line()
+        )
+    });
+    let dst = gm.base_ptr(api).cast::<u8>();
+    ensure(size <= gm.get_size(), api, || {
+        format!("size = {size} exceeds the GlobalTensor's {} {} elements", gm.get_size(), T::DTYPE)
+    });
+    if size == 0 {
+        return;
+    }
+    let src = vec![value; size];
+    let bytes = size * T::SIZE;
+    let rows = crate::atomic::Rows { rows: 1, row: bytes, d_pitch: bytes, s_pitch: bytes };
+    // SAFETY: `size` elements fit in the bound tensor (checked) and `src` is a distinct host
+    // buffer of the same length; the GM side is only touched by the atomic path.
+    let done =
+        unsafe { crate::atomic::store_to_gm::<T>(api, || gm.region_arc(), dst, src.as_ptr().cast(), rows) };
+    if !done {
+        // SAFETY: as above.
+        unsafe { std::ptr::copy_nonoverlapping(src.as_ptr().cast::<u8>(), dst, bytes) };
+    }
+}
+
+/// The `entireType` of [`data_cache_clean_and_invalid`] (AscendC `CacheLine`).
+pub trait CacheLine: sealed::Sealed {}
+/// `CacheLine::SINGLE_CACHE_LINE`: the cache line holding the address.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SingleCacheLine;
+/// `CacheLine::ENTIRE_DATA_CACHE`: the whole data cache.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct EntireDataCache;
+impl sealed::Sealed for SingleCacheLine {}
+impl sealed::Sealed for EntireDataCache {}
+impl CacheLine for SingleCacheLine {}
+impl CacheLine for EntireDataCache {}
+
+/// The `dcciDst` of [`data_cache_clean_and_invalid`] (AscendC `DcciDst`).
+pub trait DcciDst: sealed::Sealed {
+    #[doc(hidden)]
+    const NAME: &'static str;
+}
+macro_rules! dcci_dst {
+    ($($(#[$d:meta])* $name:ident => $s:literal),*) => {$(
+        $(#[$d])*
+        #[derive(Clone, Copy, Debug, Default)]
+        pub struct $name;
+        impl sealed::Sealed for $name {}
+        impl DcciDst for $name { const NAME: &'static str = $s; }
+    )*};
+}
+dcci_dst! {
+    /// `DcciDst::CACHELINE_ALL` (same as `CACHELINE_OUT`).
+    CachelineAll => "CACHELINE_ALL",
+    /// `DcciDst::CACHELINE_UB`: coherence with the Unified Buffer.
+    CachelineUb => "CACHELINE_UB",
+    /// `DcciDst::CACHELINE_OUT`: coherence with GM.
+    CachelineOut => "CACHELINE_OUT",
+    /// `DcciDst::CACHELINE_ATOMIC` (none of the four chips supports it yet).
+    CachelineAtomic => "CACHELINE_ATOMIC"
+}
+
+#[track_caller]
+fn check_dcci(with_dst: Option<&'static str>) {
+    let api = "DataCacheCleanAndInvalid";
+    let soc = crate::ctx::get_soc();
+    ensure(soc != Soc::Ascend910, api, || format!("not supported on {soc} ({})", soc.product_line()));
+    if let Some(name) = with_dst {
+        ensure(soc != Soc::Ascend310P, api, || {
+            format!("dcciDst = {name}: {soc} ({}) has only the form without dcciDst", soc.product_line())
+        });
+        ensure(name != "CACHELINE_ATOMIC", api, || {
+            format!("dcciDst = CACHELINE_ATOMIC is not supported on {soc} ({})", soc.product_line())
+        });
+    }
+}
+
+/// Writes back and invalidates the scalar data cache for `dst` (AscendC
+/// `DataCacheCleanAndInvalid<T, entireType, dcciDst>(GlobalTensor)`). The emulator has no
+/// data cache (every scalar access goes to memory), so after its checks this does nothing.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let region = GmRegion::zeroed(64);
+/// let mut gm = GlobalTensor::<u64>::new();
+/// gm.set_global_buffer(region.addr(), 8);
+/// gm.set_value(0, 42);
+/// data_cache_clean_and_invalid::<u64, SingleCacheLine, CachelineOut>(&gm);
+/// assert_eq!(gm.get_value(0), 42);
+/// ```
+///
+/// # Panics
+/// Panics on Ascend910 (not supported), on Ascend310P (only
+/// [`data_cache_clean_and_invalid_gm`] there), with [`CachelineAtomic`], or if `dst` is
+/// unbound.
+#[track_caller]
+pub fn data_cache_clean_and_invalid<T: Element, E: CacheLine, D: DcciDst>(dst: &GlobalTensor<T>) {
+    check_dcci(Some(D::NAME));
+    let _ = dst.base_ptr("DataCacheCleanAndInvalid");
+}
+
+/// The form without `dcciDst` (AscendC `DataCacheCleanAndInvalid<T, entireType>(GlobalTensor)`),
+/// the only one on Ascend310P. No effect on the host.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let region = GmRegion::zeroed(32);
+/// let mut gm = GlobalTensor::<i32>::new();
+/// gm.set_global_buffer(region.addr(), 8);
+/// data_cache_clean_and_invalid_gm::<i32, EntireDataCache>(&gm);
+/// ```
+///
+/// # Panics
+/// Panics on Ascend910 (not supported) or if `dst` is unbound.
+#[track_caller]
+pub fn data_cache_clean_and_invalid_gm<T: Element, E: CacheLine>(dst: &GlobalTensor<T>) {
+    check_dcci(None);
+    let _ = dst.base_ptr("DataCacheCleanAndInvalid");
+}
+
+/// The Unified Buffer form (AscendC `DataCacheCleanAndInvalid<T, entireType,
+/// dcciDst>(LocalTensor)`). No effect on the host.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let mut ub = LocalMemAllocator::<Ub>::new();
+/// let x = ub.alloc::<f32>(8);
+/// data_cache_clean_and_invalid_local::<f32, SingleCacheLine, CachelineUb>(&x);
+/// ```
+///
+/// # Panics
+/// Panics on Ascend910 or Ascend310P, with [`CachelineAtomic`], or if `dst` is not in the
+/// Unified Buffer.
+#[track_caller]
+pub fn data_cache_clean_and_invalid_local<T: Element, E: CacheLine, D: DcciDst>(dst: &LocalTensor<T>) {
+    check_dcci(Some(D::NAME));
+    let pos = dst.get_position();
+    ensure(pos.is_ub(), "DataCacheCleanAndInvalid", || {
+        format!("dst is at position {pos}: the local form takes a VECIN, VECOUT or VECCALC tensor")
+    });
+}
+
+/// The hardware `SyncAll<isAIVOnly>()`: `IS_AIV_ONLY = true` is [`sync_all`] (every vector
+/// core of the launch). `IS_AIV_ONLY = false` synchronises the cube and vector cores of a
+/// mixed kernel; the emulator runs vector cores only, where the vendor says that form hangs,
+/// so it is an error.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// sync_all_with::<true>(); // one core: returns at once
+/// ```
+///
+/// # Panics
+/// As [`sync_all`]; and always with `IS_AIV_ONLY = false`.
+#[track_caller]
+pub fn sync_all_with<const IS_AIV_ONLY: bool>() {
+    if !IS_AIV_ONLY {
+        fail(
+            "SyncAll",
+            "isAIVOnly = false synchronises the cube and vector cores of a mixed kernel; this launch has vector \
+             cores only, where that form hangs on the hardware: use SyncAll<true>()",
+        );
+    }
+    sync_all()
+}
+
+/// Elements of the workspaces per core (one 32-byte block of `int32_t`).
+const SOFT_SYNC_STRIDE: usize = 8;
+
+/// The software `SyncAll<isAIVOnly>(gmWorkspace, ubWorkspace, usedCores)`: a barrier built on
+/// a GM workspace of one 32-byte block per core (zeroed by the host) and a UB workspace of the
+/// same size. Each call increments this core's counter, element `8 * get_block_idx()` of both
+/// workspaces, then waits for the others (through the launch's barrier, so it needs
+/// `Launch::sync_all(true)` with more than one core, as [`sync_all`] does). The other
+/// elements of the workspaces are left as they are (the hardware polls them; their contents
+/// are not part of the API).
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let region = GmRegion::zeroed(32);
+/// let mut ws = GlobalTensor::<i32>::new();
+/// ws.set_global_buffer(region.addr(), 8);
+/// let mut ub = LocalMemAllocator::<Ub>::new();
+/// let flags = ub.alloc::<i32>(8);
+/// sync_all_soft::<true>(&ws, &flags, 0);
+/// sync_all_soft::<true>(&ws, &flags, 0);
+/// assert_eq!(ws.get_value(0), 2);
+/// ```
+///
+/// # Panics
+/// Panics on Ascend310B (no software `SyncAll`), if either workspace holds fewer than
+/// `8 * get_block_num()` elements, `ub_workspace` is not in the Unified Buffer, `used_cores`
+/// is outside `[0, get_block_num()]`, or `used_cores` names a strict subset of the cores
+/// (not emulated: the launch barrier spans every core); and as [`sync_all`].
+#[track_caller]
+pub fn sync_all_soft<const IS_AIV_ONLY: bool>(
+    gm_workspace: &GlobalTensor<i32>,
+    ub_workspace: &LocalTensor<i32>,
+    used_cores: i32,
+) {
+    let api = "SyncAll";
+    let (soc, idx, n) = with_core(|c| (c.soc, c.block_idx as usize, c.block_num as usize));
+    ensure(soc != Soc::Ascend310B, api, || {
+        format!(
+            "the software SyncAll(gmWorkspace, ubWorkspace) is not supported on {soc} ({})",
+            soc.product_line()
+        )
+    });
+    let need = n * SOFT_SYNC_STRIDE;
+    ensure(gm_workspace.get_size() >= need, api, || {
+        format!(
+            "gmWorkspace has {} int32_t elements; {n} cores need at least {need} (32 bytes per core)",
+            gm_workspace.get_size()
+        )
+    });
+    ensure(ub_workspace.get_size() >= need, api, || {
+        format!(
+            "ubWorkspace has {} int32_t elements; {n} cores need at least {need} (32 bytes per core)",
+            ub_workspace.get_size()
+        )
+    });
+    let pos = ub_workspace.get_position();
+    ensure(pos.is_ub(), api, || {
+        format!("ubWorkspace is at position {pos}: it must be VECIN, VECCALC or VECOUT")
+    });
+    ensure((0..=n as i64).contains(&i64::from(used_cores)), api, || {
+        format!("usedCores = {used_cores} is out of range [0, {n}] (0 means every core)")
+    });
+    ensure(used_cores == 0 || used_cores as usize == n, api, || {
+        format!(
+            "usedCores = {used_cores} of {n} cores: a barrier over a subset of the cores is not emulated (the \
+             launch barrier spans every core)"
+        )
+    });
+    let slot = idx * SOFT_SYNC_STRIDE;
+    let count = gm_workspace.get_value(slot).wrapping_add(1);
+    gm_workspace.set_value(slot, count);
+    ub_workspace.set_value(slot, count);
+    sync_all();
+}
+
+/// Sets the core's DataCopyPad padding register (AscendC `SetPadValue<T>(paddingValue)`):
+/// later GM→UB `data_copy_pad` calls with `is_pad = false` and left or right padding fill
+/// the padding with `value`.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let region = GmRegion::from_bytes(bytemuck::cast_slice(&[1.0f32, 2.0, 3.0]));
+/// let mut gm = GlobalTensor::<f32>::new();
+/// gm.set_global_buffer(region.addr(), 3);
+/// let mut ub = LocalMemAllocator::<Ub>::new();
+/// let x = ub.alloc_at::<VecIn, f32>(8);
+/// set_pad_value(9.0f32);
+/// let pad = DataCopyPadExtParams::new(false, 0, 5, 0.0f32);
+/// data_copy_pad(&x, &gm, &DataCopyExtParams::new(1, 12, 0, 0), &pad);
+/// assert_eq!(x.to_vec(), [1.0, 2.0, 3.0, 9.0, 9.0, 9.0, 9.0, 9.0]);
+/// ```
+///
+/// # Panics
+/// Panics on any chip but Ascend910B (the only one of the four with `SetPadValue`).
+#[track_caller]
+pub fn set_pad_value<T: Element>(value: T) {
+    let soc = crate::ctx::get_soc();
+    ensure(soc == Soc::Ascend910B, "SetPadValue", || {
+        format!("not supported on {soc} ({}): SetPadValue needs Ascend910B", soc.product_line())
+    });
+    load_pad_register(value);
+}
+
+/// Loads `value`'s bits into the padding register.
+pub(crate) fn load_pad_register<T: Element>(value: T) {
+    let mut bytes = [0u8; 8];
+    bytes[..T::SIZE].copy_from_slice(bytemuck::bytes_of(&value));
+    with_core(|c| c.pad_value.set(Some(u64::from_le_bytes(bytes))));
+}
+
+/// The padding register's low `size_of::<T>()` bytes as a `T`, if it was ever loaded.
+pub(crate) fn pad_register<T: Element>() -> Option<T> {
+    with_core(|c| c.pad_value.get()).map(|bits| bytemuck::pod_read_unaligned(&bits.to_le_bytes()[..T::SIZE]))
+}

@@ -1,0 +1,246 @@
+//! `Gather`: collect elements of `src` at per-lane byte offsets (AscendC `Gather`, count and
+//! mask forms).
+//!
+//! Lane `l` of the call reads `src` at byte `srcBaseAddr + srcOffset[l]` and writes it to its
+//! `dst` element. In the mask form lane `j` of repeat `r` is `l = r * PAR + j` (the offset
+//! tensor is read contiguously, `PAR` offsets per repeat — our reading of the vendor's
+//! `vgather`, which takes no offset stride) and its `dst` element is
+//! `r * dstRepStride * EPB + j` (blocks contiguous). The `dst` side goes through the shared
+//! addressing engine.
+//!
+//! Every used offset is checked before anything is written: it must be a multiple of the
+//! element size and the element must lie inside `src` (the hardware only requires it to lie
+//! inside the Unified Buffer; reading outside the tensor that was passed is reported here).
+
+use crate::ctx::get_soc;
+use crate::element::{bf16, f16, Element};
+use crate::error::{ensure, fail};
+use crate::soc::Soc;
+use crate::tensor::LocalTensor;
+use crate::vector::engine::{apply, apply_count, check_operand, Lanes, Operand};
+use crate::vector::mask::{resolve, Mask, Plan};
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// Element types `Gather` accepts: `int16_t`, `uint16_t`, `half`, `int32_t`, `uint32_t`,
+/// `float` on Ascend910B, Ascend310P and Ascend310B, and `bfloat16_t` on Ascend910B; Ascend910
+/// has no `Gather` (run-time errors naming the chip). 8-bit and 64-bit types do not compile:
+///
+/// ```compile_fail
+/// use ascend_core::prelude::*;
+/// fn f(d: &LocalTensor<u8>, o: &LocalTensor<u32>) { gather(d, d, o, 0, 32); }
+/// ```
+pub trait GatherElement: Element + sealed::Sealed {
+    /// Whether `Gather` on this type exists on `soc`.
+    fn gather_supported(soc: Soc) -> bool;
+}
+
+macro_rules! gather_types {
+    ($($t:ty => |$soc:ident| $ok:expr),* $(,)?) => {$(
+        impl sealed::Sealed for $t {}
+        impl GatherElement for $t {
+            fn gather_supported($soc: Soc) -> bool {
+                $ok
+            }
+        }
+    )*};
+}
+gather_types! {
+    u16 => |soc| soc != Soc::Ascend910,
+    i16 => |soc| soc != Soc::Ascend910,
+    f16 => |soc| soc != Soc::Ascend910,
+    u32 => |soc| soc != Soc::Ascend910,
+    i32 => |soc| soc != Soc::Ascend910,
+    f32 => |soc| soc != Soc::Ascend910,
+    bf16 => |soc| soc == Soc::Ascend910B,
+}
+
+const API: &str = "Gather";
+
+/// The engine kernel: each `dst` lane reads its `src` element through the offset of its lane.
+struct GatherKernel<T> {
+    src: *const T,
+    offsets: *const u32,
+    base: usize,
+}
+
+impl<T: Element> Lanes<T, 0> for GatherKernel<T> {
+    #[inline(always)]
+    unsafe fn run(&mut self, lane: usize, dst: *mut T, _src: [*const T; 0], n: usize) {
+        for i in 0..n {
+            // SAFETY: every enabled lane's offset was checked (`check_offsets`): the offset
+            // tensor holds lane `lane + i`, and `(base + offset) / SIZE` is an element of src,
+            // which does not overlap dst; the engine guarantees `dst` is valid for `n` writes.
+            unsafe {
+                let off = self.offsets.add(lane + i).read() as usize;
+                dst.add(i).write(self.src.add((self.base + off) / T::SIZE).read());
+            }
+        }
+    }
+}
+
+#[track_caller]
+fn check_common<T: GatherElement>(src: &LocalTensor<T>, offsets: &LocalTensor<u32>, base: u32) {
+    let soc = get_soc();
+    ensure(T::gather_supported(soc), API, || {
+        format!("T = {} is not supported by Gather on {soc} ({})", T::DTYPE, soc.product_line())
+    });
+    src.check_vector_operand(API, "src");
+    offsets.check_vector_operand(API, "srcOffset");
+    let len = src.get_length();
+    ensure((base as usize) < len && base as usize % T::SIZE == 0, API, || {
+        format!("srcBaseAddr = {base} must be a multiple of {} below src's {len} bytes", T::SIZE)
+    });
+}
+
+/// Checks the offsets of the lanes `lanes` yields: present in `offsets`, element-aligned, and
+/// inside `src`.
+#[track_caller]
+fn check_offsets<T: Element>(
+    src: &LocalTensor<T>,
+    offsets: &LocalTensor<u32>,
+    base: u32,
+    lanes: impl Iterator<Item = usize>,
+) {
+    let off = offsets.to_vec();
+    let len = src.get_length();
+    for l in lanes {
+        let Some(&o) = off.get(l) else {
+            fail(API, format!("lane {l} needs srcOffset[{l}] but srcOffset holds {} offsets", off.len()))
+        };
+        let at = base as usize + o as usize;
+        if o as usize % T::SIZE != 0 || at + T::SIZE > len {
+            fail(
+                API,
+                format!(
+                    "srcOffset[{l}] = {o}: srcBaseAddr + offset = {at} must be a multiple of {} inside src's {len} bytes",
+                    T::SIZE
+                ),
+            );
+        }
+    }
+}
+
+/// Fails if `dst`'s bytes `[d0, d1)` meet `src` or the offsets.
+#[track_caller]
+fn check_disjoint(d: (usize, usize), others: [(&str, (usize, usize)); 2]) {
+    for (name, (s0, s1)) in others {
+        ensure(d.1 <= s0 || s1 <= d.0, API, || {
+            format!("dst (bytes {:#x}..{:#x}) overlaps {name} (bytes {s0:#x}..{s1:#x})", d.0, d.1)
+        });
+    }
+}
+
+/// Gathers `count` elements: `dst[i] = src[(src_base_addr + src_offset[i]) / sizeof(T)]`
+/// (AscendC `Gather(dst, src, srcOffset, srcBaseAddr, count)`).
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let mut pipe = TPipe::new();
+/// let (mut a, mut b, mut c) = (TBuf::<VecCalc>::new(), TBuf::<VecCalc>::new(), TBuf::<VecCalc>::new());
+/// pipe.init_tbuf(&mut a, 256);
+/// pipe.init_tbuf(&mut b, 256);
+/// pipe.init_tbuf(&mut c, 512);
+/// let (src, dst, off) = (a.get::<f16>(), b.get::<f16>(), c.get::<u32>());
+/// src.copy_from_slice(&(0..128).map(|i| f16::from_f32(i as f32)).collect::<Vec<_>>());
+/// off.copy_from_slice(&(0..128).map(|i| 254 - 2 * i).collect::<Vec<u32>>());
+/// gather(&dst, &src, &off, 0, 128);
+/// assert_eq!(dst.get_value(0).to_f32(), 127.0);
+/// assert_eq!(dst.get_value(127).to_f32(), 0.0);
+/// ```
+///
+/// # Panics
+/// Panics if the chip lacks `T`; an operand is not a 32-byte aligned UB tensor; `dst` or
+/// `src_offset` holds fewer than `count` elements; `src_base_addr` is not element-aligned
+/// inside `src`; an offset is not element-aligned or points outside `src`; or `dst` overlaps
+/// `src` or the offsets.
+#[track_caller]
+pub fn gather<T: GatherElement>(
+    dst: &LocalTensor<T>,
+    src: &LocalTensor<T>,
+    src_offset: &LocalTensor<u32>,
+    src_base_addr: u32,
+    count: u32,
+) {
+    check_common(src, src_offset, src_base_addr);
+    let count = count as usize;
+    check_offsets(src, src_offset, src_base_addr, 0..count);
+    check_disjoint(
+        dst.byte_range(count),
+        [("src", src.byte_range(src.get_size())), ("srcOffset", src_offset.byte_range(count))],
+    );
+    let mut k = GatherKernel {
+        src: src.ptr() as *const T,
+        offsets: src_offset.ptr() as *const u32,
+        base: src_base_addr as usize,
+    };
+    apply_count(API, count, (dst, "dst"), [], &mut k);
+}
+
+/// Gathers the lanes a mask enables, for `repeat_time` repeats (AscendC `Gather(dst, src,
+/// srcOffset, srcBaseAddr, mask, repeatTime, dstRepStride)`, continuous and bit masks).
+///
+/// See the [module documentation](self) for the addressing. The call sets the mask (as the
+/// vendor's does); in counter mode the mask is the element count. `repeat_time = 0` does
+/// nothing.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let mut pipe = TPipe::new();
+/// let (mut a, mut b, mut c) = (TBuf::<VecCalc>::new(), TBuf::<VecCalc>::new(), TBuf::<VecCalc>::new());
+/// pipe.init_tbuf(&mut a, 256);
+/// pipe.init_tbuf(&mut b, 512);
+/// pipe.init_tbuf(&mut c, 512);
+/// let (src, dst, off) = (a.get::<f32>(), b.get::<f32>(), c.get::<u32>());
+/// src.copy_from_slice(&(0..64).map(|i| i as f32).collect::<Vec<_>>());
+/// off.copy_from_slice(&(0..128).map(|i| (i % 64) * 4).collect::<Vec<u32>>());
+/// dst.copy_from_slice(&[-1.0; 128]);
+/// gather_masked(&dst, &src, &off, 0, 16u64, 2, 8);
+/// assert_eq!(dst.get_value(15), 15.0);
+/// assert_eq!(dst.get_value(16), -1.0);
+/// assert_eq!(dst.get_value(64), 0.0);
+/// ```
+///
+/// # Panics
+/// As [`gather`], with the mask checks of every masked instruction and `dst`'s bounds over
+/// every enabled lane.
+#[track_caller]
+#[allow(clippy::too_many_arguments)]
+pub fn gather_masked<T: GatherElement>(
+    dst: &LocalTensor<T>,
+    src: &LocalTensor<T>,
+    src_offset: &LocalTensor<u32>,
+    src_base_addr: u32,
+    mask: impl Into<Mask>,
+    repeat_time: u8,
+    dst_rep_stride: u16,
+) {
+    check_common(src, src_offset, src_base_addr);
+    let Some(plan) = resolve::<T, true>(API, mask.into(), usize::from(repeat_time)) else {
+        return;
+    };
+    check_offsets(src, src_offset, src_base_addr, plan_lanes::<T>(&plan));
+    let d = Operand::new(dst, 1usize, dst_rep_stride, "dst");
+    let ext = check_operand(API, &d, &plan);
+    let used = plan_lanes::<T>(&plan).last().map_or(0, |l| l + 1);
+    check_disjoint(
+        dst.byte_range(ext),
+        [("src", src.byte_range(src.get_size())), ("srcOffset", src_offset.byte_range(used))],
+    );
+    let mut k = GatherKernel {
+        src: src.ptr() as *const T,
+        offsets: src_offset.ptr() as *const u32,
+        base: src_base_addr as usize,
+    };
+    apply(API, &plan, &d, [], &mut k);
+}
+
+/// The global lane numbers `r * PAR + j` a plan enables, in order.
+fn plan_lanes<T: Element>(plan: &Plan) -> impl Iterator<Item = usize> + '_ {
+    (0..plan.repeats).flat_map(move |r| {
+        let m = plan.mask_of(r);
+        (0..T::PAR).filter(move |&j| m[j / 64] >> (j % 64) & 1 == 1).map(move |j| r * T::PAR + j)
+    })
+}

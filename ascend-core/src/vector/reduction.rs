@@ -1,0 +1,1314 @@
+//! AscendC's reductions: the per-repeat forms (`WholeReduceSum/Max/Min`, `RepeatReduceSum`),
+//! the per-block forms (`BlockReduceSum/Max/Min`), `PairReduceSum`, the level-2 forms
+//! (`ReduceSum`, `ReduceMax`, `ReduceMin` with their shared temporary buffer), the registers
+//! they leave behind (`GetReduceRepeatSumSpr`, `GetReduceRepeatMaxMinSpr`) and the newer names
+//! (`ReduceRepeat`, `ReduceDataBlock`, `ReducePairElem`).
+//!
+//! Element types: `half` on every chip, `float` on every chip but Ascend910 (a run-time error
+//! naming the chip there); any other type does not compile ([`ReduceElement`]).
+//!
+//! **Order of operations.** Every sum is rounded to `T` (f16 saturating in saturation mode,
+//! as for `vec_reduce_add`).
+//! - Inside a repeat (`WholeReduceSum`, the first stage of `ReduceSum`): the binary tree over
+//!   the repeat's `PAR` lanes — neighbours added level by level — with disabled lanes `+0`.
+//!   Inside a block (`BlockReduceSum`): the same tree over the block's `EPB` lanes.
+//! - `ReduceSum`, mask form (every chip) and count form (every chip but Ascend910B): the
+//!   repeat results are written to the temporary buffer, summed `PAR` at a time by the same
+//!   tree (the result of group `c` overwrites element `c`), and the group results summed by the
+//!   tree again. The count form splits `count` into whole repeats (the body) and a tail repeat
+//!   and adds the two results last (`body + tail`).
+//! - `ReduceSum`, count form on Ascend910B: one counter-mode instruction — the tree inside each
+//!   repeat, the repeat results added in order (`((r0 + r1) + r2) + …`); the temporary buffer
+//!   is not used, and the result is also left in the reduce-sum register.
+//! - Max and min are exact; among equal extremes the first lane (repeat by repeat, lane by
+//!   lane) wins. A NaN never compares greater or less, so it wins only as the first enabled
+//!   lane.
+//!
+//! **Indices** are stored in the value's type by reinterpretation: the low 16 bits of the
+//! index for `half`, the 32-bit index for `float` (read them back with
+//! `reinterpret_cast::<u16>()` / `::<u32>()`). `WholeReduceMax/Min` give the lane within the
+//! repeat; `ReduceMax/Min` give the element offset in `src` (`r * srcRepStride * EPB + j`).
+
+use crate::ctx::{get_overflow_mode, get_soc, with_core};
+use crate::element::{DType, Element, F16_SAT_MAX};
+use crate::error::ensure;
+use crate::soc::{OverflowMode, Soc};
+use crate::tensor::LocalTensor;
+use crate::vector::engine::{check_operand, restore_mask_defaults, Operand};
+use crate::vector::mask::{normal_bits, resolve, Mask, Plan};
+use crate::vector::reduce::{gather_repeats, pairwise, ReduceElement};
+
+/// Where `WholeReduceMax`/`WholeReduceMin` put the value and the index of each repeat
+/// (AscendC `ReduceOrder`).
+///
+/// | order | written per repeat | unit of `dstRepStride` |
+/// | --- | --- | --- |
+/// | `ORDER_VALUE_INDEX` | `[value, index]` | two elements |
+/// | `ORDER_INDEX_VALUE` | `[index, value]` | two elements |
+/// | `ORDER_ONLY_VALUE` | `[value]` | one element |
+/// | `ORDER_ONLY_INDEX` | the index as a `uint32_t` | 4 bytes |
+///
+/// Chips: Ascend910B all four; Ascend310P value-index and index-value; Ascend310B value-index
+/// and only-value; Ascend910 value-index only.
+#[allow(non_camel_case_types)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum ReduceOrder {
+    /// `[value, index]` (the default).
+    #[default]
+    ORDER_VALUE_INDEX,
+    /// `[index, value]`.
+    ORDER_INDEX_VALUE,
+    /// `[value]`.
+    ORDER_ONLY_VALUE,
+    /// `[index]`, a `uint32_t`.
+    ORDER_ONLY_INDEX,
+}
+
+impl ReduceOrder {
+    /// Whether `soc` supports this order.
+    pub const fn supported_on(self, soc: Soc) -> bool {
+        match soc {
+            Soc::Ascend910B => true,
+            Soc::Ascend310P => {
+                matches!(self, ReduceOrder::ORDER_VALUE_INDEX | ReduceOrder::ORDER_INDEX_VALUE)
+            }
+            Soc::Ascend310B => matches!(self, ReduceOrder::ORDER_VALUE_INDEX | ReduceOrder::ORDER_ONLY_VALUE),
+            Soc::Ascend910 => matches!(self, ReduceOrder::ORDER_VALUE_INDEX),
+        }
+    }
+}
+
+/// The operation of the newer generic names `ReduceRepeat`, `ReduceDataBlock`,
+/// `ReducePairElem` (AscendC `ReduceType`, a template argument there, a value here).
+#[allow(clippy::upper_case_acronyms)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ReduceType {
+    /// Sum.
+    SUM,
+    /// Maximum.
+    MAX,
+    /// Minimum.
+    MIN,
+}
+
+/// What one reduction computes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Op {
+    Sum,
+    Max,
+    Min,
+}
+
+impl From<ReduceType> for Op {
+    fn from(t: ReduceType) -> Op {
+        match t {
+            ReduceType::SUM => Op::Sum,
+            ReduceType::MAX => Op::Max,
+            ReduceType::MIN => Op::Min,
+        }
+    }
+}
+
+/// Fails unless the chip has the element type (`float` is missing on Ascend910).
+#[track_caller]
+fn check_type<T: ReduceElement>(api: &'static str) -> Soc {
+    let soc = get_soc();
+    ensure(!(soc == Soc::Ascend910 && T::DTYPE == DType::F32), api, || {
+        format!("T = float is not supported by {api} on {soc} ({}): half only", soc.product_line())
+    });
+    soc
+}
+
+/// Whether f16 sums saturate.
+fn saturating<T: Element>() -> bool {
+    T::DTYPE == DType::F16 && get_overflow_mode() == OverflowMode::Saturation
+}
+
+/// Fails if `dstRepStride` is 0 on Ascend910, which does not support it.
+#[track_caller]
+fn check_dst_stride(api: &'static str, soc: Soc, dst_rep_stride: u16) {
+    ensure(!(soc == Soc::Ascend910 && dst_rep_stride == 0), api, || {
+        format!("dstRepStride = 0 is not supported on {soc} ({})", soc.product_line())
+    });
+}
+
+/// The binary tree over `lanes` (copied; `lanes.len() <= 128`).
+fn tree<T: ReduceElement>(lanes: &[f32], sat: bool) -> f32 {
+    let mut t = [0f32; 128];
+    t[..lanes.len()].copy_from_slice(lanes);
+    pairwise::<T>(&mut t[..lanes.len()], sat)
+}
+
+/// Whether lane `j` of mask `m` is enabled.
+#[inline]
+fn lane_on(m: [u64; 2], j: usize) -> bool {
+    m[j / 64] >> (j % 64) & 1 == 1
+}
+
+/// The extreme of the enabled lanes `range` of `lanes` and its lane, the first on ties.
+fn extreme(lanes: &[f32], m: [u64; 2], range: core::ops::Range<usize>, max: bool) -> Option<(f32, usize)> {
+    let mut best: Option<(f32, usize)> = None;
+    for j in range.filter(|&j| lane_on(m, j)) {
+        let x = lanes[j];
+        match best {
+            Some((b, _)) if !((max && x > b) || (!max && x < b)) => {}
+            _ => best = Some((x, j)),
+        }
+    }
+    best
+}
+
+/// One value a reduction writes to `dst`: `size` (2 or 4) bytes of `bits` at byte `off`.
+#[derive(Clone, Copy)]
+struct Put {
+    off: usize,
+    bits: u32,
+    size: u8,
+}
+
+impl Put {
+    /// A value of `T` (exactly representable) at byte `off`.
+    fn val<T: ReduceElement>(off: usize, v: f32) -> Put {
+        Put { off, bits: T::narrow(v).to_bits_u64() as u32, size: T::SIZE as u8 }
+    }
+
+    /// An index stored in `T`'s width (its low bits) at byte `off`.
+    fn idx<T: Element>(off: usize, i: usize) -> Put {
+        let bits = if T::SIZE == 2 { i as u32 & 0xffff } else { i as u32 };
+        Put { off, bits, size: T::SIZE as u8 }
+    }
+}
+
+/// The byte range of `src` that `plan` reads (checks `src` through the engine).
+#[track_caller]
+fn src_span<T: Element>(api: &'static str, op: &Operand<'_, T>, plan: &Plan) -> (usize, usize) {
+    let ext = check_operand(api, op, plan);
+    op.t.byte_range(ext)
+}
+
+/// Checks `dst` (UB position, alignment, size, no overlap with any of `avoid`) for every put,
+/// then writes them in order.
+#[track_caller]
+fn commit<T: Element>(
+    api: &'static str,
+    dst: &LocalTensor<T>,
+    align: usize,
+    avoid: &[(&'static str, (usize, usize))],
+    puts: &[Put],
+) {
+    check_puts(api, dst, align, avoid, puts);
+    write_puts(dst, puts);
+}
+
+/// The checks of [`commit`], without writing.
+#[track_caller]
+fn check_puts<T: Element>(
+    api: &'static str,
+    dst: &LocalTensor<T>,
+    align: usize,
+    avoid: &[(&'static str, (usize, usize))],
+    puts: &[Put],
+) {
+    ensure(dst.get_position().is_ub(), api, || {
+        format!(
+            "dst is at position {}: vector instructions take VECIN, VECOUT or VECCALC tensors",
+            dst.get_position()
+        )
+    });
+    let addr = dst.get_phy_addr();
+    ensure(addr % align == 0, api, || format!("dst address = {addr:#x} is not {align}-byte aligned"));
+    if puts.is_empty() {
+        return;
+    }
+    let end = puts.iter().map(|p| p.off + usize::from(p.size)).max().unwrap_or(0);
+    let lo = puts.iter().map(|p| p.off).min().unwrap_or(0);
+    ensure(end <= dst.get_length(), api, || {
+        format!(
+            "dst would be written up to byte {end} but holds {} bytes ({} elements)",
+            dst.get_length(),
+            dst.get_size()
+        )
+    });
+    let (d0, d1) = (addr + lo, addr + end);
+    for &(name, (s0, s1)) in avoid {
+        ensure(d1 <= s0 || s1 <= d0, api, || {
+            format!("dst (bytes {d0:#x}..{d1:#x}) overlaps {name} (bytes {s0:#x}..{s1:#x}); they must be disjoint")
+        });
+    }
+}
+
+/// Writes puts already checked by [`check_puts`].
+fn write_puts<T: Element>(dst: &LocalTensor<T>, puts: &[Put]) {
+    let base = dst.ptr().cast::<u8>();
+    for p in puts {
+        // SAFETY: `p.off + p.size <= dst.get_length()` (checked by `check_puts`), so the bytes lie inside
+        // dst's UB allocation; no slice of UB memory is alive during an instruction.
+        unsafe {
+            if p.size == 2 {
+                base.add(p.off).cast::<u16>().write_unaligned(p.bits as u16)
+            } else {
+                base.add(p.off).cast::<u32>().write_unaligned(p.bits)
+            }
+        }
+    }
+}
+
+// ---- WholeReduce / RepeatReduce ------------------------------------------------------------
+
+/// The shared body of the per-repeat reductions.
+#[track_caller]
+#[allow(clippy::too_many_arguments)]
+fn whole<T: ReduceElement, const IS_SET_MASK: bool>(
+    api: &'static str,
+    op: Op,
+    dst: &LocalTensor<T>,
+    src: &LocalTensor<T>,
+    mask: Mask,
+    repeat_time: u8,
+    dst_rep_stride: u16,
+    src_blk_stride: u16,
+    src_rep_stride: u16,
+    order: ReduceOrder,
+) {
+    let soc = check_type::<T>(api);
+    check_dst_stride(api, soc, dst_rep_stride);
+    if op != Op::Sum {
+        ensure(order.supported_on(soc), api, || {
+            format!("order = {order:?} is not supported on {soc} ({})", soc.product_line())
+        });
+    }
+    let Some(plan) = resolve::<T, IS_SET_MASK>(api, mask, usize::from(repeat_time)) else {
+        return;
+    };
+    let sat = saturating::<T>();
+    let s = Operand::new(src, src_blk_stride, src_rep_stride, "src");
+    let span = src_span(api, &s, &plan);
+    let (unit, align) = match (op, order) {
+        (Op::Sum, _) | (_, ReduceOrder::ORDER_ONLY_VALUE) => (T::SIZE, T::SIZE),
+        (_, ReduceOrder::ORDER_ONLY_INDEX) => (4, 4),
+        _ => (2 * T::SIZE, 2 * T::SIZE),
+    };
+    let step = unit * usize::from(dst_rep_stride);
+    let mut puts = Vec::with_capacity(plan.repeats * 2);
+    let mut best: Option<(f32, usize)> = None;
+    gather_repeats(api, &plan, &s, |r, lanes| {
+        let at = r * step;
+        if op == Op::Sum {
+            puts.push(Put::val::<T>(at, tree::<T>(lanes, sat)));
+            return;
+        }
+        let max = op == Op::Max;
+        let (v, j) = extreme(lanes, plan.mask_of(r), 0..T::PAR, max).expect("a repeat enables a lane");
+        if best.is_none_or(|(b, _)| (max && v > b) || (!max && v < b)) {
+            best = Some((v, j));
+        }
+        match order {
+            ReduceOrder::ORDER_VALUE_INDEX => {
+                puts.push(Put::val::<T>(at, v));
+                puts.push(Put::idx::<T>(at + T::SIZE, j));
+            }
+            ReduceOrder::ORDER_INDEX_VALUE => {
+                puts.push(Put::idx::<T>(at, j));
+                puts.push(Put::val::<T>(at + T::SIZE, v));
+            }
+            ReduceOrder::ORDER_ONLY_VALUE => puts.push(Put::val::<T>(at, v)),
+            ReduceOrder::ORDER_ONLY_INDEX => puts.push(Put { off: at, bits: j as u32, size: 4 }),
+        }
+    });
+    let avoid = src_unless_in_place(dst, src, span, plan.repeats, step, unit, src_rep_stride);
+    commit(api, dst, align, avoid.as_slice(), &puts);
+    if let Some((v, j)) = best {
+        set_max_min_spr::<T>(v, j);
+    }
+}
+
+fn set_max_min_spr<T: ReduceElement>(v: f32, index: usize) {
+    let reg = T::narrow(v).to_bits_u64() | ((index as u64) << 32);
+    with_core(|c| c.reduce_max_min_spr.set(reg));
+}
+
+macro_rules! whole_doc_example {
+    ($call:literal, $check:literal) => {
+        concat!(
+            "```\n",
+            "use ascend_core::prelude::*;\n",
+            "let mut pipe = TPipe::new();\n",
+            "let (mut a, mut b) = (TBuf::<VecCalc>::new(), TBuf::<VecCalc>::new());\n",
+            "pipe.init_tbuf(&mut a, 512);\n",
+            "pipe.init_tbuf(&mut b, 64);\n",
+            "let (src, dst) = (a.get::<f16>(), b.get::<f16>());\n",
+            "src.copy_from_slice(&(0..256).map(|i| f16::from_f32((i % 128) as f32)).collect::<Vec<_>>());\n",
+            $call,
+            "\n",
+            $check,
+            "\n```\n"
+        )
+    };
+}
+
+/// Sums the enabled lanes of each repeat into `dst` (AscendC `WholeReduceSum<T, isSetMask>(dst,
+/// src, mask, repeatTime, dstRepStride, srcBlkStride, srcRepStride)`; `ReduceRepeat<SUM>`).
+///
+/// Repeat `r`'s sum (the binary tree over its lanes, disabled lanes `+0`) goes to element
+/// `r * dst_rep_stride` of `dst`. `src` is addressed as every vector instruction (block and
+/// repeat strides in 32-byte blocks); the mask follows `IS_SET_MASK` and the core's mask mode
+/// (in counter mode the mask is the element count). `repeat_time = 0` does nothing.
+///
+#[doc = whole_doc_example!(
+    "whole_reduce_sum::<f16, true>(&dst, &src, 128u64, 2, 1, 1, 8);",
+    "assert_eq!(dst.get_value(0).to_f32(), 8128.0);\nassert_eq!(dst.get_value(1).to_f32(), 8128.0);"
+)]
+///
+/// # Panics
+/// Panics if `T` is `float` on Ascend910; `dst_rep_stride` is 0 on Ascend910; the mask is out
+/// of range (or not `MASK_PLACEHOLDER` with `IS_SET_MASK = false`); an operand is not a UB
+/// tensor, `src` not 32-byte aligned or `dst` not aligned to its element; an enabled lane or a
+/// result lies outside its tensor; or the results overlap the lanes read (in place — `dst`
+/// starting at `src` — is allowed while no repeat's results reach a later repeat's lanes).
+#[track_caller]
+#[allow(clippy::too_many_arguments)]
+pub fn whole_reduce_sum<T: ReduceElement, const IS_SET_MASK: bool>(
+    dst: &LocalTensor<T>,
+    src: &LocalTensor<T>,
+    mask: impl Into<Mask>,
+    repeat_time: u8,
+    dst_rep_stride: u16,
+    src_blk_stride: u16,
+    src_rep_stride: u16,
+) {
+    whole::<T, IS_SET_MASK>(
+        "WholeReduceSum",
+        Op::Sum,
+        dst,
+        src,
+        mask.into(),
+        repeat_time,
+        dst_rep_stride,
+        src_blk_stride,
+        src_rep_stride,
+        ReduceOrder::ORDER_VALUE_INDEX,
+    );
+}
+
+/// The maximum of the enabled lanes of each repeat and its lane, placed by `order` (AscendC
+/// `WholeReduceMax<T, isSetMask>(dst, src, mask, repeatTime, dstRepStride, srcBlkStride,
+/// srcRepStride, order)`; `ReduceRepeat<MAX>`).
+///
+/// See [`ReduceOrder`] for the layout and the unit of `dst_rep_stride`. The index is the lane
+/// within the repeat (the first one among equal maxima), stored in `T`'s bits. The call also
+/// loads the max/min register ([`get_reduce_repeat_max_min_spr`]) with the maximum over all
+/// repeats and its lane.
+///
+#[doc = whole_doc_example!(
+    "whole_reduce_max::<f16, true>(&dst, &src, 128u64, 2, 1, 1, 8, ReduceOrder::ORDER_VALUE_INDEX);",
+    "assert_eq!(dst.get_value(0).to_f32(), 127.0);\nassert_eq!(dst.reinterpret_cast::<u16>().get_value(1), 127);"
+)]
+///
+/// # Panics
+/// As [`whole_reduce_sum`], and if the chip does not support `order`.
+#[track_caller]
+#[allow(clippy::too_many_arguments)]
+pub fn whole_reduce_max<T: ReduceElement, const IS_SET_MASK: bool>(
+    dst: &LocalTensor<T>,
+    src: &LocalTensor<T>,
+    mask: impl Into<Mask>,
+    repeat_time: u8,
+    dst_rep_stride: u16,
+    src_blk_stride: u16,
+    src_rep_stride: u16,
+    order: ReduceOrder,
+) {
+    whole::<T, IS_SET_MASK>(
+        "WholeReduceMax",
+        Op::Max,
+        dst,
+        src,
+        mask.into(),
+        repeat_time,
+        dst_rep_stride,
+        src_blk_stride,
+        src_rep_stride,
+        order,
+    );
+}
+
+/// The minimum of the enabled lanes of each repeat and its lane, placed by `order` (AscendC
+/// `WholeReduceMin`; `ReduceRepeat<MIN>`). As [`whole_reduce_max`] with the minimum.
+///
+#[doc = whole_doc_example!(
+    "whole_reduce_min::<f16, true>(&dst, &src, 128u64, 2, 1, 1, 8, ReduceOrder::ORDER_INDEX_VALUE);",
+    "assert_eq!(dst.reinterpret_cast::<u16>().get_value(0), 0);\nassert_eq!(dst.get_value(1).to_f32(), 0.0);"
+)]
+///
+/// # Panics
+/// As [`whole_reduce_max`].
+#[track_caller]
+#[allow(clippy::too_many_arguments)]
+pub fn whole_reduce_min<T: ReduceElement, const IS_SET_MASK: bool>(
+    dst: &LocalTensor<T>,
+    src: &LocalTensor<T>,
+    mask: impl Into<Mask>,
+    repeat_time: u8,
+    dst_rep_stride: u16,
+    src_blk_stride: u16,
+    src_rep_stride: u16,
+    order: ReduceOrder,
+) {
+    whole::<T, IS_SET_MASK>(
+        "WholeReduceMin",
+        Op::Min,
+        dst,
+        src,
+        mask.into(),
+        repeat_time,
+        dst_rep_stride,
+        src_blk_stride,
+        src_rep_stride,
+        order,
+    );
+}
+
+/// `WholeReduceSum` with a continuous mask of `mask` lanes (AscendC `RepeatReduceSum<T,
+/// isSetMask>(dst, src, repeatTime, mask, dstBlkStride, srcBlkStride, dstRepStride,
+/// srcRepStride)`; `dst_blk_stride` is accepted and unused, as in the vendor's implementation).
+///
+#[doc = whole_doc_example!(
+    "repeat_reduce_sum::<f16, true>(&dst, &src, 2, 128, 0, 1, 1, 8);",
+    "assert_eq!(dst.get_value(1).to_f32(), 8128.0);"
+)]
+///
+/// # Panics
+/// As [`whole_reduce_sum`].
+#[track_caller]
+#[allow(clippy::too_many_arguments)]
+pub fn repeat_reduce_sum<T: ReduceElement, const IS_SET_MASK: bool>(
+    dst: &LocalTensor<T>,
+    src: &LocalTensor<T>,
+    repeat_time: u8,
+    mask: u64,
+    _dst_blk_stride: u16,
+    src_blk_stride: u16,
+    dst_rep_stride: u16,
+    src_rep_stride: u16,
+) {
+    whole::<T, IS_SET_MASK>(
+        "RepeatReduceSum",
+        Op::Sum,
+        dst,
+        src,
+        Mask::Count(mask),
+        repeat_time,
+        dst_rep_stride,
+        src_blk_stride,
+        src_rep_stride,
+        ReduceOrder::ORDER_VALUE_INDEX,
+    );
+}
+
+/// The newer generic name of the per-repeat reductions (AscendC `ReduceRepeat<reduceType, T, U,
+/// isSetMask>`): [`whole_reduce_sum`], [`whole_reduce_max`] or [`whole_reduce_min`] by
+/// `reduce_type` (`order` is ignored for `SUM`).
+///
+#[doc = whole_doc_example!(
+    "reduce_repeat::<f16, true>(ReduceType::MAX, &dst, &src, 128u64, 2, 1, 1, 8, ReduceOrder::ORDER_ONLY_VALUE);",
+    "assert_eq!(dst.get_value(1).to_f32(), 127.0);"
+)]
+///
+/// # Panics
+/// As the function it stands for.
+#[track_caller]
+#[allow(clippy::too_many_arguments)]
+pub fn reduce_repeat<T: ReduceElement, const IS_SET_MASK: bool>(
+    reduce_type: ReduceType,
+    dst: &LocalTensor<T>,
+    src: &LocalTensor<T>,
+    mask: impl Into<Mask>,
+    repeat_time: u8,
+    dst_rep_stride: u16,
+    src_blk_stride: u16,
+    src_rep_stride: u16,
+    order: ReduceOrder,
+) {
+    let api = match reduce_type {
+        ReduceType::SUM => "ReduceRepeat<SUM>",
+        ReduceType::MAX => "ReduceRepeat<MAX>",
+        ReduceType::MIN => "ReduceRepeat<MIN>",
+    };
+    whole::<T, IS_SET_MASK>(
+        api,
+        reduce_type.into(),
+        dst,
+        src,
+        mask.into(),
+        repeat_time,
+        dst_rep_stride,
+        src_blk_stride,
+        src_rep_stride,
+        order,
+    );
+}
+
+// ---- BlockReduce / PairReduce --------------------------------------------------------------
+
+/// The shared body of the per-block and per-pair reductions. `group` lanes form one result:
+/// `EPB` (a block) or 2 (a pair).
+#[track_caller]
+#[allow(clippy::too_many_arguments)]
+fn grouped<T: ReduceElement, const IS_SET_MASK: bool>(
+    api: &'static str,
+    op: Op,
+    group: usize,
+    dst: &LocalTensor<T>,
+    src: &LocalTensor<T>,
+    mask: Mask,
+    repeat_time: u8,
+    dst_rep_stride: u16,
+    src_blk_stride: u16,
+    src_rep_stride: u16,
+) {
+    let soc = check_type::<T>(api);
+    check_dst_stride(api, soc, dst_rep_stride);
+    let Some(plan) = resolve::<T, IS_SET_MASK>(api, mask, usize::from(repeat_time)) else {
+        return;
+    };
+    let sat = saturating::<T>();
+    let s = Operand::new(src, src_blk_stride, src_rep_stride, "src");
+    let span = src_span(api, &s, &plan);
+    let per_repeat = T::PAR / group;
+    // Ascend310B writes a default for a block with no enabled lane; the other chips keep dst.
+    let fill = (soc == Soc::Ascend310B && group == T::EPB).then(|| {
+        let big = if T::DTYPE == DType::F16 { F16_SAT_MAX } else { f32::INFINITY };
+        match op {
+            Op::Sum => 0.0,
+            Op::Max => -big,
+            Op::Min => big,
+        }
+    });
+    let mut puts = Vec::with_capacity(plan.repeats * per_repeat);
+    gather_repeats(api, &plan, &s, |r, lanes| {
+        let m = plan.mask_of(r);
+        for g in 0..per_repeat {
+            let lanes_g = g * group..(g + 1) * group;
+            let at = (r * usize::from(dst_rep_stride) * per_repeat + g) * T::SIZE;
+            if !lanes_g.clone().any(|j| lane_on(m, j)) {
+                if let Some(v) = fill {
+                    puts.push(Put::val::<T>(at, v));
+                }
+                continue;
+            }
+            let v = match op {
+                Op::Sum => tree::<T>(&lanes[lanes_g], sat),
+                Op::Max | Op::Min => extreme(lanes, m, lanes_g, op == Op::Max).expect("a lane is enabled").0,
+            };
+            puts.push(Put::val::<T>(at, v));
+        }
+    });
+    let step = usize::from(dst_rep_stride) * per_repeat * T::SIZE;
+    let avoid = src_unless_in_place(dst, src, span, plan.repeats, step, per_repeat * T::SIZE, src_rep_stride);
+    commit(api, dst, 32, avoid.as_slice(), &puts);
+}
+
+/// The byte ranges `dst` must avoid for a per-repeat reduction: `src`'s lanes, unless the call
+/// works in place — `dst` starts at `src` and no repeat's results (`unit` bytes every `step`)
+/// reach the bytes a later repeat reads (from `(r + 1) * srcRepStride` blocks on). The chip
+/// reads a repeat before writing its results, so such a call gives the same results as one
+/// whose reads all come first, which is how it is computed here.
+fn src_unless_in_place<T: Element>(
+    dst: &LocalTensor<T>,
+    src: &LocalTensor<T>,
+    span: (usize, usize),
+    repeats: usize,
+    step: usize,
+    unit: usize,
+    src_rep_stride: u16,
+) -> Vec<(&'static str, (usize, usize))> {
+    let rep_bytes = usize::from(src_rep_stride) * 32;
+    let in_place = dst.get_phy_addr() == src.get_phy_addr()
+        && (0..repeats.saturating_sub(1)).all(|r| r * step + unit <= (r + 1) * rep_bytes);
+    if in_place {
+        Vec::new()
+    } else {
+        vec![("src", span)]
+    }
+}
+
+macro_rules! block_fn {
+    ($(#[$doc:meta])* $name:ident, $api:literal, $op:expr) => {
+        $(#[$doc])*
+        #[track_caller]
+        #[allow(clippy::too_many_arguments)]
+        pub fn $name<T: ReduceElement, const IS_SET_MASK: bool>(
+            dst: &LocalTensor<T>,
+            src: &LocalTensor<T>,
+            repeat_time: u8,
+            mask: impl Into<Mask>,
+            dst_rep_stride: u16,
+            src_blk_stride: u16,
+            src_rep_stride: u16,
+        ) {
+            grouped::<T, IS_SET_MASK>(
+                $api,
+                $op,
+                T::EPB,
+                dst,
+                src,
+                mask.into(),
+                repeat_time,
+                dst_rep_stride,
+                src_blk_stride,
+                src_rep_stride,
+            );
+        }
+    };
+}
+
+block_fn!(
+    /// Sums each 32-byte block of each repeat (AscendC `BlockReduceSum<T, isSetMask>(dst, src,
+    /// repeatTime, mask, dstRepStride, srcBlkStride, srcRepStride)`; `ReduceDataBlock<SUM>`).
+    ///
+    /// Block `b` of repeat `r` (its enabled lanes, by the binary tree, disabled lanes `+0`) goes
+    /// to element `r * dst_rep_stride * 8 + b` of `dst` (`dst_rep_stride` in units of the 8
+    /// results of a repeat). A block with no enabled lane leaves its result element unchanged,
+    /// except on Ascend310B, which writes 0 there.
+    ///
+    #[doc = whole_doc_example!(
+        "block_reduce_sum::<f16, true>(&dst, &src, 2, 128u64, 1, 1, 8);",
+        "assert_eq!(dst.get_value(1).to_f32(), (16..32).sum::<i32>() as f32);"
+    )]
+    ///
+    /// # Panics
+    /// As [`whole_reduce_sum`]; `dst` must be 32-byte aligned.
+    block_reduce_sum, "BlockReduceSum", Op::Sum
+);
+block_fn!(
+    /// The maximum of each 32-byte block of each repeat (AscendC `BlockReduceMax`;
+    /// `ReduceDataBlock<MAX>`). Layout as [`block_reduce_sum`]; a block with no enabled lane is
+    /// left unchanged, except on Ascend310B, which writes `-65504` (half) or `-inf` (float).
+    ///
+    #[doc = whole_doc_example!(
+        "block_reduce_max::<f16, true>(&dst, &src, 2, 128u64, 1, 1, 8);",
+        "assert_eq!(dst.get_value(0).to_f32(), 15.0);"
+    )]
+    ///
+    /// # Panics
+    /// As [`block_reduce_sum`].
+    block_reduce_max, "BlockReduceMax", Op::Max
+);
+block_fn!(
+    /// The minimum of each 32-byte block of each repeat (AscendC `BlockReduceMin`;
+    /// `ReduceDataBlock<MIN>`). Layout as [`block_reduce_sum`]; a block with no enabled lane is
+    /// left unchanged, except on Ascend310B, which writes `65504` (half) or `inf` (float).
+    ///
+    #[doc = whole_doc_example!(
+        "block_reduce_min::<f16, true>(&dst, &src, 2, 128u64, 1, 1, 8);",
+        "assert_eq!(dst.get_value(2).to_f32(), 32.0);"
+    )]
+    ///
+    /// # Panics
+    /// As [`block_reduce_sum`].
+    block_reduce_min, "BlockReduceMin", Op::Min
+);
+
+/// Sums neighbouring lanes `(2k, 2k + 1)` of each repeat (AscendC `PairReduceSum<T,
+/// isSetMask>(dst, src, repeatTime, mask, dstRepStride, srcBlkStride, srcRepStride)`;
+/// `ReducePairElem<SUM>`).
+///
+/// Pair `k` of repeat `r` goes to element `r * dst_rep_stride * PAR / 2 + k` of `dst`
+/// (`dst_rep_stride` in units of the 128 bytes a repeat produces). A disabled lane counts as
+/// `+0`; a pair with neither lane enabled leaves its result element unchanged.
+///
+#[doc = whole_doc_example!(
+    "pair_reduce_sum::<f16, true>(&dst, &src, 1, 64u64, 1, 1, 8);",
+    "assert_eq!(dst.get_value(3).to_f32(), 13.0);"
+)]
+///
+/// # Panics
+/// As [`block_reduce_sum`].
+#[track_caller]
+#[allow(clippy::too_many_arguments)]
+pub fn pair_reduce_sum<T: ReduceElement, const IS_SET_MASK: bool>(
+    dst: &LocalTensor<T>,
+    src: &LocalTensor<T>,
+    repeat_time: u8,
+    mask: impl Into<Mask>,
+    dst_rep_stride: u16,
+    src_blk_stride: u16,
+    src_rep_stride: u16,
+) {
+    grouped::<T, IS_SET_MASK>(
+        "PairReduceSum",
+        Op::Sum,
+        2,
+        dst,
+        src,
+        mask.into(),
+        repeat_time,
+        dst_rep_stride,
+        src_blk_stride,
+        src_rep_stride,
+    );
+}
+
+/// The newer generic name of the per-block reductions (AscendC `ReduceDataBlock<reduceType, T,
+/// U, isSetMask>(dst, src, mask, repeatTime, dstRepStride, srcBlkStride, srcRepStride)` — note
+/// the mask before the repeat count).
+///
+#[doc = whole_doc_example!(
+    "reduce_data_block::<f16, true>(ReduceType::MIN, &dst, &src, 128u64, 2, 1, 1, 8);",
+    "assert_eq!(dst.get_value(2).to_f32(), 32.0);"
+)]
+///
+/// # Panics
+/// As [`block_reduce_sum`].
+#[track_caller]
+#[allow(clippy::too_many_arguments)]
+pub fn reduce_data_block<T: ReduceElement, const IS_SET_MASK: bool>(
+    reduce_type: ReduceType,
+    dst: &LocalTensor<T>,
+    src: &LocalTensor<T>,
+    mask: impl Into<Mask>,
+    repeat_time: u8,
+    dst_rep_stride: u16,
+    src_blk_stride: u16,
+    src_rep_stride: u16,
+) {
+    grouped::<T, IS_SET_MASK>(
+        "ReduceDataBlock",
+        reduce_type.into(),
+        T::EPB,
+        dst,
+        src,
+        mask.into(),
+        repeat_time,
+        dst_rep_stride,
+        src_blk_stride,
+        src_rep_stride,
+    );
+}
+
+/// The newer name of [`pair_reduce_sum`] (AscendC `ReducePairElem<ReduceType::SUM, T, U,
+/// isSetMask>(dst, src, mask, repeatTime, dstRepStride, srcBlkStride, srcRepStride)`).
+///
+#[doc = whole_doc_example!(
+    "reduce_pair_elem::<f16, true>(ReduceType::SUM, &dst, &src, 64u64, 1, 1, 1, 8);",
+    "assert_eq!(dst.get_value(3).to_f32(), 13.0);"
+)]
+///
+/// # Panics
+/// As [`pair_reduce_sum`], and if `reduce_type` is not `SUM` (the only one documented).
+#[track_caller]
+#[allow(clippy::too_many_arguments)]
+pub fn reduce_pair_elem<T: ReduceElement, const IS_SET_MASK: bool>(
+    reduce_type: ReduceType,
+    dst: &LocalTensor<T>,
+    src: &LocalTensor<T>,
+    mask: impl Into<Mask>,
+    repeat_time: u8,
+    dst_rep_stride: u16,
+    src_blk_stride: u16,
+    src_rep_stride: u16,
+) {
+    ensure(reduce_type == ReduceType::SUM, "ReducePairElem", || {
+        format!("reduceType = {reduce_type:?}: only SUM is supported")
+    });
+    grouped::<T, IS_SET_MASK>(
+        "ReducePairElem",
+        Op::Sum,
+        2,
+        dst,
+        src,
+        mask.into(),
+        repeat_time,
+        dst_rep_stride,
+        src_blk_stride,
+        src_rep_stride,
+    );
+}
+
+// ---- level 2: ReduceSum / ReduceMax / ReduceMin ----------------------------------------------
+
+/// Elements of the shared temporary buffer `ReduceSum` needs for `first` first-stage repeats:
+/// `first` rounded up to whole blocks (the vendor's documented formula).
+fn sum_work_need<T: Element>(first: usize) -> usize {
+    first.div_ceil(T::EPB) * T::EPB
+}
+
+/// Elements of the shared temporary buffer `ReduceMax`/`ReduceMin` need for `first`
+/// first-stage repeats (the vendor's documented formula, with and without the index).
+fn max_min_work_need<T: Element>(first: usize, cal_index: bool) -> usize {
+    let (epb, par) = (T::EPB, T::PAR);
+    let iter1 = first * 2;
+    let iter1_end = iter1.div_ceil(epb) * epb;
+    if !cal_index {
+        return iter1_end;
+    }
+    let iter2 = iter1.div_ceil(par) * 2;
+    let iter2_end = iter2.div_ceil(epb) * epb;
+    if iter2 > 2 {
+        let iter3 = iter2.div_ceil(par) * 2;
+        iter1_end + iter2_end + iter3.div_ceil(epb) * epb
+    } else {
+        iter1_end + iter2_end
+    }
+}
+
+/// The repeat-results-to-total stage of `ReduceSum` (mode 2): returns the total and the
+/// temporary buffer's contents afterwards (`results.len()` elements).
+fn sum_stages<T: ReduceElement>(results: &[f32], sat: bool) -> (f32, Vec<f32>) {
+    let mut work = results.to_vec();
+    if results.len() == 1 {
+        return (results[0], work);
+    }
+    let par = T::PAR;
+    let groups = results.len().div_ceil(par);
+    for c in 0..groups {
+        let end = ((c + 1) * par).min(results.len());
+        work[c] = tree::<T>(&work[c * par..end], sat);
+    }
+    let total = if groups == 1 { work[0] } else { tree::<T>(&work[..groups], sat) };
+    (total, work)
+}
+
+/// Checks a shared temporary buffer: a 32-byte aligned UB tensor of at least `need` elements
+/// whose used elements do not meet `src`'s lanes. Returns its used byte range.
+#[track_caller]
+fn check_work<T: Element>(
+    api: &'static str,
+    work: &LocalTensor<T>,
+    need: usize,
+    src: (usize, usize),
+) -> (usize, usize) {
+    work.check_vector_operand(api, "sharedTmpBuffer");
+    ensure(work.get_size() >= need, api, || {
+        format!("sharedTmpBuffer holds {} elements but this call needs at least {need}", work.get_size())
+    });
+    let w = work.byte_range(need);
+    ensure(w.1 <= src.0 || src.1 <= w.0, api, || {
+        format!(
+            "sharedTmpBuffer (bytes {:#x}..{:#x}) overlaps src (bytes {:#x}..{:#x}); they must be disjoint",
+            w.0, w.1, src.0, src.1
+        )
+    });
+    w
+}
+
+/// Writes `vals` to the first elements of `work`.
+fn store_work<T: ReduceElement>(work: &LocalTensor<T>, vals: &[f32]) {
+    let p = work.ptr();
+    for (i, &v) in vals.iter().enumerate() {
+        // SAFETY: `check_work` ensured `work` holds at least `vals.len()` elements (every
+        // caller's `need` covers them); no slice of UB memory is alive during an instruction.
+        unsafe { p.add(i).write(T::narrow(v)) };
+    }
+}
+
+/// Validates a level-2 repeat count or element count (`0` is a no-op; negative fails).
+#[track_caller]
+fn check_count(api: &'static str, name: &str, n: i32) -> usize {
+    ensure(n >= 0, api, || format!("{name} = {n} must not be negative"));
+    n as usize
+}
+
+/// Sums the enabled lanes of `repeat_time` repeats of `src` into `dst[0]` (AscendC
+/// `ReduceSum<T>(dst, src, sharedTmpBuffer, mask, repeatTime, srcRepStride)`, continuous and
+/// bit masks), in the order of the [module documentation](self) (every chip: the tree in each
+/// repeat, then groups of `PAR` repeat results by the tree, then the groups by the tree).
+///
+/// The mask is always a normal-mode mask (the call sets it; the core's mask mode does not
+/// apply). Afterwards `shared_tmp_buffer[r]` holds the result of repeat-group `r` for `r <
+/// ceil(repeatTime / PAR)` and the result of repeat `r` above that (with one repeat, that
+/// repeat's result); it must hold `repeatTime` rounded up to whole blocks.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let mut pipe = TPipe::new();
+/// let (mut a, mut b, mut c) = (TBuf::<VecCalc>::new(), TBuf::<VecCalc>::new(), TBuf::<VecCalc>::new());
+/// pipe.init_tbuf(&mut a, 8320 * 2);
+/// pipe.init_tbuf(&mut b, 32);
+/// pipe.init_tbuf(&mut c, 256);
+/// let (src, dst, work) = (a.get::<f16>(), b.get::<f16>(), c.get::<f16>());
+/// src.copy_from_slice(&vec![f16::ONE; 8320]);
+/// reduce_sum_masked(&dst, &src, &work, 128u64, 65, 8);
+/// assert_eq!(dst.get_value(0).to_f32(), 8320.0);
+/// ```
+///
+/// # Panics
+/// Panics if `T` is `float` on Ascend910; `repeat_time` is negative or above `PAR * PAR`
+/// (the group results must fit one repeat); the mask is out of range; an operand is not a
+/// 32-byte aligned UB tensor; a lane lies outside `src`; the temporary buffer is too small; or
+/// `src` overlaps `dst` or the temporary buffer.
+#[track_caller]
+pub fn reduce_sum_masked<T: ReduceElement>(
+    dst: &LocalTensor<T>,
+    src: &LocalTensor<T>,
+    shared_tmp_buffer: &LocalTensor<T>,
+    mask: impl Into<Mask>,
+    repeat_time: i32,
+    src_rep_stride: i32,
+) {
+    const API: &str = "ReduceSum";
+    check_type::<T>(API);
+    let repeats = check_count(API, "repeatTime", repeat_time);
+    let limit = T::PAR * T::PAR;
+    ensure(repeats <= limit, API, || {
+        format!(
+            "repeatTime = {repeats} is above {limit}: the group results must fit one repeat of {}",
+            T::DTYPE
+        )
+    });
+    ensure((0..=65535).contains(&src_rep_stride), API, || {
+        format!("srcRepStride = {src_rep_stride} is out of range [0, 65535]")
+    });
+    let bits = normal_bits::<T>(API, mask.into());
+    if repeats == 0 {
+        return;
+    }
+    let plan = Plan { repeats, bits, last: bits };
+    let s = Operand::new(src, 1usize, src_rep_stride as usize, "src");
+    let span = src_span(API, &s, &plan);
+    check_work(API, shared_tmp_buffer, sum_work_need::<T>(repeats), span);
+    let sat = saturating::<T>();
+    let mut results = Vec::with_capacity(repeats);
+    gather_repeats(API, &plan, &s, |_, lanes| results.push(tree::<T>(lanes, sat)));
+    let (total, work) = sum_stages::<T>(&results, sat);
+    // dst may share bytes with the temporary buffer (documented), so dst is written last.
+    let put = [Put::val::<T>(0, total)];
+    check_puts(API, dst, T::SIZE, &[("src", span)], &put);
+    store_work(shared_tmp_buffer, &work);
+    write_puts(dst, &put);
+}
+
+/// Sums elements `0..count` of `src` into `dst[0]` (AscendC `ReduceSum<T>(dst, src,
+/// sharedTmpBuffer, count)`), in the chip's order (see the [module documentation](self)).
+///
+/// On Ascend910B the repeat results are added in order, the temporary buffer is not used (any
+/// tensor may be passed), and the result is also left in the reduce-sum register
+/// ([`get_reduce_repeat_sum_spr`]). Elsewhere the whole repeats go through the stages of
+/// [`reduce_sum_masked`], a tail repeat is summed apart, and `body + tail` is the result; the
+/// temporary buffer then needs `count / PAR` (at least 1) rounded up to whole blocks and ends
+/// with `[body + tail, tail]` in its first two elements when there is a tail. Like every count
+/// form, the call leaves the core in normal mode with a full mask.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let mut pipe = TPipe::new();
+/// let (mut a, mut b, mut c) = (TBuf::<VecCalc>::new(), TBuf::<VecCalc>::new(), TBuf::<VecCalc>::new());
+/// pipe.init_tbuf(&mut a, 288 * 2);
+/// pipe.init_tbuf(&mut b, 32);
+/// pipe.init_tbuf(&mut c, 32);
+/// let (src, dst, work) = (a.get::<f16>(), b.get::<f16>(), c.get::<f16>());
+/// src.copy_from_slice(&[f16::ONE; 288]);
+/// reduce_sum(&dst, &src, &work, 288);
+/// assert_eq!(dst.get_value(0).to_f32(), 288.0);
+/// ```
+///
+/// # Panics
+/// Panics if `T` is `float` on Ascend910; `count` is negative or exceeds `src`; an operand is
+/// not a 32-byte aligned UB tensor; the temporary buffer is too small (not on Ascend910B); or
+/// `src` overlaps `dst` or the temporary buffer.
+#[track_caller]
+pub fn reduce_sum<T: ReduceElement>(
+    dst: &LocalTensor<T>,
+    src: &LocalTensor<T>,
+    shared_tmp_buffer: &LocalTensor<T>,
+    count: i32,
+) {
+    const API: &str = "ReduceSum";
+    let soc = check_type::<T>(API);
+    let count = check_count(API, "count", count);
+    if count == 0 {
+        return;
+    }
+    let sat = saturating::<T>();
+    let par = T::PAR;
+    let s = Operand::new(src, 1usize, 8usize, "src");
+    if soc == Soc::Ascend910B {
+        let plan = Plan::contiguous::<T>(count);
+        let span = src_span(API, &s, &plan);
+        let mut total: Option<f32> = None;
+        gather_repeats(API, &plan, &s, |_, lanes| {
+            let r = tree::<T>(lanes, sat);
+            total = Some(match total {
+                None => r,
+                Some(t) => {
+                    let mut x = [t + r];
+                    T::round_slice(&mut x, sat);
+                    x[0]
+                }
+            });
+        });
+        let total = total.expect("count >= 1");
+        commit(API, dst, T::SIZE, &[("src", span)], &[Put::val::<T>(0, total)]);
+        with_core(|c| c.reduce_sum_spr.set(T::narrow(total).to_bits_u64()));
+        restore_mask_defaults();
+        return;
+    }
+    // The whole repeats (at least one, possibly partial) and the tail.
+    let (body_repeats, tail) = if count < par { (1, 0) } else { (count / par, count % par) };
+    let full = Plan::contiguous::<T>(count);
+    let span = src_span(API, &s, &full);
+    check_work(API, shared_tmp_buffer, sum_work_need::<T>(body_repeats), span);
+    let mut results = Vec::with_capacity(body_repeats + 1);
+    gather_repeats(API, &full, &s, |_, lanes| results.push(tree::<T>(lanes, sat)));
+    let (body, mut work) = sum_stages::<T>(&results[..body_repeats], sat);
+    let total = if tail > 0 {
+        let t = results[body_repeats];
+        let total = tree::<T>(&[body, t], sat);
+        work[0] = total;
+        if work.len() < 2 {
+            work.push(t);
+        } else {
+            work[1] = t;
+        }
+        total
+    } else {
+        body
+    };
+    let put = [Put::val::<T>(0, total)];
+    check_puts(API, dst, T::SIZE, &[("src", span)], &put);
+    store_work(shared_tmp_buffer, &work);
+    write_puts(dst, &put);
+    restore_mask_defaults();
+}
+
+/// The shared body of the level-2 max/min forms over a plan (`stride` is the repeat stride in
+/// blocks, for the index).
+#[track_caller]
+#[allow(clippy::too_many_arguments)]
+fn max_min<T: ReduceElement>(
+    api: &'static str,
+    max: bool,
+    dst: &LocalTensor<T>,
+    src: &LocalTensor<T>,
+    work: &LocalTensor<T>,
+    plan: &Plan,
+    stride: usize,
+    first_repeats: usize,
+    cal_index: bool,
+) {
+    let s = Operand::new(src, 1usize, stride, "src");
+    let span = src_span(api, &s, plan);
+    check_work(api, work, max_min_work_need::<T>(first_repeats, cal_index), span);
+    let mut best: Option<(f32, usize)> = None;
+    gather_repeats(api, plan, &s, |r, lanes| {
+        let (v, j) = extreme(lanes, plan.mask_of(r), 0..T::PAR, max).expect("a repeat enables a lane");
+        if best.is_none_or(|(b, _)| (max && v > b) || (!max && v < b)) {
+            best = Some((v, r * stride * T::EPB + j));
+        }
+    });
+    let (v, i) = best.expect("at least one repeat");
+    let mut puts = vec![Put::val::<T>(0, v)];
+    if cal_index {
+        puts.push(Put::idx::<T>(T::SIZE, i));
+    }
+    commit(api, dst, if cal_index { 2 * T::SIZE } else { T::SIZE }, &[("src", span)], &puts);
+    set_max_min_spr::<T>(v, i);
+}
+
+macro_rules! level2_max_min {
+    ($masked:ident, $count:ident, $api:literal, $max:expr, $word:literal, $ex_masked:literal, $ex_count:literal) => {
+        #[doc = concat!("The ", $word, " of the enabled lanes of `repeat_time` repeats of `src` into `dst[0]`, and with")]
+        #[doc = concat!("`cal_index` its element offset in `src` into `dst[1]` (AscendC `", $api, "<T>(dst, src,")]
+        /// sharedTmpBuffer, mask, repeatTime, srcRepStride, calIndex)`).
+        ///
+        /// The index is `r * srcRepStride * EPB + j` for lane `j` of repeat `r`, the first among
+        /// equal extremes, stored in `T`'s bits (for `half` its low 16 bits). The temporary
+        /// buffer must hold the vendor's documented size (with or without the index); its
+        /// contents afterwards are not modelled (it is left as it was). The call also loads the
+        /// max/min register with the result.
+        ///
+        /// ```
+        /// use ascend_core::prelude::*;
+        /// let mut pipe = TPipe::new();
+        /// let (mut a, mut b, mut c) = (TBuf::<VecCalc>::new(), TBuf::<VecCalc>::new(), TBuf::<VecCalc>::new());
+        /// pipe.init_tbuf(&mut a, 1024);
+        /// pipe.init_tbuf(&mut b, 32);
+        /// pipe.init_tbuf(&mut c, 256);
+        /// let (src, dst, work) = (a.get::<f32>(), b.get::<f32>(), c.get::<f32>());
+        /// src.copy_from_slice(&(0..256).map(|i| ((i * 37) % 256) as f32).collect::<Vec<_>>());
+        #[doc = $ex_masked]
+        /// ```
+        ///
+        /// # Panics
+        /// Panics if `T` is `float` on Ascend910; `repeat_time` or `src_rep_stride` is negative
+        /// (or the stride above 65535); the mask is out of range; an operand is not a UB tensor,
+        /// `src` or the buffer not 32-byte aligned, `dst` not aligned to its result; a lane lies
+        /// outside `src`; the buffer is too small; or `src` overlaps `dst` or the buffer.
+        #[track_caller]
+        pub fn $masked<T: ReduceElement>(
+            dst: &LocalTensor<T>,
+            src: &LocalTensor<T>,
+            shared_tmp_buffer: &LocalTensor<T>,
+            mask: impl Into<Mask>,
+            repeat_time: i32,
+            src_rep_stride: i32,
+            cal_index: bool,
+        ) {
+            check_type::<T>($api);
+            let repeats = check_count($api, "repeatTime", repeat_time);
+            ensure((0..=65535).contains(&src_rep_stride), $api, || {
+                format!("srcRepStride = {src_rep_stride} is out of range [0, 65535]")
+            });
+            let bits = normal_bits::<T>($api, mask.into());
+            if repeats == 0 {
+                return;
+            }
+            let plan = Plan { repeats, bits, last: bits };
+            max_min($api, $max, dst, src, shared_tmp_buffer, &plan, src_rep_stride as usize, repeats, cal_index);
+        }
+
+        #[doc = concat!("The ", $word, " of elements `0..count` of `src` into `dst[0]`, and with `cal_index` its index")]
+        #[doc = concat!("into `dst[1]` (AscendC `", $api, "<T>(dst, src, sharedTmpBuffer, count, calIndex)`).")]
+        ///
+        #[doc = concat!("As [`", stringify!($masked), "`] over whole repeats and a tail; the index is the element index.")]
+        /// Like every count form, the call leaves the core in normal mode with a full mask.
+        ///
+        /// ```
+        /// use ascend_core::prelude::*;
+        /// let mut pipe = TPipe::new();
+        /// let (mut a, mut b, mut c) = (TBuf::<VecCalc>::new(), TBuf::<VecCalc>::new(), TBuf::<VecCalc>::new());
+        /// pipe.init_tbuf(&mut a, 1024);
+        /// pipe.init_tbuf(&mut b, 32);
+        /// pipe.init_tbuf(&mut c, 256);
+        /// let (src, dst, work) = (a.get::<f32>(), b.get::<f32>(), c.get::<f32>());
+        /// src.copy_from_slice(&(0..256).map(|i| ((i * 37) % 256) as f32).collect::<Vec<_>>());
+        #[doc = $ex_count]
+        /// ```
+        ///
+        /// # Panics
+        #[doc = concat!("As [`", stringify!($masked), "`], and if `count` exceeds `src`.")]
+        #[track_caller]
+        pub fn $count<T: ReduceElement>(
+            dst: &LocalTensor<T>,
+            src: &LocalTensor<T>,
+            shared_tmp_buffer: &LocalTensor<T>,
+            count: i32,
+            cal_index: bool,
+        ) {
+            check_type::<T>($api);
+            let count = check_count($api, "count", count);
+            if count == 0 {
+                return;
+            }
+            let plan = Plan::contiguous::<T>(count);
+            let first = (count / T::PAR).max(1);
+            max_min($api, $max, dst, src, shared_tmp_buffer, &plan, 8, first, cal_index);
+            restore_mask_defaults();
+        }
+    };
+}
+
+level2_max_min!(
+    reduce_max_masked,
+    reduce_max,
+    "ReduceMax",
+    true,
+    "maximum",
+    "reduce_max_masked(&dst, &src, &work, 64u64, 4, 8, true);\nassert_eq!(dst.get_value(0), 255.0);\nassert_eq!(dst.reinterpret_cast::<u32>().get_value(1), (0..256).find(|i| (i * 37) % 256 == 255).unwrap());",
+    "reduce_max(&dst, &src, &work, 100, true);\nassert_eq!(dst.get_value(0), (0..100).map(|i| (i * 37) % 256).max().unwrap() as f32);"
+);
+level2_max_min!(
+    reduce_min_masked,
+    reduce_min,
+    "ReduceMin",
+    false,
+    "minimum",
+    "reduce_min_masked(&dst, &src, &work, 64u64, 4, 8, true);\nassert_eq!(dst.get_value(0), 0.0);\nassert_eq!(dst.reinterpret_cast::<u32>().get_value(1), 0);",
+    "reduce_min(&dst, &src, &work, 256, false);\nassert_eq!(dst.get_value(0), 0.0);"
+);
+
+// ---- the registers -------------------------------------------------------------------------
+
+/// The result of the last count-form [`reduce_sum`] (AscendC `GetReduceRepeatSumSpr<T>()`;
+/// Ascend910B only).
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let mut pipe = TPipe::new();
+/// let (mut a, mut b) = (TBuf::<VecCalc>::new(), TBuf::<VecCalc>::new());
+/// pipe.init_tbuf(&mut a, 512);
+/// pipe.init_tbuf(&mut b, 32);
+/// let (src, dst) = (a.get::<f32>(), b.get::<f32>());
+/// src.copy_from_slice(&[0.5; 128]);
+/// reduce_sum(&dst, &src, &dst, 128);
+/// assert_eq!(get_reduce_repeat_sum_spr::<f32>(), 64.0);
+/// ```
+///
+/// # Panics
+/// Panics on a chip other than Ascend910B.
+#[track_caller]
+pub fn get_reduce_repeat_sum_spr<T: ReduceElement>() -> T {
+    const API: &str = "GetReduceRepeatSumSpr";
+    let soc = get_soc();
+    ensure(soc == Soc::Ascend910B, API, || {
+        format!("not supported on {soc} ({}): Ascend910B only", soc.product_line())
+    });
+    let bits = with_core(|c| c.reduce_sum_spr.get());
+    from_bits::<T>(bits)
+}
+
+fn from_bits<T: Element>(bits: u64) -> T {
+    let b = bits.to_le_bytes();
+    bytemuck::pod_read_unaligned(&b[..T::SIZE])
+}
+
+/// The value and index the last `WholeReduceMax/Min` or `ReduceMax/Min` left in the max/min
+/// register (AscendC `GetReduceRepeatMaxMinSpr<T>(maxMinValue, maxMinIndex)`; Ascend910B
+/// only). The index is in `T`'s bits, like the instructions' own; after `WholeReduceMax/Min`
+/// it is the lane within its repeat, after `ReduceMax/Min` the element offset (the vendor does
+/// not promise an exact index there).
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let mut pipe = TPipe::new();
+/// let (mut a, mut b) = (TBuf::<VecCalc>::new(), TBuf::<VecCalc>::new());
+/// pipe.init_tbuf(&mut a, 512);
+/// pipe.init_tbuf(&mut b, 64);
+/// let (src, dst) = (a.get::<f32>(), b.get::<f32>());
+/// src.copy_from_slice(&(0..128).map(|i| (i % 70) as f32).collect::<Vec<_>>());
+/// whole_reduce_max::<f32, true>(&dst, &src, 64u64, 2, 1, 1, 8, ReduceOrder::ORDER_VALUE_INDEX);
+/// let (v, i) = get_reduce_repeat_max_min_spr::<f32>();
+/// assert_eq!((v, i.to_bits()), (69.0, 5));
+/// ```
+///
+/// # Panics
+/// Panics on a chip other than Ascend910B.
+#[track_caller]
+pub fn get_reduce_repeat_max_min_spr<T: ReduceElement>() -> (T, T) {
+    const API: &str = "GetReduceRepeatMaxMinSpr";
+    let soc = get_soc();
+    ensure(soc == Soc::Ascend910B, API, || {
+        format!("the (value, index) form is not supported on {soc} ({}): Ascend910B only", soc.product_line())
+    });
+    let reg = with_core(|c| c.reduce_max_min_spr.get());
+    (from_bits::<T>(reg & 0xffff_ffff), from_bits::<T>(reg >> 32))
+}
+
+/// The value alone from the max/min register (AscendC `GetReduceRepeatMaxMinSpr<T>(maxMinValue)`;
+/// Ascend310P only).
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// run_on_core(CoreConfig::single(Soc::Ascend310P), || {
+///     let mut pipe = TPipe::new();
+///     let (mut a, mut b) = (TBuf::<VecCalc>::new(), TBuf::<VecCalc>::new());
+///     pipe.init_tbuf(&mut a, 256);
+///     pipe.init_tbuf(&mut b, 32);
+///     let (src, dst) = (a.get::<f16>(), b.get::<f16>());
+///     src.copy_from_slice(&(0..128).map(|i| f16::from_f32(i as f32 - 3.0)).collect::<Vec<_>>());
+///     whole_reduce_min::<f16, true>(&dst, &src, 128u64, 1, 1, 1, 8, ReduceOrder::ORDER_VALUE_INDEX);
+///     assert_eq!(get_reduce_repeat_max_min_spr_value::<f16>().to_f32(), -3.0);
+/// });
+/// ```
+///
+/// # Panics
+/// Panics on a chip other than Ascend310P.
+#[track_caller]
+pub fn get_reduce_repeat_max_min_spr_value<T: ReduceElement>() -> T {
+    const API: &str = "GetReduceRepeatMaxMinSpr";
+    let soc = get_soc();
+    ensure(soc == Soc::Ascend310P, API, || {
+        format!("the value-only form is not supported on {soc} ({}): Ascend310P only", soc.product_line())
+    });
+    from_bits::<T>(with_core(|c| c.reduce_max_min_spr.get()) & 0xffff_ffff)
+}

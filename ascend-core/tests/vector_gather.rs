@@ -1,0 +1,650 @@
+//! `Gather` and `Brcb`: the vendor docs' examples, a scalar reference over random offsets,
+//! masks, repeats, strides, types and chips, and the checks.
+
+use ascend_core::prelude::*;
+
+#[path = "common/util.rs"]
+mod util;
+use util::{assert_fails, h, on, ub, Rng};
+
+fn on_bit(m: [u64; 2], j: usize) -> bool {
+    m[j / 64] >> (j % 64) & 1 == 1
+}
+
+fn random_vals<T: Element>(rng: &mut Rng, n: usize) -> Vec<T> {
+    (0..n).map(|_| T::from_f64(rng.below(2000) as f64 - 1000.0)).collect()
+}
+
+#[test]
+fn doc_gather_example_reverses() {
+    for soc in [Soc::Ascend910B, Soc::Ascend310P, Soc::Ascend310B] {
+        on(soc, || {
+            let u = ub(256 + 1024 + 512);
+            let src = u.t::<f16>(0, 128);
+            let dst = u.t::<f16>(256, 512);
+            let off = u.t::<u32>(1280, 128);
+            src.copy_from_slice(&(0..128).map(|i| h(i as f32)).collect::<Vec<_>>());
+            off.copy_from_slice(&(0..128).map(|i| 254 - 2 * i).collect::<Vec<u32>>());
+            gather(&dst, &src, &off, 0, 128);
+            let want: Vec<f16> = (0..128).rev().map(|i| h(i as f32)).collect();
+            assert_eq!(util::bits(&dst.to_vec()[..128]), util::bits(&want), "{soc}");
+        });
+    }
+}
+
+#[test]
+fn doc_brcb_example() {
+    // The vendor's pseudo-code: element 8i + j fills block j of repeat i.
+    on(Soc::Ascend910B, || {
+        let u = ub(64 + 1024);
+        let src = u.t::<u16>(0, 16);
+        let dst = u.t::<u16>(64, 512);
+        src.copy_from_slice(&(1..=16).collect::<Vec<u16>>());
+        brcb(&dst, &src, 2, &BrcbRepeatParams::new(1, 8));
+        let want: Vec<u16> = (0..256).map(|k| (k / 16 + 1) as u16).collect();
+        assert_eq!(dst.to_vec()[..256], want[..]);
+        // Block stride 0 is treated as 1.
+        dst.copy_from_slice(&[0; 512]);
+        brcb(&dst, &src, 2, &BrcbRepeatParams::new(0, 8));
+        assert_eq!(dst.to_vec()[..256], want[..]);
+    });
+}
+
+fn gather_case<T: GatherElement>(rng: &mut Rng, soc: Soc) {
+    let n_src = rng.range(1, 300) as usize;
+    let data = random_vals::<T>(rng, n_src);
+    let base_elems = rng.below(n_src as u64) as usize;
+    let base = (base_elems * T::SIZE) as u32;
+    let masked = rng.chance(2);
+    let (mask, repeats, dst_rep) = if masked {
+        let mask = if rng.chance(2) {
+            Mask::Count(rng.range(1, T::PAR as u64))
+        } else {
+            Mask::Bits([rng.next() | 1, if T::SIZE >= 4 { 0 } else { rng.next() }])
+        };
+        (mask, rng.range(1, 6) as usize, rng.range(0, 12) as usize)
+    } else {
+        (Mask::Count(0), 0, 0)
+    };
+    let count = rng.range(1, 700) as usize;
+    let lanes = if masked { repeats * T::PAR } else { count };
+    let offs: Vec<u32> =
+        (0..lanes).map(|_| (rng.below((n_src - base_elems) as u64) as usize * T::SIZE) as u32).collect();
+    let dst_n = if masked { (repeats - 1) * dst_rep * T::EPB + T::PAR } else { count };
+    let sb = n_src.div_ceil(T::EPB) * 32;
+    let db = dst_n.div_ceil(T::EPB) * 32;
+    let u = ub(sb + db + lanes.div_ceil(8) * 32);
+    let src = u.t::<T>(0, n_src);
+    let dst = u.t::<T>(sb, dst_n);
+    let off = u.t::<u32>(sb + db, lanes);
+    src.copy_from_slice(&data);
+    off.copy_from_slice(&offs);
+    let sent = T::from_f64(7.0);
+    dst.copy_from_slice(&vec![sent; dst_n]);
+    let mut want = vec![sent; dst_n];
+    let pick = |l: usize| data[(base as usize + offs[l] as usize) / T::SIZE];
+    let ctx = format!(
+        "{soc} {} masked {masked} {mask:?} repeats {repeats} dst_rep {dst_rep} count {count}",
+        T::DTYPE
+    );
+    if masked {
+        gather_masked(&dst, &src, &off, base, mask, repeats as u8, dst_rep as u16);
+        let m = match mask {
+            Mask::Count(n) => {
+                let n = n as usize;
+                let hi = if n >= 128 {
+                    u64::MAX
+                } else if n > 64 {
+                    (1u64 << (n - 64)) - 1
+                } else {
+                    0
+                };
+                [if n >= 64 { u64::MAX } else { (1u64 << n) - 1 }, hi]
+            }
+            Mask::Bits(b) => b,
+        };
+        // Later repeats overwrite earlier ones where dst repeats overlap (dst_rep < 8).
+        for r in 0..repeats {
+            for j in (0..T::PAR).filter(|&j| on_bit(m, j)) {
+                want[r * dst_rep * T::EPB + j] = pick(r * T::PAR + j);
+            }
+        }
+    } else {
+        gather(&dst, &src, &off, base, count as u32);
+        for (i, w) in want.iter_mut().enumerate() {
+            *w = pick(i);
+        }
+    }
+    assert_eq!(util::bits(&dst.to_vec()), util::bits(&want), "{ctx}");
+}
+
+fn brcb_case<T: BrcbElement>(rng: &mut Rng, soc: Soc) {
+    let repeats = rng.range(1, 20) as usize;
+    let blk = rng.range(0, 3) as usize;
+    let rep = rng.range(0, 20) as usize;
+    let data = random_vals::<T>(rng, repeats * 8);
+    let eff_blk = blk.max(1);
+    let dst_n = ((repeats - 1) * rep + 7 * eff_blk + 1) * T::EPB;
+    let u = ub(repeats * 8 * T::SIZE + 32 + dst_n * T::SIZE);
+    let sb = (repeats * 8 * T::SIZE).div_ceil(32) * 32;
+    let src = u.t::<T>(0, repeats * 8);
+    let dst = u.t::<T>(sb, dst_n);
+    src.copy_from_slice(&data);
+    let sent = T::from_f64(3.0);
+    dst.copy_from_slice(&vec![sent; dst_n]);
+    brcb(&dst, &src, repeats as u8, &BrcbRepeatParams::new(blk as u16, rep as u16));
+    let mut want = vec![sent; dst_n];
+    for r in 0..repeats {
+        for b in 0..8 {
+            let start = (r * rep + b * eff_blk) * T::EPB;
+            want[start..start + T::EPB].fill(data[r * 8 + b]);
+        }
+    }
+    assert_eq!(
+        util::bits(&dst.to_vec()),
+        util::bits(&want),
+        "{soc} {} repeats {repeats} blk {blk} rep {rep}",
+        T::DTYPE
+    );
+}
+
+macro_rules! per_type {
+    ($name:ident, $case:ident, $supported:ident, [$($t:ty),*]) => {
+        #[test]
+        fn $name() {
+            let mut rng = Rng(0xB0C0_1234);
+            for soc in Soc::ALL {
+                for _ in 0..30 {
+                    on(soc, || {
+                        $( if <$t>::$supported(soc) { $case::<$t>(&mut rng, soc); } )*
+                    });
+                }
+            }
+        }
+    };
+}
+
+per_type!(gather_matches_reference, gather_case, gather_supported, [u16, i16, f16, bf16, u32, i32, f32]);
+per_type!(brcb_matches_reference, brcb_case, brcb_supported, [u16, i16, f16, bf16, u32, i32, f32]);
+
+#[test]
+fn checks() {
+    on(Soc::Ascend910, || {
+        let u = ub(1024);
+        let (a, o) = (u.t::<f16>(0, 128), u.t::<u32>(512, 128));
+        assert_fails("T = half is not supported by Gather on Ascend910", || gather(&a, &a, &o, 0, 16));
+        assert_fails("T = half is not supported by Brcb on Ascend910", || {
+            brcb(&a, &a, 1, &BrcbRepeatParams::default())
+        });
+    });
+    on(Soc::Ascend310P, || {
+        let u = ub(1024);
+        let b = u.t::<bf16>(0, 128);
+        assert_fails("T = bfloat16_t is not supported by Brcb on Ascend310P", || {
+            brcb(&b, &b, 1, &BrcbRepeatParams::default())
+        });
+    });
+    on(Soc::Ascend910B, || {
+        let u = ub(2048);
+        let (src, dst, off) = (u.t::<f32>(0, 64), u.t::<f32>(256, 128), u.t::<u32>(1024, 128));
+        off.copy_from_slice(&[0; 128]);
+        off.set_value(5, 256);
+        assert_fails("srcOffset[5] = 256", || gather(&dst, &src, &off, 0, 8));
+        off.set_value(5, 2);
+        assert_fails("must be a multiple of 4", || gather(&dst, &src, &off, 0, 8));
+        off.set_value(5, 0);
+        assert_fails("lane 128 needs srcOffset[128]", || gather_masked(&dst, &src, &off, 0, 64u64, 3, 1));
+        assert_fails("srcBaseAddr = 256", || gather(&dst, &src, &off, 256, 8));
+        assert_fails("overlaps src", || gather(&src, &src, &off, 0, 8));
+        assert_fails("src holds 64 elements but repeatTime = 9 reads 72", || {
+            brcb(&dst, &src, 9, &BrcbRepeatParams::default())
+        });
+        assert_fails("Brcb cannot work in place", || brcb(&src, &src, 1, &BrcbRepeatParams::new(1, 8)));
+        assert_fails("dst would touch element", || brcb(&dst, &src, 3, &BrcbRepeatParams::new(2, 8)));
+    });
+}
+
+// ---- GatherMask ---------------------------------------------------------------------------
+
+#[test]
+fn doc_gather_mask_figures() {
+    // Figure 1: fixed pattern 2 (odd lanes), mask = 70, 2 repeats, counter mode configuration 1
+    // (Ascend910B): lanes 0..70 of each repeat, the odd ones.
+    on(Soc::Ascend910B, || {
+        let u = ub(1024 + 1024 + 64);
+        let src = u.t::<u16>(0, 512);
+        let dst = u.t::<u16>(1024, 512);
+        let pat = u.t::<u16>(2048, 16);
+        src.copy_from_slice(&(0..512).map(|i| i as u16).collect::<Vec<_>>());
+        let n = gather_mask::<u16, u16>(
+            &dst,
+            &src,
+            GatherPattern::Fixed(2),
+            true,
+            70,
+            &GatherMaskParams::new(1, 2, 8, 0),
+        );
+        let want: Vec<u16> =
+            (0..2).flat_map(|r| (0..70).filter(|j| j % 2 == 1).map(move |j| r * 128 + j)).collect();
+        assert_eq!(n, 70);
+        assert_eq!(dst.to_vec()[..70], want[..]);
+        assert_eq!(get_mask_mode(), MaskMode::Normal);
+        // Figures 2 and 3: the user pattern 0x9999… keeps lanes 0 and 3 of every 4.
+        pat.copy_from_slice(&[0x9999; 16]);
+        let n = gather_mask(
+            &dst,
+            &src,
+            GatherPattern::Tensor(&pat),
+            true,
+            70,
+            &GatherMaskParams::new(1, 2, 8, 0),
+        );
+        let want: Vec<u16> = (0..2)
+            .flat_map(|r| (0..70).filter(|j| j % 4 == 0 || j % 4 == 3).map(move |j| r * 128 + j))
+            .collect();
+        assert_eq!(n as usize, want.len());
+        assert_eq!(dst.to_vec()[..want.len()], want[..]);
+    });
+    // Configuration 2 (Ascend310P): mask is the total, 70 elements.
+    on(Soc::Ascend310P, || {
+        let u = ub(2048);
+        let src = u.t::<u16>(0, 512);
+        let dst = u.t::<u16>(1024, 512);
+        src.copy_from_slice(&(0..512).map(|i| i as u16).collect::<Vec<_>>());
+        let n = gather_mask::<u16, u16>(
+            &dst,
+            &src,
+            GatherPattern::Fixed(2),
+            true,
+            70,
+            &GatherMaskParams::new(1, 2, 8, 0),
+        );
+        assert_eq!(n, 35);
+        assert_eq!(dst.to_vec()[..35], (0..70).filter(|j| j % 2 == 1).collect::<Vec<u16>>()[..]);
+    });
+}
+
+fn gather_mask_case<T: GatherElement, U: Element>(rng: &mut Rng, soc: Soc) {
+    let repeats = rng.range(1, 6) as usize;
+    let blk = rng.range(1, 3) as usize;
+    let rep = rng.range(0, 16) as usize;
+    let counter = rng.chance(2);
+    let mask = rng.range(1, if soc == Soc::Ascend310P { 3 * T::PAR as u64 } else { T::PAR as u64 }) as usize;
+    let fixed = rng.chance(2);
+    let top = if soc == Soc::Ascend310P { 6 } else { 7 };
+    let p = rng.range(1, top) as u8;
+    let rep1 = rng.range(0, 2) as usize;
+    // The lanes (r, j) the call walks.
+    let walk: Vec<(usize, usize)> = if counter && soc == Soc::Ascend310P {
+        (0..mask).map(|i| (i / T::PAR, i % T::PAR)).collect()
+    } else {
+        let per = if counter { mask } else { T::PAR };
+        (0..repeats).flat_map(|r| (0..per).map(move |j| (r, j))).collect()
+    };
+    let last_r = walk.last().unwrap().0;
+    let n_src = (last_r * rep + 7 * blk + 1) * T::EPB;
+    let data = random_vals::<T>(rng, n_src);
+    let pbytes = (last_r + 1) * rep1.max(1) * 32 + 32;
+    let pattern: Vec<u8> = rng.bytes(pbytes);
+    let sb = n_src.div_ceil(T::EPB) * 32;
+    let u = ub(sb + walk.len() * T::SIZE + 32 + pbytes);
+    let src = u.t::<T>(0, n_src);
+    let dst = u.t::<T>(sb, walk.len().max(1));
+    let pat = u.t::<U>(sb + (walk.len() * T::SIZE).div_ceil(32) * 32, pbytes / U::SIZE);
+    src.copy_from_slice(&data);
+    pat.reinterpret_cast::<u8>().copy_from_slice(&pattern);
+    let params = GatherMaskParams::new(blk as u8, repeats as u16, rep as u16, rep1 as u8);
+    let pattern_arg = if fixed { GatherPattern::Fixed(p) } else { GatherPattern::Tensor(&pat) };
+    let n = gather_mask(&dst, &src, pattern_arg, counter, mask as u32, &params);
+    let keep = |r: usize, j: usize| {
+        if fixed {
+            match p {
+                1 => j % 2 == 0,
+                2 => j % 2 == 1,
+                3..=6 => j % 4 == (p - 3) as usize,
+                _ => true,
+            }
+        } else {
+            pattern[r * rep1 * 32 + j / 8] >> (j % 8) & 1 == 1
+        }
+    };
+    let want: Vec<T> = walk
+        .iter()
+        .filter(|&&(r, j)| keep(r, j))
+        .map(|&(r, j)| data[(r * rep + (j / T::EPB) * blk) * T::EPB + j % T::EPB])
+        .collect();
+    let ctx = format!("{soc} {} counter {counter} mask {mask} fixed {fixed} p {p} repeats {repeats} blk {blk} rep {rep} rep1 {rep1}", T::DTYPE);
+    assert_eq!(n as usize, want.len(), "{ctx}");
+    assert_eq!(util::bits(&dst.to_vec()[..want.len()]), util::bits(&want), "{ctx}");
+}
+
+#[test]
+fn gather_mask_matches_reference() {
+    let mut rng = Rng(0x6A7E_4D51);
+    for soc in Soc::ALL {
+        for _ in 0..40 {
+            on(soc, || {
+                if f16::gather_supported(soc) {
+                    gather_mask_case::<f16, u16>(&mut rng, soc);
+                    gather_mask_case::<i16, u16>(&mut rng, soc);
+                    gather_mask_case::<f32, u32>(&mut rng, soc);
+                    gather_mask_case::<u32, u32>(&mut rng, soc);
+                }
+                if bf16::gather_supported(soc) {
+                    gather_mask_case::<bf16, u16>(&mut rng, soc);
+                }
+            });
+        }
+    }
+}
+
+#[test]
+fn gather_mask_checks() {
+    on(Soc::Ascend310P, || {
+        let u = ub(1024);
+        let (s, d) = (u.t::<f16>(0, 256), u.t::<f16>(512, 256));
+        assert_fails("src1Pattern = 7 is out of range [1, 6] on Ascend310P", || {
+            gather_mask::<f16, u16>(
+                &d,
+                &s,
+                GatherPattern::Fixed(7),
+                false,
+                0,
+                &GatherMaskParams::new(1, 1, 8, 0),
+            );
+        });
+    });
+    on(Soc::Ascend910B, || {
+        let u = ub(1024);
+        let (s, d, p) = (u.t::<f32>(0, 128), u.t::<f32>(512, 32), u.t::<u16>(640, 16));
+        assert_fails("src1Pattern holds uint16_t but float data needs a 32-bit pattern type", || {
+            gather_mask(&d, &s, GatherPattern::Tensor(&p), false, 0, &GatherMaskParams::new(1, 1, 8, 0));
+        });
+        assert_fails("dst holds 32 elements but 64 are kept", || {
+            gather_mask::<f32, u32>(
+                &d,
+                &s,
+                GatherPattern::Fixed(7),
+                false,
+                0,
+                &GatherMaskParams::new(1, 1, 8, 0),
+            );
+        });
+        assert_fails("mask = 65 above 64 elements per repeat", || {
+            gather_mask::<f32, u32>(
+                &d,
+                &s,
+                GatherPattern::Fixed(1),
+                true,
+                65,
+                &GatherMaskParams::new(1, 1, 8, 0),
+            );
+        });
+    });
+    on(Soc::Ascend910, || {
+        let u = ub(1024);
+        let (s, d) = (u.t::<f32>(0, 128), u.t::<f32>(512, 128));
+        assert_fails("T = float is not supported by GatherMask on Ascend910", || {
+            gather_mask::<f32, u32>(
+                &d,
+                &s,
+                GatherPattern::Fixed(1),
+                false,
+                0,
+                &GatherMaskParams::new(1, 1, 8, 0),
+            );
+        });
+    });
+}
+
+// ---- CreateVecIndex -----------------------------------------------------------------------
+
+/// `first + k` the way the vendor's scalar code computes it.
+fn seq_scalar<T: Element>(first: T, k: usize) -> T {
+    if T::IS_FLOAT {
+        T::from_f64(f64::from(first.to_f64() as f32 + k as f32))
+    } else {
+        let b = (first.to_f64() as i64 + k as i64).to_le_bytes();
+        bytemuck::pod_read_unaligned(&b[..T::SIZE])
+    }
+}
+
+/// Lane `j` of repeat `r`: the first block by scalar code, later blocks `+ EPB` each, later
+/// repeats `+ PAR` each (bit masks: the whole first repeat by scalar code).
+fn seq_value<T: Element>(first: T, r: usize, j: usize, bits: bool) -> T {
+    let (b, e) = (j / T::EPB, j % T::EPB);
+    let mut x = if bits { seq_scalar(first, j) } else { seq_scalar(first, e) };
+    if !bits {
+        for _ in 0..b {
+            x = T::add(x, T::from_f64(T::EPB as f64));
+        }
+    }
+    for _ in 0..r {
+        x = T::add(x, T::from_f64(T::PAR as f64));
+    }
+    x
+}
+
+fn vec_index_case<T: VecIndexElement>(rng: &mut Rng, soc: Soc) {
+    let first = T::from_f64(rng.below(5000) as f64 - 1000.0);
+    let sent = T::from_f64(-3.0);
+    if rng.chance(2) {
+        let count = rng.range(1, 1500) as usize;
+        let u = ub(count.div_ceil(T::EPB) * 32);
+        let dst = u.t::<T>(0, count);
+        dst.copy_from_slice(&vec![sent; count]);
+        create_vec_index(&dst, first, count as u32);
+        let want: Vec<T> = (0..count).map(|i| seq_value(first, i / T::PAR, i % T::PAR, false)).collect();
+        assert_eq!(
+            util::bits(&dst.to_vec()),
+            util::bits(&want),
+            "{soc} {} count {count} first {first}",
+            T::DTYPE
+        );
+    } else {
+        let bits_mode = rng.chance(2);
+        let mask = if bits_mode {
+            Mask::Bits([rng.next() | 1, if T::SIZE >= 4 { 0 } else { rng.next() }])
+        } else {
+            Mask::Count(rng.range(1, T::PAR as u64))
+        };
+        let m = match mask {
+            Mask::Bits(b) => b,
+            Mask::Count(n) => {
+                let n = n as usize;
+                let hi = if n >= 128 {
+                    u64::MAX
+                } else if n > 64 {
+                    (1u64 << (n - 64)) - 1
+                } else {
+                    0
+                };
+                [if n >= 64 { u64::MAX } else { (1u64 << n) - 1 }, hi]
+            }
+        };
+        let (repeats, blk, rep) =
+            (rng.range(1, 8) as usize, rng.range(1, 3) as usize, rng.range(8 * 3, 30) as usize);
+        let n = (repeats - 1) * rep * T::EPB + 8 * blk * T::EPB;
+        let u = ub(n * T::SIZE);
+        let dst = u.t::<T>(0, n);
+        dst.copy_from_slice(&vec![sent; n]);
+        create_vec_index_masked::<T, true>(&dst, first, mask, repeats as u8, blk as u16, rep as u8);
+        let mut want = vec![sent; n];
+        for r in 0..repeats {
+            for j in (0..T::PAR).filter(|&j| on_bit(m, j)) {
+                want[(r * rep + (j / T::EPB) * blk) * T::EPB + j % T::EPB] =
+                    seq_value(first, r, j, bits_mode);
+            }
+        }
+        assert_eq!(util::bits(&dst.to_vec()), util::bits(&want), "{soc} {} {mask:?} first {first}", T::DTYPE);
+    }
+}
+
+#[test]
+fn create_vec_index_matches_reference() {
+    let mut rng = Rng(0xC0DE_1DE7);
+    for soc in [Soc::Ascend910B, Soc::Ascend310P, Soc::Ascend310B] {
+        for _ in 0..30 {
+            on(soc, || {
+                vec_index_case::<i16>(&mut rng, soc);
+                vec_index_case::<f16>(&mut rng, soc);
+                vec_index_case::<i32>(&mut rng, soc);
+                vec_index_case::<f32>(&mut rng, soc);
+            });
+        }
+    }
+    on(Soc::Ascend910, || {
+        let u = ub(64);
+        assert_fails("CreateVecIndex: not supported on Ascend910", || {
+            create_vec_index(&u.t::<i32>(0, 16), 0, 16)
+        });
+    });
+}
+
+#[test]
+fn create_vec_index_half_order_is_the_vendors() {
+    // From 32768 half values are spaced 32: each `+ 16` from block to block rounds back (ties
+    // to even), so the vendor's block-by-block additions stay at 32768 inside a repeat, while
+    // `32768 + i` rounded once climbs.
+    on(Soc::Ascend910B, || {
+        let u = ub(512);
+        let dst = u.t::<f16>(0, 256);
+        create_vec_index(&dst, h(32768.0), 256);
+        let got = dst.to_vec();
+        let once: Vec<f16> = (0..256).map(|i| h(32768.0 + i as f32)).collect();
+        assert_ne!(util::bits(&got), util::bits(&once));
+        let want: Vec<f16> = (0..256).map(|i| seq_value(h(32768.0), i / 128, i % 128, false)).collect();
+        assert_eq!(util::bits(&got), util::bits(&want));
+        assert_eq!((got[127].to_f32(), got[128].to_f32()), (32768.0, 32896.0));
+    });
+}
+
+// ---- Gatherb / Scatter ------------------------------------------------------------------------
+
+fn gatherb_case<T: DiscreteElement>(rng: &mut Rng, soc: Soc) {
+    let repeats = rng.range(1, 6) as usize;
+    let (blk, rep) = (rng.range(0, 2) as usize, rng.range(8, 20) as usize);
+    let src_blocks = rng.range(1, 40) as usize;
+    let data = random_vals::<T>(rng, src_blocks * T::EPB);
+    let offs: Vec<u32> = (0..repeats * 8).map(|_| (rng.below(src_blocks as u64) * 32) as u32).collect();
+    let eb = blk.max(1);
+    let dst_n = ((repeats - 1) * rep + 7 * eb + 1) * T::EPB;
+    let u = ub(src_blocks * 32 + dst_n * T::SIZE + repeats * 32);
+    let src = u.t::<T>(0, src_blocks * T::EPB);
+    let dst = u.t::<T>(src_blocks * 32, dst_n);
+    let off = u.t::<u32>(src_blocks * 32 + dst_n * T::SIZE, repeats * 8);
+    src.copy_from_slice(&data);
+    off.copy_from_slice(&offs);
+    let sent = T::from_f64(1.0);
+    dst.copy_from_slice(&vec![sent; dst_n]);
+    gatherb(&dst, &src, &off, repeats as u8, &GatherRepeatParams::new(blk as u8, rep as u16));
+    let mut want = vec![sent; dst_n];
+    for (q, &o) in offs.iter().enumerate() {
+        let (r, b) = (q / 8, q % 8);
+        let d0 = (r * rep + b * eb) * T::EPB;
+        let s0 = o as usize / T::SIZE;
+        want[d0..d0 + T::EPB].copy_from_slice(&data[s0..s0 + T::EPB]);
+    }
+    assert_eq!(
+        util::bits(&dst.to_vec()),
+        util::bits(&want),
+        "{soc} {} repeats {repeats} blk {blk} rep {rep}",
+        T::DTYPE
+    );
+}
+
+fn scatter_case<T: DiscreteElement>(rng: &mut Rng, soc: Soc) {
+    let masked = rng.chance(2);
+    let dst_n = rng.range(16, 600) as usize;
+    let (mask, repeats, rep) = if masked {
+        (Mask::Count(rng.range(1, T::PAR as u64)), rng.range(1, 4) as usize, rng.range(0, 10) as usize)
+    } else {
+        (Mask::Count(0), 0, 0)
+    };
+    let count = rng.range(1, 300) as usize;
+    let lanes = if masked { repeats * T::PAR } else { count };
+    let n_src = if masked { (repeats - 1) * rep * T::EPB + T::PAR } else { count };
+    let data = random_vals::<T>(rng, n_src);
+    let offs: Vec<u32> = (0..lanes).map(|_| (rng.below(dst_n as u64) as usize * T::SIZE) as u32).collect();
+    let (sb, db) = (n_src.div_ceil(T::EPB) * 32, dst_n.div_ceil(T::EPB) * 32);
+    let u = ub(sb + db + lanes.div_ceil(8) * 32);
+    let src = u.t::<T>(0, n_src);
+    let dst = u.t::<T>(sb, dst_n);
+    let off = u.t::<u32>(sb + db, lanes);
+    src.copy_from_slice(&data);
+    off.copy_from_slice(&offs);
+    let sent = T::from_f64(2.0);
+    dst.copy_from_slice(&vec![sent; dst_n]);
+    let mut want = vec![sent; dst_n];
+    if masked {
+        scatter_masked(&dst, &src, &off, 0, mask, repeats as u8, rep as u8);
+        let Mask::Count(m) = mask else { unreachable!() };
+        for r in 0..repeats {
+            for j in 0..m as usize {
+                want[offs[r * T::PAR + j] as usize / T::SIZE] = data[r * rep * T::EPB + j];
+            }
+        }
+    } else {
+        scatter(&dst, &src, &off, 0, count as u32);
+        for (&o, &v) in offs.iter().zip(&data).take(count) {
+            want[o as usize / T::SIZE] = v;
+        }
+    }
+    assert_eq!(util::bits(&dst.to_vec()), util::bits(&want), "{soc} {} masked {masked} {mask:?}", T::DTYPE);
+}
+
+macro_rules! discrete_tests {
+    ($name:ident, $case:ident, $supported:ident) => {
+        #[test]
+        fn $name() {
+            let mut rng = Rng(0xD15C_2E7E);
+            for soc in Soc::ALL {
+                for _ in 0..20 {
+                    on(soc, || {
+                        if u16::$supported(soc) {
+                            $case::<u16>(&mut rng, soc);
+                        }
+                        if i16::$supported(soc) {
+                            $case::<i16>(&mut rng, soc);
+                        }
+                        if f16::$supported(soc) {
+                            $case::<f16>(&mut rng, soc);
+                        }
+                        if u32::$supported(soc) {
+                            $case::<u32>(&mut rng, soc);
+                        }
+                        if f32::$supported(soc) {
+                            $case::<f32>(&mut rng, soc);
+                        }
+                    });
+                }
+            }
+        }
+    };
+}
+discrete_tests!(gatherb_matches_reference, gatherb_case, gatherb_supported);
+discrete_tests!(scatter_matches_reference, scatter_case, scatter_supported);
+
+#[test]
+fn gatherb_scatter_checks() {
+    on(Soc::Ascend910B, || {
+        let u = ub(1024);
+        let (s, d, o) = (u.t::<u16>(0, 128), u.t::<u16>(256, 128), u.t::<u32>(512, 8));
+        o.copy_from_slice(&[0, 32, 64, 16, 0, 0, 0, 0]);
+        assert_fails("offset[3] = 16 must be a multiple of 32", || {
+            gatherb(&d, &s, &o, 1, &GatherRepeatParams::default())
+        });
+        assert_fails("T = uint16_t is not supported by Scatter on Ascend910B", || scatter(&d, &s, &o, 0, 8));
+        let h16 = u.t::<f16>(0, 128);
+        assert_fails("T = half is not supported by Gatherb on Ascend910B", || {
+            gatherb(&h16, &h16, &o, 1, &GatherRepeatParams::default())
+        });
+    });
+    on(Soc::Ascend310P, || {
+        let u = ub(1024);
+        let (s, d, o) = (u.t::<f32>(0, 64), u.t::<f32>(256, 16), u.t::<u32>(512, 64));
+        o.copy_from_slice(&[0; 64]);
+        o.set_value(3, 64);
+        assert_fails("dstOffset[3] = 64", || scatter(&d, &s, &o, 0, 8));
+    });
+}
