@@ -33,7 +33,8 @@ pub fn sum_kernel(x: GmAddr, z: GmAddr, workspace: GmAddr, tiling: GmAddr) {
     let (idx, cores) = (get_block_idx() as usize, get_block_num() as usize);
     let start = (idx * t.block_length as usize).min(t.total_length as usize);
     let len = (t.block_length as usize).min(t.total_length as usize - start);
-    let (mut x_gm, mut ws_gm, mut z_gm) = (GlobalTensor::<f32>::new(), GlobalTensor::new(), GlobalTensor::new());
+    let (mut x_gm, mut ws_gm, mut z_gm) =
+        (GlobalTensor::<f32>::new(), GlobalTensor::new(), GlobalTensor::new());
     x_gm.set_global_buffer(x.add::<f32>(start), len);
     ws_gm.set_global_buffer(workspace, cores * 8);
     z_gm.set_global_buffer(z, 1);

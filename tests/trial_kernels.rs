@@ -10,7 +10,9 @@ use ascend_runtime::testing::{assert_close, Tolerance};
 
 #[test]
 fn sum_on_48_cores_through_the_workspace() {
-    for (len, cores, soc) in [(1_000_003usize, 48u32, Soc::Ascend910B), (48 * 4096, 48, Soc::Ascend310B), (5, 8, Soc::Ascend910B)] {
+    for (len, cores, soc) in
+        [(1_000_003usize, 48u32, Soc::Ascend910B), (48 * 4096, 48, Soc::Ascend310B), (5, 8, Soc::Ascend910B)]
+    {
         let x: Vec<f32> = random_vec(len, 3, -1.0, 1.0);
         let (sum, stats) = sum_cores::run_sum(soc, &x, cores).unwrap();
         assert_eq!(stats.block_dim, cores);

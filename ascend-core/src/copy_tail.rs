@@ -11,9 +11,7 @@
 //! | a partial block (Ascend910B, Ascend310B) | `DataCopyPad`, the rest of the last UB block zero-filled | `DataCopyPad`, exactly `count` elements written |
 //! | a partial block (Ascend910, Ascend310P) | error naming the chip | error naming the chip |
 
-use crate::copy::{
-    data_copy, data_copy_pad, data_copy_pad_to_gm, DataCopyExtParams, DataCopyPadExtParams,
-};
+use crate::copy::{data_copy, data_copy_pad, data_copy_pad_to_gm, DataCopyExtParams, DataCopyPadExtParams};
 use crate::ctx::get_soc;
 use crate::element::{Element, BLOCK_BYTES};
 use crate::error::fail;

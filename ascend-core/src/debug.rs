@@ -67,7 +67,9 @@ pub struct SavedOutput(Option<CoreOutput>);
 /// Starts collecting this thread's kernel output in a fresh buffer (what a launcher does
 /// before it runs a core). Returns the buffer that was active, for [`end_core_output`].
 pub fn begin_core_output() -> SavedOutput {
-    SavedOutput(OUTPUT.with(|o| o.borrow_mut().replace(CoreOutput { text: String::new(), at_line_start: true })))
+    SavedOutput(
+        OUTPUT.with(|o| o.borrow_mut().replace(CoreOutput { text: String::new(), at_line_start: true })),
+    )
 }
 
 /// Stops collecting, restores `saved`, and returns what was printed since
@@ -417,7 +419,11 @@ impl Spec {
             && !body.to_ascii_lowercase().contains("n")
         {
             let split = body.find(|c: char| c.is_ascii_alphanumeric()).unwrap_or(0);
-            let split = if body[split..].starts_with("0x") || body[split..].starts_with("0X") { split + 2 } else { split };
+            let split = if body[split..].starts_with("0x") || body[split..].starts_with("0X") {
+                split + 2
+            } else {
+                split
+            };
             out.push_str(&body[..split]);
             out.extend(std::iter::repeat_n('0', self.width - len));
             out.push_str(&body[split..]);
@@ -445,7 +451,11 @@ fn c_general(x: f64, p: usize, alt: bool) -> String {
         let s = format!("{x:.*e}", p - 1);
         s.split_once('e').and_then(|(_, e)| e.parse::<i32>().ok()).unwrap_or(0)
     };
-    let s = if e < -4 || e >= p as i32 { c_exp(x, p - 1) } else { format!("{:.*}", (p as i32 - 1 - e) as usize, x) };
+    let s = if e < -4 || e >= p as i32 {
+        c_exp(x, p - 1)
+    } else {
+        format!("{:.*}", (p as i32 - 1 - e) as usize, x)
+    };
     if alt {
         return s;
     }
@@ -687,7 +697,12 @@ pub fn dump_tensor<T: Element, S: DumpSource<T>>(tensor: &S, desc: u32, dump_siz
 /// assert!(out.ends_with("[AIV Block 0/1] [[0,1,2],\n[AIV Block 0/1] [3,4,5]]\n"), "{out}");
 /// ```
 #[track_caller]
-pub fn dump_tensor_shape<T: Element, S: DumpSource<T>>(tensor: &S, desc: u32, dump_size: u32, shape: &ShapeInfo) {
+pub fn dump_tensor_shape<T: Element, S: DumpSource<T>>(
+    tensor: &S,
+    desc: u32,
+    dump_size: u32,
+    shape: &ShapeInfo,
+) {
     let Some(mut s) = dump_header(tensor, desc, dump_size) else { return };
     let (n, size) = (dump_size as usize, shape.size());
     if size != n {
@@ -735,13 +750,24 @@ mod tests {
     fn printf_matches_c() {
         let f = |fmt: &str, a: &[&dyn PrintfArg]| format_printf(fmt, a);
         assert_eq!(f("%d %i %5d|%-5d|%05d|%+d", &[&1, &-2, &3, &4, &-5, &6]), "1 -2     3|4    |-0005|+6");
-        assert_eq!(f("%u %x %X %#x %o %lu", &[&-1i32, &255u8, &255u16, &16u64, &8u32, &7usize]), "4294967295 ff FF 0x10 10 7");
-        assert_eq!(f("%f %.2f %8.3f %e %g %g", &[&3.14f32, &2.5f64, &-1.0f32, &1234.5f64, &0.0001f64, &100000.0]),
-            "3.140000 2.50   -1.000 1.234500e+03 0.0001 100000");
+        assert_eq!(
+            f("%u %x %X %#x %o %lu", &[&-1i32, &255u8, &255u16, &16u64, &8u32, &7usize]),
+            "4294967295 ff FF 0x10 10 7"
+        );
+        assert_eq!(
+            f("%f %.2f %8.3f %e %g %g", &[&3.14f32, &2.5f64, &-1.0f32, &1234.5f64, &0.0001f64, &100000.0]),
+            "3.140000 2.50   -1.000 1.234500e+03 0.0001 100000"
+        );
         assert_eq!(f("%f %F %f", &[&f32::NAN, &f32::INFINITY, &f16::from_f32(-0.5)]), "nan INF -0.500000");
-        assert_eq!(f("%s|%.2s|%5s|%c|100%%", &[&"abc", &"abc", &String::from("x"), &65u8]), "abc|ab|    x|A|100%");
+        assert_eq!(
+            f("%s|%.2s|%5s|%c|100%%", &[&"abc", &"abc", &String::from("x"), &65u8]),
+            "abc|ab|    x|A|100%"
+        );
         assert_eq!(f("%p", &[&0x40usize]), "0x40");
-        assert_eq!(f("%.3d|%.0d|%08.3f|%05f|%04x", &[&7, &0, &-2.5f32, &f32::NAN, &255u8]), "007||-002.500|  nan|00ff");
+        assert_eq!(
+            f("%.3d|%.0d|%08.3f|%05f|%04x", &[&7, &0, &-2.5f32, &f32::NAN, &255u8]),
+            "007||-002.500|  nan|00ff"
+        );
     }
 
     #[test]

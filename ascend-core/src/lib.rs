@@ -64,8 +64,8 @@ pub mod prelude {
     pub use crate::copy::*;
     pub use crate::copy_tail::{data_copy_tail, DataCopyTail};
     pub use crate::gm_api::*;
-    pub use crate::tiling_data::get_tiling_data;
     pub use crate::pipe::*;
+    pub use crate::tiling_data::get_tiling_data;
     pub use crate::vector::binary::*;
     pub use crate::vector::brcb::*;
     pub use crate::vector::compare::*;

@@ -49,7 +49,11 @@ impl<T: Element> fmt::Debug for LocalTensor<T> {
 const DEBUG_VALUES: usize = 8;
 
 /// Writes ` [v0, v1, …]`: the first [`DEBUG_VALUES`] of `len` values, `…` if there are more.
-fn debug_values<T: Element>(f: &mut fmt::Formatter<'_>, len: usize, value: impl Fn(usize) -> T) -> fmt::Result {
+fn debug_values<T: Element>(
+    f: &mut fmt::Formatter<'_>,
+    len: usize,
+    value: impl Fn(usize) -> T,
+) -> fmt::Result {
     f.write_str(" [")?;
     for i in 0..len.min(DEBUG_VALUES) {
         if i > 0 {

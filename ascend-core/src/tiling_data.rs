@@ -54,7 +54,9 @@ mod tests {
     use crate::tensor::GmRegion;
 
     #[test]
-    #[should_panic(expected = "GET_TILING_DATA: the tiling buffer holds 4 bytes, the tiling struct [u32; 2] needs 8")]
+    #[should_panic(
+        expected = "GET_TILING_DATA: the tiling buffer holds 4 bytes, the tiling struct [u32; 2] needs 8"
+    )]
     fn too_small_a_buffer() {
         let gm = GmRegion::from_bytes(&[0; 4]);
         let _: [u32; 2] = get_tiling_data(gm.addr());

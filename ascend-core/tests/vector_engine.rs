@@ -335,7 +335,10 @@ fn check_unsupported<T: CallOp>(unsupported: &[Op], soc: Soc) {
         });
         for &op in unsupported {
             let t = [0, 1, 2].map(|k| bufs[k].get::<T>());
-            expect_panic(|| T::call_count(op, &t, T::ZERO, 16), &["not supported by", &format!(" on {soc} ")]);
+            expect_panic(
+                || T::call_count(op, &t, T::ZERO, 16),
+                &["not supported by", &format!(" on {soc} ")],
+            );
         }
     });
 }
@@ -359,7 +362,11 @@ fn check_trial<T: Rand + CallOp>(trial: &Trial, ops: fn(Soc) -> Vec<Op>) {
             b
         });
         if soc == Soc::Ascend910B && trial.overflow != 0 {
-            set_overflow_mode(if trial.overflow == 1 { OverflowMode::Saturation } else { OverflowMode::InfNan });
+            set_overflow_mode(if trial.overflow == 1 {
+                OverflowMode::Saturation
+            } else {
+                OverflowMode::InfNan
+            });
         }
         let sat = get_overflow_mode() == OverflowMode::Saturation;
         let scalar = T::rand(&mut r);

@@ -391,20 +391,20 @@ struct SelCase {
 
 fn sel_case(par: usize) -> impl Strategy<Value = SelCase> {
     (
-        (0..3usize, 0..4u64, [1..=3u8, 1..=3u8, 1..=3u8], [prop_oneof![Just(8u8), 0..=16u8], prop_oneof![Just(8u8), 0..=16u8], prop_oneof![Just(8u8), 0..=16u8]]),
+        (
+            0..3usize,
+            0..4u64,
+            [1..=3u8, 1..=3u8, 1..=3u8],
+            [
+                prop_oneof![Just(8u8), 0..=16u8],
+                prop_oneof![Just(8u8), 0..=16u8],
+                prop_oneof![Just(8u8), 0..=16u8],
+            ],
+        ),
         (1..=6usize, prop::option::of(1..=par), any::<[u64; 2]>(), any::<bool>(), 1..=6 * par, any::<u64>()),
     )
-        .prop_map(|((mode, form, blk, rep), (repeats, contiguous, words, as_count, n, data_seed))| SelCase {
-            mode,
-            form,
-            blk,
-            rep,
-            repeats,
-            contiguous,
-            words,
-            as_count,
-            n,
-            data_seed,
+        .prop_map(|((mode, form, blk, rep), (repeats, contiguous, words, as_count, n, data_seed))| {
+            SelCase { mode, form, blk, rep, repeats, contiguous, words, as_count, n, data_seed }
         })
 }
 
@@ -460,10 +460,7 @@ fn random_case<T: SelectElement, U: SelMaskElement>(c: &SelCase, soc: Soc) {
             }
         }
         1 => {
-            let m = if bits[1] == 0
-                && bits[0].count_ones() == 64 - bits[0].leading_zeros()
-                && c.as_count
-            {
+            let m = if bits[1] == 0 && bits[0].count_ones() == 64 - bits[0].leading_zeros() && c.as_count {
                 Mask::Count(bits[0].count_ones() as u64)
             } else {
                 Mask::Bits(bits)

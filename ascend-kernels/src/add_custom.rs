@@ -146,7 +146,11 @@ mod tests {
         // The location is the failing call inside the library kernel (the tail copy of
         // `copy_in`), not the entry point or the launch closure.
         let p = e.primary().unwrap();
-        assert_eq!((p.api, p.file.replace('\\', "/").ends_with("src/elementwise.rs")), ("DataCopyTail", true), "{p}");
+        assert_eq!(
+            (p.api, p.file.replace('\\', "/").ends_with("src/elementwise.rs")),
+            ("DataCopyTail", true),
+            "{p}"
+        );
         let src = include_str!("elementwise.rs");
         let line = src.lines().nth(p.line as usize - 1).unwrap();
         assert!(line.contains("data_copy_tail(&x_local"), "line {}: {line}", p.line);

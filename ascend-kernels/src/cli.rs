@@ -384,12 +384,23 @@ mod tests {
     #[test]
     fn errors() {
         let err = |v: &[&str], allowed: &[&str]| Args::parse(args(v), allowed).unwrap_err();
-        assert!(err(&["--len"], ALL).contains("a value is required for '--len <N>'"), "{}", err(&["--len"], ALL));
+        assert!(
+            err(&["--len"], ALL).contains("a value is required for '--len <N>'"),
+            "{}",
+            err(&["--len"], ALL)
+        );
         assert!(err(&["--len", "x"], ALL).contains("invalid value 'x' for '--len <N>'"));
-        assert!(err(&["--soc", "gpu"], ALL).contains("unknown chip (one of Ascend910,"), "{}", err(&["--soc", "gpu"], ALL));
+        assert!(
+            err(&["--soc", "gpu"], ALL).contains("unknown chip (one of Ascend910,"),
+            "{}",
+            err(&["--soc", "gpu"], ALL)
+        );
         assert!(err(&["len"], ALL).contains("unexpected argument 'len'"));
         let e = err(&["--rows", "3"], &["len"]);
-        assert!(e.contains("unexpected argument '--rows' found") && e.contains("Usage: example [OPTIONS]"), "{e}");
+        assert!(
+            e.contains("unexpected argument '--rows' found") && e.contains("Usage: example [OPTIONS]"),
+            "{e}"
+        );
         let help = err(&["--help"], &["soc", "input-x"]);
         assert!(help.contains("--soc <CHIP>") && help.contains("--input-x <FILE>"), "{help}");
         assert!(!help.contains("--rows"), "{help}");

@@ -412,7 +412,10 @@ impl Launch {
     /// result.unwrap();
     /// assert_eq!(out.text(), "[AIV Block 0/2] hello from 0\n[AIV Block 1/2] hello from 1\n");
     /// ```
-    pub fn capture_output<K: Fn() + Sync>(&self, kernel: K) -> (Result<LaunchStats, LaunchError>, KernelOutput) {
+    pub fn capture_output<K: Fn() + Sync>(
+        &self,
+        kernel: K,
+    ) -> (Result<LaunchStats, LaunchError>, KernelOutput) {
         self.run_collecting(&kernel)
     }
 

@@ -409,7 +409,10 @@ mod tests {
         let e = compare_close(&x, &exact, Tolerance::exact()).unwrap_err();
         let r = e.report().unwrap();
         assert_eq!(r.mismatches, 1);
-        assert_eq!((r.first[0].index, r.first[0].expected, r.first[0].expected_bits), (0, 0.1, 0.1f64.to_bits()));
+        assert_eq!(
+            (r.first[0].index, r.first[0].expected, r.first[0].expected_bits),
+            (0, 0.1, 0.1f64.to_bits())
+        );
         assert_eq!(r.first[0].actual, 0.0999755859375);
         assert!(compare_close(&[7u8, 255], &[7.0f64, 255.0], Tolerance::exact()).is_ok());
         assert!(compare_close(&[7u8], &[7.5f64], Tolerance::exact()).is_err());

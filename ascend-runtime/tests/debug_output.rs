@@ -16,7 +16,12 @@ fn dumping_kernel(x: GmAddr) {
     data_copy(&local, &x_gm, 8);
     dump_tensor(&local, 5, 8);
     dump_tensor_shape(&local, 6, 8, &ShapeInfo::new(&[2, 4]));
-    ascend_printf!("core %d sum=%.1f tail=%s\n", get_block_idx(), (0..8).map(|i| local.get_value(i)).sum::<f32>(), "ok");
+    ascend_printf!(
+        "core %d sum=%.1f tail=%s\n",
+        get_block_idx(),
+        (0..8).map(|i| local.get_value(i)).sum::<f32>(),
+        "ok"
+    );
     dump_tensor(&x_gm.view(6), 7, 2);
 }
 
@@ -31,7 +36,10 @@ fn expected_core(c: usize) -> Vec<String> {
         format!("[[{}],", all[..4].join(",")),
         format!("[{}]]", all[4..].join(",")),
         format!("core {c} sum={:.1} tail=ok", v.iter().sum::<f32>()),
-        format!("DumpTensor: desc=7, addr={:#x}, data_type=float32, position=GM, dump_size=2", (c * 8 + 6) * 4),
+        format!(
+            "DumpTensor: desc=7, addr={:#x}, data_type=float32, position=GM, dump_size=2",
+            (c * 8 + 6) * 4
+        ),
         format!("[{}, {}]", f6(&v[6]), f6(&v[7])),
     ]
 }
@@ -41,8 +49,10 @@ fn four_cores_dump_and_print_in_core_order() {
     let x = GmBuffer::from_vec((0..32).map(|i| i as f32 * 0.5).collect());
     let xa = x.addr();
     for mode in [ExecMode::Pooled, ExecMode::ThreadPerCore, ExecMode::Sequential] {
-        let (result, out) =
-            Launch::new(Soc::Ascend910B).block_dim(4).mode(mode).capture_output(|| dumping_kernel(xa.clone()));
+        let (result, out) = Launch::new(Soc::Ascend910B)
+            .block_dim(4)
+            .mode(mode)
+            .capture_output(|| dumping_kernel(xa.clone()));
         result.unwrap();
         assert_eq!(out.cores().collect::<Vec<_>>(), [0, 1, 2, 3]);
         let mut all = Vec::new();
@@ -61,12 +71,13 @@ fn four_cores_dump_and_print_in_core_order() {
 
 #[test]
 fn output_is_kept_when_a_core_fails() {
-    let (result, out) = Launch::new(Soc::Ascend910B).block_dim(2).mode(ExecMode::Sequential).capture_output(|| {
-        ascend_printf!("before %s", "the failure");
-        if get_block_idx() == 1 {
-            ascend_core::fail("MyApi", "broken");
-        }
-    });
+    let (result, out) =
+        Launch::new(Soc::Ascend910B).block_dim(2).mode(ExecMode::Sequential).capture_output(|| {
+            ascend_printf!("before %s", "the failure");
+            if get_block_idx() == 1 {
+                ascend_core::fail("MyApi", "broken");
+            }
+        });
     assert_eq!(result.unwrap_err().primary().unwrap().core, 1);
     assert_eq!(out.text(), "[AIV Block 0/2] before the failure\n[AIV Block 1/2] before the failure\n");
 }
@@ -125,7 +136,10 @@ fn debug_shows_the_first_values() {
             for i in 0..16 {
                 t.set_value(i, i as i32 * 3);
             }
-            assert_eq!(format!("{:?}", t.view_len(0, 2)), "LocalTensor<int32_t>(VECCALC, addr 0x0, 2 elements) [0, 3]");
+            assert_eq!(
+                format!("{:?}", t.view_len(0, 2)),
+                "LocalTensor<int32_t>(VECCALC, addr 0x0, 2 elements) [0, 3]"
+            );
             let s = format!("{t:?}");
             assert!(s.ends_with("16 elements) [0, 3, 6, 9, 12, 15, 18, 21, …]"), "{s}");
         })
