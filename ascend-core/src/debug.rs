@@ -404,6 +404,15 @@ impl Spec {
         }
     }
 
+    /// Whether the `0` flag pads this conversion: numbers only (not `nan`/`inf`), and not
+    /// integers with a precision.
+    fn zero_pads(&self, conv: char, body: &str) -> bool {
+        let number = !matches!(conv, 's' | 'c' | 'p') && !body.to_ascii_lowercase().contains('n');
+        let int_with_precision =
+            matches!(conv, 'd' | 'i' | 'u' | 'x' | 'X' | 'o') && self.precision.is_some();
+        self.zero && number && !int_with_precision
+    }
+
     /// Pads `body` to the width: left-justified, zero-padded after the sign (numbers without
     /// an integer precision), or right-justified with spaces.
     fn pad(&self, out: &mut String, body: &str, conv: char) {
@@ -413,11 +422,7 @@ impl Spec {
         } else if self.left {
             out.push_str(body);
             out.extend(std::iter::repeat_n(' ', self.width - len));
-        } else if self.zero
-            && !matches!(conv, 's' | 'c' | 'p')
-            && !(matches!(conv, 'd' | 'i' | 'u' | 'x' | 'X' | 'o') && self.precision.is_some())
-            && !body.to_ascii_lowercase().contains("n")
-        {
+        } else if self.zero_pads(conv, body) {
             let split = body.find(|c: char| c.is_ascii_alphanumeric()).unwrap_or(0);
             let split = if body[split..].starts_with("0x") || body[split..].starts_with("0X") {
                 split + 2
@@ -755,8 +760,8 @@ mod tests {
             "4294967295 ff FF 0x10 10 7"
         );
         assert_eq!(
-            f("%f %.2f %8.3f %e %g %g", &[&3.14f32, &2.5f64, &-1.0f32, &1234.5f64, &0.0001f64, &100000.0]),
-            "3.140000 2.50   -1.000 1.234500e+03 0.0001 100000"
+            f("%f %.2f %8.3f %e %g %g", &[&3.25f32, &2.5f64, &-1.0f32, &1234.5f64, &0.0001f64, &100000.0]),
+            "3.250000 2.50   -1.000 1.234500e+03 0.0001 100000"
         );
         assert_eq!(f("%f %F %f", &[&f32::NAN, &f32::INFINITY, &f16::from_f32(-0.5)]), "nan INF -0.500000");
         assert_eq!(
