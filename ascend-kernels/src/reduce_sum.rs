@@ -103,7 +103,6 @@ impl<T: ReduceSumElement> KernelReduceSum<T> {
 
     /// The part of [`init`](Self::init) every variant shares: checks the tiling, binds this
     /// core's slice of `x` and carves the buffers.
-    #[track_caller]
     pub(crate) fn init_core(&mut self, x: GmAddr, tiling: &TilingConfig) {
         tiling.check::<T>(API, T::PAR);
         if tiling.tile_length > MAX_REPEATS * T::PAR {
@@ -155,7 +154,6 @@ impl<T: ReduceSumElement> KernelReduceSum<T> {
     }
 
     /// The sum of this core's slice: tile sums, then their sum.
-    #[track_caller]
     pub(crate) fn core_sum(&mut self) -> T {
         let tiling = self.tiling;
         let partials = self.partial_buf.get::<T>();
