@@ -428,6 +428,57 @@ where
     });
 }
 
+/// `Cast` f16 → f32 and f32 → f16 (CAST_NONE: exact / nearest-even) over a 16 KiB f32 tile
+/// (4096 elements), count form and full-mask high-dimensional form, against the same bulk
+/// F16C conversion the emulator uses (`f16conv::{widen_slice, narrow_slice}`) on plain slices.
+fn cast_rows(sizes: &Sizes, rows: &mut Vec<Row>) {
+    use ascend_runtime::ascend_core::f16conv::{narrow_slice, widen_slice};
+    let n = 4096;
+    let xv = values(n, 11);
+    let hv = to_f16(&xv);
+    on_tile(|_, [w, h, _, _]| {
+        let (w, h) = (w.get::<f32>(), h.get_with_len::<f16>(n));
+        let mut wide = vec![0f32; n];
+        let mut half = vec![f16::ZERO; n];
+        let mut push = |name: &str, emulated: Duration, native: Duration| {
+            rows.push(Row {
+                group: "instructions (16 KiB tile)",
+                name: name.to_string(),
+                emulated,
+                native,
+                bytes: None,
+                target: Some(Target::RatioAtLeast(0.8)),
+            })
+        };
+        h.copy_from_slice(&hv);
+        let emu = time(sizes.min_time, || cast(&w, &h, RoundMode::CastNone, n));
+        let nat = time(sizes.min_time, || {
+            widen_slice(&hv, &mut wide);
+            black_box(&wide);
+        });
+        push("cast half -> float, count form", emu, nat);
+        let p = UnaryRepeatParams::new(1, 1, 8, 4);
+        let emu = time(sizes.min_time, || {
+            cast_masked::<f32, f16, true>(&w, &h, RoundMode::CastNone, 64u64, (n / 64) as u8, &p)
+        });
+        push("cast half -> float, contiguous full mask", emu, nat);
+        assert_eq!(w.to_vec(), wide, "cast half -> float differs from the native conversion");
+        w.copy_from_slice(&xv);
+        let emu = time(sizes.min_time, || cast(&h, &w, RoundMode::CastNone, n));
+        let nat = time(sizes.min_time, || {
+            narrow_slice(&xv, &mut half);
+            black_box(&half);
+        });
+        push("cast float -> half, count form", emu, nat);
+        let p = UnaryRepeatParams::new(1, 1, 4, 8);
+        let emu = time(sizes.min_time, || {
+            cast_masked::<f16, f32, true>(&h, &w, RoundMode::CastNone, 64u64, (n / 64) as u8, &p)
+        });
+        push("cast float -> half, contiguous full mask", emu, nat);
+        assert_eq!(h.to_vec(), half, "cast float -> half differs from the native conversion");
+    });
+}
+
 /// `vec_trans` over a 16 KiB tile of f16 (32 matrices), and `vec_reduce_add` over f16/f32.
 fn trans_reduce_rows(sizes: &Sizes, rows: &mut Vec<Row>) {
     let n = 8192;
@@ -674,6 +725,7 @@ pub fn run(sizes: &Sizes) -> Vec<Row> {
     done("streaming", &rows);
     elementwise_rows::<f32>(sizes, &mut rows);
     elementwise_rows::<f16>(sizes, &mut rows);
+    cast_rows(sizes, &mut rows);
     done("instructions", &rows);
     trans_reduce_rows(sizes, &mut rows);
     done("vec_trans and vec_reduce_add", &rows);

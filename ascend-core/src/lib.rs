@@ -68,6 +68,7 @@ pub mod prelude {
     pub use crate::tiling_data::get_tiling_data;
     pub use crate::vector::binary::*;
     pub use crate::vector::brcb::*;
+    pub use crate::vector::cast::*;
     pub use crate::vector::compare::*;
     pub use crate::vector::create_vec_index::*;
     pub use crate::vector::duplicate::*;

@@ -5,7 +5,7 @@ use ascend_core::prelude::*;
 
 #[path = "common/util.rs"]
 mod util;
-use util::{expect_panic, ub, Rng};
+use util::{expect_panic, on, ub, Rng};
 
 /// `f` fails with `expected`, naming the API.
 #[track_caller]
@@ -250,19 +250,53 @@ fn int32_only_eq_only_on_ascend910b() {
     }
 }
 
+/// A count that is not whole repeats: the vendor's implementation runs `count / PAR` repeats
+/// on Ascend910/910B/310P (the tail is not compared, dst keeps its bytes) and counter mode on
+/// Ascend310B (lanes past `count` give 0 bits in the last repeat's bytes).
 #[test]
-fn count_must_fill_whole_repeats() {
-    let u = ub(2048);
-    let (x, y, d) = (u.t::<f32>(0, 128), u.t::<f32>(512, 128), u.t::<u8>(1024, 64));
-    assert_fails(
-        "count = 100 float elements occupy 400 bytes, not a multiple of 256 (use a multiple of 64)",
-        || compare(&d, &x, &y, CMPMODE::LT, 100),
-    );
-    let (xh, yh) = (u.t::<f16>(0, 256), u.t::<f16>(512, 256));
-    assert_fails("not a multiple of 256 (use a multiple of 128)", || compare(&d, &xh, &yh, CMPMODE::LT, 64));
-    d.copy_from_slice(&[7; 64]);
-    compare(&d, &x, &y, CMPMODE::LT, 0);
-    assert!(d.to_vec().iter().all(|b| *b == 7), "count 0 does nothing");
+fn count_tail_per_chip() {
+    for soc in Soc::ALL {
+        on(soc, || {
+            let u = ub(4096);
+            let (x, y, d) = (u.t::<f32>(0, 192), u.t::<f32>(1024, 192), u.t::<u8>(2048, 64));
+            x.copy_from_slice(&(0..192).map(|i| i as f32).collect::<Vec<_>>());
+            y.copy_from_slice(&[1000.0; 192]);
+            d.copy_from_slice(&[0x5A; 64]);
+            compare(&d, &x, &y, CMPMODE::LT, 100);
+            let got = d.to_vec();
+            assert_eq!(got[..8], [0xFF; 8], "{soc}: the first whole repeat");
+            if soc == Soc::Ascend310B {
+                // Lanes 64..100 true, 100..128 zero: bytes 8..12 = 0xFF, byte 12 = 0x0F, 13..16 = 0.
+                assert_eq!(got[8..16], [0xFF, 0xFF, 0xFF, 0xFF, 0x0F, 0, 0, 0], "{soc}");
+                assert_eq!(got[16], 0x5A, "{soc}");
+            } else {
+                assert!(got[8..].iter().all(|b| *b == 0x5A), "{soc}: the tail is not written");
+            }
+            d.copy_from_slice(&[7; 64]);
+            compare(&d, &x, &y, CMPMODE::LT, 0);
+            assert!(d.to_vec().iter().all(|b| *b == 7), "count 0 does nothing");
+            if soc != Soc::Ascend310B {
+                compare(&d, &x, &y, CMPMODE::LT, 63);
+                assert!(d.to_vec().iter().all(|b| *b == 7), "{soc}: less than one repeat does nothing");
+            }
+        });
+    }
+}
+
+/// `dst` may be `int8_t` as well as `uint8_t`: the same bytes.
+#[test]
+fn int8_dst() {
+    let u = ub(4096);
+    let (x, y) = (u.t::<f16>(0, 256), u.t::<f16>(1024, 256));
+    let (d8, di) = (u.t::<u8>(2048, 32), u.t::<i8>(3072, 32));
+    x.copy_from_slice(&(0..256).map(|i| f16::from_f32((i % 7) as f32)).collect::<Vec<_>>());
+    y.copy_from_slice(&[f16::from_f32(3.0); 256]);
+    compare(&d8, &x, &y, CMPMODE::GE, 256);
+    compare(&di, &x, &y, CMPMODE::GE, 256);
+    assert_eq!(di.reinterpret_cast::<u8>().to_vec(), d8.to_vec());
+    compare_masked::<f16, true>(&di, &x, &y, CMPMODE::NE, 128u64, 2, &P);
+    compare_masked::<f16, true>(&d8, &x, &y, CMPMODE::NE, 128u64, 2, &P);
+    assert_eq!(di.reinterpret_cast::<u8>().to_vec(), d8.to_vec());
 }
 
 #[test]
@@ -297,4 +331,138 @@ fn mask_checks() {
     d.copy_from_slice(&[9; 64]);
     compare_masked::<f32, true>(&d, &x, &y, CMPMODE::LT, 64u64, 0, &P);
     assert!(d.to_vec().iter().all(|b| *b == 9), "repeatTimes 0 does nothing");
+}
+
+// ---- CompareScalar ---------------------------------------------------------------------------
+
+/// One random `compare_scalar`/`compare_scalar_masked` call against the reference.
+fn random_scalar_case<T: CompareScalarElement>(rng: &mut Rng, soc: Soc) {
+    let (par, epb) = (T::PAR, T::EPB);
+    let u = ub(2 * 4096);
+    let n = 4096 / T::SIZE;
+    let (x, d) = (u.t::<T>(0, n), u.t::<u8>(4096, 4096));
+    let float = T::DTYPE == DType::F16 || T::DTYPE == DType::F32;
+    let signed = float || T::DTYPE == DType::I16 || T::DTYPE == DType::I32;
+    let gen = |rng: &mut Rng| {
+        let v = value(rng);
+        if !float && !v.is_finite() {
+            T::from_f64(2.0)
+        } else if !signed {
+            T::from_f64(v.abs())
+        } else {
+            T::from_f64(v)
+        }
+    };
+    let xs: Vec<T> = (0..n).map(|_| gen(rng)).collect();
+    let scalar = gen(rng);
+    x.copy_from_slice(&xs);
+    d.copy_from_slice(&vec![0x5A; 4096]);
+    let modes: Vec<CMPMODE> = MODES.into_iter().filter(|m| T::compare_scalar_supported(soc, *m)).collect();
+    let mode = modes[rng.index(modes.len())];
+    let (repeats, p, lanes, count) = if rng.chance(3) {
+        let c = 1 + rng.below(6 * par as u64) as usize;
+        compare_scalar(&d, &x, scalar, mode, c);
+        let full = [u64::MAX, if par == 128 { u64::MAX } else { 0 }];
+        let r = if soc == Soc::Ascend310B { c.div_ceil(par) } else { c / par };
+        (r, UnaryRepeatParams::default(), full, Some(c))
+    } else {
+        let r = 1 + rng.below(6) as usize;
+        let p = UnaryRepeatParams::new(
+            rng.below(3) as u16,
+            1 + rng.below(3) as u16,
+            rng.below(9) as u8,
+            rng.below(17) as u8,
+        );
+        let mut bits = [rng.next(), if par == 128 { rng.next() } else { 0 }];
+        if bits == [0, 0] {
+            bits[0] = 1;
+        }
+        compare_scalar_masked::<T, true>(&d, &x, scalar, mode, bits, r as u8, &p);
+        let eff =
+            if soc == Soc::Ascend310B { bits } else { [u64::MAX, if par == 128 { u64::MAX } else { 0 }] };
+        (r, p, eff, None)
+    };
+    let at = |r: usize, j: usize| {
+        (r * p.src_rep_stride as usize + (j / epb) * p.src_blk_stride as usize) * epb + j % epb
+    };
+    let mut want_bits = Vec::new();
+    for r in 0..repeats {
+        for j in 0..par {
+            let on = lanes[j / 64] >> (j % 64) & 1 == 1 && count.is_none_or(|c| r * par + j < c);
+            want_bits.push(on && truth(mode, xs[at(r, j)].to_f64(), scalar.to_f64()));
+        }
+    }
+    let mut want = pack(&want_bits);
+    want.resize(4096, 0x5A);
+    assert_eq!(d.to_vec(), want, "{soc} {} {mode} x{repeats} {p:?} count {count:?}", T::DTYPE);
+}
+
+#[test]
+fn compare_scalar_random_against_reference() {
+    for (i, soc) in Soc::ALL.into_iter().enumerate() {
+        on(soc, || {
+            let mut rng = Rng(0xA076_1D64_78BD_642F ^ (i as u64 + 3));
+            for _ in 0..60 {
+                match rng.below(6) {
+                    _ if soc == Soc::Ascend910 => {}
+                    0 => random_scalar_case::<f16>(&mut rng, soc),
+                    1 => random_scalar_case::<f32>(&mut rng, soc),
+                    2 if soc != Soc::Ascend310P => random_scalar_case::<i32>(&mut rng, soc),
+                    3 if soc == Soc::Ascend310B => random_scalar_case::<i16>(&mut rng, soc),
+                    4 if soc == Soc::Ascend310B => random_scalar_case::<u16>(&mut rng, soc),
+                    5 if soc == Soc::Ascend310B => random_scalar_case::<u32>(&mut rng, soc),
+                    _ => random_scalar_case::<f32>(&mut rng, soc),
+                }
+            }
+        });
+    }
+}
+
+#[test]
+fn compare_scalar_support_per_chip() {
+    let run = |soc: Soc, f: fn(&Ub)| on(soc, || f(&ub(1024)));
+    use util::Ub;
+    run(Soc::Ascend910, |u| {
+        expect_panic(
+            || compare_scalar(&u.t::<u8>(512, 32), &u.t::<f32>(0, 64), 1.0, CMPMODE::LT, 64),
+            &["CompareScalar", "float", "Ascend910"],
+        );
+    });
+    run(Soc::Ascend910B, |u| {
+        expect_panic(
+            || compare_scalar(&u.t::<u8>(512, 32), &u.t::<i32>(0, 64), 1, CMPMODE::LT, 64),
+            &["CompareScalar", "int32_t", "CMPMODE::LT", "Ascend910B"],
+        );
+        expect_panic(
+            || compare_scalar(&u.t::<u8>(512, 32), &u.t::<u16>(0, 128), 1, CMPMODE::EQ, 128),
+            &["CompareScalar", "uint16_t", "Ascend910B"],
+        );
+        // Overlap of dst and src0.
+        expect_panic(
+            || compare_scalar(&u.t::<u8>(0, 32), &u.t::<f32>(0, 64), 1.0, CMPMODE::LT, 64),
+            &["CompareScalar", "overlaps src0"],
+        );
+    });
+    run(Soc::Ascend310P, |u| {
+        expect_panic(
+            || compare_scalar(&u.t::<u8>(512, 32), &u.t::<i32>(0, 64), 1, CMPMODE::EQ, 64),
+            &["CompareScalar", "int32_t", "Ascend310P"],
+        );
+    });
+}
+
+/// NaN: every mode but NE is false, also against a NaN scalar.
+#[test]
+fn compare_scalar_nan() {
+    let u = ub(1024);
+    let (x, d) = (u.t::<f32>(0, 64), u.t::<u8>(512, 8));
+    x.copy_from_slice(&[1.0; 64]);
+    x.set_value(0, f32::NAN);
+    for m in MODES {
+        compare_scalar(&d, &x, f32::NAN, m, 64);
+        let want = if m == CMPMODE::NE { 0xFF } else { 0 };
+        assert!(d.to_vec().iter().all(|b| *b == want), "{m}");
+        compare_scalar(&d, &x, 1.0, m, 64);
+        assert_eq!(d.get_value(0) & 1, (m == CMPMODE::NE) as u8, "{m}");
+    }
 }

@@ -30,7 +30,7 @@ use crate::soc::Soc;
 use crate::tensor::LocalTensor;
 use crate::vector::engine::{apply_sources, Lanes, Operand};
 use crate::vector::mask::{prefix_bits, resolve, Mask, Plan};
-use crate::vector::params::BinaryRepeatParams;
+use crate::vector::params::{BinaryRepeatParams, UnaryRepeatParams};
 
 const API: &str = "Compare";
 
@@ -88,6 +88,24 @@ impl sealed::CompareSealed for i32 {
 }
 impl CompareElement for i32 {}
 
+mod dst_sealed {
+    pub trait CompareDstSealed {}
+}
+
+/// Element types of `Compare`'s bit-mask `dst`: `uint8_t` and `int8_t` (the vendor lists both
+/// for every chip); only the bytes matter.
+///
+/// ```compile_fail
+/// use ascend_core::prelude::*;
+/// fn needs<U: CompareDstElement>() {}
+/// needs::<u16>();
+/// ```
+pub trait CompareDstElement: Element + dst_sealed::CompareDstSealed {}
+impl dst_sealed::CompareDstSealed for u8 {}
+impl CompareDstElement for u8 {}
+impl dst_sealed::CompareDstSealed for i8 {}
+impl CompareDstElement for i8 {}
+
 /// Checks the element type against the chip and the mode.
 #[track_caller]
 fn check_type<T: CompareElement>(mode: CMPMODE) {
@@ -106,20 +124,23 @@ fn check_type<T: CompareElement>(mode: CMPMODE) {
     }
 }
 
-/// Writes the comparison bits of a run of lanes into the zeroed staging bytes.
-struct CmpKernel {
+/// Writes the comparison bits of a run of lanes into the zeroed staging bytes; `scalar` is
+/// the right-hand side of the one-source form (`CompareScalar`).
+struct CmpKernel<T> {
     out: *mut u8,
     mode: CMPMODE,
+    scalar: T,
 }
 
 /// # Safety
-/// `a` and `b` are valid for `n` reads; `out` for bytes up to `(lane + n - 1) / 8`.
+/// `a` is valid for `n` reads and `b(j)` reads a valid element for `j < n`; `out` holds bytes
+/// up to `(lane + n - 1) / 8`.
 #[inline(always)]
 unsafe fn cmp_run<T: Copy>(
     out: *mut u8,
     lane: usize,
     a: *const T,
-    b: *const T,
+    b: impl Fn(usize) -> T,
     n: usize,
     f: impl Fn(T, T) -> bool,
 ) {
@@ -127,19 +148,19 @@ unsafe fn cmp_run<T: Copy>(
         let k = lane + j;
         // SAFETY: j < n and byte k / 8 is in range (function contract).
         unsafe {
-            let t = f(*a.add(j), *b.add(j)) as u8;
+            let t = f(*a.add(j), b(j)) as u8;
             *out.add(k >> 3) |= t << (k & 7);
         }
     }
 }
 
-impl<T: Element> Lanes<T, 2> for CmpKernel {
-    #[inline]
-    unsafe fn run(&mut self, lane: usize, _src0: *mut T, src: [*const T; 2], n: usize) {
-        let [a, b] = src;
+impl<T: Element> CmpKernel<T> {
+    /// # Safety
+    /// As [`cmp_run`].
+    #[inline(always)]
+    unsafe fn lanes(&self, lane: usize, a: *const T, b: impl Fn(usize) -> T, n: usize) {
         let o = self.out;
-        // SAFETY: forwarded from the Lanes contract; the caller checked that `out` holds
-        // every byte of the lanes it plans.
+        // SAFETY: forwarded.
         unsafe {
             match self.mode {
                 CMPMODE::LT => cmp_run(o, lane, a, b, n, |x, y| x < y),
@@ -150,6 +171,25 @@ impl<T: Element> Lanes<T, 2> for CmpKernel {
                 CMPMODE::NE => cmp_run(o, lane, a, b, n, |x, y| x != y),
             }
         }
+    }
+}
+
+impl<T: Element> Lanes<T, 2> for CmpKernel<T> {
+    #[inline]
+    unsafe fn run(&mut self, lane: usize, _src0: *mut T, src: [*const T; 2], n: usize) {
+        let [a, b] = src;
+        // SAFETY: forwarded from the Lanes contract (b valid for n reads); the caller checked
+        // that `out` holds every byte of the lanes it plans.
+        unsafe { self.lanes(lane, a, |j| *b.add(j), n) }
+    }
+}
+
+impl<T: Element> Lanes<T, 1> for CmpKernel<T> {
+    #[inline]
+    unsafe fn run(&mut self, lane: usize, _src0: *mut T, src: [*const T; 1], n: usize) {
+        let s = self.scalar;
+        // SAFETY: as for the two-source form.
+        unsafe { self.lanes(lane, src[0], |_| s, n) }
     }
 }
 
@@ -175,16 +215,19 @@ fn span<T: Element>(op: &Operand<'_, T>, plan: &Plan) -> (usize, usize) {
 /// Checks `dst` and the sources, runs the comparison into a zeroed staging buffer and stores
 /// the whole result bytes (disabled lanes give 0 bits).
 #[track_caller]
-fn run<T: CompareElement>(
+fn run<T: Element, const N: usize>(
+    api: &'static str,
     dst: &LocalTensor<u8>,
-    s0: &Operand<'_, T>,
-    s1: &Operand<'_, T>,
+    srcs: [&Operand<'_, T>; N],
     mode: CMPMODE,
+    scalar: T,
     plan: &Plan,
-) {
-    dst.check_vector_operand(API, "dst");
+) where
+    CmpKernel<T>: Lanes<T, N>,
+{
+    dst.check_vector_operand(api, "dst");
     let bytes = plan.repeats * T::PAR / 8;
-    ensure(bytes <= dst.get_size(), API, || {
+    ensure(bytes <= dst.get_size(), api, || {
         format!(
             "dst holds {} bytes but {} repeats of {} write {bytes} bytes ({} per repeat)",
             dst.get_size(),
@@ -194,68 +237,91 @@ fn run<T: CompareElement>(
         )
     });
     let (d0, d1) = dst.byte_range(bytes);
-    for s in [s0, s1] {
+    for s in srcs {
         let (a, b) = span(s, plan);
-        ensure(d1 <= a || b <= d0, API, || {
+        ensure(d1 <= a || b <= d0, api, || {
             format!(
-                "dst (bytes {d0:#x}..{d1:#x}) overlaps {} (bytes {a:#x}..{b:#x}); Compare's output may not overlap its inputs",
+                "dst (bytes {d0:#x}..{d1:#x}) overlaps {} (bytes {a:#x}..{b:#x}); {api}'s output may not overlap its inputs",
                 s.name
             )
         });
     }
     let mut out = vec![0u8; bytes];
-    apply_sources(API, plan, [s0, s1], &mut CmpKernel { out: out.as_mut_ptr(), mode });
+    apply_sources(api, plan, srcs, &mut CmpKernel { out: out.as_mut_ptr(), mode, scalar });
     dst.view_len(0, bytes).copy_from_slice(&out);
 }
 
+/// The lanes a count form runs: whole repeats only, except on Ascend310B (counter mode).
+fn count_plan<T: Element>(count: usize) -> Option<Plan> {
+    let lanes = if get_soc() == Soc::Ascend310B { count } else { count / T::PAR * T::PAR };
+    (lanes > 0).then(|| Plan::contiguous::<T>(lanes))
+}
+
+/// The mask of a high-dimensional compare: effective on Ascend310B only; elsewhere a
+/// reserved parameter (validated, then every lane of each repeat runs).
+#[track_caller]
+fn masked_plan<T: Element, const IS_SET_MASK: bool>(
+    api: &'static str,
+    mask: Mask,
+    repeat_times: u8,
+) -> Option<Plan> {
+    let mut plan = resolve::<T, IS_SET_MASK>(api, mask, repeat_times as usize)?;
+    if get_soc() != Soc::Ascend310B {
+        let full = prefix_bits(T::PAR);
+        plan = Plan { repeats: plan.repeats, bits: full, last: full };
+    }
+    Some(plan)
+}
+
 /// `Compare` on the first `count` elements (AscendC `Compare(dst, src0, src1, cmpMode, count)`):
-/// bit `i` of `dst` is `src0[i] <op> src1[i]`. `count` elements must fill whole 256-byte
-/// repeats (a multiple of 64 for f32, 128 for f16), which the vendor requires (it silently
-/// drops a partial tail; here it is an error). `count = 0` does nothing. `dst` receives
-/// `count / 8` bytes.
+/// bit `i` of `dst` is `src0[i] <op> src1[i]`.
+///
+/// Any `count` is accepted, and a tail that does not fill a whole 256-byte repeat behaves as
+/// in the vendor's implementation of each chip:
+/// - Ascend910, Ascend910B, Ascend310P: the call runs `count / PAR` whole repeats (the vendor
+///   computes `count * sizeof(T) / 256`); the tail elements are not compared and `dst` keeps
+///   its old bytes past `(count / PAR) * PAR / 8`. The vendor documents this ("elements of an
+///   unaligned part do not take part; only whole aligned blocks are valid").
+/// - Ascend310B: the call runs in counter mode over `ceil(count / PAR)` repeats; bits of lanes
+///   at or past `count` in the last repeat are 0, and whole repeats of bytes are written.
+///
+/// `count = 0` does nothing. `dst` may be `u8` or `i8`.
 ///
 /// ```
 /// use ascend_core::prelude::*;
 /// let mut pipe = TPipe::new();
 /// let (mut a, mut b, mut m) = (TBuf::<VecCalc>::new(), TBuf::<VecCalc>::new(), TBuf::<VecCalc>::new());
-/// for t in [&mut a, &mut b, &mut m] { pipe.init_tbuf(t, 256); }
+/// for t in [&mut a, &mut b, &mut m] { pipe.init_tbuf(t, 512); }
 /// let (x, y, bits) = (a.get::<f32>(), b.get::<f32>(), m.get::<u8>());
-/// x.copy_from_slice(&[1.0; 64]);
-/// y.copy_from_slice(&[2.0; 64]);
+/// x.copy_from_slice(&[1.0; 128]);
+/// y.copy_from_slice(&[2.0; 128]);
 /// x.set_value(3, 5.0);
-/// compare(&bits, &x, &y, CMPMODE::LT, 64);
+/// bits.copy_from_slice(&[0xAA; 512]);
+/// compare(&bits, &x, &y, CMPMODE::LT, 100); // one whole repeat of 64; the tail is dropped
 /// assert_eq!(bits.to_vec()[..2], [0b1111_0111, 0xFF]);
+/// assert_eq!(bits.get_value(8), 0xAA);
 /// ```
 ///
 /// # Panics
-/// Panics if `count` elements are not a multiple of 256 bytes, if the type is not supported
-/// on the chip (`i32`: Ascend910B and `EQ` only), if an operand is not a 32-byte aligned UB
-/// tensor or is too short, or if `dst` overlaps a source.
+/// Panics if the type is not supported on the chip (`i32`: Ascend910B and `EQ` only), if an
+/// operand is not a 32-byte aligned UB tensor or is too short for the repeats that run, or
+/// if `dst` overlaps a source.
 #[track_caller]
 pub fn compare<T: CompareElement>(
-    dst: &LocalTensor<u8>,
+    dst: &LocalTensor<impl CompareDstElement>,
     src0: &LocalTensor<T>,
     src1: &LocalTensor<T>,
     cmp_mode: CMPMODE,
     count: usize,
 ) {
     check_type::<T>(cmp_mode);
-    ensure(count % T::PAR == 0, API, || {
-        format!(
-            "count = {count} {} elements occupy {} bytes, not a multiple of 256 (use a multiple of {})",
-            T::DTYPE,
-            count * T::SIZE,
-            T::PAR
-        )
-    });
-    if count == 0 {
+    let Some(plan) = count_plan::<T>(count) else {
         return;
-    }
-    let plan = Plan::contiguous::<T>(count);
+    };
     let p = BinaryRepeatParams::default();
     let s0 = Operand::new(src0, p.src0_blk_stride, p.src0_rep_stride, "src0");
     let s1 = Operand::new(src1, p.src1_blk_stride, p.src1_rep_stride, "src1");
-    run(dst, &s0, &s1, cmp_mode, &plan);
+    run(API, &dst.reinterpret_cast::<u8>(), [&s0, &s1], cmp_mode, T::ZERO, &plan);
 }
 
 /// High-dimensional `Compare` (AscendC `Compare<T, U, isSetMask>(dst, src0, src1, cmpMode,
@@ -288,7 +354,7 @@ pub fn compare<T: CompareElement>(
 /// `IS_SET_MASK`/`MASK_PLACEHOLDER` rule, or a touched element lies outside its tensor.
 #[track_caller]
 pub fn compare_masked<T: CompareElement, const IS_SET_MASK: bool>(
-    dst: &LocalTensor<u8>,
+    dst: &LocalTensor<impl CompareDstElement>,
     src0: &LocalTensor<T>,
     src1: &LocalTensor<T>,
     cmp_mode: CMPMODE,
@@ -297,15 +363,132 @@ pub fn compare_masked<T: CompareElement, const IS_SET_MASK: bool>(
     repeat_params: &BinaryRepeatParams,
 ) {
     check_type::<T>(cmp_mode);
-    let Some(mut plan) = resolve::<T, IS_SET_MASK>(API, mask.into(), repeat_times as usize) else {
+    let Some(plan) = masked_plan::<T, IS_SET_MASK>(API, mask.into(), repeat_times) else {
         return;
     };
-    if get_soc() != Soc::Ascend310B {
-        let full = prefix_bits(T::PAR);
-        plan = Plan { repeats: plan.repeats, bits: full, last: full };
-    }
     let p = repeat_params;
     let s0 = Operand::new(src0, p.src0_blk_stride, p.src0_rep_stride, "src0");
     let s1 = Operand::new(src1, p.src1_blk_stride, p.src1_rep_stride, "src1");
-    run(dst, &s0, &s1, cmp_mode, &plan);
+    run(API, &dst.reinterpret_cast::<u8>(), [&s0, &s1], cmp_mode, T::ZERO, &plan);
+}
+
+const SCALAR_API: &str = "CompareScalar";
+
+mod scalar_sealed {
+    pub trait CompareScalarSealed {}
+}
+
+/// Element types `CompareScalar` (AscendC `Compares`) accepts: `half` and `float` (Ascend910B,
+/// Ascend310P, Ascend310B; all modes), `int32_t` (Ascend910B with `CMPMODE::EQ` only;
+/// Ascend310B all modes), `int16_t`, `uint16_t`, `uint32_t` (Ascend310B only). Ascend910 has
+/// no `Compares`. Other chips and modes are run-time errors naming the chip.
+///
+/// ```compile_fail
+/// use ascend_core::prelude::*;
+/// fn needs<T: CompareScalarElement>() {}
+/// needs::<bf16>();
+/// ```
+pub trait CompareScalarElement: Element + scalar_sealed::CompareScalarSealed {
+    /// Whether `soc` supports `Compares` on this type with `mode`.
+    fn compare_scalar_supported(soc: Soc, mode: CMPMODE) -> bool;
+}
+
+macro_rules! compare_scalar_types {
+    ($($t:ty => |$soc:ident, $mode:ident| $ok:expr),* $(,)?) => {$(
+        impl scalar_sealed::CompareScalarSealed for $t {}
+        impl CompareScalarElement for $t {
+            fn compare_scalar_supported($soc: Soc, $mode: CMPMODE) -> bool {
+                let _ = $mode;
+                $ok
+            }
+        }
+    )*};
+}
+compare_scalar_types! {
+    f16 => |soc, mode| soc != Soc::Ascend910,
+    f32 => |soc, mode| soc != Soc::Ascend910,
+    i32 => |soc, mode| soc == Soc::Ascend310B || (soc == Soc::Ascend910B && mode == CMPMODE::EQ),
+    i16 => |soc, mode| soc == Soc::Ascend310B,
+    u16 => |soc, mode| soc == Soc::Ascend310B,
+    u32 => |soc, mode| soc == Soc::Ascend310B,
+}
+
+#[track_caller]
+fn check_scalar_type<T: CompareScalarElement>(mode: CMPMODE) {
+    let soc = get_soc();
+    ensure(T::compare_scalar_supported(soc, mode), SCALAR_API, || {
+        format!("T = {} with {mode} is not supported on {soc} ({})", T::DTYPE, soc.product_line())
+    });
+}
+
+/// `CompareScalar` on the first `count` elements (AscendC `Compares(dst, src0, src1Scalar,
+/// cmpMode, count)`, also spelled `CompareScalar`): bit `i` of `dst` is
+/// `src0[i] <op> src1_scalar`. The count, tail and NaN rules are [`compare`]'s.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let mut pipe = TPipe::new();
+/// let (mut a, mut m) = (TBuf::<VecCalc>::new(), TBuf::<VecCalc>::new());
+/// pipe.init_tbuf(&mut a, 256);
+/// pipe.init_tbuf(&mut m, 32);
+/// let (x, bits) = (a.get::<f32>(), m.get::<u8>());
+/// x.copy_from_slice(&(0..64).map(|i| i as f32).collect::<Vec<_>>());
+/// compare_scalar(&bits, &x, 4.0, CMPMODE::LT, 64);
+/// assert_eq!(bits.to_vec()[..2], [0b0000_1111, 0]);
+/// ```
+///
+/// # Panics
+/// Panics if the chip does not support `T` with `cmp_mode`, if an operand is not a 32-byte
+/// aligned UB tensor or is too short, or if `dst` overlaps `src0`.
+#[track_caller]
+pub fn compare_scalar<T: CompareScalarElement>(
+    dst: &LocalTensor<u8>,
+    src0: &LocalTensor<T>,
+    src1_scalar: T,
+    cmp_mode: CMPMODE,
+    count: usize,
+) {
+    check_scalar_type::<T>(cmp_mode);
+    let Some(plan) = count_plan::<T>(count) else {
+        return;
+    };
+    let s0 = Operand::new(src0, 1u8, 8u8, "src0");
+    run(SCALAR_API, dst, [&s0], cmp_mode, src1_scalar, &plan);
+}
+
+/// High-dimensional `CompareScalar` (AscendC `Compares<T, U, isSetMask>(dst, src0,
+/// src1Scalar, cmpMode, mask, repeatTime, repeatParams)`); the mask, repeat and destination
+/// rules are [`compare_masked`]'s, with `src0`'s strides from `repeat_params`.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let mut pipe = TPipe::new();
+/// let (mut a, mut m) = (TBuf::<VecCalc>::new(), TBuf::<VecCalc>::new());
+/// pipe.init_tbuf(&mut a, 512);
+/// pipe.init_tbuf(&mut m, 32);
+/// let (x, bits) = (a.get::<f16>(), m.get::<u8>());
+/// x.copy_from_slice(&[f16::from_f32(2.0); 256]);
+/// compare_scalar_masked::<f16, true>(&bits, &x, f16::from_f32(2.0), CMPMODE::EQ, 128u64, 2, &UnaryRepeatParams::default());
+/// assert_eq!(bits.to_vec(), vec![0xFF; 32]);
+/// ```
+///
+/// # Panics
+/// As [`compare_scalar`], and if the mask is out of range for `T` or breaks the
+/// `IS_SET_MASK`/`MASK_PLACEHOLDER` rule, or a touched element lies outside `src0`.
+#[track_caller]
+pub fn compare_scalar_masked<T: CompareScalarElement, const IS_SET_MASK: bool>(
+    dst: &LocalTensor<u8>,
+    src0: &LocalTensor<T>,
+    src1_scalar: T,
+    cmp_mode: CMPMODE,
+    mask: impl Into<Mask>,
+    repeat_times: u8,
+    repeat_params: &UnaryRepeatParams,
+) {
+    check_scalar_type::<T>(cmp_mode);
+    let Some(plan) = masked_plan::<T, IS_SET_MASK>(SCALAR_API, mask.into(), repeat_times) else {
+        return;
+    };
+    let s0 = Operand::new(src0, repeat_params.src_blk_stride, repeat_params.src_rep_stride, "src0");
+    run(SCALAR_API, dst, [&s0], cmp_mode, src1_scalar, &plan);
 }

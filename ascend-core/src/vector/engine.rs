@@ -144,6 +144,10 @@ fn footprints_meet<T: Element>(
 #[inline(always)]
 fn block_bits<T: Element>(m: [u64; 2], b: usize) -> u64 {
     let lo = b * T::EPB;
+    if lo >= 128 {
+        // 8-bit operands of a two-type instruction: blocks past the 128 mask bits are idle.
+        return 0;
+    }
     let word = m[lo / 64] >> (lo % 64);
     if T::EPB >= 64 {
         word
@@ -388,4 +392,178 @@ pub(crate) fn apply_sources<T: Element, const N: usize, K: Lanes<T, N>>(
         check_operand(api, s, plan);
     }
     walk(plan, srcs[0], srcs, kernel);
+}
+
+/// What a two-type instruction (e.g. `Cast`) does with a run of `n` contiguous enabled lanes:
+/// reads `n` elements of `S`, writes `n` elements of `D`.
+pub(crate) trait MixedLanes<D: Element, S: Element> {
+    /// Processes `n` lanes.
+    ///
+    /// # Safety
+    /// `dst` is valid for `n` writes and `src` for `n` reads; either `dst` and `src` are the
+    /// same address with `D::SIZE == S::SIZE`, or they do not overlap. Implementations read
+    /// lane `i` before writing lane `i`.
+    unsafe fn run(&mut self, dst: *mut D, src: *const S, n: usize);
+}
+
+/// The 32-byte blocks (absolute block numbers) an operand touches under `plan`, sorted.
+fn touched_blocks<T: Element>(op: &Operand<'_, T>, plan: &Plan) -> Vec<usize> {
+    let mut v = Vec::new();
+    for r in 0..plan.repeats {
+        let m = plan.mask_of(r);
+        for b in 0..BLOCKS_PER_REPEAT {
+            if block_bits::<T>(m, b) != 0 {
+                v.push(op.t.get_phy_addr() / 32 + r * op.rep + b * op.blk);
+            }
+        }
+    }
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
+/// Runs a high-dimensional instruction whose destination and source have different element
+/// types, walking lanes with per-operand element sizes.
+///
+/// The plan counts lanes of `W`, the wider of `D` and `S` (the vendor's rule for `Cast`: the
+/// mask and the repeat follow the larger type). Lane `j` of repeat `r` of an operand is its
+/// own element `(r * repStride + (j / EPB) * blkStride) * EPB + j % EPB`, with the operand's
+/// own `EPB`, so a repeat of the narrower operand spans fewer blocks. Every check is done once;
+/// a contiguous full-mask call is one kernel run. `dst` may coincide exactly with `src` only
+/// when both have the same element size and layout; any other overlap is an error.
+#[track_caller]
+pub(crate) fn apply_mixed<W: Element, D: Element, S: Element, K: MixedLanes<D, S>>(
+    api: &'static str,
+    plan: &Plan,
+    dst: &Operand<'_, D>,
+    src: &Operand<'_, S>,
+    kernel: &mut K,
+) {
+    const {
+        assert!(W::PAR <= 128);
+        assert!(W::SIZE >= D::SIZE && W::SIZE >= S::SIZE && (W::SIZE == D::SIZE || W::SIZE == S::SIZE));
+    };
+    let ed = check_operand(api, dst, plan);
+    let es = check_operand(api, src, plan);
+    let same = D::SIZE == S::SIZE
+        && dst.t.get_phy_addr() == src.t.get_phy_addr()
+        && dst.blk == src.blk
+        && dst.rep == src.rep;
+    if !same {
+        let (a0, a1) = dst.t.byte_range(ed);
+        let (b0, b1) = src.t.byte_range(es);
+        if a1 > b0 && b1 > a0 {
+            let (va, vb) = (touched_blocks(dst, plan), touched_blocks(src, plan));
+            let (mut i, mut j) = (0, 0);
+            while i < va.len() && j < vb.len() {
+                match va[i].cmp(&vb[j]) {
+                    std::cmp::Ordering::Less => i += 1,
+                    std::cmp::Ordering::Greater => j += 1,
+                    std::cmp::Ordering::Equal => fail(
+                        api,
+                        format!(
+                            "{} (address {:#x}) and {} (address {:#x}) overlap; only a complete overlap of same-size types is allowed",
+                            dst.name,
+                            dst.t.get_phy_addr(),
+                            src.name,
+                            src.t.get_phy_addr()
+                        ),
+                    ),
+                }
+            }
+        }
+    }
+    let (dp, sp) = (dst.t.ptr(), src.t.ptr() as *const S);
+    let contiguous_blocks = dst.blk == 1 && src.blk == 1;
+    let blocks = |size: usize| BLOCKS_PER_REPEAT * size / W::SIZE;
+    let contiguous_repeats = contiguous_blocks && dst.rep == blocks(D::SIZE) && src.rep == blocks(S::SIZE);
+    let full = prefix_bits(W::PAR);
+    let prefix = |m: [u64; 2]| {
+        let n = (m[0].count_ones() + m[1].count_ones()) as usize;
+        (m == prefix_bits(n)).then_some(n)
+    };
+    if contiguous_repeats && (plan.repeats == 1 || plan.bits == full) {
+        if let Some(tail) = prefix(plan.last) {
+            // SAFETY: the operands were bounds-checked for this plan, whose lanes are exactly
+            // elements 0..n of each operand; dst equals or does not overlap src.
+            unsafe { kernel.run(dp, sp, (plan.repeats - 1) * W::PAR + tail) };
+            return;
+        }
+    }
+    // In place with a block stride of 0 (same size and layout): the blocks of one repeat
+    // alias, and the hardware reads a repeat before writing it, so the source block is read
+    // from a per-repeat snapshot.
+    let aliased = same && dst.blk == 0;
+    let mut snap = [S::ZERO; 32];
+    for r in 0..plan.repeats {
+        let m = plan.mask_of(r);
+        if aliased {
+            // SAFETY: with a block stride of 0 the repeat reads elements offset(r, 0) ..
+            // offset(r, 0) + EPB of src at most (bounds-checked); EPB <= 32.
+            unsafe {
+                std::ptr::copy_nonoverlapping(sp.add(src.offset(r, 0)), snap.as_mut_ptr(), S::EPB.min(32))
+            };
+        }
+        let src_at = |j: usize| {
+            if aliased {
+                // SAFETY: j % EPB < EPB, inside the snapshot.
+                unsafe { snap.as_ptr().add(j % S::EPB) }
+            } else {
+                // SAFETY: lane j of repeat r is enabled, hence bounds-checked.
+                unsafe { sp.add(src.offset(r, j)) }
+            }
+        };
+        if contiguous_blocks && !aliased {
+            if let Some(n) = prefix(m) {
+                // SAFETY: lanes 0..n of repeat r were bounds-checked for both operands and are
+                // contiguous in each.
+                unsafe { kernel.run(dp.add(dst.offset(r, 0)), src_at(0), n) };
+                continue;
+            }
+        }
+        // A run of `W` lanes never crosses a block of either operand: the narrower operand's
+        // blocks hold a whole multiple of `W`'s lanes.
+        for_each_run::<W>(m, |j, len| {
+            // SAFETY: lanes j..j+len of repeat r are enabled, hence bounds-checked, and lie
+            // inside one block of each operand (or of the snapshot).
+            unsafe { kernel.run(dp.add(dst.offset(r, j)), src_at(j), len) };
+        });
+    }
+}
+
+/// Runs a two-type count-form instruction over elements `0..count` of `dst` and `src`,
+/// contiguously, and leaves the mask state as every count form does (see [`apply_count`]).
+///
+/// # Panics
+/// Panics if an operand is not a 32-byte aligned UB tensor, holds fewer than `count`
+/// elements, or the two overlap other than completely with the same element size.
+#[track_caller]
+pub(crate) fn apply_count_mixed<D: Element, S: Element, K: MixedLanes<D, S>>(
+    api: &'static str,
+    count: usize,
+    dst: &LocalTensor<D>,
+    src: &LocalTensor<S>,
+    kernel: &mut K,
+) {
+    dst.check_vector_operand(api, "dst");
+    src.check_vector_operand(api, "src");
+    ensure(count <= dst.get_size(), api, || {
+        format!("count = {count} exceeds dst's {} elements", dst.get_size())
+    });
+    ensure(count <= src.get_size(), api, || {
+        format!("count = {count} exceeds src's {} elements", src.get_size())
+    });
+    let (d0, d1) = dst.byte_range(count);
+    let (s0, s1) = src.byte_range(count);
+    ensure((s0 == d0 && D::SIZE == S::SIZE) || d1 <= s0 || s1 <= d0, api, || {
+        format!(
+            "dst (bytes {d0:#x}..{d1:#x}) and src (bytes {s0:#x}..{s1:#x}) overlap; only a complete overlap of same-size types is allowed"
+        )
+    });
+    if count > 0 {
+        // SAFETY: both operands hold at least `count` elements; dst equals src (same size) or
+        // is disjoint from it (checked above).
+        unsafe { kernel.run(dst.ptr(), src.ptr() as *const S, count) };
+    }
+    restore_mask_defaults();
 }

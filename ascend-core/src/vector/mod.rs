@@ -2,6 +2,7 @@
 
 pub mod binary;
 pub mod brcb;
+pub mod cast;
 pub mod compare;
 pub mod create_vec_index;
 pub mod duplicate;
