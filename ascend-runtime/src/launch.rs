@@ -382,7 +382,9 @@ impl Launch {
         self.mode
     }
 
-    /// Runs `kernel` on every core and waits for all of them.
+    /// Runs `kernel` on every core and waits for all of them. What the cores printed
+    /// (`ascend_printf!`, `dump_tensor`) goes to stdout in core order when the launch ends;
+    /// [`capture_output`](Self::capture_output) returns it instead.
     ///
     /// `kernel` is typically a closure that calls the kernel function with the
     /// [`GmAddr`](ascend_core::GmAddr)s of its buffers:
