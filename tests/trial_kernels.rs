@@ -1,5 +1,9 @@
 //! The trial kernels of `examples/`, checked against f64 references.
 
+#[path = "../examples/hello_world.rs"]
+#[allow(unused)]
+mod hello_world;
+
 #[path = "../examples/sum_cores.rs"]
 #[allow(unused)]
 mod sum_cores;
@@ -26,4 +30,12 @@ fn sum_on_48_cores_through_the_workspace() {
 fn sum_of_ones_is_exact() {
     let (sum, _) = sum_cores::run_sum(Soc::Ascend910B, &vec![1.0f32; 48 * 1000 + 7], 48).unwrap();
     assert_eq!(sum, 48_007.0);
+}
+
+#[test]
+fn hello_world_prints_the_vendor_lines_in_core_order() {
+    let (result, out) = Launch::new(Soc::Ascend910B).block_dim(8).capture_output(hello_world::hello_world);
+    result.unwrap();
+    let want: String = (0..8).map(|i| format!("[AIV Block {i}/8] Hello World!!!\n")).collect();
+    assert_eq!(out.text(), want);
 }
