@@ -198,7 +198,7 @@ fn launch_sub<T: SubElement>(cfg: &TilingConfig, x: &GmBuffer<T>, y: &GmBuffer<T
     let (xa, ya, za) = (x.addr(), y.addr(), z.addr());
     Launch::new(Soc::Ascend910B)
         .block_dim(cfg.block_dim)
-        .run(|| sub_custom::<T>(xa.clone(), ya.clone(), za.clone(), cfg))
+        .run(|| sub_custom::<T>(xa, ya, za, cfg))
         .expect("sub_custom");
 }
 
@@ -207,7 +207,7 @@ fn launch_add<T: AddElement>(cfg: &TilingConfig, x: &GmBuffer<T>, y: &GmBuffer<T
     let (xa, ya, za) = (x.addr(), y.addr(), z.addr());
     Launch::new(Soc::Ascend910B)
         .block_dim(cfg.block_dim)
-        .run(|| add_custom::<T>(xa.clone(), ya.clone(), za.clone(), cfg))
+        .run(|| add_custom::<T>(xa, ya, za, cfg))
         .expect("add_custom");
 }
 
@@ -789,6 +789,13 @@ fn main() {
         rayon::current_num_threads(),
         std::env::consts::ARCH
     );
-    let rows = run(&sizes);
+    // `--stream24`: only the streaming rows at 2^24 (a quick before/after comparison).
+    let rows = if std::env::args().any(|a| a == "--stream24") {
+        let mut rows = Vec::new();
+        stream_rows(&Sizes { stream_lens: vec![1 << 24], memory: false, ..sizes }, &mut rows);
+        rows
+    } else {
+        run(&sizes)
+    };
     print_table(&rows);
 }

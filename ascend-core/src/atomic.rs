@@ -28,18 +28,18 @@
 //!
 //! # Soundness
 //!
-//! Every read-modify-write goes through `AtomicI8`/`AtomicI16`/`AtomicI32` or (floats, as
-//! their bits) `AtomicU16`/`AtomicU32` views of the element, made with `from_ptr` on the
-//! element's own, element-aligned address (alignment is checked per call). Two cores adding
-//! into the same element therefore never race in Rust's memory model: their RMWs are ordered by
-//! the element's modification order and none is lost. The log is applied either by the last
+//! Every read-modify-write is a compare-exchange loop on the 8-byte `AtomicU64` word holding
+//! the element (alignment is checked per call, so an element never crosses a word), the one
+//! access size every global-memory access uses (`gm_io`: racing atomics of different sizes
+//! would be undefined behaviour). Two cores adding into the same element therefore never race
+//! in Rust's memory model: their RMWs are ordered by the word's modification order and none is
+//! lost. The log is applied either by the last
 //! core to arrive at the barrier, while the barrier's mutex holds every other core (which
 //! acquires that mutex before it continues, so it sees the result), or after the launch has
 //! joined every core. A plain (non-atomic) access by another core to the same bytes at the
 //! same time is a race in the kernel, as it is on the hardware, where its result is
 //! unspecified.
 
-use std::sync::atomic::{AtomicI16, AtomicI32, AtomicI8, AtomicU16, AtomicU32, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
 
 use crate::ctx::with_core;
@@ -120,13 +120,15 @@ macro_rules! int_atomic {
         impl AtomicElement for $t {
             #[inline]
             unsafe fn rmw(p: *mut Self, v: Self, op: AtomicOp) {
-                // SAFETY: valid, aligned, and only accessed atomically (caller's contract).
-                let a = unsafe { <$a>::from_ptr(p) };
-                match op {
-                    AtomicOp::Add => a.fetch_add(v, Relaxed),
-                    AtomicOp::Max => a.fetch_max(v, Relaxed),
-                    AtomicOp::Min => a.fetch_min(v, Relaxed),
+                // Through the 8-byte word holding the element, like every other GM access:
+                // racing atomics of different sizes are undefined behaviour (`gm_io`).
+                let f = |old: Self| match op {
+                    AtomicOp::Add => old.wrapping_add(v),
+                    AtomicOp::Max => old.max(v),
+                    AtomicOp::Min => old.min(v),
                 };
+                // SAFETY: valid, aligned GM, only accessed atomically (caller's contract).
+                unsafe { crate::gm_io::update_elem(p, f) }
             }
         }
     )*};
@@ -139,24 +141,18 @@ macro_rules! float_atomic {
         impl AtomicElement for $t {
             #[inline]
             unsafe fn rmw(p: *mut Self, v: Self, op: AtomicOp) {
-                // SAFETY: valid, aligned to the element size (which is the atomic's size and
-                // alignment), only accessed atomically (caller's contract).
-                let a = unsafe { <$a>::from_ptr(p.cast()) };
-                let mut cur = a.load(Relaxed);
-                loop {
-                    let old: $t = bytemuck::cast(cur);
+                let f = |old: $t| -> $t {
                     let (x, y): (f32, f32) = ($to(old), $to(v));
-                    let new: $t = match op {
+                    match op {
                         AtomicOp::Add => <$t as Element>::add(old, v),
                         // IEEE maxNum / minNum: a NaN operand loses to a number.
                         AtomicOp::Max => $from(x.max(y)),
                         AtomicOp::Min => $from(x.min(y)),
-                    };
-                    match a.compare_exchange_weak(cur, bytemuck::cast(new), Relaxed, Relaxed) {
-                        Ok(_) => break,
-                        Err(now) => cur = now,
                     }
-                }
+                };
+                // SAFETY: valid, aligned GM, only accessed atomically (caller's contract);
+                // through the word holding the element, as every GM access (`gm_io`).
+                unsafe { crate::gm_io::update_elem(p, f) }
             }
         }
     )*};

@@ -204,34 +204,56 @@ impl<T: Element> DataCopy<LocalTensor<T>> for GlobalTensor<T> {}
 impl<T: Element> DataCopy<LocalTensor<T>> for LocalTensor<T> {}
 
 /// Copies `rows` rows of `row` bytes; row `i` is read at `src + i * src_pitch` and written at
-/// `dst + i * dst_pitch`.
+/// `dst + i * dst_pitch`. The global-memory side (if any) is accessed through `gm_io`'s
+/// atomic words, so cores racing on global memory never make undefined behaviour.
 ///
 /// # Safety
-/// Every row must lie inside live allocations on both sides, and no written row may overlap
-/// any row read.
+/// Every row must lie inside live allocations on both sides (a `GlobalTensor`'s region for a
+/// GM side), and no written row may overlap any row read.
 #[inline]
 unsafe fn copy_rows(
-    dst: *mut u8,
-    src: *const u8,
+    d: &Side,
+    s: &Side,
+    dst_off: usize,
     rows: usize,
     row: usize,
     dst_pitch: usize,
     src_pitch: usize,
 ) {
+    // SAFETY: `dst_off` lies in the destination (contract).
+    let (dst, src) = (unsafe { d.ptr.add(dst_off) }, s.ptr.cast_const());
+    let one = |dst: *mut u8, src: *const u8, n: usize| {
+        // SAFETY: in bounds and disjoint per the contract; GM sides go through `gm_io`.
+        unsafe {
+            match (d.ub_addr, s.ub_addr) {
+                (_, None) => crate::gm_io::load(dst, src, n),
+                (None, _) => crate::gm_io::store(dst, src, n),
+                _ => std::ptr::copy_nonoverlapping(src, dst, n),
+            }
+        }
+    };
     if rows == 1 || (row == dst_pitch && row == src_pitch) {
-        // SAFETY: contiguous; in bounds and disjoint per the contract.
-        unsafe { std::ptr::copy_nonoverlapping(src, dst, rows * row) };
+        one(dst, src, rows * row);
         return;
     }
     for i in 0..rows {
-        // SAFETY: row `i` lies in bounds on both sides and the rows are disjoint (contract).
-        unsafe { std::ptr::copy_nonoverlapping(src.add(i * src_pitch), dst.add(i * dst_pitch), row) };
+        // SAFETY: row `i` lies in bounds on both sides (contract).
+        unsafe { one(dst.add(i * dst_pitch), src.add(i * src_pitch), row) };
     }
 }
 
 /// Byte span `[0, (rows - 1) * pitch + last)` of a strided access, or `None` on overflow.
 fn span(rows: usize, pitch: usize, last: usize) -> Option<usize> {
     (rows - 1).checked_mul(pitch)?.checked_add(last)
+}
+
+/// A span for an error message: its byte count, or a note that it overflowed.
+fn show_span(sp: usize) -> String {
+    if sp == usize::MAX {
+        "more than usize::MAX".to_string()
+    } else {
+        sp.to_string()
+    }
 }
 
 /// For UB→UB: `Some(true)` when both ends are the same bytes with the same layout (nothing
@@ -246,11 +268,14 @@ fn check_ub_overlap(
     same_layout: bool,
 ) -> bool {
     let (Some(da), Some(sa)) = (d.ub_addr, s.ub_addr) else { return false };
-    let disjoint = da + d_span <= sa || sa + s_span <= da;
+    // Host addresses, not UB offsets: tensors of two arenas never overlap. The spans were
+    // checked against their tensors, so these sums do not overflow.
+    let (dh, sh) = (d.ptr as usize, s.ptr as usize);
+    let disjoint = dh + d_span <= sh || sh + s_span <= dh;
     if disjoint {
         return false;
     }
-    ensure(da == sa && same_layout, api, || {
+    ensure(dh == sh && same_layout, api, || {
         format!(
             "dst bytes [{da:#x}, {:#x}) partially overlap src bytes [{sa:#x}, {:#x}) in the Unified Buffer",
             da + d_span,
@@ -294,7 +319,15 @@ pub fn data_copy<D: DataCopy<S>, S: Mem<Elem = D::Elem>>(dst: &D, src: &S, count
     let dtype = <D::Elem as Element>::DTYPE;
     let d = dst.side(api, "dst");
     let s = src.side(api, "src");
-    let bytes = count.saturating_mul(size);
+    let Some(bytes) = count.checked_mul(size) else {
+        crate::error::fail(
+            api,
+            format!(
+                "count = {count} {dtype} elements overflows the address space (src has {}, dst {})",
+                s.elems, d.elems
+            ),
+        )
+    };
     ensure(bytes % BLOCK_BYTES == 0, api, || {
         format!(
             "count = {count} {dtype} elements is {bytes} bytes, not a multiple of 32 bytes (the hardware would \
@@ -319,7 +352,7 @@ pub fn data_copy<D: DataCopy<S>, S: Mem<Elem = D::Elem>>(dst: &D, src: &S, count
     }
     // SAFETY: `bytes` fit in both tensors (checked above), which lie inside their UB / GM
     // allocations; GM and UB are distinct allocations and UB→UB overlap was ruled out.
-    unsafe { copy_rows(d.ptr, s.ptr, 1, bytes, bytes, bytes) };
+    unsafe { copy_rows(&d, &s, 0, 1, bytes, bytes, bytes) };
 }
 
 /// Strided copy of `params.block_count` rows of `params.block_len` 32-byte blocks (AscendC
@@ -373,7 +406,8 @@ pub fn data_copy_params<D: DataCopy<S>, S: Mem<Elem = D::Elem>>(dst: &D, src: &S
         ensure(sp <= side.bytes, api, || {
             format!(
                 "blockCount = {block_count}, blockLen = {block_len}, {stride_name} = {stride} (32-byte blocks) span \
-                 {sp} bytes of {name}, which has {} bytes",
+                 {} bytes of {name}, which has {} bytes",
+                show_span(sp),
                 side.bytes
             )
         });
@@ -390,7 +424,7 @@ pub fn data_copy_params<D: DataCopy<S>, S: Mem<Elem = D::Elem>>(dst: &D, src: &S
     }
     // SAFETY: both spans were checked against their tensors; GM and UB are distinct
     // allocations and UB→UB overlap was ruled out.
-    unsafe { copy_rows(d.ptr, s.ptr, rows, row, d_pitch, s_pitch) };
+    unsafe { copy_rows(&d, &s, 0, rows, row, d_pitch, s_pitch) };
 }
 
 /// DataCopyPad runs on Atlas A2 and Atlas 200/500 A2 only; 64-bit types on Atlas A2 only.
@@ -514,21 +548,21 @@ pub fn data_copy_pad<T: Element>(
     let d_span = span(rows, d_pitch, width).unwrap_or(usize::MAX);
     ensure(s_span <= s.bytes, api, || {
         format!(
-            "blockCount = {}, blockLen = {data} bytes, srcStride = {} bytes span {s_span} bytes of src, which has {} \
+            "blockCount = {}, blockLen = {data} bytes, srcStride = {} bytes span {} bytes of src, which has {} \
              bytes",
-            params.block_count, params.src_stride, s.bytes
+            params.block_count, params.src_stride, show_span(s_span), s.bytes
         )
     });
     ensure(d_span <= d.bytes, api, || {
         format!(
             "blockCount = {} rows of {width} bytes (leftPadding {left} + blockLen {data} + rightPadding {right}, \
-             rounded up to 32) with dstStride = {} blocks span {d_span} bytes of dst, which has {} bytes",
-            params.block_count, params.dst_stride, d.bytes
+             rounded up to 32) with dstStride = {} blocks span {} bytes of dst, which has {} bytes",
+            params.block_count, params.dst_stride, show_span(d_span), d.bytes
         )
     });
     // SAFETY: the source rows lie inside `src` and the destination data bytes (`left..left +
     // data` of each row) inside `dst` (spans checked); GM and UB are distinct allocations.
-    unsafe { copy_rows(d.ptr.add(left), s.ptr, rows, data, d_pitch, s_pitch) };
+    unsafe { copy_rows(&d, &s, left, rows, data, d_pitch, s_pitch) };
 
     let tail = width - left - data; // right padding plus filler, < 64 bytes
     let fill = if pad.is_pad {
@@ -622,16 +656,16 @@ pub fn data_copy_pad_to_gm<T: Element>(
     let d_span = span(rows, d_pitch, data).unwrap_or(usize::MAX);
     ensure(s_span <= s.bytes, api, || {
         format!(
-            "blockCount = {}, blockLen = {data} bytes, srcStride = {} blocks span {s_span} bytes of src, which has {} \
+            "blockCount = {}, blockLen = {data} bytes, srcStride = {} blocks span {} bytes of src, which has {} \
              bytes",
-            params.block_count, params.src_stride, s.bytes
+            params.block_count, params.src_stride, show_span(s_span), s.bytes
         )
     });
     ensure(d_span <= d.bytes, api, || {
         format!(
-            "blockCount = {}, blockLen = {data} bytes, dstStride = {} bytes span {d_span} bytes of dst, which has {} \
+            "blockCount = {}, blockLen = {data} bytes, dstStride = {} bytes span {} bytes of dst, which has {} \
              bytes",
-            params.block_count, params.dst_stride, d.bytes
+            params.block_count, params.dst_stride, show_span(d_span), d.bytes
         )
     });
     let r = Rows { rows, row: data, d_pitch, s_pitch };
@@ -641,7 +675,7 @@ pub fn data_copy_pad_to_gm<T: Element>(
     }
     // SAFETY: both spans were checked against their tensors; GM and UB are distinct
     // allocations.
-    unsafe { copy_rows(d.ptr, s.ptr, rows, data, d_pitch, s_pitch) };
+    unsafe { copy_rows(&d, &s, 0, rows, data, d_pitch, s_pitch) };
 }
 
 /// Padding of the [`DataCopyParams`] form of `DataCopyPad` (AscendC `DataCopyPadParams`):

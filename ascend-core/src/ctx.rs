@@ -7,7 +7,8 @@
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
 
 use crate::atomic::{AtomicLog, AtomicMode};
 use crate::error::fail;
@@ -32,6 +33,10 @@ pub struct CoreConfig {
     pub soc: Soc,
     /// The launch-wide barrier, if the launch supports [`sync_all`].
     pub barrier: Option<Arc<dyn CoreBarrier>>,
+    /// Set by the launcher when the launch is cancelled (it timed out): the core's next call
+    /// of a kernel API fails with the token's reason, so a core that spins on global memory or
+    /// keeps issuing instructions unwinds instead of hanging.
+    pub cancel: Option<Arc<CancelToken>>,
     /// The launch's log of float atomic contributions (`None`: they apply at once).
     pub atomic_log: Option<Arc<AtomicLog>>,
 }
@@ -39,7 +44,38 @@ pub struct CoreConfig {
 impl CoreConfig {
     /// A single core (index 0 of 1) of `soc`, without a barrier.
     pub fn single(soc: Soc) -> CoreConfig {
-        CoreConfig { block_idx: 0, block_num: 1, soc, barrier: None, atomic_log: None }
+        CoreConfig { block_idx: 0, block_num: 1, soc, barrier: None, atomic_log: None, cancel: None }
+    }
+}
+
+/// A launch's cancellation flag and its reason (see [`CoreConfig::cancel`]).
+#[derive(Debug, Default)]
+pub struct CancelToken {
+    flag: AtomicBool,
+    why: OnceLock<String>,
+}
+
+impl CancelToken {
+    /// A token not cancelled yet.
+    pub fn new() -> CancelToken {
+        CancelToken::default()
+    }
+
+    /// Cancels: every core holding the token fails at its next kernel API call with `why`.
+    /// Only the first reason is kept.
+    pub fn cancel(&self, why: String) {
+        let _ = self.why.set(why);
+        self.flag.store(true, Ordering::Release);
+    }
+
+    /// Whether [`cancel`](Self::cancel) was called.
+    #[inline]
+    pub fn is_cancelled(&self) -> bool {
+        self.flag.load(Ordering::Relaxed)
+    }
+
+    fn reason(&self) -> String {
+        self.why.get().cloned().unwrap_or_else(|| "the launch was cancelled".to_string())
     }
 }
 
@@ -67,6 +103,7 @@ pub(crate) struct CoreState {
     pub(crate) overflow: Cell<OverflowMode>,
     /// Whether a `TPipe` is alive on this core (AscendC allows one at a time).
     pub(crate) pipe_alive: Cell<bool>,
+    pub(crate) cancel: Option<Arc<CancelToken>>,
     /// The global-memory atomic mode (`SetAtomicAdd<T>` …), `None` when off.
     pub(crate) atomic: Cell<Option<AtomicMode>>,
     pub(crate) atomic_log: Option<Arc<AtomicLog>>,
@@ -115,6 +152,7 @@ fn new_state(cfg: CoreConfig) -> Rc<CoreState> {
         cmp_mask: Cell::new([0, 0]),
         overflow: Cell::new(cfg.soc.default_overflow_mode()),
         pipe_alive: Cell::new(false),
+        cancel: cfg.cancel,
         atomic: Cell::new(None),
         atomic_log: cfg.atomic_log,
         allocator_alive: Cell::new(false),
@@ -154,7 +192,36 @@ pub(crate) fn with_core<R>(f: impl FnOnce(&CoreState) -> R) -> R {
             *c.borrow_mut() = Some(new_state(CoreConfig::single(Soc::default())));
         }
         let core = c.borrow();
-        f(core.as_ref().expect("a core was just installed"))
+        let core = core.as_ref().expect("a core was just installed");
+        if core.cancel.as_ref().is_some_and(|t| t.is_cancelled()) {
+            cancelled(core);
+        }
+        f(core)
+    })
+}
+
+/// Fails with the cancellation reason, unless the thread is already unwinding (drops of a
+/// `TPipe` or a tensor call into the core while a cancelled core unwinds).
+#[cold]
+#[track_caller]
+fn cancelled(core: &CoreState) {
+    if !std::thread::panicking() {
+        let why = core.cancel.as_ref().map(|t| t.reason()).unwrap_or_default();
+        fail("Launch", why)
+    }
+}
+
+/// Fails if the current core's launch was cancelled (global-memory accesses call it, so a
+/// core spinning on a flag in global memory is stopped by the launch's timeout).
+#[inline]
+#[track_caller]
+pub(crate) fn check_cancel() {
+    CORE.with(|c| {
+        if let Some(core) = c.borrow().as_ref() {
+            if core.cancel.as_ref().is_some_and(|t| t.is_cancelled()) {
+                cancelled(core);
+            }
+        }
     })
 }
 

@@ -68,7 +68,7 @@ pub fn init_global_memory<T: InitGlobalMemoryElement>(gm: &GlobalTensor<T>, size
         unsafe { crate::atomic::store_to_gm::<T>(api, || gm.region_arc(), dst, src.as_ptr().cast(), rows) };
     if !done {
         // SAFETY: as above.
-        unsafe { std::ptr::copy_nonoverlapping(src.as_ptr().cast::<u8>(), dst, bytes) };
+        unsafe { crate::gm_io::store(dst, src.as_ptr().cast::<u8>(), bytes) };
     }
 }
 

@@ -17,6 +17,7 @@ pub mod element;
 pub mod error;
 pub mod f16conv;
 pub mod gm_api;
+mod gm_io;
 pub mod pipe;
 pub mod position;
 pub mod soc;
@@ -27,13 +28,13 @@ pub mod vector;
 
 pub use ctx::{
     get_block_idx, get_block_num, get_overflow_mode, get_soc, run_on_core, set_overflow_mode, sync_all,
-    CoreBarrier, CoreConfig, MaskMode,
+    CancelToken, CoreBarrier, CoreConfig, MaskMode,
 };
 pub use element::{bf16, f16, DType, Element};
 pub use error::{fail, take_last_fault, Fault};
 pub use position::{Position, QuePosition, TPosition};
 pub use soc::{OverflowMode, RepeatSumOrder, Soc};
-pub use tensor::{GlobalTensor, GmAddr, GmRegion, LocalTensor};
+pub use tensor::{GlobalTensor, GmAddr, GmAllocError, GmRegion, LocalTensor};
 
 /// Everything a kernel needs, in one import.
 pub mod prelude {

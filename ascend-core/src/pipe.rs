@@ -134,17 +134,27 @@ impl TPipe {
                 self.buffers + num
             )
         });
-        let rounded = len.div_ceil(BLOCK_BYTES) * BLOCK_BYTES;
-        let total = rounded * num;
         let ub_size = self.ub.size();
-        ensure(self.cur + total <= ub_size, api, || {
-            format!(
+        // Checked: `len` comes from the kernel and may be anything up to `usize::MAX`.
+        let rounded = len.div_ceil(BLOCK_BYTES).checked_mul(BLOCK_BYTES);
+        let total = rounded.and_then(|r| r.checked_mul(num));
+        let fits = total.and_then(|t| t.checked_add(self.cur)).is_some_and(|end| end <= ub_size);
+        ensure(fits, api, || {
+            match (rounded, total) {
+            (Some(rounded), Some(total)) => format!(
                 "{num} buffer(s) of {len} bytes (rounded to {rounded}) need {total} bytes, but only {} of the \
                  Unified Buffer's {ub_size} bytes are free ({} already used)",
                 ub_size - self.cur,
                 self.cur
-            )
+            ),
+            _ => format!(
+                "num = {num} buffer(s) of len = {len} bytes overflow the address space; the Unified Buffer has \
+                 {ub_size} bytes ({} free)",
+                ub_size - self.cur
+            ),
+        }
         });
+        let (rounded, total) = (rounded.unwrap_or(0), total.unwrap_or(0));
         let start = self.cur;
         self.cur += total;
         self.buffers += num;
@@ -168,6 +178,8 @@ impl TPipe {
     pub fn init_tbuf<P: Position>(&mut self, buf: &mut TBuf<P>, len: usize) {
         let (off, rounded) = self.carve("TPipe::InitBuffer", 1, len);
         buf.mem = Some((Rc::clone(&self.ub), off, rounded));
+        // Like a queue, the buffer is only valid until the pipe is reset or dropped.
+        buf.epoch = Some((Rc::clone(&self.epoch), self.epoch.get()));
     }
 
     /// Gives the queue `que` `num` buffers (1..=64; 2 = double buffering) of `len` bytes each,
@@ -244,12 +256,15 @@ impl Drop for TPipe {
 /// A plain buffer at position `P` (AscendC `TBuf<pos>`), for scratch space outside the queues.
 pub struct TBuf<P: Position> {
     mem: Option<(Rc<Ub>, usize, usize)>,
+    /// The pipe's epoch counter and its value when the memory was carved: after
+    /// `TPipe::reset` (or the pipe's drop) the memory may belong to a queue, so `get` fails.
+    epoch: Option<(Rc<Cell<u64>>, u64)>,
     _p: PhantomData<P>,
 }
 
 impl<P: Position> Default for TBuf<P> {
     fn default() -> Self {
-        TBuf { mem: None, _p: PhantomData }
+        TBuf { mem: None, epoch: None, _p: PhantomData }
     }
 }
 
@@ -261,6 +276,13 @@ impl<P: Position> TBuf<P> {
 
     #[track_caller]
     fn mem(&self, api: &'static str) -> (&Rc<Ub>, usize, usize) {
+        if let Some((epoch, at_init)) = &self.epoch {
+            ensure(epoch.get() == *at_init, api, || {
+                "the TBuf's memory was released by TPipe::reset (or the pipe was dropped) and may now belong to \
+                 another buffer; give it memory again with TPipe::init_tbuf"
+                    .to_string()
+            });
+        }
         match &self.mem {
             Some((ub, off, len)) => (ub, *off, *len),
             None => fail(api, "the TBuf has no memory: call TPipe::init_tbuf first"),
@@ -284,8 +306,16 @@ impl<P: Position> TBuf<P> {
     #[track_caller]
     pub fn get_with_len<T: Element>(&self, len: usize) -> LocalTensor<T> {
         let (ub, off, bytes) = self.mem("TBuf::Get");
-        ensure(len.saturating_mul(T::SIZE) <= bytes, "TBuf::Get", || {
-            format!("len = {len} {} elements needs {} bytes; the buffer has {bytes}", T::DTYPE, len * T::SIZE)
+        ensure(len.checked_mul(T::SIZE).is_some_and(|b| b <= bytes), "TBuf::Get", || {
+            match len.checked_mul(T::SIZE) {
+                Some(need) => {
+                    format!("len = {len} {} elements needs {need} bytes; the buffer has {bytes}", T::DTYPE)
+                }
+                None => format!(
+                    "len = {len} {} elements overflows the address space; the buffer has {bytes} bytes",
+                    T::DTYPE
+                ),
+            }
         });
         LocalTensor::from_raw(Rc::clone(ub), off, len, P::POS)
     }
@@ -367,6 +397,7 @@ mod que {
             });
         }
 
+        #[track_caller]
         pub(crate) fn tensor<T: Element>(&self, idx: usize, pos: TPosition) -> LocalTensor<T> {
             LocalTensor::from_raw(
                 Rc::clone(&self.ub),

@@ -65,9 +65,20 @@ fn debug_values<T: Element>(
 }
 
 impl<T: Element> LocalTensor<T> {
-    /// A view of `len` elements at byte offset `off` of `ub`. The caller has checked the range.
+    /// A view of `len` elements at byte offset `off` of `ub`. Every caller checks the range
+    /// with a clear message first; this check (once per tensor made, never per element) is
+    /// what every raw access relies on, so it is a real check in every build.
+    #[track_caller]
     pub(crate) fn from_raw(ub: Rc<Ub>, off: usize, len: usize, pos: TPosition) -> Self {
-        debug_assert!(off + len * T::SIZE <= ub.size());
+        let end = len.checked_mul(T::SIZE).and_then(|b| b.checked_add(off));
+        ensure(end.is_some_and(|e| e <= ub.size()), "LocalTensor", || {
+            format!(
+                "a tensor of len = {len} {} elements at UB address {off:#x} would end beyond the Unified Buffer's {} \
+                 bytes",
+                T::DTYPE,
+                ub.size()
+            )
+        });
         LocalTensor { ub, off, len, pos, _t: PhantomData }
     }
 
@@ -253,7 +264,21 @@ impl<T: Element> LocalTensor<T> {
 pub struct GmRegion {
     base: NonNull<u8>,
     size: usize,
+    /// The region's number in the registry [`GmAddr`]s are resolved through.
+    id: u64,
 }
+
+/// Live regions by id, as weak references: a [`GmAddr`] is a plain `Copy` value (id, offset,
+/// size) and is resolved here once per `set_global_buffer`, never per element.
+fn registry() -> &'static std::sync::RwLock<std::collections::HashMap<u64, std::sync::Weak<GmRegion>>> {
+    static REG: std::sync::OnceLock<
+        std::sync::RwLock<std::collections::HashMap<u64, std::sync::Weak<GmRegion>>>,
+    > = std::sync::OnceLock::new();
+    REG.get_or_init(Default::default)
+}
+
+/// The next region id (never reused, so a freed region's address never reaches another).
+static NEXT_REGION_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
 // SAFETY: the region is plain bytes; it is only accessed through raw pointers with bounds
 // checks, and the kernel model (like the hardware's) makes cross-core ordering the kernel's
@@ -262,19 +287,61 @@ unsafe impl Send for GmRegion {}
 // SAFETY: as above.
 unsafe impl Sync for GmRegion {}
 
-/// Alignment of a region's base: enough for every element type (at most 8 bytes), and small
-/// enough that the system allocator hands out lazily zeroed pages (`calloc`) instead of
-/// writing zeros over a large region.
+/// Alignment of a region's base: enough for every element type (at most 8 bytes) and for the
+/// 8-byte atomic words all accesses go through, and small enough that the system allocator
+/// hands out lazily zeroed pages (`calloc`) instead of writing zeros over a large region.
 const GM_ALIGN: usize = 16;
+
+/// The allocation behind a region of `size` bytes: at least one byte, rounded up to whole
+/// 8-byte words (every access is word-wise, see `gm_io`), aligned to [`GM_ALIGN`].
+fn gm_layout(size: usize) -> Option<Layout> {
+    let bytes = size.max(1).checked_next_multiple_of(8)?;
+    Layout::from_size_align(bytes, GM_ALIGN).ok()
+}
+
+/// Why a [`GmRegion`] (or a `GmBuffer`) could not be allocated.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GmAllocError {
+    /// The size asked for, in bytes (`None` if the size itself overflowed).
+    pub bytes: Option<usize>,
+}
+
+impl fmt::Display for GmAllocError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.bytes {
+            Some(b) => write!(f, "cannot allocate {b} bytes of global memory"),
+            None => f.write_str("cannot allocate global memory: the size overflows the address space"),
+        }
+    }
+}
+
+impl std::error::Error for GmAllocError {}
 
 impl GmRegion {
     /// A zero-filled region of `size` bytes.
+    ///
+    /// # Panics
+    /// Panics (with a message, not an abort) if the memory cannot be allocated; see
+    /// [`try_zeroed`](Self::try_zeroed).
+    #[track_caller]
     pub fn zeroed(size: usize) -> Arc<GmRegion> {
-        let layout = Layout::from_size_align(size.max(1), GM_ALIGN).expect("GM layout");
+        Self::try_zeroed(size).unwrap_or_else(|e| panic!("GmRegion::zeroed: {e}"))
+    }
+
+    /// A zero-filled region of `size` bytes, or an error if the memory cannot be had.
+    ///
+    /// # Errors
+    /// [`GmAllocError`] if `size` exceeds what the allocator can provide.
+    pub fn try_zeroed(size: usize) -> Result<Arc<GmRegion>, GmAllocError> {
+        let err = GmAllocError { bytes: Some(size) };
+        let layout = gm_layout(size).ok_or(err.clone())?;
         // SAFETY: the layout has a non-zero size.
         let ptr = unsafe { alloc_zeroed(layout) };
-        let base = NonNull::new(ptr).unwrap_or_else(|| std::alloc::handle_alloc_error(layout));
-        Arc::new(GmRegion { base, size })
+        let base = NonNull::new(ptr).ok_or(err)?;
+        let id = NEXT_REGION_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let region = Arc::new(GmRegion { base, size, id });
+        registry().write().unwrap_or_else(|e| e.into_inner()).insert(id, Arc::downgrade(&region));
+        Ok(region)
     }
 
     /// A region holding a copy of `bytes`.
@@ -301,25 +368,38 @@ impl GmRegion {
     ///
     /// # Panics
     /// Panics if the range is outside the region.
+    #[track_caller]
     pub fn read_bytes(&self, off: usize, out: &mut [u8]) {
-        assert!(off.checked_add(out.len()).is_some_and(|e| e <= self.size), "GM read out of range");
-        // SAFETY: in bounds; `out` is a distinct Rust buffer.
-        unsafe { std::ptr::copy_nonoverlapping(self.base.as_ptr().add(off), out.as_mut_ptr(), out.len()) };
+        assert!(
+            off.checked_add(out.len()).is_some_and(|e| e <= self.size),
+            "GmRegion::read_bytes: offset {off} + {} bytes is beyond the region of {} bytes",
+            out.len(),
+            self.size
+        );
+        // SAFETY: in bounds; `out` is a distinct Rust buffer. Atomic word accesses, so a host
+        // read racing a running kernel sees racy values, not undefined behaviour.
+        unsafe { crate::gm_io::load(out.as_mut_ptr(), self.base.as_ptr().add(off), out.len()) };
     }
 
     /// Copies `data` to byte `off` of the region.
     ///
     /// # Panics
     /// Panics if the range is outside the region.
+    #[track_caller]
     pub fn write_bytes(&self, off: usize, data: &[u8]) {
-        assert!(off.checked_add(data.len()).is_some_and(|e| e <= self.size), "GM write out of range");
-        // SAFETY: in bounds; `data` is a distinct Rust buffer.
-        unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), self.base.as_ptr().add(off), data.len()) };
+        assert!(
+            off.checked_add(data.len()).is_some_and(|e| e <= self.size),
+            "GmRegion::write_bytes: offset {off} + {} bytes is beyond the region of {} bytes",
+            data.len(),
+            self.size
+        );
+        // SAFETY: in bounds; `data` is a distinct Rust buffer; atomic word accesses (as above).
+        unsafe { crate::gm_io::store(self.base.as_ptr().add(off), data.as_ptr(), data.len()) };
     }
 
     /// The address of the region's first byte, for passing to a kernel.
     pub fn addr(self: &Arc<Self>) -> GmAddr {
-        GmAddr { region: Arc::clone(self), off: 0 }
+        GmAddr { id: self.id, off: 0, size: self.size }
     }
 
     #[inline(always)]
@@ -330,8 +410,9 @@ impl GmRegion {
 
 impl Drop for GmRegion {
     fn drop(&mut self) {
-        let layout = Layout::from_size_align(self.size.max(1), GM_ALIGN).expect("GM layout");
-        // SAFETY: allocated in `zeroed` with this layout; freed once.
+        registry().write().unwrap_or_else(|e| e.into_inner()).remove(&self.id);
+        let layout = gm_layout(self.size).expect("the layout was valid at allocation");
+        // SAFETY: allocated in `try_zeroed` with this layout; freed once.
         unsafe { dealloc(self.base.as_ptr(), layout) }
     }
 }
@@ -343,17 +424,20 @@ impl fmt::Debug for GmRegion {
 }
 
 /// An untyped global-memory address (AscendC's `GM_ADDR`): what a kernel receives for each
-/// of its tensors. It keeps its region alive, and knows the region's extent so every access
-/// through it is bounds-checked.
-#[derive(Clone)]
+/// of its tensors. A plain `Copy` value — the region's id, an offset and the region's size —
+/// so `move` closures capture it without `.clone()`. It does not keep the region alive:
+/// binding a `GlobalTensor` to it resolves the region (once per bind) and fails with a clear
+/// error if the region was freed; the bound tensor then keeps it alive.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct GmAddr {
-    region: Arc<GmRegion>,
+    id: u64,
     off: usize,
+    size: usize,
 }
 
 impl fmt::Debug for GmAddr {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "GmAddr(+{:#x} of {} bytes)", self.off, self.region.size)
+        write!(f, "GmAddr(region #{} +{:#x} of {} bytes)", self.id, self.off, self.size)
     }
 }
 
@@ -366,14 +450,14 @@ impl GmAddr {
     pub fn add<T: Element>(&self, n: usize) -> GmAddr {
         let off = n.checked_mul(T::SIZE).and_then(|b| b.checked_add(self.off));
         match off {
-            Some(o) if o <= self.region.size => GmAddr { region: Arc::clone(&self.region), off: o },
+            Some(o) if o <= self.size => GmAddr { off: o, ..*self },
             _ => fail(
                 "GM_ADDR",
                 format!(
                     "offset of {n} {} elements from byte {} is beyond the region of {} bytes",
                     T::DTYPE,
                     self.off,
-                    self.region.size
+                    self.size
                 ),
             ),
         }
@@ -381,7 +465,25 @@ impl GmAddr {
 
     /// Bytes from this address to the end of its region.
     pub fn remaining_bytes(&self) -> usize {
-        self.region.size - self.off
+        self.size - self.off
+    }
+
+    /// The live region this address points into, failing (for `api`) if it was freed.
+    #[track_caller]
+    fn resolve(&self, api: &'static str) -> Arc<GmRegion> {
+        let region =
+            registry().read().unwrap_or_else(|e| e.into_inner()).get(&self.id).and_then(|w| w.upgrade());
+        match region {
+            Some(r) => r,
+            None => fail(
+                api,
+                format!(
+                    "the global memory of this GM_ADDR (region #{}, {} bytes) was freed: keep its GmBuffer alive \
+                     while kernels use it",
+                    self.id, self.size
+                ),
+            ),
+        }
     }
 }
 
@@ -454,8 +556,9 @@ impl<T: Element> GlobalTensor<T> {
                 addr.remaining_bytes()
             )
         });
+        let region = addr.resolve(api);
         self.off = addr.off;
-        self.region = Some(Rc::new(addr.region));
+        self.region = Some(Rc::new(region));
         self.len = len;
     }
 
@@ -495,9 +598,10 @@ impl<T: Element> GlobalTensor<T> {
     #[track_caller]
     pub fn get_value(&self, i: usize) -> T {
         let p = self.elem_ptr("GlobalTensor::GetValue", i);
-        // SAFETY: `elem_ptr` checked the index against the bound region; unaligned read
-        // because a region's element alignment is only guaranteed by `set_global_buffer`.
-        unsafe { p.read_unaligned() }
+        // SAFETY: `elem_ptr` checked the index against the bound region, and
+        // `set_global_buffer` the alignment; an atomic word access, so cores racing on the
+        // element get racy values, never undefined behaviour.
+        unsafe { crate::gm_io::load_elem(p) }
     }
 
     /// Writes element `i` (AscendC `SetValue`).
@@ -508,7 +612,7 @@ impl<T: Element> GlobalTensor<T> {
     pub fn set_value(&self, i: usize, v: T) {
         let p = self.elem_ptr("GlobalTensor::SetValue", i);
         // SAFETY: as in `get_value`.
-        unsafe { p.write_unaligned(v) }
+        unsafe { crate::gm_io::store_elem(p, v) }
     }
 
     /// The view that starts `off` elements later (AscendC `operator[]`).
@@ -530,11 +634,14 @@ impl<T: Element> GlobalTensor<T> {
 
     #[track_caller]
     fn elem_ptr(&self, api: &'static str, i: usize) -> *mut T {
+        crate::ctx::check_cancel();
+        // Unbound first: an unbound tensor has 0 elements, but "not bound" is the error.
+        let base = self.base_ptr(api);
         ensure(i < self.len, api, || {
             format!("index = {i} is out of range: the tensor has {} elements", self.len)
         });
         // SAFETY: i < len and the bound range lies inside the region.
-        unsafe { self.base_ptr(api).add(i) }
+        unsafe { base.add(i) }
     }
 
     /// The region the tensor is bound to (kept alive by atomic contributions still pending).
@@ -548,7 +655,14 @@ impl<T: Element> GlobalTensor<T> {
         match &self.region {
             // SAFETY: `off <= region.size` (checked when bound).
             Some(r) => unsafe { r.base().add(self.off).cast::<T>() },
-            None => fail(api, "the GlobalTensor is not bound: call set_global_buffer first"),
+            None => fail(
+                api,
+                format!(
+                    "the GlobalTensor is not bound: call set_global_buffer first (this GlobalTensor<{}> has no \
+                     global memory)",
+                    T::DTYPE
+                ),
+            ),
         }
     }
 }

@@ -240,9 +240,7 @@ pub fn run_embedding<T: GatherElement>(
     let (t_gm, i_gm) = (GmBuffer::from_slice(table), GmBuffer::from_slice(indices));
     let out = GmBuffer::<T>::zeroed(tiling.num_indices * tiling.dim);
     let (ta, ia, oa, t) = (t_gm.addr(), i_gm.addr(), out.addr(), *tiling);
-    let stats = Launch::new(soc)
-        .block_dim(tiling.block_dim)
-        .run(move || embedding::<T>(ta.clone(), ia.clone(), oa.clone(), &t))?;
+    let stats = Launch::new(soc).block_dim(tiling.block_dim).run(move || embedding::<T>(ta, ia, oa, &t))?;
     Ok((out.to_vec(), stats))
 }
 

@@ -164,7 +164,7 @@ mod tests {
     fn fill_overwrites_every_element() {
         let dst = GmBuffer::from_vec(vec![9.0f32; 1000]);
         let (da, t) = (dst.addr(), TilingConfig::new::<f32>(1000, 8));
-        Launch::new(Soc::Ascend910B).block_dim(8).run(move || fill(da.clone(), -0.0f32, &t)).unwrap();
+        Launch::new(Soc::Ascend910B).block_dim(8).run(move || fill(da, -0.0f32, &t)).unwrap();
         assert_bits_eq(&dst.to_vec(), &vec![-0.0f32; 1000]);
     }
 }

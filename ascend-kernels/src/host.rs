@@ -35,7 +35,7 @@ pub fn run_on_gm<T: Element, const I: usize, const O: usize>(
     let ins = inputs.map(GmBuffer::from_slice);
     let outs = output_lens.map(GmBuffer::<T>::zeroed);
     let (in_addrs, out_addrs) = (ins.each_ref().map(GmBuffer::addr), outs.each_ref().map(GmBuffer::addr));
-    let stats = launch.run(move || kernel(in_addrs.clone(), out_addrs.clone()))?;
+    let stats = launch.run(move || kernel(in_addrs, out_addrs))?;
     Ok((outs.each_ref().map(GmBuffer::to_vec), stats))
 }
 

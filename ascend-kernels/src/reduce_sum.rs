@@ -457,7 +457,7 @@ mod tests {
         let (xa, za, wa) = (xg.addr(), zg.addr(), ws.addr());
         let e = Launch::new(Soc::Ascend910B)
             .block_dim(4)
-            .run(move || reduce_sum::<f32>(xa.clone(), za.clone(), wa.clone(), &t))
+            .run(move || reduce_sum::<f32>(xa, za, wa, &t))
             .unwrap_err();
         assert!(e.to_string().to_lowercase().contains("thread"), "{e}");
     }

@@ -36,6 +36,10 @@ struct State {
     exited: Vec<u32>,
     /// Set when the waiting cores can never be released (see the module doc).
     deadlock: Option<String>,
+    /// Set when the launch timed out: waiting cores are released with this reason.
+    cancelled: Option<String>,
+    /// Which cores are waiting right now (for the timeout's report).
+    waiting: Vec<bool>,
 }
 
 /// A barrier across the `n` cores of one launch.
@@ -58,6 +62,8 @@ impl LaunchBarrier {
                 aborted_by: None,
                 exited: Vec::new(),
                 deadlock: None,
+                cancelled: None,
+                waiting: vec![false; n as usize],
             }),
             cv: Condvar::new(),
             atomic_log: None,
@@ -82,6 +88,20 @@ impl LaunchBarrier {
         }
         drop(s);
         self.cv.notify_all();
+    }
+
+    /// Releases every waiting core (and any arriving later) with `why`: the launch timed out.
+    pub(crate) fn cancel(&self, why: String) {
+        let mut s = self.lock();
+        s.cancelled.get_or_insert(why);
+        drop(s);
+        self.cv.notify_all();
+    }
+
+    /// The cores waiting in `sync_all` right now, by index.
+    pub(crate) fn waiting_cores(&self) -> Vec<u32> {
+        let s = self.lock();
+        (0..self.n).filter(|&i| s.waiting[i as usize]).collect()
     }
 
     /// Records that `core` returned from the kernel; releases the waiting cores with an error
@@ -117,8 +137,11 @@ impl LaunchBarrier {
 }
 
 impl CoreBarrier for LaunchBarrier {
-    fn wait(&self, _core: u32) -> Result<(), String> {
+    fn wait(&self, core: u32) -> Result<(), String> {
         let mut s = self.lock();
+        if let Some(why) = &s.cancelled {
+            return Err(why.clone());
+        }
         if let Some(by) = s.aborted_by {
             return self.released(by);
         }
@@ -145,18 +168,29 @@ impl CoreBarrier for LaunchBarrier {
             return Err(why);
         }
         let gen = s.generation;
-        loop {
+        let me = core as usize;
+        if let Some(w) = s.waiting.get_mut(me) {
+            *w = true;
+        }
+        let result = loop {
             s = self.cv.wait(s).unwrap_or_else(|e| e.into_inner());
             if s.generation != gen {
-                return Ok(());
+                break Ok(());
+            }
+            if let Some(why) = &s.cancelled {
+                break Err(why.clone());
             }
             // A deadlock is these cores' own fault; the abort it causes must not hide it.
             if let Some(why) = &s.deadlock {
-                return Err(why.clone());
+                break Err(why.clone());
             }
             if let Some(by) = s.aborted_by {
-                return self.released(by);
+                break self.released(by);
             }
+        };
+        if let Some(w) = s.waiting.get_mut(me) {
+            *w = false;
         }
+        result
     }
 }

@@ -4,7 +4,7 @@ use core::fmt;
 use core::marker::PhantomData;
 use std::sync::Arc;
 
-use ascend_core::{Element, GlobalTensor, GmAddr, GmRegion};
+use ascend_core::{Element, GlobalTensor, GmAddr, GmAllocError, GmRegion};
 
 /// A typed buffer in global memory, owned by the host.
 ///
@@ -45,12 +45,26 @@ impl<T: Element> GmBuffer<T> {
     /// A buffer of `len` zero elements.
     ///
     /// # Panics
-    /// Panics if `len` elements of `T` overflow the address space.
+    /// Panics (with a message; never an abort) if `len` elements of `T` overflow the address
+    /// space or cannot be allocated; [`try_zeroed`](Self::try_zeroed) returns the error instead.
+    #[track_caller]
     pub fn zeroed(len: usize) -> Self {
-        let bytes = len.checked_mul(T::SIZE).unwrap_or_else(|| {
-            panic!("GmBuffer::zeroed: len = {len} {} elements overflows the address space", T::DTYPE)
-        });
-        GmBuffer { region: GmRegion::zeroed(bytes), len, _t: PhantomData }
+        Self::try_zeroed(len).unwrap_or_else(|e| panic!("GmBuffer::<{}>::zeroed(len = {len}): {e}", T::DTYPE))
+    }
+
+    /// A buffer of `len` zero elements, or an error if the memory cannot be had.
+    ///
+    /// ```
+    /// use ascend_runtime::prelude::*;
+    /// assert!(GmBuffer::<f32>::try_zeroed(1 << 60).is_err());
+    /// assert_eq!(GmBuffer::<f32>::try_zeroed(4).unwrap().len(), 4);
+    /// ```
+    ///
+    /// # Errors
+    /// [`GmAllocError`] if the size overflows or the allocator refuses it.
+    pub fn try_zeroed(len: usize) -> Result<Self, GmAllocError> {
+        let bytes = len.checked_mul(T::SIZE).ok_or(GmAllocError { bytes: None })?;
+        Ok(GmBuffer { region: GmRegion::try_zeroed(bytes)?, len, _t: PhantomData })
     }
 
     /// Number of elements.

@@ -12,25 +12,36 @@
 use core::fmt;
 use std::any::Any;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use ascend_core::atomic::{AtomicLog, AtomicOrder};
 use ascend_core::debug::{begin_core_output, end_core_output};
-use ascend_core::{run_on_core, take_last_fault, CoreBarrier, CoreConfig, Fault, Soc};
+use ascend_core::{run_on_core, take_last_fault, CancelToken, CoreBarrier, CoreConfig, Fault, Soc};
 use rayon::prelude::*;
 
 use crate::barrier::{take_released_mark, LaunchBarrier};
 use crate::hook::{take_panic_location, CoreGuard};
 pub use crate::output::KernelOutput;
-use crate::workers::Scope;
+use crate::watchdog::{self, Watch, DONE, PENDING, RUNNING};
+use crate::workers::{drop_payload, Scope};
 
 /// The largest `blockDim` a launch accepts (AscendC's limit).
 pub const MAX_BLOCK_DIM: u32 = 65_535;
 
-/// The default stack size of a core thread in [`ExecMode::ThreadPerCore`]: 1 MiB.
-pub const DEFAULT_STACK_SIZE: usize = 1 << 20;
+/// The default stack size of a core thread in [`ExecMode::ThreadPerCore`]: 8 MiB (the
+/// main thread's usual size; only touched pages cost memory). A core that overflows its
+/// stack cannot be turned into an error: Rust aborts the process with "has overflowed its
+/// stack" (pooled cores run on rayon's threads, 2 MiB by default).
+pub const DEFAULT_STACK_SIZE: usize = 8 << 20;
+
+/// The default [`Launch::timeout`]: 60 s.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// The default most host threads an [`ExecMode::ThreadPerCore`] launch may start
+/// ([`Launch::max_threads`]).
+pub const DEFAULT_MAX_THREADS: u32 = 4096;
 
 /// How the logical cores of a launch are mapped onto host threads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -134,6 +145,35 @@ pub enum LaunchError {
         /// The rejected value.
         block_dim: u32,
     },
+    /// A thread-per-core launch asked for more host threads than
+    /// [`Launch::max_threads`] allows; no core ran.
+    TooManyThreads {
+        /// The rejected `blockDim`.
+        block_dim: u32,
+        /// The limit in force.
+        limit: u32,
+    },
+    /// The launch ran past [`Launch::timeout`]. Its cores were cancelled (each failed at its
+    /// next kernel API call, or was released from `sync_all`) and have all stopped, so the
+    /// launch could return; their faults say where each one was.
+    TimedOut {
+        /// The chip emulated.
+        soc: Soc,
+        /// Number of cores of the launch.
+        block_dim: u32,
+        /// How the cores were run.
+        mode: ExecMode,
+        /// The timeout that passed.
+        timeout: Duration,
+        /// Cores that were running (not in `sync_all`) when it passed.
+        running: Vec<u32>,
+        /// Cores that were waiting in `sync_all` when it passed.
+        waiting: Vec<u32>,
+        /// Every core's fault, as in [`CoreFailed`](Self::CoreFailed).
+        faults: Vec<CoreFault>,
+        /// Cores that never started.
+        skipped: Vec<u32>,
+    },
     /// One or more cores failed.
     CoreFailed {
         /// The chip emulated.
@@ -160,16 +200,16 @@ impl LaunchError {
     /// Every core's fault, primary first (empty for a configuration error).
     pub fn faults(&self) -> &[CoreFault] {
         match self {
-            LaunchError::CoreFailed { faults, .. } => faults,
-            LaunchError::InvalidBlockDim { .. } => &[],
+            LaunchError::CoreFailed { faults, .. } | LaunchError::TimedOut { faults, .. } => faults,
+            LaunchError::InvalidBlockDim { .. } | LaunchError::TooManyThreads { .. } => &[],
         }
     }
 
     /// The cores that never ran because the launch was already failing.
     pub fn skipped_cores(&self) -> &[u32] {
         match self {
-            LaunchError::CoreFailed { skipped, .. } => skipped,
-            LaunchError::InvalidBlockDim { .. } => &[],
+            LaunchError::CoreFailed { skipped, .. } | LaunchError::TimedOut { skipped, .. } => skipped,
+            LaunchError::InvalidBlockDim { .. } | LaunchError::TooManyThreads { .. } => &[],
         }
     }
 }
@@ -182,6 +222,26 @@ impl fmt::Display for LaunchError {
         match self {
             LaunchError::InvalidBlockDim { block_dim } => {
                 write!(f, "launch: blockDim = {block_dim} is out of range [1, {MAX_BLOCK_DIM}]")
+            }
+            LaunchError::TooManyThreads { block_dim, limit } => write!(
+                f,
+                "launch: blockDim = {block_dim} in thread-per-core mode needs {block_dim} host threads; the limit is \
+                 {limit} (raise it with Launch::max_threads, or use fewer cores)"
+            ),
+            LaunchError::TimedOut { soc, block_dim, mode, timeout, running, waiting, faults, skipped } => {
+                write!(f, "kernel timed out after {timeout:?} on {soc} (blockDim = {block_dim}, {mode} mode): ")?;
+                let list = |v: &[u32]| if v.is_empty() { "none".to_string() } else { format_ranges(v) };
+                write!(f, "still running: core(s) {}; waiting in SyncAll: core(s) {}", list(running), list(waiting))?;
+                for c in faults.iter().take(DISPLAY_FAULTS) {
+                    write!(f, "\n    {c}")?;
+                }
+                if faults.len() > DISPLAY_FAULTS {
+                    write!(f, "\n    ... and {} more (LaunchError::faults lists all)", faults.len() - DISPLAY_FAULTS)?;
+                }
+                if !skipped.is_empty() {
+                    write!(f, "\n  {} core(s) were never started: {}", skipped.len(), format_ranges(skipped))?;
+                }
+                Ok(())
             }
             LaunchError::CoreFailed { soc, block_dim, mode, faults, skipped } => {
                 write!(f, "kernel failed on {soc} (blockDim = {block_dim}, {mode} mode): ")?;
@@ -263,7 +323,7 @@ pub(crate) fn format_ranges(sorted: &[u32]) -> String {
 ///     .sync_all(true) // a thread per core, so the kernel may call sync_all
 ///     .run(move || {
 ///         let mut gm = GlobalTensor::<u32>::new();
-///         gm.set_global_buffer(addr.clone(), 8);
+///         gm.set_global_buffer(addr, 8);
 ///         gm.set_value(get_block_idx() as usize, get_block_idx() * 10);
 ///         sync_all();
 ///         // Every core's write is visible after the barrier.
@@ -281,6 +341,8 @@ pub struct Launch {
     mode: ExecMode,
     stack_size: usize,
     quiet: bool,
+    timeout: Option<Duration>,
+    max_threads: u32,
     atomic_order: AtomicOrder,
 }
 
@@ -294,7 +356,51 @@ impl Launch {
             stack_size: DEFAULT_STACK_SIZE,
             quiet: true,
             atomic_order: AtomicOrder::Deterministic,
+            timeout: Some(DEFAULT_TIMEOUT),
+            max_threads: DEFAULT_MAX_THREADS,
         }
+    }
+
+    /// How long the launch may run (default [`DEFAULT_TIMEOUT`], 60 s). Past it, every core
+    /// is cancelled: it fails at its next kernel API call (an instruction, a copy, a
+    /// global-memory access), cores waiting in `sync_all` are released at once, and
+    /// [`run`](Self::run) returns [`LaunchError::TimedOut`] naming the cores that were still
+    /// running and those waiting in `sync_all`.
+    ///
+    /// A core that makes no kernel API call any more (a pure Rust `loop {}`) cannot be
+    /// stopped, and the launch cannot return while it runs (the kernel closure may borrow the
+    /// caller's stack): 10 s after the timeout the process prints which cores did not stop
+    /// and aborts.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use ascend_runtime::prelude::*;
+    /// let flag = GmBuffer::<u32>::zeroed(8);
+    /// let addr = flag.addr();
+    /// let err = Launch::new(Soc::Ascend910B)
+    ///     .timeout(Duration::from_millis(200))
+    ///     .run(move || {
+    ///         let mut g = GlobalTensor::<u32>::new();
+    ///         g.set_global_buffer(addr, 8);
+    ///         while g.get_value(0) == 0 {} // nobody ever sets it
+    ///     })
+    ///     .unwrap_err();
+    /// assert!(matches!(err, LaunchError::TimedOut { .. }), "{err}");
+    /// ```
+    pub fn timeout(self, timeout: Duration) -> Launch {
+        Launch { timeout: Some(timeout), ..self }
+    }
+
+    /// No timeout: a core that never finishes hangs the launch.
+    pub fn no_timeout(self) -> Launch {
+        Launch { timeout: None, ..self }
+    }
+
+    /// The most host threads an [`ExecMode::ThreadPerCore`] launch may start (default
+    /// [`DEFAULT_MAX_THREADS`]); a larger `blockDim` fails with
+    /// [`LaunchError::TooManyThreads`] before any thread is started.
+    pub fn max_threads(self, max_threads: u32) -> Launch {
+        Launch { max_threads, ..self }
     }
 
     /// Sets the number of cores (AscendC `blockDim`). Values outside `1..=65535` make
@@ -345,7 +451,7 @@ impl Launch {
     /// let addr = sum.addr();
     /// let kernel = move || {
     ///     let mut gm = GlobalTensor::<f32>::new();
-    ///     gm.set_global_buffer(addr.clone(), 8);
+    ///     gm.set_global_buffer(addr, 8);
     ///     let mut pipe = TPipe::new();
     ///     let mut buf = TBuf::<VecOut>::new();
     ///     pipe.init_tbuf(&mut buf, 32);
@@ -426,10 +532,22 @@ impl Launch {
         if !(1..=MAX_BLOCK_DIM).contains(&n) {
             return (Err(LaunchError::InvalidBlockDim { block_dim: n }), KernelOutput::default());
         }
+        if self.mode == ExecMode::ThreadPerCore && n > self.max_threads {
+            return (
+                Err(LaunchError::TooManyThreads { block_dim: n, limit: self.max_threads }),
+                KernelOutput::default(),
+            );
+        }
         let start = Instant::now();
         let atomic_log = Arc::new(AtomicLog::new(self.atomic_order));
         let barrier = (self.mode == ExecMode::ThreadPerCore)
             .then(|| Arc::new(LaunchBarrier::new(n).with_atomic_log(Arc::clone(&atomic_log))));
+        let watch = self.timeout.map(|t| {
+            let status: Arc<[AtomicU8]> = (0..n).map(|_| AtomicU8::new(PENDING)).collect();
+            let w = Watch::new(t, Arc::new(CancelToken::new()), barrier.clone(), status);
+            watchdog::watch(&w);
+            w
+        });
         let shared = Shared {
             soc: self.soc,
             n,
@@ -441,6 +559,7 @@ impl Launch {
             skipped: Mutex::new(Vec::new()),
             output: Mutex::new(Vec::new()),
             kernel,
+            watch: watch.clone(),
         };
         match self.mode {
             ExecMode::Pooled => (0..n).into_par_iter().for_each(|i| shared.run_core(i)),
@@ -449,9 +568,26 @@ impl Launch {
         }
         // The end of the launch closes the last atomic epoch: every core has returned.
         atomic_log.flush();
+        // Every core has returned or unwound: nothing borrows `kernel` any more.
+        if let Some(w) = &watch {
+            watchdog::unwatch(w);
+        }
         let wall = start.elapsed();
         let output = KernelOutput::from_cores(std::mem::take(&mut *lock(&shared.output)));
         let (faults, skipped) = shared.finish();
+        if let Some((running, waiting)) = watch.as_ref().and_then(|w| w.fired.get()) {
+            let err = LaunchError::TimedOut {
+                soc: self.soc,
+                block_dim: n,
+                mode: self.mode,
+                timeout: self.timeout.unwrap_or_default(),
+                running: running.clone(),
+                waiting: waiting.clone(),
+                faults,
+                skipped,
+            };
+            return (Err(err), output);
+        }
         let result = if faults.is_empty() {
             Ok(LaunchStats { block_dim: n, soc: self.soc, mode: self.mode, wall })
         } else {
@@ -499,15 +635,33 @@ struct Shared<'k> {
     /// What each core printed (`ascend_printf!`, `dump_tensor`), in completion order.
     output: Mutex<Vec<(u32, String)>>,
     kernel: &'k (dyn Fn() + Sync),
+    /// The timeout's watch (cancel token and per-core states), if the launch has a timeout.
+    watch: Option<Arc<Watch>>,
 }
 
 impl Shared<'_> {
     /// Runs core `idx` to completion, recording its fault if it fails.
     fn run_core(&self, idx: u32) {
-        if self.stop.load(Ordering::Acquire) {
+        let cancelled = self.watch.as_ref().is_some_and(|w| w.token.is_cancelled());
+        if self.stop.load(Ordering::Acquire) || cancelled {
             lock(&self.skipped).push(idx);
             return;
         }
+        /// Marks the core done however `run_core` ends, so the timeout never reports a
+        /// finished core as running.
+        struct Done<'a>(Option<&'a AtomicU8>);
+        impl Drop for Done<'_> {
+            fn drop(&mut self) {
+                if let Some(s) = self.0 {
+                    s.store(DONE, Ordering::Release);
+                }
+            }
+        }
+        let status = self.watch.as_ref().map(|w| &w.status[idx as usize]);
+        if let Some(s) = status {
+            s.store(RUNNING, Ordering::Release);
+        }
+        let _done = Done(status);
         // Clear leftovers of an earlier core of this thread.
         let _ = take_last_fault();
         let _ = take_released_mark();
@@ -516,6 +670,7 @@ impl Shared<'_> {
             block_num: self.n,
             soc: self.soc,
             barrier: self.barrier.clone().map(|b| b as Arc<dyn CoreBarrier>),
+            cancel: self.watch.as_ref().map(|w| Arc::clone(&w.token)),
             atomic_log: Some(Arc::clone(&self.atomic_log)),
         };
         let guard = CoreGuard::enter(self.quiet);
@@ -532,7 +687,12 @@ impl Shared<'_> {
                     b.exit(idx);
                 }
             }
-            Err(payload) => self.record(fault_from_panic(idx, payload.as_ref())),
+            Err(payload) => {
+                let fault = fault_from_panic(idx, payload.as_ref());
+                // Inside a catch: a payload whose `Drop` panics must not unwind the launcher.
+                drop_payload(payload);
+                self.record(fault);
+            }
         }
     }
 

@@ -38,7 +38,7 @@
 //! let y = GmBuffer::from_vec(vec![0.5f32; n]);
 //! let z = GmBuffer::<f32>::zeroed(n);
 //! let (xa, ya, za) = (x.addr(), y.addr(), z.addr());
-//! launch(Soc::Ascend910B, 4, move || add_kernel(xa.clone(), ya.clone(), za.clone(), 16)).unwrap();
+//! launch(Soc::Ascend910B, 4, move || add_kernel(xa, ya, za, 16)).unwrap();
 //! assert_eq!(z.to_vec()[63], 63.5);
 //!
 //! // A failed check is an error value naming the core, never a crash or a hang.
@@ -58,15 +58,17 @@ pub mod launch;
 pub mod npy;
 mod output;
 pub mod testing;
+mod watchdog;
 mod workers;
 
 pub use ascend_core;
-pub use ascend_core::{GmAddr, GmRegion, Soc};
+pub use ascend_core::{GmAddr, GmAllocError, GmRegion, Soc};
 pub use gm::GmBuffer;
 pub use launch::{
-    launch, CoreFault, ExecMode, KernelOutput, Launch, LaunchError, LaunchStats, DEFAULT_STACK_SIZE,
-    MAX_BLOCK_DIM,
+    launch, CoreFault, ExecMode, KernelOutput, Launch, LaunchError, LaunchStats, DEFAULT_MAX_THREADS,
+    DEFAULT_STACK_SIZE, DEFAULT_TIMEOUT, MAX_BLOCK_DIM,
 };
+pub use workers::shutdown_workers;
 
 /// Everything a kernel, a test or an example needs, in one import: the kernel API of
 /// `ascend_core::prelude` plus the runtime's types.

@@ -14,10 +14,44 @@ const MAX_IDLE: usize = 1024;
 
 type Job = Box<dyn FnOnce() + Send + 'static>;
 
+/// What a parked worker is handed.
+enum Msg {
+    /// Run a job, then count it done on the latch.
+    Run(Job, Arc<Latch>),
+    /// Exit the thread ([`shutdown_workers`]).
+    Quit,
+}
+
 /// One parked thread and its mailbox.
 struct Worker {
-    slot: Mutex<Option<(Job, Arc<Latch>)>>,
+    slot: Mutex<Option<Msg>>,
     wake: Condvar,
+}
+
+/// Ends every parked worker thread of [`ExecMode::ThreadPerCore`](crate::ExecMode) launches
+/// and returns how many were told to exit. Workers busy in a running launch are not affected
+/// (they park again afterwards); the next launch starts new threads as needed.
+///
+/// ```
+/// use ascend_runtime::prelude::*;
+/// Launch::new(Soc::Ascend910B).block_dim(4).sync_all(true).run(|| sync_all()).unwrap();
+/// ascend_runtime::shutdown_workers();
+/// ```
+pub fn shutdown_workers() -> usize {
+    let idle = std::mem::take(&mut *lock(&IDLE));
+    for w in &idle {
+        *lock(&w.slot) = Some(Msg::Quit);
+        w.wake.notify_one();
+    }
+    idle.len()
+}
+
+/// Drops a panic payload, even one whose own `Drop` panics (that second payload is leaked:
+/// dropping it could panic again, and a launcher must never unwind).
+pub(crate) fn drop_payload(payload: Box<dyn std::any::Any + Send>) {
+    if let Err(again) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || drop(payload))) {
+        std::mem::forget(again);
+    }
 }
 
 static IDLE: Mutex<Vec<Arc<Worker>>> = Mutex::new(Vec::new());
@@ -62,13 +96,19 @@ fn worker_loop(me: Arc<Worker>) {
         let (job, latch) = {
             let mut slot = lock(&me.slot);
             loop {
-                if let Some(j) = slot.take() {
-                    break j;
+                match slot.take() {
+                    Some(Msg::Run(job, latch)) => break (job, latch),
+                    Some(Msg::Quit) => return,
+                    None => {}
                 }
                 slot = me.wake.wait(slot).unwrap_or_else(|e| e.into_inner());
             }
         };
-        job();
+        // The launcher's jobs catch their own panics; this catch is the backstop that keeps
+        // the latch counting (a launch waiting on it must never hang).
+        if let Err(p) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(job)) {
+            drop_payload(p);
+        }
         // Back to the idle list before the launch is told, so the next launch finds it.
         let keep = {
             let mut idle = lock(&IDLE);
@@ -132,7 +172,7 @@ impl Scope {
             }
         };
         self.latch.add();
-        *lock(&worker.slot) = Some((job, Arc::clone(&self.latch)));
+        *lock(&worker.slot) = Some(Msg::Run(job, Arc::clone(&self.latch)));
         worker.wake.notify_one();
         Ok(())
     }

@@ -21,7 +21,7 @@ fn rng(seed: u64) -> impl FnMut() -> u64 {
 
 fn bind<T: Element>(addr: &GmAddr, len: usize) -> GlobalTensor<T> {
     let mut g = GlobalTensor::new();
-    g.set_global_buffer(addr.clone(), len);
+    g.set_global_buffer(*addr, len);
     g
 }
 
@@ -476,7 +476,6 @@ fn soft_sync_all_needs_every_core_and_a_large_enough_workspace() {
     let ws = GmBuffer::<i32>::zeroed(8 * 8);
     let a = ws.addr();
     let kernel = move |used: i32, gm_len: usize| {
-        let a = a.clone();
         move || {
             let gm = bind::<i32>(&a, gm_len);
             let mut ub = LocalMemAllocator::<Ub>::new();

@@ -76,7 +76,7 @@ fn an_out_of_bounds_gm_access_in_a_kernel_is_a_launch_error() {
     let xa = x.addr();
     let err = launch(Soc::Ascend910B, 2, move || {
         let mut g = GlobalTensor::<u32>::new();
-        g.set_global_buffer(xa.clone(), 5);
+        g.set_global_buffer(xa, 5);
     })
     .unwrap_err();
     let p = err.primary().unwrap();

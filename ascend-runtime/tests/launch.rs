@@ -10,7 +10,7 @@ const MODES: [ExecMode; 3] = [ExecMode::Pooled, ExecMode::ThreadPerCore, ExecMod
 
 fn gm_u32(addr: &GmAddr, len: usize) -> GlobalTensor<u32> {
     let mut g = GlobalTensor::new();
-    g.set_global_buffer(addr.clone(), len);
+    g.set_global_buffer(*addr, len);
     g
 }
 

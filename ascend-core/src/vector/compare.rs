@@ -226,16 +226,22 @@ fn run<T: Element, const N: usize>(
     CmpKernel<T>: Lanes<T, N>,
 {
     dst.check_vector_operand(api, "dst");
-    let bytes = plan.repeats * T::PAR / 8;
-    ensure(bytes <= dst.get_size(), api, || {
+    let bytes = plan.repeats.checked_mul(T::PAR / 8);
+    ensure(bytes.is_some_and(|b| b <= dst.get_size()), api, || {
         format!(
-            "dst holds {} bytes but {} repeats of {} write {bytes} bytes ({} per repeat)",
+            "dst holds {} bytes but {} repeats of {} write {} bytes ({} per repeat)",
             dst.get_size(),
             plan.repeats,
             T::DTYPE,
+            bytes.map_or("more than usize::MAX".to_string(), |b| b.to_string()),
             T::PAR / 8
         )
     });
+    let bytes = bytes.unwrap_or(0);
+    // Bounds first, so the overlap arithmetic below cannot overflow.
+    for s in srcs {
+        crate::vector::engine::check_operand(api, s, plan);
+    }
     let (d0, d1) = dst.byte_range(bytes);
     for s in srcs {
         let (a, b) = span(s, plan);

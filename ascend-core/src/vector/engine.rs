@@ -53,19 +53,35 @@ impl<'a, T: Element> Operand<'a, T> {
         span
     }
 
-    /// One past the highest element the plan touches.
-    fn extent(&self, plan: &Plan) -> usize {
-        let rep_start = |r: usize| r * self.rep * T::EPB;
-        let last = rep_start(plan.repeats - 1) + self.repeat_span(plan.last);
+    /// One past the highest element the plan touches, or `None` if that overflows `usize`
+    /// (repeats, strides and counter-mode counts come from the kernel unchecked).
+    fn extent(&self, plan: &Plan) -> Option<usize> {
+        let rep_start = |r: usize| r.checked_mul(self.rep)?.checked_mul(T::EPB);
+        let span = |m: [u64; 2]| {
+            let mut span = 0usize;
+            for b in 0..BLOCKS_PER_REPEAT {
+                let bits = block_bits::<T>(m, b);
+                if bits != 0 {
+                    let hi = b
+                        .checked_mul(self.blk)?
+                        .checked_mul(T::EPB)?
+                        .checked_add(64 - bits.leading_zeros() as usize)?;
+                    span = span.max(hi);
+                }
+            }
+            Some(span)
+        };
+        let last = rep_start(plan.repeats - 1)?.checked_add(span(plan.last)?)?;
         if plan.repeats >= 2 {
-            last.max(rep_start(plan.repeats - 2) + self.repeat_span(plan.bits))
+            Some(last.max(rep_start(plan.repeats - 2)?.checked_add(span(plan.bits)?)?))
         } else {
-            last
+            Some(last)
         }
     }
 
+    /// Same arena, same address, same strides.
     fn same_layout(&self, o: &Operand<'_, T>) -> bool {
-        self.t.get_phy_addr() == o.t.get_phy_addr() && self.blk == o.blk && self.rep == o.rep
+        std::ptr::eq(self.t.ptr(), o.t.ptr()) && self.blk == o.blk && self.rep == o.rep
     }
 }
 
@@ -86,8 +102,9 @@ pub(crate) trait Lanes<T: Element, const N: usize> {
 pub(crate) fn check_operand<T: Element>(api: &'static str, op: &Operand<'_, T>, plan: &Plan) -> usize {
     op.t.check_vector_operand(api, op.name);
     let ext = op.extent(plan);
-    ensure(ext <= op.t.get_size(), api, || {
-        format!(
+    ensure(ext.is_some_and(|e| e <= op.t.get_size()), api, || {
+        match ext {
+        Some(ext) => format!(
             "{} would touch element {} but the tensor has {} elements (repeats = {}, blkStride = {}, repStride = {})",
             op.name,
             ext - 1,
@@ -95,9 +112,19 @@ pub(crate) fn check_operand<T: Element>(api: &'static str, op: &Operand<'_, T>, 
             plan.repeats,
             op.blk,
             op.rep
-        )
+        ),
+        None => format!(
+            "{}: repeats = {}, blkStride = {}, repStride = {} address beyond the address space (the tensor has {} \
+             elements)",
+            op.name,
+            plan.repeats,
+            op.blk,
+            op.rep,
+            op.t.get_size()
+        ),
+    }
     });
-    ext
+    ext.unwrap_or(0)
 }
 
 /// Whether the block footprints of two operands share a block (exact, block-granular).
@@ -110,34 +137,36 @@ fn footprints_meet<T: Element>(
 ) -> bool {
     let (a0, a1) = a.t.byte_range(ea);
     let (b0, b1) = b.t.byte_range(eb);
-    if a1 <= b0 || b1 <= a0 {
+    // Tensors of two different arenas never overlap, whatever their offsets.
+    if !std::rc::Rc::ptr_eq(a.t.ub(), b.t.ub()) || a1 <= b0 || b1 <= a0 {
         return false;
     }
-    // Byte ranges intersect: compare the sets of 32-byte blocks actually touched.
+    // Byte ranges intersect: compare the sets of 32-byte blocks actually touched, as bit sets
+    // over the arena's blocks (every block was bounds-checked, so it lies in the arena).
+    // With a repeat stride of 0 every repeat but the last touches the same blocks, so two
+    // repeats stand for all (a counter-mode call may have many millions).
+    let words = a.t.ub().size().div_ceil(32 * 64);
     let blocks = |op: &Operand<'_, T>| {
-        let mut v = Vec::new();
-        for r in 0..plan.repeats {
+        let mut set = vec![0u64; words];
+        let mut mark = |r: usize| {
             let m = plan.mask_of(r);
             for b in 0..BLOCKS_PER_REPEAT {
                 if block_bits::<T>(m, b) != 0 {
-                    v.push(op.t.get_phy_addr() / 32 + r * op.rep + b * op.blk);
+                    let k = op.t.get_phy_addr() / 32 + r * op.rep + b * op.blk;
+                    set[k / 64] |= 1 << (k % 64);
                 }
             }
+        };
+        if op.rep == 0 {
+            mark(0);
+            mark(plan.repeats - 1);
+        } else {
+            (0..plan.repeats).for_each(&mut mark);
         }
-        v.sort_unstable();
-        v.dedup();
-        v
+        set
     };
     let (va, vb) = (blocks(a), blocks(b));
-    let (mut i, mut j) = (0, 0);
-    while i < va.len() && j < vb.len() {
-        match va[i].cmp(&vb[j]) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => return true,
-        }
-    }
-    false
+    va.iter().zip(&vb).any(|(x, y)| x & y != 0)
 }
 
 /// The `EPB` mask bits of block `b` of a repeat mask, in the low bits.
@@ -353,7 +382,8 @@ pub(crate) fn apply_count<T: Element, const N: usize, K: Lanes<T, N>>(
     for (s, name) in srcs {
         check(api, count, s, name);
         let (s0, s1) = s.byte_range(count);
-        ensure(s0 == d0 || d1 <= s0 || s1 <= d0, api, || {
+        let other_arena = !std::rc::Rc::ptr_eq(s.ub(), dst.0.ub());
+        ensure(other_arena || s0 == d0 || d1 <= s0 || s1 <= d0, api, || {
             format!(
                 "{} (address {d0:#x}) and {name} (address {s0:#x}) partially overlap over {count} elements; only a complete overlap is allowed",
                 dst.1

@@ -187,6 +187,13 @@ fn counter_count(api: &'static str, mask: Mask) -> u64 {
         Mask::Count(0) | Mask::Bits([0, _]) => {
             fail(api, "mask = 0: in counter mode the mask is an element count of at least 1".to_string())
         }
+        Mask::Count(n) | Mask::Bits([n, 0]) if n > u64::from(u32::MAX) => fail(
+            api,
+            format!(
+                "mask = {n}: in counter mode the element count is at most {} (32 bits, as calCount)",
+                u32::MAX
+            ),
+        ),
         Mask::Count(n) | Mask::Bits([n, 0]) => n,
         Mask::Bits([_, hi]) => {
             fail(api, format!("mask[1] = {hi:#x} must be 0 in counter mode (mask[0] is the count)"))
