@@ -79,10 +79,7 @@ pub fn run_sum(soc: Soc, x: &[f32], cores: u32) -> Result<(f32, LaunchStats), La
         GmBuffer::from_tiling(&tiling),
     );
     let (xa, za, wa, ta) = (xg.addr(), z.addr(), ws.addr(), tg.addr());
-    let stats = Launch::new(soc)
-        .block_dim(cores)
-        .sync_all(true)
-        .run(|| sum_kernel(xa.clone(), za.clone(), wa.clone(), ta.clone()))?;
+    let stats = Launch::new(soc).block_dim(cores).sync_all(true).run(|| sum_kernel(xa, za, wa, ta))?;
     Ok((z.to_vec()[0], stats))
 }
 

@@ -135,9 +135,9 @@ impl GmBuffer<u8> {
     /// let out = GmBuffer::<u32>::zeroed(4);
     /// let (t, o) = (tiling.addr(), out.addr());
     /// launch(Soc::Ascend910B, 4, move || {
-    ///     let td: Tiling = get_tiling_data(t.clone());
+    ///     let td: Tiling = get_tiling_data(t);
     ///     let mut gm = GlobalTensor::<u32>::new();
-    ///     gm.set_global_buffer(o.clone(), 4);
+    ///     gm.set_global_buffer(o, 4);
     ///     gm.set_value(get_block_idx() as usize, td.block_length / td.tile_length);
     /// })
     /// .unwrap();

@@ -49,10 +49,8 @@ fn four_cores_dump_and_print_in_core_order() {
     let x = GmBuffer::from_vec((0..32).map(|i| i as f32 * 0.5).collect());
     let xa = x.addr();
     for mode in [ExecMode::Pooled, ExecMode::ThreadPerCore, ExecMode::Sequential] {
-        let (result, out) = Launch::new(Soc::Ascend910B)
-            .block_dim(4)
-            .mode(mode)
-            .capture_output(|| dumping_kernel(xa.clone()));
+        let (result, out) =
+            Launch::new(Soc::Ascend910B).block_dim(4).mode(mode).capture_output(|| dumping_kernel(xa));
         result.unwrap();
         assert_eq!(out.cores().collect::<Vec<_>>(), [0, 1, 2, 3]);
         let mut all = Vec::new();
@@ -150,7 +148,7 @@ fn debug_shows_the_first_values() {
         .run(|| {
             let mut gt = GlobalTensor::<f32>::new();
             assert_eq!(format!("{gt:?}"), "GlobalTensor<float>(+0x0, 0 elements)");
-            gt.set_global_buffer(ga.clone(), 2);
+            gt.set_global_buffer(ga, 2);
             assert_eq!(format!("{gt:?}"), "GlobalTensor<float>(+0x0, 2 elements) [1.5, 2.5]");
         })
         .unwrap();
