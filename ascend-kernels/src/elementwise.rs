@@ -20,7 +20,7 @@ use core::marker::PhantomData;
 use ascend_runtime::prelude::*;
 
 use crate::host::{check_input_len, run_on_gm};
-use crate::tiling::{TilingConfig, BUFFER_NUM};
+use crate::tiling::{TilingConfig, TilingData, BUFFER_NUM};
 
 /// The instruction of a [`KernelBinary`]: what its `compute` stage does to one tile.
 pub trait BinaryOp<T: Element>: Default {
@@ -166,7 +166,12 @@ pub fn run_binary<T: Element>(
 ) -> Result<(Vec<T>, LaunchStats), LaunchError> {
     check_input_len("x", x, tiling.total_length);
     check_input_len("y", y, tiling.total_length);
-    let (t, launch) = (*tiling, Launch::new(soc).block_dim(tiling.block_dim));
-    let ([z], stats) = run_on_gm(&launch, [x, y], [x.len()], move |[x, y], [z]| kernel(x, y, z, &t))?;
+    // The tiling travels through GM, as AscendC's tiling data does: the host writes it, each
+    // core reads it back (`GET_TILING_DATA`).
+    let tiling_gm = GmBuffer::from_tiling(&TilingData::from(*tiling));
+    let (t, launch) = (tiling_gm.addr(), Launch::new(soc).block_dim(tiling.block_dim));
+    let ([z], stats) = run_on_gm(&launch, [x, y], [x.len()], move |[x, y], [z]| {
+        kernel(x, y, z, &get_tiling_data::<TilingData>(t).into())
+    })?;
     Ok((z, stats))
 }

@@ -133,6 +133,49 @@ impl TilingConfig {
     }
 }
 
+/// A [`TilingConfig`] as the host writes it to global memory and the kernel reads it back
+/// with `get_tiling_data` (AscendC's tiling data): a `#[repr(C)]`, `Pod` struct of fixed-size
+/// fields.
+///
+/// ```
+/// use ascend_kernels::tiling::{TilingConfig, TilingData};
+/// let t = TilingConfig::default();
+/// assert_eq!(TilingConfig::from(TilingData::from(t)), t);
+/// ```
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct TilingData {
+    /// Elements in all.
+    pub total_length: u64,
+    /// Elements per tile.
+    pub tile_length: u64,
+    /// Cores (`blockDim`).
+    pub block_dim: u32,
+    /// Padding to a multiple of 8 bytes (always 0).
+    pub reserved: u32,
+}
+
+impl From<TilingConfig> for TilingData {
+    fn from(t: TilingConfig) -> Self {
+        TilingData {
+            total_length: t.total_length as u64,
+            tile_length: t.tile_length as u64,
+            block_dim: t.block_dim,
+            reserved: 0,
+        }
+    }
+}
+
+impl From<TilingData> for TilingConfig {
+    fn from(t: TilingData) -> Self {
+        TilingConfig {
+            total_length: t.total_length as usize,
+            block_dim: t.block_dim,
+            tile_length: t.tile_length as usize,
+        }
+    }
+}
+
 /// Whether `len` elements of `T` are a whole number of 32-byte blocks (re-exported from
 /// `ascend_core::copy_tail`).
 pub use ascend_core::copy_tail::is_block_aligned;
