@@ -780,8 +780,17 @@ pub fn print_table(rows: &[Row]) {
     }
 }
 
+/// The benchmark's flags.
+#[derive(clap::Parser)]
+#[command(about = "Emulated kernels and instructions beside native Rust baselines, as a Markdown table")]
+struct BenchArgs {
+    /// Every row on tiny sizes (seconds instead of minutes).
+    #[arg(long)]
+    smoke: bool,
+}
+
 fn main() {
-    let smoke = std::env::args().any(|a| a == "--smoke");
+    let smoke = <BenchArgs as clap::Parser>::parse().smoke;
     let sizes = if smoke { Sizes::smoke() } else { Sizes::full() };
     println!(
         "ascend-rs benchmark ({}), {} host threads, {}",
