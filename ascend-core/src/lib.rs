@@ -78,6 +78,8 @@ pub mod prelude {
     pub use crate::vector::gatherb::*;
     pub use crate::vector::reduce::*;
     pub use crate::vector::reduction::*;
+    pub use crate::vector::scalar::*;
     pub use crate::vector::select::*;
     pub use crate::vector::transpose::*;
+    pub use crate::vector::unary::*;
 }
