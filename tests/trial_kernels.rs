@@ -1,5 +1,9 @@
 //! The trial kernels of `examples/`, checked against f64 references.
 
+#[path = "../examples/abs_diff.rs"]
+#[allow(unused)]
+mod abs_diff;
+
 #[path = "../examples/hello_world.rs"]
 #[allow(unused)]
 mod hello_world;
@@ -38,4 +42,34 @@ fn hello_world_prints_the_vendor_lines_in_core_order() {
     result.unwrap();
     let want: String = (0..8).map(|i| format!("[AIV Block {i}/8] Hello World!!!\n")).collect();
     assert_eq!(out.text(), want);
+}
+
+#[test]
+fn abs_diff_on_48_cores_with_an_unaligned_tail() {
+    for (len, soc) in
+        [(48 * 2048 + 7, Soc::Ascend910B), (1000, Soc::Ascend310B), (48 * 4096, Soc::Ascend310P)]
+    {
+        let (x, y): (Vec<f16>, Vec<f16>) =
+            (random_vec(len, 5, -60000.0, 60000.0), random_vec(len, 6, -100.0, 100.0));
+        let (z, _) = abs_diff::run_abs_diff(soc, &x, &y, 48).unwrap();
+        // Sub rounds once to half; Abs is exact: the result is |x - y| rounded once, bit for bit
+        // (inf where the difference overflows, unless the chip saturates).
+        let sat = soc != Soc::Ascend910B;
+        let want: Vec<f16> = x
+            .iter()
+            .zip(&y)
+            .map(|(a, b)| {
+                let d = f16::from_f32(a.to_f32() - b.to_f32()).to_f32().abs();
+                f16::from_f32(if sat { d.min(65504.0) } else { d })
+            })
+            .collect();
+        ascend_runtime::testing::assert_bits_eq(&z, &want);
+    }
+}
+
+#[test]
+fn abs_diff_tail_needs_data_copy_pad() {
+    let x = vec![f16::ONE; 48 * 16 + 3];
+    let e = abs_diff::run_abs_diff(Soc::Ascend310P, &x, &x, 48).unwrap_err();
+    assert!(e.to_string().contains("DataCopyTail") && e.to_string().contains("Ascend310P"), "{e}");
 }
