@@ -62,10 +62,23 @@ pub(crate) struct Race {
     pub e: u32,
 }
 
+/// Entries of [`Shadow`]'s segment cache.
+const CACHE: usize = 32;
+
 #[derive(Default)]
 pub(crate) struct Shadow {
     segs: Vec<Seg>,
     scratch: Vec<Seg>,
+    /// A direct-mapped cache from a range's start to the index of the segment that was
+    /// exactly that range (a hint, validated on use: segments never overlap, so a segment
+    /// with the same bounds is the one). Saves the binary search on the common access, a
+    /// whole queue buffer, again and again.
+    cache: [u32; CACHE],
+}
+
+#[inline]
+fn cache_slot(s: u32) -> usize {
+    (s.wrapping_mul(0x9E37_79B1) >> 27) as usize % CACHE
 }
 
 impl Shadow {
@@ -106,10 +119,20 @@ impl Shadow {
                 st.r[slot] = Some(cur);
             }
         };
+        // Fastest path: the cache names a segment of exactly these bounds.
+        let cslot = cache_slot(s);
+        if let Some(g) = self.segs.get_mut(self.cache[cslot] as usize) {
+            if g.s == s && g.e == e {
+                check(&g.st, s, e)?;
+                update(&mut g.st);
+                return Ok(());
+            }
+        }
         let i = self.segs.partition_point(|g| g.e <= s);
         // Fast path: the access is exactly one existing segment.
         if let Some(g) = self.segs.get_mut(i) {
             if g.s == s && g.e == e {
+                self.cache[cslot] = i as u32;
                 // No merging here: the segment's bounds are unchanged, and equal neighbours
                 // only cost a segment, not correctness.
                 check(&g.st, s, e)?;
