@@ -247,4 +247,29 @@ mod tests {
         assert!(sh.segs.windows(2).all(|w| w[0].e <= w[1].s));
         assert!(sh.segs.iter().all(|g| g.s < g.e));
     }
+
+    #[test]
+    fn cache_hints_survive_shifting_segments() {
+        let mut sh = Shadow::default();
+        let v = acc(pipe_t::PIPE_V, 1);
+        let m = acc(pipe_t::PIPE_MTE2, 1);
+        // [256, 512) is cached at index 0, then a segment before it shifts it to index 1.
+        sh.access(256, 512, true, v, |_| true).ok().unwrap();
+        sh.access(256, 512, false, m, |_| true).ok().unwrap();
+        sh.access(0, 256, true, m, |_| true).ok().unwrap();
+        assert_eq!(sh.len(), 2);
+        // The stale hint (index 0, now [0, 256)) must not be taken for [256, 512): the write
+        // by V, unordered for S, is still found there, and [0, 256) keeps MTE2's write.
+        let r =
+            sh.access(256, 512, false, acc(pipe_t::PIPE_S, 1), |a| a.pipe != pipe_t::PIPE_V).err().unwrap();
+        assert_eq!((r.kind, r.prev.pipe, r.s, r.e), ("read-after-write", pipe_t::PIPE_V, 256, 512));
+        let r =
+            sh.access(0, 256, false, acc(pipe_t::PIPE_S, 1), |a| a.pipe != pipe_t::PIPE_MTE2).err().unwrap();
+        assert_eq!((r.kind, r.prev.pipe, r.s, r.e), ("read-after-write", pipe_t::PIPE_MTE2, 0, 256));
+        // A hit through the cache records like the search does: a later unordered write
+        // over [256, 512) finds MTE2's read.
+        let r =
+            sh.access(256, 512, true, acc(pipe_t::PIPE_S, 2), |a| a.pipe != pipe_t::PIPE_MTE2).err().unwrap();
+        assert_eq!((r.kind, r.prev.pipe), ("write-after-read", pipe_t::PIPE_MTE2));
+    }
 }
