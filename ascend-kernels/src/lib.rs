@@ -38,6 +38,8 @@ pub mod host;
 pub mod leaky_relu;
 pub mod maximum;
 pub mod reduce_sum;
+pub mod rows;
+pub mod softmax;
 pub mod reduce_sum_atomic;
 pub mod sub_custom;
 pub mod tiling;
