@@ -37,6 +37,7 @@ pub mod fill;
 pub mod host;
 pub mod leaky_relu;
 pub mod maximum;
+pub mod norm;
 pub mod reduce_sum;
 pub mod rows;
 pub mod softmax;
