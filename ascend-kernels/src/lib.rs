@@ -34,6 +34,7 @@ pub mod data;
 pub mod elementwise;
 pub mod embedding;
 pub mod fill;
+pub mod gelu;
 pub mod host;
 pub mod leaky_relu;
 pub mod maximum;
