@@ -403,3 +403,21 @@ pub fn map_rows<T: Element>(x: &[T], cols: usize, f: impl Fn(&[f64]) -> Vec<f64>
         .map(T::from_f64)
         .collect()
 }
+
+/// The rows of a flat input of `len` elements in rows of `cols` (the examples' check of an
+/// input file against `--cols`).
+///
+/// # Errors
+/// A message if `cols` is 0 or does not divide `len`.
+///
+/// ```
+/// use ascend_kernels::rows::rows_of;
+/// assert_eq!(rows_of(300, 100).unwrap(), 3);
+/// assert_eq!(rows_of(301, 100).unwrap_err(), "301 elements are not whole rows of --cols 100");
+/// ```
+pub fn rows_of(len: usize, cols: usize) -> Result<usize, String> {
+    if cols == 0 || len % cols != 0 {
+        return Err(format!("{len} elements are not whole rows of --cols {cols}"));
+    }
+    Ok(len / cols)
+}
