@@ -249,6 +249,10 @@ mod tests {
         let x = vec![f16::ZERO; 64];
         let t = TilingConfig::new::<f16>(64, 1).with_tile_length(16 * 1024);
         let e = run_gelu(Soc::Ascend910B, &x, &t).unwrap_err().to_string();
-        assert!(e.contains("Gelu: tile_length = 16384 half elements needs") && e.contains("Ascend910B has 196608"), "{e}");
+        assert!(
+            e.contains("Gelu: tile_length = 16384 half elements needs")
+                && e.contains("Ascend910B has 196608"),
+            "{e}"
+        );
     }
 }

@@ -172,7 +172,10 @@ pub fn layer_norm_reference<T: Element>(x: &[T], gamma: &[T], beta: &[T], eps: f
         let mean = r.iter().sum::<f64>() / n;
         let var = r.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / n;
         let inv = 1.0 / (var + eps as f64).sqrt();
-        r.iter().zip(gamma.iter().zip(beta)).map(|(v, (g, b))| (v - mean) * inv * g.to_f64() + b.to_f64()).collect()
+        r.iter()
+            .zip(gamma.iter().zip(beta))
+            .map(|(v, (g, b))| (v - mean) * inv * g.to_f64() + b.to_f64())
+            .collect()
     })
 }
 
@@ -184,7 +187,11 @@ mod tests {
 
     fn inputs<T: Element>(rows: usize, cols: usize) -> (Vec<T>, Vec<T>, Vec<T>) {
         let seed = (rows * 131 + cols) as u64;
-        (random_vec(rows * cols, seed, -3.0, 5.0), random_vec(cols, seed + 1, 0.5, 1.5), random_vec(cols, seed + 2, -1.0, 1.0))
+        (
+            random_vec(rows * cols, seed, -3.0, 5.0),
+            random_vec(cols, seed + 1, 0.5, 1.5),
+            random_vec(cols, seed + 2, -1.0, 1.0),
+        )
     }
 
     const SHAPES: [(usize, usize); 5] = [(1, 64), (13, 100), (50, 1000), (97, 33), (7, 4096)];
@@ -233,7 +240,8 @@ mod tests {
         let (rows, cols) = (3, 512);
         let x: Vec<f32> = random_vec(rows * cols, 9, 1000.0, 1001.0);
         let (gamma, beta) = (vec![1.0f32; cols], vec![0.0f32; cols]);
-        let (y, _) = run_layer_norm(Soc::Ascend910B, &x, &gamma, &beta, 1e-5, &RowTiling::new(rows, cols, 2)).unwrap();
+        let (y, _) =
+            run_layer_norm(Soc::Ascend910B, &x, &gamma, &beta, 1e-5, &RowTiling::new(rows, cols, 2)).unwrap();
         for r in y.chunks(cols) {
             let mean = r.iter().map(|&v| v as f64).sum::<f64>() / cols as f64;
             let var = r.iter().map(|&v| (v as f64 - mean).powi(2)).sum::<f64>() / cols as f64;
@@ -242,17 +250,49 @@ mod tests {
     }
 
     #[test]
+    fn the_ub_budget_is_exact_at_the_largest_row() {
+        // 6984 float columns is the longest LayerNorm row Ascend910B's UB holds; one more fails
+        // with the kernel's own message (not a later TPipe error).
+        for (cols, ok) in [(6984, true), (6985, false)] {
+            let (x, gamma, beta) = inputs::<f32>(2, cols);
+            let r = run_layer_norm(Soc::Ascend910B, &x, &gamma, &beta, 1e-5, &RowTiling::new(2, cols, 2));
+            match r {
+                Ok((y, _)) if ok => {
+                    assert_close(&y, &layer_norm_reference(&x, &gamma, &beta, 1e-5), Tolerance::of::<f32>())
+                }
+                Err(e) if !ok => {
+                    assert!(e.to_string().contains("LayerNorm: cols = 6985 float elements need"), "{e}")
+                }
+                other => panic!("cols {cols}: {:?}", other.map(|_| ())),
+            }
+        }
+        let (x, gamma, _) = inputs::<f16>(1, 9760);
+        run_rms_norm(Soc::Ascend910B, &x, &gamma, 1e-6, &RowTiling::new(1, 9760, 1)).unwrap();
+        let (x, gamma, _) = inputs::<f16>(1, 9761);
+        assert!(run_rms_norm(Soc::Ascend910B, &x, &gamma, 1e-6, &RowTiling::new(1, 9761, 1)).is_err());
+    }
+
+    #[test]
     fn norms_fit_4096_float_columns_and_fail_clearly_beyond_the_ub() {
         let (x, gamma, beta) = inputs::<f32>(1, 8000);
         let t = RowTiling::new(1, 8000, 1);
         let e = run_layer_norm(Soc::Ascend910B, &x, &gamma, &beta, 1e-5, &t).unwrap_err().to_string();
-        assert!(e.contains("LayerNorm: cols = 8000 float elements need") && e.contains("Ascend910B has 196608"), "{e}");
+        assert!(
+            e.contains("LayerNorm: cols = 8000 float elements need") && e.contains("Ascend910B has 196608"),
+            "{e}"
+        );
         // The same row fits the 256 KiB UB of Ascend310B.
         let (y, _) = run_layer_norm(Soc::Ascend310B, &x, &gamma, &beta, 1e-5, &t).unwrap();
         assert_close(&y, &layer_norm_reference(&x, &gamma, &beta, 1e-5), Tolerance::of::<f32>());
-        let e = run_rms_norm(Soc::Ascend910B, &vec![0.0f32; 12_000], &vec![1.0; 12_000], 1e-6, &RowTiling::new(1, 12_000, 1))
-            .unwrap_err()
-            .to_string();
+        let e = run_rms_norm(
+            Soc::Ascend910B,
+            &vec![0.0f32; 12_000],
+            &vec![1.0; 12_000],
+            1e-6,
+            &RowTiling::new(1, 12_000, 1),
+        )
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("RmsNorm: cols = 12000"), "{e}");
     }
 }

@@ -133,7 +133,10 @@ mod tests {
         check::<f32>(Soc::Ascend910B, 3, 8192, 2);
         let x = vec![0.0f32; 20_000];
         let e = run_softmax(Soc::Ascend910B, &x, &RowTiling::new(1, 20_000, 1)).unwrap_err().to_string();
-        assert!(e.contains("SoftMax: cols = 20000 float elements need") && e.contains("Ascend910B has 196608"), "{e}");
+        assert!(
+            e.contains("SoftMax: cols = 20000 float elements need") && e.contains("Ascend910B has 196608"),
+            "{e}"
+        );
         let e = run_softmax(Soc::Ascend910B, &x[..0], &RowTiling::new(0, 0, 1)).unwrap_err().to_string();
         assert!(e.contains("cols = 0"), "{e}");
     }
