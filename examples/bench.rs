@@ -795,18 +795,29 @@ fn bytemuck_cast(v: &[f32]) -> &[u8] {
 /// Runs every row at `sizes`.
 pub fn run(sizes: &Sizes) -> Vec<Row> {
     let mut rows = Vec::new();
+    let start = Instant::now();
+    // A progress line on stderr after each group (the full run takes minutes).
+    let done = |what: &str, rows: &Vec<Row>| {
+        eprintln!("[bench {:>6.1} s] {what}: {} rows so far", start.elapsed().as_secs_f64(), rows.len());
+    };
     if sizes.memory {
         memory_row(&mut rows);
+        done("memory", &rows);
     }
     stream_rows(sizes, &mut rows);
+    done("streaming", &rows);
     elementwise_rows::<f32>(sizes, &mut rows);
     elementwise_rows::<f16>(sizes, &mut rows);
     arith_rows::<f32>(sizes, &mut rows);
     arith_rows::<f16>(sizes, &mut rows);
     cast_rows(sizes, &mut rows);
+    done("instructions", &rows);
     trans_reduce_rows(sizes, &mut rows);
+    done("vec_trans and vec_reduce_add", &rows);
     launch_rows(sizes, &mut rows);
+    done("launch", &rows);
     scaling_rows(sizes, &mut rows);
+    done("scaling", &rows);
     rows
 }
 
@@ -854,8 +865,17 @@ pub fn print_table(rows: &[Row]) {
     }
 }
 
+/// The benchmark's flags.
+#[derive(clap::Parser)]
+#[command(about = "Emulated kernels and instructions beside native Rust baselines, as a Markdown table")]
+struct BenchArgs {
+    /// Every row on tiny sizes (seconds instead of minutes).
+    #[arg(long)]
+    smoke: bool,
+}
+
 fn main() {
-    let smoke = std::env::args().any(|a| a == "--smoke");
+    let smoke = <BenchArgs as clap::Parser>::parse().smoke;
     let sizes = if smoke { Sizes::smoke() } else { Sizes::full() };
     println!(
         "ascend-rs benchmark ({}), {} host threads, {}",

@@ -17,7 +17,7 @@
 use ascend_runtime::prelude::*;
 
 use crate::host::{check_input_len, run_on_gm};
-use crate::tiling::{copy_gm_to_ub, copy_ub_to_gm, TilingConfig, BUFFER_NUM};
+use crate::tiling::{TilingConfig, BUFFER_NUM};
 
 /// Element types `addcmul` runs on: those with `Mul`, `Muls` and `Add` (`half`, `float`,
 /// and on every chip but Ascend910 `int16_t`, `int32_t`).
@@ -71,7 +71,6 @@ impl<T: AddcmulElement> KernelAddcmul<T> {
     ///
     /// # Panics
     /// Panics if the tiling is unusable or the tiles do not fit in UB.
-    #[track_caller]
     pub fn init(&mut self, inputs: [GmAddr; 3], out: GmAddr, value: T, tiling: &TilingConfig) {
         tiling.check::<T>("AddcmulCustom", T::EPB);
         self.tiling = *tiling;
@@ -92,7 +91,6 @@ impl<T: AddcmulElement> KernelAddcmul<T> {
     }
 
     /// Runs `copy_in`, `compute`, `copy_out` over every tile of this core's slice.
-    #[track_caller]
     pub fn process(&mut self) {
         let tiling = self.tiling;
         for (offset, len) in tiling.tiles(self.block_length) {
@@ -102,7 +100,6 @@ impl<T: AddcmulElement> KernelAddcmul<T> {
         }
     }
 
-    #[track_caller]
     fn copy_in(&mut self, offset: usize, len: usize) {
         for (q, gm) in [
             (&mut self.in_queue_input, &self.input_gm),
@@ -110,12 +107,11 @@ impl<T: AddcmulElement> KernelAddcmul<T> {
             (&mut self.in_queue_t2, &self.t2_gm),
         ] {
             let local = q.alloc_tensor::<T>();
-            copy_gm_to_ub(&local, &gm.view(offset), len);
+            data_copy_tail(&local, &gm.view(offset), len);
             q.enque(local);
         }
     }
 
-    #[track_caller]
     fn compute(&mut self, len: usize) {
         let input_local = self.in_queue_input.deque::<T>();
         let t1_local = self.in_queue_t1.deque::<T>();
@@ -131,10 +127,9 @@ impl<T: AddcmulElement> KernelAddcmul<T> {
         self.in_queue_t2.free_tensor(t2_local);
     }
 
-    #[track_caller]
     fn copy_out(&mut self, offset: usize, len: usize) {
         let out_local = self.out_queue.deque::<T>();
-        copy_ub_to_gm(&self.out_gm.view(offset), &out_local, len);
+        data_copy_tail(&self.out_gm.view(offset), &out_local, len);
         self.out_queue.free_tensor(out_local);
     }
 }
@@ -143,7 +138,6 @@ impl<T: AddcmulElement> KernelAddcmul<T> {
 ///
 /// # Panics
 /// As [`KernelAddcmul::init`] and the AscendC calls it makes.
-#[track_caller]
 pub fn addcmul_custom<T: AddcmulElement>(inputs: [GmAddr; 3], out: GmAddr, value: T, tiling: &TilingConfig) {
     let mut op = KernelAddcmul::<T>::new();
     op.init(inputs, out, value, tiling);

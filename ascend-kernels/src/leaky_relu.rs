@@ -16,7 +16,7 @@
 use ascend_runtime::prelude::*;
 
 use crate::host::{check_input_len, run_on_gm};
-use crate::tiling::{copy_gm_to_ub, copy_ub_to_gm, TilingConfig, BUFFER_NUM};
+use crate::tiling::{TilingConfig, BUFFER_NUM};
 
 /// One core's state of the LeakyReLU kernel (the sample's `KernelLeakyRelu` class).
 pub struct KernelLeakyRelu<T: LeakyReluElement> {
@@ -55,7 +55,6 @@ impl<T: LeakyReluElement> KernelLeakyRelu<T> {
     ///
     /// # Panics
     /// Panics if the tiling is unusable or the tiles do not fit in UB.
-    #[track_caller]
     pub fn init(&mut self, x: GmAddr, y: GmAddr, alpha: T, tiling: &TilingConfig) {
         tiling.check::<T>("LeakyReluCustom", T::EPB);
         self.tiling = *tiling;
@@ -70,7 +69,6 @@ impl<T: LeakyReluElement> KernelLeakyRelu<T> {
     }
 
     /// Runs `copy_in`, `compute`, `copy_out` over every tile of this core's slice.
-    #[track_caller]
     pub fn process(&mut self) {
         let tiling = self.tiling;
         for (offset, len) in tiling.tiles(self.block_length) {
@@ -80,14 +78,12 @@ impl<T: LeakyReluElement> KernelLeakyRelu<T> {
         }
     }
 
-    #[track_caller]
     fn copy_in(&mut self, offset: usize, len: usize) {
         let x_local = self.in_queue_x.alloc_tensor::<T>();
-        copy_gm_to_ub(&x_local, &self.x_gm.view(offset), len);
+        data_copy_tail(&x_local, &self.x_gm.view(offset), len);
         self.in_queue_x.enque(x_local);
     }
 
-    #[track_caller]
     fn compute(&mut self, len: usize) {
         let x_local = self.in_queue_x.deque::<T>();
         let y_local = self.out_queue_y.alloc_tensor::<T>();
@@ -96,10 +92,9 @@ impl<T: LeakyReluElement> KernelLeakyRelu<T> {
         self.in_queue_x.free_tensor(x_local);
     }
 
-    #[track_caller]
     fn copy_out(&mut self, offset: usize, len: usize) {
         let y_local = self.out_queue_y.deque::<T>();
-        copy_ub_to_gm(&self.y_gm.view(offset), &y_local, len);
+        data_copy_tail(&self.y_gm.view(offset), &y_local, len);
         self.out_queue_y.free_tensor(y_local);
     }
 }
@@ -109,7 +104,6 @@ impl<T: LeakyReluElement> KernelLeakyRelu<T> {
 /// # Panics
 /// As [`KernelLeakyRelu::init`] and the AscendC calls it makes (`LeakyRelu` does not exist
 /// on Ascend910).
-#[track_caller]
 pub fn leaky_relu_custom<T: LeakyReluElement>(x: GmAddr, y: GmAddr, alpha: T, tiling: &TilingConfig) {
     let mut op = KernelLeakyRelu::<T>::new();
     op.init(x, y, alpha, tiling);
