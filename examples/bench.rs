@@ -4,6 +4,7 @@
 //! ```sh
 //! cargo run --release --example bench            # the full table (a few minutes)
 //! cargo run --release --example bench -- --smoke # every row on tiny sizes (what the tests run)
+//! cargo run --release --example bench -- --sanitizer # only the sanitizer's cost (on vs off)
 //! cargo run --release --example bench -- --arith # only the mul/muls/exp rows
 //! ```
 //!
@@ -194,20 +195,43 @@ fn native_sub<T: Element>(out: &mut [T], a: &[T], b: &[T]) {
 // ---------------------------------------------------------------------------------------------
 // 1. Streaming kernels
 
-/// Launches `sub_custom` over the three buffers.
+/// Launches `sub_custom` over the three buffers (sanitizer off, as for every timed row but
+/// the sanitizer's own).
 fn launch_sub<T: SubElement>(cfg: &TilingConfig, x: &GmBuffer<T>, y: &GmBuffer<T>, z: &GmBuffer<T>) {
+    launch_sub_san(cfg, x, y, z, false)
+}
+
+fn launch_sub_san<T: SubElement>(
+    cfg: &TilingConfig,
+    x: &GmBuffer<T>,
+    y: &GmBuffer<T>,
+    z: &GmBuffer<T>,
+    san: bool,
+) {
     let (xa, ya, za) = (x.addr(), y.addr(), z.addr());
     Launch::new(Soc::Ascend910B)
         .block_dim(cfg.block_dim)
+        .sanitize(san)
         .run(|| sub_custom::<T>(xa, ya, za, cfg))
         .expect("sub_custom");
 }
 
-/// Launches `add_custom` over the three buffers.
+/// Launches `add_custom` over the three buffers (sanitizer off).
 fn launch_add<T: AddElement>(cfg: &TilingConfig, x: &GmBuffer<T>, y: &GmBuffer<T>, z: &GmBuffer<T>) {
+    launch_add_san(cfg, x, y, z, false)
+}
+
+fn launch_add_san<T: AddElement>(
+    cfg: &TilingConfig,
+    x: &GmBuffer<T>,
+    y: &GmBuffer<T>,
+    z: &GmBuffer<T>,
+    san: bool,
+) {
     let (xa, ya, za) = (x.addr(), y.addr(), z.addr());
     Launch::new(Soc::Ascend910B)
         .block_dim(cfg.block_dim)
+        .sanitize(san)
         .run(|| add_custom::<T>(xa, ya, za, cfg))
         .expect("add_custom");
 }
@@ -292,6 +316,53 @@ fn stream_rows(sizes: &Sizes, rows: &mut Vec<Row>) {
             }
         }
         assert_eq!(gz.to_vec()[len - 1].to_bits(), native_out[len - 1].to_bits());
+    }
+}
+
+/// The sanitizer's cost: the same launch with `sanitize(true)` ('emulated') and
+/// `sanitize(false)` ('native'), timed alternately; the ratio is off / on.
+fn sanitizer_rows(sizes: &Sizes, rows: &mut Vec<Row>) {
+    let len = sizes.stream_lens[0];
+    let label = if len.is_power_of_two() { format!("2^{}", len.trailing_zeros()) } else { len.to_string() };
+    let cores = 8;
+    let target = |tile_bytes: usize| Target::RatioAtLeast(if tile_bytes >= 16 * 1024 { 0.91 } else { 0.77 });
+    let x = to_f16(&values(len, 3));
+    let y = to_f16(&values(len, 4));
+    let (gx, gy, gz) = (GmBuffer::from_slice(&x), GmBuffer::from_slice(&y), GmBuffer::<f16>::zeroed(len));
+    for (tile, tile_name) in [(8192usize, "16 KiB tiles"), (128, "128-elem tiles")] {
+        let cfg = TilingConfig { total_length: len, block_dim: cores, tile_length: tile };
+        let (off, on) = paired(
+            sizes.min_time,
+            || launch_add_san(&cfg, &gx, &gy, &gz, false),
+            || launch_add_san(&cfg, &gx, &gy, &gz, true),
+        );
+        rows.push(Row {
+            group: "sanitizer (on vs off)",
+            name: format!("add_custom f16 {label}, {cores} cores, {tile_name}"),
+            emulated: on,
+            native: off,
+            bytes: None,
+            target: Some(target(tile * 2)),
+        });
+    }
+    drop((gx, gy, gz));
+    let (a, b) = (values(len, 1), values(len, 2));
+    let (ga, gb, gz) = (GmBuffer::from_slice(&a), GmBuffer::from_slice(&b), GmBuffer::<f32>::zeroed(len));
+    for (tile, tile_name) in [(4096usize, "16 KiB tiles"), (128, "128-elem tiles")] {
+        let cfg = TilingConfig { total_length: len, block_dim: cores, tile_length: tile };
+        let (off, on) = paired(
+            sizes.min_time,
+            || launch_sub_san(&cfg, &ga, &gb, &gz, false),
+            || launch_sub_san(&cfg, &ga, &gb, &gz, true),
+        );
+        rows.push(Row {
+            group: "sanitizer (on vs off)",
+            name: format!("sub_custom f32 {label}, {cores} cores, {tile_name}"),
+            emulated: on,
+            native: off,
+            bytes: None,
+            target: Some(target(tile * 4)),
+        });
     }
 }
 
@@ -661,7 +732,7 @@ fn launch_rows(sizes: &Sizes, rows: &mut Vec<Row>) {
     let min = sizes.min_time.max(Duration::from_millis(1));
     for cores in [1u32, 8, 48] {
         let emu = time(min, || {
-            Launch::new(Soc::Ascend910B).block_dim(cores).run(|| {}).expect("empty launch");
+            Launch::new(Soc::Ascend910B).block_dim(cores).sanitize(false).run(|| {}).expect("empty launch");
         });
         let nat = time(min, || {
             (0..cores).into_par_iter().for_each(|i| {
@@ -677,7 +748,12 @@ fn launch_rows(sizes: &Sizes, rows: &mut Vec<Row>) {
             target: (cores == 48).then_some(Target::TimeAtMost(Duration::from_micros(100))),
         });
         let emu = time(min, || {
-            Launch::new(Soc::Ascend910B).block_dim(cores).sync_all(true).run(sync_all).expect("sync launch");
+            Launch::new(Soc::Ascend910B)
+                .block_dim(cores)
+                .sanitize(false)
+                .sync_all(true)
+                .run(sync_all)
+                .expect("sync launch");
         });
         let nat = time(min, || {
             let barrier = std::sync::Barrier::new(cores as usize);
@@ -806,6 +882,8 @@ pub fn run(sizes: &Sizes) -> Vec<Row> {
     }
     stream_rows(sizes, &mut rows);
     done("streaming", &rows);
+    sanitizer_rows(sizes, &mut rows);
+    done("sanitizer", &rows);
     elementwise_rows::<f32>(sizes, &mut rows);
     elementwise_rows::<f16>(sizes, &mut rows);
     arith_rows::<f32>(sizes, &mut rows);
@@ -883,8 +961,13 @@ fn main() {
         rayon::current_num_threads(),
         std::env::consts::ARCH
     );
-    // `--stream24`: only the streaming rows at 2^24 (a quick before/after comparison).
-    let rows = if std::env::args().any(|a| a == "--stream24") {
+    // `--sanitizer`: only the rows of the sanitizer's cost.
+    let rows = if std::env::args().any(|a| a == "--sanitizer") {
+        let mut rows = Vec::new();
+        sanitizer_rows(&sizes, &mut rows);
+        rows
+    } else if std::env::args().any(|a| a == "--stream24") {
+        // `--stream24`: only the streaming rows at 2^24 (a quick before/after comparison).
         let mut rows = Vec::new();
         stream_rows(&Sizes { stream_lens: vec![1 << 24], memory: false, ..sizes }, &mut rows);
         rows

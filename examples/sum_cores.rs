@@ -49,17 +49,26 @@ pub fn sum_kernel(x: GmAddr, z: GmAddr, workspace: GmAddr, tiling: GmAddr) {
     let mut acc = 0.0f32;
     for off in (0..len).step_by(t.tile_length as usize) {
         let n = (t.tile_length as usize).min(len - off);
+        // Each step waits for the pipe before it (MTE2 -> V -> S), and the next copy-in for
+        // the vector unit's read of the tile.
+        pipe_barrier::<PIPE_ALL>();
         data_copy_tail(&x_local, &x_gm.view(off), n);
+        pipe_barrier::<PIPE_ALL>();
         reduce_sum(&out, &x_local, &work, n as i32);
+        pipe_barrier::<PIPE_ALL>();
         acc += out.get_value(0);
     }
+    pipe_barrier::<PIPE_ALL>();
     duplicate(&out, 0.0f32, 8);
+    pipe_barrier::<PIPE_ALL>();
     out.set_value(0, acc);
+    pipe_barrier::<PIPE_ALL>();
     data_copy(&ws_gm.view(idx * 8), &out, 8);
 
     sync_all();
     if idx == 0 {
         data_copy(&out, &ws_gm, cores * 8);
+        pipe_barrier::<PIPE_ALL>();
         let total: f32 = (0..cores).map(|c| out.get_value(c * 8)).sum();
         z_gm.set_value(0, total);
     }

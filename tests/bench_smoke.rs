@@ -8,15 +8,15 @@ mod bench;
 #[test]
 fn every_benchmark_row_runs() {
     let rows = bench::run(&bench::Sizes::smoke());
-    let groups = ["streaming", "instructions (16 KiB tile)", "launch", "scaling"];
+    let groups = ["streaming", "sanitizer (on vs off)", "instructions (16 KiB tile)", "launch", "scaling"];
     for g in groups {
         assert!(rows.iter().any(|r| r.group == g), "no row in group {g}");
     }
-    // 8 streaming kernel rows + the copy row, 12 f32/f16 elementwise rows, 6 mul/muls/exp
+    // 8 streaming kernel rows + the copy row, 4 sanitizer rows, 12 f32/f16 elementwise rows, 6 mul/muls/exp
     // rows, 4 cast rows, 2 vec_trans rows, 4 vec_reduce_add rows, 6 launch rows, 2 scaling rows.
     assert_eq!(
         rows.len(),
-        9 + 12 + 6 + 4 + 2 + 4 + 6 + 2,
+        9 + 4 + 12 + 6 + 4 + 2 + 4 + 6 + 2,
         "rows: {:#?}",
         rows.iter().map(|r| &r.name).collect::<Vec<_>>()
     );

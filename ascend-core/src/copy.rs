@@ -17,6 +17,7 @@ use crate::atomic::{store_to_gm, Rows};
 use crate::ctx::get_soc;
 use crate::element::{Element, BLOCK_BYTES};
 use crate::error::ensure;
+use crate::sanitizer::{on_copy, CopyShape};
 use crate::soc::Soc;
 use crate::tensor::{GlobalTensor, LocalTensor};
 
@@ -138,6 +139,8 @@ mod sealed {
         /// Checks the tensor for `api` and returns its raw extent.
         #[track_caller]
         fn side(&self, api: &'static str, name: &'static str) -> Side;
+        /// Where the tensor is, for the sanitizer.
+        fn san(&self) -> crate::sanitizer::SanSide;
         /// The GM region behind a global tensor (`None` for a UB tensor).
         fn gm_region(&self) -> Option<std::sync::Arc<crate::tensor::GmRegion>> {
             None
@@ -150,6 +153,9 @@ mod sealed {
         fn side(&self, api: &'static str, name: &'static str) -> Side {
             local_side(self, api, name)
         }
+        fn san(&self) -> crate::sanitizer::SanSide {
+            crate::sanitizer::SanSide::Ub(self.get_phy_addr(), self.tag)
+        }
     }
 
     impl<T: Element> Mem for GlobalTensor<T> {
@@ -157,6 +163,10 @@ mod sealed {
         #[track_caller]
         fn side(&self, api: &'static str, _name: &'static str) -> Side {
             gm_side(self, api)
+        }
+        fn san(&self) -> crate::sanitizer::SanSide {
+            let (region, off) = self.san_loc();
+            crate::sanitizer::SanSide::Gm(region, off)
         }
         fn gm_region(&self) -> Option<std::sync::Arc<crate::tensor::GmRegion>> {
             self.region_arc()
@@ -343,6 +353,9 @@ pub fn data_copy<D: DataCopy<S>, S: Mem<Elem = D::Elem>>(dst: &D, src: &S, count
     if count == 0 || check_ub_overlap(api, &d, &s, bytes, bytes, true) {
         return;
     }
+    let shape =
+        CopyShape { rows: 1, row: bytes, d_pitch: bytes, s_pitch: bytes, d_span: bytes, s_span: bytes };
+    on_copy(api, dst.san(), src.san(), &shape);
     if d.ub_addr.is_none() {
         let rows = Rows { rows: 1, row: bytes, d_pitch: bytes, s_pitch: bytes };
         // SAFETY: as below; a GM destination is only touched by the atomic path.
@@ -415,6 +428,7 @@ pub fn data_copy_params<D: DataCopy<S>, S: Mem<Elem = D::Elem>>(dst: &D, src: &S
     if check_ub_overlap(api, &d, &s, d_span, s_span, s_pitch == d_pitch) {
         return;
     }
+    on_copy(api, dst.san(), src.san(), &CopyShape { rows, row, d_pitch, s_pitch, d_span, s_span });
     if d.ub_addr.is_none() {
         let r = Rows { rows, row, d_pitch, s_pitch };
         // SAFETY: as below; a GM destination is only touched by the atomic path.
@@ -560,6 +574,7 @@ pub fn data_copy_pad<T: Element>(
             params.block_count, params.dst_stride, show_span(d_span), d.bytes
         )
     });
+    on_copy(api, dst.san(), src.san(), &CopyShape { rows, row: data, d_pitch, s_pitch, d_span, s_span });
     // SAFETY: the source rows lie inside `src` and the destination data bytes (`left..left +
     // data` of each row) inside `dst` (spans checked); GM and UB are distinct allocations.
     unsafe { copy_rows(&d, &s, left, rows, data, d_pitch, s_pitch) };
@@ -668,6 +683,7 @@ pub fn data_copy_pad_to_gm<T: Element>(
             params.block_count, params.dst_stride, show_span(d_span), d.bytes
         )
     });
+    on_copy(api, dst.san(), src.san(), &CopyShape { rows, row: data, d_pitch, s_pitch, d_span, s_span });
     let r = Rows { rows, row: data, d_pitch, s_pitch };
     // SAFETY: as below; the destination is only touched by the atomic path.
     if unsafe { store_to_gm::<T>(api, || dst.region_arc(), d.ptr, s.ptr, r) } {

@@ -103,6 +103,8 @@ pub(crate) struct CoreState {
     pub(crate) overflow: Cell<OverflowMode>,
     /// Whether a `TPipe` is alive on this core (AscendC allows one at a time).
     pub(crate) pipe_alive: Cell<bool>,
+    /// Event ids and flags (`SetFlag`/`WaitFlag`, `TPipe::AllocEventID`).
+    pub(crate) sync: RefCell<crate::sync::SyncState>,
     pub(crate) cancel: Option<Arc<CancelToken>>,
     /// The global-memory atomic mode (`SetAtomicAdd<T>` …), `None` when off.
     pub(crate) atomic: Cell<Option<AtomicMode>>,
@@ -152,6 +154,7 @@ fn new_state(cfg: CoreConfig) -> Rc<CoreState> {
         cmp_mask: Cell::new([0, 0]),
         overflow: Cell::new(cfg.soc.default_overflow_mode()),
         pipe_alive: Cell::new(false),
+        sync: RefCell::new(crate::sync::SyncState::new()),
         cancel: cfg.cancel,
         atomic: Cell::new(None),
         atomic_log: cfg.atomic_log,
@@ -253,6 +256,7 @@ pub fn get_soc() -> Soc {
 #[track_caller]
 pub fn sync_all() {
     let (barrier, idx, num) = with_core(|c| (c.barrier.clone(), c.block_idx, c.block_num));
+    crate::sanitizer::on_sync_all();
     match barrier {
         Some(b) => {
             if let Err(why) = b.wait(idx) {

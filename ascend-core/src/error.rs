@@ -51,6 +51,21 @@ pub fn fail(api: &'static str, message: impl Into<String>) -> ! {
     panic!("{text}");
 }
 
+/// Like [`fail`], but the fault points at `loc` (a line recorded earlier) instead of the caller.
+#[cold]
+pub(crate) fn fail_at(api: &'static str, message: impl Into<String>, loc: &'static Location<'static>) -> ! {
+    let fault = Fault {
+        core: crate::ctx::current_block_idx(),
+        api,
+        message: message.into(),
+        file: loc.file(),
+        line: loc.line(),
+    };
+    let text = fault.to_string();
+    LAST_FAULT.with(|f| *f.borrow_mut() = Some(fault));
+    panic!("{text}");
+}
+
 /// Takes the fault recorded by the last failed check on this thread, if any.
 pub fn take_last_fault() -> Option<Fault> {
     LAST_FAULT.with(|f| f.borrow_mut().take())

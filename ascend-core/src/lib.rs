@@ -20,7 +20,9 @@ pub mod gm_api;
 mod gm_io;
 pub mod pipe;
 pub mod position;
+pub mod sanitizer;
 pub mod soc;
+pub mod sync;
 pub mod tensor;
 pub mod tiling_data;
 mod ub;
@@ -81,5 +83,7 @@ pub mod prelude {
     pub use crate::vector::scalar::*;
     pub use crate::vector::select::*;
     pub use crate::vector::transpose::*;
+
+    pub use crate::sync::*;
     pub use crate::vector::unary::*;
 }

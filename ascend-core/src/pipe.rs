@@ -113,6 +113,7 @@ impl TPipe {
         self.cur = 0;
         self.buffers = 0;
         self.epoch.set(self.epoch.get() + 1);
+        crate::sanitizer::on_pipe_release("reset");
     }
 
     /// Bytes handed out so far.
@@ -249,6 +250,7 @@ impl Default for TPipe {
 impl Drop for TPipe {
     fn drop(&mut self) {
         self.epoch.set(self.epoch.get() + 1);
+        crate::sanitizer::on_pipe_release("dropped");
         with_core(|c| c.pipe_alive.set(false));
     }
 }
@@ -626,7 +628,9 @@ impl<Src: Position, Dst: Position, const DEPTH: usize> TQueBind<Src, Dst, DEPTH>
     pub fn alloc_tensor<T: Element>(&mut self) -> LocalTensor<T> {
         let core = self.core_mut("TQue::AllocTensor");
         let idx = core.alloc("TQue::AllocTensor");
-        core.tensor(idx, Src::POS)
+        let start = core.base + idx * core.buf_len;
+        let tag = crate::sanitizer::on_alloc(start, core.buf_len, idx, Src::POS, Dst::POS);
+        core.tensor::<T>(idx, Src::POS).with_tag(tag)
     }
 
     /// Puts an allocated (or dequeued) tensor at the tail of the queue (AscendC `EnQue`).
@@ -646,11 +650,18 @@ impl<Src: Position, Dst: Position, const DEPTH: usize> TQueBind<Src, Dst, DEPTH>
     /// queue in state OCCUPIED or DEQUE (AscendC accepts both), or the queue has no buffers.
     #[track_caller]
     pub fn enque<T: Element>(&mut self, t: LocalTensor<T>) {
+        self.enque_at(t, Src::POS, Dst::POS)
+    }
+
+    /// `enque` with the positions whose hardware event the queue sets (the sanitizer's view).
+    #[track_caller]
+    fn enque_at<T: Element>(&mut self, t: LocalTensor<T>, src: TPosition, dst: TPosition) {
         let api = "TQue::EnQue";
         let core = self.core_mut(api);
         core.check_live(api);
         let idx = core.index_of(api, &t);
         core.enque(api, idx, t.get_phy_addr());
+        crate::sanitizer::on_enque(core.base + idx * core.buf_len, src, dst);
     }
 
     /// Takes the tensor at the head of the queue (first in, first out), whole, as a tensor of
@@ -672,9 +683,16 @@ impl<Src: Position, Dst: Position, const DEPTH: usize> TQueBind<Src, Dst, DEPTH>
     /// Panics if the queue is empty or has no buffers.
     #[track_caller]
     pub fn deque<T: Element>(&mut self) -> LocalTensor<T> {
+        self.deque_at(Src::POS, Dst::POS)
+    }
+
+    /// `deque` with the positions whose hardware event the queue waits for.
+    #[track_caller]
+    fn deque_at<T: Element>(&mut self, src: TPosition, dst: TPosition) -> LocalTensor<T> {
         let core = self.core_mut("TQue::DeQue");
         let idx = core.deque("TQue::DeQue");
-        core.tensor(idx, Src::POS)
+        let tag = crate::sanitizer::on_deque(core.base + idx * core.buf_len, src, dst);
+        core.tensor::<T>(idx, Src::POS).with_tag(tag)
     }
 
     /// Returns the tensor's buffer to the FREE state (AscendC `FreeTensor`).
@@ -700,6 +718,7 @@ impl<Src: Position, Dst: Position, const DEPTH: usize> TQueBind<Src, Dst, DEPTH>
         core.check_live(api);
         let idx = core.index_of(api, &t);
         core.free(api, idx, t.get_phy_addr());
+        crate::sanitizer::on_free(api, core.base + idx * core.buf_len, t.tag, Src::POS, Dst::POS);
     }
 
     /// Whether another tensor may be enqueued: fewer than `DEPTH` are queued (AscendC
@@ -832,7 +851,7 @@ impl<Src: Position, Dst: Position, const DEPTH: usize> TQueBind<Src, Dst, DEPTH>
     ) {
         #[allow(clippy::let_unit_value)]
         let () = UserPositions::<SrcUser, DstUser>::OK;
-        self.enque(t)
+        self.enque_at(t, SrcUser::POS, DstUser::POS)
     }
 
     /// `DeQue<srcUserPos, dstUserPos, T>()`: as [`deque`](Self::deque) (see
@@ -857,6 +876,6 @@ impl<Src: Position, Dst: Position, const DEPTH: usize> TQueBind<Src, Dst, DEPTH>
     ) -> LocalTensor<T> {
         #[allow(clippy::let_unit_value)]
         let () = UserPositions::<SrcUser, DstUser>::OK;
-        self.deque()
+        self.deque_at(SrcUser::POS, DstUser::POS)
     }
 }

@@ -29,12 +29,21 @@ pub struct LocalTensor<T: Element> {
     /// Length in elements.
     len: usize,
     pos: TPosition,
+    /// The sanitizer's lifetime tag of a queue buffer handle (0: untracked).
+    pub(crate) tag: u64,
     _t: PhantomData<T>,
 }
 
 impl<T: Element> Clone for LocalTensor<T> {
     fn clone(&self) -> Self {
-        LocalTensor { ub: Rc::clone(&self.ub), off: self.off, len: self.len, pos: self.pos, _t: PhantomData }
+        LocalTensor {
+            ub: Rc::clone(&self.ub),
+            off: self.off,
+            len: self.len,
+            pos: self.pos,
+            tag: self.tag,
+            _t: PhantomData,
+        }
     }
 }
 
@@ -79,7 +88,13 @@ impl<T: Element> LocalTensor<T> {
                 ub.size()
             )
         });
-        LocalTensor { ub, off, len, pos, _t: PhantomData }
+        LocalTensor { ub, off, len, pos, tag: 0, _t: PhantomData }
+    }
+
+    /// The same view with the sanitizer tag `tag`.
+    pub(crate) fn with_tag(mut self, tag: u64) -> Self {
+        self.tag = tag;
+        self
     }
 
     pub(crate) fn ub(&self) -> &Rc<Ub> {
@@ -148,6 +163,8 @@ impl<T: Element> LocalTensor<T> {
         ensure(i < self.len, "LocalTensor::GetValue", || {
             format!("index = {i} is out of range: the tensor has {} elements", self.len)
         });
+        let at = self.off + i * T::SIZE;
+        crate::sanitizer::on_scalar_ub("LocalTensor::GetValue", self.tag, at, at + T::SIZE, false);
         // SAFETY: `i < len` and the view lies inside the UB (checked at creation); UB memory
         // is only accessed through raw pointers, and the pointer is aligned for `T`.
         unsafe { self.ptr().add(i).read() }
@@ -163,6 +180,8 @@ impl<T: Element> LocalTensor<T> {
         ensure(i < self.len, "LocalTensor::SetValue", || {
             format!("index = {i} is out of range: the tensor has {} elements", self.len)
         });
+        let at = self.off + i * T::SIZE;
+        crate::sanitizer::on_scalar_ub("LocalTensor::SetValue", self.tag, at, at + T::SIZE, true);
         // SAFETY: as in `get_value`.
         unsafe { self.ptr().add(i).write(v) }
     }
@@ -178,6 +197,7 @@ impl<T: Element> LocalTensor<T> {
             format!("offset = {off} is beyond the tensor's {} elements", self.len)
         });
         LocalTensor::from_raw(Rc::clone(&self.ub), self.off + off * T::SIZE, self.len - off, self.pos)
+            .with_tag(self.tag)
     }
 
     /// The view of `len` elements starting `off` elements later.
@@ -189,7 +209,7 @@ impl<T: Element> LocalTensor<T> {
         ensure(off.checked_add(len).is_some_and(|e| e <= self.len), "LocalTensor::operator[]", || {
             format!("offset = {off} with length = {len} is beyond the tensor's {} elements", self.len)
         });
-        LocalTensor::from_raw(Rc::clone(&self.ub), self.off + off * T::SIZE, len, self.pos)
+        LocalTensor::from_raw(Rc::clone(&self.ub), self.off + off * T::SIZE, len, self.pos).with_tag(self.tag)
     }
 
     /// The same bytes seen as elements of `U` (AscendC `ReinterpretCast<U>`); the length
@@ -203,6 +223,7 @@ impl<T: Element> LocalTensor<T> {
             format!("address = {:#x} is not aligned to {} bytes for {}", self.off, U::SIZE, U::DTYPE)
         });
         LocalTensor::from_raw(Rc::clone(&self.ub), self.off, self.len * T::SIZE / U::SIZE, self.pos)
+            .with_tag(self.tag)
     }
 
     /// Copies the elements out (a host-side convenience for tests and debugging).
@@ -598,6 +619,7 @@ impl<T: Element> GlobalTensor<T> {
     #[track_caller]
     pub fn get_value(&self, i: usize) -> T {
         let p = self.elem_ptr("GlobalTensor::GetValue", i);
+        self.san_scalar("GlobalTensor::GetValue", i, false);
         // SAFETY: `elem_ptr` checked the index against the bound region, and
         // `set_global_buffer` the alignment; an atomic word access, so cores racing on the
         // element get racy values, never undefined behaviour.
@@ -611,6 +633,7 @@ impl<T: Element> GlobalTensor<T> {
     #[track_caller]
     pub fn set_value(&self, i: usize, v: T) {
         let p = self.elem_ptr("GlobalTensor::SetValue", i);
+        self.san_scalar("GlobalTensor::SetValue", i, true);
         // SAFETY: as in `get_value`.
         unsafe { crate::gm_io::store_elem(p, v) }
     }
@@ -630,6 +653,19 @@ impl<T: Element> GlobalTensor<T> {
             len: self.len - off,
             _t: PhantomData,
         }
+    }
+
+    /// The region (by the address of its first byte) and the byte offset, for the sanitizer.
+    pub(crate) fn san_loc(&self) -> (usize, usize) {
+        (self.region.as_ref().map_or(0, |r| r.base() as usize), self.off)
+    }
+
+    #[track_caller]
+    #[inline]
+    fn san_scalar(&self, api: &'static str, i: usize, write: bool) {
+        let (region, off) = self.san_loc();
+        let at = off + i * T::SIZE;
+        crate::sanitizer::on_scalar_gm(api, region, at, at + T::SIZE, write);
     }
 
     #[track_caller]

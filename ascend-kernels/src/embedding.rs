@@ -54,12 +54,25 @@ impl EmbeddingTiling {
         EmbeddingTiling { vocab, dim, num_indices, block_dim, tile_rows: 64 }
     }
 
-    /// The output rows of core `block_idx`: an even split, the first cores one row longer.
+    /// The output rows of core `block_idx`: an even split in groups of rows that fill whole
+    /// 32-byte blocks of any element type (`32 / gcd(32, dim)` rows), the first cores one group
+    /// longer, so no two cores' output copies share a 32-byte block of GM.
     pub fn core_rows(&self, block_idx: u32) -> core::ops::Range<usize> {
+        let g = 32 / gcd(32, self.dim.max(1));
         let (n, c, i) = (self.num_indices, self.block_dim.max(1) as usize, block_idx as usize);
-        let (base, extra) = (n / c, n % c);
+        let groups = n.div_ceil(g);
+        let (base, extra) = (groups / c, groups % c);
         let start = i * base + i.min(extra);
-        start..start + base + usize::from(i < extra)
+        let end = start + base + usize::from(i < extra);
+        (start * g).min(n)..(end * g).min(n)
+    }
+}
+
+fn gcd(a: usize, b: usize) -> usize {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
     }
 }
 
@@ -181,6 +194,9 @@ impl<T: GatherElement> KernelEmbedding<T> {
         let out_local = self.out_queue.alloc_tensor::<T>();
         let offsets = self.offset_buf.get::<u32>();
         let (dim, vocab) = (self.tiling.dim, self.tiling.vocab);
+        // The scalar unit reads the indices MTE2 copied in, and rewrites the offsets the
+        // previous tile's Gather read: wait for every pipe.
+        pipe_barrier::<PIPE_ALL>();
         for r in 0..n {
             let v = idx_local.get_value(r);
             if v < 0 || v as usize >= vocab {
@@ -196,6 +212,7 @@ impl<T: GatherElement> KernelEmbedding<T> {
             }
         }
         let table = self.table.as_ref().expect("init binds the table");
+        pipe_barrier::<PIPE_ALL>(); // the vector unit reads the offsets the scalar unit wrote
         gather(&out_local, table, &offsets, 0, (n * dim) as u32);
         self.out_queue.enque(out_local);
         self.in_queue_idx.free_tensor(idx_local);
@@ -297,10 +314,16 @@ mod tests {
     #[test]
     fn bad_index_and_oversized_table_are_errors() {
         let table = vec![1.0f32; 80];
-        let e = run_embedding(Soc::Ascend910B, &table, &[0, 1, 10, 2], &EmbeddingTiling::new(10, 8, 4, 2))
-            .unwrap_err();
+        // 8 indices on 2 cores: rows 0..4 and 4..8 (groups of 4 rows of 8 elements)
+        let e = run_embedding(
+            Soc::Ascend910B,
+            &table,
+            &[0, 1, 2, 3, 4, 5, 10, 7],
+            &EmbeddingTiling::new(10, 8, 8, 2),
+        )
+        .unwrap_err();
         let s = e.to_string();
-        assert!(s.contains("core 1") && s.contains("indices[2] = 10 is outside the table's 10 rows"), "{s}");
+        assert!(s.contains("core 1") && s.contains("indices[6] = 10 is outside the table's 10 rows"), "{s}");
         let big = vec![0.0f32; 100_000];
         let e =
             run_embedding(Soc::Ascend910B, &big, &[0], &EmbeddingTiling::new(1000, 100, 1, 1)).unwrap_err();

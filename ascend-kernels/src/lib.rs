@@ -11,6 +11,7 @@
 //! | module | kernel |
 //! | --- | --- |
 //! | [`add_custom`] | `z = x + y`, the vendor's first sample |
+//! | [`add_custom_sync`] | the same with `TBuf`s and `SetFlag`/`WaitFlag` instead of queues, as current vendor samples write it |
 //! | [`sub_custom`] | `z = x - y`, generic over `half`, `float`, `int16_t`, `int32_t` |
 //! | [`fill`] | `Duplicate` of a scalar over a large GM buffer |
 //! | [`maximum`] | `Compare` + `Select` (tensor-tensor mode): `max(x, y)` |
@@ -32,6 +33,7 @@
 //! files, the PASS / FAIL summary).
 
 pub mod add_custom;
+pub mod add_custom_sync;
 pub mod addcmul;
 pub mod cli;
 pub mod data;

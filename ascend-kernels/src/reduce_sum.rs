@@ -191,6 +191,8 @@ impl<T: ReduceSumElement> KernelReduceSum<T> {
         // Elements up to the next 32-byte boundary: zeroed one by one (the copy's padding
         // already zeroed them after a DataCopyPad); whole blocks after that with Duplicate.
         let aligned = n.next_multiple_of(T::EPB);
+        // The scalar unit touches a tile the MTE2 / V pipes wrote: wait for every pipe.
+        pipe_barrier::<PIPE_ALL>();
         for k in n..aligned {
             t.set_value(k, T::ZERO);
         }
@@ -198,7 +200,10 @@ impl<T: ReduceSumElement> KernelReduceSum<T> {
             duplicate(&t.view(aligned), T::ZERO, padded - aligned);
         }
         let (sum, work) = (self.sum_buf.get::<T>(), self.work_buf.get::<T>());
+        // The vector unit reads what the scalar unit wrote, then the scalar unit reads the sum.
+        pipe_barrier::<PIPE_ALL>();
         vec_reduce_add(T::PAR as u64, &sum, t, &work, (padded / T::PAR) as u16, 8);
+        pipe_barrier::<PIPE_ALL>();
         sum.get_value(0)
     }
 
@@ -206,7 +211,9 @@ impl<T: ReduceSumElement> KernelReduceSum<T> {
     fn copy_out_partial(&mut self, core_sum: T) {
         let block = self.block_buf.get_with_len::<T>(T::EPB);
         duplicate(&block, T::ZERO, T::EPB);
+        pipe_barrier::<PIPE_ALL>();
         block.set_value(0, core_sum);
+        pipe_barrier::<PIPE_ALL>();
         data_copy(&self.ws_gm.view(get_block_idx() as usize * T::EPB), &block, T::EPB);
     }
 
@@ -215,6 +222,7 @@ impl<T: ReduceSumElement> KernelReduceSum<T> {
         let cores = self.tiling.block_dim as usize;
         let blocks = self.block_buf.get_with_len::<T>(cores * T::EPB);
         data_copy(&blocks, &self.ws_gm, cores * T::EPB);
+        pipe_barrier::<PIPE_ALL>();
         let partials = self.partial_buf.get::<T>();
         for c in 0..cores {
             partials.set_value(c, blocks.get_value(c * T::EPB));

@@ -83,7 +83,10 @@ impl<T: ReduceSumAtomicElement> KernelReduceSumAtomic<T> {
     fn compute_out(&mut self, core_sum: T) {
         let z_local = self.out_queue.alloc_tensor::<T>();
         duplicate(&z_local, T::ZERO, T::EPB);
+        // The scalar unit writes lane 0 after the vector unit's zeros, and MTE3 reads both.
+        pipe_barrier::<PIPE_ALL>();
         z_local.set_value(0, core_sum);
+        pipe_barrier::<PIPE_ALL>();
         self.out_queue.enque(z_local);
     }
 

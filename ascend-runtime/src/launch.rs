@@ -18,6 +18,7 @@ use std::time::{Duration, Instant};
 
 use ascend_core::atomic::{AtomicLog, AtomicOrder};
 use ascend_core::debug::{begin_core_output, end_core_output};
+use ascend_core::sanitizer::LaunchSanitizer;
 use ascend_core::{run_on_core, take_last_fault, CancelToken, CoreBarrier, CoreConfig, Fault, Soc};
 use rayon::prelude::*;
 
@@ -341,6 +342,7 @@ pub struct Launch {
     mode: ExecMode,
     stack_size: usize,
     quiet: bool,
+    sanitize: bool,
     timeout: Option<Duration>,
     max_threads: u32,
     atomic_order: AtomicOrder,
@@ -355,6 +357,7 @@ impl Launch {
             mode: ExecMode::Pooled,
             stack_size: DEFAULT_STACK_SIZE,
             quiet: true,
+            sanitize: true,
             atomic_order: AtomicOrder::Deterministic,
             timeout: Some(DEFAULT_TIMEOUT),
             max_threads: DEFAULT_MAX_THREADS,
@@ -439,6 +442,14 @@ impl Launch {
         Launch { quiet, ..self }
     }
 
+    /// Whether the synchronisation sanitizer checks the launch (default `true`; see
+    /// [`ascend_core::sanitizer`]): cross-pipe races in each core's Unified Buffer, cross-core
+    /// races on global memory, tensor handles used after `FreeTensor`, buffers or flags left
+    /// over at the end of the kernel. Turn it off for benchmarks.
+    pub fn sanitize(self, on: bool) -> Launch {
+        Launch { sanitize: on, ..self }
+    }
+
     /// In which order float global-memory atomics (`set_atomic_add::<f32>()` …) of different
     /// cores land (default [`AtomicOrder::Deterministic`]: logged, then applied in core order
     /// at each `sync_all` and at the end of the launch; [`AtomicOrder::Arrival`]: at once, in
@@ -457,6 +468,8 @@ impl Launch {
     ///     pipe.init_tbuf(&mut buf, 32);
     ///     let x = buf.get::<f32>();
     ///     duplicate(&x, if get_block_idx() == 0 { 16_777_216.0 } else { 1.0 }, 8);
+    ///     set_flag::<HardEvent::V_MTE3>(0);
+    ///     wait_flag::<HardEvent::V_MTE3>(0);
     ///     set_atomic_add::<f32>();
     ///     data_copy(&gm, &x, 8);
     ///     set_atomic_none();
@@ -559,12 +572,20 @@ impl Launch {
             skipped: Mutex::new(Vec::new()),
             output: Mutex::new(Vec::new()),
             kernel,
+            san: self.sanitize.then(LaunchSanitizer::new),
             watch: watch.clone(),
         };
         match self.mode {
             ExecMode::Pooled => (0..n).into_par_iter().for_each(|i| shared.run_core(i)),
             ExecMode::Sequential => (0..n).for_each(|i| shared.run_core(i)),
             ExecMode::ThreadPerCore => shared.run_threads(self.stack_size),
+        }
+        if let Some(san) = &shared.san {
+            if lock(&shared.faults).is_empty() {
+                if let Some(f) = san.check_gm() {
+                    shared.record(CoreFault::from(f));
+                }
+            }
         }
         // The end of the launch closes the last atomic epoch: every core has returned.
         atomic_log.flush();
@@ -635,6 +656,8 @@ struct Shared<'k> {
     /// What each core printed (`ascend_printf!`, `dump_tensor`), in completion order.
     output: Mutex<Vec<(u32, String)>>,
     kernel: &'k (dyn Fn() + Sync),
+    /// The launch's sanitizer, when on.
+    san: Option<Arc<LaunchSanitizer>>,
     /// The timeout's watch (cancel token and per-core states), if the launch has a timeout.
     watch: Option<Arc<Watch>>,
 }
@@ -675,7 +698,12 @@ impl Shared<'_> {
         };
         let guard = CoreGuard::enter(self.quiet);
         let saved = begin_core_output();
-        let result = catch_unwind(AssertUnwindSafe(|| run_on_core(cfg, self.kernel)));
+        let result = catch_unwind(AssertUnwindSafe(|| {
+            run_on_core(cfg, || match &self.san {
+                Some(san) => san.run_core(self.kernel),
+                None => (self.kernel)(),
+            })
+        }));
         let text = end_core_output(saved);
         drop(guard);
         if !text.is_empty() {

@@ -40,6 +40,7 @@ fn integer_atomic_add_loses_no_update_with_48_cores() {
         let out = GmBuffer::from_slice(&init);
         let addr = out.addr();
         Launch::new(Soc::Ascend910B)
+            .sanitize(false) // these kernels test atomics, not pipe synchronisation
             .block_dim(N_CORES)
             .mode(mode)
             .run(move || {
@@ -78,6 +79,7 @@ fn small_integer_atomic_add_wraps_and_loses_nothing() {
         let out = GmBuffer::<T>::zeroed(len);
         let addr = out.addr();
         Launch::new(Soc::Ascend910B)
+            .sanitize(false) // these kernels test atomics, not pipe synchronisation
             .block_dim(N_CORES)
             .mode(mode)
             .run(move || {
@@ -158,6 +160,7 @@ fn float_deterministic<T: AtomicElement>() {
             let out = GmBuffer::<T>::zeroed(LEN);
             let addr = out.addr();
             Launch::new(Soc::Ascend910B)
+                .sanitize(false) // these kernels test atomics, not pipe synchronisation
                 .block_dim(N_CORES)
                 .mode(mode)
                 .run(move || float_kernel::<T>(&addr, LEN, epochs, sync))
@@ -191,6 +194,7 @@ fn forced_order_sum(order: AtomicOrder) -> f32 {
     let addr = out.addr();
     let done = AtomicU32::new(0);
     Launch::new(Soc::Ascend910B)
+        .sanitize(false) // these kernels test atomics, not pipe synchronisation
         .block_dim(4)
         .sync_all(true)
         .atomic_order(order)
@@ -229,6 +233,7 @@ fn pending_float_contributions_are_invisible_until_sync_all() {
     let seen = GmBuffer::<f32>::zeroed(4 * 2);
     let (addr, saddr) = (out.addr(), seen.addr());
     Launch::new(Soc::Ascend910B)
+        .sanitize(false) // these kernels test atomics, not pipe synchronisation
         .block_dim(4)
         .sync_all(true)
         .run(move || {
@@ -260,6 +265,7 @@ fn max_min<T: AtomicElement>(vals: impl Fn(u32, usize) -> T + Sync) {
         let addr = out.addr();
         let vals = &vals;
         Launch::new(Soc::Ascend910B)
+            .sanitize(false) // these kernels test atomics, not pipe synchronisation
             .block_dim(N_CORES)
             .mode(mode)
             .run(move || {
@@ -310,6 +316,7 @@ fn strided_and_padded_copies_add_atomically() {
     let out_pad = GmBuffer::<i32>::zeroed(24);
     let (pa, pada) = (out_p.addr(), out_pad.addr());
     Launch::new(Soc::Ascend910B)
+        .sanitize(false) // these kernels test atomics, not pipe synchronisation
         .block_dim(N_CORES)
         .run(move || {
             let mut pipe = TPipe::new();
@@ -340,25 +347,27 @@ fn strided_and_padded_copies_add_atomically() {
 fn atomic_mode_leaves_copies_into_the_ub_and_set_value_alone() {
     let g = GmBuffer::from_slice(&[5i32; 8]);
     let a = g.addr();
-    launch(Soc::Ascend910B, 1, move || {
-        let gm = bind::<i32>(&a, 8);
-        let mut pipe = TPipe::new();
-        let mut buf = TBuf::<VecIn>::new();
-        pipe.init_tbuf(&mut buf, 32);
-        let x = buf.get::<i32>();
-        x.copy_from_slice(&[1; 8]);
-        set_atomic_add::<i32>();
-        data_copy(&x, &gm, 8); // GM -> UB overwrites
-        assert_eq!(x.to_vec(), [5; 8]);
-        gm.set_value(0, 100); // scalar store overwrites
-        data_copy(&gm, &x, 8); // UB -> GM adds
-    })
-    .unwrap();
+    Launch::new(Soc::Ascend910B)
+        .sanitize(false)
+        .run(move || {
+            let gm = bind::<i32>(&a, 8);
+            let mut pipe = TPipe::new();
+            let mut buf = TBuf::<VecIn>::new();
+            pipe.init_tbuf(&mut buf, 32);
+            let x = buf.get::<i32>();
+            x.copy_from_slice(&[1; 8]);
+            set_atomic_add::<i32>();
+            data_copy(&x, &gm, 8); // GM -> UB overwrites
+            assert_eq!(x.to_vec(), [5; 8]);
+            gm.set_value(0, 100); // scalar store overwrites
+            data_copy(&gm, &x, 8); // UB -> GM adds
+        })
+        .unwrap();
     assert_eq!(g.to_vec(), [105, 10, 10, 10, 10, 10, 10, 10]);
 }
 
 fn fails(soc: Soc, needle: &str, kernel: impl Fn() + Sync) {
-    let err = Launch::new(soc).block_dim(2).run(kernel).unwrap_err();
+    let err = Launch::new(soc).sanitize(false).block_dim(2).run(kernel).unwrap_err();
     let text = err.to_string();
     assert!(text.contains(needle), "expected {needle:?} in:\n{text}");
 }
@@ -387,6 +396,7 @@ fn unsupported_types_and_chips_fail_with_the_chip_named() {
     // Every documented type is accepted.
     for soc in Soc::ALL {
         Launch::new(soc)
+            .sanitize(false)
             .run(move || {
                 for d in ascend_core::atomic::supported_types(soc, AtomicOp::Add) {
                     match d {
@@ -447,6 +457,7 @@ fn clear_with_init_global_memory_then_accumulate_across_48_cores() {
     let ws = GmBuffer::<i32>::zeroed(N_CORES as usize * 8);
     let (oa, wa) = (out.addr(), ws.addr());
     Launch::new(Soc::Ascend910B)
+        .sanitize(false) // these kernels test atomics, not pipe synchronisation
         .block_dim(N_CORES)
         .sync_all(true)
         .run(move || {

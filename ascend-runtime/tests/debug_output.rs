@@ -14,6 +14,7 @@ fn dumping_kernel(x: GmAddr) {
     pipe.init_tbuf(&mut buf, 32);
     let local = buf.get::<f32>();
     data_copy(&local, &x_gm, 8);
+    pipe_barrier::<PIPE_ALL>(); // the scalar reads below wait for the copy
     dump_tensor(&local, 5, 8);
     dump_tensor_shape(&local, 6, 8, &ShapeInfo::new(&[2, 4]));
     ascend_printf!(

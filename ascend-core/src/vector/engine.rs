@@ -87,6 +87,10 @@ impl<'a, T: Element> Operand<'a, T> {
 
 /// What an instruction does with a run of `n` contiguous enabled lanes.
 pub(crate) trait Lanes<T: Element, const N: usize> {
+    /// Whether the kernel writes `dst` (a kernel that only reads its `dst` operand, such as
+    /// `vec_reduce_add`'s gather, says `false`, so the sanitizer records a read).
+    const WRITES_DST: bool = true;
+
     /// Processes `n` lanes. `lane` is the global lane number `r * PAR + j` of the first one
     /// (instructions that read per-lane side data, like `Select`'s bit mask, use it).
     ///
@@ -199,8 +203,11 @@ pub(crate) fn apply<T: Element, const N: usize, K: Lanes<T, N>>(
 ) {
     const { assert!(T::PAR <= 128, "the mask model covers at most 128 lanes") };
     let ed = check_operand(api, dst, plan);
-    for s in srcs {
+    let mut reads = [(0u64, 0usize, 0usize); N];
+    for (i, s) in srcs.into_iter().enumerate() {
         let es = check_operand(api, s, plan);
+        let (a, b) = s.t.byte_range(es);
+        reads[i] = (s.t.tag, a, b);
         if !dst.same_layout(s) && footprints_meet(dst, s, plan, ed, es) {
             fail(
                 api,
@@ -213,6 +220,12 @@ pub(crate) fn apply<T: Element, const N: usize, K: Lanes<T, N>>(
                 ),
             );
         }
+    }
+    let (a, b) = dst.t.byte_range(ed);
+    if K::WRITES_DST {
+        crate::sanitizer::on_vector(api, &reads, &[(dst.t.tag, a, b)]);
+    } else {
+        crate::sanitizer::on_vector(api, &[(dst.t.tag, a, b)], &[]);
     }
     walk(plan, dst, srcs, kernel);
 }
@@ -391,6 +404,11 @@ pub(crate) fn apply_count<T: Element, const N: usize, K: Lanes<T, N>>(
         });
     }
     if count > 0 {
+        let reads: [(u64, usize, usize); N] = core::array::from_fn(|i| {
+            let (a, b) = srcs[i].0.byte_range(count);
+            (srcs[i].0.tag, a, b)
+        });
+        crate::sanitizer::on_vector(api, &reads, &[(dst.0.tag, d0, d1)]);
         // SAFETY: every operand holds at least `count` elements; dst equals or is disjoint
         // from each source (checked above).
         unsafe { kernel.run(0, dst.0.ptr(), core::array::from_fn(|i| srcs[i].0.ptr() as *const T), count) };
@@ -418,9 +436,13 @@ pub(crate) fn apply_sources<T: Element, const N: usize, K: Lanes<T, N>>(
     kernel: &mut K,
 ) {
     const { assert!(N >= 1 && T::PAR <= 128) };
-    for s in srcs {
-        check_operand(api, s, plan);
+    let mut reads = [(0u64, 0usize, 0usize); N];
+    for (i, s) in srcs.into_iter().enumerate() {
+        let e = check_operand(api, s, plan);
+        let (a, b) = s.t.byte_range(e);
+        reads[i] = (s.t.tag, a, b);
     }
+    crate::sanitizer::on_vector(api, &reads, &[]);
     walk(plan, srcs[0], srcs, kernel);
 }
 

@@ -324,6 +324,8 @@ impl<F: FnMut(usize, &[f32])> Gather<F> {
 }
 
 impl<T: ReduceElement, F: FnMut(usize, &[f32])> Lanes<T, 0> for Gather<F> {
+    const WRITES_DST: bool = false;
+
     unsafe fn run(&mut self, mut lane: usize, p: *mut T, _src: [*const T; 0], mut n: usize) {
         // Every repeat has at least one masked lane (the mask is never empty) and runs come
         // in increasing lane order, so a lane of a new repeat completes the previous one.

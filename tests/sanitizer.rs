@@ -1,0 +1,443 @@
+//! The sanitizer's catalogue: each test is the smallest version of a real synchronisation
+//! mistake, caught with its message, and the fixed version of it, which passes.
+
+use ascend_runtime::prelude::*;
+
+const N: usize = 64; // f32 elements per tile: 256 bytes
+
+fn gm_f32(v: &[f32]) -> GmBuffer<f32> {
+    GmBuffer::from_vec(v.to_vec())
+}
+
+fn bind(addr: &GmAddr, off: usize, len: usize) -> GlobalTensor<f32> {
+    let mut g = GlobalTensor::<f32>::new();
+    g.set_global_buffer(addr.add::<f32>(off), len);
+    g
+}
+
+/// Runs `kernel` on `cores` cores (a thread per core, so `sync_all` works).
+fn run(cores: u32, kernel: impl Fn() + Sync) -> Result<LaunchStats, LaunchError> {
+    Launch::new(Soc::Ascend910B).block_dim(cores).sync_all(true).run(kernel)
+}
+
+/// The launch failed with a fault whose message holds every `needle`; returns the fault.
+#[track_caller]
+fn expect_fault(r: Result<LaunchStats, LaunchError>, needles: &[&str]) -> CoreFault {
+    let e = r.expect_err("the sanitizer should have caught this kernel");
+    let f = e.primary().expect("a fault").clone();
+    let text = f.to_string();
+    for n in needles {
+        assert!(text.contains(n), "expected {n:?} in:\n{text}");
+    }
+    f
+}
+
+fn line_of(needle: &str) -> u32 {
+    let src = include_str!("sanitizer.rs");
+    let i = src.lines().position(|l| l.contains(needle) && !l.contains("line_of")).expect("marker");
+    i as u32 + 1
+}
+
+// 1. DataCopy in, then compute, with no EnQue/DeQue in between (missing MTE2 -> V).
+fn copy_then_compute(fixed: bool, x: GmAddr, z: GmAddr) {
+    let (x_gm, z_gm) = (bind(&x, 0, N), bind(&z, 0, N));
+    let mut pipe = TPipe::new();
+    let mut q_in = TQue::<VecIn, 1>::new();
+    let mut q_out = TQue::<VecOut, 1>::new();
+    pipe.init_buffer(&mut q_in, 1, N * 4);
+    pipe.init_buffer(&mut q_out, 1, N * 4);
+    let mut x_local = q_in.alloc_tensor::<f32>();
+    data_copy(&x_local, &x_gm, N);
+    if fixed {
+        q_in.enque(x_local);
+        x_local = q_in.deque::<f32>();
+    }
+    let z_local = q_out.alloc_tensor::<f32>();
+    add(&z_local, &x_local, &x_local, N); // MARK-1
+    q_out.enque(z_local);
+    let z_local = q_out.deque::<f32>();
+    data_copy(&z_gm, &z_local, N);
+    q_out.free_tensor(z_local);
+    q_in.free_tensor(x_local);
+}
+
+#[test]
+fn missing_enque_deque_between_copy_in_and_compute() {
+    let x = gm_f32(&[1.0; N]);
+    let z = gm_f32(&[0.0; N]);
+    let f = expect_fault(
+        run(1, || copy_then_compute(false, x.addr(), z.addr())),
+        &[
+            "read-after-write race on core 0",
+            "Add on pipe V reads UB bytes [0x0, 0x100)",
+            "buffer 0 of a VECIN queue",
+            "DataCopy on pipe MTE2",
+            "SetFlag<HardEvent::MTE2_V> / WaitFlag<HardEvent::MTE2_V>",
+            "EnQue/DeQue",
+        ],
+    );
+    assert_eq!((f.api, f.line), ("Add", line_of("MARK-1")));
+    run(1, || copy_then_compute(true, x.addr(), z.addr())).unwrap();
+    assert_eq!(z.to_vec(), vec![2.0; N]);
+}
+
+// 2. Compute, then DataCopy out without the V -> MTE3 event.
+fn compute_then_copy_out(fixed: bool, z: GmAddr) {
+    let z_gm = bind(&z, 0, N);
+    let mut pipe = TPipe::new();
+    let mut buf = TBuf::<VecOut>::new();
+    pipe.init_tbuf(&mut buf, N * 4);
+    let t = buf.get::<f32>();
+    duplicate(&t, 3.0, N);
+    if fixed {
+        set_flag::<HardEvent::V_MTE3>(0);
+        wait_flag::<HardEvent::V_MTE3>(0);
+    }
+    data_copy(&z_gm, &t, N); // MARK-2
+}
+
+#[test]
+fn missing_v_mte3_before_copy_out() {
+    let z = gm_f32(&[0.0; N]);
+    let f = expect_fault(
+        run(1, || compute_then_copy_out(false, z.addr())),
+        &[
+            "read-after-write",
+            "DataCopy on pipe MTE3 reads",
+            "Duplicate on pipe V",
+            "HardEvent::V_MTE3",
+            "VECOUT queue",
+        ],
+    );
+    assert_eq!(f.line, line_of("MARK-2"));
+    run(1, || compute_then_copy_out(true, z.addr())).unwrap();
+    assert_eq!(z.to_vec(), vec![3.0; N]);
+}
+
+// 3. The next DataCopy into an input buffer while the vector pipe still reads it (missing
+//    V -> MTE2), with a hand-synchronised single-buffered loop.
+fn reuse_input_buffer(fixed: bool, x: GmAddr, z: GmAddr) {
+    let (x_gm, z_gm) = (bind(&x, 0, 2 * N), bind(&z, 0, 2 * N));
+    let mut pipe = TPipe::new();
+    let (mut bx, mut bz) = (TBuf::<VecIn>::new(), TBuf::<VecOut>::new());
+    pipe.init_tbuf(&mut bx, N * 4);
+    pipe.init_tbuf(&mut bz, N * 4);
+    let (xl, zl) = (bx.get::<f32>(), bz.get::<f32>());
+    for i in 0..2 {
+        data_copy(&xl, &x_gm.view(i * N), N); // MARK-3
+        set_flag::<HardEvent::MTE2_V>(0);
+        wait_flag::<HardEvent::MTE2_V>(0);
+        add(&zl, &xl, &xl, N);
+        set_flag::<HardEvent::V_MTE3>(0);
+        wait_flag::<HardEvent::V_MTE3>(0);
+        data_copy(&z_gm.view(i * N), &zl, N);
+        if fixed {
+            set_flag::<HardEvent::V_MTE2>(0);
+            wait_flag::<HardEvent::V_MTE2>(0);
+            set_flag::<HardEvent::MTE3_V>(0);
+            wait_flag::<HardEvent::MTE3_V>(0);
+        }
+    }
+}
+
+#[test]
+fn missing_v_mte2_before_reusing_an_input_buffer() {
+    let x = gm_f32(&(0..2 * N).map(|i| i as f32).collect::<Vec<_>>());
+    let z = gm_f32(&[0.0; 2 * N]);
+    let f = expect_fault(
+        run(1, || reuse_input_buffer(false, x.addr(), z.addr())),
+        &[
+            "write-after-read",
+            "DataCopy on pipe MTE2 writes",
+            "Add on pipe V",
+            "still reads",
+            "HardEvent::V_MTE2",
+        ],
+    );
+    assert_eq!(f.line, line_of("MARK-3"));
+    run(1, || reuse_input_buffer(true, x.addr(), z.addr())).unwrap();
+    assert_eq!(z.to_vec(), (0..2 * N).map(|i| 2.0 * i as f32).collect::<Vec<_>>());
+}
+
+// 4. A scalar GetValue of a tile the vector pipe just wrote (missing V -> S).
+fn scalar_read_after_vector(fixed: bool, z: GmAddr) {
+    let z_gm = bind(&z, 0, N);
+    let mut pipe = TPipe::new();
+    let mut buf = TBuf::<VecCalc>::new();
+    pipe.init_tbuf(&mut buf, N * 4);
+    let t = buf.get::<f32>();
+    duplicate(&t, 5.0, N);
+    if fixed {
+        set_flag::<HardEvent::V_S>(0);
+        wait_flag::<HardEvent::V_S>(0);
+    }
+    let v = t.get_value(3); // MARK-4
+    z_gm.set_value(0, v);
+}
+
+#[test]
+fn missing_v_s_before_get_value() {
+    let z = gm_f32(&[0.0; N]);
+    let f = expect_fault(
+        run(1, || scalar_read_after_vector(false, z.addr())),
+        &[
+            "LocalTensor::GetValue on pipe S reads UB bytes [0xc, 0x10)",
+            "Duplicate on pipe V",
+            "HardEvent::V_S",
+        ],
+    );
+    assert_eq!(f.line, line_of("MARK-4"));
+    run(1, || scalar_read_after_vector(true, z.addr())).unwrap();
+    assert_eq!(z.to_vec()[0], 5.0);
+}
+
+// 5. A SetFlag that is never waited for.
+fn set_without_wait(fixed: bool) {
+    let _pipe = TPipe::new();
+    set_flag::<HardEvent::MTE2_V>(1); // MARK-5
+    if fixed {
+        wait_flag::<HardEvent::MTE2_V>(1);
+    }
+}
+
+#[test]
+fn set_flag_without_wait_flag() {
+    let f = expect_fault(
+        run(1, || set_without_wait(false)),
+        &["SetFlag<HardEvent::MTE2_V>(1) is never waited for"],
+    );
+    assert_eq!(f.line, line_of("MARK-5"));
+    run(1, || set_without_wait(true)).unwrap();
+}
+
+// 6. A cloned tensor handle used after FreeTensor.
+fn use_after_free(fixed: bool) {
+    let mut pipe = TPipe::new();
+    let mut q = TQue::<VecCalc, 1>::new();
+    pipe.init_buffer(&mut q, 1, N * 4);
+    let t = q.alloc_tensor::<f32>();
+    let keep = t.clone();
+    if fixed {
+        duplicate(&keep, 1.0, N);
+    }
+    q.free_tensor(t); // MARK-6
+    if !fixed {
+        duplicate(&keep, 1.0, N);
+    }
+}
+
+#[test]
+fn cloned_handle_used_after_free_tensor() {
+    let f = expect_fault(
+        run(1, || use_after_free(false)),
+        &[
+            "use after FreeTensor",
+            "buffer 0 of a VECCALC queue",
+            &format!("freed at tests/sanitizer.rs:{}", line_of("MARK-6")),
+        ],
+    );
+    assert_eq!(f.api, "Duplicate");
+    run(1, || use_after_free(true)).unwrap();
+}
+
+#[test]
+fn stale_handle_after_the_buffer_is_allocated_again() {
+    let r = run(1, || {
+        let mut pipe = TPipe::new();
+        let mut q = TQue::<VecCalc, 1>::new();
+        pipe.init_buffer(&mut q, 1, N * 4);
+        let t = q.alloc_tensor::<f32>();
+        let keep = t.clone();
+        q.free_tensor(t);
+        let again = q.alloc_tensor::<f32>();
+        duplicate(&keep, 1.0, N);
+        q.free_tensor(again);
+    });
+    expect_fault(r, &["stale tensor handle", "handed out again by AllocTensor"]);
+}
+
+#[test]
+fn kernel_ending_with_a_tensor_allocated_or_queued() {
+    let r = run(1, || {
+        let mut pipe = TPipe::new();
+        let mut q = TQue::<VecIn, 1>::new();
+        pipe.init_buffer(&mut q, 1, N * 4);
+        let t = q.alloc_tensor::<f32>();
+        q.enque(t);
+    });
+    expect_fault(r, &["the kernel ended with buffer 0 of a VECIN queue", "still queued"]);
+}
+
+// 7. A 48-core sum that forgets SyncAll before core 0 reads the partial sums.
+const CORES: u32 = 48;
+
+fn sum_kernel(fixed: bool, x: GmAddr, partial: GmAddr, out: GmAddr) {
+    let i = get_block_idx() as usize;
+    let x_gm = bind(&x, i * 8, 8);
+    let p_gm = bind(&partial, i * 8, 8);
+    let mut pipe = TPipe::new();
+    let mut q = TQue::<VecIn, 1>::new();
+    let mut qo = TQue::<VecOut, 1>::new();
+    pipe.init_buffer(&mut q, 1, 32);
+    pipe.init_buffer(&mut qo, 1, 32);
+    let t = q.alloc_tensor::<f32>();
+    data_copy(&t, &x_gm, 8);
+    q.enque(t);
+    let t = q.deque::<f32>();
+    let s = qo.alloc_tensor::<f32>();
+    add(&s, &t, &t, 8); // the partial "sum": 2 x, one block per core
+    qo.enque(s);
+    q.free_tensor(t);
+    let s = qo.deque::<f32>();
+    data_copy(&p_gm, &s, 8);
+    qo.free_tensor(s);
+    if fixed {
+        sync_all();
+    }
+    if i == 0 {
+        let all = bind(&partial, 0, 8 * CORES as usize);
+        let total: f32 = (0..CORES as usize).map(|c| all.get_value(c * 8)).sum(); // MARK-7
+        bind(&out, 0, 1).set_value(0, total);
+    }
+}
+
+#[test]
+fn reduce_across_cores_without_sync_all() {
+    let x = gm_f32(&(0..8 * CORES as usize).map(|i| (i / 8) as f32).collect::<Vec<_>>());
+    let partial = gm_f32(&vec![0.0; 8 * CORES as usize]);
+    let out = gm_f32(&[0.0]);
+    let f = expect_fault(
+        run(CORES, || sum_kernel(false, x.addr(), partial.addr(), out.addr())),
+        &[
+            "cross-core race on global memory",
+            "core 0 reads bytes",
+            "GlobalTensor::GetValue",
+            "writes bytes",
+            "DataCopy",
+            "before any SyncAll",
+            "SyncAll",
+        ],
+    );
+    assert!(f.to_string().contains(&format!("sanitizer.rs:{}", line_of("MARK-7"))), "{f}");
+    run(CORES, || sum_kernel(true, x.addr(), partial.addr(), out.addr())).unwrap();
+    let expect: f32 = (0..CORES).map(|c| 2.0 * c as f32).sum();
+    assert_eq!(out.to_vec()[0], expect);
+}
+
+// 8/9. Cores writing overlapping GM: the same elements, or only the same 32-byte block.
+fn write_slices(per_core: usize, stride: usize, z: GmAddr) {
+    let i = get_block_idx() as usize;
+    let z_gm = bind(&z, i * stride, per_core);
+    let mut pipe = TPipe::new();
+    let mut q = TQue::<VecOut, 1>::new();
+    pipe.init_buffer(&mut q, 1, per_core * 4);
+    let t = q.alloc_tensor::<f32>();
+    duplicate(&t, i as f32 + 1.0, per_core.div_ceil(8) * 8);
+    q.enque(t);
+    let t = q.deque::<f32>();
+    data_copy_pad_to_gm(&z_gm, &t, &DataCopyExtParams::new(1, (per_core * 4) as u32, 0, 0)); // MARK-8
+    q.free_tensor(t);
+}
+
+#[test]
+fn two_cores_writing_overlapping_gm() {
+    let z = gm_f32(&[0.0; 64]);
+    expect_fault(
+        run(2, || write_slices(16, 8, z.addr())),
+        &[
+            "cross-core race",
+            "core 0 writes bytes [0x0, 0x40)",
+            "core 1 writes bytes [0x20, 0x60)",
+            "DataCopyPad",
+        ],
+    );
+    run(2, || write_slices(16, 16, z.addr())).unwrap();
+}
+
+#[test]
+fn two_cores_sharing_a_32_byte_block_at_their_boundary() {
+    let z = gm_f32(&[0.0; 64]);
+    // 12 floats = 48 bytes per core: core 0 writes [0, 48), core 1 [48, 96); block [32, 64) is shared
+    let f = expect_fault(
+        run(2, || write_slices(12, 12, z.addr())),
+        &[
+            "core 0 writes bytes [0x0, 0x30)",
+            "core 1 writes bytes [0x30, 0x60)",
+            "whole 32-byte blocks, and they share one",
+        ],
+    );
+    assert_eq!(f.line, line_of("MARK-8"));
+    run(2, || write_slices(16, 16, z.addr())).unwrap();
+}
+
+// 10. A core reading GM that another core writes before SyncAll.
+fn read_before_sync(fixed: bool, z: GmAddr, out: GmAddr) {
+    let i = get_block_idx();
+    let z_gm = bind(&z, 0, 8);
+    if i == 1 {
+        z_gm.set_value(0, 42.0);
+    }
+    if fixed {
+        sync_all();
+    }
+    if i == 0 {
+        let v = z_gm.get_value(0);
+        bind(&out, 0, 1).set_value(0, v);
+    }
+}
+
+#[test]
+fn core_reading_what_another_core_writes_before_sync_all() {
+    let z = gm_f32(&[0.0; 8]);
+    let out = gm_f32(&[0.0]);
+    expect_fault(
+        run(2, || read_before_sync(false, z.addr(), out.addr())),
+        &["core 0 reads bytes [0x0, 0x4)", "core 1 writes bytes [0x0, 0x4)", "GlobalTensor::SetValue"],
+    );
+    run(2, || read_before_sync(true, z.addr(), out.addr())).unwrap();
+    assert_eq!(out.to_vec()[0], 42.0);
+}
+
+#[test]
+fn event_misuse() {
+    let r = run(1, || wait_flag::<HardEvent::V_MTE3>(2));
+    expect_fault(r, &["WaitFlag", "HardEvent::V_MTE3 id 2 was never set"]);
+    let r = run(1, || {
+        set_flag::<HardEvent::S_V>(0);
+        set_flag::<HardEvent::S_V>(0);
+    });
+    expect_fault(r, &["HardEvent::S_V id 0 is set twice"]);
+    let r = run(1, || set_flag::<HardEvent::S_V>(8));
+    expect_fault(r, &["eventID = 8 of HardEvent::S_V is out of range [0, 8) on Ascend910B"]);
+    let r = Launch::new(Soc::Ascend910).run(|| set_flag::<HardEvent::S_V>(4));
+    expect_fault(r, &["out of range [0, 4) on Ascend910"]);
+    let r = run(1, || {
+        let mut pipe = TPipe::new();
+        for _ in 0..9 {
+            pipe.alloc_event_id::<HardEvent::MTE3_MTE2>();
+        }
+    });
+    expect_fault(r, &["TPipe::AllocEventID", "all 8 ids of HardEvent::MTE3_MTE2 are allocated"]);
+}
+
+#[test]
+fn sanitize_false_turns_the_checks_off() {
+    let x = gm_f32(&[1.0; N]);
+    let z = gm_f32(&[0.0; N]);
+    Launch::new(Soc::Ascend910B)
+        .sanitize(false)
+        .run(|| copy_then_compute(false, x.addr(), z.addr()))
+        .unwrap();
+}
+
+#[test]
+fn outside_a_launch_the_sanitizer_is_off() {
+    // unit-test style: instructions straight on the thread's default core
+    let mut pipe = TPipe::new();
+    let mut buf = TBuf::<VecCalc>::new();
+    pipe.init_tbuf(&mut buf, N * 4);
+    let t = buf.get::<f32>();
+    t.copy_from_slice(&[2.0; N]);
+    sub(&t, &t, &t, N);
+    assert_eq!(t.get_value(0), 0.0);
+}
