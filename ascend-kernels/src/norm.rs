@@ -55,7 +55,7 @@ impl RowOp for RmsNorm {
         ln(red, red, 1);
         muls(red, red, -0.5, 1);
         exp(red, red, 1);
-        muls(x, x, red.get_value(0), cols);
+        muls(x, x, s.scalar(0), cols);
         mul(y, x, &s.params[0], cols);
     }
 }
@@ -78,7 +78,7 @@ impl RowOp for LayerNorm {
         let inv_n = 1.0 / cols as f32;
         reduce_sum(red, x, &s.tmp, cols as i32);
         muls(red, red, inv_n, 1);
-        adds(x, x, -red.get_value(0), cols);
+        adds(x, x, -s.scalar(0), cols);
         mul(w, x, x, cols);
         reduce_sum(red, w, &s.tmp, cols as i32);
         muls(red, red, inv_n, 1);
@@ -86,7 +86,7 @@ impl RowOp for LayerNorm {
         sqrt(red, red, 1);
         duplicate(one, 1.0f32, 1);
         div(red, one, red, 1);
-        muls(x, x, red.get_value(0), cols);
+        muls(x, x, s.scalar(0), cols);
         mul(x, x, &s.params[0], cols);
         add(y, x, &s.params[1], cols);
     }

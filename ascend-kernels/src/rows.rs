@@ -4,9 +4,10 @@
 //!
 //! [`KernelRows<T, Op>`] is the usual AscendC class: a `TPipe`, one `VECIN` and one `VECOUT`
 //! queue of `BUFFER_NUM = 2` row buffers, `TBuf` scratch; `init` binds this core's rows
-//! ([`RowTiling::core_rows`]), loads the per-column parameters (gamma, beta) into UB once,
-//! upcast to `float`; `process` walks the rows through `copy_in` (GM → UB, `DataCopy`, or
-//! `DataCopyPad` when a row is not whole 32-byte blocks), `compute` and `copy_out`.
+//! ([`RowTiling::core_rows`]: whole rows, in groups that are whole 32-byte blocks of GM),
+//! loads the per-column parameters (gamma, beta) into UB once, upcast to `float`; `process`
+//! walks the rows through `copy_in` (GM → UB, `DataCopy`, or `DataCopyPad` when a row is not
+//! whole 32-byte blocks), `compute` and `copy_out`.
 //!
 //! `compute` always works in `float`, as the vendor's normalisation kernels do: a `half` row
 //! is `Cast` to `float` (`CAST_NONE`, exact), computed, and `Cast` back (`CAST_NONE`, which
@@ -46,20 +47,41 @@ impl RowTiling {
         RowTiling { rows, cols, block_dim }
     }
 
-    /// The rows of core `block_idx`: an even split, the first `rows % block_dim` cores one
-    /// row longer; cores beyond the rows get none.
+    /// Rows whose elements of `T` are a whole number of 32-byte blocks (the smallest such
+    /// count): the unit of the split, so that no two cores write into one 32-byte block of GM
+    /// (`DataCopy`/`DataCopyPad` to GM write whole blocks).
+    pub const fn row_group<T: Element>(&self) -> usize {
+        let bytes = self.cols * T::SIZE;
+        let mut g = 1;
+        while (g * bytes) % 32 != 0 {
+            g *= 2;
+        }
+        g
+    }
+
+    /// The rows of core `block_idx`: groups of [`row_group`](Self::row_group) rows split
+    /// evenly, the first cores one group longer, the last group cut at `rows`; cores beyond
+    /// the rows get none. Every core's rows start on a 32-byte boundary of GM.
     ///
     /// ```
     /// use ascend_kernels::rows::RowTiling;
+    /// // 64 floats a row: whole blocks, rows split one by one.
     /// let t = RowTiling::new(10, 64, 4);
-    /// let split: Vec<_> = (0..4).map(|c| t.core_rows(c)).collect();
+    /// let split: Vec<_> = (0..4).map(|c| t.core_rows::<f32>(c)).collect();
     /// assert_eq!(split, vec![0..3, 3..6, 6..8, 8..10]);
+    /// // 100 halves a row (200 bytes): groups of 4 rows (800 bytes).
+    /// let t = RowTiling::new(10, 100, 4);
+    /// let split: Vec<_> = (0..4).map(|c| t.core_rows::<half::f16>(c)).collect();
+    /// assert_eq!(split, vec![0..4, 4..8, 8..10, 10..10]);
     /// ```
-    pub fn core_rows(&self, block_idx: u32) -> Range<usize> {
-        let (n, c, i) = (self.rows, self.block_dim.max(1) as usize, block_idx as usize);
-        let (base, extra) = (n / c, n % c);
-        let start = (i * base + i.min(extra)).min(n);
-        start..(start + base + usize::from(i < extra)).min(n)
+    pub fn core_rows<T: Element>(&self, block_idx: u32) -> Range<usize> {
+        let g = self.row_group::<T>();
+        let groups = self.rows.div_ceil(g);
+        let (c, i) = (self.block_dim.max(1) as usize, block_idx as usize);
+        let (base, extra) = (groups / c, groups % c);
+        let first = i * base + i.min(extra);
+        let last = first + base + usize::from(i < extra);
+        (first * g).min(self.rows)..(last * g).min(self.rows)
     }
 
     /// Elements of the matrix.
@@ -136,6 +158,26 @@ pub struct RowScratch {
     pub red: [LocalTensor<f32>; 2],
     /// The `ReduceMax`/`ReduceSum` shared temporary buffer.
     pub tmp: LocalTensor<f32>,
+    /// The event id ordering the scalar unit after the vector unit (`V_S`).
+    pub v_s: TEventID,
+    /// The event id ordering the vector unit after the scalar unit (`S_V`).
+    pub s_v: TEventID,
+}
+
+impl RowScratch {
+    /// Element 0 of `red[k]`, read by the scalar unit (`GetValue`) after the vector unit wrote
+    /// it: `SetFlag`/`WaitFlag<HardEvent::V_S>` before the read and `<HardEvent::S_V>` after
+    /// it (the next row's vector instructions write `red` again), as vendor kernels do around
+    /// a `GetValue` of a reduction result.
+    #[track_caller]
+    pub fn scalar(&self, k: usize) -> f32 {
+        set_flag::<HardEvent::V_S>(self.v_s);
+        wait_flag::<HardEvent::V_S>(self.v_s);
+        let v = self.red[k].get_value(0);
+        set_flag::<HardEvent::S_V>(self.s_v);
+        wait_flag::<HardEvent::S_V>(self.s_v);
+        v
+    }
 }
 
 /// The instruction sequence of a row-wise kernel on one row.
@@ -258,7 +300,7 @@ impl<T: RowElement, Op: RowOp> KernelRows<T, Op> {
         let cols = tiling.cols;
         check_row_fits::<T>(Op::API, cols, Op::PARAMS, Op::WORK);
         self.tiling = *tiling;
-        let rows = tiling.core_rows(get_block_idx());
+        let rows = tiling.core_rows::<T>(get_block_idx());
         self.rows = rows.len();
         self.x_gm.set_global_buffer(x.add::<T>(rows.start * cols), self.rows * cols);
         self.y_gm.set_global_buffer(y.add::<T>(rows.start * cols), self.rows * cols);
@@ -290,6 +332,8 @@ impl<T: RowElement, Op: RowOp> KernelRows<T, Op> {
             work: Op::WORK.then(|| self.work_buf.get::<f32>()),
             red: [self.red_buf.get_with_offset::<f32>(8, 0), self.red_buf.get_with_offset::<f32>(8, 32)],
             tmp: self.tmp_buf.get::<f32>(),
+            v_s: self.pipe.fetch_event_id::<HardEvent::V_S>(),
+            s_v: self.pipe.fetch_event_id::<HardEvent::S_V>(),
         });
     }
 
@@ -435,20 +479,28 @@ mod tests {
     use super::*;
 
     #[test]
-    fn rows_split_covers_every_row_once_in_order() {
+    fn rows_split_covers_every_row_once_on_block_boundaries() {
         for rows in [0usize, 1, 5, 47, 48, 49, 1001] {
-            for cores in [1u32, 3, 8, 48] {
-                let t = RowTiling::new(rows, 16, cores);
-                let mut next = 0;
-                for c in 0..cores {
-                    let r = t.core_rows(c);
-                    assert_eq!(r.start, next, "rows {rows} cores {cores} core {c}");
-                    assert!(r.len() <= rows.div_ceil(cores as usize));
-                    next = r.end;
+            for cols in [1usize, 3, 16, 100, 1000] {
+                for cores in [1u32, 3, 8, 48] {
+                    let t = RowTiling::new(rows, cols, cores);
+                    let g = t.row_group::<f16>();
+                    assert_eq!(g * cols * 2 % 32, 0);
+                    let mut next = 0;
+                    for c in 0..cores {
+                        let r = t.core_rows::<f16>(c);
+                        assert_eq!(r.start, next, "rows {rows} cols {cols} cores {cores} core {c}");
+                        assert!(r.start * cols * 2 % 32 == 0 || r.is_empty());
+                        assert!(r.len() <= rows.div_ceil(g).div_ceil(cores as usize) * g);
+                        next = r.end;
+                    }
+                    assert_eq!(next, rows);
                 }
-                assert_eq!(next, rows);
             }
         }
+        assert_eq!(RowTiling::new(1, 1000, 1).row_group::<f32>(), 1);
+        assert_eq!(RowTiling::new(1, 1001, 1).row_group::<f32>(), 8);
+        assert_eq!(RowTiling::new(1, 4, 1).row_group::<f16>(), 4);
     }
 
     #[test]

@@ -45,11 +45,11 @@ impl RowOp for SoftMax {
     fn compute(&self, s: &RowScratch, x: &LocalTensor<f32>, y: &LocalTensor<f32>, cols: usize) {
         let n = cols as i32;
         reduce_max(&s.red[0], x, &s.tmp, n, false);
-        let max = s.red[0].get_value(0);
+        let max = s.scalar(0);
         adds(x, x, -max, cols);
         exp(x, x, cols);
         reduce_sum(&s.red[0], x, &s.tmp, n);
-        let sum = s.red[0].get_value(0);
+        let sum = s.scalar(0);
         muls(y, x, 1.0 / sum, cols);
     }
 }
