@@ -96,9 +96,10 @@ fn split(a: usize, len: usize) -> (usize, usize, usize) {
 }
 
 /// Copies of at least this many bytes take the 16-byte fast path where it exists (module doc).
+#[cfg(all(target_arch = "x86_64", not(miri)))]
 const FAST_MIN: usize = 48;
 
-/// Splits `[a, a + len)` (with `len >= 16`) into the bytes before the first 16-byte aligned
+/// Splits `[a, a + len)` (with `len >= 15`) into the bytes before the first 16-byte aligned
 /// address, whole 16-byte blocks, and the bytes after them: `(head_len, blocks, tail_len)`.
 #[cfg(all(target_arch = "x86_64", not(miri)))]
 #[inline(always)]
