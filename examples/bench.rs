@@ -4,6 +4,7 @@
 //! ```sh
 //! cargo run --release --example bench            # the full table (a few minutes)
 //! cargo run --release --example bench -- --smoke # every row on tiny sizes (what the tests run)
+//! cargo run --release --example bench -- --arith # only the mul/muls/exp rows
 //! ```
 //!
 //! Rows: streaming kernels (`sub_custom` f32, `add_custom` f16) against a rayon loop and a
@@ -428,6 +429,88 @@ where
     });
 }
 
+/// `mul`, `muls` and `exp` over a 16 KiB tile, contiguous with a full mask, against a plain
+/// loop (f16: widened and narrowed in bulk; exp: computed in f64 and rounded once, as the
+/// emulator's model is).
+fn arith_rows<T>(sizes: &Sizes, rows: &mut Vec<Row>)
+where
+    T: MulElement + MulsElement + ExpElement,
+{
+    use ascend_runtime::ascend_core::f16conv::widen_slice;
+    let n = 16384 / T::SIZE;
+    let ty = T::DTYPE;
+    let is_f16 = T::DTYPE == DType::F16;
+    let av: Vec<T> = values(n, 8).into_iter().map(|v| T::from_f64(v as f64)).collect();
+    let bv: Vec<T> = values(n, 9).into_iter().map(|v| T::from_f64(v as f64)).collect();
+    let s = T::from_f64(1.25);
+    let row = |name: String, emulated, native, rows: &mut Vec<Row>| {
+        rows.push(Row {
+            group: "instructions (16 KiB tile)",
+            name,
+            emulated,
+            native,
+            bytes: None,
+            target: Some(Target::RatioAtLeast(0.8)),
+        })
+    };
+    on_tile(|_, [d, a, b, _]| {
+        let (d, a, b) = (d.get::<T>(), a.get::<T>(), b.get::<T>());
+        a.copy_from_slice(&av);
+        b.copy_from_slice(&bv);
+        let mut out = vec![T::ZERO; n];
+        let emu = time(sizes.min_time, || mul(&d, &a, &b, n));
+        let nat = time(sizes.min_time, || {
+            if is_f16 {
+                let o: &mut [f16] = bytemuck::cast_slice_mut(&mut out);
+                native_f16(o, bytemuck::cast_slice(&av), bytemuck::cast_slice(&bv), |x, y| x * y);
+            } else {
+                for ((o, &x), &y) in out.iter_mut().zip(&av).zip(&bv) {
+                    *o = T::mul(x, y);
+                }
+            }
+            black_box(&out);
+        });
+        row(format!("mul {ty}, contiguous full mask"), emu, nat, rows);
+        let emu = time(sizes.min_time, || muls(&d, &a, s, n));
+        let sw = s.to_f64() as f32;
+        let nat = time(sizes.min_time, || {
+            if is_f16 {
+                let o: &mut [f16] = bytemuck::cast_slice_mut(&mut out);
+                native_f16(o, bytemuck::cast_slice(&av), bytemuck::cast_slice(&av), |x, _| x * sw);
+            } else {
+                for (o, &x) in out.iter_mut().zip(&av) {
+                    *o = T::mul(x, s);
+                }
+            }
+            black_box(&out);
+        });
+        row(format!("muls {ty}, contiguous full mask"), emu, nat, rows);
+        let emu = time(sizes.min_time, || exp(&d, &a, n));
+        let nat = time(sizes.min_time, || {
+            if is_f16 {
+                let o: &mut [f16] = bytemuck::cast_slice_mut(&mut out);
+                let a: &[f16] = bytemuck::cast_slice(&av);
+                let mut w = [0f32; 512];
+                for (o, a) in o.chunks_mut(512).zip(a.chunks(512)) {
+                    let m = o.len();
+                    widen_slice(a, &mut w[..m]);
+                    for (o, &x) in o.iter_mut().zip(&w[..m]) {
+                        *o = f16::from_f64((x as f64).exp());
+                    }
+                }
+            } else {
+                let o: &mut [f32] = bytemuck::cast_slice_mut(&mut out);
+                let a: &[f32] = bytemuck::cast_slice(&av);
+                for (o, &x) in o.iter_mut().zip(a) {
+                    *o = (x as f64).exp() as f32;
+                }
+            }
+            black_box(&out);
+        });
+        row(format!("exp {ty}, contiguous full mask"), emu, nat, rows);
+    });
+}
+
 /// `Cast` f16 → f32 and f32 → f16 (CAST_NONE: exact / nearest-even) over a 16 KiB f32 tile
 /// (4096 elements), count form and full-mask high-dimensional form, against the same bulk
 /// F16C conversion the emulator uses (`f16conv::{widen_slice, narrow_slice}`) on plain slices.
@@ -712,16 +795,29 @@ fn bytemuck_cast(v: &[f32]) -> &[u8] {
 /// Runs every row at `sizes`.
 pub fn run(sizes: &Sizes) -> Vec<Row> {
     let mut rows = Vec::new();
+    let start = Instant::now();
+    // A progress line on stderr after each group (the full run takes minutes).
+    let done = |what: &str, rows: &Vec<Row>| {
+        eprintln!("[bench {:>6.1} s] {what}: {} rows so far", start.elapsed().as_secs_f64(), rows.len());
+    };
     if sizes.memory {
         memory_row(&mut rows);
+        done("memory", &rows);
     }
     stream_rows(sizes, &mut rows);
+    done("streaming", &rows);
     elementwise_rows::<f32>(sizes, &mut rows);
     elementwise_rows::<f16>(sizes, &mut rows);
+    arith_rows::<f32>(sizes, &mut rows);
+    arith_rows::<f16>(sizes, &mut rows);
     cast_rows(sizes, &mut rows);
+    done("instructions", &rows);
     trans_reduce_rows(sizes, &mut rows);
+    done("vec_trans and vec_reduce_add", &rows);
     launch_rows(sizes, &mut rows);
+    done("launch", &rows);
     scaling_rows(sizes, &mut rows);
+    done("scaling", &rows);
     rows
 }
 
@@ -769,8 +865,17 @@ pub fn print_table(rows: &[Row]) {
     }
 }
 
+/// The benchmark's flags.
+#[derive(clap::Parser)]
+#[command(about = "Emulated kernels and instructions beside native Rust baselines, as a Markdown table")]
+struct BenchArgs {
+    /// Every row on tiny sizes (seconds instead of minutes).
+    #[arg(long)]
+    smoke: bool,
+}
+
 fn main() {
-    let smoke = std::env::args().any(|a| a == "--smoke");
+    let smoke = <BenchArgs as clap::Parser>::parse().smoke;
     let sizes = if smoke { Sizes::smoke() } else { Sizes::full() };
     println!(
         "ascend-rs benchmark ({}), {} host threads, {}",
@@ -782,6 +887,12 @@ fn main() {
     let rows = if std::env::args().any(|a| a == "--stream24") {
         let mut rows = Vec::new();
         stream_rows(&Sizes { stream_lens: vec![1 << 24], memory: false, ..sizes }, &mut rows);
+        rows
+    } else if std::env::args().any(|a| a == "--arith") {
+        // `--arith`: only the rows of the elementwise arithmetic instructions.
+        let mut rows = Vec::new();
+        arith_rows::<f32>(&sizes, &mut rows);
+        arith_rows::<f16>(&sizes, &mut rows);
         rows
     } else {
         run(&sizes)

@@ -215,3 +215,55 @@ static_assertions::const_assert_eq!(<f32 as Element>::PAR, 64);
 static_assertions::const_assert_eq!(<u8 as Element>::EPB, 32);
 static_assertions::assert_eq_size!(f16, u16);
 static_assertions::assert_eq_size!(bf16, u16);
+
+/// An expected value the testing helpers (`ascend_runtime::testing::compare_close`,
+/// `assert_close`) accept for actual values of `T`: a `T` (golden data of the kernel's type)
+/// or an `f64` (a reference computed in double precision, so the comparison measures the
+/// kernel's own rounding).
+///
+/// ```
+/// use ascend_core::element::Expected;
+/// use half::f16;
+/// assert!(Expected::<f16>::is_exactly(0.5f64, f16::from_f32(0.5)));
+/// assert!(!Expected::<f16>::is_exactly(0.1f64, f16::from_f32(0.1)));
+/// ```
+pub trait Expected<T: Element>: Copy {
+    /// The value, widened to `f64`.
+    fn expected_f64(self) -> f64;
+    /// Its bits, for reports (an `f64` reference reports its own 64 bits).
+    fn expected_bits(self) -> u64;
+    /// Whether `actual` is exactly this value (same bits for a `T`; the same number, or both
+    /// NaN, for an `f64`).
+    fn is_exactly(self, actual: T) -> bool;
+}
+
+impl<T: Element> Expected<T> for T {
+    #[inline]
+    fn expected_f64(self) -> f64 {
+        self.to_f64()
+    }
+    #[inline]
+    fn expected_bits(self) -> u64 {
+        self.to_bits_u64()
+    }
+    #[inline]
+    fn is_exactly(self, actual: T) -> bool {
+        self.to_bits_u64() == actual.to_bits_u64()
+    }
+}
+
+impl<T: Element> Expected<T> for f64 {
+    #[inline]
+    fn expected_f64(self) -> f64 {
+        self
+    }
+    #[inline]
+    fn expected_bits(self) -> u64 {
+        self.to_bits()
+    }
+    #[inline]
+    fn is_exactly(self, actual: T) -> bool {
+        let a = actual.to_f64();
+        a == self || (a.is_nan() && self.is_nan())
+    }
+}

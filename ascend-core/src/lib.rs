@@ -10,7 +10,9 @@
 pub mod alloc;
 pub mod atomic;
 pub mod copy;
+pub mod copy_tail;
 pub mod ctx;
+pub mod debug;
 pub mod element;
 pub mod error;
 pub mod f16conv;
@@ -20,6 +22,7 @@ pub mod pipe;
 pub mod position;
 pub mod soc;
 pub mod tensor;
+pub mod tiling_data;
 mod ub;
 pub mod vector;
 
@@ -51,14 +54,19 @@ pub mod prelude {
     };
     pub use crate::vector::params::{BinaryRepeatParams, UnaryRepeatParams};
 
+    pub use crate::ascend_printf;
+    pub use crate::debug::{dump_tensor, dump_tensor_shape, ShapeInfo};
+
     pub use crate::alloc::{LocalMemAllocator, Ub};
     pub use crate::atomic::{
         disable_dma_atomic, get_atomic_mode, set_atomic_add, set_atomic_max, set_atomic_min, set_atomic_none,
         set_atomic_type, AtomicElement, AtomicMode, AtomicOp, AtomicOrder,
     };
     pub use crate::copy::*;
+    pub use crate::copy_tail::{data_copy_tail, DataCopyTail};
     pub use crate::gm_api::*;
     pub use crate::pipe::*;
+    pub use crate::tiling_data::get_tiling_data;
     pub use crate::vector::binary::*;
     pub use crate::vector::brcb::*;
     pub use crate::vector::cast::*;
@@ -70,6 +78,8 @@ pub mod prelude {
     pub use crate::vector::gatherb::*;
     pub use crate::vector::reduce::*;
     pub use crate::vector::reduction::*;
+    pub use crate::vector::scalar::*;
     pub use crate::vector::select::*;
     pub use crate::vector::transpose::*;
+    pub use crate::vector::unary::*;
 }

@@ -40,8 +40,28 @@ impl<T: Element> Clone for LocalTensor<T> {
 
 impl<T: Element> fmt::Debug for LocalTensor<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "LocalTensor<{}>({}, addr {:#x}, {} elements)", T::DTYPE, self.pos, self.off, self.len)
+        write!(f, "LocalTensor<{}>({}, addr {:#x}, {} elements)", T::DTYPE, self.pos, self.off, self.len)?;
+        debug_values(f, self.len, |i| self.get_value(i))
     }
+}
+
+/// How many leading values `Debug` of a tensor shows.
+const DEBUG_VALUES: usize = 8;
+
+/// Writes ` [v0, v1, …]`: the first [`DEBUG_VALUES`] of `len` values, `…` if there are more.
+fn debug_values<T: Element>(
+    f: &mut fmt::Formatter<'_>,
+    len: usize,
+    value: impl Fn(usize) -> T,
+) -> fmt::Result {
+    f.write_str(" [")?;
+    for i in 0..len.min(DEBUG_VALUES) {
+        if i > 0 {
+            f.write_str(", ")?;
+        }
+        write!(f, "{}", value(i))?;
+    }
+    f.write_str(if len > DEBUG_VALUES { ", …]" } else { "]" })
 }
 
 impl<T: Element> LocalTensor<T> {
@@ -503,7 +523,11 @@ impl<T: Element> Clone for GlobalTensor<T> {
 
 impl<T: Element> fmt::Debug for GlobalTensor<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "GlobalTensor<{}>(+{:#x}, {} elements)", T::DTYPE, self.off, self.len)
+        write!(f, "GlobalTensor<{}>(+{:#x}, {} elements)", T::DTYPE, self.off, self.len)?;
+        if self.region.is_some() {
+            debug_values(f, self.len, |i| self.get_value(i))?;
+        }
+        Ok(())
     }
 }
 
@@ -560,6 +584,11 @@ impl<T: Element> GlobalTensor<T> {
     /// Number of elements (AscendC `GetSize`).
     pub fn get_size(&self) -> usize {
         self.len
+    }
+
+    /// Byte offset of element 0 in its global buffer (what `DumpTensor` prints as `addr`).
+    pub fn byte_offset(&self) -> usize {
+        self.off
     }
 
     /// Reads element `i` (AscendC `GetValue`).

@@ -1,9 +1,12 @@
 //! The addressing engine against a slow, obviously correct scalar reference of SPEC §4:
 //! random masks (continuous and bits), repeats, block and repeat strides, normal and counter
 //! mode, `IS_SET_MASK` true and false, in-place operands, every element type and every chip,
-//! compared bit for bit through `Sub`, `Add` and `Duplicate`.
+//! compared bit for bit through `Sub`, `Add` and `Duplicate`. The cases come from `proptest`
+//! (fixed seeds, so every run draws the same cases; a failure is shrunk to a minimal call).
 
 use ascend_core::prelude::*;
+use proptest::prelude::*;
+use proptest::test_runner::RngSeed;
 
 #[path = "common/util.rs"]
 mod util;
@@ -58,45 +61,104 @@ struct Case {
     src1_is_src0: bool,
 }
 
-fn random_bits<T: Element>(r: &mut Rng) -> [u64; 2] {
-    loop {
-        let word = |r: &mut Rng| match r.below(5) {
-            0 => r.next(),
-            1 => r.next() & r.next() & r.next(),
-            2 => u64::MAX >> r.below(64),
-            3 => 1 << r.below(64),
-            _ => u64::MAX,
-        };
-        let mut b = [word(r), if r.chance(4) { 0 } else { word(r) }];
-        if T::SIZE == 4 {
-            b[1] = 0;
-        }
-        if b != [0, 0] {
-            return b;
-        }
-    }
+/// One 64-bit word of a bit mask: random, sparse, a run from bit 0, a single bit, or full.
+fn mask_word() -> impl Strategy<Value = u64> {
+    prop_oneof![
+        Just(u64::MAX),
+        (0..64u32).prop_map(|s| u64::MAX >> s),
+        (0..64u32).prop_map(|s| 1u64 << s),
+        any::<u64>(),
+        (any::<u64>(), any::<u64>(), any::<u64>()).prop_map(|(a, b, c)| a & b & c),
+    ]
 }
 
-fn random_case<T: Element>(r: &mut Rng, binary: bool) -> Case {
-    let counter = r.chance(4);
-    let mask = if counter {
-        Mask::Count(r.range(1, T::PAR as u64 * 20))
-    } else if r.chance(2) {
-        Mask::Count(r.range(1, T::PAR as u64))
-    } else {
-        Mask::Bits(random_bits::<T>(r))
-    };
-    let repeat = if r.chance(30) { 0 } else { r.range(1, 20) as u8 };
-    let mut blk = [0; 3].map(|_| if r.chance(2) { 1 } else { r.range(0, 4) as u8 });
-    let mut rep = [0; 3].map(|_| if r.chance(3) { 8 } else { r.range(0, 16) as u8 });
-    let dst_is = if binary && r.chance(3) { Some(r.below(2) as usize) } else { None };
-    if let Some(s) = dst_is {
-        // A complete overlap: same tensor, same strides.
-        blk[1 + s] = blk[0];
-        rep[1 + s] = rep[0];
+/// Mask mode and mask: a continuous mask, a bit mask (the high word 0 for 32-bit types, never
+/// all zero), or counter mode with any count up to 20 repeats.
+fn mask_strategy<T: Element>() -> impl Strategy<Value = (bool, Mask)> {
+    let par = T::PAR as u64;
+    prop_oneof![
+        2 => (1..=par).prop_map(|n| (false, Mask::Count(n))),
+        2 => (mask_word(), prop_oneof![3 => mask_word(), 1 => Just(0u64)]).prop_filter_map("an all-zero mask", |(lo, hi)| {
+            let hi = if T::SIZE == 4 { 0 } else { hi };
+            (lo | hi != 0).then_some((false, Mask::Bits([lo, hi])))
+        }),
+        1 => (1..=par * 20).prop_map(|n| (true, Mask::Count(n))),
+    ]
+}
+
+/// A random call: every field shrinks towards the simplest case (one repeat, unit block
+/// stride, contiguous repeats, no aliasing).
+fn case_strategy<T: Element>() -> impl Strategy<Value = Case> {
+    let stride = |unit: u8, max: u8| prop_oneof![Just(unit), 0..max];
+    (
+        mask_strategy::<T>(),
+        prop_oneof![29 => 1..=20u8, 1 => Just(0u8)],
+        [stride(1, 4), stride(1, 4), stride(1, 4)],
+        [stride(8, 16), stride(8, 16), stride(8, 16)],
+        prop_oneof![2 => Just(None), 1 => (0..2usize).prop_map(Some)],
+        prop::bool::weighted(0.125),
+        any::<bool>(),
+    )
+        .prop_map(|((counter, mask), repeat, mut blk, mut rep, dst_is, src1_is_src0, set_mask)| {
+            if let Some(s) = dst_is {
+                // A complete overlap: same tensor, same strides.
+                blk[1 + s] = blk[0];
+                rep[1 + s] = rep[0];
+            }
+            let src1_is_src0 = dst_is.is_none() && src1_is_src0;
+            Case { counter, set_mask, mask, repeat, blk, rep, dst_is, src1_is_src0 }
+        })
+}
+
+/// One property-test case: the chip, which supported op, the call, and the data.
+#[derive(Clone, Debug)]
+struct Trial {
+    soc: Soc,
+    /// Index into the ops `T` supports on `soc`.
+    op: usize,
+    case: Case,
+    /// The count form (`sub(dst, a, b, count)`) with `count` instead of the masked form.
+    count_form: bool,
+    count: u64,
+    /// Ascend910B only: keep (0), saturation (1) or inf/nan (2).
+    overflow: u8,
+    /// Seed of the scalar and the buffers' contents.
+    data_seed: u64,
+    /// Also check that one element less of dst is rejected.
+    short_dst: bool,
+}
+
+fn trial<T: Element>() -> impl Strategy<Value = Trial> {
+    (
+        0..Soc::ALL.len(),
+        0..3usize,
+        case_strategy::<T>(),
+        prop::bool::weighted(0.2),
+        0..=T::PAR as u64 * 20,
+        0..3u8,
+        any::<u64>(),
+        prop::bool::weighted(0.125),
+    )
+        .prop_map(|(soc, op, case, count_form, count, overflow, data_seed, short_dst)| Trial {
+            soc: Soc::ALL[soc],
+            op,
+            case,
+            count_form,
+            count,
+            overflow,
+            data_seed,
+            short_dst,
+        })
+}
+
+/// Seeded and reproducible; a failure prints the minimal (shrunk) trial.
+fn config(cases: u32, seed: u64) -> ProptestConfig {
+    ProptestConfig {
+        cases,
+        rng_seed: RngSeed::Fixed(seed),
+        failure_persistence: None,
+        ..ProptestConfig::default()
     }
-    let src1_is_src0 = binary && dst_is.is_none() && r.chance(8);
-    Case { counter, set_mask: r.chance(2), mask, repeat, blk, rep, dst_is, src1_is_src0 }
 }
 
 /// The lanes of each repeat, straight from SPEC §4: `(repeat, lane)` pairs, in order.
@@ -262,11 +324,9 @@ fn operands<T: Element>(bufs: &[TBuf<VecCalc>; 3], c: &Case, ext: [usize; 3]) ->
 
 const BUF_BYTES: usize = 16 * 1024;
 
-/// Random cases of the supported `ops` on `soc`, and one call of each `unsupported` op,
-/// which must fail naming the chip.
-fn run_cases<T: Rand + CallOp>(ops: &[Op], unsupported: &[Op], soc: Soc, seed: u64, iters: usize) {
+/// One call of each `unsupported` op of `T` on `soc`, which must fail naming the chip.
+fn check_unsupported<T: CallOp>(unsupported: &[Op], soc: Soc) {
     run_on_core(CoreConfig::single(soc), || {
-        let mut r = Rng(seed ^ (soc as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15));
         let mut pipe = TPipe::new();
         let bufs = [0; 3].map(|_| {
             let mut b = TBuf::<VecCalc>::new();
@@ -274,70 +334,85 @@ fn run_cases<T: Rand + CallOp>(ops: &[Op], unsupported: &[Op], soc: Soc, seed: u
             b
         });
         for &op in unsupported {
-            {
-                let t = [0, 1, 2].map(|k| bufs[k].get::<T>());
-                expect_panic(
-                    || T::call_count(op, &t, T::ZERO, 16),
-                    &["not supported by", &format!(" on {soc} ")],
-                );
-            }
+            let t = [0, 1, 2].map(|k| bufs[k].get::<T>());
+            expect_panic(
+                || T::call_count(op, &t, T::ZERO, 16),
+                &["not supported by", &format!(" on {soc} ")],
+            );
         }
-        if ops.is_empty() {
-            return;
+    });
+}
+
+/// Runs one trial of the ops `T` supports (`ops(soc)`) and compares every operand with the
+/// reference bit for bit.
+fn check_trial<T: Rand + CallOp>(trial: &Trial, ops: fn(Soc) -> Vec<Op>) {
+    let soc = trial.soc;
+    let ops = ops(soc);
+    if ops.is_empty() {
+        return;
+    }
+    let op = ops[trial.op % ops.len()];
+    let binary = !matches!(op, Op::Dup);
+    run_on_core(CoreConfig::single(soc), || {
+        let mut r = Rng(trial.data_seed);
+        let mut pipe = TPipe::new();
+        let bufs = [0; 3].map(|_| {
+            let mut b = TBuf::<VecCalc>::new();
+            pipe.init_tbuf(&mut b, BUF_BYTES);
+            b
+        });
+        if soc == Soc::Ascend910B && trial.overflow != 0 {
+            set_overflow_mode(if trial.overflow == 1 {
+                OverflowMode::Saturation
+            } else {
+                OverflowMode::InfNan
+            });
         }
-        for it in 0..iters {
-            let op = ops[it % ops.len()];
-            let binary = !matches!(op, Op::Dup);
-            if soc == Soc::Ascend910B && r.chance(2) {
-                set_overflow_mode(if r.chance(2) { OverflowMode::Saturation } else { OverflowMode::InfNan });
-            }
-            let sat = get_overflow_mode() == OverflowMode::Saturation;
-            let scalar = T::rand(&mut r);
-            let count_form = r.chance(5);
-            let c = if count_form {
-                // The count form is the contiguous counter-mode plan with default strides.
-                let mut c = random_case::<T>(&mut r, binary);
-                c.counter = true;
-                c.mask = Mask::Count(r.range(0, T::PAR as u64 * 20));
-                c.blk = [1; 3];
-                c.rep = [8; 3];
-                c
-            } else {
-                random_case::<T>(&mut r, binary)
-            };
-            let ext = if matches!(c.mask, Mask::Count(0)) { [0; 3] } else { extents::<T>(&c) };
-            assert!(ext.iter().all(|&e| e * T::SIZE <= BUF_BYTES));
-            // Fill all three buffers with random data; the reference sees the same memory.
-            for b in &bufs {
-                let full = b.get::<T>();
-                full.copy_from_slice(&(0..full.get_size()).map(|_| T::rand(&mut r)).collect::<Vec<_>>());
-            }
-            let t = operands::<T>(&bufs, &c, ext);
-            let mut mem = [t[0].to_vec(), t[1].to_vec(), t[2].to_vec()];
-            let src1_id = if c.src1_is_src0 { 1 } else { 2 };
-            let ids = [c.dst_is.map_or(0, |k| [1, src1_id][k]), 1, src1_id];
-            if count_form {
-                let Mask::Count(n) = c.mask else { unreachable!() };
-                if n > 0 {
-                    reference(op, &c, &mut mem, ids, scalar, sat);
-                }
-                T::call_count(op, &t, scalar, n as usize);
-            } else {
+        let sat = get_overflow_mode() == OverflowMode::Saturation;
+        let scalar = T::rand(&mut r);
+        let mut c = trial.case.clone();
+        if !binary {
+            c.dst_is = None;
+            c.src1_is_src0 = false;
+        }
+        if trial.count_form {
+            // The count form is the contiguous counter-mode plan with default strides.
+            c.counter = true;
+            c.mask = Mask::Count(trial.count);
+            c.blk = [1; 3];
+            c.rep = [8; 3];
+        }
+        let ext = if matches!(c.mask, Mask::Count(0)) { [0; 3] } else { extents::<T>(&c) };
+        assert!(ext.iter().all(|&e| e * T::SIZE <= BUF_BYTES));
+        // Fill all three buffers with random data; the reference sees the same memory.
+        for b in &bufs {
+            let full = b.get::<T>();
+            full.copy_from_slice(&(0..full.get_size()).map(|_| T::rand(&mut r)).collect::<Vec<_>>());
+        }
+        let t = operands::<T>(&bufs, &c, ext);
+        let mut mem = [t[0].to_vec(), t[1].to_vec(), t[2].to_vec()];
+        let src1_id = if c.src1_is_src0 { 1 } else { 2 };
+        let ids = [c.dst_is.map_or(0, |k| [1, src1_id][k]), 1, src1_id];
+        if trial.count_form {
+            if trial.count > 0 {
                 reference(op, &c, &mut mem, ids, scalar, sat);
-                call(op, &c, &t, scalar);
             }
-            let ctx = format!("{soc} {} {op:?} {c:?} (iteration {it})", T::DTYPE);
-            for k in 0..3 {
-                assert_bits_ctx(&t[k].to_vec(), &mem[ids[k]], format_args!("operand {k}: {ctx}"));
-            }
-            // The bounds are tight: one element less must be rejected.
-            if !count_form && ext[0] > 1 && c.dst_is.is_none() && r.chance(8) {
-                let short = [bufs[0].get_with_len::<T>(ext[0] - 1), t[1].clone(), t[2].clone()];
-                let msg = panic_message(|| call(op, &c, &short, scalar));
-                set_mask_norm();
-                reset_mask();
-                assert!(msg.contains(&format!("dst would touch element {}", ext[0] - 1)), "{msg}");
-            }
+            T::call_count(op, &t, scalar, trial.count as usize);
+        } else {
+            reference(op, &c, &mut mem, ids, scalar, sat);
+            call(op, &c, &t, scalar);
+        }
+        let ctx = format!("{soc} {} {op:?} {c:?}", T::DTYPE);
+        for k in 0..3 {
+            assert_bits_ctx(&t[k].to_vec(), &mem[ids[k]], format_args!("operand {k}: {ctx}"));
+        }
+        // The bounds are tight: one element less must be rejected.
+        if !trial.count_form && ext[0] > 1 && c.dst_is.is_none() && trial.short_dst {
+            let short = [bufs[0].get_with_len::<T>(ext[0] - 1), t[1].clone(), t[2].clone()];
+            let msg = panic_message(|| call(op, &c, &short, scalar));
+            set_mask_norm();
+            reset_mask();
+            assert!(msg.contains(&format!("dst would touch element {}", ext[0] - 1)), "{msg}");
         }
     });
 }
@@ -360,24 +435,48 @@ fn split_dup<T: DuplicateElement>(soc: Soc) -> (Vec<Op>, Vec<Op>) {
     }
 }
 
+fn supported_arith<T: SubElement + AddElement + DuplicateElement>(soc: Soc) -> Vec<Op> {
+    split_ops::<T>(soc).0
+}
+
+fn supported_dup<T: DuplicateElement>(soc: Soc) -> Vec<Op> {
+    split_dup::<T>(soc).0
+}
+
 macro_rules! random_tests {
     (arith: $($t:ident),*; dup: $($d:ident),*) => {
         paste::paste! {
+            proptest! {
+                #![proptest_config(config(1600, 0x5eed_0001))]
+                $(
+                    #[test]
+                    fn [<random_sub_add_duplicate_ $t>](t in trial::<$t>()) {
+                        check_trial::<$t>(&t, supported_arith::<$t>);
+                    }
+                )*
+            }
+            proptest! {
+                #![proptest_config(config(800, 0x5eed_0002))]
+                $(
+                    #[test]
+                    fn [<random_duplicate_ $d>](t in trial::<$d>()) {
+                        check_trial::<$d>(&t, supported_dup::<$d>);
+                    }
+                )*
+            }
             $(
                 #[test]
-                fn [<random_sub_add_duplicate_ $t>]() {
+                fn [<unsupported_ops_fail_ $t>]() {
                     for soc in Soc::ALL {
-                        let (ok, bad) = split_ops::<$t>(soc);
-                        run_cases::<$t>(&ok, &bad, soc, 0x5eed_0001, 400);
+                        check_unsupported::<$t>(&split_ops::<$t>(soc).1, soc);
                     }
                 }
             )*
             $(
                 #[test]
-                fn [<random_duplicate_ $d>]() {
+                fn [<unsupported_duplicate_fails_ $d>]() {
                     for soc in Soc::ALL {
-                        let (ok, bad) = split_dup::<$d>(soc);
-                        run_cases::<$d>(&ok, &bad, soc, 0x5eed_0002, 200);
+                        check_unsupported::<$d>(&split_dup::<$d>(soc).1, soc);
                     }
                 }
             )*

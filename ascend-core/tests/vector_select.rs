@@ -5,6 +5,8 @@
 mod seed_data;
 
 use ascend_core::prelude::*;
+use proptest::prelude::*;
+use proptest::test_runner::RngSeed;
 use seed_data::*;
 
 #[path = "common/util.rs"]
@@ -366,7 +368,48 @@ fn reference_lanes(
     }
 }
 
-fn random_case<T: SelectElement, U: SelMaskElement>(rng: &mut Rng, soc: Soc) {
+/// The shape of one random call; every field shrinks towards the simplest call.
+#[derive(Clone, Debug)]
+struct SelCase {
+    /// Index into the modes the chip supports.
+    mode: usize,
+    /// 0: count form, 1: mask set, 2: mask register, 3: counter mode.
+    form: u64,
+    blk: [u8; 3],
+    rep: [u8; 3],
+    repeats: usize,
+    /// `Some(n)`: the first `n` lanes; `None`: the random words of `words`.
+    contiguous: Option<usize>,
+    words: [u64; 2],
+    /// Form 1 with a contiguous bit mask: pass it as a continuous mask.
+    as_count: bool,
+    /// Elements of the count and counter-mode forms, `1..=6 * PAR`.
+    n: usize,
+    /// Seed of the data, the selection bits and the scalar.
+    data_seed: u64,
+}
+
+fn sel_case(par: usize) -> impl Strategy<Value = SelCase> {
+    (
+        (
+            0..3usize,
+            0..4u64,
+            [1..=3u8, 1..=3u8, 1..=3u8],
+            [
+                prop_oneof![Just(8u8), 0..=16u8],
+                prop_oneof![Just(8u8), 0..=16u8],
+                prop_oneof![Just(8u8), 0..=16u8],
+            ],
+        ),
+        (1..=6usize, prop::option::of(1..=par), any::<[u64; 2]>(), any::<bool>(), 1..=6 * par, any::<u64>()),
+    )
+        .prop_map(|((mode, form, blk, rep), (repeats, contiguous, words, as_count, n, data_seed))| {
+            SelCase { mode, form, blk, rep, repeats, contiguous, words, as_count, n, data_seed }
+        })
+}
+
+fn random_case<T: SelectElement, U: SelMaskElement>(c: &SelCase, soc: Soc) {
+    let rng = &mut Rng(c.data_seed);
     let par = T::PAR;
     let epb = T::EPB;
     let u = ub(4 * REGION);
@@ -389,24 +432,16 @@ fn random_case<T: SelectElement, U: SelMaskElement>(rng: &mut Rng, soc: Soc) {
             .into_iter()
             .filter(|m| soc.supports_select_mode(*m as u8))
             .collect();
-    let mode = modes[rng.below(modes.len() as u64) as usize];
+    let mode = modes[c.mode % modes.len()];
     let scalar = T::from_f64(rand_f32(rng) as f64);
-    let form = rng.below(4); // 0: count, 1: mask set, 2: mask register, 3: counter mode
-    let mut p = BinaryRepeatParams::new(
-        1 + rng.below(3) as u8,
-        1 + rng.below(3) as u8,
-        1 + rng.below(3) as u8,
-        rng.below(17) as u8,
-        rng.below(17) as u8,
-        rng.below(17) as u8,
-    );
-    let repeats = 1 + rng.below(6) as usize;
-    let bits = if rng.below(2) == 0 {
-        let n = 1 + rng.below(par as u64) as usize;
+    let form = c.form;
+    let mut p = BinaryRepeatParams::new(c.blk[0], c.blk[1], c.blk[2], c.rep[0], c.rep[1], c.rep[2]);
+    let repeats = c.repeats;
+    let bits = if let Some(n) = c.contiguous {
         let ones = |k: usize| if k >= 64 { u64::MAX } else { (1u64 << k) - 1 };
         [ones(n), ones(n.saturating_sub(64))]
     } else {
-        let mut b = [rng.next(), if par == 128 { rng.next() } else { 0 }];
+        let mut b = [c.words[0], if par == 128 { c.words[1] } else { 0 }];
         if b == [0, 0] {
             b[0] = 1;
         }
@@ -415,7 +450,7 @@ fn random_case<T: SelectElement, U: SelMaskElement>(rng: &mut Rng, soc: Soc) {
     let mut counter = None;
     match form {
         0 => {
-            let n = 1 + rng.below(6 * par as u64) as usize;
+            let n = c.n;
             counter = Some(n);
             p = P;
             if mode == SelMode::VselTensorScalarMode {
@@ -425,10 +460,7 @@ fn random_case<T: SelectElement, U: SelMaskElement>(rng: &mut Rng, soc: Soc) {
             }
         }
         1 => {
-            let m = if bits[1] == 0
-                && bits[0].count_ones() == 64 - bits[0].leading_zeros()
-                && rng.below(2) == 0
-            {
+            let m = if bits[1] == 0 && bits[0].count_ones() == 64 - bits[0].leading_zeros() && c.as_count {
                 Mask::Count(bits[0].count_ones() as u64)
             } else {
                 Mask::Bits(bits)
@@ -441,7 +473,7 @@ fn random_case<T: SelectElement, U: SelMaskElement>(rng: &mut Rng, soc: Soc) {
         }
         _ => {
             if form == 3 {
-                let n = 1 + rng.below(6 * par as u64) as usize;
+                let n = c.n;
                 counter = Some(n);
                 set_mask_count();
                 set_vector_mask::<T>(n as u64);
@@ -493,22 +525,29 @@ fn random_case<T: SelectElement, U: SelMaskElement>(rng: &mut Rng, soc: Soc) {
     );
 }
 
-#[test]
-fn random_against_reference() {
-    for (i, soc) in Soc::ALL.into_iter().enumerate() {
+proptest! {
+    // Seeded (the same cases every run); a failure is shrunk to a minimal call and printed.
+    #![proptest_config(ProptestConfig {
+        cases: 240,
+        rng_seed: RngSeed::Fixed(0x9E37_79B9_7F4A_7C15),
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
+    #[test]
+    fn random_against_reference(soc in 0..Soc::ALL.len(), types in 0..8usize, c in sel_case(128)) {
+        let soc = Soc::ALL[soc];
         run_on_core(CoreConfig::single(soc), || {
-            let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ (i as u64 + 1));
-            for _ in 0..60 {
-                match rng.below(8) {
-                    0 => random_case::<f32, u8>(&mut rng, soc),
-                    1 => random_case::<f32, u16>(&mut rng, soc),
-                    2 => random_case::<f32, u32>(&mut rng, soc),
-                    3 => random_case::<f32, u64>(&mut rng, soc),
-                    4 => random_case::<f16, u8>(&mut rng, soc),
-                    5 => random_case::<f16, u16>(&mut rng, soc),
-                    6 => random_case::<f16, u32>(&mut rng, soc),
-                    _ => random_case::<f16, u64>(&mut rng, soc),
-                }
+            // The 64-lane f32 cases clamp the lane counts the strategy draws for 128 lanes.
+            let c32 = SelCase { contiguous: c.contiguous.map(|n| (n - 1) % 64 + 1), n: (c.n - 1) % (6 * 64) + 1, ..c.clone() };
+            match types {
+                0 => random_case::<f32, u8>(&c32, soc),
+                1 => random_case::<f32, u16>(&c32, soc),
+                2 => random_case::<f32, u32>(&c32, soc),
+                3 => random_case::<f32, u64>(&c32, soc),
+                4 => random_case::<f16, u8>(&c, soc),
+                5 => random_case::<f16, u16>(&c, soc),
+                6 => random_case::<f16, u32>(&c, soc),
+                _ => random_case::<f16, u64>(&c, soc),
             }
         });
     }

@@ -41,7 +41,6 @@ impl<T: AddElement> BinaryOp<T> for Add {
     const API: &'static str = "AddCustom";
 
     /// `z = x + y` on one tile.
-    #[track_caller]
     fn apply(&self, z: &LocalTensor<T>, x: &LocalTensor<T>, y: &LocalTensor<T>, len: usize) {
         add(z, x, y, len);
     }
@@ -57,7 +56,6 @@ pub type KernelAdd<T> = KernelBinary<T, Add>;
 /// # Panics
 /// As [`KernelAdd::init`] and the AscendC calls it makes (`Add` of `int16_t` on Ascend910,
 /// `DataCopyPad` for a partial block on Ascend910 / Ascend310P).
-#[track_caller]
 pub fn add_custom<T: AddElement>(x: GmAddr, y: GmAddr, z: GmAddr, tiling: &TilingConfig) {
     binary_custom::<T, Add>(x, y, z, tiling);
 }
@@ -145,6 +143,29 @@ mod tests {
         let e = run_add_custom(Soc::Ascend910, &x, &x, &t).unwrap_err();
         let msg = e.to_string();
         assert!(msg.contains("DataCopyPad") && msg.contains("Ascend910"), "{msg}");
+        // The location is the failing call inside the library kernel (the tail copy of
+        // `copy_in`), not the entry point or the launch closure.
+        let p = e.primary().unwrap();
+        assert_eq!(
+            (p.api, p.file.replace('\\', "/").ends_with("src/elementwise.rs")),
+            ("DataCopyTail", true),
+            "{p}"
+        );
+        let src = include_str!("elementwise.rs");
+        let line = src.lines().nth(p.line as usize - 1).unwrap();
+        assert!(line.contains("data_copy_tail(&x_local"), "line {}: {line}", p.line);
+    }
+
+    #[test]
+    fn errors_point_at_the_instruction() {
+        // A tile of 20 f32 is not whole blocks for DataCopy, but the tile check runs first
+        // in `init`: its location is the `check` call in elementwise.rs.
+        let t = TilingConfig { total_length: 64, block_dim: 2, tile_length: 20 };
+        let x = vec![1.0f32; 64];
+        let e = run_add_custom(Soc::Ascend910B, &x, &x, &t).unwrap_err();
+        let p = e.primary().unwrap();
+        let line = include_str!("elementwise.rs").lines().nth(p.line as usize - 1).unwrap();
+        assert!(p.file.ends_with("elementwise.rs") && line.contains("tiling.check::<T>"), "{p}: {line}");
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! What the examples share: hand-parsed command-line flags, reading inputs and golden data
+//! What the examples share: command-line flags (`clap`), reading inputs and golden data
 //! from `.npy` / `.bin` files, the tiling the flags ask for, the `main` that turns an error
 //! into exit status 2 ([`main_with`], [`by_float_dtype`]), and the one-screen summary with
 //! PASS / FAIL.
@@ -21,21 +21,42 @@ use ascend_runtime::npy::{self, NpyError};
 use ascend_runtime::prelude::*;
 use ascend_runtime::testing::{CloseReport, Mismatch};
 
+use clap::error::ErrorKind;
+use clap::parser::ValueSource;
+use clap::{Command, CommandFactory, FromArgMatches, Parser};
+
 use crate::data::random_vec;
 use crate::tiling::TilingConfig;
 
 /// What an example's body returns: `Ok` (it has printed its summary) or the error to report.
 pub type ExampleResult = Result<(), Box<dyn Error>>;
 
-/// The whole `main` of an example: parses the process's flags (`allowed`; a bad one prints
-/// the usage and exits with status 2), runs `body`, and on an error prints it and exits with
-/// status 2.
+/// The whole `main` of an example: parses the process's flags (`allowed`; `--help` prints
+/// them, a bad one prints the usage and exits with status 2), runs `body`, and on an error
+/// prints it and exits with status 2.
 pub fn main_with(allowed: &[&str], body: impl FnOnce(&Args) -> ExampleResult) {
     let args = Args::from_env(allowed);
-    if let Err(e) = body(&args) {
+    if let Err(e) = with_progress(Duration::from_secs(5), || body(&args)) {
         eprintln!("error: {e}");
         std::process::exit(2);
     }
+}
+
+/// Runs `f`, printing `[still running, N s]` to stderr every `every` until it returns (a run
+/// with a large `--len` takes a while; a short one prints nothing).
+pub fn with_progress<R>(every: Duration, f: impl FnOnce() -> R) -> R {
+    let (tx, rx) = std::sync::mpsc::channel::<()>();
+    std::thread::scope(|s| {
+        s.spawn(move || {
+            let start = std::time::Instant::now();
+            while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = rx.recv_timeout(every) {
+                eprintln!("[still running, {:.0} s]", start.elapsed().as_secs_f64());
+            }
+        });
+        let r = f();
+        drop(tx);
+        r
+    })
 }
 
 /// Runs the body for the `--dtype` of `args` (`f32` unless given): `run_f32` or `run_f16`.
@@ -62,30 +83,46 @@ pub fn by_float_dtype(
     }
 }
 
-/// The flags of the examples (each example accepts a subset).
-#[derive(Clone, Debug, PartialEq)]
+/// The flags of the examples (each example accepts a subset), parsed with `clap`.
+#[derive(Clone, Debug, PartialEq, Parser)]
+#[command(
+    name = "example",
+    about = "Runs an AscendC kernel on the host emulator, checks it against golden data, prints PASS or FAIL",
+    disable_version_flag = true
+)]
 pub struct Args {
-    /// `--len N`: number of elements.
+    /// Number of elements.
+    #[arg(long, value_name = "N")]
     pub len: Option<usize>,
-    /// `--cores N`: `blockDim`.
+    /// Cores to launch (`blockDim`).
+    #[arg(long, value_name = "N")]
     pub cores: Option<u32>,
-    /// `--soc NAME`: the chip (default Ascend910B).
+    /// The chip: Ascend910, Ascend910B, Ascend310P or Ascend310B.
+    #[arg(long, value_name = "CHIP", default_value = "Ascend910B", value_parser = parse_soc)]
     pub soc: Soc,
-    /// `--tile N`: elements per tile.
+    /// Elements per tile.
+    #[arg(long, value_name = "N")]
     pub tile: Option<usize>,
-    /// `--rows N` (transpose).
+    /// Rows of the matrix (transpose).
+    #[arg(long, value_name = "N")]
     pub rows: Option<usize>,
-    /// `--cols N` (transpose).
+    /// Columns of the matrix (transpose).
+    #[arg(long, value_name = "N")]
     pub cols: Option<usize>,
-    /// `--dtype f16|f32|...`.
+    /// Element type: f16 or f32.
+    #[arg(long, value_name = "TYPE", value_parser = parse_dtype)]
     pub dtype: Option<String>,
-    /// `--input-x FILE` (`.npy`, anything else raw `.bin`).
+    /// Input x (`.npy`, anything else raw little-endian `.bin`); random data if absent.
+    #[arg(long = "input-x", value_name = "FILE")]
     pub input_x: Option<PathBuf>,
-    /// `--input-y FILE`.
+    /// Input y (`.npy` or `.bin`); random data if absent.
+    #[arg(long = "input-y", value_name = "FILE")]
     pub input_y: Option<PathBuf>,
-    /// `--golden FILE`: the expected output.
+    /// The expected output (`.npy` or `.bin`); computed on the host if absent.
+    #[arg(long, value_name = "FILE")]
     pub golden: Option<PathBuf>,
-    /// `--output FILE`: where to write the kernel's output.
+    /// Where to write the kernel's output (`.npy` or `.bin`).
+    #[arg(long, value_name = "FILE")]
     pub output: Option<PathBuf>,
 }
 
@@ -107,57 +144,67 @@ impl Default for Args {
     }
 }
 
-fn number<T: core::str::FromStr>(flag: &str, v: &str) -> Result<T, String> {
-    v.parse().map_err(|_| format!("--{flag} {v}: not a non-negative integer"))
+fn parse_soc(v: &str) -> Result<Soc, String> {
+    Soc::parse(v).ok_or_else(|| {
+        let names: Vec<String> = Soc::ALL.iter().map(|s| s.to_string()).collect();
+        format!("unknown chip (one of {})", names.join(", "))
+    })
+}
+
+fn parse_dtype(v: &str) -> Result<String, String> {
+    Ok(v.to_ascii_lowercase())
 }
 
 impl Args {
-    /// Parses `--flag value` pairs (the program name already removed). `allowed` lists the
-    /// flags (without `--`) this program takes; `--help` returns the usage as an error.
-    ///
-    /// # Errors
-    /// A message naming an unknown flag, a missing or malformed value, or an unknown chip.
-    pub fn parse(args: impl IntoIterator<Item = String>, allowed: &[&str]) -> Result<Args, String> {
-        let mut a = Args::default();
-        let mut it = args.into_iter();
-        while let Some(flag) = it.next() {
-            let name = flag.strip_prefix("--").unwrap_or("");
-            if name == "help" || name == "h" {
-                return Err(Self::usage(allowed));
-            }
-            if !allowed.contains(&name) {
-                return Err(format!("unknown argument {flag:?}\n{}", Self::usage(allowed)));
-            }
-            let v = it.next().ok_or_else(|| format!("--{name} needs a value"))?;
-            match name {
-                "len" => a.len = Some(number(name, &v)?),
-                "cores" => a.cores = Some(number(name, &v)?),
-                "tile" => a.tile = Some(number(name, &v)?),
-                "rows" => a.rows = Some(number(name, &v)?),
-                "cols" => a.cols = Some(number(name, &v)?),
-                "soc" => {
-                    a.soc = Soc::parse(&v).ok_or_else(|| {
-                        let names: Vec<String> = Soc::ALL.iter().map(|s| s.to_string()).collect();
-                        format!("--soc {v}: unknown chip (one of {})", names.join(", "))
-                    })?
-                }
-                "dtype" => a.dtype = Some(v.to_ascii_lowercase()),
-                "input-x" => a.input_x = Some(v.into()),
-                "input-y" => a.input_y = Some(v.into()),
-                "golden" => a.golden = Some(v.into()),
-                "output" => a.output = Some(v.into()),
-                _ => return Err(format!("unknown argument {flag:?}")),
-            }
+    /// The `clap` command of a program that takes the flags `allowed` (long names without
+    /// `--`): the others are hidden from `--help` and rejected.
+    pub fn command_for(name: &str, allowed: &[&str]) -> Command {
+        let mut cmd = Args::command().bin_name(name.to_owned());
+        let hidden: Vec<String> = cmd
+            .get_arguments()
+            .filter(|a| a.get_long().is_some_and(|l| !allowed.contains(&l)))
+            .map(|a| a.get_id().to_string())
+            .collect();
+        for id in hidden {
+            cmd = cmd.mut_arg(id, |a| a.hide(true));
         }
-        Ok(a)
+        cmd
     }
 
-    /// Parses the process's arguments, or prints the message and exits with status 2.
+    fn try_parse_for(cmd: Command, argv: Vec<String>, allowed: &[&str]) -> Result<Args, clap::Error> {
+        let mut cmd = cmd;
+        let mut m = cmd.try_get_matches_from_mut(argv)?;
+        let rejected = cmd.get_arguments().find(|a| {
+            a.get_long().is_some_and(|l| !allowed.contains(&l))
+                && m.value_source(a.get_id().as_str()) == Some(ValueSource::CommandLine)
+        });
+        if let Some(a) = rejected {
+            let flag = format!("--{}", a.get_long().unwrap_or_default());
+            return Err(cmd.error(ErrorKind::UnknownArgument, format!("unexpected argument '{flag}' found")));
+        }
+        Args::from_arg_matches_mut(&mut m)
+    }
+
+    /// Parses the flags (the program name already removed). `allowed` lists the flags
+    /// (without `--`) this program takes; `--help` returns the help text as the error.
+    ///
+    /// # Errors
+    /// `clap`'s message naming an unknown flag, a missing or malformed value, or an unknown
+    /// chip (with the usage line).
+    pub fn parse(args: impl IntoIterator<Item = String>, allowed: &[&str]) -> Result<Args, String> {
+        let argv = std::iter::once("example".to_owned()).chain(args).collect();
+        Self::try_parse_for(Self::command_for("example", allowed), argv, allowed).map_err(|e| e.to_string())
+    }
+
+    /// Parses the process's arguments; `--help` prints the help and exits with status 0, a
+    /// bad flag prints the message and exits with status 2.
     pub fn from_env(allowed: &[&str]) -> Args {
-        Args::parse(std::env::args().skip(1), allowed).unwrap_or_else(|msg| {
-            eprintln!("{msg}");
-            std::process::exit(2)
-        })
+        let argv: Vec<String> = std::env::args().collect();
+        let name = argv
+            .first()
+            .and_then(|p| std::path::Path::new(p).file_stem())
+            .map_or_else(|| "example".to_owned(), |s| s.to_string_lossy().into_owned());
+        Self::try_parse_for(Self::command_for(&name, allowed), argv, allowed).unwrap_or_else(|e| e.exit())
     }
 
     /// The tiling for `len` elements of `T`: [`TilingConfig::new`] on `--cores` (else
@@ -184,20 +231,6 @@ impl Args {
             return Err(format!("x has {} elements, y {}", x.len(), y.len()).into());
         }
         Ok((x, y))
-    }
-
-    /// The usage line for `allowed` flags.
-    pub fn usage(allowed: &[&str]) -> String {
-        let flags: Vec<String> = allowed
-            .iter()
-            .map(|f| match *f {
-                "soc" => "[--soc Ascend910|Ascend910B|Ascend310P|Ascend310B]".to_string(),
-                "input-x" | "input-y" | "golden" | "output" => format!("[--{f} FILE.npy|FILE.bin]"),
-                "dtype" => "[--dtype f16|f32]".to_string(),
-                _ => format!("[--{f} N]"),
-            })
-            .collect();
-        format!("usage: {}", flags.join(" "))
     }
 }
 
@@ -350,14 +383,32 @@ mod tests {
 
     #[test]
     fn errors() {
-        assert!(Args::parse(args(&["--len"]), ALL).unwrap_err().contains("--len needs a value"));
-        assert!(Args::parse(args(&["--len", "x"]), ALL)
-            .unwrap_err()
-            .contains("--len x: not a non-negative integer"));
-        assert!(Args::parse(args(&["--soc", "gpu"]), ALL).unwrap_err().contains("unknown chip"));
-        assert!(Args::parse(args(&["len"]), ALL).unwrap_err().contains("unknown argument"));
-        assert!(Args::parse(args(&["--rows", "3"]), &["len"]).unwrap_err().contains("usage: [--len N]"));
-        assert!(Args::parse(args(&["--help"]), &["soc"]).unwrap_err().starts_with("usage: [--soc"));
+        let err = |v: &[&str], allowed: &[&str]| Args::parse(args(v), allowed).unwrap_err();
+        assert!(
+            err(&["--len"], ALL).contains("a value is required for '--len <N>'"),
+            "{}",
+            err(&["--len"], ALL)
+        );
+        assert!(err(&["--len", "x"], ALL).contains("invalid value 'x' for '--len <N>'"));
+        assert!(
+            err(&["--soc", "gpu"], ALL).contains("unknown chip (one of Ascend910,"),
+            "{}",
+            err(&["--soc", "gpu"], ALL)
+        );
+        assert!(err(&["len"], ALL).contains("unexpected argument 'len'"));
+        let e = err(&["--rows", "3"], &["len"]);
+        assert!(
+            e.contains("unexpected argument '--rows' found") && e.contains("Usage: example [OPTIONS]"),
+            "{e}"
+        );
+        let help = err(&["--help"], &["soc", "input-x"]);
+        assert!(help.contains("--soc <CHIP>") && help.contains("--input-x <FILE>"), "{help}");
+        assert!(!help.contains("--rows"), "{help}");
+    }
+
+    #[test]
+    fn progress_returns_the_result() {
+        assert_eq!(with_progress(Duration::from_millis(1), || 7), 7);
     }
 
     #[test]

@@ -20,7 +20,7 @@ use core::marker::PhantomData;
 use ascend_runtime::prelude::*;
 
 use crate::host::{check_input_len, run_on_gm};
-use crate::tiling::{copy_gm_to_ub, copy_ub_to_gm, TilingConfig, BUFFER_NUM};
+use crate::tiling::{TilingConfig, TilingData, BUFFER_NUM};
 
 /// The instruction of a [`KernelBinary`]: what its `compute` stage does to one tile.
 pub trait BinaryOp<T: Element>: Default {
@@ -31,11 +31,9 @@ pub trait BinaryOp<T: Element>: Default {
 
     /// Carves the scratch buffers the instruction needs for tiles of `tile_length` elements
     /// (none by default), after the queues' buffers.
-    #[track_caller]
     fn init_buffers(&mut self, _pipe: &mut TPipe, _tile_length: usize) {}
 
     /// `z = op(x, y)` on the first `len` elements of one tile.
-    #[track_caller]
     fn apply(&self, z: &LocalTensor<T>, x: &LocalTensor<T>, y: &LocalTensor<T>, len: usize);
 }
 
@@ -85,7 +83,6 @@ impl<T: Element, Op: BinaryOp<T>> KernelBinary<T, Op> {
     /// Panics if the tiling is unusable (tile length not a positive multiple of
     /// `Op::TILE_MULTIPLE`), a buffer does not hold the core's slice, or the tiles do not fit
     /// in UB.
-    #[track_caller]
     pub fn init(&mut self, x: GmAddr, y: GmAddr, z: GmAddr, tiling: &TilingConfig) {
         tiling.check::<T>(Op::API, Op::TILE_MULTIPLE);
         self.tiling = *tiling;
@@ -102,7 +99,6 @@ impl<T: Element, Op: BinaryOp<T>> KernelBinary<T, Op> {
     }
 
     /// Runs the three stages over every tile of this core's slice.
-    #[track_caller]
     pub fn process(&mut self) {
         let tiling = self.tiling;
         for (offset, len) in tiling.tiles(self.block_length) {
@@ -113,18 +109,16 @@ impl<T: Element, Op: BinaryOp<T>> KernelBinary<T, Op> {
     }
 
     /// GM → UB: one tile of `x` and of `y` into fresh queue buffers, enqueued.
-    #[track_caller]
     fn copy_in(&mut self, offset: usize, len: usize) {
         let x_local = self.in_queue_x.alloc_tensor::<T>();
         let y_local = self.in_queue_y.alloc_tensor::<T>();
-        copy_gm_to_ub(&x_local, &self.x_gm.view(offset), len);
-        copy_gm_to_ub(&y_local, &self.y_gm.view(offset), len);
+        data_copy_tail(&x_local, &self.x_gm.view(offset), len);
+        data_copy_tail(&y_local, &self.y_gm.view(offset), len);
         self.in_queue_x.enque(x_local);
         self.in_queue_y.enque(y_local);
     }
 
     /// `z = op(x, y)` on one tile.
-    #[track_caller]
     fn compute(&mut self, len: usize) {
         let x_local = self.in_queue_x.deque::<T>();
         let y_local = self.in_queue_y.deque::<T>();
@@ -136,10 +130,9 @@ impl<T: Element, Op: BinaryOp<T>> KernelBinary<T, Op> {
     }
 
     /// UB → GM: the result tile back to `z`.
-    #[track_caller]
     fn copy_out(&mut self, offset: usize, len: usize) {
         let z_local = self.out_queue_z.deque::<T>();
-        copy_ub_to_gm(&self.z_gm.view(offset), &z_local, len);
+        data_copy_tail(&self.z_gm.view(offset), &z_local, len);
         self.out_queue_z.free_tensor(z_local);
     }
 }
@@ -149,7 +142,6 @@ impl<T: Element, Op: BinaryOp<T>> KernelBinary<T, Op> {
 ///
 /// # Panics
 /// As [`KernelBinary::init`] and the AscendC calls the kernel makes.
-#[track_caller]
 pub fn binary_custom<T: Element, Op: BinaryOp<T>>(x: GmAddr, y: GmAddr, z: GmAddr, tiling: &TilingConfig) {
     let mut op = KernelBinary::<T, Op>::new();
     op.init(x, y, z, tiling);
@@ -174,7 +166,12 @@ pub fn run_binary<T: Element>(
 ) -> Result<(Vec<T>, LaunchStats), LaunchError> {
     check_input_len("x", x, tiling.total_length);
     check_input_len("y", y, tiling.total_length);
-    let (t, launch) = (*tiling, Launch::new(soc).block_dim(tiling.block_dim));
-    let ([z], stats) = run_on_gm(&launch, [x, y], [x.len()], move |[x, y], [z]| kernel(x, y, z, &t))?;
+    // The tiling travels through GM, as AscendC's tiling data does: the host writes it, each
+    // core reads it back (`GET_TILING_DATA`).
+    let tiling_gm = GmBuffer::from_tiling(&TilingData::from(*tiling));
+    let (t, launch) = (tiling_gm.addr(), Launch::new(soc).block_dim(tiling.block_dim));
+    let ([z], stats) = run_on_gm(&launch, [x, y], [x.len()], move |[x, y], [z]| {
+        kernel(x, y, z, &get_tiling_data::<TilingData>(t).into())
+    })?;
     Ok((z, stats))
 }

@@ -29,7 +29,7 @@
 
 use ascend_runtime::prelude::*;
 
-use crate::tiling::{copy_gm_to_ub, copy_ub_to_gm, BUFFER_NUM};
+use crate::tiling::BUFFER_NUM;
 
 const API: &str = "Embedding";
 
@@ -113,7 +113,6 @@ impl<T: GatherElement> KernelEmbedding<T> {
     /// # Panics
     /// Panics if `dim` or `tile_rows` is 0, the table and the tile buffers do not fit in UB,
     /// or a GM buffer is too small.
-    #[track_caller]
     pub fn init(&mut self, table: GmAddr, indices: GmAddr, out: GmAddr, tiling: &EmbeddingTiling) {
         if tiling.dim == 0 || tiling.tile_rows == 0 {
             ascend_core::fail(
@@ -151,13 +150,12 @@ impl<T: GatherElement> KernelEmbedding<T> {
         self.pipe.init_buffer(&mut self.out_queue, BUFFER_NUM, blocks(tile_elems * T::SIZE));
         let table_local = self.table_buf.get::<T>();
         if table_len > 0 && self.rows > 0 {
-            copy_gm_to_ub(&table_local, &self.table_gm, table_len);
+            data_copy_tail(&table_local, &self.table_gm, table_len);
         }
         self.table = Some(table_local);
     }
 
     /// Runs the three stages over every tile of this core's rows.
-    #[track_caller]
     pub fn process(&mut self) {
         let tile = self.tiling.tile_rows;
         let mut row = 0;
@@ -171,15 +169,13 @@ impl<T: GatherElement> KernelEmbedding<T> {
     }
 
     /// GM → UB: `n` indices starting at row `row` of this core.
-    #[track_caller]
     fn copy_in(&mut self, row: usize, n: usize) {
         let idx_local = self.in_queue_idx.alloc_tensor::<i32>();
-        copy_gm_to_ub(&idx_local, &self.idx_gm.view(row), n);
+        data_copy_tail(&idx_local, &self.idx_gm.view(row), n);
         self.in_queue_idx.enque(idx_local);
     }
 
     /// The byte offsets of the tile's rows, then one `Gather` from the table.
-    #[track_caller]
     fn compute(&mut self, row: usize, n: usize) {
         let idx_local = self.in_queue_idx.deque::<i32>();
         let out_local = self.out_queue.alloc_tensor::<T>();
@@ -206,11 +202,10 @@ impl<T: GatherElement> KernelEmbedding<T> {
     }
 
     /// UB → GM: the tile's rows.
-    #[track_caller]
     fn copy_out(&mut self, row: usize, n: usize) {
         let out_local = self.out_queue.deque::<T>();
         let dim = self.tiling.dim;
-        copy_ub_to_gm(&self.out_gm.view(row * dim), &out_local, n * dim);
+        data_copy_tail(&self.out_gm.view(row * dim), &out_local, n * dim);
         self.out_queue.free_tensor(out_local);
     }
 }
@@ -219,7 +214,6 @@ impl<T: GatherElement> KernelEmbedding<T> {
 ///
 /// # Panics
 /// As [`KernelEmbedding::init`], an index out of range, and the AscendC calls it makes.
-#[track_caller]
 pub fn embedding<T: GatherElement>(table: GmAddr, indices: GmAddr, out: GmAddr, tiling: &EmbeddingTiling) {
     let mut op = KernelEmbedding::<T>::new();
     op.init(table, indices, out, tiling);

@@ -16,7 +16,7 @@
 use ascend_runtime::prelude::*;
 
 use crate::host::run_on_gm;
-use crate::tiling::{copy_ub_to_gm, TilingConfig, BUFFER_NUM};
+use crate::tiling::{TilingConfig, BUFFER_NUM};
 
 const API: &str = "Fill";
 
@@ -48,7 +48,6 @@ impl<T: DuplicateElement> KernelFill<T> {
     /// # Panics
     /// Panics if the tiling is unusable, `dst` does not hold the core's slice, or the tiles
     /// do not fit in UB.
-    #[track_caller]
     pub fn init(&mut self, dst: GmAddr, tiling: &TilingConfig) {
         tiling.check::<T>(API, T::EPB);
         self.tiling = *tiling;
@@ -59,7 +58,6 @@ impl<T: DuplicateElement> KernelFill<T> {
     }
 
     /// Fills and writes out every tile of this core's slice.
-    #[track_caller]
     pub fn process(&mut self) {
         let tiling = self.tiling;
         for (offset, len) in tiling.tiles(self.block_length) {
@@ -69,7 +67,6 @@ impl<T: DuplicateElement> KernelFill<T> {
     }
 
     /// `Duplicate` of the value into a fresh tile.
-    #[track_caller]
     fn compute(&mut self, len: usize) {
         let local = self.out_queue.alloc_tensor::<T>();
         duplicate(&local, self.value, len);
@@ -77,10 +74,9 @@ impl<T: DuplicateElement> KernelFill<T> {
     }
 
     /// UB → GM.
-    #[track_caller]
     fn copy_out(&mut self, offset: usize, len: usize) {
         let local = self.out_queue.deque::<T>();
-        copy_ub_to_gm(&self.dst_gm.view(offset), &local, len);
+        data_copy_tail(&self.dst_gm.view(offset), &local, len);
         self.out_queue.free_tensor(local);
     }
 }
@@ -89,7 +85,6 @@ impl<T: DuplicateElement> KernelFill<T> {
 ///
 /// # Panics
 /// As [`KernelFill::init`] and `Duplicate` (a type the chip does not support).
-#[track_caller]
 pub fn fill<T: DuplicateElement>(dst: GmAddr, value: T, tiling: &TilingConfig) {
     let mut op = KernelFill::new(value);
     op.init(dst, tiling);

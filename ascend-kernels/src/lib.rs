@@ -15,6 +15,8 @@
 //! | [`fill`] | `Duplicate` of a scalar over a large GM buffer |
 //! | [`maximum`] | `Compare` + `Select` (tensor-tensor mode): `max(x, y)` |
 //! | [`transpose`] | a large matrix transposed through 16×16 tiles with `vec_trans` |
+//! | [`leaky_relu`] | `LeakyRelu` of a tensor (one input queue, a scalar) |
+//! | [`addcmul`] | `input + value * t1 * t2` with `Mul`, `Muls`, `Add` (three input queues) |
 //! | [`reduce_sum`] | the sum of a vector: per-core partial sums, `SyncAll`, final sum on core 0 |
 //! | [`reduce_sum_atomic`] | the same sum, each core adding its partial into the output with `SetAtomicAdd` |
 //! | [`embedding`] | an embedding lookup: the table in UB, `Gather` by per-element byte offsets |
@@ -26,12 +28,14 @@
 //! files, the PASS / FAIL summary).
 
 pub mod add_custom;
+pub mod addcmul;
 pub mod cli;
 pub mod data;
 pub mod elementwise;
 pub mod embedding;
 pub mod fill;
 pub mod host;
+pub mod leaky_relu;
 pub mod maximum;
 pub mod reduce_sum;
 pub mod reduce_sum_atomic;

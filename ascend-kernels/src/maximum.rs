@@ -43,13 +43,11 @@ impl<T: MaximumElement> BinaryOp<T> for Max {
     const TILE_MULTIPLE: usize = T::PAR;
 
     /// One bit per tile element for the comparison mask.
-    #[track_caller]
     fn init_buffers(&mut self, pipe: &mut TPipe, tile_length: usize) {
         pipe.init_tbuf(&mut self.mask_buf, tile_length / 8);
     }
 
     /// `mask = x > y`, then `z = mask ? x : y`, over whole repeats.
-    #[track_caller]
     fn apply(&self, z: &LocalTensor<T>, x: &LocalTensor<T>, y: &LocalTensor<T>, len: usize) {
         let mask = self.mask_buf.get::<u8>();
         let count = len.next_multiple_of(T::PAR);
@@ -67,7 +65,6 @@ pub type KernelMaximum<T> = KernelBinary<T, Max>;
 /// # Panics
 /// As [`KernelMaximum::init`] (the tile length must be whole repeats), and on Ascend910 (no
 /// select mode 2).
-#[track_caller]
 pub fn maximum<T: MaximumElement>(x: GmAddr, y: GmAddr, z: GmAddr, tiling: &TilingConfig) {
     binary_custom::<T, Max>(x, y, z, tiling);
 }

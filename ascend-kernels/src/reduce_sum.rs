@@ -29,7 +29,7 @@
 use ascend_runtime::prelude::*;
 
 use crate::host::{check_input_len, run_on_gm};
-use crate::tiling::{copy_gm_to_ub, TilingConfig, BUFFER_NUM};
+use crate::tiling::{TilingConfig, BUFFER_NUM};
 
 const API: &str = "ReduceSum";
 
@@ -95,7 +95,6 @@ impl<T: ReduceSumElement> KernelReduceSum<T> {
     /// Panics if the tile length is not a positive multiple of one repeat or longer than
     /// 4095 repeats, a core has more than `4095 * PAR` tiles, a GM buffer is too small, or
     /// the buffers do not fit in UB.
-    #[track_caller]
     pub fn init(&mut self, x: GmAddr, z: GmAddr, workspace: GmAddr, tiling: &TilingConfig) {
         self.init_core(x, tiling);
         self.z_gm.set_global_buffer(z, 1);
@@ -104,7 +103,6 @@ impl<T: ReduceSumElement> KernelReduceSum<T> {
 
     /// The part of [`init`](Self::init) every variant shares: checks the tiling, binds this
     /// core's slice of `x` and carves the buffers.
-    #[track_caller]
     pub(crate) fn init_core(&mut self, x: GmAddr, tiling: &TilingConfig) {
         tiling.check::<T>(API, T::PAR);
         if tiling.tile_length > MAX_REPEATS * T::PAR {
@@ -146,7 +144,6 @@ impl<T: ReduceSumElement> KernelReduceSum<T> {
 
     /// Sums this core's slice, publishes the partial sum, waits for every core, and (core 0)
     /// writes the total.
-    #[track_caller]
     pub fn process(&mut self) {
         let core_sum = self.core_sum();
         self.copy_out_partial(core_sum);
@@ -157,7 +154,6 @@ impl<T: ReduceSumElement> KernelReduceSum<T> {
     }
 
     /// The sum of this core's slice: tile sums, then their sum.
-    #[track_caller]
     pub(crate) fn core_sum(&mut self) -> T {
         let tiling = self.tiling;
         let partials = self.partial_buf.get::<T>();
@@ -171,15 +167,13 @@ impl<T: ReduceSumElement> KernelReduceSum<T> {
     }
 
     /// GM → UB: one tile (a partial last block is zero-filled by `DataCopyPad`).
-    #[track_caller]
     fn copy_in(&mut self, offset: usize, len: usize) {
         let x_local = self.in_queue.alloc_tensor::<T>();
-        copy_gm_to_ub(&x_local, &self.x_gm.view(offset), len);
+        data_copy_tail(&x_local, &self.x_gm.view(offset), len);
         self.in_queue.enque(x_local);
     }
 
     /// The sum of one tile into `partials[i]`.
-    #[track_caller]
     fn compute(&mut self, i: usize, len: usize, partials: &LocalTensor<T>) {
         let x_local = self.in_queue.deque::<T>();
         let sum = self.sum_padded(&x_local, len);
@@ -189,7 +183,6 @@ impl<T: ReduceSumElement> KernelReduceSum<T> {
 
     /// `vec_reduce_add` over the first `n` elements of `t` after zeroing the rest of its last
     /// repeat (0 when `n == 0`).
-    #[track_caller]
     fn sum_padded(&self, t: &LocalTensor<T>, n: usize) -> T {
         if n == 0 {
             return T::ZERO;
@@ -210,7 +203,6 @@ impl<T: ReduceSumElement> KernelReduceSum<T> {
     }
 
     /// UB → GM: this core's partial sum as element 0 of its workspace block.
-    #[track_caller]
     fn copy_out_partial(&mut self, core_sum: T) {
         let block = self.block_buf.get_with_len::<T>(T::EPB);
         duplicate(&block, T::ZERO, T::EPB);
@@ -219,7 +211,6 @@ impl<T: ReduceSumElement> KernelReduceSum<T> {
     }
 
     /// Core 0: the sum of every core's partial, to `z[0]`.
-    #[track_caller]
     fn reduce_partials(&mut self) {
         let cores = self.tiling.block_dim as usize;
         let blocks = self.block_buf.get_with_len::<T>(cores * T::EPB);
@@ -239,7 +230,6 @@ impl<T: ReduceSumElement> KernelReduceSum<T> {
 ///
 /// # Panics
 /// As [`KernelReduceSum::init`] and `sync_all` (a pooled launch of more than one core).
-#[track_caller]
 pub fn reduce_sum<T: ReduceSumElement>(x: GmAddr, z: GmAddr, workspace: GmAddr, tiling: &TilingConfig) {
     let mut op = KernelReduceSum::<T>::new();
     op.init(x, z, workspace, tiling);

@@ -66,7 +66,6 @@ impl<T: ReduceSumAtomicElement> KernelReduceSumAtomic<T> {
     ///
     /// # Panics
     /// As [`KernelReduceSum::init`]; or if `z` holds less than 32 bytes.
-    #[track_caller]
     pub fn init(&mut self, x: GmAddr, z: GmAddr, tiling: &TilingConfig) {
         self.base.init_core(x, tiling);
         self.z_gm.set_global_buffer(z, T::EPB);
@@ -74,7 +73,6 @@ impl<T: ReduceSumAtomicElement> KernelReduceSumAtomic<T> {
     }
 
     /// Sums this core's slice and adds it into `z[0]` atomically.
-    #[track_caller]
     pub fn process(&mut self) {
         let core_sum = self.base.core_sum();
         self.compute_out(core_sum);
@@ -82,7 +80,6 @@ impl<T: ReduceSumAtomicElement> KernelReduceSumAtomic<T> {
     }
 
     /// The core's sum as lane 0 of a zeroed block.
-    #[track_caller]
     fn compute_out(&mut self, core_sum: T) {
         let z_local = self.out_queue.alloc_tensor::<T>();
         duplicate(&z_local, T::ZERO, T::EPB);
@@ -91,7 +88,6 @@ impl<T: ReduceSumAtomicElement> KernelReduceSumAtomic<T> {
     }
 
     /// UB → GM with `SetAtomicAdd`: `z[0] += core_sum`.
-    #[track_caller]
     fn copy_out(&mut self) {
         let z_local = self.out_queue.deque::<T>();
         set_atomic_add::<T>();
@@ -107,7 +103,6 @@ impl<T: ReduceSumAtomicElement> KernelReduceSumAtomic<T> {
 /// # Panics
 /// As [`KernelReduceSumAtomic::init`], and `set_atomic_add` on a chip whose atomics lack `T`
 /// (Ascend910: `f32` only).
-#[track_caller]
 pub fn reduce_sum_atomic<T: ReduceSumAtomicElement>(x: GmAddr, z: GmAddr, tiling: &TilingConfig) {
     let mut op = KernelReduceSumAtomic::<T>::new();
     op.init(x, z, tiling);

@@ -38,7 +38,6 @@ impl<T: SubElement> BinaryOp<T> for Sub {
     const API: &'static str = "SubCustom";
 
     /// `z = x - y` on one tile.
-    #[track_caller]
     fn apply(&self, z: &LocalTensor<T>, x: &LocalTensor<T>, y: &LocalTensor<T>, len: usize) {
         sub(z, x, y, len);
     }
@@ -54,7 +53,6 @@ pub type KernelSub<T> = KernelBinary<T, Sub>;
 /// # Panics
 /// As [`KernelSub::init`] and the AscendC calls it makes (`Sub` of `int16_t` on Ascend910,
 /// `DataCopyPad` for a partial block on Ascend910 / Ascend310P).
-#[track_caller]
 pub fn sub_custom<T: SubElement>(x: GmAddr, y: GmAddr, z: GmAddr, tiling: &TilingConfig) {
     binary_custom::<T, Sub>(x, y, z, tiling);
 }

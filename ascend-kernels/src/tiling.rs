@@ -10,7 +10,7 @@
 //!   partial block;
 //! * [`TilingConfig::tiles`] cuts a core's slice into tiles of `tile_length` elements, the last
 //!   one possibly shorter;
-//! * [`copy_gm_to_ub`] / [`copy_ub_to_gm`] use `DataCopy` for whole blocks and `DataCopyPad`
+//! * `data_copy_tail` (in the prelude) uses `DataCopy` for whole blocks and `DataCopyPad`
 //!   for a partial one (on chips without `DataCopyPad`, Ascend910 and Ascend310P, a length
 //!   that is not a whole number of 32-byte blocks fails there with a message naming the chip).
 
@@ -133,41 +133,69 @@ impl TilingConfig {
     }
 }
 
-/// Whether `len` elements of `T` are a whole number of 32-byte blocks.
-pub const fn is_block_aligned<T: Element>(len: usize) -> bool {
-    len * T::SIZE % 32 == 0
+/// A [`TilingConfig`] as the host writes it to global memory and the kernel reads it back
+/// with `get_tiling_data` (AscendC's tiling data): a `#[repr(C)]`, `Pod` struct of fixed-size
+/// fields.
+///
+/// ```
+/// use ascend_kernels::tiling::{TilingConfig, TilingData};
+/// let t = TilingConfig::default();
+/// assert_eq!(TilingConfig::from(TilingData::from(t)), t);
+/// ```
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct TilingData {
+    /// Elements in all.
+    pub total_length: u64,
+    /// Elements per tile.
+    pub tile_length: u64,
+    /// Cores (`blockDim`).
+    pub block_dim: u32,
+    /// Padding to a multiple of 8 bytes (always 0).
+    pub reserved: u32,
 }
 
-/// Copies `len` elements from GM to the Unified Buffer: `DataCopy` when they are whole
-/// 32-byte blocks, else `DataCopyPad` (one row of `len` elements, the rest of the last block
-/// filled with zeros).
+impl From<TilingConfig> for TilingData {
+    fn from(t: TilingConfig) -> Self {
+        TilingData {
+            total_length: t.total_length as u64,
+            tile_length: t.tile_length as u64,
+            block_dim: t.block_dim,
+            reserved: 0,
+        }
+    }
+}
+
+impl From<TilingData> for TilingConfig {
+    fn from(t: TilingData) -> Self {
+        TilingConfig {
+            total_length: t.total_length as usize,
+            block_dim: t.block_dim,
+            tile_length: t.tile_length as usize,
+        }
+    }
+}
+
+/// Whether `len` elements of `T` are a whole number of 32-byte blocks (re-exported from
+/// `ascend_core::copy_tail`).
+pub use ascend_core::copy_tail::is_block_aligned;
+
+/// GM → UB for any length: [`data_copy_tail`] (kept under its earlier name).
 ///
 /// # Panics
-/// As `data_copy` / `data_copy_pad`; in particular a partial block on a chip without
-/// `DataCopyPad` (Ascend910, Ascend310P).
+/// As [`data_copy_tail`].
 #[track_caller]
 pub fn copy_gm_to_ub<T: Element>(dst: &LocalTensor<T>, src: &GlobalTensor<T>, len: usize) {
-    if is_block_aligned::<T>(len) {
-        data_copy(dst, src, len);
-    } else {
-        let params = DataCopyExtParams::new(1, (len * T::SIZE) as u32, 0, 0);
-        data_copy_pad(dst, src, &params, &DataCopyPadExtParams::new(true, 0, 0, T::ZERO));
-    }
+    data_copy_tail(dst, src, len);
 }
 
-/// Copies `len` elements from the Unified Buffer to GM: `DataCopy` when they are whole
-/// 32-byte blocks, else `DataCopyPad` (exactly `len` elements written).
+/// UB → GM for any length: [`data_copy_tail`] (kept under its earlier name).
 ///
 /// # Panics
-/// As `data_copy` / `data_copy_pad_to_gm`; in particular a partial block on a chip without
-/// `DataCopyPad` (Ascend910, Ascend310P).
+/// As [`data_copy_tail`].
 #[track_caller]
 pub fn copy_ub_to_gm<T: Element>(dst: &GlobalTensor<T>, src: &LocalTensor<T>, len: usize) {
-    if is_block_aligned::<T>(len) {
-        data_copy(dst, src, len);
-    } else {
-        data_copy_pad_to_gm(dst, src, &DataCopyExtParams::new(1, (len * T::SIZE) as u32, 0, 0));
-    }
+    data_copy_tail(dst, src, len);
 }
 
 #[cfg(test)]

@@ -146,7 +146,6 @@ impl<T: TransposeElement> KernelTranspose<T> {
     /// Panics if `rows` or `cols` is not a positive multiple of 16 (or beyond 1048576),
     /// `tiles_per_strip` is outside `1..=255`, a buffer does not hold the matrix, or the
     /// strips do not fit in UB.
-    #[track_caller]
     pub fn init(&mut self, x: GmAddr, y: GmAddr, tiling: &TransposeTiling) {
         tiling.check();
         self.tiling = *tiling;
@@ -160,7 +159,6 @@ impl<T: TransposeElement> KernelTranspose<T> {
     }
 
     /// Transposes this core's strips.
-    #[track_caller]
     pub fn process(&mut self) {
         for s in self.strips.clone() {
             let (j, i0, n) = self.tiling.strip(s);
@@ -171,7 +169,6 @@ impl<T: TransposeElement> KernelTranspose<T> {
     }
 
     /// GM → UB: the `n` tiles of column `j` from tile row `i0`, as `n` contiguous matrices.
-    #[track_caller]
     fn copy_in(&mut self, j: usize, i0: usize, n: usize) {
         let cols = self.tiling.cols;
         let x_local = self.in_queue.alloc_tensor::<T>();
@@ -181,7 +178,6 @@ impl<T: TransposeElement> KernelTranspose<T> {
     }
 
     /// `vec_trans` of the `n` matrices.
-    #[track_caller]
     fn compute(&mut self, n: usize) {
         let x_local = self.in_queue.deque::<T>();
         let y_local = self.out_queue.alloc_tensor::<T>();
@@ -192,7 +188,6 @@ impl<T: TransposeElement> KernelTranspose<T> {
 
     /// UB → GM: transposed tile `t` of the strip goes to tile row `j`, tile column `i0 + t`
     /// of the `cols × rows` result.
-    #[track_caller]
     fn copy_out(&mut self, j: usize, i0: usize, n: usize) {
         let rows = self.tiling.rows;
         let y_local = self.out_queue.deque::<T>();
@@ -210,7 +205,6 @@ impl<T: TransposeElement> KernelTranspose<T> {
 ///
 /// # Panics
 /// As [`KernelTranspose::init`].
-#[track_caller]
 pub fn transpose<T: TransposeElement>(x: GmAddr, y: GmAddr, tiling: &TransposeTiling) {
     let mut op = KernelTranspose::<T>::new();
     op.init(x, y, tiling);

@@ -119,6 +119,35 @@ impl<T: Element> GmBuffer<T> {
     }
 }
 
+impl GmBuffer<u8> {
+    /// A GM buffer holding the bytes of a tiling struct, for the kernel to read with
+    /// `get_tiling_data` (the host half of AscendC's tiling data; see
+    /// `ascend_core::tiling_data`).
+    ///
+    /// ```
+    /// use ascend_runtime::prelude::*;
+    ///
+    /// #[repr(C)]
+    /// #[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+    /// struct Tiling { block_length: u32, tile_length: u32 }
+    ///
+    /// let tiling = GmBuffer::from_tiling(&Tiling { block_length: 2048, tile_length: 128 });
+    /// let out = GmBuffer::<u32>::zeroed(4);
+    /// let (t, o) = (tiling.addr(), out.addr());
+    /// launch(Soc::Ascend910B, 4, move || {
+    ///     let td: Tiling = get_tiling_data(t);
+    ///     let mut gm = GlobalTensor::<u32>::new();
+    ///     gm.set_global_buffer(o, 4);
+    ///     gm.set_value(get_block_idx() as usize, td.block_length / td.tile_length);
+    /// })
+    /// .unwrap();
+    /// assert_eq!(out.to_vec(), [16; 4]);
+    /// ```
+    pub fn from_tiling<S: bytemuck::Pod>(tiling: &S) -> Self {
+        GmBuffer::from_slice(bytemuck::bytes_of(tiling))
+    }
+}
+
 impl<T: Element> From<Vec<T>> for GmBuffer<T> {
     fn from(data: Vec<T>) -> Self {
         Self::from_vec(data)

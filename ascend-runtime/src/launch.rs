@@ -17,11 +17,13 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use ascend_core::atomic::{AtomicLog, AtomicOrder};
+use ascend_core::debug::{begin_core_output, end_core_output};
 use ascend_core::{run_on_core, take_last_fault, CancelToken, CoreBarrier, CoreConfig, Fault, Soc};
 use rayon::prelude::*;
 
 use crate::barrier::{take_released_mark, LaunchBarrier};
 use crate::hook::{take_panic_location, CoreGuard};
+pub use crate::output::KernelOutput;
 use crate::watchdog::{self, Watch, DONE, PENDING, RUNNING};
 use crate::workers::{drop_payload, Scope};
 
@@ -486,7 +488,9 @@ impl Launch {
         self.mode
     }
 
-    /// Runs `kernel` on every core and waits for all of them.
+    /// Runs `kernel` on every core and waits for all of them. What the cores printed
+    /// (`ascend_printf!`, `dump_tensor`) goes to stdout in core order when the launch ends;
+    /// [`capture_output`](Self::capture_output) returns it instead.
     ///
     /// `kernel` is typically a closure that calls the kernel function with the
     /// [`GmAddr`](ascend_core::GmAddr)s of its buffers:
@@ -498,12 +502,41 @@ impl Launch {
     /// releases the cores waiting in `sync_all` at once; in pooled and sequential mode,
     /// cores not yet started are skipped (and listed in the error).
     pub fn run<K: Fn() + Sync>(&self, kernel: K) -> Result<LaunchStats, LaunchError> {
+        let (result, output) = self.run_collecting(&kernel);
+        output.print();
+        result
+    }
+
+    /// Runs `kernel` as [`run`](Self::run) does, but hands back what the cores printed
+    /// (`ascend_printf!`, `dump_tensor`) instead of printing it: a [`KernelOutput`] ordered by
+    /// core, kept also when the launch fails.
+    ///
+    /// ```
+    /// use ascend_runtime::prelude::*;
+    ///
+    /// let (result, out) = Launch::new(Soc::Ascend910B).block_dim(2).capture_output(|| {
+    ///     ascend_printf!("hello from %d\n", get_block_idx());
+    /// });
+    /// result.unwrap();
+    /// assert_eq!(out.text(), "[AIV Block 0/2] hello from 0\n[AIV Block 1/2] hello from 1\n");
+    /// ```
+    pub fn capture_output<K: Fn() + Sync>(
+        &self,
+        kernel: K,
+    ) -> (Result<LaunchStats, LaunchError>, KernelOutput) {
+        self.run_collecting(&kernel)
+    }
+
+    fn run_collecting(&self, kernel: &(dyn Fn() + Sync)) -> (Result<LaunchStats, LaunchError>, KernelOutput) {
         let n = self.block_dim;
         if !(1..=MAX_BLOCK_DIM).contains(&n) {
-            return Err(LaunchError::InvalidBlockDim { block_dim: n });
+            return (Err(LaunchError::InvalidBlockDim { block_dim: n }), KernelOutput::default());
         }
         if self.mode == ExecMode::ThreadPerCore && n > self.max_threads {
-            return Err(LaunchError::TooManyThreads { block_dim: n, limit: self.max_threads });
+            return (
+                Err(LaunchError::TooManyThreads { block_dim: n, limit: self.max_threads }),
+                KernelOutput::default(),
+            );
         }
         let start = Instant::now();
         let atomic_log = Arc::new(AtomicLog::new(self.atomic_order));
@@ -524,7 +557,8 @@ impl Launch {
             stop: AtomicBool::new(false),
             faults: Mutex::new(Vec::new()),
             skipped: Mutex::new(Vec::new()),
-            kernel: &kernel,
+            output: Mutex::new(Vec::new()),
+            kernel,
             watch: watch.clone(),
         };
         match self.mode {
@@ -539,9 +573,10 @@ impl Launch {
             watchdog::unwatch(w);
         }
         let wall = start.elapsed();
+        let output = KernelOutput::from_cores(std::mem::take(&mut *lock(&shared.output)));
         let (faults, skipped) = shared.finish();
         if let Some((running, waiting)) = watch.as_ref().and_then(|w| w.fired.get()) {
-            return Err(LaunchError::TimedOut {
+            let err = LaunchError::TimedOut {
                 soc: self.soc,
                 block_dim: n,
                 mode: self.mode,
@@ -550,13 +585,15 @@ impl Launch {
                 waiting: waiting.clone(),
                 faults,
                 skipped,
-            });
+            };
+            return (Err(err), output);
         }
-        if faults.is_empty() {
+        let result = if faults.is_empty() {
             Ok(LaunchStats { block_dim: n, soc: self.soc, mode: self.mode, wall })
         } else {
             Err(LaunchError::CoreFailed { soc: self.soc, block_dim: n, mode: self.mode, faults, skipped })
-        }
+        };
+        (result, output)
     }
 }
 
@@ -595,6 +632,8 @@ struct Shared<'k> {
     /// Faults in the order they were recorded.
     faults: Mutex<Vec<CoreFault>>,
     skipped: Mutex<Vec<u32>>,
+    /// What each core printed (`ascend_printf!`, `dump_tensor`), in completion order.
+    output: Mutex<Vec<(u32, String)>>,
     kernel: &'k (dyn Fn() + Sync),
     /// The timeout's watch (cancel token and per-core states), if the launch has a timeout.
     watch: Option<Arc<Watch>>,
@@ -635,8 +674,13 @@ impl Shared<'_> {
             atomic_log: Some(Arc::clone(&self.atomic_log)),
         };
         let guard = CoreGuard::enter(self.quiet);
+        let saved = begin_core_output();
         let result = catch_unwind(AssertUnwindSafe(|| run_on_core(cfg, self.kernel)));
+        let text = end_core_output(saved);
         drop(guard);
+        if !text.is_empty() {
+            lock(&self.output).push((idx, text));
+        }
         match result {
             Ok(()) => {
                 if let Some(b) = &self.barrier {

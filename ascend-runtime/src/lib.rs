@@ -56,6 +56,7 @@ pub mod gm;
 mod hook;
 pub mod launch;
 pub mod npy;
+mod output;
 pub mod testing;
 mod watchdog;
 mod workers;
@@ -64,8 +65,8 @@ pub use ascend_core;
 pub use ascend_core::{GmAddr, GmAllocError, GmRegion, Soc};
 pub use gm::GmBuffer;
 pub use launch::{
-    launch, CoreFault, ExecMode, Launch, LaunchError, LaunchStats, DEFAULT_MAX_THREADS, DEFAULT_STACK_SIZE,
-    DEFAULT_TIMEOUT, MAX_BLOCK_DIM,
+    launch, CoreFault, ExecMode, KernelOutput, Launch, LaunchError, LaunchStats, DEFAULT_MAX_THREADS,
+    DEFAULT_STACK_SIZE, DEFAULT_TIMEOUT, MAX_BLOCK_DIM,
 };
 pub use workers::shutdown_workers;
 
@@ -73,7 +74,7 @@ pub use workers::shutdown_workers;
 /// `ascend_core::prelude` plus the runtime's types.
 pub mod prelude {
     pub use crate::gm::GmBuffer;
-    pub use crate::launch::{launch, CoreFault, ExecMode, Launch, LaunchError, LaunchStats};
+    pub use crate::launch::{launch, CoreFault, ExecMode, KernelOutput, Launch, LaunchError, LaunchStats};
     pub use ascend_core::prelude::*;
 }
 

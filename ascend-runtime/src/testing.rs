@@ -245,16 +245,18 @@ impl fmt::Display for Mismatch {
 
 impl std::error::Error for Mismatch {}
 
+pub use ascend_core::element::Expected;
+
 /// Whether one element is within tolerance (NaN-aware, infinities must match exactly).
 #[inline]
-fn elem_close<T: Element>(a: T, e: T, tol: &Tolerance) -> bool {
-    if a.to_bits_u64() == e.to_bits_u64() {
+fn elem_close<T: Element, E: Expected<T>>(a: T, e: E, tol: &Tolerance) -> bool {
+    if e.is_exactly(a) {
         return true;
     }
     if !T::IS_FLOAT && tol.is_zero() {
         return false;
     }
-    let (af, ef) = (a.to_f64(), e.to_f64());
+    let (af, ef) = (a.to_f64(), e.expected_f64());
     if af.is_nan() || ef.is_nan() {
         return af.is_nan() && ef.is_nan();
     }
@@ -285,7 +287,7 @@ fn elem_close<T: Element>(a: T, e: T, tol: &Tolerance) -> bool {
 /// ```
 pub fn compare_close<T: Element>(
     actual: &[T],
-    expected: &[T],
+    expected: &[impl Expected<T>],
     tol: Tolerance,
 ) -> Result<CloseReport, Mismatch> {
     if actual.len() != expected.len() {
@@ -298,10 +300,16 @@ pub fn compare_close<T: Element>(
         if !elem_close(a, e, &tol) {
             mismatches += 1;
             if first.len() < REPORT_FIRST {
-                first.push(ElemDiff::of(i, e, a));
+                first.push(ElemDiff {
+                    index: i,
+                    expected: e.expected_f64(),
+                    actual: a.to_f64(),
+                    expected_bits: e.expected_bits(),
+                    actual_bits: a.to_bits_u64(),
+                });
             }
         }
-        let d = (a.to_f64() - e.to_f64()).abs();
+        let d = (a.to_f64() - e.expected_f64()).abs();
         if d.is_finite() && d > max_abs_err {
             max_abs_err = d;
         }
@@ -328,7 +336,7 @@ pub fn compare_close<T: Element>(
 /// assert_close(&[1.0f32, 2.0], &[1.0, 2.1], Tolerance::of::<f32>());
 /// ```
 #[track_caller]
-pub fn assert_close<T: Element>(actual: &[T], expected: &[T], tol: Tolerance) {
+pub fn assert_close<T: Element>(actual: &[T], expected: &[impl Expected<T>], tol: Tolerance) {
     if let Err(m) = compare_close(actual, expected, tol) {
         panic!("assert_close failed: {m}");
     }
@@ -390,6 +398,26 @@ mod tests {
 
     fn h(v: f32) -> f16 {
         f16::from_f32(v)
+    }
+
+    #[test]
+    fn f64_references() {
+        let x = [h(0.1), h(1000.0), h(f32::NAN), h(f32::INFINITY)];
+        let exact = [0.1f64, 1000.0, f64::NAN, f64::INFINITY];
+        // f16 0.1 is 0.0999755859375: off by 2.4e-4 relative, within f16's 1e-3
+        assert!(compare_close(&x, &exact, Tolerance::of::<f16>().with_max_mismatch_ratio(0.0)).is_ok());
+        let e = compare_close(&x, &exact, Tolerance::exact()).unwrap_err();
+        let r = e.report().unwrap();
+        assert_eq!(r.mismatches, 1);
+        assert_eq!(
+            (r.first[0].index, r.first[0].expected, r.first[0].expected_bits),
+            (0, 0.1, 0.1f64.to_bits())
+        );
+        assert_eq!(r.first[0].actual, 0.0999755859375);
+        assert!(compare_close(&[7u8, 255], &[7.0f64, 255.0], Tolerance::exact()).is_ok());
+        assert!(compare_close(&[7u8], &[7.5f64], Tolerance::exact()).is_err());
+        assert_close(&[1.5f32, -2.0], &[1.5f64, -2.0], Tolerance::exact());
+        assert!(compare_close(&[h(1.0)], &[1.0f64, 2.0], Tolerance::exact()).is_err());
     }
 
     #[test]
@@ -519,7 +547,7 @@ mod tests {
 
     #[test]
     fn length_mismatch_is_an_error() {
-        let e = compare_close(&[1.0f32], &[], Tolerance::of::<f32>()).unwrap_err();
+        let e = compare_close(&[1.0f32], &[0.0f32; 0], Tolerance::of::<f32>()).unwrap_err();
         assert_eq!(e, Mismatch::Length { actual: 1, expected: 0 });
         assert_eq!(e.mismatches(), 0);
         assert!(e.report().is_none());
@@ -534,7 +562,7 @@ mod tests {
 
     #[test]
     fn empty_slices_pass() {
-        let r = compare_close::<f16>(&[], &[], Tolerance::exact()).unwrap();
+        let r = compare_close::<f16>(&[], &[f16::ZERO; 0], Tolerance::exact()).unwrap();
         assert_eq!((r.len, r.mismatches, r.ratio), (0, 0, 0.0));
         assert_bits_eq::<u32>(&[], &[]);
     }

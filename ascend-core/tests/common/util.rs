@@ -1,4 +1,4 @@
-//! Helpers shared by the integration tests: a PRNG, panic-message checks, UB tensor setup,
+//! Helpers shared by the integration tests: a seeded PRNG (`rand`), panic-message checks, UB tensor setup,
 //! element vector builders and bitwise comparison. Each test file includes this module with
 //! `#[path = "common/util.rs"] mod util;` and uses the subset it needs.
 #![allow(dead_code)]
@@ -10,31 +10,38 @@ use std::sync::Arc;
 
 // ---- PRNG ----------------------------------------------------------------------------------
 
-/// A tiny deterministic xorshift64 generator (shifts 13, 7, 17). The seed must be non-zero.
-pub struct Rng(pub u64);
+/// A small deterministic generator: `rand`'s `SmallRng` seeded from a `u64`, so every run of a
+/// test draws the same cases. Make one with `Rng(seed)`.
+pub struct Rng {
+    inner: rand::rngs::SmallRng,
+}
+
+/// A generator seeded with `seed` (the same seed, the same sequence).
+#[allow(non_snake_case)]
+pub fn Rng(seed: u64) -> Rng {
+    use rand::SeedableRng;
+    Rng { inner: rand::rngs::SmallRng::seed_from_u64(seed) }
+}
 
 impl Rng {
     /// The next 64 random bits.
     pub fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
+        rand::RngCore::next_u64(&mut self.inner)
     }
 
-    /// A value in `0..n`.
+    /// A value in `0..n` (`n > 0`).
     pub fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
+        rand::Rng::random_range(&mut self.inner, 0..n)
     }
 
-    /// An index in `0..n`.
+    /// An index in `0..n` (`n > 0`).
     pub fn index(&mut self, n: usize) -> usize {
-        self.below(n as u64) as usize
+        rand::Rng::random_range(&mut self.inner, 0..n)
     }
 
     /// A value in `lo..=hi_incl`.
     pub fn range(&mut self, lo: u64, hi_incl: u64) -> u64 {
-        lo + self.below(hi_incl - lo + 1)
+        rand::Rng::random_range(&mut self.inner, lo..=hi_incl)
     }
 
     /// True once in `one_in` draws on average.
@@ -44,7 +51,9 @@ impl Rng {
 
     /// `n` random bytes.
     pub fn bytes(&mut self, n: usize) -> Vec<u8> {
-        (0..n).map(|_| self.next() as u8).collect()
+        let mut v = vec![0u8; n];
+        rand::RngCore::fill_bytes(&mut self.inner, &mut v);
+        v
     }
 }
 

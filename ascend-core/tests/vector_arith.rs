@@ -1,0 +1,839 @@
+//! Every elementwise instruction of `binary.rs`, `scalar.rs` and `unary.rs` against a slow,
+//! obviously correct scalar reference: random masks (continuous and bits), repeats, block and
+//! repeat strides, normal and counter mode, `IS_SET_MASK` true and false, in-place calls,
+//! every element type and chip the vendor lists, compared bit for bit (any NaN equals any
+//! NaN). The reference computes in `i128` (integers, then wraps) or `f64` (floats, then one
+//! rounding to the type, through the `f16` overflow mode) — independent of the emulator's
+//! `f32` fast paths.
+
+use ascend_core::prelude::*;
+
+#[path = "common/util.rs"]
+mod util;
+use util::{panic_message, Rng};
+
+/// An exact value: an integer or a float.
+#[derive(Clone, Copy, Debug)]
+enum Num {
+    I(i128),
+    F(f64),
+}
+
+impl Num {
+    fn i(self) -> i128 {
+        match self {
+            Num::I(v) => v,
+            Num::F(_) => unreachable!("an integer operation on a float"),
+        }
+    }
+    fn f(self) -> f64 {
+        match self {
+            Num::F(v) => v,
+            Num::I(v) => v as f64,
+        }
+    }
+}
+
+/// Test-side knowledge of an element type: random values, exact value, rounding back.
+trait T0: Element {
+    const BITS: u32;
+    const SIGNED: bool;
+    fn gen(r: &mut Rng) -> Self;
+    fn num(self) -> Num;
+    /// Wraps an integer / rounds a float once (with `half` saturation when `sat`).
+    fn back(n: Num, sat: bool) -> Self;
+    fn same(a: Self, b: Self) -> bool {
+        let nan = |x: Self| x.partial_cmp(&x).is_none();
+        a.to_bits_u64() == b.to_bits_u64() || (Self::IS_FLOAT && nan(a) && nan(b))
+    }
+}
+
+fn special_f64(r: &mut Rng, max: f64) -> f64 {
+    match r.below(12) {
+        0 => 0.0,
+        1 => -0.0,
+        2 => f64::INFINITY,
+        3 => f64::NEG_INFINITY,
+        4 => f64::NAN,
+        5 => max,
+        6 => -max,
+        7 => 1.0,
+        _ => {
+            let m = (r.below(1 << 20) as f64) / (1 << 20) as f64 * 2.0 - 1.0;
+            let e = r.below(24) as i32 - 12;
+            m * 2f64.powi(e)
+        }
+    }
+}
+
+impl T0 for f16 {
+    const BITS: u32 = 16;
+    const SIGNED: bool = true;
+    fn gen(r: &mut Rng) -> Self {
+        if r.chance(3) {
+            f16::from_bits(r.next() as u16)
+        } else {
+            f16::from_f64(special_f64(r, 65504.0))
+        }
+    }
+    fn num(self) -> Num {
+        Num::F(self.to_f64())
+    }
+    fn back(n: Num, sat: bool) -> Self {
+        let v = n.f();
+        let v = if sat {
+            if v.is_nan() {
+                0.0
+            } else {
+                v.clamp(-65504.0, 65504.0)
+            }
+        } else {
+            v
+        };
+        f16::from_f64(v)
+    }
+}
+
+impl T0 for f32 {
+    const BITS: u32 = 32;
+    const SIGNED: bool = true;
+    fn gen(r: &mut Rng) -> Self {
+        if r.chance(3) {
+            f32::from_bits(r.next() as u32)
+        } else {
+            special_f64(r, f32::MAX as f64) as f32
+        }
+    }
+    fn num(self) -> Num {
+        Num::F(self as f64)
+    }
+    fn back(n: Num, _sat: bool) -> Self {
+        n.f() as f32
+    }
+}
+
+macro_rules! t0_int {
+    ($($t:ty => $signed:expr),*) => {$(
+        impl T0 for $t {
+            const BITS: u32 = <$t>::BITS;
+            const SIGNED: bool = $signed;
+            fn gen(r: &mut Rng) -> Self {
+                match r.below(6) {
+                    0 => <$t>::MIN,
+                    1 => <$t>::MAX,
+                    2 => (r.below(7) as $t).wrapping_sub(3),
+                    _ => r.next() as $t,
+                }
+            }
+            fn num(self) -> Num {
+                Num::I(self as i128)
+            }
+            fn back(n: Num, _sat: bool) -> Self {
+                n.i() as $t
+            }
+        }
+    )*};
+}
+t0_int!(i16 => true, u16 => false, i32 => true, u32 => false);
+
+// ---- reference lane operations: (sources, scalar, old dst, sat) -> new dst ----
+
+type RefFn<T> = fn(&[T], T, T, bool) -> T;
+/// `(dst, sources, scalar, mask, repeat, strides [dst_blk, s0_blk, s1_blk, dst_rep, s0_rep, s1_rep], IS_SET_MASK)`.
+type MaskedFn<T> = fn(&LocalTensor<T>, &[LocalTensor<T>], T, Mask, u8, [u8; 6], bool);
+
+fn fl<T: T0>(f: impl Fn(f64) -> f64, x: T, sat: bool) -> T {
+    T::back(Num::F(f(x.num().f())), sat)
+}
+fn arith<T: T0>(a: T, b: T, sat: bool, fi: fn(i128, i128) -> i128, ff: fn(f64, f64) -> f64) -> T {
+    match (a.num(), b.num()) {
+        (Num::I(x), Num::I(y)) => T::back(Num::I(fi(x, y)), sat),
+        (x, y) => T::back(Num::F(ff(x.f(), y.f())), sat),
+    }
+}
+fn r_add<T: T0>(a: T, b: T, sat: bool) -> T {
+    arith(a, b, sat, |x, y| x + y, |x, y| x + y)
+}
+fn r_sub<T: T0>(a: T, b: T, sat: bool) -> T {
+    arith(a, b, sat, |x, y| x - y, |x, y| x - y)
+}
+fn r_mul<T: T0>(a: T, b: T, sat: bool) -> T {
+    arith(a, b, sat, |x, y| x * y, |x, y| x * y)
+}
+/// IEEE 754-2019 maximum (`big`) / minimum: NaN wins, -0 < +0.
+fn r_maxmin<T: T0>(a: T, b: T, big: bool, sat: bool) -> T {
+    match (a.num(), b.num()) {
+        (Num::I(x), Num::I(y)) => T::back(Num::I(if big { x.max(y) } else { x.min(y) }), sat),
+        (x, y) => {
+            let (x, y) = (x.f(), y.f());
+            let r = if x.is_nan() || y.is_nan() {
+                f64::NAN
+            } else if x == 0.0 && y == 0.0 {
+                let neg = if big {
+                    x.is_sign_negative() && y.is_sign_negative()
+                } else {
+                    x.is_sign_negative() || y.is_sign_negative()
+                };
+                if neg {
+                    -0.0
+                } else {
+                    0.0
+                }
+            } else if (x > y) == big {
+                x
+            } else {
+                y
+            };
+            T::back(Num::F(r), sat)
+        }
+    }
+}
+fn r_relu<T: T0>(a: T, sat: bool) -> T {
+    match a.num() {
+        Num::I(x) => T::back(Num::I(x.max(0)), sat),
+        Num::F(x) => T::back(Num::F(if x.is_nan() || x > 0.0 { x } else { 0.0 }), sat),
+    }
+}
+fn r_bits<T: T0>(v: i128) -> T {
+    T::back(Num::I(v), false)
+}
+
+// ---- the harness ----
+
+/// How one instruction is called and what it computes.
+struct Spec<T: T0> {
+    name: &'static str,
+    /// Sources (1 or 2) besides dst.
+    nsrc: usize,
+    /// Whether the instruction takes a scalar.
+    scalar: bool,
+    reference: RefFn<T>,
+    count: fn(&LocalTensor<T>, &[LocalTensor<T>], T, usize),
+    masked: MaskedFn<T>,
+    supported: fn(Soc) -> bool,
+    /// A valid random scalar.
+    gen_scalar: fn(&mut Rng) -> T,
+}
+
+fn lane_offset<T: Element>(r: usize, j: usize, blk: usize, rep: usize) -> usize {
+    (r * rep + (j / T::EPB) * blk) * T::EPB + j % T::EPB
+}
+
+fn random_bits<T: Element>(r: &mut Rng) -> [u64; 2] {
+    loop {
+        let lo = match r.below(3) {
+            0 => u64::MAX,
+            1 => r.next() & r.next(),
+            _ => r.next(),
+        };
+        let hi = if T::PAR > 64 { r.next() } else { 0 };
+        let lo = if T::PAR < 64 { lo & ((1 << T::PAR) - 1) } else { lo };
+        if lo != 0 || hi != 0 {
+            return [lo, hi];
+        }
+    }
+}
+
+fn random_case<T: T0>(spec: &Spec<T>, soc: Soc, seed: u64) {
+    let mut r = Rng(seed);
+    let par = T::PAR;
+    let counter = r.chance(5);
+    let set = !r.chance(4);
+    let in_place = r.chance(3);
+    let (mask, repeat, lanes): (Mask, u8, Vec<Vec<usize>>) = if counter {
+        let n = r.range(1, 5 * par as u64) as usize;
+        let reps = n.div_ceil(par);
+        let lanes = (0..reps).map(|k| (0..par.min(n - k * par)).collect()).collect();
+        (Mask::Count(n as u64), r.range(0, 9) as u8, lanes)
+    } else {
+        let repeat = r.range(0, 5) as u8;
+        let (m, bits) = if r.chance(2) {
+            let c = r.range(1, par as u64) as usize;
+            (Mask::Count(c as u64), (0..c).collect::<Vec<_>>())
+        } else {
+            let b = random_bits::<T>(&mut r);
+            (Mask::Bits(b), (0..par).filter(|&j| b[j / 64] >> (j % 64) & 1 == 1).collect())
+        };
+        (m, repeat, vec![bits; repeat as usize])
+    };
+    // Strides: dst blocks never collide (blk >= 1, rep >= 8 * blk); sources anything.
+    let dblk = r.range(1, 3) as u8;
+    let drep = (8 * dblk as u64 + r.range(0, 3)) as u8;
+    let sblk = [r.range(0, 3) as u8, r.range(0, 3) as u8];
+    let srep = [r.range(0, 20) as u8, r.range(0, 20) as u8];
+    let (sblk, srep) = if in_place { ([dblk, sblk[1]], [drep, srep[1]]) } else { (sblk, srep) };
+    let strides = [dblk, sblk[0], sblk[1], drep, srep[0], srep[1]];
+    let reps = lanes.len();
+    let extent = |blk: u8, rep: u8| reps * rep as usize * T::EPB + 8 * (blk as usize + 1) * T::EPB + par;
+    let n_d = extent(dblk, drep);
+    let n_s = [extent(sblk[0], srep[0]), extent(sblk[1], srep[1])];
+    let scalar = (spec.gen_scalar)(&mut r);
+    let sat = T::DTYPE == DType::F16
+        && (soc.default_overflow_mode() == OverflowMode::Saturation
+            || (soc.overflow_mode_settable() && r.chance(2)));
+    run_on_core(CoreConfig::single(soc), || {
+        if sat {
+            set_overflow_mode(OverflowMode::Saturation);
+        }
+        let mut pipe = TPipe::new();
+        let mk = |pipe: &mut TPipe, n: usize| {
+            let mut b = TBuf::<VecCalc>::new();
+            pipe.init_tbuf(&mut b, n.div_ceil(T::EPB) * 32);
+            b.get::<T>()
+        };
+        let d = mk(&mut pipe, n_d);
+        let mut srcs = vec![];
+        for (k, &len) in n_s.iter().enumerate().take(spec.nsrc) {
+            if k == 0 && in_place {
+                srcs.push(d.clone());
+            } else {
+                srcs.push(mk(&mut pipe, len));
+            }
+        }
+        let fill = |t: &LocalTensor<T>, r: &mut Rng| {
+            let v: Vec<T> = (0..t.get_size()).map(|_| T::gen(r)).collect();
+            t.copy_from_slice(&v);
+        };
+        fill(&d, &mut r);
+        for s in srcs.iter().skip(usize::from(in_place)) {
+            fill(s, &mut r);
+        }
+        // Reference.
+        let before_d = d.to_vec();
+        let before_s: Vec<Vec<T>> = srcs.iter().map(|s| s.to_vec()).collect();
+        let mut want = before_d.clone();
+        for (rr, js) in lanes.iter().enumerate() {
+            for &j in js {
+                let od = lane_offset::<T>(rr, j, dblk as usize, drep as usize);
+                let xs: Vec<T> = (0..spec.nsrc)
+                    .map(|k| before_s[k][lane_offset::<T>(rr, j, sblk[k] as usize, srep[k] as usize)])
+                    .collect();
+                want[od] = (spec.reference)(&xs, scalar, before_d[od], sat);
+            }
+        }
+        if counter {
+            set_mask_count();
+        }
+        let m = if set {
+            mask
+        } else {
+            set_vector_mask::<T>(mask);
+            Mask::Count(MASK_PLACEHOLDER)
+        };
+        (spec.masked)(&d, &srcs, scalar, m, repeat, strides, set);
+        set_mask_norm();
+        let got = d.to_vec();
+        for i in 0..got.len() {
+            assert!(
+                T::same(got[i], want[i]),
+                "{} {} on {soc}: element {i}: got {} ({:#x}), want {} ({:#x}); sat {sat}, counter {counter}, set {set}, in place {in_place}, mask {mask:?}, repeat {repeat}, strides {strides:?}, scalar {scalar}, seed {seed}",
+                spec.name, T::DTYPE, got[i], got[i].to_bits_u64(), want[i], want[i].to_bits_u64()
+            );
+        }
+        // The count form over a random prefix, contiguously, against the same reference.
+        let n = r.range(0, (n_d.min(n_s[0]).min(n_s[1]) - 1) as u64) as usize;
+        fill(&d, &mut r);
+        for s in srcs.iter().skip(usize::from(in_place)) {
+            fill(s, &mut r);
+        }
+        let before_d = d.to_vec();
+        let before_s: Vec<Vec<T>> = srcs.iter().map(|s| s.to_vec()).collect();
+        let mut want = before_d.clone();
+        for i in 0..n {
+            let xs: Vec<T> = (0..spec.nsrc).map(|k| before_s[k][i]).collect();
+            want[i] = (spec.reference)(&xs, scalar, before_d[i], sat);
+        }
+        (spec.count)(&d, &srcs, scalar, n);
+        let got = d.to_vec();
+        for i in 0..got.len() {
+            assert!(
+                T::same(got[i], want[i]),
+                "{} {} count form on {soc}: element {i} of {n}: got {} ({:#x}), want {} ({:#x}); sat {sat}, in place {in_place}, scalar {scalar}, seed {seed}",
+                spec.name, T::DTYPE, got[i], got[i].to_bits_u64(), want[i], want[i].to_bits_u64()
+            );
+        }
+    });
+}
+
+fn run_spec<T: T0>(spec: Spec<T>, iters: u64) {
+    for soc in Soc::ALL {
+        if !(spec.supported)(soc) {
+            let msg = panic_message(|| {
+                run_on_core(CoreConfig::single(soc), || {
+                    let mut pipe = TPipe::new();
+                    let mut b = TBuf::<VecCalc>::new();
+                    pipe.init_tbuf(&mut b, 1024);
+                    let t = b.get::<T>();
+                    let srcs = vec![t.clone(); spec.nsrc];
+                    (spec.count)(&t, &srcs, (spec.gen_scalar)(&mut Rng(7)), T::EPB);
+                })
+            });
+            // The message names the AscendC API (`MulAddDst` for `mul_add_dst`), the type and the chip.
+            let api = spec.name.replace('_', "");
+            let want =
+                format!("t = {} is not supported by {api} on {soc} ({})", T::DTYPE, soc.product_line());
+            assert!(msg.to_lowercase().contains(&want.to_lowercase()), "{msg:?} lacks {want:?}");
+            continue;
+        }
+        for i in 0..iters {
+            random_case(
+                &spec,
+                soc,
+                0x9e37_79b9_7f4a_7c15 ^ (i + 1).wrapping_mul(0x2545_f491_4f6c_dd1d) ^ soc as u64,
+            );
+        }
+    }
+    let _ = spec.scalar;
+}
+
+const ITERS: u64 = 40;
+
+macro_rules! bin_tests {
+    ($($name:ident, $masked:ident, $trait:ident :: $sup:ident, [$($t:ty),*], $reference:expr;)*) => {$($(
+        paste::paste! {
+            #[test]
+            fn [<random_ $name _ $t>]() {
+                run_spec::<$t>(Spec {
+                    name: stringify!($name),
+                    nsrc: 2,
+                    scalar: false,
+                    reference: $reference,
+                    count: |d, s, _, n| $name(d, &s[0], &s[1], n),
+                    masked: |d, s, _, m, rep, p, set| {
+                        let p = BinaryRepeatParams::from(p);
+                        if set { $masked::<$t, true>(d, &s[0], &s[1], m, rep, &p) } else { $masked::<$t, false>(d, &s[0], &s[1], m, rep, &p) }
+                    },
+                    supported: <$t as $trait>::$sup,
+                    gen_scalar: |_| <$t>::default(),
+                }, ITERS);
+            }
+        }
+    )*)*};
+}
+
+bin_tests! {
+    add, add_masked, AddElement::add_supported, [f16, f32, i16, i32], |x, _, _, sat| r_add(x[0], x[1], sat);
+    sub, sub_masked, SubElement::sub_supported, [f16, f32, i16, i32], |x, _, _, sat| r_sub(x[0], x[1], sat);
+    mul, mul_masked, MulElement::mul_supported, [f16, f32, i16, i32], |x, _, _, sat| r_mul(x[0], x[1], sat);
+    div, div_masked, DivElement::div_supported, [f16, f32], |x, _, _, sat| arith(x[0], x[1], sat, |a, _| a, |a, b| a / b);
+    max, max_masked, MaxElement::max_supported, [f16, f32, i16, i32], |x, _, _, sat| r_maxmin(x[0], x[1], true, sat);
+    min, min_masked, MinElement::min_supported, [f16, f32, i16, i32], |x, _, _, sat| r_maxmin(x[0], x[1], false, sat);
+    and, and_masked, AndElement::and_supported, [i16, u16], |x, _, _, _| r_bits(x[0].num().i() & x[1].num().i());
+    or, or_masked, OrElement::or_supported, [i16, u16], |x, _, _, _| r_bits(x[0].num().i() | x[1].num().i());
+    add_relu, add_relu_masked, AddReluElement::add_relu_supported, [f16, f32, i16], |x, _, _, sat| r_relu(r_add(x[0], x[1], sat), sat);
+    sub_relu, sub_relu_masked, SubReluElement::sub_relu_supported, [f16, f32, i16], |x, _, _, sat| r_relu(r_sub(x[0], x[1], sat), sat);
+    mul_add_dst, mul_add_dst_masked, MulAddDstElement::mul_add_dst_supported, [f16, f32, i16, u16, i32, u32],
+        |x, _, d, sat| r_add(r_mul(x[0], x[1], sat), d, sat);
+    fused_mul_add, fused_mul_add_masked, FusedMulAddElement::fused_mul_add_supported, [f16, f32],
+        |x, _, d, sat| r_add(r_mul(x[0], d, sat), x[1], sat);
+}
+
+macro_rules! scalar_tests {
+    ($($name:ident, $masked:ident, $trait:ident :: $sup:ident, [$($t:ty),*], $gen:expr, $reference:expr;)*) => {$($(
+        paste::paste! {
+            #[test]
+            fn [<random_ $name _ $t>]() {
+                run_spec::<$t>(Spec {
+                    name: stringify!($name),
+                    nsrc: 1,
+                    scalar: true,
+                    reference: $reference,
+                    count: |d, s, c, n| $name(d, &s[0], c, n),
+                    masked: |d, s, c, m, rep, p, set| {
+                        let p = UnaryRepeatParams::new(p[0].into(), p[1].into(), p[3], p[4]);
+                        if set { $masked::<$t, true>(d, &s[0], c, m, rep, &p) } else { $masked::<$t, false>(d, &s[0], c, m, rep, &p) }
+                    },
+                    supported: <$t as $trait>::$sup,
+                    gen_scalar: $gen,
+                }, ITERS);
+            }
+        }
+    )*)*};
+}
+
+fn gen_any<T: T0>(r: &mut Rng) -> T {
+    T::gen(r)
+}
+fn gen_shift<T: T0>(r: &mut Rng) -> T {
+    T::back(Num::I(r.range(0, T::BITS as u64) as i128), false)
+}
+fn r_shr<T: T0>(x: T, s: T) -> T {
+    let (v, s) = (x.num().i(), s.num().i() as u32);
+    r_bits(if T::SIGNED {
+        v >> s
+    } else if s >= T::BITS {
+        0
+    } else {
+        v >> s
+    })
+}
+fn r_leaky<T: T0>(x: T, s: T, sat: bool) -> T {
+    let v = x.num().f();
+    if v.is_sign_positive() && !v.is_nan() {
+        T::back(Num::F(v), sat)
+    } else {
+        r_mul(x, s, sat)
+    }
+}
+
+scalar_tests! {
+    adds, adds_masked, AddsElement::adds_supported, [f16, f32, i16, i32], gen_any, |x, s, _, sat| r_add(x[0], s, sat);
+    muls, muls_masked, MulsElement::muls_supported, [f16, f32, i16, i32], gen_any, |x, s, _, sat| r_mul(x[0], s, sat);
+    maxs, maxs_masked, MaxsElement::maxs_supported, [f16, f32, i16, i32], gen_any, |x, s, _, sat| r_maxmin(x[0], s, true, sat);
+    mins, mins_masked, MinsElement::mins_supported, [f16, f32, i16, i32], gen_any, |x, s, _, sat| r_maxmin(x[0], s, false, sat);
+    shift_left, shift_left_masked, ShiftLeftElement::shift_left_supported, [i16, u16, i32, u32], gen_shift,
+        |x, s, _, _| r_bits(x[0].num().i() << s.num().i());
+    shift_right, shift_right_masked, ShiftRightElement::shift_right_supported, [i16, u16, i32, u32], gen_shift,
+        |x, s, _, _| r_shr(x[0], s);
+    leaky_relu, leaky_relu_masked, LeakyReluElement::leaky_relu_supported, [f16, f32], gen_any, |x, s, _, sat| r_leaky(x[0], s, sat);
+}
+
+#[test]
+fn random_axpy_reads_dst() {
+    fn spec<T: T0 + AxpyElement>() -> Spec<T> {
+        Spec {
+            name: "Axpy",
+            nsrc: 1,
+            scalar: true,
+            reference: |x, s, d, sat| r_add(r_mul(x[0], s, sat), d, sat),
+            count: |d, s, c, n| axpy(d, &s[0], c, n),
+            masked: |d, s, c, m, rep, p, set| {
+                let p = UnaryRepeatParams::new(p[0].into(), p[1].into(), p[3], p[4]);
+                if set {
+                    axpy_masked::<T, true>(d, &s[0], c, m, rep, &p)
+                } else {
+                    axpy_masked::<T, false>(d, &s[0], c, m, rep, &p)
+                }
+            },
+            supported: T::axpy_supported,
+            gen_scalar: gen_any,
+        }
+    }
+    run_spec(spec::<f16>(), ITERS);
+    run_spec(spec::<f32>(), ITERS);
+}
+
+macro_rules! unary_tests {
+    ($($name:ident, $masked:ident, $trait:ident :: $sup:ident, [$($t:ty),*], $reference:expr;)*) => {$($(
+        paste::paste! {
+            #[test]
+            fn [<random_ $name _ $t>]() {
+                run_spec::<$t>(Spec {
+                    name: stringify!($name),
+                    nsrc: 1,
+                    scalar: false,
+                    reference: $reference,
+                    count: |d, s, _, n| $name(d, &s[0], n),
+                    masked: |d, s, _, m, rep, p, set| {
+                        let p = UnaryRepeatParams::new(p[0].into(), p[1].into(), p[3], p[4]);
+                        if set { $masked::<$t, true>(d, &s[0], m, rep, &p) } else { $masked::<$t, false>(d, &s[0], m, rep, &p) }
+                    },
+                    supported: <$t as $trait>::$sup,
+                    gen_scalar: |_| <$t>::default(),
+                }, ITERS);
+            }
+        }
+    )*)*};
+}
+
+unary_tests! {
+    exp, exp_masked, ExpElement::exp_supported, [f16, f32], |x, _, _, sat| fl(f64::exp, x[0], sat);
+    ln, ln_masked, LnElement::ln_supported, [f16, f32], |x, _, _, sat| fl(f64::ln, x[0], sat);
+    sqrt, sqrt_masked, SqrtElement::sqrt_supported, [f16, f32], |x, _, _, sat| fl(f64::sqrt, x[0], sat);
+    rsqrt, rsqrt_masked, RsqrtElement::rsqrt_supported, [f16, f32], |x, _, _, sat| fl(|v| 1.0 / v.sqrt(), x[0], sat);
+    reciprocal, reciprocal_masked, ReciprocalElement::reciprocal_supported, [f16, f32], |x, _, _, sat| fl(|v| 1.0 / v, x[0], sat);
+    abs, abs_masked, AbsElement::abs_supported, [f16, f32, i16], |x, _, _, sat| match x[0].num() {
+        Num::I(v) => r_bits(v.abs()),
+        Num::F(v) => fl(f64::abs, T0::back(Num::F(v), false), sat),
+    };
+    relu, relu_masked, ReluElement::relu_supported, [f16, f32, i32], |x, _, _, sat| r_relu(x[0], sat);
+    not, not_masked, NotElement::not_supported, [i16, u16], |x, _, _, _| r_bits(!x[0].num().i());
+}
+
+// ---- hand-made edge cases (values from IEEE 754 and the vendor's boundary-value tables) ----
+
+fn h(x: f32) -> f16 {
+    f16::from_f32(x)
+}
+
+/// Runs `f(dst, a, b)` on 16-lane f16 tensors filled with `x`, `y`, `d`; returns dst's lane 0.
+fn f16_bin(
+    x: f32,
+    y: f32,
+    d: f32,
+    f: impl FnOnce(&LocalTensor<f16>, &LocalTensor<f16>, &LocalTensor<f16>),
+) -> f16 {
+    let mut pipe = TPipe::new();
+    let mut b = TBuf::<VecCalc>::new();
+    pipe.init_tbuf(&mut b, 96);
+    let [t0, t1, t2] = [0, 1, 2].map(|i| b.get_with_offset::<f16>(16, 32 * i));
+    t0.copy_from_slice(&[h(d); 16]);
+    t1.copy_from_slice(&[h(x); 16]);
+    t2.copy_from_slice(&[h(y); 16]);
+    f(&t0, &t1, &t2);
+    t0.get_value(0)
+}
+
+fn f32_bin(
+    x: f32,
+    y: f32,
+    d: f32,
+    f: impl FnOnce(&LocalTensor<f32>, &LocalTensor<f32>, &LocalTensor<f32>),
+) -> f32 {
+    let mut pipe = TPipe::new();
+    let mut b = TBuf::<VecCalc>::new();
+    pipe.init_tbuf(&mut b, 96);
+    let [t0, t1, t2] = [0, 1, 2].map(|i| b.get_with_offset::<f32>(8, 32 * i));
+    t0.copy_from_slice(&[d; 8]);
+    t1.copy_from_slice(&[x; 8]);
+    t2.copy_from_slice(&[y; 8]);
+    f(&t0, &t1, &t2);
+    t0.get_value(0)
+}
+
+#[test]
+fn max_min_follow_ieee_maximum_minimum() {
+    let mx = |x, y| f32_bin(x, y, 9.0, |d, a, b| max(d, a, b, 8));
+    let mn = |x, y| f32_bin(x, y, 9.0, |d, a, b| min(d, a, b, 8));
+    assert_eq!(mx(-0.0, 0.0).to_bits(), 0f32.to_bits());
+    assert_eq!(mx(0.0, -0.0).to_bits(), 0f32.to_bits());
+    assert_eq!(mn(0.0, -0.0).to_bits(), (-0f32).to_bits());
+    assert_eq!(mn(-0.0, 0.0).to_bits(), (-0f32).to_bits());
+    assert!(mx(f32::NAN, 1.0).is_nan() && mx(1.0, f32::NAN).is_nan());
+    assert!(mn(f32::NAN, f32::NEG_INFINITY).is_nan());
+    let hx = |x, y| f16_bin(x, y, 9.0, |d, a, b| max(d, a, b, 16));
+    assert_eq!(hx(-0.0, 0.0).to_bits(), 0);
+    assert!(hx(f32::NAN, 1.0).is_nan());
+    // Saturation mode: a NaN result becomes 0.
+    on_sat(|| assert_eq!(hx(f32::NAN, 1.0).to_bits(), 0));
+}
+
+fn on_sat(f: impl FnOnce()) {
+    run_on_core(CoreConfig::single(Soc::Ascend310P), f)
+}
+
+#[test]
+fn division_by_zero_is_ieee_then_the_overflow_mode() {
+    let hd = |x, y| f16_bin(x, y, 9.0, |d, a, b| div(d, a, b, 16));
+    assert_eq!(hd(1.0, 0.0), f16::INFINITY);
+    assert_eq!(hd(1.0, -0.0), f16::NEG_INFINITY);
+    assert_eq!(hd(-0.0, 5.0).to_bits(), h(-0.0).to_bits());
+    assert!(hd(0.0, 0.0).is_nan());
+    on_sat(|| {
+        assert_eq!(hd(1.0, 0.0), h(65504.0));
+        assert_eq!(hd(-1.0, 0.0), h(-65504.0));
+        assert_eq!(hd(0.0, 0.0).to_bits(), 0);
+    });
+    assert_eq!(f32_bin(1.0, 0.0, 0.0, |d, a, b| div(d, a, b, 8)), f32::INFINITY);
+    // f32 ignores saturation mode.
+    on_sat(|| assert_eq!(f32_bin(-1.0, 0.0, 0.0, |d, a, b| d.assign(a / b)), f32::NEG_INFINITY));
+}
+
+#[test]
+fn multiply_add_rounds_the_product_first() {
+    // MAX * MAX overflows to inf before -inf is added: NaN (the vendor's table), not -inf.
+    let mad = |x, y, d| f16_bin(x, y, d, |d, a, b| mul_add_dst(d, a, b, 16));
+    assert!(mad(65504.0, 65504.0, f32::NEG_INFINITY).is_nan());
+    // In saturation mode the product saturates to MAX first, and MAX + MIN = +0.
+    on_sat(|| assert_eq!(mad(65504.0, 65504.0, -65504.0).to_bits(), 0));
+    // FusedMulAdd: dst = src0 * dst + src1, the product rounded once to half: 2049 * 1 rounds
+    // to 2048, then + 1 rounds to 2048 again (a fused operation would give 2050).
+    let fma = |x, y, d| f16_bin(x, y, d, |d, a, b| fused_mul_add(d, a, b, 16));
+    assert_eq!(fma(3.0, 1.0, 2.0), h(7.0));
+    assert_eq!(f32_bin(3.0, 1.0, 2.0, |d, a, b| fused_mul_add(d, a, b, 8)), 7.0);
+    // f32: 1 + 2^-23 squared is 1 + 2^-22 + 2^-46; the product rounds to 1 + 2^-22, so
+    // subtracting 1 + 2^-22 gives exactly 0 (a fused multiply-add would give 2^-46).
+    let e = 1.0 + f32::EPSILON;
+    assert_eq!(f32_bin(e, e, -(1.0 + 2.0 * f32::EPSILON), |d, a, b| mul_add_dst(d, a, b, 8)), 0.0);
+}
+
+#[test]
+fn unary_special_values() {
+    let mut pipe = TPipe::new();
+    let mut b = TBuf::<VecCalc>::new();
+    pipe.init_tbuf(&mut b, 64);
+    let [x, y] = [0, 1].map(|i| b.get_with_offset::<f32>(8, 32 * i));
+    x.copy_from_slice(&[-1.0, 0.0, -0.0, f32::INFINITY, f32::NEG_INFINITY, f32::NAN, 1.0, 4.0]);
+    ln(&y, &x, 8);
+    let v = y.to_vec();
+    assert!(v[0].is_nan() && v[4].is_nan() && v[5].is_nan());
+    assert_eq!((v[1], v[2], v[3], v[6]), (f32::NEG_INFINITY, f32::NEG_INFINITY, f32::INFINITY, 0.0));
+    rsqrt(&y, &x, 8);
+    let v = y.to_vec();
+    assert_eq!((v[1], v[2], v[3], v[7]), (f32::INFINITY, f32::NEG_INFINITY, 0.0, 0.5));
+    assert!(v[0].is_nan());
+    sqrt(&y, &x, 8);
+    assert_eq!(y.get_value(2).to_bits(), (-0f32).to_bits());
+    assert!(y.get_value(0).is_nan());
+    exp(&y, &x, 8);
+    assert_eq!((y.get_value(1), y.get_value(4), y.get_value(3)), (1.0, 0.0, f32::INFINITY));
+    reciprocal(&y, &x, 8);
+    assert_eq!((y.get_value(2), y.get_value(4).to_bits()), (f32::NEG_INFINITY, (-0f32).to_bits()));
+    relu(&y, &x, 8);
+    assert_eq!(y.get_value(2).to_bits(), 0, "relu(-0) = +0");
+    assert!(y.get_value(5).is_nan());
+    abs(&y, &x, 8);
+    assert_eq!(y.get_value(2).to_bits(), 0);
+    leaky_relu(&y, &x, 0.5, 8);
+    assert_eq!((y.get_value(0), y.get_value(2).to_bits()), (-0.5, (-0f32).to_bits()));
+}
+
+#[test]
+fn half_ln_of_zero_saturates_to_min() {
+    on_sat(|| {
+        let r = f16_bin(0.0, 0.0, 1.0, |d, a, _| ln(d, a, 16));
+        assert_eq!(r, h(-65504.0));
+        let r = f16_bin(-1.0, 0.0, 1.0, |d, a, _| ln(d, a, 16));
+        assert_eq!(r.to_bits(), 0);
+        let r = f16_bin(12.0, 0.0, 1.0, |d, a, _| exp(d, a, 16));
+        assert_eq!(r, h(65504.0));
+    });
+    let r = f16_bin(12.0, 0.0, 1.0, |d, a, _| exp(d, a, 16));
+    assert_eq!(r, f16::INFINITY);
+}
+
+#[test]
+fn half_sqrt_through_f32_is_correctly_rounded_for_every_input() {
+    let all: Vec<f16> = (0..=u16::MAX).map(f16::from_bits).collect();
+    let mut pipe = TPipe::new();
+    let mut b = TBuf::<VecCalc>::new();
+    pipe.init_tbuf(&mut b, 2 * 32768);
+    let [x, y] = [0, 1].map(|i| b.get_with_offset::<f16>(16384, 32768 * i));
+    for chunk in all.chunks(16384) {
+        x.copy_from_slice(chunk);
+        sqrt(&y, &x, 16384);
+        for (a, r) in chunk.iter().zip(y.to_vec()) {
+            let want = f16::from_f64(a.to_f64().sqrt());
+            assert!(want.to_bits() == r.to_bits() || (want.is_nan() && r.is_nan()), "sqrt of {a}");
+        }
+    }
+}
+
+#[test]
+fn half_division_through_f32_is_correctly_rounded() {
+    // Every dividend against 64 random divisors (4 million quotients), against the quotient
+    // rounded once from f64 (53 bits: innocuous for half).
+    let all: Vec<f16> = (0..=u16::MAX).map(f16::from_bits).collect();
+    let mut r = Rng(0x1234_5678);
+    let mut pipe = TPipe::new();
+    let mut b = TBuf::<VecCalc>::new();
+    pipe.init_tbuf(&mut b, 3 * 32768);
+    let [x, y, z] = [0, 1, 2].map(|i| b.get_with_offset::<f16>(16384, 32768 * i));
+    for _ in 0..64 {
+        for xs in all.chunks(16384) {
+            let ys: Vec<f16> = (0..16384).map(|_| f16::from_bits(r.next() as u16)).collect();
+            x.copy_from_slice(xs);
+            y.copy_from_slice(&ys);
+            z.assign(&x / &y);
+            for (i, q) in z.to_vec().into_iter().enumerate() {
+                let want = f16::from_f64(xs[i].to_f64() / ys[i].to_f64());
+                assert!(
+                    want.to_bits() == q.to_bits() || (want.is_nan() && q.is_nan()),
+                    "{} / {}",
+                    xs[i],
+                    ys[i]
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn integers_wrap_and_shift_as_documented() {
+    let mut pipe = TPipe::new();
+    let mut b = TBuf::<VecCalc>::new();
+    pipe.init_tbuf(&mut b, 96);
+    let [d, a, c] = [0, 1, 2].map(|i| b.get_with_offset::<i32>(8, 32 * i));
+    a.copy_from_slice(&[i32::MAX; 8]);
+    c.copy_from_slice(&[i32::MAX; 8]);
+    d.assign(&a * &c);
+    assert_eq!(d.get_value(0), 1);
+    muls(&d, &a, 2, 8);
+    assert_eq!(d.get_value(7), -2);
+    a.copy_from_slice(&[-17; 8]);
+    shift_right(&d, &a, 2, 8);
+    assert_eq!(d.get_value(0), -5, "arithmetic shift");
+    shift_right(&d, &a, 32, 8);
+    assert_eq!(d.get_value(0), -1, "a full-width arithmetic shift leaves the sign");
+    shift_left(&d, &a, 32, 8);
+    assert_eq!(d.get_value(0), 0);
+    let u = b.get_with_offset::<u16>(16, 0);
+    let v = b.get_with_offset::<u16>(16, 32);
+    v.copy_from_slice(&[0xaaaa; 16]);
+    shift_right(&u, &v, 1, 16);
+    assert_eq!(u.get_value(0), 0x5555, "logical shift");
+    let w = b.get_with_offset::<u16>(16, 64);
+    w.copy_from_slice(&[0x0ff0; 16]);
+    u.assign(&v & &w);
+    assert_eq!(u.get_value(3), 0x0aa0);
+    u.assign(&v | &w);
+    assert_eq!(u.get_value(3), 0xaffa);
+    not(&u, &w, 16);
+    assert_eq!(u.get_value(15), 0xf00f);
+    run_on_core(CoreConfig::single(Soc::Ascend310B), || {
+        let mut pipe = TPipe::new();
+        let mut b = TBuf::<VecCalc>::new();
+        pipe.init_tbuf(&mut b, 64);
+        let x = b.get::<i16>();
+        x.copy_from_slice(&[i16::MIN; 32]);
+        abs(&x, &x, 32);
+        assert_eq!(x.get_value(0), i16::MIN, "abs wraps");
+    });
+}
+
+#[test]
+fn shift_out_of_range_names_the_limit() {
+    let msg = panic_message(|| {
+        let mut pipe = TPipe::new();
+        let mut b = TBuf::<VecCalc>::new();
+        pipe.init_tbuf(&mut b, 64);
+        let x = b.get::<i16>();
+        shift_left(&x, &x, 17, 32);
+    });
+    assert!(msg.contains("ShiftLeft: scalarValue = 17 is out of range [0, 16] for int16_t"), "{msg}");
+    let msg = panic_message(|| {
+        let mut pipe = TPipe::new();
+        let mut b = TBuf::<VecCalc>::new();
+        pipe.init_tbuf(&mut b, 64);
+        let x = b.get::<i32>();
+        shift_right_masked::<i32, true>(&x, &x, -1, 8, 1, &UnaryRepeatParams::default());
+    });
+    assert!(msg.contains("ShiftRight: scalarValue = -1 is out of range [0, 32] for int32_t"), "{msg}");
+}
+
+#[test]
+fn operators_build_the_count_form_over_dst() {
+    let (x, y) = (6.0, 1.5);
+    assert_eq!(f32_bin(x, y, 0.0, |d, a, b| d.assign(a * b)), 9.0);
+    assert_eq!(f32_bin(x, y, 0.0, |d, a, b| d.assign(a / b)), 4.0);
+    assert_eq!(f32_bin(x, y, 0.0, |d, a, b| d.assign(a + b)), 7.5);
+    assert_eq!(f32_bin(x, y, 0.0, |d, a, b| d.assign(a - b)), 4.5);
+}
+
+#[test]
+fn masked_forms_check_like_sub_masked() {
+    let msg = panic_message(|| {
+        let mut pipe = TPipe::new();
+        let mut b = TBuf::<VecCalc>::new();
+        pipe.init_tbuf(&mut b, 512);
+        let x = b.get::<f32>();
+        exp_masked::<f32, true>(&x, &x, 65u64, 1, &UnaryRepeatParams::default());
+    });
+    assert!(msg.contains("Exp: mask = 65 is out of range [1, 64] for float in normal mode"), "{msg}");
+    let msg = panic_message(|| {
+        let mut pipe = TPipe::new();
+        let mut b = TBuf::<VecCalc>::new();
+        pipe.init_tbuf(&mut b, 512);
+        let x = b.get::<f16>();
+        muls_masked::<f16, false>(&x, &x, h(2.0), 64, 1, &UnaryRepeatParams::default());
+    });
+    assert!(msg.contains("Muls: isSetMask = false requires mask = MASK_PLACEHOLDER"), "{msg}");
+    let msg = panic_message(|| {
+        let mut pipe = TPipe::new();
+        let mut b = TBuf::<VecCalc>::new();
+        pipe.init_tbuf(&mut b, 512);
+        let x = b.get::<f16>();
+        mul_masked::<f16, true>(&x, &x, &x.view(16), 128, 1, &BinaryRepeatParams::default());
+    });
+    assert!(msg.contains("Mul: dst (address 0x0) and src1 (address 0x20) partially overlap"), "{msg}");
+}

@@ -1,0 +1,180 @@
+//! `leaky_relu`: `y = x >= 0 ? x : alpha * x`, the vendor's LeakyReLU sample pattern — one
+//! input queue, one output queue, the `LeakyRelu` instruction on each tile.
+//!
+//! ```
+//! use ascend_kernels::leaky_relu::{leaky_relu_reference, run_leaky_relu};
+//! use ascend_kernels::tiling::TilingConfig;
+//! use ascend_runtime::prelude::*;
+//!
+//! let x: Vec<f32> = (0..1000).map(|i| i as f32 - 500.0).collect();
+//! let t = TilingConfig::new::<f32>(1000, 4);
+//! let (y, _) = run_leaky_relu(Soc::Ascend910B, &x, 0.25, &t).unwrap();
+//! assert_eq!((y[0], y[999]), (-125.0, 499.0));
+//! assert_eq!(y, leaky_relu_reference(&x, 0.25));
+//! ```
+
+use ascend_runtime::prelude::*;
+
+use crate::host::{check_input_len, run_on_gm};
+use crate::tiling::{TilingConfig, BUFFER_NUM};
+
+/// One core's state of the LeakyReLU kernel (the sample's `KernelLeakyRelu` class).
+pub struct KernelLeakyRelu<T: LeakyReluElement> {
+    pipe: TPipe,
+    in_queue_x: TQue<VecIn, BUFFER_NUM>,
+    out_queue_y: TQue<VecOut, BUFFER_NUM>,
+    x_gm: GlobalTensor<T>,
+    y_gm: GlobalTensor<T>,
+    tiling: TilingConfig,
+    block_length: usize,
+    alpha: T,
+}
+
+impl<T: LeakyReluElement> Default for KernelLeakyRelu<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<T: LeakyReluElement> KernelLeakyRelu<T> {
+    /// A kernel object with unbound tensors and queues without buffers.
+    pub fn new() -> Self {
+        KernelLeakyRelu {
+            pipe: TPipe::new(),
+            in_queue_x: TQue::new(),
+            out_queue_y: TQue::new(),
+            x_gm: GlobalTensor::new(),
+            y_gm: GlobalTensor::new(),
+            tiling: TilingConfig::default(),
+            block_length: 0,
+            alpha: T::ZERO,
+        }
+    }
+
+    /// Binds this core's slice of `x` and `y`, keeps `alpha`, carves the queues' buffers.
+    ///
+    /// # Panics
+    /// Panics if the tiling is unusable or the tiles do not fit in UB.
+    pub fn init(&mut self, x: GmAddr, y: GmAddr, alpha: T, tiling: &TilingConfig) {
+        tiling.check::<T>("LeakyReluCustom", T::EPB);
+        self.tiling = *tiling;
+        self.alpha = alpha;
+        let range = tiling.core_range::<T>(get_block_idx());
+        self.block_length = range.len();
+        self.x_gm.set_global_buffer(x.add::<T>(range.start), self.block_length);
+        self.y_gm.set_global_buffer(y.add::<T>(range.start), self.block_length);
+        let tile_bytes = tiling.tile_length * T::SIZE;
+        self.pipe.init_buffer(&mut self.in_queue_x, BUFFER_NUM, tile_bytes);
+        self.pipe.init_buffer(&mut self.out_queue_y, BUFFER_NUM, tile_bytes);
+    }
+
+    /// Runs `copy_in`, `compute`, `copy_out` over every tile of this core's slice.
+    pub fn process(&mut self) {
+        let tiling = self.tiling;
+        for (offset, len) in tiling.tiles(self.block_length) {
+            self.copy_in(offset, len);
+            self.compute(len);
+            self.copy_out(offset, len);
+        }
+    }
+
+    fn copy_in(&mut self, offset: usize, len: usize) {
+        let x_local = self.in_queue_x.alloc_tensor::<T>();
+        data_copy_tail(&x_local, &self.x_gm.view(offset), len);
+        self.in_queue_x.enque(x_local);
+    }
+
+    fn compute(&mut self, len: usize) {
+        let x_local = self.in_queue_x.deque::<T>();
+        let y_local = self.out_queue_y.alloc_tensor::<T>();
+        leaky_relu(&y_local, &x_local, self.alpha, len);
+        self.out_queue_y.enque(y_local);
+        self.in_queue_x.free_tensor(x_local);
+    }
+
+    fn copy_out(&mut self, offset: usize, len: usize) {
+        let y_local = self.out_queue_y.deque::<T>();
+        data_copy_tail(&self.y_gm.view(offset), &y_local, len);
+        self.out_queue_y.free_tensor(y_local);
+    }
+}
+
+/// The kernel entry point: `y = leaky_relu(x, alpha)` over this core's share.
+///
+/// # Panics
+/// As [`KernelLeakyRelu::init`] and the AscendC calls it makes (`LeakyRelu` does not exist
+/// on Ascend910).
+pub fn leaky_relu_custom<T: LeakyReluElement>(x: GmAddr, y: GmAddr, alpha: T, tiling: &TilingConfig) {
+    let mut op = KernelLeakyRelu::<T>::new();
+    op.init(x, y, alpha, tiling);
+    op.process();
+}
+
+/// Host side: copies `x` to GM, launches [`leaky_relu_custom`] on `tiling.block_dim` cores of
+/// `soc`, and returns `y` with the launch statistics.
+///
+/// # Errors
+/// The [`LaunchError`] of a failing core.
+///
+/// # Panics
+/// Panics if `x` does not hold `tiling.total_length` elements.
+pub fn run_leaky_relu<T: LeakyReluElement>(
+    soc: Soc,
+    x: &[T],
+    alpha: T,
+    tiling: &TilingConfig,
+) -> Result<(Vec<T>, LaunchStats), LaunchError> {
+    check_input_len("x", x, tiling.total_length);
+    let (t, launch) = (*tiling, Launch::new(soc).block_dim(tiling.block_dim));
+    let ([y], stats) =
+        run_on_gm(&launch, [x], [x.len()], move |[x], [y]| leaky_relu_custom(x, y, alpha, &t))?;
+    Ok((y, stats))
+}
+
+/// Host reference: `x` where `x >= 0`, else `alpha * x` computed in `f64` and rounded once.
+pub fn leaky_relu_reference<T: Element>(x: &[T], alpha: T) -> Vec<T> {
+    x.iter()
+        .map(|&v| {
+            let f = v.to_f64();
+            if f >= 0.0 {
+                v
+            } else {
+                T::from_f64(f * alpha.to_f64())
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::random_vec;
+    use ascend_runtime::testing::{assert_close, Tolerance};
+
+    fn check<T: LeakyReluElement>(soc: Soc, n: usize, cores: u32, tile: usize) {
+        let x = random_vec::<T>(n, n as u64 + 3, -100.0, 100.0);
+        let alpha = T::from_f64(0.01);
+        let t = TilingConfig { total_length: n, block_dim: cores, tile_length: tile };
+        let (y, _) = run_leaky_relu(soc, &x, alpha, &t).unwrap();
+        assert_close(&y, &leaky_relu_reference(&x, alpha), Tolerance::of::<T>());
+    }
+
+    #[test]
+    fn cores_tiles_and_tails() {
+        for (n, cores) in [(4096, 8), (8 * 2048 + 40, 8), (48 * 512, 48), (48 * 100 + 7, 48)] {
+            for tile in [128, 2048] {
+                check::<f32>(Soc::Ascend910B, n, cores, tile);
+                check::<f16>(Soc::Ascend910B, n, cores, tile);
+            }
+        }
+        check::<f16>(Soc::Ascend310B, 8 * 2048 + 16, 8, 256);
+    }
+
+    #[test]
+    fn ascend910_has_no_leaky_relu() {
+        let x = vec![1.0f32; 64];
+        let t = TilingConfig::new::<f32>(64, 1);
+        let e = run_leaky_relu(Soc::Ascend910, &x, 0.1, &t).unwrap_err();
+        assert!(e.to_string().contains("T = float is not supported by LeakyRelu on Ascend910"), "{e}");
+    }
+}
