@@ -1100,3 +1100,93 @@ fn mixed_forms_check_chip_overlap_and_mask() {
     });
     assert!(msg.contains("Axpy: src would touch element 191 but the tensor has 128 elements"), "{msg}");
 }
+
+// ---- ShiftRight's roundEn -------------------------------------------------------------------
+
+/// `x >> s` rounded by the bits shifted out, as the vendor documents `roundEn` for the signed
+/// types on Ascend910B: `floor((x + 2^(s-1)) / 2^s)` in `i128`; elsewhere the plain shift.
+fn r_shr_round<T: T0>(x: T, s: T) -> T {
+    let (v, k) = (x.num().i(), s.num().i() as u32);
+    if T::SIGNED && get_soc() == Soc::Ascend910B && k > 0 {
+        r_bits((v + (1i128 << (k - 1))) >> k)
+    } else {
+        r_shr(x, s)
+    }
+}
+
+macro_rules! shift_round_tests {
+    ($($t:ty),*) => {$(
+        paste::paste! {
+            #[test]
+            fn [<random_shift_right_round_en_ $t>]() {
+                run_spec::<$t>(Spec {
+                    name: "shift_right",
+                    nsrc: 1,
+                    scalar: true,
+                    reference: |x, s, _, _| r_shr_round(x[0], s),
+                    // The count form through counter mode (AscendC's count form is the
+                    // counter-mode instruction), with roundEn.
+                    count: |d, s, c, n| {
+                        if n > 0 {
+                            set_mask_count();
+                            shift_right_round_masked::<$t, true>(d, &s[0], c, n as u64, 1, &UnaryRepeatParams::default(), true);
+                            set_mask_norm();
+                        }
+                    },
+                    masked: |d, s, c, m, rep, p, set| {
+                        let p = UnaryRepeatParams::new(p[0].into(), p[1].into(), p[3], p[4]);
+                        if set {
+                            shift_right_round_masked::<$t, true>(d, &s[0], c, m, rep, &p, true)
+                        } else {
+                            shift_right_round_masked::<$t, false>(d, &s[0], c, m, rep, &p, true)
+                        }
+                    },
+                    supported: <$t as ShiftRightElement>::shift_right_supported,
+                    gen_scalar: gen_shift,
+                }, ITERS);
+            }
+        }
+    )*};
+}
+
+shift_round_tests!(i16, u16, i32, u32);
+
+#[test]
+fn shift_right_round_en_edges() {
+    let run = |soc: Soc, xs: [i32; 8], s: i32, round: bool| -> Vec<i32> {
+        let mut out = vec![];
+        run_on_core(CoreConfig::single(soc), || {
+            let mut pipe = TPipe::new();
+            let (d, a) = (util::tensor::<i32>(&mut pipe, 8), util::tensor::<i32>(&mut pipe, 8));
+            a.copy_from_slice(&xs);
+            shift_right_round_masked::<i32, true>(&d, &a, s, 8u64, 1, &UnaryRepeatParams::default(), round);
+            out = d.to_vec();
+        });
+        out
+    };
+    let xs = [9, 10, -3, -2, i32::MAX, i32::MIN, -1, 1];
+    let b = Soc::Ascend910B;
+    // The vendor's example: 0b1001 >> 1 rounds up to 0b0101, 0b1010 >> 1 is exact.
+    assert_eq!(run(b, xs, 1, true), [5, 5, -1, -1, 1 << 30, i32::MIN / 2, 0, 1]);
+    assert_eq!(run(b, xs, 1, false), [4, 5, -2, -1, (1 << 30) - 1, i32::MIN / 2, -1, 0]);
+    // A full-width shift: the sign fill plus the sign bit shifted out last.
+    assert_eq!(run(b, xs, 32, true), [0; 8]);
+    // No bit shifted out: exact.
+    assert_eq!(run(b, xs, 0, true), xs);
+    // 31: i32::MAX is 0.99999... of 2^31 and rounds to 1; MIN is exactly -1.
+    assert_eq!(run(b, xs, 31, true), [0, 0, 0, 0, 1, -1, 0, 0]);
+    // Ascend310B's implementation ignores roundEn; unsigned types have no effect either.
+    assert_eq!(run(Soc::Ascend310B, xs, 1, true), run(b, xs, 1, false));
+    run_on_core(CoreConfig::single(b), || {
+        let mut pipe = TPipe::new();
+        let (d, a) = (util::tensor::<u16>(&mut pipe, 16), util::tensor::<u16>(&mut pipe, 16));
+        a.copy_from_slice(&[9; 16]);
+        shift_right_round_masked::<u16, true>(&d, &a, 1, 16u64, 1, &UnaryRepeatParams::default(), true);
+        assert_eq!(d.get_value(0), 4);
+    });
+    // The shift range is checked as without roundEn.
+    let msg = panic_message(|| {
+        run(b, xs, 33, true);
+    });
+    assert!(msg.contains("ShiftRight: scalarValue = 33 is out of range [0, 32] for int32_t"), "{msg}");
+}
