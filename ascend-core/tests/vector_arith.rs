@@ -893,7 +893,8 @@ fn random_mixed_case(nsrc: usize, soc: Soc, seed: u64) {
     let shared = nsrc == 2 && r.chance(4);
     let (sblk, srep) = if shared { ([sblk[0]; 2], [srep[0]; 2]) } else { (sblk, srep) };
     let reps = lanes.len();
-    let extent = |epb: usize, blk: u8, rep: u8| reps * rep as usize * epb + 8 * (blk as usize + 1) * epb + 128;
+    let extent =
+        |epb: usize, blk: u8, rep: u8| reps * rep as usize * epb + 8 * (blk as usize + 1) * epb + 128;
     let n_d = extent(8, dblk, drep);
     let n_s = [extent(16, sblk[0], srep[0]), extent(16, sblk[1], srep[1])];
     let scalar = gen_mixed_half(&mut r);
@@ -907,7 +908,11 @@ fn random_mixed_case(nsrc: usize, soc: Soc, seed: u64) {
         let d = util::tensor::<f32>(&mut pipe, n_d.div_ceil(8) * 8);
         let mut srcs = vec![util::tensor::<f16>(&mut pipe, n_s[0].div_ceil(16) * 16)];
         if nsrc == 2 {
-            srcs.push(if shared { srcs[0].clone() } else { util::tensor::<f16>(&mut pipe, n_s[1].div_ceil(16) * 16) });
+            srcs.push(if shared {
+                srcs[0].clone()
+            } else {
+                util::tensor::<f16>(&mut pipe, n_s[1].div_ceil(16) * 16)
+            });
         }
         let fill = |r: &mut Rng, srcs: &[LocalTensor<f16>]| {
             let dv: Vec<f32> = (0..d.get_size())
@@ -1013,7 +1018,11 @@ fn mixed_one(soc: Soc, x: f32, y: f32, d: f32, mad: bool) -> f32 {
     let mut out = 0.0;
     run_on_core(CoreConfig::single(soc), || {
         let mut pipe = TPipe::new();
-        let (dst, a, b) = (util::tensor::<f32>(&mut pipe, 8), util::tensor::<f16>(&mut pipe, 16), util::tensor::<f16>(&mut pipe, 16));
+        let (dst, a, b) = (
+            util::tensor::<f32>(&mut pipe, 8),
+            util::tensor::<f16>(&mut pipe, 16),
+            util::tensor::<f16>(&mut pipe, 16),
+        );
         a.copy_from_slice(&[h(x); 16]);
         b.copy_from_slice(&[h(y); 16]);
         dst.copy_from_slice(&[d; 8]);
@@ -1033,7 +1042,9 @@ fn mixed_one(soc: Soc, x: f32, y: f32, d: f32, mad: bool) -> f32 {
 
 #[test]
 fn mixed_multiply_add_is_float_arithmetic_on_exact_products() {
-    for (soc, mad) in [(Soc::Ascend910, false), (Soc::Ascend910B, true), (Soc::Ascend310P, true), (Soc::Ascend310B, false)] {
+    for (soc, mad) in
+        [(Soc::Ascend910, false), (Soc::Ascend910B, true), (Soc::Ascend310P, true), (Soc::Ascend310B, false)]
+    {
         let f = |x, y, d| mixed_one(soc, x, y, d, mad);
         // 3 * 683 = 2049: exact in float, while half would round the product to 2048.
         assert_eq!(f(3.0, 683.0, 0.0), 2049.0);

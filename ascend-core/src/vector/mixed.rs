@@ -172,7 +172,12 @@ pub fn axpy_mixed_masked<const IS_SET_MASK: bool>(
 /// operand is not a 32-byte aligned VECIN/VECOUT/VECCALC tensor or holds fewer than `count`
 /// elements, or if `dst` overlaps a source at all.
 #[track_caller]
-pub fn mul_add_dst_mixed(dst: &LocalTensor<f32>, src0: &LocalTensor<f16>, src1: &LocalTensor<f16>, count: usize) {
+pub fn mul_add_dst_mixed(
+    dst: &LocalTensor<f32>,
+    src0: &LocalTensor<f16>,
+    src1: &LocalTensor<f16>,
+    count: usize,
+) {
     mul_add_dst_soc();
     apply_count_mixed(MUL_ADD_DST, count, dst, [(src0, "src0"), (src1, "src1")], &mut MulAddMixed::<2>(0.0));
 }

@@ -316,5 +316,13 @@ pub fn shift_right_round_masked<T: ShiftRightElement, const IS_SET_MASK: bool>(
     let op = ShiftRightOp(scalar, scalar.l_wide(), (shift_amount("ShiftRight", scalar), round));
     let d = Operand::new(dst, params.dst_blk_stride, params.dst_rep_stride, "dst");
     let a = Operand::new(src, params.src_blk_stride, params.src_rep_stride, "src");
-    run_masked::<T, _, 1, IS_SET_MASK>("ShiftRight", T::shift_right_supported, op, &d, [&a], mask.into(), repeat_times)
+    run_masked::<T, _, 1, IS_SET_MASK>(
+        "ShiftRight",
+        T::shift_right_supported,
+        op,
+        &d,
+        [&a],
+        mask.into(),
+        repeat_times,
+    )
 }
