@@ -1201,3 +1201,35 @@ fn shift_right_round_en_edges() {
     });
     assert!(msg.contains("ShiftRight: scalarValue = 33 is out of range [0, 32] for int32_t"), "{msg}");
 }
+
+#[test]
+fn mixed_count_forms_over_many_chunks() {
+    // Longer than the kernels' 512-lane chunks, with a ragged tail.
+    let n = 3 * 512 + 77;
+    run_on_core(CoreConfig::single(Soc::Ascend910B), || {
+        let mut r = Rng(0x5eed);
+        let mut pipe = TPipe::new();
+        let d = util::tensor::<f32>(&mut pipe, n + 8);
+        let (a, b) = (util::tensor::<f16>(&mut pipe, n + 16), util::tensor::<f16>(&mut pipe, n + 16));
+        let av: Vec<f16> = (0..a.get_size()).map(|_| gen_mixed_half(&mut r)).collect();
+        let bv: Vec<f16> = (0..b.get_size()).map(|_| gen_mixed_half(&mut r)).collect();
+        let dv: Vec<f32> =
+            (0..d.get_size()).map(|_| (r.below(2_000_001) as f32 - 1_000_000.0) / 64.0).collect();
+        a.copy_from_slice(&av);
+        b.copy_from_slice(&bv);
+        for mad in [false, true] {
+            d.copy_from_slice(&dv);
+            if mad {
+                mul_add_dst_mixed(&d, &a, &b, n);
+            } else {
+                axpy_mixed(&d, &a, bv[5], n);
+            }
+            let got = d.to_vec();
+            for i in 0..d.get_size() {
+                let want =
+                    if i >= n { dv[i] } else { r_mixed_mad(av[i], if mad { bv[i] } else { bv[5] }, dv[i]) };
+                assert!(same_f32(got[i], want), "mad {mad}: element {i}: got {}, want {want}", got[i]);
+            }
+        }
+    });
+}

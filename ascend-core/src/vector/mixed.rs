@@ -20,6 +20,8 @@
 //! Overlap: none at all between `dst` and a source (the docs: "src half, dst float: address
 //! overlap is not supported"); the two `MulAddDst` sources may overlap each other.
 
+use core::mem::MaybeUninit;
+
 use crate::ctx::get_soc;
 use crate::element::f16;
 use crate::error::ensure;
@@ -36,26 +38,66 @@ const MUL_ADD_DST: &str = "MulAddDst";
 /// one source `b` is the scalar (kept in `f32`, exact), with two it is the second source.
 struct MulAddMixed<const N: usize>(f32);
 
+/// Lanes per stack chunk: the `half` sources are widened in bulk (F16C where the host has it).
+const CHUNK: usize = 512;
+
+impl<const N: usize> MulAddMixed<N> {
+    /// # Safety
+    /// `dst` is valid for `n` reads and writes, each `src[k]` for `n` reads, and `dst`
+    /// overlaps no source (the engine rejects any overlap of different-size operands).
+    #[inline(always)]
+    unsafe fn go(&self, dst: *mut f32, src: [*const f16; N], n: usize) {
+        const { assert!(N == 1 || N == 2) };
+        let mut w = [[MaybeUninit::<f32>::uninit(); CHUNK]; N];
+        let p: [*mut f32; N] = core::array::from_fn(|k| w[k].as_mut_ptr().cast::<f32>());
+        let mut done = 0;
+        while done < n {
+            let len = CHUNK.min(n - done);
+            for k in 0..N {
+                // SAFETY: src[k] is valid for n reads; the scratch is a distinct stack buffer
+                // of CHUNK >= len elements.
+                unsafe { crate::f16conv::widen(src[k].add(done), p[k], len) };
+            }
+            // SAFETY: dst is valid for n reads and writes and overlaps neither a source nor the
+            // stack scratch, so this is the only reference to these elements; the first len
+            // elements of every scratch buffer were initialised by the widening.
+            let (d, a, b) = unsafe {
+                (
+                    core::slice::from_raw_parts_mut(dst.add(done), len),
+                    core::slice::from_raw_parts(p[0], len),
+                    core::slice::from_raw_parts(p[N - 1], len),
+                )
+            };
+            // `a * b + d` in two IEEE operations (Rust never contracts them into a fused one);
+            // the product of two halves is exact in f32.
+            if N == 1 {
+                let s = self.0;
+                for (d, &a) in d.iter_mut().zip(a) {
+                    *d = a * s + *d;
+                }
+            } else {
+                for ((d, &a), &b) in d.iter_mut().zip(a).zip(b) {
+                    *d = a * b + *d;
+                }
+            }
+            done += len;
+        }
+    }
+}
+
 impl MixedLanes<f32, f16, 1> for MulAddMixed<1> {
     #[inline(always)]
-    unsafe fn run(&mut self, dst: *mut f32, [a]: [*const f16; 1], n: usize) {
-        let s = self.0;
-        for i in 0..n {
-            // SAFETY: the engine's contract: `dst` valid for `n` reads and writes, `a` for
-            // `n` reads, the two disjoint.
-            unsafe { *dst.add(i) = (*a.add(i)).to_f32() * s + *dst.add(i) };
-        }
+    unsafe fn run(&mut self, dst: *mut f32, src: [*const f16; 1], n: usize) {
+        // SAFETY: the engine's contract is `go`'s.
+        unsafe { self.go(dst, src, n) }
     }
 }
 
 impl MixedLanes<f32, f16, 2> for MulAddMixed<2> {
     #[inline(always)]
-    unsafe fn run(&mut self, dst: *mut f32, [a, b]: [*const f16; 2], n: usize) {
-        for i in 0..n {
-            // SAFETY: the engine's contract: `dst` valid for `n` reads and writes, `a` and `b`
-            // for `n` reads, each disjoint from `dst`.
-            unsafe { *dst.add(i) = (*a.add(i)).to_f32() * (*b.add(i)).to_f32() + *dst.add(i) };
-        }
+    unsafe fn run(&mut self, dst: *mut f32, src: [*const f16; 2], n: usize) {
+        // SAFETY: the engine's contract is `go`'s.
+        unsafe { self.go(dst, src, n) }
     }
 }
 
