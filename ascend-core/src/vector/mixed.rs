@@ -73,11 +73,11 @@ impl<const N: usize> MulAddMixed<N> {
             if N == 1 {
                 let s = self.0;
                 for (d, &a) in d.iter_mut().zip(a) {
-                    *d = a * s + *d;
+                    *d += a * s;
                 }
             } else {
                 for ((d, &a), &b) in d.iter_mut().zip(a).zip(b) {
-                    *d = a * b + *d;
+                    *d += a * b;
                 }
             }
             done += len;
