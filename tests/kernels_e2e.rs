@@ -189,3 +189,42 @@ fn embedding_example_path_on_three_chips() {
         assert_bits_eq(&out, &embedding_reference(&table, dim, &indices));
     }
 }
+
+#[test]
+fn softmax_and_norm_example_paths() {
+    use ascend_kernels::norm::{layer_norm_reference, rms_norm_reference, run_layer_norm, run_rms_norm};
+    use ascend_kernels::rows::RowTiling;
+    use ascend_kernels::softmax::{run_softmax, softmax_reference};
+    // Rows not a multiple of the core count, rows not whole 32-byte blocks.
+    for (rows, cols, cores) in [(103, 1000, 8), (50, 4096, 48), (5, 77, 1)] {
+        let t = RowTiling::new(rows, cols, cores);
+        let x: Vec<f16> = random_vec(rows * cols, 1, -3.0, 5.0);
+        let gamma: Vec<f16> = random_vec(cols, 2, 0.5, 1.5);
+        let beta: Vec<f16> = random_vec(cols, 3, -1.0, 1.0);
+        let (y, _) = run_softmax(Soc::Ascend910B, &x, &t).unwrap();
+        assert_close(&y, &softmax_reference(&x, cols), Tolerance::of::<f16>());
+        let (y, _) = run_rms_norm(Soc::Ascend910B, &x, &gamma, 1e-6, &t).unwrap();
+        assert_close(&y, &rms_norm_reference(&x, &gamma, 1e-6), Tolerance::of::<f16>());
+        let (y, _) = run_layer_norm(Soc::Ascend910B, &x, &gamma, &beta, 1e-5, &t).unwrap();
+        assert_close(&y, &layer_norm_reference(&x, &gamma, &beta, 1e-5), Tolerance::of::<f16>());
+        let x: Vec<f32> = random_vec(rows * cols, 4, -3.0, 5.0);
+        let (gamma, beta): (Vec<f32>, Vec<f32>) =
+            (random_vec(cols, 5, 0.5, 1.5), random_vec(cols, 6, -1.0, 1.0));
+        let (y, _) = run_softmax(Soc::Ascend910B, &x, &t).unwrap();
+        assert_close(&y, &softmax_reference(&x, cols), Tolerance::of::<f32>());
+        let (y, _) = run_rms_norm(Soc::Ascend910B, &x, &gamma, 1e-6, &t).unwrap();
+        assert_close(&y, &rms_norm_reference(&x, &gamma, 1e-6), Tolerance::of::<f32>());
+        let (y, _) = run_layer_norm(Soc::Ascend910B, &x, &gamma, &beta, 1e-5, &t).unwrap();
+        assert_close(&y, &layer_norm_reference(&x, &gamma, &beta, 1e-5), Tolerance::of::<f32>());
+    }
+}
+
+#[test]
+fn gelu_example_path_with_an_unaligned_tail() {
+    use ascend_kernels::gelu::{gelu_reference, run_gelu};
+    for (n, cores) in [((1 << 16) + 13, 8), (100_003, 48), (1001, 1)] {
+        let x: Vec<f16> = random_vec(n, 1, -6.0, 6.0);
+        let (y, _) = run_gelu(Soc::Ascend910B, &x, &TilingConfig::new::<f16>(n, cores)).unwrap();
+        assert_close(&y, &gelu_reference(&x), Tolerance::of::<f16>());
+    }
+}

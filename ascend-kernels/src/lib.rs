@@ -21,9 +21,13 @@
 //! | [`reduce_sum`] | the sum of a vector: per-core partial sums, `SyncAll`, final sum on core 0 |
 //! | [`reduce_sum_atomic`] | the same sum, each core adding its partial into the output with `SetAtomicAdd` |
 //! | [`embedding`] | an embedding lookup: the table in UB, `Gather` by per-element byte offsets |
+//! | [`softmax`] | row softmax of `[rows, cols]`: `ReduceMax`, `Adds`, `Exp`, `ReduceSum`, `Muls` in `float` |
+//! | [`norm`] | `rms_norm` and `layer_norm` of `[rows, cols]` with gamma (and beta), in `float` |
+//! | [`gelu`] | the tanh-approximated GELU through `exp` (`half` computed in `float`), unaligned tails |
 //!
 //! [`elementwise`] holds the pipeline `add_custom`, `sub_custom` and `maximum` share
-//! (`KernelBinary<T, Op>`, the instruction supplied by `Op`), [`host`] the host side of a
+//! (`KernelBinary<T, Op>`, the instruction supplied by `Op`), [`rows`] the row-wise pipeline
+//! `softmax` and `norm` share (`KernelRows<T, Op>`, one row a tile, `half` through `float`), [`host`] the host side of a
 //! launch (inputs to GM, launch, outputs back), [`tiling`] the work split shared by the
 //! kernels, [`data`] deterministic inputs, and [`cli`] what the examples share (flags, data
 //! files, the PASS / FAIL summary).
@@ -36,11 +40,15 @@ pub mod data;
 pub mod elementwise;
 pub mod embedding;
 pub mod fill;
+pub mod gelu;
 pub mod host;
 pub mod leaky_relu;
 pub mod maximum;
+pub mod norm;
 pub mod reduce_sum;
 pub mod reduce_sum_atomic;
+pub mod rows;
+pub mod softmax;
 pub mod sub_custom;
 pub mod tiling;
 pub mod transpose;
