@@ -441,3 +441,117 @@ fn outside_a_launch_the_sanitizer_is_off() {
     sub(&t, &t, &t, N);
     assert_eq!(t.get_value(0), 0.0);
 }
+
+// 13. A Cast result (a two-type instruction) read by GetValue (missing V -> S).
+fn cast_then_get_value(fixed: bool, z: GmAddr) {
+    let z_gm = bind(&z, 0, N);
+    let mut pipe = TPipe::new();
+    let (mut a, mut b) = (TBuf::<VecCalc>::new(), TBuf::<VecCalc>::new());
+    pipe.init_tbuf(&mut a, N * 4);
+    pipe.init_tbuf(&mut b, N * 4);
+    let (h, f) = (a.get::<f16>(), b.get::<f32>());
+    duplicate(&h, f16::from_f32(1.5), N);
+    cast(&f, &h, RoundMode::CastNone, N);
+    if fixed {
+        set_flag::<HardEvent::V_S>(0);
+        wait_flag::<HardEvent::V_S>(0);
+    }
+    let v = f.get_value(3); // MARK-13
+    z_gm.set_value(0, v);
+}
+
+#[test]
+fn missing_v_s_before_reading_a_cast_result() {
+    let z = gm_f32(&[0.0; N]);
+    let f = expect_fault(
+        run(1, || cast_then_get_value(false, z.addr())),
+        &[
+            "read-after-write race on core 0",
+            "LocalTensor::GetValue on pipe S reads UB bytes [0x10c, 0x110)",
+            "Cast on pipe V",
+            "SetFlag<HardEvent::V_S> / WaitFlag<HardEvent::V_S>",
+        ],
+    );
+    assert_eq!(f.line, line_of("MARK-13"));
+    run(1, || cast_then_get_value(true, z.addr())).unwrap();
+    assert_eq!(z.to_vec()[0], 1.5);
+}
+
+// 14. Compare's bit output copied out to GM (missing V -> MTE3).
+fn compare_then_copy_out(fixed: bool, x: GmAddr, bits: GmAddr) {
+    let x_gm = bind(&x, 0, N);
+    let mut bits_gm = GlobalTensor::<u8>::new();
+    bits_gm.set_global_buffer(bits, 32);
+    let mut pipe = TPipe::new();
+    let (mut bx, mut bm) = (TBuf::<VecIn>::new(), TBuf::<VecOut>::new());
+    pipe.init_tbuf(&mut bx, N * 4);
+    pipe.init_tbuf(&mut bm, 32);
+    let (t, m) = (bx.get::<f32>(), bm.get::<u8>());
+    data_copy(&t, &x_gm, N);
+    set_flag::<HardEvent::MTE2_V>(0);
+    wait_flag::<HardEvent::MTE2_V>(0);
+    compare(&m, &t, &t, CMPMODE::EQ, N);
+    if fixed {
+        set_flag::<HardEvent::V_MTE3>(0);
+        wait_flag::<HardEvent::V_MTE3>(0);
+    }
+    data_copy(&bits_gm, &m, 32); // MARK-14
+}
+
+#[test]
+fn missing_v_mte3_before_copying_out_compare_bits() {
+    let x = gm_f32(&[2.0; N]);
+    let bits = GmBuffer::<u8>::zeroed(32);
+    let f = expect_fault(
+        run(1, || compare_then_copy_out(false, x.addr(), bits.addr())),
+        &[
+            "read-after-write race on core 0",
+            "DataCopy on pipe MTE3 reads UB bytes [0x100, 0x108)",
+            "Compare on pipe V",
+            "SetFlag<HardEvent::V_MTE3> / WaitFlag<HardEvent::V_MTE3>",
+        ],
+    );
+    assert_eq!(f.line, line_of("MARK-14"));
+    run(1, || compare_then_copy_out(true, x.addr(), bits.addr())).unwrap();
+    assert_eq!(bits.to_vec()[..N / 8], [0xff; N / 8]);
+}
+
+// 15. A reduction's result (written outside the engine's operands) read by GetValue (missing
+// V -> S).
+fn reduce_then_get_value(fixed: bool, x: GmAddr, z: GmAddr) {
+    let (x_gm, z_gm) = (bind(&x, 0, N), bind(&z, 0, N));
+    let mut pipe = TPipe::new();
+    let (mut bx, mut bd, mut bw) = (TBuf::<VecIn>::new(), TBuf::<VecCalc>::new(), TBuf::<VecCalc>::new());
+    pipe.init_tbuf(&mut bx, N * 4);
+    pipe.init_tbuf(&mut bd, 32);
+    pipe.init_tbuf(&mut bw, N * 4);
+    let (t, d, w) = (bx.get::<f32>(), bd.get::<f32>(), bw.get::<f32>());
+    data_copy(&t, &x_gm, N);
+    set_flag::<HardEvent::MTE2_V>(0);
+    wait_flag::<HardEvent::MTE2_V>(0);
+    reduce_sum(&d, &t, &w, N as i32);
+    if fixed {
+        set_flag::<HardEvent::V_S>(0);
+        wait_flag::<HardEvent::V_S>(0);
+    }
+    let v = d.get_value(0); // MARK-15
+    z_gm.set_value(0, v);
+}
+
+#[test]
+fn missing_v_s_before_reading_a_reduction_result() {
+    let x = gm_f32(&[0.5; N]);
+    let z = gm_f32(&[0.0; N]);
+    let f = expect_fault(
+        run(1, || reduce_then_get_value(false, x.addr(), z.addr())),
+        &[
+            "read-after-write race on core 0",
+            "LocalTensor::GetValue on pipe S reads UB bytes [0x100, 0x104)",
+            "ReduceSum on pipe V",
+            "SetFlag<HardEvent::V_S> / WaitFlag<HardEvent::V_S>",
+        ],
+    );
+    assert_eq!(f.line, line_of("MARK-15"));
+    run(1, || reduce_then_get_value(true, x.addr(), z.addr())).unwrap();
+    assert_eq!(z.to_vec()[0], 32.0);
+}

@@ -10,7 +10,7 @@ use crate::element::{bf16, f16, Element, BLOCKS_PER_REPEAT};
 use crate::error::ensure;
 use crate::soc::Soc;
 use crate::tensor::LocalTensor;
-use crate::vector::engine::{apply, check_operand, Lanes, Operand};
+use crate::vector::engine::{apply, check_operand, span_of, Lanes, Operand};
 use crate::vector::mask::{prefix_bits, Plan};
 
 mod sealed {
@@ -141,5 +141,6 @@ pub fn brcb<T: BrcbElement>(
             "dst (bytes {d0:#x}..{d1:#x}) overlaps src (bytes {s0:#x}..{s1:#x}); Brcb cannot work in place"
         )
     });
+    crate::sanitizer::on_vector(API, &[span_of(src, need * T::SIZE)], &[]);
     apply(API, &plan, &d, [], &mut BrcbKernel(src.ptr() as *const T));
 }

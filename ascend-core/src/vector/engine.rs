@@ -11,6 +11,7 @@
 use crate::ctx::{with_core, MaskMode};
 use crate::element::{Element, BLOCKS_PER_REPEAT};
 use crate::error::{ensure, fail};
+use crate::sanitizer::UbSpan;
 use crate::tensor::LocalTensor;
 use crate::vector::mask::{prefix_bits, Plan};
 
@@ -408,7 +409,11 @@ pub(crate) fn apply_count<T: Element, const N: usize, K: Lanes<T, N>>(
             let (a, b) = srcs[i].0.byte_range(count);
             (srcs[i].0.tag, a, b)
         });
-        crate::sanitizer::on_vector(api, &reads, &[(dst.0.tag, d0, d1)]);
+        if K::WRITES_DST {
+            crate::sanitizer::on_vector(api, &reads, &[(dst.0.tag, d0, d1)]);
+        } else {
+            crate::sanitizer::on_vector(api, &[(dst.0.tag, d0, d1)], &[]);
+        }
         // SAFETY: every operand holds at least `count` elements; dst equals or is disjoint
         // from each source (checked above).
         unsafe { kernel.run(0, dst.0.ptr(), core::array::from_fn(|i| srcs[i].0.ptr() as *const T), count) };
@@ -533,6 +538,12 @@ pub(crate) fn apply_mixed<W: Element, D: Element, S: Element, const N: usize, K:
             }
         }
     }
+    let reads: [UbSpan; N] = core::array::from_fn(|i| {
+        let (a, b) = srcs[i].t.byte_range(srcs[i].extent(plan).unwrap_or(0));
+        (srcs[i].t.tag, a, b)
+    });
+    let (a, b) = dst.t.byte_range(ed);
+    crate::sanitizer::on_vector(api, &reads, &[(dst.t.tag, a, b)]);
     let dp = dst.t.ptr();
     let sp: [*const S; N] = core::array::from_fn(|i| srcs[i].t.ptr() as *const S);
     let contiguous_blocks = dst.blk == 1 && srcs.iter().all(|s| s.blk == 1);
@@ -635,9 +646,21 @@ pub(crate) fn apply_count_mixed<D: Element, S: Element, const N: usize, K: Mixed
         });
     }
     if count > 0 {
+        let reads: [UbSpan; N] = core::array::from_fn(|i| span_of(srcs[i].0, count * S::SIZE));
+        crate::sanitizer::on_vector(api, &reads, &[(dst.tag, d0, d1)]);
         // SAFETY: every operand holds at least `count` elements; dst equals a source (same
         // size) or is disjoint from it (checked above).
         unsafe { kernel.run(dst.ptr(), core::array::from_fn(|i| srcs[i].0.ptr() as *const S), count) };
     }
     restore_mask_defaults();
+}
+
+/// The sanitizer's view of the first `bytes` bytes of `t` (clamped to the tensor): its tag
+/// and UB byte span. For operands an instruction reads or writes outside the engine's walk
+/// (a bit mask, a scalar result, a work area, a gather's table): pass the spans to
+/// [`crate::sanitizer::on_vector`] once per call, a conservative span per operand.
+#[inline]
+pub(crate) fn span_of<T: Element>(t: &LocalTensor<T>, bytes: usize) -> UbSpan {
+    let (a, b) = t.byte_range(t.get_size());
+    (t.tag, a, b.min(a.saturating_add(bytes)))
 }

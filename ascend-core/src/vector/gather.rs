@@ -17,7 +17,7 @@ use crate::element::{bf16, f16, Element};
 use crate::error::{ensure, fail};
 use crate::soc::Soc;
 use crate::tensor::LocalTensor;
-use crate::vector::engine::{apply, apply_count, check_operand, Lanes, Operand};
+use crate::vector::engine::{apply, apply_count, check_operand, span_of, Lanes, Operand};
 use crate::vector::mask::{resolve, Mask, Plan};
 
 mod sealed {
@@ -171,6 +171,10 @@ pub fn gather<T: GatherElement>(
         dst.byte_range(count),
         [("src", src.byte_range(src.get_size())), ("srcOffset", src_offset.byte_range(count))],
     );
+    if count > 0 {
+        // The table and the offsets are read outside the engine's operands (src as a whole).
+        crate::sanitizer::on_vector(API, &[span_of(src, usize::MAX), span_of(src_offset, count * 4)], &[]);
+    }
     let mut k = GatherKernel {
         src: src.ptr() as *const T,
         offsets: src_offset.ptr() as *const u32,
@@ -229,6 +233,7 @@ pub fn gather_masked<T: GatherElement>(
         dst.byte_range(ext),
         [("src", src.byte_range(src.get_size())), ("srcOffset", src_offset.byte_range(used))],
     );
+    crate::sanitizer::on_vector(API, &[span_of(src, usize::MAX), span_of(src_offset, used * 4)], &[]);
     let mut k = GatherKernel {
         src: src.ptr() as *const T,
         offsets: src_offset.ptr() as *const u32,

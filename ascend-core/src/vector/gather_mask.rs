@@ -23,7 +23,7 @@ use crate::element::Element;
 use crate::error::ensure;
 use crate::soc::Soc;
 use crate::tensor::LocalTensor;
-use crate::vector::engine::{apply, check_operand, Lanes, Operand};
+use crate::vector::engine::{apply, check_operand, span_of, Lanes, Operand};
 use crate::vector::gather::GatherElement;
 use crate::vector::mask::{prefix_bits, Plan};
 
@@ -81,6 +81,8 @@ struct Keep<'a, T> {
 }
 
 impl<T: Element> Lanes<T, 0> for Keep<'_, T> {
+    const WRITES_DST: bool = false;
+
     unsafe fn run(&mut self, lane: usize, p: *mut T, _src: [*const T; 0], n: usize) {
         for i in 0..n {
             if (self.bit)(lane + i) {
@@ -185,6 +187,7 @@ pub fn gather_mask<T: GatherElement, U: Element>(
                 ensure(t.get_length() >= need, API, || {
                     format!("src1Pattern holds {} bytes but this call reads {need}", t.get_length())
                 });
+                crate::sanitizer::on_vector(API, &[span_of(t, need)], &[]);
             }
             pattern_bytes = t.reinterpret_cast::<u8>().to_vec();
         }
@@ -209,6 +212,7 @@ pub fn gather_mask<T: GatherElement, U: Element>(
         ensure(d1 <= s0 || s1 <= d0 || kept.is_empty(), API, || {
             format!("dst (bytes {d0:#x}..{d1:#x}) overlaps src0 (bytes {s0:#x}..{s1:#x})")
         });
+        crate::sanitizer::on_vector(API, &[], &[span_of(dst, kept.len() * T::SIZE)]);
         let p = dst.ptr();
         for (i, v) in kept.iter().enumerate() {
             // SAFETY: `i < kept.len() <= dst.get_size()` (checked above); no slice of UB

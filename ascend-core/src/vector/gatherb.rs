@@ -17,7 +17,7 @@ use crate::element::{bf16, f16, Element, BLOCKS_PER_REPEAT};
 use crate::error::{ensure, fail};
 use crate::soc::Soc;
 use crate::tensor::LocalTensor;
-use crate::vector::engine::{apply, apply_count, check_operand, Lanes, Operand};
+use crate::vector::engine::{apply, apply_count, check_operand, span_of, Lanes, Operand};
 use crate::vector::mask::{prefix_bits, resolve, Mask, Plan};
 
 mod sealed {
@@ -167,6 +167,7 @@ pub fn gatherb<T: DiscreteElement>(
         dst.byte_range(ext),
         &[("src", src.byte_range(src.get_size())), ("offset", offset.byte_range(blocks))],
     );
+    crate::sanitizer::on_vector(API, &[span_of(src, usize::MAX), span_of(offset, blocks * 4)], &[]);
     apply(
         API,
         &plan,
@@ -194,6 +195,8 @@ struct ScatterKernel<T> {
 }
 
 impl<T: Element> Lanes<T, 0> for ScatterKernel<T> {
+    const WRITES_DST: bool = false;
+
     #[inline(always)]
     unsafe fn run(&mut self, lane: usize, src: *mut T, _none: [*const T; 0], n: usize) {
         for i in 0..n {
@@ -239,6 +242,10 @@ fn scatter_checks<T: DiscreteElement>(
         used = l + 1;
     }
     disjoint(SCATTER, dst.byte_range(dst.get_size()), &[("dstOffset", offsets.byte_range(used))]);
+    if used > 0 {
+        // dst is written at the offsets' elements: recorded as a whole.
+        crate::sanitizer::on_vector(SCATTER, &[span_of(offsets, used * 4)], &[span_of(dst, usize::MAX)]);
+    }
 }
 
 /// Scatters `count` elements: `dst[(dst_base_addr + dst_offset[i]) / sizeof(T)] = src[i]`

@@ -32,7 +32,7 @@ use crate::error::{ensure, fail};
 use crate::f16conv::{narrow_slice, widen_slice};
 use crate::soc::{OverflowMode, RepeatSumOrder};
 use crate::tensor::LocalTensor;
-use crate::vector::engine::{apply, check_operand, Lanes, Operand};
+use crate::vector::engine::{apply, check_operand, span_of, Lanes, Operand};
 use crate::vector::mask::{normal_bits, prefix_bits, Mask, Plan};
 
 const API: &str = "vec_reduce_add";
@@ -230,6 +230,12 @@ pub fn vec_reduce_add<T: ReduceElement>(
             pairwise::<T>(&mut d[..par], sat)
         }
     };
+    // The V pipe writes dst[0] and (conservatively, in every order) the work elements.
+    crate::sanitizer::on_vector(
+        API,
+        &[],
+        &[span_of(dst, T::SIZE), span_of(work_tensor, work_need * T::SIZE)],
+    );
     // SAFETY: dst holds at least one element (checked above) and shares no byte with src or
     // the work tensor's used elements.
     unsafe { dst.ptr().write(T::narrow(total)) };

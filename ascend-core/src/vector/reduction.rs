@@ -34,7 +34,7 @@ use crate::element::{DType, Element, F16_SAT_MAX};
 use crate::error::ensure;
 use crate::soc::{OverflowMode, Soc};
 use crate::tensor::LocalTensor;
-use crate::vector::engine::{check_operand, restore_mask_defaults, Operand};
+use crate::vector::engine::{check_operand, restore_mask_defaults, span_of, Operand};
 use crate::vector::mask::{normal_bits, resolve, Mask, Plan};
 use crate::vector::reduce::{gather_repeats, pairwise, ReduceElement};
 
@@ -197,7 +197,7 @@ fn commit<T: Element>(
     puts: &[Put],
 ) {
     check_puts(api, dst, align, avoid, puts);
-    write_puts(dst, puts);
+    write_puts(api, dst, puts);
 }
 
 /// The checks of [`commit`], without writing.
@@ -237,8 +237,15 @@ fn check_puts<T: Element>(
     }
 }
 
-/// Writes puts already checked by [`check_puts`].
-fn write_puts<T: Element>(dst: &LocalTensor<T>, puts: &[Put]) {
+/// Writes puts already checked by [`check_puts`] (a V-pipe write of the bytes they span).
+#[track_caller]
+fn write_puts<T: Element>(api: &'static str, dst: &LocalTensor<T>, puts: &[Put]) {
+    if let (Some(lo), Some(hi)) =
+        (puts.iter().map(|p| p.off).min(), puts.iter().map(|p| p.off + usize::from(p.size)).max())
+    {
+        let (tag, a, _) = span_of(dst, 0);
+        crate::sanitizer::on_vector(api, &[], &[(tag, a + lo, a + hi)]);
+    }
     let base = dst.ptr().cast::<u8>();
     for p in puts {
         // SAFETY: `p.off + p.size <= dst.get_length()` (checked by `check_puts`), so the bytes lie inside
@@ -892,8 +899,10 @@ fn check_work<T: Element>(
     w
 }
 
-/// Writes `vals` to the first elements of `work`.
-fn store_work<T: ReduceElement>(work: &LocalTensor<T>, vals: &[f32]) {
+/// Writes `vals` to the first elements of `work` (a V-pipe write).
+#[track_caller]
+fn store_work<T: ReduceElement>(api: &'static str, work: &LocalTensor<T>, vals: &[f32]) {
+    crate::sanitizer::on_vector(api, &[], &[span_of(work, vals.len() * T::SIZE)]);
     let p = work.ptr();
     for (i, &v) in vals.iter().enumerate() {
         // SAFETY: `check_work` ensured `work` holds at least `vals.len()` elements (every
@@ -974,8 +983,8 @@ pub fn reduce_sum_masked<T: ReduceElement>(
     // dst may share bytes with the temporary buffer (documented), so dst is written last.
     let put = [Put::val::<T>(0, total)];
     check_puts(API, dst, T::SIZE, &[("src", span)], &put);
-    store_work(shared_tmp_buffer, &work);
-    write_puts(dst, &put);
+    store_work(API, shared_tmp_buffer, &work);
+    write_puts(API, dst, &put);
 }
 
 /// Sums elements `0..count` of `src` into `dst[0]` (AscendC `ReduceSum<T>(dst, src,
@@ -1066,8 +1075,8 @@ pub fn reduce_sum<T: ReduceElement>(
     };
     let put = [Put::val::<T>(0, total)];
     check_puts(API, dst, T::SIZE, &[("src", span)], &put);
-    store_work(shared_tmp_buffer, &work);
-    write_puts(dst, &put);
+    store_work(API, shared_tmp_buffer, &work);
+    write_puts(API, dst, &put);
     restore_mask_defaults();
 }
 

@@ -24,7 +24,7 @@ use crate::ctx::{get_soc, with_core};
 use crate::element::{f16, Element};
 use crate::error::ensure;
 use crate::tensor::LocalTensor;
-use crate::vector::engine::{apply, apply_count, Lanes, Operand};
+use crate::vector::engine::{apply, apply_count, span_of, Lanes, Operand};
 use crate::vector::mask::{resolve, Mask, Plan, MASK_PLACEHOLDER};
 use crate::vector::params::BinaryRepeatParams;
 
@@ -173,6 +173,7 @@ fn sel_bytes<U: SelMaskElement>(sel: &LocalTensor<U>, mode: SelMode, bits: usize
             bytes.get_size()
         )
     });
+    crate::sanitizer::on_vector(API, &[span_of(&bytes, bits.div_ceil(8))], &[]);
     bytes
 }
 
@@ -195,10 +196,10 @@ fn set_cmp_mask_bytes(b: [u8; 16]) {
 #[track_caller]
 fn load_mode0<U: SelMaskElement>(sel: &LocalTensor<U>) -> [u8; 16] {
     let bytes = sel_bytes(sel, SelMode::VselCmpmaskSpr, 128);
+    // Loading the compare-mask register (SetCmpMask) is a V-pipe read, recorded by `sel_bytes`.
     let mut b = [0u8; 16];
-    for (i, v) in b.iter_mut().enumerate() {
-        *v = bytes.get_value(i);
-    }
+    // SAFETY: `sel_bytes` checked that selMask holds at least 128 bits (16 bytes).
+    unsafe { std::ptr::copy_nonoverlapping(bytes.ptr() as *const u8, b.as_mut_ptr(), 16) };
     set_cmp_mask_bytes(b);
     b
 }
@@ -347,6 +348,7 @@ fn register_address(mode: SelMode, bits: usize) -> LocalTensor<u8> {
             (size - addr) * 8
         )
     });
+    crate::sanitizer::on_vector(API, &[span_of(&t, bits.div_ceil(8))], &[]);
     t
 }
 

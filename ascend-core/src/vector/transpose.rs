@@ -18,6 +18,7 @@
 use crate::element::{f16, Element};
 use crate::error::{ensure, fail};
 use crate::tensor::LocalTensor;
+use crate::vector::engine::span_of;
 
 /// Rows (and columns) of one matrix.
 const SIDE: usize = 16;
@@ -163,6 +164,9 @@ fn transpose_matrices<T: TransposeElement>(
             );
         }
     }
+    let span =
+        |t: &LocalTensor<T>, stride: usize| span_of(t, ((repeats - 1) * stride * MATRIX + MATRIX) * T::SIZE);
+    crate::sanitizer::on_vector(api, &[span(src, src_stride)], &[span(dst, dst_stride)]);
     let (dp, sp) = (dst.ptr().cast::<u16>(), src.ptr().cast::<u16>());
     let mut tile = [0u16; MATRIX];
     let mut out = [0u16; MATRIX];
