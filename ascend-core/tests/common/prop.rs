@@ -51,12 +51,25 @@ pub fn mask_word() -> impl Strategy<Value = u64> {
     prop_oneof![Just(u64::MAX), (any::<u64>(), any::<u64>()).prop_map(|(a, b)| a & b), any::<u64>()]
 }
 
-/// A bit mask of `T`: the low word from [`mask_word`] cut to `T::PAR` lanes, the high word
-/// random where `T::PAR > 64` (else 0); never all zero.
+/// A bit mask of `T`: see [`bits_mask_par`] with `T::PAR` lanes.
 pub fn bits_mask<T: Element>() -> impl Strategy<Value = [u64; 2]> {
-    (mask_word(), any::<u64>()).prop_filter_map("an all-zero mask", |(lo, hi)| {
-        let hi = if T::PAR > 64 { hi } else { 0 };
-        let lo = if T::PAR < 64 { lo & ((1 << T::PAR) - 1) } else { lo };
+    bits_mask_par(T::PAR)
+}
+
+/// A bit mask of `par` lanes (at most 128): the low word from [`mask_word`] cut to `par`
+/// lanes, the high word random where `par > 64` (else 0); never all zero.
+pub fn bits_mask_par(par: usize) -> impl Strategy<Value = [u64; 2]> {
+    (mask_word(), any::<u64>()).prop_filter_map("an all-zero mask", move |(lo, hi)| {
+        let hi = if par > 64 { hi } else { 0 };
+        let lo = if par < 64 { lo & ((1 << par) - 1) } else { lo };
         (lo | hi != 0).then_some([lo, hi])
+    })
+}
+
+/// A continuous mask of `1..=par` lanes, as the equivalent bit mask (a prefix of ones).
+pub fn prefix_mask(par: usize) -> impl Strategy<Value = [u64; 2]> {
+    (1..=par).prop_map(|n| {
+        let ones = |k: usize| if k >= 64 { u64::MAX } else { (1u64 << k) - 1 };
+        [ones(n), ones(n.saturating_sub(64))]
     })
 }
