@@ -7,6 +7,10 @@ use ascend_core::prelude::*;
 mod util;
 use util::{assert_fails, h, on, ub, Rng};
 
+#[path = "common/prop.rs"]
+mod strat;
+use proptest::prelude::*;
+
 fn on_bit(m: [u64; 2], j: usize) -> bool {
     m[j / 64] >> (j % 64) & 1 == 1
 }
@@ -50,23 +54,56 @@ fn doc_brcb_example() {
     });
 }
 
-fn gather_case<T: GatherElement>(rng: &mut Rng, soc: Soc) {
-    let n_src = rng.range(1, 300) as usize;
+/// One random `gather`/`gather_masked` call: source length, base (modulo the length), form,
+/// mask (a count modulo `PAR`, or bits with lane 0 on), repeats, dst repeat stride, count and
+/// the seed of the data and offsets.
+#[derive(Clone, Debug)]
+struct GatherCase {
+    n_src: usize,
+    base: u64,
+    masked: bool,
+    mask: Result<u64, [u64; 2]>,
+    repeats: usize,
+    dst_rep: usize,
+    count: usize,
+    data_seed: u64,
+}
+
+fn gather_strategy() -> impl Strategy<Value = GatherCase> {
+    (
+        (1..=300usize, any::<u64>(), any::<bool>()),
+        prop_oneof![any::<u64>().prop_map(Ok), any::<[u64; 2]>().prop_map(Err)],
+        (1..=6usize, 0..=12usize, 1..=700usize, any::<u64>()),
+    )
+        .prop_map(|((n_src, base, masked), mask, (repeats, dst_rep, count, data_seed))| GatherCase {
+            n_src,
+            base,
+            masked,
+            mask,
+            repeats,
+            dst_rep,
+            count,
+            data_seed,
+        })
+}
+
+fn gather_case<T: GatherElement>(c: &GatherCase, soc: Soc) {
+    let rng = &mut Rng(c.data_seed);
+    let n_src = c.n_src;
     let data = random_vals::<T>(rng, n_src);
-    let base_elems = rng.below(n_src as u64) as usize;
+    let base_elems = (c.base % n_src as u64) as usize;
     let base = (base_elems * T::SIZE) as u32;
-    let masked = rng.chance(2);
+    let masked = c.masked;
     let (mask, repeats, dst_rep) = if masked {
-        let mask = if rng.chance(2) {
-            Mask::Count(rng.range(1, T::PAR as u64))
-        } else {
-            Mask::Bits([rng.next() | 1, if T::SIZE >= 4 { 0 } else { rng.next() }])
+        let mask = match c.mask {
+            Ok(n) => Mask::Count(1 + n % T::PAR as u64),
+            Err([lo, hi]) => Mask::Bits([lo | 1, if T::SIZE >= 4 { 0 } else { hi }]),
         };
-        (mask, rng.range(1, 6) as usize, rng.range(0, 12) as usize)
+        (mask, c.repeats, c.dst_rep)
     } else {
         (Mask::Count(0), 0, 0)
     };
-    let count = rng.range(1, 700) as usize;
+    let count = c.count;
     let lanes = if masked { repeats * T::PAR } else { count };
     let offs: Vec<u32> =
         (0..lanes).map(|_| (rng.below((n_src - base_elems) as u64) as usize * T::SIZE) as u32).collect();
@@ -118,10 +155,27 @@ fn gather_case<T: GatherElement>(rng: &mut Rng, soc: Soc) {
     assert_eq!(util::bits(&dst.to_vec()), util::bits(&want), "{ctx}");
 }
 
-fn brcb_case<T: BrcbElement>(rng: &mut Rng, soc: Soc) {
-    let repeats = rng.range(1, 20) as usize;
-    let blk = rng.range(0, 3) as usize;
-    let rep = rng.range(0, 20) as usize;
+/// One random `brcb` call: repeats, block and repeat stride, and the seed of the data.
+#[derive(Clone, Debug)]
+struct BrcbCase {
+    repeats: usize,
+    blk: usize,
+    rep: usize,
+    data_seed: u64,
+}
+
+fn brcb_strategy() -> impl Strategy<Value = BrcbCase> {
+    (1..=20usize, 0..=3usize, 0..=20usize, any::<u64>()).prop_map(|(repeats, blk, rep, data_seed)| BrcbCase {
+        repeats,
+        blk,
+        rep,
+        data_seed,
+    })
+}
+
+fn brcb_case<T: BrcbElement>(c: &BrcbCase, soc: Soc) {
+    let rng = &mut Rng(c.data_seed);
+    let (repeats, blk, rep) = (c.repeats, c.blk, c.rep);
     let data = random_vals::<T>(rng, repeats * 8);
     let eff_blk = blk.max(1);
     let dst_n = ((repeats - 1) * rep + 7 * eff_blk + 1) * T::EPB;
@@ -148,24 +202,36 @@ fn brcb_case<T: BrcbElement>(rng: &mut Rng, soc: Soc) {
     );
 }
 
+/// 30 cases per chip, each run for every type the chip supports.
 macro_rules! per_type {
-    ($name:ident, $case:ident, $supported:ident, [$($t:ty),*]) => {
+    ($name:ident, $case:ident, $strategy:expr, $supported:ident, [$($t:ty),*]) => {
         #[test]
         fn $name() {
-            let mut rng = Rng(0xB0C0_1234);
-            for soc in Soc::ALL {
-                for _ in 0..30 {
-                    on(soc, || {
-                        $( if <$t>::$supported(soc) { $case::<$t>(&mut rng, soc); } )*
-                    });
-                }
-            }
+            let cases = (strat::soc_of(Soc::ALL.to_vec()), $strategy);
+            strat::check_cases(30 * Soc::ALL.len() as u32, 0xB0C0_1234, cases, |(soc, c)| {
+                let soc = *soc;
+                on(soc, || {
+                    $( if <$t>::$supported(soc) { $case::<$t>(c, soc); } )*
+                });
+            });
         }
     };
 }
 
-per_type!(gather_matches_reference, gather_case, gather_supported, [u16, i16, f16, bf16, u32, i32, f32]);
-per_type!(brcb_matches_reference, brcb_case, brcb_supported, [u16, i16, f16, bf16, u32, i32, f32]);
+per_type!(
+    gather_matches_reference,
+    gather_case,
+    gather_strategy(),
+    gather_supported,
+    [u16, i16, f16, bf16, u32, i32, f32]
+);
+per_type!(
+    brcb_matches_reference,
+    brcb_case,
+    brcb_strategy(),
+    brcb_supported,
+    [u16, i16, f16, bf16, u32, i32, f32]
+);
 
 #[test]
 fn checks() {
