@@ -330,16 +330,41 @@ fn doc_gather_mask_figures() {
     });
 }
 
-fn gather_mask_case<T: GatherElement, U: Element>(rng: &mut Rng, soc: Soc) {
-    let repeats = rng.range(1, 6) as usize;
-    let blk = rng.range(1, 3) as usize;
-    let rep = rng.range(0, 16) as usize;
-    let counter = rng.chance(2);
-    let mask = rng.range(1, if soc == Soc::Ascend310P { 3 * T::PAR as u64 } else { T::PAR as u64 }) as usize;
-    let fixed = rng.chance(2);
+/// One random `gather_mask` call: repeats, block and repeat strides, counter mode, the mask
+/// (modulo its per-chip limit), fixed or tensor pattern, the fixed pattern (modulo the chip's
+/// count), the pattern's repeat stride and the seed of the data and the pattern tensor.
+#[derive(Clone, Debug)]
+struct GatherMaskCase {
+    repeats: usize,
+    blk: usize,
+    rep: usize,
+    counter: bool,
+    mask: u64,
+    fixed: bool,
+    pattern: u8,
+    rep1: usize,
+    data_seed: u64,
+}
+
+fn gather_mask_strategy() -> impl Strategy<Value = GatherMaskCase> {
+    (
+        (1..=6usize, 1..=3usize, 0..=16usize, any::<bool>()),
+        (any::<u64>(), any::<bool>(), any::<u8>(), 0..=2usize, any::<u64>()),
+    )
+        .prop_map(|((repeats, blk, rep, counter), (mask, fixed, pattern, rep1, data_seed))| {
+            GatherMaskCase { repeats, blk, rep, counter, mask, fixed, pattern, rep1, data_seed }
+        })
+}
+
+fn gather_mask_case<T: GatherElement, U: Element>(c: &GatherMaskCase, soc: Soc) {
+    let rng = &mut Rng(c.data_seed);
+    let (repeats, blk, rep, counter) = (c.repeats, c.blk, c.rep, c.counter);
+    let limit = if soc == Soc::Ascend310P { 3 * T::PAR as u64 } else { T::PAR as u64 };
+    let mask = (1 + c.mask % limit) as usize;
+    let fixed = c.fixed;
     let top = if soc == Soc::Ascend310P { 6 } else { 7 };
-    let p = rng.range(1, top) as u8;
-    let rep1 = rng.range(0, 2) as usize;
+    let p = 1 + c.pattern % top;
+    let rep1 = c.rep1;
     // The lanes (r, j) the call walks.
     let walk: Vec<(usize, usize)> = if counter && soc == Soc::Ascend310P {
         (0..mask).map(|i| (i / T::PAR, i % T::PAR)).collect()
@@ -386,22 +411,21 @@ fn gather_mask_case<T: GatherElement, U: Element>(rng: &mut Rng, soc: Soc) {
 
 #[test]
 fn gather_mask_matches_reference() {
-    let mut rng = Rng(0x6A7E_4D51);
-    for soc in Soc::ALL {
-        for _ in 0..40 {
-            on(soc, || {
-                if f16::gather_supported(soc) {
-                    gather_mask_case::<f16, u16>(&mut rng, soc);
-                    gather_mask_case::<i16, u16>(&mut rng, soc);
-                    gather_mask_case::<f32, u32>(&mut rng, soc);
-                    gather_mask_case::<u32, u32>(&mut rng, soc);
-                }
-                if bf16::gather_supported(soc) {
-                    gather_mask_case::<bf16, u16>(&mut rng, soc);
-                }
-            });
-        }
-    }
+    let cases = (strat::soc_of(Soc::ALL.to_vec()), gather_mask_strategy());
+    strat::check_cases(40 * Soc::ALL.len() as u32, 0x6A7E_4D51, cases, |(soc, c)| {
+        let soc = *soc;
+        on(soc, || {
+            if f16::gather_supported(soc) {
+                gather_mask_case::<f16, u16>(c, soc);
+                gather_mask_case::<i16, u16>(c, soc);
+                gather_mask_case::<f32, u32>(c, soc);
+                gather_mask_case::<u32, u32>(c, soc);
+            }
+            if bf16::gather_supported(soc) {
+                gather_mask_case::<bf16, u16>(c, soc);
+            }
+        });
+    });
 }
 
 #[test]
