@@ -515,11 +515,42 @@ fn seq_value<T: Element>(first: T, r: usize, j: usize, bits: bool) -> T {
     x
 }
 
-fn vec_index_case<T: VecIndexElement>(rng: &mut Rng, soc: Soc) {
-    let first = T::from_f64(rng.below(5000) as f64 - 1000.0);
+/// One random `create_vec_index` call: the first value (`-1000..4000`), the count form with
+/// its count, or the masked form with its mask (bits with lane 0 on, or a count modulo `PAR`),
+/// repeats, block and repeat stride.
+#[derive(Clone, Debug)]
+struct VecIndexCase {
+    first: u16,
+    count_form: bool,
+    count: usize,
+    mask: Result<u64, [u64; 2]>,
+    repeats: usize,
+    blk: usize,
+    rep: usize,
+}
+
+fn vec_index_strategy() -> impl Strategy<Value = VecIndexCase> {
+    (
+        (0..5000u16, any::<bool>(), 1..=1500usize),
+        prop_oneof![any::<u64>().prop_map(Ok), any::<[u64; 2]>().prop_map(Err)],
+        (1..=8usize, 1..=3usize, 24..=30usize),
+    )
+        .prop_map(|((first, count_form, count), mask, (repeats, blk, rep))| VecIndexCase {
+            first,
+            count_form,
+            count,
+            mask,
+            repeats,
+            blk,
+            rep,
+        })
+}
+
+fn vec_index_case<T: VecIndexElement>(c: &VecIndexCase, soc: Soc) {
+    let first = T::from_f64(c.first as f64 - 1000.0);
     let sent = T::from_f64(-3.0);
-    if rng.chance(2) {
-        let count = rng.range(1, 1500) as usize;
+    if c.count_form {
+        let count = c.count;
         let u = ub(count.div_ceil(T::EPB) * 32);
         let dst = u.t::<T>(0, count);
         dst.copy_from_slice(&vec![sent; count]);
@@ -532,11 +563,10 @@ fn vec_index_case<T: VecIndexElement>(rng: &mut Rng, soc: Soc) {
             T::DTYPE
         );
     } else {
-        let bits_mode = rng.chance(2);
-        let mask = if bits_mode {
-            Mask::Bits([rng.next() | 1, if T::SIZE >= 4 { 0 } else { rng.next() }])
-        } else {
-            Mask::Count(rng.range(1, T::PAR as u64))
+        let bits_mode = c.mask.is_err();
+        let mask = match c.mask {
+            Err([lo, hi]) => Mask::Bits([lo | 1, if T::SIZE >= 4 { 0 } else { hi }]),
+            Ok(n) => Mask::Count(1 + n % T::PAR as u64),
         };
         let m = match mask {
             Mask::Bits(b) => b,
@@ -552,8 +582,7 @@ fn vec_index_case<T: VecIndexElement>(rng: &mut Rng, soc: Soc) {
                 [if n >= 64 { u64::MAX } else { (1u64 << n) - 1 }, hi]
             }
         };
-        let (repeats, blk, rep) =
-            (rng.range(1, 8) as usize, rng.range(1, 3) as usize, rng.range(8 * 3, 30) as usize);
+        let (repeats, blk, rep) = (c.repeats, c.blk, c.rep);
         let n = (repeats - 1) * rep * T::EPB + 8 * blk * T::EPB;
         let u = ub(n * T::SIZE);
         let dst = u.t::<T>(0, n);
@@ -572,17 +601,17 @@ fn vec_index_case<T: VecIndexElement>(rng: &mut Rng, soc: Soc) {
 
 #[test]
 fn create_vec_index_matches_reference() {
-    let mut rng = Rng(0xC0DE_1DE7);
-    for soc in [Soc::Ascend910B, Soc::Ascend310P, Soc::Ascend310B] {
-        for _ in 0..30 {
-            on(soc, || {
-                vec_index_case::<i16>(&mut rng, soc);
-                vec_index_case::<f16>(&mut rng, soc);
-                vec_index_case::<i32>(&mut rng, soc);
-                vec_index_case::<f32>(&mut rng, soc);
-            });
-        }
-    }
+    let socs = vec![Soc::Ascend910B, Soc::Ascend310P, Soc::Ascend310B];
+    let cases = (strat::soc_of(socs), vec_index_strategy());
+    strat::check_cases(30 * 3, 0xC0DE_1DE7, cases, |(soc, c)| {
+        let soc = *soc;
+        on(soc, || {
+            vec_index_case::<i16>(c, soc);
+            vec_index_case::<f16>(c, soc);
+            vec_index_case::<i32>(c, soc);
+            vec_index_case::<f32>(c, soc);
+        });
+    });
     on(Soc::Ascend910, || {
         let u = ub(64);
         assert_fails("CreateVecIndex: not supported on Ascend910", || {
