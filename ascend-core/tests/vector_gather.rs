@@ -640,10 +640,28 @@ fn create_vec_index_half_order_is_the_vendors() {
 
 // ---- Gatherb / Scatter ------------------------------------------------------------------------
 
-fn gatherb_case<T: DiscreteElement>(rng: &mut Rng, soc: Soc) {
-    let repeats = rng.range(1, 6) as usize;
-    let (blk, rep) = (rng.range(0, 2) as usize, rng.range(8, 20) as usize);
-    let src_blocks = rng.range(1, 40) as usize;
+/// One random `gatherb` call: repeats, block and repeat stride, source blocks and the seed of
+/// the data and offsets.
+#[derive(Clone, Debug)]
+struct GatherbCase {
+    repeats: usize,
+    blk: usize,
+    rep: usize,
+    src_blocks: usize,
+    data_seed: u64,
+}
+
+fn gatherb_strategy() -> impl Strategy<Value = GatherbCase> {
+    (1..=6usize, 0..=2usize, 8..=20usize, 1..=40usize, any::<u64>()).prop_map(
+        |(repeats, blk, rep, src_blocks, data_seed)| GatherbCase { repeats, blk, rep, src_blocks, data_seed },
+    )
+}
+
+fn gatherb_case<T: DiscreteElement>(c: &GatherbCase, soc: Soc) {
+    let rng = &mut Rng(c.data_seed);
+    let repeats = c.repeats;
+    let (blk, rep) = (c.blk, c.rep);
+    let src_blocks = c.src_blocks;
     let data = random_vals::<T>(rng, src_blocks * T::EPB);
     let offs: Vec<u32> = (0..repeats * 8).map(|_| (rng.below(src_blocks as u64) * 32) as u32).collect();
     let eb = blk.max(1);
@@ -672,15 +690,42 @@ fn gatherb_case<T: DiscreteElement>(rng: &mut Rng, soc: Soc) {
     );
 }
 
-fn scatter_case<T: DiscreteElement>(rng: &mut Rng, soc: Soc) {
-    let masked = rng.chance(2);
-    let dst_n = rng.range(16, 600) as usize;
+/// One random `scatter`/`scatter_masked` call: form, dst length, mask (a count modulo `PAR`),
+/// repeats, repeat stride, count and the seed of the data and offsets.
+#[derive(Clone, Debug)]
+struct ScatterCase {
+    masked: bool,
+    dst_n: usize,
+    mask: u64,
+    repeats: usize,
+    rep: usize,
+    count: usize,
+    data_seed: u64,
+}
+
+fn scatter_strategy() -> impl Strategy<Value = ScatterCase> {
+    (any::<bool>(), 16..=600usize, any::<u64>(), 1..=4usize, 0..=10usize, 1..=300usize, any::<u64>())
+        .prop_map(|(masked, dst_n, mask, repeats, rep, count, data_seed)| ScatterCase {
+            masked,
+            dst_n,
+            mask,
+            repeats,
+            rep,
+            count,
+            data_seed,
+        })
+}
+
+fn scatter_case<T: DiscreteElement>(c: &ScatterCase, soc: Soc) {
+    let rng = &mut Rng(c.data_seed);
+    let masked = c.masked;
+    let dst_n = c.dst_n;
     let (mask, repeats, rep) = if masked {
-        (Mask::Count(rng.range(1, T::PAR as u64)), rng.range(1, 4) as usize, rng.range(0, 10) as usize)
+        (Mask::Count(1 + c.mask % T::PAR as u64), c.repeats, c.rep)
     } else {
         (Mask::Count(0), 0, 0)
     };
-    let count = rng.range(1, 300) as usize;
+    let count = c.count;
     let lanes = if masked { repeats * T::PAR } else { count };
     let n_src = if masked { (repeats - 1) * rep * T::EPB + T::PAR } else { count };
     let data = random_vals::<T>(rng, n_src);
@@ -712,37 +757,37 @@ fn scatter_case<T: DiscreteElement>(rng: &mut Rng, soc: Soc) {
     assert_eq!(util::bits(&dst.to_vec()), util::bits(&want), "{soc} {} masked {masked} {mask:?}", T::DTYPE);
 }
 
+/// 20 cases per chip, each run for every type the chip supports.
 macro_rules! discrete_tests {
-    ($name:ident, $case:ident, $supported:ident) => {
+    ($name:ident, $case:ident, $strategy:expr, $supported:ident) => {
         #[test]
         fn $name() {
-            let mut rng = Rng(0xD15C_2E7E);
-            for soc in Soc::ALL {
-                for _ in 0..20 {
-                    on(soc, || {
-                        if u16::$supported(soc) {
-                            $case::<u16>(&mut rng, soc);
-                        }
-                        if i16::$supported(soc) {
-                            $case::<i16>(&mut rng, soc);
-                        }
-                        if f16::$supported(soc) {
-                            $case::<f16>(&mut rng, soc);
-                        }
-                        if u32::$supported(soc) {
-                            $case::<u32>(&mut rng, soc);
-                        }
-                        if f32::$supported(soc) {
-                            $case::<f32>(&mut rng, soc);
-                        }
-                    });
-                }
-            }
+            let cases = (strat::soc_of(Soc::ALL.to_vec()), $strategy);
+            strat::check_cases(20 * Soc::ALL.len() as u32, 0xD15C_2E7E, cases, |(soc, c)| {
+                let soc = *soc;
+                on(soc, || {
+                    if u16::$supported(soc) {
+                        $case::<u16>(c, soc);
+                    }
+                    if i16::$supported(soc) {
+                        $case::<i16>(c, soc);
+                    }
+                    if f16::$supported(soc) {
+                        $case::<f16>(c, soc);
+                    }
+                    if u32::$supported(soc) {
+                        $case::<u32>(c, soc);
+                    }
+                    if f32::$supported(soc) {
+                        $case::<f32>(c, soc);
+                    }
+                });
+            });
         }
     };
 }
-discrete_tests!(gatherb_matches_reference, gatherb_case, gatherb_supported);
-discrete_tests!(scatter_matches_reference, scatter_case, scatter_supported);
+discrete_tests!(gatherb_matches_reference, gatherb_case, gatherb_strategy(), gatherb_supported);
+discrete_tests!(scatter_matches_reference, scatter_case, scatter_strategy(), scatter_supported);
 
 #[test]
 fn gatherb_scatter_checks() {
