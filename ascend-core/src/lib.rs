@@ -78,6 +78,7 @@ pub mod prelude {
     pub use crate::vector::gather::*;
     pub use crate::vector::gather_mask::*;
     pub use crate::vector::gatherb::*;
+    pub use crate::vector::mixed::*;
     pub use crate::vector::reduce::*;
     pub use crate::vector::reduction::*;
     pub use crate::vector::scalar::*;

@@ -872,3 +872,388 @@ fn masked_forms_check_like_sub_masked() {
     });
     assert!(msg.contains("Mul: dst (address 0x0) and src1 (address 0x20) partially overlap"), "{msg}");
 }
+
+// ---- mixed precision: half sources into a float destination ---------------------------------
+
+/// A random `half` for the mixed forms: ordinary values and the special ones.
+fn gen_mixed_half(r: &mut Rng) -> f16 {
+    match r.below(4) {
+        0 => f16::from_f64(special_f64(r, 65504.0)),
+        1 => f16::from_bits(r.next() as u16),
+        _ => f16::from_f32((r.below(4001) as f32 - 2000.0) / 8.0),
+    }
+}
+
+/// The reference of `dst = a * b + dst` with `half` `a`, `b` and a `float` `dst`: in `f64`,
+/// then one rounding to `f32`. The product of two halves is exact in `f64`; the sum is exact
+/// too unless the exponents lie more than 53 - 24 bits apart, and then the smaller term is far
+/// below half an `f32` ulp of the larger, so the `f64` rounding cannot create an `f32` tie.
+fn r_mixed_mad(a: f16, b: f16, d: f32) -> f32 {
+    (a.to_f64() * b.to_f64() + d as f64) as f32
+}
+
+fn same_f32(a: f32, b: f32) -> bool {
+    a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
+}
+
+/// One random high-dimensional call and one count-form call of the mixed `Axpy` (`nsrc = 1`)
+/// or `MulAddDst` (`nsrc = 2`) against the lane-by-lane reference.
+/// One random mixed call (the lanes of f32: 64 per repeat); `in_place` here means that
+/// MulAddDst's two sources are one tensor.
+fn random_mixed_case(nsrc: usize, c: &Case) {
+    let mut r = Rng(c.data_seed);
+    let (soc, counter, set, mask, repeat, seed) = (c.soc, c.counter, c.set, c.mask, c.repeat, c.data_seed);
+    let par = 64;
+    let lanes: Vec<Vec<usize>> = match mask {
+        Mask::Count(n) if counter => {
+            let n = n as usize;
+            (0..n.div_ceil(par)).map(|k| (0..par.min(n - k * par)).collect()).collect()
+        }
+        Mask::Count(n) => vec![(0..n as usize).collect(); repeat as usize],
+        Mask::Bits(b) => {
+            vec![(0..par).filter(|&j| b[j / 64] >> (j % 64) & 1 == 1).collect(); repeat as usize]
+        }
+    };
+    // dst blocks never collide (blk >= 1, rep >= 8 * blk); sources anything, each with its own
+    // element size (16 per block) and strides; MulAddDst's sources sometimes one tensor.
+    let dblk = c.dst.0;
+    let drep = 8 * dblk + c.dst.1;
+    let shared = nsrc == 2 && c.in_place;
+    let (sblk, srep) = if shared { ([c.sblk[0]; 2], [c.srep[0]; 2]) } else { (c.sblk, c.srep) };
+    let reps = lanes.len();
+    let extent =
+        |epb: usize, blk: u8, rep: u8| reps * rep as usize * epb + 8 * (blk as usize + 1) * epb + 128;
+    let n_d = extent(8, dblk, drep);
+    let n_s = [extent(16, sblk[0], srep[0]), extent(16, sblk[1], srep[1])];
+    let scalar = gen_mixed_half(&mut r);
+    let sat = soc.overflow_mode_settable() && c.sat_pick;
+    run_on_core(CoreConfig::single(soc), || {
+        if sat {
+            // float ignores the saturation mode.
+            set_overflow_mode(OverflowMode::Saturation);
+        }
+        let mut pipe = TPipe::new();
+        let d = util::tensor::<f32>(&mut pipe, n_d.div_ceil(8) * 8);
+        let mut srcs = vec![util::tensor::<f16>(&mut pipe, n_s[0].div_ceil(16) * 16)];
+        if nsrc == 2 {
+            srcs.push(if shared {
+                srcs[0].clone()
+            } else {
+                util::tensor::<f16>(&mut pipe, n_s[1].div_ceil(16) * 16)
+            });
+        }
+        let fill = |r: &mut Rng, srcs: &[LocalTensor<f16>]| {
+            let dv: Vec<f32> = (0..d.get_size())
+                .map(|_| match r.below(5) {
+                    0 => special_f64(r, f32::MAX as f64) as f32,
+                    1 => f32::from_bits(r.next() as u32),
+                    _ => (r.below(2_000_001) as f32 - 1_000_000.0) / 64.0,
+                })
+                .collect();
+            d.copy_from_slice(&dv);
+            for s in srcs {
+                let v: Vec<f16> = (0..s.get_size()).map(|_| gen_mixed_half(r)).collect();
+                s.copy_from_slice(&v);
+            }
+        };
+        let second = |xs: &[f16]| if nsrc == 2 { xs[1] } else { scalar };
+        fill(&mut r, &srcs);
+        let before_d = d.to_vec();
+        let before_s: Vec<Vec<f16>> = srcs.iter().map(|s| s.to_vec()).collect();
+        let mut want = before_d.clone();
+        for (rr, js) in lanes.iter().enumerate() {
+            for &j in js {
+                let od = lane_offset::<f32>(rr, j, dblk as usize, drep as usize);
+                let xs: Vec<f16> = (0..nsrc)
+                    .map(|k| before_s[k][lane_offset::<f16>(rr, j, sblk[k] as usize, srep[k] as usize)])
+                    .collect();
+                want[od] = r_mixed_mad(xs[0], second(&xs), before_d[od]);
+            }
+        }
+        if counter {
+            set_mask_count();
+        }
+        let m = if set {
+            mask
+        } else {
+            set_vector_mask::<f32>(mask);
+            Mask::Count(MASK_PLACEHOLDER)
+        };
+        let up = UnaryRepeatParams::new(dblk.into(), sblk[0].into(), drep, srep[0]);
+        let bp = BinaryRepeatParams::new(dblk, sblk[0], sblk[1], drep, srep[0], srep[1]);
+        match (nsrc, set) {
+            (1, true) => axpy_mixed_masked::<true>(&d, &srcs[0], scalar, m, repeat, &up),
+            (1, false) => axpy_mixed_masked::<false>(&d, &srcs[0], scalar, m, repeat, &up),
+            (_, true) => mul_add_dst_mixed_masked::<true>(&d, &srcs[0], &srcs[1], m, repeat, &bp),
+            (_, false) => mul_add_dst_mixed_masked::<false>(&d, &srcs[0], &srcs[1], m, repeat, &bp),
+        }
+        set_mask_norm();
+        let got = d.to_vec();
+        for i in 0..got.len() {
+            assert!(
+                same_f32(got[i], want[i]),
+                "mixed nsrc {nsrc} on {soc}: element {i}: got {} ({:#x}), want {} ({:#x}); sat {sat}, counter {counter}, set {set}, mask {mask:?}, repeat {repeat}, strides {bp:?}, shared {shared}, scalar {scalar}, seed {seed}",
+                got[i], got[i].to_bits(), want[i], want[i].to_bits()
+            );
+        }
+        // The count form over a random prefix.
+        let n = (c.count_pick % n_d.min(n_s[0]).min(n_s[1]) as u64) as usize;
+        fill(&mut r, &srcs);
+        let before_d = d.to_vec();
+        let before_s: Vec<Vec<f16>> = srcs.iter().map(|s| s.to_vec()).collect();
+        let mut want = before_d.clone();
+        for i in 0..n {
+            let xs: Vec<f16> = (0..nsrc).map(|k| before_s[k][i]).collect();
+            want[i] = r_mixed_mad(xs[0], second(&xs), before_d[i]);
+        }
+        if nsrc == 1 {
+            axpy_mixed(&d, &srcs[0], scalar, n);
+        } else {
+            mul_add_dst_mixed(&d, &srcs[0], &srcs[1], n);
+        }
+        let got = d.to_vec();
+        for i in 0..got.len() {
+            assert!(
+                same_f32(got[i], want[i]),
+                "mixed nsrc {nsrc} count form on {soc}: element {i} of {n}: got {}, want {}; seed {seed}",
+                got[i],
+                want[i]
+            );
+        }
+    });
+}
+
+#[test]
+fn random_axpy_mixed_half_into_float() {
+    let socs = Soc::ALL.to_vec();
+    let cases = 2 * ITERS * socs.len() as u32;
+    strat::check_cases(cases, 0xA1_0000, case::<f32>(socs), |c| random_mixed_case(1, c));
+}
+
+#[test]
+fn random_mul_add_dst_mixed_half_into_float() {
+    let socs = vec![Soc::Ascend910B, Soc::Ascend310P];
+    let cases = 2 * ITERS * socs.len() as u32;
+    strat::check_cases(cases, 0xB2_0000, case::<f32>(socs), |c| random_mixed_case(2, c));
+}
+
+/// Runs the mixed `Axpy` (`b = None`: scalar `y`) or `MulAddDst` on one lane; returns dst.
+fn mixed_one(soc: Soc, x: f32, y: f32, d: f32, mad: bool) -> f32 {
+    let mut out = 0.0;
+    run_on_core(CoreConfig::single(soc), || {
+        let mut pipe = TPipe::new();
+        let (dst, a, b) = (
+            util::tensor::<f32>(&mut pipe, 8),
+            util::tensor::<f16>(&mut pipe, 16),
+            util::tensor::<f16>(&mut pipe, 16),
+        );
+        a.copy_from_slice(&[h(x); 16]);
+        b.copy_from_slice(&[h(y); 16]);
+        dst.copy_from_slice(&[d; 8]);
+        if soc.overflow_mode_settable() {
+            set_overflow_mode(OverflowMode::Saturation);
+        }
+        if mad {
+            mul_add_dst_mixed(&dst, &a, &b, 1);
+        } else {
+            axpy_mixed(&dst, &a, h(y), 1);
+        }
+        assert_eq!(dst.get_value(1), d, "lane 1 is outside count = 1");
+        out = dst.get_value(0);
+    });
+    out
+}
+
+#[test]
+fn mixed_multiply_add_is_float_arithmetic_on_exact_products() {
+    for (soc, mad) in
+        [(Soc::Ascend910, false), (Soc::Ascend910B, true), (Soc::Ascend310P, true), (Soc::Ascend310B, false)]
+    {
+        let f = |x, y, d| mixed_one(soc, x, y, d, mad);
+        // 3 * 683 = 2049: exact in float, while half would round the product to 2048.
+        assert_eq!(f(3.0, 683.0, 0.0), 2049.0);
+        // 2048 * 2048 overflows half but not float; MAX * MAX + (-inf) is -inf, not NaN.
+        assert_eq!(f(2048.0, 2048.0, 0.5), 4194304.5);
+        assert_eq!(f(65504.0, 65504.0, f32::NEG_INFINITY), f32::NEG_INFINITY);
+        // One rounding of the sum: 2^24 + 1 + 2^-9 + 2^-20 rounds to 2^24 + 2.
+        let e = 1.0 + 1.0 / 1024.0;
+        assert_eq!(f(e, e, 16777216.0), 16777218.0);
+        // The smallest half subnormal squared, 2^-48, is a normal float.
+        assert_eq!(f(5.960_464_5e-8, 5.960_464_5e-8, 0.0), 2f32.powi(-48));
+        // Signed zeros: -0 * 1 + -0 = -0, and + +0 gives +0.
+        assert_eq!(f(-0.0, 1.0, -0.0).to_bits(), (-0.0f32).to_bits());
+        assert_eq!(f(-0.0, 1.0, 0.0).to_bits(), 0);
+        // IEEE specials; float ignores the saturation mode (set where settable).
+        assert!(f(f32::INFINITY, 0.0, 1.0).is_nan());
+        assert!(f(f32::INFINITY, 1.0, f32::NEG_INFINITY).is_nan());
+        assert!(f(f32::NAN, 1.0, 0.0).is_nan());
+        assert_eq!(f(1.0, 1.0, f32::MAX), f32::MAX);
+        assert_eq!(f(f32::INFINITY, -1.0, 0.0), f32::NEG_INFINITY);
+    }
+}
+
+#[test]
+fn mixed_forms_check_chip_overlap_and_mask() {
+    for soc in [Soc::Ascend910, Soc::Ascend310B] {
+        let msg = panic_message(|| {
+            mixed_one(soc, 1.0, 1.0, 0.0, true);
+        });
+        assert!(
+            msg.contains(&format!("MulAddDst: src0/src1 = half with dst = float is not supported on {soc}")),
+            "{msg}"
+        );
+    }
+    // dst and a source may not overlap at all, not even at the same address.
+    let msg = panic_message(|| {
+        let mut pipe = TPipe::new();
+        let mut b = TBuf::<VecCalc>::new();
+        pipe.init_tbuf(&mut b, 1024);
+        let (d, s) = (b.get::<f32>(), b.get_with_offset::<f16>(128, 256));
+        axpy_mixed(&d, &s, h(1.0), 128);
+    });
+    assert!(msg.contains("Axpy: dst (bytes 0x0..0x200) and src (bytes 0x100..0x200) overlap"), "{msg}");
+    let msg = panic_message(|| {
+        let mut pipe = TPipe::new();
+        let mut b = TBuf::<VecCalc>::new();
+        pipe.init_tbuf(&mut b, 1024);
+        let (d, s) = (b.get::<f32>(), b.get::<f16>());
+        mul_add_dst_mixed_masked::<true>(&d, &s, &s, 64u64, 1, &BinaryRepeatParams::new(1, 1, 1, 8, 4, 4));
+    });
+    assert!(msg.contains("MulAddDst: dst (address 0x0) and src0 (address 0x0) overlap"), "{msg}");
+    // The mask counts float lanes: 64 at most.
+    let msg = panic_message(|| {
+        let mut pipe = TPipe::new();
+        let (d, s) = (util::tensor::<f32>(&mut pipe, 128), util::tensor::<f16>(&mut pipe, 128));
+        axpy_mixed_masked::<true>(&d, &s, h(1.0), 65u64, 1, &UnaryRepeatParams::new(1, 1, 8, 4));
+    });
+    assert!(msg.contains("Axpy: mask = 65 is out of range [1, 64] for float in normal mode"), "{msg}");
+    // A repeat stride past the end names the operand.
+    let msg = panic_message(|| {
+        let mut pipe = TPipe::new();
+        let (d, s) = (util::tensor::<f32>(&mut pipe, 128), util::tensor::<f16>(&mut pipe, 128));
+        axpy_mixed_masked::<true>(&d, &s, h(1.0), 64u64, 2, &UnaryRepeatParams::new(1, 1, 8, 8));
+    });
+    assert!(msg.contains("Axpy: src would touch element 191 but the tensor has 128 elements"), "{msg}");
+}
+
+// ---- ShiftRight's roundEn -------------------------------------------------------------------
+
+/// `x >> s` rounded by the bits shifted out, as the vendor documents `roundEn` for the signed
+/// types on Ascend910B: `floor((x + 2^(s-1)) / 2^s)` in `i128`; elsewhere the plain shift.
+fn r_shr_round<T: T0>(x: T, s: T) -> T {
+    let (v, k) = (x.num().i(), s.num().i() as u32);
+    if T::SIGNED && get_soc() == Soc::Ascend910B && k > 0 {
+        r_bits((v + (1i128 << (k - 1))) >> k)
+    } else {
+        r_shr(x, s)
+    }
+}
+
+macro_rules! shift_round_tests {
+    ($($t:ty),*) => {$(
+        paste::paste! {
+            #[test]
+            fn [<random_shift_right_round_en_ $t>]() {
+                run_spec::<$t>(Spec {
+                    name: "shift_right",
+                    nsrc: 1,
+                    scalar: true,
+                    reference: |x, s, _, _| r_shr_round(x[0], s),
+                    // The count form through counter mode (AscendC's count form is the
+                    // counter-mode instruction), with roundEn.
+                    count: |d, s, c, n| {
+                        if n > 0 {
+                            set_mask_count();
+                            shift_right_round_masked::<$t, true>(d, &s[0], c, n as u64, 1, &UnaryRepeatParams::default(), true);
+                            set_mask_norm();
+                        }
+                    },
+                    masked: |d, s, c, m, rep, p, set| {
+                        let p = UnaryRepeatParams::new(p[0].into(), p[1].into(), p[3], p[4]);
+                        if set {
+                            shift_right_round_masked::<$t, true>(d, &s[0], c, m, rep, &p, true)
+                        } else {
+                            shift_right_round_masked::<$t, false>(d, &s[0], c, m, rep, &p, true)
+                        }
+                    },
+                    supported: <$t as ShiftRightElement>::shift_right_supported,
+                    gen_scalar: gen_shift,
+                }, ITERS);
+            }
+        }
+    )*};
+}
+
+shift_round_tests!(i16, u16, i32, u32);
+
+#[test]
+fn shift_right_round_en_edges() {
+    let run = |soc: Soc, xs: [i32; 8], s: i32, round: bool| -> Vec<i32> {
+        let mut out = vec![];
+        run_on_core(CoreConfig::single(soc), || {
+            let mut pipe = TPipe::new();
+            let (d, a) = (util::tensor::<i32>(&mut pipe, 8), util::tensor::<i32>(&mut pipe, 8));
+            a.copy_from_slice(&xs);
+            shift_right_round_masked::<i32, true>(&d, &a, s, 8u64, 1, &UnaryRepeatParams::default(), round);
+            out = d.to_vec();
+        });
+        out
+    };
+    let xs = [9, 10, -3, -2, i32::MAX, i32::MIN, -1, 1];
+    let b = Soc::Ascend910B;
+    // The vendor's example: 0b1001 >> 1 rounds up to 0b0101, 0b1010 >> 1 is exact.
+    assert_eq!(run(b, xs, 1, true), [5, 5, -1, -1, 1 << 30, i32::MIN / 2, 0, 1]);
+    assert_eq!(run(b, xs, 1, false), [4, 5, -2, -1, (1 << 30) - 1, i32::MIN / 2, -1, 0]);
+    // A full-width shift: the sign fill plus the sign bit shifted out last.
+    assert_eq!(run(b, xs, 32, true), [0; 8]);
+    // No bit shifted out: exact.
+    assert_eq!(run(b, xs, 0, true), xs);
+    // 31: i32::MAX is 0.99999... of 2^31 and rounds to 1; MIN is exactly -1.
+    assert_eq!(run(b, xs, 31, true), [0, 0, 0, 0, 1, -1, 0, 0]);
+    // Ascend310B's implementation ignores roundEn; unsigned types have no effect either.
+    assert_eq!(run(Soc::Ascend310B, xs, 1, true), run(b, xs, 1, false));
+    run_on_core(CoreConfig::single(b), || {
+        let mut pipe = TPipe::new();
+        let (d, a) = (util::tensor::<u16>(&mut pipe, 16), util::tensor::<u16>(&mut pipe, 16));
+        a.copy_from_slice(&[9; 16]);
+        shift_right_round_masked::<u16, true>(&d, &a, 1, 16u64, 1, &UnaryRepeatParams::default(), true);
+        assert_eq!(d.get_value(0), 4);
+    });
+    // The shift range is checked as without roundEn.
+    let msg = panic_message(|| {
+        run(b, xs, 33, true);
+    });
+    assert!(msg.contains("ShiftRight: scalarValue = 33 is out of range [0, 32] for int32_t"), "{msg}");
+}
+
+#[test]
+fn mixed_count_forms_over_many_chunks() {
+    // Longer than the kernels' 512-lane chunks, with a ragged tail.
+    let n = 3 * 512 + 77;
+    run_on_core(CoreConfig::single(Soc::Ascend910B), || {
+        let mut r = Rng(0x5eed);
+        let mut pipe = TPipe::new();
+        let d = util::tensor::<f32>(&mut pipe, n + 8);
+        let (a, b) = (util::tensor::<f16>(&mut pipe, n + 16), util::tensor::<f16>(&mut pipe, n + 16));
+        let av: Vec<f16> = (0..a.get_size()).map(|_| gen_mixed_half(&mut r)).collect();
+        let bv: Vec<f16> = (0..b.get_size()).map(|_| gen_mixed_half(&mut r)).collect();
+        let dv: Vec<f32> =
+            (0..d.get_size()).map(|_| (r.below(2_000_001) as f32 - 1_000_000.0) / 64.0).collect();
+        a.copy_from_slice(&av);
+        b.copy_from_slice(&bv);
+        for mad in [false, true] {
+            d.copy_from_slice(&dv);
+            if mad {
+                mul_add_dst_mixed(&d, &a, &b, n);
+            } else {
+                axpy_mixed(&d, &a, bv[5], n);
+            }
+            let got = d.to_vec();
+            for i in 0..d.get_size() {
+                let want =
+                    if i >= n { dv[i] } else { r_mixed_mad(av[i], if mad { bv[i] } else { bv[5] }, dv[i]) };
+                assert!(same_f32(got[i], want), "mad {mad}: element {i}: got {}, want {want}", got[i]);
+            }
+        }
+    });
+}

@@ -560,7 +560,7 @@ struct CastKernel<D, S> {
 
 impl<D: CastFrom<S>, S: Element> MixedLanes<D, S> for CastKernel<D, S> {
     #[inline(always)]
-    unsafe fn run(&mut self, dst: *mut D, src: *const S, n: usize) {
+    unsafe fn run(&mut self, dst: *mut D, [src]: [*const S; 1], n: usize) {
         // SAFETY: the engine's contract is the kernel's.
         unsafe { D::cast_run(dst, src, n, self.mode, self.sat) }
     }
@@ -615,7 +615,7 @@ pub fn cast<D: CastFrom<S>, S: Element>(
     count: usize,
 ) {
     let mut k = prologue::<D, S>(round_mode);
-    apply_count_mixed(API, count, dst, src, &mut k);
+    apply_count_mixed(API, count, dst, [(src, "src")], &mut k);
 }
 
 /// High-dimensional `Cast` (AscendC `Cast<T, U, isSetMask>(dst, src, roundMode, mask,
@@ -659,5 +659,5 @@ pub fn cast_masked<D: CastFrom<S>, S: Element, const IS_SET_MASK: bool>(
     let p = repeat_params;
     let d = Operand::new(dst, p.dst_blk_stride, p.dst_rep_stride, "dst");
     let s = Operand::new(src, p.src_blk_stride, p.src_rep_stride, "src");
-    apply_mixed::<D::Wide, D, S, _>(API, &plan, &d, &s, &mut k);
+    apply_mixed::<D::Wide, D, S, 1, _>(API, &plan, &d, [&s], &mut k);
 }

@@ -447,15 +447,15 @@ pub(crate) fn apply_sources<T: Element, const N: usize, K: Lanes<T, N>>(
 }
 
 /// What a two-type instruction (e.g. `Cast`) does with a run of `n` contiguous enabled lanes:
-/// reads `n` elements of `S`, writes `n` elements of `D`.
-pub(crate) trait MixedLanes<D: Element, S: Element> {
+/// reads `n` elements of `S` from each of its `N` sources, writes `n` elements of `D`.
+pub(crate) trait MixedLanes<D: Element, S: Element, const N: usize = 1> {
     /// Processes `n` lanes.
     ///
     /// # Safety
-    /// `dst` is valid for `n` writes and `src` for `n` reads; either `dst` and `src` are the
-    /// same address with `D::SIZE == S::SIZE`, or they do not overlap. Implementations read
-    /// lane `i` before writing lane `i`.
-    unsafe fn run(&mut self, dst: *mut D, src: *const S, n: usize);
+    /// `dst` is valid for `n` writes (and reads) and each `src[i]` for `n` reads; either
+    /// `dst` and a source are the same address with `D::SIZE == S::SIZE`, or they do not
+    /// overlap. Implementations read lane `i` of every source before writing lane `i`.
+    unsafe fn run(&mut self, dst: *mut D, src: [*const S; N], n: usize);
 }
 
 /// The 32-byte blocks (absolute block numbers) an operand touches under `plan`, sorted.
@@ -474,21 +474,23 @@ fn touched_blocks<T: Element>(op: &Operand<'_, T>, plan: &Plan) -> Vec<usize> {
     v
 }
 
-/// Runs a high-dimensional instruction whose destination and source have different element
-/// types, walking lanes with per-operand element sizes.
+/// Runs a high-dimensional instruction whose destination and `N` sources have different
+/// element types, walking lanes with per-operand element sizes.
 ///
-/// The plan counts lanes of `W`, the wider of `D` and `S` (the vendor's rule for `Cast`: the
-/// mask and the repeat follow the larger type). Lane `j` of repeat `r` of an operand is its
-/// own element `(r * repStride + (j / EPB) * blkStride) * EPB + j % EPB`, with the operand's
-/// own `EPB`, so a repeat of the narrower operand spans fewer blocks. Every check is done once;
-/// a contiguous full-mask call is one kernel run. `dst` may coincide exactly with `src` only
-/// when both have the same element size and layout; any other overlap is an error.
+/// The plan counts lanes of `W`, the wider of `D` and `S` (the vendor's rule for `Cast`,
+/// `Axpy` and `MulAddDst` with `half` sources into `float`: the mask and the repeat follow the
+/// larger type). Lane `j` of repeat `r` of an operand is its own element
+/// `(r * repStride + (j / EPB) * blkStride) * EPB + j % EPB`, with the operand's own `EPB`, so a
+/// repeat of the narrower operand spans fewer blocks. Every check is done once; a contiguous
+/// full-mask call is one kernel run. `dst` may coincide exactly with a source only when both
+/// have the same element size and layout; any other overlap with `dst` is an error (sources
+/// may overlap each other).
 #[track_caller]
-pub(crate) fn apply_mixed<W: Element, D: Element, S: Element, K: MixedLanes<D, S>>(
+pub(crate) fn apply_mixed<W: Element, D: Element, S: Element, const N: usize, K: MixedLanes<D, S, N>>(
     api: &'static str,
     plan: &Plan,
     dst: &Operand<'_, D>,
-    src: &Operand<'_, S>,
+    srcs: [&Operand<'_, S>; N],
     kernel: &mut K,
 ) {
     const {
@@ -496,12 +498,18 @@ pub(crate) fn apply_mixed<W: Element, D: Element, S: Element, K: MixedLanes<D, S
         assert!(W::SIZE >= D::SIZE && W::SIZE >= S::SIZE && (W::SIZE == D::SIZE || W::SIZE == S::SIZE));
     };
     let ed = check_operand(api, dst, plan);
-    let es = check_operand(api, src, plan);
-    let same = D::SIZE == S::SIZE
-        && dst.t.get_phy_addr() == src.t.get_phy_addr()
-        && dst.blk == src.blk
-        && dst.rep == src.rep;
-    if !same {
+    let same: [bool; N] = core::array::from_fn(|i| {
+        let src = srcs[i];
+        D::SIZE == S::SIZE
+            && dst.t.get_phy_addr() == src.t.get_phy_addr()
+            && dst.blk == src.blk
+            && dst.rep == src.rep
+    });
+    for (src, same) in srcs.into_iter().zip(same) {
+        let es = check_operand(api, src, plan);
+        if same {
+            continue;
+        }
         let (a0, a1) = dst.t.byte_range(ed);
         let (b0, b1) = src.t.byte_range(es);
         if a1 > b0 && b1 > a0 {
@@ -525,10 +533,12 @@ pub(crate) fn apply_mixed<W: Element, D: Element, S: Element, K: MixedLanes<D, S
             }
         }
     }
-    let (dp, sp) = (dst.t.ptr(), src.t.ptr() as *const S);
-    let contiguous_blocks = dst.blk == 1 && src.blk == 1;
+    let dp = dst.t.ptr();
+    let sp: [*const S; N] = core::array::from_fn(|i| srcs[i].t.ptr() as *const S);
+    let contiguous_blocks = dst.blk == 1 && srcs.iter().all(|s| s.blk == 1);
     let blocks = |size: usize| BLOCKS_PER_REPEAT * size / W::SIZE;
-    let contiguous_repeats = contiguous_blocks && dst.rep == blocks(D::SIZE) && src.rep == blocks(S::SIZE);
+    let contiguous_repeats =
+        contiguous_blocks && dst.rep == blocks(D::SIZE) && srcs.iter().all(|s| s.rep == blocks(S::SIZE));
     let full = prefix_bits(W::PAR);
     let prefix = |m: [u64; 2]| {
         let n = (m[0].count_ones() + m[1].count_ones()) as usize;
@@ -537,43 +547,52 @@ pub(crate) fn apply_mixed<W: Element, D: Element, S: Element, K: MixedLanes<D, S
     if contiguous_repeats && (plan.repeats == 1 || plan.bits == full) {
         if let Some(tail) = prefix(plan.last) {
             // SAFETY: the operands were bounds-checked for this plan, whose lanes are exactly
-            // elements 0..n of each operand; dst equals or does not overlap src.
+            // elements 0..n of each operand; dst equals or does not overlap each source.
             unsafe { kernel.run(dp, sp, (plan.repeats - 1) * W::PAR + tail) };
             return;
         }
     }
     // In place with a block stride of 0 (same size and layout): the blocks of one repeat
-    // alias, and the hardware reads a repeat before writing it, so the source block is read
+    // alias, and the hardware reads a repeat before writing it, so such a source block is read
     // from a per-repeat snapshot.
-    let aliased = same && dst.blk == 0;
-    let mut snap = [S::ZERO; 32];
+    let aliased: [bool; N] = core::array::from_fn(|i| same[i] && dst.blk == 0);
+    let any_aliased = aliased.iter().any(|&a| a);
+    let mut snap = [[S::ZERO; 32]; N];
     for r in 0..plan.repeats {
         let m = plan.mask_of(r);
-        if aliased {
-            // SAFETY: with a block stride of 0 the repeat reads elements offset(r, 0) ..
-            // offset(r, 0) + EPB of src at most (bounds-checked); EPB <= 32.
-            unsafe {
-                std::ptr::copy_nonoverlapping(sp.add(src.offset(r, 0)), snap.as_mut_ptr(), S::EPB.min(32))
-            };
-        }
-        let src_at = |j: usize| {
-            if aliased {
-                // SAFETY: j % EPB < EPB, inside the snapshot.
-                unsafe { snap.as_ptr().add(j % S::EPB) }
-            } else {
-                // SAFETY: lane j of repeat r is enabled, hence bounds-checked.
-                unsafe { sp.add(src.offset(r, j)) }
+        for i in 0..N {
+            if aliased[i] {
+                // SAFETY: with a block stride of 0 the repeat reads elements offset(r, 0) ..
+                // offset(r, 0) + EPB of the source at most (bounds-checked); EPB <= 32.
+                unsafe {
+                    std::ptr::copy_nonoverlapping(
+                        sp[i].add(srcs[i].offset(r, 0)),
+                        snap[i].as_mut_ptr(),
+                        S::EPB.min(32),
+                    )
+                };
             }
+        }
+        let src_at = |j: usize| -> [*const S; N] {
+            core::array::from_fn(|i| {
+                if aliased[i] {
+                    // SAFETY: j % EPB < EPB, inside the snapshot.
+                    unsafe { snap[i].as_ptr().add(j % S::EPB) }
+                } else {
+                    // SAFETY: lane j of repeat r is enabled, hence bounds-checked.
+                    unsafe { sp[i].add(srcs[i].offset(r, j)) }
+                }
+            })
         };
-        if contiguous_blocks && !aliased {
+        if contiguous_blocks && !any_aliased {
             if let Some(n) = prefix(m) {
-                // SAFETY: lanes 0..n of repeat r were bounds-checked for both operands and are
+                // SAFETY: lanes 0..n of repeat r were bounds-checked for every operand and are
                 // contiguous in each.
                 unsafe { kernel.run(dp.add(dst.offset(r, 0)), src_at(0), n) };
                 continue;
             }
         }
-        // A run of `W` lanes never crosses a block of either operand: the narrower operand's
+        // A run of `W` lanes never crosses a block of any operand: the narrower operands'
         // blocks hold a whole multiple of `W`'s lanes.
         for_each_run::<W>(m, |j, len| {
             // SAFETY: lanes j..j+len of repeat r are enabled, hence bounds-checked, and lie
@@ -583,39 +602,42 @@ pub(crate) fn apply_mixed<W: Element, D: Element, S: Element, K: MixedLanes<D, S
     }
 }
 
-/// Runs a two-type count-form instruction over elements `0..count` of `dst` and `src`,
-/// contiguously, and leaves the mask state as every count form does (see [`apply_count`]).
+/// Runs a two-type count-form instruction over elements `0..count` of `dst` and every
+/// source, contiguously, and leaves the mask state as every count form does (see
+/// [`apply_count`]).
 ///
 /// # Panics
 /// Panics if an operand is not a 32-byte aligned UB tensor, holds fewer than `count`
-/// elements, or the two overlap other than completely with the same element size.
+/// elements, or a source overlaps `dst` other than completely with the same element size.
 #[track_caller]
-pub(crate) fn apply_count_mixed<D: Element, S: Element, K: MixedLanes<D, S>>(
+pub(crate) fn apply_count_mixed<D: Element, S: Element, const N: usize, K: MixedLanes<D, S, N>>(
     api: &'static str,
     count: usize,
     dst: &LocalTensor<D>,
-    src: &LocalTensor<S>,
+    srcs: [(&LocalTensor<S>, &'static str); N],
     kernel: &mut K,
 ) {
     dst.check_vector_operand(api, "dst");
-    src.check_vector_operand(api, "src");
     ensure(count <= dst.get_size(), api, || {
         format!("count = {count} exceeds dst's {} elements", dst.get_size())
     });
-    ensure(count <= src.get_size(), api, || {
-        format!("count = {count} exceeds src's {} elements", src.get_size())
-    });
     let (d0, d1) = dst.byte_range(count);
-    let (s0, s1) = src.byte_range(count);
-    ensure((s0 == d0 && D::SIZE == S::SIZE) || d1 <= s0 || s1 <= d0, api, || {
-        format!(
-            "dst (bytes {d0:#x}..{d1:#x}) and src (bytes {s0:#x}..{s1:#x}) overlap; only a complete overlap of same-size types is allowed"
-        )
-    });
+    for (src, name) in srcs {
+        src.check_vector_operand(api, name);
+        ensure(count <= src.get_size(), api, || {
+            format!("count = {count} exceeds {name}'s {} elements", src.get_size())
+        });
+        let (s0, s1) = src.byte_range(count);
+        ensure((s0 == d0 && D::SIZE == S::SIZE) || d1 <= s0 || s1 <= d0, api, || {
+            format!(
+                "dst (bytes {d0:#x}..{d1:#x}) and {name} (bytes {s0:#x}..{s1:#x}) overlap; only a complete overlap of same-size types is allowed"
+            )
+        });
+    }
     if count > 0 {
-        // SAFETY: both operands hold at least `count` elements; dst equals src (same size) or
-        // is disjoint from it (checked above).
-        unsafe { kernel.run(dst.ptr(), src.ptr() as *const S, count) };
+        // SAFETY: every operand holds at least `count` elements; dst equals a source (same
+        // size) or is disjoint from it (checked above).
+        unsafe { kernel.run(dst.ptr(), core::array::from_fn(|i| srcs[i].0.ptr() as *const S), count) };
     }
     restore_mask_defaults();
 }

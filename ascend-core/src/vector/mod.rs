@@ -12,6 +12,7 @@ pub mod gather_mask;
 pub mod gatherb;
 pub mod lane;
 pub mod mask;
+pub mod mixed;
 pub mod params;
 pub mod reduce;
 pub mod reduction;

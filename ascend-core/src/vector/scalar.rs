@@ -10,9 +10,11 @@
 //! takes `src * scalar` elsewhere (so `-0` becomes `-0 * scalar`), as the vendor's
 //! boundary-value table lists it. `Axpy` rounds twice (the product, saturated in saturation
 //! mode, then the sum), as its boundary-value table shows. `ShiftRight` is logical on
-//! unsigned and arithmetic on signed types; the shift must lie in `[0, bits]`.
+//! unsigned and arithmetic on signed types; the shift must lie in `[0, bits]`. Its `roundEn`
+//! form ([`shift_right_round_masked`]) adds the last bit shifted out (round half up).
 
-use crate::element::f16;
+use crate::ctx::get_soc;
+use crate::element::{f16, DType};
 use crate::error::ensure;
 use crate::soc::Soc;
 use crate::tensor::LocalTensor;
@@ -20,6 +22,17 @@ use crate::vector::engine::Operand;
 use crate::vector::lane::{capability, round16, run_count, run_masked, Lane, LaneOp};
 use crate::vector::mask::Mask;
 use crate::vector::params::UnaryRepeatParams;
+
+/// `x >> s`, plus the last bit shifted out when `round` (and `s > 0`): `roundEn`.
+#[inline(always)]
+fn shr_round<T: Lane>(x: T, s: u32, round: bool) -> T {
+    let q = T::l_shr(x, s);
+    if round && s > 0 {
+        T::l_add(q, T::l_and(T::l_shr(x, s - 1), T::from_f64(1.0)))
+    } else {
+        q
+    }
+}
 
 /// Checks a shift amount: `[0, bits]` of the type.
 #[track_caller]
@@ -221,8 +234,8 @@ scalar_instr!(
 scalar_instr!(
     "ShiftRight", "dst[i] = src[i] >> scalar", ShiftRightOp, shift_right, shift_right_masked,
     ShiftRightElement::shift_right_supported,
-    prepare |s| -> u32, shift_amount("ShiftRight", s),
-    lane |x; s| T::l_shr(x, s),
+    prepare |s| -> (u32, bool), (shift_amount("ShiftRight", s), false),
+    lane |x; s| shr_round(x, s.0, s.1),
     wide |x; s| { let _ = (x, s); unreachable!("ShiftRight has no half lanes") },
     types [
         i16 => |soc| matches!(soc, Soc::Ascend910B | Soc::Ascend310B),
@@ -257,3 +270,59 @@ scalar_instr!(
     reads_dst true,
     example (f16, 3.0, 2.0, 1.0 => 7.0)
 );
+
+/// `ShiftRight` with AscendC's trailing `roundEn` argument (`ShiftRight<T, isSetMask>(dst,
+/// src, scalarValue, mask, repeatTime, repeatParams, roundEn)`): as
+/// [`shift_right_masked`], and with `round_en` the result is rounded by the bits shifted out —
+/// the last bit shifted out (bit `scalar - 1` of `src`) is added to the shifted value, i.e.
+/// `(src + 2^(scalar-1)) >> scalar` computed without overflow: round half up (towards +∞).
+///
+/// Where it applies, as the vendor's sources define it: on Ascend910B for `int16_t`/`int32_t`
+/// (the C API `asc_shiftright_round` documents "0b1001 >> 1 = 0b0101, the last bit shifted out
+/// is 1, so 1 is added"); for `uint16_t`/`uint32_t` the implementation warns that `roundEn`
+/// "does not take effect", and Ascend310B's implementation ignores it — both give the plain
+/// shift here. A shift of 0 shifts no bit out and is exact.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let mut pipe = TPipe::new();
+/// let mut buf = TBuf::<VecCalc>::new();
+/// pipe.init_tbuf(&mut buf, 2 * 256);
+/// let [dst, src] = [0, 1].map(|i| buf.get_with_offset::<i16>(128, i * 256));
+/// src.copy_from_slice(&[0b1001; 128]);
+/// src.set_value(1, 0b1010);
+/// src.set_value(2, -3);
+/// shift_right_round_masked::<i16, true>(&dst, &src, 1, 128u64, 1, &UnaryRepeatParams::default(), true);
+/// assert_eq!(dst.get_value(0), 0b0101); // 4.5 rounds up to 5
+/// assert_eq!(dst.get_value(1), 0b0101); // exact
+/// assert_eq!(dst.get_value(2), -1); // -1.5 rounds up to -1
+/// shift_right_round_masked::<i16, true>(&dst, &src, 1, 128u64, 1, &UnaryRepeatParams::default(), false);
+/// assert_eq!(dst.get_value(0), 0b0100);
+/// ```
+///
+/// # Panics
+/// As [`shift_right_masked`].
+#[track_caller]
+pub fn shift_right_round_masked<T: ShiftRightElement, const IS_SET_MASK: bool>(
+    dst: &LocalTensor<T>,
+    src: &LocalTensor<T>,
+    scalar: T,
+    mask: impl Into<Mask>,
+    repeat_times: u8,
+    params: &UnaryRepeatParams,
+    round_en: bool,
+) {
+    let round = round_en && matches!(T::DTYPE, DType::I16 | DType::I32) && get_soc() == Soc::Ascend910B;
+    let op = ShiftRightOp(scalar, scalar.l_wide(), (shift_amount("ShiftRight", scalar), round));
+    let d = Operand::new(dst, params.dst_blk_stride, params.dst_rep_stride, "dst");
+    let a = Operand::new(src, params.src_blk_stride, params.src_rep_stride, "src");
+    run_masked::<T, _, 1, IS_SET_MASK>(
+        "ShiftRight",
+        T::shift_right_supported,
+        op,
+        &d,
+        [&a],
+        mask.into(),
+        repeat_times,
+    )
+}
