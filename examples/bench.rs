@@ -950,6 +950,15 @@ struct BenchArgs {
     /// Every row on tiny sizes (seconds instead of minutes).
     #[arg(long)]
     smoke: bool,
+    /// Only the rows of the sanitizer's cost (on vs off).
+    #[arg(long)]
+    sanitizer: bool,
+    /// Only the streaming rows at 2^24.
+    #[arg(long)]
+    stream24: bool,
+    /// Only the rows of the elementwise arithmetic instructions.
+    #[arg(long)]
+    arith: bool,
 }
 
 fn main() {

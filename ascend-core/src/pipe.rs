@@ -661,7 +661,7 @@ impl<Src: Position, Dst: Position, const DEPTH: usize> TQueBind<Src, Dst, DEPTH>
         core.check_live(api);
         let idx = core.index_of(api, &t);
         core.enque(api, idx, t.get_phy_addr());
-        crate::sanitizer::on_enque(core.base + idx * core.buf_len, src, dst);
+        crate::sanitizer::on_enque(core.base + idx * core.buf_len, t.tag, src, dst);
     }
 
     /// Takes the tensor at the head of the queue (first in, first out), whole, as a tensor of

@@ -265,6 +265,7 @@ impl CoreSan {
 
     /// Records a UB access; fails on a race.
     #[allow(clippy::too_many_arguments)]
+    #[inline]
     fn ub(
         &mut self,
         api: &'static str,
@@ -285,6 +286,8 @@ impl CoreSan {
         }
     }
 
+    #[cold]
+    #[inline(never)]
     fn report(&self, cur: Acc, r: Race) -> ! {
         let buffer = self
             .bufs
@@ -576,14 +579,23 @@ pub(crate) fn on_alloc(start: usize, len: usize, index: usize, src: TPosition, d
     .unwrap_or(0)
 }
 
-fn buf_of(s: &mut CoreSan, start: usize) -> Option<usize> {
+/// The live buffer at `start`: the one the handle's `tag` names when it is that one (no
+/// search), else found by address.
+#[inline]
+fn buf_of(s: &mut CoreSan, start: usize, tag: u64) -> Option<usize> {
+    if tag != 0 {
+        let i = (tag >> 32) as usize - 1;
+        if s.bufs.get(i).is_some_and(|b| b.start == start && b.live) {
+            return Some(i);
+        }
+    }
     s.bufs.iter().position(|b| b.start == start && b.live)
 }
 
 /// `EnQue`: sets the queue's enque event on its source pipe.
-pub(crate) fn on_enque(start: usize, src: TPosition, dst: TPosition) {
+pub(crate) fn on_enque(start: usize, tag: u64, src: TPosition, dst: TPosition) {
     with_san(|s| {
-        let Some(i) = buf_of(s, start) else { return };
+        let Some(i) = buf_of(s, start, tag) else { return };
         let c = que_events(src, dst).map(|(ee, _)| s.vc[ee.src as usize]);
         let b = &mut s.bufs[i];
         b.queued = true;
@@ -594,7 +606,7 @@ pub(crate) fn on_enque(start: usize, src: TPosition, dst: TPosition) {
 /// `DeQue`: waits for the enque event; returns the handle's tag.
 pub(crate) fn on_deque(start: usize, src: TPosition, dst: TPosition) -> u64 {
     with_san(|s| {
-        let Some(i) = buf_of(s, start) else { return 0 };
+        let Some(i) = buf_of(s, start, 0) else { return 0 };
         let b = &mut s.bufs[i];
         b.queued = false;
         let (c, gen) = (b.enq.take(), b.gen);
@@ -612,7 +624,7 @@ pub(crate) fn on_free(api: &'static str, start: usize, tag: u64, src: TPosition,
     let loc = Location::caller();
     with_san(|s| {
         s.check_tag(api, tag, loc);
-        let Some(i) = buf_of(s, start) else { return };
+        let Some(i) = buf_of(s, start, tag) else { return };
         let c = que_events(src, dst).map(|(_, fe)| s.vc[fe.src as usize]);
         let b = &mut s.bufs[i];
         b.live = false;

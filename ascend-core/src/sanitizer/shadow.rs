@@ -62,10 +62,23 @@ pub(crate) struct Race {
     pub e: u32,
 }
 
+/// Entries of [`Shadow`]'s segment cache.
+const CACHE: usize = 32;
+
 #[derive(Default)]
 pub(crate) struct Shadow {
     segs: Vec<Seg>,
     scratch: Vec<Seg>,
+    /// A direct-mapped cache from a range's start to the index of the segment that was
+    /// exactly that range (a hint, validated on use: segments never overlap, so a segment
+    /// with the same bounds is the one). Saves the binary search on the common access, a
+    /// whole queue buffer, again and again.
+    cache: [u32; CACHE],
+}
+
+#[inline]
+fn cache_slot(s: u32) -> usize {
+    (s.wrapping_mul(0x9E37_79B1) >> 27) as usize % CACHE
 }
 
 impl Shadow {
@@ -106,10 +119,20 @@ impl Shadow {
                 st.r[slot] = Some(cur);
             }
         };
+        // Fastest path: the cache names a segment of exactly these bounds.
+        let cslot = cache_slot(s);
+        if let Some(g) = self.segs.get_mut(self.cache[cslot] as usize) {
+            if g.s == s && g.e == e {
+                check(&g.st, s, e)?;
+                update(&mut g.st);
+                return Ok(());
+            }
+        }
         let i = self.segs.partition_point(|g| g.e <= s);
         // Fast path: the access is exactly one existing segment.
         if let Some(g) = self.segs.get_mut(i) {
             if g.s == s && g.e == e {
+                self.cache[cslot] = i as u32;
                 // No merging here: the segment's bounds are unchanged, and equal neighbours
                 // only cost a segment, not correctness.
                 check(&g.st, s, e)?;
@@ -223,5 +246,30 @@ mod tests {
         sh.access(150, 300, false, m, |_| true).ok().unwrap();
         assert!(sh.segs.windows(2).all(|w| w[0].e <= w[1].s));
         assert!(sh.segs.iter().all(|g| g.s < g.e));
+    }
+
+    #[test]
+    fn cache_hints_survive_shifting_segments() {
+        let mut sh = Shadow::default();
+        let v = acc(pipe_t::PIPE_V, 1);
+        let m = acc(pipe_t::PIPE_MTE2, 1);
+        // [256, 512) is cached at index 0, then a segment before it shifts it to index 1.
+        sh.access(256, 512, true, v, |_| true).ok().unwrap();
+        sh.access(256, 512, false, m, |_| true).ok().unwrap();
+        sh.access(0, 256, true, m, |_| true).ok().unwrap();
+        assert_eq!(sh.len(), 2);
+        // The stale hint (index 0, now [0, 256)) must not be taken for [256, 512): the write
+        // by V, unordered for S, is still found there, and [0, 256) keeps MTE2's write.
+        let r =
+            sh.access(256, 512, false, acc(pipe_t::PIPE_S, 1), |a| a.pipe != pipe_t::PIPE_V).err().unwrap();
+        assert_eq!((r.kind, r.prev.pipe, r.s, r.e), ("read-after-write", pipe_t::PIPE_V, 256, 512));
+        let r =
+            sh.access(0, 256, false, acc(pipe_t::PIPE_S, 1), |a| a.pipe != pipe_t::PIPE_MTE2).err().unwrap();
+        assert_eq!((r.kind, r.prev.pipe, r.s, r.e), ("read-after-write", pipe_t::PIPE_MTE2, 0, 256));
+        // A hit through the cache records like the search does: a later unordered write
+        // over [256, 512) finds MTE2's read.
+        let r =
+            sh.access(256, 512, true, acc(pipe_t::PIPE_S, 2), |a| a.pipe != pipe_t::PIPE_MTE2).err().unwrap();
+        assert_eq!((r.kind, r.prev.pipe), ("write-after-read", pipe_t::PIPE_MTE2));
     }
 }
