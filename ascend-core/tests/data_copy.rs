@@ -7,6 +7,10 @@ use bytemuck::Pod;
 mod util;
 use util::{expect_panic, gm, tensor, Rng};
 
+#[path = "common/prop.rs"]
+mod strat;
+use proptest::prelude::*;
+
 fn ub_bytes<T: Element + Pod>(t: &LocalTensor<T>) -> Vec<u8> {
     bytemuck::cast_slice(&t.to_vec()).to_vec()
 }
@@ -187,44 +191,47 @@ fn strided_ub_to_ub_lands_exactly() {
 
 #[test]
 fn strided_copies_match_the_reference_randomly() {
-    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
-    let mut pipe = TPipe::new();
-    let a = tensor::<u16>(&mut pipe, 16 * 64); // 64 blocks
-    let b = tensor::<u16>(&mut pipe, 16 * 64);
-    for case in 0..300 {
-        let p = DataCopyParams::new(
-            1 + rng.below(6) as u16,
-            1 + rng.below(4) as u16,
-            rng.below(4) as u16,
-            rng.below(4) as u16,
-        );
-        let src_bytes = rng.bytes(64 * 32);
-        let old = rng.bytes(64 * 32);
-        let mut want = old.clone();
-        ref_params(&mut want, &src_bytes, &p);
-        let src_u16: Vec<u16> = bytemuck::cast_slice(&src_bytes).to_vec();
-        let old_u16: Vec<u16> = bytemuck::cast_slice(&old).to_vec();
-        match case % 3 {
-            0 => {
-                let (_r, g) = gm(&src_u16);
-                a.copy_from_slice(&old_u16);
-                data_copy_params(&a, &g, &p);
-                assert_eq!(ub_bytes(&a), want, "GM->UB {p:?}");
+    // Direction (GM->UB, UB->GM, UB->UB), block count, block length, src and dst stride, and
+    // the seed of the data.
+    let cases = (0..3usize, 1..=6u16, 1..=4u16, 0..4u16, 0..4u16, any::<u64>());
+    strat::check_cases(
+        300,
+        0x9E37_79B9_7F4A_7C15,
+        cases,
+        |&(dir, count, len, src_stride, dst_stride, seed)| {
+            let mut rng = Rng(seed);
+            let mut pipe = TPipe::new();
+            let a = tensor::<u16>(&mut pipe, 16 * 64); // 64 blocks
+            let b = tensor::<u16>(&mut pipe, 16 * 64);
+            let p = DataCopyParams::new(count, len, src_stride, dst_stride);
+            let src_bytes = rng.bytes(64 * 32);
+            let old = rng.bytes(64 * 32);
+            let mut want = old.clone();
+            ref_params(&mut want, &src_bytes, &p);
+            let src_u16: Vec<u16> = bytemuck::cast_slice(&src_bytes).to_vec();
+            let old_u16: Vec<u16> = bytemuck::cast_slice(&old).to_vec();
+            match dir {
+                0 => {
+                    let (_r, g) = gm(&src_u16);
+                    a.copy_from_slice(&old_u16);
+                    data_copy_params(&a, &g, &p);
+                    assert_eq!(ub_bytes(&a), want, "GM->UB {p:?}");
+                }
+                1 => {
+                    let (r, g) = gm(&old_u16);
+                    a.copy_from_slice(&src_u16);
+                    data_copy_params(&g, &a, &p);
+                    assert_eq!(r.to_bytes(), want, "UB->GM {p:?}");
+                }
+                _ => {
+                    a.copy_from_slice(&src_u16);
+                    b.copy_from_slice(&old_u16);
+                    data_copy_params(&b, &a, &p);
+                    assert_eq!(ub_bytes(&b), want, "UB->UB {p:?}");
+                }
             }
-            1 => {
-                let (r, g) = gm(&old_u16);
-                a.copy_from_slice(&src_u16);
-                data_copy_params(&g, &a, &p);
-                assert_eq!(r.to_bytes(), want, "UB->GM {p:?}");
-            }
-            _ => {
-                a.copy_from_slice(&src_u16);
-                b.copy_from_slice(&old_u16);
-                data_copy_params(&b, &a, &p);
-                assert_eq!(ub_bytes(&b), want, "UB->UB {p:?}");
-            }
-        }
-    }
+        },
+    );
 }
 
 #[test]
@@ -342,20 +349,21 @@ macro_rules! pad_random {
         #[test]
         fn [<pad_matches_the_reference_randomly_ $t>]() {
             const SZ: usize = core::mem::size_of::<$t>();
-            let mut rng = Rng(0xD1B5_4A32_D192_ED03 ^ SZ as u64);
-            let mut pipe = TPipe::new();
-            let a = tensor::<$t>(&mut pipe, 4096 / SZ);
-            for _ in 0..150 {
-                let left = rng.index(32 / SZ + 1);
-                let right = rng.index(32 / SZ + 1);
-                let p = DataCopyExtParams::new(
-                    1 + rng.below(5) as u16,
-                    (rng.index(20) * SZ) as u32,
-                    rng.below(40) as u32,
-                    rng.below(3) as u32,
-                );
+            // Left and right padding, block count, block length in elements, src and dst
+            // stride, padding value, and the seed of the data.
+            let cases = (
+                (0..=32 / SZ, 0..=32 / SZ),
+                (1..=5u16, 0..20usize, 0..40u32, 0..3u32),
+                0..100u8,
+                any::<u64>(),
+            );
+            strat::check_cases(150, 0xD1B5_4A32_D192_ED03 ^ SZ as u64, cases, |&((left, right), (count, len, src_stride, dst_stride), value, seed)| {
+                let mut rng = Rng(seed);
+                let mut pipe = TPipe::new();
+                let a = tensor::<$t>(&mut pipe, 4096 / SZ);
+                let p = DataCopyExtParams::new(count, (len * SZ) as u32, src_stride, dst_stride);
                 // 64-bit types only take 0 as padding value
-                let value = <$t as Element>::from_f64(if SZ == 8 { 0.0 } else { rng.below(100) as f64 });
+                let value = <$t as Element>::from_f64(if SZ == 8 { 0.0 } else { value as f64 });
                 let src_bytes = rng.bytes(4096);
                 let old = rng.bytes(4096);
                 let mut want = old.clone();
@@ -382,7 +390,7 @@ macro_rules! pad_random {
                     want[d..d + bl].copy_from_slice(&src_bytes[s..s + bl]);
                 }
                 assert_eq!(r.to_bytes(), want, "UB->GM {q:?}");
-            }
+            });
         }
     })*};
 }

@@ -12,6 +12,10 @@ use ascend_core::prelude::*;
 mod util;
 use util::{panic_message, Rng};
 
+#[path = "common/prop.rs"]
+mod strat;
+use proptest::prelude::*;
+
 /// An exact value: an integer or a float.
 #[derive(Clone, Copy, Debug)]
 enum Num {
@@ -219,49 +223,82 @@ fn lane_offset<T: Element>(r: usize, j: usize, blk: usize, rep: usize) -> usize 
     (r * rep + (j / T::EPB) * blk) * T::EPB + j % T::EPB
 }
 
-fn random_bits<T: Element>(r: &mut Rng) -> [u64; 2] {
-    loop {
-        let lo = match r.below(3) {
-            0 => u64::MAX,
-            1 => r.next() & r.next(),
-            _ => r.next(),
-        };
-        let hi = if T::PAR > 64 { r.next() } else { 0 };
-        let lo = if T::PAR < 64 { lo & ((1 << T::PAR) - 1) } else { lo };
-        if lo != 0 || hi != 0 {
-            return [lo, hi];
-        }
-    }
+/// One random call: the chip, the mask mode and mask, repeats, strides, in-place, overflow
+/// mode, the count form's length and the seed of the scalar and the data. Every field shrinks
+/// towards the simplest case.
+#[derive(Clone, Debug)]
+struct Case {
+    soc: Soc,
+    counter: bool,
+    set: bool,
+    in_place: bool,
+    mask: Mask,
+    repeat: u8,
+    /// dst block stride (1..=3) and the extra dst repeat stride over `8 * blk` (0..=3).
+    dst: (u8, u8),
+    /// Source block strides (0..=3) and repeat strides (0..=20).
+    sblk: [u8; 2],
+    srep: [u8; 2],
+    /// Saturation where the chip can choose (f16 only).
+    sat_pick: bool,
+    /// The count form's length, modulo its limit.
+    count_pick: u64,
+    data_seed: u64,
 }
 
-fn random_case<T: T0>(spec: &Spec<T>, soc: Soc, seed: u64) {
-    let mut r = Rng(seed);
+fn case<T: T0>(socs: Vec<Soc>) -> impl Strategy<Value = Case> {
+    let par = T::PAR as u64;
+    // Counter mode: any count up to 5 repeats; normal: a continuous or a bit mask.
+    let mask = prop_oneof![
+        1 => ((1..=5 * par), 0..=9u8).prop_map(|(n, rep)| (true, Mask::Count(n), rep)),
+        2 => ((1..=par), 0..=5u8).prop_map(|(n, rep)| (false, Mask::Count(n), rep)),
+        2 => (strat::bits_mask::<T>(), 0..=5u8).prop_map(|(b, rep)| (false, Mask::Bits(b), rep)),
+    ];
+    (
+        (strat::soc_of(socs), mask, prop::bool::weighted(0.75), prop::bool::weighted(1.0 / 3.0)),
+        ((1..=3u8, 0..=3u8), [0..=3u8, 0..=3u8], [0..=20u8, 0..=20u8]),
+        (any::<bool>(), any::<u64>(), any::<u64>()),
+    )
+        .prop_map(
+            |(
+                (soc, (counter, mask, repeat), set, in_place),
+                (dst, sblk, srep),
+                (sat_pick, count_pick, data_seed),
+            )| Case {
+                soc,
+                counter,
+                set,
+                in_place,
+                mask,
+                repeat,
+                dst,
+                sblk,
+                srep,
+                sat_pick,
+                count_pick,
+                data_seed,
+            },
+        )
+}
+
+fn random_case<T: T0>(spec: &Spec<T>, c: &Case) {
+    let mut r = Rng(c.data_seed);
+    let (soc, counter, set, in_place, mask, repeat) = (c.soc, c.counter, c.set, c.in_place, c.mask, c.repeat);
     let par = T::PAR;
-    let counter = r.chance(5);
-    let set = !r.chance(4);
-    let in_place = r.chance(3);
-    let (mask, repeat, lanes): (Mask, u8, Vec<Vec<usize>>) = if counter {
-        let n = r.range(1, 5 * par as u64) as usize;
-        let reps = n.div_ceil(par);
-        let lanes = (0..reps).map(|k| (0..par.min(n - k * par)).collect()).collect();
-        (Mask::Count(n as u64), r.range(0, 9) as u8, lanes)
-    } else {
-        let repeat = r.range(0, 5) as u8;
-        let (m, bits) = if r.chance(2) {
-            let c = r.range(1, par as u64) as usize;
-            (Mask::Count(c as u64), (0..c).collect::<Vec<_>>())
-        } else {
-            let b = random_bits::<T>(&mut r);
-            (Mask::Bits(b), (0..par).filter(|&j| b[j / 64] >> (j % 64) & 1 == 1).collect())
-        };
-        (m, repeat, vec![bits; repeat as usize])
+    let lanes: Vec<Vec<usize>> = match mask {
+        Mask::Count(n) if counter => {
+            let n = n as usize;
+            (0..n.div_ceil(par)).map(|k| (0..par.min(n - k * par)).collect()).collect()
+        }
+        Mask::Count(n) => vec![(0..n as usize).collect(); repeat as usize],
+        Mask::Bits(b) => {
+            vec![(0..par).filter(|&j| b[j / 64] >> (j % 64) & 1 == 1).collect(); repeat as usize]
+        }
     };
     // Strides: dst blocks never collide (blk >= 1, rep >= 8 * blk); sources anything.
-    let dblk = r.range(1, 3) as u8;
-    let drep = (8 * dblk as u64 + r.range(0, 3)) as u8;
-    let sblk = [r.range(0, 3) as u8, r.range(0, 3) as u8];
-    let srep = [r.range(0, 20) as u8, r.range(0, 20) as u8];
-    let (sblk, srep) = if in_place { ([dblk, sblk[1]], [drep, srep[1]]) } else { (sblk, srep) };
+    let dblk = c.dst.0;
+    let drep = 8 * dblk + c.dst.1;
+    let (sblk, srep) = if in_place { ([dblk, c.sblk[1]], [drep, c.srep[1]]) } else { (c.sblk, c.srep) };
     let strides = [dblk, sblk[0], sblk[1], drep, srep[0], srep[1]];
     let reps = lanes.len();
     let extent = |blk: u8, rep: u8| reps * rep as usize * T::EPB + 8 * (blk as usize + 1) * T::EPB + par;
@@ -270,7 +307,8 @@ fn random_case<T: T0>(spec: &Spec<T>, soc: Soc, seed: u64) {
     let scalar = (spec.gen_scalar)(&mut r);
     let sat = T::DTYPE == DType::F16
         && (soc.default_overflow_mode() == OverflowMode::Saturation
-            || (soc.overflow_mode_settable() && r.chance(2)));
+            || (soc.overflow_mode_settable() && c.sat_pick));
+    let seed = c.data_seed;
     run_on_core(CoreConfig::single(soc), || {
         if sat {
             set_overflow_mode(OverflowMode::Saturation);
@@ -331,7 +369,7 @@ fn random_case<T: T0>(spec: &Spec<T>, soc: Soc, seed: u64) {
             );
         }
         // The count form over a random prefix, contiguously, against the same reference.
-        let n = r.range(0, (n_d.min(n_s[0]).min(n_s[1]) - 1) as u64) as usize;
+        let n = (c.count_pick % (n_d.min(n_s[0]).min(n_s[1]) as u64)) as usize;
         fill(&d, &mut r);
         for s in srcs.iter().skip(usize::from(in_place)) {
             fill(s, &mut r);
@@ -355,7 +393,7 @@ fn random_case<T: T0>(spec: &Spec<T>, soc: Soc, seed: u64) {
     });
 }
 
-fn run_spec<T: T0>(spec: Spec<T>, iters: u64) {
+fn run_spec<T: T0>(spec: Spec<T>, iters: u32) {
     for soc in Soc::ALL {
         if !(spec.supported)(soc) {
             let msg = panic_message(|| {
@@ -373,20 +411,17 @@ fn run_spec<T: T0>(spec: Spec<T>, iters: u64) {
             let want =
                 format!("t = {} is not supported by {api} on {soc} ({})", T::DTYPE, soc.product_line());
             assert!(msg.to_lowercase().contains(&want.to_lowercase()), "{msg:?} lacks {want:?}");
-            continue;
-        }
-        for i in 0..iters {
-            random_case(
-                &spec,
-                soc,
-                0x9e37_79b9_7f4a_7c15 ^ (i + 1).wrapping_mul(0x2545_f491_4f6c_dd1d) ^ soc as u64,
-            );
         }
     }
+    let socs = strat::socs_where(spec.supported);
+    assert!(!socs.is_empty(), "{} {} is supported nowhere", spec.name, T::DTYPE);
+    let cases = iters * socs.len() as u32;
+    strat::check_cases(cases, 0x9e37_79b9_7f4a_7c15, case::<T>(socs), |c| random_case(&spec, c));
     let _ = spec.scalar;
 }
 
-const ITERS: u64 = 40;
+/// Cases per supported chip.
+const ITERS: u32 = 40;
 
 macro_rules! bin_tests {
     ($($name:ident, $masked:ident, $trait:ident :: $sup:ident, [$($t:ty),*], $reference:expr;)*) => {$($(
@@ -863,42 +898,35 @@ fn same_f32(a: f32, b: f32) -> bool {
 
 /// One random high-dimensional call and one count-form call of the mixed `Axpy` (`nsrc = 1`)
 /// or `MulAddDst` (`nsrc = 2`) against the lane-by-lane reference.
-fn random_mixed_case(nsrc: usize, soc: Soc, seed: u64) {
-    let mut r = Rng(seed);
+/// One random mixed call (the lanes of f32: 64 per repeat); `in_place` here means that
+/// MulAddDst's two sources are one tensor.
+fn random_mixed_case(nsrc: usize, c: &Case) {
+    let mut r = Rng(c.data_seed);
+    let (soc, counter, set, mask, repeat, seed) = (c.soc, c.counter, c.set, c.mask, c.repeat, c.data_seed);
     let par = 64;
-    let counter = r.chance(5);
-    let set = !r.chance(4);
-    let (mask, repeat, lanes): (Mask, u8, Vec<Vec<usize>>) = if counter {
-        let n = r.range(1, 5 * par as u64) as usize;
-        let reps = n.div_ceil(par);
-        let lanes = (0..reps).map(|k| (0..par.min(n - k * par)).collect()).collect();
-        (Mask::Count(n as u64), r.range(0, 9) as u8, lanes)
-    } else {
-        let repeat = r.range(0, 5) as u8;
-        let (m, bits) = if r.chance(2) {
-            let c = r.range(1, par as u64) as usize;
-            (Mask::Count(c as u64), (0..c).collect::<Vec<_>>())
-        } else {
-            let b = random_bits::<f32>(&mut r);
-            (Mask::Bits(b), (0..par).filter(|&j| b[j / 64] >> (j % 64) & 1 == 1).collect())
-        };
-        (m, repeat, vec![bits; repeat as usize])
+    let lanes: Vec<Vec<usize>> = match mask {
+        Mask::Count(n) if counter => {
+            let n = n as usize;
+            (0..n.div_ceil(par)).map(|k| (0..par.min(n - k * par)).collect()).collect()
+        }
+        Mask::Count(n) => vec![(0..n as usize).collect(); repeat as usize],
+        Mask::Bits(b) => {
+            vec![(0..par).filter(|&j| b[j / 64] >> (j % 64) & 1 == 1).collect(); repeat as usize]
+        }
     };
     // dst blocks never collide (blk >= 1, rep >= 8 * blk); sources anything, each with its own
     // element size (16 per block) and strides; MulAddDst's sources sometimes one tensor.
-    let dblk = r.range(1, 3) as u8;
-    let drep = (8 * dblk as u64 + r.range(0, 3)) as u8;
-    let sblk = [r.range(0, 3) as u8, r.range(0, 3) as u8];
-    let srep = [r.range(0, 20) as u8, r.range(0, 20) as u8];
-    let shared = nsrc == 2 && r.chance(4);
-    let (sblk, srep) = if shared { ([sblk[0]; 2], [srep[0]; 2]) } else { (sblk, srep) };
+    let dblk = c.dst.0;
+    let drep = 8 * dblk + c.dst.1;
+    let shared = nsrc == 2 && c.in_place;
+    let (sblk, srep) = if shared { ([c.sblk[0]; 2], [c.srep[0]; 2]) } else { (c.sblk, c.srep) };
     let reps = lanes.len();
     let extent =
         |epb: usize, blk: u8, rep: u8| reps * rep as usize * epb + 8 * (blk as usize + 1) * epb + 128;
     let n_d = extent(8, dblk, drep);
     let n_s = [extent(16, sblk[0], srep[0]), extent(16, sblk[1], srep[1])];
     let scalar = gen_mixed_half(&mut r);
-    let sat = soc.overflow_mode_settable() && r.chance(2);
+    let sat = soc.overflow_mode_settable() && c.sat_pick;
     run_on_core(CoreConfig::single(soc), || {
         if sat {
             // float ignores the saturation mode.
@@ -969,7 +997,7 @@ fn random_mixed_case(nsrc: usize, soc: Soc, seed: u64) {
             );
         }
         // The count form over a random prefix.
-        let n = r.range(0, n_d.min(n_s[0]).min(n_s[1]) as u64 - 1) as usize;
+        let n = (c.count_pick % n_d.min(n_s[0]).min(n_s[1]) as u64) as usize;
         fill(&mut r, &srcs);
         let before_d = d.to_vec();
         let before_s: Vec<Vec<f16>> = srcs.iter().map(|s| s.to_vec()).collect();
@@ -997,20 +1025,16 @@ fn random_mixed_case(nsrc: usize, soc: Soc, seed: u64) {
 
 #[test]
 fn random_axpy_mixed_half_into_float() {
-    for soc in Soc::ALL {
-        for k in 0..ITERS * 2 {
-            random_mixed_case(1, soc, 0xA1_0000 + 1000 * soc as u64 + k);
-        }
-    }
+    let socs = Soc::ALL.to_vec();
+    let cases = 2 * ITERS * socs.len() as u32;
+    strat::check_cases(cases, 0xA1_0000, case::<f32>(socs), |c| random_mixed_case(1, c));
 }
 
 #[test]
 fn random_mul_add_dst_mixed_half_into_float() {
-    for soc in [Soc::Ascend910B, Soc::Ascend310P] {
-        for k in 0..ITERS * 2 {
-            random_mixed_case(2, soc, 0xB2_0000 + 1000 * soc as u64 + k);
-        }
-    }
+    let socs = vec![Soc::Ascend910B, Soc::Ascend310P];
+    let cases = 2 * ITERS * socs.len() as u32;
+    strat::check_cases(cases, 0xB2_0000, case::<f32>(socs), |c| random_mixed_case(2, c));
 }
 
 /// Runs the mixed `Axpy` (`b = None`: scalar `y`) or `MulAddDst` on one lane; returns dst.

@@ -15,6 +15,10 @@ use std::cmp::Ordering;
 mod util;
 use util::{expect_panic, on, ub, Rng};
 
+#[path = "common/prop.rs"]
+mod strat;
+use proptest::prelude::*;
+
 // ---- the reference --------------------------------------------------------------------------
 
 /// A source value, exactly.
@@ -657,8 +661,42 @@ fn f32_to_f16_overflow_follows_the_overflow_mode() {
 
 const REGION: usize = 8192;
 
-/// One random high-dimensional call against the lane-by-lane reference.
-fn random_masked<D: CastFrom<S> + Dst, S: Src>(rng: &mut Rng, mode: RoundMode, gen: impl Fn(&mut Rng) -> S) {
+/// One random call of the mask / strided form: strides, repeats, the mask (a prefix, called
+/// through the continuous form, or random bits) and the seed of the data; shrinks towards one
+/// repeat, the shortest prefix, zero strides.
+#[derive(Clone, Debug)]
+struct MaskedCase {
+    /// dst block, src block, dst repeat, src repeat stride.
+    strides: (u16, u16, u8, u8),
+    repeats: usize,
+    bits: [u64; 2],
+    data_seed: u64,
+}
+
+fn masked_case(par: usize) -> impl Strategy<Value = MaskedCase> {
+    (
+        (0..=3u16, 1..=3u16, 0..12u8, 0..12u8),
+        1..=5usize,
+        prop_oneof![strat::prefix_mask(par), strat::bits_mask_par(par)],
+        any::<u64>(),
+    )
+        .prop_map(|(strides, repeats, bits, data_seed)| MaskedCase { strides, repeats, bits, data_seed })
+}
+
+/// `cases` random calls of `cast::<D, S>` against the lane-by-lane reference.
+fn random_masked<D: CastFrom<S> + Dst, S: Src>(cases: u32, mode: RoundMode, gen: impl Fn(&mut Rng) -> S) {
+    let par = 256 / D::SIZE.max(S::SIZE);
+    strat::check_cases(cases, 0x1234_5678_9ABC_DEF1, masked_case(par), |c| {
+        random_masked_case::<D, S>(c, mode, &gen)
+    });
+}
+
+fn random_masked_case<D: CastFrom<S> + Dst, S: Src>(
+    c: &MaskedCase,
+    mode: RoundMode,
+    gen: impl Fn(&mut Rng) -> S,
+) {
+    let rng = &mut Rng(c.data_seed);
     let wide = D::SIZE.max(S::SIZE);
     let par = 256 / wide;
     let u = ub(2 * REGION);
@@ -667,27 +705,8 @@ fn random_masked<D: CastFrom<S> + Dst, S: Src>(rng: &mut Rng, mode: RoundMode, g
     let dv: Vec<D> = (0..dst.get_size()).map(|_| D::from_f64((rng.below(100) as f64) - 50.0)).collect();
     src.copy_from_slice(&sv);
     dst.copy_from_slice(&dv);
-    let p = UnaryRepeatParams::new(
-        rng.below(3) as u16 + u16::from(rng.chance(4)),
-        rng.below(3) as u16 + 1,
-        rng.below(12) as u8,
-        rng.below(12) as u8,
-    );
-    let repeats = 1 + rng.below(5) as usize;
-    let bits = if rng.chance(2) {
-        let n = 1 + rng.below(par as u64) as usize;
-        let ones = |k: usize| if k >= 64 { u64::MAX } else { (1u64 << k) - 1 };
-        [ones(n), ones(n.saturating_sub(64))]
-    } else {
-        let mut b = [rng.next(), if par == 128 { rng.next() } else { 0 }];
-        if par == 32 {
-            b[0] &= 0xFFFF_FFFF;
-        }
-        if b == [0, 0] {
-            b[0] = 1;
-        }
-        b
-    };
+    let p = UnaryRepeatParams::new(c.strides.0, c.strides.1, c.strides.2, c.strides.3);
+    let (repeats, bits) = (c.repeats, c.bits);
     // The reference: lane j of repeat r, each operand with its own EPB and strides.
     let at = |size: usize, blk: usize, rep: usize, r: usize, j: usize| {
         let epb = 32 / size;
@@ -745,19 +764,17 @@ fn rng_mask_form(bits: [u64; 2], _par: usize) -> bool {
 
 #[test]
 fn masked_strided_random() {
-    let mut rng = Rng(0x1234_5678_9ABC_DEF1);
     let fh = |r: &mut Rng| f16::from_f32((r.below(4001) as f32 - 2000.0) / 16.0);
     let ff = |r: &mut Rng| (r.below(400001) as f32 - 200000.0) / 64.0;
-    for _ in 0..150 {
-        random_masked::<f32, f16>(&mut rng, RoundMode::CastNone, fh);
-        random_masked::<f16, f32>(&mut rng, RoundMode::CastRint, ff);
-        random_masked::<i32, f32>(&mut rng, RoundMode::CastFloor, ff);
-        random_masked::<f16, i8>(&mut rng, RoundMode::CastNone, |r| r.next() as i8);
-        random_masked::<u8, f16>(&mut rng, RoundMode::CastRound, fh);
-        random_masked::<i64, i32>(&mut rng, RoundMode::CastNone, |r| r.next() as i32);
-        random_masked::<f32, i64>(&mut rng, RoundMode::CastTrunc, |r| r.next() as i64);
-        random_masked::<f32, f32>(&mut rng, RoundMode::CastCeil, ff);
-    }
+    const CASES: u32 = 150;
+    random_masked::<f32, f16>(CASES, RoundMode::CastNone, fh);
+    random_masked::<f16, f32>(CASES, RoundMode::CastRint, ff);
+    random_masked::<i32, f32>(CASES, RoundMode::CastFloor, ff);
+    random_masked::<f16, i8>(CASES, RoundMode::CastNone, |r| r.next() as i8);
+    random_masked::<u8, f16>(CASES, RoundMode::CastRound, fh);
+    random_masked::<i64, i32>(CASES, RoundMode::CastNone, |r| r.next() as i32);
+    random_masked::<f32, i64>(CASES, RoundMode::CastTrunc, |r| r.next() as i64);
+    random_masked::<f32, f32>(CASES, RoundMode::CastCeil, ff);
 }
 
 #[test]

@@ -7,6 +7,68 @@ use ascend_core::prelude::*;
 mod util;
 use util::{expect_panic, on, ub, Rng};
 
+#[path = "common/prop.rs"]
+mod strat;
+use proptest::prelude::*;
+
+/// One random call of `compare`/`compare_scalar` (tensor or masked form): chip, element type
+/// (an index mapped per chip to a supported type), mode, form, repeats, strides (dst block,
+/// src0 block, src1 block, dst repeat, src0 repeat, src1 repeat; the scalar form uses dst
+/// block, src block, dst repeat, src repeat), the raw mask words (cut to the type's lanes), the
+/// count of the count form and the seed of the data. Shrinks towards the simplest call.
+#[derive(Clone, Debug)]
+struct CmpCase {
+    soc: Soc,
+    ty: u8,
+    mode: usize,
+    count_form: bool,
+    repeats: usize,
+    strides: [u8; 6],
+    bits: [u64; 2],
+    set_mask: bool,
+    count: u64,
+    data_seed: u64,
+}
+
+/// Cases with strides below `max` (exclusive) and at least `min`, types `0..types`.
+fn cmp_case(
+    socs: Vec<Soc>,
+    types: u8,
+    min: [u8; 6],
+    max: [u8; 6],
+    count_one_in: u32,
+) -> impl Strategy<Value = CmpCase> {
+    let strides: [std::ops::Range<u8>; 6] = std::array::from_fn(|k| min[k]..max[k]);
+    (
+        (strat::soc_of(socs), 0..types, 0..6usize),
+        (prop::bool::weighted(1.0 / count_one_in as f64), 1..=6usize, strides),
+        ([strat::mask_word(), strat::mask_word()], any::<bool>(), any::<u64>(), any::<u64>()),
+    )
+        .prop_map(
+            |((soc, ty, mode), (count_form, repeats, strides), (bits, set_mask, count, data_seed))| CmpCase {
+                soc,
+                ty,
+                mode,
+                count_form,
+                repeats,
+                strides,
+                bits,
+                set_mask,
+                count,
+                data_seed,
+            },
+        )
+}
+
+/// `bits` cut to `par` lanes, never all zero.
+fn lane_bits(bits: [u64; 2], par: usize) -> [u64; 2] {
+    let mut b = [bits[0], if par == 128 { bits[1] } else { 0 }];
+    if b == [0, 0] {
+        b[0] = 1;
+    }
+    b
+}
+
 /// `f` fails with `expected`, naming the API.
 #[track_caller]
 fn assert_fails(expected: &str, f: impl FnOnce()) {
@@ -98,7 +160,8 @@ fn mask_takes_effect_only_on_ascend310b() {
     }
 }
 
-fn random_case<T: CompareElement>(rng: &mut Rng, soc: Soc) {
+fn random_case<T: CompareElement>(c: &CmpCase) {
+    let (rng, soc) = (&mut Rng(c.data_seed), c.soc);
     let par = T::PAR;
     let epb = T::EPB;
     let u = ub(3 * 4096);
@@ -118,26 +181,16 @@ fn random_case<T: CompareElement>(rng: &mut Rng, soc: Soc) {
     x.copy_from_slice(&xs);
     y.copy_from_slice(&ys);
     d.copy_from_slice(&vec![0x5A; 4096]);
-    let mode = if is_int { CMPMODE::EQ } else { MODES[rng.below(6) as usize] };
-    let (repeats, p, lanes): (usize, BinaryRepeatParams, [u64; 2]) = if rng.below(3) == 0 {
-        let r = 1 + rng.below(6) as usize;
+    let mode = if is_int { CMPMODE::EQ } else { MODES[c.mode] };
+    let (repeats, p, lanes): (usize, BinaryRepeatParams, [u64; 2]) = if c.count_form {
+        let r = c.repeats;
         compare(&d, &x, &y, mode, r * par);
         (r, P, [u64::MAX, if par == 128 { u64::MAX } else { 0 }])
     } else {
-        let r = 1 + rng.below(6) as usize;
-        let p = BinaryRepeatParams::new(
-            rng.below(4) as u8,
-            1 + rng.below(3) as u8,
-            1 + rng.below(3) as u8,
-            rng.below(9) as u8,
-            rng.below(17) as u8,
-            rng.below(17) as u8,
-        );
-        let mut bits = [rng.next(), if par == 128 { rng.next() } else { 0 }];
-        if bits == [0, 0] {
-            bits[0] = 1;
-        }
-        if rng.below(2) == 0 {
+        let r = c.repeats;
+        let p = BinaryRepeatParams::from(c.strides);
+        let bits = lane_bits(c.bits, par);
+        if c.set_mask {
             compare_masked::<T, true>(&d, &x, &y, mode, bits, r as u8, &p);
         } else {
             set_vector_mask::<T>(bits);
@@ -166,19 +219,15 @@ fn random_case<T: CompareElement>(rng: &mut Rng, soc: Soc) {
 
 #[test]
 fn random_against_reference() {
-    for (i, soc) in Soc::ALL.into_iter().enumerate() {
-        run_on_core(CoreConfig::single(soc), || {
-            let mut rng = Rng(0xD1B5_4A32_D192_ED03 ^ (i as u64 + 7));
-            for _ in 0..80 {
-                match rng.below(5) {
-                    0 | 1 => random_case::<f32>(&mut rng, soc),
-                    2 | 3 => random_case::<f16>(&mut rng, soc),
-                    _ if soc == Soc::Ascend910B => random_case::<i32>(&mut rng, soc),
-                    _ => random_case::<f32>(&mut rng, soc),
-                }
-            }
-        });
-    }
+    let cases = cmp_case(Soc::ALL.to_vec(), 5, [0, 1, 1, 0, 0, 0], [4, 4, 4, 9, 17, 17], 3);
+    strat::check_cases(80 * Soc::ALL.len() as u32, 0xD1B5_4A32_D192_ED03, cases, |c| {
+        run_on_core(CoreConfig::single(c.soc), || match c.ty {
+            0 | 1 => random_case::<f32>(c),
+            2 | 3 => random_case::<f16>(c),
+            _ if c.soc == Soc::Ascend910B => random_case::<i32>(c),
+            _ => random_case::<f32>(c),
+        })
+    });
 }
 
 #[test]
@@ -336,7 +385,8 @@ fn mask_checks() {
 // ---- CompareScalar ---------------------------------------------------------------------------
 
 /// One random `compare_scalar`/`compare_scalar_masked` call against the reference.
-fn random_scalar_case<T: CompareScalarElement>(rng: &mut Rng, soc: Soc) {
+fn random_scalar_case<T: CompareScalarElement>(c: &CmpCase) {
+    let (rng, soc) = (&mut Rng(c.data_seed), c.soc);
     let (par, epb) = (T::PAR, T::EPB);
     let u = ub(2 * 4096);
     let n = 4096 / T::SIZE;
@@ -358,25 +408,17 @@ fn random_scalar_case<T: CompareScalarElement>(rng: &mut Rng, soc: Soc) {
     x.copy_from_slice(&xs);
     d.copy_from_slice(&vec![0x5A; 4096]);
     let modes: Vec<CMPMODE> = MODES.into_iter().filter(|m| T::compare_scalar_supported(soc, *m)).collect();
-    let mode = modes[rng.index(modes.len())];
-    let (repeats, p, lanes, count) = if rng.chance(3) {
-        let c = 1 + rng.below(6 * par as u64) as usize;
+    let mode = modes[c.mode % modes.len()];
+    let (repeats, p, lanes, count) = if c.count_form {
+        let c = 1 + (c.count % (6 * par as u64)) as usize;
         compare_scalar(&d, &x, scalar, mode, c);
         let full = [u64::MAX, if par == 128 { u64::MAX } else { 0 }];
         let r = if soc == Soc::Ascend310B { c.div_ceil(par) } else { c / par };
         (r, UnaryRepeatParams::default(), full, Some(c))
     } else {
-        let r = 1 + rng.below(6) as usize;
-        let p = UnaryRepeatParams::new(
-            rng.below(3) as u16,
-            1 + rng.below(3) as u16,
-            rng.below(9) as u8,
-            rng.below(17) as u8,
-        );
-        let mut bits = [rng.next(), if par == 128 { rng.next() } else { 0 }];
-        if bits == [0, 0] {
-            bits[0] = 1;
-        }
+        let r = c.repeats;
+        let p = UnaryRepeatParams::new(c.strides[0].into(), c.strides[1].into(), c.strides[2], c.strides[3]);
+        let bits = lane_bits(c.bits, par);
         compare_scalar_masked::<T, true>(&d, &x, scalar, mode, bits, r as u8, &p);
         let eff =
             if soc == Soc::Ascend310B { bits } else { [u64::MAX, if par == 128 { u64::MAX } else { 0 }] };
@@ -399,23 +441,22 @@ fn random_scalar_case<T: CompareScalarElement>(rng: &mut Rng, soc: Soc) {
 
 #[test]
 fn compare_scalar_random_against_reference() {
-    for (i, soc) in Soc::ALL.into_iter().enumerate() {
-        on(soc, || {
-            let mut rng = Rng(0xA076_1D64_78BD_642F ^ (i as u64 + 3));
-            for _ in 0..60 {
-                match rng.below(6) {
-                    _ if soc == Soc::Ascend910 => {}
-                    0 => random_scalar_case::<f16>(&mut rng, soc),
-                    1 => random_scalar_case::<f32>(&mut rng, soc),
-                    2 if soc != Soc::Ascend310P => random_scalar_case::<i32>(&mut rng, soc),
-                    3 if soc == Soc::Ascend310B => random_scalar_case::<i16>(&mut rng, soc),
-                    4 if soc == Soc::Ascend310B => random_scalar_case::<u16>(&mut rng, soc),
-                    5 if soc == Soc::Ascend310B => random_scalar_case::<u32>(&mut rng, soc),
-                    _ => random_scalar_case::<f32>(&mut rng, soc),
-                }
-            }
-        });
-    }
+    // CompareScalar does not exist on Ascend910.
+    let socs = strat::socs_where(|s| s != Soc::Ascend910);
+    let n = socs.len() as u32;
+    let cases = cmp_case(socs, 6, [0, 1, 0, 0, 0, 0], [3, 4, 9, 17, 1, 1], 3);
+    strat::check_cases(60 * n, 0xA076_1D64_78BD_642F, cases, |c| {
+        let soc = c.soc;
+        on(soc, || match c.ty {
+            0 => random_scalar_case::<f16>(c),
+            1 => random_scalar_case::<f32>(c),
+            2 if soc != Soc::Ascend310P => random_scalar_case::<i32>(c),
+            3 if soc == Soc::Ascend310B => random_scalar_case::<i16>(c),
+            4 if soc == Soc::Ascend310B => random_scalar_case::<u16>(c),
+            5 if soc == Soc::Ascend310B => random_scalar_case::<u32>(c),
+            _ => random_scalar_case::<f32>(c),
+        })
+    });
 }
 
 #[test]

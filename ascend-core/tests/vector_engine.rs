@@ -6,11 +6,15 @@
 
 use ascend_core::prelude::*;
 use proptest::prelude::*;
-use proptest::test_runner::RngSeed;
 
 #[path = "common/util.rs"]
 mod util;
 use util::{assert_bits_ctx, expect_panic, panic_message, Rng};
+
+#[path = "common/prop.rs"]
+mod strat;
+// Seeded and reproducible; a failure prints the minimal (shrunk) trial.
+use strat::config;
 
 /// Random lane values: finite floats of every magnitude (no NaN or inf inputs, whose payload
 /// bits are not part of the specification), any integer.
@@ -149,16 +153,6 @@ fn trial<T: Element>() -> impl Strategy<Value = Trial> {
             data_seed,
             short_dst,
         })
-}
-
-/// Seeded and reproducible; a failure prints the minimal (shrunk) trial.
-fn config(cases: u32, seed: u64) -> ProptestConfig {
-    ProptestConfig {
-        cases,
-        rng_seed: RngSeed::Fixed(seed),
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    }
 }
 
 /// The lanes of each repeat, straight from SPEC §4: `(repeat, lane)` pairs, in order.

@@ -7,6 +7,10 @@ use ascend_core::prelude::*;
 mod util;
 use util::{assert_fails, h, on, ub, Rng};
 
+#[path = "common/prop.rs"]
+mod strat;
+use proptest::prelude::*;
+
 fn on_bit(m: [u64; 2], j: usize) -> bool {
     m[j / 64] >> (j % 64) & 1 == 1
 }
@@ -50,23 +54,56 @@ fn doc_brcb_example() {
     });
 }
 
-fn gather_case<T: GatherElement>(rng: &mut Rng, soc: Soc) {
-    let n_src = rng.range(1, 300) as usize;
+/// One random `gather`/`gather_masked` call: source length, base (modulo the length), form,
+/// mask (a count modulo `PAR`, or bits with lane 0 on), repeats, dst repeat stride, count and
+/// the seed of the data and offsets.
+#[derive(Clone, Debug)]
+struct GatherCase {
+    n_src: usize,
+    base: u64,
+    masked: bool,
+    mask: Result<u64, [u64; 2]>,
+    repeats: usize,
+    dst_rep: usize,
+    count: usize,
+    data_seed: u64,
+}
+
+fn gather_strategy() -> impl Strategy<Value = GatherCase> {
+    (
+        (1..=300usize, any::<u64>(), any::<bool>()),
+        prop_oneof![any::<u64>().prop_map(Ok), any::<[u64; 2]>().prop_map(Err)],
+        (1..=6usize, 0..=12usize, 1..=700usize, any::<u64>()),
+    )
+        .prop_map(|((n_src, base, masked), mask, (repeats, dst_rep, count, data_seed))| GatherCase {
+            n_src,
+            base,
+            masked,
+            mask,
+            repeats,
+            dst_rep,
+            count,
+            data_seed,
+        })
+}
+
+fn gather_case<T: GatherElement>(c: &GatherCase, soc: Soc) {
+    let rng = &mut Rng(c.data_seed);
+    let n_src = c.n_src;
     let data = random_vals::<T>(rng, n_src);
-    let base_elems = rng.below(n_src as u64) as usize;
+    let base_elems = (c.base % n_src as u64) as usize;
     let base = (base_elems * T::SIZE) as u32;
-    let masked = rng.chance(2);
+    let masked = c.masked;
     let (mask, repeats, dst_rep) = if masked {
-        let mask = if rng.chance(2) {
-            Mask::Count(rng.range(1, T::PAR as u64))
-        } else {
-            Mask::Bits([rng.next() | 1, if T::SIZE >= 4 { 0 } else { rng.next() }])
+        let mask = match c.mask {
+            Ok(n) => Mask::Count(1 + n % T::PAR as u64),
+            Err([lo, hi]) => Mask::Bits([lo | 1, if T::SIZE >= 4 { 0 } else { hi }]),
         };
-        (mask, rng.range(1, 6) as usize, rng.range(0, 12) as usize)
+        (mask, c.repeats, c.dst_rep)
     } else {
         (Mask::Count(0), 0, 0)
     };
-    let count = rng.range(1, 700) as usize;
+    let count = c.count;
     let lanes = if masked { repeats * T::PAR } else { count };
     let offs: Vec<u32> =
         (0..lanes).map(|_| (rng.below((n_src - base_elems) as u64) as usize * T::SIZE) as u32).collect();
@@ -118,10 +155,27 @@ fn gather_case<T: GatherElement>(rng: &mut Rng, soc: Soc) {
     assert_eq!(util::bits(&dst.to_vec()), util::bits(&want), "{ctx}");
 }
 
-fn brcb_case<T: BrcbElement>(rng: &mut Rng, soc: Soc) {
-    let repeats = rng.range(1, 20) as usize;
-    let blk = rng.range(0, 3) as usize;
-    let rep = rng.range(0, 20) as usize;
+/// One random `brcb` call: repeats, block and repeat stride, and the seed of the data.
+#[derive(Clone, Debug)]
+struct BrcbCase {
+    repeats: usize,
+    blk: usize,
+    rep: usize,
+    data_seed: u64,
+}
+
+fn brcb_strategy() -> impl Strategy<Value = BrcbCase> {
+    (1..=20usize, 0..=3usize, 0..=20usize, any::<u64>()).prop_map(|(repeats, blk, rep, data_seed)| BrcbCase {
+        repeats,
+        blk,
+        rep,
+        data_seed,
+    })
+}
+
+fn brcb_case<T: BrcbElement>(c: &BrcbCase, soc: Soc) {
+    let rng = &mut Rng(c.data_seed);
+    let (repeats, blk, rep) = (c.repeats, c.blk, c.rep);
     let data = random_vals::<T>(rng, repeats * 8);
     let eff_blk = blk.max(1);
     let dst_n = ((repeats - 1) * rep + 7 * eff_blk + 1) * T::EPB;
@@ -148,24 +202,36 @@ fn brcb_case<T: BrcbElement>(rng: &mut Rng, soc: Soc) {
     );
 }
 
+/// 30 cases per chip, each run for every type the chip supports.
 macro_rules! per_type {
-    ($name:ident, $case:ident, $supported:ident, [$($t:ty),*]) => {
+    ($name:ident, $case:ident, $strategy:expr, $supported:ident, [$($t:ty),*]) => {
         #[test]
         fn $name() {
-            let mut rng = Rng(0xB0C0_1234);
-            for soc in Soc::ALL {
-                for _ in 0..30 {
-                    on(soc, || {
-                        $( if <$t>::$supported(soc) { $case::<$t>(&mut rng, soc); } )*
-                    });
-                }
-            }
+            let cases = (strat::soc_of(Soc::ALL.to_vec()), $strategy);
+            strat::check_cases(30 * Soc::ALL.len() as u32, 0xB0C0_1234, cases, |(soc, c)| {
+                let soc = *soc;
+                on(soc, || {
+                    $( if <$t>::$supported(soc) { $case::<$t>(c, soc); } )*
+                });
+            });
         }
     };
 }
 
-per_type!(gather_matches_reference, gather_case, gather_supported, [u16, i16, f16, bf16, u32, i32, f32]);
-per_type!(brcb_matches_reference, brcb_case, brcb_supported, [u16, i16, f16, bf16, u32, i32, f32]);
+per_type!(
+    gather_matches_reference,
+    gather_case,
+    gather_strategy(),
+    gather_supported,
+    [u16, i16, f16, bf16, u32, i32, f32]
+);
+per_type!(
+    brcb_matches_reference,
+    brcb_case,
+    brcb_strategy(),
+    brcb_supported,
+    [u16, i16, f16, bf16, u32, i32, f32]
+);
 
 #[test]
 fn checks() {
@@ -264,16 +330,41 @@ fn doc_gather_mask_figures() {
     });
 }
 
-fn gather_mask_case<T: GatherElement, U: Element>(rng: &mut Rng, soc: Soc) {
-    let repeats = rng.range(1, 6) as usize;
-    let blk = rng.range(1, 3) as usize;
-    let rep = rng.range(0, 16) as usize;
-    let counter = rng.chance(2);
-    let mask = rng.range(1, if soc == Soc::Ascend310P { 3 * T::PAR as u64 } else { T::PAR as u64 }) as usize;
-    let fixed = rng.chance(2);
+/// One random `gather_mask` call: repeats, block and repeat strides, counter mode, the mask
+/// (modulo its per-chip limit), fixed or tensor pattern, the fixed pattern (modulo the chip's
+/// count), the pattern's repeat stride and the seed of the data and the pattern tensor.
+#[derive(Clone, Debug)]
+struct GatherMaskCase {
+    repeats: usize,
+    blk: usize,
+    rep: usize,
+    counter: bool,
+    mask: u64,
+    fixed: bool,
+    pattern: u8,
+    rep1: usize,
+    data_seed: u64,
+}
+
+fn gather_mask_strategy() -> impl Strategy<Value = GatherMaskCase> {
+    (
+        (1..=6usize, 1..=3usize, 0..=16usize, any::<bool>()),
+        (any::<u64>(), any::<bool>(), any::<u8>(), 0..=2usize, any::<u64>()),
+    )
+        .prop_map(|((repeats, blk, rep, counter), (mask, fixed, pattern, rep1, data_seed))| {
+            GatherMaskCase { repeats, blk, rep, counter, mask, fixed, pattern, rep1, data_seed }
+        })
+}
+
+fn gather_mask_case<T: GatherElement, U: Element>(c: &GatherMaskCase, soc: Soc) {
+    let rng = &mut Rng(c.data_seed);
+    let (repeats, blk, rep, counter) = (c.repeats, c.blk, c.rep, c.counter);
+    let limit = if soc == Soc::Ascend310P { 3 * T::PAR as u64 } else { T::PAR as u64 };
+    let mask = (1 + c.mask % limit) as usize;
+    let fixed = c.fixed;
     let top = if soc == Soc::Ascend310P { 6 } else { 7 };
-    let p = rng.range(1, top) as u8;
-    let rep1 = rng.range(0, 2) as usize;
+    let p = 1 + c.pattern % top;
+    let rep1 = c.rep1;
     // The lanes (r, j) the call walks.
     let walk: Vec<(usize, usize)> = if counter && soc == Soc::Ascend310P {
         (0..mask).map(|i| (i / T::PAR, i % T::PAR)).collect()
@@ -320,22 +411,21 @@ fn gather_mask_case<T: GatherElement, U: Element>(rng: &mut Rng, soc: Soc) {
 
 #[test]
 fn gather_mask_matches_reference() {
-    let mut rng = Rng(0x6A7E_4D51);
-    for soc in Soc::ALL {
-        for _ in 0..40 {
-            on(soc, || {
-                if f16::gather_supported(soc) {
-                    gather_mask_case::<f16, u16>(&mut rng, soc);
-                    gather_mask_case::<i16, u16>(&mut rng, soc);
-                    gather_mask_case::<f32, u32>(&mut rng, soc);
-                    gather_mask_case::<u32, u32>(&mut rng, soc);
-                }
-                if bf16::gather_supported(soc) {
-                    gather_mask_case::<bf16, u16>(&mut rng, soc);
-                }
-            });
-        }
-    }
+    let cases = (strat::soc_of(Soc::ALL.to_vec()), gather_mask_strategy());
+    strat::check_cases(40 * Soc::ALL.len() as u32, 0x6A7E_4D51, cases, |(soc, c)| {
+        let soc = *soc;
+        on(soc, || {
+            if f16::gather_supported(soc) {
+                gather_mask_case::<f16, u16>(c, soc);
+                gather_mask_case::<i16, u16>(c, soc);
+                gather_mask_case::<f32, u32>(c, soc);
+                gather_mask_case::<u32, u32>(c, soc);
+            }
+            if bf16::gather_supported(soc) {
+                gather_mask_case::<bf16, u16>(c, soc);
+            }
+        });
+    });
 }
 
 #[test]
@@ -425,11 +515,42 @@ fn seq_value<T: Element>(first: T, r: usize, j: usize, bits: bool) -> T {
     x
 }
 
-fn vec_index_case<T: VecIndexElement>(rng: &mut Rng, soc: Soc) {
-    let first = T::from_f64(rng.below(5000) as f64 - 1000.0);
+/// One random `create_vec_index` call: the first value (`-1000..4000`), the count form with
+/// its count, or the masked form with its mask (bits with lane 0 on, or a count modulo `PAR`),
+/// repeats, block and repeat stride.
+#[derive(Clone, Debug)]
+struct VecIndexCase {
+    first: u16,
+    count_form: bool,
+    count: usize,
+    mask: Result<u64, [u64; 2]>,
+    repeats: usize,
+    blk: usize,
+    rep: usize,
+}
+
+fn vec_index_strategy() -> impl Strategy<Value = VecIndexCase> {
+    (
+        (0..5000u16, any::<bool>(), 1..=1500usize),
+        prop_oneof![any::<u64>().prop_map(Ok), any::<[u64; 2]>().prop_map(Err)],
+        (1..=8usize, 1..=3usize, 24..=30usize),
+    )
+        .prop_map(|((first, count_form, count), mask, (repeats, blk, rep))| VecIndexCase {
+            first,
+            count_form,
+            count,
+            mask,
+            repeats,
+            blk,
+            rep,
+        })
+}
+
+fn vec_index_case<T: VecIndexElement>(c: &VecIndexCase, soc: Soc) {
+    let first = T::from_f64(c.first as f64 - 1000.0);
     let sent = T::from_f64(-3.0);
-    if rng.chance(2) {
-        let count = rng.range(1, 1500) as usize;
+    if c.count_form {
+        let count = c.count;
         let u = ub(count.div_ceil(T::EPB) * 32);
         let dst = u.t::<T>(0, count);
         dst.copy_from_slice(&vec![sent; count]);
@@ -442,11 +563,10 @@ fn vec_index_case<T: VecIndexElement>(rng: &mut Rng, soc: Soc) {
             T::DTYPE
         );
     } else {
-        let bits_mode = rng.chance(2);
-        let mask = if bits_mode {
-            Mask::Bits([rng.next() | 1, if T::SIZE >= 4 { 0 } else { rng.next() }])
-        } else {
-            Mask::Count(rng.range(1, T::PAR as u64))
+        let bits_mode = c.mask.is_err();
+        let mask = match c.mask {
+            Err([lo, hi]) => Mask::Bits([lo | 1, if T::SIZE >= 4 { 0 } else { hi }]),
+            Ok(n) => Mask::Count(1 + n % T::PAR as u64),
         };
         let m = match mask {
             Mask::Bits(b) => b,
@@ -462,8 +582,7 @@ fn vec_index_case<T: VecIndexElement>(rng: &mut Rng, soc: Soc) {
                 [if n >= 64 { u64::MAX } else { (1u64 << n) - 1 }, hi]
             }
         };
-        let (repeats, blk, rep) =
-            (rng.range(1, 8) as usize, rng.range(1, 3) as usize, rng.range(8 * 3, 30) as usize);
+        let (repeats, blk, rep) = (c.repeats, c.blk, c.rep);
         let n = (repeats - 1) * rep * T::EPB + 8 * blk * T::EPB;
         let u = ub(n * T::SIZE);
         let dst = u.t::<T>(0, n);
@@ -482,17 +601,17 @@ fn vec_index_case<T: VecIndexElement>(rng: &mut Rng, soc: Soc) {
 
 #[test]
 fn create_vec_index_matches_reference() {
-    let mut rng = Rng(0xC0DE_1DE7);
-    for soc in [Soc::Ascend910B, Soc::Ascend310P, Soc::Ascend310B] {
-        for _ in 0..30 {
-            on(soc, || {
-                vec_index_case::<i16>(&mut rng, soc);
-                vec_index_case::<f16>(&mut rng, soc);
-                vec_index_case::<i32>(&mut rng, soc);
-                vec_index_case::<f32>(&mut rng, soc);
-            });
-        }
-    }
+    let socs = vec![Soc::Ascend910B, Soc::Ascend310P, Soc::Ascend310B];
+    let cases = (strat::soc_of(socs), vec_index_strategy());
+    strat::check_cases(30 * 3, 0xC0DE_1DE7, cases, |(soc, c)| {
+        let soc = *soc;
+        on(soc, || {
+            vec_index_case::<i16>(c, soc);
+            vec_index_case::<f16>(c, soc);
+            vec_index_case::<i32>(c, soc);
+            vec_index_case::<f32>(c, soc);
+        });
+    });
     on(Soc::Ascend910, || {
         let u = ub(64);
         assert_fails("CreateVecIndex: not supported on Ascend910", || {
@@ -521,10 +640,28 @@ fn create_vec_index_half_order_is_the_vendors() {
 
 // ---- Gatherb / Scatter ------------------------------------------------------------------------
 
-fn gatherb_case<T: DiscreteElement>(rng: &mut Rng, soc: Soc) {
-    let repeats = rng.range(1, 6) as usize;
-    let (blk, rep) = (rng.range(0, 2) as usize, rng.range(8, 20) as usize);
-    let src_blocks = rng.range(1, 40) as usize;
+/// One random `gatherb` call: repeats, block and repeat stride, source blocks and the seed of
+/// the data and offsets.
+#[derive(Clone, Debug)]
+struct GatherbCase {
+    repeats: usize,
+    blk: usize,
+    rep: usize,
+    src_blocks: usize,
+    data_seed: u64,
+}
+
+fn gatherb_strategy() -> impl Strategy<Value = GatherbCase> {
+    (1..=6usize, 0..=2usize, 8..=20usize, 1..=40usize, any::<u64>()).prop_map(
+        |(repeats, blk, rep, src_blocks, data_seed)| GatherbCase { repeats, blk, rep, src_blocks, data_seed },
+    )
+}
+
+fn gatherb_case<T: DiscreteElement>(c: &GatherbCase, soc: Soc) {
+    let rng = &mut Rng(c.data_seed);
+    let repeats = c.repeats;
+    let (blk, rep) = (c.blk, c.rep);
+    let src_blocks = c.src_blocks;
     let data = random_vals::<T>(rng, src_blocks * T::EPB);
     let offs: Vec<u32> = (0..repeats * 8).map(|_| (rng.below(src_blocks as u64) * 32) as u32).collect();
     let eb = blk.max(1);
@@ -553,15 +690,42 @@ fn gatherb_case<T: DiscreteElement>(rng: &mut Rng, soc: Soc) {
     );
 }
 
-fn scatter_case<T: DiscreteElement>(rng: &mut Rng, soc: Soc) {
-    let masked = rng.chance(2);
-    let dst_n = rng.range(16, 600) as usize;
+/// One random `scatter`/`scatter_masked` call: form, dst length, mask (a count modulo `PAR`),
+/// repeats, repeat stride, count and the seed of the data and offsets.
+#[derive(Clone, Debug)]
+struct ScatterCase {
+    masked: bool,
+    dst_n: usize,
+    mask: u64,
+    repeats: usize,
+    rep: usize,
+    count: usize,
+    data_seed: u64,
+}
+
+fn scatter_strategy() -> impl Strategy<Value = ScatterCase> {
+    (any::<bool>(), 16..=600usize, any::<u64>(), 1..=4usize, 0..=10usize, 1..=300usize, any::<u64>())
+        .prop_map(|(masked, dst_n, mask, repeats, rep, count, data_seed)| ScatterCase {
+            masked,
+            dst_n,
+            mask,
+            repeats,
+            rep,
+            count,
+            data_seed,
+        })
+}
+
+fn scatter_case<T: DiscreteElement>(c: &ScatterCase, soc: Soc) {
+    let rng = &mut Rng(c.data_seed);
+    let masked = c.masked;
+    let dst_n = c.dst_n;
     let (mask, repeats, rep) = if masked {
-        (Mask::Count(rng.range(1, T::PAR as u64)), rng.range(1, 4) as usize, rng.range(0, 10) as usize)
+        (Mask::Count(1 + c.mask % T::PAR as u64), c.repeats, c.rep)
     } else {
         (Mask::Count(0), 0, 0)
     };
-    let count = rng.range(1, 300) as usize;
+    let count = c.count;
     let lanes = if masked { repeats * T::PAR } else { count };
     let n_src = if masked { (repeats - 1) * rep * T::EPB + T::PAR } else { count };
     let data = random_vals::<T>(rng, n_src);
@@ -593,37 +757,37 @@ fn scatter_case<T: DiscreteElement>(rng: &mut Rng, soc: Soc) {
     assert_eq!(util::bits(&dst.to_vec()), util::bits(&want), "{soc} {} masked {masked} {mask:?}", T::DTYPE);
 }
 
+/// 20 cases per chip, each run for every type the chip supports.
 macro_rules! discrete_tests {
-    ($name:ident, $case:ident, $supported:ident) => {
+    ($name:ident, $case:ident, $strategy:expr, $supported:ident) => {
         #[test]
         fn $name() {
-            let mut rng = Rng(0xD15C_2E7E);
-            for soc in Soc::ALL {
-                for _ in 0..20 {
-                    on(soc, || {
-                        if u16::$supported(soc) {
-                            $case::<u16>(&mut rng, soc);
-                        }
-                        if i16::$supported(soc) {
-                            $case::<i16>(&mut rng, soc);
-                        }
-                        if f16::$supported(soc) {
-                            $case::<f16>(&mut rng, soc);
-                        }
-                        if u32::$supported(soc) {
-                            $case::<u32>(&mut rng, soc);
-                        }
-                        if f32::$supported(soc) {
-                            $case::<f32>(&mut rng, soc);
-                        }
-                    });
-                }
-            }
+            let cases = (strat::soc_of(Soc::ALL.to_vec()), $strategy);
+            strat::check_cases(20 * Soc::ALL.len() as u32, 0xD15C_2E7E, cases, |(soc, c)| {
+                let soc = *soc;
+                on(soc, || {
+                    if u16::$supported(soc) {
+                        $case::<u16>(c, soc);
+                    }
+                    if i16::$supported(soc) {
+                        $case::<i16>(c, soc);
+                    }
+                    if f16::$supported(soc) {
+                        $case::<f16>(c, soc);
+                    }
+                    if u32::$supported(soc) {
+                        $case::<u32>(c, soc);
+                    }
+                    if f32::$supported(soc) {
+                        $case::<f32>(c, soc);
+                    }
+                });
+            });
         }
     };
 }
-discrete_tests!(gatherb_matches_reference, gatherb_case, gatherb_supported);
-discrete_tests!(scatter_matches_reference, scatter_case, scatter_supported);
+discrete_tests!(gatherb_matches_reference, gatherb_case, gatherb_strategy(), gatherb_supported);
+discrete_tests!(scatter_matches_reference, scatter_case, scatter_strategy(), scatter_supported);
 
 #[test]
 fn gatherb_scatter_checks() {

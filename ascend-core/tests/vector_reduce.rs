@@ -12,6 +12,10 @@ use seed_data::{REDUCE_EX2_RESULT, REDUCE_EX2_WORK};
 mod util;
 use util::{assert_fails, bits, h, on, tensor, Rng};
 
+#[path = "common/prop.rs"]
+mod strat;
+use proptest::prelude::*;
+
 // ---- an independent, straightforward reference -------------------------------------------
 
 /// `a + b` rounded to `T`, with f16 saturation when `sat` (±inf → ±65504, NaN → 0).
@@ -393,29 +397,54 @@ fn five_repeats_every_order() {
 
 // ---- random reference --------------------------------------------------------------------
 
-fn random_mask<T: Element>(rng: &mut Rng) -> Mask {
-    match rng.below(3) {
-        0 => Mask::Count(1 + rng.below(T::PAR as u64)),
-        1 => Mask::Count(T::PAR as u64),
-        _ => {
-            let lo = rng.next() & rng.next() | 1;
-            let hi = if T::PAR == 128 { rng.next() } else { 0 };
-            Mask::Bits([lo, hi])
-        }
+/// A mask before it is fitted to a type by [`random_mask`].
+#[derive(Clone, Copy, Debug)]
+enum RawMask {
+    /// `1 + n % PAR` lanes.
+    Count(u64),
+    /// Every lane.
+    Full,
+    /// Bits (lane 0 always on; the high word only for 128 lanes).
+    Bits(u64, u64),
+}
+
+fn random_mask<T: Element>(m: RawMask) -> Mask {
+    match m {
+        RawMask::Count(n) => Mask::Count(1 + n % T::PAR as u64),
+        RawMask::Full => Mask::Count(T::PAR as u64),
+        RawMask::Bits(lo, hi) => Mask::Bits([lo | 1, if T::PAR == 128 { hi } else { 0 }]),
     }
 }
 
-fn random_case<T: ReduceElement>(rng: &mut Rng, max_elems: usize, scale: f64, what: &str) {
-    let stride = match rng.below(4) {
-        0 => 0,
-        1 => 8,
-        _ => rng.below(17),
-    } as usize;
-    let mut repeats = match rng.below(4) {
-        0 => 1 + rng.below(4),
-        1 => 256 + rng.below(300),
-        _ => 1 + rng.below(600),
-    } as usize;
+/// One random call: stride (0, 8 or any up to 16), repeats (few, around 256, or any up to
+/// 600; cut to fit the source), mask and the seed of the data.
+#[derive(Clone, Debug)]
+struct Call {
+    stride: usize,
+    repeats: usize,
+    mask: RawMask,
+    data_seed: u64,
+}
+
+fn call() -> impl Strategy<Value = Call> {
+    let mask = prop_oneof![
+        any::<u64>().prop_map(RawMask::Count),
+        Just(RawMask::Full),
+        (any::<u64>(), any::<u64>(), any::<u64>()).prop_map(|(a, b, hi)| RawMask::Bits(a & b, hi)),
+    ];
+    (
+        prop_oneof![1 => Just(0usize), 1 => Just(8), 2 => 0..17usize],
+        prop_oneof![1 => 1..=4usize, 1 => 256..=555usize, 2 => 1..=600usize],
+        mask,
+        any::<u64>(),
+    )
+        .prop_map(|(stride, repeats, mask, data_seed)| Call { stride, repeats, mask, data_seed })
+}
+
+fn random_case<T: ReduceElement>(c: &Call, max_elems: usize, scale: f64, what: &str) {
+    let rng = &mut Rng(c.data_seed);
+    let stride = c.stride;
+    let mut repeats = c.repeats;
     if stride > 0 {
         repeats = repeats.min((max_elems - T::PAR) / (stride * T::EPB) + 1);
     }
@@ -426,7 +455,7 @@ fn random_case<T: ReduceElement>(rng: &mut Rng, max_elems: usize, scale: f64, wh
             T::from_f64(if rng.below(50) == 0 { x * 64.0 } else { x })
         })
         .collect();
-    let mask = random_mask::<T>(rng);
+    let mask = random_mask::<T>(c.mask);
     run_checked(
         &vals,
         mask,
@@ -438,20 +467,19 @@ fn random_case<T: ReduceElement>(rng: &mut Rng, max_elems: usize, scale: f64, wh
 
 #[test]
 fn random_reference_every_chip_f16_and_f32() {
-    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
-    for soc in Soc::ALL {
-        on(soc, || {
-            for i in 0..30 {
-                random_case::<f16>(&mut rng, 30_000, 1.0, "f16");
-                random_case::<f32>(&mut rng, 15_000, 1.0 / 3.0, "f32");
-                // Large f16 values reach the overflow threshold in some sums.
-                random_case::<f16>(&mut rng, 30_000, 16.0, "f16 large");
-                if soc == Soc::Ascend910B && i == 15 {
-                    set_overflow_mode(OverflowMode::Saturation);
-                }
+    // Each case: the chip, the overflow mode (Ascend910B only), and an f16 call, an f32 call,
+    // and an f16 call with large values (which reach the overflow threshold in some sums).
+    let cases = (strat::soc_of(Soc::ALL.to_vec()), any::<bool>(), [call(), call(), call()]);
+    strat::check_cases(30 * Soc::ALL.len() as u32, 0x2545_f491_4f6c_dd1d, cases, |(soc, sat, calls)| {
+        on(*soc, || {
+            if *soc == Soc::Ascend910B && *sat {
+                set_overflow_mode(OverflowMode::Saturation);
             }
-        });
-    }
+            random_case::<f16>(&calls[0], 30_000, 1.0, "f16");
+            random_case::<f32>(&calls[1], 15_000, 1.0 / 3.0, "f32");
+            random_case::<f16>(&calls[2], 30_000, 16.0, "f16 large");
+        })
+    });
 }
 
 #[test]

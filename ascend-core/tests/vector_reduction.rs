@@ -9,6 +9,10 @@ use ascend_core::prelude::*;
 mod util;
 use util::{assert_fails, h, on, ub, Rng};
 
+#[path = "common/prop.rs"]
+mod strat;
+use proptest::prelude::*;
+
 // ---- an independent, straightforward reference -------------------------------------------
 
 /// `a + b` rounded to `T`, with f16 saturation when `sat`.
@@ -80,17 +84,87 @@ fn mask_bits(m: Mask) -> [u64; 2] {
     }
 }
 
-/// A random mask for `T`: a count or bits (never empty).
-fn random_mask<T: Element>(rng: &mut Rng) -> Mask {
-    if rng.chance(2) {
-        Mask::Count(rng.range(1, T::PAR as u64))
-    } else {
-        let lo = rng.next() & if rng.chance(3) { 0x0000_ffff_0000_00ff } else { u64::MAX };
-        let hi = if T::SIZE >= 4 { 0 } else { rng.next() };
-        if lo == 0 && hi == 0 {
-            Mask::Bits([1, 0])
-        } else {
-            Mask::Bits([lo, hi])
+/// One random call (each case function reads the fields it needs): chip, overflow mode,
+/// mask, repeats, strides, which instruction, order, form, count, index flag and the seed of
+/// the data. Shrinks towards the simplest call.
+#[derive(Clone, Debug)]
+struct RedCase {
+    soc: Soc,
+    sat: bool,
+    mask: RawMask,
+    repeats: usize,
+    blk: usize,
+    rep: usize,
+    dst_rep: usize,
+    which: u64,
+    order: usize,
+    count_form: bool,
+    count: u64,
+    cal_index: bool,
+    data_seed: u64,
+}
+
+/// A mask before it is fitted to a type by [`random_mask`]: a count (taken modulo `PAR`), or
+/// bits (the low word sparse with `0x0000_ffff_0000_00ff` one time in three).
+#[derive(Clone, Copy, Debug)]
+enum RawMask {
+    Count(u64),
+    Bits { lo: u64, hi: u64, sparse: bool },
+}
+
+fn red_case(
+    repeats: BoxedStrategy<usize>,
+    rep: std::ops::RangeInclusive<usize>,
+    which: u64,
+) -> impl Strategy<Value = RedCase> {
+    let mask = prop_oneof![
+        any::<u64>().prop_map(RawMask::Count),
+        (strat::mask_word(), any::<u64>(), prop::bool::weighted(1.0 / 3.0))
+            .prop_map(|(lo, hi, sparse)| RawMask::Bits { lo, hi, sparse }),
+    ];
+    (
+        (strat::soc_of(Soc::ALL.to_vec()), prop::bool::weighted(1.0 / 3.0), mask),
+        (repeats, 0..=3usize, rep, 0..=3usize),
+        (0..which, 0..4usize, any::<bool>(), any::<u64>(), any::<bool>(), any::<u64>()),
+    )
+        .prop_map(
+            |(
+                (soc, sat, mask),
+                (repeats, blk, rep, dst_rep),
+                (which, order, count_form, count, cal_index, data_seed),
+            )| {
+                RedCase {
+                    soc,
+                    sat: sat && soc == Soc::Ascend910B,
+                    mask,
+                    repeats,
+                    blk,
+                    rep,
+                    // Ascend910 needs a nonzero dst repeat stride.
+                    dst_rep: if soc == Soc::Ascend910 { dst_rep.max(1) } else { dst_rep },
+                    which,
+                    order,
+                    count_form,
+                    count,
+                    cal_index,
+                    data_seed,
+                }
+            },
+        )
+}
+
+/// The case's mask for `T`: a count or bits (never empty).
+fn random_mask<T: Element>(c: &RedCase) -> Mask {
+    match c.mask {
+        RawMask::Count(n) => Mask::Count(1 + n % T::PAR as u64),
+        RawMask::Bits { lo, hi, sparse } => {
+            let lo = lo & if sparse { 0x0000_ffff_0000_00ff } else { u64::MAX };
+            let hi = if T::SIZE >= 4 { 0 } else { hi };
+            if lo == 0 && hi == 0 {
+                Mask::Bits([1, 0])
+            } else {
+                Mask::Bits([lo, hi])
+            }
         }
     }
 }
@@ -293,13 +367,11 @@ fn supported_f32(soc: Soc) -> bool {
 }
 
 /// WholeReduceSum/Max/Min against the reference: every byte of dst.
-fn whole_case<T: ReduceElement>(rng: &mut Rng, soc: Soc) {
-    let mask = random_mask::<T>(rng);
+fn whole_case<T: ReduceElement>(c: &RedCase) {
+    let (rng, soc) = (&mut Rng(c.data_seed ^ T::SIZE as u64), c.soc);
+    let mask = random_mask::<T>(c);
     let m = mask_bits(mask);
-    let repeats = rng.range(1, 12) as usize;
-    let blk = rng.range(0, 3) as usize;
-    let rep = rng.range(0, 12) as usize;
-    let dst_rep = rng.range(if soc == Soc::Ascend910 { 1 } else { 0 }, 3) as usize;
+    let (repeats, blk, rep, dst_rep) = (c.repeats, c.blk, c.rep, c.dst_rep);
     let n_src = at::<T>(repeats - 1, T::PAR - 1, blk, rep) + 1;
     let data = random_vals::<T>(rng, n_src);
     let sat = get_overflow_mode() == OverflowMode::Saturation;
@@ -308,14 +380,14 @@ fn whole_case<T: ReduceElement>(rng: &mut Rng, soc: Soc) {
     let src = u.t::<T>(0, n_src);
     let dst = u.t::<T>(src_bytes, 4096 / T::SIZE);
     src.copy_from_slice(&data);
-    let which = rng.below(3);
+    let which = c.which;
     let orders = [
         ReduceOrder::ORDER_VALUE_INDEX,
         ReduceOrder::ORDER_INDEX_VALUE,
         ReduceOrder::ORDER_ONLY_VALUE,
         ReduceOrder::ORDER_ONLY_INDEX,
     ];
-    let order = orders[rng.index(4)];
+    let order = orders[c.order];
     let mut want = vec![SENT; 4096];
     dst.reinterpret_cast::<u8>().copy_from_slice(&want);
     let ctx = format!(
@@ -389,13 +461,11 @@ fn whole_case<T: ReduceElement>(rng: &mut Rng, soc: Soc) {
 }
 
 /// BlockReduce*/PairReduceSum against the reference.
-fn grouped_case<T: ReduceElement>(rng: &mut Rng, soc: Soc) {
-    let mask = random_mask::<T>(rng);
+fn grouped_case<T: ReduceElement>(c: &RedCase) {
+    let (rng, soc) = (&mut Rng(c.data_seed ^ T::SIZE as u64), c.soc);
+    let mask = random_mask::<T>(c);
     let m = mask_bits(mask);
-    let repeats = rng.range(1, 10) as usize;
-    let blk = rng.range(0, 3) as usize;
-    let rep = rng.range(0, 12) as usize;
-    let dst_rep = rng.range(if soc == Soc::Ascend910 { 1 } else { 0 }, 3) as usize;
+    let (repeats, blk, rep, dst_rep) = (c.repeats, c.blk, c.rep, c.dst_rep);
     let n_src = at::<T>(repeats - 1, T::PAR - 1, blk, rep) + 1;
     let data = random_vals::<T>(rng, n_src);
     let sat = get_overflow_mode() == OverflowMode::Saturation;
@@ -406,7 +476,7 @@ fn grouped_case<T: ReduceElement>(rng: &mut Rng, soc: Soc) {
     src.copy_from_slice(&data);
     let mut want = vec![SENT; 4096];
     dst.reinterpret_cast::<u8>().copy_from_slice(&want);
-    let which = rng.below(4);
+    let which = c.which;
     let ctx = format!(
         "{soc} {} op {which} mask {mask:?} repeats {repeats} blk {blk} rep {rep} dst_rep {dst_rep}",
         T::DTYPE
@@ -458,17 +528,14 @@ fn sum_stages<T: Element>(res: &[T], sat: bool) -> (T, Vec<T>) {
 }
 
 /// Level-2 ReduceSum/Max/Min (mask and count forms) against the reference.
-fn level2_case<T: ReduceElement>(rng: &mut Rng, soc: Soc) {
+fn level2_case<T: ReduceElement>(c: &RedCase) {
+    let (rng, soc) = (&mut Rng(c.data_seed ^ T::SIZE as u64), c.soc);
     let sat = get_overflow_mode() == OverflowMode::Saturation;
-    let count_form = rng.chance(2);
-    let (mask, repeats, rep) = if count_form {
-        (Mask::Count(0), 0, 8)
-    } else {
-        let big = rng.chance(4);
-        (random_mask::<T>(rng), rng.range(1, if big { 300 } else { 20 }) as usize, rng.range(0, 10) as usize)
-    };
+    let count_form = c.count_form;
+    let (mask, repeats, rep) =
+        if count_form { (Mask::Count(0), 0, 8) } else { (random_mask::<T>(c), c.repeats, c.rep) };
     let m = mask_bits(mask);
-    let count = rng.range(1, 12 * T::PAR as u64) as usize;
+    let count = 1 + (c.count % (12 * T::PAR as u64)) as usize;
     let n_src = if count_form { count } else { at::<T>(repeats - 1, T::PAR - 1, 1, rep) + 1 };
     let data = random_vals::<T>(rng, n_src);
     let src_bytes = n_src.div_ceil(T::EPB) * 32;
@@ -481,8 +548,8 @@ fn level2_case<T: ReduceElement>(rng: &mut Rng, soc: Soc) {
     let sent = T::from_f64(-99.0);
     dst.copy_from_slice(&vec![sent; dst.get_size()]);
     work.copy_from_slice(&vec![sent; work_n]);
-    let which = rng.below(3);
-    let cal_index = rng.chance(2);
+    let which = c.which;
+    let cal_index = c.cal_index;
     let ctx = format!("{soc} {} op {which} count_form {count_form} count {count} mask {mask:?} repeats {repeats} rep {rep} idx {cal_index}", T::DTYPE);
     // The lanes of every repeat, as (values, mask).
     let reps: Vec<(Vec<T>, [u64; 2])> = if count_form {
@@ -569,32 +636,38 @@ fn level2_case<T: ReduceElement>(rng: &mut Rng, soc: Soc) {
     assert_eq!(util::bits(&src.to_vec()), util::bits(&data), "{ctx}: src changed");
 }
 
-macro_rules! random_tests {
-    ($($name:ident => $case:ident),* $(,)?) => {$(
-        #[test]
-        fn $name() {
-            let mut rng = Rng(0x5EED_0000 ^ stringify!($name).len() as u64 * 7919);
-            for soc in Soc::ALL {
-                for i in 0..60 {
-                    on(soc, || {
-                        if soc == Soc::Ascend910B && i % 3 == 0 {
-                            set_overflow_mode(OverflowMode::Saturation);
-                        }
-                        $case::<f16>(&mut rng, soc);
-                        if supported_f32(soc) {
-                            $case::<f32>(&mut rng, soc);
-                        }
-                    });
-                }
+/// 60 cases per chip, each run for f16 and (where supported) f32.
+fn random_reductions(seed: u64, cases: impl Strategy<Value = RedCase>, f16: fn(&RedCase), f32: fn(&RedCase)) {
+    strat::check_cases(60 * Soc::ALL.len() as u32, seed, cases, |c| {
+        on(c.soc, || {
+            if c.sat {
+                set_overflow_mode(OverflowMode::Saturation);
             }
-        }
-    )*};
+            f16(c);
+            if supported_f32(c.soc) {
+                f32(c);
+            }
+        })
+    });
 }
 
-random_tests! {
-    whole_reduce_matches_reference => whole_case,
-    block_and_pair_reduce_match_reference => grouped_case,
-    level2_reduce_matches_reference => level2_case,
+#[test]
+fn whole_reduce_matches_reference() {
+    let cases = red_case((1..=12usize).boxed(), 0..=12, 3);
+    random_reductions(0x5EED_0001, cases, whole_case::<f16>, whole_case::<f32>);
+}
+
+#[test]
+fn block_and_pair_reduce_match_reference() {
+    let cases = red_case((1..=10usize).boxed(), 0..=12, 4);
+    random_reductions(0x5EED_0002, cases, grouped_case::<f16>, grouped_case::<f32>);
+}
+
+#[test]
+fn level2_reduce_matches_reference() {
+    // Mostly up to 20 repeats, one time in four up to 300.
+    let repeats = prop_oneof![3 => 1..=20usize, 1 => 1..=300usize].boxed();
+    random_reductions(0x5EED_0003, red_case(repeats, 0..=10, 3), level2_case::<f16>, level2_case::<f32>);
 }
 
 #[test]

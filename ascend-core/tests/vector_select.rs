@@ -6,12 +6,14 @@ mod seed_data;
 
 use ascend_core::prelude::*;
 use proptest::prelude::*;
-use proptest::test_runner::RngSeed;
 use seed_data::*;
 
 #[path = "common/util.rs"]
 mod util;
 use util::{assert_bits, assert_bits_ctx, conv, expect_panic, panic_message, ub, Rng, Ub};
+
+#[path = "common/prop.rs"]
+mod strat;
 
 // ----------------------------------------------------------------------------------------------
 // Helpers.
@@ -527,12 +529,7 @@ fn random_case<T: SelectElement, U: SelMaskElement>(c: &SelCase, soc: Soc) {
 
 proptest! {
     // Seeded (the same cases every run); a failure is shrunk to a minimal call and printed.
-    #![proptest_config(ProptestConfig {
-        cases: 240,
-        rng_seed: RngSeed::Fixed(0x9E37_79B9_7F4A_7C15),
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    })]
+    #![proptest_config(strat::config(240, 0x9E37_79B9_7F4A_7C15))]
     #[test]
     fn random_against_reference(soc in 0..Soc::ALL.len(), types in 0..8usize, c in sel_case(128)) {
         let soc = Soc::ALL[soc];

@@ -7,6 +7,10 @@ use ascend_core::prelude::*;
 mod util;
 use util::{assert_fails, bits, halfs, panic_message, tensor, Rng};
 
+#[path = "common/prop.rs"]
+mod strat;
+use proptest::prelude::*;
+
 /// Independent reference: the transpose of `m` (16×16 row-major) by index formula.
 fn ref_transpose<T: Copy>(m: &[T]) -> Vec<T> {
     (0..256).map(|k| m[(k % 16) * 16 + k / 16]).collect()
@@ -116,14 +120,16 @@ fn dst_stride_zero_last_repeat_wins() {
 
 #[test]
 fn random_reference_over_repeats_and_strides() {
-    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
-    for soc in Soc::ALL {
-        run_on_core(CoreConfig::single(soc), || {
-            for _ in 0..40 {
-                let repeats = 1 + rng.below(6) as usize;
-                let ds = rng.below(4) as usize;
-                let ss = rng.below(4) as usize;
-                let dn = ((repeats - 1) * ds + 1) * 256 + rng.below(3) as usize * 16;
+    // Chip, repeats, dst and src repeat stride, spare dst blocks, and the seed of the data.
+    let cases = (strat::soc_of(Soc::ALL.to_vec()), 1..=6usize, 0..4usize, 0..4usize, 0..3usize, any::<u64>());
+    strat::check_cases(
+        40 * Soc::ALL.len() as u32,
+        0x9e37_79b9_7f4a_7c15,
+        cases,
+        |&(soc, repeats, ds, ss, spare, seed)| {
+            run_on_core(CoreConfig::single(soc), || {
+                let mut rng = Rng(seed);
+                let dn = ((repeats - 1) * ds + 1) * 256 + spare * 16;
                 let sn = ((repeats - 1) * ss + 1) * 256;
                 let mut pipe = TPipe::new();
                 let (src, dst) = (tensor::<u16>(&mut pipe, sn), tensor::<u16>(&mut pipe, dn));
@@ -146,9 +152,9 @@ fn random_reference_over_repeats_and_strides() {
                     want,
                     "repeats {repeats}, dst stride {ds}, src stride {ss} on {soc}"
                 );
-            }
-        });
-    }
+            });
+        },
+    );
 }
 
 #[test]

@@ -1,0 +1,75 @@
+//! `proptest` helpers shared by the property tests: a seeded, reproducible configuration
+//! (no regression files) and strategies for the parameters every vector call has (chip, bit
+//! masks). Each strategy shrinks towards the simplest value, so a failure prints a minimal
+//! counterexample. Include with `#[path = "common/prop.rs"] mod strat;`.
+#![allow(dead_code)]
+
+use ascend_core::prelude::*;
+use proptest::prelude::*;
+use proptest::test_runner::{RngSeed, TestRunner};
+use std::fmt::Debug;
+
+/// `cases` cases drawn from the fixed `seed` (every run draws the same cases); no failure
+/// persistence files.
+pub fn config(cases: u32, seed: u64) -> ProptestConfig {
+    ProptestConfig {
+        cases,
+        rng_seed: RngSeed::Fixed(seed),
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    }
+}
+
+/// Runs `check` (which panics on a failure) over `cases` values of `strategy` drawn from
+/// `seed`; on a failure, panics with the shrunk, minimal failing value.
+#[track_caller]
+pub fn check_cases<S: Strategy>(cases: u32, seed: u64, strategy: S, check: impl Fn(&S::Value))
+where
+    S::Value: Debug,
+{
+    let mut runner = TestRunner::new(config(cases, seed));
+    if let Err(e) = runner.run(&strategy, |v| {
+        check(&v);
+        Ok(())
+    }) {
+        panic!("{e}");
+    }
+}
+
+/// One of `socs` (shrinks towards the first).
+pub fn soc_of(socs: Vec<Soc>) -> impl Strategy<Value = Soc> {
+    prop::sample::select(socs)
+}
+
+/// The chips on which `supported` holds.
+pub fn socs_where(supported: impl Fn(Soc) -> bool) -> Vec<Soc> {
+    Soc::ALL.into_iter().filter(|&s| supported(s)).collect()
+}
+
+/// One 64-bit word of a bit mask: full, dense random, or sparse random (the AND of two).
+pub fn mask_word() -> impl Strategy<Value = u64> {
+    prop_oneof![Just(u64::MAX), (any::<u64>(), any::<u64>()).prop_map(|(a, b)| a & b), any::<u64>()]
+}
+
+/// A bit mask of `T`: see [`bits_mask_par`] with `T::PAR` lanes.
+pub fn bits_mask<T: Element>() -> impl Strategy<Value = [u64; 2]> {
+    bits_mask_par(T::PAR)
+}
+
+/// A bit mask of `par` lanes (at most 128): the low word from [`mask_word`] cut to `par`
+/// lanes, the high word random where `par > 64` (else 0); never all zero.
+pub fn bits_mask_par(par: usize) -> impl Strategy<Value = [u64; 2]> {
+    (mask_word(), any::<u64>()).prop_filter_map("an all-zero mask", move |(lo, hi)| {
+        let hi = if par > 64 { hi } else { 0 };
+        let lo = if par < 64 { lo & ((1 << par) - 1) } else { lo };
+        (lo | hi != 0).then_some([lo, hi])
+    })
+}
+
+/// A continuous mask of `1..=par` lanes, as the equivalent bit mask (a prefix of ones).
+pub fn prefix_mask(par: usize) -> impl Strategy<Value = [u64; 2]> {
+    (1..=par).prop_map(|n| {
+        let ones = |k: usize| if k >= 64 { u64::MAX } else { (1u64 << k) - 1 };
+        [ones(n), ones(n.saturating_sub(64))]
+    })
+}
