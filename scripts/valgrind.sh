@@ -42,17 +42,18 @@ case "$TOOL" in
 esac
 
 export FUZZ_ITERS=${FUZZ_ITERS:-400}
+LOGS=$(mktemp -d)
 status=0
 start=$SECONDS
 for b in "${BINS[@]}"; do
     name=$(basename "$b")
     t0=$SECONDS
     # One test thread: valgrind serialises threads anyway, and the output stays readable.
-    if valgrind "${ARGS[@]}" --quiet "$b" --test-threads=1 -q >"/tmp/valgrind-$name.log" 2>&1; then
+    if valgrind "${ARGS[@]}" --quiet "$b" --test-threads=1 -q >"$LOGS/$name.log" 2>&1; then
         echo "ok    $name ($((SECONDS - t0)) s)"
     else
-        echo "FAIL  $name ($((SECONDS - t0)) s): see /tmp/valgrind-$name.log"
-        tail -30 "/tmp/valgrind-$name.log"
+        echo "FAIL  $name ($((SECONDS - t0)) s): see $LOGS/$name.log"
+        tail -30 "$LOGS/$name.log"
         status=1
     fi
 done
