@@ -370,6 +370,33 @@ macro_rules! int_lane {
 }
 int_lane!(u16, i16, u32, i32);
 
+/// The bitwise lane operations of a float type, on its bits. No float instruction uses them
+/// (`And`, `Or`, `Not` and the shifts take integers only); `Lane` requires them of every type.
+macro_rules! float_bit_lanes {
+    ($t:ty) => {
+        #[inline(always)]
+        fn l_and(a: Self, b: Self) -> Self {
+            <$t>::from_bits(a.to_bits() & b.to_bits())
+        }
+        #[inline(always)]
+        fn l_or(a: Self, b: Self) -> Self {
+            <$t>::from_bits(a.to_bits() | b.to_bits())
+        }
+        #[inline(always)]
+        fn l_not(a: Self) -> Self {
+            <$t>::from_bits(!a.to_bits())
+        }
+        #[inline(always)]
+        fn l_shl(a: Self, s: u32) -> Self {
+            <$t>::from_bits(a.to_bits().checked_shl(s).unwrap_or(0))
+        }
+        #[inline(always)]
+        fn l_shr(a: Self, s: u32) -> Self {
+            <$t>::from_bits(a.to_bits().checked_shr(s).unwrap_or(0))
+        }
+    };
+}
+
 impl sealed::Sealed for f32 {}
 impl Lane for f32 {
     #[inline(always)]
@@ -396,26 +423,7 @@ impl Lane for f32 {
     fn l_min(a: Self, b: Self) -> Self {
         fmin(a, b)
     }
-    #[inline(always)]
-    fn l_and(a: Self, b: Self) -> Self {
-        f32::from_bits(a.to_bits() & b.to_bits())
-    }
-    #[inline(always)]
-    fn l_or(a: Self, b: Self) -> Self {
-        f32::from_bits(a.to_bits() | b.to_bits())
-    }
-    #[inline(always)]
-    fn l_not(a: Self) -> Self {
-        f32::from_bits(!a.to_bits())
-    }
-    #[inline(always)]
-    fn l_shl(a: Self, s: u32) -> Self {
-        f32::from_bits(a.to_bits().checked_shl(s).unwrap_or(0))
-    }
-    #[inline(always)]
-    fn l_shr(a: Self, s: u32) -> Self {
-        f32::from_bits(a.to_bits().checked_shr(s).unwrap_or(0))
-    }
+    float_bit_lanes!(f32);
     #[inline(always)]
     fn l_abs(a: Self) -> Self {
         a.abs()
@@ -470,26 +478,7 @@ impl Lane for f16 {
     fn l_min(a: Self, b: Self) -> Self {
         via32!(fmin, a, b)
     }
-    #[inline(always)]
-    fn l_and(a: Self, b: Self) -> Self {
-        f16::from_bits(a.to_bits() & b.to_bits())
-    }
-    #[inline(always)]
-    fn l_or(a: Self, b: Self) -> Self {
-        f16::from_bits(a.to_bits() | b.to_bits())
-    }
-    #[inline(always)]
-    fn l_not(a: Self) -> Self {
-        f16::from_bits(!a.to_bits())
-    }
-    #[inline(always)]
-    fn l_shl(a: Self, s: u32) -> Self {
-        f16::from_bits(a.to_bits().checked_shl(s).unwrap_or(0))
-    }
-    #[inline(always)]
-    fn l_shr(a: Self, s: u32) -> Self {
-        f16::from_bits(a.to_bits().checked_shr(s).unwrap_or(0))
-    }
+    float_bit_lanes!(f16);
     #[inline(always)]
     fn l_abs(a: Self) -> Self {
         f16::from_bits(a.to_bits() & 0x7fff)
