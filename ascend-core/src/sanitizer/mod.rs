@@ -92,6 +92,9 @@ struct CoreSan {
     /// By a buffer's start address in 32-byte blocks: its index in `bufs` (a hint, validated
     /// on use).
     buf_hint: Vec<u32>,
+    /// By buffer: its generation while it is live, 0 when it is not (the handle check's one
+    /// load).
+    valid: Vec<u32>,
 }
 
 thread_local! {
@@ -169,6 +172,7 @@ impl LaunchSanitizer {
             atomic: false,
             sites: Sites::default(),
             buf_hint: Vec::new(),
+            valid: Vec::new(),
         };
         let owner = Owner(Box::into_raw(Box::new(state)));
         SAN.with(|s| s.set(owner.0));
@@ -335,6 +339,7 @@ impl CoreSan {
             enq: None,
             free: None,
         });
+        self.valid.push(0);
         let i = self.bufs.len() - 1;
         self.hint_buf(start, i);
         i
@@ -346,9 +351,8 @@ impl CoreSan {
             return;
         }
         let (idx, gen) = ((tag >> 32) as usize - 1, tag as u32);
-        match self.bufs.get(idx) {
-            Some(b) if b.gen != gen || !b.live => self.bad_tag(api, b, gen, loc),
-            _ => {}
+        if self.valid.get(idx).is_some_and(|&v| v != gen) {
+            self.bad_tag(api, &self.bufs[idx], gen, loc)
         }
     }
 
@@ -720,6 +724,7 @@ pub(crate) fn on_alloc(start: usize, len: usize, index: usize, src: TPosition, d
         let b = &mut s.bufs[i];
         b.gen = b.gen.wrapping_add(1).max(1);
         b.live = true;
+        s.valid[i] = b.gen;
         b.queued = false;
         b.pos = src;
         b.index = index;
@@ -775,6 +780,7 @@ pub(crate) fn on_free(api: &'static str, start: usize, tag: u64, src: TPosition,
         b.live = false;
         b.queued = false;
         b.freed_at = Some(loc);
+        s.valid[i] = 0;
         b.free = c;
     });
 }
@@ -799,5 +805,6 @@ pub(crate) fn on_pipe_release(why: &'static str) {
             b.free = None;
             b.gen = b.gen.wrapping_add(1).max(1);
         }
+        s.valid.fill(0);
     });
 }
