@@ -120,7 +120,9 @@ impl Default for Shadow {
 
 #[inline]
 fn cache_slot(s: u32) -> usize {
-    ((s >> 5).wrapping_mul(0x9E37_79B1) >> 25) as usize % CACHE
+    // Ranges start on 32-byte blocks mostly, and a kernel's buffers are consecutive: the
+    // block number itself spreads them over the slots.
+    (s >> 5) as usize % CACHE
 }
 
 impl Shadow {
