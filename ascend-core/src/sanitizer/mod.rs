@@ -41,6 +41,9 @@ use crate::position::TPosition;
 use crate::sync::{pipe_t, HardEventKind, HARD_EVENTS};
 use gm::{GmAcc, GmLog, GmRec};
 use shadow::{Acc, Clock, Race, Shadow, LANES};
+
+/// A clock that knows nothing: joining it changes nothing.
+const ZERO: Clock = [0; LANES];
 use sites::Sites;
 
 /// Event ids tracked per hardware event (the largest `QUE_MAX_EVENT`).
@@ -58,9 +61,9 @@ struct Buf {
     alloc_at: &'static Location<'static>,
     freed_at: Option<&'static Location<'static>>,
     /// The clock of the queue's enque event (its source pipe's clock at EnQue).
-    enq: Option<Clock>,
+    enq: Clock,
     /// The clock of the queue's free event (its source pipe's clock at FreeTensor).
-    free: Option<Clock>,
+    free: Clock,
 }
 
 impl Buf {
@@ -80,7 +83,8 @@ struct CoreSan {
     core: u32,
     /// Row `p`: what pipe `p` knows of every pipe (its own lane: its clock).
     vc: [Clock; LANES],
-    events: Vec<Option<Clock>>,
+    /// By event and id: the clock its `SetFlag` recorded (zero: not set; joining it is a no-op).
+    events: Vec<Clock>,
     ub: Shadow,
     bufs: Vec<Buf>,
     leaks: Vec<(String, &'static Location<'static>)>,
@@ -163,7 +167,7 @@ impl LaunchSanitizer {
         let state = CoreSan {
             core,
             vc: [[0; LANES]; LANES],
-            events: vec![None; HARD_EVENTS.len() * IDS],
+            events: vec![ZERO; HARD_EVENTS.len() * IDS],
             ub: Shadow::default(),
             bufs: Vec::new(),
             leaks: Vec::new(),
@@ -336,8 +340,8 @@ impl CoreSan {
             queued: false,
             alloc_at: loc,
             freed_at: None,
-            enq: None,
-            free: None,
+            enq: ZERO,
+            free: ZERO,
         });
         self.valid.push(0);
         let i = self.bufs.len() - 1;
@@ -511,18 +515,18 @@ struct QuePipes {
 /// time.
 #[inline(always)]
 fn que_pipes(src: TPosition, dst: TPosition) -> Option<QuePipes> {
-    let v = QUE_PIPES[(src as usize * 12 + dst as usize) % (12 * 12)];
+    let v = QUE_PIPES[src as usize][dst as usize];
     let lane = |k: u32| (v >> (8 * k)) as usize & (LANES - 1);
     (v != u32::MAX).then(|| QuePipes { enq: (lane(0), lane(1)), free: (lane(2), lane(3)) })
 }
 
 /// [`que_events`]' pipes, a byte each (`u32::MAX`: no events).
-static QUE_PIPES: [u32; 12 * 12] = {
-    let mut t = [u32::MAX; 12 * 12];
+static QUE_PIPES: [[u32; 12]; 12] = {
+    let mut t = [[u32::MAX; 12]; 12];
     let mut i = 0;
     while i < 12 * 12 {
         if let Some((e, f)) = QUE_EVENTS[i / 12][i % 12] {
-            t[i] = e.src as u32 | (e.dst as u32) << 8 | (f.src as u32) << 16 | (f.dst as u32) << 24;
+            t[i / 12][i % 12] = e.src as u32 | (e.dst as u32) << 8 | (f.src as u32) << 16 | (f.dst as u32) << 24;
         }
         i += 1;
     }
@@ -676,16 +680,15 @@ pub(crate) fn on_copy(api: &'static str, dst: SanSide, src: SanSide, shape: &Cop
 pub(crate) fn on_set_flag(e: HardEventKind, id: i32) {
     with_san!(|s| {
         let c = s.vc[e.src as usize];
-        s.events[e.index as usize * IDS + id as usize] = Some(c);
+        s.events[e.index as usize * IDS + id as usize] = c;
     });
 }
 
 /// `WaitFlag`: the destination pipe learns what the source pipe had done.
 pub(crate) fn on_wait_flag(e: HardEventKind, id: i32) {
     with_san!(|s| {
-        if let Some(c) = s.events[e.index as usize * IDS + id as usize].take() {
-            s.join(e.dst as usize, &c);
-        }
+        let c = std::mem::replace(&mut s.events[e.index as usize * IDS + id as usize], ZERO);
+        s.join(e.dst as usize, &c);
     });
 }
 
@@ -729,10 +732,10 @@ pub(crate) fn on_alloc(start: usize, len: usize, index: usize, src: TPosition, d
         b.pos = src;
         b.index = index;
         b.alloc_at = loc;
-        let free = b.free.take();
+        let free = std::mem::replace(&mut b.free, ZERO);
         let gen = b.gen;
-        if let (Some(q), Some(c)) = (que_pipes(src, dst), free) {
-            s.join(q.free.1, &c);
+        if let Some(q) = que_pipes(src, dst) {
+            s.join(q.free.1, &free);
         }
         ((i as u64 + 1) << 32) | u64::from(gen)
     })
@@ -744,7 +747,7 @@ pub(crate) fn on_alloc(start: usize, len: usize, index: usize, src: TPosition, d
 pub(crate) fn on_enque(start: usize, tag: u64, src: TPosition, dst: TPosition) {
     with_san!(|s| {
         let Some(i) = s.find_buf(start, None, tag) else { return };
-        let c = que_pipes(src, dst).map(|q| s.vc[q.enq.0]);
+        let c = que_pipes(src, dst).map_or(ZERO, |q| s.vc[q.enq.0]);
         let b = &mut s.bufs[i];
         b.queued = true;
         b.enq = c;
@@ -758,8 +761,8 @@ pub(crate) fn on_deque(start: usize, src: TPosition, dst: TPosition) -> u64 {
         let Some(i) = s.find_buf(start, None, 0) else { return 0 };
         let b = &mut s.bufs[i];
         b.queued = false;
-        let (c, gen) = (b.enq.take(), b.gen);
-        if let (Some(q), Some(c)) = (que_pipes(src, dst), c) {
+        let (c, gen) = (std::mem::replace(&mut b.enq, ZERO), b.gen);
+        if let Some(q) = que_pipes(src, dst) {
             s.join(q.enq.1, &c);
         }
         ((i as u64 + 1) << 32) | u64::from(gen)
@@ -775,7 +778,7 @@ pub(crate) fn on_free(api: &'static str, start: usize, tag: u64, src: TPosition,
     with_san!(|s| {
         s.check_tag(api, tag, loc);
         let Some(i) = s.find_buf(start, None, tag) else { return };
-        let c = que_pipes(src, dst).map(|q| s.vc[q.free.0]);
+        let c = que_pipes(src, dst).map_or(ZERO, |q| s.vc[q.free.0]);
         let b = &mut s.bufs[i];
         b.live = false;
         b.queued = false;
@@ -801,8 +804,8 @@ pub(crate) fn on_pipe_release(why: &'static str) {
             b.live = false;
             b.queued = false;
             b.freed_at = None;
-            b.enq = None;
-            b.free = None;
+            b.enq = ZERO;
+            b.free = ZERO;
             b.gen = b.gen.wrapping_add(1).max(1);
         }
         s.valid.fill(0);
