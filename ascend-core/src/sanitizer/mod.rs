@@ -29,6 +29,7 @@
 //! it on for any closure.
 
 mod gm;
+mod gm_local;
 mod shadow;
 mod sites;
 
@@ -40,6 +41,7 @@ use crate::error::{fail_at, Fault};
 use crate::position::TPosition;
 use crate::sync::{pipe_t, HardEventKind, HARD_EVENTS};
 use gm::{GmAcc, GmLog, GmRec};
+use gm_local::LocalGm;
 use shadow::{Acc, Clock, Race, Shadow, LANES};
 
 /// A clock that knows nothing: joining it changes nothing.
@@ -99,6 +101,10 @@ struct CoreSan {
     /// By buffer: its generation while it is live, 0 when it is not (the handle check's one
     /// load).
     valid: Vec<u32>,
+    /// This core's GM writes its MTE2 pipe does not know of yet.
+    local: LocalGm,
+    /// By pipe: how often its clock was recorded (by `SetFlag`, a queue event, a barrier).
+    marks: [u32; LANES],
 }
 
 thread_local! {
@@ -177,6 +183,8 @@ impl LaunchSanitizer {
             sites: Sites::default(),
             buf_hint: Vec::new(),
             valid: Vec::new(),
+            local: LocalGm::default(),
+            marks: [0; LANES],
         };
         let owner = Owner(Box::into_raw(Box::new(state)));
         SAN.with(|s| s.set(owner.0));
@@ -457,6 +465,9 @@ impl CoreSan {
     }
 
     fn barrier_all(&mut self) {
+        for m in &mut self.marks {
+            *m = m.wrapping_add(1);
+        }
         let mut all = [0; LANES];
         for row in &self.vc {
             for (a, b) in all.iter_mut().zip(row) {
@@ -487,7 +498,48 @@ impl CoreSan {
         if s < e {
             let atomic = write && self.atomic;
             self.gm.log(GmRec { region, s, e, key: GmRec::key(cur.site, self.epoch, write, dma, atomic) });
+            if write {
+                let mark = self.marks[cur.pipe as usize & (LANES - 1)];
+                self.local.write(cur.pipe, region, s, e, cur.clock, cur.site, mark);
+            } else if cur.pipe == pipe_t::PIPE_MTE2 {
+                if let Some((pipe, w)) = self.local.read(region, s, e, &self.vc[pipe_t::PIPE_MTE2 as usize]) {
+                    self.report_gm_local(cur, region, s, e, pipe, w)
+                }
+            }
         }
+    }
+
+    /// This pipe's clock, as an event records it (counted: see [`gm_local`]).
+    #[inline(always)]
+    fn snapshot(&mut self, p: usize) -> Clock {
+        let p = p & (LANES - 1);
+        self.marks[p] = self.marks[p].wrapping_add(1);
+        self.vc[p]
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn report_gm_local(&self, cur: Acc, region: usize, s: usize, e: usize, pipe: pipe_t, w: gm_local::Write) -> ! {
+        let (api, loc) = self.sites.get(cur.site);
+        let (w_api, w_loc) = self.sites.get(w.site);
+        let (a, b) = (s.max(w.s), e.min(w.e));
+        let event = HardEventKind::between(pipe, pipe_t::PIPE_MTE2).map_or(String::new(), |ev| {
+            format!("add SetFlag<HardEvent::{0}> / WaitFlag<HardEvent::{0}> or ", ev.name)
+        });
+        fail_at(
+            api,
+            format!(
+                "sanitizer: read-after-write race on global memory on core {}: {api} on pipe MTE2 reads bytes \
+                 [{a:#x}, {b:#x}) of the region at GM {region:#x} that {w_api} on pipe {} (at {}:{}) wrote, and no \
+                 event orders MTE2 after {}; {event}PipeBarrier<PIPE_ALL> between them",
+                self.core,
+                pipe.short_name(),
+                w_loc.file(),
+                w_loc.line(),
+                pipe.short_name()
+            ),
+            loc,
+        )
     }
 }
 
@@ -679,7 +731,7 @@ pub(crate) fn on_copy(api: &'static str, dst: SanSide, src: SanSide, shape: &Cop
 /// `SetFlag`: the event remembers its source pipe's clock.
 pub(crate) fn on_set_flag(e: HardEventKind, id: i32) {
     with_san!(|s| {
-        let c = s.vc[e.src as usize];
+        let c = s.snapshot(e.src as usize);
         s.events[e.index as usize * IDS + id as usize] = c;
     });
 }
@@ -747,7 +799,7 @@ pub(crate) fn on_alloc(start: usize, len: usize, index: usize, src: TPosition, d
 pub(crate) fn on_enque(start: usize, tag: u64, src: TPosition, dst: TPosition) {
     with_san!(|s| {
         let Some(i) = s.find_buf(start, None, tag) else { return };
-        let c = que_pipes(src, dst).map_or(ZERO, |q| s.vc[q.enq.0]);
+        let c = que_pipes(src, dst).map_or(ZERO, |q| s.snapshot(q.enq.0));
         let b = &mut s.bufs[i];
         b.queued = true;
         b.enq = c;
@@ -778,7 +830,7 @@ pub(crate) fn on_free(api: &'static str, start: usize, tag: u64, src: TPosition,
     with_san!(|s| {
         s.check_tag(api, tag, loc);
         let Some(i) = s.find_buf(start, None, tag) else { return };
-        let c = que_pipes(src, dst).map_or(ZERO, |q| s.vc[q.free.0]);
+        let c = que_pipes(src, dst).map_or(ZERO, |q| s.snapshot(q.free.0));
         let b = &mut s.bufs[i];
         b.live = false;
         b.queued = false;
