@@ -16,7 +16,15 @@
 //! Global memory is checked across cores: each core logs its accesses (DMA writes widened to
 //! the 32-byte blocks they really write) with its `SyncAll` epoch; after the launch, two cores
 //! touching the same bytes in one epoch, one of them writing and not both atomically, is an
-//! error.
+//! error. Within a core, an MTE2 read of global memory this core's MTE3 or S wrote without an
+//! ordering event is an error too (see `gm_local`).
+//!
+//! **Cost.** The hooks run a dozen times per tile, so they are built to be cheap: the state is
+//! reached through one thread-local pointer; an access record is 12 bytes (the instruction's
+//! site — API and line interned per core — its pipe and clock), "no access" being clock 0 so
+//! a check is a comparison per slot; buffers, shadow segments and GM log entries are found
+//! through hints validated on use; the queue events' pipes come from a table built at compile
+//! time.
 //!
 //! Lifetimes: a tensor handle of a queue buffer used after `FreeTensor` (or after the buffer
 //! was allocated again), and a kernel that ends with buffers allocated or queued or with a
