@@ -83,40 +83,65 @@ impl GmRec {
 /// region keeps one entry per instruction site and region.
 #[derive(Default)]
 pub(crate) struct GmLog {
-    pub recs: Vec<GmRec>,
-    /// By site: the index of the entry the site extended last (a hint, validated on use).
-    hint: Vec<u32>,
+    /// Closed entries.
+    recs: Vec<GmRec>,
+    /// By site: the entry the site is extending (`region == 0`: none).
+    open: Vec<GmRec>,
 }
 
+const NO_RUN: GmRec = GmRec { region: 0, s: 0, e: 0, key: 0 };
+
 impl GmLog {
-    /// Appends `a`, extending the entry of its site it continues or overlaps: the one the
-    /// site extended last, else one of the last few (a site alternating between regions).
+    /// Appends `a`: extends its site's open entry when `a` continues or overlaps it, else
+    /// closes that entry and opens `a`.
     #[inline(always)]
     pub(crate) fn log(&mut self, a: GmRec) {
-        let joins = |g: &GmRec| g.key == a.key && g.region == a.region && a.s <= g.e && a.e >= g.s;
         let site = a.site() as usize;
-        if site >= self.hint.len() {
-            self.hint.resize(site + 1, u32::MAX);
+        if let Some(r) = self.open.get_mut(site) {
+            if r.key == a.key && r.region == a.region && a.s <= r.e && a.e >= r.s {
+                r.s = r.s.min(a.s);
+                r.e = r.e.max(a.e);
+                return;
+            }
         }
+        self.reopen(a);
+    }
+
+    #[inline(never)]
+    fn reopen(&mut self, a: GmRec) {
+        let site = a.site() as usize;
+        if site >= self.open.len() {
+            self.open.resize(site + 1, NO_RUN);
+        }
+        let old = std::mem::replace(&mut self.open[site], a);
+        if old.region != 0 {
+            self.close(old);
+        }
+    }
+
+    /// Adds a closed entry, merged into one of the last few when it continues it (a site
+    /// alternating between regions).
+    fn close(&mut self, a: GmRec) {
         let n = self.recs.len();
-        let hinted = self.hint[site] as usize;
-        let at = if self.recs.get(hinted).is_some_and(joins) {
-            Some(hinted)
-        } else {
-            (n.saturating_sub(4)..n).rev().find(|&i| joins(&self.recs[i]))
-        };
-        match at {
+        let joins = |g: &GmRec| g.key == a.key && g.region == a.region && a.s <= g.e && a.e >= g.s;
+        match (n.saturating_sub(4)..n).rev().find(|&i| joins(&self.recs[i])) {
             Some(i) => {
                 let g = &mut self.recs[i];
                 g.s = g.s.min(a.s);
                 g.e = g.e.max(a.e);
-                self.hint[site] = i as u32;
             }
-            None => {
-                self.hint[site] = n as u32;
-                self.recs.push(a);
+            None => self.recs.push(a),
+        }
+    }
+
+    /// Every entry, the open ones closed.
+    pub(crate) fn finish(mut self) -> Vec<GmRec> {
+        for a in std::mem::take(&mut self.open) {
+            if a.region != 0 {
+                self.close(a);
             }
         }
+        self.recs
     }
 }
 

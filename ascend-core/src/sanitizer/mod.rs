@@ -163,10 +163,10 @@ impl LaunchSanitizer {
         /// Owns the state: clears the thread-local and frees it, also when `f` panics.
         struct Owner(*mut CoreSan);
         impl Owner {
-            fn state(&self) -> &CoreSan {
+            fn state(&mut self) -> &mut CoreSan {
                 // SAFETY: `self.0` came from `Box::into_raw` and is freed only in `drop`;
-                // the thread-local no longer points to it, so no hook can change it.
-                unsafe { &*self.0 }
+                // the thread-local no longer points to it, so no hook can reach it.
+                unsafe { &mut *self.0 }
             }
         }
         impl Drop for Owner {
@@ -194,13 +194,14 @@ impl LaunchSanitizer {
             local: LocalGm::default(),
             marks: [0; LANES],
         };
-        let owner = Owner(Box::into_raw(Box::new(state)));
+        let mut owner = Owner(Box::into_raw(Box::new(state)));
         SAN.with(|s| s.set(owner.0));
         let r = f();
         SAN.with(|s| s.set(std::ptr::null_mut()));
         let st = owner.state();
         finish_core(st);
-        let logs = st.gm.recs.iter().map(|g| {
+        let recs = std::mem::take(&mut st.gm).finish();
+        let logs = recs.iter().map(|g| {
             let (api, loc) = st.sites.get(g.site());
             GmAcc {
                 region: g.region,
