@@ -779,6 +779,68 @@ fn check_count(api: &'static str, name: &str, n: i32) -> usize {
     n as usize
 }
 
+/// The checks every level-2 mask form starts with, in order: the type on the chip,
+/// `repeatTime` (not negative; at most `limit` when given, which is `ReduceSum`'s),
+/// `srcRepStride`, the mask. Returns the plan, or `None` for `repeatTime = 0`.
+#[track_caller]
+fn start_masked<T: ReduceElement>(
+    api: &'static str,
+    mask: Mask,
+    repeat_time: i32,
+    src_rep_stride: i32,
+    limit: Option<usize>,
+) -> Option<Plan> {
+    check_type::<T>(api);
+    let repeats = check_count(api, "repeatTime", repeat_time);
+    if let Some(limit) = limit {
+        ensure(repeats <= limit, api, || {
+            format!(
+                "repeatTime = {repeats} is above {limit}: the group results must fit one repeat of {}",
+                T::DTYPE
+            )
+        });
+    }
+    ensure((0..=65535).contains(&src_rep_stride), api, || {
+        format!("srcRepStride = {src_rep_stride} is out of range [0, 65535]")
+    });
+    let bits = normal_bits::<T>(api, mask);
+    (repeats > 0).then_some(Plan { repeats, bits, last: bits })
+}
+
+/// The checks every level-2 count form starts with: the type on the chip and `count`. Returns
+/// the chip and the count, or `None` for `count = 0`.
+#[track_caller]
+fn start_count<T: ReduceElement>(api: &'static str, count: i32) -> Option<(Soc, usize)> {
+    let soc = check_type::<T>(api);
+    let count = check_count(api, "count", count);
+    (count > 0).then_some((soc, count))
+}
+
+/// The sum of each repeat of `plan` over `s` (the tree over its lanes).
+#[track_caller]
+fn repeat_sums<T: ReduceElement>(api: &'static str, plan: &Plan, s: &Operand<'_, T>, sat: bool) -> Vec<f32> {
+    let mut results = Vec::with_capacity(plan.repeats);
+    gather_repeats(api, plan, s, |_, lanes| results.push(tree::<T>(lanes, sat)));
+    results
+}
+
+/// Writes a `ReduceSum` result: `total` to `dst[0]` and `work` to the temporary buffer. `dst`
+/// may share bytes with the buffer (documented), so it is checked first and written last.
+#[track_caller]
+fn put_sum<T: ReduceElement>(
+    api: &'static str,
+    dst: &LocalTensor<T>,
+    buffer: &LocalTensor<T>,
+    src_span: (usize, usize),
+    total: f32,
+    work: &[f32],
+) {
+    let put = [Put::val::<T>(0, total)];
+    check_puts(api, dst, T::SIZE, &[("src", src_span)], &put);
+    store_work(api, buffer, work);
+    write_puts(api, dst, &put);
+}
+
 /// Sums the enabled lanes of `repeat_time` repeats of `src` into `dst[0]` (AscendC
 /// `ReduceSum<T>(dst, src, sharedTmpBuffer, mask, repeatTime, srcRepStride)`, continuous and
 /// bit masks), in the order of the [module documentation](self) (every chip: the tree in each
@@ -817,35 +879,16 @@ pub fn reduce_sum_masked<T: ReduceElement>(
     src_rep_stride: i32,
 ) {
     const API: &str = "ReduceSum";
-    check_type::<T>(API);
-    let repeats = check_count(API, "repeatTime", repeat_time);
-    let limit = T::PAR * T::PAR;
-    ensure(repeats <= limit, API, || {
-        format!(
-            "repeatTime = {repeats} is above {limit}: the group results must fit one repeat of {}",
-            T::DTYPE
-        )
-    });
-    ensure((0..=65535).contains(&src_rep_stride), API, || {
-        format!("srcRepStride = {src_rep_stride} is out of range [0, 65535]")
-    });
-    let bits = normal_bits::<T>(API, mask.into());
-    if repeats == 0 {
+    let limit = Some(T::PAR * T::PAR);
+    let Some(plan) = start_masked::<T>(API, mask.into(), repeat_time, src_rep_stride, limit) else {
         return;
-    }
-    let plan = Plan { repeats, bits, last: bits };
+    };
     let s = Operand::new(src, 1usize, src_rep_stride as usize, "src");
     let span = src_span(API, &s, &plan);
-    check_work(API, shared_tmp_buffer, sum_work_need::<T>(repeats), span);
+    check_work(API, shared_tmp_buffer, sum_work_need::<T>(plan.repeats), span);
     let sat = saturating::<T>();
-    let mut results = Vec::with_capacity(repeats);
-    gather_repeats(API, &plan, &s, |_, lanes| results.push(tree::<T>(lanes, sat)));
-    let (total, work) = sum_stages::<T>(&results, sat);
-    // dst may share bytes with the temporary buffer (documented), so dst is written last.
-    let put = [Put::val::<T>(0, total)];
-    check_puts(API, dst, T::SIZE, &[("src", span)], &put);
-    store_work(API, shared_tmp_buffer, &work);
-    write_puts(API, dst, &put);
+    let (total, work) = sum_stages::<T>(&repeat_sums(API, &plan, &s, sat), sat);
+    put_sum(API, dst, shared_tmp_buffer, span, total, &work);
 }
 
 /// Sums elements `0..count` of `src` into `dst[0]` (AscendC `ReduceSum<T>(dst, src,
@@ -884,30 +927,23 @@ pub fn reduce_sum<T: ReduceElement>(
     count: i32,
 ) {
     const API: &str = "ReduceSum";
-    let soc = check_type::<T>(API);
-    let count = check_count(API, "count", count);
-    if count == 0 {
+    let Some((soc, count)) = start_count::<T>(API, count) else {
         return;
-    }
+    };
     let sat = saturating::<T>();
     let par = T::PAR;
     let s = Operand::new(src, 1usize, 8usize, "src");
+    let full = Plan::contiguous::<T>(count);
+    let span = src_span(API, &s, &full);
     if soc == Soc::Ascend910B {
-        let plan = Plan::contiguous::<T>(count);
-        let span = src_span(API, &s, &plan);
-        let mut total: Option<f32> = None;
-        gather_repeats(API, &plan, &s, |_, lanes| {
-            let r = tree::<T>(lanes, sat);
-            total = Some(match total {
-                None => r,
-                Some(t) => {
-                    let mut x = [t + r];
-                    T::round_slice(&mut x, sat);
-                    x[0]
-                }
-            });
-        });
-        let total = total.expect("count >= 1");
+        let total = repeat_sums(API, &full, &s, sat)
+            .into_iter()
+            .reduce(|t, r| {
+                let mut x = [t + r];
+                T::round_slice(&mut x, sat);
+                x[0]
+            })
+            .expect("count >= 1");
         commit(API, dst, T::SIZE, &[("src", span)], &[Put::val::<T>(0, total)]);
         with_core(|c| c.reduce_sum_spr.set(T::narrow(total).to_bits_u64()));
         restore_mask_defaults();
@@ -915,11 +951,8 @@ pub fn reduce_sum<T: ReduceElement>(
     }
     // The whole repeats (at least one, possibly partial) and the tail.
     let (body_repeats, tail) = if count < par { (1, 0) } else { (count / par, count % par) };
-    let full = Plan::contiguous::<T>(count);
-    let span = src_span(API, &s, &full);
     check_work(API, shared_tmp_buffer, sum_work_need::<T>(body_repeats), span);
-    let mut results = Vec::with_capacity(body_repeats + 1);
-    gather_repeats(API, &full, &s, |_, lanes| results.push(tree::<T>(lanes, sat)));
+    let results = repeat_sums(API, &full, &s, sat);
     let (body, mut work) = sum_stages::<T>(&results[..body_repeats], sat);
     let total = if tail > 0 {
         let t = results[body_repeats];
@@ -934,10 +967,7 @@ pub fn reduce_sum<T: ReduceElement>(
     } else {
         body
     };
-    let put = [Put::val::<T>(0, total)];
-    check_puts(API, dst, T::SIZE, &[("src", span)], &put);
-    store_work(API, shared_tmp_buffer, &work);
-    write_puts(API, dst, &put);
+    put_sum(API, dst, shared_tmp_buffer, span, total, &work);
     restore_mask_defaults();
 }
 
@@ -1014,17 +1044,11 @@ macro_rules! level2_max_min {
             src_rep_stride: i32,
             cal_index: bool,
         ) {
-            check_type::<T>($api);
-            let repeats = check_count($api, "repeatTime", repeat_time);
-            ensure((0..=65535).contains(&src_rep_stride), $api, || {
-                format!("srcRepStride = {src_rep_stride} is out of range [0, 65535]")
-            });
-            let bits = normal_bits::<T>($api, mask.into());
-            if repeats == 0 {
+            let Some(plan) = start_masked::<T>($api, mask.into(), repeat_time, src_rep_stride, None) else {
                 return;
-            }
-            let plan = Plan { repeats, bits, last: bits };
-            max_min($api, $max, dst, src, shared_tmp_buffer, &plan, src_rep_stride as usize, repeats, cal_index);
+            };
+            let stride = src_rep_stride as usize;
+            max_min($api, $max, dst, src, shared_tmp_buffer, &plan, stride, plan.repeats, cal_index);
         }
 
         #[doc = concat!("The ", $word, " of elements `0..count` of `src` into `dst[0]`, and with `cal_index` its index")]
@@ -1055,11 +1079,9 @@ macro_rules! level2_max_min {
             count: i32,
             cal_index: bool,
         ) {
-            check_type::<T>($api);
-            let count = check_count($api, "count", count);
-            if count == 0 {
+            let Some((_, count)) = start_count::<T>($api, count) else {
                 return;
-            }
+            };
             let plan = Plan::contiguous::<T>(count);
             let first = (count / T::PAR).max(1);
             max_min($api, $max, dst, src, shared_tmp_buffer, &plan, 8, first, cal_index);
