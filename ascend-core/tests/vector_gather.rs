@@ -408,61 +408,44 @@ fn gather_mask_matches_reference() {
     });
 }
 
+/// `gather_mask` over one repeat (block stride 1, repeat stride 8) with the pattern of `U`s.
+fn gather_mask_once<T: GatherElement, U: Element>(
+    d: &LocalTensor<T>,
+    s: &LocalTensor<T>,
+    pattern: GatherPattern<'_, U>,
+    reduce_mode: bool,
+    mask: u32,
+) {
+    gather_mask(d, s, pattern, reduce_mode, mask, &GatherMaskParams::new(1, 1, 8, 0));
+}
+
 #[test]
 fn gather_mask_checks() {
     on(Soc::Ascend310P, || {
         let u = ub(1024);
         let (s, d) = (u.t::<f16>(0, 256), u.t::<f16>(512, 256));
         assert_fails("src1Pattern = 7 is out of range [1, 6] on Ascend310P", || {
-            gather_mask::<f16, u16>(
-                &d,
-                &s,
-                GatherPattern::Fixed(7),
-                false,
-                0,
-                &GatherMaskParams::new(1, 1, 8, 0),
-            );
+            gather_mask_once::<f16, u16>(&d, &s, GatherPattern::Fixed(7), false, 0)
         });
     });
     on(Soc::Ascend910B, || {
         let u = ub(1024);
         let (s, d, p) = (u.t::<f32>(0, 128), u.t::<f32>(512, 32), u.t::<u16>(640, 16));
         assert_fails("src1Pattern holds uint16_t but float data needs a 32-bit pattern type", || {
-            gather_mask(&d, &s, GatherPattern::Tensor(&p), false, 0, &GatherMaskParams::new(1, 1, 8, 0));
+            gather_mask_once(&d, &s, GatherPattern::Tensor(&p), false, 0)
         });
         assert_fails("dst holds 32 elements but 64 are kept", || {
-            gather_mask::<f32, u32>(
-                &d,
-                &s,
-                GatherPattern::Fixed(7),
-                false,
-                0,
-                &GatherMaskParams::new(1, 1, 8, 0),
-            );
+            gather_mask_once::<f32, u32>(&d, &s, GatherPattern::Fixed(7), false, 0)
         });
         assert_fails("mask = 65 above 64 elements per repeat", || {
-            gather_mask::<f32, u32>(
-                &d,
-                &s,
-                GatherPattern::Fixed(1),
-                true,
-                65,
-                &GatherMaskParams::new(1, 1, 8, 0),
-            );
+            gather_mask_once::<f32, u32>(&d, &s, GatherPattern::Fixed(1), true, 65)
         });
     });
     on(Soc::Ascend910, || {
         let u = ub(1024);
         let (s, d) = (u.t::<f32>(0, 128), u.t::<f32>(512, 128));
         assert_fails("T = float is not supported by GatherMask on Ascend910", || {
-            gather_mask::<f32, u32>(
-                &d,
-                &s,
-                GatherPattern::Fixed(1),
-                false,
-                0,
-                &GatherMaskParams::new(1, 1, 8, 0),
-            );
+            gather_mask_once::<f32, u32>(&d, &s, GatherPattern::Fixed(1), false, 0)
         });
     });
 }
