@@ -150,6 +150,14 @@ fn put_idx(buf: &mut [u8], off: usize, i: usize, size: usize) {
 
 const SENT: u8 = 0xA5;
 
+/// Every `ReduceOrder`.
+const ORDERS: [ReduceOrder; 4] = [
+    ReduceOrder::ORDER_VALUE_INDEX,
+    ReduceOrder::ORDER_INDEX_VALUE,
+    ReduceOrder::ORDER_ONLY_VALUE,
+    ReduceOrder::ORDER_ONLY_INDEX,
+];
+
 // ---- vendor examples ------------------------------------------------------------------------
 
 #[test]
@@ -182,18 +190,12 @@ fn doc_reduce_repeat_example_max_with_every_order() {
     data[52] = h(11.0);
     data[128 + 100] = h(12.0);
     data[384 + 19] = h(13.0);
-    let orders = [
-        ReduceOrder::ORDER_VALUE_INDEX,
-        ReduceOrder::ORDER_INDEX_VALUE,
-        ReduceOrder::ORDER_ONLY_VALUE,
-        ReduceOrder::ORDER_ONLY_INDEX,
-    ];
     on(Soc::Ascend910B, || {
         let u = ub(1024 + 64);
         let src = u.t::<f16>(0, 512);
         let dst = u.t::<f16>(1024, 32);
         src.copy_from_slice(&data);
-        for order in orders {
+        for order in ORDERS {
             dst.copy_from_slice(&[f16::ZERO; 32]);
             whole_reduce_max::<f16, true>(&dst, &src, [u64::MAX, u64::MAX], 4, 1, 1, 8, order);
             let d = dst.to_vec();
@@ -360,13 +362,7 @@ fn whole_case<T: ReduceElement>(c: &RedCase) {
     let PerRepeat { _ub, mask, m, data, sat, src, dst, mut want } = per_repeat::<T>(c);
     let (soc, repeats, blk, rep, dst_rep) = (c.soc, c.repeats, c.blk, c.rep, c.dst_rep);
     let which = c.which;
-    let orders = [
-        ReduceOrder::ORDER_VALUE_INDEX,
-        ReduceOrder::ORDER_INDEX_VALUE,
-        ReduceOrder::ORDER_ONLY_VALUE,
-        ReduceOrder::ORDER_ONLY_INDEX,
-    ];
-    let order = orders[c.order];
+    let order = ORDERS[c.order];
     let ctx = format!(
         "{soc} {} op {which} mask {mask:?} repeats {repeats} blk {blk} rep {rep} dst_rep {dst_rep} {order:?}",
         T::DTYPE
