@@ -199,6 +199,9 @@ mod tests {
     fn bad_tiling_is_an_error() {
         let t = TilingConfig::new::<f32>(100, 1).with_tile_length(12);
         let e = run_fill_with(Soc::Ascend910B, 1.0f32, &t).unwrap_err();
-        assert!(e.to_string().contains("Fill: tile_length = 12 is not a positive multiple of 8 float elements"), "{e}");
+        assert!(
+            e.to_string().contains("Fill: tile_length = 12 is not a positive multiple of 8 float elements"),
+            "{e}"
+        );
     }
 }
