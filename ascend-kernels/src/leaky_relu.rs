@@ -1,5 +1,6 @@
 //! `leaky_relu`: `y = x >= 0 ? x : alpha * x`, the vendor's LeakyReLU sample pattern — one
-//! input queue, one output queue, the `LeakyRelu` instruction on each tile.
+//! input queue, one output queue, the `LeakyRelu` instruction on each tile. The tiling reaches
+//! the kernel through GM as a [`TilingData`] (AscendC's `GET_TILING_DATA`).
 //!
 //! ```
 //! use ascend_kernels::leaky_relu::{leaky_relu_reference, run_leaky_relu};
@@ -16,7 +17,7 @@
 use ascend_runtime::prelude::*;
 
 use crate::host::{check_input_len, run_on_gm};
-use crate::tiling::{TilingConfig, BUFFER_NUM};
+use crate::tiling::{TilingConfig, TilingData, BUFFER_NUM};
 
 /// One core's state of the LeakyReLU kernel (the sample's `KernelLeakyRelu` class).
 pub struct KernelLeakyRelu<T: LeakyReluElement> {
@@ -99,18 +100,21 @@ impl<T: LeakyReluElement> KernelLeakyRelu<T> {
     }
 }
 
-/// The kernel entry point: `y = leaky_relu(x, alpha)` over this core's share.
+/// The kernel entry point: `y = leaky_relu(x, alpha)` over this core's share, the tiling
+/// read from the [`TilingData`] at `tiling` (AscendC `GET_TILING_DATA`).
 ///
 /// # Panics
-/// As [`KernelLeakyRelu::init`] and the AscendC calls it makes (`LeakyRelu` does not exist
-/// on Ascend910).
-pub fn leaky_relu_custom<T: LeakyReluElement>(x: GmAddr, y: GmAddr, alpha: T, tiling: &TilingConfig) {
+/// As `get_tiling_data` (a tiling buffer of fewer than `size_of::<TilingData>()` bytes),
+/// [`KernelLeakyRelu::init`] and the AscendC calls it makes (`LeakyRelu` does not exist on
+/// Ascend910).
+pub fn leaky_relu_custom<T: LeakyReluElement>(x: GmAddr, y: GmAddr, alpha: T, tiling: GmAddr) {
+    let tiling_data: TilingConfig = get_tiling_data::<TilingData>(tiling).into();
     let mut op = KernelLeakyRelu::<T>::new();
-    op.init(x, y, alpha, tiling);
+    op.init(x, y, alpha, &tiling_data);
     op.process();
 }
 
-/// Host side: copies `x` to GM, launches [`leaky_relu_custom`] on `tiling.block_dim` cores of
+/// Host side: copies `x` and the tiling to GM, launches [`leaky_relu_custom`] on `tiling.block_dim` cores of
 /// `soc`, and returns `y` with the launch statistics.
 ///
 /// # Errors
@@ -125,9 +129,9 @@ pub fn run_leaky_relu<T: LeakyReluElement>(
     tiling: &TilingConfig,
 ) -> Result<(Vec<T>, LaunchStats), LaunchError> {
     check_input_len("x", x, tiling.total_length);
-    let (t, launch) = (*tiling, Launch::new(soc).block_dim(tiling.block_dim));
-    let ([y], stats) =
-        run_on_gm(&launch, [x], [x.len()], move |[x], [y]| leaky_relu_custom(x, y, alpha, &t))?;
+    let tiling_gm = GmBuffer::from_tiling(&TilingData::from(*tiling));
+    let (t, launch) = (tiling_gm.addr(), Launch::new(soc).block_dim(tiling.block_dim));
+    let ([y], stats) = run_on_gm(&launch, [x], [x.len()], move |[x], [y]| leaky_relu_custom(x, y, alpha, t))?;
     Ok((y, stats))
 }
 
@@ -176,5 +180,25 @@ mod tests {
         let t = TilingConfig::new::<f32>(64, 1);
         let e = run_leaky_relu(Soc::Ascend910, &x, 0.1, &t).unwrap_err();
         assert!(e.to_string().contains("T = float is not supported by LeakyRelu on Ascend910"), "{e}");
+    }
+
+    #[test]
+    fn the_kernel_reads_its_tiling_from_gm() {
+        // 333 elements in the tiling, buffers of 512: y's tail stays as it was.
+        let x = random_vec::<f32>(512, 9, -100.0, 100.0);
+        let (xg, yg) = (GmBuffer::from_slice(&x), GmBuffer::from_vec(vec![3.0f32; 512]));
+        let tiling = GmBuffer::from_tiling(&TilingData::from(TilingConfig::new::<f32>(333, 2)));
+        let (xa, ya, t) = (xg.addr(), yg.addr(), tiling.addr());
+        Launch::new(Soc::Ascend910B).block_dim(2).run(move || leaky_relu_custom(xa, ya, 0.25f32, t)).unwrap();
+        let y = yg.to_vec();
+        assert_close(&y[..333], &leaky_relu_reference(&x[..333], 0.25), Tolerance::of::<f32>());
+        assert!(y[333..].iter().all(|&v| v == 3.0));
+    }
+
+    #[test]
+    fn too_small_a_tiling_buffer_is_an_error() {
+        let buf = GmBuffer::<f32>::zeroed(64);
+        let a = buf.addr();
+        crate::host::assert_tiling_too_small::<TilingData>(|t| leaky_relu_custom(a, a, 0.5f32, t));
     }
 }

@@ -93,20 +93,24 @@ impl RowOp for LayerNorm {
 }
 
 /// The kernel entry point: RMSNorm of this core's rows of `x` with `gamma` (`cols` elements)
-/// into `y`.
+/// into `y`, the split read from the [`RowTilingData`](crate::rows::RowTilingData) at
+/// `tiling` (AscendC `GET_TILING_DATA`).
 ///
 /// # Panics
-/// As [`KernelRows::init`](crate::rows::KernelRows::init) and the AscendC calls it makes.
+/// As [`rows_custom`] (a tiling buffer too small),
+/// [`KernelRows::init`](crate::rows::KernelRows::init) and the AscendC calls it makes.
 #[track_caller]
-pub fn rms_norm<T: RowElement>(x: GmAddr, gamma: GmAddr, y: GmAddr, eps: f32, tiling: &RowTiling) {
+pub fn rms_norm<T: RowElement>(x: GmAddr, gamma: GmAddr, y: GmAddr, eps: f32, tiling: GmAddr) {
     rows_custom::<T, RmsNorm>(x, &[gamma], y, RmsNorm { eps }, tiling);
 }
 
 /// The kernel entry point: LayerNorm of this core's rows of `x` with `gamma` and `beta`
-/// (`cols` elements each) into `y`.
+/// (`cols` elements each) into `y`, the split read from the
+/// [`RowTilingData`](crate::rows::RowTilingData) at `tiling` (AscendC `GET_TILING_DATA`).
 ///
 /// # Panics
-/// As [`KernelRows::init`](crate::rows::KernelRows::init) and the AscendC calls it makes.
+/// As [`rows_custom`] (a tiling buffer too small),
+/// [`KernelRows::init`](crate::rows::KernelRows::init) and the AscendC calls it makes.
 #[track_caller]
 pub fn layer_norm<T: RowElement>(
     x: GmAddr,
@@ -114,7 +118,7 @@ pub fn layer_norm<T: RowElement>(
     beta: GmAddr,
     y: GmAddr,
     eps: f32,
-    tiling: &RowTiling,
+    tiling: GmAddr,
 ) {
     rows_custom::<T, LayerNorm>(x, &[gamma, beta], y, LayerNorm { eps }, tiling);
 }

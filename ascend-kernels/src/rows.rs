@@ -15,6 +15,11 @@
 //! the last instruction writes the output buffer ([`RowElement`]). The instruction sequence on
 //! one row is the `Op`'s [`RowOp::compute`].
 //!
+//! The split reaches the kernel through GM, as AscendC's tiling data does: the host writes a
+//! [`RowTilingData`] with `GmBuffer::from_tiling` and the entry point ([`rows_custom`], behind
+//! `softmax`, `rms_norm` and `layer_norm`) reads it back with `get_tiling_data`
+//! (`GET_TILING_DATA`) before `init`.
+//!
 //! A core reads and writes only its own rows (the GM copies of a row cover exactly its
 //! `cols` elements), so no row is read by one core while another writes it. Everything a core
 //! needs must fit in the chip's Unified Buffer next to the queues; [`row_ub_bytes`] is the
@@ -92,6 +97,40 @@ impl RowTiling {
     /// Whether the matrix is empty.
     pub const fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+}
+
+/// A [`RowTiling`] as the host writes it to global memory and the kernel reads it back with
+/// `get_tiling_data` (AscendC's tiling data): a `#[repr(C)]`, `Pod` struct of fixed-size
+/// fields.
+///
+/// ```
+/// use ascend_kernels::rows::{RowTiling, RowTilingData};
+/// let t = RowTiling::new(13, 100, 8);
+/// assert_eq!(RowTiling::from(RowTilingData::from(t)), t);
+/// ```
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct RowTilingData {
+    /// Rows of the matrix.
+    pub rows: u64,
+    /// Elements per row.
+    pub cols: u64,
+    /// Cores (`blockDim`).
+    pub block_dim: u32,
+    /// Padding to a multiple of 8 bytes (always 0).
+    pub reserved: u32,
+}
+
+impl From<RowTiling> for RowTilingData {
+    fn from(t: RowTiling) -> Self {
+        RowTilingData { rows: t.rows as u64, cols: t.cols as u64, block_dim: t.block_dim, reserved: 0 }
+    }
+}
+
+impl From<RowTilingData> for RowTiling {
+    fn from(t: RowTilingData) -> Self {
+        RowTiling { rows: t.rows as usize, cols: t.cols as usize, block_dim: t.block_dim }
     }
 }
 
@@ -401,25 +440,22 @@ impl<T: RowElement, Op: RowOp> KernelRows<T, Op> {
 }
 
 /// The kernel entry point of a row-wise kernel: `op` over this core's rows of `x` into `y`,
-/// with the parameter vectors `params`.
+/// with the parameter vectors `params`, the split read from the [`RowTilingData`] at
+/// `tiling` (AscendC `GET_TILING_DATA`).
 ///
 /// # Panics
-/// As [`KernelRows::init`] and the AscendC calls the op makes.
+/// As `get_tiling_data` (a tiling buffer of fewer than `size_of::<RowTilingData>()` bytes),
+/// [`KernelRows::init`] and the AscendC calls the op makes.
 #[track_caller]
-pub fn rows_custom<T: RowElement, Op: RowOp>(
-    x: GmAddr,
-    params: &[GmAddr],
-    y: GmAddr,
-    op: Op,
-    tiling: &RowTiling,
-) {
+pub fn rows_custom<T: RowElement, Op: RowOp>(x: GmAddr, params: &[GmAddr], y: GmAddr, op: Op, tiling: GmAddr) {
+    let tiling_data: RowTiling = get_tiling_data::<RowTilingData>(tiling).into();
     let mut k = KernelRows::<T, Op>::new(op);
-    k.init(x, params, y, tiling);
+    k.init(x, params, y, &tiling_data);
     k.process();
 }
 
-/// Host side of a row-wise kernel: copies `x` (`rows × cols`) and the parameter vectors
-/// (`cols` each) to GM, launches [`rows_custom`] on `tiling.block_dim` cores of `soc`, and
+/// Host side of a row-wise kernel: copies `x` (`rows × cols`), the parameter vectors (`cols`
+/// each) and the tiling ([`RowTilingData`]) to GM, launches [`rows_custom`] on `tiling.block_dim` cores of `soc`, and
 /// returns `y` with the launch statistics.
 ///
 /// # Errors
@@ -441,10 +477,11 @@ pub fn run_rows<T: RowElement, Op: RowOp, const P: usize>(
     let x_gm = GmBuffer::from_slice(x);
     let p_gm = params.map(GmBuffer::from_slice);
     let y_gm = GmBuffer::<T>::zeroed(tiling.len());
-    let (xa, pa, ya, t) = (x_gm.addr(), p_gm.each_ref().map(GmBuffer::addr), y_gm.addr(), *tiling);
+    let tiling_gm = GmBuffer::from_tiling(&RowTilingData::from(*tiling));
+    let (xa, pa, ya, t) = (x_gm.addr(), p_gm.each_ref().map(GmBuffer::addr), y_gm.addr(), tiling_gm.addr());
     let stats = Launch::new(soc)
         .block_dim(tiling.block_dim)
-        .run(move || rows_custom::<T, Op>(xa, &pa, ya, op, &t))?;
+        .run(move || rows_custom::<T, Op>(xa, &pa, ya, op, t))?;
     Ok((y_gm.to_vec(), stats))
 }
 
@@ -515,13 +552,53 @@ mod tests {
     #[test]
     fn wrong_parameter_count_is_an_error() {
         let x = GmBuffer::<f32>::zeroed(64);
-        let (xa, t) = (x.addr(), RowTiling::new(1, 64, 1));
+        let tiling = GmBuffer::from_tiling(&RowTilingData::from(RowTiling::new(1, 64, 1)));
+        let (xa, t) = (x.addr(), tiling.addr());
         let e = Launch::new(Soc::Ascend910B)
             .block_dim(1)
             .run(move || {
-                rows_custom::<f32, crate::norm::RmsNorm>(xa, &[], xa, crate::norm::RmsNorm { eps: 0.0 }, &t)
+                rows_custom::<f32, crate::norm::RmsNorm>(xa, &[], xa, crate::norm::RmsNorm { eps: 0.0 }, t)
             })
             .unwrap_err();
         assert!(e.to_string().contains("RmsNorm: 0 parameter vectors given, the kernel takes 1"), "{e}");
+    }
+
+    #[test]
+    fn the_kernel_reads_its_tiling_from_gm() {
+        use crate::data::random_vec;
+        use crate::norm::{layer_norm, layer_norm_reference, rms_norm, rms_norm_reference};
+        use crate::softmax::{softmax, softmax_reference};
+        use ascend_runtime::testing::{assert_close, Tolerance};
+        // 5 of 16 rows of 64 floats in the tiling: the output's other rows stay as they were.
+        let (rows, cols, total) = (5, 64, 16);
+        let x: Vec<f32> = random_vec(total * cols, 1, -3.0, 3.0);
+        let (gamma, beta): (Vec<f32>, Vec<f32>) = (random_vec(cols, 2, 0.5, 1.5), random_vec(cols, 3, -1.0, 1.0));
+        let (xg, gg, bg) = (GmBuffer::from_slice(&x), GmBuffer::from_slice(&gamma), GmBuffer::from_slice(&beta));
+        let tiling = GmBuffer::from_tiling(&RowTilingData::from(RowTiling::new(rows, cols, 2)));
+        let (xa, ga, ba, t) = (xg.addr(), gg.addr(), bg.addr(), tiling.addr());
+        let head = &x[..rows * cols];
+        let kernels: [(&(dyn Fn(GmAddr) + Sync), Vec<f32>); 3] = [
+            (&|ya| softmax::<f32>(xa, ya, t), softmax_reference(head, cols)),
+            (&|ya| rms_norm::<f32>(xa, ga, ya, 1e-6, t), rms_norm_reference(head, &gamma, 1e-6)),
+            (&|ya| layer_norm::<f32>(xa, ga, ba, ya, 1e-5, t), layer_norm_reference(head, &gamma, &beta, 1e-5)),
+        ];
+        for (kernel, want) in kernels {
+            let yg = GmBuffer::from_vec(vec![9.0f32; total * cols]);
+            let ya = yg.addr();
+            Launch::new(Soc::Ascend910B).block_dim(2).run(|| kernel(ya)).unwrap();
+            let y = yg.to_vec();
+            assert_close(&y[..rows * cols], &want, Tolerance::of::<f32>());
+            assert!(y[rows * cols..].iter().all(|&v| v == 9.0));
+        }
+    }
+
+    #[test]
+    fn too_small_a_tiling_buffer_is_an_error() {
+        let buf = GmBuffer::<f32>::zeroed(64);
+        let a = buf.addr();
+        crate::host::assert_tiling_too_small::<RowTilingData>(|t| crate::softmax::softmax::<f32>(a, a, t));
+        crate::host::assert_tiling_too_small::<RowTilingData>(|t| {
+            crate::norm::layer_norm::<f32>(a, a, a, a, 1e-5, t)
+        });
     }
 }

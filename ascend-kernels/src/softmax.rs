@@ -54,13 +54,15 @@ impl RowOp for SoftMax {
     }
 }
 
-/// The kernel entry point: softmax of this core's rows of `x` into `y`.
+/// The kernel entry point: softmax of this core's rows of `x` into `y`, the split read from
+/// the [`RowTilingData`](crate::rows::RowTilingData) at `tiling` (AscendC `GET_TILING_DATA`).
 ///
 /// # Panics
-/// As [`KernelRows::init`](crate::rows::KernelRows::init) (`cols` 0 or too long for UB) and
-/// the AscendC calls it makes.
+/// As [`rows_custom`](crate::rows::rows_custom) (a tiling buffer too small),
+/// [`KernelRows::init`](crate::rows::KernelRows::init) (`cols` 0 or too long for UB) and the
+/// AscendC calls it makes.
 #[track_caller]
-pub fn softmax<T: RowElement>(x: GmAddr, y: GmAddr, tiling: &RowTiling) {
+pub fn softmax<T: RowElement>(x: GmAddr, y: GmAddr, tiling: GmAddr) {
     crate::rows::rows_custom::<T, SoftMax>(x, &[], y, SoftMax, tiling);
 }
 
