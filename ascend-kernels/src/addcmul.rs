@@ -167,8 +167,9 @@ pub fn run_addcmul<T: AddcmulElement>(
     }
     let tiling_gm = GmBuffer::from_tiling(&TilingData::from(*tiling));
     let (t, launch) = (tiling_gm.addr(), Launch::new(soc).block_dim(tiling.block_dim));
-    let ([out], stats) =
-        run_on_gm(&launch, inputs, [tiling.total_length], move |ins, [out]| addcmul_custom(ins, out, value, t))?;
+    let ([out], stats) = run_on_gm(&launch, inputs, [tiling.total_length], move |ins, [out]| {
+        addcmul_custom(ins, out, value, t)
+    })?;
     Ok((out, stats))
 }
 
@@ -215,7 +216,11 @@ mod tests {
         let (ins, oa, t) = ([ag.addr(), bg.addr(), cg.addr()], out.addr(), tiling.addr());
         Launch::new(Soc::Ascend910B).block_dim(3).run(move || addcmul_custom(ins, oa, 0.5f32, t)).unwrap();
         let o = out.to_vec();
-        assert_close(&o[..700], &addcmul_reference([&a[..700], &b[..700], &c[..700]], 0.5), Tolerance::of::<f32>());
+        assert_close(
+            &o[..700],
+            &addcmul_reference([&a[..700], &b[..700], &c[..700]], 0.5),
+            Tolerance::of::<f32>(),
+        );
         assert!(o[700..].iter().all(|&v| v == 5.0));
     }
 

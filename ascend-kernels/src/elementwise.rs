@@ -205,7 +205,8 @@ mod tests {
         let (x, y) = (random_vec::<f32>(1000, 1, -10.0, 10.0), random_vec::<f32>(1000, 2, -10.0, 10.0));
         let tiling = GmBuffer::from_tiling(&TilingData::from(TilingConfig::new::<f32>(500, 4)));
         for (kernel, reference) in KERNELS {
-            let (xg, yg, zg) = (GmBuffer::from_slice(&x), GmBuffer::from_slice(&y), GmBuffer::from_vec(vec![7.0f32; 1000]));
+            let (xg, yg, zg) =
+                (GmBuffer::from_slice(&x), GmBuffer::from_slice(&y), GmBuffer::from_vec(vec![7.0f32; 1000]));
             let (xa, ya, za, t) = (xg.addr(), yg.addr(), zg.addr(), tiling.addr());
             Launch::new(Soc::Ascend910B).block_dim(4).run(move || kernel(xa, ya, za, t)).unwrap();
             let z = zg.to_vec();

@@ -400,7 +400,8 @@ mod tests {
         let idx = indices(64, vocab, 5);
         let (tg, ig) = (GmBuffer::from_slice(&table), GmBuffer::from_slice(&idx));
         let out = GmBuffer::from_vec(vec![2.0f32; 64 * dim]);
-        let tiling = GmBuffer::from_tiling(&EmbeddingTilingData::from(EmbeddingTiling::new(vocab, dim, 24, 2)));
+        let tiling =
+            GmBuffer::from_tiling(&EmbeddingTilingData::from(EmbeddingTiling::new(vocab, dim, 24, 2)));
         let (ta, ia, oa, t) = (tg.addr(), ig.addr(), out.addr(), tiling.addr());
         Launch::new(Soc::Ascend910B).block_dim(2).run(move || embedding::<f32>(ta, ia, oa, t)).unwrap();
         let o = out.to_vec();

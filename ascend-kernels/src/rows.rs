@@ -447,7 +447,13 @@ impl<T: RowElement, Op: RowOp> KernelRows<T, Op> {
 /// As `get_tiling_data` (a tiling buffer of fewer than `size_of::<RowTilingData>()` bytes),
 /// [`KernelRows::init`] and the AscendC calls the op makes.
 #[track_caller]
-pub fn rows_custom<T: RowElement, Op: RowOp>(x: GmAddr, params: &[GmAddr], y: GmAddr, op: Op, tiling: GmAddr) {
+pub fn rows_custom<T: RowElement, Op: RowOp>(
+    x: GmAddr,
+    params: &[GmAddr],
+    y: GmAddr,
+    op: Op,
+    tiling: GmAddr,
+) {
     let tiling_data: RowTiling = get_tiling_data::<RowTilingData>(tiling).into();
     let mut k = KernelRows::<T, Op>::new(op);
     k.init(x, params, y, &tiling_data);
@@ -479,9 +485,8 @@ pub fn run_rows<T: RowElement, Op: RowOp, const P: usize>(
     let y_gm = GmBuffer::<T>::zeroed(tiling.len());
     let tiling_gm = GmBuffer::from_tiling(&RowTilingData::from(*tiling));
     let (xa, pa, ya, t) = (x_gm.addr(), p_gm.each_ref().map(GmBuffer::addr), y_gm.addr(), tiling_gm.addr());
-    let stats = Launch::new(soc)
-        .block_dim(tiling.block_dim)
-        .run(move || rows_custom::<T, Op>(xa, &pa, ya, op, t))?;
+    let stats =
+        Launch::new(soc).block_dim(tiling.block_dim).run(move || rows_custom::<T, Op>(xa, &pa, ya, op, t))?;
     Ok((y_gm.to_vec(), stats))
 }
 
@@ -572,15 +577,21 @@ mod tests {
         // 5 of 16 rows of 64 floats in the tiling: the output's other rows stay as they were.
         let (rows, cols, total) = (5, 64, 16);
         let x: Vec<f32> = random_vec(total * cols, 1, -3.0, 3.0);
-        let (gamma, beta): (Vec<f32>, Vec<f32>) = (random_vec(cols, 2, 0.5, 1.5), random_vec(cols, 3, -1.0, 1.0));
-        let (xg, gg, bg) = (GmBuffer::from_slice(&x), GmBuffer::from_slice(&gamma), GmBuffer::from_slice(&beta));
+        let (gamma, beta): (Vec<f32>, Vec<f32>) =
+            (random_vec(cols, 2, 0.5, 1.5), random_vec(cols, 3, -1.0, 1.0));
+        let (xg, gg, bg) =
+            (GmBuffer::from_slice(&x), GmBuffer::from_slice(&gamma), GmBuffer::from_slice(&beta));
         let tiling = GmBuffer::from_tiling(&RowTilingData::from(RowTiling::new(rows, cols, 2)));
         let (xa, ga, ba, t) = (xg.addr(), gg.addr(), bg.addr(), tiling.addr());
         let head = &x[..rows * cols];
-        let kernels: [(&(dyn Fn(GmAddr) + Sync), Vec<f32>); 3] = [
+        type Kernel<'a> = &'a (dyn Fn(GmAddr) + Sync);
+        let kernels: [(Kernel, Vec<f32>); 3] = [
             (&|ya| softmax::<f32>(xa, ya, t), softmax_reference(head, cols)),
             (&|ya| rms_norm::<f32>(xa, ga, ya, 1e-6, t), rms_norm_reference(head, &gamma, 1e-6)),
-            (&|ya| layer_norm::<f32>(xa, ga, ba, ya, 1e-5, t), layer_norm_reference(head, &gamma, &beta, 1e-5)),
+            (
+                &|ya| layer_norm::<f32>(xa, ga, ba, ya, 1e-5, t),
+                layer_norm_reference(head, &gamma, &beta, 1e-5),
+            ),
         ];
         for (kernel, want) in kernels {
             let yg = GmBuffer::from_vec(vec![9.0f32; total * cols]);
