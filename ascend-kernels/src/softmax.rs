@@ -30,7 +30,7 @@
 
 use ascend_runtime::prelude::*;
 
-use crate::rows::{map_rows, run_rows, RowElement, RowOp, RowScratch, RowTiling};
+use crate::rows::{map_rows, run_rows, RowElement, RowOp, RowScratch, RowTiling, RowTilingData};
 
 /// The softmax instruction sequence on one row (a [`RowOp`]).
 #[derive(Clone, Copy, Debug, Default)]
@@ -40,6 +40,10 @@ impl RowOp for SoftMax {
     const API: &'static str = "SoftMax";
     const PARAMS: usize = 0;
     const WORK: bool = false;
+
+    fn from_tiling(_tiling: &RowTilingData) -> Self {
+        SoftMax
+    }
 
     #[track_caller]
     fn compute(&self, s: &RowScratch, x: &LocalTensor<f32>, y: &LocalTensor<f32>, cols: usize) {
@@ -63,7 +67,7 @@ impl RowOp for SoftMax {
 /// AscendC calls it makes.
 #[track_caller]
 pub fn softmax<T: RowElement>(x: GmAddr, y: GmAddr, tiling: GmAddr) {
-    crate::rows::rows_custom::<T, SoftMax>(x, &[], y, SoftMax, tiling);
+    crate::rows::rows_custom::<T, SoftMax>(x, &[], y, tiling);
 }
 
 /// Host side: launches [`softmax`] on `tiling.block_dim` cores of `soc` and returns `y`.
