@@ -59,7 +59,7 @@ impl RowOp for SoftMax {
 }
 
 /// The kernel entry point: softmax of this core's rows of `x` into `y`, the split read from
-/// the [`RowTilingData`](crate::rows::RowTilingData) at `tiling` (AscendC `GET_TILING_DATA`).
+/// the [`RowTilingData`] at `tiling` (AscendC `GET_TILING_DATA`).
 ///
 /// # Panics
 /// As [`rows_custom`](crate::rows::rows_custom) (a tiling buffer too small),
