@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 
 use ascend_kernels::add_custom::add_custom;
 use ascend_kernels::sub_custom::sub_custom;
-use ascend_kernels::tiling::TilingConfig;
+use ascend_kernels::tiling::{TilingConfig, TilingData};
 use ascend_runtime::prelude::*;
 use rayon::prelude::*;
 
@@ -195,8 +195,8 @@ fn native_sub<T: Element>(out: &mut [T], a: &[T], b: &[T]) {
 // ---------------------------------------------------------------------------------------------
 // 1. Streaming kernels
 
-/// Launches `sub_custom` over the three buffers (sanitizer off, as for every timed row but
-/// the sanitizer's own).
+/// Launches `sub_custom` over the three buffers, its tiling written to GM (sanitizer off, as
+/// for every timed row but the sanitizer's own).
 fn launch_sub<T: SubElement>(cfg: &TilingConfig, x: &GmBuffer<T>, y: &GmBuffer<T>, z: &GmBuffer<T>) {
     launch_sub_san(cfg, x, y, z, false)
 }
@@ -208,11 +208,12 @@ fn launch_sub_san<T: SubElement>(
     z: &GmBuffer<T>,
     san: bool,
 ) {
-    let (xa, ya, za) = (x.addr(), y.addr(), z.addr());
+    let tiling = GmBuffer::from_tiling(&TilingData::from(*cfg));
+    let (xa, ya, za, t) = (x.addr(), y.addr(), z.addr(), tiling.addr());
     Launch::new(Soc::Ascend910B)
         .block_dim(cfg.block_dim)
         .sanitize(san)
-        .run(|| sub_custom::<T>(xa, ya, za, cfg))
+        .run(|| sub_custom::<T>(xa, ya, za, t))
         .expect("sub_custom");
 }
 
@@ -228,11 +229,12 @@ fn launch_add_san<T: AddElement>(
     z: &GmBuffer<T>,
     san: bool,
 ) {
-    let (xa, ya, za) = (x.addr(), y.addr(), z.addr());
+    let tiling = GmBuffer::from_tiling(&TilingData::from(*cfg));
+    let (xa, ya, za, t) = (x.addr(), y.addr(), z.addr(), tiling.addr());
     Launch::new(Soc::Ascend910B)
         .block_dim(cfg.block_dim)
         .sanitize(san)
-        .run(|| add_custom::<T>(xa, ya, za, cfg))
+        .run(|| add_custom::<T>(xa, ya, za, t))
         .expect("add_custom");
 }
 
