@@ -271,7 +271,9 @@ fn stream_rows(sizes: &Sizes, rows: &mut Vec<Row>) {
             target: None,
         });
         for &cores in &sizes.stream_cores {
-            for (tile, tile_name) in [(4096usize, "16 KiB tiles"), (512, "2 KiB tiles"), (128, "128-elem tiles")] {
+            for (tile, tile_name) in
+                [(4096usize, "16 KiB tiles"), (512, "2 KiB tiles"), (128, "128-elem tiles")]
+            {
                 let cfg = TilingConfig { total_length: len, block_dim: cores, tile_length: tile };
                 let (native, emulated) =
                     paired(sizes.min_time, &mut native_sub, || launch_sub(&cfg, &ga, &gb, &gz));
@@ -302,7 +304,9 @@ fn stream_rows(sizes: &Sizes, rows: &mut Vec<Row>) {
             black_box(&native_out);
         };
         for &cores in &sizes.stream_cores {
-            for (tile, tile_name) in [(8192usize, "16 KiB tiles"), (1024, "2 KiB tiles"), (128, "128-elem tiles")] {
+            for (tile, tile_name) in
+                [(8192usize, "16 KiB tiles"), (1024, "2 KiB tiles"), (128, "128-elem tiles")]
+            {
                 let cfg = TilingConfig { total_length: len, block_dim: cores, tile_length: tile };
                 let (native, emulated) =
                     paired(sizes.min_time, &mut native_add, || launch_add(&cfg, &gx, &gy, &gz));

@@ -55,7 +55,11 @@ impl GmRec {
     #[inline(always)]
     pub(crate) fn key(site: u32, epoch: u32, write: bool, dma: bool, atomic: bool) -> u64 {
         // Sites (distinct lines of code) stay far below 2^29.
-        (u64::from(epoch) << 32) | (u64::from(site) << 3) | (u64::from(write) << 2) | (u64::from(dma) << 1) | u64::from(atomic)
+        (u64::from(epoch) << 32)
+            | (u64::from(site) << 3)
+            | (u64::from(write) << 2)
+            | (u64::from(dma) << 1)
+            | u64::from(atomic)
     }
 
     pub(crate) fn site(&self) -> u32 {

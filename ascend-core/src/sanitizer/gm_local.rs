@@ -54,7 +54,16 @@ impl LocalGm {
     /// the pipe's clock `clock`; `mark` counts the recordings of the pipe's clock so far.
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn write(&mut self, pipe: pipe_t, region: usize, s: usize, e: usize, clock: u32, site: u32, mark: u32) {
+    pub(crate) fn write(
+        &mut self,
+        pipe: pipe_t,
+        region: usize,
+        s: usize,
+        e: usize,
+        clock: u32,
+        site: u32,
+        mark: u32,
+    ) {
         let k = match pipe {
             pipe_t::PIPE_MTE3 => 0,
             pipe_t::PIPE_S => 1,

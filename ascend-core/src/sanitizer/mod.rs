@@ -528,7 +528,15 @@ impl CoreSan {
 
     #[cold]
     #[inline(never)]
-    fn report_gm_local(&self, cur: Acc, region: usize, s: usize, e: usize, pipe: pipe_t, w: gm_local::Write) -> ! {
+    fn report_gm_local(
+        &self,
+        cur: Acc,
+        region: usize,
+        s: usize,
+        e: usize,
+        pipe: pipe_t,
+        w: gm_local::Write,
+    ) -> ! {
         let (api, loc) = self.sites.get(cur.site);
         let (w_api, w_loc) = self.sites.get(w.site);
         let (a, b) = (s.max(w.s), e.min(w.e));
@@ -587,7 +595,8 @@ static QUE_PIPES: [[u32; 12]; 12] = {
     let mut i = 0;
     while i < 12 * 12 {
         if let Some((e, f)) = QUE_EVENTS[i / 12][i % 12] {
-            t[i / 12][i % 12] = e.src as u32 | (e.dst as u32) << 8 | (f.src as u32) << 16 | (f.dst as u32) << 24;
+            t[i / 12][i % 12] =
+                e.src as u32 | (e.dst as u32) << 8 | (f.src as u32) << 16 | (f.dst as u32) << 24;
         }
         i += 1;
     }

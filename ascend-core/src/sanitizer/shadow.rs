@@ -145,7 +145,15 @@ impl Shadow {
     }
 
     #[inline(never)]
-    fn access_slow(&mut self, s: u32, e: u32, write: bool, cur: Acc, row: &Clock, cslot: usize) -> Result<(), Race> {
+    fn access_slow(
+        &mut self,
+        s: u32,
+        e: u32,
+        write: bool,
+        cur: Acc,
+        row: &Clock,
+        cslot: usize,
+    ) -> Result<(), Race> {
         if s >= e {
             return Ok(());
         }
@@ -273,8 +281,7 @@ mod tests {
         sh.access(16, 48, false, m, &ALL).ok().unwrap();
         assert_eq!(sh.len(), 3);
         // an unordered write over the read range is a WAR race at the read's bytes
-        let r =
-            sh.access(0, 96, true, acc(pipe_t::PIPE_MTE2, 1), &all_but(pipe_t::PIPE_MTE3)).err().unwrap();
+        let r = sh.access(0, 96, true, acc(pipe_t::PIPE_MTE2, 1), &all_but(pipe_t::PIPE_MTE3)).err().unwrap();
         assert_eq!((r.kind, r.s, r.e), ("write-after-read", 16, 48));
         // an unordered read after the write: RAW
         let r = sh.access(40, 41, false, acc(pipe_t::PIPE_S, 1), &NONE).err().unwrap();
@@ -298,16 +305,13 @@ mod tests {
         assert_eq!(sh.len(), 2);
         // The stale hint (index 0, now [0, 256)) must not be taken for [256, 512): the write
         // by V, unordered for S, is still found there, and [0, 256) keeps MTE2's write.
-        let r =
-            sh.access(256, 512, false, acc(pipe_t::PIPE_S, 1), &all_but(pipe_t::PIPE_V)).err().unwrap();
+        let r = sh.access(256, 512, false, acc(pipe_t::PIPE_S, 1), &all_but(pipe_t::PIPE_V)).err().unwrap();
         assert_eq!((r.kind, r.prev.pipe, r.s, r.e), ("read-after-write", pipe_t::PIPE_V, 256, 512));
-        let r =
-            sh.access(0, 256, false, acc(pipe_t::PIPE_S, 1), &all_but(pipe_t::PIPE_MTE2)).err().unwrap();
+        let r = sh.access(0, 256, false, acc(pipe_t::PIPE_S, 1), &all_but(pipe_t::PIPE_MTE2)).err().unwrap();
         assert_eq!((r.kind, r.prev.pipe, r.s, r.e), ("read-after-write", pipe_t::PIPE_MTE2, 0, 256));
         // A hit through the cache records like the search does: a later unordered write
         // over [256, 512) finds MTE2's read.
-        let r =
-            sh.access(256, 512, true, acc(pipe_t::PIPE_S, 2), &all_but(pipe_t::PIPE_MTE2)).err().unwrap();
+        let r = sh.access(256, 512, true, acc(pipe_t::PIPE_S, 2), &all_but(pipe_t::PIPE_MTE2)).err().unwrap();
         assert_eq!((r.kind, r.prev.pipe), ("write-after-read", pipe_t::PIPE_MTE2));
     }
 }

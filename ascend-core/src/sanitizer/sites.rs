@@ -61,8 +61,12 @@ impl Sites {
     fn insert(&mut self, api: &'static str, loc: &'static Location<'static>, at: usize) -> u32 {
         let id = self.list.len() as u32;
         self.list.push((api, loc));
-        self.slots[at] =
-            Slot { loc: loc as *const Location<'static> as usize, api: api.as_ptr() as usize, len: api.len(), id };
+        self.slots[at] = Slot {
+            loc: loc as *const Location<'static> as usize,
+            api: api.as_ptr() as usize,
+            len: api.len(),
+            id,
+        };
         if self.list.len() * 2 > self.slots.len() {
             self.grow();
         }
