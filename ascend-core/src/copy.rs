@@ -269,6 +269,7 @@ fn show_span(sp: usize) -> String {
 /// For UB→UB: `Some(true)` when both ends are the same bytes with the same layout (nothing
 /// to move); fails on any other overlap of the touched spans.
 #[track_caller]
+#[inline]
 fn check_ub_overlap(
     api: &'static str,
     d: &Side,

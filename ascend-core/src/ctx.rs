@@ -123,8 +123,32 @@ pub(crate) struct CoreState {
 }
 
 thread_local! {
-    static CORE: RefCell<Option<Rc<CoreState>>> = const { RefCell::new(None) };
+    /// The core this thread emulates now: the state owned by the innermost [`run_on_core`]
+    /// frame, or this thread's default core (owned by `DEFAULT_CORE`), or null when neither
+    /// exists yet. A `Cell` of a pointer, without a destructor, so reading it is one load: the
+    /// lookup every API call makes stays cheap.
+    static CURRENT: Cell<*const CoreState> = const { Cell::new(std::ptr::null()) };
+    /// The default core of a thread that calls kernel APIs outside any launch.
+    static DEFAULT_CORE: DefaultCore = const { DefaultCore(RefCell::new(None)) };
     static UB_CACHE: RefCell<Option<Rc<Ub>>> = const { RefCell::new(None) };
+}
+
+/// Owns a thread's default core; clears [`CURRENT`] before the core is freed at thread exit.
+struct DefaultCore(RefCell<Option<Box<CoreState>>>);
+
+impl Drop for DefaultCore {
+    fn drop(&mut self) {
+        if let Some(core) = self.0.get_mut().as_deref() {
+            let own: *const CoreState = core;
+            // `try_with`: never fails for a `const` thread-local without a destructor, but
+            // a panic in a destructor at thread exit would abort.
+            let _ = CURRENT.try_with(|c| {
+                if c.get() == own {
+                    c.set(std::ptr::null());
+                }
+            });
+        }
+    }
 }
 
 fn take_ub(size: usize) -> Rc<Ub> {
@@ -142,8 +166,8 @@ fn take_ub(size: usize) -> Rc<Ub> {
     })
 }
 
-fn new_state(cfg: CoreConfig) -> Rc<CoreState> {
-    Rc::new(CoreState {
+fn new_state(cfg: CoreConfig) -> CoreState {
+    CoreState {
         block_idx: cfg.block_idx,
         block_num: cfg.block_num,
         soc: cfg.soc,
@@ -162,7 +186,7 @@ fn new_state(cfg: CoreConfig) -> Rc<CoreState> {
         pad_value: Cell::new(None),
         reduce_sum_spr: Cell::new(0),
         reduce_max_min_spr: Cell::new(0),
-    })
+    }
 }
 
 /// Runs `f` as logical core `cfg.block_idx` of a launch: inside it, [`get_block_idx`],
@@ -171,36 +195,60 @@ fn new_state(cfg: CoreConfig) -> Rc<CoreState> {
 /// overflow mode. The previous core of the thread (if any) is restored afterwards, also when
 /// `f` panics.
 pub fn run_on_core<R>(cfg: CoreConfig, f: impl FnOnce() -> R) -> R {
-    struct Restore(Option<Rc<CoreState>>);
+    struct Restore(*const CoreState);
     impl Drop for Restore {
         fn drop(&mut self) {
-            let prev = self.0.take();
-            CORE.with(|c| *c.borrow_mut() = prev);
+            CURRENT.with(|c| c.set(self.0));
         }
     }
+    // The state lives in this frame; `_restore` (declared after it, so dropped before it,
+    // also when `f` unwinds) points `CURRENT` back at the previous core before it is freed.
     let state = new_state(cfg);
-    let prev = CORE.with(|c| c.borrow_mut().replace(state));
-    let _restore = Restore(prev);
+    let _restore = Restore(CURRENT.with(|c| c.replace(&state)));
     f()
 }
 
-/// Calls `f` with the current core, creating the default core for this thread if none is set.
+/// The current core, creating the default core for this thread if none is set.
+#[inline]
+fn current() -> *const CoreState {
+    let p = CURRENT.with(Cell::get);
+    if p.is_null() {
+        install_default()
+    } else {
+        p
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn install_default() -> *const CoreState {
+    DEFAULT_CORE.with(|d| {
+        let mut d = d.0.borrow_mut();
+        let core: *const CoreState =
+            &**d.get_or_insert_with(|| Box::new(new_state(CoreConfig::single(Soc::default()))));
+        CURRENT.with(|c| c.set(core));
+        core
+    })
+}
+
+/// Calls `f` with the current core, creating the default core for this thread if none is set,
+/// after checking that the launch was not cancelled.
 ///
-/// Every instruction calls this once or twice per call, so the common case (a core is set) is a
-/// shared borrow of the thread-local, without touching the reference count.
+/// Every kernel API calls this once or a few times per call: the common case (a core is set)
+/// is one thread-local load and the cancellation check.
 #[inline]
 pub(crate) fn with_core<R>(f: impl FnOnce(&CoreState) -> R) -> R {
-    CORE.with(|c| {
-        if c.borrow().is_none() {
-            *c.borrow_mut() = Some(new_state(CoreConfig::single(Soc::default())));
-        }
-        let core = c.borrow();
-        let core = core.as_ref().expect("a core was just installed");
-        if core.cancel.as_ref().is_some_and(|t| t.is_cancelled()) {
-            cancelled(core);
-        }
-        f(core)
-    })
+    // SAFETY: `CURRENT` is non-null here and points either at the state of a `run_on_core`
+    // frame that is still running (this call is inside it: the frame resets `CURRENT` before
+    // it frees the state) or at the thread's default core, which lives in `DEFAULT_CORE`
+    // until thread exit (whose destructor nulls `CURRENT` first). The state is only ever
+    // accessed through shared references (its mutable parts are `Cell`s and `RefCell`s), and
+    // the reference cannot escape `f` (`f` takes it for any lifetime).
+    let core = unsafe { &*current() };
+    if core.cancel.as_ref().is_some_and(|t| t.is_cancelled()) {
+        cancelled(core);
+    }
+    f(core)
 }
 
 /// Fails with the cancellation reason, unless the thread is already unwinding (drops of a
@@ -219,18 +267,21 @@ fn cancelled(core: &CoreState) {
 #[inline]
 #[track_caller]
 pub(crate) fn check_cancel() {
-    CORE.with(|c| {
-        if let Some(core) = c.borrow().as_ref() {
-            if core.cancel.as_ref().is_some_and(|t| t.is_cancelled()) {
-                cancelled(core);
-            }
+    let p = CURRENT.with(Cell::get);
+    // SAFETY: a non-null `CURRENT` points at a live core (see `with_core`).
+    if let Some(core) = unsafe { p.as_ref() } {
+        if core.cancel.as_ref().is_some_and(|t| t.is_cancelled()) {
+            cancelled(core);
         }
-    })
+    }
 }
 
 /// The current core's index, or 0 outside a launch (never creates a core).
 pub(crate) fn current_block_idx() -> u32 {
-    CORE.with(|c| c.borrow().as_ref().map_or(0, |s| s.block_idx))
+    // `try_with`: faults may be raised from destructors at thread exit.
+    let p = CURRENT.try_with(Cell::get).unwrap_or(std::ptr::null());
+    // SAFETY: a non-null `CURRENT` points at a live core (see `with_core`).
+    unsafe { p.as_ref() }.map_or(0, |s| s.block_idx)
 }
 
 /// The index of the current logical core, `0..get_block_num()` (AscendC `GetBlockIdx`).

@@ -78,6 +78,7 @@ impl<T: Element> LocalTensor<T> {
     /// with a clear message first; this check (once per tensor made, never per element) is
     /// what every raw access relies on, so it is a real check in every build.
     #[track_caller]
+    #[inline]
     pub(crate) fn from_raw(ub: Rc<Ub>, off: usize, len: usize, pos: TPosition) -> Self {
         let end = len.checked_mul(T::SIZE).and_then(|b| b.checked_add(off));
         ensure(end.is_some_and(|e| e <= ub.size()), "LocalTensor", || {
@@ -88,6 +89,19 @@ impl<T: Element> LocalTensor<T> {
                 ub.size()
             )
         });
+        LocalTensor { ub, off, len, pos, tag: 0, _t: PhantomData }
+    }
+
+    /// [`from_raw`](Self::from_raw) for a range the caller has already checked.
+    ///
+    /// # Safety
+    /// `off + len * T::SIZE` must not overflow and must be at most `ub.size()`.
+    #[inline]
+    pub(crate) unsafe fn from_raw_unchecked(ub: Rc<Ub>, off: usize, len: usize, pos: TPosition) -> Self {
+        debug_assert!(len
+            .checked_mul(T::SIZE)
+            .and_then(|b| b.checked_add(off))
+            .is_some_and(|e| e <= ub.size()));
         LocalTensor { ub, off, len, pos, tag: 0, _t: PhantomData }
     }
 

@@ -423,6 +423,7 @@ pub(crate) fn apply_count<T: Element, const N: usize, K: Lanes<T, N>>(
 
 /// What AscendC's count forms leave behind: normal mask mode and a full mask register
 /// (`SetMaskNorm(); ResetMask();`).
+#[inline]
 pub(crate) fn restore_mask_defaults() {
     with_core(|c| {
         c.mask_mode.set(MaskMode::Normal);
