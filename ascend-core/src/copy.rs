@@ -178,11 +178,13 @@ use sealed::{Mem, Side};
 #[track_caller]
 fn local_side<T: Element>(t: &LocalTensor<T>, api: &'static str, name: &'static str) -> Side {
     let pos = t.get_position();
-    ensure(pos.is_ub(), api, || {
+    ensure(pos.is_ub(), api, move || {
         format!("{name} is at position {pos}: the Unified Buffer side must be VECIN, VECOUT or VECCALC")
     });
     let addr = t.get_phy_addr();
-    ensure(addr % BLOCK_BYTES == 0, api, || format!("{name} UB address = {addr:#x} is not 32-byte aligned"));
+    ensure(addr % BLOCK_BYTES == 0, api, move || {
+        format!("{name} UB address = {addr:#x} is not 32-byte aligned")
+    });
     Side { ptr: t.ptr().cast(), bytes: t.get_length(), elems: t.get_size(), ub_addr: Some(addr) }
 }
 
@@ -286,7 +288,7 @@ fn check_ub_overlap(
     if disjoint {
         return false;
     }
-    ensure(dh == sh && same_layout, api, || {
+    ensure(dh == sh && same_layout, api, move || {
         format!(
             "dst bytes [{da:#x}, {:#x}) partially overlap src bytes [{sa:#x}, {:#x}) in the Unified Buffer",
             da + d_span,
@@ -339,7 +341,7 @@ pub fn data_copy<D: DataCopy<S>, S: Mem<Elem = D::Elem>>(dst: &D, src: &S, count
             ),
         )
     };
-    ensure(bytes % BLOCK_BYTES == 0, api, || {
+    ensure(bytes % BLOCK_BYTES == 0, api, move || {
         format!(
             "count = {count} {dtype} elements is {bytes} bytes, not a multiple of 32 bytes (the hardware would \
              silently copy only {} bytes; use DataCopyPad for unaligned lengths)",
@@ -347,7 +349,7 @@ pub fn data_copy<D: DataCopy<S>, S: Mem<Elem = D::Elem>>(dst: &D, src: &S, count
         )
     });
     for (side, name) in [(&s, "src"), (&d, "dst")] {
-        ensure(count <= side.elems, api, || {
+        ensure(count <= side.elems, api, move || {
             format!("count = {count} exceeds {name}'s {} {dtype} elements", side.elems)
         });
     }

@@ -411,7 +411,7 @@ mod que {
 
     impl QueCore {
         #[track_caller]
-        #[inline]
+        #[inline(always)]
         pub(crate) fn check_live(&self, api: &'static str) {
             ensure(self.epoch.get() == self.epoch_at_init, api, || {
                 "the queue's buffers were released by TPipe::reset (or the pipe was dropped); give it buffers \
@@ -438,7 +438,7 @@ mod que {
 
         /// The index of the buffer holding the tensor, by UB address.
         #[track_caller]
-        #[inline]
+        #[inline(always)]
         pub(crate) fn index_of<T: Element>(&self, api: &'static str, t: &LocalTensor<T>) -> usize {
             let addr = t.get_phy_addr();
             let end = self.base + self.states.len() * self.buf_len;
@@ -460,7 +460,7 @@ mod que {
         }
 
         #[track_caller]
-        #[inline]
+        #[inline(always)]
         pub(crate) fn alloc(&mut self, api: &'static str) -> usize {
             self.check_live(api);
             let n = self.states.len();
@@ -497,7 +497,7 @@ mod que {
 
         /// EnQue of buffer `idx` (from `index_of`, after `check_live`).
         #[track_caller]
-        #[inline]
+        #[inline(always)]
         pub(crate) fn enque(&mut self, api: &'static str, idx: usize, addr: usize) {
             ensure(self.queued < self.depth, api, || {
                 format!(
@@ -520,7 +520,7 @@ mod que {
         }
 
         #[track_caller]
-        #[inline]
+        #[inline(always)]
         pub(crate) fn deque(&mut self, api: &'static str) -> usize {
             self.check_live(api);
             if self.queued == 0 {
@@ -538,7 +538,7 @@ mod que {
 
         /// FreeTensor of buffer `idx` (from `index_of`, after `check_live`).
         #[track_caller]
-        #[inline]
+        #[inline(always)]
         pub(crate) fn free(&mut self, api: &'static str, idx: usize, addr: usize) {
             let st = self.states[idx];
             ensure(matches!(st, BufState::Occupied | BufState::Deque), api, || {

@@ -393,7 +393,7 @@ pub(crate) fn apply_count<T: Element, const N: usize, K: Lanes<T, N>>(
     }
     check(api, count, dst.0, dst.1);
     let (d0, d1) = dst.0.byte_range(count);
-    for (s, name) in srcs {
+    for &(s, name) in &srcs {
         check(api, count, s, name);
         let (s0, s1) = s.byte_range(count);
         let other_arena = !std::rc::Rc::ptr_eq(s.ub(), dst.0.ub());
