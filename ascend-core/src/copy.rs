@@ -348,9 +348,9 @@ pub fn data_copy<D: DataCopy<S>, S: Mem<Elem = D::Elem>>(dst: &D, src: &S, count
             bytes / BLOCK_BYTES * BLOCK_BYTES
         )
     });
-    for (side, name) in [(&s, "src"), (&d, "dst")] {
-        ensure(count <= side.elems, api, move || {
-            format!("count = {count} exceeds {name}'s {} {dtype} elements", side.elems)
+    for (elems, name) in [(s.elems, "src"), (d.elems, "dst")] {
+        ensure(count <= elems, api, move || {
+            format!("count = {count} exceeds {name}'s {elems} {dtype} elements")
         });
     }
     if count == 0 || check_ub_overlap(api, &d, &s, bytes, bytes, true) {

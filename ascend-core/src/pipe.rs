@@ -444,13 +444,12 @@ mod que {
             let end = self.base + self.states.len() * self.buf_len;
             // `wrapping_sub`: an address below `base` becomes huge and fails the range check.
             let rel = addr.wrapping_sub(self.base);
-            ensure(Rc::ptr_eq(t.ub(), &self.ub) && rel < end - self.base, api, || {
+            // The message closures capture copies (`move`), so nothing is spilled for them.
+            let (n, buf_len, base) = (self.states.len(), self.buf_len, self.base);
+            ensure(Rc::ptr_eq(t.ub(), &self.ub) && rel < end - base, api, move || {
                 format!(
-                    "tensor at UB address {addr:#x} is not a buffer of this queue (its {} buffer(s) of {} bytes span \
-                     [{:#x}, {end:#x}))",
-                    self.states.len(),
-                    self.buf_len,
-                    self.base
+                    "tensor at UB address {addr:#x} is not a buffer of this queue (its {n} buffer(s) of {buf_len} bytes \
+                     span [{base:#x}, {end:#x}))"
                 )
             });
             // `rel < end - base <= ub.size() <= 2^20` (checked above, and at compile time).
@@ -499,14 +498,12 @@ mod que {
         #[track_caller]
         #[inline(always)]
         pub(crate) fn enque(&mut self, api: &'static str, idx: usize, addr: usize) {
-            ensure(self.queued < self.depth, api, || {
-                format!(
-                    "{} tensor(s) already queued: the queue's depth = {} is the limit; DeQue one first",
-                    self.queued, self.depth
-                )
+            let (queued, depth) = (self.queued, self.depth);
+            ensure(queued < depth, api, move || {
+                format!("{queued} tensor(s) already queued: the queue's depth = {depth} is the limit; DeQue one first")
             });
             let st = self.states[idx];
-            ensure(matches!(st, BufState::Occupied | BufState::Deque), api, || {
+            ensure(matches!(st, BufState::Occupied | BufState::Deque), api, move || {
                 format!(
                     "buffer {idx} (UB address {addr:#x}) is {}: EnQue takes a buffer from AllocTensor (OCCUPIED) \
                      or DeQue (DEQUE)",
@@ -541,7 +538,7 @@ mod que {
         #[inline(always)]
         pub(crate) fn free(&mut self, api: &'static str, idx: usize, addr: usize) {
             let st = self.states[idx];
-            ensure(matches!(st, BufState::Occupied | BufState::Deque), api, || {
+            ensure(matches!(st, BufState::Occupied | BufState::Deque), api, move || {
                 let why = if st == BufState::Free {
                     "already freed or never allocated"
                 } else {

@@ -658,8 +658,9 @@ impl<T: Element> GlobalTensor<T> {
     /// Panics if `off > get_size()`.
     #[track_caller]
     pub fn view(&self, off: usize) -> Self {
-        ensure(off <= self.len, "GlobalTensor::operator[]", || {
-            format!("offset = {off} is beyond the tensor's {} elements", self.len)
+        let len = self.len;
+        ensure(off <= len, "GlobalTensor::operator[]", move || {
+            format!("offset = {off} is beyond the tensor's {len} elements")
         });
         GlobalTensor {
             region: self.region.clone(),
