@@ -348,3 +348,68 @@ pub fn set_overflow_mode(mode: OverflowMode) {
         c.overflow.set(mode);
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg(block_idx: u32, block_num: u32, soc: Soc) -> CoreConfig {
+        CoreConfig { block_idx, block_num, ..CoreConfig::single(soc) }
+    }
+
+    /// Nested launches see their own core and restore the one around them on return and on
+    /// unwinding; the thread's default core keeps its state across them.
+    #[test]
+    fn run_on_core_restores_the_previous_core() {
+        std::thread::spawn(|| {
+            assert_eq!((get_block_idx(), get_block_num(), get_soc()), (0, 1, Soc::default()));
+            with_core(|c| c.pad_value.set(Some(7)));
+            run_on_core(cfg(3, 4, Soc::Ascend310P), || {
+                assert_eq!((get_block_idx(), get_block_num(), get_soc()), (3, 4, Soc::Ascend310P));
+                assert_eq!(with_core(|c| c.pad_value.get()), None);
+                run_on_core(cfg(1, 2, Soc::Ascend910), || assert_eq!(get_block_idx(), 1));
+                assert_eq!(current_block_idx(), 3);
+                let r =
+                    std::panic::catch_unwind(|| run_on_core(cfg(2, 4, Soc::Ascend910), || panic!("inner")));
+                assert!(r.is_err());
+                assert_eq!((get_block_idx(), get_soc()), (3, Soc::Ascend310P));
+            });
+            assert_eq!((get_block_idx(), get_block_num()), (0, 1));
+            assert_eq!(with_core(|c| c.pad_value.get()), Some(7), "the same default core");
+        })
+        .join()
+        .unwrap();
+    }
+
+    /// Outside any launch, before any API call, the fault reporter sees core 0 without
+    /// creating a core; a thread that made a default core exits cleanly.
+    #[test]
+    fn default_core_is_made_on_demand_and_freed_at_thread_exit() {
+        std::thread::spawn(|| {
+            assert!(CURRENT.with(Cell::get).is_null());
+            assert_eq!(current_block_idx(), 0);
+            check_cancel();
+            assert!(CURRENT.with(Cell::get).is_null());
+            assert_eq!(get_block_num(), 1);
+            assert!(!CURRENT.with(Cell::get).is_null());
+        })
+        .join()
+        .unwrap();
+    }
+
+    /// A cancelled launch fails the core's next API call with the token's reason.
+    #[test]
+    fn a_cancelled_core_fails_its_next_call() {
+        let token = Arc::new(CancelToken::new());
+        let c = CoreConfig { cancel: Some(Arc::clone(&token)), ..CoreConfig::single(Soc::Ascend910B) };
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            run_on_core(c, || {
+                assert_eq!(get_block_idx(), 0);
+                token.cancel("timed out after 1 s".to_string());
+                get_block_idx()
+            })
+        }));
+        let msg = *r.unwrap_err().downcast::<String>().unwrap();
+        assert!(msg.contains("Launch: timed out after 1 s"), "{msg}");
+    }
+}

@@ -238,7 +238,7 @@ impl TPipe {
             queued: 0,
             depth: que.depth(),
             busy: 0,
-            recip: (1u64 << RECIP_SHIFT).div_ceil(rounded as u64),
+            recip: reciprocal(rounded),
         });
     }
 }
@@ -392,14 +392,27 @@ mod que {
         pub(crate) depth: usize,
         /// Buffers not FREE.
         pub(crate) busy: usize,
-        /// `ceil(2^RECIP_SHIFT / buf_len)`, so that `index_of` divides by a multiplication.
+        /// `reciprocal(buf_len)`, so that `index_of` divides by a multiplication.
         pub(crate) recip: u64,
     }
 
     /// With `m = ceil(2^40 / d)`, `(x * m) >> 40 == x / d` for all `x, d <= 2^20`: writing
     /// `m * d = 2^40 + e` with `0 <= e < d`, the product is `x / d + x * e / (d * 2^40)` and
     /// `x * e < 2^40` keeps the error below `1 / d`; `x * m < 2^60` does not overflow.
-    pub(crate) const RECIP_SHIFT: u32 = 40;
+    const RECIP_SHIFT: u32 = 40;
+
+    /// `ceil(2^40 / d)` for a divisor `1 <= d <= 2^20`.
+    pub(crate) fn reciprocal(d: usize) -> u64 {
+        debug_assert!((1..=1 << 20).contains(&d));
+        (1u64 << RECIP_SHIFT).div_ceil(d as u64)
+    }
+
+    /// `x / d` for `x <= 2^20`, given `recip = reciprocal(d)`.
+    #[inline(always)]
+    pub(crate) fn quotient(x: usize, recip: u64) -> usize {
+        debug_assert!(x <= 1 << 20);
+        ((x as u64 * recip) >> RECIP_SHIFT) as usize
+    }
     /// Every chip's Unified Buffer (and so every offset within it) is at most `2^20` bytes.
     const _: () = {
         let mut i = 0;
@@ -453,7 +466,7 @@ mod que {
                 )
             });
             // `rel < end - base <= ub.size() <= 2^20` (checked above, and at compile time).
-            let idx = ((rel as u64 * self.recip) >> RECIP_SHIFT) as usize;
+            let idx = quotient(rel, self.recip);
             debug_assert_eq!(idx, rel / self.buf_len);
             idx
         }
@@ -551,7 +564,7 @@ mod que {
         }
     }
 }
-use que::{BufState, QueCore, RECIP_SHIFT};
+use que::{reciprocal, BufState, QueCore};
 
 mod sealed {
     pub trait Sealed {
@@ -923,5 +936,33 @@ impl<Src: Position, Dst: Position, const DEPTH: usize> TQueBind<Src, Dst, DEPTH>
         #[allow(clippy::let_unit_value)]
         let () = UserPositions::<SrcUser, DstUser>::OK;
         self.deque_at(SrcUser::POS, DstUser::POS)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::que::{quotient, reciprocal};
+
+    /// The multiplication `index_of` divides by is exact for every buffer length the pipe can
+    /// carve (a multiple of 32 up to the largest Unified Buffer) at every quotient boundary,
+    /// and at the largest offset the bound allows.
+    #[test]
+    fn reciprocal_division_is_exact() {
+        for d in (32..=262_144).step_by(32) {
+            let r = reciprocal(d);
+            for q in 1..=(1 << 20) / d {
+                for x in [q * d - 1, q * d, (q * d + d - 1).min(1 << 20)] {
+                    assert_eq!(quotient(x, r), x / d, "x = {x}, d = {d}");
+                }
+            }
+            assert_eq!(quotient(1 << 20, r), (1 << 20) / d, "d = {d}");
+        }
+        // Odd divisors too (the proof does not need multiples of 32).
+        for d in [1, 3, 7, 1000, 65_537, (1 << 20) - 1, 1 << 20] {
+            let r = reciprocal(d);
+            for x in [0, 1, d - 1, d, d + 1, (1 << 20) - 1, 1 << 20].into_iter().filter(|&x| x <= 1 << 20) {
+                assert_eq!(quotient(x, r), x / d, "x = {x}, d = {d}");
+            }
+        }
     }
 }
