@@ -7,7 +7,7 @@ use std::rc::Rc;
 
 use crate::ctx::with_core;
 use crate::element::{Element, BLOCK_BYTES};
-use crate::error::{ensure, fail};
+use crate::error::{check, ensure, fail};
 use crate::position::{Position, TPosition};
 use crate::tensor::LocalTensor;
 use crate::ub::Ub;
@@ -457,14 +457,13 @@ mod que {
             let end = self.base + self.states.len() * self.buf_len;
             // `wrapping_sub`: an address below `base` becomes huge and fails the range check.
             let rel = addr.wrapping_sub(self.base);
-            // The message closures capture copies (`move`), so nothing is spilled for them.
             let (n, buf_len, base) = (self.states.len(), self.buf_len, self.base);
-            ensure(Rc::ptr_eq(t.ub(), &self.ub) && rel < end - base, api, move || {
-                format!(
-                    "tensor at UB address {addr:#x} is not a buffer of this queue (its {n} buffer(s) of {buf_len} bytes \
-                     span [{base:#x}, {end:#x}))"
-                )
-            });
+            check!(
+                Rc::ptr_eq(t.ub(), &self.ub) && rel < end - base,
+                api,
+                "tensor at UB address {addr:#x} is not a buffer of this queue (its {n} buffer(s) of {buf_len} bytes \
+                 span [{base:#x}, {end:#x}))"
+            );
             // `rel < end - base <= ub.size() <= 2^20` (checked above, and at compile time).
             let idx = quotient(rel, self.recip);
             debug_assert_eq!(idx, rel / self.buf_len);
@@ -512,17 +511,19 @@ mod que {
         #[inline(always)]
         pub(crate) fn enque(&mut self, api: &'static str, idx: usize, addr: usize) {
             let (queued, depth) = (self.queued, self.depth);
-            ensure(queued < depth, api, move || {
-                format!("{queued} tensor(s) already queued: the queue's depth = {depth} is the limit; DeQue one first")
-            });
+            check!(
+                queued < depth,
+                api,
+                "{queued} tensor(s) already queued: the queue's depth = {depth} is the limit; DeQue one first"
+            );
             let st = self.states[idx];
-            ensure(matches!(st, BufState::Occupied | BufState::Deque), api, move || {
-                format!(
-                    "buffer {idx} (UB address {addr:#x}) is {}: EnQue takes a buffer from AllocTensor (OCCUPIED) \
-                     or DeQue (DEQUE)",
-                    st.name()
-                )
-            });
+            check!(
+                matches!(st, BufState::Occupied | BufState::Deque),
+                api,
+                "buffer {idx} (UB address {addr:#x}) is {}: EnQue takes a buffer from AllocTensor (OCCUPIED) or \
+                 DeQue (DEQUE)",
+                st.name()
+            );
             self.states[idx] = BufState::Enque;
             // Fits: `idx` was not queued (its state was not ENQUE), so fewer than all are.
             self.fifo[(self.head + self.queued) % MAX_PIPE_BUFFERS] = idx as u8;
@@ -533,12 +534,12 @@ mod que {
         #[inline(always)]
         pub(crate) fn deque(&mut self, api: &'static str) -> usize {
             self.check_live(api);
-            if self.queued == 0 {
-                fail(
-                    api,
-                    format!("the queue is empty: 0 tensors queued (depth = {}); EnQue one first", self.depth),
-                )
-            }
+            let depth = self.depth;
+            check!(
+                self.queued > 0,
+                api,
+                "the queue is empty: 0 tensors queued (depth = {depth}); EnQue one first"
+            );
             let idx = usize::from(self.fifo[self.head]);
             self.head = (self.head + 1) % MAX_PIPE_BUFFERS;
             self.queued -= 1;
@@ -551,14 +552,17 @@ mod que {
         #[inline(always)]
         pub(crate) fn free(&mut self, api: &'static str, idx: usize, addr: usize) {
             let st = self.states[idx];
-            ensure(matches!(st, BufState::Occupied | BufState::Deque), api, move || {
-                let why = if st == BufState::Free {
+            check!(
+                matches!(st, BufState::Occupied | BufState::Deque),
+                api,
+                "buffer {idx} (UB address {addr:#x}) is {} ({})",
+                st.name(),
+                if st == BufState::Free {
                     "already freed or never allocated"
                 } else {
                     "still queued: DeQue it first"
-                };
-                format!("buffer {idx} (UB address {addr:#x}) is {} ({why})", st.name())
-            });
+                }
+            );
             self.states[idx] = BufState::Free;
             self.busy -= 1;
         }

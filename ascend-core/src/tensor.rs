@@ -9,7 +9,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use crate::element::{Element, BLOCK_BYTES};
-use crate::error::{ensure, fail};
+use crate::error::{check, ensure, fail};
 use crate::position::TPosition;
 use crate::ub::Ub;
 
@@ -273,15 +273,13 @@ impl<T: Element> LocalTensor<T> {
     /// 32-byte aligned start.
     #[track_caller]
     pub(crate) fn check_vector_operand(&self, api: &'static str, name: &'static str) {
-        ensure(self.pos.is_ub(), api, || {
-            format!(
-                "{name} is at position {}: vector instructions take VECIN, VECOUT or VECCALC tensors",
-                self.pos
-            )
-        });
-        ensure(self.off % BLOCK_BYTES == 0, api, || {
-            format!("{name} address = {:#x} is not 32-byte aligned", self.off)
-        });
+        let (pos, off) = (self.pos, self.off);
+        check!(
+            pos.is_ub(),
+            api,
+            "{name} is at position {pos}: vector instructions take VECIN, VECOUT or VECCALC tensors"
+        );
+        check!(off % BLOCK_BYTES == 0, api, "{name} address = {off:#x} is not 32-byte aligned");
     }
 
     /// The byte range `[start, end)` of the first `n` elements, relative to the UB base.

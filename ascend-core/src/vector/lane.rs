@@ -17,7 +17,7 @@ use core::marker::PhantomData;
 use core::mem::MaybeUninit;
 
 use crate::element::{f16, DType, Element, F16_SAT_MAX};
-use crate::error::ensure;
+use crate::error::check;
 use crate::soc::{OverflowMode, Soc};
 use crate::tensor::LocalTensor;
 use crate::vector::engine::{apply, apply_count, Lanes, Operand};
@@ -527,9 +527,13 @@ impl<T: Lane, O: LaneOp<T, N>, const N: usize, const SAT: bool> Lanes<T, N> for 
 pub(crate) fn prologue<T: Element>(api: &'static str, supported: fn(Soc) -> bool) -> bool {
     // One look-up of the core for both.
     let (soc, overflow) = crate::ctx::with_core(|c| (c.soc, c.overflow.get()));
-    ensure(supported(soc), api, || {
-        format!("T = {} is not supported by {api} on {soc} ({})", T::DTYPE, soc.product_line())
-    });
+    check!(
+        supported(soc),
+        api,
+        "T = {} is not supported by {api} on {soc} ({})",
+        T::DTYPE,
+        soc.product_line()
+    );
     T::DTYPE == DType::F16 && overflow == OverflowMode::Saturation
 }
 
