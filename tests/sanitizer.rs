@@ -555,3 +555,54 @@ fn missing_v_s_before_reading_a_reduction_result() {
     run(1, || reduce_then_get_value(true, x.addr(), z.addr())).unwrap();
     assert_eq!(z.to_vec()[0], 32.0);
 }
+
+// 16. A GM workspace written by MTE3 and read back by MTE2 on the same core (missing
+// MTE3 -> MTE2): the two DMA pipes run independently on the chip.
+fn workspace_round_trip(fix: u8, x: GmAddr, ws: GmAddr, z: GmAddr) {
+    let (x_gm, ws_gm, z_gm) = (bind(&x, 0, N), bind(&ws, 0, N), bind(&z, 0, N));
+    let mut pipe = TPipe::new();
+    let (mut ba, mut bb) = (TBuf::<VecCalc>::new(), TBuf::<VecCalc>::new());
+    pipe.init_tbuf(&mut ba, N * 4);
+    pipe.init_tbuf(&mut bb, N * 4);
+    let (a, b) = (ba.get::<f32>(), bb.get::<f32>());
+    data_copy(&a, &x_gm, N);
+    set_flag::<HardEvent::MTE2_V>(0);
+    wait_flag::<HardEvent::MTE2_V>(0);
+    muls(&a, &a, 2.0, N);
+    set_flag::<HardEvent::V_MTE3>(0);
+    wait_flag::<HardEvent::V_MTE3>(0);
+    data_copy(&ws_gm, &a, N); // MARK-16W
+    match fix {
+        1 => {
+            set_flag::<HardEvent::MTE3_MTE2>(0);
+            wait_flag::<HardEvent::MTE3_MTE2>(0);
+        }
+        2 => pipe_barrier::<PIPE_ALL>(),
+        _ => {}
+    }
+    data_copy(&b, &ws_gm, N); // MARK-16R
+    set_flag::<HardEvent::MTE2_MTE3>(0);
+    wait_flag::<HardEvent::MTE2_MTE3>(0);
+    data_copy(&z_gm, &b, N);
+}
+
+#[test]
+fn missing_mte3_mte2_before_reading_back_a_workspace() {
+    let x = gm_f32(&[1.5; N]);
+    let (ws, z) = (gm_f32(&[0.0; N]), gm_f32(&[0.0; N]));
+    let f = expect_fault(
+        run(1, || workspace_round_trip(0, x.addr(), ws.addr(), z.addr())),
+        &[
+            "read-after-write race on global memory on core 0",
+            "DataCopy on pipe MTE2 reads bytes [0x0, 0x100)",
+            &format!("that DataCopy on pipe MTE3 (at tests/sanitizer.rs:{})", line_of("MARK-16W")),
+            "SetFlag<HardEvent::MTE3_MTE2> / WaitFlag<HardEvent::MTE3_MTE2> or PipeBarrier<PIPE_ALL>",
+        ],
+    );
+    assert_eq!((f.api, f.line), ("DataCopy", line_of("MARK-16R")));
+    for fix in [1, 2] {
+        z.write_from(&[0.0; N]);
+        run(1, || workspace_round_trip(fix, x.addr(), ws.addr(), z.addr())).unwrap();
+        assert_eq!(z.to_vec(), vec![3.0; N]);
+    }
+}

@@ -195,7 +195,8 @@ fn set_mode<T: AtomicElement>(op: AtomicOp) {
             );
         }
         c.atomic.set(Some(AtomicMode { op, dtype: T::DTYPE }));
-    })
+    });
+    crate::sanitizer::on_atomic_mode(true);
 }
 
 /// Makes every later copy of this core from the UB to GM add into GM (AscendC
@@ -332,7 +333,8 @@ pub fn set_atomic_type<T: AtomicElement>() {
 /// # Panics
 /// Never.
 pub fn set_atomic_none() {
-    with_core(|c| c.atomic.set(None))
+    with_core(|c| c.atomic.set(None));
+    crate::sanitizer::on_atomic_mode(false);
 }
 
 /// AscendC's newer name for [`set_atomic_none`] (`DisableDmaAtomic()`).

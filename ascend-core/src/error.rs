@@ -38,32 +38,24 @@ thread_local! {
 #[track_caller]
 #[cold]
 pub fn fail(api: &'static str, message: impl Into<String>) -> ! {
-    let loc = Location::caller();
-    let fault = Fault {
-        core: crate::ctx::current_block_idx(),
-        api,
-        message: message.into(),
-        file: loc.file(),
-        line: loc.line(),
-    };
-    let text = fault.to_string();
-    LAST_FAULT.with(|f| *f.borrow_mut() = Some(fault));
+    let text = record(api, message.into(), Location::caller());
     panic!("{text}");
 }
 
 /// Like [`fail`], but the fault points at `loc` (a line recorded earlier) instead of the caller.
 #[cold]
 pub(crate) fn fail_at(api: &'static str, message: impl Into<String>, loc: &'static Location<'static>) -> ! {
-    let fault = Fault {
-        core: crate::ctx::current_block_idx(),
-        api,
-        message: message.into(),
-        file: loc.file(),
-        line: loc.line(),
-    };
+    let text = record(api, message.into(), loc);
+    panic!("{text}");
+}
+
+/// Records the fault of `api` at `loc` on this core as the last one, and returns its text.
+fn record(api: &'static str, message: String, loc: &'static Location<'static>) -> String {
+    let fault =
+        Fault { core: crate::ctx::current_block_idx(), api, message, file: loc.file(), line: loc.line() };
     let text = fault.to_string();
     LAST_FAULT.with(|f| *f.borrow_mut() = Some(fault));
-    panic!("{text}");
+    text
 }
 
 /// Takes the fault recorded by the last failed check on this thread, if any.

@@ -17,7 +17,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use ascend_core::prelude::*;
 use ascend_core::{take_last_fault, CoreConfig, GmRegion};
-use util::Rng;
+use util::{prefix_bits, Rng};
 
 const GM_BYTES: usize = 1 << 16;
 /// Operands live in the first bytes of the UB, so they often overlap.
@@ -147,17 +147,6 @@ fn dst_range<T: Element>(t: &LocalTensor<T>) -> (usize, usize) {
 /// The lanes of each repeat under `mask` (IS_SET_MASK = true), or `None` if the mask is
 /// invalid. Counter mode: contiguous repeats covering the count.
 fn plan(mask: Mask, repeats: usize, counter: bool, par: usize, size: usize) -> Option<Vec<[u64; 2]>> {
-    let prefix = |n: usize| -> [u64; 2] {
-        let lo = if n >= 64 { u64::MAX } else { (1u64 << n) - 1 };
-        let hi = if n >= 128 {
-            u64::MAX
-        } else if n > 64 {
-            (1u64 << (n - 64)) - 1
-        } else {
-            0
-        };
-        [lo, hi]
-    };
     if counter {
         let n = match mask {
             Mask::Count(n) | Mask::Bits([n, 0]) => n,
@@ -170,7 +159,7 @@ fn plan(mask: Mask, repeats: usize, counter: bool, par: usize, size: usize) -> O
         return Some(contiguous(n as usize, par));
     }
     let bits = match mask {
-        Mask::Count(n) if (1..=par as u64).contains(&n) => prefix(n as usize),
+        Mask::Count(n) if (1..=par as u64).contains(&n) => prefix_bits(n as usize),
         Mask::Bits(b) if b != [0, 0] && !(size >= 4 && b[1] != 0) => b,
         _ => return None,
     };
@@ -179,19 +168,8 @@ fn plan(mask: Mask, repeats: usize, counter: bool, par: usize, size: usize) -> O
 
 /// The lanes of a contiguous run of `n` elements: full repeats and a prefix tail.
 fn contiguous(n: usize, par: usize) -> Vec<[u64; 2]> {
-    let prefix = |n: usize| -> [u64; 2] {
-        let lo = if n >= 64 { u64::MAX } else { (1u64 << n) - 1 };
-        let hi = if n >= 128 {
-            u64::MAX
-        } else if n > 64 {
-            (1u64 << (n - 64)) - 1
-        } else {
-            0
-        };
-        [lo, hi]
-    };
     let reps = n.div_ceil(par);
-    (0..reps).map(|r| prefix(if r + 1 == reps { n - r * par } else { par })).collect()
+    (0..reps).map(|r| prefix_bits(if r + 1 == reps { n - r * par } else { par })).collect()
 }
 
 /// Element offsets `(lane, offset)` of every enabled lane of repeat `r`.

@@ -281,20 +281,39 @@ fn case<T: T0>(socs: Vec<Soc>) -> impl Strategy<Value = Case> {
         )
 }
 
-fn random_case<T: T0>(spec: &Spec<T>, c: &Case) {
-    let mut r = Rng(c.data_seed);
-    let (soc, counter, set, in_place, mask, repeat) = (c.soc, c.counter, c.set, c.in_place, c.mask, c.repeat);
-    let par = T::PAR;
-    let lanes: Vec<Vec<usize>> = match mask {
+/// The lanes of each repeat a random case enables (`par` lanes a repeat): in counter mode
+/// `mask` elements in whole repeats and a tail, else `mask` in each of `repeat` repeats.
+fn case_lanes(mask: Mask, counter: bool, repeat: u8, par: usize) -> Vec<Vec<usize>> {
+    match mask {
         Mask::Count(n) if counter => {
             let n = n as usize;
             (0..n.div_ceil(par)).map(|k| (0..par.min(n - k * par)).collect()).collect()
         }
         Mask::Count(n) => vec![(0..n as usize).collect(); repeat as usize],
-        Mask::Bits(b) => {
-            vec![(0..par).filter(|&j| b[j / 64] >> (j % 64) & 1 == 1).collect(); repeat as usize]
-        }
-    };
+        Mask::Bits(b) => vec![(0..par).filter(|&j| util::on_bit(b, j)).collect(); repeat as usize],
+    }
+}
+
+/// Puts the core in the case's mask mode (counter mode when `counter`) and returns the mask
+/// argument: `mask` itself with `IS_SET_MASK = set`, else the placeholder after loading `mask`
+/// into the register.
+fn enter_mask_mode<T: Element>(mask: Mask, counter: bool, set: bool) -> Mask {
+    if counter {
+        set_mask_count();
+    }
+    if set {
+        mask
+    } else {
+        set_vector_mask::<T>(mask);
+        Mask::Count(MASK_PLACEHOLDER)
+    }
+}
+
+fn random_case<T: T0>(spec: &Spec<T>, c: &Case) {
+    let mut r = Rng(c.data_seed);
+    let (soc, counter, set, in_place, mask, repeat) = (c.soc, c.counter, c.set, c.in_place, c.mask, c.repeat);
+    let par = T::PAR;
+    let lanes = case_lanes(mask, counter, repeat, par);
     // Strides: dst blocks never collide (blk >= 1, rep >= 8 * blk); sources anything.
     let dblk = c.dst.0;
     let drep = 8 * dblk + c.dst.1;
@@ -349,15 +368,7 @@ fn random_case<T: T0>(spec: &Spec<T>, c: &Case) {
                 want[od] = (spec.reference)(&xs, scalar, before_d[od], sat);
             }
         }
-        if counter {
-            set_mask_count();
-        }
-        let m = if set {
-            mask
-        } else {
-            set_vector_mask::<T>(mask);
-            Mask::Count(MASK_PLACEHOLDER)
-        };
+        let m = enter_mask_mode::<T>(mask, counter, set);
         (spec.masked)(&d, &srcs, scalar, m, repeat, strides, set);
         set_mask_norm();
         let got = d.to_vec();
@@ -903,17 +914,7 @@ fn same_f32(a: f32, b: f32) -> bool {
 fn random_mixed_case(nsrc: usize, c: &Case) {
     let mut r = Rng(c.data_seed);
     let (soc, counter, set, mask, repeat, seed) = (c.soc, c.counter, c.set, c.mask, c.repeat, c.data_seed);
-    let par = 64;
-    let lanes: Vec<Vec<usize>> = match mask {
-        Mask::Count(n) if counter => {
-            let n = n as usize;
-            (0..n.div_ceil(par)).map(|k| (0..par.min(n - k * par)).collect()).collect()
-        }
-        Mask::Count(n) => vec![(0..n as usize).collect(); repeat as usize],
-        Mask::Bits(b) => {
-            vec![(0..par).filter(|&j| b[j / 64] >> (j % 64) & 1 == 1).collect(); repeat as usize]
-        }
-    };
+    let lanes = case_lanes(mask, counter, repeat, 64);
     // dst blocks never collide (blk >= 1, rep >= 8 * blk); sources anything, each with its own
     // element size (16 per block) and strides; MulAddDst's sources sometimes one tensor.
     let dblk = c.dst.0;
@@ -970,15 +971,7 @@ fn random_mixed_case(nsrc: usize, c: &Case) {
                 want[od] = r_mixed_mad(xs[0], second(&xs), before_d[od]);
             }
         }
-        if counter {
-            set_mask_count();
-        }
-        let m = if set {
-            mask
-        } else {
-            set_vector_mask::<f32>(mask);
-            Mask::Count(MASK_PLACEHOLDER)
-        };
+        let m = enter_mask_mode::<f32>(mask, counter, set);
         let up = UnaryRepeatParams::new(dblk.into(), sblk[0].into(), drep, srep[0]);
         let bp = BinaryRepeatParams::new(dblk, sblk[0], sblk[1], drep, srep[0], srep[1]);
         match (nsrc, set) {

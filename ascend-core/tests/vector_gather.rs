@@ -5,15 +5,11 @@ use ascend_core::prelude::*;
 
 #[path = "common/util.rs"]
 mod util;
-use util::{assert_fails, h, on, ub, Rng};
+use util::{assert_fails, fit_mask, h, mask_bits, on, on_bit, ub, Rng};
 
 #[path = "common/prop.rs"]
 mod strat;
 use proptest::prelude::*;
-
-fn on_bit(m: [u64; 2], j: usize) -> bool {
-    m[j / 64] >> (j % 64) & 1 == 1
-}
 
 fn random_vals<T: Element>(rng: &mut Rng, n: usize) -> Vec<T> {
     (0..n).map(|_| T::from_f64(rng.below(2000) as f64 - 1000.0)).collect()
@@ -72,7 +68,7 @@ struct GatherCase {
 fn gather_strategy() -> impl Strategy<Value = GatherCase> {
     (
         (1..=300usize, any::<u64>(), any::<bool>()),
-        prop_oneof![any::<u64>().prop_map(Ok), any::<[u64; 2]>().prop_map(Err)],
+        strat::count_or_bits(),
         (1..=6usize, 0..=12usize, 1..=700usize, any::<u64>()),
     )
         .prop_map(|((n_src, base, masked), mask, (repeats, dst_rep, count, data_seed))| GatherCase {
@@ -94,15 +90,8 @@ fn gather_case<T: GatherElement>(c: &GatherCase, soc: Soc) {
     let base_elems = (c.base % n_src as u64) as usize;
     let base = (base_elems * T::SIZE) as u32;
     let masked = c.masked;
-    let (mask, repeats, dst_rep) = if masked {
-        let mask = match c.mask {
-            Ok(n) => Mask::Count(1 + n % T::PAR as u64),
-            Err([lo, hi]) => Mask::Bits([lo | 1, if T::SIZE >= 4 { 0 } else { hi }]),
-        };
-        (mask, c.repeats, c.dst_rep)
-    } else {
-        (Mask::Count(0), 0, 0)
-    };
+    let (mask, repeats, dst_rep) =
+        if masked { (fit_mask::<T>(c.mask), c.repeats, c.dst_rep) } else { (Mask::Count(0), 0, 0) };
     let count = c.count;
     let lanes = if masked { repeats * T::PAR } else { count };
     let offs: Vec<u32> =
@@ -126,20 +115,7 @@ fn gather_case<T: GatherElement>(c: &GatherCase, soc: Soc) {
     );
     if masked {
         gather_masked(&dst, &src, &off, base, mask, repeats as u8, dst_rep as u16);
-        let m = match mask {
-            Mask::Count(n) => {
-                let n = n as usize;
-                let hi = if n >= 128 {
-                    u64::MAX
-                } else if n > 64 {
-                    (1u64 << (n - 64)) - 1
-                } else {
-                    0
-                };
-                [if n >= 64 { u64::MAX } else { (1u64 << n) - 1 }, hi]
-            }
-            Mask::Bits(b) => b,
-        };
+        let m = mask_bits(mask);
         // Later repeats overwrite earlier ones where dst repeats overlap (dst_rep < 8).
         for r in 0..repeats {
             for j in (0..T::PAR).filter(|&j| on_bit(m, j)) {
@@ -202,13 +178,13 @@ fn brcb_case<T: BrcbElement>(c: &BrcbCase, soc: Soc) {
     );
 }
 
-/// 30 cases per chip, each run for every type the chip supports.
+/// `$per_chip` cases per chip drawn from `$seed`, each run for every type the chip supports.
 macro_rules! per_type {
-    ($name:ident, $case:ident, $strategy:expr, $supported:ident, [$($t:ty),*]) => {
+    ($name:ident, $case:ident, $strategy:expr, $supported:ident, [$($t:ty),*], $per_chip:literal, $seed:literal) => {
         #[test]
         fn $name() {
             let cases = (strat::soc_of(Soc::ALL.to_vec()), $strategy);
-            strat::check_cases(30 * Soc::ALL.len() as u32, 0xB0C0_1234, cases, |(soc, c)| {
+            strat::check_cases($per_chip * Soc::ALL.len() as u32, $seed, cases, |(soc, c)| {
                 let soc = *soc;
                 on(soc, || {
                     $( if <$t>::$supported(soc) { $case::<$t>(c, soc); } )*
@@ -223,14 +199,18 @@ per_type!(
     gather_case,
     gather_strategy(),
     gather_supported,
-    [u16, i16, f16, bf16, u32, i32, f32]
+    [u16, i16, f16, bf16, u32, i32, f32],
+    30,
+    0xB0C0_1234
 );
 per_type!(
     brcb_matches_reference,
     brcb_case,
     brcb_strategy(),
     brcb_supported,
-    [u16, i16, f16, bf16, u32, i32, f32]
+    [u16, i16, f16, bf16, u32, i32, f32],
+    30,
+    0xB0C0_1234
 );
 
 #[test]
@@ -428,61 +408,44 @@ fn gather_mask_matches_reference() {
     });
 }
 
+/// `gather_mask` over one repeat (block stride 1, repeat stride 8) with the pattern of `U`s.
+fn gather_mask_once<T: GatherElement, U: Element>(
+    d: &LocalTensor<T>,
+    s: &LocalTensor<T>,
+    pattern: GatherPattern<'_, U>,
+    reduce_mode: bool,
+    mask: u32,
+) {
+    gather_mask(d, s, pattern, reduce_mode, mask, &GatherMaskParams::new(1, 1, 8, 0));
+}
+
 #[test]
 fn gather_mask_checks() {
     on(Soc::Ascend310P, || {
         let u = ub(1024);
         let (s, d) = (u.t::<f16>(0, 256), u.t::<f16>(512, 256));
         assert_fails("src1Pattern = 7 is out of range [1, 6] on Ascend310P", || {
-            gather_mask::<f16, u16>(
-                &d,
-                &s,
-                GatherPattern::Fixed(7),
-                false,
-                0,
-                &GatherMaskParams::new(1, 1, 8, 0),
-            );
+            gather_mask_once::<f16, u16>(&d, &s, GatherPattern::Fixed(7), false, 0)
         });
     });
     on(Soc::Ascend910B, || {
         let u = ub(1024);
         let (s, d, p) = (u.t::<f32>(0, 128), u.t::<f32>(512, 32), u.t::<u16>(640, 16));
         assert_fails("src1Pattern holds uint16_t but float data needs a 32-bit pattern type", || {
-            gather_mask(&d, &s, GatherPattern::Tensor(&p), false, 0, &GatherMaskParams::new(1, 1, 8, 0));
+            gather_mask_once(&d, &s, GatherPattern::Tensor(&p), false, 0)
         });
         assert_fails("dst holds 32 elements but 64 are kept", || {
-            gather_mask::<f32, u32>(
-                &d,
-                &s,
-                GatherPattern::Fixed(7),
-                false,
-                0,
-                &GatherMaskParams::new(1, 1, 8, 0),
-            );
+            gather_mask_once::<f32, u32>(&d, &s, GatherPattern::Fixed(7), false, 0)
         });
         assert_fails("mask = 65 above 64 elements per repeat", || {
-            gather_mask::<f32, u32>(
-                &d,
-                &s,
-                GatherPattern::Fixed(1),
-                true,
-                65,
-                &GatherMaskParams::new(1, 1, 8, 0),
-            );
+            gather_mask_once::<f32, u32>(&d, &s, GatherPattern::Fixed(1), true, 65)
         });
     });
     on(Soc::Ascend910, || {
         let u = ub(1024);
         let (s, d) = (u.t::<f32>(0, 128), u.t::<f32>(512, 128));
         assert_fails("T = float is not supported by GatherMask on Ascend910", || {
-            gather_mask::<f32, u32>(
-                &d,
-                &s,
-                GatherPattern::Fixed(1),
-                false,
-                0,
-                &GatherMaskParams::new(1, 1, 8, 0),
-            );
+            gather_mask_once::<f32, u32>(&d, &s, GatherPattern::Fixed(1), false, 0)
         });
     });
 }
@@ -532,7 +495,7 @@ struct VecIndexCase {
 fn vec_index_strategy() -> impl Strategy<Value = VecIndexCase> {
     (
         (0..5000u16, any::<bool>(), 1..=1500usize),
-        prop_oneof![any::<u64>().prop_map(Ok), any::<[u64; 2]>().prop_map(Err)],
+        strat::count_or_bits(),
         (1..=8usize, 1..=3usize, 24..=30usize),
     )
         .prop_map(|((first, count_form, count), mask, (repeats, blk, rep))| VecIndexCase {
@@ -564,24 +527,8 @@ fn vec_index_case<T: VecIndexElement>(c: &VecIndexCase, soc: Soc) {
         );
     } else {
         let bits_mode = c.mask.is_err();
-        let mask = match c.mask {
-            Err([lo, hi]) => Mask::Bits([lo | 1, if T::SIZE >= 4 { 0 } else { hi }]),
-            Ok(n) => Mask::Count(1 + n % T::PAR as u64),
-        };
-        let m = match mask {
-            Mask::Bits(b) => b,
-            Mask::Count(n) => {
-                let n = n as usize;
-                let hi = if n >= 128 {
-                    u64::MAX
-                } else if n > 64 {
-                    (1u64 << (n - 64)) - 1
-                } else {
-                    0
-                };
-                [if n >= 64 { u64::MAX } else { (1u64 << n) - 1 }, hi]
-            }
-        };
+        let mask = fit_mask::<T>(c.mask);
+        let m = mask_bits(mask);
         let (repeats, blk, rep) = (c.repeats, c.blk, c.rep);
         let n = (repeats - 1) * rep * T::EPB + 8 * blk * T::EPB;
         let u = ub(n * T::SIZE);
@@ -757,37 +704,24 @@ fn scatter_case<T: DiscreteElement>(c: &ScatterCase, soc: Soc) {
     assert_eq!(util::bits(&dst.to_vec()), util::bits(&want), "{soc} {} masked {masked} {mask:?}", T::DTYPE);
 }
 
-/// 20 cases per chip, each run for every type the chip supports.
-macro_rules! discrete_tests {
-    ($name:ident, $case:ident, $strategy:expr, $supported:ident) => {
-        #[test]
-        fn $name() {
-            let cases = (strat::soc_of(Soc::ALL.to_vec()), $strategy);
-            strat::check_cases(20 * Soc::ALL.len() as u32, 0xD15C_2E7E, cases, |(soc, c)| {
-                let soc = *soc;
-                on(soc, || {
-                    if u16::$supported(soc) {
-                        $case::<u16>(c, soc);
-                    }
-                    if i16::$supported(soc) {
-                        $case::<i16>(c, soc);
-                    }
-                    if f16::$supported(soc) {
-                        $case::<f16>(c, soc);
-                    }
-                    if u32::$supported(soc) {
-                        $case::<u32>(c, soc);
-                    }
-                    if f32::$supported(soc) {
-                        $case::<f32>(c, soc);
-                    }
-                });
-            });
-        }
-    };
-}
-discrete_tests!(gatherb_matches_reference, gatherb_case, gatherb_strategy(), gatherb_supported);
-discrete_tests!(scatter_matches_reference, scatter_case, scatter_strategy(), scatter_supported);
+per_type!(
+    gatherb_matches_reference,
+    gatherb_case,
+    gatherb_strategy(),
+    gatherb_supported,
+    [u16, i16, f16, u32, f32],
+    20,
+    0xD15C_2E7E
+);
+per_type!(
+    scatter_matches_reference,
+    scatter_case,
+    scatter_strategy(),
+    scatter_supported,
+    [u16, i16, f16, u32, f32],
+    20,
+    0xD15C_2E7E
+);
 
 #[test]
 fn gatherb_scatter_checks() {

@@ -10,7 +10,7 @@ use seed_data::{REDUCE_EX2_RESULT, REDUCE_EX2_WORK};
 
 #[path = "common/util.rs"]
 mod util;
-use util::{assert_fails, bits, h, on, tensor, Rng};
+use util::{add_sat, assert_fails, bits, h, in_order, on, tensor, tree, Rng};
 
 #[path = "common/prop.rs"]
 mod strat;
@@ -18,37 +18,12 @@ use proptest::prelude::*;
 
 // ---- an independent, straightforward reference -------------------------------------------
 
-/// `a + b` rounded to `T`, with f16 saturation when `sat` (±inf → ±65504, NaN → 0).
-fn add<T: Element>(a: T, b: T, sat: bool) -> T {
-    let s = T::add(a, b);
-    if sat && T::DTYPE == DType::F16 && s.to_f64().is_infinite() {
-        T::from_f64(65504.0f64.copysign(s.to_f64()))
-    } else if sat && T::DTYPE == DType::F16 && s.to_f64().is_nan() {
-        T::ZERO
-    } else {
-        s
-    }
-}
-
-/// Pairwise tree: neighbours added level by level, an odd last value carried up.
-fn tree<T: Element>(mut v: Vec<T>, sat: bool) -> T {
-    while v.len() > 1 {
-        v = v.chunks(2).map(|c| if c.len() == 2 { add(c[0], c[1], sat) } else { c[0] }).collect();
-    }
-    v[0]
-}
-
-/// In-order sum `((v0 + v1) + v2) + …`.
-fn in_order<T: Element>(v: &[T], sat: bool) -> T {
-    v[1..].iter().fold(v[0], |s, &x| add(s, x, sat))
-}
-
 /// Lane-wise in-order sum of several lane vectors.
 fn lanewise<T: Element>(vs: &[Vec<T>], sat: bool) -> Vec<T> {
     let mut acc = vs[0].clone();
     for v in &vs[1..] {
         for (a, &x) in acc.iter_mut().zip(v) {
-            *a = add(*a, x, sat);
+            *a = add_sat(*a, x, sat);
         }
     }
     acc

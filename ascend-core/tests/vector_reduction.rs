@@ -7,37 +7,13 @@ use ascend_core::prelude::*;
 
 #[path = "common/util.rs"]
 mod util;
-use util::{assert_fails, h, on, ub, Rng};
+use util::{add_sat, assert_fails, h, in_order, mask_bits, on, on_bit, tree, ub, Rng, Ub};
 
 #[path = "common/prop.rs"]
 mod strat;
 use proptest::prelude::*;
 
 // ---- an independent, straightforward reference -------------------------------------------
-
-/// `a + b` rounded to `T`, with f16 saturation when `sat`.
-fn add<T: Element>(a: T, b: T, sat: bool) -> T {
-    let s = T::add(a, b);
-    if sat && T::DTYPE == DType::F16 && s.to_f64().is_infinite() {
-        T::from_f64(65504.0f64.copysign(s.to_f64()))
-    } else if sat && T::DTYPE == DType::F16 && s.to_f64().is_nan() {
-        T::ZERO
-    } else {
-        s
-    }
-}
-
-/// Neighbours added level by level, an odd last value carried up.
-fn tree<T: Element>(mut v: Vec<T>, sat: bool) -> T {
-    while v.len() > 1 {
-        v = v.chunks(2).map(|c| if c.len() == 2 { add(c[0], c[1], sat) } else { c[0] }).collect();
-    }
-    v[0]
-}
-
-fn on_bit(m: [u64; 2], j: usize) -> bool {
-    m[j / 64] >> (j % 64) & 1 == 1
-}
 
 /// Element index of lane `j` of repeat `r`.
 fn at<T: Element>(r: usize, j: usize, blk: usize, rep: usize) -> usize {
@@ -65,23 +41,6 @@ fn pick<T: Element>(l: &[T], m: [u64; 2], range: std::ops::Range<usize>, max: bo
         }
     }
     best
-}
-
-fn mask_bits(m: Mask) -> [u64; 2] {
-    match m {
-        Mask::Count(n) => {
-            let n = n as usize;
-            let hi = if n >= 128 {
-                u64::MAX
-            } else if n > 64 {
-                (1u64 << (n - 64)) - 1
-            } else {
-                0
-            };
-            [if n >= 64 { u64::MAX } else { (1u64 << n) - 1 }, hi]
-        }
-        Mask::Bits(b) => b,
-    }
 }
 
 /// One random call (each case function reads the fields it needs): chip, overflow mode,
@@ -191,6 +150,14 @@ fn put_idx(buf: &mut [u8], off: usize, i: usize, size: usize) {
 
 const SENT: u8 = 0xA5;
 
+/// Every `ReduceOrder`.
+const ORDERS: [ReduceOrder; 4] = [
+    ReduceOrder::ORDER_VALUE_INDEX,
+    ReduceOrder::ORDER_INDEX_VALUE,
+    ReduceOrder::ORDER_ONLY_VALUE,
+    ReduceOrder::ORDER_ONLY_INDEX,
+];
+
 // ---- vendor examples ------------------------------------------------------------------------
 
 #[test]
@@ -223,18 +190,12 @@ fn doc_reduce_repeat_example_max_with_every_order() {
     data[52] = h(11.0);
     data[128 + 100] = h(12.0);
     data[384 + 19] = h(13.0);
-    let orders = [
-        ReduceOrder::ORDER_VALUE_INDEX,
-        ReduceOrder::ORDER_INDEX_VALUE,
-        ReduceOrder::ORDER_ONLY_VALUE,
-        ReduceOrder::ORDER_ONLY_INDEX,
-    ];
     on(Soc::Ascend910B, || {
         let u = ub(1024 + 64);
         let src = u.t::<f16>(0, 512);
         let dst = u.t::<f16>(1024, 32);
         src.copy_from_slice(&data);
-        for order in orders {
+        for order in ORDERS {
             dst.copy_from_slice(&[f16::ZERO; 32]);
             whole_reduce_max::<f16, true>(&dst, &src, [u64::MAX, u64::MAX], 4, 1, 1, 8, order);
             let d = dst.to_vec();
@@ -317,7 +278,7 @@ fn f16_order_differs_from_a_naive_sequential_sum() {
             // same single addition here).
             let r0 = tree(data[..128].to_vec(), false);
             let r1 = tree(data[128..].to_vec(), false);
-            let want = add(r0, r1, false);
+            let want = add_sat(r0, r1, false);
             assert_eq!(got.to_bits(), want.to_bits(), "{soc}");
             assert_ne!(got.to_bits(), naive.to_bits(), "{soc}: the order must matter here");
             assert_eq!(naive.to_f32(), 2048.0);
@@ -366,30 +327,42 @@ fn supported_f32(soc: Soc) -> bool {
     soc != Soc::Ascend910
 }
 
-/// WholeReduceSum/Max/Min against the reference: every byte of dst.
-fn whole_case<T: ReduceElement>(c: &RedCase) {
-    let (rng, soc) = (&mut Rng(c.data_seed ^ T::SIZE as u64), c.soc);
+/// What [`whole_case`] and [`grouped_case`] start from: the case's mask and its lanes, `src`
+/// holding random values for the case's repeats and strides, whether f16 sums saturate, and a
+/// 4096-byte `dst` and its expected bytes `want`, both all `SENT`.
+struct PerRepeat<T: Element> {
+    _ub: Ub,
+    mask: Mask,
+    m: [u64; 2],
+    data: Vec<T>,
+    sat: bool,
+    src: LocalTensor<T>,
+    dst: LocalTensor<T>,
+    want: Vec<u8>,
+}
+
+fn per_repeat<T: ReduceElement>(c: &RedCase) -> PerRepeat<T> {
+    let rng = &mut Rng(c.data_seed ^ T::SIZE as u64);
     let mask = random_mask::<T>(c);
-    let m = mask_bits(mask);
-    let (repeats, blk, rep, dst_rep) = (c.repeats, c.blk, c.rep, c.dst_rep);
-    let n_src = at::<T>(repeats - 1, T::PAR - 1, blk, rep) + 1;
+    let n_src = at::<T>(c.repeats - 1, T::PAR - 1, c.blk, c.rep) + 1;
     let data = random_vals::<T>(rng, n_src);
-    let sat = get_overflow_mode() == OverflowMode::Saturation;
     let src_bytes = n_src.div_ceil(T::EPB) * 32;
     let u = ub(src_bytes + 4096);
     let src = u.t::<T>(0, n_src);
     let dst = u.t::<T>(src_bytes, 4096 / T::SIZE);
     src.copy_from_slice(&data);
-    let which = c.which;
-    let orders = [
-        ReduceOrder::ORDER_VALUE_INDEX,
-        ReduceOrder::ORDER_INDEX_VALUE,
-        ReduceOrder::ORDER_ONLY_VALUE,
-        ReduceOrder::ORDER_ONLY_INDEX,
-    ];
-    let order = orders[c.order];
-    let mut want = vec![SENT; 4096];
+    let want = vec![SENT; 4096];
     dst.reinterpret_cast::<u8>().copy_from_slice(&want);
+    let sat = get_overflow_mode() == OverflowMode::Saturation;
+    PerRepeat { _ub: u, mask, m: mask_bits(mask), data, sat, src, dst, want }
+}
+
+/// WholeReduceSum/Max/Min against the reference: every byte of dst.
+fn whole_case<T: ReduceElement>(c: &RedCase) {
+    let PerRepeat { _ub, mask, m, data, sat, src, dst, mut want } = per_repeat::<T>(c);
+    let (soc, repeats, blk, rep, dst_rep) = (c.soc, c.repeats, c.blk, c.rep, c.dst_rep);
+    let which = c.which;
+    let order = ORDERS[c.order];
     let ctx = format!(
         "{soc} {} op {which} mask {mask:?} repeats {repeats} blk {blk} rep {rep} dst_rep {dst_rep} {order:?}",
         T::DTYPE
@@ -462,20 +435,8 @@ fn whole_case<T: ReduceElement>(c: &RedCase) {
 
 /// BlockReduce*/PairReduceSum against the reference.
 fn grouped_case<T: ReduceElement>(c: &RedCase) {
-    let (rng, soc) = (&mut Rng(c.data_seed ^ T::SIZE as u64), c.soc);
-    let mask = random_mask::<T>(c);
-    let m = mask_bits(mask);
-    let (repeats, blk, rep, dst_rep) = (c.repeats, c.blk, c.rep, c.dst_rep);
-    let n_src = at::<T>(repeats - 1, T::PAR - 1, blk, rep) + 1;
-    let data = random_vals::<T>(rng, n_src);
-    let sat = get_overflow_mode() == OverflowMode::Saturation;
-    let src_bytes = n_src.div_ceil(T::EPB) * 32;
-    let u = ub(src_bytes + 4096);
-    let src = u.t::<T>(0, n_src);
-    let dst = u.t::<T>(src_bytes, 4096 / T::SIZE);
-    src.copy_from_slice(&data);
-    let mut want = vec![SENT; 4096];
-    dst.reinterpret_cast::<u8>().copy_from_slice(&want);
+    let PerRepeat { _ub, mask, m, data, sat, src, dst, mut want } = per_repeat::<T>(c);
+    let (soc, repeats, blk, rep, dst_rep) = (c.soc, c.repeats, c.blk, c.rep, c.dst_rep);
     let which = c.which;
     let ctx = format!(
         "{soc} {} op {which} mask {mask:?} repeats {repeats} blk {blk} rep {rep} dst_rep {dst_rep}",
@@ -575,7 +536,7 @@ fn level2_case<T: ReduceElement>(c: &RedCase) {
         } else {
             reduce_sum(&dst, &src, &work, count as i32);
             if soc == Soc::Ascend910B {
-                let t = res[1..].iter().fold(res[0], |s, &x| add(s, x, sat));
+                let t = in_order(&res, sat);
                 assert_eq!(
                     get_reduce_repeat_sum_spr::<T>().to_bits_u64(),
                     t.to_bits_u64(),
@@ -588,7 +549,7 @@ fn level2_case<T: ReduceElement>(c: &RedCase) {
                 let (b, mut w) = sum_stages(&res[..body_n], sat);
                 if tail {
                     let t = res[body_n];
-                    let total = add(b, t, sat);
+                    let total = add_sat(b, t, sat);
                     w[0] = total;
                     if w.len() < 2 {
                         w.push(t)
@@ -833,7 +794,7 @@ fn in_place_per_repeat_reductions() {
             // PairReduceSum(x, x, …): 64 results per repeat into x[64 r ..].
             x.copy_from_slice(&data);
             pair_reduce_sum::<f16, true>(&x, &x, 8, 128u64, 1, 1, 8);
-            let want: Vec<f16> = data.chunks(2).map(|p| add(p[0], p[1], false)).collect();
+            let want: Vec<f16> = data.chunks(2).map(|p| add_sat(p[0], p[1], false)).collect();
             assert_eq!(util::bits(&x.to_vec()[..512]), util::bits(&want));
             // With srcRepStride = 0 every repeat reads the same lanes: in place would feed a
             // result into the next repeat, so it is an error.

@@ -13,7 +13,8 @@
 //!   `copy_out` (dequeue, UB → GM).
 //!
 //! The sample fixes the sizes (`8 * 2048` half values on 8 cores, tiles of 128); here the
-//! [`TilingConfig`] carries them, so any length works: a core's last tile may be shorter, and
+//! [`TilingConfig`] carries them, written to GM by the host and read by the kernel as
+//! AscendC's tiling data (see [`elementwise`](crate::elementwise)), so any length works: a core's last tile may be shorter, and
 //! a length that is not a whole number of 32-byte blocks is moved with `DataCopyPad`.
 //!
 //! ```
@@ -50,13 +51,14 @@ impl<T: AddElement> BinaryOp<T> for Add {
 /// [`KernelBinary`] pipeline with [`Add`] as its `compute` instruction.
 pub type KernelAdd<T> = KernelBinary<T, Add>;
 
-/// The kernel entry point: `z = x + y` over this core's share of `tiling.total_length`
-/// elements (the sample's `add_custom(GM_ADDR x, GM_ADDR y, GM_ADDR z)`).
+/// The kernel entry point: `z = x + y` over this core's share of the elements, the tiling
+/// read from the [`TilingData`](crate::tiling::TilingData) at `tiling` (the sample's
+/// `add_custom(GM_ADDR x, GM_ADDR y, GM_ADDR z, GM_ADDR tiling)` with `GET_TILING_DATA`).
 ///
 /// # Panics
-/// As [`KernelAdd::init`] and the AscendC calls it makes (`Add` of `int16_t` on Ascend910,
+/// As [`binary_custom`] (a tiling buffer too small), [`KernelAdd::init`] and the AscendC calls it makes (`Add` of `int16_t` on Ascend910,
 /// `DataCopyPad` for a partial block on Ascend910 / Ascend310P).
-pub fn add_custom<T: AddElement>(x: GmAddr, y: GmAddr, z: GmAddr, tiling: &TilingConfig) {
+pub fn add_custom<T: AddElement>(x: GmAddr, y: GmAddr, z: GmAddr, tiling: GmAddr) {
     binary_custom::<T, Add>(x, y, z, tiling);
 }
 

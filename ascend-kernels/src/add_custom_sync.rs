@@ -5,7 +5,8 @@
 //! `SetFlag/WaitFlag<V_MTE3>`, `DataCopy` z out (MTE3). Because the buffers are reused by the
 //! next tile, the next copy-in waits for the vector pipe to finish reading x and y
 //! (`V_MTE2`) and the next `Add` waits for MTE3 to finish reading z (`MTE3_V`). Drop any of
-//! the four events and the sanitizer names the race.
+//! the four events and the sanitizer names the race. The tiling reaches the kernel through
+//! GM as a [`TilingData`] (AscendC's `GET_TILING_DATA`), as for [`add_custom`](crate::add_custom).
 //!
 //! ```
 //! use ascend_kernels::add_custom::add_reference;
@@ -22,14 +23,17 @@
 use ascend_runtime::prelude::*;
 
 use crate::elementwise::run_binary;
-use crate::tiling::{copy_gm_to_ub, copy_ub_to_gm, TilingConfig};
+use crate::tiling::{copy_gm_to_ub, copy_ub_to_gm, TilingConfig, TilingData};
 
-/// The kernel entry point: `z = x + y` over this core's share, synchronised with events.
+/// The kernel entry point: `z = x + y` over this core's share, synchronised with events; the
+/// tiling read from the [`TilingData`] at `tiling` (AscendC `GET_TILING_DATA`).
 ///
 /// # Panics
-/// As the AscendC calls it makes (see [`add_custom`](crate::add_custom::add_custom)).
+/// As `get_tiling_data` (a tiling buffer of fewer than `size_of::<TilingData>()` bytes) and
+/// the AscendC calls it makes (see [`add_custom`](crate::add_custom::add_custom)).
 #[track_caller]
-pub fn add_custom_sync<T: AddElement>(x: GmAddr, y: GmAddr, z: GmAddr, tiling: &TilingConfig) {
+pub fn add_custom_sync<T: AddElement>(x: GmAddr, y: GmAddr, z: GmAddr, tiling: GmAddr) {
+    let tiling: TilingConfig = get_tiling_data::<TilingData>(tiling).into();
     tiling.check::<T>("AddCustomSync", T::EPB);
     let range = tiling.core_range::<T>(get_block_idx());
     let len = range.len();
@@ -109,5 +113,25 @@ mod tests {
             let (z, _) = run_add_custom_sync(Soc::Ascend910B, &x, &y, &t).unwrap();
             assert_bits_eq(&z, &add_reference(&x, &y));
         }
+    }
+
+    #[test]
+    fn the_kernel_reads_its_tiling_from_gm() {
+        // 300 elements in the tiling, buffers of 640: z's tail stays as it was.
+        let x = random_vec::<f16>(640, 5, -100.0, 100.0);
+        let tiling = GmBuffer::from_tiling(&TilingData::from(TilingConfig::new::<f16>(300, 2)));
+        let (xg, zg) = (GmBuffer::from_slice(&x), GmBuffer::from_vec(vec![f16::ONE; 640]));
+        let (xa, za, t) = (xg.addr(), zg.addr(), tiling.addr());
+        Launch::new(Soc::Ascend910B).block_dim(2).run(move || add_custom_sync::<f16>(xa, xa, za, t)).unwrap();
+        let z = zg.to_vec();
+        assert_bits_eq(&z[..300], &add_reference(&x[..300], &x[..300]));
+        assert!(z[300..].iter().all(|&v| v == f16::ONE));
+    }
+
+    #[test]
+    fn too_small_a_tiling_buffer_is_an_error() {
+        let buf = GmBuffer::<f16>::zeroed(64);
+        let a = buf.addr();
+        crate::host::assert_tiling_too_small::<TilingData>(|t| add_custom_sync::<f16>(a, a, a, t));
     }
 }

@@ -1,6 +1,7 @@
 //! `addcmul`: `out = input + value * t1 * t2` (PyTorch's `addcmul`), the AscendC way — three
 //! input queues, one output queue, and on each tile `Mul(tmp, t1, t2)`, `Muls(tmp, tmp,
-//! value)`, `Add(out, input, tmp)` (each rounded to the type).
+//! value)`, `Add(out, input, tmp)` (each rounded to the type). The tiling reaches the kernel
+//! through GM as a [`TilingData`] (AscendC's `GET_TILING_DATA`).
 //!
 //! ```
 //! use ascend_kernels::addcmul::{addcmul_reference, run_addcmul};
@@ -17,7 +18,7 @@
 use ascend_runtime::prelude::*;
 
 use crate::host::{check_input_len, run_on_gm};
-use crate::tiling::{TilingConfig, BUFFER_NUM};
+use crate::tiling::{TilingConfig, TilingData, BUFFER_NUM};
 
 /// Element types `addcmul` runs on: those with `Mul`, `Muls` and `Add` (`half`, `float`,
 /// and on every chip but Ascend910 `int16_t`, `int32_t`).
@@ -134,17 +135,20 @@ impl<T: AddcmulElement> KernelAddcmul<T> {
     }
 }
 
-/// The kernel entry point: `out = input + value * t1 * t2` over this core's share.
+/// The kernel entry point: `out = input + value * t1 * t2` over this core's share, the
+/// tiling read from the [`TilingData`] at `tiling` (AscendC `GET_TILING_DATA`).
 ///
 /// # Panics
-/// As [`KernelAddcmul::init`] and the AscendC calls it makes.
-pub fn addcmul_custom<T: AddcmulElement>(inputs: [GmAddr; 3], out: GmAddr, value: T, tiling: &TilingConfig) {
+/// As `get_tiling_data` (a tiling buffer of fewer than `size_of::<TilingData>()` bytes),
+/// [`KernelAddcmul::init`] and the AscendC calls it makes.
+pub fn addcmul_custom<T: AddcmulElement>(inputs: [GmAddr; 3], out: GmAddr, value: T, tiling: GmAddr) {
+    let tiling_data: TilingConfig = get_tiling_data::<TilingData>(tiling).into();
     let mut op = KernelAddcmul::<T>::new();
-    op.init(inputs, out, value, tiling);
+    op.init(inputs, out, value, &tiling_data);
     op.process();
 }
 
-/// Host side: copies `[input, t1, t2]` to GM, launches [`addcmul_custom`] on
+/// Host side: copies `[input, t1, t2]` and the tiling to GM, launches [`addcmul_custom`] on
 /// `tiling.block_dim` cores of `soc`, and returns `out` with the launch statistics.
 ///
 /// # Errors
@@ -161,9 +165,10 @@ pub fn run_addcmul<T: AddcmulElement>(
     for (name, x) in ["input", "t1", "t2"].into_iter().zip(inputs) {
         check_input_len(name, x, tiling.total_length);
     }
-    let (t, launch) = (*tiling, Launch::new(soc).block_dim(tiling.block_dim));
+    let tiling_gm = GmBuffer::from_tiling(&TilingData::from(*tiling));
+    let (t, launch) = (tiling_gm.addr(), Launch::new(soc).block_dim(tiling.block_dim));
     let ([out], stats) = run_on_gm(&launch, inputs, [tiling.total_length], move |ins, [out]| {
-        addcmul_custom(ins, out, value, &t)
+        addcmul_custom(ins, out, value, t)
     })?;
     Ok((out, stats))
 }
@@ -199,5 +204,30 @@ mod tests {
         }
         check::<f32>(Soc::Ascend910, 8 * 2048, 8, 512);
         check::<f16>(Soc::Ascend310P, 8 * 2048, 8, 512);
+    }
+
+    #[test]
+    fn the_kernel_reads_its_tiling_from_gm() {
+        // 700 elements in the tiling, buffers of 1024: out's tail stays as it was.
+        let [a, b, c] = [1, 2, 3].map(|s| random_vec::<f32>(1024, s, -10.0, 10.0));
+        let (ag, bg, cg) = (GmBuffer::from_slice(&a), GmBuffer::from_slice(&b), GmBuffer::from_slice(&c));
+        let out = GmBuffer::from_vec(vec![5.0f32; 1024]);
+        let tiling = GmBuffer::from_tiling(&TilingData::from(TilingConfig::new::<f32>(700, 3)));
+        let (ins, oa, t) = ([ag.addr(), bg.addr(), cg.addr()], out.addr(), tiling.addr());
+        Launch::new(Soc::Ascend910B).block_dim(3).run(move || addcmul_custom(ins, oa, 0.5f32, t)).unwrap();
+        let o = out.to_vec();
+        assert_close(
+            &o[..700],
+            &addcmul_reference([&a[..700], &b[..700], &c[..700]], 0.5),
+            Tolerance::of::<f32>(),
+        );
+        assert!(o[700..].iter().all(|&v| v == 5.0));
+    }
+
+    #[test]
+    fn too_small_a_tiling_buffer_is_an_error() {
+        let buf = GmBuffer::<f32>::zeroed(64);
+        let a = buf.addr();
+        crate::host::assert_tiling_too_small::<TilingData>(|t| addcmul_custom([a; 3], a, 1.0f32, t));
     }
 }

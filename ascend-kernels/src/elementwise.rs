@@ -14,6 +14,11 @@
 //! The instruction is the `Op` type's [`BinaryOp::apply`]: `Add` for
 //! [`add_custom`](crate::add_custom), `Sub` for [`sub_custom`](crate::sub_custom), `Compare`
 //! + `Select` for [`maximum`](crate::maximum). [`run_binary`] is the host side they share.
+//!
+//! The tiling reaches the kernel through GM, as AscendC's tiling data does: the host writes a
+//! [`TilingData`] with `GmBuffer::from_tiling` and the entry point ([`binary_custom`], behind
+//! `add_custom`, `sub_custom` and `maximum`) reads it back with `get_tiling_data`
+//! (`GET_TILING_DATA`) before `init`.
 
 use core::marker::PhantomData;
 
@@ -138,19 +143,23 @@ impl<T: Element, Op: BinaryOp<T>> KernelBinary<T, Op> {
 }
 
 /// The kernel entry point of an elementwise binary kernel: `z = op(x, y)` over this core's
-/// share of `tiling.total_length` elements.
+/// share of the elements, the tiling read from the [`TilingData`] at `tiling` (AscendC
+/// `GET_TILING_DATA`).
 ///
 /// # Panics
-/// As [`KernelBinary::init`] and the AscendC calls the kernel makes.
-pub fn binary_custom<T: Element, Op: BinaryOp<T>>(x: GmAddr, y: GmAddr, z: GmAddr, tiling: &TilingConfig) {
+/// As `get_tiling_data` (a tiling buffer of fewer than `size_of::<TilingData>()` bytes),
+/// [`KernelBinary::init`] and the AscendC calls the kernel makes.
+pub fn binary_custom<T: Element, Op: BinaryOp<T>>(x: GmAddr, y: GmAddr, z: GmAddr, tiling: GmAddr) {
+    let tiling_data: TilingConfig = get_tiling_data::<TilingData>(tiling).into();
     let mut op = KernelBinary::<T, Op>::new();
-    op.init(x, y, z, tiling);
+    op.init(x, y, z, &tiling_data);
     op.process();
 }
 
-/// Host side of an elementwise binary kernel: copies `x` and `y` to GM, launches `kernel`
-/// (an entry point such as [`add_custom`](crate::add_custom::add_custom)) on
-/// `tiling.block_dim` cores of `soc`, and returns `z` with the launch statistics.
+/// Host side of an elementwise binary kernel: copies `x` and `y` to GM, writes `tiling` to GM
+/// as a [`TilingData`], launches `kernel` (an entry point such as
+/// [`add_custom`](crate::add_custom::add_custom)) on `tiling.block_dim` cores of `soc`, and
+/// returns `z` with the launch statistics.
 ///
 /// # Errors
 /// The [`LaunchError`] of a failing core (with the core, API and message).
@@ -162,16 +171,56 @@ pub fn run_binary<T: Element>(
     x: &[T],
     y: &[T],
     tiling: &TilingConfig,
-    kernel: fn(GmAddr, GmAddr, GmAddr, &TilingConfig),
+    kernel: fn(GmAddr, GmAddr, GmAddr, GmAddr),
 ) -> Result<(Vec<T>, LaunchStats), LaunchError> {
     check_input_len("x", x, tiling.total_length);
     check_input_len("y", y, tiling.total_length);
-    // The tiling travels through GM, as AscendC's tiling data does: the host writes it, each
-    // core reads it back (`GET_TILING_DATA`).
     let tiling_gm = GmBuffer::from_tiling(&TilingData::from(*tiling));
     let (t, launch) = (tiling_gm.addr(), Launch::new(soc).block_dim(tiling.block_dim));
-    let ([z], stats) = run_on_gm(&launch, [x, y], [x.len()], move |[x, y], [z]| {
-        kernel(x, y, z, &get_tiling_data::<TilingData>(t).into())
-    })?;
+    let ([z], stats) = run_on_gm(&launch, [x, y], [x.len()], move |[x, y], [z]| kernel(x, y, z, t))?;
     Ok((z, stats))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::add_custom::{add_custom, add_reference};
+    use crate::data::random_vec;
+    use crate::host::assert_tiling_too_small;
+    use crate::maximum::{maximum, maximum_reference};
+    use crate::sub_custom::{sub_custom, sub_reference};
+    use ascend_runtime::testing::assert_bits_eq;
+
+    type Entry = fn(GmAddr, GmAddr, GmAddr, GmAddr);
+    type Reference = fn(&[f32], &[f32]) -> Vec<f32>;
+    const KERNELS: [(Entry, Reference); 3] = [
+        (add_custom::<f32>, add_reference::<f32>),
+        (sub_custom::<f32>, sub_reference::<f32>),
+        (maximum::<f32>, maximum_reference::<f32>),
+    ];
+
+    #[test]
+    fn the_kernel_reads_its_tiling_from_gm() {
+        // 500 elements in the tiling, buffers of 1000: z's second half stays as it was.
+        let (x, y) = (random_vec::<f32>(1000, 1, -10.0, 10.0), random_vec::<f32>(1000, 2, -10.0, 10.0));
+        let tiling = GmBuffer::from_tiling(&TilingData::from(TilingConfig::new::<f32>(500, 4)));
+        for (kernel, reference) in KERNELS {
+            let (xg, yg, zg) =
+                (GmBuffer::from_slice(&x), GmBuffer::from_slice(&y), GmBuffer::from_vec(vec![7.0f32; 1000]));
+            let (xa, ya, za, t) = (xg.addr(), yg.addr(), zg.addr(), tiling.addr());
+            Launch::new(Soc::Ascend910B).block_dim(4).run(move || kernel(xa, ya, za, t)).unwrap();
+            let z = zg.to_vec();
+            assert_bits_eq(&z[..500], &reference(&x[..500], &y[..500]));
+            assert!(z[500..].iter().all(|&v| v == 7.0));
+        }
+    }
+
+    #[test]
+    fn too_small_a_tiling_buffer_is_an_error() {
+        let buf = GmBuffer::<f32>::zeroed(64);
+        let a = buf.addr();
+        for (kernel, _) in KERNELS {
+            assert_tiling_too_small::<TilingData>(|t| kernel(a, a, a, t));
+        }
+    }
 }

@@ -10,6 +10,10 @@
 //!   one count-form `Gather` from the table into the output tile;
 //! * `copy_out`: the tile's rows UB → GM.
 //!
+//! The split reaches the kernel through GM, as AscendC's tiling data does: the host writes an
+//! [`EmbeddingTilingData`] with `GmBuffer::from_tiling` and the kernel reads it back with
+//! `get_tiling_data` (`GET_TILING_DATA`).
+//!
 //! The whole table must fit in UB next to the tile buffers (an error naming the sizes
 //! otherwise); an index outside `[0, vocab)` is an error naming the core, the row and the
 //! value.
@@ -65,6 +69,57 @@ impl EmbeddingTiling {
         let start = i * base + i.min(extra);
         let end = start + base + usize::from(i < extra);
         (start * g).min(n)..(end * g).min(n)
+    }
+}
+
+/// An [`EmbeddingTiling`] as the host writes it to global memory and the kernel reads it back
+/// with `get_tiling_data` (AscendC's tiling data): a `#[repr(C)]`, `Pod` struct of fixed-size
+/// fields.
+///
+/// ```
+/// use ascend_kernels::embedding::{EmbeddingTiling, EmbeddingTilingData};
+/// let t = EmbeddingTiling { vocab: 10, dim: 8, num_indices: 100, block_dim: 4, tile_rows: 16 };
+/// assert_eq!(EmbeddingTiling::from(EmbeddingTilingData::from(t)), t);
+/// ```
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct EmbeddingTilingData {
+    /// Rows of the table.
+    pub vocab: u64,
+    /// Elements per row.
+    pub dim: u64,
+    /// Number of indices.
+    pub num_indices: u64,
+    /// Output rows per tile.
+    pub tile_rows: u64,
+    /// Cores (`blockDim`).
+    pub block_dim: u32,
+    /// Padding to a multiple of 8 bytes (always 0).
+    pub reserved: u32,
+}
+
+impl From<EmbeddingTiling> for EmbeddingTilingData {
+    fn from(t: EmbeddingTiling) -> Self {
+        EmbeddingTilingData {
+            vocab: t.vocab as u64,
+            dim: t.dim as u64,
+            num_indices: t.num_indices as u64,
+            tile_rows: t.tile_rows as u64,
+            block_dim: t.block_dim,
+            reserved: 0,
+        }
+    }
+}
+
+impl From<EmbeddingTilingData> for EmbeddingTiling {
+    fn from(t: EmbeddingTilingData) -> Self {
+        EmbeddingTiling {
+            vocab: t.vocab as usize,
+            dim: t.dim as usize,
+            num_indices: t.num_indices as usize,
+            block_dim: t.block_dim,
+            tile_rows: t.tile_rows as usize,
+        }
     }
 }
 
@@ -227,17 +282,20 @@ impl<T: GatherElement> KernelEmbedding<T> {
     }
 }
 
-/// The kernel entry point: this core's rows of `out = table[indices]`.
+/// The kernel entry point: this core's rows of `out = table[indices]`, the split read from
+/// the [`EmbeddingTilingData`] at `tiling` (AscendC `GET_TILING_DATA`).
 ///
 /// # Panics
-/// As [`KernelEmbedding::init`], an index out of range, and the AscendC calls it makes.
-pub fn embedding<T: GatherElement>(table: GmAddr, indices: GmAddr, out: GmAddr, tiling: &EmbeddingTiling) {
+/// As `get_tiling_data` (a tiling buffer of fewer than `size_of::<EmbeddingTilingData>()`
+/// bytes), [`KernelEmbedding::init`], an index out of range, and the AscendC calls it makes.
+pub fn embedding<T: GatherElement>(table: GmAddr, indices: GmAddr, out: GmAddr, tiling: GmAddr) {
+    let tiling_data: EmbeddingTiling = get_tiling_data::<EmbeddingTilingData>(tiling).into();
     let mut op = KernelEmbedding::<T>::new();
-    op.init(table, indices, out, tiling);
+    op.init(table, indices, out, &tiling_data);
     op.process();
 }
 
-/// Host side: copies the table and the indices to GM, launches [`embedding`] on
+/// Host side: copies the table, the indices and the tiling to GM, launches [`embedding`] on
 /// `tiling.block_dim` cores of `soc`, and returns the `num_indices × dim` output.
 ///
 /// # Errors
@@ -256,8 +314,9 @@ pub fn run_embedding<T: GatherElement>(
     crate::host::check_input_len("indices", indices, tiling.num_indices);
     let (t_gm, i_gm) = (GmBuffer::from_slice(table), GmBuffer::from_slice(indices));
     let out = GmBuffer::<T>::zeroed(tiling.num_indices * tiling.dim);
-    let (ta, ia, oa, t) = (t_gm.addr(), i_gm.addr(), out.addr(), *tiling);
-    let stats = Launch::new(soc).block_dim(tiling.block_dim).run(move || embedding::<T>(ta, ia, oa, &t))?;
+    let tiling_gm = GmBuffer::from_tiling(&EmbeddingTilingData::from(*tiling));
+    let (ta, ia, oa, t) = (t_gm.addr(), i_gm.addr(), out.addr(), tiling_gm.addr());
+    let stats = Launch::new(soc).block_dim(tiling.block_dim).run(move || embedding::<T>(ta, ia, oa, t))?;
     Ok((out.to_vec(), stats))
 }
 
@@ -331,5 +390,29 @@ mod tests {
         let e =
             run_embedding(Soc::Ascend910, &table, &[0; 8], &EmbeddingTiling::new(10, 8, 8, 1)).unwrap_err();
         assert!(e.to_string().contains("not supported by Gather on Ascend910"), "{e}");
+    }
+
+    #[test]
+    fn the_kernel_reads_its_tiling_from_gm() {
+        // 24 of 64 indices in the tiling (rows of 8 floats): the output's tail stays as it was.
+        let (vocab, dim) = (20, 8);
+        let table: Vec<f32> = random_vec(vocab * dim, 3, -10.0, 10.0);
+        let idx = indices(64, vocab, 5);
+        let (tg, ig) = (GmBuffer::from_slice(&table), GmBuffer::from_slice(&idx));
+        let out = GmBuffer::from_vec(vec![2.0f32; 64 * dim]);
+        let tiling =
+            GmBuffer::from_tiling(&EmbeddingTilingData::from(EmbeddingTiling::new(vocab, dim, 24, 2)));
+        let (ta, ia, oa, t) = (tg.addr(), ig.addr(), out.addr(), tiling.addr());
+        Launch::new(Soc::Ascend910B).block_dim(2).run(move || embedding::<f32>(ta, ia, oa, t)).unwrap();
+        let o = out.to_vec();
+        assert_eq!(&o[..24 * dim], &embedding_reference(&table, dim, &idx[..24])[..]);
+        assert!(o[24 * dim..].iter().all(|&v| v == 2.0));
+    }
+
+    #[test]
+    fn too_small_a_tiling_buffer_is_an_error() {
+        let buf = GmBuffer::<f32>::zeroed(64);
+        let a = buf.addr();
+        crate::host::assert_tiling_too_small::<EmbeddingTilingData>(|t| embedding::<f32>(a, a, a, t));
     }
 }

@@ -2,6 +2,9 @@
 //!
 //! The kernel has no input: each tile of the output queue is filled in UB with
 //! `duplicate(&tile, value, len)` (`compute`) and copied out (`copy_out`), double-buffered.
+//! The tiling reaches the kernel through GM, as AscendC's tiling data does: the host writes a
+//! [`TilingData`] with `GmBuffer::from_tiling` and the kernel reads it back with
+//! `get_tiling_data` (`GET_TILING_DATA`).
 //! Types are those of `Duplicate` (`half`, `bfloat16_t`, `int16_t`, `uint16_t`, `int32_t`,
 //! `uint32_t`, `float`, as the chip supports them).
 //!
@@ -16,7 +19,7 @@
 use ascend_runtime::prelude::*;
 
 use crate::host::run_on_gm;
-use crate::tiling::{TilingConfig, BUFFER_NUM};
+use crate::tiling::{TilingConfig, TilingData, BUFFER_NUM};
 
 const API: &str = "Fill";
 
@@ -81,13 +84,16 @@ impl<T: DuplicateElement> KernelFill<T> {
     }
 }
 
-/// The kernel entry point: `dst[i] = value` over this core's share of `tiling.total_length`.
+/// The kernel entry point: `dst[i] = value` over this core's share of the elements, the
+/// tiling read from the [`TilingData`] at `tiling` (AscendC `GET_TILING_DATA`).
 ///
 /// # Panics
-/// As [`KernelFill::init`] and `Duplicate` (a type the chip does not support).
-pub fn fill<T: DuplicateElement>(dst: GmAddr, value: T, tiling: &TilingConfig) {
+/// As `get_tiling_data` (a tiling buffer of fewer than `size_of::<TilingData>()` bytes),
+/// [`KernelFill::init`] and `Duplicate` (a type the chip does not support).
+pub fn fill<T: DuplicateElement>(dst: GmAddr, value: T, tiling: GmAddr) {
+    let tiling_data: TilingConfig = get_tiling_data::<TilingData>(tiling).into();
     let mut op = KernelFill::new(value);
-    op.init(dst, tiling);
+    op.init(dst, &tiling_data);
     op.process();
 }
 
@@ -114,8 +120,9 @@ pub fn run_fill_with<T: DuplicateElement>(
     value: T,
     tiling: &TilingConfig,
 ) -> Result<(Vec<T>, LaunchStats), LaunchError> {
-    let (t, launch) = (*tiling, Launch::new(soc).block_dim(tiling.block_dim));
-    let ([dst], stats) = run_on_gm(&launch, [], [t.total_length], move |[], [dst]| fill(dst, value, &t))?;
+    let tiling_gm = GmBuffer::from_tiling(&TilingData::from(*tiling));
+    let (t, launch) = (tiling_gm.addr(), Launch::new(soc).block_dim(tiling.block_dim));
+    let ([dst], stats) = run_on_gm(&launch, [], [tiling.total_length], move |[], [dst]| fill(dst, value, t))?;
     Ok((dst, stats))
 }
 
@@ -163,8 +170,38 @@ mod tests {
     #[test]
     fn fill_overwrites_every_element() {
         let dst = GmBuffer::from_vec(vec![9.0f32; 1000]);
-        let (da, t) = (dst.addr(), TilingConfig::new::<f32>(1000, 8));
-        Launch::new(Soc::Ascend910B).block_dim(8).run(move || fill(da, -0.0f32, &t)).unwrap();
+        let tiling = GmBuffer::from_tiling(&TilingData::from(TilingConfig::new::<f32>(1000, 8)));
+        let (da, t) = (dst.addr(), tiling.addr());
+        Launch::new(Soc::Ascend910B).block_dim(8).run(move || fill(da, -0.0f32, t)).unwrap();
         assert_bits_eq(&dst.to_vec(), &vec![-0.0f32; 1000]);
+    }
+
+    #[test]
+    fn the_kernel_reads_its_tiling_from_gm() {
+        // Half the elements in the tiling: the second half keeps its old contents.
+        let dst = GmBuffer::from_vec(vec![9u32; 1000]);
+        let tiling = GmBuffer::from_tiling(&TilingData::from(TilingConfig::new::<u32>(500, 4)));
+        let (da, t) = (dst.addr(), tiling.addr());
+        Launch::new(Soc::Ascend910B).block_dim(4).run(move || fill(da, 1u32, t)).unwrap();
+        let v = dst.to_vec();
+        assert!(v[..500].iter().all(|&x| x == 1) && v[500..].iter().all(|&x| x == 9));
+    }
+
+    #[test]
+    fn too_small_a_tiling_buffer_is_an_error() {
+        let (dst, tiling) = (GmBuffer::<f32>::zeroed(64), GmBuffer::from_tiling(&[64u32, 1]));
+        let (da, t) = (dst.addr(), tiling.addr());
+        let e = Launch::new(Soc::Ascend910B).block_dim(1).run(move || fill(da, 1.0f32, t)).unwrap_err();
+        assert!(e.to_string().contains("GET_TILING_DATA: the tiling buffer holds 8 bytes"), "{e}");
+    }
+
+    #[test]
+    fn bad_tiling_is_an_error() {
+        let t = TilingConfig::new::<f32>(100, 1).with_tile_length(12);
+        let e = run_fill_with(Soc::Ascend910B, 1.0f32, &t).unwrap_err();
+        assert!(
+            e.to_string().contains("Fill: tile_length = 12 is not a positive multiple of 8 float elements"),
+            "{e}"
+        );
     }
 }

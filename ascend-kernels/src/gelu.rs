@@ -12,7 +12,8 @@
 //! `Adds(a, a, 1)`, `Div(a, x, a)`, `Mul(y, b, a)`.
 //!
 //! The split is [`TilingConfig`]'s (whole 32-byte blocks per core, tiles of `tile_length`, the
-//! last tile of the last core possibly a partial block moved with `DataCopyPad`).
+//! last tile of the last core possibly a partial block moved with `DataCopyPad`), reaching the
+//! kernel through GM as a [`TilingData`] (AscendC's `GET_TILING_DATA`).
 //!
 //! ```
 //! use ascend_kernels::gelu::{gelu_reference, run_gelu};
@@ -29,7 +30,7 @@ use ascend_runtime::prelude::*;
 
 use crate::host::{check_input_len, run_on_gm};
 use crate::rows::RowElement;
-use crate::tiling::{copy_gm_to_ub, copy_ub_to_gm, TilingConfig, BUFFER_NUM};
+use crate::tiling::{copy_gm_to_ub, copy_ub_to_gm, TilingConfig, TilingData, BUFFER_NUM};
 
 const API: &str = "Gelu";
 
@@ -168,18 +169,22 @@ impl<T: RowElement> KernelGelu<T> {
     }
 }
 
-/// The kernel entry point: `y = gelu(x)` over this core's share.
+/// The kernel entry point: `y = gelu(x)` over this core's share, the tiling read from the
+/// [`TilingData`] at `tiling` (AscendC `GET_TILING_DATA`).
 ///
 /// # Panics
-/// As [`KernelGelu::init`] and the AscendC calls it makes.
+/// As `get_tiling_data` (a tiling buffer of fewer than `size_of::<TilingData>()` bytes),
+/// [`KernelGelu::init`] and the AscendC calls it makes.
 #[track_caller]
-pub fn gelu<T: RowElement>(x: GmAddr, y: GmAddr, tiling: &TilingConfig) {
+pub fn gelu<T: RowElement>(x: GmAddr, y: GmAddr, tiling: GmAddr) {
+    let tiling_data: TilingConfig = get_tiling_data::<TilingData>(tiling).into();
     let mut op = KernelGelu::<T>::new();
-    op.init(x, y, tiling);
+    op.init(x, y, &tiling_data);
     op.process();
 }
 
-/// Host side: launches [`gelu`] on `tiling.block_dim` cores of `soc` and returns `y`.
+/// Host side: copies `x` and the tiling to GM, launches [`gelu`] on `tiling.block_dim` cores
+/// of `soc` and returns `y`.
 ///
 /// # Errors
 /// The [`LaunchError`] of a failing core.
@@ -192,8 +197,9 @@ pub fn run_gelu<T: RowElement>(
     tiling: &TilingConfig,
 ) -> Result<(Vec<T>, LaunchStats), LaunchError> {
     check_input_len("x", x, tiling.total_length);
-    let (t, launch) = (*tiling, Launch::new(soc).block_dim(tiling.block_dim));
-    let ([y], stats) = run_on_gm(&launch, [x], [x.len()], move |[x], [y]| gelu::<T>(x, y, &t))?;
+    let tiling_gm = GmBuffer::from_tiling(&TilingData::from(*tiling));
+    let (t, launch) = (tiling_gm.addr(), Launch::new(soc).block_dim(tiling.block_dim));
+    let ([y], stats) = run_on_gm(&launch, [x], [x.len()], move |[x], [y]| gelu::<T>(x, y, t))?;
     Ok((y, stats))
 }
 
@@ -254,5 +260,25 @@ mod tests {
                 && e.contains("Ascend910B has 196608"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn the_kernel_reads_its_tiling_from_gm() {
+        // 777 elements in the tiling, buffers of 1024: y's tail stays as it was.
+        let x = random_vec::<f16>(1024, 4, -6.0, 6.0);
+        let (xg, yg) = (GmBuffer::from_slice(&x), GmBuffer::from_vec(vec![f16::ONE; 1024]));
+        let tiling = GmBuffer::from_tiling(&TilingData::from(TilingConfig::new::<f16>(777, 4)));
+        let (xa, ya, t) = (xg.addr(), yg.addr(), tiling.addr());
+        Launch::new(Soc::Ascend910B).block_dim(4).run(move || gelu::<f16>(xa, ya, t)).unwrap();
+        let y = yg.to_vec();
+        assert_close(&y[..777], &gelu_reference(&x[..777]), Tolerance::of::<f16>());
+        assert!(y[777..].iter().all(|&v| v == f16::ONE));
+    }
+
+    #[test]
+    fn too_small_a_tiling_buffer_is_an_error() {
+        let buf = GmBuffer::<f32>::zeroed(64);
+        let a = buf.addr();
+        crate::host::assert_tiling_too_small::<TilingData>(|t| gelu::<f32>(a, a, t));
     }
 }

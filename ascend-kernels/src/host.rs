@@ -8,13 +8,14 @@
 //! ```
 //! use ascend_kernels::host::run_on_gm;
 //! use ascend_kernels::add_custom::add_custom;
-//! use ascend_kernels::tiling::TilingConfig;
+//! use ascend_kernels::tiling::{TilingConfig, TilingData};
 //! use ascend_runtime::prelude::*;
 //!
 //! let (x, y) = (vec![1.0f32; 64], vec![2.0f32; 64]);
-//! let t = TilingConfig::new::<f32>(64, 2);
-//! let launch = Launch::new(Soc::Ascend910B).block_dim(t.block_dim);
-//! let ([z], stats) = run_on_gm(&launch, [&x, &y], [64], move |[x, y], [z]| add_custom::<f32>(x, y, z, &t)).unwrap();
+//! let tiling = TilingConfig::new::<f32>(64, 2);
+//! let tiling_gm = GmBuffer::from_tiling(&TilingData::from(tiling)); // the kernel's tiling data
+//! let (t, launch) = (tiling_gm.addr(), Launch::new(Soc::Ascend910B).block_dim(tiling.block_dim));
+//! let ([z], stats) = run_on_gm(&launch, [&x, &y], [64], move |[x, y], [z]| add_custom::<f32>(x, y, z, t)).unwrap();
 //! assert_eq!((z, stats.block_dim), (vec![3.0f32; 64], 2));
 //! ```
 
@@ -46,6 +47,23 @@ pub fn run_on_gm<T: Element, const I: usize, const O: usize>(
 #[track_caller]
 pub fn check_input_len<T>(name: &str, input: &[T], expected: usize) {
     assert_eq!(input.len(), expected, "{name} holds {} elements, the tiling {expected}", input.len());
+}
+
+/// Test support: launches `kernel(tiling)` on one core with a tiling buffer of 8 bytes, too
+/// small for the tiling struct `S` the kernel reads, and checks that the launch fails with
+/// `GET_TILING_DATA`'s error naming both sizes and `S`.
+#[cfg(test)]
+#[track_caller]
+pub(crate) fn assert_tiling_too_small<S: bytemuck::Pod>(kernel: impl Fn(GmAddr) + Sync) {
+    let tiling = GmBuffer::from_tiling(&[7u32, 1]);
+    let t = tiling.addr();
+    let e = Launch::new(Soc::Ascend910B).block_dim(1).run(move || kernel(t)).unwrap_err();
+    let want = format!(
+        "GET_TILING_DATA: the tiling buffer holds 8 bytes, the tiling struct {} needs {}",
+        core::any::type_name::<S>(),
+        core::mem::size_of::<S>()
+    );
+    assert!(e.to_string().contains(&want), "{e}");
 }
 
 #[cfg(test)]

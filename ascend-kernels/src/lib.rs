@@ -5,7 +5,9 @@
 //! Every kernel reads like its AscendC original: a kernel struct with `init` (bind this core's
 //! slice of global memory, carve the queues' buffers) and `process` (walk the slice tile by
 //! tile through `copy_in` → `compute` → `copy_out`, double-buffered with `BUFFER_NUM = 2`),
-//! and an entry function taking `GmAddr`s, launched on `blockDim` cores. Each module also has
+//! and an entry function taking `GmAddr`s, launched on `blockDim` cores; the last of them is
+//! the tiling, a `#[repr(C)]` struct the host wrote to GM and the entry function reads back
+//! with `get_tiling_data` (AscendC's `GET_TILING_DATA`). Each module also has
 //! a host launcher (`run_*`) and a host reference the tests compare against bit for bit.
 //!
 //! | module | kernel |

@@ -60,12 +60,13 @@ impl<T: MaximumElement> BinaryOp<T> for Max {
 /// its `compute` instruction (its `init` also carves the mask buffer).
 pub type KernelMaximum<T> = KernelBinary<T, Max>;
 
-/// The kernel entry point: `z = max(x, y)` over this core's share.
+/// The kernel entry point: `z = max(x, y)` over this core's share, the tiling read from the
+/// [`TilingData`](crate::tiling::TilingData) at `tiling`.
 ///
 /// # Panics
-/// As [`KernelMaximum::init`] (the tile length must be whole repeats), and on Ascend910 (no
+/// As [`binary_custom`] (a tiling buffer too small), [`KernelMaximum::init`] (the tile length must be whole repeats), and on Ascend910 (no
 /// select mode 2).
-pub fn maximum<T: MaximumElement>(x: GmAddr, y: GmAddr, z: GmAddr, tiling: &TilingConfig) {
+pub fn maximum<T: MaximumElement>(x: GmAddr, y: GmAddr, z: GmAddr, tiling: GmAddr) {
     binary_custom::<T, Max>(x, y, z, tiling);
 }
 

@@ -31,7 +31,7 @@
 
 use ascend_runtime::prelude::*;
 
-use crate::rows::{map_rows, rows_custom, run_rows, RowElement, RowOp, RowScratch, RowTiling};
+use crate::rows::{map_rows, rows_custom, run_rows, RowElement, RowOp, RowScratch, RowTiling, RowTilingData};
 
 /// The RMSNorm instruction sequence on one row (a [`RowOp`]; parameter: `gamma`).
 #[derive(Clone, Copy, Debug)]
@@ -44,6 +44,14 @@ impl RowOp for RmsNorm {
     const API: &'static str = "RmsNorm";
     const PARAMS: usize = 1;
     const WORK: bool = true;
+
+    fn from_tiling(tiling: &RowTilingData) -> Self {
+        RmsNorm { eps: tiling.epsilon }
+    }
+
+    fn epsilon(&self) -> f32 {
+        self.eps
+    }
 
     #[track_caller]
     fn compute(&self, s: &RowScratch, x: &LocalTensor<f32>, y: &LocalTensor<f32>, cols: usize) {
@@ -72,6 +80,14 @@ impl RowOp for LayerNorm {
     const PARAMS: usize = 2;
     const WORK: bool = true;
 
+    fn from_tiling(tiling: &RowTilingData) -> Self {
+        LayerNorm { eps: tiling.epsilon }
+    }
+
+    fn epsilon(&self) -> f32 {
+        self.eps
+    }
+
     #[track_caller]
     fn compute(&self, s: &RowScratch, x: &LocalTensor<f32>, y: &LocalTensor<f32>, cols: usize) {
         let (w, [red, one]) = (s.work.as_ref().expect("LayerNorm asks for a work row"), &s.red);
@@ -93,33 +109,31 @@ impl RowOp for LayerNorm {
 }
 
 /// The kernel entry point: RMSNorm of this core's rows of `x` with `gamma` (`cols` elements)
-/// into `y`.
+/// into `y`, the split and `eps` read from the [`RowTilingData`] at `tiling` (AscendC
+/// `GET_TILING_DATA`).
 ///
 /// # Panics
-/// As [`KernelRows::init`](crate::rows::KernelRows::init) and the AscendC calls it makes.
+/// As [`rows_custom`] (a tiling buffer too small),
+/// [`KernelRows::init`](crate::rows::KernelRows::init) and the AscendC calls it makes.
 #[track_caller]
-pub fn rms_norm<T: RowElement>(x: GmAddr, gamma: GmAddr, y: GmAddr, eps: f32, tiling: &RowTiling) {
-    rows_custom::<T, RmsNorm>(x, &[gamma], y, RmsNorm { eps }, tiling);
+pub fn rms_norm<T: RowElement>(x: GmAddr, gamma: GmAddr, y: GmAddr, tiling: GmAddr) {
+    rows_custom::<T, RmsNorm>(x, &[gamma], y, tiling);
 }
 
 /// The kernel entry point: LayerNorm of this core's rows of `x` with `gamma` and `beta`
-/// (`cols` elements each) into `y`.
+/// (`cols` elements each) into `y`, the split and `eps` read from the [`RowTilingData`] at
+/// `tiling` (AscendC `GET_TILING_DATA`).
 ///
 /// # Panics
-/// As [`KernelRows::init`](crate::rows::KernelRows::init) and the AscendC calls it makes.
+/// As [`rows_custom`] (a tiling buffer too small),
+/// [`KernelRows::init`](crate::rows::KernelRows::init) and the AscendC calls it makes.
 #[track_caller]
-pub fn layer_norm<T: RowElement>(
-    x: GmAddr,
-    gamma: GmAddr,
-    beta: GmAddr,
-    y: GmAddr,
-    eps: f32,
-    tiling: &RowTiling,
-) {
-    rows_custom::<T, LayerNorm>(x, &[gamma, beta], y, LayerNorm { eps }, tiling);
+pub fn layer_norm<T: RowElement>(x: GmAddr, gamma: GmAddr, beta: GmAddr, y: GmAddr, tiling: GmAddr) {
+    rows_custom::<T, LayerNorm>(x, &[gamma, beta], y, tiling);
 }
 
-/// Host side of [`rms_norm`]: returns `y` with the launch statistics.
+/// Host side of [`rms_norm`] (`eps` written into its tiling data): returns `y` with the
+/// launch statistics.
 ///
 /// # Errors
 /// The [`LaunchError`] of a failing core.
@@ -136,7 +150,8 @@ pub fn run_rms_norm<T: RowElement>(
     run_rows(soc, x, [gamma], RmsNorm { eps }, tiling)
 }
 
-/// Host side of [`layer_norm`]: returns `y` with the launch statistics.
+/// Host side of [`layer_norm`] (`eps` written into its tiling data): returns `y` with the
+/// launch statistics.
 ///
 /// # Errors
 /// The [`LaunchError`] of a failing core.

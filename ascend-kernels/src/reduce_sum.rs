@@ -14,6 +14,10 @@
 //! it on the host in the same order, independently of the kernel. The kernel calls
 //! `sync_all`, so it needs [`ExecMode::ThreadPerCore`] ([`run_reduce_sum`] sets it).
 //!
+//! The tiling reaches the kernel through GM, as AscendC's tiling data does: the host writes a
+//! [`TilingData`] with `GmBuffer::from_tiling` and the kernel reads it back with
+//! `get_tiling_data` (`GET_TILING_DATA`).
+//!
 //! ```
 //! use ascend_kernels::reduce_sum::{reduce_sum_reference, run_reduce_sum};
 //! use ascend_kernels::tiling::TilingConfig;
@@ -29,7 +33,7 @@
 use ascend_runtime::prelude::*;
 
 use crate::host::{check_input_len, run_on_gm};
-use crate::tiling::{TilingConfig, BUFFER_NUM};
+use crate::tiling::{TilingConfig, TilingData, BUFFER_NUM};
 
 const API: &str = "ReduceSum";
 
@@ -232,15 +236,18 @@ impl<T: ReduceSumElement> KernelReduceSum<T> {
     }
 }
 
-/// The kernel entry point: `z[0] = sum(x)` over `tiling.total_length` elements, with a
-/// workspace of `tiling.block_dim * 32` bytes. Must run with every core alive at once
-/// ([`ExecMode::ThreadPerCore`]) because of `sync_all`.
+/// The kernel entry point: `z[0] = sum(x)` over `total_length` elements, with a workspace of
+/// `block_dim * 32` bytes, both read from the [`TilingData`] at `tiling` (AscendC
+/// `GET_TILING_DATA`). Must run with every core alive at once ([`ExecMode::ThreadPerCore`])
+/// because of `sync_all`.
 ///
 /// # Panics
-/// As [`KernelReduceSum::init`] and `sync_all` (a pooled launch of more than one core).
-pub fn reduce_sum<T: ReduceSumElement>(x: GmAddr, z: GmAddr, workspace: GmAddr, tiling: &TilingConfig) {
+/// As `get_tiling_data` (a tiling buffer of fewer than `size_of::<TilingData>()` bytes),
+/// [`KernelReduceSum::init`] and `sync_all` (a pooled launch of more than one core).
+pub fn reduce_sum<T: ReduceSumElement>(x: GmAddr, z: GmAddr, workspace: GmAddr, tiling: GmAddr) {
+    let tiling_data: TilingConfig = get_tiling_data::<TilingData>(tiling).into();
     let mut op = KernelReduceSum::<T>::new();
-    op.init(x, z, workspace, tiling);
+    op.init(x, z, workspace, &tiling_data);
     op.process();
 }
 
@@ -258,11 +265,12 @@ pub fn run_reduce_sum<T: ReduceSumElement>(
     tiling: &TilingConfig,
 ) -> Result<(T, LaunchStats), LaunchError> {
     check_input_len("x", x, tiling.total_length);
-    let t = *tiling;
-    let launch = Launch::new(soc).block_dim(t.block_dim).mode(ExecMode::ThreadPerCore);
-    let workspace = t.block_dim as usize * T::EPB;
+    let tiling_gm = GmBuffer::from_tiling(&TilingData::from(*tiling));
+    let t = tiling_gm.addr();
+    let launch = Launch::new(soc).block_dim(tiling.block_dim).mode(ExecMode::ThreadPerCore);
+    let workspace = tiling.block_dim as usize * T::EPB;
     let ([z, _], stats) =
-        run_on_gm(&launch, [x], [T::EPB, workspace], move |[x], [z, ws]| reduce_sum::<T>(x, z, ws, &t))?;
+        run_on_gm(&launch, [x], [T::EPB, workspace], move |[x], [z, ws]| reduce_sum::<T>(x, z, ws, t))?;
     Ok((z[0], stats))
 }
 
@@ -459,15 +467,43 @@ mod tests {
     #[test]
     fn pooled_launch_of_several_cores_is_an_error() {
         let x = vec![1.0f32; 1024];
-        let t = TilingConfig::new::<f32>(1024, 4);
+        let tiling = GmBuffer::from_tiling(&TilingData::from(TilingConfig::new::<f32>(1024, 4)));
         let (xg, zg, ws) =
             (GmBuffer::from_slice(&x), GmBuffer::<f32>::zeroed(8), GmBuffer::<f32>::zeroed(32));
-        let (xa, za, wa) = (xg.addr(), zg.addr(), ws.addr());
+        let (xa, za, wa, t) = (xg.addr(), zg.addr(), ws.addr(), tiling.addr());
         let e = Launch::new(Soc::Ascend910B)
             .block_dim(4)
-            .run(move || reduce_sum::<f32>(xa, za, wa, &t))
+            .run(move || reduce_sum::<f32>(xa, za, wa, t))
             .unwrap_err();
         assert!(e.to_string().to_lowercase().contains("thread"), "{e}");
+    }
+
+    #[test]
+    fn the_kernel_reads_its_tiling_from_gm() {
+        // 1000 ones in a buffer of 4096: the tiling's length decides what is summed.
+        let tiling = GmBuffer::from_tiling(&TilingData::from(TilingConfig::new::<f32>(1000, 2)));
+        let (xg, zg, ws) =
+            (GmBuffer::from_vec(vec![1.0f32; 4096]), GmBuffer::<f32>::zeroed(8), GmBuffer::<f32>::zeroed(16));
+        let (xa, za, wa, t) = (xg.addr(), zg.addr(), ws.addr(), tiling.addr());
+        Launch::new(Soc::Ascend910B)
+            .block_dim(2)
+            .mode(ExecMode::ThreadPerCore)
+            .run(move || reduce_sum::<f32>(xa, za, wa, t))
+            .unwrap();
+        assert_eq!(zg.to_vec()[0], 1000.0);
+    }
+
+    #[test]
+    fn too_small_a_tiling_buffer_is_an_error() {
+        let tiling = GmBuffer::from_tiling(&[1024u64, 64]);
+        let (xg, zg) = (GmBuffer::<f32>::zeroed(1024), GmBuffer::<f32>::zeroed(8));
+        let (xa, za, t) = (xg.addr(), zg.addr(), tiling.addr());
+        let e = Launch::new(Soc::Ascend910B)
+            .block_dim(1)
+            .mode(ExecMode::ThreadPerCore)
+            .run(move || reduce_sum::<f32>(xa, za, za, t))
+            .unwrap_err();
+        assert!(e.to_string().contains("GET_TILING_DATA: the tiling buffer holds 16 bytes"), "{e}");
     }
 
     #[test]

@@ -7,6 +7,9 @@
 //! 2. It puts its sum in lane 0 of a zeroed 32-byte block, turns on `SetAtomicAdd<T>`,
 //!    copies the block onto `z[0..EPB]` (the zero lanes add nothing) and turns it off again.
 //!
+//! The tiling reaches the kernel through GM as a [`TilingData`] (AscendC's
+//! `GET_TILING_DATA`), as for [`reduce_sum`](crate::reduce_sum).
+//!
 //! The host zeroes `z` first (the vendor: "SetAtomicAdd does not clear GM"). On the chip the
 //! cores' additions land in an unspecified order; the emulator's default
 //! [`AtomicOrder::Deterministic`] applies them in core order, so the result is
@@ -29,7 +32,7 @@ use ascend_runtime::prelude::*;
 
 use crate::host::{check_input_len, run_on_gm};
 use crate::reduce_sum::{core_sums_reference, KernelReduceSum, ReduceSumElement};
-use crate::tiling::TilingConfig;
+use crate::tiling::{TilingConfig, TilingData};
 
 /// Element types the kernel sums: those of [`reduce_sum`](crate::reduce_sum) that the
 /// global-memory atomics also take (`f16`, `f32`; which of them a chip accepts is checked when
@@ -100,19 +103,22 @@ impl<T: ReduceSumAtomicElement> KernelReduceSumAtomic<T> {
     }
 }
 
-/// The kernel entry point: `z[0] += sum(x)` over `tiling.total_length` elements; `z` is one
-/// 32-byte block, zeroed by the host.
+/// The kernel entry point: `z[0] += sum(x)` over `total_length` elements, read with the
+/// rest of the split from the [`TilingData`] at `tiling` (AscendC `GET_TILING_DATA`); `z` is
+/// one 32-byte block, zeroed by the host.
 ///
 /// # Panics
-/// As [`KernelReduceSumAtomic::init`], and `set_atomic_add` on a chip whose atomics lack `T`
+/// As `get_tiling_data` (a tiling buffer of fewer than `size_of::<TilingData>()` bytes),
+/// [`KernelReduceSumAtomic::init`], and `set_atomic_add` on a chip whose atomics lack `T`
 /// (Ascend910: `f32` only).
-pub fn reduce_sum_atomic<T: ReduceSumAtomicElement>(x: GmAddr, z: GmAddr, tiling: &TilingConfig) {
+pub fn reduce_sum_atomic<T: ReduceSumAtomicElement>(x: GmAddr, z: GmAddr, tiling: GmAddr) {
+    let tiling_data: TilingConfig = get_tiling_data::<TilingData>(tiling).into();
     let mut op = KernelReduceSumAtomic::<T>::new();
-    op.init(x, z, tiling);
+    op.init(x, z, &tiling_data);
     op.process();
 }
 
-/// Host side: launches [`reduce_sum_atomic`] on `tiling.block_dim` cores of `soc` in `mode`
+/// Host side: copies `x` and the tiling to GM, launches [`reduce_sum_atomic`] on `tiling.block_dim` cores of `soc` in `mode`
 /// and returns the sum.
 ///
 /// # Errors
@@ -127,9 +133,10 @@ pub fn run_reduce_sum_atomic<T: ReduceSumAtomicElement>(
     tiling: &TilingConfig,
 ) -> Result<(T, LaunchStats), LaunchError> {
     check_input_len("x", x, tiling.total_length);
-    let t = *tiling;
-    let launch = Launch::new(soc).block_dim(t.block_dim).mode(mode);
-    let ([z], stats) = run_on_gm(&launch, [x], [T::EPB], move |[x], [z]| reduce_sum_atomic::<T>(x, z, &t))?;
+    let tiling_gm = GmBuffer::from_tiling(&TilingData::from(*tiling));
+    let t = tiling_gm.addr();
+    let launch = Launch::new(soc).block_dim(tiling.block_dim).mode(mode);
+    let ([z], stats) = run_on_gm(&launch, [x], [T::EPB], move |[x], [z]| reduce_sum_atomic::<T>(x, z, t))?;
     Ok((z[0], stats))
 }
 
@@ -198,5 +205,22 @@ mod tests {
                 .contains("SetAtomicAdd: T = half is not supported on Ascend910 (Atlas training series)"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn the_kernel_reads_its_tiling_from_gm() {
+        // 1000 ones in a buffer of 4096: the tiling's length decides what is summed.
+        let tiling = GmBuffer::from_tiling(&TilingData::from(TilingConfig::new::<f32>(1000, 3)));
+        let (xg, zg) = (GmBuffer::from_vec(vec![1.0f32; 4096]), GmBuffer::<f32>::zeroed(8));
+        let (xa, za, t) = (xg.addr(), zg.addr(), tiling.addr());
+        Launch::new(Soc::Ascend910B).block_dim(3).run(move || reduce_sum_atomic::<f32>(xa, za, t)).unwrap();
+        assert_eq!(zg.to_vec()[0], 1000.0);
+    }
+
+    #[test]
+    fn too_small_a_tiling_buffer_is_an_error() {
+        let buf = GmBuffer::<f32>::zeroed(64);
+        let a = buf.addr();
+        crate::host::assert_tiling_too_small::<TilingData>(|t| reduce_sum_atomic::<f32>(a, a, t));
     }
 }

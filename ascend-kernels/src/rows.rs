@@ -15,6 +15,12 @@
 //! the last instruction writes the output buffer ([`RowElement`]). The instruction sequence on
 //! one row is the `Op`'s [`RowOp::compute`].
 //!
+//! The split reaches the kernel through GM, as AscendC's tiling data does: the host writes a
+//! [`RowTilingData`] with `GmBuffer::from_tiling` and the entry point ([`rows_custom`], behind
+//! `softmax`, `rms_norm` and `layer_norm`) reads it back with `get_tiling_data`
+//! (`GET_TILING_DATA`) before `init`. As in the vendor's LayerNorm sample, whose tiling data
+//! carries `epsilon`, the op's `epsilon` travels in it too ([`RowOp::from_tiling`]).
+//!
 //! A core reads and writes only its own rows (the GM copies of a row cover exactly its
 //! `cols` elements), so no row is read by one core while another writes it. Everything a core
 //! needs must fit in the chip's Unified Buffer next to the queues; [`row_ub_bytes`] is the
@@ -92,6 +98,46 @@ impl RowTiling {
     /// Whether the matrix is empty.
     pub const fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+}
+
+/// A [`RowTiling`] and the op's `epsilon` as the host writes them to global memory and the
+/// kernel reads them back with `get_tiling_data` (AscendC's tiling data): a `#[repr(C)]`, `Pod`
+/// struct of fixed-size fields.
+///
+/// ```
+/// use ascend_kernels::rows::{RowTiling, RowTilingData};
+/// let t = RowTilingData::new(RowTiling::new(13, 100, 8), 1e-5);
+/// assert_eq!((RowTiling::from(t), t.epsilon), (RowTiling::new(13, 100, 8), 1e-5));
+/// ```
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct RowTilingData {
+    /// Rows of the matrix.
+    pub rows: u64,
+    /// Elements per row.
+    pub cols: u64,
+    /// Cores (`blockDim`).
+    pub block_dim: u32,
+    /// The op's `epsilon` (0 for an op without one, such as softmax).
+    pub epsilon: f32,
+}
+
+impl RowTilingData {
+    /// The split `tiling` with the op's `epsilon`.
+    pub fn new(tiling: RowTiling, epsilon: f32) -> Self {
+        RowTilingData {
+            rows: tiling.rows as u64,
+            cols: tiling.cols as u64,
+            block_dim: tiling.block_dim,
+            epsilon,
+        }
+    }
+}
+
+impl From<RowTilingData> for RowTiling {
+    fn from(t: RowTilingData) -> Self {
+        RowTiling { rows: t.rows as usize, cols: t.cols as usize, block_dim: t.block_dim }
     }
 }
 
@@ -188,6 +234,14 @@ pub trait RowOp: Copy + Send + Sync {
     const PARAMS: usize;
     /// Whether the op needs a row of `float` scratch besides the row itself.
     const WORK: bool;
+
+    /// The op as the kernel builds it from the tiling data it read (its `epsilon`).
+    fn from_tiling(tiling: &RowTilingData) -> Self;
+
+    /// The `epsilon` the host writes into the tiling data (0 for an op without one).
+    fn epsilon(&self) -> f32 {
+        0.0
+    }
 
     /// `y = op(x)` over `cols` elements: `x` is this row in `float` and may be overwritten;
     /// the last instruction writes `y` (which may be `x`).
@@ -400,27 +454,25 @@ impl<T: RowElement, Op: RowOp> KernelRows<T, Op> {
     }
 }
 
-/// The kernel entry point of a row-wise kernel: `op` over this core's rows of `x` into `y`,
-/// with the parameter vectors `params`.
+/// The kernel entry point of a row-wise kernel: `Op` over this core's rows of `x` into `y`,
+/// with the parameter vectors `params`; the split and the op's `epsilon` read from the
+/// [`RowTilingData`] at `tiling` (AscendC `GET_TILING_DATA`).
 ///
 /// # Panics
-/// As [`KernelRows::init`] and the AscendC calls the op makes.
+/// As `get_tiling_data` (a tiling buffer of fewer than `size_of::<RowTilingData>()` bytes),
+/// [`KernelRows::init`] and the AscendC calls the op makes.
 #[track_caller]
-pub fn rows_custom<T: RowElement, Op: RowOp>(
-    x: GmAddr,
-    params: &[GmAddr],
-    y: GmAddr,
-    op: Op,
-    tiling: &RowTiling,
-) {
-    let mut k = KernelRows::<T, Op>::new(op);
-    k.init(x, params, y, tiling);
+pub fn rows_custom<T: RowElement, Op: RowOp>(x: GmAddr, params: &[GmAddr], y: GmAddr, tiling: GmAddr) {
+    let tiling_data = get_tiling_data::<RowTilingData>(tiling);
+    let mut k = KernelRows::<T, Op>::new(Op::from_tiling(&tiling_data));
+    k.init(x, params, y, &tiling_data.into());
     k.process();
 }
 
-/// Host side of a row-wise kernel: copies `x` (`rows × cols`) and the parameter vectors
-/// (`cols` each) to GM, launches [`rows_custom`] on `tiling.block_dim` cores of `soc`, and
-/// returns `y` with the launch statistics.
+/// Host side of a row-wise kernel: copies `x` (`rows × cols`), the parameter vectors (`cols`
+/// each) and the tiling with `op`'s `epsilon` ([`RowTilingData`]) to GM, launches
+/// [`rows_custom`] on `tiling.block_dim` cores of `soc`, and returns `y` with the launch
+/// statistics.
 ///
 /// # Errors
 /// The [`LaunchError`] of a failing core.
@@ -441,10 +493,10 @@ pub fn run_rows<T: RowElement, Op: RowOp, const P: usize>(
     let x_gm = GmBuffer::from_slice(x);
     let p_gm = params.map(GmBuffer::from_slice);
     let y_gm = GmBuffer::<T>::zeroed(tiling.len());
-    let (xa, pa, ya, t) = (x_gm.addr(), p_gm.each_ref().map(GmBuffer::addr), y_gm.addr(), *tiling);
-    let stats = Launch::new(soc)
-        .block_dim(tiling.block_dim)
-        .run(move || rows_custom::<T, Op>(xa, &pa, ya, op, &t))?;
+    let tiling_gm = GmBuffer::from_tiling(&RowTilingData::new(*tiling, op.epsilon()));
+    let (xa, pa, ya, t) = (x_gm.addr(), p_gm.each_ref().map(GmBuffer::addr), y_gm.addr(), tiling_gm.addr());
+    let stats =
+        Launch::new(soc).block_dim(tiling.block_dim).run(move || rows_custom::<T, Op>(xa, &pa, ya, t))?;
     Ok((y_gm.to_vec(), stats))
 }
 
@@ -515,13 +567,55 @@ mod tests {
     #[test]
     fn wrong_parameter_count_is_an_error() {
         let x = GmBuffer::<f32>::zeroed(64);
-        let (xa, t) = (x.addr(), RowTiling::new(1, 64, 1));
+        let tiling = GmBuffer::from_tiling(&RowTilingData::new(RowTiling::new(1, 64, 1), 0.0));
+        let (xa, t) = (x.addr(), tiling.addr());
         let e = Launch::new(Soc::Ascend910B)
             .block_dim(1)
-            .run(move || {
-                rows_custom::<f32, crate::norm::RmsNorm>(xa, &[], xa, crate::norm::RmsNorm { eps: 0.0 }, &t)
-            })
+            .run(move || rows_custom::<f32, crate::norm::RmsNorm>(xa, &[], xa, t))
             .unwrap_err();
         assert!(e.to_string().contains("RmsNorm: 0 parameter vectors given, the kernel takes 1"), "{e}");
+    }
+
+    #[test]
+    fn the_kernel_reads_its_tiling_from_gm() {
+        use crate::data::random_vec;
+        use crate::norm::{layer_norm, layer_norm_reference, rms_norm, rms_norm_reference};
+        use crate::softmax::{softmax, softmax_reference};
+        use ascend_runtime::testing::{assert_close, Tolerance};
+        // 5 of 16 rows of 64 floats in the tiling: the output's other rows stay as they were;
+        // the norms' epsilon (large, to tell) is the tiling's.
+        let (rows, cols, total) = (5, 64, 16);
+        let x: Vec<f32> = random_vec(total * cols, 1, -3.0, 3.0);
+        let (gamma, beta): (Vec<f32>, Vec<f32>) =
+            (random_vec(cols, 2, 0.5, 1.5), random_vec(cols, 3, -1.0, 1.0));
+        let (xg, gg, bg) =
+            (GmBuffer::from_slice(&x), GmBuffer::from_slice(&gamma), GmBuffer::from_slice(&beta));
+        let tiling = GmBuffer::from_tiling(&RowTilingData::new(RowTiling::new(rows, cols, 2), 0.5));
+        let (xa, ga, ba, t) = (xg.addr(), gg.addr(), bg.addr(), tiling.addr());
+        let head = &x[..rows * cols];
+        type Kernel<'a> = &'a (dyn Fn(GmAddr) + Sync);
+        let kernels: [(Kernel, Vec<f32>); 3] = [
+            (&|ya| softmax::<f32>(xa, ya, t), softmax_reference(head, cols)),
+            (&|ya| rms_norm::<f32>(xa, ga, ya, t), rms_norm_reference(head, &gamma, 0.5)),
+            (&|ya| layer_norm::<f32>(xa, ga, ba, ya, t), layer_norm_reference(head, &gamma, &beta, 0.5)),
+        ];
+        for (kernel, want) in kernels {
+            let yg = GmBuffer::from_vec(vec![9.0f32; total * cols]);
+            let ya = yg.addr();
+            Launch::new(Soc::Ascend910B).block_dim(2).run(|| kernel(ya)).unwrap();
+            let y = yg.to_vec();
+            assert_close(&y[..rows * cols], &want, Tolerance::of::<f32>());
+            assert!(y[rows * cols..].iter().all(|&v| v == 9.0));
+        }
+    }
+
+    #[test]
+    fn too_small_a_tiling_buffer_is_an_error() {
+        let buf = GmBuffer::<f32>::zeroed(64);
+        let a = buf.addr();
+        crate::host::assert_tiling_too_small::<RowTilingData>(|t| crate::softmax::softmax::<f32>(a, a, t));
+        crate::host::assert_tiling_too_small::<RowTilingData>(|t| {
+            crate::norm::layer_norm::<f32>(a, a, a, a, t)
+        });
     }
 }

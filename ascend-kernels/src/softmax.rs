@@ -30,7 +30,7 @@
 
 use ascend_runtime::prelude::*;
 
-use crate::rows::{map_rows, run_rows, RowElement, RowOp, RowScratch, RowTiling};
+use crate::rows::{map_rows, run_rows, RowElement, RowOp, RowScratch, RowTiling, RowTilingData};
 
 /// The softmax instruction sequence on one row (a [`RowOp`]).
 #[derive(Clone, Copy, Debug, Default)]
@@ -40,6 +40,10 @@ impl RowOp for SoftMax {
     const API: &'static str = "SoftMax";
     const PARAMS: usize = 0;
     const WORK: bool = false;
+
+    fn from_tiling(_tiling: &RowTilingData) -> Self {
+        SoftMax
+    }
 
     #[track_caller]
     fn compute(&self, s: &RowScratch, x: &LocalTensor<f32>, y: &LocalTensor<f32>, cols: usize) {
@@ -54,14 +58,16 @@ impl RowOp for SoftMax {
     }
 }
 
-/// The kernel entry point: softmax of this core's rows of `x` into `y`.
+/// The kernel entry point: softmax of this core's rows of `x` into `y`, the split read from
+/// the [`RowTilingData`] at `tiling` (AscendC `GET_TILING_DATA`).
 ///
 /// # Panics
-/// As [`KernelRows::init`](crate::rows::KernelRows::init) (`cols` 0 or too long for UB) and
-/// the AscendC calls it makes.
+/// As [`rows_custom`](crate::rows::rows_custom) (a tiling buffer too small),
+/// [`KernelRows::init`](crate::rows::KernelRows::init) (`cols` 0 or too long for UB) and the
+/// AscendC calls it makes.
 #[track_caller]
-pub fn softmax<T: RowElement>(x: GmAddr, y: GmAddr, tiling: &RowTiling) {
-    crate::rows::rows_custom::<T, SoftMax>(x, &[], y, SoftMax, tiling);
+pub fn softmax<T: RowElement>(x: GmAddr, y: GmAddr, tiling: GmAddr) {
+    crate::rows::rows_custom::<T, SoftMax>(x, &[], y, tiling);
 }
 
 /// Host side: launches [`softmax`] on `tiling.block_dim` cores of `soc` and returns `y`.

@@ -20,9 +20,8 @@
 //! Only the four `Sub` types compile:
 //! ```compile_fail
 //! use ascend_kernels::sub_custom::sub_custom;
-//! use ascend_kernels::tiling::TilingConfig;
 //! use ascend_runtime::prelude::*;
-//! fn k(x: GmAddr, y: GmAddr, z: GmAddr) { sub_custom::<u8>(x, y, z, &TilingConfig::default()); }
+//! fn k(x: GmAddr, y: GmAddr, z: GmAddr, tiling: GmAddr) { sub_custom::<u8>(x, y, z, tiling); }
 //! ```
 
 use ascend_runtime::prelude::*;
@@ -47,13 +46,14 @@ impl<T: SubElement> BinaryOp<T> for Sub {
 /// the [`KernelBinary`] pipeline with [`Sub`] as its `compute` instruction.
 pub type KernelSub<T> = KernelBinary<T, Sub>;
 
-/// The kernel entry point: `z = x - y` over this core's share of `tiling.total_length`
-/// elements (the `add_custom` sample with `Sub`).
+/// The kernel entry point: `z = x - y` over this core's share of the elements, the tiling
+/// read from the [`TilingData`](crate::tiling::TilingData) at `tiling` (the `add_custom`
+/// sample with `Sub`).
 ///
 /// # Panics
-/// As [`KernelSub::init`] and the AscendC calls it makes (`Sub` of `int16_t` on Ascend910,
+/// As [`binary_custom`] (a tiling buffer too small), [`KernelSub::init`] and the AscendC calls it makes (`Sub` of `int16_t` on Ascend910,
 /// `DataCopyPad` for a partial block on Ascend910 / Ascend310P).
-pub fn sub_custom<T: SubElement>(x: GmAddr, y: GmAddr, z: GmAddr, tiling: &TilingConfig) {
+pub fn sub_custom<T: SubElement>(x: GmAddr, y: GmAddr, z: GmAddr, tiling: GmAddr) {
     binary_custom::<T, Sub>(x, y, z, tiling);
 }
 

@@ -12,6 +12,10 @@
 //! * `copy_out`: each transposed tile is written with a strided `DataCopy` (16 rows of one
 //!   block, `rows / 16 - 1` blocks apart) to its place in the `cols × rows` result.
 //!
+//! The shape and split reach the kernel through GM, as AscendC's tiling data does: the host
+//! writes a [`TransposeTilingData`] with `GmBuffer::from_tiling` and the kernel reads it back
+//! with `get_tiling_data` (`GET_TILING_DATA`).
+//!
 //! ```
 //! use ascend_kernels::transpose::{run_transpose, transpose_reference};
 //! use ascend_runtime::prelude::*;
@@ -109,6 +113,52 @@ impl TransposeTiling {
     }
 }
 
+/// A [`TransposeTiling`] as the host writes it to global memory and the kernel reads it back
+/// with `get_tiling_data` (AscendC's tiling data): a `#[repr(C)]`, `Pod` struct of fixed-size
+/// fields.
+///
+/// ```
+/// use ascend_kernels::transpose::{TransposeTiling, TransposeTilingData};
+/// let t = TransposeTiling { rows: 64, cols: 48, block_dim: 4, tiles_per_strip: 3 };
+/// assert_eq!(TransposeTiling::from(TransposeTilingData::from(t)), t);
+/// ```
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct TransposeTilingData {
+    /// Rows of the input matrix.
+    pub rows: u64,
+    /// Columns of the input matrix.
+    pub cols: u64,
+    /// Cores (`blockDim`).
+    pub block_dim: u32,
+    /// Tiles per strip.
+    pub tiles_per_strip: u32,
+}
+
+impl From<TransposeTiling> for TransposeTilingData {
+    /// The host's tiling as written to GM; `tiles_per_strip` beyond `u32::MAX` becomes
+    /// `u32::MAX` (out of range for the kernel's check either way).
+    fn from(t: TransposeTiling) -> Self {
+        TransposeTilingData {
+            rows: t.rows as u64,
+            cols: t.cols as u64,
+            block_dim: t.block_dim,
+            tiles_per_strip: u32::try_from(t.tiles_per_strip).unwrap_or(u32::MAX),
+        }
+    }
+}
+
+impl From<TransposeTilingData> for TransposeTiling {
+    fn from(t: TransposeTilingData) -> Self {
+        TransposeTiling {
+            rows: t.rows as usize,
+            cols: t.cols as usize,
+            block_dim: t.block_dim,
+            tiles_per_strip: t.tiles_per_strip as usize,
+        }
+    }
+}
+
 /// One core's state of the transpose kernel.
 pub struct KernelTranspose<T: TransposeElement> {
     pipe: TPipe,
@@ -201,13 +251,16 @@ impl<T: TransposeElement> KernelTranspose<T> {
 }
 
 /// The kernel entry point: `y = xᵀ` for the row-major `rows × cols` matrix `x` (`y` is
-/// `cols × rows`), this core's strips.
+/// `cols × rows`), this core's strips; the shape and split read from the
+/// [`TransposeTilingData`] at `tiling` (AscendC `GET_TILING_DATA`).
 ///
 /// # Panics
-/// As [`KernelTranspose::init`].
-pub fn transpose<T: TransposeElement>(x: GmAddr, y: GmAddr, tiling: &TransposeTiling) {
+/// As `get_tiling_data` (a tiling buffer of fewer than `size_of::<TransposeTilingData>()`
+/// bytes) and [`KernelTranspose::init`].
+pub fn transpose<T: TransposeElement>(x: GmAddr, y: GmAddr, tiling: GmAddr) {
+    let tiling_data: TransposeTiling = get_tiling_data::<TransposeTilingData>(tiling).into();
     let mut op = KernelTranspose::<T>::new();
-    op.init(x, y, tiling);
+    op.init(x, y, &tiling_data);
     op.process();
 }
 
@@ -241,8 +294,9 @@ pub fn run_transpose_with<T: TransposeElement>(
     tiling: &TransposeTiling,
 ) -> Result<(Vec<T>, LaunchStats), LaunchError> {
     assert_eq!(x.len(), tiling.rows * tiling.cols, "x holds {} elements, not rows * cols", x.len());
-    let (t, launch) = (*tiling, Launch::new(soc).block_dim(tiling.block_dim));
-    let ([y], stats) = run_on_gm(&launch, [x], [x.len()], move |[x], [y]| transpose::<T>(x, y, &t))?;
+    let tiling_gm = GmBuffer::from_tiling(&TransposeTilingData::from(*tiling));
+    let (t, launch) = (tiling_gm.addr(), Launch::new(soc).block_dim(tiling.block_dim));
+    let ([y], stats) = run_on_gm(&launch, [x], [x.len()], move |[x], [y]| transpose::<T>(x, y, t))?;
     Ok((y, stats))
 }
 
@@ -338,6 +392,37 @@ mod tests {
         let t = TransposeTiling { rows: 16, cols: 16, block_dim: 1, tiles_per_strip: 256 };
         let e = run_transpose_with(Soc::Ascend910B, &x, &t).unwrap_err();
         assert!(e.to_string().contains("tiles_per_strip = 256 is out of range [1, 255]"), "{e}");
+    }
+
+    #[test]
+    fn the_kernel_reads_its_tiling_from_gm() {
+        // A 32 × 16 matrix in a larger buffer: the tiling's shape decides what is transposed.
+        let x: Vec<u16> = (0..64 * 16).collect();
+        let (xg, yg) = (GmBuffer::from_slice(&x), GmBuffer::<u16>::zeroed(x.len()));
+        let tiling = GmBuffer::from_tiling(&TransposeTilingData::from(TransposeTiling::new(32, 16, 2)));
+        let (xa, ya, t) = (xg.addr(), yg.addr(), tiling.addr());
+        Launch::new(Soc::Ascend910B).block_dim(2).run(move || transpose::<u16>(xa, ya, t)).unwrap();
+        let y = yg.to_vec();
+        assert_eq!(&y[..32 * 16], &transpose_reference(&x[..32 * 16], 32, 16)[..]);
+        assert!(y[32 * 16..].iter().all(|&v| v == 0));
+    }
+
+    #[test]
+    fn too_small_a_tiling_buffer_is_an_error() {
+        let (xg, tiling) = (GmBuffer::<u16>::zeroed(256), GmBuffer::from_tiling(&[16u64, 16]));
+        let (xa, t) = (xg.addr(), tiling.addr());
+        let e =
+            Launch::new(Soc::Ascend910B).block_dim(1).run(move || transpose::<u16>(xa, xa, t)).unwrap_err();
+        assert!(e.to_string().contains("GET_TILING_DATA: the tiling buffer holds 16 bytes"), "{e}");
+        assert!(e.to_string().contains("TransposeTilingData needs 24"), "{e}");
+    }
+
+    #[test]
+    fn tiling_data_saturates_an_oversized_strip() {
+        let t = TransposeTiling { rows: 16, cols: 16, block_dim: 1, tiles_per_strip: usize::MAX };
+        assert_eq!(TransposeTilingData::from(t).tiles_per_strip, u32::MAX);
+        let e = run_transpose_with(Soc::Ascend910B, &[0u16; 256], &t).unwrap_err();
+        assert!(e.to_string().contains("tiles_per_strip = 4294967295 is out of range [1, 255]"), "{e}");
     }
 
     #[test]

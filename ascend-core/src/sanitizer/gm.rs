@@ -36,29 +36,117 @@ impl GmAcc {
             (self.s, self.e)
         }
     }
+}
 
-    fn same_run(&self, o: &GmAcc) -> bool {
-        self.region == o.region
-            && self.write == o.write
-            && self.dma == o.dma
-            && self.atomic == o.atomic
-            && self.epoch == o.epoch
-            && std::ptr::eq(self.api, o.api)
-            && std::ptr::eq(self.loc, o.loc)
+/// One core's logged GM access while the core runs: [`GmAcc`] without the core, and with the
+/// instruction's site (interned API and line) instead of the two pointers.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct GmRec {
+    pub region: usize,
+    pub s: usize,
+    pub e: usize,
+    /// The site, the epoch and the flags, packed by [`GmRec::key`]: entries with equal
+    /// region and key and touching ranges coalesce.
+    pub key: u64,
+}
+
+impl GmRec {
+    /// Packs what must be equal for two accesses to coalesce.
+    #[inline(always)]
+    pub(crate) fn key(site: u32, epoch: u32, write: bool, dma: bool, atomic: bool) -> u64 {
+        // Sites (distinct lines of code) stay far below 2^29.
+        (u64::from(epoch) << 32)
+            | (u64::from(site) << 3)
+            | (u64::from(write) << 2)
+            | (u64::from(dma) << 1)
+            | u64::from(atomic)
+    }
+
+    pub(crate) fn site(&self) -> u32 {
+        (self.key as u32) >> 3
+    }
+
+    pub(crate) fn epoch(&self) -> u32 {
+        (self.key >> 32) as u32
+    }
+
+    pub(crate) fn write(&self) -> bool {
+        self.key & 4 != 0
+    }
+
+    pub(crate) fn dma(&self) -> bool {
+        self.key & 2 != 0
+    }
+
+    pub(crate) fn atomic(&self) -> bool {
+        self.key & 1 != 0
     }
 }
 
-/// Appends `a` to a core's log, extending one of the last few entries when `a` continues it.
-pub(crate) fn log(v: &mut Vec<GmAcc>, a: GmAcc) {
-    let n = v.len();
-    for g in v[n.saturating_sub(4)..].iter_mut().rev() {
-        if g.same_run(&a) && a.s <= g.e && a.e >= g.s {
-            g.s = g.s.min(a.s);
-            g.e = g.e.max(a.e);
-            return;
+/// One core's GM log: accesses coalesced per site, so a tile loop streaming through a
+/// region keeps one entry per instruction site and region.
+#[derive(Default)]
+pub(crate) struct GmLog {
+    /// Closed entries.
+    recs: Vec<GmRec>,
+    /// By site: the entry the site is extending (`region == 0`: none).
+    open: Vec<GmRec>,
+}
+
+const NO_RUN: GmRec = GmRec { region: 0, s: 0, e: 0, key: 0 };
+
+impl GmLog {
+    /// Appends `a`: extends its site's open entry when `a` continues or overlaps it, else
+    /// closes that entry and opens `a`.
+    #[inline(always)]
+    pub(crate) fn log(&mut self, a: GmRec) {
+        let site = a.site() as usize;
+        if let Some(r) = self.open.get_mut(site) {
+            if r.key == a.key && r.region == a.region && a.s <= r.e && a.e >= r.s {
+                r.s = r.s.min(a.s);
+                r.e = r.e.max(a.e);
+                return;
+            }
+        }
+        self.reopen(a);
+    }
+
+    #[inline(never)]
+    fn reopen(&mut self, a: GmRec) {
+        let site = a.site() as usize;
+        if site >= self.open.len() {
+            self.open.resize(site + 1, NO_RUN);
+        }
+        let old = std::mem::replace(&mut self.open[site], a);
+        if old.region != 0 {
+            self.close(old);
         }
     }
-    v.push(a);
+
+    /// Adds a closed entry, merged into one of the last few when it continues it (a site
+    /// alternating between regions).
+    fn close(&mut self, a: GmRec) {
+        let n = self.recs.len();
+        let joins = |g: &GmRec| g.key == a.key && g.region == a.region && a.s <= g.e && a.e >= g.s;
+        match (n.saturating_sub(4)..n).rev().find(|&i| joins(&self.recs[i])) {
+            Some(i) => {
+                let g = &mut self.recs[i];
+                g.s = g.s.min(a.s);
+                g.e = g.e.max(a.e);
+            }
+            None => self.recs.push(a),
+        }
+    }
+
+    /// Every entry, the open ones closed.
+    pub(crate) fn finish(mut self) -> Vec<GmRec> {
+        for a in std::mem::take(&mut self.open) {
+            if a.region != 0 {
+                self.close(a);
+            }
+        }
+        self.recs
+    }
 }
 
 /// A conflict between two cores.

@@ -16,7 +16,15 @@
 //! Global memory is checked across cores: each core logs its accesses (DMA writes widened to
 //! the 32-byte blocks they really write) with its `SyncAll` epoch; after the launch, two cores
 //! touching the same bytes in one epoch, one of them writing and not both atomically, is an
-//! error.
+//! error. Within a core, an MTE2 read of global memory this core's MTE3 or S wrote without an
+//! ordering event is an error too (see `gm_local`).
+//!
+//! **Cost.** The hooks run a dozen times per tile, so they are built to be cheap: the state is
+//! reached through one thread-local pointer; an access record is 12 bytes (the instruction's
+//! site — API and line interned per core — its pipe and clock), "no access" being clock 0 so
+//! a check is a comparison per slot; buffers, shadow segments and GM log entries are found
+//! through hints validated on use; the queue events' pipes come from a table built at compile
+//! time.
 //!
 //! Lifetimes: a tensor handle of a queue buffer used after `FreeTensor` (or after the buffer
 //! was allocated again), and a kernel that ends with buffers allocated or queued or with a
@@ -29,22 +37,27 @@
 //! it on for any closure.
 
 mod gm;
+mod gm_local;
 mod shadow;
+mod sites;
 
-use std::cell::RefCell;
+use std::cell::Cell;
 use std::panic::Location;
 use std::sync::{Arc, Mutex};
 
 use crate::error::{fail_at, Fault};
 use crate::position::TPosition;
-use crate::sync::{pipe_t, HardEventKind, HARD_EVENTS, PIPE_NUM};
-use gm::GmAcc;
-use shadow::{Acc, Race, Shadow};
+use crate::sync::{pipe_t, HardEventKind, HARD_EVENTS};
+use gm::{GmAcc, GmLog, GmRec};
+use gm_local::LocalGm;
+use shadow::{Acc, Clock, Race, Shadow, LANES};
+
+/// A clock that knows nothing: joining it changes nothing.
+const ZERO: Clock = [0; LANES];
+use sites::Sites;
 
 /// Event ids tracked per hardware event (the largest `QUE_MAX_EVENT`).
 const IDS: usize = 8;
-
-type Clock = [u32; PIPE_NUM];
 
 /// One queue buffer as the sanitizer knows it.
 struct Buf {
@@ -58,9 +71,9 @@ struct Buf {
     alloc_at: &'static Location<'static>,
     freed_at: Option<&'static Location<'static>>,
     /// The clock of the queue's enque event (its source pipe's clock at EnQue).
-    enq: Option<Clock>,
+    enq: Clock,
     /// The clock of the queue's free event (its source pipe's clock at FreeTensor).
-    free: Option<Clock>,
+    free: Clock,
 }
 
 impl Buf {
@@ -78,23 +91,54 @@ impl Buf {
 /// One core's sanitizer state.
 struct CoreSan {
     core: u32,
-    vc: [Clock; PIPE_NUM],
-    events: Vec<Option<Clock>>,
+    /// Row `p`: what pipe `p` knows of every pipe (its own lane: its clock).
+    vc: [Clock; LANES],
+    /// By event and id: the clock its `SetFlag` recorded (zero: not set; joining it is a no-op).
+    events: Vec<Clock>,
     ub: Shadow,
     bufs: Vec<Buf>,
     leaks: Vec<(String, &'static Location<'static>)>,
-    gm: Vec<GmAcc>,
+    gm: GmLog,
     epoch: u32,
+    /// Whether the core's global-memory atomic mode is on (`SetAtomicAdd` …).
+    atomic: bool,
+    sites: Sites,
+    /// By a buffer's start address in 32-byte blocks: its index in `bufs` (a hint, validated
+    /// on use).
+    buf_hint: Vec<u32>,
+    /// By buffer: its generation while it is live, 0 when it is not (the handle check's one
+    /// load).
+    valid: Vec<u32>,
+    /// This core's GM writes its MTE2 pipe does not know of yet.
+    local: LocalGm,
+    /// By pipe: how often its clock was recorded (by `SetFlag`, a queue event, a barrier).
+    marks: [u32; LANES],
 }
 
 thread_local! {
-    static SAN: RefCell<Option<Box<CoreSan>>> = const { RefCell::new(None) };
+    /// This thread's core's sanitizer state while [`LaunchSanitizer::run_core`] runs (owned
+    /// by it), null otherwise and while a hook runs.
+    static SAN: Cell<*mut CoreSan> = const { Cell::new(std::ptr::null_mut()) };
 }
 
-/// Runs `f` on this core's sanitizer state, if the sanitizer is on.
-#[inline]
-fn with_san<R>(f: impl FnOnce(&mut CoreSan) -> R) -> Option<R> {
-    SAN.with(|s| s.borrow_mut().as_mut().map(|s| f(s)))
+/// Runs `$body` with `$s` bound to this core's sanitizer state, if the sanitizer is on:
+/// `Some(body)`, else `None`. A macro rather than a function taking a closure, so each hook's
+/// body is compiled into the hook (the hooks run a dozen times per tile).
+macro_rules! with_san {
+    (|$s:ident| $body:expr) => {{
+        let p = SAN.with(Cell::get);
+        if p.is_null() {
+            None
+        } else {
+            // SAFETY: a non-null `SAN` is the `Box` that `run_core` leaked for this thread;
+            // it frees it only after nulling `SAN`, and only this thread sees `SAN`. No hook
+            // body calls another hook (they call the sanitizer's own methods, `fail_at`, and
+            // `ctx::with_core`), so this is the only reference to the state while `$body`
+            // runs; when `$body` panics, the reference is gone before any drop runs a hook.
+            let $s: &mut CoreSan = unsafe { &mut *p };
+            Some($body)
+        }
+    }};
 }
 
 /// The sanitizer of one launch: the cores' global-memory logs, checked after the launch.
@@ -116,29 +160,63 @@ impl LaunchSanitizer {
     /// # Panics
     /// Panics with a [`Fault`] on the first race or misuse found.
     pub fn run_core<R>(&self, f: impl FnOnce() -> R) -> R {
-        struct Clear;
-        impl Drop for Clear {
+        /// Owns the state: clears the thread-local and frees it, also when `f` panics.
+        struct Owner(*mut CoreSan);
+        impl Owner {
+            fn state(&mut self) -> &mut CoreSan {
+                // SAFETY: `self.0` came from `Box::into_raw` and is freed only in `drop`;
+                // the thread-local no longer points to it, so no hook can reach it.
+                unsafe { &mut *self.0 }
+            }
+        }
+        impl Drop for Owner {
             fn drop(&mut self) {
-                SAN.with(|s| *s.borrow_mut() = None);
+                SAN.with(|s| s.set(std::ptr::null_mut()));
+                // SAFETY: from `Box::into_raw` below, freed once, here; the thread-local
+                // that lent it to the hooks was cleared first.
+                drop(unsafe { Box::from_raw(self.0) });
             }
         }
         let core = crate::ctx::current_block_idx();
         let state = CoreSan {
             core,
-            vc: [[0; PIPE_NUM]; PIPE_NUM],
-            events: vec![None; HARD_EVENTS.len() * IDS],
+            vc: [[0; LANES]; LANES],
+            events: vec![ZERO; HARD_EVENTS.len() * IDS],
             ub: Shadow::default(),
             bufs: Vec::new(),
             leaks: Vec::new(),
-            gm: Vec::new(),
+            gm: GmLog::default(),
             epoch: 0,
+            atomic: false,
+            sites: Sites::default(),
+            buf_hint: Vec::new(),
+            valid: Vec::new(),
+            local: LocalGm::default(),
+            marks: [0; LANES],
         };
-        SAN.with(|s| *s.borrow_mut() = Some(Box::new(state)));
-        let _clear = Clear;
+        let mut owner = Owner(Box::into_raw(Box::new(state)));
+        SAN.with(|s| s.set(owner.0));
         let r = f();
-        let st = SAN.with(|s| s.borrow_mut().take()).expect("sanitizer state");
-        finish_core(&st);
-        self.logs.lock().unwrap_or_else(|e| e.into_inner()).extend_from_slice(&st.gm);
+        SAN.with(|s| s.set(std::ptr::null_mut()));
+        let st = owner.state();
+        finish_core(st);
+        let recs = std::mem::take(&mut st.gm).finish();
+        let logs = recs.iter().map(|g| {
+            let (api, loc) = st.sites.get(g.site());
+            GmAcc {
+                region: g.region,
+                s: g.s,
+                e: g.e,
+                write: g.write(),
+                dma: g.dma(),
+                atomic: g.atomic(),
+                epoch: g.epoch(),
+                core: st.core,
+                api,
+                loc,
+            }
+        });
+        self.logs.lock().unwrap_or_else(|e| e.into_inner()).extend(logs);
         r
     }
 
@@ -222,22 +300,80 @@ fn finish_core(st: &CoreSan) {
 
 impl CoreSan {
     /// Starts an instruction on `pipe`: its clock.
-    #[inline]
+    #[inline(always)]
     fn tick(&mut self, pipe: pipe_t) -> u32 {
-        let p = pipe as usize;
+        let p = pipe as usize & (LANES - 1);
         self.vc[p][p] += 1;
         self.vc[p][p]
     }
 
-    #[inline]
+    /// The buffer at `start` (of `len` bytes, when given; else live): the one the handle's
+    /// `tag` names when it is that one, else the one the start's hint names, else found by
+    /// a search (and hinted).
+    #[inline(always)]
+    fn find_buf(&mut self, start: usize, len: Option<usize>, tag: u64) -> Option<usize> {
+        let fits = |b: &Buf| b.start == start && len.map_or(b.live, |l| b.len == l);
+        if tag != 0 {
+            let i = (tag >> 32) as usize - 1;
+            if self.bufs.get(i).is_some_and(fits) {
+                return Some(i);
+            }
+        }
+        let h = start >> 5;
+        if let Some(&i) = self.buf_hint.get(h) {
+            if self.bufs.get(i as usize).is_some_and(fits) {
+                return Some(i as usize);
+            }
+        }
+        let i = self.bufs.iter().position(fits)?;
+        self.hint_buf(start, i);
+        Some(i)
+    }
+
+    fn hint_buf(&mut self, start: usize, i: usize) {
+        let h = start >> 5;
+        if h >= self.buf_hint.len() {
+            self.buf_hint.resize(h + 1, u32::MAX);
+        }
+        self.buf_hint[h] = i as u32;
+    }
+
+    #[cold]
+    fn new_buf(
+        &mut self,
+        start: usize,
+        len: usize,
+        pos: TPosition,
+        index: usize,
+        loc: &'static Location<'static>,
+    ) -> usize {
+        self.bufs.push(Buf {
+            start,
+            len,
+            pos,
+            index,
+            gen: 0,
+            live: false,
+            queued: false,
+            alloc_at: loc,
+            freed_at: None,
+            enq: ZERO,
+            free: ZERO,
+        });
+        self.valid.push(0);
+        let i = self.bufs.len() - 1;
+        self.hint_buf(start, i);
+        i
+    }
+
+    #[inline(always)]
     fn check_tag(&self, api: &'static str, tag: u64, loc: &'static Location<'static>) {
         if tag == 0 {
             return;
         }
         let (idx, gen) = ((tag >> 32) as usize - 1, tag as u32);
-        match self.bufs.get(idx) {
-            Some(b) if b.gen != gen || !b.live => self.bad_tag(api, b, gen, loc),
-            _ => {}
+        if self.valid.get(idx).is_some_and(|&v| v != gen) {
+            self.bad_tag(api, &self.bufs[idx], gen, loc)
         }
     }
 
@@ -263,24 +399,18 @@ impl CoreSan {
         fail_at(api, msg, loc)
     }
 
-    /// Records a UB access; fails on a race.
-    #[allow(clippy::too_many_arguments)]
-    #[inline]
-    fn ub(
-        &mut self,
-        api: &'static str,
-        pipe: pipe_t,
-        clock: u32,
-        s: usize,
-        e: usize,
-        write: bool,
-        loc: &'static Location<'static>,
-    ) {
-        let cur = Acc { loc, api, clock, pipe };
-        let row = self.vc[pipe as usize];
-        let res = self
-            .ub
-            .access(s as u32, e as u32, write, cur, |a| a.pipe == pipe || row[a.pipe as usize] >= a.clock);
+    /// Starts an instruction of `api` at `loc` on `pipe`: its access record (site, pipe and
+    /// the pipe's new clock).
+    #[inline(always)]
+    fn start(&mut self, api: &'static str, pipe: pipe_t, loc: &'static Location<'static>) -> Acc {
+        let site = self.sites.id(api, loc);
+        Acc { site, clock: self.tick(pipe), pipe }
+    }
+
+    /// Records a UB access of `[s, e)` by `cur`; fails on a race.
+    #[inline(always)]
+    fn ub(&mut self, cur: Acc, s: usize, e: usize, write: bool) {
+        let res = self.ub.access(s as u32, e as u32, write, cur, &self.vc[cur.pipe as usize]);
         if let Err(r) = res {
             self.report(cur, r)
         }
@@ -289,6 +419,8 @@ impl CoreSan {
     #[cold]
     #[inline(never)]
     fn report(&self, cur: Acc, r: Race) -> ! {
+        let (cur_api, cur_loc) = self.sites.get(cur.site);
+        let (prev_api, prev_loc) = self.sites.get(r.prev.site);
         let buffer = self
             .bufs
             .iter()
@@ -312,90 +444,207 @@ impl CoreSan {
             _ => ("writes", "wrote"),
         };
         fail_at(
-            cur.api,
+            cur_api,
             format!(
                 "sanitizer: {} race on core {}: {} on pipe {} {verb_now} UB bytes [{:#x}, {:#x}) of {buffer} that {} on \
                  pipe {} (at {}:{}) {verb_prev}, and no event orders {} after {}{event}",
                 r.kind,
                 self.core,
-                cur.api,
+                cur_api,
                 dst.short_name(),
                 r.s,
                 r.e,
-                r.prev.api,
+                prev_api,
                 src.short_name(),
-                r.prev.loc.file(),
-                r.prev.loc.line(),
+                prev_loc.file(),
+                prev_loc.line(),
                 dst.short_name(),
                 src.short_name()
             ),
-            cur.loc,
+            cur_loc,
         )
     }
 
-    fn join(&mut self, dst: pipe_t, c: &Clock) {
-        let row = &mut self.vc[dst as usize];
+    #[inline(always)]
+    fn join(&mut self, dst: usize, c: &Clock) {
+        let row = &mut self.vc[dst & (LANES - 1)];
         for (a, b) in row.iter_mut().zip(c) {
             *a = (*a).max(*b);
         }
     }
 
     fn barrier_all(&mut self) {
-        let mut all = [0; PIPE_NUM];
+        for m in &mut self.marks {
+            *m = m.wrapping_add(1);
+        }
+        let mut all = [0; LANES];
         for row in &self.vc {
             for (a, b) in all.iter_mut().zip(row) {
                 *a = (*a).max(*b);
             }
         }
-        self.vc = [all; PIPE_NUM];
+        self.vc = [all; LANES];
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn gm(
-        &mut self,
+    /// Logs the GM side of a copy: `shape.rows` rows of `shape.row` bytes, `pitch` apart
+    /// (one range when they are contiguous); a DMA write when `write`.
+    #[inline(always)]
+    fn gm_rows(&mut self, cur: Acc, region: usize, off: usize, pitch: usize, shape: &CopyShape, write: bool) {
+        if pitch == shape.row || shape.rows == 1 {
+            let span = if write { shape.d_span } else { shape.s_span };
+            self.gm(cur, region, off, off + span, write, write);
+        } else {
+            for i in 0..shape.rows {
+                let a = off + i * pitch;
+                self.gm(cur, region, a, a + shape.row, write, write);
+            }
+        }
+    }
+
+    /// Logs a GM access of `[s, e)` of `region` by `cur`.
+    #[inline(always)]
+    fn gm(&mut self, cur: Acc, region: usize, s: usize, e: usize, write: bool, dma: bool) {
+        if s < e {
+            let atomic = write && self.atomic;
+            self.gm.log(GmRec { region, s, e, key: GmRec::key(cur.site, self.epoch, write, dma, atomic) });
+            if write {
+                let mark = self.marks[cur.pipe as usize & (LANES - 1)];
+                self.local.write(cur.pipe, region, s, e, cur.clock, cur.site, mark);
+            } else if cur.pipe == pipe_t::PIPE_MTE2 {
+                if let Some((pipe, w)) = self.local.read(region, s, e, &self.vc[pipe_t::PIPE_MTE2 as usize]) {
+                    self.report_gm_local(cur, region, s, e, pipe, w)
+                }
+            }
+        }
+    }
+
+    /// This pipe's clock, as an event records it (counted: see [`gm_local`]).
+    #[inline(always)]
+    fn snapshot(&mut self, p: usize) -> Clock {
+        let p = p & (LANES - 1);
+        self.marks[p] = self.marks[p].wrapping_add(1);
+        self.vc[p]
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn report_gm_local(
+        &self,
+        cur: Acc,
         region: usize,
         s: usize,
         e: usize,
-        write: bool,
-        dma: bool,
-        api: &'static str,
-        loc: &'static Location<'static>,
-    ) {
-        if s < e {
-            let atomic = write && crate::ctx::with_core(|c| c.atomic.get().is_some());
-            let a = GmAcc { region, s, e, write, dma, atomic, epoch: self.epoch, core: self.core, api, loc };
-            gm::log(&mut self.gm, a);
-        }
+        pipe: pipe_t,
+        w: gm_local::Write,
+    ) -> ! {
+        let (api, loc) = self.sites.get(cur.site);
+        let (w_api, w_loc) = self.sites.get(w.site);
+        let (a, b) = (s.max(w.s), e.min(w.e));
+        let event = HardEventKind::between(pipe, pipe_t::PIPE_MTE2).map_or(String::new(), |ev| {
+            format!("add SetFlag<HardEvent::{0}> / WaitFlag<HardEvent::{0}> or ", ev.name)
+        });
+        fail_at(
+            api,
+            format!(
+                "sanitizer: read-after-write race on global memory on core {}: {api} on pipe MTE2 reads bytes \
+                 [{a:#x}, {b:#x}) of the region at GM {region:#x} that {w_api} on pipe {} (at {}:{}) wrote, and no \
+                 event orders MTE2 after {}; {event}PipeBarrier<PIPE_ALL> between them",
+                self.core,
+                pipe.short_name(),
+                w_loc.file(),
+                w_loc.line(),
+                pipe.short_name()
+            ),
+            loc,
+        )
     }
 }
+
+/// The events of a queue: `(enque event, free event)`.
+type QueEvents = Option<(HardEventKind, HardEventKind)>;
 
 /// The events a queue between `src` and `dst` sets and waits, as AscendC's `TQueBind` derives
 /// them (`GetQueEvt` over the positions' memories; a `TQue<pos>` is `TQueBind<GM, VECIN>` for
 /// VECIN and `TQueBind<VECOUT, GM>` for VECOUT): `(enque event, free event)`. EnQue sets the
 /// first and DeQue waits for it; FreeTensor sets the second and the next AllocTensor of the
 /// buffer waits for it. A `VECCALC` queue has none.
-pub fn que_events(src: TPosition, dst: TPosition) -> Option<(HardEventKind, HardEventKind)> {
-    use crate::sync::{Event, HardEvent as H};
-    #[derive(PartialEq)]
-    enum Mem {
-        Gm,
-        Ub,
+pub fn que_events(src: TPosition, dst: TPosition) -> QueEvents {
+    QUE_EVENTS[src as usize][dst as usize]
+}
+
+/// The pipes of a queue's two events, as the hooks use them: enque `(src, dst)` and free
+/// `(src, dst)`, as clock lanes.
+#[derive(Clone, Copy)]
+struct QuePipes {
+    enq: (usize, usize),
+    free: (usize, usize),
+}
+
+/// [`QuePipes`] of the queue between `src` and `dst`: one load from a table packed at compile
+/// time.
+#[inline(always)]
+fn que_pipes(src: TPosition, dst: TPosition) -> Option<QuePipes> {
+    let v = QUE_PIPES[src as usize][dst as usize];
+    let lane = |k: u32| (v >> (8 * k)) as usize & (LANES - 1);
+    (v != u32::MAX).then(|| QuePipes { enq: (lane(0), lane(1)), free: (lane(2), lane(3)) })
+}
+
+/// [`que_events`]' pipes, a byte each (`u32::MAX`: no events).
+static QUE_PIPES: [[u32; 12]; 12] = {
+    let mut t = [[u32::MAX; 12]; 12];
+    let mut i = 0;
+    while i < 12 * 12 {
+        if let Some((e, f)) = QUE_EVENTS[i / 12][i % 12] {
+            t[i / 12][i % 12] =
+                e.src as u32 | (e.dst as u32) << 8 | (f.src as u32) << 16 | (f.dst as u32) << 24;
+        }
+        i += 1;
     }
-    let phy = |p: TPosition| if p == TPosition::GM { Mem::Gm } else { Mem::Ub };
-    let (s, d) = if src == dst {
+    t
+};
+
+/// Every position, in declaration order (`TPosition as usize` indexes it).
+const POSITIONS: [TPosition; 12] = {
+    use TPosition::*;
+    [GM, A1, A2, B1, B2, C1, C2, CO1, CO2, VECIN, VECOUT, VECCALC]
+};
+
+/// [`que_events`] for every pair of positions, computed at compile time.
+static QUE_EVENTS: [[QueEvents; 12]; 12] = {
+    let mut t = [[None; 12]; 12];
+    let mut i = 0;
+    while i < 12 {
+        let mut j = 0;
+        while j < 12 {
+            assert!(POSITIONS[i] as usize == i);
+            t[i][j] = que_events_of(POSITIONS[i], POSITIONS[j]);
+            j += 1;
+        }
+        i += 1;
+    }
+    t
+};
+
+const fn que_events_of(src: TPosition, dst: TPosition) -> QueEvents {
+    use crate::sync::{Event, HardEvent as H};
+    const fn gm(p: TPosition) -> bool {
+        matches!(p, TPosition::GM)
+    }
+    let same = src as usize == dst as usize;
+    let (s_gm, d_gm) = if same {
         match src {
-            TPosition::VECIN => (Mem::Gm, Mem::Ub),
-            TPosition::VECOUT => (Mem::Ub, Mem::Gm),
+            TPosition::VECIN => (true, false),
+            TPosition::VECOUT => (false, true),
             _ => return None,
         }
     } else {
-        (phy(src), phy(dst))
+        (gm(src), gm(dst))
     };
-    match (s, d) {
-        (Mem::Gm, Mem::Ub) => Some((H::MTE2_V::EVENT, H::V_MTE2::EVENT)),
-        (Mem::Ub, Mem::Gm) => Some((H::V_MTE3::EVENT, H::MTE3_V::EVENT)),
-        (Mem::Ub, Mem::Ub) => Some((H::MTE2_MTE3::EVENT, H::MTE3_MTE2::EVENT)),
-        _ => None,
+    match (s_gm, d_gm) {
+        (true, false) => Some((H::MTE2_V::EVENT, H::V_MTE2::EVENT)),
+        (false, true) => Some((H::V_MTE3::EVENT, H::MTE3_V::EVENT)),
+        (false, false) => Some((H::MTE2_MTE3::EVENT, H::MTE3_MTE2::EVENT)),
+        (true, true) => None,
     }
 }
 
@@ -417,19 +666,19 @@ pub(crate) type UbSpan = (u64, usize, usize);
 
 /// A vector instruction (pipe V) reading `reads` and writing `writes`.
 #[track_caller]
-#[inline]
+#[inline(always)]
 pub(crate) fn on_vector(api: &'static str, reads: &[UbSpan], writes: &[UbSpan]) {
     let loc = Location::caller();
-    with_san(|s| {
+    with_san!(|s| {
         for &(tag, _, _) in reads.iter().chain(writes) {
             s.check_tag(api, tag, loc);
         }
-        let c = s.tick(pipe_t::PIPE_V);
+        let cur = s.start(api, pipe_t::PIPE_V, loc);
         for &(_, a, b) in reads {
-            s.ub(api, pipe_t::PIPE_V, c, a, b, false, loc);
+            s.ub(cur, a, b, false);
         }
         for &(_, a, b) in writes {
-            s.ub(api, pipe_t::PIPE_V, c, a, b, true, loc);
+            s.ub(cur, a, b, true);
         }
     });
 }
@@ -439,10 +688,10 @@ pub(crate) fn on_vector(api: &'static str, reads: &[UbSpan], writes: &[UbSpan]) 
 #[inline]
 pub(crate) fn on_scalar_ub(api: &'static str, tag: u64, s: usize, e: usize, write: bool) {
     let loc = Location::caller();
-    with_san(|st| {
+    with_san!(|st| {
         st.check_tag(api, tag, loc);
-        let c = st.tick(pipe_t::PIPE_S);
-        st.ub(api, pipe_t::PIPE_S, c, s, e, write, loc);
+        let cur = st.start(api, pipe_t::PIPE_S, loc);
+        st.ub(cur, s, e, write);
     });
 }
 
@@ -451,9 +700,9 @@ pub(crate) fn on_scalar_ub(api: &'static str, tag: u64, s: usize, e: usize, writ
 #[inline]
 pub(crate) fn on_scalar_gm(api: &'static str, region: usize, s: usize, e: usize, write: bool) {
     let loc = Location::caller();
-    with_san(|st| {
-        st.tick(pipe_t::PIPE_S);
-        st.gm(region, s, e, write, false, api, loc);
+    with_san!(|st| {
+        let cur = st.start(api, pipe_t::PIPE_S, loc);
+        st.gm(cur, region, s, e, write, false);
     });
 }
 
@@ -470,67 +719,65 @@ pub(crate) struct CopyShape {
 
 /// A copy: MTE2 (GM→UB), MTE3 (UB→GM) or V (UB→UB).
 #[track_caller]
+#[inline(always)]
 pub(crate) fn on_copy(api: &'static str, dst: SanSide, src: SanSide, shape: &CopyShape) {
     let loc = Location::caller();
-    with_san(|st| {
-        let pipe = match (dst, src) {
-            (SanSide::Ub(..), SanSide::Gm(..)) => pipe_t::PIPE_MTE2,
-            (SanSide::Gm(..), SanSide::Ub(..)) => pipe_t::PIPE_MTE3,
-            _ => pipe_t::PIPE_V,
-        };
-        for side in [src, dst] {
-            if let SanSide::Ub(_, tag) = side {
-                st.check_tag(api, tag, loc);
-            }
+    with_san!(|st| match (dst, src) {
+        (SanSide::Ub(d, tag), SanSide::Gm(region, off)) => {
+            st.check_tag(api, tag, loc);
+            let cur = st.start(api, pipe_t::PIPE_MTE2, loc);
+            st.gm_rows(cur, region, off, shape.s_pitch, shape, false);
+            st.ub(cur, d, d + shape.d_span, true);
         }
-        let c = st.tick(pipe);
-        for (side, write, pitch, span) in
-            [(src, false, shape.s_pitch, shape.s_span), (dst, true, shape.d_pitch, shape.d_span)]
-        {
-            match side {
-                SanSide::Ub(addr, _) => st.ub(api, pipe, c, addr, addr + span, write, loc),
-                SanSide::Gm(region, off) => {
-                    if pitch == shape.row || shape.rows == 1 {
-                        st.gm(region, off, off + span, write, write, api, loc);
-                    } else {
-                        for i in 0..shape.rows {
-                            let a = off + i * pitch;
-                            st.gm(region, a, a + shape.row, write, write, api, loc);
-                        }
-                    }
-                }
-            }
+        (SanSide::Gm(region, off), SanSide::Ub(s, tag)) => {
+            st.check_tag(api, tag, loc);
+            let cur = st.start(api, pipe_t::PIPE_MTE3, loc);
+            st.ub(cur, s, s + shape.s_span, false);
+            st.gm_rows(cur, region, off, shape.d_pitch, shape, true);
         }
+        (SanSide::Ub(d, dtag), SanSide::Ub(s, stag)) => {
+            st.check_tag(api, stag, loc);
+            st.check_tag(api, dtag, loc);
+            let cur = st.start(api, pipe_t::PIPE_V, loc);
+            st.ub(cur, s, s + shape.s_span, false);
+            st.ub(cur, d, d + shape.d_span, true);
+        }
+        (SanSide::Gm(..), SanSide::Gm(..)) => {}
     });
 }
 
 /// `SetFlag`: the event remembers its source pipe's clock.
 pub(crate) fn on_set_flag(e: HardEventKind, id: i32) {
-    with_san(|s| {
-        let c = s.vc[e.src as usize];
-        s.events[e.index as usize * IDS + id as usize] = Some(c);
+    with_san!(|s| {
+        let c = s.snapshot(e.src as usize);
+        s.events[e.index as usize * IDS + id as usize] = c;
     });
 }
 
 /// `WaitFlag`: the destination pipe learns what the source pipe had done.
 pub(crate) fn on_wait_flag(e: HardEventKind, id: i32) {
-    with_san(|s| {
-        if let Some(c) = s.events[e.index as usize * IDS + id as usize].take() {
-            s.join(e.dst, &c);
-        }
+    with_san!(|s| {
+        let c = std::mem::replace(&mut s.events[e.index as usize * IDS + id as usize], ZERO);
+        s.join(e.dst as usize, &c);
     });
+}
+
+/// `SetAtomicAdd`/`Max`/`Min` (`on`) and `SetAtomicNone` (`!on`): global-memory writes of
+/// the core are atomic while it is on.
+pub(crate) fn on_atomic_mode(on: bool) {
+    with_san!(|s| s.atomic = on);
 }
 
 /// `PipeBarrier`: only `PIPE_ALL` adds an ordering (pipes are in program order already).
 pub(crate) fn on_pipe_barrier(p: pipe_t) {
     if p == pipe_t::PIPE_ALL {
-        with_san(CoreSan::barrier_all);
+        with_san!(|s| s.barrier_all());
     }
 }
 
 /// `SyncAll`: a barrier of every pipe, and a new epoch for global memory.
 pub(crate) fn on_sync_all() {
-    with_san(|s| {
+    with_san!(|s| {
         s.barrier_all();
         s.epoch += 1;
     });
@@ -539,64 +786,38 @@ pub(crate) fn on_sync_all() {
 /// `AllocTensor` of the buffer at `[start, start + len)`: waits for the buffer's free event;
 /// returns the new handle's tag.
 #[track_caller]
+#[inline(always)]
 pub(crate) fn on_alloc(start: usize, len: usize, index: usize, src: TPosition, dst: TPosition) -> u64 {
     let loc = Location::caller();
-    with_san(|s| {
-        let i = match s.bufs.iter().position(|b| b.start == start && b.len == len) {
+    with_san!(|s| {
+        let i = match s.find_buf(start, Some(len), 0) {
             Some(i) => i,
-            None => {
-                s.bufs.push(Buf {
-                    start,
-                    len,
-                    pos: src,
-                    index,
-                    gen: 0,
-                    live: false,
-                    queued: false,
-                    alloc_at: loc,
-                    freed_at: None,
-                    enq: None,
-                    free: None,
-                });
-                s.bufs.len() - 1
-            }
+            None => s.new_buf(start, len, src, index, loc),
         };
-        let ev = que_events(src, dst);
         let b = &mut s.bufs[i];
         b.gen = b.gen.wrapping_add(1).max(1);
         b.live = true;
+        s.valid[i] = b.gen;
         b.queued = false;
         b.pos = src;
         b.index = index;
         b.alloc_at = loc;
-        let free = b.free.take();
+        let free = std::mem::replace(&mut b.free, ZERO);
         let gen = b.gen;
-        if let (Some((_, fe)), Some(c)) = (ev, free) {
-            s.join(fe.dst, &c);
+        if let Some(q) = que_pipes(src, dst) {
+            s.join(q.free.1, &free);
         }
         ((i as u64 + 1) << 32) | u64::from(gen)
     })
     .unwrap_or(0)
 }
 
-/// The live buffer at `start`: the one the handle's `tag` names when it is that one (no
-/// search), else found by address.
-#[inline]
-fn buf_of(s: &mut CoreSan, start: usize, tag: u64) -> Option<usize> {
-    if tag != 0 {
-        let i = (tag >> 32) as usize - 1;
-        if s.bufs.get(i).is_some_and(|b| b.start == start && b.live) {
-            return Some(i);
-        }
-    }
-    s.bufs.iter().position(|b| b.start == start && b.live)
-}
-
 /// `EnQue`: sets the queue's enque event on its source pipe.
+#[inline(always)]
 pub(crate) fn on_enque(start: usize, tag: u64, src: TPosition, dst: TPosition) {
-    with_san(|s| {
-        let Some(i) = buf_of(s, start, tag) else { return };
-        let c = que_events(src, dst).map(|(ee, _)| s.vc[ee.src as usize]);
+    with_san!(|s| {
+        let Some(i) = s.find_buf(start, None, tag) else { return };
+        let c = que_pipes(src, dst).map_or(ZERO, |q| s.snapshot(q.enq.0));
         let b = &mut s.bufs[i];
         b.queued = true;
         b.enq = c;
@@ -604,14 +825,15 @@ pub(crate) fn on_enque(start: usize, tag: u64, src: TPosition, dst: TPosition) {
 }
 
 /// `DeQue`: waits for the enque event; returns the handle's tag.
+#[inline(always)]
 pub(crate) fn on_deque(start: usize, src: TPosition, dst: TPosition) -> u64 {
-    with_san(|s| {
-        let Some(i) = buf_of(s, start, 0) else { return 0 };
+    with_san!(|s| {
+        let Some(i) = s.find_buf(start, None, 0) else { return 0 };
         let b = &mut s.bufs[i];
         b.queued = false;
-        let (c, gen) = (b.enq.take(), b.gen);
-        if let (Some((ee, _)), Some(c)) = (que_events(src, dst), c) {
-            s.join(ee.dst, &c);
+        let (c, gen) = (std::mem::replace(&mut b.enq, ZERO), b.gen);
+        if let Some(q) = que_pipes(src, dst) {
+            s.join(q.enq.1, &c);
         }
         ((i as u64 + 1) << 32) | u64::from(gen)
     })
@@ -620,16 +842,18 @@ pub(crate) fn on_deque(start: usize, src: TPosition, dst: TPosition) -> u64 {
 
 /// `FreeTensor`: sets the queue's free event on the pipe that last used the buffer.
 #[track_caller]
+#[inline(always)]
 pub(crate) fn on_free(api: &'static str, start: usize, tag: u64, src: TPosition, dst: TPosition) {
     let loc = Location::caller();
-    with_san(|s| {
+    with_san!(|s| {
         s.check_tag(api, tag, loc);
-        let Some(i) = buf_of(s, start, tag) else { return };
-        let c = que_events(src, dst).map(|(_, fe)| s.vc[fe.src as usize]);
+        let Some(i) = s.find_buf(start, None, tag) else { return };
+        let c = que_pipes(src, dst).map_or(ZERO, |q| s.snapshot(q.free.0));
         let b = &mut s.bufs[i];
         b.live = false;
         b.queued = false;
         b.freed_at = Some(loc);
+        s.valid[i] = 0;
         b.free = c;
     });
 }
@@ -637,7 +861,7 @@ pub(crate) fn on_free(api: &'static str, start: usize, tag: u64, src: TPosition,
 /// `TPipe` dropped or reset: its buffers are gone; the ones still allocated or queued are
 /// reported when the kernel ends.
 pub(crate) fn on_pipe_release(why: &'static str) {
-    with_san(|s| {
+    with_san!(|s| {
         let CoreSan { bufs, leaks, .. } = s;
         for b in bufs.iter_mut() {
             if b.live {
@@ -650,9 +874,10 @@ pub(crate) fn on_pipe_release(why: &'static str) {
             b.live = false;
             b.queued = false;
             b.freed_at = None;
-            b.enq = None;
-            b.free = None;
+            b.enq = ZERO;
+            b.free = ZERO;
             b.gen = b.gen.wrapping_add(1).max(1);
         }
+        s.valid.fill(0);
     });
 }

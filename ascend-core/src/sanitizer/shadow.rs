@@ -1,14 +1,18 @@
 //! The shadow of one core's Unified Buffer: for every byte range, the last write and the last
 //! read of each pipe, kept as sorted, non-overlapping segments (one per distinct range the
 //! kernel touches, so a tile loop keeps a handful of segments).
+//!
+//! An access is 12 bytes: the instruction's site (API and line, interned by the core's
+//! sanitizer), its pipe and that pipe's clock. "No access" is clock 0, which every pipe's
+//! view of every other pipe already reaches, so a check is one comparison per slot with no
+//! branch on absence.
 
-use std::panic::Location;
-
-use crate::sync::pipe_t;
+use crate::sync::{pipe_t, PIPE_NUM};
 
 /// Pipes that touch the Unified Buffer in this model: S, V, MTE2, MTE3.
 pub(crate) const UB_PIPES: usize = 4;
 
+#[inline]
 pub(crate) fn ub_slot(p: pipe_t) -> usize {
     match p {
         pipe_t::PIPE_S => 0,
@@ -18,33 +22,66 @@ pub(crate) fn ub_slot(p: pipe_t) -> usize {
     }
 }
 
-/// One access: which instruction, where, on which pipe, at which point of that pipe.
-#[derive(Clone, Copy, Debug)]
+/// Lanes of a [`Clock`]: the pipes, padded to a power of two (the pad lane stays 0).
+pub(crate) const LANES: usize = 8;
+const _: () = assert!(PIPE_NUM <= LANES && LANES.is_power_of_two());
+
+/// A pipe's view of every pipe's clock (a row of the core's vector clock), indexed by
+/// `pipe_t as usize`.
+pub(crate) type Clock = [u32; LANES];
+
+/// One access: which instruction (its site), on which pipe, at which point of that pipe.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Acc {
-    pub loc: &'static Location<'static>,
-    pub api: &'static str,
+    pub site: u32,
     pub clock: u32,
     pub pipe: pipe_t,
 }
 
-impl PartialEq for Acc {
-    /// Identity of the location and API (pointers), not their text: compared on every access.
-    #[inline]
-    fn eq(&self, o: &Acc) -> bool {
-        self.clock == o.clock
-            && self.pipe == o.pipe
-            && std::ptr::eq(self.loc, o.loc)
-            && std::ptr::eq(self.api, o.api)
+impl Acc {
+    /// No access (clock 0: ordered before everything).
+    pub const NONE: Acc = Acc { site: 0, clock: 0, pipe: pipe_t::PIPE_S };
+
+    /// Whether this access happens before an access of a pipe whose view is `row`. A pipe's
+    /// own entry is its current clock, so program order within a pipe needs no special case.
+    #[inline(always)]
+    fn before(&self, row: &Clock) -> bool {
+        row[self.pipe as usize & (LANES - 1)] >= self.clock
     }
 }
 
-impl Eq for Acc {}
-
 /// What is known about a range of bytes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct SegState {
-    pub w: Option<Acc>,
-    pub r: [Option<Acc>; UB_PIPES],
+    pub w: Acc,
+    pub r: [Acc; UB_PIPES],
+}
+
+impl SegState {
+    const EMPTY: SegState = SegState { w: Acc::NONE, r: [Acc::NONE; UB_PIPES] };
+
+    /// The first earlier access an access (`write` or a read) by a pipe with view `row`
+    /// is not ordered after.
+    #[inline(always)]
+    fn conflict(&self, write: bool, row: &Clock) -> Option<(&'static str, Acc)> {
+        if !self.w.before(row) {
+            return Some((if write { "write-after-write" } else { "read-after-write" }, self.w));
+        }
+        if write && !self.r.iter().all(|r| r.before(row)) {
+            let r = self.r.iter().find(|r| !r.before(row)).copied().unwrap_or(Acc::NONE);
+            return Some(("write-after-read", r));
+        }
+        None
+    }
+
+    #[inline(always)]
+    fn record(&mut self, write: bool, cur: Acc) {
+        if write {
+            *self = SegState { w: cur, r: [Acc::NONE; UB_PIPES] };
+        } else {
+            self.r[ub_slot(cur.pipe)] = cur;
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -63,9 +100,8 @@ pub(crate) struct Race {
 }
 
 /// Entries of [`Shadow`]'s segment cache.
-const CACHE: usize = 32;
+const CACHE: usize = 128;
 
-#[derive(Default)]
 pub(crate) struct Shadow {
     segs: Vec<Seg>,
     scratch: Vec<Seg>,
@@ -76,58 +112,56 @@ pub(crate) struct Shadow {
     cache: [u32; CACHE],
 }
 
+impl Default for Shadow {
+    fn default() -> Shadow {
+        Shadow { segs: Vec::new(), scratch: Vec::new(), cache: [0; CACHE] }
+    }
+}
+
 #[inline]
 fn cache_slot(s: u32) -> usize {
-    (s.wrapping_mul(0x9E37_79B1) >> 27) as usize % CACHE
+    // Ranges start on 32-byte blocks mostly, and a kernel's buffers are consecutive: the
+    // block number itself spreads them over the slots.
+    (s >> 5) as usize % CACHE
 }
 
 impl Shadow {
-    /// Records an access of `[s, e)` by `cur`; `ordered(prev)` says whether `prev` happens
-    /// before `cur`. Returns the first race found (the shadow is then left as it was).
-    pub(crate) fn access(
+    /// Records an access of `[s, e)` by `cur`, whose pipe's view of the others is `row`.
+    /// Returns the first race found (the shadow is then left as it was).
+    #[inline(always)]
+    pub(crate) fn access(&mut self, s: u32, e: u32, write: bool, cur: Acc, row: &Clock) -> Result<(), Race> {
+        // Fastest path: the cache names a segment of exactly these bounds.
+        let cslot = cache_slot(s);
+        if let Some(g) = self.segs.get_mut(self.cache[cslot] as usize) {
+            if g.s == s && g.e == e {
+                if let Some((kind, prev)) = g.st.conflict(write, row) {
+                    return Err(Race { kind, prev, s, e });
+                }
+                g.st.record(write, cur);
+                return Ok(());
+            }
+        }
+        self.access_slow(s, e, write, cur, row, cslot)
+    }
+
+    #[inline(never)]
+    fn access_slow(
         &mut self,
         s: u32,
         e: u32,
         write: bool,
         cur: Acc,
-        ordered: impl Fn(&Acc) -> bool,
+        row: &Clock,
+        cslot: usize,
     ) -> Result<(), Race> {
         if s >= e {
             return Ok(());
         }
-        let slot = ub_slot(cur.pipe);
-        let check = |st: &SegState, a: u32, b: u32| -> Result<(), Race> {
-            if let Some(w) = &st.w {
-                if !ordered(w) {
-                    let kind = if write { "write-after-write" } else { "read-after-write" };
-                    return Err(Race { kind, prev: *w, s: a, e: b });
-                }
-            }
-            if write {
-                for r in st.r.iter().flatten() {
-                    if !ordered(r) {
-                        return Err(Race { kind: "write-after-read", prev: *r, s: a, e: b });
-                    }
-                }
-            }
-            Ok(())
+        let check = |st: &SegState, a: u32, b: u32| match st.conflict(write, row) {
+            Some((kind, prev)) => Err(Race { kind, prev, s: a, e: b }),
+            None => Ok(()),
         };
-        let update = |st: &mut SegState| {
-            if write {
-                *st = SegState { w: Some(cur), r: [None; UB_PIPES] };
-            } else {
-                st.r[slot] = Some(cur);
-            }
-        };
-        // Fastest path: the cache names a segment of exactly these bounds.
-        let cslot = cache_slot(s);
-        if let Some(g) = self.segs.get_mut(self.cache[cslot] as usize) {
-            if g.s == s && g.e == e {
-                check(&g.st, s, e)?;
-                update(&mut g.st);
-                return Ok(());
-            }
-        }
+        let update = |st: &mut SegState| st.record(write, cur);
         let i = self.segs.partition_point(|g| g.e <= s);
         // Fast path: the access is exactly one existing segment.
         if let Some(g) = self.segs.get_mut(i) {
@@ -158,7 +192,7 @@ impl Shadow {
             }
             let (a, b) = (g.s.max(s), g.e.min(e));
             if pos < a {
-                let mut st = SegState::default();
+                let mut st = SegState::EMPTY;
                 update(&mut st);
                 out.push(Seg { s: pos, e: a, st });
             }
@@ -171,7 +205,7 @@ impl Shadow {
             }
         }
         if pos < e {
-            let mut st = SegState::default();
+            let mut st = SegState::EMPTY;
             update(&mut st);
             // Keep the order: a trailing remainder of the last segment (if any) comes after.
             let at = out.iter().position(|g| g.s >= e).unwrap_or(out.len());
@@ -221,29 +255,40 @@ mod tests {
     use super::*;
 
     fn acc(pipe: pipe_t, clock: u32) -> Acc {
-        Acc { loc: Location::caller(), api: "X", clock, pipe }
+        Acc { site: 1, clock, pipe }
+    }
+
+    /// A view that knows everything.
+    const ALL: Clock = [u32::MAX; LANES];
+    /// A view that knows nothing.
+    const NONE: Clock = [0; LANES];
+
+    /// A view that knows everything but `p`.
+    fn all_but(p: pipe_t) -> Clock {
+        let mut c = ALL;
+        c[p as usize] = 0;
+        c
     }
 
     #[test]
     fn splits_and_merges() {
         let mut sh = Shadow::default();
         let v = acc(pipe_t::PIPE_V, 1);
-        sh.access(0, 64, true, v, |_| true).ok().unwrap();
-        sh.access(32, 96, true, v, |_| true).ok().unwrap();
+        sh.access(0, 64, true, v, &ALL).ok().unwrap();
+        sh.access(32, 96, true, v, &ALL).ok().unwrap();
         assert_eq!(sh.len(), 1);
         let m = acc(pipe_t::PIPE_MTE3, 1);
-        sh.access(16, 48, false, m, |_| true).ok().unwrap();
+        sh.access(16, 48, false, m, &ALL).ok().unwrap();
         assert_eq!(sh.len(), 3);
         // an unordered write over the read range is a WAR race at the read's bytes
-        let r =
-            sh.access(0, 96, true, acc(pipe_t::PIPE_MTE2, 1), |a| a.pipe != pipe_t::PIPE_MTE3).err().unwrap();
+        let r = sh.access(0, 96, true, acc(pipe_t::PIPE_MTE2, 1), &all_but(pipe_t::PIPE_MTE3)).err().unwrap();
         assert_eq!((r.kind, r.s, r.e), ("write-after-read", 16, 48));
         // an unordered read after the write: RAW
-        let r = sh.access(40, 41, false, acc(pipe_t::PIPE_S, 1), |_| false).err().unwrap();
+        let r = sh.access(40, 41, false, acc(pipe_t::PIPE_S, 1), &NONE).err().unwrap();
         assert_eq!((r.kind, r.s, r.e), ("read-after-write", 40, 41));
         // gaps are filled
-        sh.access(200, 264, false, m, |_| true).ok().unwrap();
-        sh.access(150, 300, false, m, |_| true).ok().unwrap();
+        sh.access(200, 264, false, m, &ALL).ok().unwrap();
+        sh.access(150, 300, false, m, &ALL).ok().unwrap();
         assert!(sh.segs.windows(2).all(|w| w[0].e <= w[1].s));
         assert!(sh.segs.iter().all(|g| g.s < g.e));
     }
@@ -254,22 +299,19 @@ mod tests {
         let v = acc(pipe_t::PIPE_V, 1);
         let m = acc(pipe_t::PIPE_MTE2, 1);
         // [256, 512) is cached at index 0, then a segment before it shifts it to index 1.
-        sh.access(256, 512, true, v, |_| true).ok().unwrap();
-        sh.access(256, 512, false, m, |_| true).ok().unwrap();
-        sh.access(0, 256, true, m, |_| true).ok().unwrap();
+        sh.access(256, 512, true, v, &ALL).ok().unwrap();
+        sh.access(256, 512, false, m, &ALL).ok().unwrap();
+        sh.access(0, 256, true, m, &ALL).ok().unwrap();
         assert_eq!(sh.len(), 2);
         // The stale hint (index 0, now [0, 256)) must not be taken for [256, 512): the write
         // by V, unordered for S, is still found there, and [0, 256) keeps MTE2's write.
-        let r =
-            sh.access(256, 512, false, acc(pipe_t::PIPE_S, 1), |a| a.pipe != pipe_t::PIPE_V).err().unwrap();
+        let r = sh.access(256, 512, false, acc(pipe_t::PIPE_S, 1), &all_but(pipe_t::PIPE_V)).err().unwrap();
         assert_eq!((r.kind, r.prev.pipe, r.s, r.e), ("read-after-write", pipe_t::PIPE_V, 256, 512));
-        let r =
-            sh.access(0, 256, false, acc(pipe_t::PIPE_S, 1), |a| a.pipe != pipe_t::PIPE_MTE2).err().unwrap();
+        let r = sh.access(0, 256, false, acc(pipe_t::PIPE_S, 1), &all_but(pipe_t::PIPE_MTE2)).err().unwrap();
         assert_eq!((r.kind, r.prev.pipe, r.s, r.e), ("read-after-write", pipe_t::PIPE_MTE2, 0, 256));
         // A hit through the cache records like the search does: a later unordered write
         // over [256, 512) finds MTE2's read.
-        let r =
-            sh.access(256, 512, true, acc(pipe_t::PIPE_S, 2), |a| a.pipe != pipe_t::PIPE_MTE2).err().unwrap();
+        let r = sh.access(256, 512, true, acc(pipe_t::PIPE_S, 2), &all_but(pipe_t::PIPE_MTE2)).err().unwrap();
         assert_eq!((r.kind, r.prev.pipe), ("write-after-read", pipe_t::PIPE_MTE2));
     }
 }

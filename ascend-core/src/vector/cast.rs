@@ -15,7 +15,7 @@
 //! Out-of-range values saturate: to an integer type, the value is clamped to the type's range,
 //! ±inf gives its MIN/MAX and NaN gives 0 (the vendor's saturation rules; the non-saturating
 //! integer mode exists only on newer chips). To `half` or `bfloat16_t`, the core's overflow
-//! mode ([`get_overflow_mode`], the control bit CTRL[48] that the vendor applies to float
+//! mode ([`get_overflow_mode`], the control bit `CTRL[48]` that the vendor applies to float
 //! conversions into half/bfloat16_t as to half arithmetic) decides: in
 //! [`OverflowMode::Saturation`] a result beyond the finite range (±inf included) becomes ±MAX
 //! and NaN becomes 0; in [`OverflowMode::InfNan`] the result is IEEE 754's for the rounding

@@ -2,12 +2,12 @@
 //!
 //! Every elementwise instruction (`Add`, `Mul`, `Adds`, `Exp`, `MulAddDst`, …) is declared
 //! once, with the `binary_instr!`, `scalar_instr!` or `unary_instr!` macro: its AscendC name,
-//! its lane operation (a [`LaneOp`]: the exact lane, and the `f32` lane that `half` uses), its
+//! its lane operation (a `LaneOp`: the exact lane, and the `f32` lane that `half` uses), its
 //! capability trait and the chips each type exists on. The macro generates the public forms —
 //! count form, high-dimensional form with `IS_SET_MASK`, and for binary instructions with an
 //! AscendC operator the whole-tensor expression — with their docs and a runnable example.
 //!
-//! The lane operation is all an instruction supplies; [`run_count`] and [`run_masked`] hand it
+//! The lane operation is all an instruction supplies; `run_count` and `run_masked` hand it
 //! to the one addressing engine (`engine.rs`), and [`Lane::run`] runs it over a contiguous
 //! run: exact types (`float` and the integers) as a plain slice loop the compiler vectorizes,
 //! `half` widened to `f32` in bulk ([`crate::f16conv`]), computed, saturated when the core is

@@ -21,7 +21,7 @@
 //!   general rule (`repeat_times` elements) is required, which keeps kernels portable.
 //!
 //! **Rounding.** Every intermediate sum is rounded to `T`. For `f16` in saturation mode
-//! ([`get_overflow_mode`](crate::ctx::get_overflow_mode)) a sum beyond ±65504 (including an
+//! ([`get_overflow_mode`]) a sum beyond ±65504 (including an
 //! infinite one) becomes ±65504 and a NaN becomes 0 (the vendor's "inf → ±MAX, NaN → 0");
 //! in inf/nan mode it overflows to ±inf as IEEE 754 says and NaN stays NaN. `f32` sums are
 //! plain IEEE 754 in both modes.

@@ -91,24 +91,6 @@ pub enum ReduceType {
     MIN,
 }
 
-/// What one reduction computes.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Op {
-    Sum,
-    Max,
-    Min,
-}
-
-impl From<ReduceType> for Op {
-    fn from(t: ReduceType) -> Op {
-        match t {
-            ReduceType::SUM => Op::Sum,
-            ReduceType::MAX => Op::Max,
-            ReduceType::MIN => Op::Min,
-        }
-    }
-}
-
 /// Fails unless the chip has the element type (`float` is missing on Ascend910).
 #[track_caller]
 fn check_type<T: ReduceElement>(api: &'static str) -> Soc {
@@ -260,52 +242,83 @@ fn write_puts<T: Element>(api: &'static str, dst: &LocalTensor<T>, puts: &[Put])
     }
 }
 
-// ---- WholeReduce / RepeatReduce ------------------------------------------------------------
+// ---- the per-repeat forms: WholeReduce / RepeatReduce / BlockReduce / PairReduce ------------
 
-/// The shared body of the per-repeat reductions.
-#[track_caller]
-#[allow(clippy::too_many_arguments)]
-fn whole<T: ReduceElement, const IS_SET_MASK: bool>(
-    api: &'static str,
-    op: Op,
-    dst: &LocalTensor<T>,
-    src: &LocalTensor<T>,
+/// The operands and addressing every per-repeat, per-block and per-pair form takes (the public
+/// forms differ only in the order of these parameters and in what they add to them).
+struct Repeats<'a, T: Element> {
+    dst: &'a LocalTensor<T>,
+    src: &'a LocalTensor<T>,
     mask: Mask,
     repeat_time: u8,
     dst_rep_stride: u16,
     src_blk_stride: u16,
     src_rep_stride: u16,
+}
+
+/// A per-repeat call checked as far as reading `src`: the chip, the plan of the mask and
+/// repeats, `src` as an operand and the bytes it reads, and whether f16 sums saturate.
+struct Started<'a, T: Element> {
+    soc: Soc,
+    plan: Plan,
+    s: Operand<'a, T>,
+    span: (usize, usize),
+    sat: bool,
+}
+
+impl<'a, T: ReduceElement> Repeats<'a, T> {
+    /// The checks every per-repeat form starts with, in order: the type on the chip,
+    /// `dstRepStride`, `order` (when given) on the chip, the mask, `src`. `None` when there is
+    /// nothing to do (`repeatTime = 0`).
+    #[track_caller]
+    fn start<const IS_SET_MASK: bool>(
+        &self,
+        api: &'static str,
+        order: Option<ReduceOrder>,
+    ) -> Option<Started<'a, T>> {
+        let soc = check_type::<T>(api);
+        check_dst_stride(api, soc, self.dst_rep_stride);
+        if let Some(order) = order {
+            ensure(order.supported_on(soc), api, || {
+                format!("order = {order:?} is not supported on {soc} ({})", soc.product_line())
+            });
+        }
+        let plan = resolve::<T, IS_SET_MASK>(api, self.mask, usize::from(self.repeat_time))?;
+        let s = Operand::new(self.src, self.src_blk_stride, self.src_rep_stride, "src");
+        let span = src_span(api, &s, &plan);
+        Some(Started { soc, plan, s, span, sat: saturating::<T>() })
+    }
+}
+
+/// The shared body of the per-repeat reductions (`order` is ignored for `SUM`).
+#[track_caller]
+fn whole<T: ReduceElement, const IS_SET_MASK: bool>(
+    r: Repeats<'_, T>,
+    api: &'static str,
+    op: ReduceType,
     order: ReduceOrder,
 ) {
-    let soc = check_type::<T>(api);
-    check_dst_stride(api, soc, dst_rep_stride);
-    if op != Op::Sum {
-        ensure(order.supported_on(soc), api, || {
-            format!("order = {order:?} is not supported on {soc} ({})", soc.product_line())
-        });
-    }
-    let Some(plan) = resolve::<T, IS_SET_MASK>(api, mask, usize::from(repeat_time)) else {
+    let Some(Started { plan, s, span, sat, .. }) =
+        r.start::<IS_SET_MASK>(api, (op != ReduceType::SUM).then_some(order))
+    else {
         return;
     };
-    let sat = saturating::<T>();
-    let s = Operand::new(src, src_blk_stride, src_rep_stride, "src");
-    let span = src_span(api, &s, &plan);
     let (unit, align) = match (op, order) {
-        (Op::Sum, _) | (_, ReduceOrder::ORDER_ONLY_VALUE) => (T::SIZE, T::SIZE),
+        (ReduceType::SUM, _) | (_, ReduceOrder::ORDER_ONLY_VALUE) => (T::SIZE, T::SIZE),
         (_, ReduceOrder::ORDER_ONLY_INDEX) => (4, 4),
         _ => (2 * T::SIZE, 2 * T::SIZE),
     };
-    let step = unit * usize::from(dst_rep_stride);
+    let step = unit * usize::from(r.dst_rep_stride);
     let mut puts = Vec::with_capacity(plan.repeats * 2);
     let mut best: Option<(f32, usize)> = None;
-    gather_repeats(api, &plan, &s, |r, lanes| {
-        let at = r * step;
-        if op == Op::Sum {
+    gather_repeats(api, &plan, &s, |rep, lanes| {
+        let at = rep * step;
+        if op == ReduceType::SUM {
             puts.push(Put::val::<T>(at, tree::<T>(lanes, sat)));
             return;
         }
-        let max = op == Op::Max;
-        let (v, j) = extreme(lanes, plan.mask_of(r), 0..T::PAR, max).expect("a repeat enables a lane");
+        let max = op == ReduceType::MAX;
+        let (v, j) = extreme(lanes, plan.mask_of(rep), 0..T::PAR, max).expect("a repeat enables a lane");
         if best.is_none_or(|(b, _)| (max && v > b) || (!max && v < b)) {
             best = Some((v, j));
         }
@@ -322,8 +335,8 @@ fn whole<T: ReduceElement, const IS_SET_MASK: bool>(
             ReduceOrder::ORDER_ONLY_INDEX => puts.push(Put { off: at, bits: j as u32, size: 4 }),
         }
     });
-    let avoid = src_unless_in_place(dst, src, span, plan.repeats, step, unit, src_rep_stride);
-    commit(api, dst, align, avoid.as_slice(), &puts);
+    let avoid = src_unless_in_place(&r, span, plan.repeats, step, unit);
+    commit(api, r.dst, align, avoid.as_slice(), &puts);
     if let Some((v, j)) = best {
         set_max_min_spr::<T>(v, j);
     }
@@ -332,6 +345,79 @@ fn whole<T: ReduceElement, const IS_SET_MASK: bool>(
 fn set_max_min_spr<T: ReduceElement>(v: f32, index: usize) {
     let reg = T::narrow(v).to_bits_u64() | ((index as u64) << 32);
     with_core(|c| c.reduce_max_min_spr.set(reg));
+}
+
+/// The shared body of the per-block and per-pair reductions. `group` lanes form one result:
+/// `EPB` (a block) or 2 (a pair, which only sums).
+#[track_caller]
+fn grouped<T: ReduceElement, const IS_SET_MASK: bool>(
+    r: Repeats<'_, T>,
+    api: &'static str,
+    op: ReduceType,
+    group: usize,
+) {
+    if group == 2 {
+        ensure(op == ReduceType::SUM, api, || format!("reduceType = {op:?}: only SUM is supported"));
+    }
+    let Some(Started { soc, plan, s, span, sat }) = r.start::<IS_SET_MASK>(api, None) else {
+        return;
+    };
+    let per_repeat = T::PAR / group;
+    // Ascend310B writes a default for a block with no enabled lane; the other chips keep dst.
+    let fill = (soc == Soc::Ascend310B && group == T::EPB).then(|| {
+        let big = if T::DTYPE == DType::F16 { F16_SAT_MAX } else { f32::INFINITY };
+        match op {
+            ReduceType::SUM => 0.0,
+            ReduceType::MAX => -big,
+            ReduceType::MIN => big,
+        }
+    });
+    let mut puts = Vec::with_capacity(plan.repeats * per_repeat);
+    gather_repeats(api, &plan, &s, |rep, lanes| {
+        let m = plan.mask_of(rep);
+        for g in 0..per_repeat {
+            let lanes_g = g * group..(g + 1) * group;
+            let at = (rep * usize::from(r.dst_rep_stride) * per_repeat + g) * T::SIZE;
+            if !lanes_g.clone().any(|j| lane_on(m, j)) {
+                if let Some(v) = fill {
+                    puts.push(Put::val::<T>(at, v));
+                }
+                continue;
+            }
+            let v = match op {
+                ReduceType::SUM => tree::<T>(&lanes[lanes_g], sat),
+                ReduceType::MAX | ReduceType::MIN => {
+                    extreme(lanes, m, lanes_g, op == ReduceType::MAX).expect("a lane is enabled").0
+                }
+            };
+            puts.push(Put::val::<T>(at, v));
+        }
+    });
+    let step = usize::from(r.dst_rep_stride) * per_repeat * T::SIZE;
+    let avoid = src_unless_in_place(&r, span, plan.repeats, step, per_repeat * T::SIZE);
+    commit(api, r.dst, 32, avoid.as_slice(), &puts);
+}
+
+/// The byte ranges `dst` must avoid for a per-repeat reduction: `src`'s lanes, unless the call
+/// works in place — `dst` starts at `src` and no repeat's results (`unit` bytes every `step`)
+/// reach the bytes a later repeat reads (from `(r + 1) * srcRepStride` blocks on). The chip
+/// reads a repeat before writing its results, so such a call gives the same results as one
+/// whose reads all come first, which is how it is computed here.
+fn src_unless_in_place<T: Element>(
+    r: &Repeats<'_, T>,
+    span: (usize, usize),
+    repeats: usize,
+    step: usize,
+    unit: usize,
+) -> Vec<(&'static str, (usize, usize))> {
+    let rep_bytes = usize::from(r.src_rep_stride) * 32;
+    let in_place = r.dst.get_phy_addr() == r.src.get_phy_addr()
+        && (0..repeats.saturating_sub(1)).all(|k| k * step + unit <= (k + 1) * rep_bytes);
+    if in_place {
+        Vec::new()
+    } else {
+        vec![("src", span)]
+    }
 }
 
 macro_rules! whole_doc_example {
@@ -353,126 +439,214 @@ macro_rules! whole_doc_example {
     };
 }
 
-/// Sums the enabled lanes of each repeat into `dst` (AscendC `WholeReduceSum<T, isSetMask>(dst,
-/// src, mask, repeatTime, dstRepStride, srcBlkStride, srcRepStride)`; `ReduceRepeat<SUM>`).
-///
-/// Repeat `r`'s sum (the binary tree over its lanes, disabled lanes `+0`) goes to element
-/// `r * dst_rep_stride` of `dst`. `src` is addressed as every vector instruction (block and
-/// repeat strides in 32-byte blocks); the mask follows `IS_SET_MASK` and the core's mask mode
-/// (in counter mode the mask is the element count). `repeat_time = 0` does nothing.
-///
-#[doc = whole_doc_example!(
-    "whole_reduce_sum::<f16, true>(&dst, &src, 128u64, 2, 1, 1, 8);",
-    "assert_eq!(dst.get_value(0).to_f32(), 8128.0);\nassert_eq!(dst.get_value(1).to_f32(), 8128.0);"
-)]
-///
-/// # Panics
-/// Panics if `T` is `float` on Ascend910; `dst_rep_stride` is 0 on Ascend910; the mask is out
-/// of range (or not `MASK_PLACEHOLDER` with `IS_SET_MASK = false`); an operand is not a UB
-/// tensor, `src` not 32-byte aligned or `dst` not aligned to its element; an enabled lane or a
-/// result lies outside its tensor; or the results overlap the lanes read (in place — `dst`
-/// starting at `src` — is allowed while no repeat's results reach a later repeat's lanes).
-#[track_caller]
-#[allow(clippy::too_many_arguments)]
-pub fn whole_reduce_sum<T: ReduceElement, const IS_SET_MASK: bool>(
-    dst: &LocalTensor<T>,
-    src: &LocalTensor<T>,
-    mask: impl Into<Mask>,
-    repeat_time: u8,
-    dst_rep_stride: u16,
-    src_blk_stride: u16,
-    src_rep_stride: u16,
-) {
-    whole::<T, IS_SET_MASK>(
-        "WholeReduceSum",
-        Op::Sum,
-        dst,
-        src,
-        mask.into(),
-        repeat_time,
-        dst_rep_stride,
-        src_blk_stride,
-        src_rep_stride,
-        ReduceOrder::ORDER_VALUE_INDEX,
-    );
+/// Declares the public per-repeat forms. A form is written as its parameter list, in AscendC's
+/// order, and the shared body it hands its operands to: `fn name(params) => body(args);`. The
+/// operands `dst`, `src` (`&LocalTensor<T>`), `mask` (`impl Into<Mask>`), `repeat_time` (`u8`)
+/// and the strides (`u16`) are named alone and reach the body as one [`Repeats`]; any other
+/// parameter is written with its type and may be used in `args`, which follow the `Repeats`.
+macro_rules! per_repeat_forms {
+    ($($(#[$doc:meta])* fn $name:ident($($params:tt)*) => $body:ident($($arg:expr),*);)+) => {$(
+        per_repeat_forms!(@munch ($(#[$doc])*) $name $body ($($arg),*) [] [] $($params)*);
+    )+};
+    // A parameter of the form's own, with its type.
+    (@munch $docs:tt $name:ident $body:ident $args:tt [$($sig:tt)*] [$($field:tt)*]
+        $p:ident: $t:ty $(, $($rest:tt)*)?) => {
+        per_repeat_forms!(@munch $docs $name $body $args [$($sig)* $p: $t,] [$($field)*] $($($rest)*)?);
+    };
+    // An operand of `Repeats`.
+    (@munch $docs:tt $name:ident $body:ident $args:tt [$($sig:tt)*] [$($field:tt)*]
+        $p:ident $(, $($rest:tt)*)?) => {
+        per_repeat_forms!(
+            @munch $docs $name $body $args
+            [$($sig)* $p: per_repeat_forms!(@ty $p),]
+            [$($field)* $p: per_repeat_forms!(@val $p $p),]
+            $($($rest)*)?
+        );
+    };
+    (@munch ($($doc:tt)*) $name:ident $body:ident ($($arg:expr),*) [$($sig:tt)*] [$($field:tt)*]) => {
+        $($doc)*
+        #[track_caller]
+        #[allow(clippy::too_many_arguments)]
+        pub fn $name<T: ReduceElement, const IS_SET_MASK: bool>($($sig)*) {
+            $body::<T, IS_SET_MASK>(Repeats { $($field)* }, $($arg),*);
+        }
+    };
+    (@ty dst) => { &LocalTensor<T> };
+    (@ty src) => { &LocalTensor<T> };
+    (@ty mask) => { impl Into<Mask> };
+    (@ty repeat_time) => { u8 };
+    (@ty $stride:ident) => { u16 };
+    (@val mask $v:ident) => { $v.into() };
+    (@val $p:ident $v:ident) => { $v };
 }
 
-/// The maximum of the enabled lanes of each repeat and its lane, placed by `order` (AscendC
-/// `WholeReduceMax<T, isSetMask>(dst, src, mask, repeatTime, dstRepStride, srcBlkStride,
-/// srcRepStride, order)`; `ReduceRepeat<MAX>`).
-///
-/// See [`ReduceOrder`] for the layout and the unit of `dst_rep_stride`. The index is the lane
-/// within the repeat (the first one among equal maxima), stored in `T`'s bits. The call also
-/// loads the max/min register ([`get_reduce_repeat_max_min_spr`]) with the maximum over all
-/// repeats and its lane.
-///
-#[doc = whole_doc_example!(
-    "whole_reduce_max::<f16, true>(&dst, &src, 128u64, 2, 1, 1, 8, ReduceOrder::ORDER_VALUE_INDEX);",
-    "assert_eq!(dst.get_value(0).to_f32(), 127.0);\nassert_eq!(dst.reinterpret_cast::<u16>().get_value(1), 127);"
-)]
-///
-/// # Panics
-/// As [`whole_reduce_sum`], and if the chip does not support `order`.
-#[track_caller]
-#[allow(clippy::too_many_arguments)]
-pub fn whole_reduce_max<T: ReduceElement, const IS_SET_MASK: bool>(
-    dst: &LocalTensor<T>,
-    src: &LocalTensor<T>,
-    mask: impl Into<Mask>,
-    repeat_time: u8,
-    dst_rep_stride: u16,
-    src_blk_stride: u16,
-    src_rep_stride: u16,
-    order: ReduceOrder,
-) {
-    whole::<T, IS_SET_MASK>(
-        "WholeReduceMax",
-        Op::Max,
-        dst,
-        src,
-        mask.into(),
-        repeat_time,
-        dst_rep_stride,
-        src_blk_stride,
-        src_rep_stride,
-        order,
-    );
-}
+per_repeat_forms! {
+    /// Sums the enabled lanes of each repeat into `dst` (AscendC `WholeReduceSum<T, isSetMask>(dst,
+    /// src, mask, repeatTime, dstRepStride, srcBlkStride, srcRepStride)`; `ReduceRepeat<SUM>`).
+    ///
+    /// Repeat `r`'s sum (the binary tree over its lanes, disabled lanes `+0`) goes to element
+    /// `r * dst_rep_stride` of `dst`. `src` is addressed as every vector instruction (block and
+    /// repeat strides in 32-byte blocks); the mask follows `IS_SET_MASK` and the core's mask mode
+    /// (in counter mode the mask is the element count). `repeat_time = 0` does nothing.
+    ///
+    #[doc = whole_doc_example!(
+        "whole_reduce_sum::<f16, true>(&dst, &src, 128u64, 2, 1, 1, 8);",
+        "assert_eq!(dst.get_value(0).to_f32(), 8128.0);\nassert_eq!(dst.get_value(1).to_f32(), 8128.0);"
+    )]
+    ///
+    /// # Panics
+    /// Panics if `T` is `float` on Ascend910; `dst_rep_stride` is 0 on Ascend910; the mask is out
+    /// of range (or not `MASK_PLACEHOLDER` with `IS_SET_MASK = false`); an operand is not a UB
+    /// tensor, `src` not 32-byte aligned or `dst` not aligned to its element; an enabled lane or a
+    /// result lies outside its tensor; or the results overlap the lanes read (in place — `dst`
+    /// starting at `src` — is allowed while no repeat's results reach a later repeat's lanes).
+    fn whole_reduce_sum(dst, src, mask, repeat_time, dst_rep_stride, src_blk_stride, src_rep_stride)
+        => whole("WholeReduceSum", ReduceType::SUM, ReduceOrder::ORDER_VALUE_INDEX);
 
-/// The minimum of the enabled lanes of each repeat and its lane, placed by `order` (AscendC
-/// `WholeReduceMin`; `ReduceRepeat<MIN>`). As [`whole_reduce_max`] with the minimum.
-///
-#[doc = whole_doc_example!(
-    "whole_reduce_min::<f16, true>(&dst, &src, 128u64, 2, 1, 1, 8, ReduceOrder::ORDER_INDEX_VALUE);",
-    "assert_eq!(dst.reinterpret_cast::<u16>().get_value(0), 0);\nassert_eq!(dst.get_value(1).to_f32(), 0.0);"
-)]
-///
-/// # Panics
-/// As [`whole_reduce_max`].
-#[track_caller]
-#[allow(clippy::too_many_arguments)]
-pub fn whole_reduce_min<T: ReduceElement, const IS_SET_MASK: bool>(
-    dst: &LocalTensor<T>,
-    src: &LocalTensor<T>,
-    mask: impl Into<Mask>,
-    repeat_time: u8,
-    dst_rep_stride: u16,
-    src_blk_stride: u16,
-    src_rep_stride: u16,
-    order: ReduceOrder,
-) {
-    whole::<T, IS_SET_MASK>(
-        "WholeReduceMin",
-        Op::Min,
-        dst,
-        src,
-        mask.into(),
-        repeat_time,
-        dst_rep_stride,
-        src_blk_stride,
+    /// The maximum of the enabled lanes of each repeat and its lane, placed by `order` (AscendC
+    /// `WholeReduceMax<T, isSetMask>(dst, src, mask, repeatTime, dstRepStride, srcBlkStride,
+    /// srcRepStride, order)`; `ReduceRepeat<MAX>`).
+    ///
+    /// See [`ReduceOrder`] for the layout and the unit of `dst_rep_stride`. The index is the lane
+    /// within the repeat (the first one among equal maxima), stored in `T`'s bits. The call also
+    /// loads the max/min register ([`get_reduce_repeat_max_min_spr`]) with the maximum over all
+    /// repeats and its lane.
+    ///
+    #[doc = whole_doc_example!(
+        "whole_reduce_max::<f16, true>(&dst, &src, 128u64, 2, 1, 1, 8, ReduceOrder::ORDER_VALUE_INDEX);",
+        "assert_eq!(dst.get_value(0).to_f32(), 127.0);\nassert_eq!(dst.reinterpret_cast::<u16>().get_value(1), 127);"
+    )]
+    ///
+    /// # Panics
+    /// As [`whole_reduce_sum`], and if the chip does not support `order`.
+    fn whole_reduce_max(
+        dst, src, mask, repeat_time, dst_rep_stride, src_blk_stride, src_rep_stride, order: ReduceOrder
+    ) => whole("WholeReduceMax", ReduceType::MAX, order);
+
+    /// The minimum of the enabled lanes of each repeat and its lane, placed by `order` (AscendC
+    /// `WholeReduceMin`; `ReduceRepeat<MIN>`). As [`whole_reduce_max`] with the minimum.
+    ///
+    #[doc = whole_doc_example!(
+        "whole_reduce_min::<f16, true>(&dst, &src, 128u64, 2, 1, 1, 8, ReduceOrder::ORDER_INDEX_VALUE);",
+        "assert_eq!(dst.reinterpret_cast::<u16>().get_value(0), 0);\nassert_eq!(dst.get_value(1).to_f32(), 0.0);"
+    )]
+    ///
+    /// # Panics
+    /// As [`whole_reduce_max`].
+    fn whole_reduce_min(
+        dst, src, mask, repeat_time, dst_rep_stride, src_blk_stride, src_rep_stride, order: ReduceOrder
+    ) => whole("WholeReduceMin", ReduceType::MIN, order);
+
+    /// The newer generic name of the per-repeat reductions (AscendC `ReduceRepeat<reduceType, T, U,
+    /// isSetMask>`): [`whole_reduce_sum`], [`whole_reduce_max`] or [`whole_reduce_min`] by
+    /// `reduce_type` (`order` is ignored for `SUM`).
+    ///
+    #[doc = whole_doc_example!(
+        "reduce_repeat::<f16, true>(ReduceType::MAX, &dst, &src, 128u64, 2, 1, 1, 8, ReduceOrder::ORDER_ONLY_VALUE);",
+        "assert_eq!(dst.get_value(1).to_f32(), 127.0);"
+    )]
+    ///
+    /// # Panics
+    /// As the function it stands for.
+    fn reduce_repeat(
+        reduce_type: ReduceType, dst, src, mask, repeat_time, dst_rep_stride, src_blk_stride, src_rep_stride,
+        order: ReduceOrder,
+    ) => whole(repeat_api(reduce_type), reduce_type, order);
+
+    /// Sums each 32-byte block of each repeat (AscendC `BlockReduceSum<T, isSetMask>(dst, src,
+    /// repeatTime, mask, dstRepStride, srcBlkStride, srcRepStride)`; `ReduceDataBlock<SUM>`).
+    ///
+    /// Block `b` of repeat `r` (its enabled lanes, by the binary tree, disabled lanes `+0`) goes
+    /// to element `r * dst_rep_stride * 8 + b` of `dst` (`dst_rep_stride` in units of the 8
+    /// results of a repeat). A block with no enabled lane leaves its result element unchanged,
+    /// except on Ascend310B, which writes 0 there.
+    ///
+    #[doc = whole_doc_example!(
+        "block_reduce_sum::<f16, true>(&dst, &src, 2, 128u64, 1, 1, 8);",
+        "assert_eq!(dst.get_value(1).to_f32(), (16..32).sum::<i32>() as f32);"
+    )]
+    ///
+    /// # Panics
+    /// As [`whole_reduce_sum`]; `dst` must be 32-byte aligned.
+    fn block_reduce_sum(dst, src, repeat_time, mask, dst_rep_stride, src_blk_stride, src_rep_stride)
+        => grouped("BlockReduceSum", ReduceType::SUM, T::EPB);
+
+    /// The maximum of each 32-byte block of each repeat (AscendC `BlockReduceMax`;
+    /// `ReduceDataBlock<MAX>`). Layout as [`block_reduce_sum`]; a block with no enabled lane is
+    /// left unchanged, except on Ascend310B, which writes `-65504` (half) or `-inf` (float).
+    ///
+    #[doc = whole_doc_example!(
+        "block_reduce_max::<f16, true>(&dst, &src, 2, 128u64, 1, 1, 8);",
+        "assert_eq!(dst.get_value(0).to_f32(), 15.0);"
+    )]
+    ///
+    /// # Panics
+    /// As [`block_reduce_sum`].
+    fn block_reduce_max(dst, src, repeat_time, mask, dst_rep_stride, src_blk_stride, src_rep_stride)
+        => grouped("BlockReduceMax", ReduceType::MAX, T::EPB);
+
+    /// The minimum of each 32-byte block of each repeat (AscendC `BlockReduceMin`;
+    /// `ReduceDataBlock<MIN>`). Layout as [`block_reduce_sum`]; a block with no enabled lane is
+    /// left unchanged, except on Ascend310B, which writes `65504` (half) or `inf` (float).
+    ///
+    #[doc = whole_doc_example!(
+        "block_reduce_min::<f16, true>(&dst, &src, 2, 128u64, 1, 1, 8);",
+        "assert_eq!(dst.get_value(2).to_f32(), 32.0);"
+    )]
+    ///
+    /// # Panics
+    /// As [`block_reduce_sum`].
+    fn block_reduce_min(dst, src, repeat_time, mask, dst_rep_stride, src_blk_stride, src_rep_stride)
+        => grouped("BlockReduceMin", ReduceType::MIN, T::EPB);
+
+    /// Sums neighbouring lanes `(2k, 2k + 1)` of each repeat (AscendC `PairReduceSum<T,
+    /// isSetMask>(dst, src, repeatTime, mask, dstRepStride, srcBlkStride, srcRepStride)`;
+    /// `ReducePairElem<SUM>`).
+    ///
+    /// Pair `k` of repeat `r` goes to element `r * dst_rep_stride * PAR / 2 + k` of `dst`
+    /// (`dst_rep_stride` in units of the 128 bytes a repeat produces). A disabled lane counts as
+    /// `+0`; a pair with neither lane enabled leaves its result element unchanged.
+    ///
+    #[doc = whole_doc_example!(
+        "pair_reduce_sum::<f16, true>(&dst, &src, 1, 64u64, 1, 1, 8);",
+        "assert_eq!(dst.get_value(3).to_f32(), 13.0);"
+    )]
+    ///
+    /// # Panics
+    /// As [`block_reduce_sum`].
+    fn pair_reduce_sum(dst, src, repeat_time, mask, dst_rep_stride, src_blk_stride, src_rep_stride)
+        => grouped("PairReduceSum", ReduceType::SUM, 2);
+
+    /// The newer generic name of the per-block reductions (AscendC `ReduceDataBlock<reduceType, T,
+    /// U, isSetMask>(dst, src, mask, repeatTime, dstRepStride, srcBlkStride, srcRepStride)` — note
+    /// the mask before the repeat count).
+    ///
+    #[doc = whole_doc_example!(
+        "reduce_data_block::<f16, true>(ReduceType::MIN, &dst, &src, 128u64, 2, 1, 1, 8);",
+        "assert_eq!(dst.get_value(2).to_f32(), 32.0);"
+    )]
+    ///
+    /// # Panics
+    /// As [`block_reduce_sum`].
+    fn reduce_data_block(
+        reduce_type: ReduceType, dst, src, mask, repeat_time, dst_rep_stride, src_blk_stride,
         src_rep_stride,
-        order,
-    );
+    ) => grouped("ReduceDataBlock", reduce_type, T::EPB);
+
+    /// The newer name of [`pair_reduce_sum`] (AscendC `ReducePairElem<ReduceType::SUM, T, U,
+    /// isSetMask>(dst, src, mask, repeatTime, dstRepStride, srcBlkStride, srcRepStride)`).
+    ///
+    #[doc = whole_doc_example!(
+        "reduce_pair_elem::<f16, true>(ReduceType::SUM, &dst, &src, 64u64, 1, 1, 1, 8);",
+        "assert_eq!(dst.get_value(3).to_f32(), 13.0);"
+    )]
+    ///
+    /// # Panics
+    /// As [`pair_reduce_sum`], and if `reduce_type` is not `SUM` (the only one documented).
+    fn reduce_pair_elem(
+        reduce_type: ReduceType, dst, src, mask, repeat_time, dst_rep_stride, src_blk_stride,
+        src_rep_stride,
+    ) => grouped("ReducePairElem", reduce_type, 2);
 }
 
 /// `WholeReduceSum` with a continuous mask of `mask` lanes (AscendC `RepeatReduceSum<T,
@@ -498,338 +672,25 @@ pub fn repeat_reduce_sum<T: ReduceElement, const IS_SET_MASK: bool>(
     dst_rep_stride: u16,
     src_rep_stride: u16,
 ) {
-    whole::<T, IS_SET_MASK>(
-        "RepeatReduceSum",
-        Op::Sum,
+    let r = Repeats {
         dst,
         src,
-        Mask::Count(mask),
+        mask: Mask::Count(mask),
         repeat_time,
         dst_rep_stride,
         src_blk_stride,
         src_rep_stride,
-        ReduceOrder::ORDER_VALUE_INDEX,
-    );
+    };
+    whole::<T, IS_SET_MASK>(r, "RepeatReduceSum", ReduceType::SUM, ReduceOrder::ORDER_VALUE_INDEX);
 }
 
-/// The newer generic name of the per-repeat reductions (AscendC `ReduceRepeat<reduceType, T, U,
-/// isSetMask>`): [`whole_reduce_sum`], [`whole_reduce_max`] or [`whole_reduce_min`] by
-/// `reduce_type` (`order` is ignored for `SUM`).
-///
-#[doc = whole_doc_example!(
-    "reduce_repeat::<f16, true>(ReduceType::MAX, &dst, &src, 128u64, 2, 1, 1, 8, ReduceOrder::ORDER_ONLY_VALUE);",
-    "assert_eq!(dst.get_value(1).to_f32(), 127.0);"
-)]
-///
-/// # Panics
-/// As the function it stands for.
-#[track_caller]
-#[allow(clippy::too_many_arguments)]
-pub fn reduce_repeat<T: ReduceElement, const IS_SET_MASK: bool>(
-    reduce_type: ReduceType,
-    dst: &LocalTensor<T>,
-    src: &LocalTensor<T>,
-    mask: impl Into<Mask>,
-    repeat_time: u8,
-    dst_rep_stride: u16,
-    src_blk_stride: u16,
-    src_rep_stride: u16,
-    order: ReduceOrder,
-) {
-    let api = match reduce_type {
+/// The API name of [`reduce_repeat`] for `reduce_type`.
+const fn repeat_api(reduce_type: ReduceType) -> &'static str {
+    match reduce_type {
         ReduceType::SUM => "ReduceRepeat<SUM>",
         ReduceType::MAX => "ReduceRepeat<MAX>",
         ReduceType::MIN => "ReduceRepeat<MIN>",
-    };
-    whole::<T, IS_SET_MASK>(
-        api,
-        reduce_type.into(),
-        dst,
-        src,
-        mask.into(),
-        repeat_time,
-        dst_rep_stride,
-        src_blk_stride,
-        src_rep_stride,
-        order,
-    );
-}
-
-// ---- BlockReduce / PairReduce --------------------------------------------------------------
-
-/// The shared body of the per-block and per-pair reductions. `group` lanes form one result:
-/// `EPB` (a block) or 2 (a pair).
-#[track_caller]
-#[allow(clippy::too_many_arguments)]
-fn grouped<T: ReduceElement, const IS_SET_MASK: bool>(
-    api: &'static str,
-    op: Op,
-    group: usize,
-    dst: &LocalTensor<T>,
-    src: &LocalTensor<T>,
-    mask: Mask,
-    repeat_time: u8,
-    dst_rep_stride: u16,
-    src_blk_stride: u16,
-    src_rep_stride: u16,
-) {
-    let soc = check_type::<T>(api);
-    check_dst_stride(api, soc, dst_rep_stride);
-    let Some(plan) = resolve::<T, IS_SET_MASK>(api, mask, usize::from(repeat_time)) else {
-        return;
-    };
-    let sat = saturating::<T>();
-    let s = Operand::new(src, src_blk_stride, src_rep_stride, "src");
-    let span = src_span(api, &s, &plan);
-    let per_repeat = T::PAR / group;
-    // Ascend310B writes a default for a block with no enabled lane; the other chips keep dst.
-    let fill = (soc == Soc::Ascend310B && group == T::EPB).then(|| {
-        let big = if T::DTYPE == DType::F16 { F16_SAT_MAX } else { f32::INFINITY };
-        match op {
-            Op::Sum => 0.0,
-            Op::Max => -big,
-            Op::Min => big,
-        }
-    });
-    let mut puts = Vec::with_capacity(plan.repeats * per_repeat);
-    gather_repeats(api, &plan, &s, |r, lanes| {
-        let m = plan.mask_of(r);
-        for g in 0..per_repeat {
-            let lanes_g = g * group..(g + 1) * group;
-            let at = (r * usize::from(dst_rep_stride) * per_repeat + g) * T::SIZE;
-            if !lanes_g.clone().any(|j| lane_on(m, j)) {
-                if let Some(v) = fill {
-                    puts.push(Put::val::<T>(at, v));
-                }
-                continue;
-            }
-            let v = match op {
-                Op::Sum => tree::<T>(&lanes[lanes_g], sat),
-                Op::Max | Op::Min => extreme(lanes, m, lanes_g, op == Op::Max).expect("a lane is enabled").0,
-            };
-            puts.push(Put::val::<T>(at, v));
-        }
-    });
-    let step = usize::from(dst_rep_stride) * per_repeat * T::SIZE;
-    let avoid = src_unless_in_place(dst, src, span, plan.repeats, step, per_repeat * T::SIZE, src_rep_stride);
-    commit(api, dst, 32, avoid.as_slice(), &puts);
-}
-
-/// The byte ranges `dst` must avoid for a per-repeat reduction: `src`'s lanes, unless the call
-/// works in place — `dst` starts at `src` and no repeat's results (`unit` bytes every `step`)
-/// reach the bytes a later repeat reads (from `(r + 1) * srcRepStride` blocks on). The chip
-/// reads a repeat before writing its results, so such a call gives the same results as one
-/// whose reads all come first, which is how it is computed here.
-fn src_unless_in_place<T: Element>(
-    dst: &LocalTensor<T>,
-    src: &LocalTensor<T>,
-    span: (usize, usize),
-    repeats: usize,
-    step: usize,
-    unit: usize,
-    src_rep_stride: u16,
-) -> Vec<(&'static str, (usize, usize))> {
-    let rep_bytes = usize::from(src_rep_stride) * 32;
-    let in_place = dst.get_phy_addr() == src.get_phy_addr()
-        && (0..repeats.saturating_sub(1)).all(|r| r * step + unit <= (r + 1) * rep_bytes);
-    if in_place {
-        Vec::new()
-    } else {
-        vec![("src", span)]
     }
-}
-
-macro_rules! block_fn {
-    ($(#[$doc:meta])* $name:ident, $api:literal, $op:expr) => {
-        $(#[$doc])*
-        #[track_caller]
-        #[allow(clippy::too_many_arguments)]
-        pub fn $name<T: ReduceElement, const IS_SET_MASK: bool>(
-            dst: &LocalTensor<T>,
-            src: &LocalTensor<T>,
-            repeat_time: u8,
-            mask: impl Into<Mask>,
-            dst_rep_stride: u16,
-            src_blk_stride: u16,
-            src_rep_stride: u16,
-        ) {
-            grouped::<T, IS_SET_MASK>(
-                $api,
-                $op,
-                T::EPB,
-                dst,
-                src,
-                mask.into(),
-                repeat_time,
-                dst_rep_stride,
-                src_blk_stride,
-                src_rep_stride,
-            );
-        }
-    };
-}
-
-block_fn!(
-    /// Sums each 32-byte block of each repeat (AscendC `BlockReduceSum<T, isSetMask>(dst, src,
-    /// repeatTime, mask, dstRepStride, srcBlkStride, srcRepStride)`; `ReduceDataBlock<SUM>`).
-    ///
-    /// Block `b` of repeat `r` (its enabled lanes, by the binary tree, disabled lanes `+0`) goes
-    /// to element `r * dst_rep_stride * 8 + b` of `dst` (`dst_rep_stride` in units of the 8
-    /// results of a repeat). A block with no enabled lane leaves its result element unchanged,
-    /// except on Ascend310B, which writes 0 there.
-    ///
-    #[doc = whole_doc_example!(
-        "block_reduce_sum::<f16, true>(&dst, &src, 2, 128u64, 1, 1, 8);",
-        "assert_eq!(dst.get_value(1).to_f32(), (16..32).sum::<i32>() as f32);"
-    )]
-    ///
-    /// # Panics
-    /// As [`whole_reduce_sum`]; `dst` must be 32-byte aligned.
-    block_reduce_sum, "BlockReduceSum", Op::Sum
-);
-block_fn!(
-    /// The maximum of each 32-byte block of each repeat (AscendC `BlockReduceMax`;
-    /// `ReduceDataBlock<MAX>`). Layout as [`block_reduce_sum`]; a block with no enabled lane is
-    /// left unchanged, except on Ascend310B, which writes `-65504` (half) or `-inf` (float).
-    ///
-    #[doc = whole_doc_example!(
-        "block_reduce_max::<f16, true>(&dst, &src, 2, 128u64, 1, 1, 8);",
-        "assert_eq!(dst.get_value(0).to_f32(), 15.0);"
-    )]
-    ///
-    /// # Panics
-    /// As [`block_reduce_sum`].
-    block_reduce_max, "BlockReduceMax", Op::Max
-);
-block_fn!(
-    /// The minimum of each 32-byte block of each repeat (AscendC `BlockReduceMin`;
-    /// `ReduceDataBlock<MIN>`). Layout as [`block_reduce_sum`]; a block with no enabled lane is
-    /// left unchanged, except on Ascend310B, which writes `65504` (half) or `inf` (float).
-    ///
-    #[doc = whole_doc_example!(
-        "block_reduce_min::<f16, true>(&dst, &src, 2, 128u64, 1, 1, 8);",
-        "assert_eq!(dst.get_value(2).to_f32(), 32.0);"
-    )]
-    ///
-    /// # Panics
-    /// As [`block_reduce_sum`].
-    block_reduce_min, "BlockReduceMin", Op::Min
-);
-
-/// Sums neighbouring lanes `(2k, 2k + 1)` of each repeat (AscendC `PairReduceSum<T,
-/// isSetMask>(dst, src, repeatTime, mask, dstRepStride, srcBlkStride, srcRepStride)`;
-/// `ReducePairElem<SUM>`).
-///
-/// Pair `k` of repeat `r` goes to element `r * dst_rep_stride * PAR / 2 + k` of `dst`
-/// (`dst_rep_stride` in units of the 128 bytes a repeat produces). A disabled lane counts as
-/// `+0`; a pair with neither lane enabled leaves its result element unchanged.
-///
-#[doc = whole_doc_example!(
-    "pair_reduce_sum::<f16, true>(&dst, &src, 1, 64u64, 1, 1, 8);",
-    "assert_eq!(dst.get_value(3).to_f32(), 13.0);"
-)]
-///
-/// # Panics
-/// As [`block_reduce_sum`].
-#[track_caller]
-#[allow(clippy::too_many_arguments)]
-pub fn pair_reduce_sum<T: ReduceElement, const IS_SET_MASK: bool>(
-    dst: &LocalTensor<T>,
-    src: &LocalTensor<T>,
-    repeat_time: u8,
-    mask: impl Into<Mask>,
-    dst_rep_stride: u16,
-    src_blk_stride: u16,
-    src_rep_stride: u16,
-) {
-    grouped::<T, IS_SET_MASK>(
-        "PairReduceSum",
-        Op::Sum,
-        2,
-        dst,
-        src,
-        mask.into(),
-        repeat_time,
-        dst_rep_stride,
-        src_blk_stride,
-        src_rep_stride,
-    );
-}
-
-/// The newer generic name of the per-block reductions (AscendC `ReduceDataBlock<reduceType, T,
-/// U, isSetMask>(dst, src, mask, repeatTime, dstRepStride, srcBlkStride, srcRepStride)` — note
-/// the mask before the repeat count).
-///
-#[doc = whole_doc_example!(
-    "reduce_data_block::<f16, true>(ReduceType::MIN, &dst, &src, 128u64, 2, 1, 1, 8);",
-    "assert_eq!(dst.get_value(2).to_f32(), 32.0);"
-)]
-///
-/// # Panics
-/// As [`block_reduce_sum`].
-#[track_caller]
-#[allow(clippy::too_many_arguments)]
-pub fn reduce_data_block<T: ReduceElement, const IS_SET_MASK: bool>(
-    reduce_type: ReduceType,
-    dst: &LocalTensor<T>,
-    src: &LocalTensor<T>,
-    mask: impl Into<Mask>,
-    repeat_time: u8,
-    dst_rep_stride: u16,
-    src_blk_stride: u16,
-    src_rep_stride: u16,
-) {
-    grouped::<T, IS_SET_MASK>(
-        "ReduceDataBlock",
-        reduce_type.into(),
-        T::EPB,
-        dst,
-        src,
-        mask.into(),
-        repeat_time,
-        dst_rep_stride,
-        src_blk_stride,
-        src_rep_stride,
-    );
-}
-
-/// The newer name of [`pair_reduce_sum`] (AscendC `ReducePairElem<ReduceType::SUM, T, U,
-/// isSetMask>(dst, src, mask, repeatTime, dstRepStride, srcBlkStride, srcRepStride)`).
-///
-#[doc = whole_doc_example!(
-    "reduce_pair_elem::<f16, true>(ReduceType::SUM, &dst, &src, 64u64, 1, 1, 1, 8);",
-    "assert_eq!(dst.get_value(3).to_f32(), 13.0);"
-)]
-///
-/// # Panics
-/// As [`pair_reduce_sum`], and if `reduce_type` is not `SUM` (the only one documented).
-#[track_caller]
-#[allow(clippy::too_many_arguments)]
-pub fn reduce_pair_elem<T: ReduceElement, const IS_SET_MASK: bool>(
-    reduce_type: ReduceType,
-    dst: &LocalTensor<T>,
-    src: &LocalTensor<T>,
-    mask: impl Into<Mask>,
-    repeat_time: u8,
-    dst_rep_stride: u16,
-    src_blk_stride: u16,
-    src_rep_stride: u16,
-) {
-    ensure(reduce_type == ReduceType::SUM, "ReducePairElem", || {
-        format!("reduceType = {reduce_type:?}: only SUM is supported")
-    });
-    grouped::<T, IS_SET_MASK>(
-        "ReducePairElem",
-        Op::Sum,
-        2,
-        dst,
-        src,
-        mask.into(),
-        repeat_time,
-        dst_rep_stride,
-        src_blk_stride,
-        src_rep_stride,
-    );
 }
 
 // ---- level 2: ReduceSum / ReduceMax / ReduceMin ----------------------------------------------
@@ -918,6 +779,68 @@ fn check_count(api: &'static str, name: &str, n: i32) -> usize {
     n as usize
 }
 
+/// The checks every level-2 mask form starts with, in order: the type on the chip,
+/// `repeatTime` (not negative; at most `limit` when given, which is `ReduceSum`'s),
+/// `srcRepStride`, the mask. Returns the plan, or `None` for `repeatTime = 0`.
+#[track_caller]
+fn start_masked<T: ReduceElement>(
+    api: &'static str,
+    mask: Mask,
+    repeat_time: i32,
+    src_rep_stride: i32,
+    limit: Option<usize>,
+) -> Option<Plan> {
+    check_type::<T>(api);
+    let repeats = check_count(api, "repeatTime", repeat_time);
+    if let Some(limit) = limit {
+        ensure(repeats <= limit, api, || {
+            format!(
+                "repeatTime = {repeats} is above {limit}: the group results must fit one repeat of {}",
+                T::DTYPE
+            )
+        });
+    }
+    ensure((0..=65535).contains(&src_rep_stride), api, || {
+        format!("srcRepStride = {src_rep_stride} is out of range [0, 65535]")
+    });
+    let bits = normal_bits::<T>(api, mask);
+    (repeats > 0).then_some(Plan { repeats, bits, last: bits })
+}
+
+/// The checks every level-2 count form starts with: the type on the chip and `count`. Returns
+/// the chip and the count, or `None` for `count = 0`.
+#[track_caller]
+fn start_count<T: ReduceElement>(api: &'static str, count: i32) -> Option<(Soc, usize)> {
+    let soc = check_type::<T>(api);
+    let count = check_count(api, "count", count);
+    (count > 0).then_some((soc, count))
+}
+
+/// The sum of each repeat of `plan` over `s` (the tree over its lanes).
+#[track_caller]
+fn repeat_sums<T: ReduceElement>(api: &'static str, plan: &Plan, s: &Operand<'_, T>, sat: bool) -> Vec<f32> {
+    let mut results = Vec::with_capacity(plan.repeats);
+    gather_repeats(api, plan, s, |_, lanes| results.push(tree::<T>(lanes, sat)));
+    results
+}
+
+/// Writes a `ReduceSum` result: `total` to `dst[0]` and `work` to the temporary buffer. `dst`
+/// may share bytes with the buffer (documented), so it is checked first and written last.
+#[track_caller]
+fn put_sum<T: ReduceElement>(
+    api: &'static str,
+    dst: &LocalTensor<T>,
+    buffer: &LocalTensor<T>,
+    src_span: (usize, usize),
+    total: f32,
+    work: &[f32],
+) {
+    let put = [Put::val::<T>(0, total)];
+    check_puts(api, dst, T::SIZE, &[("src", src_span)], &put);
+    store_work(api, buffer, work);
+    write_puts(api, dst, &put);
+}
+
 /// Sums the enabled lanes of `repeat_time` repeats of `src` into `dst[0]` (AscendC
 /// `ReduceSum<T>(dst, src, sharedTmpBuffer, mask, repeatTime, srcRepStride)`, continuous and
 /// bit masks), in the order of the [module documentation](self) (every chip: the tree in each
@@ -956,35 +879,16 @@ pub fn reduce_sum_masked<T: ReduceElement>(
     src_rep_stride: i32,
 ) {
     const API: &str = "ReduceSum";
-    check_type::<T>(API);
-    let repeats = check_count(API, "repeatTime", repeat_time);
-    let limit = T::PAR * T::PAR;
-    ensure(repeats <= limit, API, || {
-        format!(
-            "repeatTime = {repeats} is above {limit}: the group results must fit one repeat of {}",
-            T::DTYPE
-        )
-    });
-    ensure((0..=65535).contains(&src_rep_stride), API, || {
-        format!("srcRepStride = {src_rep_stride} is out of range [0, 65535]")
-    });
-    let bits = normal_bits::<T>(API, mask.into());
-    if repeats == 0 {
+    let limit = Some(T::PAR * T::PAR);
+    let Some(plan) = start_masked::<T>(API, mask.into(), repeat_time, src_rep_stride, limit) else {
         return;
-    }
-    let plan = Plan { repeats, bits, last: bits };
+    };
     let s = Operand::new(src, 1usize, src_rep_stride as usize, "src");
     let span = src_span(API, &s, &plan);
-    check_work(API, shared_tmp_buffer, sum_work_need::<T>(repeats), span);
+    check_work(API, shared_tmp_buffer, sum_work_need::<T>(plan.repeats), span);
     let sat = saturating::<T>();
-    let mut results = Vec::with_capacity(repeats);
-    gather_repeats(API, &plan, &s, |_, lanes| results.push(tree::<T>(lanes, sat)));
-    let (total, work) = sum_stages::<T>(&results, sat);
-    // dst may share bytes with the temporary buffer (documented), so dst is written last.
-    let put = [Put::val::<T>(0, total)];
-    check_puts(API, dst, T::SIZE, &[("src", span)], &put);
-    store_work(API, shared_tmp_buffer, &work);
-    write_puts(API, dst, &put);
+    let (total, work) = sum_stages::<T>(&repeat_sums(API, &plan, &s, sat), sat);
+    put_sum(API, dst, shared_tmp_buffer, span, total, &work);
 }
 
 /// Sums elements `0..count` of `src` into `dst[0]` (AscendC `ReduceSum<T>(dst, src,
@@ -1023,30 +927,23 @@ pub fn reduce_sum<T: ReduceElement>(
     count: i32,
 ) {
     const API: &str = "ReduceSum";
-    let soc = check_type::<T>(API);
-    let count = check_count(API, "count", count);
-    if count == 0 {
+    let Some((soc, count)) = start_count::<T>(API, count) else {
         return;
-    }
+    };
     let sat = saturating::<T>();
     let par = T::PAR;
     let s = Operand::new(src, 1usize, 8usize, "src");
+    let full = Plan::contiguous::<T>(count);
+    let span = src_span(API, &s, &full);
     if soc == Soc::Ascend910B {
-        let plan = Plan::contiguous::<T>(count);
-        let span = src_span(API, &s, &plan);
-        let mut total: Option<f32> = None;
-        gather_repeats(API, &plan, &s, |_, lanes| {
-            let r = tree::<T>(lanes, sat);
-            total = Some(match total {
-                None => r,
-                Some(t) => {
-                    let mut x = [t + r];
-                    T::round_slice(&mut x, sat);
-                    x[0]
-                }
-            });
-        });
-        let total = total.expect("count >= 1");
+        let total = repeat_sums(API, &full, &s, sat)
+            .into_iter()
+            .reduce(|t, r| {
+                let mut x = [t + r];
+                T::round_slice(&mut x, sat);
+                x[0]
+            })
+            .expect("count >= 1");
         commit(API, dst, T::SIZE, &[("src", span)], &[Put::val::<T>(0, total)]);
         with_core(|c| c.reduce_sum_spr.set(T::narrow(total).to_bits_u64()));
         restore_mask_defaults();
@@ -1054,11 +951,8 @@ pub fn reduce_sum<T: ReduceElement>(
     }
     // The whole repeats (at least one, possibly partial) and the tail.
     let (body_repeats, tail) = if count < par { (1, 0) } else { (count / par, count % par) };
-    let full = Plan::contiguous::<T>(count);
-    let span = src_span(API, &s, &full);
     check_work(API, shared_tmp_buffer, sum_work_need::<T>(body_repeats), span);
-    let mut results = Vec::with_capacity(body_repeats + 1);
-    gather_repeats(API, &full, &s, |_, lanes| results.push(tree::<T>(lanes, sat)));
+    let results = repeat_sums(API, &full, &s, sat);
     let (body, mut work) = sum_stages::<T>(&results[..body_repeats], sat);
     let total = if tail > 0 {
         let t = results[body_repeats];
@@ -1073,10 +967,7 @@ pub fn reduce_sum<T: ReduceElement>(
     } else {
         body
     };
-    let put = [Put::val::<T>(0, total)];
-    check_puts(API, dst, T::SIZE, &[("src", span)], &put);
-    store_work(API, shared_tmp_buffer, &work);
-    write_puts(API, dst, &put);
+    put_sum(API, dst, shared_tmp_buffer, span, total, &work);
     restore_mask_defaults();
 }
 
@@ -1153,17 +1044,11 @@ macro_rules! level2_max_min {
             src_rep_stride: i32,
             cal_index: bool,
         ) {
-            check_type::<T>($api);
-            let repeats = check_count($api, "repeatTime", repeat_time);
-            ensure((0..=65535).contains(&src_rep_stride), $api, || {
-                format!("srcRepStride = {src_rep_stride} is out of range [0, 65535]")
-            });
-            let bits = normal_bits::<T>($api, mask.into());
-            if repeats == 0 {
+            let Some(plan) = start_masked::<T>($api, mask.into(), repeat_time, src_rep_stride, None) else {
                 return;
-            }
-            let plan = Plan { repeats, bits, last: bits };
-            max_min($api, $max, dst, src, shared_tmp_buffer, &plan, src_rep_stride as usize, repeats, cal_index);
+            };
+            let stride = src_rep_stride as usize;
+            max_min($api, $max, dst, src, shared_tmp_buffer, &plan, stride, plan.repeats, cal_index);
         }
 
         #[doc = concat!("The ", $word, " of elements `0..count` of `src` into `dst[0]`, and with `cal_index` its index")]
@@ -1194,11 +1079,9 @@ macro_rules! level2_max_min {
             count: i32,
             cal_index: bool,
         ) {
-            check_type::<T>($api);
-            let count = check_count($api, "count", count);
-            if count == 0 {
+            let Some((_, count)) = start_count::<T>($api, count) else {
                 return;
-            }
+            };
             let plan = Plan::contiguous::<T>(count);
             let first = (count / T::PAR).max(1);
             max_min($api, $max, dst, src, shared_tmp_buffer, &plan, 8, first, cal_index);

@@ -73,3 +73,9 @@ pub fn prefix_mask(par: usize) -> impl Strategy<Value = [u64; 2]> {
         [ones(n), ones(n.saturating_sub(64))]
     })
 }
+
+/// A mask before it is fitted to a type by `util::fit_mask`: `Ok` a count, `Err` two words of
+/// bits (any values).
+pub fn count_or_bits() -> impl Strategy<Value = Result<u64, [u64; 2]>> {
+    prop_oneof![any::<u64>().prop_map(Ok), any::<[u64; 2]>().prop_map(Err)]
+}

@@ -189,3 +189,62 @@ pub fn assert_bits_ctx<T: Element>(got: &[T], want: &[T], ctx: impl Display) {
 pub fn assert_bits<T: Element>(got: &[T], want: &[T]) {
     assert_bits_ctx(got, want, "");
 }
+
+// ---- masks ---------------------------------------------------------------------------------
+
+/// The bits enabling lanes `0..n` (`n <= 128`).
+pub fn prefix_bits(n: usize) -> [u64; 2] {
+    let ones = |k: usize| if k >= 64 { u64::MAX } else { (1u64 << k) - 1 };
+    [ones(n), ones(n.saturating_sub(64))]
+}
+
+/// The lanes a normal-mode mask enables, as bits (a count `n` enables lanes `0..n`).
+pub fn mask_bits(m: Mask) -> [u64; 2] {
+    match m {
+        Mask::Count(n) => prefix_bits(n as usize),
+        Mask::Bits(b) => b,
+    }
+}
+
+/// Whether lane `j` of the bit mask `m` is enabled.
+pub fn on_bit(m: [u64; 2], j: usize) -> bool {
+    m[j / 64] >> (j % 64) & 1 == 1
+}
+
+/// A random mask fitted to `T` (drawn by `strat::count_or_bits`): `Ok(n)` enables `1 + n % PAR`
+/// lanes; `Err([lo, hi])` is a bit mask with lane 0 on and the high word only where `T` has
+/// more than 64 lanes (types narrower than 4 bytes).
+pub fn fit_mask<T: Element>(raw: Result<u64, [u64; 2]>) -> Mask {
+    match raw {
+        Ok(n) => Mask::Count(1 + n % T::PAR as u64),
+        Err([lo, hi]) => Mask::Bits([lo | 1, if T::SIZE >= 4 { 0 } else { hi }]),
+    }
+}
+
+// ---- reference arithmetic ------------------------------------------------------------------
+
+/// `a + b` rounded to `T`, with f16 saturation when `sat` (±inf → ±65504, NaN → 0).
+pub fn add_sat<T: Element>(a: T, b: T, sat: bool) -> T {
+    let s = T::add(a, b);
+    if sat && T::DTYPE == DType::F16 && s.to_f64().is_infinite() {
+        T::from_f64(65504.0f64.copysign(s.to_f64()))
+    } else if sat && T::DTYPE == DType::F16 && s.to_f64().is_nan() {
+        T::ZERO
+    } else {
+        s
+    }
+}
+
+/// The pairwise tree sum: neighbours added level by level ([`add_sat`]), an odd last value
+/// carried up.
+pub fn tree<T: Element>(mut v: Vec<T>, sat: bool) -> T {
+    while v.len() > 1 {
+        v = v.chunks(2).map(|c| if c.len() == 2 { add_sat(c[0], c[1], sat) } else { c[0] }).collect();
+    }
+    v[0]
+}
+
+/// The in-order sum `((v0 + v1) + v2) + …` ([`add_sat`]).
+pub fn in_order<T: Element>(v: &[T], sat: bool) -> T {
+    v[1..].iter().fold(v[0], |s, &x| add_sat(s, x, sat))
+}

@@ -1,0 +1,163 @@
+//! Global-memory hazards between the pipes of one core: a `DataCopy` GM → UB (MTE2) of bytes
+//! that this core's MTE3 (`DataCopy` UB → GM) or S (`GlobalTensor::SetValue`) wrote, with no
+//! event ordering MTE2 after the write. On the chip the two DMA queues run independently, so
+//! such a read can see the bytes before the write lands (a workspace written and read back
+//! needs `SetFlag`/`WaitFlag<HardEvent::MTE3_MTE2>` or `PipeBarrier<PIPE_ALL>`).
+//!
+//! Each writer pipe keeps its writes in clock order; a write MTE2 already knows of can never
+//! race with a later MTE2 read, so the known prefix is dropped at each read, and in a tile loop
+//! the live list stays a few entries long. Consecutive writes of one site coalesce while no
+//! clock of the writer was recorded (by `SetFlag`, a queue event or a barrier) in between, so
+//! any pipe's view of the writer falls before a whole entry or after it: the check is exact.
+//! The live list holds the last [`CAP`] unordered writes; older ones are forgotten (a read of
+//! them is not reported).
+
+use crate::sync::pipe_t;
+
+use super::shadow::Clock;
+
+/// Live writes kept per writer pipe.
+pub(crate) const CAP: usize = 256;
+
+/// One write (or a run of writes of one site) to global memory.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Write {
+    pub region: usize,
+    pub s: usize,
+    pub e: usize,
+    /// The writer's clock at the first and the last write of the run.
+    pub first: u32,
+    pub last: u32,
+    pub site: u32,
+    /// The writer's recording mark when the run began.
+    mark: u32,
+}
+
+#[derive(Default)]
+struct Writes {
+    recs: Vec<Write>,
+    /// Writes before `head` are known to MTE2.
+    head: usize,
+}
+
+/// The writer pipes checked: MTE3 and S.
+pub(crate) const WRITERS: [pipe_t; 2] = [pipe_t::PIPE_MTE3, pipe_t::PIPE_S];
+
+/// One core's global-memory writes not yet known to its MTE2 pipe.
+#[derive(Default)]
+pub(crate) struct LocalGm {
+    by: [Writes; 2],
+}
+
+impl LocalGm {
+    /// Records a write by `pipe` (MTE3 or S; others are ignored) of `[s, e)` of `region`, at
+    /// the pipe's clock `clock`; `mark` counts the recordings of the pipe's clock so far.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn write(
+        &mut self,
+        pipe: pipe_t,
+        region: usize,
+        s: usize,
+        e: usize,
+        clock: u32,
+        site: u32,
+        mark: u32,
+    ) {
+        let k = match pipe {
+            pipe_t::PIPE_MTE3 => 0,
+            pipe_t::PIPE_S => 1,
+            _ => return,
+        };
+        let w = &mut self.by[k];
+        if w.recs.len() > w.head {
+            if let Some(r) = w.recs.last_mut() {
+                if r.region == region && r.site == site && r.mark == mark && s <= r.e && e >= r.s {
+                    r.s = r.s.min(s);
+                    r.e = r.e.max(e);
+                    r.last = clock;
+                    return;
+                }
+            }
+        }
+        if w.recs.len() - w.head >= CAP {
+            w.head += 1;
+        }
+        if w.head >= CAP {
+            w.recs.drain(..w.head);
+            w.head = 0;
+        }
+        w.recs.push(Write { region, s, e, first: clock, last: clock, site, mark });
+    }
+
+    /// A read by MTE2, whose view of the other pipes is `row`, of `[s, e)` of `region`: the
+    /// first write it overlaps and is not ordered after, with the writer pipe.
+    #[inline(always)]
+    pub(crate) fn read(&mut self, region: usize, s: usize, e: usize, row: &Clock) -> Option<(pipe_t, Write)> {
+        for (w, pipe) in self.by.iter_mut().zip(WRITERS) {
+            let known = row[pipe as usize];
+            while w.head < w.recs.len() && w.recs[w.head].last <= known {
+                w.head += 1;
+            }
+            if w.head == w.recs.len() {
+                // Everything known: start over (keeps the vector short without a drain).
+                w.recs.clear();
+                w.head = 0;
+                continue;
+            }
+            // `known` is below `first` of every live entry (no recording of the writer's
+            // clock inside a run), so an overlap is a race.
+            if let Some(r) = w.recs[w.head..].iter().find(|r| r.region == region && r.s < e && s < r.e) {
+                debug_assert!(known < r.first);
+                return Some((pipe, *r));
+            }
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sanitizer::shadow::LANES;
+
+    fn row(mte3: u32) -> Clock {
+        let mut c = [0; LANES];
+        c[pipe_t::PIPE_MTE3 as usize] = mte3;
+        c
+    }
+
+    #[test]
+    fn unordered_overlap_is_found_and_known_writes_are_dropped() {
+        let mut g = LocalGm::default();
+        let m3 = pipe_t::PIPE_MTE3;
+        // two runs of one site, split by a recording (mark 0 → 1)
+        g.write(m3, 7, 0, 64, 1, 5, 0);
+        g.write(m3, 7, 64, 128, 2, 5, 0);
+        g.write(m3, 7, 128, 192, 3, 5, 1);
+        assert_eq!(g.by[0].recs.len(), 2);
+        // another region, or no overlap: nothing
+        assert!(g.read(8, 0, 64, &row(0)).is_none());
+        assert!(g.read(7, 192, 256, &row(0)).is_none());
+        // MTE2 knows clock 2: the first run is known, the second is not
+        assert!(g.read(7, 0, 128, &row(2)).is_none());
+        let (p, w) = g.read(7, 100, 140, &row(2)).unwrap();
+        assert_eq!((p, w.s, w.e, w.first), (m3, 128, 192, 3));
+        // knowing everything clears the list
+        assert!(g.read(7, 0, 192, &row(3)).is_none());
+        assert!(g.by[0].recs.is_empty());
+    }
+
+    #[test]
+    fn the_live_list_is_bounded() {
+        let mut g = LocalGm::default();
+        for i in 0..10 * CAP {
+            g.write(pipe_t::PIPE_MTE3, 1, i * 32, i * 32 + 32, i as u32 + 1, 1, i as u32);
+        }
+        let w = &g.by[0];
+        assert!(w.recs.len() <= 2 * CAP && w.recs.len() - w.head == CAP);
+        // the newest writes are still checked, the oldest forgotten
+        assert!(g.read(1, (10 * CAP - 1) * 32, 10 * CAP * 32, &row(0)).is_some());
+        assert!(g.read(1, 0, 32, &row(0)).is_none());
+    }
+}

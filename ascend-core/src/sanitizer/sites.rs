@@ -1,0 +1,122 @@
+//! Instruction sites: an API name and the source line that called it, interned per core as a
+//! `u32`, so the shadow's records are small and compare as integers. Only an error message
+//! turns a site back into its name and line.
+//!
+//! The table is an open-addressing hash set on the identity of the static data (the
+//! `Location`'s address, the name's address and length): a kernel has a few dozen sites, each
+//! found in one or two probes with no hashing of text.
+
+use std::panic::Location;
+
+/// One slot: the site's key and its id (`id == 0`: empty).
+#[derive(Clone, Copy, Default)]
+struct Slot {
+    loc: usize,
+    api: usize,
+    len: usize,
+    id: u32,
+}
+
+/// A core's table of sites. Id 0 is reserved (the shadow's "no access").
+pub(crate) struct Sites {
+    list: Vec<(&'static str, &'static Location<'static>)>,
+    /// Power-of-two sized, at most half full.
+    slots: Vec<Slot>,
+}
+
+impl Default for Sites {
+    fn default() -> Sites {
+        Sites { list: vec![("", Location::caller())], slots: vec![Slot::default(); 64] }
+    }
+}
+
+#[inline(always)]
+fn hash(loc: usize, api: usize) -> usize {
+    let key = (loc as u64) ^ (api as u64).rotate_left(29);
+    (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) as usize
+}
+
+impl Sites {
+    /// The id of `api` called at `loc` (by identity of the static data, not by text: the
+    /// same line calling the same API is one site).
+    #[inline(always)]
+    pub(crate) fn id(&mut self, api: &'static str, loc: &'static Location<'static>) -> u32 {
+        let (l, a, n) = (loc as *const Location<'static> as usize, api.as_ptr() as usize, api.len());
+        let mask = self.slots.len() - 1;
+        let mut i = hash(l, a) & mask;
+        loop {
+            let s = self.slots[i];
+            if s.id == 0 {
+                return self.insert(api, loc, i);
+            }
+            if s.loc == l && s.api == a && s.len == n {
+                return s.id;
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn insert(&mut self, api: &'static str, loc: &'static Location<'static>, at: usize) -> u32 {
+        let id = self.list.len() as u32;
+        self.list.push((api, loc));
+        self.slots[at] = Slot {
+            loc: loc as *const Location<'static> as usize,
+            api: api.as_ptr() as usize,
+            len: api.len(),
+            id,
+        };
+        if self.list.len() * 2 > self.slots.len() {
+            self.grow();
+        }
+        id
+    }
+
+    fn grow(&mut self) {
+        let n = self.slots.len() * 2;
+        let old = std::mem::replace(&mut self.slots, vec![Slot::default(); n]);
+        let mask = self.slots.len() - 1;
+        for s in old.into_iter().filter(|s| s.id != 0) {
+            let mut i = hash(s.loc, s.api) & mask;
+            while self.slots[i].id != 0 {
+                i = (i + 1) & mask;
+            }
+            self.slots[i] = s;
+        }
+    }
+
+    /// The API and line of a site.
+    pub(crate) fn get(&self, id: u32) -> (&'static str, &'static Location<'static>) {
+        self.list[id as usize]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn same_site_same_id_and_back() {
+        let mut s = Sites::default();
+        let here = Location::caller();
+        let there = Location::caller();
+        let a = s.id("Add", here);
+        let b = s.id("Sub", here);
+        let c = s.id("Add", there);
+        assert_ne!(a, 0);
+        assert_eq!(s.id("Add", here), a);
+        assert_eq!(s.get(a).0, "Add");
+        assert_eq!(s.get(b).0, "Sub");
+        assert!(std::ptr::eq(s.get(c).1, there));
+        assert!(a != b && a != c && b != c);
+        // many sites: the table grows and still answers
+        let names: Vec<&'static str> = (0..500).map(|i| &*format!("Api{i}").leak()).collect();
+        let ids: Vec<u32> = names.iter().map(|n| s.id(n, here)).collect();
+        for (n, id) in names.iter().zip(&ids) {
+            assert_eq!(s.id(n, here), *id);
+            assert_eq!(s.get(*id).0, *n);
+        }
+        assert_eq!(s.id("Add", here), a);
+    }
+}
