@@ -86,7 +86,7 @@ macro_rules! check {
 }
 pub(crate) use check;
 
-/// The failing branch of [`check!`].
+/// The failing branch of [`ensure`] and [`check!`].
 #[cold]
 #[inline(never)]
 #[track_caller]
