@@ -303,8 +303,26 @@ impl CoreSan {
     #[inline(always)]
     fn tick(&mut self, pipe: pipe_t) -> u32 {
         let p = pipe as usize & (LANES - 1);
+        if self.vc[p][p] == u32::MAX {
+            self.clock_exhausted(pipe);
+        }
         self.vc[p][p] += 1;
         self.vc[p][p]
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn clock_exhausted(&self, pipe: pipe_t) -> ! {
+        crate::error::fail(
+            "Sanitizer",
+            format!(
+                "sanitizer: core {} issued {} instructions on pipe {}, more than its clocks count; run this \
+                 launch with Launch::sanitize(false)",
+                self.core,
+                u32::MAX,
+                pipe.short_name()
+            ),
+        )
     }
 
     /// The buffer at `start` (of `len` bytes, when given; else live): the one the handle's
@@ -880,4 +898,25 @@ pub(crate) fn on_pipe_release(why: &'static str) {
         }
         s.valid.fill(0);
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_exhausted_clock_is_an_error_not_a_wrap() {
+        let san = LaunchSanitizer::new();
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            san.run_core(|| {
+                let v = pipe_t::PIPE_V as usize;
+                with_san!(|s| s.vc[v][v] = u32::MAX - 1);
+                on_vector("Add", &[], &[]); // the last clock value
+                on_vector("Add", &[], &[]); // one too many
+            })
+        }));
+        let msg = *r.expect_err("the second instruction must fail").downcast::<String>().unwrap();
+        assert!(msg.contains("core 0 issued 4294967295 instructions on pipe V"), "{msg}");
+        assert!(msg.contains("Launch::sanitize(false)"), "{msg}");
+    }
 }
