@@ -480,6 +480,7 @@ pub(crate) struct Rows {
 /// As [`apply_rows`] minus the alignment, which is checked here; `region` must be the
 /// destination's region (kept alive if the contribution is logged).
 #[track_caller]
+#[inline]
 pub(crate) unsafe fn store_to_gm<T: Element>(
     api: &'static str,
     region: impl FnOnce() -> Option<Arc<GmRegion>>,
@@ -487,8 +488,27 @@ pub(crate) unsafe fn store_to_gm<T: Element>(
     src: *const u8,
     shape: Rows,
 ) -> bool {
-    let Rows { rows, row, d_pitch, s_pitch } = shape;
+    // The common case, no atomic mode, inline: one look-up of the core.
     let Some(mode) = with_core(|c| c.atomic.get()) else { return false };
+    // SAFETY: forwarded contract.
+    unsafe { store_atomic::<T>(api, mode, region, dst, src, shape) }
+}
+
+/// [`store_to_gm`] under the atomic `mode`.
+///
+/// # Safety
+/// As [`store_to_gm`].
+#[track_caller]
+#[inline(never)]
+unsafe fn store_atomic<T: Element>(
+    api: &'static str,
+    mode: AtomicMode,
+    region: impl FnOnce() -> Option<Arc<GmRegion>>,
+    dst: *mut u8,
+    src: *const u8,
+    shape: Rows,
+) -> bool {
+    let Rows { rows, row, d_pitch, s_pitch } = shape;
     ensure(mode.dtype == T::DTYPE, api, || {
         format!(
             "the core's atomic mode is {}<{}>, but this copy moves {} elements: the atomic type must match \

@@ -16,7 +16,7 @@
 use crate::atomic::{store_to_gm, Rows};
 use crate::ctx::get_soc;
 use crate::element::{Element, BLOCK_BYTES};
-use crate::error::ensure;
+use crate::error::{check, ensure};
 use crate::sanitizer::{on_copy, CopyShape};
 use crate::soc::Soc;
 use crate::tensor::{GlobalTensor, LocalTensor};
@@ -178,11 +178,13 @@ use sealed::{Mem, Side};
 #[track_caller]
 fn local_side<T: Element>(t: &LocalTensor<T>, api: &'static str, name: &'static str) -> Side {
     let pos = t.get_position();
-    ensure(pos.is_ub(), api, || {
-        format!("{name} is at position {pos}: the Unified Buffer side must be VECIN, VECOUT or VECCALC")
-    });
+    check!(
+        pos.is_ub(),
+        api,
+        "{name} is at position {pos}: the Unified Buffer side must be VECIN, VECOUT or VECCALC"
+    );
     let addr = t.get_phy_addr();
-    ensure(addr % BLOCK_BYTES == 0, api, || format!("{name} UB address = {addr:#x} is not 32-byte aligned"));
+    check!(addr % BLOCK_BYTES == 0, api, "{name} UB address = {addr:#x} is not 32-byte aligned");
     Side { ptr: t.ptr().cast(), bytes: t.get_length(), elems: t.get_size(), ub_addr: Some(addr) }
 }
 
@@ -269,6 +271,7 @@ fn show_span(sp: usize) -> String {
 /// For UB→UB: `Some(true)` when both ends are the same bytes with the same layout (nothing
 /// to move); fails on any other overlap of the touched spans.
 #[track_caller]
+#[inline]
 fn check_ub_overlap(
     api: &'static str,
     d: &Side,
@@ -285,7 +288,7 @@ fn check_ub_overlap(
     if disjoint {
         return false;
     }
-    ensure(dh == sh && same_layout, api, || {
+    ensure(dh == sh && same_layout, api, move || {
         format!(
             "dst bytes [{da:#x}, {:#x}) partially overlap src bytes [{sa:#x}, {:#x}) in the Unified Buffer",
             da + d_span,
@@ -330,26 +333,21 @@ pub fn data_copy<D: DataCopy<S>, S: Mem<Elem = D::Elem>>(dst: &D, src: &S, count
     let d = dst.side(api, "dst");
     let s = src.side(api, "src");
     let Some(bytes) = count.checked_mul(size) else {
-        crate::error::fail(
-            api,
-            format!(
-                "count = {count} {dtype} elements overflows the address space (src has {}, dst {})",
-                s.elems, d.elems
-            ),
-        )
+        let (s_elems, d_elems) = (s.elems, d.elems);
+        crate::error::fail_with(api, move || {
+            format!("count = {count} {dtype} elements overflows the address space (src has {s_elems}, dst {d_elems})")
+        })
     };
-    ensure(bytes % BLOCK_BYTES == 0, api, || {
-        format!(
-            "count = {count} {dtype} elements is {bytes} bytes, not a multiple of 32 bytes (the hardware would \
-             silently copy only {} bytes; use DataCopyPad for unaligned lengths)",
-            bytes / BLOCK_BYTES * BLOCK_BYTES
-        )
-    });
-    for (side, name) in [(&s, "src"), (&d, "dst")] {
-        ensure(count <= side.elems, api, || {
-            format!("count = {count} exceeds {name}'s {} {dtype} elements", side.elems)
-        });
-    }
+    check!(
+        bytes % BLOCK_BYTES == 0,
+        api,
+        "count = {count} {dtype} elements is {bytes} bytes, not a multiple of 32 bytes (the hardware would \
+         silently copy only {} bytes; use DataCopyPad for unaligned lengths)",
+        bytes / BLOCK_BYTES * BLOCK_BYTES
+    );
+    let (s_elems, d_elems) = (s.elems, d.elems);
+    check!(count <= s_elems, api, "count = {count} exceeds src's {s_elems} {dtype} elements");
+    check!(count <= d_elems, api, "count = {count} exceeds dst's {d_elems} {dtype} elements");
     if count == 0 || check_ub_overlap(api, &d, &s, bytes, bytes, true) {
         return;
     }

@@ -123,8 +123,32 @@ pub(crate) struct CoreState {
 }
 
 thread_local! {
-    static CORE: RefCell<Option<Rc<CoreState>>> = const { RefCell::new(None) };
+    /// The core this thread emulates now: the state owned by the innermost [`run_on_core`]
+    /// frame, or this thread's default core (owned by `DEFAULT_CORE`), or null when neither
+    /// exists yet. A `Cell` of a pointer, without a destructor, so reading it is one load: the
+    /// lookup every API call makes stays cheap.
+    static CURRENT: Cell<*const CoreState> = const { Cell::new(std::ptr::null()) };
+    /// The default core of a thread that calls kernel APIs outside any launch.
+    static DEFAULT_CORE: DefaultCore = const { DefaultCore(RefCell::new(None)) };
     static UB_CACHE: RefCell<Option<Rc<Ub>>> = const { RefCell::new(None) };
+}
+
+/// Owns a thread's default core; clears [`CURRENT`] before the core is freed at thread exit.
+struct DefaultCore(RefCell<Option<Box<CoreState>>>);
+
+impl Drop for DefaultCore {
+    fn drop(&mut self) {
+        if let Some(core) = self.0.get_mut().as_deref() {
+            let own: *const CoreState = core;
+            // `try_with`: never fails for a `const` thread-local without a destructor, but
+            // a panic in a destructor at thread exit would abort.
+            let _ = CURRENT.try_with(|c| {
+                if c.get() == own {
+                    c.set(std::ptr::null());
+                }
+            });
+        }
+    }
 }
 
 fn take_ub(size: usize) -> Rc<Ub> {
@@ -142,8 +166,8 @@ fn take_ub(size: usize) -> Rc<Ub> {
     })
 }
 
-fn new_state(cfg: CoreConfig) -> Rc<CoreState> {
-    Rc::new(CoreState {
+fn new_state(cfg: CoreConfig) -> CoreState {
+    CoreState {
         block_idx: cfg.block_idx,
         block_num: cfg.block_num,
         soc: cfg.soc,
@@ -162,7 +186,7 @@ fn new_state(cfg: CoreConfig) -> Rc<CoreState> {
         pad_value: Cell::new(None),
         reduce_sum_spr: Cell::new(0),
         reduce_max_min_spr: Cell::new(0),
-    })
+    }
 }
 
 /// Runs `f` as logical core `cfg.block_idx` of a launch: inside it, [`get_block_idx`],
@@ -171,36 +195,60 @@ fn new_state(cfg: CoreConfig) -> Rc<CoreState> {
 /// overflow mode. The previous core of the thread (if any) is restored afterwards, also when
 /// `f` panics.
 pub fn run_on_core<R>(cfg: CoreConfig, f: impl FnOnce() -> R) -> R {
-    struct Restore(Option<Rc<CoreState>>);
+    struct Restore(*const CoreState);
     impl Drop for Restore {
         fn drop(&mut self) {
-            let prev = self.0.take();
-            CORE.with(|c| *c.borrow_mut() = prev);
+            CURRENT.with(|c| c.set(self.0));
         }
     }
+    // The state lives in this frame; `_restore` (declared after it, so dropped before it,
+    // also when `f` unwinds) points `CURRENT` back at the previous core before it is freed.
     let state = new_state(cfg);
-    let prev = CORE.with(|c| c.borrow_mut().replace(state));
-    let _restore = Restore(prev);
+    let _restore = Restore(CURRENT.with(|c| c.replace(&state)));
     f()
 }
 
-/// Calls `f` with the current core, creating the default core for this thread if none is set.
+/// The current core, creating the default core for this thread if none is set.
+#[inline]
+fn current() -> *const CoreState {
+    let p = CURRENT.with(Cell::get);
+    if p.is_null() {
+        install_default()
+    } else {
+        p
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn install_default() -> *const CoreState {
+    DEFAULT_CORE.with(|d| {
+        let mut d = d.0.borrow_mut();
+        let core: *const CoreState =
+            &**d.get_or_insert_with(|| Box::new(new_state(CoreConfig::single(Soc::default()))));
+        CURRENT.with(|c| c.set(core));
+        core
+    })
+}
+
+/// Calls `f` with the current core, creating the default core for this thread if none is set,
+/// after checking that the launch was not cancelled.
 ///
-/// Every instruction calls this once or twice per call, so the common case (a core is set) is a
-/// shared borrow of the thread-local, without touching the reference count.
+/// Every kernel API calls this once or a few times per call: the common case (a core is set)
+/// is one thread-local load and the cancellation check.
 #[inline]
 pub(crate) fn with_core<R>(f: impl FnOnce(&CoreState) -> R) -> R {
-    CORE.with(|c| {
-        if c.borrow().is_none() {
-            *c.borrow_mut() = Some(new_state(CoreConfig::single(Soc::default())));
-        }
-        let core = c.borrow();
-        let core = core.as_ref().expect("a core was just installed");
-        if core.cancel.as_ref().is_some_and(|t| t.is_cancelled()) {
-            cancelled(core);
-        }
-        f(core)
-    })
+    // SAFETY: `CURRENT` is non-null here and points either at the state of a `run_on_core`
+    // frame that is still running (this call is inside it: the frame resets `CURRENT` before
+    // it frees the state) or at the thread's default core, which lives in `DEFAULT_CORE`
+    // until thread exit (whose destructor nulls `CURRENT` first). The state is only ever
+    // accessed through shared references (its mutable parts are `Cell`s and `RefCell`s), and
+    // the reference cannot escape `f` (`f` takes it for any lifetime).
+    let core = unsafe { &*current() };
+    if core.cancel.as_ref().is_some_and(|t| t.is_cancelled()) {
+        cancelled(core);
+    }
+    f(core)
 }
 
 /// Fails with the cancellation reason, unless the thread is already unwinding (drops of a
@@ -219,18 +267,21 @@ fn cancelled(core: &CoreState) {
 #[inline]
 #[track_caller]
 pub(crate) fn check_cancel() {
-    CORE.with(|c| {
-        if let Some(core) = c.borrow().as_ref() {
-            if core.cancel.as_ref().is_some_and(|t| t.is_cancelled()) {
-                cancelled(core);
-            }
+    let p = CURRENT.with(Cell::get);
+    // SAFETY: a non-null `CURRENT` points at a live core (see `with_core`).
+    if let Some(core) = unsafe { p.as_ref() } {
+        if core.cancel.as_ref().is_some_and(|t| t.is_cancelled()) {
+            cancelled(core);
         }
-    })
+    }
 }
 
 /// The current core's index, or 0 outside a launch (never creates a core).
 pub(crate) fn current_block_idx() -> u32 {
-    CORE.with(|c| c.borrow().as_ref().map_or(0, |s| s.block_idx))
+    // `try_with`: faults may be raised from destructors at thread exit.
+    let p = CURRENT.try_with(Cell::get).unwrap_or(std::ptr::null());
+    // SAFETY: a non-null `CURRENT` points at a live core (see `with_core`).
+    unsafe { p.as_ref() }.map_or(0, |s| s.block_idx)
 }
 
 /// The index of the current logical core, `0..get_block_num()` (AscendC `GetBlockIdx`).
@@ -296,4 +347,69 @@ pub fn set_overflow_mode(mode: OverflowMode) {
         }
         c.overflow.set(mode);
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg(block_idx: u32, block_num: u32, soc: Soc) -> CoreConfig {
+        CoreConfig { block_idx, block_num, ..CoreConfig::single(soc) }
+    }
+
+    /// Nested launches see their own core and restore the one around them on return and on
+    /// unwinding; the thread's default core keeps its state across them.
+    #[test]
+    fn run_on_core_restores_the_previous_core() {
+        std::thread::spawn(|| {
+            assert_eq!((get_block_idx(), get_block_num(), get_soc()), (0, 1, Soc::default()));
+            with_core(|c| c.pad_value.set(Some(7)));
+            run_on_core(cfg(3, 4, Soc::Ascend310P), || {
+                assert_eq!((get_block_idx(), get_block_num(), get_soc()), (3, 4, Soc::Ascend310P));
+                assert_eq!(with_core(|c| c.pad_value.get()), None);
+                run_on_core(cfg(1, 2, Soc::Ascend910), || assert_eq!(get_block_idx(), 1));
+                assert_eq!(current_block_idx(), 3);
+                let r =
+                    std::panic::catch_unwind(|| run_on_core(cfg(2, 4, Soc::Ascend910), || panic!("inner")));
+                assert!(r.is_err());
+                assert_eq!((get_block_idx(), get_soc()), (3, Soc::Ascend310P));
+            });
+            assert_eq!((get_block_idx(), get_block_num()), (0, 1));
+            assert_eq!(with_core(|c| c.pad_value.get()), Some(7), "the same default core");
+        })
+        .join()
+        .unwrap();
+    }
+
+    /// Outside any launch, before any API call, the fault reporter sees core 0 without
+    /// creating a core; a thread that made a default core exits cleanly.
+    #[test]
+    fn default_core_is_made_on_demand_and_freed_at_thread_exit() {
+        std::thread::spawn(|| {
+            assert!(CURRENT.with(Cell::get).is_null());
+            assert_eq!(current_block_idx(), 0);
+            check_cancel();
+            assert!(CURRENT.with(Cell::get).is_null());
+            assert_eq!(get_block_num(), 1);
+            assert!(!CURRENT.with(Cell::get).is_null());
+        })
+        .join()
+        .unwrap();
+    }
+
+    /// A cancelled launch fails the core's next API call with the token's reason.
+    #[test]
+    fn a_cancelled_core_fails_its_next_call() {
+        let token = Arc::new(CancelToken::new());
+        let c = CoreConfig { cancel: Some(Arc::clone(&token)), ..CoreConfig::single(Soc::Ascend910B) };
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            run_on_core(c, || {
+                assert_eq!(get_block_idx(), 0);
+                token.cancel("timed out after 1 s".to_string());
+                get_block_idx()
+            })
+        }));
+        let msg = *r.unwrap_err().downcast::<String>().unwrap();
+        assert!(msg.contains("Launch: timed out after 1 s"), "{msg}");
+    }
 }

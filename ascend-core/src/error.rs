@@ -68,6 +68,28 @@ pub fn take_last_fault() -> Option<Fault> {
 #[inline(always)]
 pub(crate) fn ensure(cond: bool, api: &'static str, message: impl FnOnce() -> String) {
     if !cond {
-        fail(api, message())
+        // Out of line: the closure is moved into the cold call, which lets the optimizer
+        // build its captures in the failing branch only (usually).
+        fail_with(api, message)
     }
+}
+
+/// [`ensure`] for hot paths: fails with `format!(...)` unless `cond` holds. The message's
+/// values are captured (copied) only in the failing branch, so the passing path spends
+/// nothing on them — not even the stores that a closure built before the test costs.
+macro_rules! check {
+    ($cond:expr, $api:expr, $($fmt:tt)+) => {
+        if !$cond {
+            $crate::error::fail_with($api, move || format!($($fmt)+))
+        }
+    };
+}
+pub(crate) use check;
+
+/// The failing branch of [`ensure`] and [`check!`].
+#[cold]
+#[inline(never)]
+#[track_caller]
+pub(crate) fn fail_with(api: &'static str, message: impl FnOnce() -> String) -> ! {
+    fail(api, message())
 }

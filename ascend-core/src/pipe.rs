@@ -3,12 +3,11 @@
 
 use core::marker::PhantomData;
 use std::cell::Cell;
-use std::collections::VecDeque;
 use std::rc::Rc;
 
 use crate::ctx::with_core;
 use crate::element::{Element, BLOCK_BYTES};
-use crate::error::{ensure, fail};
+use crate::error::{check, ensure, fail};
 use crate::position::{Position, TPosition};
 use crate::tensor::LocalTensor;
 use crate::ub::Ub;
@@ -234,9 +233,12 @@ impl TPipe {
             buf_len: rounded,
             states: vec![BufState::Free; num],
             cursor: 0,
-            fifo: VecDeque::with_capacity(que.depth()),
+            fifo: [0; MAX_PIPE_BUFFERS],
+            head: 0,
+            queued: 0,
             depth: que.depth(),
             busy: 0,
+            recip: reciprocal(rounded),
         });
     }
 }
@@ -382,15 +384,47 @@ mod que {
         pub(crate) states: Vec<BufState>,
         /// Round-robin allocation cursor, as in AscendC's `AllocBuffer`.
         pub(crate) cursor: usize,
-        /// Queued buffer indices, head first.
-        pub(crate) fifo: VecDeque<usize>,
+        /// Queued buffer indices, a ring: `queued` of them from `fifo[head]` on. A buffer is
+        /// queued at most once at a time, so at most `states.len() <= MAX_PIPE_BUFFERS` are.
+        pub(crate) fifo: [u8; MAX_PIPE_BUFFERS],
+        pub(crate) head: usize,
+        pub(crate) queued: usize,
         pub(crate) depth: usize,
         /// Buffers not FREE.
         pub(crate) busy: usize,
+        /// `reciprocal(buf_len)`, so that `index_of` divides by a multiplication.
+        pub(crate) recip: u64,
     }
+
+    /// With `m = ceil(2^40 / d)`, `(x * m) >> 40 == x / d` for all `x, d <= 2^20`: writing
+    /// `m * d = 2^40 + e` with `0 <= e < d`, the product is `x / d + x * e / (d * 2^40)` and
+    /// `x * e < 2^40` keeps the error below `1 / d`; `x * m < 2^60` does not overflow.
+    const RECIP_SHIFT: u32 = 40;
+
+    /// `ceil(2^40 / d)` for a divisor `1 <= d <= 2^20`.
+    pub(crate) fn reciprocal(d: usize) -> u64 {
+        debug_assert!((1..=1 << 20).contains(&d));
+        (1u64 << RECIP_SHIFT).div_ceil(d as u64)
+    }
+
+    /// `x / d` for `x <= 2^20`, given `recip = reciprocal(d)`.
+    #[inline(always)]
+    pub(crate) fn quotient(x: usize, recip: u64) -> usize {
+        debug_assert!(x <= 1 << 20);
+        ((x as u64 * recip) >> RECIP_SHIFT) as usize
+    }
+    /// Every chip's Unified Buffer (and so every offset within it) is at most `2^20` bytes.
+    const _: () = {
+        let mut i = 0;
+        while i < crate::soc::Soc::ALL.len() {
+            assert!(crate::soc::Soc::ALL[i].ub_size() <= 1 << 20);
+            i += 1;
+        }
+    };
 
     impl QueCore {
         #[track_caller]
+        #[inline(always)]
         pub(crate) fn check_live(&self, api: &'static str) {
             ensure(self.epoch.get() == self.epoch_at_init, api, || {
                 "the queue's buffers were released by TPipe::reset (or the pipe was dropped); give it buffers \
@@ -399,49 +433,50 @@ mod que {
             });
         }
 
-        #[track_caller]
+        /// Buffer `idx` (`< states.len()`) whole, as a tensor of `T`.
+        #[inline]
         pub(crate) fn tensor<T: Element>(&self, idx: usize, pos: TPosition) -> LocalTensor<T> {
-            LocalTensor::from_raw(
-                Rc::clone(&self.ub),
-                self.base + idx * self.buf_len,
-                self.buf_len / T::SIZE,
-                pos,
-            )
+            debug_assert!(idx < self.states.len());
+            // SAFETY: `TPipe::carve` checked that the queue's `states.len()` buffers of
+            // `buf_len` bytes from `base` lie inside `ub`, and `idx` is one of them.
+            unsafe {
+                LocalTensor::from_raw_unchecked(
+                    Rc::clone(&self.ub),
+                    self.base + idx * self.buf_len,
+                    self.buf_len / T::SIZE,
+                    pos,
+                )
+            }
         }
 
         /// The index of the buffer holding the tensor, by UB address.
         #[track_caller]
+        #[inline(always)]
         pub(crate) fn index_of<T: Element>(&self, api: &'static str, t: &LocalTensor<T>) -> usize {
             let addr = t.get_phy_addr();
             let end = self.base + self.states.len() * self.buf_len;
-            ensure(Rc::ptr_eq(t.ub(), &self.ub) && (self.base..end).contains(&addr), api, || {
-                format!(
-                    "tensor at UB address {addr:#x} is not a buffer of this queue (its {} buffer(s) of {} bytes span \
-                     [{:#x}, {end:#x}))",
-                    self.states.len(),
-                    self.buf_len,
-                    self.base
-                )
-            });
-            (addr - self.base) / self.buf_len
+            // `wrapping_sub`: an address below `base` becomes huge and fails the range check.
+            let rel = addr.wrapping_sub(self.base);
+            let (n, buf_len, base) = (self.states.len(), self.buf_len, self.base);
+            check!(
+                Rc::ptr_eq(t.ub(), &self.ub) && rel < end - base,
+                api,
+                "tensor at UB address {addr:#x} is not a buffer of this queue (its {n} buffer(s) of {buf_len} bytes \
+                 span [{base:#x}, {end:#x}))"
+            );
+            // `rel < end - base <= ub.size() <= 2^20` (checked above, and at compile time).
+            let idx = quotient(rel, self.recip);
+            debug_assert_eq!(idx, rel / self.buf_len);
+            idx
         }
 
         #[track_caller]
+        #[inline(always)]
         pub(crate) fn alloc(&mut self, api: &'static str) -> usize {
             self.check_live(api);
             let n = self.states.len();
             if self.busy == n {
-                let count = |s: BufState| self.states.iter().filter(|&&x| x == s).count();
-                fail(
-                    api,
-                    format!(
-                        "no FREE buffer: all {n} of {n} buffers are in use (OCCUPIED {}, ENQUE {}, DEQUE {}); \
-                         FreeTensor one first (on hardware this hangs)",
-                        count(BufState::Occupied),
-                        count(BufState::Enque),
-                        count(BufState::Deque)
-                    ),
-                );
+                self.no_free_buffer(api)
             }
             loop {
                 let i = self.cursor;
@@ -454,59 +489,86 @@ mod que {
             }
         }
 
+        #[cold]
         #[track_caller]
+        fn no_free_buffer(&self, api: &'static str) -> ! {
+            let n = self.states.len();
+            let count = |s: BufState| self.states.iter().filter(|&&x| x == s).count();
+            fail(
+                api,
+                format!(
+                    "no FREE buffer: all {n} of {n} buffers are in use (OCCUPIED {}, ENQUE {}, DEQUE {}); \
+                     FreeTensor one first (on hardware this hangs)",
+                    count(BufState::Occupied),
+                    count(BufState::Enque),
+                    count(BufState::Deque)
+                ),
+            )
+        }
+
+        /// EnQue of buffer `idx` (from `index_of`, after `check_live`).
+        #[track_caller]
+        #[inline(always)]
         pub(crate) fn enque(&mut self, api: &'static str, idx: usize, addr: usize) {
-            self.check_live(api);
-            ensure(self.fifo.len() < self.depth, api, || {
-                format!(
-                    "{} tensor(s) already queued: the queue's depth = {} is the limit; DeQue one first",
-                    self.fifo.len(),
-                    self.depth
-                )
-            });
+            let (queued, depth) = (self.queued, self.depth);
+            check!(
+                queued < depth,
+                api,
+                "{queued} tensor(s) already queued: the queue's depth = {depth} is the limit; DeQue one first"
+            );
             let st = self.states[idx];
-            ensure(matches!(st, BufState::Occupied | BufState::Deque), api, || {
-                format!(
-                    "buffer {idx} (UB address {addr:#x}) is {}: EnQue takes a buffer from AllocTensor (OCCUPIED) \
-                     or DeQue (DEQUE)",
-                    st.name()
-                )
-            });
+            check!(
+                matches!(st, BufState::Occupied | BufState::Deque),
+                api,
+                "buffer {idx} (UB address {addr:#x}) is {}: EnQue takes a buffer from AllocTensor (OCCUPIED) or \
+                 DeQue (DEQUE)",
+                st.name()
+            );
             self.states[idx] = BufState::Enque;
-            self.fifo.push_back(idx);
+            // Fits: `idx` was not queued (its state was not ENQUE), so fewer than all are.
+            self.fifo[(self.head + self.queued) % MAX_PIPE_BUFFERS] = idx as u8;
+            self.queued += 1;
         }
 
         #[track_caller]
+        #[inline(always)]
         pub(crate) fn deque(&mut self, api: &'static str) -> usize {
             self.check_live(api);
-            let Some(idx) = self.fifo.pop_front() else {
-                fail(
-                    api,
-                    format!("the queue is empty: 0 tensors queued (depth = {}); EnQue one first", self.depth),
-                )
-            };
+            let depth = self.depth;
+            check!(
+                self.queued > 0,
+                api,
+                "the queue is empty: 0 tensors queued (depth = {depth}); EnQue one first"
+            );
+            let idx = usize::from(self.fifo[self.head]);
+            self.head = (self.head + 1) % MAX_PIPE_BUFFERS;
+            self.queued -= 1;
             self.states[idx] = BufState::Deque;
             idx
         }
 
+        /// FreeTensor of buffer `idx` (from `index_of`, after `check_live`).
         #[track_caller]
+        #[inline(always)]
         pub(crate) fn free(&mut self, api: &'static str, idx: usize, addr: usize) {
-            self.check_live(api);
             let st = self.states[idx];
-            ensure(matches!(st, BufState::Occupied | BufState::Deque), api, || {
-                let why = if st == BufState::Free {
+            check!(
+                matches!(st, BufState::Occupied | BufState::Deque),
+                api,
+                "buffer {idx} (UB address {addr:#x}) is {} ({})",
+                st.name(),
+                if st == BufState::Free {
                     "already freed or never allocated"
                 } else {
                     "still queued: DeQue it first"
-                };
-                format!("buffer {idx} (UB address {addr:#x}) is {} ({why})", st.name())
-            });
+                }
+            );
             self.states[idx] = BufState::Free;
             self.busy -= 1;
         }
     }
 }
-use que::{BufState, QueCore};
+use que::{reciprocal, BufState, QueCore};
 
 mod sealed {
     pub trait Sealed {
@@ -585,6 +647,7 @@ impl<Src: Position, Dst: Position, const DEPTH: usize> TQueBind<Src, Dst, DEPTH>
     }
 
     #[track_caller]
+    #[inline]
     fn core_mut(&mut self, api: &'static str) -> &mut QueCore {
         #[allow(clippy::let_unit_value)]
         let () = Self::DEPTH_OK;
@@ -740,7 +803,7 @@ impl<Src: Position, Dst: Position, const DEPTH: usize> TQueBind<Src, Dst, DEPTH>
     #[track_caller]
     pub fn vacant_in_que(&self) -> bool {
         let c = self.core("TQue::VacantInQue");
-        c.fifo.len() < c.depth
+        c.queued < c.depth
     }
 
     /// Whether at least one tensor is queued (AscendC `HasTensorInQue`).
@@ -757,7 +820,7 @@ impl<Src: Position, Dst: Position, const DEPTH: usize> TQueBind<Src, Dst, DEPTH>
     /// Panics if the queue has no buffers.
     #[track_caller]
     pub fn has_tensor_in_que(&self) -> bool {
-        !self.core("TQue::HasTensorInQue").fifo.is_empty()
+        self.core("TQue::HasTensorInQue").queued > 0
     }
 
     /// Number of tensors queued and not yet dequeued (AscendC `GetTensorCountInQue`).
@@ -774,7 +837,7 @@ impl<Src: Position, Dst: Position, const DEPTH: usize> TQueBind<Src, Dst, DEPTH>
     /// Panics if the queue has no buffers.
     #[track_caller]
     pub fn get_tensor_count_in_que(&self) -> usize {
-        self.core("TQue::GetTensorCountInQue").fifo.len()
+        self.core("TQue::GetTensorCountInQue").queued
     }
 
     /// Whether a buffer is FREE, so [`alloc_tensor`](Self::alloc_tensor) would succeed
@@ -877,5 +940,33 @@ impl<Src: Position, Dst: Position, const DEPTH: usize> TQueBind<Src, Dst, DEPTH>
         #[allow(clippy::let_unit_value)]
         let () = UserPositions::<SrcUser, DstUser>::OK;
         self.deque_at(SrcUser::POS, DstUser::POS)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::que::{quotient, reciprocal};
+
+    /// The multiplication `index_of` divides by is exact for every buffer length the pipe can
+    /// carve (a multiple of 32 up to the largest Unified Buffer) at every quotient boundary,
+    /// and at the largest offset the bound allows.
+    #[test]
+    fn reciprocal_division_is_exact() {
+        for d in (32..=262_144).step_by(32) {
+            let r = reciprocal(d);
+            for q in 1..=(1 << 20) / d {
+                for x in [q * d - 1, q * d, (q * d + d - 1).min(1 << 20)] {
+                    assert_eq!(quotient(x, r), x / d, "x = {x}, d = {d}");
+                }
+            }
+            assert_eq!(quotient(1 << 20, r), (1 << 20) / d, "d = {d}");
+        }
+        // Odd divisors too (the proof does not need multiples of 32).
+        for d in [1, 3, 7, 1000, 65_537, (1 << 20) - 1, 1 << 20] {
+            let r = reciprocal(d);
+            for x in [0, 1, d - 1, d, d + 1, (1 << 20) - 1, 1 << 20].into_iter().filter(|&x| x <= 1 << 20) {
+                assert_eq!(quotient(x, r), x / d, "x = {x}, d = {d}");
+            }
+        }
     }
 }

@@ -9,7 +9,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use crate::element::{Element, BLOCK_BYTES};
-use crate::error::{ensure, fail};
+use crate::error::{check, ensure, fail};
 use crate::position::TPosition;
 use crate::ub::Ub;
 
@@ -78,6 +78,7 @@ impl<T: Element> LocalTensor<T> {
     /// with a clear message first; this check (once per tensor made, never per element) is
     /// what every raw access relies on, so it is a real check in every build.
     #[track_caller]
+    #[inline]
     pub(crate) fn from_raw(ub: Rc<Ub>, off: usize, len: usize, pos: TPosition) -> Self {
         let end = len.checked_mul(T::SIZE).and_then(|b| b.checked_add(off));
         ensure(end.is_some_and(|e| e <= ub.size()), "LocalTensor", || {
@@ -88,6 +89,19 @@ impl<T: Element> LocalTensor<T> {
                 ub.size()
             )
         });
+        LocalTensor { ub, off, len, pos, tag: 0, _t: PhantomData }
+    }
+
+    /// [`from_raw`](Self::from_raw) for a range the caller has already checked.
+    ///
+    /// # Safety
+    /// `off + len * T::SIZE` must not overflow and must be at most `ub.size()`.
+    #[inline]
+    pub(crate) unsafe fn from_raw_unchecked(ub: Rc<Ub>, off: usize, len: usize, pos: TPosition) -> Self {
+        debug_assert!(len
+            .checked_mul(T::SIZE)
+            .and_then(|b| b.checked_add(off))
+            .is_some_and(|e| e <= ub.size()));
         LocalTensor { ub, off, len, pos, tag: 0, _t: PhantomData }
     }
 
@@ -259,15 +273,13 @@ impl<T: Element> LocalTensor<T> {
     /// 32-byte aligned start.
     #[track_caller]
     pub(crate) fn check_vector_operand(&self, api: &'static str, name: &'static str) {
-        ensure(self.pos.is_ub(), api, || {
-            format!(
-                "{name} is at position {}: vector instructions take VECIN, VECOUT or VECCALC tensors",
-                self.pos
-            )
-        });
-        ensure(self.off % BLOCK_BYTES == 0, api, || {
-            format!("{name} address = {:#x} is not 32-byte aligned", self.off)
-        });
+        let (pos, off) = (self.pos, self.off);
+        check!(
+            pos.is_ub(),
+            api,
+            "{name} is at position {pos}: vector instructions take VECIN, VECOUT or VECCALC tensors"
+        );
+        check!(off % BLOCK_BYTES == 0, api, "{name} address = {off:#x} is not 32-byte aligned");
     }
 
     /// The byte range `[start, end)` of the first `n` elements, relative to the UB base.
@@ -644,8 +656,9 @@ impl<T: Element> GlobalTensor<T> {
     /// Panics if `off > get_size()`.
     #[track_caller]
     pub fn view(&self, off: usize) -> Self {
-        ensure(off <= self.len, "GlobalTensor::operator[]", || {
-            format!("offset = {off} is beyond the tensor's {} elements", self.len)
+        let len = self.len;
+        ensure(off <= len, "GlobalTensor::operator[]", move || {
+            format!("offset = {off} is beyond the tensor's {len} elements")
         });
         GlobalTensor {
             region: self.region.clone(),

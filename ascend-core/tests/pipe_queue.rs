@@ -450,3 +450,41 @@ fn a_queue_outliving_its_pipe_fails() {
     pipe.init_buffer(&mut q, 1, 32);
     assert_eq!(q.alloc_tensor::<u8>().get_size(), 32);
 }
+
+/// FIFO order and buffer lookup over many rounds: 64 buffers (the most one pipe hands out) of
+/// a length that is not a power of two, enqueued in a shuffled order, each through a view at
+/// a random element of its buffer, checked against a plain model queue.
+#[test]
+fn fifo_order_and_buffer_lookup_over_many_rounds() {
+    let mut pipe = TPipe::new();
+    let mut q = TQue::<VecIn, 64>::new();
+    pipe.init_buffer(&mut q, 64, 96);
+    let mut rng = 0x2545_f491_4f6c_dd1du64;
+    let mut next = |n: usize| {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        (rng % n as u64) as usize
+    };
+    let mut model = std::collections::VecDeque::new();
+    for round in 0..50 {
+        let mut held: Vec<LocalTensor<u16>> =
+            (0..64 - model.len()).map(|_| q.alloc_tensor::<u16>()).collect();
+        assert!(!q.has_idle_buffer());
+        while !held.is_empty() {
+            let t = held.swap_remove(next(held.len()));
+            model.push_back(t.get_phy_addr());
+            q.enque(t.view(next(t.get_size())));
+        }
+        assert_eq!(q.get_tensor_count_in_que(), 64);
+        // Leave a different number queued each round, so the ring's head moves around.
+        for _ in 0..64 - round % 7 {
+            let t = q.deque::<u16>();
+            assert_eq!(Some(t.get_phy_addr()), model.pop_front());
+            assert_eq!(t.get_size(), 48);
+            let last = t.view(47);
+            q.free_tensor(last);
+        }
+        assert_eq!(q.get_tensor_count_in_que(), model.len());
+    }
+}

@@ -10,7 +10,7 @@
 
 use crate::ctx::{with_core, MaskMode};
 use crate::element::{Element, BLOCKS_PER_REPEAT};
-use crate::error::{ensure, fail};
+use crate::error::{check, ensure, fail};
 use crate::sanitizer::UbSpan;
 use crate::tensor::LocalTensor;
 use crate::vector::mask::{prefix_bits, Plan};
@@ -387,22 +387,21 @@ pub(crate) fn apply_count<T: Element, const N: usize, K: Lanes<T, N>>(
     #[track_caller]
     fn check<T: Element>(api: &'static str, count: usize, t: &LocalTensor<T>, name: &'static str) {
         t.check_vector_operand(api, name);
-        ensure(count <= t.get_size(), api, || {
-            format!("calCount = {count} exceeds {name}'s {} elements", t.get_size())
-        });
+        let size = t.get_size();
+        check!(count <= size, api, "calCount = {count} exceeds {name}'s {size} elements");
     }
     check(api, count, dst.0, dst.1);
     let (d0, d1) = dst.0.byte_range(count);
-    for (s, name) in srcs {
+    for &(s, name) in &srcs {
         check(api, count, s, name);
         let (s0, s1) = s.byte_range(count);
         let other_arena = !std::rc::Rc::ptr_eq(s.ub(), dst.0.ub());
-        ensure(other_arena || s0 == d0 || d1 <= s0 || s1 <= d0, api, || {
-            format!(
-                "{} (address {d0:#x}) and {name} (address {s0:#x}) partially overlap over {count} elements; only a complete overlap is allowed",
-                dst.1
-            )
-        });
+        let dst_name = dst.1;
+        check!(
+            other_arena || s0 == d0 || d1 <= s0 || s1 <= d0,
+            api,
+            "{dst_name} (address {d0:#x}) and {name} (address {s0:#x}) partially overlap over {count} elements; only a complete overlap is allowed"
+        );
     }
     if count > 0 {
         let reads: [(u64, usize, usize); N] = core::array::from_fn(|i| {
@@ -423,6 +422,7 @@ pub(crate) fn apply_count<T: Element, const N: usize, K: Lanes<T, N>>(
 
 /// What AscendC's count forms leave behind: normal mask mode and a full mask register
 /// (`SetMaskNorm(); ResetMask();`).
+#[inline]
 pub(crate) fn restore_mask_defaults() {
     with_core(|c| {
         c.mask_mode.set(MaskMode::Normal);

@@ -16,9 +16,8 @@
 use core::marker::PhantomData;
 use core::mem::MaybeUninit;
 
-use crate::ctx::{get_overflow_mode, get_soc};
 use crate::element::{f16, DType, Element, F16_SAT_MAX};
-use crate::error::ensure;
+use crate::error::check;
 use crate::soc::{OverflowMode, Soc};
 use crate::tensor::LocalTensor;
 use crate::vector::engine::{apply, apply_count, Lanes, Operand};
@@ -526,11 +525,16 @@ impl<T: Lane, O: LaneOp<T, N>, const N: usize, const SAT: bool> Lanes<T, N> for 
 /// saturate.
 #[track_caller]
 pub(crate) fn prologue<T: Element>(api: &'static str, supported: fn(Soc) -> bool) -> bool {
-    let soc = get_soc();
-    ensure(supported(soc), api, || {
-        format!("T = {} is not supported by {api} on {soc} ({})", T::DTYPE, soc.product_line())
-    });
-    T::DTYPE == DType::F16 && get_overflow_mode() == OverflowMode::Saturation
+    // One look-up of the core for both.
+    let (soc, overflow) = crate::ctx::with_core(|c| (c.soc, c.overflow.get()));
+    check!(
+        supported(soc),
+        api,
+        "T = {} is not supported by {api} on {soc} ({})",
+        T::DTYPE,
+        soc.product_line()
+    );
+    T::DTYPE == DType::F16 && overflow == OverflowMode::Saturation
 }
 
 /// Runs a count-form instruction: `op` over elements `0..count` of `dst` and the sources.
