@@ -692,7 +692,8 @@ impl<Src: Position, Dst: Position, const DEPTH: usize> TQueBind<Src, Dst, DEPTH>
         let core = self.core_mut("TQue::AllocTensor");
         let idx = core.alloc("TQue::AllocTensor");
         let start = core.base + idx * core.buf_len;
-        let tag = crate::sanitizer::on_alloc(start, core.buf_len, idx, Src::POS, Dst::POS);
+        let q = const { crate::sanitizer::que_pipes(Src::POS, Dst::POS) };
+        let tag = crate::sanitizer::on_alloc(start, core.buf_len, idx, Src::POS, q);
         core.tensor::<T>(idx, Src::POS).with_tag(tag)
     }
 
@@ -713,18 +714,19 @@ impl<Src: Position, Dst: Position, const DEPTH: usize> TQueBind<Src, Dst, DEPTH>
     /// queue in state OCCUPIED or DEQUE (AscendC accepts both), or the queue has no buffers.
     #[track_caller]
     pub fn enque<T: Element>(&mut self, t: LocalTensor<T>) {
-        self.enque_at(t, Src::POS, Dst::POS)
+        self.enque_at::<T, Src, Dst>(t)
     }
 
     /// `enque` with the positions whose hardware event the queue sets (the sanitizer's view).
     #[track_caller]
-    fn enque_at<T: Element>(&mut self, t: LocalTensor<T>, src: TPosition, dst: TPosition) {
+    fn enque_at<T: Element, S: Position, D: Position>(&mut self, t: LocalTensor<T>) {
         let api = "TQue::EnQue";
         let core = self.core_mut(api);
         core.check_live(api);
         let idx = core.index_of(api, &t);
         core.enque(api, idx, t.get_phy_addr());
-        crate::sanitizer::on_enque(core.base + idx * core.buf_len, t.tag, src, dst);
+        let q = const { crate::sanitizer::que_pipes(S::POS, D::POS) };
+        crate::sanitizer::on_enque(core.base + idx * core.buf_len, t.tag, q);
     }
 
     /// Takes the tensor at the head of the queue (first in, first out), whole, as a tensor of
@@ -746,15 +748,16 @@ impl<Src: Position, Dst: Position, const DEPTH: usize> TQueBind<Src, Dst, DEPTH>
     /// Panics if the queue is empty or has no buffers.
     #[track_caller]
     pub fn deque<T: Element>(&mut self) -> LocalTensor<T> {
-        self.deque_at(Src::POS, Dst::POS)
+        self.deque_at::<T, Src, Dst>()
     }
 
     /// `deque` with the positions whose hardware event the queue waits for.
     #[track_caller]
-    fn deque_at<T: Element>(&mut self, src: TPosition, dst: TPosition) -> LocalTensor<T> {
+    fn deque_at<T: Element, S: Position, D: Position>(&mut self) -> LocalTensor<T> {
         let core = self.core_mut("TQue::DeQue");
         let idx = core.deque("TQue::DeQue");
-        let tag = crate::sanitizer::on_deque(core.base + idx * core.buf_len, src, dst);
+        let q = const { crate::sanitizer::que_pipes(S::POS, D::POS) };
+        let tag = crate::sanitizer::on_deque(core.base + idx * core.buf_len, q);
         core.tensor::<T>(idx, Src::POS).with_tag(tag)
     }
 
@@ -781,7 +784,8 @@ impl<Src: Position, Dst: Position, const DEPTH: usize> TQueBind<Src, Dst, DEPTH>
         core.check_live(api);
         let idx = core.index_of(api, &t);
         core.free(api, idx, t.get_phy_addr());
-        crate::sanitizer::on_free(api, core.base + idx * core.buf_len, t.tag, Src::POS, Dst::POS);
+        let q = const { crate::sanitizer::que_pipes(Src::POS, Dst::POS) };
+        crate::sanitizer::on_free(api, core.base + idx * core.buf_len, t.tag, q);
     }
 
     /// Whether another tensor may be enqueued: fewer than `DEPTH` are queued (AscendC
@@ -914,7 +918,7 @@ impl<Src: Position, Dst: Position, const DEPTH: usize> TQueBind<Src, Dst, DEPTH>
     ) {
         #[allow(clippy::let_unit_value)]
         let () = UserPositions::<SrcUser, DstUser>::OK;
-        self.enque_at(t, SrcUser::POS, DstUser::POS)
+        self.enque_at::<T, SrcUser, DstUser>(t)
     }
 
     /// `DeQue<srcUserPos, dstUserPos, T>()`: as [`deque`](Self::deque) (see
@@ -939,7 +943,7 @@ impl<Src: Position, Dst: Position, const DEPTH: usize> TQueBind<Src, Dst, DEPTH>
     ) -> LocalTensor<T> {
         #[allow(clippy::let_unit_value)]
         let () = UserPositions::<SrcUser, DstUser>::OK;
-        self.deque_at(SrcUser::POS, DstUser::POS)
+        self.deque_at::<T, SrcUser, DstUser>()
     }
 }
 

@@ -593,33 +593,23 @@ pub fn que_events(src: TPosition, dst: TPosition) -> QueEvents {
 /// The pipes of a queue's two events, as the hooks use them: enque `(src, dst)` and free
 /// `(src, dst)`, as clock lanes.
 #[derive(Clone, Copy)]
-struct QuePipes {
+pub(crate) struct QuePipes {
     enq: (usize, usize),
     free: (usize, usize),
 }
 
-/// [`QuePipes`] of the queue between `src` and `dst`: one load from a table packed at compile
-/// time.
-#[inline(always)]
-fn que_pipes(src: TPosition, dst: TPosition) -> Option<QuePipes> {
-    let v = QUE_PIPES[src as usize][dst as usize];
-    let lane = |k: u32| (v >> (8 * k)) as usize & (LANES - 1);
-    (v != u32::MAX).then(|| QuePipes { enq: (lane(0), lane(1)), free: (lane(2), lane(3)) })
-}
-
-/// [`que_events`]' pipes, a byte each (`u32::MAX`: no events).
-static QUE_PIPES: [[u32; 12]; 12] = {
-    let mut t = [[u32::MAX; 12]; 12];
-    let mut i = 0;
-    while i < 12 * 12 {
-        if let Some((e, f)) = QUE_EVENTS[i / 12][i % 12] {
-            t[i / 12][i % 12] =
-                e.src as u32 | (e.dst as u32) << 8 | (f.src as u32) << 16 | (f.dst as u32) << 24;
-        }
-        i += 1;
+/// [`QuePipes`] of the queue between `src` and `dst`, or `None` for a queue without events.
+/// A `const fn`: the queues evaluate it per position pair at compile time
+/// (`const { que_pipes(S::POS, D::POS) }`), so a hook spends nothing on it.
+pub(crate) const fn que_pipes(src: TPosition, dst: TPosition) -> Option<QuePipes> {
+    match que_events_of(src, dst) {
+        Some((e, f)) => Some(QuePipes {
+            enq: (e.src as usize & (LANES - 1), e.dst as usize & (LANES - 1)),
+            free: (f.src as usize & (LANES - 1), f.dst as usize & (LANES - 1)),
+        }),
+        None => None,
     }
-    t
-};
+}
 
 /// Every position, in declaration order (`TPosition as usize` indexes it).
 const POSITIONS: [TPosition; 12] = {
@@ -805,7 +795,7 @@ pub(crate) fn on_sync_all() {
 /// returns the new handle's tag.
 #[track_caller]
 #[inline(always)]
-pub(crate) fn on_alloc(start: usize, len: usize, index: usize, src: TPosition, dst: TPosition) -> u64 {
+pub(crate) fn on_alloc(start: usize, len: usize, index: usize, src: TPosition, q: Option<QuePipes>) -> u64 {
     let loc = Location::caller();
     with_san!(|s| {
         let i = match s.find_buf(start, Some(len), 0) {
@@ -822,7 +812,7 @@ pub(crate) fn on_alloc(start: usize, len: usize, index: usize, src: TPosition, d
         b.alloc_at = loc;
         let free = std::mem::replace(&mut b.free, ZERO);
         let gen = b.gen;
-        if let Some(q) = que_pipes(src, dst) {
+        if let Some(q) = q {
             s.join(q.free.1, &free);
         }
         ((i as u64 + 1) << 32) | u64::from(gen)
@@ -832,10 +822,10 @@ pub(crate) fn on_alloc(start: usize, len: usize, index: usize, src: TPosition, d
 
 /// `EnQue`: sets the queue's enque event on its source pipe.
 #[inline(always)]
-pub(crate) fn on_enque(start: usize, tag: u64, src: TPosition, dst: TPosition) {
+pub(crate) fn on_enque(start: usize, tag: u64, q: Option<QuePipes>) {
     with_san!(|s| {
         let Some(i) = s.find_buf(start, None, tag) else { return };
-        let c = que_pipes(src, dst).map_or(ZERO, |q| s.snapshot(q.enq.0));
+        let c = q.map_or(ZERO, |q| s.snapshot(q.enq.0));
         let b = &mut s.bufs[i];
         b.queued = true;
         b.enq = c;
@@ -844,13 +834,13 @@ pub(crate) fn on_enque(start: usize, tag: u64, src: TPosition, dst: TPosition) {
 
 /// `DeQue`: waits for the enque event; returns the handle's tag.
 #[inline(always)]
-pub(crate) fn on_deque(start: usize, src: TPosition, dst: TPosition) -> u64 {
+pub(crate) fn on_deque(start: usize, q: Option<QuePipes>) -> u64 {
     with_san!(|s| {
         let Some(i) = s.find_buf(start, None, 0) else { return 0 };
         let b = &mut s.bufs[i];
         b.queued = false;
         let (c, gen) = (std::mem::replace(&mut b.enq, ZERO), b.gen);
-        if let Some(q) = que_pipes(src, dst) {
+        if let Some(q) = q {
             s.join(q.enq.1, &c);
         }
         ((i as u64 + 1) << 32) | u64::from(gen)
@@ -861,12 +851,12 @@ pub(crate) fn on_deque(start: usize, src: TPosition, dst: TPosition) -> u64 {
 /// `FreeTensor`: sets the queue's free event on the pipe that last used the buffer.
 #[track_caller]
 #[inline(always)]
-pub(crate) fn on_free(api: &'static str, start: usize, tag: u64, src: TPosition, dst: TPosition) {
+pub(crate) fn on_free(api: &'static str, start: usize, tag: u64, q: Option<QuePipes>) {
     let loc = Location::caller();
     with_san!(|s| {
         s.check_tag(api, tag, loc);
         let Some(i) = s.find_buf(start, None, tag) else { return };
-        let c = que_pipes(src, dst).map_or(ZERO, |q| s.snapshot(q.free.0));
+        let c = q.map_or(ZERO, |q| s.snapshot(q.free.0));
         let b = &mut s.bufs[i];
         b.live = false;
         b.queued = false;

@@ -99,8 +99,9 @@ pub(crate) struct Race {
     pub e: u32,
 }
 
-/// Entries of [`Shadow`]'s segment cache.
-const CACHE: usize = 128;
+/// Entries of [`Shadow`]'s segment cache: `2^CACHE_BITS`.
+const CACHE_BITS: u32 = 7;
+const CACHE: usize = 1 << CACHE_BITS;
 
 pub(crate) struct Shadow {
     segs: Vec<Seg>,
@@ -120,9 +121,11 @@ impl Default for Shadow {
 
 #[inline]
 fn cache_slot(s: u32) -> usize {
-    // Ranges start on 32-byte blocks mostly, and a kernel's buffers are consecutive: the
-    // block number itself spreads them over the slots.
-    (s >> 5) as usize % CACHE
+    // Ranges start on 32-byte blocks mostly, and a kernel's buffers are equal-sized and
+    // consecutive, so their block numbers step by a power of two often: Fibonacci hashing
+    // of the block number spreads such strides over all the slots (the block number modulo
+    // the slot count would put 2 KiB buffers into 2 slots).
+    (((s >> 5).wrapping_mul(0x9E37_79B9)) >> (32 - CACHE_BITS)) as usize
 }
 
 impl Shadow {
