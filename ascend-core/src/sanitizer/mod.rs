@@ -678,7 +678,10 @@ pub(crate) type UbSpan = (u64, usize, usize);
 pub(crate) fn on_vector(api: &'static str, reads: &[UbSpan], writes: &[UbSpan]) {
     let loc = Location::caller();
     with_san!(|s| {
-        for &(tag, _, _) in reads.iter().chain(writes) {
+        for &(tag, _, _) in reads {
+            s.check_tag(api, tag, loc);
+        }
+        for &(tag, _, _) in writes {
             s.check_tag(api, tag, loc);
         }
         let cur = s.start(api, pipe_t::PIPE_V, loc);
