@@ -54,7 +54,7 @@ impl GmRec {
     /// Packs what must be equal for two accesses to coalesce.
     #[inline(always)]
     pub(crate) fn key(site: u32, epoch: u32, write: bool, dma: bool, atomic: bool) -> u64 {
-        // Sites (distinct lines of code) stay far below 2^29.
+        // Sites are below 2^29 (`Sites::insert` checks).
         (u64::from(epoch) << 32)
             | (u64::from(site) << 3)
             | (u64::from(write) << 2)
@@ -81,6 +81,18 @@ impl GmRec {
     pub(crate) fn atomic(&self) -> bool {
         self.key & 1 != 0
     }
+
+    /// Widens this entry by `a` when `a` continues or overlaps it (same region and key);
+    /// whether it did.
+    #[inline(always)]
+    fn absorb(&mut self, a: &GmRec) -> bool {
+        let joins = self.key == a.key && self.region == a.region && a.s <= self.e && a.e >= self.s;
+        if joins {
+            self.s = self.s.min(a.s);
+            self.e = self.e.max(a.e);
+        }
+        joins
+    }
 }
 
 /// One core's GM log: accesses coalesced per site, so a tile loop streaming through a
@@ -101,14 +113,9 @@ impl GmLog {
     #[inline(always)]
     pub(crate) fn log(&mut self, a: GmRec) {
         let site = a.site() as usize;
-        if let Some(r) = self.open.get_mut(site) {
-            if r.key == a.key && r.region == a.region && a.s <= r.e && a.e >= r.s {
-                r.s = r.s.min(a.s);
-                r.e = r.e.max(a.e);
-                return;
-            }
+        if !self.open.get_mut(site).is_some_and(|r| r.absorb(&a)) {
+            self.reopen(a);
         }
-        self.reopen(a);
     }
 
     #[inline(never)]
@@ -127,14 +134,8 @@ impl GmLog {
     /// alternating between regions).
     fn close(&mut self, a: GmRec) {
         let n = self.recs.len();
-        let joins = |g: &GmRec| g.key == a.key && g.region == a.region && a.s <= g.e && a.e >= g.s;
-        match (n.saturating_sub(4)..n).rev().find(|&i| joins(&self.recs[i])) {
-            Some(i) => {
-                let g = &mut self.recs[i];
-                g.s = g.s.min(a.s);
-                g.e = g.e.max(a.e);
-            }
-            None => self.recs.push(a),
+        if !self.recs[n.saturating_sub(4)..].iter_mut().rev().any(|g| g.absorb(&a)) {
+            self.recs.push(a);
         }
     }
 

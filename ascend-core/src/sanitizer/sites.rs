@@ -60,6 +60,9 @@ impl Sites {
     #[inline(never)]
     fn insert(&mut self, api: &'static str, loc: &'static Location<'static>, at: usize) -> u32 {
         let id = self.list.len() as u32;
+        // Distinct (API, source line) pairs of a program: never near the 2^29 that `GmRec::key`
+        // packs.
+        assert!(id < 1 << 29, "sanitizer: more than 2^29 distinct instruction sites on one core");
         self.list.push((api, loc));
         self.slots[at] = Slot {
             loc: loc as *const Location<'static> as usize,
