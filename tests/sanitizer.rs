@@ -114,6 +114,39 @@ fn missing_v_mte3_before_copy_out() {
     assert_eq!(z.to_vec(), vec![3.0; N]);
 }
 
+// 2b. The cube pipes issue no instruction here, but events still relay through them: V → M,
+//     M → FIX, FIX → MTE3 orders the copy-out after the vector write; the chain with its
+//     middle link missing does not.
+fn relay_through_cube_pipes(complete: bool, z: GmAddr) {
+    let z_gm = bind(&z, 0, N);
+    let mut pipe = TPipe::new();
+    let mut buf = TBuf::<VecOut>::new();
+    pipe.init_tbuf(&mut buf, N * 4);
+    let t = buf.get::<f32>();
+    duplicate(&t, 5.0, N);
+    set_flag::<HardEvent::V_M>(0);
+    wait_flag::<HardEvent::V_M>(0);
+    if complete {
+        set_flag::<HardEvent::M_FIX>(0);
+        wait_flag::<HardEvent::M_FIX>(0);
+    }
+    set_flag::<HardEvent::FIX_MTE3>(0);
+    wait_flag::<HardEvent::FIX_MTE3>(0);
+    data_copy(&z_gm, &t, N); // MARK-2B
+}
+
+#[test]
+fn events_relay_through_the_cube_pipes() {
+    let z = gm_f32(&[0.0; N]);
+    let f = expect_fault(
+        run(1, || relay_through_cube_pipes(false, z.addr())),
+        &["read-after-write", "DataCopy on pipe MTE3 reads", "Duplicate on pipe V"],
+    );
+    assert_eq!(f.line, line_of("MARK-2B"));
+    run(1, || relay_through_cube_pipes(true, z.addr())).unwrap();
+    assert_eq!(z.to_vec(), vec![5.0; N]);
+}
+
 // 3. The next DataCopy into an input buffer while the vector pipe still reads it (missing
 //    V -> MTE2), with a hand-synchronised single-buffered loop.
 fn reuse_input_buffer(fixed: bool, x: GmAddr, z: GmAddr) {

@@ -14,7 +14,7 @@
 
 use crate::sync::pipe_t;
 
-use super::shadow::Clock;
+use super::shadow::{lane, Clock};
 
 /// Live writes kept per writer pipe.
 pub(crate) const CAP: usize = 256;
@@ -38,7 +38,14 @@ struct Writes {
     recs: Vec<Write>,
     /// Writes before `head` are known to MTE2.
     head: usize,
+    /// The region of every write from `head` on, when they share one ([`MIXED`] when they
+    /// may not): a read of another region skips the list (a kernel writes one output region
+    /// while it reads its inputs).
+    region: usize,
 }
+
+/// [`Writes::region`] of a list whose writes may be in several regions.
+const MIXED: usize = usize::MAX;
 
 /// The writer pipes checked: MTE3 and S.
 pub(crate) const WRITERS: [pipe_t; 2] = [pipe_t::PIPE_MTE3, pipe_t::PIPE_S];
@@ -80,6 +87,7 @@ impl LocalGm {
                 }
             }
         }
+        w.region = if w.recs.len() == w.head || w.region == region { region } else { MIXED };
         if w.recs.len() - w.head >= CAP {
             w.head += 1;
         }
@@ -95,7 +103,7 @@ impl LocalGm {
     #[inline(always)]
     pub(crate) fn read(&mut self, region: usize, s: usize, e: usize, row: &Clock) -> Option<(pipe_t, Write)> {
         for (w, pipe) in self.by.iter_mut().zip(WRITERS) {
-            let known = row[pipe as usize];
+            let known = row[lane(pipe)];
             while w.head < w.recs.len() && w.recs[w.head].last <= known {
                 w.head += 1;
             }
@@ -103,6 +111,9 @@ impl LocalGm {
                 // Everything known: start over (keeps the vector short without a drain).
                 w.recs.clear();
                 w.head = 0;
+                continue;
+            }
+            if w.region != region && w.region != MIXED {
                 continue;
             }
             // `known` is below `first` of every live entry (no recording of the writer's
@@ -123,7 +134,7 @@ mod tests {
 
     fn row(mte3: u32) -> Clock {
         let mut c = [0; LANES];
-        c[pipe_t::PIPE_MTE3 as usize] = mte3;
+        c[lane(pipe_t::PIPE_MTE3)] = mte3;
         c
     }
 
@@ -146,6 +157,28 @@ mod tests {
         // knowing everything clears the list
         assert!(g.read(7, 0, 192, &row(3)).is_none());
         assert!(g.by[0].recs.is_empty());
+    }
+
+    #[test]
+    fn reads_of_other_regions_skip_the_list_and_mixed_lists_are_searched() {
+        let mut g = LocalGm::default();
+        let m3 = pipe_t::PIPE_MTE3;
+        g.write(m3, 8, 0, 64, 1, 5, 0);
+        assert_eq!(g.by[0].region, 8);
+        assert!(g.read(7, 0, 64, &row(0)).is_none());
+        assert!(g.read(8, 32, 96, &row(0)).is_some());
+        // a second region: the list is searched for every read, and finds each region's write
+        g.write(m3, 7, 0, 64, 2, 6, 0);
+        assert_eq!(g.by[0].region, MIXED);
+        let (_, w) = g.read(7, 0, 32, &row(0)).unwrap();
+        assert_eq!((w.region, w.site), (7, 6));
+        let (_, w) = g.read(8, 0, 32, &row(0)).unwrap();
+        assert_eq!((w.region, w.site), (8, 5));
+        // once MTE2 knows everything, the list restarts with the next write's region
+        assert!(g.read(9, 0, 32, &row(2)).is_none());
+        g.write(m3, 9, 0, 64, 3, 7, 1);
+        assert_eq!(g.by[0].region, 9);
+        assert!(g.read(9, 0, 32, &row(2)).is_some());
     }
 
     #[test]

@@ -50,7 +50,7 @@ use crate::position::TPosition;
 use crate::sync::{pipe_t, HardEventKind, HARD_EVENTS};
 use gm::{GmAcc, GmLog, GmRec};
 use gm_local::LocalGm;
-use shadow::{Acc, Clock, Race, Shadow, LANES};
+use shadow::{lane, Acc, Clock, Race, Shadow, LANES, ROWS};
 
 /// A clock that knows nothing: joining it changes nothing.
 const ZERO: Clock = [0; LANES];
@@ -91,8 +91,9 @@ impl Buf {
 /// One core's sanitizer state.
 struct CoreSan {
     core: u32,
-    /// Row `p`: what pipe `p` knows of every pipe (its own lane: its clock).
-    vc: [Clock; LANES],
+    /// Row `p`: what pipe `p` knows of the pipes that issue instructions (its own lane: its
+    /// clock).
+    vc: [Clock; ROWS],
     /// By event and id: the clock its `SetFlag` recorded (zero: not set; joining it is a no-op).
     events: Vec<Clock>,
     ub: Shadow,
@@ -106,13 +107,13 @@ struct CoreSan {
     /// By a buffer's start address in 32-byte blocks: its index in `bufs` (a hint, validated
     /// on use).
     buf_hint: Vec<u32>,
-    /// By buffer: its generation while it is live, 0 when it is not (the handle check's one
-    /// load).
+    /// By buffer, from index 1 (as tags count them): its generation while it is live, 0 when
+    /// it is not (the handle check's one load). `valid[0]` stays 0: the untracked tag 0 passes.
     valid: Vec<u32>,
     /// This core's GM writes its MTE2 pipe does not know of yet.
     local: LocalGm,
     /// By pipe: how often its clock was recorded (by `SetFlag`, a queue event, a barrier).
-    marks: [u32; LANES],
+    marks: [u32; ROWS],
 }
 
 thread_local! {
@@ -180,7 +181,7 @@ impl LaunchSanitizer {
         let core = crate::ctx::current_block_idx();
         let state = CoreSan {
             core,
-            vc: [[0; LANES]; LANES],
+            vc: [[0; LANES]; ROWS],
             events: vec![ZERO; HARD_EVENTS.len() * IDS],
             ub: Shadow::default(),
             bufs: Vec::new(),
@@ -190,9 +191,9 @@ impl LaunchSanitizer {
             atomic: false,
             sites: Sites::default(),
             buf_hint: Vec::new(),
-            valid: Vec::new(),
+            valid: vec![0],
             local: LocalGm::default(),
-            marks: [0; LANES],
+            marks: [0; ROWS],
         };
         let mut owner = Owner(Box::into_raw(Box::new(state)));
         SAN.with(|s| s.set(owner.0));
@@ -302,12 +303,12 @@ impl CoreSan {
     /// Starts an instruction on `pipe`: its clock.
     #[inline(always)]
     fn tick(&mut self, pipe: pipe_t) -> u32 {
-        let p = pipe as usize & (LANES - 1);
-        if self.vc[p][p] == u32::MAX {
+        let (p, l) = (pipe as usize & (ROWS - 1), lane(pipe));
+        if self.vc[p][l] == u32::MAX {
             self.clock_exhausted(pipe);
         }
-        self.vc[p][p] += 1;
-        self.vc[p][p]
+        self.vc[p][l] += 1;
+        self.vc[p][l]
     }
 
     #[cold]
@@ -380,18 +381,17 @@ impl CoreSan {
         });
         self.valid.push(0);
         let i = self.bufs.len() - 1;
+        debug_assert_eq!(self.valid.len(), i + 2);
         self.hint_buf(start, i);
         i
     }
 
     #[inline(always)]
     fn check_tag(&self, api: &'static str, tag: u64, loc: &'static Location<'static>) {
-        if tag == 0 {
-            return;
-        }
-        let (idx, gen) = ((tag >> 32) as usize - 1, tag as u32);
-        if self.valid.get(idx).is_some_and(|&v| v != gen) {
-            self.bad_tag(api, &self.bufs[idx], gen, loc)
+        // Tag 0 (untracked) reads the reserved `valid[0]`, which is 0: no branch for it.
+        let (k, gen) = ((tag >> 32) as usize, tag as u32);
+        if self.valid.get(k).is_some_and(|&v| v != gen) {
+            self.bad_tag(api, &self.bufs[k - 1], gen, loc)
         }
     }
 
@@ -422,13 +422,13 @@ impl CoreSan {
     #[inline(always)]
     fn start(&mut self, api: &'static str, pipe: pipe_t, loc: &'static Location<'static>) -> Acc {
         let site = self.sites.id(api, loc);
-        Acc { site, clock: self.tick(pipe), pipe }
+        Acc::new(site, self.tick(pipe), pipe)
     }
 
     /// Records a UB access of `[s, e)` by `cur`; fails on a race.
     #[inline(always)]
     fn ub(&mut self, cur: Acc, s: usize, e: usize, write: bool) {
-        let res = self.ub.access(s as u32, e as u32, write, cur, &self.vc[cur.pipe as usize]);
+        let res = self.ub.access(s as u32, e as u32, write, cur, &self.vc[cur.pipe as usize & (ROWS - 1)]);
         if let Err(r) = res {
             self.report(cur, r)
         }
@@ -485,7 +485,7 @@ impl CoreSan {
 
     #[inline(always)]
     fn join(&mut self, dst: usize, c: &Clock) {
-        let row = &mut self.vc[dst & (LANES - 1)];
+        let row = &mut self.vc[dst & (ROWS - 1)];
         for (a, b) in row.iter_mut().zip(c) {
             *a = (*a).max(*b);
         }
@@ -501,7 +501,7 @@ impl CoreSan {
                 *a = (*a).max(*b);
             }
         }
-        self.vc = [all; LANES];
+        self.vc = [all; ROWS];
     }
 
     /// Logs the GM side of a copy: `shape.rows` rows of `shape.row` bytes, `pitch` apart
@@ -526,7 +526,7 @@ impl CoreSan {
             let atomic = write && self.atomic;
             self.gm.log(GmRec { region, s, e, key: GmRec::key(cur.site, self.epoch, write, dma, atomic) });
             if write {
-                let mark = self.marks[cur.pipe as usize & (LANES - 1)];
+                let mark = self.marks[cur.pipe as usize & (ROWS - 1)];
                 self.local.write(cur.pipe, region, s, e, cur.clock, cur.site, mark);
             } else if cur.pipe == pipe_t::PIPE_MTE2 {
                 if let Some((pipe, w)) = self.local.read(region, s, e, &self.vc[pipe_t::PIPE_MTE2 as usize]) {
@@ -539,7 +539,7 @@ impl CoreSan {
     /// This pipe's clock, as an event records it (counted: see [`gm_local`]).
     #[inline(always)]
     fn snapshot(&mut self, p: usize) -> Clock {
-        let p = p & (LANES - 1);
+        let p = p & (ROWS - 1);
         self.marks[p] = self.marks[p].wrapping_add(1);
         self.vc[p]
     }
@@ -591,7 +591,7 @@ pub fn que_events(src: TPosition, dst: TPosition) -> QueEvents {
 }
 
 /// The pipes of a queue's two events, as the hooks use them: enque `(src, dst)` and free
-/// `(src, dst)`, as clock lanes.
+/// `(src, dst)`, as clock rows.
 #[derive(Clone, Copy)]
 pub(crate) struct QuePipes {
     enq: (usize, usize),
@@ -604,8 +604,8 @@ pub(crate) struct QuePipes {
 pub(crate) const fn que_pipes(src: TPosition, dst: TPosition) -> Option<QuePipes> {
     match que_events_of(src, dst) {
         Some((e, f)) => Some(QuePipes {
-            enq: (e.src as usize & (LANES - 1), e.dst as usize & (LANES - 1)),
-            free: (f.src as usize & (LANES - 1), f.dst as usize & (LANES - 1)),
+            enq: (e.src as usize & (ROWS - 1), e.dst as usize & (ROWS - 1)),
+            free: (f.src as usize & (ROWS - 1), f.dst as usize & (ROWS - 1)),
         }),
         None => None,
     }
@@ -795,20 +795,28 @@ pub(crate) fn on_sync_all() {
 }
 
 /// `AllocTensor` of the buffer at `[start, start + len)`: waits for the buffer's free event;
-/// returns the new handle's tag.
+/// returns the new handle's tag. `last` is the tag of the queue slot's last allocation (0:
+/// none), a hint to the buffer's record.
 #[track_caller]
 #[inline(always)]
-pub(crate) fn on_alloc(start: usize, len: usize, index: usize, src: TPosition, q: Option<QuePipes>) -> u64 {
+pub(crate) fn on_alloc(
+    start: usize,
+    len: usize,
+    index: usize,
+    src: TPosition,
+    q: Option<QuePipes>,
+    last: u64,
+) -> u64 {
     let loc = Location::caller();
     with_san!(|s| {
-        let i = match s.find_buf(start, Some(len), 0) {
+        let i = match s.find_buf(start, Some(len), last) {
             Some(i) => i,
             None => s.new_buf(start, len, src, index, loc),
         };
         let b = &mut s.bufs[i];
         b.gen = b.gen.wrapping_add(1).max(1);
         b.live = true;
-        s.valid[i] = b.gen;
+        s.valid[i + 1] = b.gen;
         b.queued = false;
         b.pos = src;
         b.index = index;
@@ -835,11 +843,12 @@ pub(crate) fn on_enque(start: usize, tag: u64, q: Option<QuePipes>) {
     });
 }
 
-/// `DeQue`: waits for the enque event; returns the handle's tag.
+/// `DeQue`: waits for the enque event; returns the handle's tag. `tag` is the tag the queue
+/// slot's allocation got (a hint to the buffer's record).
 #[inline(always)]
-pub(crate) fn on_deque(start: usize, q: Option<QuePipes>) -> u64 {
+pub(crate) fn on_deque(start: usize, tag: u64, q: Option<QuePipes>) -> u64 {
     with_san!(|s| {
-        let Some(i) = s.find_buf(start, None, 0) else { return 0 };
+        let Some(i) = s.find_buf(start, None, tag) else { return 0 };
         let b = &mut s.bufs[i];
         b.queued = false;
         let (c, gen) = (std::mem::replace(&mut b.enq, ZERO), b.gen);
@@ -864,7 +873,7 @@ pub(crate) fn on_free(api: &'static str, start: usize, tag: u64, q: Option<QuePi
         b.live = false;
         b.queued = false;
         b.freed_at = Some(loc);
-        s.valid[i] = 0;
+        s.valid[i + 1] = 0;
         b.free = c;
     });
 }
@@ -903,7 +912,7 @@ mod tests {
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             san.run_core(|| {
                 let v = pipe_t::PIPE_V as usize;
-                with_san!(|s| s.vc[v][v] = u32::MAX - 1);
+                with_san!(|s| s.vc[v][lane(pipe_t::PIPE_V)] = u32::MAX - 1);
                 on_vector("Add", &[], &[]); // the last clock value
                 on_vector("Add", &[], &[]); // one too many
             })

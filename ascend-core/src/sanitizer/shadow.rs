@@ -9,56 +9,95 @@
 
 use crate::sync::{pipe_t, PIPE_NUM};
 
-/// Pipes that touch the Unified Buffer in this model: S, V, MTE2, MTE3.
-pub(crate) const UB_PIPES: usize = 4;
+/// Lanes of a [`Clock`]: one per pipe that issues instructions in this model — S, V, MTE2 and
+/// MTE3 (see [`lane`]). The cube's pipes (M, MTE1, FIX) run no instruction yet, so they have no
+/// clock of their own; they still relay orderings (an event into a cube pipe and one out of
+/// it), since each pipe has a row of the core's vector clock. A lane each for them comes with
+/// the cube instructions.
+pub(crate) const LANES: usize = 4;
 
-#[inline]
-pub(crate) fn ub_slot(p: pipe_t) -> usize {
+/// Rows of the core's vector clock: one per `pipe_t` value (`PIPE_ALL`'s row stays unused).
+pub(crate) const ROWS: usize = 8;
+const _: () = assert!(PIPE_NUM < ROWS && ROWS.is_power_of_two() && LANES.is_power_of_two());
+
+/// The clock lane of a pipe that issues instructions: S 0, V 1, MTE2 2, MTE3 3. It is also the
+/// pipe's read slot in the shadow.
+///
+/// # Panics
+/// Panics for a cube pipe (no instruction of this model runs there).
+#[inline(always)]
+pub(crate) const fn lane(p: pipe_t) -> usize {
     match p {
         pipe_t::PIPE_S => 0,
         pipe_t::PIPE_V => 1,
         pipe_t::PIPE_MTE2 => 2,
-        _ => 3,
+        pipe_t::PIPE_MTE3 => 3,
+        _ => panic!("sanitizer: no instruction of this model runs on a cube pipe"),
     }
 }
 
-/// Lanes of a [`Clock`]: the pipes, padded to a power of two (the pad lane stays 0).
-pub(crate) const LANES: usize = 8;
-const _: () = assert!(PIPE_NUM <= LANES && LANES.is_power_of_two());
+/// The pipe of each lane (the inverse of [`lane`]).
+pub(crate) const LANE_PIPES: [pipe_t; LANES] =
+    [pipe_t::PIPE_S, pipe_t::PIPE_V, pipe_t::PIPE_MTE2, pipe_t::PIPE_MTE3];
+const _: () = {
+    let mut i = 0;
+    while i < LANES {
+        assert!(lane(LANE_PIPES[i]) == i);
+        i += 1;
+    }
+};
 
-/// A pipe's view of every pipe's clock (a row of the core's vector clock), indexed by
-/// `pipe_t as usize`.
+/// A pipe's view of the clocks of the pipes that issue instructions (a row of the core's
+/// vector clock), indexed by [`lane`].
 pub(crate) type Clock = [u32; LANES];
 
-/// One access: which instruction (its site), on which pipe, at which point of that pipe.
+/// One access: which instruction (its site), on which pipe (and its lane), at which point of
+/// that pipe.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Acc {
     pub site: u32,
     pub clock: u32,
     pub pipe: pipe_t,
+    pub lane: u8,
 }
 
 impl Acc {
     /// No access (clock 0: ordered before everything).
-    pub const NONE: Acc = Acc { site: 0, clock: 0, pipe: pipe_t::PIPE_S };
+    pub const NONE: Acc = Acc { site: 0, clock: 0, pipe: pipe_t::PIPE_S, lane: 0 };
+
+    /// An access by `pipe` (one that issues instructions) at `clock`.
+    #[inline(always)]
+    pub const fn new(site: u32, clock: u32, pipe: pipe_t) -> Acc {
+        Acc { site, clock, pipe, lane: lane(pipe) as u8 }
+    }
 
     /// Whether this access happens before an access of a pipe whose view is `row`. A pipe's
     /// own entry is its current clock, so program order within a pipe needs no special case.
     #[inline(always)]
     fn before(&self, row: &Clock) -> bool {
-        row[self.pipe as usize & (LANES - 1)] >= self.clock
+        row[self.lane as usize & (LANES - 1)] >= self.clock
     }
 }
 
-/// What is known about a range of bytes.
+/// What is known about a range of bytes: the last write, and each pipe's last read (by lane:
+/// clocks and sites apart, so "does a write follow every read" is one comparison of two
+/// clocks).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct SegState {
     pub w: Acc,
-    pub r: [Acc; UB_PIPES],
+    /// By lane: the clock of the pipe's last read (0: none since the last write).
+    pub r_clock: Clock,
+    /// By lane: the site of that read (0 when there is none).
+    pub r_site: [u32; LANES],
 }
 
 impl SegState {
-    const EMPTY: SegState = SegState { w: Acc::NONE, r: [Acc::NONE; UB_PIPES] };
+    const EMPTY: SegState = SegState { w: Acc::NONE, r_clock: [0; LANES], r_site: [0; LANES] };
+
+    /// The read of `lane`, as an access.
+    fn read(&self, lane: usize) -> Acc {
+        Acc::new(self.r_site[lane], self.r_clock[lane], LANE_PIPES[lane])
+    }
 
     /// The first earlier access an access (`write` or a read) by a pipe with view `row`
     /// is not ordered after.
@@ -67,9 +106,15 @@ impl SegState {
         if !self.w.before(row) {
             return Some((if write { "write-after-write" } else { "read-after-write" }, self.w));
         }
-        if write && !self.r.iter().all(|r| r.before(row)) {
-            let r = self.r.iter().find(|r| !r.before(row)).copied().unwrap_or(Acc::NONE);
-            return Some(("write-after-read", r));
+        if write {
+            let mut late = false;
+            for (r, k) in self.r_clock.iter().zip(row) {
+                late |= r > k;
+            }
+            if late {
+                let l = (0..LANES).find(|&l| self.r_clock[l] > row[l]).unwrap_or(0);
+                return Some(("write-after-read", self.read(l)));
+            }
         }
         None
     }
@@ -77,9 +122,13 @@ impl SegState {
     #[inline(always)]
     fn record(&mut self, write: bool, cur: Acc) {
         if write {
-            *self = SegState { w: cur, r: [Acc::NONE; UB_PIPES] };
+            self.w = cur;
+            self.r_clock = [0; LANES];
+            self.r_site = [0; LANES];
         } else {
-            self.r[ub_slot(cur.pipe)] = cur;
+            let l = cur.lane as usize & (LANES - 1);
+            self.r_clock[l] = cur.clock;
+            self.r_site[l] = cur.site;
         }
     }
 }
@@ -258,7 +307,7 @@ mod tests {
     use super::*;
 
     fn acc(pipe: pipe_t, clock: u32) -> Acc {
-        Acc { site: 1, clock, pipe }
+        Acc::new(1, clock, pipe)
     }
 
     /// A view that knows everything.
@@ -269,7 +318,7 @@ mod tests {
     /// A view that knows everything but `p`.
     fn all_but(p: pipe_t) -> Clock {
         let mut c = ALL;
-        c[p as usize] = 0;
+        c[lane(p)] = 0;
         c
     }
 
@@ -294,6 +343,25 @@ mod tests {
         sh.access(150, 300, false, m, &ALL).ok().unwrap();
         assert!(sh.segs.windows(2).all(|w| w[0].e <= w[1].s));
         assert!(sh.segs.iter().all(|g| g.s < g.e));
+    }
+
+    #[test]
+    fn a_write_names_the_unordered_read_of_each_pipe() {
+        let mut sh = Shadow::default();
+        sh.access(0, 64, true, acc(pipe_t::PIPE_MTE2, 1), &ALL).ok().unwrap();
+        sh.access(0, 64, false, Acc::new(7, 3, pipe_t::PIPE_V), &ALL).ok().unwrap();
+        sh.access(0, 64, false, Acc::new(9, 4, pipe_t::PIPE_S), &ALL).ok().unwrap();
+        // MTE2 knows V's read but not S's: the race names S's read, its site and clock
+        let mut row = ALL;
+        row[lane(pipe_t::PIPE_S)] = 3;
+        let r = sh.access(0, 64, true, acc(pipe_t::PIPE_MTE2, 2), &row).err().unwrap();
+        assert_eq!((r.kind, r.prev), ("write-after-read", Acc::new(9, 4, pipe_t::PIPE_S)));
+        // knowing S's clock 4 orders the write after both reads, and the write clears them
+        row[lane(pipe_t::PIPE_S)] = 4;
+        sh.access(0, 64, true, acc(pipe_t::PIPE_MTE2, 2), &row).ok().unwrap();
+        let mut own = NONE;
+        own[lane(pipe_t::PIPE_MTE2)] = 3;
+        sh.access(0, 64, true, acc(pipe_t::PIPE_MTE2, 3), &own).ok().unwrap();
     }
 
     #[test]

@@ -22,11 +22,22 @@ pub(crate) struct Sites {
     list: Vec<(&'static str, &'static Location<'static>)>,
     /// Power-of-two sized, at most half full.
     slots: Vec<Slot>,
+    /// A direct-mapped cache in front of `slots`, by the `Location`'s address: a kernel's
+    /// sites are a few dozen `Location`s laid out next to each other, so the address bits
+    /// above their alignment spread them over the entries with no hashing.
+    recent: [Slot; RECENT],
 }
+
+/// Entries of [`Sites::recent`].
+const RECENT: usize = 16;
 
 impl Default for Sites {
     fn default() -> Sites {
-        Sites { list: vec![("", Location::caller())], slots: vec![Slot::default(); 64] }
+        Sites {
+            list: vec![("", Location::caller())],
+            slots: vec![Slot::default(); 64],
+            recent: [Slot::default(); RECENT],
+        }
     }
 }
 
@@ -41,6 +52,23 @@ impl Sites {
     /// same line calling the same API is one site).
     #[inline(always)]
     pub(crate) fn id(&mut self, api: &'static str, loc: &'static Location<'static>) -> u32 {
+        let (l, a, n) = (loc as *const Location<'static> as usize, api.as_ptr() as usize, api.len());
+        let r = &self.recent[(l >> 3) & (RECENT - 1)];
+        if r.loc == l && r.api == a && r.len == n {
+            return r.id;
+        }
+        self.id_slow(api, loc)
+    }
+
+    #[inline(never)]
+    fn id_slow(&mut self, api: &'static str, loc: &'static Location<'static>) -> u32 {
+        let (l, a, n) = (loc as *const Location<'static> as usize, api.as_ptr() as usize, api.len());
+        let id = self.lookup(api, loc);
+        self.recent[(l >> 3) & (RECENT - 1)] = Slot { loc: l, api: a, len: n, id };
+        id
+    }
+
+    fn lookup(&mut self, api: &'static str, loc: &'static Location<'static>) -> u32 {
         let (l, a, n) = (loc as *const Location<'static> as usize, api.as_ptr() as usize, api.len());
         let mask = self.slots.len() - 1;
         let mut i = hash(l, a) & mask;
