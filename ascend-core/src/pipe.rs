@@ -232,7 +232,6 @@ impl TPipe {
             base,
             buf_len: rounded,
             states: vec![BufState::Free; num],
-            san: vec![0; num],
             cursor: 0,
             fifo: [0; MAX_PIPE_BUFFERS],
             head: 0,
@@ -383,9 +382,6 @@ mod que {
         pub(crate) base: usize,
         pub(crate) buf_len: usize,
         pub(crate) states: Vec<BufState>,
-        /// By buffer: the sanitizer's tag of its current (or last) allocation, 0 when the
-        /// sanitizer is off; it names the sanitizer's record of the buffer directly.
-        pub(crate) san: Vec<u64>,
         /// Round-robin allocation cursor, as in AscendC's `AllocBuffer`.
         pub(crate) cursor: usize,
         /// Queued buffer indices, a ring: `queued` of them from `fifo[head]` on. A buffer is
@@ -697,8 +693,7 @@ impl<Src: Position, Dst: Position, const DEPTH: usize> TQueBind<Src, Dst, DEPTH>
         let idx = core.alloc("TQue::AllocTensor");
         let start = core.base + idx * core.buf_len;
         let q = const { crate::sanitizer::que_pipes(Src::POS, Dst::POS) };
-        let tag = crate::sanitizer::on_alloc(start, core.buf_len, idx, Src::POS, q, core.san[idx]);
-        core.san[idx] = tag;
+        let tag = crate::sanitizer::on_alloc(start, core.buf_len, idx, Src::POS, q);
         core.tensor::<T>(idx, Src::POS).with_tag(tag)
     }
 
@@ -762,7 +757,7 @@ impl<Src: Position, Dst: Position, const DEPTH: usize> TQueBind<Src, Dst, DEPTH>
         let core = self.core_mut("TQue::DeQue");
         let idx = core.deque("TQue::DeQue");
         let q = const { crate::sanitizer::que_pipes(S::POS, D::POS) };
-        let tag = crate::sanitizer::on_deque(core.base + idx * core.buf_len, core.san[idx], q);
+        let tag = crate::sanitizer::on_deque(core.base + idx * core.buf_len, q);
         core.tensor::<T>(idx, Src::POS).with_tag(tag)
     }
 

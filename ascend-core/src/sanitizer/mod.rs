@@ -795,21 +795,13 @@ pub(crate) fn on_sync_all() {
 }
 
 /// `AllocTensor` of the buffer at `[start, start + len)`: waits for the buffer's free event;
-/// returns the new handle's tag. `last` is the tag of the queue slot's last allocation (0:
-/// none), a hint to the buffer's record.
+/// returns the new handle's tag.
 #[track_caller]
 #[inline(always)]
-pub(crate) fn on_alloc(
-    start: usize,
-    len: usize,
-    index: usize,
-    src: TPosition,
-    q: Option<QuePipes>,
-    last: u64,
-) -> u64 {
+pub(crate) fn on_alloc(start: usize, len: usize, index: usize, src: TPosition, q: Option<QuePipes>) -> u64 {
     let loc = Location::caller();
     with_san!(|s| {
-        let i = match s.find_buf(start, Some(len), last) {
+        let i = match s.find_buf(start, Some(len), 0) {
             Some(i) => i,
             None => s.new_buf(start, len, src, index, loc),
         };
@@ -843,12 +835,11 @@ pub(crate) fn on_enque(start: usize, tag: u64, q: Option<QuePipes>) {
     });
 }
 
-/// `DeQue`: waits for the enque event; returns the handle's tag. `tag` is the tag the queue
-/// slot's allocation got (a hint to the buffer's record).
+/// `DeQue`: waits for the enque event; returns the handle's tag.
 #[inline(always)]
-pub(crate) fn on_deque(start: usize, tag: u64, q: Option<QuePipes>) -> u64 {
+pub(crate) fn on_deque(start: usize, q: Option<QuePipes>) -> u64 {
     with_san!(|s| {
-        let Some(i) = s.find_buf(start, None, tag) else { return 0 };
+        let Some(i) = s.find_buf(start, None, 0) else { return 0 };
         let b = &mut s.bufs[i];
         b.queued = false;
         let (c, gen) = (std::mem::replace(&mut b.enq, ZERO), b.gen);
