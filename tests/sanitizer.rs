@@ -81,18 +81,15 @@ fn missing_enque_deque_between_copy_in_and_compute() {
     assert_eq!(z.to_vec(), vec![2.0; N]);
 }
 
-// 2. Compute, then DataCopy out without the V -> MTE3 event.
-fn compute_then_copy_out(fixed: bool, z: GmAddr) {
+// 2. Compute, then DataCopy out without the V -> MTE3 event; `sync` runs between the two.
+fn compute_then_copy_out(value: f32, sync: impl Fn(), z: GmAddr) {
     let z_gm = bind(&z, 0, N);
     let mut pipe = TPipe::new();
     let mut buf = TBuf::<VecOut>::new();
     pipe.init_tbuf(&mut buf, N * 4);
     let t = buf.get::<f32>();
-    duplicate(&t, 3.0, N);
-    if fixed {
-        set_flag::<HardEvent::V_MTE3>(0);
-        wait_flag::<HardEvent::V_MTE3>(0);
-    }
+    duplicate(&t, value, N);
+    sync();
     data_copy(&z_gm, &t, N); // MARK-2
 }
 
@@ -100,7 +97,7 @@ fn compute_then_copy_out(fixed: bool, z: GmAddr) {
 fn missing_v_mte3_before_copy_out() {
     let z = gm_f32(&[0.0; N]);
     let f = expect_fault(
-        run(1, || compute_then_copy_out(false, z.addr())),
+        run(1, || compute_then_copy_out(3.0, || {}, z.addr())),
         &[
             "read-after-write",
             "DataCopy on pipe MTE3 reads",
@@ -110,20 +107,18 @@ fn missing_v_mte3_before_copy_out() {
         ],
     );
     assert_eq!(f.line, line_of("MARK-2"));
-    run(1, || compute_then_copy_out(true, z.addr())).unwrap();
+    let v_mte3 = || {
+        set_flag::<HardEvent::V_MTE3>(0);
+        wait_flag::<HardEvent::V_MTE3>(0);
+    };
+    run(1, || compute_then_copy_out(3.0, v_mte3, z.addr())).unwrap();
     assert_eq!(z.to_vec(), vec![3.0; N]);
 }
 
 // 2b. The cube pipes issue no instruction here, but events still relay through them: V → M,
 //     M → FIX, FIX → MTE3 orders the copy-out after the vector write; the chain with its
 //     middle link missing does not.
-fn relay_through_cube_pipes(complete: bool, z: GmAddr) {
-    let z_gm = bind(&z, 0, N);
-    let mut pipe = TPipe::new();
-    let mut buf = TBuf::<VecOut>::new();
-    pipe.init_tbuf(&mut buf, N * 4);
-    let t = buf.get::<f32>();
-    duplicate(&t, 5.0, N);
+fn relay_through_cube_pipes(complete: bool) {
     set_flag::<HardEvent::V_M>(0);
     wait_flag::<HardEvent::V_M>(0);
     if complete {
@@ -132,18 +127,17 @@ fn relay_through_cube_pipes(complete: bool, z: GmAddr) {
     }
     set_flag::<HardEvent::FIX_MTE3>(0);
     wait_flag::<HardEvent::FIX_MTE3>(0);
-    data_copy(&z_gm, &t, N); // MARK-2B
 }
 
 #[test]
 fn events_relay_through_the_cube_pipes() {
     let z = gm_f32(&[0.0; N]);
     let f = expect_fault(
-        run(1, || relay_through_cube_pipes(false, z.addr())),
+        run(1, || compute_then_copy_out(5.0, || relay_through_cube_pipes(false), z.addr())),
         &["read-after-write", "DataCopy on pipe MTE3 reads", "Duplicate on pipe V"],
     );
-    assert_eq!(f.line, line_of("MARK-2B"));
-    run(1, || relay_through_cube_pipes(true, z.addr())).unwrap();
+    assert_eq!(f.line, line_of("MARK-2"));
+    run(1, || compute_then_copy_out(5.0, || relay_through_cube_pipes(true), z.addr())).unwrap();
     assert_eq!(z.to_vec(), vec![5.0; N]);
 }
 

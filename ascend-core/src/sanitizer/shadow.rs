@@ -51,8 +51,9 @@ const _: () = {
 /// vector clock), indexed by [`lane`].
 pub(crate) type Clock = [u32; LANES];
 
-/// One access: which instruction (its site), on which pipe (and its lane), at which point of
-/// that pipe.
+/// One access: which instruction (its site), on which pipe, at which point of that pipe.
+/// `lane` is `lane(pipe)`, kept beside the pipe (in the struct's padding) so that a check
+/// indexes a clock with no lookup; [`Acc::new`] and [`Acc::NONE`] keep the two consistent.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Acc {
     pub site: u32,

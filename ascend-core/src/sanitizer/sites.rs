@@ -47,61 +47,69 @@ fn hash(loc: usize, api: usize) -> usize {
     (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) as usize
 }
 
+impl Slot {
+    /// The key of `api` called at `loc`, with `id`.
+    #[inline(always)]
+    fn of(api: &'static str, loc: &'static Location<'static>, id: u32) -> Slot {
+        Slot { loc: loc as *const Location<'static> as usize, api: api.as_ptr() as usize, len: api.len(), id }
+    }
+
+    /// Whether `self` holds the site keyed by `k`.
+    #[inline(always)]
+    fn holds(&self, k: &Slot) -> bool {
+        self.loc == k.loc && self.api == k.api && self.len == k.len
+    }
+
+    /// The entry of [`Sites::recent`] for this key.
+    #[inline(always)]
+    fn recent_index(&self) -> usize {
+        (self.loc >> 3) & (RECENT - 1)
+    }
+}
+
 impl Sites {
     /// The id of `api` called at `loc` (by identity of the static data, not by text: the
     /// same line calling the same API is one site).
     #[inline(always)]
     pub(crate) fn id(&mut self, api: &'static str, loc: &'static Location<'static>) -> u32 {
-        let (l, a, n) = (loc as *const Location<'static> as usize, api.as_ptr() as usize, api.len());
-        let r = &self.recent[(l >> 3) & (RECENT - 1)];
-        if r.loc == l && r.api == a && r.len == n {
+        let k = Slot::of(api, loc, 0);
+        let r = &self.recent[k.recent_index()];
+        if r.holds(&k) {
             return r.id;
         }
-        self.id_slow(api, loc)
+        self.id_slow(api, loc, k)
     }
 
     #[inline(never)]
-    fn id_slow(&mut self, api: &'static str, loc: &'static Location<'static>) -> u32 {
-        let (l, a, n) = (loc as *const Location<'static> as usize, api.as_ptr() as usize, api.len());
-        let id = self.lookup(api, loc);
-        self.recent[(l >> 3) & (RECENT - 1)] = Slot { loc: l, api: a, len: n, id };
-        id
-    }
-
-    fn lookup(&mut self, api: &'static str, loc: &'static Location<'static>) -> u32 {
-        let (l, a, n) = (loc as *const Location<'static> as usize, api.as_ptr() as usize, api.len());
+    fn id_slow(&mut self, api: &'static str, loc: &'static Location<'static>, k: Slot) -> u32 {
         let mask = self.slots.len() - 1;
-        let mut i = hash(l, a) & mask;
-        loop {
+        let mut i = hash(k.loc, k.api) & mask;
+        let id = loop {
             let s = self.slots[i];
             if s.id == 0 {
-                return self.insert(api, loc, i);
+                break self.insert(api, loc, Slot { id: self.list.len() as u32, ..k }, i);
             }
-            if s.loc == l && s.api == a && s.len == n {
-                return s.id;
+            if s.holds(&k) {
+                break s.id;
             }
             i = (i + 1) & mask;
-        }
+        };
+        self.recent[k.recent_index()] = Slot { id, ..k };
+        id
     }
 
     #[cold]
     #[inline(never)]
-    fn insert(&mut self, api: &'static str, loc: &'static Location<'static>, at: usize) -> u32 {
-        let id = self.list.len() as u32;
+    fn insert(&mut self, api: &'static str, loc: &'static Location<'static>, slot: Slot, at: usize) -> u32 {
         // Distinct (API, source line) pairs of a program: never near the 2^29 that `GmRec::key`
         // packs.
-        assert!(id < 1 << 29, "sanitizer: more than 2^29 distinct instruction sites on one core");
+        assert!(slot.id < 1 << 29, "sanitizer: more than 2^29 distinct instruction sites on one core");
         self.list.push((api, loc));
-        self.slots[at] = Slot {
-            loc: loc as *const Location<'static> as usize,
-            api: api.as_ptr() as usize,
-            len: api.len(),
-            id,
-        };
+        self.slots[at] = slot;
         if self.list.len() * 2 > self.slots.len() {
             self.grow();
         }
-        id
+        slot.id
     }
 
     fn grow(&mut self) {
