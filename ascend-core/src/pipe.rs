@@ -112,7 +112,7 @@ impl TPipe {
         self.cur = 0;
         self.buffers = 0;
         self.epoch.set(self.epoch.get() + 1);
-        crate::sanitizer::on_pipe_release("reset");
+        crate::sanitizer::on_pipe_release(crate::sanitizer::Release::Reset);
     }
 
     /// Bytes handed out so far.
@@ -225,6 +225,7 @@ impl TPipe {
             );
         }
         let (base, rounded) = self.carve(api, num, len);
+        let san = crate::sanitizer::on_init_queue(base, rounded, num, src);
         que.attach(QueCore {
             ub: Rc::clone(&self.ub),
             epoch: Rc::clone(&self.epoch),
@@ -239,6 +240,7 @@ impl TPipe {
             depth: que.depth(),
             busy: 0,
             recip: reciprocal(rounded),
+            san,
         });
     }
 }
@@ -252,7 +254,7 @@ impl Default for TPipe {
 impl Drop for TPipe {
     fn drop(&mut self) {
         self.epoch.set(self.epoch.get() + 1);
-        crate::sanitizer::on_pipe_release("dropped");
+        crate::sanitizer::on_pipe_release(crate::sanitizer::Release::Drop);
         with_core(|c| c.pipe_alive.set(false));
     }
 }
@@ -394,6 +396,10 @@ mod que {
         pub(crate) busy: usize,
         /// `reciprocal(buf_len)`, so that `index_of` divides by a multiplication.
         pub(crate) recip: u64,
+        /// The sanitizer's record of buffer 0 (buffer `i` has `san + i`), as
+        /// [`on_init_queue`](crate::sanitizer::on_init_queue) returned it: a hint the
+        /// sanitizer validates on use (`u32::MAX`: it was off).
+        pub(crate) san: u32,
     }
 
     /// With `m = ceil(2^40 / d)`, `(x * m) >> 40 == x / d` for all `x, d <= 2^20`: writing
@@ -693,7 +699,7 @@ impl<Src: Position, Dst: Position, const DEPTH: usize> TQueBind<Src, Dst, DEPTH>
         let idx = core.alloc("TQue::AllocTensor");
         let start = core.base + idx * core.buf_len;
         let q = const { crate::sanitizer::que_pipes(Src::POS, Dst::POS) };
-        let tag = crate::sanitizer::on_alloc(start, core.buf_len, idx, Src::POS, q);
+        let tag = crate::sanitizer::on_alloc(core.san, start, core.buf_len, idx, Src::POS, q);
         core.tensor::<T>(idx, Src::POS).with_tag(tag)
     }
 
@@ -726,7 +732,7 @@ impl<Src: Position, Dst: Position, const DEPTH: usize> TQueBind<Src, Dst, DEPTH>
         let idx = core.index_of(api, &t);
         core.enque(api, idx, t.get_phy_addr());
         let q = const { crate::sanitizer::que_pipes(S::POS, D::POS) };
-        crate::sanitizer::on_enque(core.base + idx * core.buf_len, t.tag, q);
+        crate::sanitizer::on_enque(core.san, core.base, core.buf_len, idx, q);
     }
 
     /// Takes the tensor at the head of the queue (first in, first out), whole, as a tensor of
@@ -757,7 +763,7 @@ impl<Src: Position, Dst: Position, const DEPTH: usize> TQueBind<Src, Dst, DEPTH>
         let core = self.core_mut("TQue::DeQue");
         let idx = core.deque("TQue::DeQue");
         let q = const { crate::sanitizer::que_pipes(S::POS, D::POS) };
-        let tag = crate::sanitizer::on_deque(core.base + idx * core.buf_len, q);
+        let tag = crate::sanitizer::on_deque(core.san, core.base, core.buf_len, idx, q);
         core.tensor::<T>(idx, Src::POS).with_tag(tag)
     }
 
@@ -785,7 +791,7 @@ impl<Src: Position, Dst: Position, const DEPTH: usize> TQueBind<Src, Dst, DEPTH>
         let idx = core.index_of(api, &t);
         core.free(api, idx, t.get_phy_addr());
         let q = const { crate::sanitizer::que_pipes(Src::POS, Dst::POS) };
-        crate::sanitizer::on_free(api, core.base + idx * core.buf_len, t.tag, q);
+        crate::sanitizer::on_free(api, core.san, core.base, core.buf_len, idx, t.tag, q);
     }
 
     /// Whether another tensor may be enqueued: fewer than `DEPTH` are queued (AscendC

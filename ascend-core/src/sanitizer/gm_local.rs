@@ -5,12 +5,15 @@
 //! needs `SetFlag`/`WaitFlag<HardEvent::MTE3_MTE2>` or `PipeBarrier<PIPE_ALL>`).
 //!
 //! Each writer pipe keeps its writes in clock order; a write MTE2 already knows of can never
-//! race with a later MTE2 read, so the known prefix is dropped at each read, and in a tile loop
+//! race with a later MTE2 read, so the known prefix is dropped at each read that may overlap
+//! the list (a read of a region none of the live writes is in skips it), and in a tile loop
 //! the live list stays a few entries long. Consecutive writes of one site coalesce while no
 //! clock of the writer was recorded (by `SetFlag`, a queue event or a barrier) in between, so
 //! any pipe's view of the writer falls before a whole entry or after it: the check is exact.
 //! The live list holds the last [`CAP`] unordered writes; older ones are forgotten (a read of
 //! them is not reported).
+
+use std::collections::VecDeque;
 
 use crate::sync::pipe_t;
 
@@ -35,12 +38,14 @@ pub(crate) struct Write {
 
 #[derive(Default)]
 struct Writes {
-    recs: Vec<Write>,
-    /// Writes before `head` are known to MTE2.
-    head: usize,
-    /// The region of every write from `head` on, when they share one ([`MIXED`] when they
-    /// may not): a read of another region skips the list (a kernel writes one output region
-    /// while it reads its inputs).
+    /// The live writes, oldest first: a ring of at most [`CAP`]. Writes MTE2 knows of are a
+    /// prefix (the list is in clock order), dropped at a read of the list; a read of another
+    /// region leaves them, since the bound drops the oldest first either way: the newest
+    /// [`CAP`] unknown writes are kept whether or not known ones were dropped in between.
+    recs: VecDeque<Write>,
+    /// The region of every live write, when they share one ([`MIXED`] when they may not): a
+    /// read of another region skips the list (a kernel writes one output region while it
+    /// reads its inputs).
     region: usize,
 }
 
@@ -77,25 +82,19 @@ impl LocalGm {
             _ => return,
         };
         let w = &mut self.by[k];
-        if w.recs.len() > w.head {
-            if let Some(r) = w.recs.last_mut() {
-                if r.region == region && r.site == site && r.mark == mark && s <= r.e && e >= r.s {
-                    r.s = r.s.min(s);
-                    r.e = r.e.max(e);
-                    r.last = clock;
-                    return;
-                }
+        if let Some(r) = w.recs.back_mut() {
+            if r.region == region && r.site == site && r.mark == mark && s <= r.e && e >= r.s {
+                r.s = r.s.min(s);
+                r.e = r.e.max(e);
+                r.last = clock;
+                return;
             }
         }
-        w.region = if w.recs.len() == w.head || w.region == region { region } else { MIXED };
-        if w.recs.len() - w.head >= CAP {
-            w.head += 1;
+        w.region = if w.recs.is_empty() || w.region == region { region } else { MIXED };
+        if w.recs.len() >= CAP {
+            w.recs.pop_front();
         }
-        if w.head >= CAP {
-            w.recs.drain(..w.head);
-            w.head = 0;
-        }
-        w.recs.push(Write { region, s, e, first: clock, last: clock, site, mark });
+        w.recs.push_back(Write { region, s, e, first: clock, last: clock, site, mark });
     }
 
     /// A read by MTE2, whose view of the other pipes is `row`, of `[s, e)` of `region`: the
@@ -103,22 +102,18 @@ impl LocalGm {
     #[inline(always)]
     pub(crate) fn read(&mut self, region: usize, s: usize, e: usize, row: &Clock) -> Option<(pipe_t, Write)> {
         for (w, pipe) in self.by.iter_mut().zip(WRITERS) {
-            let known = row[lane(pipe)];
-            while w.head < w.recs.len() && w.recs[w.head].last <= known {
-                w.head += 1;
-            }
-            if w.head == w.recs.len() {
-                // Everything known: start over (keeps the vector short without a drain).
-                w.recs.clear();
-                w.head = 0;
-                continue;
-            }
+            // A list of writes of another region is skipped before anything else (its known
+            // prefix is dropped by a later read of its region, or by `write`'s bound).
             if w.region != region && w.region != MIXED {
                 continue;
             }
+            let known = row[lane(pipe)];
+            while w.recs.front().is_some_and(|r| r.last <= known) {
+                w.recs.pop_front();
+            }
             // `known` is below `first` of every live entry (no recording of the writer's
             // clock inside a run), so an overlap is a race.
-            if let Some(r) = w.recs[w.head..].iter().find(|r| r.region == region && r.s < e && s < r.e) {
+            if let Some(r) = w.recs.iter().find(|r| r.region == region && r.s < e && s < r.e) {
                 debug_assert!(known < r.first);
                 return Some((pipe, *r));
             }
@@ -188,7 +183,7 @@ mod tests {
             g.write(pipe_t::PIPE_MTE3, 1, i * 32, i * 32 + 32, i as u32 + 1, 1, i as u32);
         }
         let w = &g.by[0];
-        assert!(w.recs.len() <= 2 * CAP && w.recs.len() - w.head == CAP);
+        assert_eq!(w.recs.len(), CAP);
         // the newest writes are still checked, the oldest forgotten
         assert!(g.read(1, (10 * CAP - 1) * 32, 10 * CAP * 32, &row(0)).is_some());
         assert!(g.read(1, 0, 32, &row(0)).is_none());

@@ -74,6 +74,8 @@ struct Buf {
     enq: Clock,
     /// The clock of the queue's free event (its source pipe's clock at FreeTensor).
     free: Clock,
+    /// The row of the free event's destination pipe (where `TPipe::Reset` waits for it).
+    free_to: usize,
 }
 
 impl Buf {
@@ -85,6 +87,33 @@ impl Buf {
             self.start,
             self.start + self.len
         )
+    }
+}
+
+/// The record of buffer `index` of the queue whose first record is `san` (see
+/// [`on_init_queue`]), the buffer of `len` bytes at `start`: found directly when `san` is
+/// valid, else (a queue initialised while the sanitizer was off) by a search.
+#[inline(always)]
+fn que_buf(bufs: &mut [Buf], san: u32, index: usize, start: usize, len: usize) -> Option<(usize, &mut Buf)> {
+    let i = (san as usize).wrapping_add(index);
+    if bufs.get(i).is_some_and(|b| b.start == start && b.len == len) {
+        return Some((i, &mut bufs[i]));
+    }
+    let i = search_buf(bufs, start, len)?;
+    Some((i, &mut bufs[i]))
+}
+
+#[cold]
+#[inline(never)]
+fn search_buf(bufs: &[Buf], start: usize, len: usize) -> Option<usize> {
+    bufs.iter().rposition(|b| b.start == start && b.len == len)
+}
+
+/// `row` learns what `c` knows: their lane-wise maximum.
+#[inline(always)]
+fn join_into(row: &mut Clock, c: &Clock) {
+    for (a, b) in row.iter_mut().zip(c) {
+        *a = (*a).max(*b);
     }
 }
 
@@ -104,9 +133,6 @@ struct CoreSan {
     /// Whether the core's global-memory atomic mode is on (`SetAtomicAdd` …).
     atomic: bool,
     sites: Sites,
-    /// By a buffer's start address in 32-byte blocks: its index in `bufs` (a hint, validated
-    /// on use).
-    buf_hint: Vec<u32>,
     /// By buffer, from index 1 (as tags count them): its generation while it is live, 0 when
     /// it is not (the handle check's one load). `valid[0]` stays 0: the untracked tag 0 passes.
     valid: Vec<u32>,
@@ -190,7 +216,6 @@ impl LaunchSanitizer {
             epoch: 0,
             atomic: false,
             sites: Sites::default(),
-            buf_hint: Vec::new(),
             valid: vec![0],
             local: LocalGm::default(),
             marks: [0; ROWS],
@@ -326,37 +351,6 @@ impl CoreSan {
         )
     }
 
-    /// The buffer at `start` (of `len` bytes, when given; else live): the one the handle's
-    /// `tag` names when it is that one, else the one the start's hint names, else found by
-    /// a search (and hinted).
-    #[inline(always)]
-    fn find_buf(&mut self, start: usize, len: Option<usize>, tag: u64) -> Option<usize> {
-        let fits = |b: &Buf| b.start == start && len.map_or(b.live, |l| b.len == l);
-        if tag != 0 {
-            let i = (tag >> 32) as usize - 1;
-            if self.bufs.get(i).is_some_and(fits) {
-                return Some(i);
-            }
-        }
-        let h = start >> 5;
-        if let Some(&i) = self.buf_hint.get(h) {
-            if self.bufs.get(i as usize).is_some_and(fits) {
-                return Some(i as usize);
-            }
-        }
-        let i = self.bufs.iter().position(fits)?;
-        self.hint_buf(start, i);
-        Some(i)
-    }
-
-    fn hint_buf(&mut self, start: usize, i: usize) {
-        let h = start >> 5;
-        if h >= self.buf_hint.len() {
-            self.buf_hint.resize(h + 1, u32::MAX);
-        }
-        self.buf_hint[h] = i as u32;
-    }
-
     #[cold]
     fn new_buf(
         &mut self,
@@ -378,11 +372,11 @@ impl CoreSan {
             freed_at: None,
             enq: ZERO,
             free: ZERO,
+            free_to: 0,
         });
         self.valid.push(0);
         let i = self.bufs.len() - 1;
         debug_assert_eq!(self.valid.len(), i + 2);
-        self.hint_buf(start, i);
         i
     }
 
@@ -485,10 +479,7 @@ impl CoreSan {
 
     #[inline(always)]
     fn join(&mut self, dst: usize, c: &Clock) {
-        let row = &mut self.vc[dst & (ROWS - 1)];
-        for (a, b) in row.iter_mut().zip(c) {
-            *a = (*a).max(*b);
-        }
+        join_into(&mut self.vc[dst & (ROWS - 1)], c);
     }
 
     fn barrier_all(&mut self) {
@@ -497,9 +488,7 @@ impl CoreSan {
         }
         let mut all = [0; LANES];
         for row in &self.vc {
-            for (a, b) in all.iter_mut().zip(row) {
-                *a = (*a).max(*b);
-            }
+            join_into(&mut all, row);
         }
         self.vc = [all; ROWS];
     }
@@ -794,27 +783,69 @@ pub(crate) fn on_sync_all() {
     });
 }
 
-/// `AllocTensor` of the buffer at `[start, start + len)`: waits for the buffer's free event;
-/// returns the new handle's tag.
+/// `TPipe::InitBuffer` of a queue of `num` buffers of `len` bytes from `base`: registers
+/// their records (reusing the run of records of an earlier queue of the same layout, after
+/// `TPipe::reset`) and returns the first one's index, which the queue hands back to the
+/// hooks below (`u32::MAX` when the sanitizer is off).
 #[track_caller]
-#[inline(always)]
-pub(crate) fn on_alloc(start: usize, len: usize, index: usize, src: TPosition, q: Option<QuePipes>) -> u64 {
+pub(crate) fn on_init_queue(base: usize, len: usize, num: usize, pos: TPosition) -> u32 {
     let loc = Location::caller();
     with_san!(|s| {
-        let i = match s.find_buf(start, Some(len), 0) {
+        let at = |k: usize| base + k * len;
+        let first = (0..s.bufs.len().saturating_sub(num - 1)).find(|&i| {
+            (0..num).all(|k| {
+                let b = &s.bufs[i + k];
+                b.start == at(k) && b.len == len && !b.live
+            })
+        });
+        let first = match first {
             Some(i) => i,
-            None => s.new_buf(start, len, src, index, loc),
+            None => {
+                let i = s.bufs.len();
+                for k in 0..num {
+                    s.new_buf(at(k), len, pos, k, loc);
+                }
+                i
+            }
         };
-        let b = &mut s.bufs[i];
+        for k in 0..num {
+            let b = &mut s.bufs[first + k];
+            b.pos = pos;
+            b.index = k;
+        }
+        u32::try_from(first).unwrap_or(u32::MAX)
+    })
+    .unwrap_or(u32::MAX)
+}
+
+/// `AllocTensor` of buffer `index` of a queue (`san` from [`on_init_queue`]) at
+/// `[start, start + len)`: waits for the buffer's free event; returns the new handle's tag.
+#[track_caller]
+#[inline(always)]
+pub(crate) fn on_alloc(
+    san: u32,
+    start: usize,
+    len: usize,
+    index: usize,
+    src: TPosition,
+    q: Option<QuePipes>,
+) -> u64 {
+    let loc = Location::caller();
+    with_san!(|s| {
+        let (i, b) = match que_buf(&mut s.bufs, san, index, start, len) {
+            Some(r) => r,
+            None => {
+                let i = s.new_buf(start, len, src, index, loc);
+                (i, &mut s.bufs[i])
+            }
+        };
         b.gen = b.gen.wrapping_add(1).max(1);
         b.live = true;
-        s.valid[i + 1] = b.gen;
         b.queued = false;
-        b.pos = src;
-        b.index = index;
         b.alloc_at = loc;
         let free = std::mem::replace(&mut b.free, ZERO);
         let gen = b.gen;
+        s.valid[i + 1] = gen;
         if let Some(q) = q {
             s.join(q.free.1, &free);
         }
@@ -823,24 +854,23 @@ pub(crate) fn on_alloc(start: usize, len: usize, index: usize, src: TPosition, q
     .unwrap_or(0)
 }
 
-/// `EnQue`: sets the queue's enque event on its source pipe.
+/// `EnQue` of buffer `index` of a queue of `len`-byte buffers from `base`: sets the queue's
+/// enque event on its source pipe.
 #[inline(always)]
-pub(crate) fn on_enque(start: usize, tag: u64, q: Option<QuePipes>) {
+pub(crate) fn on_enque(san: u32, base: usize, len: usize, index: usize, q: Option<QuePipes>) {
     with_san!(|s| {
-        let Some(i) = s.find_buf(start, None, tag) else { return };
         let c = q.map_or(ZERO, |q| s.snapshot(q.enq.0));
-        let b = &mut s.bufs[i];
+        let Some((_, b)) = que_buf(&mut s.bufs, san, index, base + index * len, len) else { return };
         b.queued = true;
         b.enq = c;
     });
 }
 
-/// `DeQue`: waits for the enque event; returns the handle's tag.
+/// `DeQue` of buffer `index`: waits for the enque event; returns the handle's tag.
 #[inline(always)]
-pub(crate) fn on_deque(start: usize, q: Option<QuePipes>) -> u64 {
+pub(crate) fn on_deque(san: u32, base: usize, len: usize, index: usize, q: Option<QuePipes>) -> u64 {
     with_san!(|s| {
-        let Some(i) = s.find_buf(start, None, 0) else { return 0 };
-        let b = &mut s.bufs[i];
+        let Some((i, b)) = que_buf(&mut s.bufs, san, index, base + index * len, len) else { return 0 };
         b.queued = false;
         let (c, gen) = (std::mem::replace(&mut b.enq, ZERO), b.gen);
         if let Some(q) = q {
@@ -851,29 +881,54 @@ pub(crate) fn on_deque(start: usize, q: Option<QuePipes>) -> u64 {
     .unwrap_or(0)
 }
 
-/// `FreeTensor`: sets the queue's free event on the pipe that last used the buffer.
+/// `FreeTensor` of buffer `index`: sets the queue's free event on the pipe that last used
+/// the buffer.
 #[track_caller]
 #[inline(always)]
-pub(crate) fn on_free(api: &'static str, start: usize, tag: u64, q: Option<QuePipes>) {
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn on_free(
+    api: &'static str,
+    san: u32,
+    base: usize,
+    len: usize,
+    index: usize,
+    tag: u64,
+    q: Option<QuePipes>,
+) {
     let loc = Location::caller();
     with_san!(|s| {
         s.check_tag(api, tag, loc);
-        let Some(i) = s.find_buf(start, None, tag) else { return };
-        let c = q.map_or(ZERO, |q| s.snapshot(q.free.0));
-        let b = &mut s.bufs[i];
+        let (c, to) = q.map_or((ZERO, 0), |q| (s.snapshot(q.free.0), q.free.1));
+        let Some((i, b)) = que_buf(&mut s.bufs, san, index, base + index * len, len) else { return };
         b.live = false;
         b.queued = false;
         b.freed_at = Some(loc);
-        s.valid[i + 1] = 0;
         b.free = c;
+        b.free_to = to;
+        s.valid[i + 1] = 0;
     });
 }
 
+/// How a `TPipe` released its buffers.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Release {
+    /// `TPipe::Reset`.
+    Reset,
+    /// The pipe's drop (AscendC `TPipe::Destroy`).
+    Drop,
+}
+
 /// `TPipe` dropped or reset: its buffers are gone; the ones still allocated or queued are
-/// reported when the kernel ends.
-pub(crate) fn on_pipe_release(why: &'static str) {
+/// reported when the kernel ends. As AscendC's `TPipe::Reset` and `Destroy` do, the free
+/// event of every FREE buffer is waited for (the next user of those bytes is ordered after
+/// their last one); a drop (`Destroy`) is also a `PipeBarrier<PIPE_ALL>`.
+pub(crate) fn on_pipe_release(how: Release) {
+    let why = match how {
+        Release::Reset => "reset",
+        Release::Drop => "dropped",
+    };
     with_san!(|s| {
-        let CoreSan { bufs, leaks, .. } = s;
+        let CoreSan { bufs, leaks, vc, .. } = s;
         for b in bufs.iter_mut() {
             if b.live {
                 let state = if b.queued { "still queued" } else { "still allocated" };
@@ -881,6 +936,8 @@ pub(crate) fn on_pipe_release(why: &'static str) {
                     format!("{} {state} when the TPipe was {why}; it was allocated here", b.describe()),
                     b.alloc_at,
                 ));
+            } else {
+                join_into(&mut vc[b.free_to & (ROWS - 1)], &b.free);
             }
             b.live = false;
             b.queued = false;
@@ -890,12 +947,128 @@ pub(crate) fn on_pipe_release(why: &'static str) {
             b.gen = b.gen.wrapping_add(1).max(1);
         }
         s.valid.fill(0);
+        if how == Release::Drop {
+            s.barrier_all();
+        }
     });
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::prelude::*;
+
+    /// Runs `f` as core 0 of a one-core Ascend910B; the message it panics with, if any.
+    fn fault_of(f: impl FnOnce()) -> Option<String> {
+        let cfg = crate::ctx::CoreConfig::single(crate::soc::Soc::Ascend910B);
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| crate::ctx::run_on_core(cfg, f)));
+        r.err().map(|e| *e.downcast::<String>().expect("a message"))
+    }
+
+    /// Copies a tile in through a `VECIN` queue and reads it on the vector pipe, with or
+    /// without the queue's EnQue/DeQue in between.
+    fn copy_in_then_read(pipe: &mut TPipe, q: &mut TQue<VecIn, 1>, gm: &GlobalTensor<f32>, queued: bool) {
+        let x = q.alloc_tensor::<f32>();
+        data_copy(&x, gm, 64);
+        let x = if queued {
+            q.enque(x);
+            q.deque::<f32>()
+        } else {
+            x
+        };
+        let sum = TBuf::<VecCalc>::new();
+        let mut sum = sum;
+        pipe.init_tbuf(&mut sum, 256);
+        add(&sum.get::<f32>(), &x, &x, 64);
+        q.free_tensor(x);
+    }
+
+    #[test]
+    fn a_queue_given_its_buffers_before_the_sanitizer_ran_is_still_checked() {
+        let data = [1.0f32; 64];
+        let region = GmRegion::from_bytes(bytemuck::cast_slice(&data));
+        let mut gm = GlobalTensor::<f32>::new();
+        gm.set_global_buffer(region.addr(), 64);
+        for queued in [true, false] {
+            let msg = fault_of(|| {
+                // The queue's buffers are carved with the sanitizer off: its records are found
+                // by their bytes, and its events still order the pipes.
+                let mut pipe = TPipe::new();
+                let mut q = TQue::<VecIn, 1>::new();
+                pipe.init_buffer(&mut q, 2, 256);
+                LaunchSanitizer::new().run_core(|| {
+                    assert_eq!(with_san!(|s| s.bufs.len()), Some(0));
+                    copy_in_then_read(&mut pipe, &mut q, &gm, queued);
+                    copy_in_then_read(&mut pipe, &mut q, &gm, queued);
+                })
+            });
+            if queued {
+                assert_eq!(msg, None);
+            } else {
+                let msg = msg.expect("the missing EnQue/DeQue must be found");
+                assert!(msg.contains("read-after-write race") && msg.contains("HardEvent::MTE2_V"), "{msg}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_dropped_pipe_is_a_barrier_for_the_next_pipe() {
+        let data = [1.0f32; 64];
+        let region = GmRegion::from_bytes(bytemuck::cast_slice(&data));
+        let mut gm = GlobalTensor::<f32>::new();
+        gm.set_global_buffer(region.addr(), 64);
+        let msg = fault_of(|| {
+            LaunchSanitizer::new().run_core(|| {
+                let mut first = TPipe::new();
+                let mut b = TBuf::<VecCalc>::new();
+                first.init_tbuf(&mut b, 256);
+                duplicate(&b.get::<f32>(), 0.0, 64);
+                drop(first); // AscendC's `TPipe::Destroy` ends with `PipeBarrier<PIPE_ALL>`
+                let mut second = TPipe::new();
+                let mut b = TBuf::<VecIn>::new();
+                second.init_tbuf(&mut b, 256);
+                data_copy(&b.get::<f32>(), &gm, 64); // the same bytes, on MTE2
+            })
+        });
+        assert_eq!(msg, None);
+    }
+
+    #[test]
+    fn a_reset_pipe_carving_the_same_buffers_reuses_their_records() {
+        let data = [1.0f32; 64];
+        let region = GmRegion::from_bytes(bytemuck::cast_slice(&data));
+        let mut gm = GlobalTensor::<f32>::new();
+        gm.set_global_buffer(region.addr(), 64);
+        let msg = fault_of(|| {
+            LaunchSanitizer::new().run_core(|| {
+                let mut pipe = TPipe::new();
+                let mut q = TQue::<VecIn, 1>::new();
+                pipe.init_buffer(&mut q, 2, 256);
+                copy_in_then_read(&mut pipe, &mut q, &gm, true);
+                let old = q.alloc_tensor::<f32>();
+                let kept = old.clone();
+                q.free_tensor(old);
+                for _ in 0..3 {
+                    // `Reset` waits for the free events of the FREE buffers (as AscendC's
+                    // does), so the next copy-in to those bytes is ordered after the reads.
+                    pipe.reset();
+                    let mut q = TQue::<VecIn, 1>::new();
+                    pipe.init_buffer(&mut q, 2, 256);
+                    copy_in_then_read(&mut pipe, &mut q, &gm, true);
+                }
+                // Three resets later: still the queue's two records (and the TBuf's none).
+                assert_eq!(with_san!(|s| s.bufs.len()), Some(2));
+                pipe.reset();
+                let mut q = TQue::<VecIn, 1>::new();
+                pipe.init_buffer(&mut q, 2, 256);
+                let again = q.alloc_tensor::<f32>();
+                duplicate(&kept, 0.0, 64); // a handle from before the resets
+                q.free_tensor(again);
+            })
+        })
+        .expect("the stale handle must be found");
+        assert!(msg.contains("stale tensor handle") && msg.contains("buffer 1 of a VECIN queue"), "{msg}");
+    }
 
     #[test]
     fn an_exhausted_clock_is_an_error_not_a_wrap() {

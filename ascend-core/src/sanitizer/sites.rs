@@ -77,11 +77,12 @@ impl Sites {
         if r.holds(&k) {
             return r.id;
         }
-        self.id_slow(api, loc, k)
+        self.id_slow(api, loc)
     }
 
     #[inline(never)]
-    fn id_slow(&mut self, api: &'static str, loc: &'static Location<'static>, k: Slot) -> u32 {
+    fn id_slow(&mut self, api: &'static str, loc: &'static Location<'static>) -> u32 {
+        let k = Slot::of(api, loc, 0);
         let mask = self.slots.len() - 1;
         let mut i = hash(k.loc, k.api) & mask;
         let id = loop {
