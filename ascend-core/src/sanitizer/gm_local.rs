@@ -5,9 +5,9 @@
 //! needs `SetFlag`/`WaitFlag<HardEvent::MTE3_MTE2>` or `PipeBarrier<PIPE_ALL>`).
 //!
 //! Each writer pipe keeps its writes in clock order; a write MTE2 already knows of can never
-//! race with a later MTE2 read, so the known prefix is dropped at each read that may overlap
-//! the list (a read of a region none of the live writes is in skips it), and in a tile loop
-//! the live list stays a few entries long. Consecutive writes of one site coalesce while no
+//! race with a later MTE2 read, so the known prefix is dropped at each write and at each read
+//! that may overlap the list (a read of a region none of the live writes is in skips it), and
+//! in a tile loop the live list stays a few entries long. Consecutive writes of one site coalesce while no
 //! clock of the writer was recorded (by `SetFlag`, a queue event or a barrier) in between, so
 //! any pipe's view of the writer falls before a whole entry or after it: the check is exact.
 //! The live list holds the last [`CAP`] unordered writes; older ones are forgotten (a read of
@@ -39,9 +39,10 @@ pub(crate) struct Write {
 #[derive(Default)]
 struct Writes {
     /// The live writes, oldest first: a ring of at most [`CAP`]. Writes MTE2 knows of are a
-    /// prefix (the list is in clock order), dropped at a read of the list; a read of another
-    /// region leaves them, since the bound drops the oldest first either way: the newest
-    /// [`CAP`] unknown writes are kept whether or not known ones were dropped in between.
+    /// prefix (the list is in clock order), dropped at the next write and at a read of the
+    /// list; a read of another region may leave them, since the bound drops the oldest first
+    /// either way: the newest [`CAP`] unknown writes are kept whether or not known ones were
+    /// dropped in between.
     recs: VecDeque<Write>,
     /// The region of every live write, when they share one ([`MIXED`] when they may not): a
     /// read of another region skips the list (a kernel writes one output region while it
@@ -63,7 +64,10 @@ pub(crate) struct LocalGm {
 
 impl LocalGm {
     /// Records a write by `pipe` (MTE3 or S; others are ignored) of `[s, e)` of `region`, at
-    /// the pipe's clock `clock`; `mark` counts the recordings of the pipe's clock so far.
+    /// the pipe's clock `clock`; `mark` counts the recordings of the pipe's clock so far, and
+    /// MTE2 knows the pipe up to clock `known`: the writes it knows of are dropped first, so
+    /// in a tile loop whose events relay the writer's progress to MTE2 the list stays a
+    /// write or two long.
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn write(
@@ -75,6 +79,7 @@ impl LocalGm {
         clock: u32,
         site: u32,
         mark: u32,
+        known: u32,
     ) {
         let k = match pipe {
             pipe_t::PIPE_MTE3 => 0,
@@ -82,6 +87,9 @@ impl LocalGm {
             _ => return,
         };
         let w = &mut self.by[k];
+        while w.recs.front().is_some_and(|r| r.last <= known) {
+            w.recs.pop_front();
+        }
         if let Some(r) = w.recs.back_mut() {
             if r.region == region && r.site == site && r.mark == mark && s <= r.e && e >= r.s {
                 r.s = r.s.min(s);
@@ -138,9 +146,9 @@ mod tests {
         let mut g = LocalGm::default();
         let m3 = pipe_t::PIPE_MTE3;
         // two runs of one site, split by a recording (mark 0 → 1)
-        g.write(m3, 7, 0, 64, 1, 5, 0);
-        g.write(m3, 7, 64, 128, 2, 5, 0);
-        g.write(m3, 7, 128, 192, 3, 5, 1);
+        g.write(m3, 7, 0, 64, 1, 5, 0, 0);
+        g.write(m3, 7, 64, 128, 2, 5, 0, 0);
+        g.write(m3, 7, 128, 192, 3, 5, 1, 0);
         assert_eq!(g.by[0].recs.len(), 2);
         // another region, or no overlap: nothing
         assert!(g.read(8, 0, 64, &row(0)).is_none());
@@ -158,12 +166,12 @@ mod tests {
     fn reads_of_other_regions_skip_the_list_and_mixed_lists_are_searched() {
         let mut g = LocalGm::default();
         let m3 = pipe_t::PIPE_MTE3;
-        g.write(m3, 8, 0, 64, 1, 5, 0);
+        g.write(m3, 8, 0, 64, 1, 5, 0, 0);
         assert_eq!(g.by[0].region, 8);
         assert!(g.read(7, 0, 64, &row(0)).is_none());
         assert!(g.read(8, 32, 96, &row(0)).is_some());
         // a second region: the list is searched for every read, and finds each region's write
-        g.write(m3, 7, 0, 64, 2, 6, 0);
+        g.write(m3, 7, 0, 64, 2, 6, 0, 0);
         assert_eq!(g.by[0].region, MIXED);
         let (_, w) = g.read(7, 0, 32, &row(0)).unwrap();
         assert_eq!((w.region, w.site), (7, 6));
@@ -171,16 +179,31 @@ mod tests {
         assert_eq!((w.region, w.site), (8, 5));
         // once MTE2 knows everything, the list restarts with the next write's region
         assert!(g.read(9, 0, 32, &row(2)).is_none());
-        g.write(m3, 9, 0, 64, 3, 7, 1);
+        g.write(m3, 9, 0, 64, 3, 7, 1, 0);
         assert_eq!(g.by[0].region, 9);
         assert!(g.read(9, 0, 32, &row(2)).is_some());
+    }
+
+    #[test]
+    fn writes_mte2_knows_of_are_dropped_at_the_next_write() {
+        let mut g = LocalGm::default();
+        let m3 = pipe_t::PIPE_MTE3;
+        for i in 0..1000u32 {
+            // Each write a run of its own (a new mark); MTE2 knows every earlier one.
+            let a = i as usize * 64;
+            g.write(m3, 7, a, a + 64, i + 1, 5, i, i);
+        }
+        assert_eq!(g.by[0].recs.len(), 1);
+        // The newest is still checked, and an earlier one MTE2 knows of is no race.
+        assert!(g.read(7, 999 * 64, 1000 * 64, &row(999)).is_some());
+        assert!(g.read(7, 0, 64, &row(999)).is_none());
     }
 
     #[test]
     fn the_live_list_is_bounded() {
         let mut g = LocalGm::default();
         for i in 0..10 * CAP {
-            g.write(pipe_t::PIPE_MTE3, 1, i * 32, i * 32 + 32, i as u32 + 1, 1, i as u32);
+            g.write(pipe_t::PIPE_MTE3, 1, i * 32, i * 32 + 32, i as u32 + 1, 1, i as u32, 0);
         }
         let w = &g.by[0];
         assert_eq!(w.recs.len(), CAP);

@@ -516,7 +516,8 @@ impl CoreSan {
             self.gm.log(GmRec { region, s, e, key: GmRec::key(cur.site, self.epoch, write, dma, atomic) });
             if write {
                 let mark = self.marks[cur.pipe as usize & (ROWS - 1)];
-                self.local.write(cur.pipe, region, s, e, cur.clock, cur.site, mark);
+                let known = self.vc[pipe_t::PIPE_MTE2 as usize][cur.lane as usize & (LANES - 1)];
+                self.local.write(cur.pipe, region, s, e, cur.clock, cur.site, mark, known);
             } else if cur.pipe == pipe_t::PIPE_MTE2 {
                 if let Some((pipe, w)) = self.local.read(region, s, e, &self.vc[pipe_t::PIPE_MTE2 as usize]) {
                     self.report_gm_local(cur, region, s, e, pipe, w)
