@@ -5,11 +5,12 @@
 //! needs `SetFlag`/`WaitFlag<HardEvent::MTE3_MTE2>` or `PipeBarrier<PIPE_ALL>`).
 //!
 //! Each writer pipe keeps its writes in clock order; a write MTE2 already knows of can never
-//! race with a later MTE2 read, so the known prefix is dropped at each write and at each read
-//! that may overlap the list (a read of a region none of the live writes is in skips it), and
-//! in a tile loop the live list stays a few entries long. Consecutive writes of one site coalesce while no
-//! clock of the writer was recorded (by `SetFlag`, a queue event or a barrier) in between, so
-//! any pipe's view of the writer falls before a whole entry or after it: the check is exact.
+//! race with a later MTE2 read, so the known prefix is dropped at each read that may overlap
+//! the list (a read of a region none of the live writes is in skips it), and the whole list at
+//! a write when MTE2 knows its newest entry: in a tile loop the live list stays a few entries
+//! long. Consecutive writes of one site coalesce while no clock of the writer was recorded (by
+//! `SetFlag`, a queue event or a barrier) in between, so any pipe's view of the writer falls
+//! before a whole entry or after it: the check is exact.
 //! The live list holds the last [`CAP`] unordered writes; older ones are forgotten (a read of
 //! them is not reported).
 
@@ -39,8 +40,8 @@ pub(crate) struct Write {
 #[derive(Default)]
 struct Writes {
     /// The live writes, oldest first: a ring of at most [`CAP`]. Writes MTE2 knows of are a
-    /// prefix (the list is in clock order), dropped at the next write and at a read of the
-    /// list; a read of another region may leave them, since the bound drops the oldest first
+    /// prefix (the list is in clock order), dropped at a read of the list (and all of them
+    /// at a write when MTE2 knows the newest); a read of another region may leave them, since the bound drops the oldest first
     /// either way: the newest [`CAP`] unknown writes are kept whether or not known ones were
     /// dropped in between.
     recs: VecDeque<Write>,
@@ -65,9 +66,9 @@ pub(crate) struct LocalGm {
 impl LocalGm {
     /// Records a write by `pipe` (MTE3 or S; others are ignored) of `[s, e)` of `region`, at
     /// the pipe's clock `clock`; `mark` counts the recordings of the pipe's clock so far, and
-    /// MTE2 knows the pipe up to clock `known`: the writes it knows of are dropped first, so
-    /// in a tile loop whose events relay the writer's progress to MTE2 the list stays a
-    /// write or two long.
+    /// MTE2 knows the pipe up to clock `known`: when it knows the newest live write, the list
+    /// is emptied first, so in a tile loop whose events relay the writer's progress to MTE2
+    /// the list stays a write long.
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn write(
@@ -87,8 +88,9 @@ impl LocalGm {
             _ => return,
         };
         let w = &mut self.by[k];
-        while w.recs.front().is_some_and(|r| r.last <= known) {
-            w.recs.pop_front();
+        if w.recs.back().is_some_and(|r| r.last <= known) {
+            // MTE2 knows the newest write, so every live one (they are in clock order).
+            w.recs.clear();
         }
         if let Some(r) = w.recs.back_mut() {
             if r.region == region && r.site == site && r.mark == mark && s <= r.e && e >= r.s {
@@ -197,6 +199,14 @@ mod tests {
         // The newest is still checked, and an earlier one MTE2 knows of is no race.
         assert!(g.read(7, 999 * 64, 1000 * 64, &row(999)).is_some());
         assert!(g.read(7, 0, 64, &row(999)).is_none());
+        // MTE2 knowing only an older write keeps the list: the newer ones are still live.
+        let mut g = LocalGm::default();
+        for i in 0..3u32 {
+            g.write(m3, 7, i as usize * 64, i as usize * 64 + 64, i + 1, 5, i, 0);
+        }
+        g.write(m3, 7, 192, 256, 4, 5, 3, 1);
+        assert_eq!(g.by[0].recs.len(), 4);
+        assert!(g.read(7, 64, 128, &row(1)).is_some());
     }
 
     #[test]

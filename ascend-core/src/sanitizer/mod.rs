@@ -22,8 +22,9 @@
 //! **Cost.** The hooks run a dozen times per tile, so they are built to be cheap: the state is
 //! reached through one thread-local pointer; an access record is 12 bytes (the instruction's
 //! site — API and line interned per core — its pipe and clock), "no access" being clock 0 so
-//! a check is a comparison per slot; buffers, shadow segments and GM log entries are found
-//! through hints validated on use; the queue events' pipes come from a table built at compile
+//! a check is a comparison per slot; a queue's buffers are registered at `InitBuffer` and the
+//! queue hands the hooks their index, while shadow segments and sites are found through small
+//! two-way caches validated on use; the queue events' pipes come from a table built at compile
 //! time.
 //!
 //! Lifetimes: a tensor handle of a queue buffer used after `FreeTensor` (or after the buffer

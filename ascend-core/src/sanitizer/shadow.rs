@@ -156,16 +156,17 @@ const CACHE: usize = 1 << CACHE_BITS;
 pub(crate) struct Shadow {
     segs: Vec<Seg>,
     scratch: Vec<Seg>,
-    /// A direct-mapped cache from a range's start to the index of the segment that was
-    /// exactly that range (a hint, validated on use: segments never overlap, so a segment
-    /// with the same bounds is the one). Saves the binary search on the common access, a
-    /// whole queue buffer, again and again.
-    cache: [u32; CACHE],
+    /// A two-way set-associative cache from a range's start to the index of the segment
+    /// that was exactly that range (hints, validated on use: segments never overlap, so a
+    /// segment with the same bounds is the one), the most recent first. Saves the binary
+    /// search on the common access, a whole queue buffer, again and again; two ways keep two
+    /// hot ranges whose starts share a set.
+    cache: [[u32; 2]; CACHE],
 }
 
 impl Default for Shadow {
     fn default() -> Shadow {
-        Shadow { segs: Vec::new(), scratch: Vec::new(), cache: [0; CACHE] }
+        Shadow { segs: Vec::new(), scratch: Vec::new(), cache: [[0; 2]; CACHE] }
     }
 }
 
@@ -185,13 +186,15 @@ impl Shadow {
     pub(crate) fn access(&mut self, s: u32, e: u32, write: bool, cur: Acc, row: &Clock) -> Result<(), Race> {
         // Fastest path: the cache names a segment of exactly these bounds.
         let cslot = cache_slot(s);
-        if let Some(g) = self.segs.get_mut(self.cache[cslot] as usize) {
-            if g.s == s && g.e == e {
-                if let Some((kind, prev)) = g.st.conflict(write, row) {
-                    return Err(Race { kind, prev, s, e });
+        for way in self.cache[cslot] {
+            if let Some(g) = self.segs.get_mut(way as usize) {
+                if g.s == s && g.e == e {
+                    if let Some((kind, prev)) = g.st.conflict(write, row) {
+                        return Err(Race { kind, prev, s, e });
+                    }
+                    g.st.record(write, cur);
+                    return Ok(());
                 }
-                g.st.record(write, cur);
-                return Ok(());
             }
         }
         self.access_slow(s, e, write, cur, row, cslot)
@@ -219,7 +222,8 @@ impl Shadow {
         // Fast path: the access is exactly one existing segment.
         if let Some(g) = self.segs.get_mut(i) {
             if g.s == s && g.e == e {
-                self.cache[cslot] = i as u32;
+                let set = &mut self.cache[cslot];
+                *set = [i as u32, set[0]];
                 // No merging here: the segment's bounds are unchanged, and equal neighbours
                 // only cost a segment, not correctness.
                 check(&g.st, s, e)?;
@@ -363,6 +367,20 @@ mod tests {
         let mut own = NONE;
         own[lane(pipe_t::PIPE_MTE2)] = 3;
         sh.access(0, 64, true, acc(pipe_t::PIPE_MTE2, 3), &own).ok().unwrap();
+    }
+
+    #[test]
+    fn two_ranges_whose_starts_share_a_cache_set_both_stay_cached() {
+        let a = 0u32;
+        let b = (1..1 << 14).map(|k| k * 32).find(|&s| cache_slot(s) == cache_slot(a)).unwrap();
+        let mut sh = Shadow::default();
+        let v = acc(pipe_t::PIPE_V, 1);
+        for _ in 0..2 {
+            sh.access(a, a + 32, true, v, &ALL).ok().unwrap();
+            sh.access(b, b + 32, true, v, &ALL).ok().unwrap();
+        }
+        let ways = sh.cache[cache_slot(a)].map(|i| (sh.segs[i as usize].s, sh.segs[i as usize].e));
+        assert_eq!(ways, [(b, b + 32), (a, a + 32)]);
     }
 
     #[test]

@@ -22,21 +22,27 @@ pub(crate) struct Sites {
     list: Vec<(&'static str, &'static Location<'static>)>,
     /// Power-of-two sized, at most half full.
     slots: Vec<Slot>,
-    /// A direct-mapped cache in front of `slots`, by the `Location`'s address: a kernel's
-    /// sites are a few dozen `Location`s laid out next to each other, so the address bits
-    /// above their alignment spread them over the entries with no hashing.
-    recent: [Slot; RECENT],
+    /// A two-way set-associative cache in front of `slots`, by the `Location`'s address
+    /// (most recent first in each set): a tile loop's few hot sites each keep an entry, even
+    /// when two of them land in one set.
+    recent: Box<[Set; SETS]>,
 }
 
-/// Entries of [`Sites::recent`].
-const RECENT: usize = 16;
+/// Sets of [`Sites::recent`] (a power of two).
+const SETS: usize = 64;
+
+/// One set of [`Sites::recent`]: two slots, one cache line.
+#[derive(Clone, Copy, Default)]
+#[repr(align(64))]
+struct Set([Slot; 2]);
+const _: () = assert!(SETS.is_power_of_two() && std::mem::size_of::<Set>() == 64);
 
 impl Default for Sites {
     fn default() -> Sites {
         Sites {
             list: vec![("", Location::caller())],
             slots: vec![Slot::default(); 64],
-            recent: [Slot::default(); RECENT],
+            recent: Box::new([Set::default(); SETS]),
         }
     }
 }
@@ -60,10 +66,11 @@ impl Slot {
         self.loc == k.loc && self.api == k.api && self.len == k.len
     }
 
-    /// The entry of [`Sites::recent`] for this key.
+    /// The set of [`Sites::recent`] for this key: Fibonacci hashing of the `Location`'s
+    /// address (the sites of a kernel sit a few dozen bytes apart).
     #[inline(always)]
-    fn recent_index(&self) -> usize {
-        (self.loc >> 3) & (RECENT - 1)
+    fn recent_set(&self) -> usize {
+        ((self.loc as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - SETS.trailing_zeros())) as usize
     }
 }
 
@@ -73,9 +80,12 @@ impl Sites {
     #[inline(always)]
     pub(crate) fn id(&mut self, api: &'static str, loc: &'static Location<'static>) -> u32 {
         let k = Slot::of(api, loc, 0);
-        let r = &self.recent[k.recent_index()];
-        if r.holds(&k) {
-            return r.id;
+        let [a, b] = &self.recent[k.recent_set()].0;
+        if a.holds(&k) {
+            return a.id;
+        }
+        if b.holds(&k) {
+            return b.id;
         }
         self.id_slow(api, loc)
     }
@@ -95,7 +105,9 @@ impl Sites {
             }
             i = (i + 1) & mask;
         };
-        self.recent[k.recent_index()] = Slot { id, ..k };
+        let set = &mut self.recent[k.recent_set()].0;
+        set[1] = set[0];
+        set[0] = Slot { id, ..k };
         id
     }
 
