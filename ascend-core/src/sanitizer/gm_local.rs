@@ -40,10 +40,10 @@ pub(crate) struct Write {
 #[derive(Default)]
 struct Writes {
     /// The live writes, oldest first: a ring of at most [`CAP`]. Writes MTE2 knows of are a
-    /// prefix (the list is in clock order), dropped at a read of the list (and all of them
-    /// at a write when MTE2 knows the newest); a read of another region may leave them, since the bound drops the oldest first
-    /// either way: the newest [`CAP`] unknown writes are kept whether or not known ones were
-    /// dropped in between.
+    /// prefix (the list is in clock order), dropped at a read of the list (and all of them at
+    /// a write when MTE2 knows the newest); a read of another region may leave them, since
+    /// the bound drops the oldest first either way: the newest [`CAP`] unknown writes are
+    /// kept whether or not known ones were dropped in between.
     recs: VecDeque<Write>,
     /// The region of every live write, when they share one ([`MIXED`] when they may not): a
     /// read of another region skips the list (a kernel writes one output region while it

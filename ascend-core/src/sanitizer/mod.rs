@@ -967,6 +967,14 @@ mod tests {
         r.err().map(|e| *e.downcast::<String>().expect("a message"))
     }
 
+    /// 64 ones in a GM region, and a `GlobalTensor` over them (valid while the region lives).
+    fn ones_in_gm() -> (std::sync::Arc<GmRegion>, GlobalTensor<f32>) {
+        let region = GmRegion::from_bytes(bytemuck::cast_slice(&[1.0f32; 64]));
+        let mut gm = GlobalTensor::<f32>::new();
+        gm.set_global_buffer(region.addr(), 64);
+        (region, gm)
+    }
+
     /// Copies a tile in through a `VECIN` queue and reads it on the vector pipe, with or
     /// without the queue's EnQue/DeQue in between.
     fn copy_in_then_read(pipe: &mut TPipe, q: &mut TQue<VecIn, 1>, gm: &GlobalTensor<f32>, queued: bool) {
@@ -978,8 +986,7 @@ mod tests {
         } else {
             x
         };
-        let sum = TBuf::<VecCalc>::new();
-        let mut sum = sum;
+        let mut sum = TBuf::<VecCalc>::new();
         pipe.init_tbuf(&mut sum, 256);
         add(&sum.get::<f32>(), &x, &x, 64);
         q.free_tensor(x);
@@ -987,10 +994,7 @@ mod tests {
 
     #[test]
     fn a_queue_given_its_buffers_before_the_sanitizer_ran_is_still_checked() {
-        let data = [1.0f32; 64];
-        let region = GmRegion::from_bytes(bytemuck::cast_slice(&data));
-        let mut gm = GlobalTensor::<f32>::new();
-        gm.set_global_buffer(region.addr(), 64);
+        let (_region, gm) = ones_in_gm();
         for queued in [true, false] {
             let msg = fault_of(|| {
                 // The queue's buffers are carved with the sanitizer off: its records are found
@@ -1015,10 +1019,7 @@ mod tests {
 
     #[test]
     fn a_dropped_pipe_is_a_barrier_for_the_next_pipe() {
-        let data = [1.0f32; 64];
-        let region = GmRegion::from_bytes(bytemuck::cast_slice(&data));
-        let mut gm = GlobalTensor::<f32>::new();
-        gm.set_global_buffer(region.addr(), 64);
+        let (_region, gm) = ones_in_gm();
         let msg = fault_of(|| {
             LaunchSanitizer::new().run_core(|| {
                 let mut first = TPipe::new();
@@ -1037,10 +1038,7 @@ mod tests {
 
     #[test]
     fn a_reset_pipe_carving_the_same_buffers_reuses_their_records() {
-        let data = [1.0f32; 64];
-        let region = GmRegion::from_bytes(bytemuck::cast_slice(&data));
-        let mut gm = GlobalTensor::<f32>::new();
-        gm.set_global_buffer(region.addr(), 64);
+        let (_region, gm) = ones_in_gm();
         let msg = fault_of(|| {
             LaunchSanitizer::new().run_core(|| {
                 let mut pipe = TPipe::new();
