@@ -697,9 +697,8 @@ impl<Src: Position, Dst: Position, const DEPTH: usize> TQueBind<Src, Dst, DEPTH>
     pub fn alloc_tensor<T: Element>(&mut self) -> LocalTensor<T> {
         let core = self.core_mut("TQue::AllocTensor");
         let idx = core.alloc("TQue::AllocTensor");
-        let start = core.base + idx * core.buf_len;
         let q = const { crate::sanitizer::que_pipes(Src::POS, Dst::POS) };
-        let tag = crate::sanitizer::on_alloc(core.san, start, core.buf_len, idx, Src::POS, q);
+        let tag = crate::sanitizer::on_alloc(core.san, core.base, core.buf_len, idx, Src::POS, q);
         core.tensor::<T>(idx, Src::POS).with_tag(tag)
     }
 

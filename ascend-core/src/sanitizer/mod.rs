@@ -820,13 +820,13 @@ pub(crate) fn on_init_queue(base: usize, len: usize, num: usize, pos: TPosition)
     .unwrap_or(u32::MAX)
 }
 
-/// `AllocTensor` of buffer `index` of a queue (`san` from [`on_init_queue`]) at
-/// `[start, start + len)`: waits for the buffer's free event; returns the new handle's tag.
+/// `AllocTensor` of buffer `index` of a queue (`san` from [`on_init_queue`]) of `len`-byte
+/// buffers from `base`: waits for the buffer's free event; returns the new handle's tag.
 #[track_caller]
 #[inline(always)]
 pub(crate) fn on_alloc(
     san: u32,
-    start: usize,
+    base: usize,
     len: usize,
     index: usize,
     src: TPosition,
@@ -834,6 +834,7 @@ pub(crate) fn on_alloc(
 ) -> u64 {
     let loc = Location::caller();
     with_san!(|s| {
+        let start = base + index * len;
         let (i, b) = match que_buf(&mut s.bufs, san, index, start, len) {
             Some(r) => r,
             None => {
@@ -856,8 +857,8 @@ pub(crate) fn on_alloc(
     .unwrap_or(0)
 }
 
-/// `EnQue` of buffer `index` of a queue of `len`-byte buffers from `base`: sets the queue's
-/// enque event on its source pipe.
+/// `EnQue` of buffer `index` (as [`on_alloc`]): sets the queue's enque event on its source
+/// pipe.
 #[inline(always)]
 pub(crate) fn on_enque(san: u32, base: usize, len: usize, index: usize, q: Option<QuePipes>) {
     with_san!(|s| {
@@ -967,6 +968,11 @@ mod tests {
         r.err().map(|e| *e.downcast::<String>().expect("a message"))
     }
 
+    /// [`fault_of`] with the sanitizer on for `f`.
+    fn sanitized_fault_of(f: impl FnOnce()) -> Option<String> {
+        fault_of(|| LaunchSanitizer::new().run_core(f))
+    }
+
     /// 64 ones in a GM region, and a `GlobalTensor` over them (valid while the region lives).
     fn ones_in_gm() -> (std::sync::Arc<GmRegion>, GlobalTensor<f32>) {
         let region = GmRegion::from_bytes(bytemuck::cast_slice(&[1.0f32; 64]));
@@ -1020,18 +1026,16 @@ mod tests {
     #[test]
     fn a_dropped_pipe_is_a_barrier_for_the_next_pipe() {
         let (_region, gm) = ones_in_gm();
-        let msg = fault_of(|| {
-            LaunchSanitizer::new().run_core(|| {
-                let mut first = TPipe::new();
-                let mut b = TBuf::<VecCalc>::new();
-                first.init_tbuf(&mut b, 256);
-                duplicate(&b.get::<f32>(), 0.0, 64);
-                drop(first); // AscendC's `TPipe::Destroy` ends with `PipeBarrier<PIPE_ALL>`
-                let mut second = TPipe::new();
-                let mut b = TBuf::<VecIn>::new();
-                second.init_tbuf(&mut b, 256);
-                data_copy(&b.get::<f32>(), &gm, 64); // the same bytes, on MTE2
-            })
+        let msg = sanitized_fault_of(|| {
+            let mut first = TPipe::new();
+            let mut b = TBuf::<VecCalc>::new();
+            first.init_tbuf(&mut b, 256);
+            duplicate(&b.get::<f32>(), 0.0, 64);
+            drop(first); // AscendC's `TPipe::Destroy` ends with `PipeBarrier<PIPE_ALL>`
+            let mut second = TPipe::new();
+            let mut b = TBuf::<VecIn>::new();
+            second.init_tbuf(&mut b, 256);
+            data_copy(&b.get::<f32>(), &gm, 64); // the same bytes, on MTE2
         });
         assert_eq!(msg, None);
     }
@@ -1039,32 +1043,30 @@ mod tests {
     #[test]
     fn a_reset_pipe_carving_the_same_buffers_reuses_their_records() {
         let (_region, gm) = ones_in_gm();
-        let msg = fault_of(|| {
-            LaunchSanitizer::new().run_core(|| {
-                let mut pipe = TPipe::new();
-                let mut q = TQue::<VecIn, 1>::new();
-                pipe.init_buffer(&mut q, 2, 256);
-                copy_in_then_read(&mut pipe, &mut q, &gm, true);
-                let old = q.alloc_tensor::<f32>();
-                let kept = old.clone();
-                q.free_tensor(old);
-                for _ in 0..3 {
-                    // `Reset` waits for the free events of the FREE buffers (as AscendC's
-                    // does), so the next copy-in to those bytes is ordered after the reads.
-                    pipe.reset();
-                    let mut q = TQue::<VecIn, 1>::new();
-                    pipe.init_buffer(&mut q, 2, 256);
-                    copy_in_then_read(&mut pipe, &mut q, &gm, true);
-                }
-                // Three resets later: still the queue's two records (and the TBuf's none).
-                assert_eq!(with_san!(|s| s.bufs.len()), Some(2));
+        let msg = sanitized_fault_of(|| {
+            let mut pipe = TPipe::new();
+            let mut q = TQue::<VecIn, 1>::new();
+            pipe.init_buffer(&mut q, 2, 256);
+            copy_in_then_read(&mut pipe, &mut q, &gm, true);
+            let old = q.alloc_tensor::<f32>();
+            let kept = old.clone();
+            q.free_tensor(old);
+            for _ in 0..3 {
+                // `Reset` waits for the free events of the FREE buffers (as AscendC's
+                // does), so the next copy-in to those bytes is ordered after the reads.
                 pipe.reset();
                 let mut q = TQue::<VecIn, 1>::new();
                 pipe.init_buffer(&mut q, 2, 256);
-                let again = q.alloc_tensor::<f32>();
-                duplicate(&kept, 0.0, 64); // a handle from before the resets
-                q.free_tensor(again);
-            })
+                copy_in_then_read(&mut pipe, &mut q, &gm, true);
+            }
+            // Three resets later: still the queue's two records (and the TBuf's none).
+            assert_eq!(with_san!(|s| s.bufs.len()), Some(2));
+            pipe.reset();
+            let mut q = TQue::<VecIn, 1>::new();
+            pipe.init_buffer(&mut q, 2, 256);
+            let again = q.alloc_tensor::<f32>();
+            duplicate(&kept, 0.0, 64); // a handle from before the resets
+            q.free_tensor(again);
         })
         .expect("the stale handle must be found");
         assert!(msg.contains("stale tensor handle") && msg.contains("buffer 1 of a VECIN queue"), "{msg}");
