@@ -396,10 +396,9 @@ mod que {
         pub(crate) busy: usize,
         /// `reciprocal(buf_len)`, so that `index_of` divides by a multiplication.
         pub(crate) recip: u64,
-        /// The sanitizer's record of buffer 0 (buffer `i` has `san + i`), as
-        /// [`on_init_queue`](crate::sanitizer::on_init_queue) returned it: a hint the
-        /// sanitizer validates on use (`u32::MAX`: it was off).
-        pub(crate) san: u32,
+        /// The sanitizer's handle on this queue's buffer records, as
+        /// [`on_init_queue`](crate::sanitizer::on_init_queue) returned it.
+        pub(crate) san: crate::sanitizer::QueSan,
     }
 
     /// With `m = ceil(2^40 / d)`, `(x * m) >> 40 == x / d` for all `x, d <= 2^20`: writing

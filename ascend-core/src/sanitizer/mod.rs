@@ -51,7 +51,7 @@ use crate::position::TPosition;
 use crate::sync::{pipe_t, HardEventKind, HARD_EVENTS};
 use gm::{GmAcc, GmLog, GmRec};
 use gm_local::LocalGm;
-use shadow::{lane, Acc, Clock, Race, Shadow, LANES, ROWS};
+use shadow::{lane, Acc, Clock, Race, Shadow, LANES, MAX_CLOCK, ROWS};
 
 /// A clock that knows nothing: joining it changes nothing.
 const ZERO: Clock = [0; LANES];
@@ -91,17 +91,37 @@ impl Buf {
     }
 }
 
-/// The record of buffer `index` of the queue whose first record is `san` (see
-/// [`on_init_queue`]), the buffer of `len` bytes at `start`: found directly when `san` is
-/// valid, else (a queue initialised while the sanitizer was off) by a search.
+/// A queue's handle on its buffers' records, as [`on_init_queue`] returned it: the sanitizer
+/// session that registered them and the index of the first (buffer `i` has `first + i`).
+/// Session 0 (`QueSan::NONE`): the sanitizer was off.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct QueSan {
+    session: u32,
+    first: u32,
+}
+
+impl QueSan {
+    /// No records: the queue was initialised while the sanitizer was off.
+    pub(crate) const NONE: QueSan = QueSan { session: 0, first: 0 };
+}
+
+/// The sessions of [`CoreSan`]s, so that a queue's [`QueSan`] is only trusted by the state
+/// that issued it (1, 2, …; 0 is [`QueSan::NONE`]).
+static SESSIONS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(1);
+
+/// The index of the record of buffer `index` of the queue whose handle is `san`, the buffer
+/// of `len` bytes at `start`: taken directly when this state issued `san` (records are never
+/// removed while it lives, and a queue's `index` is below its buffer count), else (a queue
+/// initialised while the sanitizer was off) found by a search.
 #[inline(always)]
-fn que_buf(bufs: &mut [Buf], san: u32, index: usize, start: usize, len: usize) -> Option<(usize, &mut Buf)> {
-    let i = (san as usize).wrapping_add(index);
-    if bufs.get(i).is_some_and(|b| b.start == start && b.len == len) {
-        return Some((i, &mut bufs[i]));
+fn que_idx(s: &CoreSan, san: QueSan, index: usize, start: usize, len: usize) -> Option<usize> {
+    if san.session == s.session {
+        let i = san.first as usize + index;
+        debug_assert!(s.bufs.get(i).is_some_and(|b| b.start == start && b.len == len));
+        Some(i)
+    } else {
+        search_buf(&s.bufs, start, len)
     }
-    let i = search_buf(bufs, start, len)?;
-    Some((i, &mut bufs[i]))
 }
 
 #[cold]
@@ -114,13 +134,16 @@ fn search_buf(bufs: &[Buf], start: usize, len: usize) -> Option<usize> {
 #[inline(always)]
 fn join_into(row: &mut Clock, c: &Clock) {
     for (a, b) in row.iter_mut().zip(c) {
-        *a = (*a).max(*b);
+        // Signed: the same order for clocks (see `MAX_CLOCK`), one SSE2 comparison.
+        *a = if (*b as i32) > (*a as i32) { *b } else { *a };
     }
 }
 
 /// One core's sanitizer state.
 struct CoreSan {
     core: u32,
+    /// This state's session (see [`QueSan`]).
+    session: u32,
     /// Row `p`: what pipe `p` knows of the pipes that issue instructions (its own lane: its
     /// clock).
     vc: [Clock; ROWS],
@@ -206,8 +229,11 @@ impl LaunchSanitizer {
             }
         }
         let core = crate::ctx::current_block_idx();
+        let session = SESSIONS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        assert!(session != 0, "sanitizer: more than 2^32 cores sanitized in one process");
         let state = CoreSan {
             core,
+            session,
             vc: [[0; LANES]; ROWS],
             events: vec![ZERO; HARD_EVENTS.len() * IDS],
             ub: Shadow::default(),
@@ -330,7 +356,7 @@ impl CoreSan {
     #[inline(always)]
     fn tick(&mut self, pipe: pipe_t) -> u32 {
         let (p, l) = (pipe as usize & (ROWS - 1), lane(pipe));
-        if self.vc[p][l] == u32::MAX {
+        if self.vc[p][l] >= MAX_CLOCK {
             self.clock_exhausted(pipe);
         }
         self.vc[p][l] += 1;
@@ -346,7 +372,7 @@ impl CoreSan {
                 "sanitizer: core {} issued {} instructions on pipe {}, more than its clocks count; run this \
                  launch with Launch::sanitize(false)",
                 self.core,
-                u32::MAX,
+                MAX_CLOCK,
                 pipe.short_name()
             ),
         )
@@ -788,9 +814,9 @@ pub(crate) fn on_sync_all() {
 /// `TPipe::InitBuffer` of a queue of `num` buffers of `len` bytes from `base`: registers
 /// their records (reusing the run of records of an earlier queue of the same layout, after
 /// `TPipe::reset`) and returns the first one's index, which the queue hands back to the
-/// hooks below (`u32::MAX` when the sanitizer is off).
+/// hooks below ([`QueSan::NONE`] when the sanitizer is off).
 #[track_caller]
-pub(crate) fn on_init_queue(base: usize, len: usize, num: usize, pos: TPosition) -> u32 {
+pub(crate) fn on_init_queue(base: usize, len: usize, num: usize, pos: TPosition) -> QueSan {
     let loc = Location::caller();
     with_san!(|s| {
         let at = |k: usize| base + k * len;
@@ -815,9 +841,10 @@ pub(crate) fn on_init_queue(base: usize, len: usize, num: usize, pos: TPosition)
             b.pos = pos;
             b.index = k;
         }
-        u32::try_from(first).unwrap_or(u32::MAX)
+        let first = u32::try_from(first).expect("sanitizer: more than 2^32 queue buffers on one core");
+        QueSan { session: s.session, first }
     })
-    .unwrap_or(u32::MAX)
+    .unwrap_or(QueSan::NONE)
 }
 
 /// `AllocTensor` of buffer `index` of a queue (`san` from [`on_init_queue`]) of `len`-byte
@@ -825,7 +852,7 @@ pub(crate) fn on_init_queue(base: usize, len: usize, num: usize, pos: TPosition)
 #[track_caller]
 #[inline(always)]
 pub(crate) fn on_alloc(
-    san: u32,
+    san: QueSan,
     base: usize,
     len: usize,
     index: usize,
@@ -835,19 +862,17 @@ pub(crate) fn on_alloc(
     let loc = Location::caller();
     with_san!(|s| {
         let start = base + index * len;
-        let (i, b) = match que_buf(&mut s.bufs, san, index, start, len) {
-            Some(r) => r,
-            None => {
-                let i = s.new_buf(start, len, src, index, loc);
-                (i, &mut s.bufs[i])
-            }
+        let i = match que_idx(s, san, index, start, len) {
+            Some(i) => i,
+            None => s.new_buf(start, len, src, index, loc),
         };
+        let b = &mut s.bufs[i];
         b.gen = b.gen.wrapping_add(1).max(1);
-        b.live = true;
         b.queued = false;
         b.alloc_at = loc;
         let free = std::mem::replace(&mut b.free, ZERO);
         let gen = b.gen;
+        b.live = true;
         s.valid[i + 1] = gen;
         if let Some(q) = q {
             s.join(q.free.1, &free);
@@ -860,10 +885,12 @@ pub(crate) fn on_alloc(
 /// `EnQue` of buffer `index` (as [`on_alloc`]): sets the queue's enque event on its source
 /// pipe.
 #[inline(always)]
-pub(crate) fn on_enque(san: u32, base: usize, len: usize, index: usize, q: Option<QuePipes>) {
+pub(crate) fn on_enque(san: QueSan, base: usize, len: usize, index: usize, q: Option<QuePipes>) {
     with_san!(|s| {
         let c = q.map_or(ZERO, |q| s.snapshot(q.enq.0));
-        let Some((_, b)) = que_buf(&mut s.bufs, san, index, base + index * len, len) else { return };
+        let Some(b) = que_idx(s, san, index, base + index * len, len).and_then(|i| s.bufs.get_mut(i)) else {
+            return;
+        };
         b.queued = true;
         b.enq = c;
     });
@@ -871,9 +898,10 @@ pub(crate) fn on_enque(san: u32, base: usize, len: usize, index: usize, q: Optio
 
 /// `DeQue` of buffer `index`: waits for the enque event; returns the handle's tag.
 #[inline(always)]
-pub(crate) fn on_deque(san: u32, base: usize, len: usize, index: usize, q: Option<QuePipes>) -> u64 {
+pub(crate) fn on_deque(san: QueSan, base: usize, len: usize, index: usize, q: Option<QuePipes>) -> u64 {
     with_san!(|s| {
-        let Some((i, b)) = que_buf(&mut s.bufs, san, index, base + index * len, len) else { return 0 };
+        let Some(i) = que_idx(s, san, index, base + index * len, len) else { return 0 };
+        let b = &mut s.bufs[i];
         b.queued = false;
         let (c, gen) = (std::mem::replace(&mut b.enq, ZERO), b.gen);
         if let Some(q) = q {
@@ -891,7 +919,7 @@ pub(crate) fn on_deque(san: u32, base: usize, len: usize, index: usize, q: Optio
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn on_free(
     api: &'static str,
-    san: u32,
+    san: QueSan,
     base: usize,
     len: usize,
     index: usize,
@@ -902,7 +930,8 @@ pub(crate) fn on_free(
     with_san!(|s| {
         s.check_tag(api, tag, loc);
         let (c, to) = q.map_or((ZERO, 0), |q| (s.snapshot(q.free.0), q.free.1));
-        let Some((i, b)) = que_buf(&mut s.bufs, san, index, base + index * len, len) else { return };
+        let Some(i) = que_idx(s, san, index, base + index * len, len) else { return };
+        let b = &mut s.bufs[i];
         b.live = false;
         b.queued = false;
         b.freed_at = Some(loc);
@@ -1001,17 +1030,30 @@ mod tests {
     #[test]
     fn a_queue_given_its_buffers_before_the_sanitizer_ran_is_still_checked() {
         let (_region, gm) = ones_in_gm();
-        for queued in [true, false] {
+        for (queued, earlier_session) in [(true, false), (false, false), (true, true), (false, true)] {
             let msg = fault_of(|| {
-                // The queue's buffers are carved with the sanitizer off: its records are found
-                // by their bytes, and its events still order the pipes.
+                // The queue's buffers are carved with the sanitizer off, or by another core's
+                // sanitizer state (whose record handle this one must not trust): its records
+                // are found by their bytes, and its events still order the pipes.
                 let mut pipe = TPipe::new();
                 let mut q = TQue::<VecIn, 1>::new();
-                pipe.init_buffer(&mut q, 2, 256);
+                if earlier_session {
+                    LaunchSanitizer::new().run_core(|| {
+                        pipe.init_buffer(&mut q, 2, 256);
+                        assert_eq!(with_san!(|s| s.bufs.len()), Some(2));
+                    });
+                } else {
+                    pipe.init_buffer(&mut q, 2, 256);
+                }
                 LaunchSanitizer::new().run_core(|| {
                     assert_eq!(with_san!(|s| s.bufs.len()), Some(0));
                     copy_in_then_read(&mut pipe, &mut q, &gm, queued);
                     copy_in_then_read(&mut pipe, &mut q, &gm, queued);
+                    assert_eq!(
+                        with_san!(|s| s.bufs.len()),
+                        Some(2),
+                        "a record per buffer, made at its AllocTensor"
+                    );
                 })
             });
             if queued {
@@ -1078,13 +1120,13 @@ mod tests {
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             san.run_core(|| {
                 let v = pipe_t::PIPE_V as usize;
-                with_san!(|s| s.vc[v][lane(pipe_t::PIPE_V)] = u32::MAX - 1);
+                with_san!(|s| s.vc[v][lane(pipe_t::PIPE_V)] = MAX_CLOCK - 1);
                 on_vector("Add", &[], &[]); // the last clock value
                 on_vector("Add", &[], &[]); // one too many
             })
         }));
         let msg = *r.expect_err("the second instruction must fail").downcast::<String>().unwrap();
-        assert!(msg.contains("core 0 issued 4294967295 instructions on pipe V"), "{msg}");
+        assert!(msg.contains("core 0 issued 2147483647 instructions on pipe V"), "{msg}");
         assert!(msg.contains("Launch::sanitize(false)"), "{msg}");
     }
 }

@@ -51,6 +51,11 @@ const _: () = {
 /// vector clock), indexed by [`lane`].
 pub(crate) type Clock = [u32; LANES];
 
+/// The largest clock value: a pipe's clock stops at it (an error), so that every clock fits
+/// in an `i32` and compares as one. Comparing them signed is the same order, and x86-64's
+/// baseline (SSE2) compares four signed lanes in one instruction but no unsigned ones.
+pub(crate) const MAX_CLOCK: u32 = i32::MAX as u32;
+
 /// One access: which instruction (its site), on which pipe, at which point of that pipe.
 /// `lane` is `lane(pipe)`, kept beside the pipe (in the struct's padding) so that a check
 /// indexes a clock with no lookup; [`Acc::new`] and [`Acc::NONE`] keep the two consistent.
@@ -316,7 +321,7 @@ mod tests {
     }
 
     /// A view that knows everything.
-    const ALL: Clock = [u32::MAX; LANES];
+    const ALL: Clock = [MAX_CLOCK; LANES];
     /// A view that knows nothing.
     const NONE: Clock = [0; LANES];
 
