@@ -109,12 +109,14 @@ impl QueSan {
 /// that issued it (1, 2, …; 0 is [`QueSan::NONE`]).
 static SESSIONS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(1);
 
-/// The index of the record of buffer `index` of the queue whose handle is `san`, the buffer
-/// of `len` bytes at `start`: taken directly when this state issued `san` (records are never
-/// removed while it lives, and a queue's `index` is below its buffer count), else (a queue
-/// initialised while the sanitizer was off) found by a search.
+/// The index of the record of buffer `index` of the queue whose handle is `san`, a queue of
+/// `len`-byte buffers from `base`: taken directly when this state issued `san` (records are
+/// never removed while it lives, and a queue's `index` is below its buffer count), else (a
+/// queue initialised while the sanitizer was off, or by another core's state) found by a
+/// search of the buffer's bytes.
 #[inline(always)]
-fn que_idx(s: &CoreSan, san: QueSan, index: usize, start: usize, len: usize) -> Option<usize> {
+fn que_idx(s: &CoreSan, san: QueSan, base: usize, len: usize, index: usize) -> Option<usize> {
+    let start = base + index * len;
     if san.session == s.session {
         let i = san.first as usize + index;
         debug_assert!(s.bufs.get(i).is_some_and(|b| b.start == start && b.len == len));
@@ -813,7 +815,7 @@ pub(crate) fn on_sync_all() {
 
 /// `TPipe::InitBuffer` of a queue of `num` buffers of `len` bytes from `base`: registers
 /// their records (reusing the run of records of an earlier queue of the same layout, after
-/// `TPipe::reset`) and returns the first one's index, which the queue hands back to the
+/// `TPipe::reset`) and returns the queue's handle on them, which the queue hands back to the
 /// hooks below ([`QueSan::NONE`] when the sanitizer is off).
 #[track_caller]
 pub(crate) fn on_init_queue(base: usize, len: usize, num: usize, pos: TPosition) -> QueSan {
@@ -861,10 +863,9 @@ pub(crate) fn on_alloc(
 ) -> u64 {
     let loc = Location::caller();
     with_san!(|s| {
-        let start = base + index * len;
-        let i = match que_idx(s, san, index, start, len) {
+        let i = match que_idx(s, san, base, len, index) {
             Some(i) => i,
-            None => s.new_buf(start, len, src, index, loc),
+            None => s.new_buf(base + index * len, len, src, index, loc),
         };
         let b = &mut s.bufs[i];
         b.gen = b.gen.wrapping_add(1).max(1);
@@ -888,9 +889,8 @@ pub(crate) fn on_alloc(
 pub(crate) fn on_enque(san: QueSan, base: usize, len: usize, index: usize, q: Option<QuePipes>) {
     with_san!(|s| {
         let c = q.map_or(ZERO, |q| s.snapshot(q.enq.0));
-        let Some(b) = que_idx(s, san, index, base + index * len, len).and_then(|i| s.bufs.get_mut(i)) else {
-            return;
-        };
+        let Some(i) = que_idx(s, san, base, len, index) else { return };
+        let b = &mut s.bufs[i];
         b.queued = true;
         b.enq = c;
     });
@@ -900,7 +900,7 @@ pub(crate) fn on_enque(san: QueSan, base: usize, len: usize, index: usize, q: Op
 #[inline(always)]
 pub(crate) fn on_deque(san: QueSan, base: usize, len: usize, index: usize, q: Option<QuePipes>) -> u64 {
     with_san!(|s| {
-        let Some(i) = que_idx(s, san, index, base + index * len, len) else { return 0 };
+        let Some(i) = que_idx(s, san, base, len, index) else { return 0 };
         let b = &mut s.bufs[i];
         b.queued = false;
         let (c, gen) = (std::mem::replace(&mut b.enq, ZERO), b.gen);
@@ -930,7 +930,7 @@ pub(crate) fn on_free(
     with_san!(|s| {
         s.check_tag(api, tag, loc);
         let (c, to) = q.map_or((ZERO, 0), |q| (s.snapshot(q.free.0), q.free.1));
-        let Some(i) = que_idx(s, san, index, base + index * len, len) else { return };
+        let Some(i) = que_idx(s, san, base, len, index) else { return };
         let b = &mut s.bufs[i];
         b.live = false;
         b.queued = false;

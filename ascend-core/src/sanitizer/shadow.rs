@@ -52,8 +52,9 @@ const _: () = {
 pub(crate) type Clock = [u32; LANES];
 
 /// The largest clock value: a pipe's clock stops at it (an error), so that every clock fits
-/// in an `i32` and compares as one. Comparing them signed is the same order, and x86-64's
-/// baseline (SSE2) compares four signed lanes in one instruction but no unsigned ones.
+/// in an `i32`. Compared signed, clocks keep their order, and x86-64's baseline (SSE2) has a
+/// four-lane signed comparison but no unsigned one: a join (lane-wise maximum) is then one
+/// comparison and a blend.
 pub(crate) const MAX_CLOCK: u32 = i32::MAX as u32;
 
 /// One access: which instruction (its site), on which pipe, at which point of that pipe.
