@@ -20,6 +20,13 @@ fn run(cores: u32, kernel: impl Fn() + Sync) -> Result<LaunchStats, LaunchError>
     Launch::new(Soc::Ascend910B).block_dim(cores).sync_all(true).run(kernel)
 }
 
+/// [`run`] for a kernel built without the compiler's automatic synchronisation
+/// (`--cce-auto-sync=off`): scalar accesses and dependent vector instructions need their
+/// events and barriers by hand.
+fn run_manual(cores: u32, kernel: impl Fn() + Sync) -> Result<LaunchStats, LaunchError> {
+    Launch::new(Soc::Ascend910B).block_dim(cores).sync_all(true).auto_sync(false).run(kernel)
+}
+
 /// The launch failed with a fault whose message holds every `needle`; returns the fault.
 #[track_caller]
 fn expect_fault(r: Result<LaunchStats, LaunchError>, needles: &[&str]) -> CoreFault {
@@ -186,7 +193,9 @@ fn missing_v_mte2_before_reusing_an_input_buffer() {
     assert_eq!(z.to_vec(), (0..2 * N).map(|i| 2.0 * i as f32).collect::<Vec<_>>());
 }
 
-// 4. A scalar GetValue of a tile the vector pipe just wrote (missing V -> S).
+// 4. A scalar GetValue of a tile the vector pipe just wrote (missing V -> S), in a kernel
+// built without the compiler's automatic synchronisation (with it, the compiler inserts the
+// V_S event: the kernel is correct as written).
 fn scalar_read_after_vector(fixed: bool, z: GmAddr) {
     let z_gm = bind(&z, 0, N);
     let mut pipe = TPipe::new();
@@ -206,7 +215,7 @@ fn scalar_read_after_vector(fixed: bool, z: GmAddr) {
 fn missing_v_s_before_get_value() {
     let z = gm_f32(&[0.0; N]);
     let f = expect_fault(
-        run(1, || scalar_read_after_vector(false, z.addr())),
+        run_manual(1, || scalar_read_after_vector(false, z.addr())),
         &[
             "LocalTensor::GetValue on pipe S reads UB bytes [0xc, 0x10)",
             "Duplicate on pipe V",
@@ -214,7 +223,9 @@ fn missing_v_s_before_get_value() {
         ],
     );
     assert_eq!(f.line, line_of("MARK-4"));
-    run(1, || scalar_read_after_vector(true, z.addr())).unwrap();
+    run_manual(1, || scalar_read_after_vector(true, z.addr())).unwrap();
+    // Built with the compiler's automatic synchronisation, the unfixed kernel is correct.
+    run(1, || scalar_read_after_vector(false, z.addr())).unwrap();
     assert_eq!(z.to_vec()[0], 5.0);
 }
 
@@ -469,7 +480,8 @@ fn outside_a_launch_the_sanitizer_is_off() {
     assert_eq!(t.get_value(0), 0.0);
 }
 
-// 13. A Cast result (a two-type instruction) read by GetValue (missing V -> S).
+// 13. A Cast result (a two-type instruction) read by GetValue (missing V -> S, without the
+// compiler's automatic synchronisation).
 fn cast_then_get_value(fixed: bool, z: GmAddr) {
     let z_gm = bind(&z, 0, N);
     let mut pipe = TPipe::new();
@@ -478,6 +490,7 @@ fn cast_then_get_value(fixed: bool, z: GmAddr) {
     pipe.init_tbuf(&mut b, N * 4);
     let (h, f) = (a.get::<f16>(), b.get::<f32>());
     duplicate(&h, f16::from_f32(1.5), N);
+    pipe_barrier::<PIPE_V>(); // Cast reads what Duplicate wrote (see catalogue entry 19)
     cast(&f, &h, RoundMode::CastNone, N);
     if fixed {
         set_flag::<HardEvent::V_S>(0);
@@ -491,7 +504,7 @@ fn cast_then_get_value(fixed: bool, z: GmAddr) {
 fn missing_v_s_before_reading_a_cast_result() {
     let z = gm_f32(&[0.0; N]);
     let f = expect_fault(
-        run(1, || cast_then_get_value(false, z.addr())),
+        run_manual(1, || cast_then_get_value(false, z.addr())),
         &[
             "read-after-write race on core 0",
             "LocalTensor::GetValue on pipe S reads UB bytes [0x10c, 0x110)",
@@ -500,7 +513,9 @@ fn missing_v_s_before_reading_a_cast_result() {
         ],
     );
     assert_eq!(f.line, line_of("MARK-13"));
-    run(1, || cast_then_get_value(true, z.addr())).unwrap();
+    run_manual(1, || cast_then_get_value(true, z.addr())).unwrap();
+    // Built with the compiler's automatic synchronisation, the unfixed kernel is correct.
+    run(1, || cast_then_get_value(false, z.addr())).unwrap();
     assert_eq!(z.to_vec()[0], 1.5);
 }
 
@@ -544,7 +559,7 @@ fn missing_v_mte3_before_copying_out_compare_bits() {
 }
 
 // 15. A reduction's result (written outside the engine's operands) read by GetValue (missing
-// V -> S).
+// V -> S, without the compiler's automatic synchronisation).
 fn reduce_then_get_value(fixed: bool, x: GmAddr, z: GmAddr) {
     let (x_gm, z_gm) = (bind(&x, 0, N), bind(&z, 0, N));
     let mut pipe = TPipe::new();
@@ -570,7 +585,7 @@ fn missing_v_s_before_reading_a_reduction_result() {
     let x = gm_f32(&[0.5; N]);
     let z = gm_f32(&[0.0; N]);
     let f = expect_fault(
-        run(1, || reduce_then_get_value(false, x.addr(), z.addr())),
+        run_manual(1, || reduce_then_get_value(false, x.addr(), z.addr())),
         &[
             "read-after-write race on core 0",
             "LocalTensor::GetValue on pipe S reads UB bytes [0x100, 0x104)",
@@ -579,7 +594,9 @@ fn missing_v_s_before_reading_a_reduction_result() {
         ],
     );
     assert_eq!(f.line, line_of("MARK-15"));
-    run(1, || reduce_then_get_value(true, x.addr(), z.addr())).unwrap();
+    run_manual(1, || reduce_then_get_value(true, x.addr(), z.addr())).unwrap();
+    // Built with the compiler's automatic synchronisation, the unfixed kernel is correct.
+    run(1, || reduce_then_get_value(false, x.addr(), z.addr())).unwrap();
     assert_eq!(z.to_vec()[0], 32.0);
 }
 
@@ -632,4 +649,177 @@ fn missing_mte3_mte2_before_reading_back_a_workspace() {
         run(1, || workspace_round_trip(fix, x.addr(), ws.addr(), z.addr())).unwrap();
         assert_eq!(z.to_vec(), vec![3.0; N]);
     }
+}
+
+// 17. Two copies into overlapping UB bytes with nothing between them (missing
+// PipeBarrier<PIPE_MTE2>): MTE2 starts its copies in order but may finish them in any order,
+// so the patch may land before the tile it patches.
+fn overlapping_copies_in(fixed: bool, x: GmAddr, y: GmAddr, z: GmAddr) {
+    let (x_gm, y_gm, z_gm) = (bind(&x, 0, N), bind(&y, 0, 8), bind(&z, 0, N));
+    let mut pipe = TPipe::new();
+    let mut b = TBuf::<VecCalc>::new();
+    pipe.init_tbuf(&mut b, N * 4);
+    let t = b.get::<f32>();
+    data_copy(&t, &x_gm, N);
+    if fixed {
+        pipe_barrier::<PIPE_MTE2>();
+    }
+    data_copy(&t, &y_gm, 8); // MARK-17
+    set_flag::<HardEvent::MTE2_MTE3>(0);
+    wait_flag::<HardEvent::MTE2_MTE3>(0);
+    data_copy(&z_gm, &t, N);
+}
+
+#[test]
+fn missing_pipe_barrier_between_overlapping_copies_in() {
+    let x = gm_f32(&(0..N).map(|i| i as f32).collect::<Vec<_>>());
+    let (y, z) = (gm_f32(&[-1.0; 8]), gm_f32(&[0.0; N]));
+    let f = expect_fault(
+        run(1, || overlapping_copies_in(false, x.addr(), y.addr(), z.addr())),
+        &[
+            "write-after-write race on core 0",
+            "DataCopy on pipe MTE2 writes UB bytes [0x0, 0x20)",
+            "that DataCopy on pipe MTE2",
+            "add PipeBarrier<PIPE_MTE2>() between them",
+        ],
+    );
+    assert_eq!(f.line, line_of("MARK-17"));
+    run(1, || overlapping_copies_in(true, x.addr(), y.addr(), z.addr())).unwrap();
+    let want: Vec<f32> = (0..N).map(|i| if i < 8 { -1.0 } else { i as f32 }).collect();
+    assert_eq!(z.to_vec(), want);
+}
+
+// 18. Two copies out to overlapping GM with nothing between them (missing
+// PipeBarrier<PIPE_MTE3>): either value may land in the shared bytes.
+fn overlapping_copies_out(fixed: bool, x: GmAddr, z: GmAddr) {
+    let (x_gm, z_gm) = (bind(&x, 0, N), bind(&z, 0, N));
+    let mut pipe = TPipe::new();
+    let (mut ba, mut bb) = (TBuf::<VecCalc>::new(), TBuf::<VecCalc>::new());
+    pipe.init_tbuf(&mut ba, N * 4);
+    pipe.init_tbuf(&mut bb, N * 4);
+    let (a, b) = (ba.get::<f32>(), bb.get::<f32>());
+    data_copy(&a, &x_gm, N);
+    set_flag::<HardEvent::MTE2_V>(0);
+    wait_flag::<HardEvent::MTE2_V>(0);
+    muls(&b, &a, 2.0, N);
+    set_flag::<HardEvent::V_MTE3>(0);
+    wait_flag::<HardEvent::V_MTE3>(0);
+    data_copy(&z_gm, &a, N);
+    if fixed {
+        pipe_barrier::<PIPE_MTE3>();
+    }
+    data_copy(&z_gm.view(N - 8), &b.view(N - 8), 8); // MARK-18
+}
+
+#[test]
+fn missing_pipe_barrier_between_overlapping_copies_out() {
+    let x = gm_f32(&(0..N).map(|i| i as f32).collect::<Vec<_>>());
+    let z = gm_f32(&[0.0; N]);
+    let f = expect_fault(
+        run(1, || overlapping_copies_out(false, x.addr(), z.addr())),
+        &[
+            "write-after-write race on global memory on core 0",
+            "DataCopy on pipe MTE3 writes bytes [0xe0, 0x100)",
+            "that DataCopy on pipe MTE3",
+            "add PipeBarrier<PIPE_MTE3>() between them",
+        ],
+    );
+    assert_eq!(f.line, line_of("MARK-18"));
+    run(1, || overlapping_copies_out(true, x.addr(), z.addr())).unwrap();
+    let want: Vec<f32> = (0..N).map(|i| if i < N - 8 { i as f32 } else { 2.0 * i as f32 }).collect();
+    assert_eq!(z.to_vec(), want);
+}
+
+// 19. A vector instruction reading what the previous one wrote, in a kernel built without the
+// compiler's automatic synchronisation (missing PipeBarrier<PIPE_V>; with it, the compiler
+// inserts the barrier).
+fn dependent_vector_instructions(fixed: bool, x: GmAddr, z: GmAddr) {
+    let (x_gm, z_gm) = (bind(&x, 0, N), bind(&z, 0, N));
+    let mut pipe = TPipe::new();
+    let (mut ba, mut bb) = (TBuf::<VecCalc>::new(), TBuf::<VecCalc>::new());
+    pipe.init_tbuf(&mut ba, N * 4);
+    pipe.init_tbuf(&mut bb, N * 4);
+    let (a, b) = (ba.get::<f32>(), bb.get::<f32>());
+    data_copy(&a, &x_gm, N);
+    set_flag::<HardEvent::MTE2_V>(0);
+    wait_flag::<HardEvent::MTE2_V>(0);
+    add(&b, &a, &a, N);
+    if fixed {
+        pipe_barrier::<PIPE_V>();
+    }
+    muls(&a, &b, 3.0, N); // MARK-19
+    set_flag::<HardEvent::V_MTE3>(0);
+    wait_flag::<HardEvent::V_MTE3>(0);
+    data_copy(&z_gm, &a, N);
+}
+
+#[test]
+fn missing_pipe_barrier_between_dependent_vector_instructions() {
+    let x = gm_f32(&(0..N).map(|i| i as f32).collect::<Vec<_>>());
+    let z = gm_f32(&[0.0; N]);
+    let f = expect_fault(
+        run_manual(1, || dependent_vector_instructions(false, x.addr(), z.addr())),
+        &[
+            "read-after-write race on core 0",
+            "Muls on pipe V reads UB bytes [0x100, 0x200)",
+            "that Add on pipe V",
+            "add PipeBarrier<PIPE_V>() between them (the compiler's automatic synchronisation inserts it",
+        ],
+    );
+    assert_eq!(f.line, line_of("MARK-19"));
+    let want: Vec<f32> = (0..N).map(|i| 6.0 * i as f32).collect();
+    run_manual(1, || dependent_vector_instructions(true, x.addr(), z.addr())).unwrap();
+    assert_eq!(z.to_vec(), want);
+    z.write_from(&[0.0; N]);
+    run(1, || dependent_vector_instructions(false, x.addr(), z.addr())).unwrap();
+    assert_eq!(z.to_vec(), want);
+}
+
+// 20. A wait on the scalar pipe holds the scalar unit, which issues every instruction: what it
+// waited for is ordered before everything issued after it, on every pipe. Here the vector
+// pipe reads the copied tile with no MTE2_V event of its own: correct, since the scalar unit
+// waited for MTE2 before issuing `Adds`. Without the MTE2_S wait the scalar read races (the
+// compiler's automatic synchronisation inserts that wait, which then orders `Adds` too).
+fn scalar_wait_then_vector(wait: bool, x: GmAddr, z: GmAddr) {
+    let (x_gm, z_gm) = (bind(&x, 0, N), bind(&z, 0, N));
+    let mut pipe = TPipe::new();
+    let (mut ba, mut bb) = (TBuf::<VecCalc>::new(), TBuf::<VecCalc>::new());
+    pipe.init_tbuf(&mut ba, N * 4);
+    pipe.init_tbuf(&mut bb, N * 4);
+    let (a, b) = (ba.get::<f32>(), bb.get::<f32>());
+    data_copy(&a, &x_gm, N);
+    if wait {
+        set_flag::<HardEvent::MTE2_S>(0);
+        wait_flag::<HardEvent::MTE2_S>(0);
+    }
+    let first = a.get_value(0); // MARK-20
+    adds(&b, &a, first, N);
+    set_flag::<HardEvent::V_MTE3>(0);
+    wait_flag::<HardEvent::V_MTE3>(0);
+    data_copy(&z_gm, &b, N);
+}
+
+#[test]
+fn a_wait_on_the_scalar_pipe_orders_every_later_instruction() {
+    let x = gm_f32(&(0..N).map(|i| i as f32 + 4.0).collect::<Vec<_>>());
+    let z = gm_f32(&[0.0; N]);
+    let want: Vec<f32> = (0..N).map(|i| i as f32 + 8.0).collect();
+    for manual in [false, true] {
+        z.write_from(&[0.0; N]);
+        let r = if manual {
+            run_manual(1, || scalar_wait_then_vector(true, x.addr(), z.addr()))
+        } else {
+            run(1, || scalar_wait_then_vector(true, x.addr(), z.addr()))
+        };
+        r.unwrap();
+        assert_eq!(z.to_vec(), want);
+    }
+    let f = expect_fault(
+        run_manual(1, || scalar_wait_then_vector(false, x.addr(), z.addr())),
+        &["read-after-write race on core 0", "LocalTensor::GetValue on pipe S", "HardEvent::MTE2_S"],
+    );
+    assert_eq!(f.line, line_of("MARK-20"));
+    z.write_from(&[0.0; N]);
+    run(1, || scalar_wait_then_vector(false, x.addr(), z.addr())).unwrap();
+    assert_eq!(z.to_vec(), want);
 }

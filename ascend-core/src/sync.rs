@@ -338,8 +338,12 @@ pub fn wait_flag_event(e: HardEventKind, id: TEventID) {
 /// Orders pipe `P` (AscendC `PipeBarrier<PIPE_X>()`): its later instructions start after its
 /// earlier ones finish; `PIPE_ALL` waits for every pipe.
 ///
-/// Instructions of one pipe are already in program order in this model, so only `PIPE_ALL`
-/// adds an ordering (between all pipes).
+/// A pipe starts its instructions in program order but need not finish them in order: two
+/// copies of MTE2 into overlapping UB bytes, or of MTE3 into overlapping GM bytes, need
+/// `PipeBarrier<PIPE_MTE2>` / `<PIPE_MTE3>` between them (the sanitizer reports it missing),
+/// and so do two dependent vector instructions in a kernel built without the compiler's
+/// automatic synchronisation (`Launch::auto_sync(false)`; with it, the compiler inserts
+/// `PipeBarrier<PIPE_V>`).
 pub fn pipe_barrier<P: PipeKind>() {
     crate::sanitizer::on_pipe_barrier(P::PIPE);
 }

@@ -343,6 +343,7 @@ pub struct Launch {
     stack_size: usize,
     quiet: bool,
     sanitize: bool,
+    auto_sync: bool,
     timeout: Option<Duration>,
     max_threads: u32,
     atomic_order: AtomicOrder,
@@ -358,6 +359,7 @@ impl Launch {
             stack_size: DEFAULT_STACK_SIZE,
             quiet: true,
             sanitize: true,
+            auto_sync: true,
             atomic_order: AtomicOrder::Deterministic,
             timeout: Some(DEFAULT_TIMEOUT),
             max_threads: DEFAULT_MAX_THREADS,
@@ -448,6 +450,38 @@ impl Launch {
     /// over at the end of the kernel. Turn it off for benchmarks.
     pub fn sanitize(self, on: bool) -> Launch {
         Launch { sanitize: on, ..self }
+    }
+
+    /// Whether the kernel is taken as built with the BiSheng compiler's automatic
+    /// synchronisation (default `true`, as the vendor's kernel projects and `<<<>>>` builds
+    /// are; `false` models `--cce-auto-sync=off`). With it, the compiler orders
+    /// `LocalTensor::GetValue`/`SetValue` and `GlobalTensor::GetValue` (pipe S) against the V,
+    /// MTE2 and MTE3 pipes wherever they touch the same bytes, and a vector instruction after
+    /// the vector instruction it depends on (`PipeBarrier<PIPE_V>`), so the sanitizer reports
+    /// none of those as missing. Without it, each one missing is a race.
+    ///
+    /// ```
+    /// use ascend_runtime::prelude::*;
+    ///
+    /// fn first_sum(out: GmAddr) {
+    ///     let mut pipe = TPipe::new();
+    ///     let mut buf = TBuf::<VecCalc>::new();
+    ///     pipe.init_tbuf(&mut buf, 256);
+    ///     let t = buf.get::<f32>();
+    ///     duplicate(&t, 1.0f32, 64); // V writes t
+    ///     let v = t.get_value(0); // S reads it: the compiler inserts V_S here
+    ///     let mut o = GlobalTensor::<f32>::new();
+    ///     o.set_global_buffer(out, 8);
+    ///     o.set_value(0, v);
+    /// }
+    ///
+    /// let out = GmBuffer::<f32>::zeroed(8);
+    /// Launch::new(Soc::Ascend910B).run(|| first_sum(out.addr())).unwrap();
+    /// let err = Launch::new(Soc::Ascend910B).auto_sync(false).run(|| first_sum(out.addr())).unwrap_err();
+    /// assert!(err.to_string().contains("add SetFlag<HardEvent::V_S> / WaitFlag<HardEvent::V_S>"), "{err}");
+    /// ```
+    pub fn auto_sync(self, on: bool) -> Launch {
+        Launch { auto_sync: on, ..self }
     }
 
     /// In which order float global-memory atomics (`set_atomic_add::<f32>()` …) of different
@@ -572,7 +606,7 @@ impl Launch {
             skipped: Mutex::new(Vec::new()),
             output: Mutex::new(Vec::new()),
             kernel,
-            san: self.sanitize.then(LaunchSanitizer::new),
+            san: self.sanitize.then(|| LaunchSanitizer::with_auto_sync(self.auto_sync)),
             watch: watch.clone(),
         };
         match self.mode {

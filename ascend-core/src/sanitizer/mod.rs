@@ -3,21 +3,32 @@
 //! (this one included) computes the right answer.
 //!
 //! **Model.** Every operation runs on a pipe: `DataCopy` GM→UB on MTE2, UB→GM on MTE3, UB→UB
-//! and every vector instruction on V, `GetValue`/`SetValue` on S. Within a pipe, program order
-//! holds. Across pipes, only events order instructions: `set_flag::<HardEvent::X_Y>` /
-//! `wait_flag`, the events the queues set and wait (see [`que_events`]), `PipeBarrier<PIPE_ALL>`
-//! and `SyncAll`. Each pipe keeps a vector clock; every Unified Buffer access (a byte range per
-//! operand and call: the span the instruction's addressing reaches) is checked against the
-//! last write and the last read of every other pipe on those bytes: read-after-write,
-//! write-after-read and write-after-write without a happens-before ordering are errors naming
-//! both instructions, their lines and pipes, the buffer and bytes, and the event that fixes
-//! it.
+//! and every vector instruction on V, `GetValue`/`SetValue` on S. The scalar unit issues every
+//! instruction to its pipe, in program order; a pipe starts its instructions in that order but
+//! need not finish them in order (the vendor's `PipeBarrier` page: two copies into
+//! overlapping bytes need `PipeBarrier<PIPE_MTE2>`/`<PIPE_MTE3>`). So an instruction is
+//! ordered after another only through: the scalar unit's own program order (S); a
+//! `PipeBarrier` of the pipe; an event (`set_flag::<HardEvent::X_Y>` / `wait_flag`, the events
+//! the queues set and wait, see [`que_events`]): X's `SetFlag` fires once X's earlier
+//! instructions are done and X's later ones start after it, and Y's later instructions wait —
+//! when Y is S, that holds the scalar unit, so every instruction issued afterwards, on any
+//! pipe, is ordered after what the event orders; `PipeBarrier<PIPE_ALL>` and `SyncAll`. A
+//! kernel built with the BiSheng compiler's automatic synchronisation (the vendor's default;
+//! [`LaunchSanitizer::with_auto_sync`]) also gets `PipeBarrier<PIPE_V>` between dependent
+//! vector instructions and the events between a scalar tensor access and V, MTE2 or MTE3
+//! wherever they touch the same bytes. Each pipe keeps a vector clock; every Unified Buffer
+//! access (a byte range per operand and call: the span the instruction's addressing reaches)
+//! is checked against the last write and the last read of every pipe on those bytes:
+//! read-after-write, write-after-read and write-after-write without a happens-before ordering
+//! are errors naming both instructions, their lines and pipes, the buffer and bytes, and the
+//! event or barrier that fixes it.
 //!
 //! Global memory is checked across cores: each core logs its accesses (DMA writes widened to
 //! the 32-byte blocks they really write) with its `SyncAll` epoch; after the launch, two cores
 //! touching the same bytes in one epoch, one of them writing and not both atomically, is an
 //! error. Within a core, an MTE2 read of global memory this core's MTE3 or S wrote without an
-//! ordering event is an error too (see `gm_local`).
+//! ordering event is an error too, and so is an MTE3 write over bytes an earlier MTE3 write
+//! of the core may still be writing (see `gm_local`).
 //!
 //! **Cost.** The hooks run a dozen times per tile, so they are built to be cheap: the state is
 //! reached through one thread-local pointer; an access record is 12 bytes (the instruction's
@@ -51,7 +62,7 @@ use crate::position::TPosition;
 use crate::sync::{pipe_t, HardEventKind, HARD_EVENTS};
 use gm::{GmAcc, GmLog, GmRec};
 use gm_local::LocalGm;
-use shadow::{lane, Acc, Clock, Race, Shadow, LANES, MAX_CLOCK, ROWS};
+use shadow::{lane, Acc, Clock, Race, Shadow, LANES, LANE_PIPES, MAX_CLOCK, ROWS, ROW_LANE};
 
 /// A clock that knows nothing: joining it changes nothing.
 const ZERO: Clock = [0; LANES];
@@ -146,9 +157,16 @@ struct CoreSan {
     core: u32,
     /// This state's session (see [`QueSan`]).
     session: u32,
-    /// Row `p`: what pipe `p` knows of the pipes that issue instructions (its own lane: its
-    /// clock).
+    /// Row `p`: what pipe `p` knows of the pipes that issue instructions. Its own lane is the
+    /// last of its own instructions its next one is ordered after: its clock for a pipe that
+    /// finishes in order (S; V when the compiler's automatic synchronisation inserts
+    /// `PipeBarrier<PIPE_V>`), else (MTE2, MTE3) the clock at its last `PipeBarrier`, event it
+    /// set, or wait that relayed its own progress back.
     vc: [Clock; ROWS],
+    /// By pipe: its clock (the instructions it was issued so far).
+    clock: [u32; ROWS],
+    /// Whether the kernel was built with the compiler's automatic synchronisation.
+    auto_sync: bool,
     /// By event and id: the clock its `SetFlag` recorded (zero: not set; joining it is a no-op).
     events: Vec<Clock>,
     ub: Shadow,
@@ -195,15 +213,35 @@ macro_rules! with_san {
 }
 
 /// The sanitizer of one launch: the cores' global-memory logs, checked after the launch.
-#[derive(Default)]
 pub struct LaunchSanitizer {
     logs: Mutex<Vec<GmAcc>>,
+    /// Whether the kernel is taken as built with the compiler's automatic synchronisation
+    /// (see [`LaunchSanitizer::with_auto_sync`]).
+    auto_sync: bool,
+}
+
+impl Default for LaunchSanitizer {
+    fn default() -> LaunchSanitizer {
+        LaunchSanitizer { logs: Mutex::default(), auto_sync: true }
+    }
 }
 
 impl LaunchSanitizer {
-    /// A sanitizer for one launch.
+    /// A sanitizer for one launch, of a kernel built with the compiler's automatic
+    /// synchronisation (the vendor's default).
     pub fn new() -> Arc<LaunchSanitizer> {
         Arc::new(LaunchSanitizer::default())
+    }
+
+    /// A sanitizer for one launch of a kernel built with (`true`, the vendor's default) or
+    /// without (`false`, `--cce-auto-sync=off`) the BiSheng compiler's automatic
+    /// synchronisation. With it, the compiler orders the scalar pipe's tensor accesses
+    /// (`LocalTensor::GetValue`/`SetValue`, `GlobalTensor::GetValue`) against the V, MTE2 and
+    /// MTE3 pipes in both directions where they depend on each other, and a vector instruction
+    /// after the one it depends on (`PipeBarrier<PIPE_V>`); without it, the kernel must do both
+    /// by hand, and the sanitizer reports each one missing.
+    pub fn with_auto_sync(auto_sync: bool) -> Arc<LaunchSanitizer> {
+        Arc::new(LaunchSanitizer { logs: Mutex::default(), auto_sync })
     }
 
     /// Runs `f` as the current core (call it inside `run_on_core`) with the sanitizer on.
@@ -237,6 +275,8 @@ impl LaunchSanitizer {
             core,
             session,
             vc: [[0; LANES]; ROWS],
+            clock: [0; ROWS],
+            auto_sync: self.auto_sync,
             events: vec![ZERO; HARD_EVENTS.len() * IDS],
             ub: Shadow::default(),
             bufs: Vec::new(),
@@ -358,11 +398,18 @@ impl CoreSan {
     #[inline(always)]
     fn tick(&mut self, pipe: pipe_t) -> u32 {
         let (p, l) = (pipe as usize & (ROWS - 1), lane(pipe));
-        if self.vc[p][l] >= MAX_CLOCK {
+        if self.clock[p] >= MAX_CLOCK {
             self.clock_exhausted(pipe);
         }
-        self.vc[p][l] += 1;
-        self.vc[p][l]
+        let c = self.clock[p] + 1;
+        self.clock[p] = c;
+        // The scalar unit runs its instructions one after another; the vector pipe's are
+        // ordered when the compiler inserts `PipeBarrier<PIPE_V>` between dependent ones.
+        // The copy pipes start theirs in order but need not finish them in order.
+        if matches!(pipe, pipe_t::PIPE_S) || (matches!(pipe, pipe_t::PIPE_V) && self.auto_sync) {
+            self.vc[p][l] = c;
+        }
+        c
     }
 
     #[cold]
@@ -453,8 +500,41 @@ impl CoreSan {
     fn ub(&mut self, cur: Acc, s: usize, e: usize, write: bool) {
         let res = self.ub.access(s as u32, e as u32, write, cur, &self.vc[cur.pipe as usize & (ROWS - 1)]);
         if let Err(r) = res {
-            self.report(cur, r)
+            self.ub_conflict(cur, s, e, write, r)
         }
+    }
+
+    /// An unordered conflict found by [`CoreSan::ub`]: either the compiler's automatic
+    /// synchronisation orders it (then the access is recorded), or it is a race.
+    #[cold]
+    #[inline(never)]
+    fn ub_conflict(&mut self, cur: Acc, s: usize, e: usize, write: bool, mut r: Race) {
+        // Each round orders one more pipe before `cur`'s: at most one per lane.
+        for _ in 0..LANES {
+            if !self.auto_synced(cur, r.prev) {
+                break;
+            }
+            // What the compiler inserts before `cur`: SetFlag<prev_cur> / WaitFlag<prev_cur>.
+            let c = self.snapshot(r.prev.pipe as usize);
+            self.wait(cur.pipe as usize, &c);
+            let row = self.vc[cur.pipe as usize & (ROWS - 1)];
+            match self.ub.access(s as u32, e as u32, write, cur, &row) {
+                Ok(()) => return,
+                Err(next) => r = next,
+            }
+        }
+        self.report(cur, r)
+    }
+
+    /// Whether the compiler's automatic synchronisation orders `cur` after `prev` (when the
+    /// kernel is built with it): one of them is a scalar tensor access it tracks, the other on
+    /// V, MTE2 or MTE3 (the vendor's "cce-auto-sync" table for the vector core).
+    fn auto_synced(&self, cur: Acc, prev: Acc) -> bool {
+        const TRACKED: [&str; 3] =
+            ["LocalTensor::GetValue", "LocalTensor::SetValue", "GlobalTensor::GetValue"];
+        let other = |p: pipe_t| matches!(p, pipe_t::PIPE_V | pipe_t::PIPE_MTE2 | pipe_t::PIPE_MTE3);
+        let tracked = |a: Acc| a.pipe == pipe_t::PIPE_S && TRACKED.contains(&self.sites.get(a.site).0);
+        self.auto_sync && ((tracked(cur) && other(prev.pipe)) || (tracked(prev) && other(cur.pipe)))
     }
 
     #[cold]
@@ -484,11 +564,25 @@ impl CoreSan {
             "write-after-read" => ("writes", "still reads"),
             _ => ("writes", "wrote"),
         };
+        let order = if src == dst {
+            let auto = if dst == pipe_t::PIPE_V {
+                " (the compiler's automatic synchronisation inserts it; this launch runs without it)"
+            } else {
+                ""
+            };
+            format!(
+                "nothing orders the two: a pipe starts its instructions in order but need not finish them in order; \
+                 add PipeBarrier<PIPE_{}>() between them{auto}",
+                dst.short_name()
+            )
+        } else {
+            format!("no event orders {} after {}{event}", dst.short_name(), src.short_name())
+        };
         fail_at(
             cur_api,
             format!(
                 "sanitizer: {} race on core {}: {} on pipe {} {verb_now} UB bytes [{:#x}, {:#x}) of {buffer} that {} on \
-                 pipe {} (at {}:{}) {verb_prev}, and no event orders {} after {}{event}",
+                 pipe {} (at {}:{}) {verb_prev}, and {order}",
                 r.kind,
                 self.core,
                 cur_api,
@@ -499,8 +593,6 @@ impl CoreSan {
                 src.short_name(),
                 prev_loc.file(),
                 prev_loc.line(),
-                dst.short_name(),
-                src.short_name()
             ),
             cur_loc,
         )
@@ -511,15 +603,37 @@ impl CoreSan {
         join_into(&mut self.vc[dst & (ROWS - 1)], c);
     }
 
+    /// `PipeBarrier<PIPE_ALL>`: every pipe knows every instruction issued so far.
     fn barrier_all(&mut self) {
         for m in &mut self.marks {
             *m = m.wrapping_add(1);
         }
-        let mut all = [0; LANES];
-        for row in &self.vc {
-            join_into(&mut all, row);
-        }
+        let all = LANE_PIPES.map(|p| self.clock[p as usize]);
         self.vc = [all; ROWS];
+    }
+
+    /// `PipeBarrier<p>` of one pipe: its later instructions start after its earlier ones
+    /// finished.
+    fn barrier(&mut self, p: usize) {
+        let p = p & (ROWS - 1);
+        self.marks[p] = self.marks[p].wrapping_add(1);
+        if let Some(l) = ROW_LANE[p] {
+            self.vc[p][l] = self.clock[p];
+        }
+    }
+
+    /// A wait on pipe `dst` for an event whose clock is `c`. A wait of the scalar pipe holds
+    /// the scalar unit, which issues every instruction: whatever any pipe runs after it, it
+    /// runs after what the event orders.
+    #[inline(always)]
+    fn wait(&mut self, dst: usize, c: &Clock) {
+        if dst & (ROWS - 1) == pipe_t::PIPE_S as usize {
+            for row in &mut self.vc {
+                join_into(row, c);
+            }
+        } else {
+            self.join(dst, c);
+        }
     }
 
     /// Logs the GM side of a copy: `shape.rows` rows of `shape.row` bytes, `pitch` apart
@@ -545,8 +659,14 @@ impl CoreSan {
             self.gm.log(GmRec { region, s, e, key: GmRec::key(cur.site, self.epoch, write, dma, atomic) });
             if write {
                 let mark = self.marks[cur.pipe as usize & (ROWS - 1)];
-                let known = self.vc[pipe_t::PIPE_MTE2 as usize][cur.lane as usize & (LANES - 1)];
-                self.local.write(cur.pipe, region, s, e, cur.clock, cur.site, mark, known);
+                let l = cur.lane as usize & (LANES - 1);
+                let known = self.vc[pipe_t::PIPE_MTE2 as usize][l];
+                let own = self.vc[cur.pipe as usize & (ROWS - 1)][l];
+                if let Some(w) =
+                    self.local.write(cur.pipe, region, s, e, cur.clock, cur.site, mark, known, own)
+                {
+                    self.report_gm_waw(cur, region, s, e, w)
+                }
             } else if cur.pipe == pipe_t::PIPE_MTE2 {
                 if let Some((pipe, w)) = self.local.read(region, s, e, &self.vc[pipe_t::PIPE_MTE2 as usize]) {
                     self.report_gm_local(cur, region, s, e, pipe, w)
@@ -555,12 +675,35 @@ impl CoreSan {
         }
     }
 
-    /// This pipe's clock, as an event records it (counted: see [`gm_local`]).
+    /// This pipe's clock, as an event it sets records it (counted: see [`gm_local`]). The
+    /// event fires when every earlier instruction of the pipe has finished, and the pipe's
+    /// later instructions start after it: the pipe is ordered after its own past too.
     #[inline(always)]
     fn snapshot(&mut self, p: usize) -> Clock {
-        let p = p & (ROWS - 1);
-        self.marks[p] = self.marks[p].wrapping_add(1);
-        self.vc[p]
+        self.barrier(p);
+        self.vc[p & (ROWS - 1)]
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn report_gm_waw(&self, cur: Acc, region: usize, s: usize, e: usize, w: gm_local::Write) -> ! {
+        let (api, loc) = self.sites.get(cur.site);
+        let (w_api, w_loc) = self.sites.get(w.site);
+        let (a, b) = (s.max(w.s), e.min(w.e));
+        let p = cur.pipe.short_name();
+        fail_at(
+            api,
+            format!(
+                "sanitizer: write-after-write race on global memory on core {}: {api} on pipe {p} writes bytes [{a:#x}, \
+                 {b:#x}) of the region at GM {region:#x} that {w_api} on pipe {p} (at {}:{}) wrote, and nothing orders \
+                 the two: a pipe starts its copies in order but need not finish them in order, so either value may \
+                 land; add PipeBarrier<PIPE_{p}>() between them",
+                self.core,
+                w_loc.file(),
+                w_loc.line(),
+            ),
+            loc,
+        )
     }
 
     #[cold]
@@ -788,7 +931,7 @@ pub(crate) fn on_set_flag(e: HardEventKind, id: i32) {
 pub(crate) fn on_wait_flag(e: HardEventKind, id: i32) {
     with_san!(|s| {
         let c = std::mem::replace(&mut s.events[e.index as usize * IDS + id as usize], ZERO);
-        s.join(e.dst as usize, &c);
+        s.wait(e.dst as usize, &c);
     });
 }
 
@@ -798,11 +941,10 @@ pub(crate) fn on_atomic_mode(on: bool) {
     with_san!(|s| s.atomic = on);
 }
 
-/// `PipeBarrier`: only `PIPE_ALL` adds an ordering (pipes are in program order already).
+/// `PipeBarrier<p>`: pipe `p` is ordered after its own earlier instructions; `PIPE_ALL`
+/// orders every pipe after every instruction issued so far.
 pub(crate) fn on_pipe_barrier(p: pipe_t) {
-    if p == pipe_t::PIPE_ALL {
-        with_san!(|s| s.barrier_all());
-    }
+    with_san!(|s| if p == pipe_t::PIPE_ALL { s.barrier_all() } else { s.barrier(p as usize) });
 }
 
 /// `SyncAll`: a barrier of every pipe, and a new epoch for global memory.
@@ -1120,7 +1262,7 @@ mod tests {
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             san.run_core(|| {
                 let v = pipe_t::PIPE_V as usize;
-                with_san!(|s| s.vc[v][lane(pipe_t::PIPE_V)] = MAX_CLOCK - 1);
+                with_san!(|s| s.clock[v] = MAX_CLOCK - 1);
                 on_vector("Add", &[], &[]); // the last clock value
                 on_vector("Add", &[], &[]); // one too many
             })

@@ -47,6 +47,18 @@ const _: () = {
     }
 };
 
+/// The lane of each clock row (a `pipe_t` value): `None` for the pipes without one (the
+/// cube's, `PIPE_ALL`).
+pub(crate) const ROW_LANE: [Option<usize>; ROWS] = {
+    let mut t = [None; ROWS];
+    let mut i = 0;
+    while i < LANES {
+        t[LANE_PIPES[i] as usize] = Some(i);
+        i += 1;
+    }
+    t
+};
+
 /// A pipe's view of the clocks of the pipes that issue instructions (a row of the core's
 /// vector clock), indexed by [`lane`].
 pub(crate) type Clock = [u32; LANES];
@@ -79,7 +91,8 @@ impl Acc {
     }
 
     /// Whether this access happens before an access of a pipe whose view is `row`. A pipe's
-    /// own entry is its current clock, so program order within a pipe needs no special case.
+    /// own entry is the last of its own instructions it is ordered after (its clock for a pipe
+    /// that finishes in order), so the same comparison covers an access of the same pipe.
     #[inline(always)]
     fn before(&self, row: &Clock) -> bool {
         row[self.lane as usize & (LANES - 1)] >= self.clock
