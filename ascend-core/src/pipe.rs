@@ -251,6 +251,25 @@ impl Default for TPipe {
     }
 }
 
+impl TPipe {
+    /// Releases the pipe's buffers (AscendC `TPipe::Destroy`): the same as dropping it. The
+    /// free event of every free buffer is waited for, then every pipe
+    /// (`PipeBarrier<PIPE_ALL>`), so a later `TPipe` on the core may reuse the memory.
+    ///
+    /// ```
+    /// use ascend_core::prelude::*;
+    /// let mut pipe = TPipe::new();
+    /// let mut q = TQue::<VecIn, 1>::new();
+    /// pipe.init_buffer(&mut q, 1, 256);
+    /// pipe.destroy();
+    /// let mut again = TPipe::new(); // one pipe alive at a time
+    /// again.init_buffer(&mut q, 1, 256);
+    /// ```
+    pub fn destroy(self) {
+        drop(self);
+    }
+}
+
 impl Drop for TPipe {
     fn drop(&mut self) {
         self.epoch.set(self.epoch.get() + 1);

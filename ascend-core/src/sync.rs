@@ -210,6 +210,23 @@ impl HardEventKind {
 /// An event id (AscendC `TEventID` / `event_t`).
 pub type TEventID = i32;
 
+/// Event id 0 (AscendC `EVENT_ID0` of `event_t`).
+pub const EVENT_ID0: TEventID = 0;
+/// Event id 1 (AscendC `EVENT_ID1`).
+pub const EVENT_ID1: TEventID = 1;
+/// Event id 2 (AscendC `EVENT_ID2`).
+pub const EVENT_ID2: TEventID = 2;
+/// Event id 3 (AscendC `EVENT_ID3`).
+pub const EVENT_ID3: TEventID = 3;
+/// Event id 4 (AscendC `EVENT_ID4`; not on Ascend910, which has 4 ids per event).
+pub const EVENT_ID4: TEventID = 4;
+/// Event id 5 (AscendC `EVENT_ID5`; not on Ascend910).
+pub const EVENT_ID5: TEventID = 5;
+/// Event id 6 (AscendC `EVENT_ID6`; not on Ascend910).
+pub const EVENT_ID6: TEventID = 6;
+/// Event id 7 (AscendC `EVENT_ID7`; not on Ascend910).
+pub const EVENT_ID7: TEventID = 7;
+
 /// Event ids per hardware event (AscendC `QUE_MAX_EVENT`): 4 on Ascend910 (arch 1001), 8 on
 /// the other chips.
 pub const fn que_max_event(soc: Soc) -> usize {

@@ -74,6 +74,37 @@ fn debug_values<T: Element>(
 }
 
 impl<T: Element> LocalTensor<T> {
+    /// A tensor of `tile_size` elements at byte address `addr` of the current core's Unified
+    /// Buffer, at position `pos` (AscendC's static-tensor constructor
+    /// `LocalTensor<T>(TPosition pos, uint32_t addr, uint32_t tileSize)`). The kernel places
+    /// it: nothing keeps other tensors off those bytes, and it carries no queue's events (the
+    /// sanitizer still checks every access to it).
+    ///
+    /// ```
+    /// use ascend_core::prelude::*;
+    /// let x = LocalTensor::<f32>::new(TPosition::VECCALC, 0, 64);
+    /// let y = LocalTensor::<f32>::new(TPosition::VECCALC, 64 * 4, 64);
+    /// duplicate(&x, 1.5, 64);
+    /// adds(&y, &x, 1.0, 64);
+    /// assert_eq!(y.get_value(63), 2.5);
+    /// ```
+    ///
+    /// # Panics
+    /// Panics if `pos` is not a Unified Buffer position (VECIN, VECOUT, VECCALC), if `addr`
+    /// is not 32-byte aligned, or if the tensor would end beyond the Unified Buffer.
+    #[track_caller]
+    pub fn new(pos: TPosition, addr: usize, tile_size: usize) -> Self {
+        let api = "LocalTensor";
+        ensure(pos.is_ub(), api, || {
+            format!("pos = {pos} is not in the Unified Buffer (VECIN, VECOUT or VECCALC)")
+        });
+        ensure(addr % crate::element::BLOCK_BYTES == 0, api, || {
+            format!("addr = {addr:#x} is not 32-byte aligned")
+        });
+        let ub = crate::ctx::with_core(|c| Rc::clone(&c.ub));
+        Self::from_raw(ub, addr, tile_size, pos)
+    }
+
     /// A view of `len` elements at byte offset `off` of `ub`. Every caller checks the range
     /// with a clear message first; this check (once per tensor made, never per element) is
     /// what every raw access relies on, so it is a real check in every build.
