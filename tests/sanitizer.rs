@@ -27,6 +27,19 @@ fn run_manual(cores: u32, kernel: impl Fn() + Sync) -> Result<LaunchStats, Launc
     Launch::new(Soc::Ascend910B).block_dim(cores).sync_all(true).auto_sync(false).run(kernel)
 }
 
+/// Two 64-float scratch tiles of `pipe`: `a` holding `x_gm`, copied in and ordered before the
+/// vector pipe (MTE2_V), and `b`.
+fn load_pair(pipe: &mut TPipe, x_gm: &GlobalTensor<f32>) -> (LocalTensor<f32>, LocalTensor<f32>) {
+    let (mut ba, mut bb) = (TBuf::<VecCalc>::new(), TBuf::<VecCalc>::new());
+    pipe.init_tbuf(&mut ba, N * 4);
+    pipe.init_tbuf(&mut bb, N * 4);
+    let (a, b) = (ba.get::<f32>(), bb.get::<f32>());
+    data_copy(&a, x_gm, N);
+    set_flag::<HardEvent::MTE2_V>(0);
+    wait_flag::<HardEvent::MTE2_V>(0);
+    (a, b)
+}
+
 /// The launch failed with a fault whose message holds every `needle`; returns the fault.
 #[track_caller]
 fn expect_fault(r: Result<LaunchStats, LaunchError>, needles: &[&str]) -> CoreFault {
@@ -605,13 +618,7 @@ fn missing_v_s_before_reading_a_reduction_result() {
 fn workspace_round_trip(fix: u8, x: GmAddr, ws: GmAddr, z: GmAddr) {
     let (x_gm, ws_gm, z_gm) = (bind(&x, 0, N), bind(&ws, 0, N), bind(&z, 0, N));
     let mut pipe = TPipe::new();
-    let (mut ba, mut bb) = (TBuf::<VecCalc>::new(), TBuf::<VecCalc>::new());
-    pipe.init_tbuf(&mut ba, N * 4);
-    pipe.init_tbuf(&mut bb, N * 4);
-    let (a, b) = (ba.get::<f32>(), bb.get::<f32>());
-    data_copy(&a, &x_gm, N);
-    set_flag::<HardEvent::MTE2_V>(0);
-    wait_flag::<HardEvent::MTE2_V>(0);
+    let (a, b) = load_pair(&mut pipe, &x_gm);
     muls(&a, &a, 2.0, N);
     set_flag::<HardEvent::V_MTE3>(0);
     wait_flag::<HardEvent::V_MTE3>(0);
@@ -694,13 +701,7 @@ fn missing_pipe_barrier_between_overlapping_copies_in() {
 fn overlapping_copies_out(fixed: bool, x: GmAddr, z: GmAddr) {
     let (x_gm, z_gm) = (bind(&x, 0, N), bind(&z, 0, N));
     let mut pipe = TPipe::new();
-    let (mut ba, mut bb) = (TBuf::<VecCalc>::new(), TBuf::<VecCalc>::new());
-    pipe.init_tbuf(&mut ba, N * 4);
-    pipe.init_tbuf(&mut bb, N * 4);
-    let (a, b) = (ba.get::<f32>(), bb.get::<f32>());
-    data_copy(&a, &x_gm, N);
-    set_flag::<HardEvent::MTE2_V>(0);
-    wait_flag::<HardEvent::MTE2_V>(0);
+    let (a, b) = load_pair(&mut pipe, &x_gm);
     muls(&b, &a, 2.0, N);
     set_flag::<HardEvent::V_MTE3>(0);
     wait_flag::<HardEvent::V_MTE3>(0);
@@ -736,13 +737,7 @@ fn missing_pipe_barrier_between_overlapping_copies_out() {
 fn dependent_vector_instructions(fixed: bool, x: GmAddr, z: GmAddr) {
     let (x_gm, z_gm) = (bind(&x, 0, N), bind(&z, 0, N));
     let mut pipe = TPipe::new();
-    let (mut ba, mut bb) = (TBuf::<VecCalc>::new(), TBuf::<VecCalc>::new());
-    pipe.init_tbuf(&mut ba, N * 4);
-    pipe.init_tbuf(&mut bb, N * 4);
-    let (a, b) = (ba.get::<f32>(), bb.get::<f32>());
-    data_copy(&a, &x_gm, N);
-    set_flag::<HardEvent::MTE2_V>(0);
-    wait_flag::<HardEvent::MTE2_V>(0);
+    let (a, b) = load_pair(&mut pipe, &x_gm);
     add(&b, &a, &a, N);
     if fixed {
         pipe_barrier::<PIPE_V>();

@@ -365,6 +365,174 @@ fn walk_aliased<T: Element, const N: usize, K: Lanes<T, N>>(
     }
 }
 
+/// One past the highest element an operand touches in `repeats` repeats of `count` lanes
+/// each (see [`apply_long`]), or `None` if that overflows `usize`.
+fn long_extent<T: Element>(op: &Operand<'_, T>, repeats: usize, count: usize) -> Option<usize> {
+    let nb = count.div_ceil(T::EPB);
+    let tail = count - (nb - 1) * T::EPB;
+    let block = |b: usize| b.checked_mul(op.blk)?.checked_mul(T::EPB);
+    // Strides are non-negative: the last repeat reaches highest, within it the last block (a
+    // tail of `tail` lanes) or, with a block stride of 0, the full block before it.
+    let mut hi = block(nb - 1)?.checked_add(tail)?;
+    if nb >= 2 {
+        hi = hi.max(block(nb - 2)?.checked_add(T::EPB)?);
+    }
+    (repeats - 1).checked_mul(op.rep)?.checked_mul(T::EPB)?.checked_add(hi)
+}
+
+/// Marks in `set` (a bit per 32-byte block of the arena) the blocks an operand touches in
+/// `repeats` repeats of `count` lanes each. The operand was bounds-checked, so every block
+/// lies in the arena and, with a block stride of 1 or more, a repeat has at most as many
+/// blocks as the arena; a stride of 0 collapses the blocks (or repeats) to one.
+fn mark_long_blocks<T: Element>(op: &Operand<'_, T>, repeats: usize, count: usize, set: &mut [u64]) {
+    let nb = if op.blk == 0 { 1 } else { count.div_ceil(T::EPB) };
+    let reps = if op.rep == 0 { 1 } else { repeats };
+    let base = op.t.get_phy_addr() / 32;
+    for r in 0..reps {
+        for b in 0..nb {
+            let k = base + r * op.rep + b * op.blk;
+            set[k / 64] |= 1 << (k % 64);
+        }
+    }
+}
+
+/// Runs an instruction whose repeats are `count` lanes long, `count` possibly beyond `PAR`:
+/// `Copy` in counter mode, where the mask register counts the elements of each repeat and
+/// the repeat time is effective (the general counter mode counts the whole call; see
+/// [`crate::vector::mask::resolve_per_repeat`]).
+///
+/// Lane `j` of repeat `r` of an operand is element
+/// `(r * repStride + (j / EPB) * blkStride) * EPB + j % EPB`, as in [`apply`], so a repeat
+/// spans `ceil(count / EPB)` blocks — more than 8 when `count > PAR`. The checks are
+/// [`apply`]'s, once per call: position and alignment, bounds, and `dst` either coinciding
+/// exactly with a source (same address and strides) or sharing no block with it in any
+/// repeat. The sanitizer sees one V access per call. The kernel's `lane` is `r * count + j`.
+/// `repeats` and `count` are at least 1.
+#[track_caller]
+pub(crate) fn apply_long<T: Element, const N: usize, K: Lanes<T, N>>(
+    api: &'static str,
+    repeats: usize,
+    count: usize,
+    dst: &Operand<'_, T>,
+    srcs: [&Operand<'_, T>; N],
+    kernel: &mut K,
+) {
+    const { assert!(T::PAR <= 128, "the mask model covers at most 128 lanes") };
+    debug_assert!(repeats >= 1 && count >= 1);
+    #[track_caller]
+    fn check<T: Element>(api: &'static str, op: &Operand<'_, T>, repeats: usize, count: usize) -> usize {
+        op.t.check_vector_operand(api, op.name);
+        let ext = long_extent(op, repeats, count);
+        ensure(ext.is_some_and(|e| e <= op.t.get_size()), api, || {
+            let what = match ext {
+                Some(ext) => format!("{} would touch element {}", op.name, ext - 1),
+                None => format!("{} would address beyond the address space", op.name),
+            };
+            format!(
+                "{what} but the tensor has {} elements (repeats = {repeats}, {count} elements per repeat in \
+                 counter mode, blkStride = {}, repStride = {})",
+                op.t.get_size(),
+                op.blk,
+                op.rep
+            )
+        });
+        ext.unwrap_or(0)
+    }
+    let ed = check(api, dst, repeats, count);
+    let (d0, d1) = dst.t.byte_range(ed);
+    let mut dst_blocks: Option<Vec<u64>> = None;
+    let mut reads = [(0u64, 0usize, 0usize); N];
+    for (i, s) in srcs.into_iter().enumerate() {
+        let es = check(api, s, repeats, count);
+        let (s0, s1) = s.t.byte_range(es);
+        reads[i] = (s.t.tag, s0, s1);
+        if dst.same_layout(s) || !std::rc::Rc::ptr_eq(dst.t.ub(), s.t.ub()) || d1 <= s0 || s1 <= d0 {
+            continue;
+        }
+        // The byte ranges intersect: compare the sets of 32-byte blocks actually touched.
+        let words = dst.t.ub().size().div_ceil(32 * 64);
+        let db = dst_blocks.get_or_insert_with(|| {
+            let mut set = vec![0u64; words];
+            mark_long_blocks(dst, repeats, count, &mut set);
+            set
+        });
+        let mut sb = vec![0u64; words];
+        mark_long_blocks(s, repeats, count, &mut sb);
+        if db.iter().zip(&sb).any(|(x, y)| x & y != 0) {
+            fail(
+                api,
+                format!(
+                    "{} (address {:#x}) and {} (address {:#x}) partially overlap; only a complete overlap is allowed",
+                    dst.name,
+                    dst.t.get_phy_addr(),
+                    s.name,
+                    s.t.get_phy_addr()
+                ),
+            );
+        }
+    }
+    if K::WRITES_DST {
+        crate::sanitizer::on_vector(api, &reads, &[(dst.t.tag, d0, d1)]);
+    } else {
+        crate::sanitizer::on_vector(api, &[(dst.t.tag, d0, d1)], &[]);
+    }
+
+    let dp = dst.t.ptr();
+    let sp: [*const T; N] = core::array::from_fn(|i| srcs[i].t.ptr() as *const T);
+    let nb = count.div_ceil(T::EPB);
+    let contiguous_blocks = dst.blk == 1 && srcs.iter().all(|s| s.blk == 1);
+    // In place with a block stride of 0: every block of a repeat is the same 32 bytes, and
+    // the hardware reads a repeat before writing it, so such a source is read from a
+    // per-repeat snapshot of its one block (as `walk_aliased` does).
+    let aliased: [bool; N] = core::array::from_fn(|i| dst.blk == 0 && dst.same_layout(srcs[i]));
+    let span = count.min(T::EPB);
+    // EPB <= 16 because PAR <= 128 (asserted above).
+    let mut snap: [[T; 16]; N] = [[T::ZERO; 16]; N];
+    for r in 0..repeats {
+        let lane0 = r * count;
+        if contiguous_blocks {
+            // SAFETY: with unit block strides the repeat is the `count` contiguous elements
+            // from offset(r, 0) of every operand, all bounds-checked; dst equals or shares no
+            // block with each source (checked above).
+            unsafe {
+                kernel.run(
+                    lane0,
+                    dp.add(dst.offset(r, 0)),
+                    core::array::from_fn(|i| sp[i].add(srcs[i].offset(r, 0))),
+                    count,
+                )
+            };
+            continue;
+        }
+        for i in 0..N {
+            if aliased[i] {
+                // SAFETY: with a block stride of 0 the repeat reads elements offset(r, 0) ..
+                // offset(r, 0) + span of the source, all bounds-checked; the snapshot is a
+                // distinct stack buffer of 16 >= span elements.
+                unsafe {
+                    std::ptr::copy_nonoverlapping(sp[i].add(srcs[i].offset(r, 0)), snap[i].as_mut_ptr(), span)
+                };
+            }
+        }
+        for b in 0..nb {
+            let j = b * T::EPB;
+            let len = T::EPB.min(count - j);
+            let src: [*const T; N] = core::array::from_fn(|i| {
+                if aliased[i] {
+                    snap[i].as_ptr()
+                } else {
+                    // SAFETY: lanes j..j+len of repeat r were bounds-checked for every operand.
+                    unsafe { sp[i].add(srcs[i].offset(r, j)) }
+                }
+            });
+            // SAFETY: lanes j..j+len of repeat r lie in one block of dst, bounds-checked;
+            // every source pointer is a bounds-checked block of an operand that equals or
+            // shares no block with dst, or the snapshot (len <= span elements).
+            unsafe { kernel.run(lane0 + j, dp.add(dst.offset(r, j)), src, len) };
+        }
+    }
+}
+
 /// Runs a count-form instruction over elements `0..count` of every operand, contiguously.
 ///
 /// Like AscendC's count forms (which run one counter-mode instruction and then restore the

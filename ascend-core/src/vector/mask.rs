@@ -244,17 +244,7 @@ pub(crate) fn resolve<T: Element, const IS_SET_MASK: bool>(
 ) -> Option<Plan> {
     const { assert!(T::SIZE >= 2, "vector instructions on 8-bit lanes are not modelled") };
     let mode = get_mask_mode();
-    if !IS_SET_MASK && !mask.is_placeholder() {
-        fail(api, format!("isSetMask = false requires mask = MASK_PLACEHOLDER (0), got {mask:?}"));
-    }
-    if IS_SET_MASK && mask.is_placeholder() {
-        fail(
-            api,
-            format!(
-                "mask = {mask:?} is MASK_PLACEHOLDER, valid only with isSetMask = false; use a mask in range"
-            ),
-        );
-    }
+    check_placeholder::<IS_SET_MASK>(api, mask);
     let full = prefix_bits(T::PAR);
     match mode {
         MaskMode::Normal => {
@@ -285,6 +275,70 @@ pub(crate) fn resolve<T: Element, const IS_SET_MASK: bool>(
                 return None;
             }
             Some(Plan::contiguous::<T>(n as usize))
+        }
+    }
+}
+
+/// `IS_SET_MASK = false` takes `MASK_PLACEHOLDER` only, and `IS_SET_MASK = true` anything else.
+#[track_caller]
+fn check_placeholder<const IS_SET_MASK: bool>(api: &'static str, mask: Mask) {
+    if !IS_SET_MASK && !mask.is_placeholder() {
+        fail(api, format!("isSetMask = false requires mask = MASK_PLACEHOLDER (0), got {mask:?}"));
+    }
+    if IS_SET_MASK && mask.is_placeholder() {
+        fail(
+            api,
+            format!(
+                "mask = {mask:?} is MASK_PLACEHOLDER, valid only with isSetMask = false; use a mask in range"
+            ),
+        );
+    }
+}
+
+/// The mask of an instruction whose counter mode counts the elements of each repeat (`Copy`),
+/// resolved by [`resolve_per_repeat`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum PerRepeat {
+    /// Normal mode: the plan [`resolve`] gives.
+    Masked(Plan),
+    /// Counter mode: `repeats` repeats of `count` elements each (`count` may exceed `PAR`).
+    Counted {
+        /// `repeatTime` (at least 1).
+        repeats: usize,
+        /// The mask register's count (at least 1).
+        count: usize,
+    },
+}
+
+/// Resolves the mask of an instruction whose counter mode differs from the general one: the
+/// vendor's `Copy` page says that in counter mode the mask is "the number of elements each
+/// repeat processes, and the repeat time is effective" (the general counter mode counts the
+/// elements of the whole call and ignores the repeat time). Normal mode is [`resolve`]'s. In
+/// counter mode `IS_SET_MASK = true` loads the count into the register, as [`resolve`] does;
+/// `None` means nothing to do (`repeat_times == 0`, or a count of 0 in the register).
+#[track_caller]
+pub(crate) fn resolve_per_repeat<T: Element, const IS_SET_MASK: bool>(
+    api: &'static str,
+    mask: Mask,
+    repeat_times: usize,
+) -> Option<PerRepeat> {
+    const { assert!(T::SIZE >= 2, "vector instructions on 8-bit lanes are not modelled") };
+    match get_mask_mode() {
+        MaskMode::Normal => resolve::<T, IS_SET_MASK>(api, mask, repeat_times).map(PerRepeat::Masked),
+        MaskMode::Counter => {
+            check_placeholder::<IS_SET_MASK>(api, mask);
+            let n = if IS_SET_MASK {
+                let n = counter_count(api, mask);
+                with_core(|c| c.mask.set([n, 0]));
+                n
+            } else {
+                get_vector_mask()[0]
+            };
+            if repeat_times == 0 || n == 0 {
+                return None;
+            }
+            // The register holds at most 2^32 - 1 (`counter_count`), so `n` fits a usize.
+            Some(PerRepeat::Counted { repeats: repeat_times, count: n as usize })
         }
     }
 }

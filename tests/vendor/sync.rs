@@ -17,15 +17,9 @@
 
 use ascend_kernels::data::random_vec;
 use ascend_runtime::prelude::*;
+
+use crate::gm_of;
 use ascend_runtime::testing::assert_bits_eq;
-
-
-/// `GlobalTensor<T>::SetGlobalBuffer(addr)` (no length).
-fn gm_of<T: Element>(addr: GmAddr) -> GlobalTensor<T> {
-    let mut g = GlobalTensor::<T>::new();
-    g.set_global_buffer_addr(addr);
-    g
-}
 
 // ---------------------------------------------------------------------------------------
 // 05_sync_control/sync_all

@@ -17,14 +17,9 @@
 
 use ascend_kernels::data::random_vec;
 use ascend_runtime::prelude::*;
-use ascend_runtime::testing::assert_bits_eq;
 
-/// `GlobalTensor<T>::SetGlobalBuffer((__gm__ T*)addr)` (no length).
-fn gm_of<T: Element>(addr: GmAddr) -> GlobalTensor<T> {
-    let mut g = GlobalTensor::<T>::new();
-    g.set_global_buffer_addr(addr);
-    g
-}
+use crate::gm_of;
+use ascend_runtime::testing::assert_bits_eq;
 
 /// `np.random.uniform(finfo(float32).min, finfo(float32).max, n).astype(np.float32)`.
 fn full_range_f32(n: usize, seed: u64) -> Vec<f32> {

@@ -14,14 +14,9 @@ use std::mem::size_of;
 
 use ascend_kernels::data::random_vec;
 use ascend_runtime::prelude::*;
-use ascend_runtime::testing::assert_bits_eq;
 
-/// `GlobalTensor<T>::SetGlobalBuffer(addr)` (no length).
-fn gm_of<T: Element>(addr: GmAddr) -> GlobalTensor<T> {
-    let mut g = GlobalTensor::<T>::new();
-    g.set_global_buffer_addr(addr);
-    g
-}
+use crate::gm_of;
+use ascend_runtime::testing::assert_bits_eq;
 
 // ---------------------------------------------------------------------------------------
 // data_copy_pad_gm2ub_ub2gm
