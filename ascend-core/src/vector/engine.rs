@@ -367,7 +367,7 @@ fn walk_aliased<T: Element, const N: usize, K: Lanes<T, N>>(
 
 /// One past the highest element an operand touches in `repeats` repeats of `count` lanes
 /// each (see [`apply_long`]), or `None` if that overflows `usize`.
-fn long_extent<T: Element>(op: &Operand<'_, T>, repeats: usize, count: usize) -> Option<usize> {
+pub(crate) fn long_extent<T: Element>(op: &Operand<'_, T>, repeats: usize, count: usize) -> Option<usize> {
     let nb = count.div_ceil(T::EPB);
     let tail = count - (nb - 1) * T::EPB;
     let block = |b: usize| b.checked_mul(op.blk)?.checked_mul(T::EPB);
@@ -399,7 +399,8 @@ fn mark_long_blocks<T: Element>(op: &Operand<'_, T>, repeats: usize, count: usiz
 /// Runs an instruction whose repeats are `count` lanes long, `count` possibly beyond `PAR`:
 /// `Copy` in counter mode, where the mask register counts the elements of each repeat and
 /// the repeat time is effective (the general counter mode counts the whole call; see
-/// [`crate::vector::mask::resolve_per_repeat`]).
+/// [`crate::vector::mask::resolve_per_repeat`]), and `GatherMask` in counter mode with a
+/// `mask` above `PAR` on the chips whose counter mode counts lanes per repeat.
 ///
 /// Lane `j` of repeat `r` of an operand is element
 /// `(r * repStride + (j / EPB) * blkStride) * EPB + j % EPB`, as in [`apply`], so a repeat

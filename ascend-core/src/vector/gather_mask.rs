@@ -12,7 +12,8 @@
 //! src0BlockStride) * EPB + j % EPB` for every `j`, `mask > PAR` included: the docs define the
 //! block stride as the stride between the blocks of one repeat (their examples use 1), and
 //! repeats advance by `src0RepeatStride` blocks whatever `mask` is (`vreducev2` takes the
-//! strides as given). A repeat of at most `PAR` lanes is walked by the shared engine.
+//! strides as given). The shared engine walks them: `apply` a repeat of at most `PAR` lanes,
+//! `apply_long` a longer one.
 //!
 //! **Which bits.** A fixed pattern repeats every repeat: 1 even lanes, 2 odd lanes, 3/4/5/6
 //! lane 0/1/2/3 of every 4, 7 every lane (not on Ascend310P). A user pattern tensor gives lane
@@ -39,7 +40,7 @@ use crate::element::Element;
 use crate::error::{ensure, fail};
 use crate::soc::Soc;
 use crate::tensor::LocalTensor;
-use crate::vector::engine::{apply, check_operand, span_of, Lanes, Operand};
+use crate::vector::engine::{apply, apply_long, check_operand, long_extent, span_of, Lanes, Operand};
 use crate::vector::gather::GatherElement;
 use crate::vector::mask::{prefix_bits, Plan};
 
@@ -99,6 +100,9 @@ struct Keep<'a, T> {
     total: usize,
     /// The gather-mask bit of lane `j` of repeat `r`.
     bit: &'a dyn Fn(usize, usize) -> bool,
+    /// Lanes per repeat, as the engine numbers them (`PAR`, or the counter-mode `mask` of a
+    /// repeat longer than `PAR`).
+    per_repeat: usize,
     /// In place: `src0`'s repeat stride in elements (each repeat's first element).
     in_place: Option<usize>,
     /// The repeat being walked.
@@ -137,7 +141,7 @@ impl<T: Element> Lanes<T, 0> for Keep<'_, T> {
 
     unsafe fn run(&mut self, lane: usize, p: *mut T, _src: [*const T; 0], n: usize) {
         for i in 0..n {
-            let (r, j) = ((lane + i) / T::PAR, (lane + i) % T::PAR);
+            let (r, j) = ((lane + i) / self.per_repeat, (lane + i) % self.per_repeat);
             if r != self.cur {
                 self.start_repeat(r);
             }
@@ -147,20 +151,6 @@ impl<T: Element> Lanes<T, 0> for Keep<'_, T> {
             }
         }
     }
-}
-
-/// One past the highest `src0` element that `repeats` repeats of `lanes` lanes touch (any
-/// `lanes`, above `PAR` included), or `None` on overflow.
-fn wide_extent<T: Element>(repeats: usize, lanes: usize, blk: usize, rep: usize) -> Option<usize> {
-    let epb = T::EPB;
-    // With a block stride of 0 every block is the first one; otherwise the last block starts
-    // highest.
-    let span = if blk == 0 {
-        lanes.min(epb)
-    } else {
-        ((lanes - 1) / epb).checked_mul(blk)?.checked_mul(epb)?.checked_add((lanes - 1) % epb + 1)?
-    };
-    (repeats - 1).checked_mul(rep)?.checked_mul(epb)?.checked_add(span)
 }
 
 /// Keeps the elements of `src0` whose gather-mask bit is 1, packed from `dst[0]`, and returns
@@ -209,7 +199,7 @@ pub fn gather_mask<T: GatherElement, U: Element>(
     let par = T::PAR;
     let repeats = usize::from(params.repeat_times);
     // Counter mode, configuration 1 with `mask > PAR`: `repeats` repeats of `mask` lanes,
-    // beyond what one engine repeat holds, walked here.
+    // beyond what one engine repeat holds (the engine's long walk).
     let mut wide = None;
     let plan = if !reduce_mode {
         (repeats > 0).then(|| Plan { repeats, bits: prefix_bits(par), last: prefix_bits(par) })
@@ -281,30 +271,19 @@ pub fn gather_mask<T: GatherElement, U: Element>(
         cap: dst.get_size(),
         total: 0,
         bit,
+        per_repeat: T::PAR,
         in_place: in_place.then(|| usize::from(params.src0_repeat_stride) * T::EPB),
         cur: 0,
         clash: None,
     };
-    let (blk, rep) = (usize::from(params.src0_block_stride), usize::from(params.src0_repeat_stride));
+    let rep = usize::from(params.src0_repeat_stride);
     let mut ext = 0;
     if let Some(plan) = &plan {
         let s = Operand::new(src0, params.src0_block_stride, params.src0_repeat_stride, "src0");
         ext = check_operand(API, &s, plan);
         apply::<T, 0, _>(API, plan, &s, [], &mut keep);
     } else if let Some(lanes) = wide {
-        let e = wide_extent::<T>(repeats, lanes, blk, rep);
-        ensure(e.is_some_and(|e| e <= src0.get_size()), API, || {
-            let what = match e {
-                Some(e) => format!("src0 would touch element {}", e - 1),
-                None => "src0 would address beyond the address space".to_string(),
-            };
-            format!(
-                "{what} but the tensor has {} elements (repeats = {repeats}, mask = {lanes} per repeat in counter \
-                 mode, blkStride = {blk}, repStride = {rep})",
-                src0.get_size()
-            )
-        });
-        ext = e.unwrap_or(0);
+        let s = Operand::new(src0, params.src0_block_stride, params.src0_repeat_stride, "src0");
         if let GatherPattern::Fixed(p) = src1_pattern {
             // The count is known up front: fail before walking a huge call into a small dst.
             let (step, first) = match p {
@@ -318,19 +297,10 @@ pub fn gather_mask<T: GatherElement, U: Element>(
                 format!("dst holds {} elements but {total} are kept", dst.get_size())
             });
         }
-        crate::sanitizer::on_vector(API, &[span_of(src0, ext * T::SIZE)], &[]);
-        let p = src0.ptr();
-        for r in 0..repeats {
-            keep.start_repeat(r);
-            for j in 0..lanes {
-                if (keep.bit)(r, j) {
-                    let off = (r * rep + (j / T::EPB) * blk) * T::EPB + j % T::EPB;
-                    // SAFETY: `off < ext <= src0.get_size()` (checked above); no slice of UB
-                    // memory is alive during an instruction.
-                    keep.keep(unsafe { p.add(off).read() });
-                }
-            }
-        }
+        // Repeats longer than `PAR`: the engine's long walk (bounds, the sanitizer's span).
+        keep.per_repeat = lanes;
+        apply_long::<T, 0, _>(API, repeats, lanes, &s, [], &mut keep);
+        ext = long_extent(&s, repeats, lanes).unwrap_or(0);
     }
     let n = keep.total;
     ensure(dst.get_size() >= n, API, || format!("dst holds {} elements but {n} are kept", dst.get_size()));
@@ -381,6 +351,20 @@ mod tests {
     use rand::rngs::SmallRng;
     use rand::{Rng, SeedableRng};
     use std::panic::{catch_unwind, AssertUnwindSafe};
+
+    /// One past the highest `src0` element that `repeats` repeats of `lanes` lanes touch (any
+    /// `lanes`, above `PAR` included), or `None` on overflow.
+    fn wide_extent<T: Element>(repeats: usize, lanes: usize, blk: usize, rep: usize) -> Option<usize> {
+        let epb = T::EPB;
+        // With a block stride of 0 every block is the first one; otherwise the last block starts
+        // highest.
+        let span = if blk == 0 {
+            lanes.min(epb)
+        } else {
+            ((lanes - 1) / epb).checked_mul(blk)?.checked_mul(epb)?.checked_add((lanes - 1) % epb + 1)?
+        };
+        (repeats - 1).checked_mul(rep)?.checked_mul(epb)?.checked_add(span)
+    }
 
     /// A pipe and one VECCALC buffer of `bytes` bytes; tensors come from [`Ub::t`].
     struct Ub {
