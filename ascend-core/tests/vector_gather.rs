@@ -747,3 +747,387 @@ fn gatherb_scatter_checks() {
         assert_fails("dstOffset[3] = 64", || scatter(&d, &s, &o, 0, 8));
     });
 }
+
+/// `GatherMask` in place and in counter mode above `PAR` lanes, against a slow scalar
+/// reference (the vendor's general overlap rules and "configuration 1").
+mod gather_mask_in_place_and_wide {
+    use super::*;
+    use rand::rngs::SmallRng;
+    use rand::{Rng as _, SeedableRng};
+
+    /// One past the highest `src0` element that `repeats` repeats of `lanes` lanes touch (any
+    /// `lanes`, above `PAR` included), or `None` on overflow.
+    fn wide_extent<T: Element>(repeats: usize, lanes: usize, blk: usize, rep: usize) -> Option<usize> {
+        let epb = T::EPB;
+        // With a block stride of 0 every block is the first one; otherwise the last block starts
+        // highest.
+        let span = if blk == 0 {
+            lanes.min(epb)
+        } else {
+            ((lanes - 1) / epb).checked_mul(blk)?.checked_mul(epb)?.checked_add((lanes - 1) % epb + 1)?
+        };
+        (repeats - 1).checked_mul(rep)?.checked_mul(epb)?.checked_add(span)
+    }
+
+    fn bytes_of<T: Element>(t: &LocalTensor<T>) -> Vec<u8> {
+        t.reinterpret_cast::<u8>().to_vec()
+    }
+
+    /// The gather mask, from the docs' list: 1 `0101…` (even lanes), 2 `1010…` (odd), 3/4/5/6
+    /// lane 0/1/2/3 of every 4, 7 all; or bit `j % 8` of byte `r * rep1 * 32 + j / 8`.
+    enum Pat<'a> {
+        Fixed(u8),
+        Bytes(&'a [u8]),
+    }
+
+    /// The slow scalar reference: `repeats` repeats of `lanes` lanes (each repeat taking
+    /// lanes `0..lanes`, whatever `PAR`), lane `j` of repeat `r` at element `(r * rep + (j /
+    /// epb) * blk) * epb + j % epb` of `src` (elements of `size` bytes), the kept elements'
+    /// bytes packed in order.
+    #[allow(clippy::too_many_arguments)]
+    fn reference(
+        src: &[u8],
+        size: usize,
+        pat: &Pat<'_>,
+        repeats: usize,
+        lanes: usize,
+        blk: usize,
+        rep: usize,
+        rep1: usize,
+    ) -> Vec<u8> {
+        let epb = 32 / size;
+        let mut out = Vec::new();
+        for r in 0..repeats {
+            for j in 0..lanes {
+                let keep = match *pat {
+                    Pat::Fixed(1) => j % 2 == 0,
+                    Pat::Fixed(2) => j % 2 == 1,
+                    Pat::Fixed(p @ 3..=6) => j % 4 == usize::from(p) - 3,
+                    Pat::Fixed(_) => true,
+                    Pat::Bytes(b) => b[r * rep1 * 32 + j / 8] & (1 << (j % 8)) != 0,
+                };
+                if keep {
+                    let e = (r * rep + (j / epb) * blk) * epb + j % epb;
+                    out.extend_from_slice(&src[e * size..(e + 1) * size]);
+                }
+            }
+        }
+        out
+    }
+
+    // ---- in place ---------------------------------------------------------------------------
+
+    /// The docs' fixed-pattern example: `GatherMask(src0Local, src0Local, 2, false, 0, {1, 4,
+    /// 8, 0}, rsvdCnt)` on `[1 2 … 256]` gives `[2 4 … 256, undefined…]` and rsvdCnt 128.
+    #[test]
+    fn in_place_docs_example() {
+        on(Soc::Ascend910B, || {
+            let u = ub(1024);
+            let t = u.t::<u32>(0, 256);
+            t.copy_from_slice(&(1..=256).collect::<Vec<u32>>());
+            let n = gather_mask::<u32, u32>(
+                &t,
+                &t,
+                GatherPattern::Fixed(2),
+                false,
+                0,
+                &GatherMaskParams::new(1, 4, 8, 0),
+            );
+            assert_eq!(n, 128);
+            assert_eq!(t.to_vec()[..128], (1..=128).map(|i| 2 * i).collect::<Vec<u32>>()[..]);
+        });
+    }
+
+    /// In place against the out-of-place reference over patterns, strides, repeats and two
+    /// element sizes; a call whose earlier repeats' output reaches a later repeat's lanes
+    /// fails, as does one keeping more than the tensor holds.
+    fn in_place_sweep<T: GatherElement>(rng: &mut SmallRng) {
+        let (size, epb) = (T::SIZE, T::EPB);
+        let mut checked = [0usize; 3];
+        for repeats in 1..=4usize {
+            for blk in 0..=2usize {
+                for rep in [0usize, 2, 4, 7, 8, 9, 16] {
+                    for p in 0..=7u8 {
+                        let rep1 = rng.random_range(0..=1usize);
+                        let pattern: Vec<u8> = (0..(repeats * rep1 + 1) * 32).map(|_| rng.random()).collect();
+                        let pat = if p == 0 { Pat::Bytes(&pattern) } else { Pat::Fixed(p) };
+                        let ext = (repeats - 1) * rep * epb + 7 * blk * epb + epb;
+                        let src: Vec<u8> = (0..ext * size).map(|_| rng.random()).collect();
+                        let want = reference(&src, size, &pat, repeats, T::PAR, blk, rep, rep1);
+                        let n = want.len() / size;
+                        // Elements kept before each repeat, against that repeat's first element.
+                        let mut before = 0;
+                        let mut clash = false;
+                        for r in 0..repeats {
+                            clash |= before > r * rep * epb;
+                            before = reference(&src, size, &pat, r + 1, T::PAR, blk, rep, rep1).len() / size;
+                        }
+                        let u = ub(ext * size + pattern.len());
+                        let t = u.t::<T>(0, ext);
+                        let pt = u.t::<u8>(ext * size, pattern.len());
+                        t.reinterpret_cast::<u8>().copy_from_slice(&src);
+                        pt.copy_from_slice(&pattern);
+                        let params = GatherMaskParams::new(blk as u8, repeats as u16, rep as u16, rep1 as u8);
+                        let pt = pt.reinterpret_cast::<T>();
+                        let call = || {
+                            let arg =
+                                if p == 0 { GatherPattern::Tensor(&pt) } else { GatherPattern::Fixed(p) };
+                            gather_mask(&t, &t, arg, false, 0, &params)
+                        };
+                        let ctx = format!("{} repeats {repeats} blk {blk} rep {rep} p {p}", T::DTYPE);
+                        if n > ext {
+                            assert_fails("are kept", || {
+                                call();
+                            });
+                            checked[0] += 1;
+                        } else if clash {
+                            assert_fails(
+                                "an earlier repeat's output may not overlap a later repeat's source",
+                                || {
+                                    call();
+                                },
+                            );
+                            checked[1] += 1;
+                        } else {
+                            assert_eq!(call() as usize, n, "{ctx}");
+                            assert_eq!(bytes_of(&t)[..n * size], want[..], "{ctx}");
+                            checked[2] += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert!(checked.iter().all(|&c| c > 0), "{checked:?}");
+    }
+
+    #[test]
+    fn in_place_matches_reference() {
+        let rng = &mut SmallRng::seed_from_u64(0x6A7E);
+        for soc in [Soc::Ascend910B, Soc::Ascend310B] {
+            on(soc, || {
+                in_place_sweep::<u32>(rng);
+                in_place_sweep::<f16>(rng);
+            });
+        }
+    }
+
+    #[test]
+    fn partial_overlap_is_rejected() {
+        on(Soc::Ascend910B, || {
+            let u = ub(2048);
+            let src = u.t::<u32>(0, 256);
+            src.copy_from_slice(&(1..=256).collect::<Vec<u32>>());
+            let params = GatherMaskParams::new(1, 4, 8, 0);
+            // dst one block above src0: the docs allow no partial overlap.
+            let dst = u.t::<u32>(32, 256);
+            assert_fails("GatherMask: dst (bytes 0x20..0x220) overlaps src0 (bytes 0x0..0x400)", || {
+                gather_mask::<u32, u32>(&dst, &src, GatherPattern::Fixed(2), false, 0, &params);
+            });
+            // dst below src0: 2 repeats end where src0 starts (fine), 3 reach into it.
+            let (src, dst) = (u.t::<u32>(512, 256), u.t::<u32>(0, 256));
+            let n = gather_mask::<u32, u32>(
+                &dst,
+                &src,
+                GatherPattern::Fixed(7),
+                false,
+                0,
+                &GatherMaskParams::new(1, 2, 8, 0),
+            );
+            assert_eq!(n, 128);
+            assert_fails("GatherMask: dst (bytes 0x0..0x300) overlaps src0 (bytes 0x200..0x500)", || {
+                gather_mask::<u32, u32>(
+                    &dst,
+                    &src,
+                    GatherPattern::Fixed(7),
+                    false,
+                    0,
+                    &GatherMaskParams::new(1, 3, 8, 0),
+                );
+            });
+            // In place, but repeat 1 starts at block 4 and repeat 0 wrote 8 blocks.
+            let t = u.t::<u32>(0, 256);
+            assert_fails(
+                "dst is src0 in place (address 0x0) but the 64 elements kept before repeat 1 (bytes 0x0..0x100) \
+                 reach its lanes (from byte 0x80)",
+                || {
+                    gather_mask::<u32, u32>(&t, &t, GatherPattern::Fixed(7), false, 0, &GatherMaskParams::new(1, 2, 4, 0));
+                },
+            );
+            // The same with pattern 2 keeps 32 elements, exactly up to repeat 1's first block.
+            t.copy_from_slice(&(0..256).collect::<Vec<u32>>());
+            let n = gather_mask::<u32, u32>(
+                &t,
+                &t,
+                GatherPattern::Fixed(2),
+                false,
+                0,
+                &GatherMaskParams::new(1, 2, 4, 0),
+            );
+            let want: Vec<u32> =
+                (0..2).flat_map(|r| (0..64).filter(|j| j % 2 == 1).map(move |j| r * 32 + j)).collect();
+            assert_eq!(n, 64);
+            assert_eq!(t.to_vec()[..64], want[..]);
+        });
+    }
+
+    // ---- counter mode, mask above PAR ----------------------------------------------------------
+
+    /// The vendor's scenario 2: `GatherMask(dst, src0, src1, true, 70, {1, 2, 4, 0}, rsvdCnt)`
+    /// on uint32 with the pattern `0x7E7C00A5` in every word: 70 lanes per repeat, bits
+    /// consumed on past lane 64, the second repeat 4 blocks on.
+    #[test]
+    fn counter_mask_above_par_vendor_call() {
+        for soc in [Soc::Ascend910B, Soc::Ascend310B] {
+            on(soc, || {
+                let u = ub(1024 + 128 + 1024);
+                let src = u.t::<u32>(0, 256);
+                let pat = u.t::<u32>(1024, 32);
+                let dst = u.t::<u32>(1152, 256);
+                let mut rng = SmallRng::seed_from_u64(2);
+                let x: Vec<u32> = (0..256).map(|_| rng.random()).collect();
+                src.copy_from_slice(&x);
+                pat.copy_from_slice(&[0x7E7C_00A5; 32]);
+                let n = gather_mask(
+                    &dst,
+                    &src,
+                    GatherPattern::Tensor(&pat),
+                    true,
+                    70,
+                    &GatherMaskParams::new(1, 2, 4, 0),
+                );
+                // 15 bits per word, so 30 in lanes 0..64 and 3 (0xA5's bits 0, 2, 5) in 64..70.
+                assert_eq!(n, 66);
+                let want = reference(&bytes_of(&src), 4, &Pat::Bytes(&bytes_of(&pat)), 2, 70, 1, 4, 0);
+                assert_eq!(bytes_of(&dst)[..66 * 4], want[..]);
+                assert_eq!(dst.to_vec()[30..33], [x[64], x[66], x[69]]);
+                assert_eq!(get_mask_mode(), MaskMode::Normal);
+            });
+        }
+    }
+
+    /// Random counter-mode calls with `PAR < mask <= 3 * PAR` against the slow reference.
+    fn wide_sweep<T: GatherElement>(rng: &mut SmallRng) {
+        let size = T::SIZE;
+        for _ in 0..60 {
+            let lanes = rng.random_range(T::PAR + 1..=3 * T::PAR);
+            let repeats = rng.random_range(1..=4usize);
+            let blk = rng.random_range(0..=3usize);
+            let rep = rng.random_range(0..=40usize);
+            let rep1 = rng.random_range(0..=2usize);
+            let p = rng.random_range(0..=7u8);
+            let ext = wide_extent::<T>(repeats, lanes, blk, rep).unwrap();
+            let pbytes = ((repeats - 1) * rep1 * 32 + lanes.div_ceil(8)).div_ceil(32) * 32;
+            let pattern: Vec<u8> = (0..pbytes).map(|_| rng.random()).collect();
+            let src: Vec<u8> = (0..ext * size).map(|_| rng.random()).collect();
+            let pat = if p == 0 { Pat::Bytes(&pattern) } else { Pat::Fixed(p) };
+            let want = reference(&src, size, &pat, repeats, lanes, blk, rep, rep1);
+            let n = want.len() / size;
+            let sb = (ext * size).div_ceil(32) * 32;
+            let db = (n.max(1) * size).div_ceil(32) * 32;
+            let u = ub(sb + db + pbytes);
+            let s = u.t::<T>(0, ext);
+            let d = u.t::<T>(sb, n.max(1));
+            let pt = u.t::<u8>(sb + db, pbytes);
+            s.reinterpret_cast::<u8>().copy_from_slice(&src);
+            pt.copy_from_slice(&pattern);
+            let pt = pt.reinterpret_cast::<T>();
+            let arg = if p == 0 { GatherPattern::Tensor(&pt) } else { GatherPattern::Fixed(p) };
+            let params = GatherMaskParams::new(blk as u8, repeats as u16, rep as u16, rep1 as u8);
+            let got = gather_mask(&d, &s, arg, true, lanes as u32, &params);
+            let ctx =
+                format!("{} mask {lanes} repeats {repeats} blk {blk} rep {rep} rep1 {rep1} p {p}", T::DTYPE);
+            assert_eq!(got as usize, n, "{ctx}");
+            assert_eq!(bytes_of(&d)[..n * size], want[..], "{ctx}");
+            // One element fewer in src0 is out of bounds.
+            let short = u.t::<T>(0, ext - 1);
+            assert_fails(
+                &format!("src0 would touch element {} but the tensor has {}", ext - 1, ext - 1),
+                || {
+                    gather_mask(&d, &short, arg, true, lanes as u32, &params);
+                },
+            );
+        }
+    }
+
+    #[test]
+    fn counter_mask_above_par_matches_reference() {
+        let rng = &mut SmallRng::seed_from_u64(0x51);
+        for soc in [Soc::Ascend910B, Soc::Ascend310B] {
+            on(soc, || {
+                wide_sweep::<u32>(rng);
+                wide_sweep::<f32>(rng);
+                wide_sweep::<u16>(rng);
+                wide_sweep::<f16>(rng);
+            });
+        }
+    }
+
+    #[test]
+    fn counter_mask_above_par_checks() {
+        on(Soc::Ascend910B, || {
+            let u = ub(4096);
+            let src = u.t::<f32>(0, 256);
+            let dst = u.t::<f32>(1024, 64);
+            let pat = u.t::<u32>(2048, 8);
+            // Pattern 7 keeps 2 × 70 elements; dst holds 64, known before walking.
+            assert_fails("dst holds 64 elements but 140 are kept", || {
+                gather_mask::<f32, u32>(
+                    &dst,
+                    &src,
+                    GatherPattern::Fixed(7),
+                    true,
+                    70,
+                    &GatherMaskParams::new(1, 2, 8, 0),
+                );
+            });
+            // 2 repeats 1 block apart read 32 + 9 bytes of pattern; 32 bytes are there.
+            assert_fails("src1Pattern holds 32 bytes but this call reads 41", || {
+                gather_mask(
+                    &dst,
+                    &src,
+                    GatherPattern::Tensor(&pat),
+                    true,
+                    70,
+                    &GatherMaskParams::new(1, 2, 8, 1),
+                );
+            });
+            // A huge call (2^32 - 1 lanes in one block, 65535 repeats on it) fails before walking.
+            assert_fails("dst holds 64 elements but 281470681677825 are kept", || {
+                gather_mask::<f32, u32>(
+                    &dst,
+                    &src,
+                    GatherPattern::Fixed(7),
+                    true,
+                    u32::MAX,
+                    &GatherMaskParams::new(0, u16::MAX, 0, 0),
+                );
+            });
+            // In place with mask above PAR: repeat 1 (8 blocks on) is reached by 70 elements.
+            let t = u.t::<f32>(0, 256);
+            assert_fails("the 70 elements kept before repeat 1", || {
+                gather_mask::<f32, u32>(
+                    &t,
+                    &t,
+                    GatherPattern::Fixed(7),
+                    true,
+                    70,
+                    &GatherMaskParams::new(1, 2, 8, 0),
+                );
+            });
+            // 9 blocks on it is not, and in place equals the reference.
+            let x: Vec<f32> = (0..256).map(|i| i as f32).collect();
+            t.copy_from_slice(&x);
+            let want = reference(&bytes_of(&t), 4, &Pat::Fixed(7), 2, 70, 1, 9, 0);
+            let n = gather_mask::<f32, u32>(
+                &t,
+                &t,
+                GatherPattern::Fixed(7),
+                true,
+                70,
+                &GatherMaskParams::new(1, 2, 9, 0),
+            );
+            assert_eq!(n, 140);
+            assert_eq!(bytes_of(&t)[..140 * 4], want[..]);
+        });
+    }
+}

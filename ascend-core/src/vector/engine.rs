@@ -132,13 +132,15 @@ pub(crate) fn check_operand<T: Element>(api: &'static str, op: &Operand<'_, T>, 
     ext.unwrap_or(0)
 }
 
-/// Whether the block footprints of two operands share a block (exact, block-granular).
+/// Whether the block footprints of two operands share a block (exact, block-granular):
+/// `touched(op, mark)` calls `mark(k)` for every block `k` (counted from the operand's start)
+/// the operand touches.
 fn footprints_meet<T: Element>(
     a: &Operand<'_, T>,
     b: &Operand<'_, T>,
-    plan: &Plan,
     ea: usize,
     eb: usize,
+    touched: impl Fn(&Operand<'_, T>, &mut dyn FnMut(usize)),
 ) -> bool {
     let (a0, a1) = a.t.byte_range(ea);
     let (b0, b1) = b.t.byte_range(eb);
@@ -148,30 +150,56 @@ fn footprints_meet<T: Element>(
     }
     // Byte ranges intersect: compare the sets of 32-byte blocks actually touched, as bit sets
     // over the arena's blocks (every block was bounds-checked, so it lies in the arena).
-    // With a repeat stride of 0 every repeat but the last touches the same blocks, so two
-    // repeats stand for all (a counter-mode call may have many millions).
     let words = a.t.ub().size().div_ceil(32 * 64);
     let blocks = |op: &Operand<'_, T>| {
         let mut set = vec![0u64; words];
-        let mut mark = |r: usize| {
-            let m = plan.mask_of(r);
-            for b in 0..BLOCKS_PER_REPEAT {
-                if block_bits::<T>(m, b) != 0 {
-                    let k = op.t.get_phy_addr() / 32 + r * op.rep + b * op.blk;
-                    set[k / 64] |= 1 << (k % 64);
-                }
-            }
-        };
-        if op.rep == 0 {
-            mark(0);
-            mark(plan.repeats - 1);
-        } else {
-            (0..plan.repeats).for_each(&mut mark);
-        }
+        let base = op.t.get_phy_addr() / 32;
+        touched(op, &mut |k| {
+            let k = base + k;
+            set[k / 64] |= 1 << (k % 64);
+        });
         set
     };
     let (va, vb) = (blocks(a), blocks(b));
     va.iter().zip(&vb).any(|(x, y)| x & y != 0)
+}
+
+/// The blocks an operand touches under `plan` (for [`footprints_meet`]). With a repeat
+/// stride of 0 every repeat but the last touches the same blocks, so two repeats stand for
+/// all (a counter-mode call may have many millions).
+fn plan_blocks<T: Element>(plan: &Plan) -> impl Fn(&Operand<'_, T>, &mut dyn FnMut(usize)) + '_ {
+    move |op, mark| {
+        let mut repeat = |r: usize| {
+            let m = plan.mask_of(r);
+            for b in 0..BLOCKS_PER_REPEAT {
+                if block_bits::<T>(m, b) != 0 {
+                    mark(r * op.rep + b * op.blk);
+                }
+            }
+        };
+        if op.rep == 0 {
+            repeat(0);
+            repeat(plan.repeats - 1);
+        } else {
+            (0..plan.repeats).for_each(&mut repeat);
+        }
+    }
+}
+
+/// Fails: `dst` and a source overlap without coinciding.
+#[cold]
+#[track_caller]
+fn partial_overlap<T: Element>(api: &'static str, dst: &Operand<'_, T>, s: &Operand<'_, T>) -> ! {
+    fail(
+        api,
+        format!(
+            "{} (address {:#x}) and {} (address {:#x}) partially overlap; only a complete overlap is allowed",
+            dst.name,
+            dst.t.get_phy_addr(),
+            s.name,
+            s.t.get_phy_addr()
+        ),
+    )
 }
 
 /// The `EPB` mask bits of block `b` of a repeat mask, in the low bits.
@@ -209,17 +237,8 @@ pub(crate) fn apply<T: Element, const N: usize, K: Lanes<T, N>>(
         let es = check_operand(api, s, plan);
         let (a, b) = s.t.byte_range(es);
         reads[i] = (s.t.tag, a, b);
-        if !dst.same_layout(s) && footprints_meet(dst, s, plan, ed, es) {
-            fail(
-                api,
-                format!(
-                    "{} (address {:#x}) and {} (address {:#x}) partially overlap; only a complete overlap is allowed",
-                    dst.name,
-                    dst.t.get_phy_addr(),
-                    s.name,
-                    s.t.get_phy_addr()
-                ),
-            );
+        if !dst.same_layout(s) && footprints_meet(dst, s, ed, es, plan_blocks(plan)) {
+            partial_overlap(api, dst, s);
         }
     }
     let (a, b) = dst.t.byte_range(ed);
@@ -380,18 +399,16 @@ pub(crate) fn long_extent<T: Element>(op: &Operand<'_, T>, repeats: usize, count
     (repeats - 1).checked_mul(op.rep)?.checked_mul(T::EPB)?.checked_add(hi)
 }
 
-/// Marks in `set` (a bit per 32-byte block of the arena) the blocks an operand touches in
-/// `repeats` repeats of `count` lanes each. The operand was bounds-checked, so every block
-/// lies in the arena and, with a block stride of 1 or more, a repeat has at most as many
-/// blocks as the arena; a stride of 0 collapses the blocks (or repeats) to one.
-fn mark_long_blocks<T: Element>(op: &Operand<'_, T>, repeats: usize, count: usize, set: &mut [u64]) {
-    let nb = if op.blk == 0 { 1 } else { count.div_ceil(T::EPB) };
-    let reps = if op.rep == 0 { 1 } else { repeats };
-    let base = op.t.get_phy_addr() / 32;
-    for r in 0..reps {
-        for b in 0..nb {
-            let k = base + r * op.rep + b * op.blk;
-            set[k / 64] |= 1 << (k % 64);
+/// The blocks an operand touches in `repeats` repeats of `count` lanes each (for
+/// [`footprints_meet`]). A stride of 0 collapses the blocks (or repeats) to one.
+fn long_blocks<T: Element>(repeats: usize, count: usize) -> impl Fn(&Operand<'_, T>, &mut dyn FnMut(usize)) {
+    move |op, mark| {
+        let nb = if op.blk == 0 { 1 } else { count.div_ceil(T::EPB) };
+        let reps = if op.rep == 0 { 1 } else { repeats };
+        for r in 0..reps {
+            for b in 0..nb {
+                mark(r * op.rep + b * op.blk);
+            }
         }
     }
 }
@@ -441,35 +458,13 @@ pub(crate) fn apply_long<T: Element, const N: usize, K: Lanes<T, N>>(
     }
     let ed = check(api, dst, repeats, count);
     let (d0, d1) = dst.t.byte_range(ed);
-    let mut dst_blocks: Option<Vec<u64>> = None;
     let mut reads = [(0u64, 0usize, 0usize); N];
     for (i, s) in srcs.into_iter().enumerate() {
         let es = check(api, s, repeats, count);
         let (s0, s1) = s.t.byte_range(es);
         reads[i] = (s.t.tag, s0, s1);
-        if dst.same_layout(s) || !std::rc::Rc::ptr_eq(dst.t.ub(), s.t.ub()) || d1 <= s0 || s1 <= d0 {
-            continue;
-        }
-        // The byte ranges intersect: compare the sets of 32-byte blocks actually touched.
-        let words = dst.t.ub().size().div_ceil(32 * 64);
-        let db = dst_blocks.get_or_insert_with(|| {
-            let mut set = vec![0u64; words];
-            mark_long_blocks(dst, repeats, count, &mut set);
-            set
-        });
-        let mut sb = vec![0u64; words];
-        mark_long_blocks(s, repeats, count, &mut sb);
-        if db.iter().zip(&sb).any(|(x, y)| x & y != 0) {
-            fail(
-                api,
-                format!(
-                    "{} (address {:#x}) and {} (address {:#x}) partially overlap; only a complete overlap is allowed",
-                    dst.name,
-                    dst.t.get_phy_addr(),
-                    s.name,
-                    s.t.get_phy_addr()
-                ),
-            );
+        if !dst.same_layout(s) && footprints_meet(dst, s, ed, es, long_blocks(repeats, count)) {
+            partial_overlap(api, dst, s);
         }
     }
     if K::WRITES_DST {
