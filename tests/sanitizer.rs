@@ -818,3 +818,84 @@ fn a_wait_on_the_scalar_pipe_orders_every_later_instruction() {
     run(1, || scalar_wait_then_vector(false, x.addr(), z.addr())).unwrap();
     assert_eq!(z.to_vec(), want);
 }
+
+// 21. A core reading GM another core writes, ordered by a flag instead of SyncAll: without
+// the IBSet/IBWait pair it is a race; with it the reader's copy happens after the writer's.
+// Only what the flag orders is ordered: a write of the setter after its IBSet still races
+// with the waiter's read.
+fn hand_over(sync: u8, z: GmAddr, out: GmAddr, flags: GmAddr) {
+    let i = get_block_idx();
+    let z_gm = bind(&z, 0, 8);
+    let mut flag_gm = GlobalTensor::<i32>::new();
+    flag_gm.set_global_buffer(flags, 16);
+    let ub = LocalTensor::<i32>::new(TPosition::VECCALC, 0, 8);
+    if i == 0 {
+        if sync == 2 {
+            ib_set(&flag_gm, &ub, 1, 0);
+        }
+        z_gm.set_value(0, 42.0);
+        if sync == 1 {
+            ib_set(&flag_gm, &ub, 1, 0);
+        }
+    } else {
+        if sync != 0 {
+            ib_wait(&flag_gm, &ub, 1, 0);
+        }
+        let v = z_gm.get_value(0); // MARK-21
+        bind(&out, 0, 1).set_value(0, v);
+    }
+}
+
+#[test]
+fn a_core_reading_what_another_core_writes_before_its_ib_set() {
+    let z = gm_f32(&[0.0; 8]);
+    let out = gm_f32(&[0.0]);
+    let flags = GmBuffer::<i32>::zeroed(16);
+    for sync in [0, 2] {
+        let f = expect_fault(
+            run(2, || hand_over(sync, z.addr(), out.addr(), flags.addr())),
+            &["core 1 reads bytes [0x0, 0x4)", "core 0 writes bytes [0x0, 0x4)", "IBSet/IBWait"],
+        );
+        assert_eq!(f.line, line_of("MARK-21"));
+    }
+    flags.write_from(&[0; 16]);
+    run(2, || hand_over(1, z.addr(), out.addr(), flags.addr())).unwrap();
+    assert_eq!(out.to_vec()[0], 42.0);
+    assert_eq!(flags.to_vec(), vec![0; 16]);
+}
+
+// 22. The deterministic-order primitives order each core after the lower ones: every core
+// adds its tile into one GM range with plain (non-atomic) read-modify-writes, which is only
+// correct because WaitPreBlock/NotifyNextBlock run the cores one after another.
+fn chained_accumulate(ordered: bool, z: GmAddr, ws: GmAddr) {
+    let i = get_block_idx();
+    let z_gm = bind(&z, 0, 8);
+    let ws_gm = {
+        let mut g = GlobalTensor::<i32>::new();
+        g.set_global_buffer(ws, 8 * get_block_num() as usize);
+        g
+    };
+    let ub = LocalTensor::<i32>::new(TPosition::VECCALC, 0, 8 * get_block_num() as usize + 8);
+    init_determine_compute_workspace(&ws_gm, &ub);
+    if ordered {
+        wait_pre_block(&ws_gm, &ub);
+    }
+    let v = z_gm.get_value(0);
+    z_gm.set_value(0, v + (i + 1) as f32);
+    if ordered {
+        notify_next_block(&ws_gm, &ub);
+    }
+}
+
+#[test]
+fn accumulating_in_block_order_needs_wait_pre_block() {
+    let z = gm_f32(&[0.0; 8]);
+    let ws = GmBuffer::<i32>::zeroed(8 * 4);
+    expect_fault(
+        run(4, || chained_accumulate(false, z.addr(), ws.addr())),
+        &["cross-core race", "GlobalTensor"],
+    );
+    z.write_from(&[0.0; 8]);
+    run(4, || chained_accumulate(true, z.addr(), ws.addr())).unwrap();
+    assert_eq!(z.to_vec()[0], 1.0 + 2.0 + 3.0 + 4.0);
+}

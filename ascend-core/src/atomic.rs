@@ -20,7 +20,10 @@
 //!   program order). The result is therefore the same on every run and in every execution
 //!   mode: `((gm + c0) + c1) + …`, each addition rounded once to the element type. Until the
 //!   epoch closes, a core that reads the range back sees GM *without* the pending float
-//!   contributions (its own included).
+//!   contributions (its own included). A cross-core release (`IBSet`, `NotifyNextBlock`, see
+//!   [`crate::block_sync`]) applies the releasing core's own pending contributions first, so
+//!   the core it releases sees them; run in block order (`WaitPreBlock`/`NotifyNextBlock`),
+//!   that is core order again.
 //! - **Floats** under [`AtomicOrder::Arrival`] (`Launch::atomic_order`) or in a launch of one
 //!   core: at once, by a compare-and-swap loop per element, in whatever order the host
 //!   threads arrive — as on the chip, where the order is not specified, so a non-associative
@@ -413,6 +416,29 @@ impl AtomicLog {
     }
 }
 
+impl AtomicLog {
+    /// Applies `core`'s logged contributions, in program order, and removes them from the log:
+    /// a cross-core release of that core (`IBSet`, `NotifyNextBlock`), after which the core
+    /// that acquires it must see them. Other cores may run meanwhile: every application is an
+    /// atomic read-modify-write. Contributions of cores the release does not order are
+    /// applied when their own core releases or the epoch closes, so a float sum over cores
+    /// that are not ordered may then round differently between runs, as on the chip.
+    pub fn flush_core(&self, core: u32) {
+        let mine: Vec<Entry> = {
+            let mut all = self.lock();
+            let (mine, rest): (Vec<_>, Vec<_>) =
+                std::mem::take(&mut *all).into_iter().partition(|(c, _)| *c == core);
+            *all = rest;
+            mine.into_iter().map(|(_, e)| e).collect()
+        };
+        for e in mine {
+            // SAFETY: as in `flush`; the applications are atomic, so other cores' concurrent
+            // atomic accesses of the destination do not race with them.
+            unsafe { apply_rows(e.mode, e.dst as *mut u8, e.data.as_ptr(), e.rows, e.row, e.d_pitch, e.row) };
+        }
+    }
+}
+
 /// Applies `rows` rows of `row` bytes from `src` to `dst` with `mode`, element by element.
 ///
 /// # Safety
@@ -549,6 +575,13 @@ unsafe fn store_atomic<T: Element>(
         _ => unsafe { apply_rows(mode, dst, src, rows, row, d_pitch, s_pitch) },
     }
     true
+}
+
+/// Applies the current core's own pending contributions (a cross-core release).
+pub(crate) fn flush_current_core() {
+    if let Some((log, core)) = with_core(|c| c.atomic_log.clone().map(|l| (l, c.block_idx))) {
+        log.flush_core(core);
+    }
 }
 
 /// Applies the current core's pending log (a launch of one core closing its epoch).

@@ -15,11 +15,27 @@ use crate::error::fail;
 use crate::soc::{OverflowMode, Soc};
 use crate::ub::Ub;
 
-/// The barrier behind [`sync_all`], provided by the launcher.
+/// A condition a blocked core waits for (see [`CoreBarrier::wait_until`]): it reads global
+/// memory only, through atomic accesses, and is evaluated under the launch's lock by whichever
+/// core may have made it true.
+pub type WaitCond = Box<dyn FnMut() -> bool + Send>;
+
+/// The launch-wide synchronisation behind [`sync_all`] and the flag-based inter-core
+/// primitives (`IBSet`/`IBWait`, `WaitPreBlock`/`NotifyNextBlock`), provided by the launcher.
 pub trait CoreBarrier: Send + Sync {
     /// Blocks until every core of the launch has arrived. Returns `Err(reason)` when the
     /// launch was aborted (another core failed) instead of hanging.
     fn wait(&self, core: u32) -> Result<(), String>;
+
+    /// Blocks `core` until `cond` holds. `what` says what the core waits for (for the error
+    /// when no core can make it true: every other core is blocked too, waits in
+    /// [`sync_all`], or has returned from the kernel — a hang on the hardware). Returns
+    /// `Err(reason)` then, and when the launch was aborted, instead of hanging.
+    fn wait_until(&self, core: u32, what: String, cond: WaitCond) -> Result<(), String>;
+
+    /// Runs `write` (a write of global memory that may satisfy a blocked core's condition)
+    /// under the launch's lock, then wakes the cores whose condition now holds.
+    fn signal(&self, write: &mut dyn FnMut());
 }
 
 /// What a launcher tells a core about itself.
@@ -323,6 +339,51 @@ pub fn sync_all() {
                  modes cannot block a core"
             ),
         ),
+    }
+}
+
+/// Blocks the current core until `cond` holds (the wait of a flag-based inter-core primitive:
+/// `IBWait`, `WaitPreBlock` …). Without the launch's barrier (a single core, or the pooled and
+/// sequential modes) a core cannot block: a single core whose condition does not hold now
+/// never sees it hold (a hang on the hardware), and a launch of more than one core needs a
+/// thread per core, as [`sync_all`] does.
+#[track_caller]
+pub(crate) fn block_until(api: &'static str, what: impl FnOnce() -> String, mut cond: WaitCond) {
+    let (barrier, idx, num) = with_core(|c| (c.barrier.clone(), c.block_idx, c.block_num));
+    match barrier {
+        Some(b) => {
+            if let Err(why) = b.wait_until(idx, what(), cond) {
+                fail(api, why)
+            }
+        }
+        None if num <= 1 => {
+            if !cond() {
+                fail(
+                    api,
+                    format!(
+                        "core {idx} {}, and no other core can ever do it: this launch has one core (on the \
+                         hardware this hangs)",
+                        what()
+                    ),
+                )
+            }
+        }
+        None => fail(
+            api,
+            format!(
+                "this launch of {num} cores cannot block a core: launch kernels that wait for another core \
+                 with a thread per core (Launch::sync_all(true)); the pooled and sequential modes cannot block"
+            ),
+        ),
+    }
+}
+
+/// Runs `write` (a global-memory write that may release a core blocked in [`block_until`])
+/// under the launch's lock, and wakes the cores it releases; without a barrier, just runs it.
+pub(crate) fn signal_cores(mut write: impl FnMut()) {
+    match with_core(|c| c.barrier.clone()) {
+        Some(b) => b.signal(&mut write),
+        None => write(),
     }
 }
 

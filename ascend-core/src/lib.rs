@@ -9,6 +9,7 @@
 
 pub mod alloc;
 pub mod atomic;
+pub mod block_sync;
 pub mod copy;
 pub mod copy_tail;
 pub mod ctx;
@@ -30,7 +31,7 @@ pub mod vector;
 
 pub use ctx::{
     get_block_idx, get_block_num, get_overflow_mode, get_soc, run_on_core, set_overflow_mode, sync_all,
-    CancelToken, CoreBarrier, CoreConfig, MaskMode,
+    CancelToken, CoreBarrier, CoreConfig, MaskMode, WaitCond,
 };
 pub use element::{bf16, f16, DType, Element};
 pub use error::{fail, take_last_fault, Fault};
@@ -64,6 +65,7 @@ pub mod prelude {
         disable_dma_atomic, get_atomic_mode, set_atomic_add, set_atomic_max, set_atomic_min, set_atomic_none,
         set_atomic_type, AtomicElement, AtomicMode, AtomicOp, AtomicOrder,
     };
+    pub use crate::block_sync::*;
     pub use crate::copy::*;
     pub use crate::copy_tail::{data_copy_tail, DataCopyTail};
     pub use crate::gm_api::*;

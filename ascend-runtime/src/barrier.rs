@@ -1,18 +1,35 @@
-//! The launch-wide barrier behind `sync_all` in thread-per-core mode.
+//! The launch-wide barrier behind `sync_all` in thread-per-core mode, and the blocking waits
+//! of the flag-based inter-core primitives (`IBWait`, `WaitPreBlock` …).
 //!
 //! A generation-counting barrier on a `Mutex` + `Condvar` that can never hang:
 //! - when a core fails, the launcher [`abort`](LaunchBarrier::abort)s it, and every core
 //!   waiting (or arriving later) is released with an error naming the failed core;
 //! - when a core returns from the kernel while others wait in `sync_all` (so the barrier can
 //!   never fill, a hang on the hardware), the waiting cores are released with an error that
-//!   says so.
+//!   says so;
+//! - a core blocked in [`CoreBarrier::wait_until`] leaves its condition with the barrier:
+//!   whichever core writes a flag ([`CoreBarrier::signal`]) or stops running (blocks, waits in
+//!   `sync_all`, returns) evaluates every blocked condition under the lock. When no core is
+//!   running and no condition holds, no core can ever go on: the blocked cores are released
+//!   with an error that names what each waits for. A blocked core also re-checks its own
+//!   condition every few milliseconds, for a flag a running core wrote with a plain copy.
 
 use std::cell::Cell;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 use ascend_core::atomic::AtomicLog;
 
-use ascend_core::CoreBarrier;
+use ascend_core::{CoreBarrier, WaitCond};
+
+/// How often a blocked core re-checks its own condition (for flags written by plain copies,
+/// which do not signal).
+const RECHECK: std::time::Duration = std::time::Duration::from_millis(2);
+
+/// A core blocked in [`CoreBarrier::wait_until`].
+struct Blocked {
+    what: String,
+    cond: WaitCond,
+}
 
 thread_local! {
     /// Set on a core's thread when its `sync_all` was released because another core failed:
@@ -40,6 +57,28 @@ struct State {
     cancelled: Option<String>,
     /// Which cores are waiting right now (for the timeout's report).
     waiting: Vec<bool>,
+    /// By core: its condition while it is blocked in `wait_until`.
+    blocked: Vec<Option<Blocked>>,
+    /// Cores blocked in `wait_until`.
+    n_blocked: u32,
+    /// By core: set when another core found its condition true and released it.
+    fired: Vec<bool>,
+}
+
+impl State {
+    /// Evaluates every blocked core's condition; releases those that hold. Whether any did.
+    fn fire(&mut self) -> bool {
+        let mut any = false;
+        for (b, f) in self.blocked.iter_mut().zip(self.fired.iter_mut()) {
+            if b.as_mut().is_some_and(|w| (w.cond)()) {
+                *b = None;
+                *f = true;
+                self.n_blocked -= 1;
+                any = true;
+            }
+        }
+        any
+    }
 }
 
 /// A barrier across the `n` cores of one launch.
@@ -64,6 +103,9 @@ impl LaunchBarrier {
                 deadlock: None,
                 cancelled: None,
                 waiting: vec![false; n as usize],
+                blocked: (0..n).map(|_| None).collect(),
+                n_blocked: 0,
+                fired: vec![false; n as usize],
             }),
             cv: Condvar::new(),
             atomic_log: None,
@@ -109,12 +151,43 @@ impl LaunchBarrier {
     pub(crate) fn exit(&self, core: u32) {
         let mut s = self.lock();
         s.exited.push(core);
-        if s.arrived > 0 && s.arrived as usize + s.exited.len() == self.n as usize {
-            let why = self.deadlock_message(&s);
-            s.deadlock = Some(why);
-            drop(s);
-            self.cv.notify_all();
+        self.stalled(&mut s);
+    }
+
+    /// Called (under the lock) when a core stops running: when none runs any more, either a
+    /// blocked core's condition holds (it is released) or no core can ever go on (a deadlock,
+    /// recorded and broadcast). Whether it was a deadlock.
+    fn stalled(&self, s: &mut State) -> bool {
+        let stopped = s.arrived as usize + s.n_blocked as usize + s.exited.len();
+        if stopped < self.n as usize || (s.arrived == 0 && s.n_blocked == 0) {
+            return false;
         }
+        if s.fire() {
+            self.cv.notify_all();
+            return false;
+        }
+        let why = if s.n_blocked == 0 { self.deadlock_message(s) } else { self.blocked_message(s) };
+        s.deadlock = Some(why);
+        self.cv.notify_all();
+        true
+    }
+
+    fn blocked_message(&self, s: &State) -> String {
+        let mut parts: Vec<String> = s
+            .blocked
+            .iter()
+            .enumerate()
+            .filter_map(|(i, b)| b.as_ref().map(|b| format!("core {i} {}", b.what)))
+            .collect();
+        if s.arrived > 0 {
+            parts.push(format!("{} core(s) wait in SyncAll", s.arrived));
+        }
+        if !s.exited.is_empty() {
+            let mut exited = s.exited.clone();
+            exited.sort_unstable();
+            parts.push(format!("core(s) {} returned from the kernel", crate::launch::format_ranges(&exited)));
+        }
+        format!("no core can go on: {} (on the hardware this hangs)", parts.join("; "))
     }
 
     fn deadlock_message(&self, s: &State) -> String {
@@ -160,12 +233,8 @@ impl CoreBarrier for LaunchBarrier {
             self.cv.notify_all();
             return Ok(());
         }
-        if s.arrived as usize + s.exited.len() == self.n as usize {
-            let why = self.deadlock_message(&s);
-            s.deadlock = Some(why.clone());
-            drop(s);
-            self.cv.notify_all();
-            return Err(why);
+        if self.stalled(&mut s) {
+            return Err(s.deadlock.clone().unwrap_or_default());
         }
         let gen = s.generation;
         let me = core as usize;
@@ -192,5 +261,60 @@ impl CoreBarrier for LaunchBarrier {
             *w = false;
         }
         result
+    }
+
+    fn wait_until(&self, core: u32, what: String, mut cond: WaitCond) -> Result<(), String> {
+        let mut s = self.lock();
+        if let Some(why) = &s.cancelled {
+            return Err(why.clone());
+        }
+        if let Some(by) = s.aborted_by {
+            return self.released(by);
+        }
+        if let Some(why) = &s.deadlock {
+            return Err(why.clone());
+        }
+        if cond() {
+            return Ok(());
+        }
+        let me = core as usize;
+        s.fired[me] = false;
+        s.blocked[me] = Some(Blocked { what, cond });
+        s.n_blocked += 1;
+        self.stalled(&mut s);
+        let result = loop {
+            if s.fired[me] {
+                break Ok(());
+            }
+            if let Some(why) = &s.cancelled {
+                break Err(why.clone());
+            }
+            if let Some(why) = &s.deadlock {
+                break Err(why.clone());
+            }
+            if let Some(by) = s.aborted_by {
+                break self.released(by);
+            }
+            s = self.cv.wait_timeout(s, RECHECK).unwrap_or_else(|e| e.into_inner()).0;
+            if s.blocked[me].as_mut().is_some_and(|b| (b.cond)()) {
+                s.blocked[me] = None;
+                s.n_blocked -= 1;
+                break Ok(());
+            }
+        };
+        if s.blocked[me].take().is_some() {
+            s.n_blocked -= 1;
+        }
+        s.fired[me] = false;
+        result
+    }
+
+    fn signal(&self, write: &mut dyn FnMut()) {
+        let mut s = self.lock();
+        write();
+        if s.fire() {
+            drop(s);
+            self.cv.notify_all();
+        }
     }
 }

@@ -9,6 +9,7 @@ use ascend_runtime::prelude::*;
 
 mod add_high_performance;
 mod copy;
+mod inter_core;
 mod memory;
 mod sync;
 mod vector_elementwise;

@@ -1,7 +1,13 @@
 //! The cross-core check: every core logs its global-memory accesses (coalesced byte ranges,
-//! with the core, the `SyncAll` epoch, the API and the source line); after the launch the
-//! logs are swept per region and epoch for two cores touching the same bytes, at least one
-//! writing and not both atomically.
+//! with the core, its phase — see below —, the API and the source line); after the launch the
+//! logs are swept per region and `SyncAll` epoch for two cores touching the same bytes, at
+//! least one writing, not both atomically, and neither ordered before the other by the
+//! flag-based primitives (`IBSet`/`IBWait`, `NotifyNextBlock`/`WaitPreBlock`).
+//!
+//! **Phases.** A core's phase counts its `SyncAll`s and its cross-core releases and acquires;
+//! each phase has the core's epoch and its cross-core vector clock (by core: how many of that
+//! core's phases are known to have ended before this one). An access of core A in phase `p`
+//! happens before an access of core B in the same epoch whose phase's clock has `[A] > p`.
 
 use std::panic::Location;
 
@@ -21,6 +27,8 @@ pub(crate) struct GmAcc {
     /// Written in an atomic mode (`SetAtomicAdd` …).
     pub atomic: bool,
     pub epoch: u32,
+    /// The core's phase at the access (see the module documentation).
+    pub phase: u32,
     pub core: u32,
     pub api: &'static str,
     pub loc: &'static Location<'static>,
@@ -45,7 +53,7 @@ pub(crate) struct GmRec {
     pub region: usize,
     pub s: usize,
     pub e: usize,
-    /// The site, the epoch and the flags, packed by [`GmRec::key`]: entries with equal
+    /// The site, the phase and the flags, packed by [`GmRec::key`]: entries with equal
     /// region and key and touching ranges coalesce.
     pub key: u64,
 }
@@ -53,9 +61,9 @@ pub(crate) struct GmRec {
 impl GmRec {
     /// Packs what must be equal for two accesses to coalesce.
     #[inline(always)]
-    pub(crate) fn key(site: u32, epoch: u32, write: bool, dma: bool, atomic: bool) -> u64 {
+    pub(crate) fn key(site: u32, phase: u32, write: bool, dma: bool, atomic: bool) -> u64 {
         // Sites are below 2^29 (`Sites::insert` checks).
-        (u64::from(epoch) << 32)
+        (u64::from(phase) << 32)
             | (u64::from(site) << 3)
             | (u64::from(write) << 2)
             | (u64::from(dma) << 1)
@@ -66,7 +74,7 @@ impl GmRec {
         (self.key as u32) >> 3
     }
 
-    pub(crate) fn epoch(&self) -> u32 {
+    pub(crate) fn phase(&self) -> u32 {
         (self.key >> 32) as u32
     }
 
@@ -156,8 +164,12 @@ pub(crate) struct Conflict {
     pub second: GmAcc,
 }
 
-/// Sweeps all logs for the first conflict (lowest region, epoch and address).
-pub(crate) fn find_conflict(mut all: Vec<GmAcc>) -> Option<Conflict> {
+/// Sweeps all logs for the first conflict (lowest region, epoch and address). `ordered(a, b)`:
+/// whether `a` happens before `b`, two accesses of different cores in one epoch.
+pub(crate) fn find_conflict(
+    mut all: Vec<GmAcc>,
+    ordered: impl Fn(&GmAcc, &GmAcc) -> bool,
+) -> Option<Conflict> {
     all.sort_unstable_by_key(|a| (a.region, a.epoch, a.conflict_range().0, a.core));
     let mut writes: Vec<GmAcc> = Vec::new();
     let mut reads: Vec<GmAcc> = Vec::new();
@@ -174,7 +186,12 @@ pub(crate) fn find_conflict(mut all: Vec<GmAcc>) -> Option<Conflict> {
         reads.retain(|a| a.conflict_range().1 > xs);
         let clash = |a: &GmAcc| {
             let (as_, ae) = a.conflict_range();
-            a.core != x.core && !(a.atomic && x.atomic) && as_ < xe && xs < ae
+            a.core != x.core
+                && !(a.atomic && x.atomic)
+                && as_ < xe
+                && xs < ae
+                && !ordered(a, &x)
+                && !ordered(&x, a)
         };
         if let Some(a) = writes.iter().find(|a| clash(a)) {
             return Some(Conflict { first: *a, second: x });

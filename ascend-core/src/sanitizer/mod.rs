@@ -54,6 +54,7 @@ mod shadow;
 mod sites;
 
 use std::cell::Cell;
+use std::collections::HashMap;
 use std::panic::Location;
 use std::sync::{Arc, Mutex};
 
@@ -152,6 +153,35 @@ fn join_into(row: &mut Clock, c: &Clock) {
     }
 }
 
+/// A core's phase (see [`gm`]) from `phase` on, until its next record.
+#[derive(Clone)]
+struct PhaseRec {
+    phase: u32,
+    epoch: u32,
+    /// The core's cross-core vector clock in the phase (empty: all zero).
+    clock: Arc<[u32]>,
+}
+
+/// The phase records of `phases` that cover `phase`.
+fn phase_rec(phases: &[PhaseRec], phase: u32) -> &PhaseRec {
+    &phases[phases.partition_point(|r| r.phase <= phase).saturating_sub(1)]
+}
+
+/// A launch's cross-core synchronisation objects (the flags of `IBSet`/`IBWait`,
+/// `NotifyNextBlock`/`WaitPreBlock`), by the flag's GM address: the join of the vector clocks
+/// released into each.
+type SyncObjs = Mutex<HashMap<usize, Vec<u32>>>;
+
+/// `a` learns what `b` knows (lane-wise maximum; a shorter `a` grows).
+fn join_vec(a: &mut Vec<u32>, b: &[u32]) {
+    if a.len() < b.len() {
+        a.resize(b.len(), 0);
+    }
+    for (x, y) in a.iter_mut().zip(b) {
+        *x = (*x).max(*y);
+    }
+}
+
 /// One core's sanitizer state.
 struct CoreSan {
     core: u32,
@@ -173,7 +203,17 @@ struct CoreSan {
     bufs: Vec<Buf>,
     leaks: Vec<(String, &'static Location<'static>)>,
     gm: GmLog,
+    /// `SyncAll`s so far.
     epoch: u32,
+    /// The core's phase (see [`gm`]): its GM accesses are logged with it.
+    phase: u32,
+    /// The core's cross-core vector clock (by core: how many of its phases are known to have
+    /// ended; empty until the first acquire).
+    cvc: Vec<u32>,
+    /// Its phases so far, each with its epoch and clock.
+    phases: Vec<PhaseRec>,
+    /// The launch's synchronisation objects.
+    sync: Arc<SyncObjs>,
     /// Whether the core's global-memory atomic mode is on (`SetAtomicAdd` …).
     atomic: bool,
     sites: Sites,
@@ -215,6 +255,9 @@ macro_rules! with_san {
 /// The sanitizer of one launch: the cores' global-memory logs, checked after the launch.
 pub struct LaunchSanitizer {
     logs: Mutex<Vec<GmAcc>>,
+    /// By core: its phase records, once it has run.
+    phases: Mutex<HashMap<u32, Vec<PhaseRec>>>,
+    sync: Arc<SyncObjs>,
     /// Whether the kernel is taken as built with the compiler's automatic synchronisation
     /// (see [`LaunchSanitizer::with_auto_sync`]).
     auto_sync: bool,
@@ -222,7 +265,12 @@ pub struct LaunchSanitizer {
 
 impl Default for LaunchSanitizer {
     fn default() -> LaunchSanitizer {
-        LaunchSanitizer { logs: Mutex::default(), auto_sync: true }
+        LaunchSanitizer {
+            logs: Mutex::default(),
+            phases: Mutex::default(),
+            sync: Arc::default(),
+            auto_sync: true,
+        }
     }
 }
 
@@ -241,7 +289,7 @@ impl LaunchSanitizer {
     /// after the one it depends on (`PipeBarrier<PIPE_V>`); without it, the kernel must do both
     /// by hand, and the sanitizer reports each one missing.
     pub fn with_auto_sync(auto_sync: bool) -> Arc<LaunchSanitizer> {
-        Arc::new(LaunchSanitizer { logs: Mutex::default(), auto_sync })
+        Arc::new(LaunchSanitizer { auto_sync, ..LaunchSanitizer::default() })
     }
 
     /// Runs `f` as the current core (call it inside `run_on_core`) with the sanitizer on.
@@ -283,6 +331,10 @@ impl LaunchSanitizer {
             leaks: Vec::new(),
             gm: GmLog::default(),
             epoch: 0,
+            phase: 0,
+            cvc: Vec::new(),
+            phases: vec![PhaseRec { phase: 0, epoch: 0, clock: Arc::from([]) }],
+            sync: Arc::clone(&self.sync),
             atomic: false,
             sites: Sites::default(),
             valid: vec![0],
@@ -299,26 +351,36 @@ impl LaunchSanitizer {
         let logs = recs.iter().map(|g| {
             let (api, loc) = st.sites.get(g.site());
             GmAcc {
+                phase: g.phase(),
                 region: g.region,
                 s: g.s,
                 e: g.e,
                 write: g.write(),
                 dma: g.dma(),
                 atomic: g.atomic(),
-                epoch: g.epoch(),
+                epoch: phase_rec(&st.phases, g.phase()).epoch,
                 core: st.core,
                 api,
                 loc,
             }
         });
         self.logs.lock().unwrap_or_else(|e| e.into_inner()).extend(logs);
+        let phases = std::mem::take(&mut st.phases);
+        self.phases.lock().unwrap_or_else(|e| e.into_inner()).insert(st.core, phases);
         r
     }
 
     /// The first cross-core race on global memory of the launch, once every core has run.
     pub fn check_gm(&self) -> Option<Fault> {
         let all = std::mem::take(&mut *self.logs.lock().unwrap_or_else(|e| e.into_inner()));
-        let c = gm::find_conflict(all)?;
+        let phases = std::mem::take(&mut *self.phases.lock().unwrap_or_else(|e| e.into_inner()));
+        // `a` happens before `b` (same epoch) when `b`'s phase knows that `a`'s has ended.
+        let ordered = |a: &GmAcc, b: &GmAcc| {
+            phases.get(&b.core).is_some_and(|p| {
+                phase_rec(p, b.phase).clock.get(a.core as usize).is_some_and(|&k| k > a.phase)
+            })
+        };
+        let c = gm::find_conflict(all, ordered)?;
         let (a, b) = (c.first, c.second);
         let what = |x: &GmAcc| if x.write { "writes" } else { "reads" };
         let range = |x: &GmAcc| format!("bytes [{:#x}, {:#x})", x.s, x.e);
@@ -342,8 +404,9 @@ impl LaunchSanitizer {
             api: b.api,
             message: format!(
                 "sanitizer: cross-core race on global memory: core {} {} {} of the region at GM {:#x} with {} (at \
-                 {}:{}), and core {} {} {} with {} (at {}:{}), both {epoch}{blocks}; separate them with SyncAll, give \
-                 each core its own 32-byte blocks, or make both writes atomic (SetAtomicAdd)",
+                 {}:{}), and core {} {} {} with {} (at {}:{}), both {epoch}{blocks}, with no IBSet/IBWait or NotifyNextBlock/WaitPreBlock between them; separate them \
+                 with SyncAll (or order the two cores with IBSet/IBWait), give each core its own 32-byte blocks, or \
+                 make both writes atomic (SetAtomicAdd)",
                 a.core,
                 what(&a),
                 range(&a),
@@ -394,6 +457,53 @@ fn finish_core(st: &CoreSan) {
 }
 
 impl CoreSan {
+    /// Starts a new phase (after a `SyncAll` or a cross-core release or acquire); `learned`:
+    /// the vector clock changed.
+    fn new_phase(&mut self, learned: bool) {
+        self.phase = match self.phase.checked_add(1) {
+            Some(p) => p,
+            None => crate::error::fail(
+                "Sanitizer",
+                "sanitizer: more than 2^32 SyncAll and cross-core synchronisations on one core",
+            ),
+        };
+        let clock = if learned {
+            Arc::from(self.cvc.as_slice())
+        } else {
+            Arc::clone(&self.phases[self.phases.len() - 1].clock)
+        };
+        self.phases.push(PhaseRec { phase: self.phase, epoch: self.epoch, clock });
+    }
+
+    fn release(&mut self, objs: &[usize]) {
+        let me = self.core as usize;
+        let ended = self.phase + 1;
+        let mut m = self.sync.lock().unwrap_or_else(|e| e.into_inner());
+        for o in objs {
+            let c = m.entry(*o).or_default();
+            join_vec(c, &self.cvc);
+            if c.len() <= me {
+                c.resize(me + 1, 0);
+            }
+            c[me] = c[me].max(ended);
+        }
+        drop(m);
+        self.new_phase(false);
+    }
+
+    fn acquire(&mut self, objs: &[usize]) {
+        let m = self.sync.lock().unwrap_or_else(|e| e.into_inner());
+        let mut cvc = std::mem::take(&mut self.cvc);
+        for o in objs {
+            if let Some(c) = m.get(o) {
+                join_vec(&mut cvc, c);
+            }
+        }
+        drop(m);
+        self.cvc = cvc;
+        self.new_phase(true);
+    }
+
     /// Starts an instruction on `pipe`: its clock.
     #[inline(always)]
     fn tick(&mut self, pipe: pipe_t) -> u32 {
@@ -656,7 +766,7 @@ impl CoreSan {
     fn gm(&mut self, cur: Acc, region: usize, s: usize, e: usize, write: bool, dma: bool) {
         if s < e {
             let atomic = write && self.atomic;
-            self.gm.log(GmRec { region, s, e, key: GmRec::key(cur.site, self.epoch, write, dma, atomic) });
+            self.gm.log(GmRec { region, s, e, key: GmRec::key(cur.site, self.phase, write, dma, atomic) });
             if write {
                 let mark = self.marks[cur.pipe as usize & (ROWS - 1)];
                 let l = cur.lane as usize & (LANES - 1);
@@ -952,7 +1062,21 @@ pub(crate) fn on_sync_all() {
     with_san!(|s| {
         s.barrier_all();
         s.epoch += 1;
+        s.new_phase(false);
     });
+}
+
+/// A cross-core release into the flags at the GM addresses `objs` (`IBSet`, the clear of
+/// `IBWait`, `NotifyNextBlock`; after the primitive's `PipeBarrier<PIPE_ALL>`): every GM access
+/// of this core so far happens before what a core does after acquiring one of them.
+pub(crate) fn on_cross_release(objs: &[usize]) {
+    with_san!(|s| s.release(objs));
+}
+
+/// A cross-core acquire of the flags at `objs` (`IBWait`, `IBSet`'s wait for a free flag,
+/// `WaitPreBlock`): this core's later GM accesses happen after what the releasers had done.
+pub(crate) fn on_cross_acquire(objs: &[usize]) {
+    with_san!(|s| s.acquire(objs));
 }
 
 /// `TPipe::InitBuffer` of a queue of `num` buffers of `len` bytes from `base`: registers

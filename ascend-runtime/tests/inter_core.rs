@@ -1,0 +1,260 @@
+//! The flag-based inter-core primitives in launches: `IBSet`/`IBWait` and
+//! `InitDetermineComputeWorkspace`/`WaitPreBlock`/`NotifyNextBlock` order cores, their waits
+//! block a core until the flag is set, and a wait no core can satisfy (a hang on the chip) is
+//! an error naming every blocked core — never a hang.
+
+use std::time::{Duration, Instant};
+
+use ascend_runtime::prelude::*;
+
+fn gm_i32(addr: GmAddr, len: usize) -> GlobalTensor<i32> {
+    let mut g = GlobalTensor::new();
+    g.set_global_buffer(addr, len);
+    g
+}
+
+fn ub_i32(len: usize) -> LocalTensor<i32> {
+    LocalTensor::new(TPosition::VECCALC, 0, len)
+}
+
+fn threads(cores: u32) -> Launch {
+    Launch::new(Soc::Ascend910B).block_dim(cores).sync_all(true).timeout(Duration::from_secs(20))
+}
+
+#[track_caller]
+fn expect_err(r: Result<LaunchStats, LaunchError>, needles: &[&str]) -> String {
+    let text = r.expect_err("the launch should fail").to_string();
+    for n in needles {
+        assert!(text.contains(n), "expected {n:?} in:\n{text}");
+    }
+    text
+}
+
+/// Two cores pass a counter back and forth through GM 100 times: each reads it after its
+/// `IBWait`, adds one and hands it over with `IBSet` (event 0 towards core 1, event 1 towards
+/// core 0). Every flag is set and consumed in turn, so the count is exact and the sanitizer
+/// finds the plain GM accesses ordered.
+#[test]
+fn ping_pong_through_ib_set_and_ib_wait() {
+    const ROUNDS: i32 = 100;
+    let flags = GmBuffer::<i32>::zeroed(2 * 2 * 8);
+    let counter = GmBuffer::<i32>::zeroed(8);
+    let (fa, ca) = (flags.addr(), counter.addr());
+    threads(2)
+        .run(move || {
+            let me = get_block_idx() as i32;
+            let flag = gm_i32(fa, 32);
+            let c = gm_i32(ca, 8);
+            let ub = ub_i32(8);
+            for _ in 0..ROUNDS {
+                if me == 1 {
+                    ib_wait(&flag, &ub, 1, 0);
+                }
+                c.set_value(0, c.get_value(0) + 1);
+                if me == 0 {
+                    ib_set(&flag, &ub, 1, 0);
+                    ib_wait(&flag, &ub, 0, 1);
+                } else {
+                    ib_set(&flag, &ub, 0, 1);
+                }
+            }
+        })
+        .unwrap();
+    assert_eq!(counter.to_vec()[0], 2 * ROUNDS);
+    assert_eq!(flags.to_vec(), vec![0; 32]);
+}
+
+/// 48 cores take turns three times: in its turn each core appends its index to a log through
+/// a shared cursor in GM, with plain accesses, which only the block order of
+/// `WaitPreBlock`/`NotifyNextBlock` makes correct (and the sanitizer accepts, through the
+/// order running from each core to the next and from the last core to the next round).
+#[test]
+fn wait_pre_block_runs_48_cores_in_block_order_each_round() {
+    const N: usize = 48;
+    const ROUNDS: usize = 3;
+    let ws = GmBuffer::<i32>::from_vec(vec![-1; N * 8]); // InitDetermineComputeWorkspace zeroes it
+    let cursor = GmBuffer::<i32>::zeroed(8);
+    let log = GmBuffer::<i32>::from_vec(vec![-1; N * ROUNDS]);
+    let (wa, ca, la) = (ws.addr(), cursor.addr(), log.addr());
+    threads(N as u32)
+        .run(move || {
+            let me = get_block_idx() as i32;
+            let (ws, cur, log) = (gm_i32(wa, N * 8), gm_i32(ca, 8), gm_i32(la, N * ROUNDS));
+            let ub = ub_i32(N * 8 + 8);
+            init_determine_compute_workspace(&ws, &ub);
+            for _ in 0..ROUNDS {
+                wait_pre_block(&ws, &ub);
+                let at = cur.get_value(0);
+                log.set_value(at as usize, me);
+                cur.set_value(0, at + 1);
+                notify_next_block(&ws, &ub);
+            }
+            assert_eq!(ub.get_value(N * 8), ROUNDS as i32 + 1);
+        })
+        .unwrap();
+    let want: Vec<i32> = (0..ROUNDS).flat_map(|_| 0..N as i32).collect();
+    assert_eq!(log.to_vec(), want);
+    assert_eq!(ws.to_vec(), vec![0; N * 8]);
+}
+
+#[test]
+fn ib_wait_without_ib_set_is_an_error_not_a_hang() {
+    let flags = GmBuffer::<i32>::zeroed(16);
+    let fa = flags.addr();
+    let t0 = Instant::now();
+    let text = expect_err(
+        threads(2).run(move || {
+            if get_block_idx() == 1 {
+                ib_wait(&gm_i32(fa, 16), &ub_i32(8), 1, 0);
+            }
+        }),
+        &[
+            "IBWait",
+            "no core can go on: core 1 waits in IBWait",
+            "gmWorkspace[8]",
+            "to become 1",
+            "core(s) 0 returned",
+        ],
+    );
+    assert!(t0.elapsed() < Duration::from_secs(10), "took {:?}: {text}", t0.elapsed());
+}
+
+#[test]
+fn a_second_ib_set_before_the_wait_consumed_the_first_is_an_error_not_a_hang() {
+    let flags = GmBuffer::<i32>::zeroed(8);
+    let fa = flags.addr();
+    let kernel = move || {
+        let (g, ub) = (gm_i32(fa, 8), ub_i32(8));
+        ib_set(&g, &ub, 0, 0);
+        ib_set(&g, &ub, 0, 0);
+    };
+    let what = ["core 0 waits in IBSet", "to become 0", "never consumed by an IBWait"];
+    // A thread per core: the launch's barrier finds no core to set it.
+    expect_err(threads(1).run(kernel), &[&what[..], &["no core can go on"]].concat());
+    // One pooled core, with no barrier: nobody else exists.
+    flags.write_from(&[0; 8]);
+    expect_err(
+        Launch::new(Soc::Ascend910B).run(kernel),
+        &[&what[..], &["this launch has one core"]].concat(),
+    );
+}
+
+#[test]
+fn a_core_waiting_on_a_core_that_waits_on_it_is_a_deadlock() {
+    let flags = GmBuffer::<i32>::zeroed(32);
+    let fa = flags.addr();
+    expect_err(
+        threads(2).run(move || {
+            let me = get_block_idx() as i32;
+            ib_wait(&gm_i32(fa, 32), &ub_i32(8), me, 0);
+            ib_set(&gm_i32(fa, 32), &ub_i32(8), 1 - me, 0);
+        }),
+        &["no core can go on", "core 0 waits in IBWait", "core 1 waits in IBWait"],
+    );
+}
+
+#[test]
+fn more_wait_pre_blocks_than_notifies_is_an_error_not_a_hang() {
+    let ws = GmBuffer::<i32>::zeroed(3 * 8);
+    let wa = ws.addr();
+    expect_err(
+        threads(3).run(move || {
+            let (g, ub) = (gm_i32(wa, 24), ub_i32(32));
+            init_determine_compute_workspace(&g, &ub);
+            wait_pre_block(&g, &ub);
+            if get_block_idx() != 0 {
+                notify_next_block(&g, &ub);
+            }
+        }),
+        &["no core can go on", "waits in WaitPreBlock", "in round 1 for cores 0..1"],
+    );
+}
+
+#[test]
+fn a_core_blocked_in_ib_wait_is_released_when_another_core_fails() {
+    let flags = GmBuffer::<i32>::zeroed(16);
+    let fa = flags.addr();
+    let e = threads(2)
+        .run(move || {
+            if get_block_idx() == 1 {
+                ib_wait(&gm_i32(fa, 16), &ub_i32(8), 1, 0);
+            } else {
+                std::thread::sleep(Duration::from_millis(50));
+                panic!("core 0 fails");
+            }
+        })
+        .unwrap_err();
+    let p = e.primary().expect("a primary fault");
+    assert_eq!(p.core, 0);
+    assert!(p.to_string().contains("core 0 fails"), "{e}");
+}
+
+#[test]
+fn the_pooled_and_sequential_modes_cannot_block_a_core() {
+    for mode in [ExecMode::Pooled, ExecMode::Sequential] {
+        let flags = GmBuffer::<i32>::zeroed(16);
+        let fa = flags.addr();
+        expect_err(
+            Launch::new(Soc::Ascend910B).block_dim(2).mode(mode).run(move || {
+                ib_set(&gm_i32(fa, 16), &ub_i32(8), 1, 0);
+            }),
+            &["IBSet", "cannot block a core", "Launch::sync_all(true)"],
+        );
+    }
+}
+
+#[test]
+fn is_aiv_only_false_places_the_flags_for_twice_the_cores() {
+    let flags = GmBuffer::<i32>::zeroed(2 * 2 * 8 * 2);
+    let fa = flags.addr();
+    threads(2)
+        .run(move || {
+            if get_block_idx() == 0 {
+                ib_set_with::<false>(&gm_i32(fa, 64), &ub_i32(8), 1, 1);
+            }
+        })
+        .unwrap();
+    // (2 * blockNum) * 8 * eventID + blockIdx * 8 = 32 + 8.
+    let got = flags.to_vec();
+    assert_eq!(got[40], 1);
+    assert_eq!(got.iter().filter(|&&v| v != 0).count(), 1);
+}
+
+#[test]
+fn argument_and_chip_checks() {
+    let flags = GmBuffer::<i32>::zeroed(16);
+    let fa = flags.addr();
+    let run1 = |soc: Soc, f: fn(GmAddr)| Launch::new(soc).run(move || f(fa));
+    expect_err(run1(Soc::Ascend310B, |a| ib_set(&gm_i32(a, 16), &ub_i32(8), 0, 0)), &["IBSet", "Ascend310B"]);
+    expect_err(
+        run1(Soc::Ascend910B, |a| ib_set(&gm_i32(a, 16), &ub_i32(8), 1, 0)),
+        &["IBSet", "blockIdx = 1 is out of range [0, 0]"],
+    );
+    expect_err(run1(Soc::Ascend910B, |a| ib_wait(&gm_i32(a, 16), &ub_i32(8), 0, -1)), &["eventID = -1"]);
+    expect_err(
+        run1(Soc::Ascend910B, |a| ib_set(&gm_i32(a, 16), &ub_i32(8), 0, 2)),
+        &["gmWorkspace has 16 int32_t elements", "need at least 24"],
+    );
+    expect_err(run1(Soc::Ascend910B, |a| ib_set(&gm_i32(a, 16), &ub_i32(4), 0, 0)), &["ubWorkspace has 4"]);
+    expect_err(
+        run1(Soc::Ascend910, |a| init_determine_compute_workspace(&gm_i32(a, 16), &ub_i32(16))),
+        &["InitDetermineComputeWorkspace", "Ascend910"],
+    );
+    expect_err(
+        run1(Soc::Ascend910B, |a| wait_pre_block(&gm_i32(a, 16), &ub_i32(8))),
+        &["WaitPreBlock", "ubWorkspace has 8 int32_t elements", "at least 16"],
+    );
+    expect_err(
+        run1(Soc::Ascend910B, |a| {
+            let ub = LocalTensor::<i32>::new(TPosition::VECCALC, 0, 16);
+            let mut pipe = TPipe::new();
+            let mut q = TQue::<VecIn, 1>::new();
+            pipe.init_buffer(&mut q, 1, 64);
+            let t = q.alloc_tensor::<i32>();
+            q.free_tensor(t.clone());
+            notify_next_block(&gm_i32(a, 16), &ub);
+            notify_next_block(&gm_i32(a, 16), &t);
+        }),
+        &["NotifyNextBlock", "FreeTensor"],
+    );
+}
