@@ -899,3 +899,35 @@ fn accumulating_in_block_order_needs_wait_pre_block() {
     run(4, || chained_accumulate(true, z.addr(), ws.addr())).unwrap();
     assert_eq!(z.to_vec()[0], 1.0 + 2.0 + 3.0 + 4.0);
 }
+
+// 23. A flag polled through the DCache-bypassing calls publishes what its writer did before
+// its DataSyncBarrier: without the barrier the data write and the poller's read race.
+fn publish_by_flag(fence: bool, data: GmAddr, flag: GmAddr, out: GmAddr) {
+    let d = bind(&data, 0, 8);
+    if get_block_idx() == 0 {
+        d.set_value(0, 42.0);
+        if fence {
+            data_sync_barrier::<MemDsbT::DDR>();
+        }
+        write_gm_by_pass_dcache::<i32>(flag, 1);
+    } else {
+        while read_gm_by_pass_dcache::<i32>(flag) != 1 {}
+        let v = d.get_value(0); // MARK-23
+        bind(&out, 0, 1).set_value(0, v);
+    }
+}
+
+#[test]
+fn a_flag_write_publishes_only_what_precedes_a_data_sync_barrier() {
+    let data = gm_f32(&[0.0; 8]);
+    let out = gm_f32(&[0.0]);
+    let flag = GmBuffer::<i32>::zeroed(8);
+    let f = expect_fault(
+        run(2, || publish_by_flag(false, data.addr(), flag.addr(), out.addr())),
+        &["core 1 reads bytes [0x0, 0x4)", "core 0 writes bytes [0x0, 0x4)", "GlobalTensor::SetValue"],
+    );
+    assert_eq!(f.line, line_of("MARK-23"));
+    flag.write_from(&[0; 8]);
+    run(2, || publish_by_flag(true, data.addr(), flag.addr(), out.addr())).unwrap();
+    assert_eq!(out.to_vec()[0], 42.0);
+}

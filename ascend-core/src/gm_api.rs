@@ -5,7 +5,7 @@ use crate::ctx::{sync_all, with_core};
 use crate::element::{f16, Element};
 use crate::error::{ensure, fail};
 use crate::soc::Soc;
-use crate::tensor::{GlobalTensor, LocalTensor};
+use crate::tensor::{GlobalTensor, GmAddr, LocalTensor};
 
 mod sealed {
     pub trait Sealed {}
@@ -327,4 +327,145 @@ pub(crate) fn load_pad_register<T: Element>(value: T) {
 /// The padding register's low `size_of::<T>()` bytes as a `T`, if it was ever loaded.
 pub(crate) fn pad_register<T: Element>() -> Option<T> {
     with_core(|c| c.pad_value.get()).map(|bits| bytemuck::pod_read_unaligned(&bits.to_le_bytes()[..T::SIZE]))
+}
+
+/// The memory `DataSyncBarrier` waits for (AscendC `MemDsbT`), as marker types named like its
+/// values (`MemDsbT::DDR`): each is a [`MemDsb`].
+#[allow(non_snake_case, clippy::upper_case_acronyms)]
+pub mod MemDsbT {
+    use super::{sealed, MemDsb};
+    macro_rules! mem_dsb {
+        ($($(#[$d:meta])* $name:ident => $gm:literal),*) => {$(
+            $(#[$d])*
+            #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+            pub struct $name;
+            impl sealed::Sealed for $name {}
+            impl MemDsb for $name { const NAME: &'static str = stringify!($name); const GM: bool = $gm; }
+        )*};
+    }
+    mem_dsb! {
+        /// `MemDsbT::ALL`: global memory and the Unified Buffer.
+        ALL => true,
+        /// `MemDsbT::DDR`: global memory.
+        DDR => true,
+        /// `MemDsbT::UB`: the Unified Buffer.
+        UB => false,
+        /// `MemDsbT::SEQ`: the SEQ accesses.
+        SEQ => false
+    }
+}
+
+/// A value of `MemDsbT` (see [`data_sync_barrier`]).
+pub trait MemDsb: sealed::Sealed {
+    #[doc(hidden)]
+    const NAME: &'static str;
+    /// Whether it waits for global-memory accesses.
+    #[doc(hidden)]
+    const GM: bool;
+}
+
+/// Holds the core's later instructions until its earlier memory accesses of kind `M` are done
+/// (AscendC `DataSyncBarrier<MemDsbT::…>()`): what orders a scalar write of data before the
+/// [`write_gm_by_pass_dcache`] of a flag another core polls with [`read_gm_by_pass_dcache`].
+/// The emulator's accesses are done when they return; for the sanitizer, a `DDR` or `ALL`
+/// barrier makes the core's next flag write release everything before the barrier.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// data_sync_barrier::<MemDsbT::DDR>();
+/// ```
+///
+/// # Panics
+/// Panics on Ascend910 and Ascend310P (no `DataSyncBarrier`).
+#[track_caller]
+pub fn data_sync_barrier<M: MemDsb>() {
+    let soc = crate::ctx::get_soc();
+    ensure(matches!(soc, Soc::Ascend910B | Soc::Ascend310B), "DataSyncBarrier", || {
+        format!("MemDsbT::{}: not supported on {soc} ({})", M::NAME, soc.product_line())
+    });
+    std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
+    if M::GM {
+        crate::sanitizer::on_data_sync_barrier();
+    }
+}
+
+/// An element type of [`read_gm_by_pass_dcache`] and [`write_gm_by_pass_dcache`]: the 8- to
+/// 64-bit integers (`int8_t` … `uint64_t`). Others do not compile:
+///
+/// ```compile_fail
+/// use ascend_core::prelude::*;
+/// fn f(a: GmAddr) -> f32 { read_gm_by_pass_dcache::<f32>(a) }
+/// ```
+pub trait ByPassDCacheElement: Element + sealed::Sealed {}
+macro_rules! by_pass_types {
+    ($($t:ty),*) => {$( impl ByPassDCacheElement for $t {} )*};
+}
+impl sealed::Sealed for i8 {}
+impl sealed::Sealed for u8 {}
+impl sealed::Sealed for i64 {}
+impl sealed::Sealed for u64 {}
+by_pass_types!(i8, u8, i16, u16, i32, u32, i64, u64);
+
+/// The element of `T` at `addr`, checked: the chip (Ascend910B only), alignment, bounds.
+#[track_caller]
+fn by_pass_elem<T: ByPassDCacheElement>(
+    api: &'static str,
+    addr: GmAddr,
+) -> (std::sync::Arc<crate::tensor::GmRegion>, usize) {
+    let soc = crate::ctx::get_soc();
+    ensure(soc == Soc::Ascend910B, api, || format!("not supported on {soc} ({})", soc.product_line()));
+    addr.element::<T>(api)
+}
+
+/// Reads the element of `T` at `addr` straight from global memory, bypassing the scalar data
+/// cache (AscendC `ReadGmByPassDCache<T>(addr)`): how a core polls a flag another core
+/// writes with [`write_gm_by_pass_dcache`]. For the sanitizer the read acquires the flag:
+/// what the writer did before its `DataSyncBarrier` and flag write happens before what this
+/// core does next; flag accesses of two cores through these two calls are not races.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let region = GmRegion::from_bytes(bytemuck::cast_slice(&[5i32, 6]));
+/// assert_eq!(read_gm_by_pass_dcache::<i32>(region.addr().add::<i32>(1)), 6);
+/// ```
+///
+/// # Panics
+/// Panics on a chip other than Ascend910B, or if `addr` is not aligned to `T` or has no
+/// element of `T` left in its region.
+#[track_caller]
+pub fn read_gm_by_pass_dcache<T: ByPassDCacheElement>(addr: GmAddr) -> T {
+    let api = "ReadGmByPassDCache";
+    let (region, off) = by_pass_elem::<T>(api, addr);
+    crate::ctx::check_cancel();
+    // SAFETY: `set_global_buffer` checked that an aligned element of `T` lies at `off` inside
+    // the live region; an atomic word access, so racing cores see racy values, never UB.
+    let v = unsafe { crate::gm_io::load_elem(region.base().add(off).cast::<T>()) };
+    std::sync::atomic::fence(std::sync::atomic::Ordering::Acquire);
+    crate::sanitizer::on_by_pass_gm(api, region.base() as usize, off, off + T::SIZE, false);
+    v
+}
+
+/// Writes `value` to the element of `T` at `addr` straight to global memory, bypassing the
+/// scalar data cache (AscendC `WriteGmByPassDCache<T>(addr, value)`). After a
+/// [`data_sync_barrier`] it publishes the core's earlier accesses to the core that reads the
+/// flag with [`read_gm_by_pass_dcache`].
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let region = GmRegion::zeroed(16);
+/// write_gm_by_pass_dcache::<u64>(region.addr().add::<u64>(1), 7);
+/// assert_eq!(read_gm_by_pass_dcache::<u64>(region.addr().add::<u64>(1)), 7);
+/// ```
+///
+/// # Panics
+/// As [`read_gm_by_pass_dcache`].
+#[track_caller]
+pub fn write_gm_by_pass_dcache<T: ByPassDCacheElement>(addr: GmAddr, value: T) {
+    let api = "WriteGmByPassDCache";
+    let (region, off) = by_pass_elem::<T>(api, addr);
+    crate::ctx::check_cancel();
+    crate::sanitizer::on_by_pass_gm(api, region.base() as usize, off, off + T::SIZE, true);
+    std::sync::atomic::fence(std::sync::atomic::Ordering::Release);
+    // SAFETY: as in `read_gm_by_pass_dcache`.
+    unsafe { crate::gm_io::store_elem(region.base().add(off).cast::<T>(), value) }
 }

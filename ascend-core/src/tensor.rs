@@ -532,6 +532,26 @@ impl GmAddr {
         self.size - self.off
     }
 
+    /// The live region and byte offset of the element of `T` at this address (the scalar
+    /// calls that take a `__gm__ T*`), failing for `api` if it is not aligned to `T` or does
+    /// not fit in what is left of the region.
+    #[track_caller]
+    pub(crate) fn element<T: Element>(&self, api: &'static str) -> (Arc<GmRegion>, usize) {
+        ensure(self.off % T::SIZE == 0, api, || {
+            format!("addr = GM offset {:#x} is not aligned to {} bytes for {}", self.off, T::SIZE, T::DTYPE)
+        });
+        ensure(T::SIZE <= self.remaining_bytes(), api, || {
+            format!(
+                "addr = GM offset {:#x}: a {} element ({} bytes) exceeds the {} bytes left in its global buffer",
+                self.off,
+                T::DTYPE,
+                T::SIZE,
+                self.remaining_bytes()
+            )
+        });
+        (self.resolve(api), self.off)
+    }
+
     /// The live region this address points into, failing (for `api`) if it was freed.
     #[track_caller]
     fn resolve(&self, api: &'static str) -> Arc<GmRegion> {
@@ -653,6 +673,31 @@ impl<T: Element> GlobalTensor<T> {
     /// Byte offset of element 0 in its global buffer (what `DumpTensor` prints as `addr`).
     pub fn byte_offset(&self) -> usize {
         self.off
+    }
+
+    /// The address of element 0 (AscendC `GetPhyAddr()`), for the calls that take a
+    /// `__gm__ T*` (`addr.add::<T>(1)` is the vendor's `addr + 1`).
+    ///
+    /// ```
+    /// use ascend_core::prelude::*;
+    /// let region = GmRegion::from_bytes(bytemuck::cast_slice(&[1i32, 2, 3]));
+    /// let mut gm = GlobalTensor::<i32>::new();
+    /// gm.set_global_buffer(region.addr().add::<i32>(1), 2);
+    /// assert_eq!(read_gm_by_pass_dcache::<i32>(gm.get_phy_addr().add::<i32>(1)), 3);
+    /// ```
+    ///
+    /// # Panics
+    /// Panics if the tensor is unbound.
+    #[track_caller]
+    pub fn get_phy_addr(&self) -> GmAddr {
+        let api = "GlobalTensor::GetPhyAddr";
+        match &self.region {
+            Some(r) => Arc::clone(r).addr().add::<u8>(self.off),
+            None => {
+                self.base_ptr(api);
+                unreachable!("base_ptr fails for an unbound tensor")
+            }
+        }
     }
 
     /// Reads element `i` (AscendC `GetValue`).

@@ -381,3 +381,77 @@ fn set_atomic_type_changes_the_type_and_keeps_the_operation() {
         on(Soc::Ascend910, set_atomic_type::<f32>)
     });
 }
+
+#[test]
+fn by_pass_dcache_reads_and_writes_exact_elements_of_every_width() {
+    fn check<T: ByPassDCacheElement>(vals: [T; 4]) {
+        let (region, g) = gm(&vals);
+        on(Soc::Ascend910B, || {
+            let base = g.get_phy_addr();
+            for (i, v) in vals.iter().enumerate() {
+                assert_eq!(read_gm_by_pass_dcache::<T>(base.add::<T>(i)).to_bits_u64(), v.to_bits_u64());
+            }
+            data_sync_barrier::<MemDsbT::ALL>();
+            write_gm_by_pass_dcache::<T>(base.add::<T>(2), vals[0]);
+        });
+        let got: Vec<T> = bytemuck::cast_slice(&region.to_bytes()).to_vec();
+        util::assert_bits(&got, &[vals[0], vals[1], vals[0], vals[3]]);
+    }
+    check([1i8, -2, 3, i8::MIN]);
+    check([1u8, 2, 3, u8::MAX]);
+    check([1i16, -2, 3, i16::MIN]);
+    check([1u16, 2, 3, u16::MAX]);
+    check([1i32, -2, 3, i32::MIN]);
+    check([1u32, 2, 3, u32::MAX]);
+    check([1i64, -2, 3, i64::MIN]);
+    check([1u64, 2, 3, u64::MAX]);
+}
+
+#[test]
+fn by_pass_dcache_and_data_sync_barrier_checks() {
+    let (_region, g) = gm(&[0i32; 4]);
+    let a = g.get_phy_addr();
+    for soc in [Soc::Ascend910, Soc::Ascend310P, Soc::Ascend310B] {
+        util::expect_panic(
+            || {
+                on(soc, || {
+                    read_gm_by_pass_dcache::<i32>(a);
+                })
+            },
+            &["ReadGmByPassDCache", "not supported on"],
+        );
+        util::expect_panic(
+            || on(soc, || write_gm_by_pass_dcache::<i32>(a, 1)),
+            &["WriteGmByPassDCache", "not supported on"],
+        );
+    }
+    for soc in [Soc::Ascend910, Soc::Ascend310P] {
+        util::expect_panic(
+            || on(soc, data_sync_barrier::<MemDsbT::DDR>),
+            &["DataSyncBarrier", "MemDsbT::DDR", "not supported on"],
+        );
+    }
+    on(Soc::Ascend310B, data_sync_barrier::<MemDsbT::UB>);
+    on(Soc::Ascend910B, data_sync_barrier::<MemDsbT::SEQ>);
+    util::expect_panic(
+        || {
+            on(Soc::Ascend910B, || {
+                read_gm_by_pass_dcache::<i32>(a.add::<u8>(2));
+            })
+        },
+        &["ReadGmByPassDCache", "GM offset 0x2 is not aligned to 4 bytes for int32_t"],
+    );
+    util::expect_panic(
+        || on(Soc::Ascend910B, || write_gm_by_pass_dcache::<i32>(a.add::<i32>(4), 1)),
+        &["WriteGmByPassDCache", "exceeds the 0 bytes left"],
+    );
+    let unbound = GlobalTensor::<i32>::new();
+    util::expect_panic(
+        || {
+            on(Soc::Ascend910B, || {
+                unbound.get_phy_addr();
+            })
+        },
+        &["GetPhyAddr", "not bound"],
+    );
+}

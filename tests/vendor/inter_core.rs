@@ -1,11 +1,12 @@
 //! Line-by-line ports of the vendor's flag-based inter-core synchronisation examples
 //! (`mirror-cann/asc-devkit`, `examples/01_simd_cpp_api/03_basic_api/05_sync_control/`:
-//! `ib_set_wait` and `sequential_block_sync`).
+//! `ib_set_wait`, `sequential_block_sync` and `data_sync_barrier`; and `09_utils/gm_by_pass_dcache`).
 //!
-//! They are correct kernels, so the sanitizer must find nothing: in both, one core reads or
-//! accumulates into global memory another core wrote, ordered only by `IBSet`/`IBWait` or
-//! `NotifyNextBlock`/`WaitPreBlock` — the cross-core orderings the sanitizer has to know.
-//! Their waits block, so the launches run a thread per core (`sync_all(true)`).
+//! They are correct kernels, so the sanitizer must find nothing: in each, one core reads or
+//! accumulates into global memory another core wrote, ordered only by `IBSet`/`IBWait`,
+//! `NotifyNextBlock`/`WaitPreBlock`, or a flag written after `DataSyncBarrier` and polled
+//! through `ReadGmByPassDCache` — the cross-core orderings the sanitizer has to know. Their
+//! waits block, so the multi-core launches run a thread per core (`sync_all(true)`).
 
 use ascend_runtime::prelude::*;
 
@@ -155,4 +156,108 @@ fn sequential_block_sync() {
     assert_bits_eq(&z.to_vec(), &vec![SEQ_BLOCK_NUM as f32; SEQ_DATA_SIZE]);
     // The last core's NotifyNextBlock of the last round zeroed the workspace.
     assert!(work.to_vec().iter().all(|&v| v == 0));
+}
+
+// ---------------------------------------------------------------------------------------
+// 05_sync_control/data_sync_barrier
+// ---------------------------------------------------------------------------------------
+
+const DSB_TOTAL_LENGTH: usize = 8;
+const SYNC_FLAG: i32 = 6;
+const DATA_VALUE: i32 = 7;
+
+/// `kernel_data_sync_barrier<int32_t, TOTAL_LENGTH>`: core 0 writes a value, then (after
+/// `DataSyncBarrier<DDR>`) a flag, both bypassing the data cache; core 1 spins on the flag,
+/// then reads the value and writes twice it to `dst`.
+fn kernel_data_sync_barrier(src_gm: GmAddr, dst_gm: GmAddr) {
+    init_soc_state();
+    let block_idx = get_block_idx();
+    let src_global = gm_of::<i32>(src_gm);
+    if block_idx == 0 {
+        write_gm_by_pass_dcache::<i32>(src_gm.add::<i32>(1), DATA_VALUE);
+        data_sync_barrier::<MemDsbT::DDR>();
+        write_gm_by_pass_dcache::<i32>(src_gm, SYNC_FLAG);
+    }
+    if block_idx == 1 {
+        loop {
+            let addr = src_global.get_phy_addr();
+            let flag_value = read_gm_by_pass_dcache::<i32>(addr);
+            if flag_value == SYNC_FLAG {
+                let data_value = read_gm_by_pass_dcache::<i32>(addr.add::<i32>(1));
+                write_gm_by_pass_dcache::<i32>(dst_gm, 2 * data_value);
+                return;
+            }
+        }
+    }
+    pipe_barrier::<PIPE_ALL>();
+}
+
+#[test]
+fn data_sync_barrier_example() {
+    // gen_data.py: x = ones(8) int32; golden = zeros(8) with golden[0] = 2 * DATA_VALUE.
+    let x = GmBuffer::from_vec(vec![1i32; DSB_TOTAL_LENGTH]);
+    let z = GmBuffer::<i32>::zeroed(DSB_TOTAL_LENGTH);
+    let (xa, za) = (x.addr(), z.addr());
+    Launch::new(Soc::Ascend910B)
+        .block_dim(2)
+        .sync_all(true)
+        .run(|| kernel_data_sync_barrier(xa, za))
+        .unwrap();
+    let mut golden = vec![0i32; DSB_TOTAL_LENGTH];
+    golden[0] = 2 * DATA_VALUE;
+    assert_eq!(z.to_vec(), golden);
+}
+
+// ---------------------------------------------------------------------------------------
+// 09_utils/gm_by_pass_dcache
+// ---------------------------------------------------------------------------------------
+
+const ADD_VALUE: i32 = 100;
+const BY_PASS_DATA_SIZE: usize = 1024;
+
+/// `KernelGmByPassDcache<int32_t>`: reads `src[0]` and writes `src[0] + ADD_VALUE` to `dst[0]`,
+/// both bypassing the data cache, with `DataSyncBarrier<DDR>` between.
+struct KernelGmByPassDcache {
+    src_global: GlobalTensor<i32>,
+    dst_global: GlobalTensor<i32>,
+}
+
+impl KernelGmByPassDcache {
+    fn init(src_gm: GmAddr, dst_gm: GmAddr) -> Self {
+        KernelGmByPassDcache { src_global: gm_of::<i32>(src_gm), dst_global: gm_of::<i32>(dst_gm) }
+    }
+
+    fn process(&self) {
+        let src_addr = self.src_global.get_phy_addr();
+        let value = read_gm_by_pass_dcache::<i32>(src_addr);
+        data_sync_barrier::<MemDsbT::DDR>(); // DDR，等待GM访问指令
+        let dst_addr = self.dst_global.get_phy_addr();
+        write_gm_by_pass_dcache::<i32>(dst_addr, value + ADD_VALUE);
+    }
+}
+
+fn kernel_gm_by_pass_dcache(src_gm: GmAddr, dst_gm: GmAddr) {
+    init_soc_state();
+    let op = KernelGmByPassDcache::init(src_gm, dst_gm);
+    op.process();
+    pipe_barrier::<PIPE_ALL>();
+}
+
+#[test]
+fn gm_by_pass_dcache() {
+    // gen_data.py: x random over int32's range (seeded here), golden = zeros with
+    // golden[0] = x[0] + ADD_VALUE (wrapping, as int32 arithmetic on the chip).
+    let x: Vec<i32> = ascend_kernels::data::random_vec::<i32>(
+        BY_PASS_DATA_SIZE,
+        0x5eed,
+        f64::from(i32::MIN),
+        f64::from(i32::MAX),
+    );
+    let xb = GmBuffer::from_vec(x.clone());
+    let z = GmBuffer::<i32>::zeroed(BY_PASS_DATA_SIZE);
+    let (xa, za) = (xb.addr(), z.addr());
+    Launch::new(Soc::Ascend910B).block_dim(1).run(|| kernel_gm_by_pass_dcache(xa, za)).unwrap();
+    let mut golden = vec![0i32; BY_PASS_DATA_SIZE];
+    golden[0] = x[0].wrapping_add(ADD_VALUE);
+    assert_eq!(z.to_vec(), golden);
 }

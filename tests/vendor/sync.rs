@@ -12,9 +12,9 @@
 //! AscendC names are in snake_case; the kernels keep the vendor's structure (classes become
 //! structs with the same methods), order of calls, events, ids and constants. The examples
 //! that need an API this crate does not have (`Mutex`, `GroupBarrier`,
-//! `CrossCoreSetFlag`, the register-based vector API, the scalar GM atomics, the
-//! DCache-bypassing GM accesses, the cube unit, ...) are not ported; `ib_set_wait` and
-//! `sequential_block_sync` are in `inter_core.rs`.
+//! `CrossCoreSetFlag`, the register-based vector API, the scalar GM atomics, the cube unit,
+//! ...) are not ported; `ib_set_wait`, `sequential_block_sync`, `data_sync_barrier` and
+//! `gm_by_pass_dcache` are in `inter_core.rs`.
 
 use ascend_kernels::data::random_vec;
 use ascend_runtime::prelude::*;

@@ -214,6 +214,9 @@ struct CoreSan {
     phases: Vec<PhaseRec>,
     /// The launch's synchronisation objects.
     sync: Arc<SyncObjs>,
+    /// The phase the last `DataSyncBarrier` on global memory started: the accesses of earlier
+    /// phases are what a flag write through `WriteGmByPassDCache` publishes.
+    fenced: u32,
     /// Whether the core's global-memory atomic mode is on (`SetAtomicAdd` …).
     atomic: bool,
     sites: Sites,
@@ -335,6 +338,7 @@ impl LaunchSanitizer {
             cvc: Vec::new(),
             phases: vec![PhaseRec { phase: 0, epoch: 0, clock: Arc::from([]) }],
             sync: Arc::clone(&self.sync),
+            fenced: 0,
             atomic: false,
             sites: Sites::default(),
             valid: vec![0],
@@ -476,8 +480,13 @@ impl CoreSan {
     }
 
     fn release(&mut self, objs: &[usize]) {
+        self.deposit(objs, self.phase + 1);
+        self.new_phase(false);
+    }
+
+    /// Joins this core's clock into the objects, with its own phases below `ended` done.
+    fn deposit(&self, objs: &[usize], ended: u32) {
         let me = self.core as usize;
-        let ended = self.phase + 1;
         let mut m = self.sync.lock().unwrap_or_else(|e| e.into_inner());
         for o in objs {
             let c = m.entry(*o).or_default();
@@ -487,21 +496,29 @@ impl CoreSan {
             }
             c[me] = c[me].max(ended);
         }
-        drop(m);
-        self.new_phase(false);
     }
 
-    fn acquire(&mut self, objs: &[usize]) {
+    /// Learns the clocks of the objects; a new phase when that taught something (or when
+    /// `always`).
+    fn acquire_if(&mut self, objs: &[usize], always: bool) {
         let m = self.sync.lock().unwrap_or_else(|e| e.into_inner());
         let mut cvc = std::mem::take(&mut self.cvc);
+        let before = cvc.clone();
         for o in objs {
             if let Some(c) = m.get(o) {
                 join_vec(&mut cvc, c);
             }
         }
         drop(m);
+        let learned = cvc != before;
         self.cvc = cvc;
-        self.new_phase(true);
+        if always || learned {
+            self.new_phase(learned);
+        }
+    }
+
+    fn acquire(&mut self, objs: &[usize]) {
+        self.acquire_if(objs, true);
     }
 
     /// Starts an instruction on `pipe`: its clock.
@@ -764,8 +781,16 @@ impl CoreSan {
     /// Logs a GM access of `[s, e)` of `region` by `cur`.
     #[inline(always)]
     fn gm(&mut self, cur: Acc, region: usize, s: usize, e: usize, write: bool, dma: bool) {
+        self.gm_as(cur, region, s, e, write, dma, false)
+    }
+
+    /// [`gm`](Self::gm), logged as atomic when `sync` (a flag access through the
+    /// DCache-bypassing calls: two cores' accesses of it are not races).
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn gm_as(&mut self, cur: Acc, region: usize, s: usize, e: usize, write: bool, dma: bool, sync: bool) {
         if s < e {
-            let atomic = write && self.atomic;
+            let atomic = sync || (write && self.atomic);
             self.gm.log(GmRec { region, s, e, key: GmRec::key(cur.site, self.phase, write, dma, atomic) });
             if write {
                 let mark = self.marks[cur.pipe as usize & (ROWS - 1)];
@@ -1071,6 +1096,32 @@ pub(crate) fn on_sync_all() {
 /// of this core so far happens before what a core does after acquiring one of them.
 pub(crate) fn on_cross_release(objs: &[usize]) {
     with_san!(|s| s.release(objs));
+}
+
+/// `DataSyncBarrier<MemDsbT::DDR>` (or `ALL`): the core's GM accesses so far are what its next
+/// `WriteGmByPassDCache` publishes.
+pub(crate) fn on_data_sync_barrier() {
+    with_san!(|s| {
+        s.new_phase(false);
+        s.fenced = s.phase;
+    });
+}
+
+/// A scalar access of a flag in GM through `ReadGmByPassDCache` / `WriteGmByPassDCache`
+/// (pipe S, logged as atomic): a write releases what the core did before its last
+/// `DataSyncBarrier`; a read acquires what the flag's writers released.
+#[track_caller]
+pub(crate) fn on_by_pass_gm(api: &'static str, region: usize, s: usize, e: usize, write: bool) {
+    let loc = Location::caller();
+    with_san!(|st| {
+        let cur = st.start(api, pipe_t::PIPE_S, loc);
+        st.gm_as(cur, region, s, e, write, false, true);
+        if write {
+            st.deposit(&[region + s], st.fenced);
+        } else {
+            st.acquire_if(&[region + s], false);
+        }
+    });
 }
 
 /// A cross-core acquire of the flags at `objs` (`IBWait`, `IBSet`'s wait for a free flag,
