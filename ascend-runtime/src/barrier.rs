@@ -203,6 +203,19 @@ impl LaunchBarrier {
         )
     }
 
+    /// Why a waiting (or arriving) core must stop waiting, if it must: the launch timed out,
+    /// no core can go on, or another core failed. A deadlock is these cores' own fault; the
+    /// abort it causes must not hide it.
+    fn stop_reason(&self, s: &State) -> Option<Result<(), String>> {
+        if let Some(why) = &s.cancelled {
+            return Some(Err(why.clone()));
+        }
+        if let Some(why) = &s.deadlock {
+            return Some(Err(why.clone()));
+        }
+        s.aborted_by.map(|by| self.released(by))
+    }
+
     fn released(&self, by: u32) -> Result<(), String> {
         RELEASED_BY.with(|r| r.set(Some(by)));
         Err(format!("released because core {by} failed"))
@@ -212,14 +225,8 @@ impl LaunchBarrier {
 impl CoreBarrier for LaunchBarrier {
     fn wait(&self, core: u32) -> Result<(), String> {
         let mut s = self.lock();
-        if let Some(why) = &s.cancelled {
-            return Err(why.clone());
-        }
-        if let Some(by) = s.aborted_by {
-            return self.released(by);
-        }
-        if let Some(why) = &s.deadlock {
-            return Err(why.clone());
+        if let Some(r) = self.stop_reason(&s) {
+            return r;
         }
         s.arrived += 1;
         if s.arrived == self.n {
@@ -246,15 +253,8 @@ impl CoreBarrier for LaunchBarrier {
             if s.generation != gen {
                 break Ok(());
             }
-            if let Some(why) = &s.cancelled {
-                break Err(why.clone());
-            }
-            // A deadlock is these cores' own fault; the abort it causes must not hide it.
-            if let Some(why) = &s.deadlock {
-                break Err(why.clone());
-            }
-            if let Some(by) = s.aborted_by {
-                break self.released(by);
+            if let Some(r) = self.stop_reason(&s) {
+                break r;
             }
         };
         if let Some(w) = s.waiting.get_mut(me) {
@@ -265,14 +265,8 @@ impl CoreBarrier for LaunchBarrier {
 
     fn wait_until(&self, core: u32, what: String, mut cond: WaitCond) -> Result<(), String> {
         let mut s = self.lock();
-        if let Some(why) = &s.cancelled {
-            return Err(why.clone());
-        }
-        if let Some(by) = s.aborted_by {
-            return self.released(by);
-        }
-        if let Some(why) = &s.deadlock {
-            return Err(why.clone());
+        if let Some(r) = self.stop_reason(&s) {
+            return r;
         }
         if cond() {
             return Ok(());
@@ -286,14 +280,8 @@ impl CoreBarrier for LaunchBarrier {
             if s.fired[me] {
                 break Ok(());
             }
-            if let Some(why) = &s.cancelled {
-                break Err(why.clone());
-            }
-            if let Some(why) = &s.deadlock {
-                break Err(why.clone());
-            }
-            if let Some(by) = s.aborted_by {
-                break self.released(by);
+            if let Some(r) = self.stop_reason(&s) {
+                break r;
             }
             s = self.cv.wait_timeout(s, RECHECK).unwrap_or_else(|e| e.into_inner()).0;
             if s.blocked[me].as_mut().is_some_and(|b| (b.cond)()) {
