@@ -50,7 +50,7 @@ pub mod prelude {
         Co1, Co2, Gm, Position, QuePosition, TPosition, VecCalc, VecIn, VecOut, A1, A2, B1, B2, C1, C2,
     };
     pub use crate::soc::{OverflowMode, RepeatSumOrder, Soc};
-    pub use crate::tensor::{GlobalTensor, GmAddr, GmRegion, LocalTensor};
+    pub use crate::tensor::{CacheMode, GlobalTensor, GmAddr, GmRegion, LocalTensor};
     pub use crate::vector::mask::{
         get_cmp_mask, get_mask_mode, get_vector_mask, reset_mask, set_cmp_mask, set_mask_count,
         set_mask_norm, set_vector_mask, set_vector_mask_hi_lo, Mask, MASK_PLACEHOLDER,

@@ -571,6 +571,20 @@ impl GmAddr {
     }
 }
 
+/// Whether a [`GlobalTensor`]'s global memory goes through the L2 cache (AscendC
+/// `CacheMode`, see [`GlobalTensor::set_l2_cache_hint`]).
+#[allow(non_camel_case_types)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum CacheMode {
+    /// Cached (the default).
+    #[default]
+    CACHE_MODE_NORMAL,
+    /// Not cached: for data read once, so it does not evict data read again.
+    CACHE_MODE_DISABLE,
+    /// Kept in the cache with priority.
+    CACHE_MODE_PERSISTENT,
+}
+
 /// A typed view of global memory (AscendC `GlobalTensor<T>`). Unlike the hardware's, every
 /// access is bounds-checked against the region the address came from.
 ///
@@ -673,6 +687,27 @@ impl<T: Element> GlobalTensor<T> {
     /// Byte offset of element 0 in its global buffer (what `DumpTensor` prints as `addr`).
     pub fn byte_offset(&self) -> usize {
         self.off
+    }
+
+    /// Sets whether the tensor's global memory goes through the L2 cache (AscendC
+    /// `SetL2CacheHint(CacheMode)`, with its reserved `rwMode` at the default). The emulator
+    /// has no L2 cache, so the hint changes no result: it is checked and kept nowhere.
+    ///
+    /// ```
+    /// use ascend_core::prelude::*;
+    /// let mut gm = GlobalTensor::<f32>::new();
+    /// gm.set_l2_cache_hint(CacheMode::CACHE_MODE_DISABLE);
+    /// ```
+    ///
+    /// # Panics
+    /// Panics on a chip other than Ascend910B (the vendor lists the Atlas A2/A3 products
+    /// only).
+    #[track_caller]
+    pub fn set_l2_cache_hint(&mut self, mode: CacheMode) {
+        let soc = crate::ctx::get_soc();
+        ensure(soc == crate::Soc::Ascend910B, "GlobalTensor::SetL2CacheHint", || {
+            format!("mode = {mode:?}: not supported on {soc} ({})", soc.product_line())
+        });
     }
 
     /// The address of element 0 (AscendC `GetPhyAddr()`), for the calls that take a

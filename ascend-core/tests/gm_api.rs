@@ -455,3 +455,23 @@ fn by_pass_dcache_and_data_sync_barrier_checks() {
         &["GetPhyAddr", "not bound"],
     );
 }
+
+#[test]
+fn set_l2_cache_hint_is_checked_and_changes_no_result() {
+    let (region, mut g) = gm(&[1.5f32, 2.5]);
+    on(Soc::Ascend910B, || {
+        for mode in
+            [CacheMode::CACHE_MODE_NORMAL, CacheMode::CACHE_MODE_DISABLE, CacheMode::CACHE_MODE_PERSISTENT]
+        {
+            g.set_l2_cache_hint(mode);
+            assert_eq!((g.get_value(0), g.get_value(1)), (1.5, 2.5));
+        }
+    });
+    assert_eq!(region.to_bytes(), bytemuck::cast_slice::<f32, u8>(&[1.5, 2.5]));
+    for soc in [Soc::Ascend910, Soc::Ascend310P, Soc::Ascend310B] {
+        util::expect_panic(
+            || on(soc, || g.set_l2_cache_hint(CacheMode::CACHE_MODE_DISABLE)),
+            &["GlobalTensor::SetL2CacheHint", "CACHE_MODE_DISABLE", "not supported on"],
+        );
+    }
+}

@@ -2,15 +2,17 @@
 //! `examples/01_simd_cpp_api/05_best_practices/00_vector_compute/add_high_performance/add.asc`):
 //! static tensors at fixed UB addresses (`LocalTensor<T>(TPosition::VECCALC, addr, len)`),
 //! every pipe ordering written by hand with `SetFlag`/`WaitFlag`, from the scalar baseline
-//! (case 0) to 48 cores with double buffering (case 4).
+//! (case 0) to 48 cores with double buffering (case 4), reading the inputs around the L2
+//! cache (case 5, `SetL2CacheHint`) and with the tiles moved apart against UB bank conflicts
+//! (case 6).
 //!
 //! These are correct kernels, so each launch keeps the sanitizer on and must succeed. Case 0
 //! reads and writes the tiles with `GetValue`/`SetValue` with only the MTE2→V and V→MTE3
 //! events around them: correct because the BiSheng compiler's automatic synchronisation (on by
 //! default) inserts the scalar pipe's events, and reported when the launch models
 //! `--cce-auto-sync=off`. The shapes are smaller than the sample's 8192 × 8192 so that the
-//! tests stay fast; the kernel is the sample's. Cases 5 and 6 (`SetL2CacheHint`) are not
-//! ported: the cache hint is not modelled.
+//! tests stay fast; the kernel is the sample's. The emulator has no L2 cache and no UB banks:
+//! cases 5 and 6 compute what case 4 does, which is what they must do.
 
 use ascend_kernels::data::random_vec;
 use ascend_runtime::prelude::*;
@@ -26,6 +28,13 @@ const Z_ADDR_PING: usize = Y_ADDR_PING + MAX_DATA_COPY_LEN * 2;
 const X_ADDR_PONG: usize = Z_ADDR_PING + MAX_DATA_COPY_LEN * 2;
 const Y_ADDR_PONG: usize = X_ADDR_PONG + MAX_DATA_COPY_LEN * 2;
 const Z_ADDR_PONG: usize = Y_ADDR_PONG + MAX_DATA_COPY_LEN * 2;
+const BANK_CONFLICT_DATA_COPY_LEN: usize = 16256;
+const X_ADDR_PING_BC: usize = 0;
+const Y_ADDR_PING_BC: usize = BANK_CONFLICT_DATA_COPY_LEN * 2;
+const X_ADDR_PONG_BC: usize = MAX_DATA_COPY_LEN * 2 * 2;
+const Y_ADDR_PONG_BC: usize = X_ADDR_PONG_BC + BANK_CONFLICT_DATA_COPY_LEN * 2;
+const Z_ADDR_PING_BC: usize = MAX_DATA_COPY_LEN * 2 * 4;
+const Z_ADDR_PONG_BC: usize = Z_ADDR_PING_BC + BANK_CONFLICT_DATA_COPY_LEN * 2;
 
 /// `KernelAdd<totalM, totalN, splitM, splitN, dataCopyLen>`.
 struct KernelAdd<const TOTAL_M: usize, const TOTAL_N: usize, const SPLIT_M: usize, const DATA_COPY_LEN: usize>
@@ -141,6 +150,38 @@ impl<const TOTAL_M: usize, const TOTAL_N: usize, const SPLIT_M: usize, const DAT
         let x_pong = LocalTensor::<f16>::new(TPosition::VECCALC, X_ADDR_PONG, MAX_DATA_COPY_LEN);
         let y_pong = LocalTensor::<f16>::new(TPosition::VECCALC, Y_ADDR_PONG, MAX_DATA_COPY_LEN);
         let z_pong = LocalTensor::<f16>::new(TPosition::VECCALC, Z_ADDR_PONG, MAX_DATA_COPY_LEN);
+        self.double_buffer_loop([&x_ping, &y_ping, &z_ping], [&x_pong, &y_pong, &z_pong]);
+    }
+
+    /// Case 5: case 4 with the inputs read around the L2 cache (read once, they would only
+    /// evict the output).
+    fn process_double_buffer_l2_bypass(&mut self) {
+        self.x_gm.set_l2_cache_hint(CacheMode::CACHE_MODE_DISABLE);
+        self.y_gm.set_l2_cache_hint(CacheMode::CACHE_MODE_DISABLE);
+        self.process_double_buffer();
+    }
+
+    /// Case 6: case 5 with the tiles placed `BANK_CONFLICT_DATA_COPY_LEN` apart, so that `x`
+    /// and `y` of one tile sit in different UB banks. (The vendor writes the loop of case 4 out
+    /// again; here both call one loop.)
+    fn process_double_buffer_bank_conflict(&mut self) {
+        self.x_gm.set_l2_cache_hint(CacheMode::CACHE_MODE_DISABLE);
+        self.y_gm.set_l2_cache_hint(CacheMode::CACHE_MODE_DISABLE);
+        let x_ping = LocalTensor::<f16>::new(TPosition::VECCALC, X_ADDR_PING_BC, MAX_DATA_COPY_LEN);
+        let y_ping = LocalTensor::<f16>::new(TPosition::VECCALC, Y_ADDR_PING_BC, MAX_DATA_COPY_LEN);
+        let z_ping = LocalTensor::<f16>::new(TPosition::VECCALC, Z_ADDR_PING_BC, MAX_DATA_COPY_LEN);
+        let x_pong = LocalTensor::<f16>::new(TPosition::VECCALC, X_ADDR_PONG_BC, MAX_DATA_COPY_LEN);
+        let y_pong = LocalTensor::<f16>::new(TPosition::VECCALC, Y_ADDR_PONG_BC, MAX_DATA_COPY_LEN);
+        let z_pong = LocalTensor::<f16>::new(TPosition::VECCALC, Z_ADDR_PONG_BC, MAX_DATA_COPY_LEN);
+        self.double_buffer_loop([&x_ping, &y_ping, &z_ping], [&x_pong, &y_pong, &z_pong]);
+    }
+
+    /// The loop of cases 4–6 over the ping and pong tiles `[x, y, z]`.
+    fn double_buffer_loop(
+        &self,
+        [x_ping, y_ping, z_ping]: [&LocalTensor<f16>; 3],
+        [x_pong, y_pong, z_pong]: [&LocalTensor<f16>; 3],
+    ) {
         let total_blocks = self.get_total_blocks();
         set_flag::<HardEvent::V_MTE2>(EVENT_ID0);
         set_flag::<HardEvent::V_MTE2>(EVENT_ID1);
@@ -151,9 +192,9 @@ impl<const TOTAL_M: usize, const TOTAL_N: usize, const SPLIT_M: usize, const DAT
             let remain_elements = self.total_elements_per_core - start_element;
             let cur_len = remain_elements.min(DATA_COPY_LEN);
             let event_id = if loop_idx & 1 == 0 { EVENT_ID0 } else { EVENT_ID1 };
-            let x_local = if loop_idx & 1 == 0 { &x_ping } else { &x_pong };
-            let y_local = if loop_idx & 1 == 0 { &y_ping } else { &y_pong };
-            let z_local = if loop_idx & 1 == 0 { &z_ping } else { &z_pong };
+            let x_local = if loop_idx & 1 == 0 { x_ping } else { x_pong };
+            let y_local = if loop_idx & 1 == 0 { y_ping } else { y_pong };
+            let z_local = if loop_idx & 1 == 0 { z_ping } else { z_pong };
             wait_flag::<HardEvent::V_MTE2>(event_id);
             data_copy(x_local, &self.x_gm.view(start_element), cur_len);
             data_copy(y_local, &self.y_gm.view(start_element), cur_len);
@@ -187,10 +228,12 @@ fn add_custom<
     z: GmAddr,
 ) {
     init_soc_state();
-    let op = KernelAdd::<TOTAL_M, TOTAL_N, SPLIT_M, DATA_COPY_LEN>::init(x, y, z);
+    let mut op = KernelAdd::<TOTAL_M, TOTAL_N, SPLIT_M, DATA_COPY_LEN>::init(x, y, z);
     match scenario {
         0 => op.process_scalar(),
         4 => op.process_double_buffer(),
+        5 => op.process_double_buffer_l2_bypass(),
+        6 => op.process_double_buffer_bank_conflict(),
         _ => op.process(), // cases 1 (ProcessSingle, the same code), 2 and 3
     }
     pipe_barrier::<PIPE_ALL>();
@@ -240,4 +283,13 @@ fn cases1_to_3_single_buffer() {
 fn case4_double_buffer() {
     run_case::<144, 8192, 48, 16384>(4, true).unwrap();
     run_case::<100, 8000, 48, 16384>(4, false).unwrap();
+}
+
+// Cases 5 and 6: case 4 with the L2 cache hint, and with bank-conflict-free tile addresses
+// (16256-element tiles).
+#[test]
+fn cases5_and_6_l2_bypass_and_bank_conflict_free_tiles() {
+    run_case::<144, 8192, 48, 16384>(5, true).unwrap();
+    run_case::<144, 8192, 48, BANK_CONFLICT_DATA_COPY_LEN>(6, true).unwrap();
+    run_case::<100, 8000, 48, BANK_CONFLICT_DATA_COPY_LEN>(6, false).unwrap();
 }
