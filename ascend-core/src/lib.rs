@@ -55,6 +55,7 @@ pub mod prelude {
         get_cmp_mask, get_mask_mode, get_vector_mask, reset_mask, set_cmp_mask, set_mask_count,
         set_mask_norm, set_vector_mask, set_vector_mask_hi_lo, Mask, MASK_PLACEHOLDER,
     };
+    pub use crate::vector::mask::{get_cmp_mask_local, GetCmpMaskElement};
     pub use crate::vector::params::{BinaryRepeatParams, UnaryRepeatParams};
 
     pub use crate::ascend_printf;

@@ -507,3 +507,304 @@ fn compare_scalar_nan() {
         assert_eq!(d.get_value(0) & 1, (m == CMPMODE::NE) as u8, "{m}");
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Compare into the compare-mask register, and GetCmpMask.
+
+/// The register as 16 little-endian bytes (what `GetCmpMask` stores).
+fn reg_bytes(r: [u64; 2]) -> Vec<u8> {
+    r[0].to_le_bytes().iter().chain(r[1].to_le_bytes().iter()).copied().collect()
+}
+
+/// Loads the register with `r` through `SetCmpMask` (a scratch tensor at byte `off` of `u`).
+fn load_reg(u: &util::Ub, off: usize, r: [u64; 2]) {
+    let t = u.t::<u8>(off, 16);
+    t.copy_from_slice(&reg_bytes(r));
+    set_cmp_mask(&t);
+}
+
+/// The vendor page "Compare（结果存入寄存器）": 64 floats, LT, in both mask forms; the register
+/// holds `[122 86 237 94 150 3 226 242]` (its 8 low bytes) and the upper 64 bits are untouched.
+#[test]
+fn doc_example_register_form() {
+    #[rustfmt::skip]
+    let src0: [f32; 64] = [
+        86.72287, 9.413112, 17.033222, -64.10005, -66.2691, -65.57659, 15.898049, 94.61241, -68.920685, -36.16883,
+        15.62852, 68.078514, -59.724575, -9.4302225, -64.770935, 66.55523, -84.60122, 57.331, 60.42026, -86.78856,
+        37.25265, 8.356797, -48.544407, 16.73616, 15.28083, -21.889254, -67.93181, -41.01825, -68.79465, 20.169441,
+        44.11346, -27.419518, 30.452742, -89.30283, -18.590672, 32.45831, 8.392082, -57.198048, 98.76846, -81.73067,
+        -38.274437, -83.84363, 64.30617, 6.028703, -20.77164, 93.71867, 54.190437, 94.98172, -47.447758, -65.77461,
+        82.21715, 59.953922, 23.599781, -77.29708, 26.963976, -63.468987, 79.97712, -70.47842, 39.00433, 52.36555,
+        -63.94925, -65.77033, 26.17237, -71.904884,
+    ];
+    #[rustfmt::skip]
+    let src1: [f32; 64] = [
+        2.2989323, 51.8879, -81.49718, 41.189415, 6.4081917, 92.566666, 53.205498, -94.47063, -75.38387, 36.464787,
+        85.60772, -28.70681, 42.58504, -76.15293, 38.723816, 10.006577, 74.53035, -78.38537, 71.945404, -4.060528,
+        -14.501523, 28.229202, 96.87876, 41.558033, -92.623215, 43.318684, 35.387154, -16.029816, 61.544827, 3.3527017,
+        55.806778, -93.242096, 22.86275, -87.506584, 35.29523, 8.405956, 91.03445, -85.29485, 34.30078, -3.8019252,
+        93.40503, 15.459968, -57.99712, -74.39948, -59.900818, -43.132637, -13.123036, 41.246174, -93.01083, 75.476875,
+        -45.437893, -99.19293, 13.543604, 76.23386, 46.192528, -39.23934, 75.9787, -38.38979, 9.807722, -60.610104,
+        -23.062874, 48.1669, 89.913376, 73.78631,
+    ];
+    let want = [122u8, 86, 237, 94, 150, 3, 226, 242];
+    for soc in [Soc::Ascend910B, Soc::Ascend310P] {
+        on(soc, || {
+            let u = ub(1024);
+            let (x, y, out) = (u.t::<f32>(0, 64), u.t::<f32>(256, 64), u.t::<u8>(512, 32));
+            x.copy_from_slice(&src0);
+            y.copy_from_slice(&src1);
+            let p = BinaryRepeatParams::new(1, 1, 1, 8, 8, 8);
+            for form in 0..2 {
+                load_reg(&u, 768, [0, 0xDEAD_BEEF_0123_4567]);
+                if form == 0 {
+                    compare_reg::<f32, true>(&x, &y, CMPMODE::LT, 256 / 4u64, &p);
+                } else {
+                    compare_reg::<f32, true>(&x, &y, CMPMODE::LT, [u64::MAX, 0], &p);
+                }
+                out.copy_from_slice(&[0x11; 32]);
+                get_cmp_mask_local(&out);
+                let got = out.to_vec();
+                assert_eq!(got[..8], want, "{soc} form {form}");
+                assert_eq!(got[8..16], 0xDEAD_BEEF_0123_4567u64.to_le_bytes(), "{soc}: upper 64 bits kept");
+                assert!(got[16..].iter().all(|b| *b == 0x11), "{soc}: GetCmpMask writes 16 bytes");
+                assert_eq!(get_cmp_mask()[0].to_le_bytes(), want);
+            }
+        });
+    }
+}
+
+/// One random `compare_reg` call: chip, type, mode, mask (count or bits, set in the call or
+/// through the mask register), source block and repeat strides, counter mode, the old
+/// register and the data seed.
+#[derive(Clone, Debug)]
+struct RegCase {
+    soc: Soc,
+    half: bool,
+    mode: usize,
+    mask: Result<u64, [u64; 2]>,
+    set_mask: bool,
+    counter: bool,
+    strides: [u8; 4],
+    old: [u64; 2],
+    seed: u64,
+}
+
+fn reg_case() -> impl Strategy<Value = RegCase> {
+    (
+        (strat::soc_of(vec![Soc::Ascend910B, Soc::Ascend310P]), any::<bool>(), 0..6usize),
+        (strat::count_or_bits(), any::<bool>(), prop::bool::weighted(0.2)),
+        ([0..4u8, 0..4u8, 0..20u8, 0..20u8], any::<[u64; 2]>(), any::<u64>()),
+    )
+        .prop_map(|((soc, half, mode), (mask, set_mask, counter), (strides, old, seed))| RegCase {
+            soc,
+            half,
+            mode,
+            mask,
+            set_mask,
+            counter,
+            strides,
+            old,
+            seed,
+        })
+}
+
+/// The slow reference: lane `j` enabled by the mask sets register bit `j` to the comparison
+/// of `src0[j * blk0]`-style addressed lanes; disabled lanes keep the old bit.
+fn random_reg_case<T: CompareRegElement>(c: &RegCase) {
+    let rng = &mut Rng(c.seed);
+    let u = ub(3 * 4096);
+    let n = 4096 / T::SIZE;
+    let (x, y) = (u.t::<T>(0, n), u.t::<T>(4096, n));
+    let xs: Vec<T> = (0..n).map(|_| T::from_f64(value(rng))).collect();
+    let ys: Vec<T> = (0..n).map(|_| T::from_f64(value(rng))).collect();
+    x.copy_from_slice(&xs);
+    y.copy_from_slice(&ys);
+    load_reg(&u, 8192, c.old);
+    let mode = MODES[c.mode];
+    let [b0, b1, r0, r1] = c.strides;
+    let p = BinaryRepeatParams::new(7, b0, b1, 3, r0, r1);
+    // The lanes the call enables.
+    let lanes: [u64; 2] = if c.counter {
+        let count = 1 + c.mask.unwrap_or_else(|b| b[0]) % 300;
+        set_mask_count();
+        if c.set_mask {
+            compare_reg::<T, true>(&x, &y, mode, count, &p);
+        } else {
+            set_vector_mask::<T>(count);
+            compare_reg::<T, false>(&x, &y, mode, MASK_PLACEHOLDER, &p);
+        }
+        set_mask_norm();
+        util::prefix_bits((count as usize).min(T::PAR))
+    } else {
+        let m = util::fit_mask::<T>(c.mask);
+        if c.set_mask {
+            compare_reg::<T, true>(&x, &y, mode, m, &p);
+        } else {
+            set_vector_mask::<T>(m);
+            compare_reg::<T, false>(&x, &y, mode, MASK_PLACEHOLDER, &p);
+        }
+        util::mask_bits(m)
+    };
+    reset_mask();
+    let epb = T::EPB;
+    let at = |j: usize, blk: u8| (j / epb) * blk as usize * epb + j % epb;
+    let mut want = c.old;
+    for j in 0..T::PAR {
+        if util::on_bit(lanes, j) {
+            let t = truth(mode, xs[at(j, b0)].to_f64(), ys[at(j, b1)].to_f64());
+            want[j / 64] = want[j / 64] & !(1 << (j % 64)) | (u64::from(t) << (j % 64));
+        }
+    }
+    assert_eq!(get_cmp_mask(), want, "{c:?}");
+    let out = u.t::<u8>(8192 + 32, 16);
+    get_cmp_mask_local(&out);
+    assert_eq!(out.to_vec(), reg_bytes(want));
+}
+
+#[test]
+fn register_form_random_against_reference() {
+    strat::check_cases(300, 0x6C8E_9CF5_7093_2A11, reg_case(), |c| {
+        run_on_core(CoreConfig::single(c.soc), || {
+            if c.half {
+                random_reg_case::<f16>(c)
+            } else {
+                random_reg_case::<f32>(c)
+            }
+        })
+    });
+}
+
+/// The register form feeds `Select` mode 0 (`VSEL_CMPMASK_SPR`): `compare_reg` + `select_reg`
+/// picks the smaller of two rows, repeat after repeat with the same 64 bits.
+#[test]
+fn register_form_then_select_mode0_is_min() {
+    on(Soc::Ascend910B, || {
+        let u = ub(4096);
+        let (x, y, d) = (u.t::<f32>(0, 256), u.t::<f32>(1024, 256), u.t::<f32>(2048, 256));
+        let rng = &mut Rng(7);
+        let row_x: Vec<f32> = (0..64).map(|_| rng.below(100) as f32).collect();
+        let row_y: Vec<f32> = (0..64).map(|_| rng.below(100) as f32).collect();
+        x.copy_from_slice(&row_x.repeat(4));
+        y.copy_from_slice(&row_y.repeat(4));
+        compare_reg::<f32, true>(&x, &y, CMPMODE::LT, 64u64, &P);
+        set_vector_mask::<f32>(64u64);
+        select_reg::<f32, 0>(&d, &x, &y, 4, &P);
+        let want: Vec<f32> = row_x.iter().zip(&row_y).map(|(a, b)| a.min(*b)).collect::<Vec<_>>().repeat(4);
+        assert_eq!(d.to_vec(), want);
+    });
+}
+
+/// NaN in the register form: every mode but NE gives 0.
+#[test]
+fn register_form_nan() {
+    let u = ub(1024);
+    let (x, y) = (u.t::<f16>(0, 128), u.t::<f16>(256, 128));
+    x.copy_from_slice(&[f16::NAN; 128]);
+    y.copy_from_slice(&[f16::from_f32(1.0); 128]);
+    for m in MODES {
+        compare_reg::<f16, true>(&x, &y, m, 128u64, &P);
+        let want = if m == CMPMODE::NE { [u64::MAX; 2] } else { [0; 2] };
+        assert_eq!(get_cmp_mask(), want, "{m}");
+    }
+}
+
+#[test]
+fn register_form_checks() {
+    for soc in [Soc::Ascend910, Soc::Ascend310B] {
+        on(soc, || {
+            let u = ub(1024);
+            let x = u.t::<f32>(0, 64);
+            expect_panic(
+                || compare_reg::<f32, true>(&x, &x, CMPMODE::LT, 64u64, &P),
+                &["Compare", "compare-mask register", &soc.to_string()],
+            );
+            let d = u.t::<u8>(512, 32);
+            expect_panic(|| get_cmp_mask_local(&d), &["GetCmpMask", "not supported", &soc.to_string()]);
+        });
+    }
+    on(Soc::Ascend910B, || {
+        let u = ub(2048);
+        let (x, y) = (u.t::<f32>(0, 64), u.t::<f32>(256, 64));
+        // A lane outside src1: block stride 2 reaches element 127 of a 64-element tensor.
+        expect_panic(
+            || {
+                compare_reg::<f32, true>(
+                    &x,
+                    &y,
+                    CMPMODE::LT,
+                    64u64,
+                    &BinaryRepeatParams::new(1, 1, 2, 8, 8, 8),
+                )
+            },
+            &["Compare", "src1 would touch element 119 but the tensor has 64 elements"],
+        );
+        expect_panic(
+            || compare_reg::<f32, true>(&u.t::<f32>(512, 128).view(4), &y, CMPMODE::LT, 64u64, &P),
+            &["Compare", "src0 address = 0x210 is not 32-byte aligned"],
+        );
+        expect_panic(
+            || compare_reg::<f32, true>(&x, &y, CMPMODE::LT, 65u64, &P),
+            &["Compare", "mask = 65 is out of range [1, 64]"],
+        );
+        expect_panic(
+            || compare_reg::<f32, true>(&x, &y, CMPMODE::LT, [1, 1], &P),
+            &["Compare", "mask[1] = 0x1 must be 0"],
+        );
+        expect_panic(
+            || compare_reg::<f32, false>(&x, &y, CMPMODE::LT, 64u64, &P),
+            &["Compare", "isSetMask = false requires mask = MASK_PLACEHOLDER"],
+        );
+        expect_panic(
+            || compare_reg::<f32, true>(&x, &y, CMPMODE::LT, MASK_PLACEHOLDER, &P),
+            &["Compare", "MASK_PLACEHOLDER, valid only with isSetMask = false"],
+        );
+    });
+}
+
+#[test]
+fn get_cmp_mask_checks() {
+    on(Soc::Ascend310P, || {
+        let u = ub(1024);
+        load_reg(&u, 0, [0x0123_4567_89AB_CDEF, 0xFEDC_BA98_7654_3210]);
+        // A 16-byte aligned view is fine; 8 is not.
+        let t = u.t::<u8>(64, 64);
+        get_cmp_mask_local(&t.view(16));
+        assert_eq!(t.to_vec()[16..32], reg_bytes(get_cmp_mask())[..]);
+        expect_panic(
+            || get_cmp_mask_local(&t.view(8)),
+            &["GetCmpMask", "dst address = 0x48 is not 16-byte aligned"],
+        );
+        expect_panic(
+            || get_cmp_mask_local(&u.t::<u32>(128, 3)),
+            &["GetCmpMask", "dst holds 12 bytes but the 128-bit compare-mask register needs 16"],
+        );
+    });
+    let mut pipe = TPipe::new();
+    let mut l1 = TBuf::<A1>::new();
+    pipe.init_tbuf(&mut l1, 64);
+    expect_panic(|| get_cmp_mask_local(&l1.get::<u8>()), &["GetCmpMask", "dst is at position A1"]);
+}
+
+macro_rules! get_cmp_mask_per_type {
+    ($($t:ident),*) => {$(
+        paste::paste! {
+            /// `GetCmpMask` into a tensor of this type stores the same 16 bytes.
+            #[test]
+            fn [<get_cmp_mask_into_ $t>]() {
+                on(Soc::Ascend910B, || {
+                    let u = ub(256);
+                    let r = [0x8877_6655_4433_2211, 0x00FF_EEDD_CCBB_AA99];
+                    load_reg(&u, 0, r);
+                    let t = u.t::<$t>(32, 64 / std::mem::size_of::<$t>());
+                    u.t::<u8>(32, 64).copy_from_slice(&[0xC3; 64]);
+                    get_cmp_mask_local(&t);
+                    let bytes = u.t::<u8>(32, 64).to_vec();
+                    assert_eq!(bytes[..16], reg_bytes(r)[..]);
+                    assert!(bytes[16..].iter().all(|b| *b == 0xC3));
+                });
+            }
+        }
+    )*};
+}
+get_cmp_mask_per_type!(u8, i8, u16, i16, f16, bf16, u32, i32, f32);

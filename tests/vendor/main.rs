@@ -8,6 +8,7 @@
 use ascend_runtime::prelude::*;
 
 mod add_high_performance;
+mod compare_transpose;
 mod copy;
 mod inter_core;
 mod memory;

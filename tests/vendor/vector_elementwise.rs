@@ -530,8 +530,8 @@ fn compare_custom<
     if SCENARIO_NUM == 1 {
         compare(&dst_local, &src0_local, &src1_local, cmp_mode, INPUT_SIZE);
     }
-    // Scenario 2 (Compare into the compare-mask register, then GetCmpMask(dstLocal)) is not
-    // ported: there is no register form of Compare nor a GetCmpMask into a tensor.
+    // Scenario 2 (Compare into the compare-mask register, then GetCmpMask(dstLocal)) is in
+    // `compare_transpose.rs`.
     else if SCENARIO_NUM == 3 {
         let event_id = pipe.fetch_event_id::<HardEvent::MTE2_S>();
         set_flag::<HardEvent::MTE2_S>(event_id);

@@ -15,8 +15,8 @@
 //! structs with the same methods), order of calls, events, ids, masks, repeats and strides.
 //! The vendor selects a scenario with `-DSCENARIO_NUM`; here it is a const parameter.
 //!
-//! Scenarios left out (APIs this crate lacks or rejects): `transpose` 2 and 3, and the whole
-//! of `interleave_pair`, `mrg_sort` and `region_proposal_sort`.
+//! Scenarios left out (APIs this crate lacks or rejects): the whole of `interleave_pair`,
+//! `mrg_sort` and `region_proposal_sort`.
 
 use std::mem::size_of;
 
@@ -1106,8 +1106,8 @@ mod transpose {
     use super::*;
 
     // Scenario 1 only: scenario 2 (`Transpose(dst, src, stackBuffer, TransposeParamsExt)`,
-    // NCHW→NHWC, with its `tmpQueue`) and scenario 3 (`TransDataTo5HD`) use APIs this crate
-    // does not have.
+    // NCHW→NHWC, with its `tmpQueue`) and scenario 3 (`TransDataTo5HD`) are in
+    // `compare_transpose.rs`.
     fn transpose_custom<const INPUT_SIZE: usize>(x: GmAddr, z: GmAddr) {
         init_soc_state();
         let mut pipe = TPipe::new();

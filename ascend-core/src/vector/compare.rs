@@ -23,7 +23,7 @@
 //! assert!(dst.to_vec().iter().zip(xs.iter().zip(&ys)).all(|(d, (a, b))| *d == a.max(*b)));
 //! ```
 
-use crate::ctx::get_soc;
+use crate::ctx::{get_soc, with_core};
 use crate::element::{f16, Element};
 use crate::error::ensure;
 use crate::soc::Soc;
@@ -498,4 +498,111 @@ pub fn compare_scalar_masked<T: CompareScalarElement, const IS_SET_MASK: bool>(
     };
     let s0 = Operand::new(src0, repeat_params.src_blk_stride, repeat_params.src_rep_stride, "src0");
     run(SCALAR_API, dst, [&s0], cmp_mode, src1_scalar, &plan);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Compare into the compare-mask register.
+
+mod reg_sealed {
+    pub trait CompareRegSealed {}
+}
+
+/// Element types of `Compare` into the compare-mask register ([`compare_reg`]): `half` and
+/// `float`, on Ascend910B and Ascend310P (AI Core); Ascend910 and Ascend310B lack the
+/// instruction (a run-time error naming the chip). Other types do not compile:
+///
+/// ```compile_fail
+/// use ascend_core::prelude::*;
+/// fn f(a: &LocalTensor<i32>) {
+///     compare_reg::<i32, true>(a, a, CMPMODE::EQ, 64u64, &BinaryRepeatParams::default());
+/// }
+/// ```
+pub trait CompareRegElement: Element + reg_sealed::CompareRegSealed {}
+impl reg_sealed::CompareRegSealed for f16 {}
+impl CompareRegElement for f16 {}
+impl reg_sealed::CompareRegSealed for f32 {}
+impl CompareRegElement for f32 {}
+
+/// `Compare` into the 128-bit compare-mask register (AscendC `Compare<T, isSetMask>(src0,
+/// src1, cmpMode, mask, repeatParams)`, the form with no `dst`), with a continuous (`u64`)
+/// or bit (`[u64; 2]`) mask. Read the result with
+/// [`get_cmp_mask_local`](crate::vector::mask::get_cmp_mask_local) (AscendC `GetCmpMask`) or
+/// [`get_cmp_mask`](crate::vector::mask::get_cmp_mask), or use it directly in
+/// [`select_reg`](crate::vector::select::select_reg) with `SelMode::VselCmpmaskSpr`.
+///
+/// The instruction runs exactly one repeat (256 bytes: 64 `float` or 128 `half` lanes): the
+/// vendor's page says "本接口没有repeat输入，repeat默认为1", and its implementation issues the
+/// `vcmp_*` intrinsic with a repeat of 1 (`impl/basic_api/dav_c220/kernel_operator_vec_cmp_impl.h`,
+/// `dav_m200/kernel_operator_vec_cmpsel_impl.h`). Only the source block strides of
+/// `repeat_params` matter; the destination strides and the repeat strides are unused.
+///
+/// Lane `j` of the repeat is bit `j` of the register (bit `j % 64` of word `j / 64` of
+/// [`get_cmp_mask`](crate::vector::mask::get_cmp_mask), byte `j / 8`, bit `j % 8` of what
+/// `GetCmpMask` stores): 1 when `src0[j] <op> src1[j]`, IEEE comparisons (NaN compares false
+/// except with `NE`). A lane the mask disables leaves its register bit unchanged, as the
+/// vendor's C API page (`asc_lt`: "若mask某bit位为0，对应输出寄存器的bit位的值不会改变")
+/// documents; so with `float` the upper 64 bits of the register are never written.
+///
+/// The mask follows `IS_SET_MASK` and the mask register like every high-dimensional
+/// instruction. In counter mode (which the vendor does not document for this form) the
+/// single repeat compares lanes `0..min(count, PAR)`.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let mut pipe = TPipe::new();
+/// let (mut a, mut b, mut m) = (TBuf::<VecCalc>::new(), TBuf::<VecCalc>::new(), TBuf::<VecCalc>::new());
+/// for t in [&mut a, &mut b, &mut m] { pipe.init_tbuf(t, 256); }
+/// let (x, y, out) = (a.get::<f32>(), b.get::<f32>(), m.get::<u8>());
+/// x.copy_from_slice(&(0..64).map(|i| i as f32).collect::<Vec<_>>());
+/// y.copy_from_slice(&[10.0; 64]);
+/// compare_reg::<f32, true>(&x, &y, CMPMODE::LT, 64u64, &BinaryRepeatParams::default());
+/// assert_eq!(get_cmp_mask()[0], 0x3FF); // lanes 0..10 are below 10
+/// get_cmp_mask_local(&out);
+/// assert_eq!(out.to_vec()[..2], [0xFF, 0x03]);
+/// ```
+///
+/// # Panics
+/// Panics if the chip lacks the instruction (Ascend910, Ascend310B); a source is not a
+/// 32-byte aligned UB tensor or a lane of the repeat lies outside it; or the mask is out of
+/// range for `T` or breaks the `IS_SET_MASK`/`MASK_PLACEHOLDER` rule.
+#[track_caller]
+pub fn compare_reg<T: CompareRegElement, const IS_SET_MASK: bool>(
+    src0: &LocalTensor<T>,
+    src1: &LocalTensor<T>,
+    cmp_mode: CMPMODE,
+    mask: impl Into<Mask>,
+    repeat_params: &BinaryRepeatParams,
+) {
+    let soc = get_soc();
+    ensure(matches!(soc, Soc::Ascend910B | Soc::Ascend310P), API, || {
+        format!(
+            "Compare into the compare-mask register (the form without dst) is not supported on {soc} ({}): only \
+             Ascend910B and Ascend310P have it",
+            soc.product_line()
+        )
+    });
+    src0.check_vector_operand(API, "src0");
+    src1.check_vector_operand(API, "src1");
+    let Some(plan) = resolve::<T, IS_SET_MASK>(API, mask.into(), 1) else {
+        return;
+    };
+    // One repeat: in counter mode, the first repeat of the counted lanes.
+    let m = plan.mask_of(0);
+    let plan = Plan { repeats: 1, bits: m, last: m };
+    let p = repeat_params;
+    let s0 = Operand::new(src0, p.src0_blk_stride, p.src0_rep_stride, "src0");
+    let s1 = Operand::new(src1, p.src1_blk_stride, p.src1_rep_stride, "src1");
+    let mut out = [0u8; 16];
+    apply_sources(
+        API,
+        &plan,
+        [&s0, &s1],
+        &mut CmpKernel { out: out.as_mut_ptr(), mode: cmp_mode, scalar: T::ZERO },
+    );
+    let word = |k: usize| u64::from_le_bytes(out[8 * k..8 * k + 8].try_into().expect("8 bytes"));
+    let res = [word(0), word(1)];
+    with_core(|c| {
+        let old = c.cmp_mask.get();
+        c.cmp_mask.set([(old[0] & !m[0]) | res[0], (old[1] & !m[1]) | res[1]]);
+    });
 }

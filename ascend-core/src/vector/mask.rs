@@ -143,9 +143,97 @@ pub fn set_cmp_mask<U: Element>(src: &crate::tensor::LocalTensor<U>) {
     with_core(|c| c.cmp_mask.set(reg))
 }
 
-/// The 128-bit compare-mask register `[low, high]` (AscendC `GetCmpMask` reads it into a tensor).
+/// The 128-bit compare-mask register `[low, high]` (AscendC `GetCmpMask` reads it into a
+/// tensor: [`get_cmp_mask_local`]).
 pub fn get_cmp_mask() -> [u64; 2] {
     with_core(|c| c.cmp_mask.get())
+}
+
+mod cmp_mask_sealed {
+    pub trait Sealed {}
+}
+
+/// Element types of [`get_cmp_mask_local`]'s `dst`: the 8-, 16- and 32-bit types (the
+/// vendor's "b8、b16、b32"); only the bytes matter. Other types do not compile:
+///
+/// ```compile_fail
+/// use ascend_core::prelude::*;
+/// fn f(t: &LocalTensor<u64>) { get_cmp_mask_local(t); }
+/// ```
+pub trait GetCmpMaskElement: Element + cmp_mask_sealed::Sealed {}
+
+macro_rules! get_cmp_mask_types {
+    ($($t:ty),*) => {$(
+        impl cmp_mask_sealed::Sealed for $t {}
+        impl GetCmpMaskElement for $t {}
+    )*};
+}
+get_cmp_mask_types!(u8, i8, u16, i16, crate::element::f16, crate::element::bf16, u32, i32, f32);
+
+/// Stores the 128-bit compare-mask register into the first 16 bytes of `dst` (AscendC
+/// `GetCmpMask(dst)`): word `[0]` of [`get_cmp_mask`] little-endian in bytes `0..8`, word `[1]`
+/// in bytes `8..16`, so bit `j` of the register (lane `j` of
+/// [`compare_reg`](crate::vector::compare::compare_reg)) is bit `j % 8` of byte `j / 8` — the
+/// layout [`set_cmp_mask`] loads back. A vector instruction (pipe V); the rest of `dst` is
+/// left as it is.
+///
+/// Supported on Ascend910B and Ascend310P (AI Core), as the vendor lists; `dst` must be a UB
+/// tensor (VECIN, VECCALC or VECOUT) starting on a 16-byte boundary.
+///
+/// **Size.** The vendor's page asks for "dst的空间大小不能少于128字节" (128 bytes), but the
+/// register holds 128 bits, and the vendor's own example
+/// (`examples/01_simd_cpp_api/03_basic_api/01_memory_vector_compute/compare`, scenario 2)
+/// calls `GetCmpMask` on a 32-byte `dstLocal`. The 128 is taken as bits: `dst` must hold at
+/// least 16 bytes, and exactly 16 are written.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let mut pipe = TPipe::new();
+/// let mut b = TBuf::<VecCalc>::new();
+/// pipe.init_tbuf(&mut b, 32);
+/// let t = b.get::<u8>();
+/// t.copy_from_slice(&(0..32).collect::<Vec<u8>>());
+/// set_cmp_mask(&t);
+/// let out = t.view(16);
+/// get_cmp_mask_local(&out);
+/// assert_eq!(t.to_vec()[16..], t.to_vec()[..16]);
+/// ```
+///
+/// # Panics
+/// Panics on Ascend910 and Ascend310B, or if `dst` is not a UB tensor, does not start on a
+/// 16-byte boundary, or holds fewer than 16 bytes.
+#[track_caller]
+pub fn get_cmp_mask_local<T: GetCmpMaskElement>(dst: &crate::tensor::LocalTensor<T>) {
+    const API: &str = "GetCmpMask";
+    let soc = crate::ctx::get_soc();
+    crate::error::ensure(
+        matches!(soc, crate::soc::Soc::Ascend910B | crate::soc::Soc::Ascend310P),
+        API,
+        || {
+            format!(
+                "GetCmpMask is not supported on {soc} ({}): only Ascend910B and Ascend310P have it",
+                soc.product_line()
+            )
+        },
+    );
+    let pos = dst.get_position();
+    crate::error::ensure(pos.is_ub(), API, || {
+        format!("dst is at position {pos}: GetCmpMask takes VECIN, VECOUT or VECCALC tensors")
+    });
+    let addr = dst.get_phy_addr();
+    crate::error::ensure(addr % 16 == 0, API, || format!("dst address = {addr:#x} is not 16-byte aligned"));
+    let bytes = dst.get_length();
+    crate::error::ensure(bytes >= 16, API, || {
+        format!("dst holds {bytes} bytes but the 128-bit compare-mask register needs 16")
+    });
+    let reg = get_cmp_mask();
+    let mut out = [0u8; 16];
+    out[..8].copy_from_slice(&reg[0].to_le_bytes());
+    out[8..].copy_from_slice(&reg[1].to_le_bytes());
+    crate::sanitizer::on_vector(API, &[], &[crate::vector::engine::span_of(dst, 16)]);
+    // SAFETY: `dst` holds at least 16 bytes (checked above) inside the UB; `out` is a distinct
+    // stack buffer.
+    unsafe { std::ptr::copy_nonoverlapping(out.as_ptr(), dst.ptr().cast::<u8>(), 16) };
 }
 
 /// Validates a normal-mode mask for `T` and returns its lane bits (may be all zero only if
