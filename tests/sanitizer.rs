@@ -931,3 +931,25 @@ fn a_flag_write_publishes_only_what_precedes_a_data_sync_barrier() {
     run(2, || publish_by_flag(true, data.addr(), flag.addr(), out.addr())).unwrap();
     assert_eq!(out.to_vec()[0], 42.0);
 }
+
+// 24. SetCmpMask is a vector instruction: after the vector instruction that writes its source
+// it needs PipeBarrier<PIPE_V> (without the compiler's synchronisation), not a V→S event.
+fn load_cmp_mask(barrier: bool) {
+    let mask = LocalTensor::<u16>::new(TPosition::VECCALC, 0, 16);
+    duplicate(&mask, 0x00ffu16, 16);
+    if barrier {
+        pipe_barrier::<PIPE_V>();
+    }
+    set_cmp_mask(&mask); // MARK-24
+}
+
+#[test]
+fn set_cmp_mask_reads_on_the_vector_pipe() {
+    let f = expect_fault(
+        run_manual(1, || load_cmp_mask(false)),
+        &["SetCmpMask on pipe V", "PipeBarrier<PIPE_V>"],
+    );
+    assert_eq!(f.line, line_of("MARK-24"));
+    run_manual(1, || load_cmp_mask(true)).unwrap();
+    run(1, || load_cmp_mask(false)).unwrap();
+}

@@ -723,3 +723,17 @@ fn operand_checks() {
     let msg = panic_message(|| select(&d, &odd, &a, &b, SelMode::VselTensorTensorMode, 64));
     assert!(msg.contains("Select: selMask address = ") && msg.contains("is not 32-byte aligned"), "{msg}");
 }
+
+#[test]
+fn set_cmp_mask_checks_its_source() {
+    let mut pipe = TPipe::new();
+    let mut b = TBuf::<VecCalc>::new();
+    pipe.init_tbuf(&mut b, 64);
+    let t = b.get::<u8>();
+    expect_panic(|| set_cmp_mask(&t.view(8)), &["SetCmpMask", "src address = 0x8 is not 16-byte aligned"]);
+    expect_panic(|| set_cmp_mask(&t.view_len(16, 8)), &["SetCmpMask", "src holds 8 bytes"]);
+    t.copy_from_slice(&(0..64).collect::<Vec<u8>>());
+    set_cmp_mask(&t.view(16));
+    let want = |k: u64| (0..8).fold(0u64, |w, i| w | ((16 + 8 * k + i) << (8 * i)));
+    assert_eq!(get_cmp_mask(), [want(0), want(1)]);
+}

@@ -128,18 +128,33 @@ pub fn get_vector_mask() -> [u64; 2] {
 }
 
 /// Loads the 128-bit compare-mask register that `Select`'s register forms read
-/// (AscendC `SetCmpMask`), from the first 16 bytes of `src` read little-endian.
+/// (AscendC `SetCmpMask`), from the first 16 bytes of `src` read little-endian. A vector
+/// instruction (pipe V), as the vendor implements it (`set_cmpmask`), so the sanitizer orders
+/// it like one.
 ///
 /// # Panics
-/// Panics if `src` holds fewer than 16 bytes.
+/// Panics if `src` is not a UB tensor (VECIN, VECCALC, VECOUT), does not start on a 16-byte
+/// boundary, or holds fewer than 16 bytes.
 #[track_caller]
 pub fn set_cmp_mask<U: Element>(src: &crate::tensor::LocalTensor<U>) {
+    const API: &str = "SetCmpMask";
+    let pos = src.get_position();
+    crate::error::ensure(pos.is_ub(), API, || {
+        format!("src is at position {pos}: SetCmpMask takes VECIN, VECOUT or VECCALC tensors")
+    });
+    let addr = src.get_phy_addr();
+    crate::error::ensure(addr % 16 == 0, API, || format!("src address = {addr:#x} is not 16-byte aligned"));
     let bytes = src.get_length();
     if bytes < 16 {
-        fail("SetCmpMask", format!("src holds {bytes} bytes; the compare mask needs 16"));
+        fail(API, format!("src holds {bytes} bytes; the compare mask needs 16"));
     }
-    let b = src.reinterpret_cast::<u64>();
-    let reg = [b.get_value(0), b.get_value(1)];
+    crate::sanitizer::on_vector(API, &[crate::vector::engine::span_of(src, 16)], &[]);
+    let mut raw = [0u8; 16];
+    // SAFETY: `src` holds at least 16 bytes (checked above) inside the UB; `raw` is a distinct
+    // stack buffer.
+    unsafe { std::ptr::copy_nonoverlapping(src.ptr().cast::<u8>(), raw.as_mut_ptr(), 16) };
+    let word = |k: usize| u64::from_le_bytes(raw[8 * k..8 * k + 8].try_into().expect("8 bytes"));
+    let reg = [word(0), word(1)];
     with_core(|c| c.cmp_mask.set(reg))
 }
 
