@@ -12,6 +12,7 @@ mod compare_transpose;
 mod copy;
 mod inter_core;
 mod memory;
+mod ms_sanitizer;
 mod sync;
 mod vector_elementwise;
 mod vector_reduce;
