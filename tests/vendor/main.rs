@@ -10,6 +10,7 @@ use ascend_runtime::prelude::*;
 mod add_high_performance;
 mod compare_transpose;
 mod copy;
+mod data_copy_practice;
 mod inter_core;
 mod memory;
 mod ms_sanitizer;

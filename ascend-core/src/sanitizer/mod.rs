@@ -21,7 +21,8 @@
 //! is checked against the last write and the last read of every pipe on those bytes:
 //! read-after-write, write-after-read and write-after-write without a happens-before ordering
 //! are errors naming both instructions, their lines and pipes, the buffer and bytes, and the
-//! event or barrier that fixes it.
+//! event or barrier that fixes it — except two unordered writes of one pipe, which only leave
+//! the bytes undetermined: an error when they are read (see `shadow`).
 //!
 //! Global memory is checked across cores: each core logs its accesses (DMA writes widened to
 //! the 32-byte blocks they really write) with its `SyncAll` epoch; after the launch, two cores
@@ -63,7 +64,9 @@ use crate::position::TPosition;
 use crate::sync::{pipe_t, HardEventKind, HARD_EVENTS};
 use gm::{GmAcc, GmLog, GmRec};
 use gm_local::LocalGm;
-use shadow::{lane, Acc, Clock, Race, Shadow, LANES, LANE_PIPES, MAX_CLOCK, ROWS, ROW_LANE};
+use shadow::{
+    lane, Acc, Clock, Race, Shadow, LANES, LANE_PIPES, MAX_CLOCK, ROWS, ROW_LANE, UNORDERED_WRITES,
+};
 
 /// A clock that knows nothing: joining it changes nothing.
 const ZERO: Clock = [0; LANES];
@@ -631,21 +634,31 @@ impl CoreSan {
         }
     }
 
-    /// An unordered conflict found by [`CoreSan::ub`]: either the compiler's automatic
-    /// synchronisation orders it (then the access is recorded), or it is a race.
+    /// An unordered conflict found by [`CoreSan::ub`]: a write unordered after a write of its
+    /// own pipe (recorded, see `shadow`), or an access the compiler's automatic
+    /// synchronisation orders (then recorded), or a race.
     #[cold]
     #[inline(never)]
-    fn ub_conflict(&mut self, cur: Acc, s: usize, e: usize, write: bool, mut r: Race) {
-        // Each round orders one more pipe before `cur`'s: at most one per lane.
+    // `_strict` is the fast check's race; the relaxed check below finds the one to report.
+    // (Taking it by value keeps the hot caller's code as it was without that check.)
+    fn ub_conflict(&mut self, cur: Acc, s: usize, e: usize, write: bool, _strict: Race) {
+        // Two writes of one pipe are no race until the bytes are read (see `shadow`).
+        let row = self.vc[cur.pipe as usize & (ROWS - 1)];
+        let mut r = match self.ub.access_relaxed(s as u32, e as u32, write, cur, &row) {
+            Ok(()) => return,
+            Err(relaxed) => relaxed,
+        };
+        // Each round orders one more pipe before `cur`'s: at most one per lane. (No event
+        // settles which of two unordered writes landed last.)
         for _ in 0..LANES {
-            if !self.auto_synced(cur, r.prev) {
+            if r.kind == UNORDERED_WRITES || !self.auto_synced(cur, r.prev) {
                 break;
             }
             // What the compiler inserts before `cur`: SetFlag<prev_cur> / WaitFlag<prev_cur>.
             let c = self.snapshot(r.prev.pipe as usize);
             self.wait(cur.pipe as usize, &c);
             let row = self.vc[cur.pipe as usize & (ROWS - 1)];
-            match self.ub.access(s as u32, e as u32, write, cur, &row) {
+            match self.ub.access_relaxed(s as u32, e as u32, write, cur, &row) {
                 Ok(()) => return,
                 Err(next) => r = next,
             }
@@ -664,16 +677,23 @@ impl CoreSan {
         self.auto_sync && ((tracked(cur) && other(prev.pipe)) || (tracked(prev) && other(cur.pipe)))
     }
 
+    /// The queue buffer holding `[s, e)`, or the Unified Buffer, for a message.
+    fn buffer_of(&self, s: u32, e: u32) -> String {
+        self.bufs
+            .iter()
+            .find(|b| b.start <= s as usize && (e as usize) <= b.start + b.len)
+            .map_or("the Unified Buffer".to_string(), Buf::describe)
+    }
+
     #[cold]
     #[inline(never)]
     fn report(&self, cur: Acc, r: Race) -> ! {
+        if r.kind == UNORDERED_WRITES {
+            self.report_unordered_writes(cur, r)
+        }
         let (cur_api, cur_loc) = self.sites.get(cur.site);
         let (prev_api, prev_loc) = self.sites.get(r.prev.site);
-        let buffer = self
-            .bufs
-            .iter()
-            .find(|b| b.start <= r.s as usize && (r.e as usize) <= b.start + b.len)
-            .map_or("the Unified Buffer".to_string(), Buf::describe);
+        let buffer = self.buffer_of(r.s, r.e);
         let (src, dst) = (r.prev.pipe, cur.pipe);
         let event = HardEventKind::between(src, dst).map_or(String::new(), |e| {
             let queue = match e.name {
@@ -722,6 +742,35 @@ impl CoreSan {
                 prev_loc.line(),
             ),
             cur_loc,
+        )
+    }
+
+    /// A read of bytes two writes of one pipe left unordered: reported at the later write,
+    /// where the barrier belongs.
+    #[cold]
+    fn report_unordered_writes(&self, cur: Acc, r: Race) -> ! {
+        let (cur_api, cur_loc) = self.sites.get(cur.site);
+        let (prev_api, prev_loc) = self.sites.get(r.prev.site);
+        let (later_api, later_loc) = self.sites.get(r.later.site);
+        let pipe = r.later.pipe.short_name();
+        fail_at(
+            later_api,
+            format!(
+                "sanitizer: write-after-write race on core {}: {later_api} on pipe {pipe} writes UB bytes [{:#x}, {:#x}) \
+                 of {} that {prev_api} on pipe {pipe} (at {}:{}) also wrote, and nothing orders the two: a pipe starts \
+                 its instructions in order but need not finish them in order, so the bytes hold either's data when \
+                 {cur_api} on pipe {} (at {}:{}) reads them; add PipeBarrier<PIPE_{pipe}>() between the two writes",
+                self.core,
+                r.s,
+                r.e,
+                self.buffer_of(r.s, r.e),
+                prev_loc.file(),
+                prev_loc.line(),
+                cur.pipe.short_name(),
+                cur_loc.file(),
+                cur_loc.line(),
+            ),
+            later_loc,
         )
     }
 
