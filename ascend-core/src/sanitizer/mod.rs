@@ -628,7 +628,7 @@ impl CoreSan {
     /// Records a UB access of `[s, e)` by `cur`; fails on a race.
     #[inline(always)]
     fn ub(&mut self, cur: Acc, s: usize, e: usize, write: bool) {
-        let res = self.ub.access(s as u32, e as u32, write, cur, &self.vc[cur.pipe as usize & (ROWS - 1)]);
+        let res = self.ub.access(s as u32, e as u32, write, cur, &self.vc[cur.pipe() as usize & (ROWS - 1)]);
         if let Err(r) = res {
             self.ub_conflict(cur, s, e, write, r)
         }
@@ -643,7 +643,7 @@ impl CoreSan {
     // (Taking it by value keeps the hot caller's code as it was without that check.)
     fn ub_conflict(&mut self, cur: Acc, s: usize, e: usize, write: bool, _strict: Race) {
         // Two writes of one pipe are no race until the bytes are read (see `shadow`).
-        let row = self.vc[cur.pipe as usize & (ROWS - 1)];
+        let row = self.vc[cur.pipe() as usize & (ROWS - 1)];
         let mut r = match self.ub.access_relaxed(s as u32, e as u32, write, cur, &row) {
             Ok(()) => return,
             Err(relaxed) => relaxed,
@@ -655,9 +655,9 @@ impl CoreSan {
                 break;
             }
             // What the compiler inserts before `cur`: SetFlag<prev_cur> / WaitFlag<prev_cur>.
-            let c = self.snapshot(r.prev.pipe as usize);
-            self.wait(cur.pipe as usize, &c);
-            let row = self.vc[cur.pipe as usize & (ROWS - 1)];
+            let c = self.snapshot(r.prev.pipe() as usize);
+            self.wait(cur.pipe() as usize, &c);
+            let row = self.vc[cur.pipe() as usize & (ROWS - 1)];
             match self.ub.access_relaxed(s as u32, e as u32, write, cur, &row) {
                 Ok(()) => return,
                 Err(next) => r = next,
@@ -673,8 +673,8 @@ impl CoreSan {
         const TRACKED: [&str; 3] =
             ["LocalTensor::GetValue", "LocalTensor::SetValue", "GlobalTensor::GetValue"];
         let other = |p: pipe_t| matches!(p, pipe_t::PIPE_V | pipe_t::PIPE_MTE2 | pipe_t::PIPE_MTE3);
-        let tracked = |a: Acc| a.pipe == pipe_t::PIPE_S && TRACKED.contains(&self.sites.get(a.site).0);
-        self.auto_sync && ((tracked(cur) && other(prev.pipe)) || (tracked(prev) && other(cur.pipe)))
+        let tracked = |a: Acc| a.pipe() == pipe_t::PIPE_S && TRACKED.contains(&self.sites.get(a.site()).0);
+        self.auto_sync && ((tracked(cur) && other(prev.pipe())) || (tracked(prev) && other(cur.pipe())))
     }
 
     /// The queue buffer holding `[s, e)`, or the Unified Buffer, for a message.
@@ -691,10 +691,10 @@ impl CoreSan {
         if r.kind == UNORDERED_WRITES {
             self.report_unordered_writes(cur, r)
         }
-        let (cur_api, cur_loc) = self.sites.get(cur.site);
-        let (prev_api, prev_loc) = self.sites.get(r.prev.site);
+        let (cur_api, cur_loc) = self.sites.get(cur.site());
+        let (prev_api, prev_loc) = self.sites.get(r.prev.site());
         let buffer = self.buffer_of(r.s, r.e);
-        let (src, dst) = (r.prev.pipe, cur.pipe);
+        let (src, dst) = (r.prev.pipe(), cur.pipe());
         let event = HardEventKind::between(src, dst).map_or(String::new(), |e| {
             let queue = match e.name {
                 "MTE2_V" => ", or EnQue/DeQue the tensor through a VECIN queue",
@@ -749,10 +749,11 @@ impl CoreSan {
     /// where the barrier belongs.
     #[cold]
     fn report_unordered_writes(&self, cur: Acc, r: Race) -> ! {
-        let (cur_api, cur_loc) = self.sites.get(cur.site);
-        let (prev_api, prev_loc) = self.sites.get(r.prev.site);
-        let (later_api, later_loc) = self.sites.get(r.later.site);
-        let pipe = r.later.pipe.short_name();
+        let (cur_api, cur_loc) = self.sites.get(cur.site());
+        let (prev_api, prev_loc) = self.sites.get(r.prev.site());
+        let later = self.ub.last_write_at(r.s);
+        let (later_api, later_loc) = self.sites.get(later.site());
+        let pipe = later.pipe().short_name();
         fail_at(
             later_api,
             format!(
@@ -766,7 +767,7 @@ impl CoreSan {
                 self.buffer_of(r.s, r.e),
                 prev_loc.file(),
                 prev_loc.line(),
-                cur.pipe.short_name(),
+                cur.pipe().short_name(),
                 cur_loc.file(),
                 cur_loc.line(),
             ),
@@ -840,18 +841,18 @@ impl CoreSan {
     fn gm_as(&mut self, cur: Acc, region: usize, s: usize, e: usize, write: bool, dma: bool, sync: bool) {
         if s < e {
             let atomic = sync || (write && self.atomic);
-            self.gm.log(GmRec { region, s, e, key: GmRec::key(cur.site, self.phase, write, dma, atomic) });
+            self.gm.log(GmRec { region, s, e, key: GmRec::key(cur.site(), self.phase, write, dma, atomic) });
             if write {
-                let mark = self.marks[cur.pipe as usize & (ROWS - 1)];
-                let l = cur.lane as usize & (LANES - 1);
+                let mark = self.marks[cur.pipe() as usize & (ROWS - 1)];
+                let l = cur.lane() as usize & (LANES - 1);
                 let known = self.vc[pipe_t::PIPE_MTE2 as usize][l];
-                let own = self.vc[cur.pipe as usize & (ROWS - 1)][l];
+                let own = self.vc[cur.pipe() as usize & (ROWS - 1)][l];
                 if let Some(w) =
-                    self.local.write(cur.pipe, region, s, e, cur.clock, cur.site, mark, known, own)
+                    self.local.write(cur.pipe(), region, s, e, cur.clock, cur.site(), mark, known, own)
                 {
                     self.report_gm_waw(cur, region, s, e, w)
                 }
-            } else if cur.pipe == pipe_t::PIPE_MTE2 {
+            } else if cur.pipe() == pipe_t::PIPE_MTE2 {
                 if let Some((pipe, w)) = self.local.read(region, s, e, &self.vc[pipe_t::PIPE_MTE2 as usize]) {
                     self.report_gm_local(cur, region, s, e, pipe, w)
                 }
@@ -871,10 +872,10 @@ impl CoreSan {
     #[cold]
     #[inline(never)]
     fn report_gm_waw(&self, cur: Acc, region: usize, s: usize, e: usize, w: gm_local::Write) -> ! {
-        let (api, loc) = self.sites.get(cur.site);
+        let (api, loc) = self.sites.get(cur.site());
         let (w_api, w_loc) = self.sites.get(w.site);
         let (a, b) = (s.max(w.s), e.min(w.e));
-        let p = cur.pipe.short_name();
+        let p = cur.pipe().short_name();
         fail_at(
             api,
             format!(
@@ -901,7 +902,7 @@ impl CoreSan {
         pipe: pipe_t,
         w: gm_local::Write,
     ) -> ! {
-        let (api, loc) = self.sites.get(cur.site);
+        let (api, loc) = self.sites.get(cur.site());
         let (w_api, w_loc) = self.sites.get(w.site);
         let (a, b) = (s.max(w.s), e.min(w.e));
         let event = HardEventKind::between(pipe, pipe_t::PIPE_MTE2).map_or(String::new(), |ev| {

@@ -69,25 +69,50 @@ pub(crate) type Clock = [u32; LANES];
 /// comparison and a blend.
 pub(crate) const MAX_CLOCK: u32 = i32::MAX as u32;
 
-/// One access: which instruction (its site), on which pipe, at which point of that pipe.
-/// `lane` is `lane(pipe)`, kept beside the pipe (in the struct's padding) so that a check
-/// indexes a clock with no lookup; [`Acc::new`] and [`Acc::NONE`] keep the two consistent.
+/// One access: which instruction (its site), on which pipe (by its [`lane`]), at which point
+/// of that pipe: the site and the lane packed in one word (sites stay below 2^29, see
+/// `Sites::insert`), so that an access is two words and travels in one register (a 12-byte
+/// access was copied through the stack, where loading it back stalled on the stores just
+/// made — a third of the sanitizer's time in a vector instruction).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Acc {
-    pub site: u32,
+    /// `site << 2 | lane`.
+    tag: u32,
     pub clock: u32,
-    pub pipe: pipe_t,
-    pub lane: u8,
 }
+const _: () = assert!(std::mem::size_of::<Acc>() == 8 && LANES == 4);
 
 impl Acc {
     /// No access (clock 0: ordered before everything).
-    pub const NONE: Acc = Acc { site: 0, clock: 0, pipe: pipe_t::PIPE_S, lane: 0 };
+    pub const NONE: Acc = Acc { tag: 0, clock: 0 };
 
     /// An access by `pipe` (one that issues instructions) at `clock`.
     #[inline(always)]
     pub const fn new(site: u32, clock: u32, pipe: pipe_t) -> Acc {
-        Acc { site, clock, pipe, lane: lane(pipe) as u8 }
+        Acc { tag: site << 2 | lane(pipe) as u32, clock }
+    }
+
+    /// The instruction's site.
+    #[inline(always)]
+    pub const fn site(&self) -> u32 {
+        self.tag >> 2
+    }
+
+    /// The pipe's lane.
+    #[inline(always)]
+    pub const fn lane(&self) -> u8 {
+        (self.tag & 3) as u8
+    }
+
+    /// The pipe.
+    #[inline(always)]
+    pub const fn pipe(&self) -> pipe_t {
+        LANE_PIPES[(self.tag & 3) as usize]
+    }
+
+    /// The same access at another site.
+    pub const fn at_site(self, site: u32) -> Acc {
+        Acc { tag: site << 2 | (self.tag & 3), clock: self.clock }
     }
 
     /// Whether this access happens before an access of a pipe whose view is `row`. A pipe's
@@ -95,7 +120,7 @@ impl Acc {
     /// that finishes in order), so the same comparison covers an access of the same pipe.
     #[inline(always)]
     fn before(&self, row: &Clock) -> bool {
-        row[self.lane as usize & (LANES - 1)] >= self.clock
+        row[self.lane() as usize] >= self.clock
     }
 }
 
@@ -166,17 +191,17 @@ impl SegState {
         if self.w.clock == UNDETERMINED {
             // No read is recorded here (the slots hold `later`): none to order a write after.
             return if !write {
-                Some((UNORDERED_WRITES, Acc { site: self.r_site[0], ..later }))
+                Some((UNORDERED_WRITES, later.at_site(self.r_site[0])))
             } else if later.before(row) {
                 None
-            } else if later.lane == lane {
+            } else if later.lane() == lane {
                 Some((DEFER, later))
             } else {
                 Some(("write-after-write", later))
             };
         }
         match self.conflict(write, row) {
-            Some(("write-after-write", w)) if w.lane == lane => {
+            Some(("write-after-write", w)) if w.lane() == lane => {
                 // The reads: as `conflict` would check them after an ordered write.
                 let ordered = SegState { w: Acc::NONE, ..*self };
                 ordered.conflict(true, row).or(Some((DEFER, w)))
@@ -189,7 +214,7 @@ impl SegState {
     /// undetermined until a write ordered after `cur`.
     #[cold]
     fn defer(&mut self, cur: Acc) {
-        let earlier = self.later().site;
+        let earlier = self.later().site();
         self.record(true, cur);
         self.r_clock[0] = cur.clock;
         self.r_site[0] = earlier;
@@ -203,9 +228,9 @@ impl SegState {
             self.r_clock = [0; LANES];
             self.r_site = [0; LANES];
         } else {
-            let l = cur.lane as usize & (LANES - 1);
+            let l = cur.lane() as usize;
             self.r_clock[l] = cur.clock;
-            self.r_site[l] = cur.site;
+            self.r_site[l] = cur.site();
         }
     }
 }
@@ -218,7 +243,7 @@ struct Seg {
 }
 
 /// The kind of [`Race`] of a read of bytes that two writes of one pipe left unordered: `prev`
-/// is the earlier write, `later` the one after it.
+/// is the earlier write ([`Shadow::last_write_at`] the later).
 pub(crate) const UNORDERED_WRITES: &str = "unordered-writes";
 
 /// What [`SegState::conflict`] answers for a write unordered after a write of its own pipe:
@@ -230,12 +255,10 @@ const DEFER: &str = "defer";
 const UNDETERMINED: u32 = u32::MAX;
 const _: () = assert!(UNDETERMINED > MAX_CLOCK);
 
-/// A race found by [`Shadow::access`]: the earlier access and the overlapping bytes (and, for
-/// [`UNORDERED_WRITES`], the later of the two writes).
+/// A race found by [`Shadow::access`]: the earlier access and the overlapping bytes.
 pub(crate) struct Race {
     pub kind: &'static str,
     pub prev: Acc,
-    pub later: Acc,
     pub s: u32,
     pub e: u32,
 }
@@ -281,7 +304,7 @@ impl Shadow {
             if let Some(g) = self.segs.get_mut(way as usize) {
                 if g.s == s && g.e == e {
                     if let Some((kind, prev)) = g.st.conflict(write, row) {
-                        return Err(Race { kind, prev, later: prev, s, e });
+                        return Err(Race { kind, prev, s, e });
                     }
                     g.st.record(write, cur);
                     return Ok(());
@@ -289,6 +312,12 @@ impl Shadow {
             }
         }
         self.access_slow(s, e, write, cur, row, cslot, false)
+    }
+
+    /// The last write of the byte at `at`, with its real clock (see [`SegState`]).
+    pub(crate) fn last_write_at(&self, at: u32) -> Acc {
+        let i = self.segs.partition_point(|g| g.e <= at);
+        self.segs.get(i).filter(|g| g.s <= at).map_or(Acc::NONE, |g| g.st.later())
     }
 
     /// [`access`](Self::access) for an access it found racing: again, with two writes of one
@@ -321,11 +350,16 @@ impl Shadow {
         if s >= e {
             return Ok(());
         }
-        let verdict =
-            |st: &SegState| if relaxed { st.relaxed(write, cur.lane, row) } else { st.conflict(write, row) };
+        let verdict = |st: &SegState| {
+            if relaxed {
+                st.relaxed(write, cur.lane(), row)
+            } else {
+                st.conflict(write, row)
+            }
+        };
         let check = |st: &SegState, a: u32, b: u32| match verdict(st) {
             None | Some((DEFER, _)) => Ok(()),
-            Some((kind, prev)) => Err(Race { kind, prev, later: st.later(), s: a, e: b }),
+            Some((kind, prev)) => Err(Race { kind, prev, s: a, e: b }),
         };
         // Only after every segment passed `check`: no race, or a write to defer.
         let update = |st: &mut SegState| match verdict(st) {
@@ -488,25 +522,26 @@ mod tests {
         let mte2 = pipe_t::PIPE_MTE2;
         let mut sh = Shadow::default();
         // As the sanitizer does: a race found by the fast check is checked again, relaxed.
-        let mut go = |s: u32, e: u32, write: bool, cur: Acc, row: &Clock| {
+        fn go(sh: &mut Shadow, s: u32, e: u32, write: bool, cur: Acc, row: &Clock) -> Result<(), Race> {
             sh.access(s, e, write, cur, row).or_else(|_| sh.access_relaxed(s, e, write, cur, row))
-        };
+        }
         // Two MTE2 writes, the second not ordered after the first (MTE2's own lane at 0).
-        go(0, 64, true, Acc::new(3, 1, mte2), &all_but(mte2)).ok().unwrap();
-        go(32, 96, true, Acc::new(4, 2, mte2), &all_but(mte2)).ok().unwrap();
+        go(&mut sh, 0, 64, true, Acc::new(3, 1, mte2), &all_but(mte2)).ok().unwrap();
+        go(&mut sh, 32, 96, true, Acc::new(4, 2, mte2), &all_but(mte2)).ok().unwrap();
         // A read of the overlap, ordered after both, is the error: it names both writes.
-        let r = go(40, 48, false, acc(pipe_t::PIPE_V, 1), &ALL).err().unwrap();
-        assert_eq!((r.kind, r.prev.site, r.later.site, r.s, r.e), (UNORDERED_WRITES, 3, 4, 40, 48));
+        let r = go(&mut sh, 40, 48, false, acc(pipe_t::PIPE_V, 1), &ALL).err().unwrap();
+        assert_eq!((r.kind, r.prev.site(), r.s, r.e), (UNORDERED_WRITES, 3, 40, 48));
+        assert_eq!((sh.last_write_at(40).site(), sh.last_write_at(40).clock), (4, 2));
         // Bytes only the first wrote were never in doubt.
-        go(0, 32, false, acc(pipe_t::PIPE_V, 1), &ALL).ok().unwrap();
+        go(&mut sh, 0, 32, false, acc(pipe_t::PIPE_V, 1), &ALL).ok().unwrap();
         // Another pipe writing unordered is still a write-after-write race at once.
-        let r = go(32, 64, true, acc(pipe_t::PIPE_V, 2), &all_but(mte2)).err().unwrap();
+        let r = go(&mut sh, 32, 64, true, acc(pipe_t::PIPE_V, 2), &all_but(mte2)).err().unwrap();
         assert_eq!(r.kind, "write-after-write");
         // A write ordered after the later one settles the bytes.
-        go(32, 64, true, Acc::new(5, 3, mte2), &ALL).ok().unwrap();
-        go(32, 64, false, acc(pipe_t::PIPE_V, 3), &ALL).ok().unwrap();
+        go(&mut sh, 32, 64, true, Acc::new(5, 3, mte2), &ALL).ok().unwrap();
+        go(&mut sh, 32, 64, false, acc(pipe_t::PIPE_V, 3), &ALL).ok().unwrap();
         // Bytes only the second wrote were never in doubt.
-        go(64, 96, false, acc(pipe_t::PIPE_V, 3), &ALL).ok().unwrap();
+        go(&mut sh, 64, 96, false, acc(pipe_t::PIPE_V, 3), &ALL).ok().unwrap();
     }
 
     #[test]
@@ -536,12 +571,12 @@ mod tests {
         // The stale hint (index 0, now [0, 256)) must not be taken for [256, 512): the write
         // by V, unordered for S, is still found there, and [0, 256) keeps MTE2's write.
         let r = sh.access(256, 512, false, acc(pipe_t::PIPE_S, 1), &all_but(pipe_t::PIPE_V)).err().unwrap();
-        assert_eq!((r.kind, r.prev.pipe, r.s, r.e), ("read-after-write", pipe_t::PIPE_V, 256, 512));
+        assert_eq!((r.kind, r.prev.pipe(), r.s, r.e), ("read-after-write", pipe_t::PIPE_V, 256, 512));
         let r = sh.access(0, 256, false, acc(pipe_t::PIPE_S, 1), &all_but(pipe_t::PIPE_MTE2)).err().unwrap();
-        assert_eq!((r.kind, r.prev.pipe, r.s, r.e), ("read-after-write", pipe_t::PIPE_MTE2, 0, 256));
+        assert_eq!((r.kind, r.prev.pipe(), r.s, r.e), ("read-after-write", pipe_t::PIPE_MTE2, 0, 256));
         // A hit through the cache records like the search does: a later unordered write
         // over [256, 512) finds MTE2's read.
         let r = sh.access(256, 512, true, acc(pipe_t::PIPE_S, 2), &all_but(pipe_t::PIPE_MTE2)).err().unwrap();
-        assert_eq!((r.kind, r.prev.pipe), ("write-after-read", pipe_t::PIPE_MTE2));
+        assert_eq!((r.kind, r.prev.pipe()), ("write-after-read", pipe_t::PIPE_MTE2));
     }
 }
