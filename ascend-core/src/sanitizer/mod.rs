@@ -537,7 +537,10 @@ impl CoreSan {
         // ordered when the compiler inserts `PipeBarrier<PIPE_V>` between dependent ones.
         // The copy pipes start theirs in order but need not finish them in order.
         if matches!(pipe, pipe_t::PIPE_S) || (matches!(pipe, pipe_t::PIPE_V) && self.auto_sync) {
-            self.vc[p][l] = c;
+            // Stored whole, as the checks load it (see `snapshot`).
+            let mut row = self.vc[p];
+            row[l] = c;
+            self.vc[p] = row;
         }
         c
     }
@@ -792,11 +795,7 @@ impl CoreSan {
     /// `PipeBarrier<p>` of one pipe: its later instructions start after its earlier ones
     /// finished.
     fn barrier(&mut self, p: usize) {
-        let p = p & (ROWS - 1);
-        self.marks[p] = self.marks[p].wrapping_add(1);
-        if let Some(l) = ROW_LANE[p] {
-            self.vc[p][l] = self.clock[p];
-        }
+        self.snapshot(p);
     }
 
     /// A wait on pipe `dst` for an event whose clock is `c`. A wait of the scalar pipe holds
@@ -865,8 +864,16 @@ impl CoreSan {
     /// later instructions start after it: the pipe is ordered after its own past too.
     #[inline(always)]
     fn snapshot(&mut self, p: usize) -> Clock {
-        self.barrier(p);
-        self.vc[p & (ROWS - 1)]
+        // The row is read whole before the pipe's own lane is raised, then stored whole: a
+        // whole-row load right after a one-lane store would wait for the store to retire.
+        let p = p & (ROWS - 1);
+        self.marks[p] = self.marks[p].wrapping_add(1);
+        let mut row = self.vc[p];
+        if let Some(l) = ROW_LANE[p] {
+            row[l] = self.clock[p];
+        }
+        self.vc[p] = row;
+        row
     }
 
     #[cold]
