@@ -136,6 +136,9 @@ pub(crate) struct CoreState {
     /// The max/min register (`GetReduceRepeatMaxMinSpr`): value bits in the low 32 bits, index
     /// in the high 32 bits, as the chip's `MAX_MIN_CNT` register lays them out.
     pub(crate) reduce_max_min_spr: Cell<u64>,
+    /// The merge-count register `VMS4_SR` (`GetMrgSortResult`): the four lists' counts of the
+    /// last `MrgSort`/`MrgSort4`, in fields of the chip's width.
+    pub(crate) vms4_sr: Cell<u64>,
 }
 
 thread_local! {
@@ -202,6 +205,7 @@ fn new_state(cfg: CoreConfig) -> CoreState {
         pad_value: Cell::new(None),
         reduce_sum_spr: Cell::new(0),
         reduce_max_min_spr: Cell::new(0),
+        vms4_sr: Cell::new(0),
     }
 }
 

@@ -87,6 +87,7 @@ pub mod prelude {
     pub use crate::vector::reduction::*;
     pub use crate::vector::scalar::*;
     pub use crate::vector::select::*;
+    pub use crate::vector::sort::*;
     pub use crate::vector::transpose::*;
 
     pub use crate::sync::*;

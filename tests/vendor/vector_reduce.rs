@@ -15,8 +15,8 @@
 //! structs with the same methods), order of calls, events, ids, masks, repeats and strides.
 //! The vendor selects a scenario with `-DSCENARIO_NUM`; here it is a const parameter.
 //!
-//! Scenarios left out (APIs this crate lacks or rejects): the whole of `interleave_pair`,
-//! `mrg_sort` and `region_proposal_sort`.
+//! Scenarios left out (APIs this crate lacks or rejects): the whole of `interleave_pair`
+//! (`mrg_sort` and `region_proposal_sort` are ported in `sort.rs`).
 
 use std::mem::size_of;
 

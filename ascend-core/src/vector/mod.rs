@@ -19,5 +19,6 @@ pub mod reduce;
 pub mod reduction;
 pub mod scalar;
 pub mod select;
+pub mod sort;
 pub mod transpose;
 pub mod unary;
