@@ -1,5 +1,5 @@
 //! Data movement between global memory and the Unified Buffer (AscendC `DataCopy`,
-//! `DataCopyPad`).
+//! `DataCopyPad`, and `DataCopy` with `SliceInfo`).
 //!
 //! Every copy moves whole rows with `copy_nonoverlapping` on raw pointers; all checks
 //! (positions, alignment, lengths, bounds of both sides, overlap) run once per call.
@@ -10,6 +10,7 @@
 //! | [`data_copy_params`] | GM→UB, UB→GM, UB→UB | 32-byte blocks | 32-byte blocks, both sides |
 //! | [`data_copy_pad`] | GM→UB | bytes | GM: bytes; UB: 32-byte blocks |
 //! | [`data_copy_pad_to_gm`] | UB→GM | bytes | UB: 32-byte blocks; GM: bytes |
+//! | [`data_copy_slice`] | GM→UB, UB→GM | 32-byte blocks ([`SliceInfo::burst_len`]) | elements ([`SliceInfo::stride`]) |
 //!
 //! A stride is always the gap from the end of one row (block run) to the start of the next.
 
@@ -794,4 +795,488 @@ pub fn data_copy_pad_params_to_gm<T: Element>(
     params: &DataCopyParams,
 ) {
     data_copy_pad_to_gm(dst, src, &params.to_ext())
+}
+
+// ---------------------------------------------------------------------------------------
+// DataCopy with SliceInfo
+// ---------------------------------------------------------------------------------------
+
+/// Most dimensions of a [`data_copy_slice`] (AscendC `K_MAX_DIM`): the limit of `dim_value`.
+pub const K_MAX_DIM: usize = 8;
+
+/// Most row groups of one [`data_copy_slice`] (AscendC `MAX_SLICE_SIZE`, the length of the
+/// offset lists the vendor's implementation keeps on the stack): the number of rows the
+/// slice selects in dimensions 1 and up, all dimensions multiplied.
+pub const MAX_SLICE_SIZE: usize = 6 * 256;
+
+/// One dimension of a slice for [`data_copy_slice`] (AscendC `SliceInfo`).
+///
+/// In dimension 0 the indices count elements: the slice is pieces of `burst_len` 32-byte
+/// blocks, the first at `start_index`, each `stride` elements after the end of the previous
+/// one, the last ending at `end_index` (inclusive). In dimension `i > 0` they count rows (of
+/// `shape_value` of every lower dimension, multiplied): the rows `start_index`,
+/// `start_index + (1 + stride)`, … up to `end_index`, and `burst_len` must be 1.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SliceInfo {
+    /// First element (dimension 0) or row (above) of the slice.
+    pub start_index: u32,
+    /// Last element or row of the slice, inclusive.
+    pub end_index: u32,
+    /// Elements (rows) skipped between two consecutive pieces (rows) of the slice.
+    pub stride: u32,
+    /// Length of one piece, in 32-byte blocks (dimension 0); 1 in the other dimensions.
+    pub burst_len: u32,
+    /// Length of the whole dimension, in elements (rows).
+    pub shape_value: u32,
+}
+
+impl Default for SliceInfo {
+    /// AscendC's defaults: `{startIndex 0, endIndex 31, stride 0, burstLen 32, shapeValue 0}`
+    /// (`mirror-cann/asc-devkit`, `include/basic_api/kernel_struct_data_copy.h`). With
+    /// `shapeValue = 0` this is not a valid slice by itself: set the fields.
+    fn default() -> Self {
+        SliceInfo {
+            start_index: 0,
+            end_index: BLOCK_BYTES as u32 - 1,
+            stride: 0,
+            burst_len: 32,
+            shape_value: 0,
+        }
+    }
+}
+
+impl SliceInfo {
+    /// The parameters in AscendC's field order.
+    pub const fn new(
+        start_index: u32,
+        end_index: u32,
+        stride: u32,
+        burst_len: u32,
+        shape_value: u32,
+    ) -> Self {
+        SliceInfo { start_index, end_index, stride, burst_len, shape_value }
+    }
+}
+
+mod slice_sealed {
+    pub trait Sealed {}
+}
+
+/// Element types of [`data_copy_slice`]: `int8_t`, `uint8_t`, `int16_t`, `uint16_t`, `half`,
+/// `int32_t`, `uint32_t`, `float` on Ascend910B and Ascend310P, `bfloat16_t` on Ascend910B
+/// only; Ascend910 and Ascend310B have no slice copy (run-time errors naming the chip). Other
+/// types do not compile:
+///
+/// ```compile_fail
+/// use ascend_core::prelude::*;
+/// fn f(dst: &LocalTensor<i64>, src: &GlobalTensor<i64>, s: &[SliceInfo]) {
+///     data_copy_slice(dst, src, s, s, 1)
+/// }
+/// ```
+pub trait DataCopySliceElement: Element + slice_sealed::Sealed {
+    /// Whether the slice copy of this type exists on `soc`.
+    fn slice_supported(soc: Soc) -> bool;
+}
+
+macro_rules! slice_types {
+    ($($t:ty => |$soc:ident| $ok:expr),* $(,)?) => {$(
+        impl slice_sealed::Sealed for $t {}
+        impl DataCopySliceElement for $t {
+            fn slice_supported($soc: Soc) -> bool {
+                $ok
+            }
+        }
+    )*};
+}
+slice_types! {
+    i8 => |soc| matches!(soc, Soc::Ascend910B | Soc::Ascend310P),
+    u8 => |soc| matches!(soc, Soc::Ascend910B | Soc::Ascend310P),
+    i16 => |soc| matches!(soc, Soc::Ascend910B | Soc::Ascend310P),
+    u16 => |soc| matches!(soc, Soc::Ascend910B | Soc::Ascend310P),
+    crate::element::f16 => |soc| matches!(soc, Soc::Ascend910B | Soc::Ascend310P),
+    crate::element::bf16 => |soc| soc == Soc::Ascend910B,
+    i32 => |soc| matches!(soc, Soc::Ascend910B | Soc::Ascend310P),
+    u32 => |soc| matches!(soc, Soc::Ascend910B | Soc::Ascend310P),
+    f32 => |soc| matches!(soc, Soc::Ascend910B | Soc::Ascend310P),
+}
+
+/// The directions of [`data_copy_slice`]: GM→UB (`LocalTensor<T>: DataCopySlice<GlobalTensor<T>>`)
+/// and UB→GM. UB→UB and GM→GM do not compile:
+///
+/// ```compile_fail
+/// use ascend_core::prelude::*;
+/// fn f(a: &LocalTensor<f32>, b: &LocalTensor<f32>, s: &[SliceInfo]) { data_copy_slice(a, b, s, s, 1) }
+/// ```
+pub trait DataCopySlice<Src: Mem<Elem = Self::Elem>>: Mem {}
+
+impl<T: DataCopySliceElement> DataCopySlice<GlobalTensor<T>> for LocalTensor<T> {}
+impl<T: DataCopySliceElement> DataCopySlice<LocalTensor<T>> for GlobalTensor<T> {}
+
+/// One side's slice, checked: where its pieces are, in elements.
+struct SlicePlan {
+    /// `{src,dst}SliceInfo`, for messages.
+    name: &'static str,
+    /// Pieces per row group in dimension 0 (the DataCopy `blockCount`).
+    count0: u64,
+    /// Element index of the first piece (AscendC `DataCopyGetPhyStartIndex`).
+    start: u64,
+    /// Element offset of each row group from `start` (AscendC `DataCopyGetOffsetList`):
+    /// dimension 1 varies fastest.
+    offsets: Vec<u64>,
+}
+
+/// `x` if it is known and fits the `uint32_t` the vendor computes slice offsets in.
+#[track_caller]
+fn fits_u32(api: &'static str, name: &'static str, x: Option<u64>) -> u64 {
+    match x {
+        Some(x) if x <= u64::from(u32::MAX) => x,
+        _ => crate::error::fail_with(api, || {
+            format!(
+                "{name}: an element offset of the slice exceeds the uint32_t the vendor's implementation computes \
+                 it in"
+            )
+        }),
+    }
+}
+
+/// Checks the `name` slice of `dim` dimensions of `T` (`epb` elements per block) and lists
+/// its row groups, as the vendor's `DataCopyGetPhyStartIndex` / `DataCopyGetOffsetList`
+/// (`mirror-cann/asc-devkit`, `impl/basic_api/kernel_operator_data_copy_base_impl.h`) do, in
+/// 64-bit arithmetic with every value checked to fit the `uint32_t` they use.
+#[track_caller]
+fn slice_plan(api: &'static str, name: &'static str, info: &[SliceInfo], epb: u64) -> SlicePlan {
+    let mut counts = [0u64; K_MAX_DIM];
+    for (i, si) in info.iter().enumerate() {
+        let SliceInfo { start_index: s, end_index: e, stride, burst_len: b, shape_value: v } = *si;
+        ensure(s < e && e <= v, api, || {
+            format!(
+                "{name}[{i}]: startIndex = {s}, endIndex = {e}, shapeValue = {v}; the rule is startIndex < endIndex \
+                 <= shapeValue"
+            )
+        });
+        let unit = if i == 0 {
+            ensure(b >= 1, api, || {
+                format!("{name}[0].burstLen = 0: a piece needs at least one 32-byte block")
+            });
+            u64::from(b) * epb
+        } else {
+            ensure(b == 1, api, || format!("{name}[{i}].burstLen = {b}: above dimension 0 it must be 1"));
+            1
+        };
+        // endIndex - startIndex + 1 = (N - 1) * stride + N * unit, N >= 1 (the docs' rule).
+        let span = u64::from(e - s) + 1;
+        let period = unit + u64::from(stride);
+        let n = (span + u64::from(stride)) / period;
+        ensure(n >= 1 && n * period == span + u64::from(stride), api, || {
+            let what = if i == 0 {
+                format!("burstLen * 32 / sizeof(T) = {unit} elements")
+            } else {
+                "1 row".to_string()
+            };
+            format!(
+                "{name}[{i}]: endIndex - startIndex + 1 = {span} is not (N - 1) * stride + N * {unit} for any N >= 1 \
+                 (stride = {stride}, a piece is {what})"
+            )
+        });
+        counts[i] = n;
+    }
+    let dim = info.len();
+    let groups = counts[1..dim].iter().try_fold(1u64, |a, &c| a.checked_mul(c));
+    ensure(groups.is_some_and(|g| g <= MAX_SLICE_SIZE as u64), api, || {
+        format!(
+            "{name} selects {} rows in dimensions 1 to {}; the limit is MAX_SLICE_SIZE = {MAX_SLICE_SIZE}",
+            groups.map_or_else(|| "more than 2^64".to_string(), |g| g.to_string()),
+            dim - 1
+        )
+    });
+    // DataCopyGetPhyStartIndex and DataCopyGetOffsetList, with `slice` the size of the
+    // dimensions below `i`.
+    let mut start = u64::from(info[0].start_index);
+    let mut offsets = Vec::with_capacity(groups.unwrap_or(1) as usize);
+    offsets.push(0u64);
+    let mut slice = 1u64;
+    for i in 1..dim {
+        slice = fits_u32(api, name, slice.checked_mul(u64::from(info[i - 1].shape_value)));
+        start = fits_u32(
+            api,
+            name,
+            slice.checked_mul(u64::from(info[i].start_index)).and_then(|x| x.checked_add(start)),
+        );
+        let step = fits_u32(api, name, slice.checked_mul(u64::from(info[i].stride) + 1));
+        let pre = offsets.len();
+        for iter in 1..counts[i] {
+            let base = fits_u32(api, name, step.checked_mul(iter));
+            for k in 0..pre {
+                offsets.push(fits_u32(api, name, offsets[k].checked_add(base)));
+            }
+        }
+    }
+    SlicePlan { name, count0: counts[0], start, offsets }
+}
+
+/// Copies a multi-dimensional slice of `src` into a slice of `dst` (AscendC `DataCopy(dst,
+/// src, dstSliceInfo[], srcSliceInfo[], dimValue)`): GM→UB or UB→GM.
+///
+/// Each side's `SliceInfo` array describes, dimension by dimension, the part of its tensor
+/// (seen as a `dim_value`-dimensional array of `shape_value[0] × shape_value[1] × …`
+/// elements, dimension 0 contiguous) the copy touches; see [`SliceInfo`]. The source's
+/// pieces are copied, in order, to the destination's: in each row group (one row index per
+/// dimension above 0) `N` pieces of `burst_len * 32` bytes, and the row groups in order with
+/// dimension 1 varying fastest. Destination bytes between the pieces keep their values.
+///
+/// As the vendor's implementation (`mirror-cann/asc-devkit`,
+/// `impl/basic_api/kernel_operator_data_copy_intf_impl.h`), each row group is one DataCopy
+/// instruction of `N` rows (on the MTE2 pipe GM→UB, MTE3 UB→GM; the sanitizer sees each one's
+/// exact bytes); into GM, the core's atomic mode applies.
+///
+/// The documented rules (`docs/zh/api/SIMD-API/基础API/Memory矢量计算/数据搬运/DataCopy（GM与UB
+/// 切片数据搬运）.md`), checked once per call:
+/// - `1 <= dim_value <= K_MAX_DIM`, and both arrays have `dim_value` entries (as AscendC,
+///   which receives them as pointers, only the first `dim_value` entries are read: the
+///   vendor's own example passes arrays of `K_MAX_DIM` entries; fewer fails);
+/// - in each dimension `startIndex < endIndex <= shapeValue`, and `endIndex - startIndex + 1
+///   = (N - 1) * stride + N * unit` for some `N >= 1`, where `unit` is `burstLen * 32 /
+///   sizeof(T)` elements in dimension 0 and 1 row above (where `burstLen` must be 1);
+/// - `srcSliceInfo[i].burstLen == dstSliceInfo[i].burstLen`.
+///
+/// Where the docs are silent, this follows the vendor's Atlas A2 implementation (`dav_c220`):
+/// - `shapeValue` is always taken from the arrays (the vendor falls back to the tensors'
+///   `ShapeInfo` when `srcSliceInfo[0].shapeValue = 0`, which this emulator does not model;
+///   the rule above rejects 0);
+/// - both sides must have the same `N` in dimension 0 and the same number of row groups (the
+///   implementation pairs the source's pieces and groups with the destination's by index);
+/// - every piece on the Unified Buffer side starts 32-byte aligned (the UB-side
+///   `stride * sizeof(T)` is a multiple of 32, as are the start and the row-group offsets in
+///   bytes); the GM side may start anywhere;
+/// - the DataCopy limits: `N <= 4095`, `burstLen <= 65535`, UB-side stride at most 65535
+///   blocks; the GM-side stride at most 65535 blocks when `stride * sizeof(T)` is a multiple of
+///   32, else at most 65535 bytes (then the vendor goes through `DataCopyPad`, with GM→UB a
+///   burst of at most 65535 bytes: `burstLen <= 2047`); at most [`MAX_SLICE_SIZE`] row groups;
+///   every element offset fits `uint32_t`;
+/// - on Ascend310P a GM-side stride that is not a multiple of 32 bytes goes through a loop
+///   (`impl/basic_api/dav_m200/kernel_operator_data_copy_impl.h`, `DataCopySliceGm2UBImpl` /
+///   `DataCopySliceUB2GMImpl`) that places the pieces where the docs say only for at most two
+///   pieces per group and a UB-side stride of 0; other cases fail, naming the chip.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// // The docs' example: a 3 x 87 f32 source, pieces of 24 elements (3 blocks) at columns
+/// // 16..40 and 47..71 of rows 0 and 2, packed into a 2 x 48 destination.
+/// let x: Vec<f32> = (0..3 * 87).map(|i| i as f32).collect();
+/// let region = GmRegion::from_bytes(bytemuck::cast_slice(&x));
+/// let mut gm = GlobalTensor::<f32>::new();
+/// gm.set_global_buffer(region.addr(), 3 * 87);
+/// let mut pipe = TPipe::new();
+/// let mut buf = TBuf::<VecIn>::new();
+/// pipe.init_tbuf(&mut buf, 96 * 4);
+/// let y = buf.get::<f32>();
+/// let src_info = [SliceInfo::new(16, 70, 7, 3, 87), SliceInfo::new(0, 2, 1, 1, 3)];
+/// let dst_info = [SliceInfo::new(0, 47, 0, 3, 48), SliceInfo::new(0, 1, 0, 1, 2)];
+/// data_copy_slice(&y, &gm, &dst_info, &src_info, 2);
+/// assert_eq!((y.get_value(0), y.get_value(24), y.get_value(48)), (16.0, 47.0, 2.0 * 87.0 + 16.0));
+/// ```
+///
+/// # Panics
+/// Panics if the chip or `T` is not supported, any rule above is broken (the message names the
+/// array, the dimension, the field and its value), a UB tensor is not at a UB position or not
+/// 32-byte aligned, a GM tensor is unbound, or either side's slice reaches beyond its tensor.
+#[track_caller]
+pub fn data_copy_slice<D: DataCopySlice<S>, S: Mem<Elem = D::Elem>>(
+    dst: &D,
+    src: &S,
+    dst_slice_info: &[SliceInfo],
+    src_slice_info: &[SliceInfo],
+    dim_value: u32,
+) where
+    D::Elem: DataCopySliceElement,
+{
+    let api = "DataCopy";
+    let (size, epb, dtype) =
+        (<D::Elem as Element>::SIZE as u64, <D::Elem as Element>::EPB as u64, <D::Elem as Element>::DTYPE);
+    let soc = get_soc();
+    ensure(matches!(soc, Soc::Ascend910B | Soc::Ascend310P), api, || {
+        format!(
+            "DataCopy with SliceInfo is not supported on {soc} ({}): it needs Ascend910B or Ascend310P",
+            soc.product_line()
+        )
+    });
+    ensure(<D::Elem as DataCopySliceElement>::slice_supported(soc), api, || {
+        format!("T = {dtype} is not supported by DataCopy with SliceInfo on {soc} ({})", soc.product_line())
+    });
+    let d = dst.side(api, "dst");
+    let s = src.side(api, "src");
+    ensure((1..=K_MAX_DIM as u32).contains(&dim_value), api, || {
+        format!("dimValue = {dim_value} is out of range [1, {K_MAX_DIM}]")
+    });
+    for (name, info) in [("dstSliceInfo", dst_slice_info), ("srcSliceInfo", src_slice_info)] {
+        ensure(info.len() >= dim_value as usize, api, || {
+            format!("{name} has {} entries but dimValue = {dim_value}: it needs dimValue entries", info.len())
+        });
+    }
+    let (dst_slice_info, src_slice_info) =
+        (&dst_slice_info[..dim_value as usize], &src_slice_info[..dim_value as usize]);
+    let sp = slice_plan(api, "srcSliceInfo", src_slice_info, epb);
+    let dp = slice_plan(api, "dstSliceInfo", dst_slice_info, epb);
+    for (i, (a, b)) in src_slice_info.iter().zip(dst_slice_info).enumerate() {
+        ensure(a.burst_len == b.burst_len, api, || {
+            format!(
+                "srcSliceInfo[{i}].burstLen = {} differs from dstSliceInfo[{i}].burstLen = {}; they must be equal",
+                a.burst_len, b.burst_len
+            )
+        });
+    }
+    ensure(sp.count0 == dp.count0, api, || {
+        format!(
+            "srcSliceInfo[0] has {} pieces and dstSliceInfo[0] {}: the destination must take the source's pieces",
+            sp.count0, dp.count0
+        )
+    });
+    ensure(sp.offsets.len() == dp.offsets.len(), api, || {
+        format!(
+            "srcSliceInfo selects {} row groups in dimensions 1 and up and dstSliceInfo {}: they must be as many",
+            sp.offsets.len(),
+            dp.offsets.len()
+        )
+    });
+    ensure(sp.count0 <= u64::from(MAX_BLOCK_COUNT), api, || {
+        format!(
+            "srcSliceInfo[0] has {} pieces: one DataCopy moves at most blockCount = {MAX_BLOCK_COUNT}",
+            sp.count0
+        )
+    });
+    let burst = src_slice_info[0].burst_len;
+    ensure(burst <= u32::from(u16::MAX), api, || {
+        format!("burstLen = {burst} blocks is out of range [1, 65535] (DataCopy's blockLen)")
+    });
+
+    // The UB side's pieces must all start 32-byte aligned; the GM side's stride bounds the
+    // form of the DataCopy the vendor issues.
+    let ub_is_dst = d.ub_addr.is_some();
+    let (ub, ub_info, gm_info) =
+        if ub_is_dst { (&dp, dst_slice_info, src_slice_info) } else { (&sp, src_slice_info, dst_slice_info) };
+    let ub_stride = u64::from(ub_info[0].stride) * size;
+    ensure(ub_stride % BLOCK_BYTES as u64 == 0, api, || {
+        format!(
+            "{}[0].stride = {} {dtype} elements is {ub_stride} bytes, not a multiple of 32: every piece in the \
+             Unified Buffer must start 32-byte aligned",
+            ub.name, ub_info[0].stride
+        )
+    });
+    ensure(ub_stride / BLOCK_BYTES as u64 <= u64::from(u16::MAX), api, || {
+        format!(
+            "{}[0].stride = {} elements is {} blocks; DataCopy's limit is 65535",
+            ub.name,
+            ub_info[0].stride,
+            ub_stride / BLOCK_BYTES as u64
+        )
+    });
+    ensure((ub.start * size) % BLOCK_BYTES as u64 == 0, api, || {
+        format!(
+            "{} starts at element {} ({} bytes into the tensor), not 32-byte aligned",
+            ub.name,
+            ub.start,
+            ub.start * size
+        )
+    });
+    if let Some(&bad) = ub.offsets.iter().find(|&&o| (o * size) % BLOCK_BYTES as u64 != 0) {
+        crate::error::fail_with(api, || {
+            format!(
+                "{}: a row group starts {bad} elements ({} bytes) after the first, not a multiple of 32 bytes: every \
+                 piece in the Unified Buffer must start 32-byte aligned",
+                ub.name,
+                bad * size
+            )
+        });
+    }
+    let gm_name = if ub_is_dst { "srcSliceInfo" } else { "dstSliceInfo" };
+    let gm_stride = u64::from(gm_info[0].stride) * size;
+    let gm_aligned = gm_stride % BLOCK_BYTES as u64 == 0;
+    if gm_aligned {
+        ensure(gm_stride / BLOCK_BYTES as u64 <= u64::from(u16::MAX), api, || {
+            format!(
+                "{gm_name}[0].stride = {} elements is {} blocks; DataCopy's limit is 65535",
+                gm_info[0].stride,
+                gm_stride / BLOCK_BYTES as u64
+            )
+        });
+    } else {
+        ensure(gm_stride <= u64::from(u16::MAX), api, || {
+            format!(
+                "{gm_name}[0].stride = {} elements is {gm_stride} bytes, not a multiple of 32, so the stride is \
+                 passed in bytes; the limit is 65535",
+                gm_info[0].stride
+            )
+        });
+        if ub_is_dst && soc == Soc::Ascend910B {
+            ensure(u64::from(burst) * BLOCK_BYTES as u64 <= u64::from(u16::MAX), api, || {
+                format!(
+                    "burstLen = {burst} blocks is {} bytes: with a GM stride that is not a multiple of 32 bytes the \
+                     vendor's implementation passes the piece length in bytes as uint16_t, so the limit is 2047 blocks",
+                    u64::from(burst) * BLOCK_BYTES as u64
+                )
+            });
+        }
+        ensure(soc != Soc::Ascend310P || (sp.count0 <= 2 && ub_stride == 0), api, || {
+            format!(
+                "on {soc} ({}) a GM stride that is not a multiple of 32 bytes ({gm_name}[0].stride = {} elements) is \
+                 copied where the docs say only with at most 2 pieces per row group and a Unified Buffer stride of 0 \
+                 (here {} pieces, {}[0].stride = {}): the vendor's loop (impl/basic_api/dav_m200/\
+                 kernel_operator_data_copy_impl.h) misplaces the others",
+                soc.product_line(),
+                gm_info[0].stride,
+                sp.count0,
+                ub.name,
+                ub_info[0].stride
+            )
+        });
+    }
+
+    // The pieces: `rows` rows of `row` bytes, `s_pitch` / `d_pitch` apart, per row group.
+    let rows = sp.count0 as usize;
+    let row = burst as usize * BLOCK_BYTES;
+    let s_pitch = row + src_slice_info[0].stride as usize * size as usize;
+    let d_pitch = row + dst_slice_info[0].stride as usize * size as usize;
+    let s_span = (rows - 1) * s_pitch + row;
+    let d_span = (rows - 1) * d_pitch + row;
+    for (plan, side, span, tensor) in [(&sp, &s, s_span, "src"), (&dp, &d, d_span, "dst")] {
+        let last = plan.offsets.iter().copied().max().unwrap_or(0);
+        let end = (plan.start + last) * size + span as u64;
+        ensure(end <= side.bytes as u64, api, || {
+            format!(
+                "{} reaches byte {end} of {tensor} (element {}), which has {} bytes ({} {dtype} elements)",
+                plan.name,
+                end.div_ceil(size),
+                side.bytes,
+                side.elems
+            )
+        });
+    }
+    let shape = CopyShape { rows, row, d_pitch, s_pitch, d_span, s_span };
+    let shifted = |side: &Side, plan: &SlicePlan, off: u64| {
+        let bytes = ((plan.start + off) * size) as usize;
+        // SAFETY: the row group lies inside the tensor (its extent was checked above).
+        Side { ptr: unsafe { side.ptr.add(bytes) }, ub_addr: side.ub_addr.map(|a| a + bytes), ..*side }
+    };
+    let san_at = |san: crate::sanitizer::SanSide, plan: &SlicePlan, off: u64| {
+        let bytes = ((plan.start + off) * size) as usize;
+        match san {
+            crate::sanitizer::SanSide::Ub(a, tag) => crate::sanitizer::SanSide::Ub(a + bytes, tag),
+            crate::sanitizer::SanSide::Gm(r, o) => crate::sanitizer::SanSide::Gm(r, o + bytes),
+        }
+    };
+    let (d_san, s_san) = (dst.san(), src.san());
+    for (&so, &dof) in sp.offsets.iter().zip(&dp.offsets) {
+        let (sg, dg) = (shifted(&s, &sp, so), shifted(&d, &dp, dof));
+        on_copy(api, san_at(d_san, &dp, dof), san_at(s_san, &sp, so), &shape);
+        if dg.ub_addr.is_none() {
+            let r = Rows { rows, row, d_pitch, s_pitch };
+            // SAFETY: as below; a GM destination is only touched by the atomic path.
+            if unsafe { store_to_gm::<D::Elem>(api, || dst.gm_region(), dg.ptr, sg.ptr, r) } {
+                continue;
+            }
+        }
+        // SAFETY: each row group's rows lie inside their tensors (the largest offset's extent
+        // was checked on both sides); GM and UB are distinct allocations.
+        unsafe { copy_rows(&dg, &sg, 0, rows, row, d_pitch, s_pitch) };
+    }
 }

@@ -1,9 +1,9 @@
 //! `TPipe` and the buffers it carves out of the core's Unified Buffer: queues (`TQue`,
-//! `TQueBind`) and plain buffers (`TBuf`).
+//! `TQueBind`), plain buffers (`TBuf`) and pools of memory handed out by hand (`TBufPool`).
 
 use core::marker::PhantomData;
-use std::cell::Cell;
-use std::rc::Rc;
+use std::cell::{Cell, RefCell};
+use std::rc::{Rc, Weak};
 
 use crate::ctx::with_core;
 use crate::element::{Element, BLOCK_BYTES};
@@ -68,6 +68,8 @@ pub struct TPipe {
     buffers: usize,
     /// Bumped by `reset` and on drop: queues given buffers under an older value are stale.
     epoch: Rc<Cell<u64>>,
+    /// The pools carved from this pipe (and from them) since its last reset.
+    pools: Rc<PoolRegistry>,
 }
 
 impl TPipe {
@@ -89,7 +91,7 @@ impl TPipe {
             }
             Rc::clone(&c.ub)
         });
-        TPipe { ub, cur: 0, buffers: 0, epoch: Rc::new(Cell::new(0)) }
+        TPipe { ub, cur: 0, buffers: 0, epoch: Rc::new(Cell::new(0)), pools: Rc::default() }
     }
 
     /// Empties the allocator (AscendC `TPipe::Reset`): later `init_buffer` calls start again at
@@ -112,6 +114,7 @@ impl TPipe {
         self.cur = 0;
         self.buffers = 0;
         self.epoch.set(self.epoch.get() + 1);
+        self.pools.0.borrow_mut().clear();
         crate::sanitizer::on_pipe_release(crate::sanitizer::Release::Reset);
     }
 
@@ -134,6 +137,14 @@ impl TPipe {
                 self.buffers + num
             )
         });
+        let (start, rounded) = self.carve_bytes(api, num, len);
+        self.buffers += num;
+        (start, rounded)
+    }
+
+    /// The bytes of [`carve`](Self::carve), without counting buffers (a `TBufPool`'s memory).
+    #[track_caller]
+    fn carve_bytes(&mut self, api: &'static str, num: usize, len: usize) -> (usize, usize) {
         let ub_size = self.ub.size();
         // Checked: `len` comes from the kernel and may be anything up to `usize::MAX`.
         let rounded = len.div_ceil(BLOCK_BYTES).checked_mul(BLOCK_BYTES);
@@ -157,7 +168,6 @@ impl TPipe {
         let (rounded, total) = (rounded.unwrap_or(0), total.unwrap_or(0));
         let start = self.cur;
         self.cur += total;
-        self.buffers += num;
         (start, rounded)
     }
 
@@ -180,6 +190,7 @@ impl TPipe {
         buf.mem = Some((Rc::clone(&self.ub), off, rounded));
         // Like a queue, the buffer is only valid until the pipe is reset or dropped.
         buf.epoch = Some((Rc::clone(&self.epoch), self.epoch.get()));
+        buf.pool = None;
     }
 
     /// Gives the queue `que` `num` buffers (1..=64; 2 = double buffering) of `len` bytes each,
@@ -210,39 +221,75 @@ impl TPipe {
                  emulated"
             )
         });
-        if let Some(core) = que.core_ref() {
-            ensure(
-                !(Rc::ptr_eq(&core.epoch, &self.epoch) && core.epoch_at_init == self.epoch.get()),
-                api,
-                || {
-                    format!(
-                    "the queue already has {} buffer(s) of {} bytes from this pipe; a queue gets its buffers \
-                     once (call TPipe::reset first to carve again)",
-                    core.states.len(),
-                    core.buf_len
-                )
-                },
-            );
-        }
+        check_requeue(api, que, &self.epoch);
         let (base, rounded) = self.carve(api, num, len);
-        let san = crate::sanitizer::on_init_queue(base, rounded, num, src);
-        que.attach(QueCore {
-            ub: Rc::clone(&self.ub),
-            epoch: Rc::clone(&self.epoch),
-            epoch_at_init: self.epoch.get(),
-            base,
-            buf_len: rounded,
-            states: vec![BufState::Free; num],
-            cursor: 0,
-            fifo: [0; MAX_PIPE_BUFFERS],
-            head: 0,
-            queued: 0,
-            depth: que.depth(),
-            busy: 0,
-            recip: reciprocal(rounded),
-            san,
-        });
+        attach_queue(que, &self.ub, &self.epoch, base, rounded, num, None);
     }
+}
+
+/// Fails if `que` still has buffers from the pipe whose epoch counter is `epoch`: a queue gets
+/// its buffers once — unless they came from a `TBufPool` reset since, and none is in use.
+#[track_caller]
+fn check_requeue<Q: InitBuffer>(api: &'static str, que: &Q, epoch: &Rc<Cell<u64>>) {
+    let Some(core) = que.core_ref() else { return };
+    if !(Rc::ptr_eq(&core.epoch, epoch) && core.epoch_at_init == epoch.get()) {
+        return;
+    }
+    let released = core.pool.as_ref().is_some_and(|(p, at)| p.resets.get() != *at);
+    ensure(released, api, || {
+        format!(
+            "the queue already has {} buffer(s) of {} bytes from this pipe; a queue gets its buffers once (call \
+             TPipe::reset, or TBufPool::Reset of the pool they came from, first)",
+            core.states.len(),
+            core.buf_len
+        )
+    });
+    ensure(core.busy == 0, api, || {
+        format!(
+            "the queue's pool was reset, but {} of its {} buffer(s) are in use since (allocated or queued): \
+             FreeTensor them before giving the queue new buffers",
+            core.busy,
+            core.states.len()
+        )
+    });
+}
+
+/// Gives `que` its `num` buffers of `rounded` bytes from `base` (carved and checked by the
+/// caller), registering them with the sanitizer.
+#[track_caller]
+fn attach_queue<Q: InitBuffer>(
+    que: &mut Q,
+    ub: &Rc<Ub>,
+    epoch: &Rc<Cell<u64>>,
+    base: usize,
+    rounded: usize,
+    num: usize,
+    pool: Option<Rc<PoolNode>>,
+) {
+    let san = crate::sanitizer::on_init_queue(base, rounded, num, que.src_position());
+    if let Some(p) = &pool {
+        p.queues.borrow_mut().push((san, base, rounded, num));
+    }
+    que.attach(QueCore {
+        ub: Rc::clone(ub),
+        epoch: Rc::clone(epoch),
+        epoch_at_init: epoch.get(),
+        base,
+        buf_len: rounded,
+        states: vec![BufState::Free; num],
+        cursor: 0,
+        fifo: [0; MAX_PIPE_BUFFERS],
+        head: 0,
+        queued: 0,
+        depth: que.depth(),
+        busy: 0,
+        recip: reciprocal(rounded),
+        san,
+        pool: pool.map(|p| {
+            let at = p.resets.get();
+            (p, at)
+        }),
+    });
 }
 
 impl Default for TPipe {
@@ -284,12 +331,14 @@ pub struct TBuf<P: Position> {
     /// The pipe's epoch counter and its value when the memory was carved: after
     /// `TPipe::reset` (or the pipe's drop) the memory may belong to a queue, so `get` fails.
     epoch: Option<(Rc<Cell<u64>>, u64)>,
+    /// The `TBufPool` the memory came from, if any.
+    pool: Option<Rc<PoolNode>>,
     _p: PhantomData<P>,
 }
 
 impl<P: Position> Default for TBuf<P> {
     fn default() -> Self {
-        TBuf { mem: None, epoch: None, _p: PhantomData }
+        TBuf { mem: None, epoch: None, pool: None, _p: PhantomData }
     }
 }
 
@@ -309,7 +358,12 @@ impl<P: Position> TBuf<P> {
             });
         }
         match &self.mem {
-            Some((ub, off, len)) => (ub, *off, *len),
+            Some((ub, off, len)) => {
+                if let Some(pool) = &self.pool {
+                    pool.use_bytes(api, *off, *len);
+                }
+                (ub, *off, *len)
+            }
             None => fail(api, "the TBuf has no memory: call TPipe::init_tbuf first"),
         }
     }
@@ -418,6 +472,8 @@ mod que {
         /// The sanitizer's handle on this queue's buffer records, as
         /// [`on_init_queue`](crate::sanitizer::on_init_queue) returned it.
         pub(crate) san: crate::sanitizer::QueSan,
+        /// The `TBufPool` the buffers came from, with its reset count then.
+        pub(crate) pool: Option<(Rc<super::PoolNode>, u64)>,
     }
 
     /// With `m = ceil(2^40 / d)`, `(x * m) >> 40 == x / d` for all `x, d <= 2^20`: writing
@@ -511,6 +567,28 @@ mod que {
                     return i;
                 }
             }
+        }
+
+        /// The buffer [`alloc`](Self::alloc) would take, without taking it.
+        pub(crate) fn peek_free(&self) -> Option<usize> {
+            let n = self.states.len();
+            (0..n).map(|k| (self.cursor + k) % n).find(|&i| self.states[i] == BufState::Free)
+        }
+
+        /// `AllocTensor` of a queue whose buffers came from a `TBufPool`, before
+        /// [`alloc`](Self::alloc) takes the buffer: the pool's checks on the buffer it will
+        /// take, and the pool's count of buffers in use (out of the common path, which has no
+        /// pool; if `alloc` then fails, the core fails with it).
+        #[cold]
+        #[inline(never)]
+        #[track_caller]
+        pub(crate) fn pool_alloc(&self, api: &'static str) {
+            let Some((pool, _)) = &self.pool else { return };
+            self.check_live(api);
+            if let Some(i) = self.peek_free() {
+                pool.use_bytes(api, self.base + i * self.buf_len, self.buf_len);
+            }
+            pool.busy.set(pool.busy.get() + 1);
         }
 
         #[cold]
@@ -714,6 +792,9 @@ impl<Src: Position, Dst: Position, const DEPTH: usize> TQueBind<Src, Dst, DEPTH>
     #[track_caller]
     pub fn alloc_tensor<T: Element>(&mut self) -> LocalTensor<T> {
         let core = self.core_mut("TQue::AllocTensor");
+        if core.pool.is_some() {
+            core.pool_alloc("TQue::AllocTensor");
+        }
         let idx = core.alloc("TQue::AllocTensor");
         let q = const { crate::sanitizer::que_pipes(Src::POS, Dst::POS) };
         let tag = crate::sanitizer::on_alloc(core.san, core.base, core.buf_len, idx, Src::POS, q);
@@ -807,6 +888,9 @@ impl<Src: Position, Dst: Position, const DEPTH: usize> TQueBind<Src, Dst, DEPTH>
         core.check_live(api);
         let idx = core.index_of(api, &t);
         core.free(api, idx, t.get_phy_addr());
+        if let Some((pool, _)) = &core.pool {
+            pool.busy.set(pool.busy.get() - 1);
+        }
         let q = const { crate::sanitizer::que_pipes(Src::POS, Dst::POS) };
         crate::sanitizer::on_free(api, core.san, core.base, core.buf_len, idx, t.tag, q);
     }
@@ -967,6 +1051,622 @@ impl<Src: Position, Dst: Position, const DEPTH: usize> TQueBind<Src, Dst, DEPTH>
         #[allow(clippy::let_unit_value)]
         let () = UserPositions::<SrcUser, DstUser>::OK;
         self.deque_at::<T, SrcUser, DstUser>()
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// TBufPool
+// ---------------------------------------------------------------------------------------
+
+/// Most buffers one [`TBufPool`] can hand out (AscendC `QBUFPOOL_MAX_LEN`): the limit of its
+/// `BUF_ID_SIZE`.
+pub const QBUFPOOL_MAX_LEN: usize = 16;
+
+/// The default `BUF_ID_SIZE` of a [`TBufPool`] (AscendC `defaultBufIDSize`).
+pub const DEFAULT_BUF_ID_SIZE: usize = 4;
+
+/// The pools of one pipe (since its last reset), for the in-use checks.
+#[derive(Default)]
+pub(crate) struct PoolRegistry(RefCell<Vec<Weak<PoolNode>>>);
+
+/// The state of the memory one [`TBufPool`] was given, shared by the pool, the pools nested
+/// in it (as their parent) and the queues and `TBuf`s it gave buffers to (which stay usable
+/// after its `Reset`).
+pub(crate) struct PoolNode {
+    ub: Rc<Ub>,
+    /// The pipe's epoch counter and its value when the pool got its memory.
+    epoch: Rc<Cell<u64>>,
+    epoch_at_init: u64,
+    registry: Rc<PoolRegistry>,
+    /// The pool it was carved from (`TBufPool::InitBufPool`), if any.
+    parent: Option<Rc<PoolNode>>,
+    pos: TPosition,
+    /// The pool's `BUF_ID_SIZE`.
+    id_size: usize,
+    /// The UB bytes `[start, end)` the pool covers (kept after `Reset`, for the in-use checks).
+    start: usize,
+    end: usize,
+    /// AscendC's `maxAddr_` (next free byte), `maxLen_` and `curBufSize_`; `Reset` zeroes the
+    /// last two, as AscendC's `ResetPool` does.
+    cur: Cell<usize>,
+    max_len: Cell<usize>,
+    buffers: Cell<usize>,
+    /// AscendC's `!isReset_`: a buffer of the pool was allocated (or a `TBuf` of it taken)
+    /// since it got its memory or was last reset.
+    in_use: Cell<bool>,
+    /// Buffers of the pool's queues not FREE.
+    pub(crate) busy: Cell<usize>,
+    /// `Reset`s so far.
+    pub(crate) resets: Cell<u64>,
+    /// The pool's queues: the sanitizer's handle, base, buffer length and count of each.
+    queues: RefCell<Vec<(crate::sanitizer::QueSan, usize, usize, usize)>>,
+}
+
+impl PoolNode {
+    fn describe(&self) -> String {
+        format!("TBufPool<{}> over UB [{:#x}, {:#x})", self.pos, self.start, self.end)
+    }
+
+    fn live(&self) -> bool {
+        self.epoch.get() == self.epoch_at_init
+    }
+
+    /// Whether `self` is `other` or one of the pools `other` was carved from.
+    fn contains(&self, other: &PoolNode) -> bool {
+        let mut n = Some(other);
+        while let Some(x) = n {
+            if std::ptr::eq(x, self) {
+                return true;
+            }
+            n = x.parent.as_deref();
+        }
+        false
+    }
+
+    /// A buffer of the pool, UB bytes `[addr, addr + len)`, is about to be used (AscendC's
+    /// `AllocTensor`, `TBuf::Get`): no other pool sharing those bytes (other than the pools it
+    /// was carved from and those carved from it) may be in use, as AscendC's CPU model checks
+    /// (`AscendCTBufPoolResetCheck`). The pool is in use from now on.
+    #[track_caller]
+    pub(crate) fn use_bytes(&self, api: &'static str, addr: usize, len: usize) {
+        for other in self.registry.0.borrow().iter().filter_map(Weak::upgrade) {
+            let o = &*other;
+            if !o.in_use.get() || !o.live() || o.end <= addr || addr + len <= o.start {
+                continue;
+            }
+            if self.contains(o) || o.contains(self) {
+                continue;
+            }
+            fail(
+                api,
+                format!(
+                    "the buffer at UB [{addr:#x}, {:#x}) of {} shares its bytes with {}, which is in use (a buffer of \
+                     it was used since it got its memory or was last reset): call TBufPool::Reset on that pool \
+                     before switching to this one",
+                    addr + len,
+                    self.describe(),
+                    o.describe()
+                ),
+            );
+        }
+        self.in_use.set(true);
+    }
+}
+
+/// Fails unless `node` may hand out `need` more bytes and `num` more buffers.
+#[track_caller]
+fn check_pool_room(api: &'static str, node: &PoolNode, num: usize, len: usize) -> (usize, usize) {
+    ensure(node.live(), api, || {
+        "the pool's memory was released by TPipe::reset (or the pipe was dropped); give it memory again with \
+         InitBufPool"
+            .to_string()
+    });
+    ensure(node.max_len.get() > 0, api, || {
+        format!(
+            "{} was reset: TBufPool::Reset leaves it no memory to hand out (its buffers stay usable); give it memory \
+             again with InitBufPool",
+            node.describe()
+        )
+    });
+    ensure(len > 0, api, || "len = 0: a buffer needs at least one byte".to_string());
+    let ids = node.id_size;
+    ensure(num >= 1 && node.buffers.get() + num <= ids, api, || {
+        format!(
+            "num = {num} buffer(s) would make {} in this TBufPool; its bufIDSize = {ids} is the limit (and num must be \
+             at least 1)",
+            node.buffers.get() + num
+        )
+    });
+    let rounded = len.div_ceil(BLOCK_BYTES).checked_mul(BLOCK_BYTES);
+    let total = rounded.and_then(|r| r.checked_mul(num));
+    let (cur, limit) = (node.cur.get(), node.start + node.max_len.get());
+    ensure(total.and_then(|t| t.checked_add(cur)).is_some_and(|e| e <= limit), api, || {
+        format!(
+            "{num} buffer(s) of {len} bytes (rounded to a multiple of 32) need {} bytes, but only {} of the \
+             TBufPool's {} bytes are free (Buffer Init length exceeds limit of BufPool)",
+            total.map_or_else(|| "more than usize::MAX".to_string(), |t| t.to_string()),
+            limit - cur,
+            node.max_len.get()
+        )
+    });
+    (rounded.unwrap_or(0), total.unwrap_or(0))
+}
+
+/// A pool of Unified Buffer memory carved from the [`TPipe`] (AscendC `TBufPool<pos,
+/// bufIDSize>`), to hand out to queues, `TBuf`s and nested pools by hand, so that stages
+/// that never run at the same time can reuse the same bytes.
+///
+/// [`TPipe::init_buf_pool`] gives it a fresh part of the Unified Buffer;
+/// [`TPipe::init_buf_pool_shared`] gives it the same bytes as another pool;
+/// [`init_buf_pool`](Self::init_buf_pool) / [`init_buf_pool_shared`](Self::init_buf_pool_shared)
+/// carve nested pools from it. [`init_buffer`](Self::init_buffer) and
+/// [`init_tbuf`](Self::init_tbuf) give queues and `TBuf`s buffers from it, bump-allocated as
+/// the pipe does; they then behave exactly as the pipe's own (the same state machine, events
+/// and sanitizer records). At most `BUF_ID_SIZE` buffers (4 by default, at most 16) come from
+/// one pool.
+///
+/// Switching between pools that share bytes needs [`reset`](Self::reset) of the pool used
+/// before (the docs' constraint 2): using a buffer of a pool (`AllocTensor`, `TBuf::Get`) while
+/// another pool sharing its bytes is in use fails, naming both (the check AscendC's CPU model
+/// makes). Only Unified Buffer positions (`VECIN`, `VECOUT`, `VECCALC`) are emulated; Ascend310B
+/// has no `TBufPool`. Dropping a pool does what AscendC's destructor does: it waits for its
+/// buffers' free events, as [`reset`](Self::reset), without the checks or the end of its use.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let mut pipe = TPipe::new();
+/// let (mut pool1, mut pool2) = (TBufPool::<VecCalc>::new(), TBufPool::<VecCalc>::new());
+/// pipe.init_buf_pool(&mut pool1, 3 * 1024);
+/// pipe.init_buf_pool_shared(&mut pool2, 3 * 1024, &pool1); // the same bytes
+/// let (mut q1, mut q2) = (TQue::<VecIn, 1>::new(), TQue::<VecIn, 1>::new());
+/// pool1.init_buffer(&mut q1, 1, 1024);
+/// let t = q1.alloc_tensor::<f32>();
+/// q1.free_tensor(t);
+/// pool1.reset(); // stage 1 done
+/// pool2.init_buffer(&mut q2, 1, 1024);
+/// assert_eq!(q2.alloc_tensor::<f32>().get_phy_addr(), 0); // stage 2 reuses the bytes
+/// ```
+///
+/// `BUF_ID_SIZE` must be in `1..=16`:
+///
+/// ```compile_fail
+/// use ascend_core::prelude::*;
+/// let mut pipe = TPipe::new();
+/// let mut pool = TBufPool::<VecCalc, 17>::new();
+/// pipe.init_buf_pool(&mut pool, 1024);
+/// ```
+pub struct TBufPool<P: Position, const BUF_ID_SIZE: usize = DEFAULT_BUF_ID_SIZE> {
+    node: Option<Rc<PoolNode>>,
+    _p: PhantomData<P>,
+}
+
+impl<P: Position, const BUF_ID_SIZE: usize> Default for TBufPool<P, BUF_ID_SIZE> {
+    fn default() -> Self {
+        TBufPool { node: None, _p: PhantomData }
+    }
+}
+
+impl<P: Position, const BUF_ID_SIZE: usize> Drop for TBufPool<P, BUF_ID_SIZE> {
+    /// As AscendC's destructor: waits for the free event of every FREE buffer of the pool's
+    /// queues (what the sanitizer sees) and leaves the pool nothing to hand out; its queues and
+    /// `TBuf`s keep their buffers, and its in-use state is kept.
+    fn drop(&mut self) {
+        let Some(node) = &self.node else { return };
+        if !node.live() {
+            return;
+        }
+        if let Ok(queues) = node.queues.try_borrow() {
+            crate::sanitizer::on_pool_reset(&queues);
+        }
+        node.max_len.set(0);
+        node.buffers.set(0);
+    }
+}
+
+/// The checks every pool that gets memory goes through: the chip, the position, the length,
+/// and that it does not hold memory already.
+#[track_caller]
+fn check_new_pool<P: Position, const N: usize>(api: &'static str, pool: &TBufPool<P, N>, len: usize) {
+    let soc = crate::ctx::get_soc();
+    ensure(soc != crate::soc::Soc::Ascend310B, api, || {
+        format!("TBufPool is not supported on {soc} ({})", soc.product_line())
+    });
+    ensure(P::POS.is_ub(), api, || {
+        format!(
+            "the pool's position is {}: only VECIN, VECOUT and VECCALC pools (Unified Buffer) are emulated",
+            P::POS
+        )
+    });
+    ensure(len > 0, api, || "len = 0: a pool needs at least one byte".to_string());
+    if let Some(n) = &pool.node {
+        ensure(!n.live() || n.max_len.get() == 0, api, || {
+            format!(
+                "the pool already has its memory ({}); a pool gets its memory once (TBufPool::Reset it first)",
+                n.describe()
+            )
+        });
+    }
+}
+
+impl<P: Position, const BUF_ID_SIZE: usize> TBufPool<P, BUF_ID_SIZE> {
+    const SIZE_OK: () = assert!(
+        BUF_ID_SIZE >= 1 && BUF_ID_SIZE <= QBUFPOOL_MAX_LEN,
+        "TBufPool: bufIDSize must be in 1..=16 (QBUFPOOL_MAX_LEN)"
+    );
+
+    /// A pool without memory (AscendC's constructor); give it some with
+    /// [`TPipe::init_buf_pool`] or a parent pool's [`init_buf_pool`](Self::init_buf_pool).
+    pub fn new() -> Self {
+        #[allow(clippy::let_unit_value)]
+        let () = Self::SIZE_OK;
+        Self::default()
+    }
+
+    #[track_caller]
+    fn node(&self, api: &'static str) -> &Rc<PoolNode> {
+        #[allow(clippy::let_unit_value)]
+        let () = Self::SIZE_OK;
+        match &self.node {
+            Some(n) => n,
+            None => fail(
+                api,
+                "the TBufPool has no memory: call TPipe::InitBufPool (or a pool's InitBufPool) first",
+            ),
+        }
+    }
+
+    /// Gives the pool a new node over `[start, start + max_len)` of the pipe's memory.
+    #[allow(clippy::too_many_arguments)]
+    fn attach(
+        &mut self,
+        ub: &Rc<Ub>,
+        epoch: &Rc<Cell<u64>>,
+        registry: &Rc<PoolRegistry>,
+        parent: Option<Rc<PoolNode>>,
+        start: usize,
+        max_len: usize,
+    ) {
+        let node = Rc::new(PoolNode {
+            ub: Rc::clone(ub),
+            epoch: Rc::clone(epoch),
+            epoch_at_init: epoch.get(),
+            registry: Rc::clone(registry),
+            parent,
+            pos: P::POS,
+            id_size: BUF_ID_SIZE,
+            start,
+            end: start + max_len,
+            cur: Cell::new(start),
+            max_len: Cell::new(max_len),
+            buffers: Cell::new(0),
+            in_use: Cell::new(false),
+            busy: Cell::new(0),
+            resets: Cell::new(0),
+            queues: RefCell::new(Vec::new()),
+        });
+        let mut reg = registry.0.borrow_mut();
+        reg.retain(|w| w.strong_count() > 0);
+        reg.push(Rc::downgrade(&node));
+        self.node = Some(node);
+    }
+
+    /// Gives the queue `que` `num` buffers of `len` bytes each (rounded up to a multiple of
+    /// 32) from the pool (AscendC `TBufPool::InitBuffer(que, num, len)`), carved one after the
+    /// other from the pool's next free byte. The queue then behaves exactly as one given its
+    /// buffers by [`TPipe::init_buffer`].
+    ///
+    /// ```
+    /// use ascend_core::prelude::*;
+    /// let mut pipe = TPipe::new();
+    /// let mut pool = TBufPool::<VecCalc>::new();
+    /// pipe.init_buf_pool(&mut pool, 4096);
+    /// let (mut a, mut b) = (TQue::<VecIn, 1>::new(), TQue::<VecOut, 1>::new());
+    /// pool.init_buffer(&mut a, 2, 1000); // two buffers of 1024 bytes
+    /// pool.init_buffer(&mut b, 1, 2048);
+    /// assert_eq!(b.alloc_tensor::<u8>().get_phy_addr(), 2048);
+    /// ```
+    ///
+    /// # Panics
+    /// Panics if the pool has no memory (or it was released by `TPipe::reset`, or the pool was
+    /// reset), `num` is 0 or would make more than `BUF_ID_SIZE` buffers in the pool, `len` is
+    /// 0, the buffers do not fit in the pool's free bytes, the queue's position is not in the
+    /// Unified Buffer, or the queue already has buffers (unless they came from a pool reset
+    /// since and none is in use).
+    #[track_caller]
+    pub fn init_buffer<Q: InitBuffer>(&mut self, que: &mut Q, num: usize, len: usize) {
+        let api = "TBufPool::InitBuffer";
+        let node = Rc::clone(self.node(api));
+        let src = que.src_position();
+        ensure(src.is_ub(), api, || {
+            format!(
+                "the queue's position is {src}: only VECIN, VECOUT and VECCALC queues (Unified Buffer) are \
+                 emulated"
+            )
+        });
+        let (rounded, total) = check_pool_room(api, &node, num, len);
+        check_requeue(api, que, &node.epoch);
+        let base = node.cur.get();
+        node.cur.set(base + total);
+        node.buffers.set(node.buffers.get() + num);
+        attach_queue(que, &node.ub, &node.epoch, base, rounded, num, Some(Rc::clone(&node)));
+    }
+
+    /// Gives the plain buffer `buf` `len` bytes (rounded up to a multiple of 32) from the pool
+    /// (AscendC `TBufPool::InitBuffer(TBuf&, len)`); it counts as one of the pool's buffers.
+    ///
+    /// ```
+    /// use ascend_core::prelude::*;
+    /// let mut pipe = TPipe::new();
+    /// let mut pool = TBufPool::<VecCalc>::new();
+    /// pipe.init_buf_pool(&mut pool, 1024);
+    /// let mut buf = TBuf::<VecCalc>::new();
+    /// pool.init_tbuf(&mut buf, 100);
+    /// assert_eq!(buf.get::<f32>().get_size(), 128 / 4);
+    /// ```
+    ///
+    /// # Panics
+    /// As [`init_buffer`](Self::init_buffer) with `num = 1`; also if `B` is not a Unified
+    /// Buffer position.
+    #[track_caller]
+    pub fn init_tbuf<B: Position>(&mut self, buf: &mut TBuf<B>, len: usize) {
+        let api = "TBufPool::InitBuffer";
+        let node = Rc::clone(self.node(api));
+        ensure(B::POS.is_ub(), api, || {
+            format!(
+                "the TBuf's position is {}: a pool's buffers are in its physical memory, the Unified Buffer \
+                 (VECIN, VECOUT, VECCALC)",
+                B::POS
+            )
+        });
+        let (rounded, _) = check_pool_room(api, &node, 1, len);
+        let off = node.cur.get();
+        node.cur.set(off + rounded);
+        node.buffers.set(node.buffers.get() + 1);
+        buf.mem = Some((Rc::clone(&node.ub), off, rounded));
+        buf.epoch = Some((Rc::clone(&node.epoch), node.epoch_at_init));
+        buf.pool = Some(node);
+    }
+
+    /// Carves a nested pool of `len` bytes (rounded up to a multiple of 32) from this pool's
+    /// next free byte (AscendC `TBufPool::InitBufPool(bufPool, len)`, the non-shared form).
+    /// The nested pool's `BUF_ID_SIZE` may not exceed the buffers this pool has left.
+    ///
+    /// ```
+    /// use ascend_core::prelude::*;
+    /// let mut pipe = TPipe::new();
+    /// let (mut outer, mut inner) = (TBufPool::<VecCalc>::new(), TBufPool::<VecCalc, 2>::new());
+    /// pipe.init_buf_pool(&mut outer, 4096);
+    /// outer.init_buf_pool(&mut inner, 2048);
+    /// let mut q = TQue::<VecIn, 1>::new();
+    /// outer.init_buffer(&mut q, 1, 2048);
+    /// assert_eq!(q.alloc_tensor::<u8>().get_phy_addr(), 2048);
+    /// ```
+    ///
+    /// # Panics
+    /// Panics if this pool has no memory (or was reset), `len` is 0 or exceeds this pool's
+    /// free bytes, `N` exceeds this pool's remaining buffers, `Q` is not a Unified Buffer
+    /// position, or `pool` already has memory (and was not reset since).
+    #[track_caller]
+    pub fn init_buf_pool<Q: Position, const N: usize>(&mut self, pool: &mut TBufPool<Q, N>, len: usize) {
+        let api = "TBufPool::InitBufPool";
+        let node = Rc::clone(self.node(api));
+        check_new_pool(api, pool, len);
+        let left = BUF_ID_SIZE - node.buffers.get().min(BUF_ID_SIZE);
+        ensure(N <= left, api, || {
+            format!(
+                "the new pool's bufIDSize = {N} exceeds the {left} buffer(s) this pool (bufIDSize = {BUF_ID_SIZE}) has \
+                 left"
+            )
+        });
+        let (rounded, _) = check_pool_room_bytes(api, &node, len);
+        let start = node.cur.get();
+        node.cur.set(start + rounded);
+        pool.attach(&node.ub, &node.epoch, &node.registry, Some(Rc::clone(&node)), start, rounded);
+    }
+
+    /// Gives a nested pool the same bytes as `share` (AscendC `TBufPool::InitBufPool(bufPool,
+    /// len, shareBuf)`, the shared form): its start and its length are `share`'s, and `len`
+    /// (rounded up to a multiple of 32) may not exceed `share`'s length. Its `BUF_ID_SIZE` may
+    /// not exceed this pool's.
+    ///
+    /// ```
+    /// use ascend_core::prelude::*;
+    /// let mut pipe = TPipe::new();
+    /// let mut p0 = TBufPool::<VecCalc>::new();
+    /// let (mut p1, mut p2) = (TBufPool::<VecCalc>::new(), TBufPool::<VecCalc>::new());
+    /// pipe.init_buf_pool(&mut p0, 4096);
+    /// p0.init_buf_pool(&mut p1, 2048);
+    /// p0.init_buf_pool_shared(&mut p2, 2048, &p1);
+    /// let mut q = TQue::<VecIn, 1>::new();
+    /// p2.init_buffer(&mut q, 1, 2048);
+    /// assert_eq!(q.alloc_tensor::<u8>().get_phy_addr(), 0);
+    /// ```
+    ///
+    /// # Panics
+    /// Panics if this pool or `share` has no memory, `share` was reset, `len` is 0 or exceeds
+    /// `share`'s length, `N` exceeds `BUF_ID_SIZE`, `Q` is not a Unified Buffer position, or
+    /// `pool` already has memory (and was not reset since).
+    #[track_caller]
+    pub fn init_buf_pool_shared<Q: Position, const N: usize, R: Position, const M: usize>(
+        &mut self,
+        pool: &mut TBufPool<Q, N>,
+        len: usize,
+        share: &TBufPool<R, M>,
+    ) {
+        let api = "TBufPool::InitBufPool";
+        let node = Rc::clone(self.node(api));
+        ensure(node.live(), api, || {
+            "the pool's memory was released by TPipe::reset (or the pipe was dropped)".to_string()
+        });
+        check_new_pool(api, pool, len);
+        ensure(N <= BUF_ID_SIZE, api, || {
+            format!("the new pool's bufIDSize = {N} exceeds this pool's bufIDSize = {BUF_ID_SIZE}")
+        });
+        let (start, max_len) = shared_range(api, share, len);
+        pool.attach(&node.ub, &node.epoch, &node.registry, Some(Rc::clone(&node)), start, max_len);
+    }
+
+    /// Ends the pool's stage (AscendC `TBufPool::Reset`): waits for the free event of every
+    /// buffer of its queues, as AscendC does, so that another pool's buffers over the same
+    /// bytes are ordered after their last use, and marks the pool not in use. Its queues and
+    /// `TBuf`s keep their buffers (the kernel may switch back to them later, after resetting
+    /// the other pool), but the pool hands out nothing more: AscendC's `Reset` zeroes its
+    /// start and length (give it memory again with `InitBufPool`). A pool without memory is
+    /// left as it is.
+    ///
+    /// Every buffer of the pool's queues must be FREE: AllocTensor/FreeTensor and EnQue/DeQue
+    /// must pair up before switching pools (the docs' constraint 4); the buffers of a reset pool
+    /// may be overwritten by the next one.
+    ///
+    /// ```
+    /// use ascend_core::prelude::*;
+    /// let mut pipe = TPipe::new();
+    /// let mut pool = TBufPool::<VecCalc>::new();
+    /// pipe.init_buf_pool(&mut pool, 1024);
+    /// let mut q = TQue::<VecIn, 1>::new();
+    /// pool.init_buffer(&mut q, 1, 1024);
+    /// let t = q.alloc_tensor::<f32>();
+    /// q.free_tensor(t);
+    /// pool.reset();
+    /// let t = q.alloc_tensor::<f32>(); // the queue keeps its buffer
+    /// q.free_tensor(t);
+    /// ```
+    ///
+    /// # Panics
+    /// Panics if a buffer of one of the pool's queues is not FREE (allocated or queued).
+    #[track_caller]
+    pub fn reset(&mut self) {
+        let api = "TBufPool::Reset";
+        let Some(node) = &self.node else { return };
+        if !node.live() {
+            return;
+        }
+        let busy = node.busy.get();
+        ensure(busy == 0, api, || {
+            format!(
+                "{busy} buffer(s) of the queues of {} are still in use (allocated or queued): FreeTensor them before \
+                 the reset (AllocTensor/FreeTensor and EnQue/DeQue must pair up before switching pools)",
+                node.describe()
+            )
+        });
+        crate::sanitizer::on_pool_reset(&node.queues.borrow());
+        node.max_len.set(0);
+        node.buffers.set(0);
+        node.in_use.set(false);
+        node.resets.set(node.resets.get() + 1);
+    }
+}
+
+/// The bytes `check_pool_room` checks, for a nested pool: `(rounded, rounded)`.
+#[track_caller]
+fn check_pool_room_bytes(api: &'static str, node: &PoolNode, len: usize) -> (usize, usize) {
+    ensure(node.live(), api, || {
+        "the pool's memory was released by TPipe::reset (or the pipe was dropped); give it memory again with \
+         InitBufPool"
+            .to_string()
+    });
+    ensure(node.max_len.get() > 0, api, || {
+        format!("{} was reset: TBufPool::Reset leaves it no memory to hand out", node.describe())
+    });
+    let rounded = len.div_ceil(BLOCK_BYTES).checked_mul(BLOCK_BYTES);
+    let (cur, limit) = (node.cur.get(), node.start + node.max_len.get());
+    ensure(rounded.and_then(|r| r.checked_add(cur)).is_some_and(|e| e <= limit), api, || {
+        format!(
+            "len = {len} bytes (rounded to a multiple of 32) exceeds the {} free bytes of the TBufPool's {} (Buffer \
+             Init length exceeds limit of BufPool)",
+            limit - cur,
+            node.max_len.get()
+        )
+    });
+    let r = rounded.unwrap_or(0);
+    (r, r)
+}
+
+/// The start and length a pool sharing `share`'s bytes gets, after checking `len` against
+/// `share`'s length.
+#[track_caller]
+fn shared_range<R: Position, const M: usize>(
+    api: &'static str,
+    share: &TBufPool<R, M>,
+    len: usize,
+) -> (usize, usize) {
+    let Some(s) = &share.node else {
+        fail(api, "shareBuf has no memory: give it memory with InitBufPool before sharing it")
+    };
+    ensure(s.live(), api, || {
+        "shareBuf's memory was released by TPipe::reset (or the pipe was dropped)".to_string()
+    });
+    let max = s.max_len.get();
+    let rounded = len.div_ceil(BLOCK_BYTES).checked_mul(BLOCK_BYTES);
+    ensure(rounded.is_some_and(|r| r <= max), api, || {
+        if max == 0 {
+            format!("shareBuf ({}) was reset: its length is 0", s.describe())
+        } else {
+            format!(
+                "len = {len} bytes (rounded to a multiple of 32) exceeds the length of shareBuf ({}), {max} bytes",
+                s.describe()
+            )
+        }
+    });
+    (s.start, max)
+}
+
+impl TPipe {
+    /// Carves a pool of `len` bytes (rounded up to a multiple of 32) from the Unified Buffer
+    /// (AscendC `TPipe::InitBufPool(bufPool, len)`), as [`init_buffer`](Self::init_buffer)
+    /// carves a queue's buffers (a pool does not count against the pipe's 64 buffers).
+    ///
+    /// ```
+    /// use ascend_core::prelude::*;
+    /// let mut pipe = TPipe::new();
+    /// let mut pool = TBufPool::<VecCalc>::new();
+    /// pipe.init_buf_pool(&mut pool, 1000);
+    /// assert_eq!(pipe.used_bytes(), 1024);
+    /// ```
+    ///
+    /// # Panics
+    /// Panics on Ascend310B (no `TBufPool`), if `P` is not a Unified Buffer position, `len` is
+    /// 0 or exceeds the Unified Buffer's free bytes, or `pool` already has memory (and was
+    /// not reset since).
+    #[track_caller]
+    pub fn init_buf_pool<P: Position, const N: usize>(&mut self, pool: &mut TBufPool<P, N>, len: usize) {
+        let api = "TPipe::InitBufPool";
+        #[allow(clippy::let_unit_value)]
+        let () = TBufPool::<P, N>::SIZE_OK;
+        check_new_pool(api, pool, len);
+        let (start, rounded) = self.carve_bytes(api, 1, len);
+        pool.attach(&self.ub, &self.epoch, &self.pools, None, start, rounded);
+    }
+
+    /// Gives `pool` the same bytes as `share` (AscendC `TPipe::InitBufPool(bufPool, len,
+    /// shareBuf)`): its start and length are `share`'s, and `len` (rounded up to a multiple of
+    /// 32) may not exceed `share`'s length. Nothing is carved from the pipe.
+    ///
+    /// ```
+    /// use ascend_core::prelude::*;
+    /// let mut pipe = TPipe::new();
+    /// let (mut a, mut b) = (TBufPool::<VecCalc>::new(), TBufPool::<VecCalc>::new());
+    /// pipe.init_buf_pool(&mut a, 2048);
+    /// pipe.init_buf_pool_shared(&mut b, 1024, &a);
+    /// assert_eq!(pipe.used_bytes(), 2048);
+    /// ```
+    ///
+    /// # Panics
+    /// As [`init_buf_pool`](Self::init_buf_pool); also if `share` has no memory from this
+    /// pipe, was reset, or is shorter than `len`.
+    #[track_caller]
+    pub fn init_buf_pool_shared<P: Position, const N: usize, R: Position, const M: usize>(
+        &mut self,
+        pool: &mut TBufPool<P, N>,
+        len: usize,
+        share: &TBufPool<R, M>,
+    ) {
+        let api = "TPipe::InitBufPool";
+        #[allow(clippy::let_unit_value)]
+        let () = TBufPool::<P, N>::SIZE_OK;
+        check_new_pool(api, pool, len);
+        let (start, max_len) = shared_range(api, share, len);
+        pool.attach(&self.ub, &self.epoch, &self.pools, None, start, max_len);
     }
 }
 

@@ -14,6 +14,7 @@ mod data_copy_practice;
 mod inter_core;
 mod memory;
 mod ms_sanitizer;
+mod slice_pool;
 mod sort;
 mod sync;
 mod vector_elementwise;

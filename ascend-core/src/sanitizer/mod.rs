@@ -1315,6 +1315,26 @@ pub(crate) fn on_free(
     });
 }
 
+/// `TBufPool::Reset`: as AscendC's, waits for the free event of every FREE buffer of the
+/// pool's queues (`queues`: each one's handle from [`on_init_queue`], base, buffer length and
+/// buffer count), so that the next user of those bytes (a queue of a pool sharing them) is
+/// ordered after their last use; the events are consumed, as the reset clears their ids.
+pub(crate) fn on_pool_reset(queues: &[(QueSan, usize, usize, usize)]) {
+    with_san!(|s| {
+        for &(san, base, len, num) in queues {
+            for k in 0..num {
+                let Some(i) = que_idx(s, san, base, len, k) else { continue };
+                let b = &mut s.bufs[i];
+                if b.live {
+                    continue;
+                }
+                let (free, to) = (std::mem::replace(&mut b.free, ZERO), b.free_to);
+                s.wait(to, &free);
+            }
+        }
+    });
+}
+
 /// How a `TPipe` released its buffers.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Release {
