@@ -639,11 +639,10 @@ impl CoreSan {
 
     /// An unordered conflict found by [`CoreSan::ub`]: a write unordered after a write of its
     /// own pipe (recorded, see `shadow`), or an access the compiler's automatic
-    /// synchronisation orders (then recorded), or a race.
+    /// synchronisation orders (then recorded), or a race. `_strict` is the fast check's race;
+    /// the relaxed check finds the one to report.
     #[cold]
     #[inline(never)]
-    // `_strict` is the fast check's race; the relaxed check below finds the one to report.
-    // (Taking it by value keeps the hot caller's code as it was without that check.)
     fn ub_conflict(&mut self, cur: Acc, s: usize, e: usize, write: bool, _strict: Race) {
         // Two writes of one pipe are no race until the bytes are read (see `shadow`).
         let row = self.vc[cur.pipe() as usize & (ROWS - 1)];
