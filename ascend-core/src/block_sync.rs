@@ -34,33 +34,40 @@ use crate::Soc;
 /// `int32_t` elements per 32-byte block: each flag owns one block.
 const B32_PER_BLOCK: usize = 8;
 
-/// A flag in global memory: its element's address (for the atomic accesses of the wait, which
-/// runs under the launch's lock on whichever core evaluates it) and the region that keeps it
-/// alive.
+/// A primitive's `gmWorkspace`: its first element's address (for the atomic accesses of a
+/// wait, which runs under the launch's lock on whichever core evaluates it), its length, and
+/// the region that keeps it alive. Flag `i` is element `i`; the sanitizer knows a flag by its
+/// address ([`key`](Self::key)).
 #[derive(Clone)]
-struct Flag {
-    at: usize,
+struct Workspace {
+    base: usize,
+    len: usize,
     _region: Option<Arc<crate::tensor::GmRegion>>,
 }
 
-impl Flag {
+impl Workspace {
     #[track_caller]
-    fn of(api: &'static str, gm: &GlobalTensor<i32>, i: usize) -> Flag {
-        // SAFETY: callers checked `i < gm.get_size()`.
-        let at = unsafe { gm.base_ptr(api).add(i) } as usize;
-        Flag { at, _region: gm.region_arc() }
+    fn of(api: &'static str, gm: &GlobalTensor<i32>) -> Workspace {
+        Workspace { base: gm.base_ptr(api) as usize, len: gm.get_size(), _region: gm.region_arc() }
     }
 
-    fn load(&self) -> i32 {
-        // SAFETY: `at` is an aligned element of a live region (kept by `_region`); an atomic
-        // word access, so other cores' accesses of the flag are races of values, never
+    fn key(&self, i: usize) -> usize {
+        self.base + 4 * i
+    }
+
+    fn load(&self, i: usize) -> i32 {
+        assert!(i < self.len, "workspace element {i} of {}", self.len);
+        // SAFETY: element `i` of the bound tensor (checked above; callers checked the sizes
+        // against the documented minimums), aligned, in a live region (kept by `_region`); an
+        // atomic word access, so other cores' accesses of a flag are races of values, never
         // undefined behaviour.
-        unsafe { crate::gm_io::load_elem(self.at as *const i32) }
+        unsafe { crate::gm_io::load_elem((self.key(i)) as *const i32) }
     }
 
-    fn store(&self, v: i32) {
+    fn store(&self, i: usize, v: i32) {
+        assert!(i < self.len, "workspace element {i} of {}", self.len);
         // SAFETY: as in `load`.
-        unsafe { crate::gm_io::store_elem(self.at as *mut i32, v) }
+        unsafe { crate::gm_io::store_elem(self.key(i) as *mut i32, v) }
     }
 }
 
@@ -97,7 +104,8 @@ fn check_ub(api: &'static str, ub: &LocalTensor<i32>, need: usize) {
 /// primitive's barriers).
 #[track_caller]
 fn ub_write(api: &'static str, ub: &LocalTensor<i32>, at: usize, vals: &[i32]) {
-    let (s, _) = ub.byte_range(at);
+    // The bytes of element `at` on: the first `at` elements end there.
+    let (_, s) = ub.byte_range(at);
     crate::sanitizer::on_scalar_ub(api, ub.tag, s, s + vals.len() * 4, true);
     // SAFETY: `check_ub` checked that the workspace holds `at + vals.len()` elements, and UB
     // memory is only accessed through raw pointers.
@@ -107,8 +115,8 @@ fn ub_write(api: &'static str, ub: &LocalTensor<i32>, at: usize, vals: &[i32]) {
 /// Reads element `at` of `ub` (the primitive's `GetValue`).
 #[track_caller]
 fn ub_read(api: &'static str, ub: &LocalTensor<i32>, at: usize) -> i32 {
-    let (_, e) = ub.byte_range(at + 1);
-    crate::sanitizer::on_scalar_ub(api, ub.tag, e - 4, e, false);
+    let (_, s) = ub.byte_range(at);
+    crate::sanitizer::on_scalar_ub(api, ub.tag, s, s + 4, false);
     // SAFETY: as in `ub_write`.
     unsafe { ub.ptr().add(at).read() }
 }
@@ -158,9 +166,9 @@ fn ib_flip(
     (from, to): (i32, i32),
 ) {
     let loc = Location::caller();
-    let flag = Flag::of(api, gm, slot);
+    let ws = Workspace::of(api, gm);
     barrier_all();
-    let f = flag.clone();
+    let w = ws.clone();
     block_until(
         api,
         || {
@@ -172,17 +180,14 @@ fn ib_flip(
                 if from == 0 { ": the last IBSet of this flag was never consumed by an IBWait" } else { ": no IBSet of this flag" }
             )
         },
-        Box::new(move || f.load() == from),
+        Box::new(move || w.load(slot) == from),
     );
-    crate::sanitizer::on_cross_acquire(&[flag.at]);
-    crate::sanitizer::on_cross_release(&[flag.at]);
+    crate::sanitizer::on_cross_acquire(&[ws.key(slot)]);
+    crate::sanitizer::on_cross_release(&[ws.key(slot)]);
     crate::atomic::flush_current_core();
-    signal_cores(|| flag.store(to));
+    signal_cores(|| ws.store(slot, to));
     // The workspace holds the flag's block as the protocol read it, with the new value.
-    let mut block = [to; B32_PER_BLOCK];
-    for (i, v) in block.iter_mut().enumerate().skip(1) {
-        *v = Flag::of(api, gm, slot + i).load();
-    }
+    let block: Vec<i32> = (slot..slot + B32_PER_BLOCK).map(|i| ws.load(i)).collect();
     ub_write(api, ub, 0, &block);
     barrier_all();
 }
@@ -303,9 +308,10 @@ fn check_determine(api: &'static str, gm: &GlobalTensor<i32>, ub: &LocalTensor<i
     n
 }
 
-/// The flags of the deterministic-order primitives: element 0 of each core's block.
-fn determine_flags(api: &'static str, gm: &GlobalTensor<i32>, n: usize) -> Vec<Flag> {
-    (0..n).map(|i| Flag::of(api, gm, i * B32_PER_BLOCK)).collect()
+/// The sanitizer's keys of the deterministic-order flags of blocks `blocks` (element 0 of
+/// each core's block).
+fn block_keys(ws: &Workspace, blocks: std::ops::Range<usize>) -> Vec<usize> {
+    blocks.map(|b| ws.key(b * B32_PER_BLOCK)).collect()
 }
 
 /// Prepares [`wait_pre_block`] and [`notify_next_block`] (AscendC
@@ -336,11 +342,9 @@ pub fn init_determine_compute_workspace(gm_workspace: &GlobalTensor<i32>, ub_wor
     barrier_all();
     if idx == 0 {
         ub_write(api, ub_workspace, 0, &vec![0; n * B32_PER_BLOCK]);
-        let all: Vec<Flag> = (0..n * B32_PER_BLOCK).map(|i| Flag::of(api, gm_workspace, i)).collect();
-        crate::sanitizer::on_cross_release(
-            &all.iter().step_by(B32_PER_BLOCK).map(|f| f.at).collect::<Vec<_>>(),
-        );
-        signal_cores(|| all.iter().for_each(|f| f.store(0)));
+        let ws = Workspace::of(api, gm_workspace);
+        crate::sanitizer::on_cross_release(&block_keys(&ws, 0..n));
+        signal_cores(|| (0..n * B32_PER_BLOCK).for_each(|i| ws.store(i, 0)));
     }
     ub_write(api, ub_workspace, n * B32_PER_BLOCK, &[1]);
     barrier_all();
@@ -379,8 +383,8 @@ pub fn wait_pre_block(gm_workspace: &GlobalTensor<i32>, ub_workspace: &LocalTens
     let idx = with_core(|c| c.block_idx) as usize;
     barrier_all();
     let round = ub_read(api, ub_workspace, n * B32_PER_BLOCK);
-    let flags = determine_flags(api, gm_workspace, n);
-    let f = flags.clone();
+    let ws = Workspace::of(api, gm_workspace);
+    let w = ws.clone();
     block_until(
         api,
         || {
@@ -391,10 +395,10 @@ pub fn wait_pre_block(gm_workspace: &GlobalTensor<i32>, ub_workspace: &LocalTens
                 loc.line()
             )
         },
-        Box::new(move || f.iter().enumerate().all(|(i, f)| f.load() == if i < idx { round } else { 0 })),
+        Box::new(move || (0..n).all(|b| w.load(b * B32_PER_BLOCK) == if b < idx { round } else { 0 })),
     );
-    crate::sanitizer::on_cross_acquire(&flags.iter().map(|f| f.at).collect::<Vec<_>>());
-    let seen: Vec<i32> = (0..n * B32_PER_BLOCK).map(|i| Flag::of(api, gm_workspace, i).load()).collect();
+    crate::sanitizer::on_cross_acquire(&block_keys(&ws, 0..n));
+    let seen: Vec<i32> = (0..n * B32_PER_BLOCK).map(|i| ws.load(i)).collect();
     ub_write(api, ub_workspace, 0, &seen);
     barrier_all();
 }
@@ -428,12 +432,13 @@ pub fn notify_next_block(gm_workspace: &GlobalTensor<i32>, ub_workspace: &LocalT
     let (first, len, value) =
         if idx + 1 == n { (0, n * B32_PER_BLOCK, 0) } else { (idx * B32_PER_BLOCK, B32_PER_BLOCK, round) };
     ub_write(api, ub_workspace, first, &vec![value; len]);
-    let written: Vec<Flag> = (first..first + len).map(|i| Flag::of(api, gm_workspace, i)).collect();
-    crate::sanitizer::on_cross_release(
-        &written.iter().step_by(B32_PER_BLOCK).map(|f| f.at).collect::<Vec<_>>(),
-    );
+    let ws = Workspace::of(api, gm_workspace);
+    crate::sanitizer::on_cross_release(&block_keys(
+        &ws,
+        first / B32_PER_BLOCK..(first + len) / B32_PER_BLOCK,
+    ));
     crate::atomic::flush_current_core();
-    signal_cores(|| written.iter().for_each(|f| f.store(value)));
+    signal_cores(|| (first..first + len).for_each(|i| ws.store(i, value)));
     ub_write(api, ub_workspace, n * B32_PER_BLOCK, &[round.wrapping_add(1)]);
     barrier_all();
 }

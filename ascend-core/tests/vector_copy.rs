@@ -443,23 +443,13 @@ struct Case {
     data_seed: u64,
 }
 
-fn mask_word() -> impl Strategy<Value = u64> {
-    prop_oneof![
-        Just(u64::MAX),
-        (0..64u32).prop_map(|s| u64::MAX >> s),
-        (0..64u32).prop_map(|s| 1u64 << s),
-        any::<u64>(),
-        (any::<u64>(), any::<u64>()).prop_map(|(a, b)| a & b),
-    ]
-}
-
 /// Counter mode and mask: continuous, bits (high word 0 for 32-bit types), or a per-repeat
 /// count of up to 3 repeats' lanes.
 fn mask_strategy<T: Element>() -> impl Strategy<Value = (bool, Mask)> {
     let par = T::PAR as u64;
     prop_oneof![
         2 => (1..=par).prop_map(|n| (false, Mask::Count(n))),
-        2 => (mask_word(), mask_word()).prop_filter_map("an all-zero mask", |(lo, hi)| {
+        2 => (strat::mask_word_edges(), strat::mask_word_edges()).prop_filter_map("an all-zero mask", |(lo, hi)| {
             let hi = if T::SIZE == 4 { 0 } else { hi };
             (lo | hi != 0).then_some((false, Mask::Bits([lo, hi])))
         }),

@@ -65,24 +65,13 @@ struct Case {
     src1_is_src0: bool,
 }
 
-/// One 64-bit word of a bit mask: random, sparse, a run from bit 0, a single bit, or full.
-fn mask_word() -> impl Strategy<Value = u64> {
-    prop_oneof![
-        Just(u64::MAX),
-        (0..64u32).prop_map(|s| u64::MAX >> s),
-        (0..64u32).prop_map(|s| 1u64 << s),
-        any::<u64>(),
-        (any::<u64>(), any::<u64>(), any::<u64>()).prop_map(|(a, b, c)| a & b & c),
-    ]
-}
-
 /// Mask mode and mask: a continuous mask, a bit mask (the high word 0 for 32-bit types, never
 /// all zero), or counter mode with any count up to 20 repeats.
 fn mask_strategy<T: Element>() -> impl Strategy<Value = (bool, Mask)> {
     let par = T::PAR as u64;
     prop_oneof![
         2 => (1..=par).prop_map(|n| (false, Mask::Count(n))),
-        2 => (mask_word(), prop_oneof![3 => mask_word(), 1 => Just(0u64)]).prop_filter_map("an all-zero mask", |(lo, hi)| {
+        2 => (strat::mask_word_edges(), prop_oneof![3 => strat::mask_word_edges(), 1 => Just(0u64)]).prop_filter_map("an all-zero mask", |(lo, hi)| {
             let hi = if T::SIZE == 4 { 0 } else { hi };
             (lo | hi != 0).then_some((false, Mask::Bits([lo, hi])))
         }),

@@ -170,14 +170,22 @@ impl SegState {
             return Some((if write { "write-after-write" } else { "read-after-write" }, self.w));
         }
         if write {
-            let mut late = false;
-            for (r, k) in self.r_clock.iter().zip(row) {
-                late |= r > k;
-            }
-            if late {
-                let l = (0..LANES).find(|&l| self.r_clock[l] > row[l]).unwrap_or(0);
-                return Some(("write-after-read", self.read(l)));
-            }
+            self.after_reads(row)
+        } else {
+            None
+        }
+    }
+
+    /// The read a write with view `row` is not ordered after, if any.
+    #[inline(always)]
+    fn after_reads(&self, row: &Clock) -> Option<(&'static str, Acc)> {
+        let mut late = false;
+        for (r, k) in self.r_clock.iter().zip(row) {
+            late |= r > k;
+        }
+        if late {
+            let l = (0..LANES).find(|&l| self.r_clock[l] > row[l]).unwrap_or(0);
+            return Some(("write-after-read", self.read(l)));
         }
         None
     }
@@ -201,11 +209,7 @@ impl SegState {
             };
         }
         match self.conflict(write, row) {
-            Some(("write-after-write", w)) if w.lane() == lane => {
-                // The reads: as `conflict` would check them after an ordered write.
-                let ordered = SegState { w: Acc::NONE, ..*self };
-                ordered.conflict(true, row).or(Some((DEFER, w)))
-            }
+            Some(("write-after-write", w)) if w.lane() == lane => self.after_reads(row).or(Some((DEFER, w))),
             other => other,
         }
     }

@@ -127,6 +127,24 @@ pub fn get_vector_mask() -> [u64; 2] {
     with_core(|c| c.mask.get())
 }
 
+/// The operand of `SetCmpMask`/`GetCmpMask`: a UB tensor on a 16-byte boundary holding the
+/// register's 16 bytes.
+#[track_caller]
+fn check_cmp_mask_operand<T: Element>(api: &'static str, t: &crate::tensor::LocalTensor<T>, name: &str) {
+    let pos = t.get_position();
+    crate::error::ensure(pos.is_ub(), api, || {
+        format!("{name} is at position {pos}: {api} takes VECIN, VECOUT or VECCALC tensors")
+    });
+    let addr = t.get_phy_addr();
+    crate::error::ensure(addr % 16 == 0, api, || {
+        format!("{name} address = {addr:#x} is not 16-byte aligned")
+    });
+    let bytes = t.get_length();
+    crate::error::ensure(bytes >= 16, api, || {
+        format!("{name} holds {bytes} bytes but the 128-bit compare-mask register needs 16")
+    });
+}
+
 /// Loads the 128-bit compare-mask register that `Select`'s register forms read
 /// (AscendC `SetCmpMask`), from the first 16 bytes of `src` read little-endian. A vector
 /// instruction (pipe V), as the vendor implements it (`set_cmpmask`), so the sanitizer orders
@@ -138,16 +156,7 @@ pub fn get_vector_mask() -> [u64; 2] {
 #[track_caller]
 pub fn set_cmp_mask<U: Element>(src: &crate::tensor::LocalTensor<U>) {
     const API: &str = "SetCmpMask";
-    let pos = src.get_position();
-    crate::error::ensure(pos.is_ub(), API, || {
-        format!("src is at position {pos}: SetCmpMask takes VECIN, VECOUT or VECCALC tensors")
-    });
-    let addr = src.get_phy_addr();
-    crate::error::ensure(addr % 16 == 0, API, || format!("src address = {addr:#x} is not 16-byte aligned"));
-    let bytes = src.get_length();
-    if bytes < 16 {
-        fail(API, format!("src holds {bytes} bytes; the compare mask needs 16"));
-    }
+    check_cmp_mask_operand(API, src, "src");
     crate::sanitizer::on_vector(API, &[crate::vector::engine::span_of(src, 16)], &[]);
     let mut raw = [0u8; 16];
     // SAFETY: `src` holds at least 16 bytes (checked above) inside the UB; `raw` is a distinct
@@ -231,16 +240,7 @@ pub fn get_cmp_mask_local<T: GetCmpMaskElement>(dst: &crate::tensor::LocalTensor
             )
         },
     );
-    let pos = dst.get_position();
-    crate::error::ensure(pos.is_ub(), API, || {
-        format!("dst is at position {pos}: GetCmpMask takes VECIN, VECOUT or VECCALC tensors")
-    });
-    let addr = dst.get_phy_addr();
-    crate::error::ensure(addr % 16 == 0, API, || format!("dst address = {addr:#x} is not 16-byte aligned"));
-    let bytes = dst.get_length();
-    crate::error::ensure(bytes >= 16, API, || {
-        format!("dst holds {bytes} bytes but the 128-bit compare-mask register needs 16")
-    });
+    check_cmp_mask_operand(API, dst, "dst");
     let reg = get_cmp_mask();
     let mut out = [0u8; 16];
     out[..8].copy_from_slice(&reg[0].to_le_bytes());

@@ -51,6 +51,19 @@ pub fn mask_word() -> impl Strategy<Value = u64> {
     prop_oneof![Just(u64::MAX), (any::<u64>(), any::<u64>()).prop_map(|(a, b)| a & b), any::<u64>()]
 }
 
+/// One 64-bit word of a bit mask with its edge shapes too: full, a run from bit 0, a single
+/// bit, dense random, or sparse random (the AND of two or of three).
+pub fn mask_word_edges() -> impl Strategy<Value = u64> {
+    prop_oneof![
+        Just(u64::MAX),
+        (0..64u32).prop_map(|s| u64::MAX >> s),
+        (0..64u32).prop_map(|s| 1u64 << s),
+        any::<u64>(),
+        (any::<u64>(), any::<u64>()).prop_map(|(a, b)| a & b),
+        (any::<u64>(), any::<u64>(), any::<u64>()).prop_map(|(a, b, c)| a & b & c),
+    ]
+}
+
 /// A bit mask of `T`: see [`bits_mask_par`] with `T::PAR` lanes.
 pub fn bits_mask<T: Element>() -> impl Strategy<Value = [u64; 2]> {
     bits_mask_par(T::PAR)
