@@ -632,18 +632,18 @@ impl CoreSan {
     #[inline(always)]
     fn ub(&mut self, cur: Acc, s: usize, e: usize, write: bool) {
         let res = self.ub.access(s as u32, e as u32, write, cur, &self.vc[cur.pipe() as usize & (ROWS - 1)]);
-        if let Err(r) = res {
-            self.ub_conflict(cur, s, e, write, r)
+        if res.is_err() {
+            self.ub_conflict(cur, s, e, write)
         }
     }
 
     /// An unordered conflict found by [`CoreSan::ub`]: a write unordered after a write of its
     /// own pipe (recorded, see `shadow`), or an access the compiler's automatic
-    /// synchronisation orders (then recorded), or a race. `_strict` is the fast check's race;
-    /// the relaxed check finds the one to report.
+    /// synchronisation orders (then recorded), or a race (the relaxed check finds the one to
+    /// report).
     #[cold]
     #[inline(never)]
-    fn ub_conflict(&mut self, cur: Acc, s: usize, e: usize, write: bool, _strict: Race) {
+    fn ub_conflict(&mut self, cur: Acc, s: usize, e: usize, write: bool) {
         // Two writes of one pipe are no race until the bytes are read (see `shadow`).
         let row = self.vc[cur.pipe() as usize & (ROWS - 1)];
         let mut r = match self.ub.access_relaxed(s as u32, e as u32, write, cur, &row) {
