@@ -974,3 +974,60 @@ fn set_cmp_mask_reads_on_the_vector_pipe() {
     run_manual(1, || load_cmp_mask(true)).unwrap();
     run(1, || load_cmp_mask(false)).unwrap();
 }
+
+// 25. A flag raised with `SetValue` stays in the writer's data cache until
+// `DataCacheCleanAndInvalid` cleans its line (then it publishes what pipe S was ordered after:
+// here the data's `DataCopy`, through the MTE3_S event); the poller invalidates the line before
+// each `GetValue`. Without the clean the flag write races with the poll — on the chip the
+// poller may spin forever.
+fn publish_by_cached_flag(clean: bool, data: GmAddr, flag: GmAddr, out: GmAddr) {
+    let mut f = GlobalTensor::<i32>::new();
+    f.set_global_buffer(flag, 16);
+    let d = bind(&data, 0, N);
+    let mut pipe = TPipe::new();
+    let mut buf = TBuf::<VecCalc>::new();
+    pipe.init_tbuf(&mut buf, N * 4);
+    let t = buf.get::<f32>();
+    if get_block_idx() == 0 {
+        duplicate(&t, 42.0f32, N);
+        set_flag::<HardEvent::V_MTE3>(0);
+        wait_flag::<HardEvent::V_MTE3>(0);
+        data_copy(&d, &t, N);
+        set_flag::<HardEvent::MTE3_S>(0);
+        wait_flag::<HardEvent::MTE3_S>(0);
+        f.set_value(0, 1); // MARK-25-SET
+        if clean {
+            data_cache_clean_and_invalid::<i32, SingleCacheLine, CachelineOut>(&f);
+        }
+    } else {
+        loop {
+            data_cache_clean_and_invalid::<i32, SingleCacheLine, CachelineOut>(&f);
+            if f.get_value(0) == 1 {
+                // MARK-25-POLL
+                break;
+            }
+        }
+        data_copy(&t, &d, N);
+        set_flag::<HardEvent::MTE2_S>(0);
+        wait_flag::<HardEvent::MTE2_S>(0);
+        let v = t.get_value(0);
+        bind(&out, 0, 1).set_value(0, v);
+    }
+}
+
+#[test]
+fn a_flag_set_through_the_data_cache_needs_its_line_cleaned() {
+    let data = gm_f32(&[0.0; N]);
+    let out = gm_f32(&[0.0]);
+    let flag = GmBuffer::<i32>::zeroed(16);
+    let f = expect_fault(
+        run(2, || publish_by_cached_flag(false, data.addr(), flag.addr(), out.addr())),
+        &["core 0 writes bytes [0x0, 0x4)", "GlobalTensor::SetValue", "write stays in its data cache"],
+    );
+    let text = f.to_string();
+    assert!(text.contains(&format!("sanitizer.rs:{}", line_of("MARK-25-SET"))), "{text}");
+    assert!(text.contains(&format!("sanitizer.rs:{}", line_of("MARK-25-POLL") - 1)), "{text}");
+    flag.write_from(&[0; 16]);
+    run(2, || publish_by_cached_flag(true, data.addr(), flag.addr(), out.addr())).unwrap();
+    assert_eq!(out.to_vec()[0], 42.0);
+}

@@ -73,8 +73,12 @@ pub fn init_global_memory<T: InitGlobalMemoryElement>(gm: &GlobalTensor<T>, size
 }
 
 /// The `entireType` of [`data_cache_clean_and_invalid`] (AscendC `CacheLine`).
-pub trait CacheLine: sealed::Sealed {}
-/// `CacheLine::SINGLE_CACHE_LINE`: the cache line holding the address.
+pub trait CacheLine: sealed::Sealed {
+    #[doc(hidden)]
+    const ENTIRE: bool;
+}
+/// `CacheLine::SINGLE_CACHE_LINE`: the 64-byte cache line holding the address, from the
+/// address to the line's end.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct SingleCacheLine;
 /// `CacheLine::ENTIRE_DATA_CACHE`: the whole data cache.
@@ -82,8 +86,18 @@ pub struct SingleCacheLine;
 pub struct EntireDataCache;
 impl sealed::Sealed for SingleCacheLine {}
 impl sealed::Sealed for EntireDataCache {}
-impl CacheLine for SingleCacheLine {}
-impl CacheLine for EntireDataCache {}
+impl CacheLine for SingleCacheLine {
+    const ENTIRE: bool = false;
+}
+impl CacheLine for EntireDataCache {
+    const ENTIRE: bool = true;
+}
+
+/// The sanitizer's part of a `DataCacheCleanAndInvalid` towards GM of `dst` (see
+/// `sanitizer::on_dcci`).
+fn dcci_gm<T: Element, E: CacheLine>(dst: &GlobalTensor<T>) {
+    crate::sanitizer::on_dcci(if E::ENTIRE { None } else { Some(dst.san_loc()) });
+}
 
 /// The `dcciDst` of [`data_cache_clean_and_invalid`] (AscendC `DcciDst`).
 pub trait DcciDst: sealed::Sealed {
@@ -126,8 +140,16 @@ fn check_dcci(with_dst: Option<&'static str>) {
 }
 
 /// Writes back and invalidates the scalar data cache for `dst` (AscendC
-/// `DataCacheCleanAndInvalid<T, entireType, dcciDst>(GlobalTensor)`). The emulator has no
-/// data cache (every scalar access goes to memory), so after its checks this does nothing.
+/// `DataCacheCleanAndInvalid<T, entireType, dcciDst>(GlobalTensor)`): the 64-byte line
+/// holding `dst`'s first element, from that element to the line's end
+/// ([`SingleCacheLine`]), or the whole cache ([`EntireDataCache`]). The emulator's scalar
+/// accesses go to memory, so this changes no data; the sanitizer models the cache towards GM
+/// (`CACHELINE_OUT`, `CACHELINE_ALL`): a `GlobalTensor::set_value` reaches the other cores
+/// when its line is cleaned (a flag write, releasing what the core did before), a
+/// `GlobalTensor::get_value` of a line just invalidated reads GM (a flag read, acquiring it),
+/// any other scalar access is a plain one — so a flag raised without the clean, or polled
+/// without the invalidation, is a cross-core race, and so are two cores' scalar writes into
+/// one line (each line goes back to GM whole).
 ///
 /// ```
 /// use ascend_core::prelude::*;
@@ -147,10 +169,14 @@ fn check_dcci(with_dst: Option<&'static str>) {
 pub fn data_cache_clean_and_invalid<T: Element, E: CacheLine, D: DcciDst>(dst: &GlobalTensor<T>) {
     check_dcci(Some(D::NAME));
     let _ = dst.base_ptr("DataCacheCleanAndInvalid");
+    if D::NAME != "CACHELINE_UB" {
+        dcci_gm::<T, E>(dst);
+    }
 }
 
 /// The form without `dcciDst` (AscendC `DataCacheCleanAndInvalid<T, entireType>(GlobalTensor)`),
-/// the only one on Ascend310P. No effect on the host.
+/// the only one on Ascend310P: towards GM, as [`data_cache_clean_and_invalid`] with
+/// [`CachelineOut`].
 ///
 /// ```
 /// use ascend_core::prelude::*;
@@ -166,6 +192,7 @@ pub fn data_cache_clean_and_invalid<T: Element, E: CacheLine, D: DcciDst>(dst: &
 pub fn data_cache_clean_and_invalid_gm<T: Element, E: CacheLine>(dst: &GlobalTensor<T>) {
     check_dcci(None);
     let _ = dst.base_ptr("DataCacheCleanAndInvalid");
+    dcci_gm::<T, E>(dst);
 }
 
 /// The Unified Buffer form (AscendC `DataCacheCleanAndInvalid<T, entireType,

@@ -742,11 +742,15 @@ impl<T: Element> GlobalTensor<T> {
     #[track_caller]
     pub fn get_value(&self, i: usize) -> T {
         let p = self.elem_ptr("GlobalTensor::GetValue", i);
-        self.san_scalar("GlobalTensor::GetValue", i, false);
         // SAFETY: `elem_ptr` checked the index against the bound region, and
         // `set_global_buffer` the alignment; an atomic word access, so cores racing on the
         // element get racy values, never undefined behaviour.
-        unsafe { crate::gm_io::load_elem(p) }
+        let v = unsafe { crate::gm_io::load_elem(p) };
+        // The sanitizer after the load (a flag read acquires what the value's writer released
+        // before its store: see `set_value`).
+        std::sync::atomic::fence(std::sync::atomic::Ordering::Acquire);
+        self.san_scalar("GlobalTensor::GetValue", i, false);
+        v
     }
 
     /// Writes element `i` (AscendC `SetValue`).
@@ -757,6 +761,7 @@ impl<T: Element> GlobalTensor<T> {
     pub fn set_value(&self, i: usize, v: T) {
         let p = self.elem_ptr("GlobalTensor::SetValue", i);
         self.san_scalar("GlobalTensor::SetValue", i, true);
+        std::sync::atomic::fence(std::sync::atomic::Ordering::Release);
         // SAFETY: as in `get_value`.
         unsafe { crate::gm_io::store_elem(p, v) }
     }

@@ -132,16 +132,17 @@ impl GmBuffer<u8> {
     /// struct Tiling { block_length: u32, tile_length: u32 }
     ///
     /// let tiling = GmBuffer::from_tiling(&Tiling { block_length: 2048, tile_length: 128 });
-    /// let out = GmBuffer::<u32>::zeroed(4);
+    /// // One 64-byte line (16 u32) per core: scalar writes go back to GM a line at a time.
+    /// let out = GmBuffer::<u32>::zeroed(4 * 16);
     /// let (t, o) = (tiling.addr(), out.addr());
     /// launch(Soc::Ascend910B, 4, move || {
     ///     let td: Tiling = get_tiling_data(t);
     ///     let mut gm = GlobalTensor::<u32>::new();
-    ///     gm.set_global_buffer(o, 4);
-    ///     gm.set_value(get_block_idx() as usize, td.block_length / td.tile_length);
+    ///     gm.set_global_buffer(o, 4 * 16);
+    ///     gm.set_value(get_block_idx() as usize * 16, td.block_length / td.tile_length);
     /// })
     /// .unwrap();
-    /// assert_eq!(out.to_vec(), [16; 4]);
+    /// assert_eq!(out.to_vec().iter().step_by(16).copied().collect::<Vec<_>>(), [16; 4]);
     /// ```
     pub fn from_tiling<S: bytemuck::Pod>(tiling: &S) -> Self {
         GmBuffer::from_slice(bytemuck::bytes_of(tiling))

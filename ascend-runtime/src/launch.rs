@@ -317,23 +317,30 @@ pub(crate) fn format_ranges(sorted: &[u32]) -> String {
 /// ```
 /// use ascend_runtime::prelude::*;
 ///
-/// let out = GmBuffer::<u32>::zeroed(8);
+/// // Each core writes its own 64-byte line (16 u32): scalar writes go through the core's
+/// // data cache, which writes a line back to GM whole.
+/// let out = GmBuffer::<u32>::zeroed(8 * 16);
 /// let addr = out.addr();
 /// let stats = Launch::new(Soc::Ascend910B)
 ///     .block_dim(8)
 ///     .sync_all(true) // a thread per core, so the kernel may call sync_all
 ///     .run(move || {
 ///         let mut gm = GlobalTensor::<u32>::new();
-///         gm.set_global_buffer(addr, 8);
-///         gm.set_value(get_block_idx() as usize, get_block_idx() * 10);
+///         gm.set_global_buffer(addr, 8 * 16);
+///         let me = get_block_idx() as usize * 16;
+///         gm.set_value(me, get_block_idx() * 10);
+///         // Write the line back to GM, and drop the neighbour's line from the cache.
+///         data_cache_clean_and_invalid::<u32, SingleCacheLine, CachelineOut>(&gm.view(me));
+///         let next = (get_block_idx() as usize + 1) % 8 * 16;
+///         data_cache_clean_and_invalid::<u32, SingleCacheLine, CachelineOut>(&gm.view(next));
 ///         sync_all();
 ///         // Every core's write is visible after the barrier.
-///         let next = (get_block_idx() as usize + 1) % 8;
-///         assert_eq!(gm.get_value(next), next as u32 * 10);
+///         assert_eq!(gm.get_value(next), next as u32 / 16 * 10);
 ///     })
 ///     .unwrap();
 /// assert_eq!(stats.block_dim, 8);
-/// assert_eq!(out.to_vec(), [0, 10, 20, 30, 40, 50, 60, 70]);
+/// let per_core: Vec<u32> = out.to_vec().iter().step_by(16).copied().collect();
+/// assert_eq!(per_core, [0, 10, 20, 30, 40, 50, 60, 70]);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Launch {

@@ -52,22 +52,27 @@ fn write_from_longer_than_the_buffer_panics() {
 #[test]
 fn the_kernel_reads_and_writes_through_the_address() {
     let x = GmBuffer::from_slice(&[1.5f32, 2.5, 3.5, 4.5]);
-    let y = GmBuffer::<f32>::zeroed(4);
+    // Each core writes its own 64-byte line: scalar writes go back to GM a whole data-cache
+    // line at a time, so four cores writing four adjacent floats would clobber each other.
+    const LINE: usize = 16;
+    let y = GmBuffer::<f32>::zeroed(4 * LINE);
     let (xa, ya) = (x.addr(), y.addr());
     assert_eq!(xa.remaining_bytes(), 16);
     launch(Soc::Ascend910B, 4, move || {
         let i = get_block_idx() as usize;
         let (mut gx, mut gy) = (GlobalTensor::<f32>::new(), GlobalTensor::<f32>::new());
         gx.set_global_buffer(xa.add::<f32>(i), 1);
-        gy.set_global_buffer(ya.add::<f32>(i), 1);
+        gy.set_global_buffer(ya.add::<f32>(i * LINE), 1);
         gy.set_value(0, gx.get_value(0) * 2.0);
     })
     .unwrap();
-    assert_eq!(y.to_vec(), [3.0, 5.0, 7.0, 9.0]);
+    let v = y.to_vec();
+    assert_eq!([v[0], v[LINE], v[2 * LINE], v[3 * LINE]], [3.0, 5.0, 7.0, 9.0]);
+    assert!(v.iter().enumerate().all(|(k, &e)| k % LINE == 0 || e == 0.0));
     // The host-side tensor sees the same memory.
     let gt = y.global_tensor();
-    assert_eq!(gt.get_size(), 4);
-    assert_eq!(gt.get_value(3), 9.0);
+    assert_eq!(gt.get_size(), 4 * LINE);
+    assert_eq!(gt.get_value(3 * LINE), 9.0);
 }
 
 #[test]

@@ -8,6 +8,16 @@ use ascend_runtime::prelude::*;
 
 const MODES: [ExecMode; 3] = [ExecMode::Pooled, ExecMode::ThreadPerCore, ExecMode::Sequential];
 
+/// `u32`s per 64-byte line of the scalar data cache: cores writing GM with `SetValue` each
+/// write their own line (a line goes back to GM whole: two cores writing one clobber each
+/// other, and the sanitizer says so).
+const LINE: usize = 16;
+
+/// Every [`LINE`]-th element: one per core.
+fn per_line(v: &[u32]) -> Vec<u32> {
+    v.iter().step_by(LINE).copied().collect()
+}
+
 fn gm_u32(addr: &GmAddr, len: usize) -> GlobalTensor<u32> {
     let mut g = GlobalTensor::new();
     g.set_global_buffer(*addr, len);
@@ -19,26 +29,26 @@ fn every_core_writes_its_block_idx_in_every_mode() {
     for mode in MODES {
         for soc in Soc::ALL {
             let n = 48;
-            let idx = GmBuffer::<u32>::zeroed(n);
-            let num = GmBuffer::<u32>::zeroed(n);
-            let socs = GmBuffer::<u32>::zeroed(n);
+            let idx = GmBuffer::<u32>::zeroed(n * LINE);
+            let num = GmBuffer::<u32>::zeroed(n * LINE);
+            let socs = GmBuffer::<u32>::zeroed(n * LINE);
             let (ia, na, sa) = (idx.addr(), num.addr(), socs.addr());
             let stats = Launch::new(soc)
                 .block_dim(n as u32)
                 .mode(mode)
                 .run(move || {
-                    let i = get_block_idx() as usize;
-                    gm_u32(&ia, n).set_value(i, get_block_idx() + 1);
-                    gm_u32(&na, n).set_value(i, get_block_num());
-                    gm_u32(&sa, n).set_value(i, u32::from(get_soc() == soc));
+                    let i = get_block_idx() as usize * LINE;
+                    gm_u32(&ia, n * LINE).set_value(i, get_block_idx() + 1);
+                    gm_u32(&na, n * LINE).set_value(i, get_block_num());
+                    gm_u32(&sa, n * LINE).set_value(i, u32::from(get_soc() == soc));
                 })
                 .unwrap_or_else(|e| panic!("{mode}: {e}"));
             assert_eq!(stats.block_dim, 48);
             assert_eq!(stats.mode, mode);
             assert_eq!(stats.soc, soc);
-            assert_eq!(idx.to_vec(), (1..=48).collect::<Vec<u32>>(), "{mode} {soc}");
-            assert_eq!(num.to_vec(), vec![48; 48], "{mode} {soc}");
-            assert_eq!(socs.to_vec(), vec![1; 48], "{mode} {soc}");
+            assert_eq!(per_line(&idx.to_vec()), (1..=48).collect::<Vec<u32>>(), "{mode} {soc}");
+            assert_eq!(per_line(&num.to_vec()), vec![48; 48], "{mode} {soc}");
+            assert_eq!(per_line(&socs.to_vec()), vec![1; 48], "{mode} {soc}");
         }
     }
 }
@@ -82,8 +92,8 @@ fn sync_all_alias_selects_thread_per_core() {
 
 /// Each round: every core writes its slot, `sync_all`, checks every other slot, `sync_all`.
 fn barrier_orders(n: u32, rounds: u32) {
-    let slots = GmBuffer::<u32>::zeroed(n as usize);
-    let checked = GmBuffer::<u32>::zeroed(n as usize);
+    let slots = GmBuffer::<u32>::zeroed(n as usize * LINE);
+    let checked = GmBuffer::<u32>::zeroed(n as usize * LINE);
     let (sa, ca) = (slots.addr(), checked.addr());
     let start = Instant::now();
     Launch::new(Soc::Ascend910B)
@@ -92,23 +102,23 @@ fn barrier_orders(n: u32, rounds: u32) {
         .stack_size(256 << 10)
         .run(move || {
             let me = get_block_idx();
-            let gm = gm_u32(&sa, n as usize);
+            let gm = gm_u32(&sa, n as usize * LINE);
             let mut ok = 0;
             for round in 1..=rounds {
-                gm.set_value(me as usize, round * 100_000 + me);
+                gm.set_value(me as usize * LINE, round * 100_000 + me);
                 sync_all();
                 for j in 0..n {
-                    let v = gm.get_value(j as usize);
+                    let v = gm.get_value(j as usize * LINE);
                     assert_eq!(v, round * 100_000 + j, "core {me} round {round} slot {j}");
                     ok += 1;
                 }
                 sync_all();
             }
-            gm_u32(&ca, n as usize).set_value(me as usize, ok);
+            gm_u32(&ca, n as usize * LINE).set_value(me as usize * LINE, ok);
         })
         .unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(checked.to_vec(), vec![n * rounds; n as usize]);
-    assert_eq!(slots.to_vec(), (0..n).map(|j| rounds * 100_000 + j).collect::<Vec<u32>>());
+    assert_eq!(per_line(&checked.to_vec()), vec![n * rounds; n as usize]);
+    assert_eq!(per_line(&slots.to_vec()), (0..n).map(|j| rounds * 100_000 + j).collect::<Vec<u32>>());
     assert!(start.elapsed() < Duration::from_secs(10), "took {:?}", start.elapsed());
 }
 
@@ -355,7 +365,7 @@ fn core_state_is_isolated_between_cores() {
 #[test]
 fn each_core_has_its_own_unified_buffer() {
     for mode in MODES {
-        let out = GmBuffer::<u32>::zeroed(8);
+        let out = GmBuffer::<u32>::zeroed(8 * LINE);
         let oa = out.addr();
         Launch::new(Soc::Ascend310P)
             .block_dim(8)
@@ -367,10 +377,10 @@ fn each_core_has_its_own_unified_buffer() {
                 let t = buf.get::<u32>();
                 t.set_value(0, get_block_idx() * 7);
                 std::thread::yield_now();
-                gm_u32(&oa, 8).set_value(get_block_idx() as usize, t.get_value(0));
+                gm_u32(&oa, 8 * LINE).set_value(get_block_idx() as usize * LINE, t.get_value(0));
             })
             .unwrap_or_else(|e| panic!("{mode}: {e}"));
-        assert_eq!(out.to_vec(), (0..8).map(|i| i * 7).collect::<Vec<u32>>(), "{mode}");
+        assert_eq!(per_line(&out.to_vec()), (0..8).map(|i| i * 7).collect::<Vec<u32>>(), "{mode}");
     }
 }
 

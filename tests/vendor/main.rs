@@ -11,6 +11,7 @@ mod add_high_performance;
 mod compare_transpose;
 mod copy;
 mod data_copy_practice;
+mod gm_by_dcache;
 mod inter_core;
 mod memory;
 mod ms_sanitizer;

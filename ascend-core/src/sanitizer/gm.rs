@@ -24,7 +24,12 @@ pub(crate) struct GmAcc {
     pub write: bool,
     /// A DMA write (`DataCopy`/`DataCopyPad` to GM): it writes whole 32-byte blocks.
     pub dma: bool,
-    /// Written in an atomic mode (`SetAtomicAdd` …).
+    /// A scalar write through the core's data cache (`GlobalTensor::SetValue`): the cache
+    /// writes back its whole 64-byte line (see [`LINE_BYTES`]).
+    pub line: bool,
+    /// Written in an atomic mode (`SetAtomicAdd` …), or a flag access that is no race: through
+    /// the DCache-bypassing calls, a scalar read of a line the core had just invalidated
+    /// (`DataCacheCleanAndInvalid`), a scalar write it then cleaned.
     pub atomic: bool,
     pub epoch: u32,
     /// The core's phase at the access (see the module documentation).
@@ -34,15 +39,46 @@ pub(crate) struct GmAcc {
     pub loc: &'static Location<'static>,
 }
 
+/// Bytes of a line of the scalar data cache. A scalar write stays in the writing core's cache
+/// until the line is cleaned (`DataCacheCleanAndInvalid`) or evicted, and then the whole line
+/// goes back to GM: two cores writing one line, even different bytes of it, overwrite each
+/// other at random (the vendor's `DataCacheCleanAndInvalid` page, its example 3).
+pub(crate) const LINE_BYTES: usize = 64;
+
+/// `[s, e)` widened to whole units of `unit` bytes.
+fn widen(s: usize, e: usize, unit: usize) -> (usize, usize) {
+    (s / unit * unit, e.div_ceil(unit) * unit)
+}
+
 impl GmAcc {
-    /// The bytes this access can clobber or observe: a DMA write covers the 32-byte blocks it
-    /// touches.
+    /// The widest range of bytes this access can clobber or observe: a DMA write covers the
+    /// 32-byte blocks it touches, a scalar write through the data cache its 64-byte lines.
     fn conflict_range(&self) -> (usize, usize) {
-        if self.write && self.dma {
-            (self.s / BLOCK_BYTES * BLOCK_BYTES, self.e.div_ceil(BLOCK_BYTES) * BLOCK_BYTES)
-        } else {
-            (self.s, self.e)
+        match (self.write, self.dma, self.line) {
+            (true, true, _) => widen(self.s, self.e, BLOCK_BYTES),
+            (true, _, true) => widen(self.s, self.e, LINE_BYTES),
+            _ => (self.s, self.e),
         }
+    }
+
+    /// The bytes this access can clobber or observe as `other` sees them: a scalar write's
+    /// line write-back clobbers only the bytes another core writes (the rest it writes back
+    /// unchanged).
+    fn range_against(&self, other: &GmAcc) -> (usize, usize) {
+        if self.write && self.line && !other.write {
+            (self.s, self.e)
+        } else {
+            self.conflict_range()
+        }
+    }
+
+    /// Whether `self` and `other` (another core's) touch common bytes in a way that can race:
+    /// at least one writing, and not both atomic — but two scalar writes through two data
+    /// caches into one line clobber each other however they were made.
+    fn clashes(&self, other: &GmAcc) -> bool {
+        let (a, b) = (self.range_against(other), other.range_against(self));
+        let exempt = self.atomic && other.atomic && !(self.write && self.line && other.write && other.line);
+        (self.write || other.write) && !exempt && a.0 < b.1 && b.0 < a.1
     }
 }
 
@@ -58,20 +94,34 @@ pub(crate) struct GmRec {
     pub key: u64,
 }
 
+/// [`GmRec::key`]'s flag of a scalar write through the data cache ([`GmAcc::line`]).
+const LINE: u64 = 8;
+/// [`GmRec::key`]'s flag of an atomic access ([`GmAcc::atomic`]).
+const ATOMIC: u64 = 1;
+
 impl GmRec {
     /// Packs what must be equal for two accesses to coalesce.
     #[inline(always)]
     pub(crate) fn key(site: u32, phase: u32, write: bool, dma: bool, atomic: bool) -> u64 {
-        // Sites are below 2^29 (`Sites::insert` checks).
+        // Sites are below 2^28 (`Sites::insert` checks).
         (u64::from(phase) << 32)
-            | (u64::from(site) << 3)
+            | (u64::from(site) << 4)
             | (u64::from(write) << 2)
             | (u64::from(dma) << 1)
             | u64::from(atomic)
     }
 
+    /// [`key`](Self::key) of a scalar write through the data cache.
+    pub(crate) fn line_write_key(site: u32, phase: u32) -> u64 {
+        GmRec::key(site, phase, true, false, false) | LINE
+    }
+
     pub(crate) fn site(&self) -> u32 {
-        (self.key as u32) >> 3
+        (self.key as u32) >> 4
+    }
+
+    pub(crate) fn line(&self) -> bool {
+        self.key & LINE != 0
     }
 
     pub(crate) fn phase(&self) -> u32 {
@@ -147,6 +197,45 @@ impl GmLog {
         }
     }
 
+    /// A clean of the core's data cache (`DataCacheCleanAndInvalid`) over `[s, e)` of
+    /// `region` (`None`: every line): the scalar writes through the cache there since phase
+    /// `from` (the current epoch's first) reach GM now, as flag writes (atomic, see
+    /// [`GmAcc::atomic`]); entries reaching out of the range are split. Returns the cleaned
+    /// ranges (region and bytes). A cold path: it closes the open entries and scans the log.
+    pub(crate) fn clean(
+        &mut self,
+        range: Option<(usize, usize, usize)>,
+        from: u32,
+    ) -> Vec<(usize, usize, usize)> {
+        for a in std::mem::take(&mut self.open) {
+            if a.region != 0 {
+                self.close(a);
+            }
+        }
+        let mut found = Vec::new();
+        let mut pieces = Vec::new();
+        for r in &mut self.recs {
+            if r.key & (LINE | ATOMIC) != LINE || r.phase() < from {
+                continue;
+            }
+            let (s, e) = match range {
+                None => (r.s, r.e),
+                Some((region, s, e)) if region == r.region && s < r.e && r.s < e => (s.max(r.s), e.min(r.e)),
+                Some(_) => continue,
+            };
+            found.push((r.region, s, e));
+            if r.s < s {
+                pieces.push(GmRec { e: s, ..*r });
+            }
+            if e < r.e {
+                pieces.push(GmRec { s: e, ..*r });
+            }
+            *r = GmRec { s, e, key: r.key | ATOMIC, ..*r };
+        }
+        self.recs.extend(pieces);
+        found
+    }
+
     /// Every entry, the open ones closed.
     pub(crate) fn finish(mut self) -> Vec<GmRec> {
         for a in std::mem::take(&mut self.open) {
@@ -164,12 +253,23 @@ pub(crate) struct Conflict {
     pub second: GmAcc,
 }
 
-/// Sweeps all logs for the first conflict (lowest region, epoch and address). `ordered(a, b)`:
-/// whether `a` happens before `b`, two accesses of different cores in one epoch.
+/// Sweeps all logs for the first conflict (lowest region, epoch and address) — the first for
+/// which `prefer(first, second)` holds, if any does (a race on a flag explains the races on
+/// the data it failed to order). `ordered(a, b)`: whether `a` happens before `b`, two accesses
+/// of different cores in one epoch.
 pub(crate) fn find_conflict(
     mut all: Vec<GmAcc>,
     ordered: impl Fn(&GmAcc, &GmAcc) -> bool,
+    prefer: impl Fn(&GmAcc, &GmAcc) -> bool,
 ) -> Option<Conflict> {
+    let mut found: Option<Conflict> = None;
+    let mut keep = |c: Conflict| {
+        let preferred = prefer(&c.first, &c.second);
+        if found.is_none() || preferred {
+            found = Some(c);
+        }
+        preferred
+    };
     all.sort_unstable_by_key(|a| (a.region, a.epoch, a.conflict_range().0, a.core));
     let mut writes: Vec<GmAcc> = Vec::new();
     let mut reads: Vec<GmAcc> = Vec::new();
@@ -181,29 +281,104 @@ pub(crate) fn find_conflict(
             writes.clear();
             reads.clear();
         }
-        let (xs, xe) = x.conflict_range();
+        let xs = x.conflict_range().0;
         writes.retain(|a| a.conflict_range().1 > xs);
         reads.retain(|a| a.conflict_range().1 > xs);
-        let clash = |a: &GmAcc| {
-            let (as_, ae) = a.conflict_range();
-            a.core != x.core
-                && !(a.atomic && x.atomic)
-                && as_ < xe
-                && xs < ae
-                && !ordered(a, &x)
-                && !ordered(&x, a)
-        };
-        if let Some(a) = writes.iter().find(|a| clash(a)) {
-            return Some(Conflict { first: *a, second: x });
+        let clash = |a: &GmAcc| a.core != x.core && a.clashes(&x) && !ordered(a, &x) && !ordered(&x, a);
+        let with_write = writes.iter().find(|a| clash(a)).copied();
+        let with_read = if x.write { reads.iter().find(|a| clash(a)).copied() } else { None };
+        for a in [with_write, with_read].into_iter().flatten() {
+            if keep(Conflict { first: a, second: x }) {
+                return found;
+            }
         }
         if x.write {
-            if let Some(a) = reads.iter().find(|a| clash(a)) {
-                return Some(Conflict { first: *a, second: x });
-            }
             writes.push(x);
         } else {
             reads.push(x);
         }
     }
-    None
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn acc(core: u32, s: usize, e: usize, write: bool, dma: bool, line: bool, atomic: bool) -> GmAcc {
+        GmAcc {
+            region: 0x1000,
+            s,
+            e,
+            write,
+            dma,
+            line,
+            atomic,
+            epoch: 0,
+            phase: 0,
+            core,
+            api: "api",
+            loc: std::panic::Location::caller(),
+        }
+    }
+
+    #[test]
+    fn a_scalar_write_clobbers_the_writes_of_its_line_but_not_the_reads() {
+        let w = |core, s, line, atomic| acc(core, s, s + 4, true, false, line, atomic);
+        // Two cores' scalar writes of different bytes of one 64-byte line: a race, even when
+        // both were cleaned (flag writes); in two lines, none.
+        assert!(w(0, 0, true, false).clashes(&w(1, 60, true, false)));
+        assert!(w(0, 0, true, true).clashes(&w(1, 60, true, true)));
+        assert!(!w(0, 0, true, false).clashes(&w(1, 64, true, false)));
+        // A DMA write of other bytes of the line is clobbered too.
+        assert!(w(0, 0, true, false).clashes(&acc(1, 32, 64, true, true, false, false)));
+        // A read of other bytes of the line is not: the write-back leaves them as they were.
+        assert!(!w(0, 0, true, false).clashes(&acc(1, 8, 12, false, false, false, false)));
+        assert!(w(0, 0, true, false).clashes(&acc(1, 0, 4, false, false, false, false)));
+        // A cleaned flag write and a flag read (of an invalidated line): no race; a plain read
+        // of the flag, or a flag read of a write never cleaned, are.
+        assert!(!w(0, 0, true, true).clashes(&acc(1, 0, 4, false, false, false, true)));
+        assert!(w(0, 0, true, true).clashes(&acc(1, 0, 4, false, false, false, false)));
+        assert!(w(0, 0, true, false).clashes(&acc(1, 0, 4, false, false, false, true)));
+        // Two reads never race; direct writes (the DCache-bypassing ones) keep their bytes.
+        assert!(!acc(0, 0, 4, false, false, false, false).clashes(&acc(1, 0, 4, false, false, false, false)));
+        assert!(!acc(0, 0, 4, true, false, false, true).clashes(&acc(1, 4, 8, true, false, false, true)));
+    }
+
+    #[test]
+    fn a_clean_marks_the_scalar_writes_of_its_range_as_flags_and_splits_runs() {
+        let mut log = GmLog::default();
+        let scalar =
+            |s: usize, phase| GmRec { region: 0x1000, s, e: s + 4, key: GmRec::line_write_key(3, phase) };
+        // One run of scalar writes over [0, 192): three lines.
+        for i in 0..48 {
+            log.log(scalar(i * 4, 1));
+        }
+        // A DMA write and an older epoch's scalar write are left alone.
+        log.log(GmRec { region: 0x1000, s: 0, e: 64, key: GmRec::key(4, 1, true, true, false) });
+        log.log(GmRec { region: 0x2000, s: 0, e: 4, key: GmRec::line_write_key(5, 0) });
+        let cleaned = log.clean(Some((0x1000, 64, 128)), 1);
+        assert_eq!(cleaned, vec![(0x1000, 64, 128)]);
+        let mut recs = log.finish();
+        recs.sort_by_key(|r| (r.region, r.s, r.key));
+        let got: Vec<_> = recs.iter().map(|r| (r.region, r.s, r.e, r.line(), r.atomic(), r.dma())).collect();
+        assert_eq!(
+            got,
+            vec![
+                (0x1000, 0, 64, true, false, false),
+                (0x1000, 0, 64, false, false, true),
+                (0x1000, 64, 128, true, true, false),
+                (0x1000, 128, 192, true, false, false),
+                (0x2000, 0, 4, true, false, false),
+            ]
+        );
+        // Cleaning everything from phase 0 on takes the rest, the cleaned part once.
+        let mut log = GmLog::default();
+        log.log(scalar(0, 0));
+        log.log(GmRec { region: 0x2000, s: 8, e: 12, key: GmRec::line_write_key(5, 0) });
+        let mut all = log.clean(None, 0);
+        all.sort();
+        assert_eq!(all, vec![(0x1000, 0, 4), (0x2000, 8, 12)]);
+        assert!(log.clean(None, 0).is_empty());
+    }
 }

@@ -27,12 +27,15 @@
 //! Global memory is checked across cores: each core logs its accesses (DMA writes widened to
 //! the 32-byte blocks they really write) with its `SyncAll` epoch; after the launch, two cores
 //! touching the same bytes in one epoch, one of them writing and not both atomically, is an
-//! error. Within a core, an MTE2 read of global memory this core's MTE3 or S wrote without an
+//! error. A scalar write through the core's data cache counts as a write of its whole 64-byte
+//! line against other cores' writes, and the cache's clean and invalidation
+//! (`DataCacheCleanAndInvalid`) make scalar accesses flag accesses (see [`DCache`]). Within a
+//! core, an MTE2 read of global memory this core's MTE3 or S wrote without an
 //! ordering event is an error too, and so is an MTE3 write over bytes an earlier MTE3 write
 //! of the core may still be writing (see `gm_local`).
 //!
 //! **Cost.** The hooks run a dozen times per tile, so they are built to be cheap: the state is
-//! reached through one thread-local pointer; an access record is 12 bytes (the instruction's
+//! reached through one thread-local pointer; an access record is 8 bytes (the instruction's
 //! site — API and line interned per core — its pipe and clock), "no access" being clock 0 so
 //! a check is a comparison per slot; a queue's buffers are registered at `InitBuffer` and the
 //! queue hands the hooks their index, while shadow segments and sites are found through small
@@ -62,7 +65,7 @@ use std::sync::{Arc, Mutex};
 use crate::error::{fail_at, Fault};
 use crate::position::TPosition;
 use crate::sync::{pipe_t, HardEventKind, HARD_EVENTS};
-use gm::{GmAcc, GmLog, GmRec};
+use gm::{GmAcc, GmLog, GmRec, LINE_BYTES};
 use gm_local::LocalGm;
 use shadow::{
     lane, Acc, Clock, Race, Shadow, LANES, LANE_PIPES, MAX_CLOCK, ROWS, ROW_LANE, UNORDERED_WRITES,
@@ -185,6 +188,76 @@ fn join_vec(a: &mut Vec<u32>, b: &[u32]) {
     }
 }
 
+/// A core's scalar data cache, as far as flags between cores need it (the vendor's
+/// `DataCacheCleanAndInvalid` page): a scalar read of GM comes from the cache unless the core
+/// invalidated the line since its last access of it, and a scalar write reaches GM when the
+/// core cleans the line (or at some eviction: never to count on). A read of an invalidated
+/// line and a cleaned write are flag accesses (the line's release and acquire, no race);
+/// every other scalar access is a plain one. A line the core never accessed counts as cached:
+/// a core polling a flag invalidates it before every read, as the vendor's example does.
+#[derive(Default)]
+struct DCache {
+    /// Counts the core's scalar GM accesses and invalidations.
+    tick: u64,
+    /// By line (its first byte's address): the tick of the core's last scalar access of it.
+    access: HashMap<usize, u64>,
+    /// By line: the tick of its last invalidation, and the first byte that covered (a
+    /// `SINGLE_CACHE_LINE` one works from the address given to the end of its line).
+    inval: HashMap<usize, (u64, usize)>,
+    /// The tick of the last invalidation of the whole cache (`ENTIRE_DATA_CACHE`).
+    inval_all: u64,
+    /// The lines written since their last clean (kept until a clean from their first byte).
+    dirty: std::collections::HashSet<usize>,
+    /// The core's phases below this one are published by its cleans: the last clean after
+    /// which pipe S was ordered after every GM access of MTE2 and MTE3.
+    published: u32,
+}
+
+/// The line holding the byte at `at`.
+fn line_of(at: usize) -> usize {
+    at & !(LINE_BYTES - 1)
+}
+
+impl DCache {
+    /// Records a scalar access of the byte at `at` (a write marks its line dirty): whether
+    /// its line was invalidated since the core's last access of it.
+    fn touch(&mut self, at: usize, write: bool) -> bool {
+        let line = line_of(at);
+        self.tick += 1;
+        let last = self.access.insert(line, self.tick).unwrap_or(0);
+        if write {
+            self.dirty.insert(line);
+        }
+        let inval = self.inval.get(&line).filter(|&&(_, from)| at >= from).map_or(0, |&(t, _)| t);
+        inval.max(self.inval_all) > last
+    }
+
+    /// Invalidates the line from byte `at` on (`None`: the whole cache).
+    fn invalidate(&mut self, at: Option<usize>) {
+        self.tick += 1;
+        match at {
+            Some(at) => {
+                self.inval.insert(line_of(at), (self.tick, at));
+            }
+            None => self.inval_all = self.tick,
+        }
+    }
+
+    /// Whether a clean from byte `at` (`None`: everything) covers a dirty line; the lines
+    /// it cleans whole are no longer dirty.
+    fn clean(&mut self, at: Option<usize>) -> bool {
+        match at {
+            None => {
+                let any = !self.dirty.is_empty();
+                self.dirty.clear();
+                any
+            }
+            Some(at) if at == line_of(at) => self.dirty.remove(&at),
+            Some(at) => self.dirty.contains(&line_of(at)),
+        }
+    }
+}
+
 /// One core's sanitizer state.
 struct CoreSan {
     core: u32,
@@ -220,6 +293,10 @@ struct CoreSan {
     /// The phase the last `DataSyncBarrier` on global memory started: the accesses of earlier
     /// phases are what a flag write through `WriteGmByPassDCache` publishes.
     fenced: u32,
+    /// The phase the current epoch started with (its first `SyncAll`'s, or 0).
+    epoch_phase: u32,
+    /// What the core's scalar data cache holds, as far as flags between cores need it.
+    dcache: DCache,
     /// Whether the core's global-memory atomic mode is on (`SetAtomicAdd` …).
     atomic: bool,
     sites: Sites,
@@ -342,6 +419,8 @@ impl LaunchSanitizer {
             phases: vec![PhaseRec { phase: 0, epoch: 0, clock: Arc::from([]) }],
             sync: Arc::clone(&self.sync),
             fenced: 0,
+            epoch_phase: 0,
+            dcache: DCache::default(),
             atomic: false,
             sites: Sites::default(),
             valid: vec![0],
@@ -364,6 +443,7 @@ impl LaunchSanitizer {
                 e: g.e,
                 write: g.write(),
                 dma: g.dma(),
+                line: g.line(),
                 atomic: g.atomic(),
                 epoch: phase_rec(&st.phases, g.phase()).epoch,
                 core: st.core,
@@ -387,20 +467,24 @@ impl LaunchSanitizer {
                 phase_rec(p, b.phase).clock.get(a.core as usize).is_some_and(|&k| k > a.phase)
             })
         };
-        let c = gm::find_conflict(all, ordered)?;
+        let flag = |a: &GmAcc, b: &GmAcc| dcache_hint(a, b).is_some() || dcache_hint(b, a).is_some();
+        let c = gm::find_conflict(all, ordered, flag)?;
         let (a, b) = (c.first, c.second);
         let what = |x: &GmAcc| if x.write { "writes" } else { "reads" };
         let range = |x: &GmAcc| format!("bytes [{:#x}, {:#x})", x.s, x.e);
-        let blocks = if (a.write && a.dma) || (b.write && b.dma) {
-            let overlap = a.s.max(b.s) < a.e.min(b.e);
-            if overlap {
-                String::new()
-            } else {
-                " (the bytes differ but DataCopy writes whole 32-byte blocks, and they share one)".to_string()
-            }
+        let overlap = a.s.max(b.s) < a.e.min(b.e);
+        let blocks = if overlap {
+            String::new()
+        } else if (a.write && a.dma) || (b.write && b.dma) {
+            " (the bytes differ but DataCopy writes whole 32-byte blocks, and they share one)".to_string()
+        } else if (a.write && a.line) || (b.write && b.line) {
+            " (the bytes differ but a scalar write goes back to GM as its whole 64-byte data-cache line, and they \
+             share one)"
+                .to_string()
         } else {
             String::new()
         };
+        let dcache = dcache_hint(&a, &b).or_else(|| dcache_hint(&b, &a)).unwrap_or_default();
         let epoch = if a.epoch == 0 {
             "before any SyncAll".to_string()
         } else {
@@ -411,7 +495,7 @@ impl LaunchSanitizer {
             api: b.api,
             message: format!(
                 "sanitizer: cross-core race on global memory: core {} {} {} of the region at GM {:#x} with {} (at \
-                 {}:{}), and core {} {} {} with {} (at {}:{}), both {epoch}{blocks}, with no IBSet/IBWait or NotifyNextBlock/WaitPreBlock between them; separate them \
+                 {}:{}), and core {} {} {} with {} (at {}:{}), both {epoch}{blocks}, with no IBSet/IBWait or NotifyNextBlock/WaitPreBlock between them;{dcache} separate them \
                  with SyncAll (or order the two cores with IBSet/IBWait), give each core its own 32-byte blocks, or \
                  make both writes atomic (SetAtomicAdd)",
                 a.core,
@@ -431,6 +515,33 @@ impl LaunchSanitizer {
             file: b.loc.file(),
             line: b.loc.line(),
         })
+    }
+}
+
+/// What the data cache adds to a race between `w` and `r` (see [`DCache`]), if it is one of
+/// its two flag mistakes: a scalar write never cleaned out of the writer's cache before a flag
+/// read, or a flag write read with a plain (possibly cached) scalar read.
+fn dcache_hint(w: &GmAcc, r: &GmAcc) -> Option<String> {
+    if !w.write || !w.line || r.write {
+        return None;
+    }
+    let scalar_read = r.api == "GlobalTensor::GetValue";
+    if !w.atomic && r.atomic && scalar_read {
+        Some(format!(
+            " core {}'s write stays in its data cache, where core {} cannot see it, until the writer cleans the \
+             line (DataCacheCleanAndInvalid<T, CacheLine::SINGLE_CACHE_LINE, DcciDst::CACHELINE_OUT> after the \
+             SetValue);",
+            w.core, r.core
+        ))
+    } else if w.atomic && !r.atomic && scalar_read {
+        Some(format!(
+            " core {} may read its own stale copy from its data cache: invalidate the line \
+             (DataCacheCleanAndInvalid<T, CacheLine::SINGLE_CACHE_LINE, DcciDst::CACHELINE_OUT>) before each \
+             GetValue of the flag;",
+            r.core
+        ))
+    } else {
+        None
     }
 }
 
@@ -518,6 +629,19 @@ impl CoreSan {
         if always || learned {
             self.new_phase(learned);
         }
+    }
+
+    /// The phases a scalar flag write through the data cache publishes (see [`DCache`]):
+    /// every one so far when pipe S is ordered after every `DataCopy` of the core by now, else
+    /// those an earlier such write published.
+    fn published(&mut self) -> u32 {
+        let s_row = self.vc[pipe_t::PIPE_S as usize];
+        let done =
+            [pipe_t::PIPE_MTE2, pipe_t::PIPE_MTE3].iter().all(|&p| s_row[lane(p)] >= self.clock[p as usize]);
+        if done {
+            self.dcache.published = self.phase + 1;
+        }
+        self.dcache.published
     }
 
     fn acquire(&mut self, objs: &[usize]) {
@@ -837,9 +961,17 @@ impl CoreSan {
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
     fn gm_as(&mut self, cur: Acc, region: usize, s: usize, e: usize, write: bool, dma: bool, sync: bool) {
+        let atomic = sync || (write && self.atomic);
+        self.gm_key(cur, region, s, e, write, GmRec::key(cur.site(), self.phase, write, dma, atomic))
+    }
+
+    /// Logs a GM access of `[s, e)` of `region` by `cur` under `key` (see [`GmRec::key`]),
+    /// and checks it against the core's own unordered GM writes (see [`gm_local`]).
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn gm_key(&mut self, cur: Acc, region: usize, s: usize, e: usize, write: bool, key: u64) {
         if s < e {
-            let atomic = sync || (write && self.atomic);
-            self.gm.log(GmRec { region, s, e, key: GmRec::key(cur.site(), self.phase, write, dma, atomic) });
+            self.gm.log(GmRec { region, s, e, key });
             if write {
                 let mark = self.marks[cur.pipe() as usize & (ROWS - 1)];
                 let l = cur.lane() as usize & (LANES - 1);
@@ -1066,7 +1198,53 @@ pub(crate) fn on_scalar_gm(api: &'static str, region: usize, s: usize, e: usize,
     let loc = Location::caller();
     with_san!(|st| {
         let cur = st.start(api, pipe_t::PIPE_S, loc);
-        st.gm(cur, region, s, e, write, false);
+        let fresh = st.dcache.touch(region + s, write);
+        if write {
+            // Into the data cache: a plain write of the whole line until a clean. The emulator
+            // stores it in GM at once, so a core polling the line may see it before the clean:
+            // the line is released here already, as the clean will (a flag never cleaned is a
+            // race anyway, this write staying plain).
+            st.gm_key(cur, region, s, e, true, GmRec::line_write_key(cur.site(), st.phase));
+            let ended = st.published();
+            st.deposit(&[line_of(region + s)], ended);
+        } else if fresh {
+            // From GM, the line invalidated just before: a flag read, acquiring the line.
+            st.gm_as(cur, region, s, e, false, false, true);
+            st.acquire_if(&[line_of(region + s)], false);
+        } else {
+            st.gm(cur, region, s, e, false, false);
+        }
+    });
+}
+
+/// `DataCacheCleanAndInvalid` towards GM (`CACHELINE_OUT`, `CACHELINE_ALL`, or the form
+/// without `dcciDst`) of the line from byte `off` of `region` on (`None`: the whole cache,
+/// `ENTIRE_DATA_CACHE`), on pipe S. Invalidating: the core's next scalar read there comes
+/// from GM (see [`DCache`]). Cleaning: its scalar writes there since the epoch began reach GM
+/// as flag writes, releasing the line (every cleaned line when the whole cache is cleaned):
+/// what the core did before is published to the core that reads the flag — when pipe S is
+/// ordered after the core's `DataCopy`s by then (`SetFlag`/`WaitFlag<HardEvent::MTE3_S>`…);
+/// else only what an earlier clean published.
+pub(crate) fn on_dcci(target: Option<(usize, usize)>) {
+    with_san!(|st| {
+        let at = target.map(|(region, off)| region + off);
+        st.dcache.invalidate(at);
+        if !st.dcache.clean(at) {
+            return;
+        }
+        let range = target.map(|(region, off)| (region, off, line_of(region + off) + LINE_BYTES - region));
+        let cleaned = st.gm.clean(range, st.epoch_phase);
+        if cleaned.is_empty() {
+            return;
+        }
+        let mut lines: Vec<usize> = cleaned
+            .iter()
+            .flat_map(|&(region, s, e)| (line_of(region + s)..region + e).step_by(LINE_BYTES))
+            .collect();
+        lines.dedup();
+        let ended = st.published();
+        st.deposit(&lines, ended);
+        st.new_phase(false);
     });
 }
 
@@ -1144,6 +1322,7 @@ pub(crate) fn on_sync_all() {
         s.barrier_all();
         s.epoch += 1;
         s.new_phase(false);
+        s.epoch_phase = s.phase;
     });
 }
 

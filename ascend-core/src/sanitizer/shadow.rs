@@ -2,7 +2,7 @@
 //! read of each pipe, kept as sorted, non-overlapping segments (one per distinct range the
 //! kernel touches, so a tile loop keeps a handful of segments).
 //!
-//! An access is 12 bytes: the instruction's site (API and line, interned by the core's
+//! An access is 8 bytes: the instruction's site (API and line, interned by the core's
 //! sanitizer), its pipe and that pipe's clock. "No access" is clock 0, which every pipe's
 //! view of every other pipe already reaches, so a check is one comparison per slot with no
 //! branch on absence.
@@ -70,7 +70,7 @@ pub(crate) type Clock = [u32; LANES];
 pub(crate) const MAX_CLOCK: u32 = i32::MAX as u32;
 
 /// One access: which instruction (its site), on which pipe (by its [`lane`]), at which point
-/// of that pipe: the site and the lane packed in one word (sites stay below 2^29, see
+/// of that pipe: the site and the lane packed in one word (sites stay below 2^28, see
 /// `Sites::insert`), so that an access is two words and travels in one register (a 12-byte
 /// access was copied through the stack, where loading it back stalled on the stores just
 /// made — a third of the sanitizer's time in a vector instruction).

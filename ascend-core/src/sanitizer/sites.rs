@@ -114,9 +114,9 @@ impl Sites {
     #[cold]
     #[inline(never)]
     fn insert(&mut self, api: &'static str, loc: &'static Location<'static>, slot: Slot, at: usize) -> u32 {
-        // Distinct (API, source line) pairs of a program: never near the 2^29 that `GmRec::key`
+        // Distinct (API, source line) pairs of a program: never near the 2^28 that `GmRec::key`
         // packs.
-        assert!(slot.id < 1 << 29, "sanitizer: more than 2^29 distinct instruction sites on one core");
+        assert!(slot.id < 1 << 28, "sanitizer: more than 2^28 distinct instruction sites on one core");
         self.list.push((api, loc));
         self.slots[at] = slot;
         if self.list.len() * 2 > self.slots.len() {
