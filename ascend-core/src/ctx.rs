@@ -36,6 +36,9 @@ pub trait CoreBarrier: Send + Sync {
     /// Runs `write` (a write of global memory that may satisfy a blocked core's condition)
     /// under the launch's lock, then wakes the cores whose condition now holds.
     fn signal(&self, write: &mut dyn FnMut());
+
+    /// The launch's counters of `CrossCoreSetFlag` (see [`crate::cross_core`]).
+    fn cross_flags(&self) -> Arc<crate::cross_core::CrossFlags>;
 }
 
 /// What a launcher tells a core about itself.
@@ -139,6 +142,8 @@ pub(crate) struct CoreState {
     /// The merge-count register `VMS4_SR` (`GetMrgSortResult`): the four lists' counts of the
     /// last `MrgSort`/`MrgSort4`, in fields of the chip's width.
     pub(crate) vms4_sr: Cell<u64>,
+    /// This core's `CrossCoreSetFlag`s and `CrossCoreWaitFlag`s so far, by flag id.
+    pub(crate) cross: Cell<crate::cross_core::CrossLocal>,
 }
 
 thread_local! {
@@ -206,6 +211,7 @@ fn new_state(cfg: CoreConfig) -> CoreState {
         reduce_sum_spr: Cell::new(0),
         reduce_max_min_spr: Cell::new(0),
         vms4_sr: Cell::new(0),
+        cross: Cell::new(crate::cross_core::CrossLocal::default()),
     }
 }
 

@@ -12,6 +12,7 @@ pub mod atomic;
 pub mod block_sync;
 pub mod copy;
 pub mod copy_tail;
+pub mod cross_core;
 pub mod ctx;
 pub mod debug;
 pub mod element;
@@ -69,6 +70,10 @@ pub mod prelude {
     pub use crate::block_sync::*;
     pub use crate::copy::*;
     pub use crate::copy_tail::{data_copy_tail, DataCopyTail};
+    pub use crate::cross_core::{
+        cross_core_set_flag, cross_core_wait_flag, cross_core_wait_flag_with, CrossCorePipe,
+        CROSS_CORE_FLAG_IDS,
+    };
     pub use crate::gm_api::*;
     pub use crate::pipe::*;
     pub use crate::tiling_data::get_tiling_data;

@@ -18,6 +18,7 @@ use std::cell::Cell;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 use ascend_core::atomic::AtomicLog;
+use ascend_core::cross_core::CrossFlags;
 
 use ascend_core::{CoreBarrier, WaitCond};
 
@@ -88,6 +89,8 @@ pub(crate) struct LaunchBarrier {
     cv: Condvar,
     /// Float atomic contributions, applied by the last core to arrive, before any is released.
     atomic_log: Option<Arc<AtomicLog>>,
+    /// The counters of `CrossCoreSetFlag`.
+    cross_flags: Arc<CrossFlags>,
 }
 
 impl LaunchBarrier {
@@ -109,6 +112,7 @@ impl LaunchBarrier {
             }),
             cv: Condvar::new(),
             atomic_log: None,
+            cross_flags: Arc::new(CrossFlags::new(n)),
         }
     }
 
@@ -304,5 +308,9 @@ impl CoreBarrier for LaunchBarrier {
             drop(s);
             self.cv.notify_all();
         }
+    }
+
+    fn cross_flags(&self) -> Arc<CrossFlags> {
+        Arc::clone(&self.cross_flags)
     }
 }

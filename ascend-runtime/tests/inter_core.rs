@@ -1,5 +1,6 @@
-//! The flag-based inter-core primitives in launches: `IBSet`/`IBWait` and
-//! `InitDetermineComputeWorkspace`/`WaitPreBlock`/`NotifyNextBlock` order cores, their waits
+//! The flag-based inter-core primitives in launches: `IBSet`/`IBWait`,
+//! `InitDetermineComputeWorkspace`/`WaitPreBlock`/`NotifyNextBlock` and
+//! `CrossCoreSetFlag`/`CrossCoreWaitFlag` order cores, their waits
 //! block a core until the flag is set, and a wait no core can satisfy (a hang on the chip) is
 //! an error naming every blocked core — never a hang.
 
@@ -256,5 +257,167 @@ fn argument_and_chip_checks() {
             notify_next_block(&gm_i32(a, 16), &t);
         }),
         &["NotifyNextBlock", "FreeTensor"],
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// CrossCoreSetFlag / CrossCoreWaitFlag (mode 0): a barrier across the vector cores fed by
+// one pipe, its rounds counted per flag id.
+// ---------------------------------------------------------------------------------------
+
+/// `f32`s per core slot: 32 bytes, its own DMA block.
+const SLOT: usize = 8;
+
+fn gm_f32(addr: GmAddr, len: usize) -> GlobalTensor<f32> {
+    let mut g = GlobalTensor::new();
+    g.set_global_buffer(addr, len);
+    g
+}
+
+/// Each round, every core copies `round * 100 + core` into its slot (MTE3), sets flag
+/// `round % 2` on `P`, waits for it, then copies every slot in (MTE2) and sums them. The set's
+/// pipe is ordered after the copy out (its own pipe, or an MTE3→V event). With `guard`, a
+/// second barrier (flag 2, on MTE2) keeps the next round's copies out after every core's copy
+/// in.
+fn rounds_kernel<P: CrossCorePipe>(guard: bool, rounds: u32, slots: GmAddr, sums: GmAddr) {
+    let (me, n) = (get_block_idx() as usize, get_block_num() as usize);
+    let all = gm_f32(slots, n * SLOT);
+    let out = gm_f32(sums, n * SLOT * rounds as usize);
+    let mut pipe = TPipe::new();
+    let (mut mine, mut every) = (TBuf::<VecCalc>::new(), TBuf::<VecCalc>::new());
+    pipe.init_tbuf(&mut mine, SLOT * 4);
+    pipe.init_tbuf(&mut every, n * SLOT * 4);
+    let (mine, every) = (mine.get::<f32>(), every.get::<f32>());
+    for round in 0..rounds {
+        // The slot's previous copy out and the last round's copy in are done (MTE3/MTE2 → V).
+        pipe_barrier::<PIPE_ALL>();
+        duplicate(&mine, (round * 100) as f32 + me as f32, SLOT);
+        set_flag::<HardEvent::V_MTE3>(0);
+        wait_flag::<HardEvent::V_MTE3>(0);
+        data_copy(&all.view(me * SLOT), &mine, SLOT); // SLOT-OUT
+        if P::PIPE != pipe_t::PIPE_MTE3 {
+            set_flag::<HardEvent::MTE3_V>(0);
+            wait_flag::<HardEvent::MTE3_V>(0);
+        }
+        let flag = (round % 2) as u16;
+        cross_core_set_flag::<0, P>(flag);
+        cross_core_wait_flag(flag);
+        data_copy(&every, &all, n * SLOT); // SLOTS-IN
+        set_flag::<HardEvent::MTE2_S>(0);
+        wait_flag::<HardEvent::MTE2_S>(0);
+        let sum: f32 = (0..n).map(|c| every.get_value(c * SLOT)).sum();
+        // Each core's sum goes to its own 32-byte block of this round.
+        let at = (round as usize * n + me) * SLOT;
+        mine.set_value(0, sum);
+        set_flag::<HardEvent::S_MTE3>(0);
+        wait_flag::<HardEvent::S_MTE3>(0);
+        data_copy(&out.view(at), &mine, SLOT);
+        // Every core has read this round's slots before any writes the next round's.
+        if guard {
+            cross_core_set_flag::<0, PIPE_MTE2>(2);
+            cross_core_wait_flag(2);
+        }
+    }
+}
+
+#[test]
+fn rounds_of_a_barrier_on_the_copy_out_pipe_order_every_core() {
+    const N: usize = 8;
+    const ROUNDS: u32 = 20;
+    let slots = GmBuffer::<f32>::zeroed(N * SLOT);
+    let sums = GmBuffer::<f32>::zeroed(N * SLOT * ROUNDS as usize);
+    let (sa, ua) = (slots.addr(), sums.addr());
+    threads(N as u32).run(move || rounds_kernel::<PIPE_MTE3>(true, ROUNDS, sa, ua)).unwrap();
+    let got = sums.to_vec();
+    for round in 0..ROUNDS as usize {
+        let want: f32 = (0..N).map(|c| (round * 100 + c) as f32).sum();
+        for c in 0..N {
+            assert_eq!(got[(round * N + c) * SLOT], want, "round {round} core {c}");
+        }
+    }
+}
+
+#[test]
+fn a_barrier_on_the_vector_pipe_after_an_mte3_v_event() {
+    let slots = GmBuffer::<f32>::zeroed(4 * SLOT);
+    let sums = GmBuffer::<f32>::zeroed(4 * SLOT * 3);
+    let (sa, ua) = (slots.addr(), sums.addr());
+    // PIPE_V after an MTE3→V event: the copy out is done when the set fires.
+    threads(4).run(move || rounds_kernel::<PIPE_V>(true, 3, sa, ua)).unwrap();
+    let got = sums.to_vec();
+    assert_eq!(got[(2 * 4 + 3) * SLOT], (0..4).map(|c| (200 + c) as f32).sum::<f32>());
+}
+
+#[test]
+fn without_the_second_barrier_the_next_round_overwrites_slots_still_being_read() {
+    let slots = GmBuffer::<f32>::zeroed(4 * SLOT);
+    let sums = GmBuffer::<f32>::zeroed(4 * SLOT * 3);
+    let (sa, ua) = (slots.addr(), sums.addr());
+    let text = expect_err(
+        threads(4).run(move || rounds_kernel::<PIPE_MTE3>(false, 3, sa, ua)),
+        &["cross-core race on global memory", "DataCopy"],
+    );
+    let src = include_str!("inter_core.rs");
+    for marker in ["SLOT-OUT", "SLOTS-IN"] {
+        let line = 1 + src.lines().position(|l| l.contains(marker) && !l.contains("for marker")).unwrap();
+        assert!(text.contains(&format!("inter_core.rs:{line}")), "{marker} in:\n{text}");
+    }
+}
+
+#[test]
+fn a_wait_no_set_can_satisfy_is_an_error_not_a_hang() {
+    // Core 3 never sets flag 5: the other cores wait for a round that never completes.
+    let text = expect_err(
+        threads(4).run(|| {
+            if get_block_idx() != 3 {
+                cross_core_set_flag::<0, PIPE_MTE3>(5);
+                cross_core_wait_flag(5);
+            }
+        }),
+        &["CrossCoreWaitFlag(5)", "round 1", "no core can go on"],
+    );
+    assert!(text.contains("core 0") || text.contains("core 1"), "{text}");
+    // One core waiting twice for one set: its second round never comes.
+    expect_err(
+        threads(1).run(|| {
+            cross_core_set_flag::<0, PIPE_V>(0);
+            cross_core_wait_flag(0);
+            cross_core_wait_flag(0);
+        }),
+        &["CrossCoreWaitFlag(0)", "round 2", "no core can go on"],
+    );
+}
+
+#[test]
+fn a_set_never_waited_for_is_reported_at_the_kernel_end() {
+    expect_err(
+        threads(2).run(|| {
+            cross_core_set_flag::<0, PIPE_V>(7);
+            cross_core_set_flag::<0, PIPE_V>(7);
+            cross_core_wait_flag(7);
+        }),
+        &["CrossCoreSetFlag(7) set 2 times and waited for 1 times"],
+    );
+}
+
+#[test]
+fn modes_pipes_flag_ids_chips_and_launch_modes_are_checked() {
+    expect_err(
+        threads(2).run(|| cross_core_set_flag::<1, PIPE_V>(0)),
+        &["CrossCoreSetFlag", "modeId = 1", "mixed kernel", "use mode 0"],
+    );
+    expect_err(threads(2).run(|| cross_core_wait_flag_with::<2, PIPE_S>(0)), &["modeId = 2", "cube core"]);
+    expect_err(threads(1).run(|| cross_core_set_flag::<4, PIPE_V>(0)), &["modeId = 4 is not supported"]);
+    expect_err(
+        threads(1).run(|| cross_core_set_flag::<0, PIPE_V>(16)),
+        &["flagId = 16 is out of range [0, 16)"],
+    );
+    expect_err(
+        Launch::new(Soc::Ascend310P).block_dim(1).run(|| cross_core_wait_flag(0)),
+        &["CrossCoreWaitFlag", "not supported on Ascend310P"],
+    );
+    expect_err(
+        Launch::new(Soc::Ascend910B).block_dim(2).run(|| cross_core_set_flag::<0, PIPE_V>(0)),
+        &["cannot block a core", "Launch::sync_all(true)"],
     );
 }

@@ -10,6 +10,7 @@ use ascend_runtime::prelude::*;
 mod add_high_performance;
 mod compare_transpose;
 mod copy;
+mod cross_core;
 mod data_copy_practice;
 mod gm_by_dcache;
 mod inter_core;

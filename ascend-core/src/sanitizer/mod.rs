@@ -297,6 +297,9 @@ struct CoreSan {
     epoch_phase: u32,
     /// What the core's scalar data cache holds, as far as flags between cores need it.
     dcache: DCache,
+    /// By `CrossCoreSetFlag` flag id: the clock rows of the set's pipe at each set not yet
+    /// waited for, oldest first.
+    cross_rows: HashMap<u16, std::collections::VecDeque<Clock>>,
     /// Whether the core's global-memory atomic mode is on (`SetAtomicAdd` …).
     atomic: bool,
     sites: Sites,
@@ -421,6 +424,7 @@ impl LaunchSanitizer {
             fenced: 0,
             epoch_phase: 0,
             dcache: DCache::default(),
+            cross_rows: HashMap::new(),
             atomic: false,
             sites: Sites::default(),
             valid: vec![0],
@@ -560,6 +564,17 @@ fn finish_core(st: &CoreSan) {
             b.alloc_at,
         );
     }
+    let cross = crate::ctx::with_core(|c| c.cross.get());
+    if let Some(f) = (0..cross.sets.len()).find(|&f| cross.sets[f] > cross.waits[f]) {
+        crate::error::fail(
+            api,
+            format!(
+                "sanitizer: core {} ended with CrossCoreSetFlag({f}) set {} times and waited for {} times: every set \
+                 needs its CrossCoreWaitFlag({f}) (unpaired, the flag's counter is left for the next kernel)",
+                st.core, cross.sets[f], cross.waits[f]
+            ),
+        );
+    }
     let pending = crate::ctx::with_core(|c| c.sync.borrow().pending());
     if let Some((e, id, loc)) = pending.first() {
         fail_at(
@@ -632,12 +647,12 @@ impl CoreSan {
     }
 
     /// The phases a scalar flag write through the data cache publishes (see [`DCache`]):
-    /// every one so far when pipe S is ordered after every `DataCopy` of the core by now, else
-    /// those an earlier such write published.
+    /// every one so far when pipe S is ordered after every copy out of the core (MTE3) by now,
+    /// else those an earlier such write published. (Phases are the unit: a copy still in
+    /// flight keeps the whole phase unpublished, the core's ordered accesses in it too.)
     fn published(&mut self) -> u32 {
-        let s_row = self.vc[pipe_t::PIPE_S as usize];
-        let done =
-            [pipe_t::PIPE_MTE2, pipe_t::PIPE_MTE3].iter().all(|&p| s_row[lane(p)] >= self.clock[p as usize]);
+        let row = self.vc[pipe_t::PIPE_S as usize];
+        let done = row[lane(pipe_t::PIPE_MTE3)] >= self.clock[pipe_t::PIPE_MTE3 as usize];
         if done {
             self.dcache.published = self.phase + 1;
         }
@@ -1363,6 +1378,34 @@ pub(crate) fn on_by_pass_gm(api: &'static str, region: usize, s: usize, e: usize
 /// `WaitPreBlock`): this core's later GM accesses happen after what the releasers had done.
 pub(crate) fn on_cross_acquire(objs: &[usize]) {
     with_san!(|s| s.acquire(objs));
+}
+
+/// The synchronisation object of round `round` of `CrossCoreSetFlag` flag `flag` (a key no
+/// GM address takes: user-space addresses stay below 2^47).
+fn cross_key(flag: u16, round: u32) -> usize {
+    1 << 62 | (flag as usize) << 32 | round as usize
+}
+
+/// `CrossCoreSetFlag` of `flag` (the core's `round`-th) on `pipe`: a cross-core release into
+/// the round of every GM access of the core so far (as `IBSet`'s; that `pipe` is ordered after
+/// them is not checked across cores); the pipe's clock is kept for the matching wait.
+pub(crate) fn on_cross_core_set(pipe: pipe_t, flag: u16, round: u32) {
+    with_san!(|s| {
+        let row = s.snapshot(pipe as usize);
+        s.cross_rows.entry(flag).or_default().push_back(row);
+        s.release(&[cross_key(flag, round)]);
+    });
+}
+
+/// `CrossCoreWaitFlag` of `flag` (the core's `round`-th): acquires the round from every core,
+/// and (holding the scalar unit) orders what the core issues next after its own set's pipe.
+pub(crate) fn on_cross_core_wait(flag: u16, round: u32) {
+    with_san!(|s| {
+        if let Some(c) = s.cross_rows.get_mut(&flag).and_then(|q| q.pop_front()) {
+            s.wait(pipe_t::PIPE_S as usize, &c);
+        }
+        s.acquire(&[cross_key(flag, round)]);
+    });
 }
 
 /// `TPipe::InitBuffer` of a queue of `num` buffers of `len` bytes from `base`: registers
