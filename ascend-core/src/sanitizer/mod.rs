@@ -499,7 +499,7 @@ impl LaunchSanitizer {
             api: b.api,
             message: format!(
                 "sanitizer: cross-core race on global memory: core {} {} {} of the region at GM {:#x} with {} (at \
-                 {}:{}), and core {} {} {} with {} (at {}:{}), both {epoch}{blocks}, with no IBSet/IBWait or NotifyNextBlock/WaitPreBlock between them;{dcache} separate them \
+                 {}:{}), and core {} {} {} with {} (at {}:{}), both {epoch}{blocks}, with no IBSet/IBWait, NotifyNextBlock/WaitPreBlock, CrossCoreSetFlag/CrossCoreWaitFlag or flag between them;{dcache} separate them \
                  with SyncAll (or order the two cores with IBSet/IBWait), give each core its own 32-byte blocks, or \
                  make both writes atomic (SetAtomicAdd)",
                 a.core,
@@ -1238,7 +1238,7 @@ pub(crate) fn on_scalar_gm(api: &'static str, region: usize, s: usize, e: usize,
 /// from GM (see [`DCache`]). Cleaning: its scalar writes there since the epoch began reach GM
 /// as flag writes, releasing the line (every cleaned line when the whole cache is cleaned):
 /// what the core did before is published to the core that reads the flag — when pipe S is
-/// ordered after the core's `DataCopy`s by then (`SetFlag`/`WaitFlag<HardEvent::MTE3_S>`…);
+/// ordered after the core's copies out by then (`SetFlag`/`WaitFlag<HardEvent::MTE3_S>`);
 /// else only what an earlier clean published.
 pub(crate) fn on_dcci(target: Option<(usize, usize)>) {
     with_san!(|st| {
