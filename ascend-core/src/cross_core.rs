@@ -178,7 +178,6 @@ pub fn cross_core_wait_flag(flag_id: u16) {
 pub fn cross_core_wait_flag_with<const MODE_ID: u8, P: PipeKind>(flag_id: u16) {
     let api = "CrossCoreWaitFlag";
     let flag = check(api, MODE_ID, flag_id);
-    let _ = P::PIPE;
     let (barrier, local) = with_core(|c| (c.barrier.clone(), c.cross.get()));
     let round = local.waits[flag];
     let loc = std::panic::Location::caller();

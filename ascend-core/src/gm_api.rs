@@ -103,25 +103,31 @@ fn dcci_gm<T: Element, E: CacheLine>(dst: &GlobalTensor<T>) {
 pub trait DcciDst: sealed::Sealed {
     #[doc(hidden)]
     const NAME: &'static str;
+    /// Whether it keeps the data cache coherent with GM (not `CACHELINE_UB`).
+    #[doc(hidden)]
+    const TO_GM: bool;
 }
 macro_rules! dcci_dst {
-    ($($(#[$d:meta])* $name:ident => $s:literal),*) => {$(
+    ($($(#[$d:meta])* $name:ident => $s:literal, $gm:literal),*) => {$(
         $(#[$d])*
         #[derive(Clone, Copy, Debug, Default)]
         pub struct $name;
         impl sealed::Sealed for $name {}
-        impl DcciDst for $name { const NAME: &'static str = $s; }
+        impl DcciDst for $name {
+            const NAME: &'static str = $s;
+            const TO_GM: bool = $gm;
+        }
     )*};
 }
 dcci_dst! {
     /// `DcciDst::CACHELINE_ALL` (same as `CACHELINE_OUT`).
-    CachelineAll => "CACHELINE_ALL",
+    CachelineAll => "CACHELINE_ALL", true,
     /// `DcciDst::CACHELINE_UB`: coherence with the Unified Buffer.
-    CachelineUb => "CACHELINE_UB",
+    CachelineUb => "CACHELINE_UB", false,
     /// `DcciDst::CACHELINE_OUT`: coherence with GM.
-    CachelineOut => "CACHELINE_OUT",
+    CachelineOut => "CACHELINE_OUT", true,
     /// `DcciDst::CACHELINE_ATOMIC` (none of the four chips supports it yet).
-    CachelineAtomic => "CACHELINE_ATOMIC"
+    CachelineAtomic => "CACHELINE_ATOMIC", false
 }
 
 #[track_caller]
@@ -169,7 +175,7 @@ fn check_dcci(with_dst: Option<&'static str>) {
 pub fn data_cache_clean_and_invalid<T: Element, E: CacheLine, D: DcciDst>(dst: &GlobalTensor<T>) {
     check_dcci(Some(D::NAME));
     let _ = dst.base_ptr("DataCacheCleanAndInvalid");
-    if D::NAME != "CACHELINE_UB" {
+    if D::TO_GM {
         dcci_gm::<T, E>(dst);
     }
 }

@@ -115,10 +115,6 @@ fn gm_by_dcache_custom(bug: Bug, x: GmAddr, workspace: GmAddr, z: GmAddr) {
     }
 
     if block_idx > 0 {
-        // The flag raised after an unordered copy: the copy is only known done at the end.
-        if bug == Bug::NoMte3S {
-            pipe_barrier::<PIPE_ALL>();
-        }
         return;
     }
 

@@ -1256,6 +1256,7 @@ pub(crate) fn on_dcci(target: Option<(usize, usize)>) {
             .iter()
             .flat_map(|&(region, s, e)| (line_of(region + s)..region + e).step_by(LINE_BYTES))
             .collect();
+        lines.sort_unstable();
         lines.dedup();
         let ended = st.published();
         st.deposit(&lines, ended);

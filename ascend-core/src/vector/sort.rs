@@ -850,33 +850,7 @@ pub fn proposal_concat<T: SortElement>(
     repeat_time: i32,
     mode_number: i32,
 ) {
-    const API: &str = "ProposalConcat";
-    let (n, mode) = proposal_move_checks(
-        API,
-        T::proposal_concat_supported,
-        dst,
-        "dst",
-        src,
-        "src",
-        repeat_time,
-        mode_number,
-    );
-    if n == 0 {
-        return;
-    }
-    check_holds(API, src, "src", n, || format!("repeatTime = {repeat_time} reads"));
-    check_holds(API, dst, "dst", n * PROPOSAL_ELEMS, || {
-        format!("repeatTime = {repeat_time} writes into {n} proposals, that is")
-    });
-    let rp_bytes = n * PROPOSAL_ELEMS * T::SIZE;
-    check_apart(API, dst, "dst", rp_bytes, src, "src", n * T::SIZE);
-    crate::sanitizer::on_vector(API, &[span_of(src, n * T::SIZE)], &[span_of(dst, rp_bytes)]);
-    let (s, d) = (src.ptr() as *const T, dst.ptr());
-    for i in 0..n {
-        // SAFETY: `i < n <= src.get_size()` and `8i + mode < 8n <= dst.get_size()` (checked
-        // above); the operands do not overlap.
-        unsafe { d.add(PROPOSAL_ELEMS * i + mode).write(s.add(i).read()) };
-    }
+    proposal_move("ProposalConcat", T::proposal_concat_supported, dst, src, repeat_time, mode_number, true);
 }
 
 /// Reads one field of 16 Region Proposals of `src` per repeat into 16 consecutive elements of
@@ -908,50 +882,32 @@ pub fn proposal_extract<T: SortElement>(
     repeat_time: i32,
     mode_number: i32,
 ) {
-    const API: &str = "ProposalExtract";
-    let (n, mode) = proposal_move_checks(
-        API,
+    proposal_move(
+        "ProposalExtract",
         T::proposal_extract_supported,
         dst,
-        "dst",
         src,
-        "src",
         repeat_time,
         mode_number,
+        false,
     );
-    if n == 0 {
-        return;
-    }
-    check_holds(API, src, "src", n * PROPOSAL_ELEMS, || {
-        format!("repeatTime = {repeat_time} reads {n} proposals, that is")
-    });
-    check_holds(API, dst, "dst", n, || format!("repeatTime = {repeat_time} writes"));
-    let rp_bytes = n * PROPOSAL_ELEMS * T::SIZE;
-    check_apart(API, dst, "dst", n * T::SIZE, src, "src", rp_bytes);
-    crate::sanitizer::on_vector(API, &[span_of(src, rp_bytes)], &[span_of(dst, n * T::SIZE)]);
-    let (s, d) = (src.ptr() as *const T, dst.ptr());
-    for i in 0..n {
-        // SAFETY: `8i + mode < 8n <= src.get_size()` and `i < n <= dst.get_size()` (checked
-        // above); the operands do not overlap.
-        unsafe { d.add(i).write(s.add(PROPOSAL_ELEMS * i + mode).read()) };
-    }
 }
 
-/// The checks `ProposalConcat` and `ProposalExtract` share: chip and type, `repeatTime`,
-/// `modeNumber`, positions and alignment. Returns the elements moved (`16 * repeatTime`) and
-/// the field.
+/// The body of `ProposalConcat` (`concat`: element `i` of `src` into field `modeNumber` of
+/// proposal `i` of `dst`) and `ProposalExtract` (the inverse): the checks (chip and type,
+/// `repeatTime`, `modeNumber`, positions and alignment, sizes, overlap), then the move of
+/// `16 * repeatTime` elements.
 #[allow(clippy::too_many_arguments)]
 #[track_caller]
-fn proposal_move_checks<T: SortElement>(
+fn proposal_move<T: SortElement>(
     api: &'static str,
     supported: fn(Soc) -> bool,
     dst: &LocalTensor<T>,
-    dst_name: &'static str,
     src: &LocalTensor<T>,
-    src_name: &'static str,
     repeat_time: i32,
     mode_number: i32,
-) -> (usize, usize) {
+    concat: bool,
+) {
     check_chip::<T>(api, supported);
     let repeats = check_range(api, "repeatTime", repeat_time, 0, 255);
     check!(
@@ -959,9 +915,40 @@ fn proposal_move_checks<T: SortElement>(
         api,
         "modeNumber = {mode_number} is out of range [0, 5] ({MODE_NAMES})"
     );
-    dst.check_vector_operand(api, dst_name);
-    src.check_vector_operand(api, src_name);
-    (repeats * RP_LEN, mode_number as usize)
+    dst.check_vector_operand(api, "dst");
+    src.check_vector_operand(api, "src");
+    let (n, mode) = (repeats * RP_LEN, mode_number as usize);
+    if n == 0 {
+        return;
+    }
+    // Elements per moved element on each side: 1 on the plain side, a proposal on the other.
+    let (src_step, dst_step) = if concat { (1, PROPOSAL_ELEMS) } else { (PROPOSAL_ELEMS, 1) };
+    check_holds(api, src, "src", n * src_step, || {
+        if concat {
+            format!("repeatTime = {repeat_time} reads")
+        } else {
+            format!("repeatTime = {repeat_time} reads {n} proposals, that is")
+        }
+    });
+    check_holds(api, dst, "dst", n * dst_step, || {
+        if concat {
+            format!("repeatTime = {repeat_time} writes into {n} proposals, that is")
+        } else {
+            format!("repeatTime = {repeat_time} writes")
+        }
+    });
+    let (src_bytes, dst_bytes) = (n * src_step * T::SIZE, n * dst_step * T::SIZE);
+    check_apart(api, dst, "dst", dst_bytes, src, "src", src_bytes);
+    crate::sanitizer::on_vector(api, &[span_of(src, src_bytes)], &[span_of(dst, dst_bytes)]);
+    // The field's offset inside a proposal, on the proposal side.
+    let (src_field, dst_field) = if concat { (0, mode) } else { (mode, 0) };
+    let (s, d) = (src.ptr() as *const T, dst.ptr());
+    for i in 0..n {
+        // SAFETY: `src_step * i + src_field < src_step * n <= src.get_size()` and likewise for
+        // `dst` (checked above; the field is below a proposal's 8 elements); the operands do
+        // not overlap.
+        unsafe { d.add(dst_step * i + dst_field).write(s.add(src_step * i + src_field).read()) };
+    }
 }
 
 // ---- GetSortLen and GetSortOffset ------------------------------------------------------------
