@@ -380,6 +380,54 @@ fn sanitizer_rows(sizes: &Sizes, rows: &mut Vec<Row>) {
             target: target(tile * 4),
         });
     }
+    drop((ga, gb, gz));
+    scalar_gm_san_rows(len, sizes.min_time, rows);
+}
+
+/// The sanitizer's cost on element-wise scalar access of GM: 8 cores each `SetValue` (then
+/// `GetValue`) every element of their slice of `len` f32, on vs off. No target: the issue's
+/// targets are for tiled kernels; these rows show the scalar path (a data-cache model and a
+/// GM log entry per access).
+fn scalar_gm_san_rows(len: usize, min_time: Duration, rows: &mut Vec<Row>) {
+    let cores = 8;
+    let label = if len.is_power_of_two() { format!("2^{}", len.trailing_zeros()) } else { len.to_string() };
+    let g = GmBuffer::<f32>::zeroed(len);
+    let a = g.addr();
+    let per = len / cores as usize;
+    for (api, write) in [("GlobalTensor::SetValue", true), ("GlobalTensor::GetValue", false)] {
+        let run = |san: bool| {
+            Launch::new(Soc::Ascend910B)
+                .block_dim(cores)
+                .sanitize(san)
+                .run(move || {
+                    let mut t = GlobalTensor::<f32>::default();
+                    let first = get_block_idx() as usize * per;
+                    t.set_global_buffer(a.add::<f32>(first), per);
+                    let (mut sum, mut want) = (0.0f32, 0.0f32);
+                    for i in 0..per {
+                        if write {
+                            t.set_value(i, i as f32);
+                        } else {
+                            sum += t.get_value(i);
+                            want += i as f32;
+                        }
+                    }
+                    // The SetValue row ran first: every slice holds 0, 1, 2, …
+                    assert_eq!(black_box(sum).to_bits(), want.to_bits());
+                })
+                .expect("scalar GM loop");
+        };
+        let (off, on) = paired(min_time, || run(false), || run(true));
+        assert!(g.to_vec().iter().enumerate().all(|(k, v)| *v == (k % per) as f32));
+        rows.push(Row {
+            group: "sanitizer (on vs off)",
+            name: format!("{api} loop over {label} f32, {cores} cores"),
+            emulated: on,
+            native: off,
+            bytes: None,
+            target: None,
+        });
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

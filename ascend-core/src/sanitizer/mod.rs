@@ -57,8 +57,8 @@ mod gm_local;
 mod shadow;
 mod sites;
 
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::cell::Cell;
-use std::collections::HashMap;
 use std::panic::Location;
 use std::sync::{Arc, Mutex};
 
@@ -174,9 +174,54 @@ fn phase_rec(phases: &[PhaseRec], phase: u32) -> &PhaseRec {
 }
 
 /// A launch's cross-core synchronisation objects (the flags of `IBSet`/`IBWait`,
-/// `NotifyNextBlock`/`WaitPreBlock`), by the flag's GM address: the join of the vector clocks
-/// released into each.
-type SyncObjs = Mutex<HashMap<usize, Vec<u32>>>;
+/// `NotifyNextBlock`/`WaitPreBlock`, the data-cache lines of scalar flags, the rounds of
+/// `CrossCoreSetFlag`), by the flag's GM address or key: what each core released into each.
+/// Every core keeps its own releases, so a release takes only its own core's lock, which
+/// only an acquire contends for (a loop of scalar flag writes would bounce one shared lock
+/// between the host threads).
+#[derive(Default)]
+struct SyncObjs {
+    /// By core that ran (its index): its releases.
+    cores: Mutex<Vec<(u32, Arc<Releases>)>>,
+}
+
+/// One core's releases, by object.
+type Releases = Mutex<HashMap<usize, Released>>;
+
+/// A core's last release into an object: the clock of its phase then (shared with the
+/// phase's record, so a release allocates nothing; a core's clock only grows, so the last
+/// release's is the join of all of them) and how many of its own phases had ended.
+struct Released {
+    clock: Arc<[u32]>,
+    ended: u32,
+}
+
+impl SyncObjs {
+    /// A new core's releases (empty), registered for the acquires of every core.
+    fn register(&self, core: u32) -> Arc<Releases> {
+        let own = Arc::default();
+        self.cores.lock().unwrap_or_else(|e| e.into_inner()).push((core, Arc::clone(&own)));
+        own
+    }
+
+    /// `cvc` learns what every core released into the objects.
+    fn join_into(&self, objs: &[usize], cvc: &mut Vec<u32>) {
+        let all = self.cores.lock().unwrap_or_else(|e| e.into_inner());
+        for (core, own) in all.iter() {
+            let m = own.lock().unwrap_or_else(|e| e.into_inner());
+            for o in objs {
+                if let Some(r) = m.get(o) {
+                    join_vec(cvc, &r.clock);
+                    let me = *core as usize;
+                    if cvc.len() <= me {
+                        cvc.resize(me + 1, 0);
+                    }
+                    cvc[me] = cvc[me].max(r.ended);
+                }
+            }
+        }
+    }
+}
 
 /// `a` learns what `b` knows (lane-wise maximum; a shorter `a` grows).
 fn join_vec(a: &mut Vec<u32>, b: &[u32]) {
@@ -199,15 +244,22 @@ fn join_vec(a: &mut Vec<u32>, b: &[u32]) {
 struct DCache {
     /// Counts the core's scalar GM accesses and invalidations.
     tick: u64,
-    /// By line (its first byte's address): the tick of the core's last scalar access of it.
+    /// By line (its first byte's address): the tick of the core's last scalar access of it
+    /// (for the line in `last`, the tick before it: `last` is written back when the core
+    /// moves to another line, so a loop over a line's elements updates no map).
     access: HashMap<usize, u64>,
+    /// The line of the core's last scalar access, and its tick.
+    last: Option<(usize, u64)>,
     /// By line: the tick of its last invalidation, and the first byte that covered (a
     /// `SINGLE_CACHE_LINE` one works from the address given to the end of its line).
     inval: HashMap<usize, (u64, usize)>,
     /// The tick of the last invalidation of the whole cache (`ENTIRE_DATA_CACHE`).
     inval_all: u64,
     /// The lines written since their last clean (kept until a clean from their first byte).
-    dirty: std::collections::HashSet<usize>,
+    dirty: HashSet<usize>,
+    /// The line last inserted into `dirty` (while it is still there), so a loop of writes
+    /// over one line inserts it once.
+    last_dirty: Option<usize>,
     /// The core's phases below this one are published by its cleans: the last clean after
     /// which pipe S was ordered after every GM access of MTE2 and MTE3.
     published: u32,
@@ -224,11 +276,25 @@ impl DCache {
     fn touch(&mut self, at: usize, write: bool) -> bool {
         let line = line_of(at);
         self.tick += 1;
-        let last = self.access.insert(line, self.tick).unwrap_or(0);
-        if write {
+        let last = match self.last {
+            Some((l, t)) if l == line => t,
+            prev => {
+                if let Some((l, t)) = prev {
+                    self.access.insert(l, t);
+                }
+                self.access.get(&line).copied().unwrap_or(0)
+            }
+        };
+        self.last = Some((line, self.tick));
+        if write && self.last_dirty != Some(line) {
             self.dirty.insert(line);
+            self.last_dirty = Some(line);
         }
-        let inval = self.inval.get(&line).filter(|&&(_, from)| at >= from).map_or(0, |&(t, _)| t);
+        let inval = if self.inval.is_empty() {
+            0
+        } else {
+            self.inval.get(&line).filter(|&&(_, from)| at >= from).map_or(0, |&(t, _)| t)
+        };
         inval.max(self.inval_all) > last
     }
 
@@ -246,6 +312,7 @@ impl DCache {
     /// Whether a clean from byte `at` (`None`: everything) covers a dirty line; the lines
     /// it cleans whole are no longer dirty.
     fn clean(&mut self, at: Option<usize>) -> bool {
+        self.last_dirty = None;
         match at {
             None => {
                 let any = !self.dirty.is_empty();
@@ -290,6 +357,8 @@ struct CoreSan {
     phases: Vec<PhaseRec>,
     /// The launch's synchronisation objects.
     sync: Arc<SyncObjs>,
+    /// This core's releases into them.
+    own: Arc<Releases>,
     /// The phase the last `DataSyncBarrier` on global memory started: the accesses of earlier
     /// phases are what a flag write through `WriteGmByPassDCache` publishes.
     fenced: u32,
@@ -310,6 +379,11 @@ struct CoreSan {
     local: LocalGm,
     /// By pipe: how often its clock was recorded (by `SetFlag`, a queue event, a barrier).
     marks: [u32; ROWS],
+    /// The last line a `SetValue` released, with the phase and the published phases it
+    /// released (the same release again changes nothing: the core's clock is constant within a
+    /// phase, and joins are idempotent), so a loop of `SetValue`s over a line takes the launch's
+    /// lock once.
+    released: Option<(usize, u32, u32)>,
 }
 
 thread_local! {
@@ -421,15 +495,17 @@ impl LaunchSanitizer {
             cvc: Vec::new(),
             phases: vec![PhaseRec { phase: 0, epoch: 0, clock: Arc::from([]) }],
             sync: Arc::clone(&self.sync),
+            own: self.sync.register(core),
             fenced: 0,
             epoch_phase: 0,
             dcache: DCache::default(),
-            cross_rows: HashMap::new(),
+            cross_rows: HashMap::default(),
             atomic: false,
             sites: Sites::default(),
             valid: vec![0],
             local: LocalGm::default(),
             marks: [0; ROWS],
+            released: None,
         };
         let mut owner = Owner(Box::into_raw(Box::new(state)));
         SAN.with(|s| s.set(owner.0));
@@ -613,32 +689,25 @@ impl CoreSan {
         self.new_phase(false);
     }
 
-    /// Joins this core's clock into the objects, with its own phases below `ended` done.
+    /// Releases into the objects: this core's clock, with its own phases below `ended` done.
     fn deposit(&self, objs: &[usize], ended: u32) {
-        let me = self.core as usize;
-        let mut m = self.sync.lock().unwrap_or_else(|e| e.into_inner());
-        for o in objs {
-            let c = m.entry(*o).or_default();
-            join_vec(c, &self.cvc);
-            if c.len() <= me {
-                c.resize(me + 1, 0);
-            }
-            c[me] = c[me].max(ended);
+        // The current phase's record holds the core's clock (a new phase starts whenever it
+        // learns something).
+        let clock = &self.phases[self.phases.len() - 1].clock;
+        debug_assert!(self.cvc.iter().zip(clock.iter().chain(std::iter::repeat(&0))).all(|(a, b)| a == b));
+        let mut m = self.own.lock().unwrap_or_else(|e| e.into_inner());
+        for &o in objs {
+            let ended = m.get(&o).map_or(ended, |r| r.ended.max(ended));
+            m.insert(o, Released { clock: Arc::clone(clock), ended });
         }
     }
 
     /// Learns the clocks of the objects; a new phase when that taught something (or when
     /// `always`).
     fn acquire_if(&mut self, objs: &[usize], always: bool) {
-        let m = self.sync.lock().unwrap_or_else(|e| e.into_inner());
         let mut cvc = std::mem::take(&mut self.cvc);
         let before = cvc.clone();
-        for o in objs {
-            if let Some(c) = m.get(o) {
-                join_vec(&mut cvc, c);
-            }
-        }
-        drop(m);
+        self.sync.join_into(objs, &mut cvc);
         let learned = cvc != before;
         self.cvc = cvc;
         if always || learned {
@@ -1220,8 +1289,11 @@ pub(crate) fn on_scalar_gm(api: &'static str, region: usize, s: usize, e: usize,
             // the line is released here already, as the clean will (a flag never cleaned is a
             // race anyway, this write staying plain).
             st.gm_key(cur, region, s, e, true, GmRec::line_write_key(cur.site(), st.phase));
-            let ended = st.published();
-            st.deposit(&[line_of(region + s)], ended);
+            let (line, ended) = (line_of(region + s), st.published());
+            if st.released != Some((line, st.phase, ended)) {
+                st.deposit(&[line], ended);
+                st.released = Some((line, st.phase, ended));
+            }
         } else if fresh {
             // From GM, the line invalidated just before: a flag read, acquiring the line.
             st.gm_as(cur, region, s, e, false, false, true);
