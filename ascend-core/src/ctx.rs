@@ -388,6 +388,12 @@ pub(crate) fn block_until(api: &'static str, what: impl FnOnce() -> String, mut 
     }
 }
 
+/// Whether [`block_until`] can block the current core: the launch has a barrier (a thread
+/// per core) or a single core.
+pub(crate) fn can_block() -> bool {
+    with_core(|c| c.barrier.is_some() || c.block_num <= 1)
+}
+
 /// Runs `write` (a global-memory write that may release a core blocked in [`block_until`])
 /// under the launch's lock, and wakes the cores it releases; without a barrier, just runs it.
 pub(crate) fn signal_cores(mut write: impl FnMut()) {

@@ -749,7 +749,7 @@ impl<T: Element> GlobalTensor<T> {
         // The sanitizer after the load (a flag read acquires what the value's writer released
         // before its store: see `set_value`).
         std::sync::atomic::fence(std::sync::atomic::Ordering::Acquire);
-        self.san_scalar("GlobalTensor::GetValue", i, false);
+        self.san_scalar("GlobalTensor::GetValue", i, Some(v));
         v
     }
 
@@ -760,7 +760,7 @@ impl<T: Element> GlobalTensor<T> {
     #[track_caller]
     pub fn set_value(&self, i: usize, v: T) {
         let p = self.elem_ptr("GlobalTensor::SetValue", i);
-        self.san_scalar("GlobalTensor::SetValue", i, true);
+        self.san_scalar("GlobalTensor::SetValue", i, None);
         std::sync::atomic::fence(std::sync::atomic::Ordering::Release);
         // SAFETY: as in `get_value`.
         unsafe { crate::gm_io::store_elem(p, v) }
@@ -789,12 +789,19 @@ impl<T: Element> GlobalTensor<T> {
         (self.region.as_ref().map_or(0, |r| r.base() as usize), self.off)
     }
 
+    /// The sanitizer's hook of a scalar access of element `i`: a write, or a read that found
+    /// `found` (a read that makes the core's flag reads a poll blocks in it until another core
+    /// changes a polled flag: see the sanitizer's `Poll`).
     #[track_caller]
     #[inline]
-    fn san_scalar(&self, api: &'static str, i: usize, write: bool) {
-        let (region, off) = self.san_loc();
+    fn san_scalar(&self, api: &'static str, i: usize, found: Option<T>) {
+        let (base, off) = self.san_loc();
         let at = off + i * T::SIZE;
-        crate::sanitizer::on_scalar_gm(api, region, at, at + T::SIZE, write);
+        let found = match (found, self.region.as_deref()) {
+            (Some(v), Some(r)) => Some((crate::sanitizer::elem_bits(&v), r)),
+            _ => None,
+        };
+        crate::sanitizer::on_scalar_gm(api, base, at, at + T::SIZE, found);
     }
 
     #[track_caller]

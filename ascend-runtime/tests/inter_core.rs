@@ -421,3 +421,91 @@ fn modes_pipes_flag_ids_chips_and_launch_modes_are_checked() {
         &["cannot block a core", "Launch::sync_all(true)"],
     );
 }
+
+// -------------------------------------------------------------------------------------------
+// Polls of GM flags: a core whose flag reads (GetValue of a line invalidated just before, or
+// ReadGmByPassDCache) keep finding nothing new, with nothing else in between, blocks until a
+// polled flag changes; a poll no core can answer is a deadlock error, not a hang.
+
+/// Core 0 polls the flags of cores `1..cores` (a 64-byte line each), each cleaned out of its
+/// writer's data cache, as the vendor's `gm_by_dcache` sample does; core `skip` never raises
+/// its flag. Core 0 stores how many flag reads it made in `reads`.
+fn poll_kernel(cores: u32, skip: Option<u32>, slow: Duration, flags: GmAddr, reads: GmAddr) {
+    let me = get_block_idx();
+    let flag = gm_i32(flags, cores as usize * 16);
+    if me != 0 {
+        std::thread::sleep(slow);
+        if Some(me) != skip {
+            let mine = flag.view(me as usize * 16);
+            mine.set_value(0, 1);
+            data_cache_clean_and_invalid::<i32, SingleCacheLine, CachelineOut>(&mine);
+        }
+        return;
+    }
+    let mut n = 0;
+    let mut core = 1;
+    while core < cores {
+        let line = flag.view(core as usize * 16);
+        data_cache_clean_and_invalid::<i32, SingleCacheLine, CachelineOut>(&line);
+        n += 1;
+        if line.get_value(0) == 1 {
+            core += 1;
+        }
+    }
+    gm_i32(reads, 1).set_value(0, n);
+}
+
+#[test]
+fn a_poll_blocks_until_the_flag_comes_instead_of_spinning() {
+    let (flags, reads) = (GmBuffer::<i32>::zeroed(4 * 16), GmBuffer::<i32>::zeroed(16));
+    let (fa, ra) = (flags.addr(), reads.addr());
+    // Cores 1-3 raise their flags 300 ms in: spinning, core 0 would read them millions of
+    // times; blocked after each 1024 reads that found nothing new, a few thousand at most.
+    threads(4).run(move || poll_kernel(4, None, Duration::from_millis(300), fa, ra)).expect("a correct poll");
+    let n = reads.to_vec()[0];
+    assert!((3..=3 * 2 * 1024 + 3).contains(&n), "core 0 read the flags {n} times");
+}
+
+#[test]
+fn a_poll_no_core_can_answer_is_an_error_not_a_hang() {
+    let (flags, reads) = (GmBuffer::<i32>::zeroed(4 * 16), GmBuffer::<i32>::zeroed(16));
+    let (fa, ra) = (flags.addr(), reads.addr());
+    let t0 = Instant::now();
+    let text = expect_err(
+        threads(4).run(move || poll_kernel(4, Some(2), Duration::ZERO, fa, ra)),
+        &[
+            "GlobalTensor::GetValue",
+            "no core can go on: core 0 polls GM flag(s)",
+            "for another core to change them",
+            "1024 flag reads in a row found nothing new",
+            "inter_core.rs",
+            "core(s) 1..=3 returned from the kernel",
+            "on the hardware this hangs",
+        ],
+    );
+    assert!(t0.elapsed() < Duration::from_secs(10), "took {:?}: {text}", t0.elapsed());
+    // The flags core 0 was polling when it blocked: core 1's (raised) and core 2's.
+    assert!(text.contains("= 0x1") && text.contains("= 0x0"), "{text}");
+}
+
+#[test]
+fn a_bypass_poll_on_a_single_core_is_an_error_and_other_work_between_reads_is_no_poll() {
+    let flags = GmBuffer::<u64>::zeroed(8);
+    let fa = flags.addr();
+    // Nothing else between the reads: the 1024th read that finds 0 again is a poll no other
+    // core can answer.
+    expect_err(
+        threads(1).run(move || while read_gm_by_pass_dcache::<u64>(fa) == 0 {}),
+        &["ReadGmByPassDCache", "core 0 polls GM flag(s)", "= 0x0", "no core can go on"],
+    );
+    // A bounded loop doing other work between the reads is no poll: it runs to its end.
+    threads(1)
+        .run(move || {
+            let ub = ub_i32(8);
+            for i in 0..4096 {
+                assert_eq!(read_gm_by_pass_dcache::<u64>(fa), 0);
+                ub.set_value(0, i);
+            }
+        })
+        .expect("no poll");
+}

@@ -65,6 +65,7 @@ use std::sync::{Arc, Mutex};
 use crate::error::{fail_at, Fault};
 use crate::position::TPosition;
 use crate::sync::{pipe_t, HardEventKind, HARD_EVENTS};
+use crate::tensor::GmRegion;
 use gm::{GmAcc, GmLog, GmRec, LINE_BYTES};
 use gm_local::LocalGm;
 use shadow::{
@@ -384,6 +385,91 @@ struct CoreSan {
     /// phase, and joins are idempotent), so a loop of `SetValue`s over a line takes the launch's
     /// lock once.
     released: Option<(usize, u32, u32)>,
+    /// The core's run of flag reads, to tell a poll loop (see [`Poll`]).
+    poll: Poll,
+}
+
+/// Flag reads in a row that found nothing new, with nothing else between them, after which the
+/// core is taken to be polling for another core: it blocks until a polled flag changes (see
+/// [`Poll`]).
+const POLL_SPINS: u32 = 1024;
+
+/// The most flags one poll loop is tracked over.
+const POLL_FLAGS: usize = 16;
+
+/// A core's run of flag reads (a `GetValue` of a line it invalidated just before, or
+/// `ReadGmByPassDCache`) with nothing else between them: a poll loop, when they keep finding
+/// the values they found before.
+///
+/// A flag read extends the run when the core's clocks moved by that read alone since the
+/// previous one (no instruction, event, barrier, cross-core synchronisation or `SetValue`
+/// in between; a `DataCacheCleanAndInvalid` with nothing to clean changes nothing). It
+/// found nothing new when it read the same bytes as an earlier read of the run and the same
+/// value. After [`POLL_SPINS`] such reads in a row, the core blocks until one of the run's
+/// flags changes (re-checked every few milliseconds), instead of spinning: the host thread
+/// goes to the cores that can set the flag, and when no core can (every other one has
+/// returned, waits in `SyncAll` or is blocked itself) the launch fails at once with a
+/// deadlock error naming the flags, where the hardware would hang. The kernel sees the
+/// values it would have seen spinning.
+#[derive(Default)]
+struct Poll {
+    /// The run's flags: region, byte offset, length, and the value last found.
+    flags: Vec<(Arc<GmRegion>, usize, usize, u64)>,
+    /// Flag reads in a row that found nothing new.
+    stale: u32,
+    /// The core's clocks, event marks and phase after the run's last read.
+    clock: [u32; ROWS],
+    marks: [u32; ROWS],
+    phase: u32,
+    /// The API and line of the run's last read.
+    site: Option<(&'static str, &'static Location<'static>)>,
+}
+
+/// Blocks the core whose flag reads are a poll (see [`Poll`]) until one of `flags` changes,
+/// when the launch can block a core (a thread per core, or a single core); in the other launch
+/// modes the core goes on spinning.
+#[track_caller]
+fn poll_block(
+    flags: Vec<(Arc<GmRegion>, usize, usize, u64)>,
+    site: (&'static str, &'static Location<'static>),
+) {
+    if !crate::ctx::can_block() {
+        return;
+    }
+    let (api, loc) = site;
+    let list: Vec<String> = flags
+        .iter()
+        .map(|(r, off, len, bits)| {
+            let at = r.base() as usize + off;
+            format!("[{at:#x}, {:#x}) = {bits:#x}", at + len)
+        })
+        .collect();
+    let what = move || {
+        format!(
+            "polls GM flag(s) {} for another core to change them ({api} at {}:{}: {POLL_SPINS} flag reads in a \
+             row found nothing new, and the core did nothing else in between)",
+            list.join(", "),
+            loc.file(),
+            loc.line()
+        )
+    };
+    let changed = move || {
+        flags.iter().any(|(r, off, len, bits)| {
+            let mut b = [0u8; 8];
+            r.read_bytes(*off, &mut b[..(*len).min(8)]);
+            u64::from_le_bytes(b) != *bits
+        })
+    };
+    crate::ctx::block_until(api, what, Box::new(changed));
+}
+
+/// An element's bytes (at most 8), as a little-endian number: what a flag read found.
+pub(crate) fn elem_bits<T: bytemuck::Pod>(v: &T) -> u64 {
+    let mut b = [0u8; 8];
+    let bytes = bytemuck::bytes_of(v);
+    let n = bytes.len().min(8);
+    b[..n].copy_from_slice(&bytes[..n]);
+    u64::from_le_bytes(b)
 }
 
 thread_local! {
@@ -506,6 +592,7 @@ impl LaunchSanitizer {
             local: LocalGm::default(),
             marks: [0; ROWS],
             released: None,
+            poll: Poll::default(),
         };
         let mut owner = Owner(Box::into_raw(Box::new(state)));
         SAN.with(|s| s.set(owner.0));
@@ -730,6 +817,43 @@ impl CoreSan {
 
     fn acquire(&mut self, objs: &[usize]) {
         self.acquire_if(objs, true);
+    }
+
+    /// Records a flag read by `cur` of the `len` bytes at `off` of `region` that found `bits`,
+    /// after its clock tick and acquire (see [`Poll`]); blocks the core when the read makes
+    /// its run a poll that found nothing new [`POLL_SPINS`] times.
+    #[track_caller]
+    fn flag_read(&mut self, cur: Acc, region: &Arc<GmRegion>, off: usize, len: usize, bits: u64) {
+        let p = &mut self.poll;
+        let mut clock = p.clock;
+        clock[pipe_t::PIPE_S as usize] += 1;
+        if clock != self.clock || p.marks != self.marks || p.phase != self.phase {
+            p.flags.clear();
+            p.stale = 0;
+        }
+        (p.clock, p.marks, p.phase) = (self.clock, self.marks, self.phase);
+        p.site = Some(self.sites.get(cur.site()));
+        let full = p.flags.len() >= POLL_FLAGS;
+        match p.flags.iter_mut().find(|(r, o, l, _)| Arc::ptr_eq(r, region) && *o == off && *l == len) {
+            Some(f) if f.3 == bits => p.stale += 1,
+            Some(f) => {
+                f.3 = bits;
+                p.stale = 0;
+            }
+            None if !full => {
+                p.flags.push((Arc::clone(region), off, len, bits));
+                p.stale = 0;
+            }
+            None => {
+                p.flags.clear();
+                p.stale = 0;
+            }
+        }
+        if p.stale >= POLL_SPINS {
+            p.stale = 0;
+            let (flags, site) = (p.flags.clone(), p.site.unwrap_or(("", Location::caller())));
+            poll_block(flags, site);
+        }
     }
 
     /// Starts an instruction on `pipe`: its clock.
@@ -1275,11 +1399,20 @@ pub(crate) fn on_scalar_ub(api: &'static str, tag: u64, s: usize, e: usize, writ
     });
 }
 
-/// A scalar access (pipe S) of `[s, e)` of a GM region.
+/// A scalar access (pipe S) of `[s, e)` of a GM region: a write (`found == None`) or a read
+/// that found `found` (see [`elem_bits`]) in `region` (whose first byte is at `base`). A flag
+/// read that makes the core's reads a poll blocks it (see [`Poll`]).
 #[track_caller]
 #[inline]
-pub(crate) fn on_scalar_gm(api: &'static str, region: usize, s: usize, e: usize, write: bool) {
-    let loc = Location::caller();
+pub(crate) fn on_scalar_gm(
+    api: &'static str,
+    base: usize,
+    s: usize,
+    e: usize,
+    found: Option<(u64, &Arc<GmRegion>)>,
+) {
+    let (loc, region) = (Location::caller(), base);
+    let write = found.is_none();
     with_san!(|st| {
         let cur = st.start(api, pipe_t::PIPE_S, loc);
         let fresh = st.dcache.touch(region + s, write);
@@ -1298,6 +1431,9 @@ pub(crate) fn on_scalar_gm(api: &'static str, region: usize, s: usize, e: usize,
             // From GM, the line invalidated just before: a flag read, acquiring the line.
             st.gm_as(cur, region, s, e, false, false, true);
             st.acquire_if(&[line_of(region + s)], false);
+            if let Some((bits, r)) = found {
+                st.flag_read(cur, r, s, e - s, bits);
+            }
         } else {
             st.gm(cur, region, s, e, false, false);
         }
@@ -1431,18 +1567,28 @@ pub(crate) fn on_data_sync_barrier() {
 }
 
 /// A scalar access of a flag in GM through `ReadGmByPassDCache` / `WriteGmByPassDCache`
-/// (pipe S, logged as atomic): a write releases what the core did before its last
-/// `DataSyncBarrier`; a read acquires what the flag's writers released.
+/// (pipe S, logged as atomic): a write (`found == None`) releases what the core did before its
+/// last `DataSyncBarrier`; a read (that found `found`) acquires what the flag's writers
+/// released. A read that makes the core's reads a poll blocks it, as [`on_scalar_gm`].
 #[track_caller]
-pub(crate) fn on_by_pass_gm(api: &'static str, region: usize, s: usize, e: usize, write: bool) {
+pub(crate) fn on_by_pass_gm(
+    api: &'static str,
+    region: &Arc<GmRegion>,
+    s: usize,
+    e: usize,
+    found: Option<u64>,
+) {
     let loc = Location::caller();
+    let base = region.base() as usize;
     with_san!(|st| {
         let cur = st.start(api, pipe_t::PIPE_S, loc);
-        st.gm_as(cur, region, s, e, write, false, true);
-        if write {
-            st.deposit(&[region + s], st.fenced);
-        } else {
-            st.acquire_if(&[region + s], false);
+        st.gm_as(cur, base, s, e, found.is_none(), false, true);
+        match found {
+            None => st.deposit(&[base + s], st.fenced),
+            Some(bits) => {
+                st.acquire_if(&[base + s], false);
+                st.flag_read(cur, region, s, e - s, bits);
+            }
         }
     });
 }
