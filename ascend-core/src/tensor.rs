@@ -797,11 +797,9 @@ impl<T: Element> GlobalTensor<T> {
     fn san_scalar(&self, api: &'static str, i: usize, found: Option<T>) {
         let (base, off) = self.san_loc();
         let at = off + i * T::SIZE;
-        let found = match (found, self.region.as_deref()) {
-            (Some(v), Some(r)) => Some((crate::sanitizer::elem_bits(&v), r)),
-            _ => None,
-        };
-        crate::sanitizer::on_scalar_gm(api, base, at, at + T::SIZE, found);
+        let write = found.is_none();
+        let found = found.zip(self.region.as_deref()).map(|(v, r)| (crate::sanitizer::elem_bits(&v), r));
+        crate::sanitizer::on_scalar_gm(api, base, at, at + T::SIZE, write, found);
     }
 
     #[track_caller]

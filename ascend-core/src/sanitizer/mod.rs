@@ -382,8 +382,7 @@ struct CoreSan {
     marks: [u32; ROWS],
     /// The last line a `SetValue` released, with the phase and the published phases it
     /// released (the same release again changes nothing: the core's clock is constant within a
-    /// phase, and joins are idempotent), so a loop of `SetValue`s over a line takes the launch's
-    /// lock once.
+    /// phase, and joins are idempotent), so a loop of `SetValue`s over a line releases it once.
     released: Option<(usize, u32, u32)>,
     /// The core's run of flag reads, to tell a poll loop (see [`Poll`]).
     poll: Poll,
@@ -1399,20 +1398,20 @@ pub(crate) fn on_scalar_ub(api: &'static str, tag: u64, s: usize, e: usize, writ
     });
 }
 
-/// A scalar access (pipe S) of `[s, e)` of a GM region: a write (`found == None`) or a read
-/// that found `found` (see [`elem_bits`]) in `region` (whose first byte is at `base`). A flag
-/// read that makes the core's reads a poll blocks it (see [`Poll`]).
+/// A scalar access (pipe S) of `[s, e)` of a GM region (by the address of its first byte): a
+/// write, or a read that found `found` (see [`elem_bits`]) in the region `found` names. A
+/// flag read that makes the core's reads a poll blocks it (see [`Poll`]).
 #[track_caller]
 #[inline]
 pub(crate) fn on_scalar_gm(
     api: &'static str,
-    base: usize,
+    region: usize,
     s: usize,
     e: usize,
+    write: bool,
     found: Option<(u64, &Arc<GmRegion>)>,
 ) {
-    let (loc, region) = (Location::caller(), base);
-    let write = found.is_none();
+    let loc = Location::caller();
     with_san!(|st| {
         let cur = st.start(api, pipe_t::PIPE_S, loc);
         let fresh = st.dcache.touch(region + s, write);
