@@ -141,6 +141,15 @@ fn paired(min_time: Duration, mut native: impl FnMut(), mut emulated: impl FnMut
     (best_n, best_e)
 }
 
+/// A length as the table prints it: `2^k` for a power of two.
+fn len_label(len: usize) -> String {
+    if len.is_power_of_two() {
+        format!("2^{}", len.trailing_zeros())
+    } else {
+        len.to_string()
+    }
+}
+
 /// Deterministic pseudo-random values in `[-50, 50)`.
 fn values(n: usize, seed: u64) -> Vec<f32> {
     let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
@@ -241,8 +250,7 @@ fn launch_add_san<T: AddElement>(
 fn stream_rows(sizes: &Sizes, rows: &mut Vec<Row>) {
     for &len in &sizes.stream_lens {
         let big = len == 1 << 26;
-        let label =
-            if len.is_power_of_two() { format!("2^{}", len.trailing_zeros()) } else { len.to_string() };
+        let label = len_label(len);
 
         // sub_custom, f32.
         let a = values(len, 1);
@@ -334,7 +342,7 @@ fn stream_rows(sizes: &Sizes, rows: &mut Vec<Row>) {
 /// `sanitize(false)` ('native'), timed alternately; the ratio is off / on.
 fn sanitizer_rows(sizes: &Sizes, rows: &mut Vec<Row>) {
     let len = sizes.stream_lens[0];
-    let label = if len.is_power_of_two() { format!("2^{}", len.trailing_zeros()) } else { len.to_string() };
+    let label = len_label(len);
     let cores = 8;
     // The targets: 16 KiB tiles and 128-element tiles; the 2 KiB row shows the curve.
     let target = |tile_bytes: usize| match tile_bytes {
@@ -390,7 +398,7 @@ fn sanitizer_rows(sizes: &Sizes, rows: &mut Vec<Row>) {
 /// GM log entry per access).
 fn scalar_gm_san_rows(len: usize, min_time: Duration, rows: &mut Vec<Row>) {
     let cores = 8;
-    let label = if len.is_power_of_two() { format!("2^{}", len.trailing_zeros()) } else { len.to_string() };
+    let label = len_label(len);
     let g = GmBuffer::<f32>::zeroed(len);
     let a = g.addr();
     let per = len / cores as usize;

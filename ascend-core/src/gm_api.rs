@@ -476,7 +476,7 @@ pub fn read_gm_by_pass_dcache<T: ByPassDCacheElement>(addr: GmAddr) -> T {
     std::sync::atomic::fence(std::sync::atomic::Ordering::Acquire);
     // A read that makes the core's flag reads a poll blocks in the hook until another core
     // changes a polled flag (see the sanitizer's `Poll`).
-    crate::sanitizer::on_by_pass_gm(api, &region, off, off + T::SIZE, Some(crate::sanitizer::elem_bits(&v)));
+    crate::sanitizer::on_by_pass_gm(api, &region, off, off + T::SIZE, Some(&v));
     v
 }
 
@@ -499,7 +499,7 @@ pub fn write_gm_by_pass_dcache<T: ByPassDCacheElement>(addr: GmAddr, value: T) {
     let api = "WriteGmByPassDCache";
     let (region, off) = by_pass_elem::<T>(api, addr);
     crate::ctx::check_cancel();
-    crate::sanitizer::on_by_pass_gm(api, &region, off, off + T::SIZE, None);
+    crate::sanitizer::on_by_pass_gm::<T>(api, &region, off, off + T::SIZE, None);
     std::sync::atomic::fence(std::sync::atomic::Ordering::Release);
     // SAFETY: as in `read_gm_by_pass_dcache`.
     unsafe { crate::gm_io::store_elem(region.base().add(off).cast::<T>(), value) }

@@ -795,10 +795,10 @@ impl<T: Element> GlobalTensor<T> {
     #[track_caller]
     #[inline]
     fn san_scalar(&self, api: &'static str, i: usize, found: Option<T>) {
+        let write = found.is_none();
         let (base, off) = self.san_loc();
         let at = off + i * T::SIZE;
-        let write = found.is_none();
-        let found = found.zip(self.region.as_deref()).map(|(v, r)| (crate::sanitizer::elem_bits(&v), r));
+        let found = found.as_ref().zip(self.region.as_deref());
         crate::sanitizer::on_scalar_gm(api, base, at, at + T::SIZE, write, found);
     }
 

@@ -420,8 +420,6 @@ struct Poll {
     clock: [u32; ROWS],
     marks: [u32; ROWS],
     phase: u32,
-    /// The API and line of the run's last read.
-    site: Option<(&'static str, &'static Location<'static>)>,
 }
 
 /// Blocks the core whose flag reads are a poll (see [`Poll`]) until one of `flags` changes,
@@ -463,7 +461,7 @@ fn poll_block(
 }
 
 /// An element's bytes (at most 8), as a little-endian number: what a flag read found.
-pub(crate) fn elem_bits<T: bytemuck::Pod>(v: &T) -> u64 {
+fn elem_bits<T: bytemuck::Pod>(v: &T) -> u64 {
     let mut b = [0u8; 8];
     let bytes = bytemuck::bytes_of(v);
     let n = bytes.len().min(8);
@@ -823,35 +821,30 @@ impl CoreSan {
     /// its run a poll that found nothing new [`POLL_SPINS`] times.
     #[track_caller]
     fn flag_read(&mut self, cur: Acc, region: &Arc<GmRegion>, off: usize, len: usize, bits: u64) {
+        let site = self.sites.get(cur.site());
         let p = &mut self.poll;
         let mut clock = p.clock;
         clock[pipe_t::PIPE_S as usize] += 1;
         if clock != self.clock || p.marks != self.marks || p.phase != self.phase {
             p.flags.clear();
-            p.stale = 0;
         }
         (p.clock, p.marks, p.phase) = (self.clock, self.marks, self.phase);
-        p.site = Some(self.sites.get(cur.site()));
-        let full = p.flags.len() >= POLL_FLAGS;
-        match p.flags.iter_mut().find(|(r, o, l, _)| Arc::ptr_eq(r, region) && *o == off && *l == len) {
-            Some(f) if f.3 == bits => p.stale += 1,
-            Some(f) => {
-                f.3 = bits;
-                p.stale = 0;
-            }
-            None if !full => {
-                p.flags.push((Arc::clone(region), off, len, bits));
-                p.stale = 0;
-            }
+        let known = p.flags.iter_mut().find(|(r, o, l, _)| Arc::ptr_eq(r, region) && *o == off && *l == len);
+        let same = match known {
+            Some(f) => std::mem::replace(&mut f.3, bits) == bits,
             None => {
-                p.flags.clear();
-                p.stale = 0;
+                if p.flags.len() < POLL_FLAGS {
+                    p.flags.push((Arc::clone(region), off, len, bits));
+                } else {
+                    p.flags.clear();
+                }
+                false
             }
-        }
+        };
+        p.stale = if same { p.stale + 1 } else { 0 };
         if p.stale >= POLL_SPINS {
             p.stale = 0;
-            let (flags, site) = (p.flags.clone(), p.site.unwrap_or(("", Location::caller())));
-            poll_block(flags, site);
+            poll_block(p.flags.clone(), site);
         }
     }
 
@@ -1399,17 +1392,17 @@ pub(crate) fn on_scalar_ub(api: &'static str, tag: u64, s: usize, e: usize, writ
 }
 
 /// A scalar access (pipe S) of `[s, e)` of a GM region (by the address of its first byte): a
-/// write, or a read that found `found` (see [`elem_bits`]) in the region `found` names. A
-/// flag read that makes the core's reads a poll blocks it (see [`Poll`]).
+/// write, or a read that found `found` in the region `found` names. A flag read that makes the
+/// core's reads a poll blocks it (see [`Poll`]).
 #[track_caller]
 #[inline]
-pub(crate) fn on_scalar_gm(
+pub(crate) fn on_scalar_gm<T: bytemuck::Pod>(
     api: &'static str,
     region: usize,
     s: usize,
     e: usize,
     write: bool,
-    found: Option<(u64, &Arc<GmRegion>)>,
+    found: Option<(&T, &Arc<GmRegion>)>,
 ) {
     let loc = Location::caller();
     with_san!(|st| {
@@ -1430,8 +1423,8 @@ pub(crate) fn on_scalar_gm(
             // From GM, the line invalidated just before: a flag read, acquiring the line.
             st.gm_as(cur, region, s, e, false, false, true);
             st.acquire_if(&[line_of(region + s)], false);
-            if let Some((bits, r)) = found {
-                st.flag_read(cur, r, s, e - s, bits);
+            if let Some((v, r)) = found {
+                st.flag_read(cur, r, s, e - s, elem_bits(v));
             }
         } else {
             st.gm(cur, region, s, e, false, false);
@@ -1570,12 +1563,12 @@ pub(crate) fn on_data_sync_barrier() {
 /// last `DataSyncBarrier`; a read (that found `found`) acquires what the flag's writers
 /// released. A read that makes the core's reads a poll blocks it, as [`on_scalar_gm`].
 #[track_caller]
-pub(crate) fn on_by_pass_gm(
+pub(crate) fn on_by_pass_gm<T: bytemuck::Pod>(
     api: &'static str,
     region: &Arc<GmRegion>,
     s: usize,
     e: usize,
-    found: Option<u64>,
+    found: Option<&T>,
 ) {
     let loc = Location::caller();
     let base = region.base() as usize;
@@ -1584,9 +1577,9 @@ pub(crate) fn on_by_pass_gm(
         st.gm_as(cur, base, s, e, found.is_none(), false, true);
         match found {
             None => st.deposit(&[base + s], st.fenced),
-            Some(bits) => {
+            Some(v) => {
                 st.acquire_if(&[base + s], false);
-                st.flag_read(cur, region, s, e - s, bits);
+                st.flag_read(cur, region, s, e - s, elem_bits(v));
             }
         }
     });
