@@ -750,6 +750,38 @@ fn missing_pipe_barrier_between_overlapping_copies_out() {
     run(1, || overlapping_copies_out(true, x.addr(), z.addr())).unwrap();
     let want: Vec<f32> = (0..N).map(|i| if i < N - 8 { i as f32 } else { 2.0 * i as f32 }).collect();
     assert_eq!(z.to_vec(), want);
+    // Two accumulations into the same bytes land in either order with one sum: under
+    // SetAtomicAdd the copies need no barrier. An atomic and a plain copy still do.
+    let (xa, za) = (x.addr(), z.addr());
+    z.write_from(&[1.0; N]);
+    run(1, || {
+        let (x_gm, z_gm) = (bind(&xa, 0, N), bind(&za, 0, N));
+        let mut pipe = TPipe::new();
+        let (a, b) = load_pair(&mut pipe, &x_gm);
+        muls(&b, &a, 2.0, N);
+        set_flag::<HardEvent::V_MTE3>(0);
+        wait_flag::<HardEvent::V_MTE3>(0);
+        set_atomic_add::<f32>();
+        data_copy(&z_gm, &a, N);
+        data_copy(&z_gm, &b, N);
+        set_atomic_none();
+    })
+    .unwrap();
+    assert_eq!(z.to_vec(), (0..N).map(|i| 1.0 + 3.0 * i as f32).collect::<Vec<_>>());
+    expect_fault(
+        run(1, || {
+            let (x_gm, z_gm) = (bind(&xa, 0, N), bind(&za, 0, N));
+            let mut pipe = TPipe::new();
+            let (a, _) = load_pair(&mut pipe, &x_gm);
+            set_flag::<HardEvent::V_MTE3>(0);
+            wait_flag::<HardEvent::V_MTE3>(0);
+            set_atomic_add::<f32>();
+            data_copy(&z_gm, &a, N);
+            set_atomic_none();
+            data_copy(&z_gm, &a, N);
+        }),
+        &["write-after-write race on global memory on core 0", "add PipeBarrier<PIPE_MTE3>() between them"],
+    );
 }
 
 // 19. A vector instruction reading what the previous one wrote, in a kernel built without the

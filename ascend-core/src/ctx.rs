@@ -122,6 +122,11 @@ pub(crate) struct CoreState {
     pub(crate) overflow: Cell<OverflowMode>,
     /// Whether a `TPipe` is alive on this core (AscendC allows one at a time).
     pub(crate) pipe_alive: Cell<bool>,
+    /// The end of the Unified Buffer bytes the live `TPipe` has handed out (0 without one).
+    pub(crate) pipe_end: Cell<usize>,
+    /// Live `GroupBarrier`s of this core: while there is one, the Unified Buffer's last
+    /// [`GROUP_BARRIER_UB_BYTES`](crate::group_barrier::GROUP_BARRIER_UB_BYTES) are theirs.
+    pub(crate) group_barriers: Cell<u32>,
     /// Event ids and flags (`SetFlag`/`WaitFlag`, `TPipe::AllocEventID`).
     pub(crate) sync: RefCell<crate::sync::SyncState>,
     pub(crate) cancel: Option<Arc<CancelToken>>,
@@ -202,6 +207,8 @@ fn new_state(cfg: CoreConfig) -> CoreState {
         cmp_mask: Cell::new([0, 0]),
         overflow: Cell::new(cfg.soc.default_overflow_mode()),
         pipe_alive: Cell::new(false),
+        pipe_end: Cell::new(0),
+        group_barriers: Cell::new(0),
         sync: RefCell::new(crate::sync::SyncState::new()),
         cancel: cfg.cancel,
         atomic: Cell::new(None),

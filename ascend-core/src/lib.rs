@@ -20,6 +20,7 @@ pub mod error;
 pub mod f16conv;
 pub mod gm_api;
 mod gm_io;
+pub mod group_barrier;
 pub mod pipe;
 pub mod position;
 pub mod sanitizer;
@@ -75,6 +76,7 @@ pub mod prelude {
         CROSS_CORE_FLAG_IDS,
     };
     pub use crate::gm_api::*;
+    pub use crate::group_barrier::*;
     pub use crate::pipe::*;
     pub use crate::tiling_data::get_tiling_data;
     pub use crate::vector::binary::*;

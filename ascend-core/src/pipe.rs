@@ -112,6 +112,7 @@ impl TPipe {
     /// ```
     pub fn reset(&mut self) {
         self.cur = 0;
+        with_core(|c| c.pipe_end.set(0));
         self.buffers = 0;
         self.epoch.set(self.epoch.get() + 1);
         self.pools.0.borrow_mut().clear();
@@ -145,7 +146,10 @@ impl TPipe {
     /// The bytes of [`carve`](Self::carve), without counting buffers (a `TBufPool`'s memory).
     #[track_caller]
     fn carve_bytes(&mut self, api: &'static str, num: usize, len: usize) -> (usize, usize) {
-        let ub_size = self.ub.size();
+        let (ub_size, barrier) = (self.ub.size(), with_core(|c| c.group_barriers.get() > 0));
+        if barrier {
+            self.check_group_barrier(api, num, len);
+        }
         // Checked: `len` comes from the kernel and may be anything up to `usize::MAX`.
         let rounded = len.div_ceil(BLOCK_BYTES).checked_mul(BLOCK_BYTES);
         let total = rounded.and_then(|r| r.checked_mul(num));
@@ -168,7 +172,26 @@ impl TPipe {
         let (rounded, total) = (rounded.unwrap_or(0), total.unwrap_or(0));
         let start = self.cur;
         self.cur += total;
+        with_core(|c| c.pipe_end.set(self.cur));
         (start, rounded)
+    }
+
+    /// Fails unless `num` buffers of `len` bytes fit before the Unified Buffer's last bytes,
+    /// which a live `GroupBarrier` of the core occupies.
+    #[cold]
+    #[track_caller]
+    fn check_group_barrier(&self, api: &'static str, num: usize, len: usize) {
+        let limit = self.ub.size() - crate::group_barrier::GROUP_BARRIER_UB_BYTES;
+        let end =
+            len.div_ceil(BLOCK_BYTES).checked_mul(BLOCK_BYTES * num).and_then(|t| t.checked_add(self.cur));
+        ensure(end.is_some_and(|e| e <= limit), api, || {
+            format!(
+                "{num} buffer(s) of {len} bytes would reach past byte {limit} of the Unified Buffer, whose last {} \
+                 bytes a GroupBarrier of this core occupies ({} free before them)",
+                crate::group_barrier::GROUP_BARRIER_UB_BYTES,
+                limit.saturating_sub(self.cur)
+            )
+        });
     }
 
     /// Gives the plain buffer `buf` one buffer of `len` bytes, rounded up to a multiple of 32
@@ -321,7 +344,10 @@ impl Drop for TPipe {
     fn drop(&mut self) {
         self.epoch.set(self.epoch.get() + 1);
         crate::sanitizer::on_pipe_release(crate::sanitizer::Release::Drop);
-        with_core(|c| c.pipe_alive.set(false));
+        with_core(|c| {
+            c.pipe_alive.set(false);
+            c.pipe_end.set(0);
+        });
     }
 }
 

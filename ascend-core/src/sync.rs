@@ -435,6 +435,13 @@ impl TPipe {
     }
 }
 
+/// The lowest id of `e` not allocated on the current core (`GetTPipePtr()->FetchEventID(e)`
+/// inside the vendor's primitives).
+#[track_caller]
+pub(crate) fn fetch_free_event(api: &'static str, e: HardEventKind) -> TEventID {
+    with_core(|c| first_free(api, e, c.sync.borrow().occupied[e.index as usize], c.soc))
+}
+
 #[track_caller]
 fn first_free(api: &'static str, e: HardEventKind, occupied: u8, soc: Soc) -> TEventID {
     let max = que_max_event(soc);

@@ -509,3 +509,201 @@ fn a_bypass_poll_on_a_single_core_is_an_error_and_other_work_between_reads_is_no
         })
         .expect("no poll");
 }
+
+// ---------------------------------------------------------------------------------------
+// GroupBarrier: an arrive group releases a wait group, round after round.
+// ---------------------------------------------------------------------------------------
+
+/// `i32`s each arriver writes per round: 32 bytes, its own DMA block.
+const PART: usize = 8;
+
+/// Cores `0..4` (the arrivers) write their part of `data` (`round * 100 + core` in every
+/// element) and arrive at `bar`; cores `3..8` (the waiters: core 3 is in both groups) wait at
+/// `bar`, copy all of `data` in, check every part, and arrive at `back`, at which the arrivers
+/// wait before they overwrite `data` in the next round (`bar` alone lets an arriver go on once
+/// every waiter has passed its `Wait`, not once it has read). The two barriers' workspaces are
+/// 4096 bytes apart. With `wait == false` the waiters skip `bar`'s `Wait` (the bug); with
+/// `arrive == false` core 0 skips its `Arrive`.
+fn group_rounds_kernel(ws: GmAddr, data: GmAddr, rounds: u32, arrive: bool, wait: bool) {
+    const ARRIVERS: u32 = 4;
+    let me = get_block_idx();
+    let waiters = get_block_num() - ARRIVERS + 1;
+    let data_gm = gm_i32(data, ARRIVERS as usize * PART);
+    let mut pipe = TPipe::new();
+    let (mut q, mut qo) = (TQue::<VecIn, 1>::new(), TQue::<VecOut, 1>::new());
+    pipe.init_buffer(&mut q, 1, ARRIVERS as usize * PART * 4);
+    pipe.init_buffer(&mut qo, 1, PART * 4);
+    let mut bar = GroupBarrier::<PipeMode::MTE3_MODE>::new(ws, ARRIVERS, waiters);
+    let mut back = GroupBarrier::<PipeMode::MTE3_MODE>::new(ws.add::<u8>(4096), waiters, ARRIVERS);
+    for round in 1..=rounds as i32 {
+        if me < ARRIVERS {
+            if round > 1 {
+                back.wait(me);
+            }
+            let t = qo.alloc_tensor::<i32>();
+            duplicate(&t, round * 100 + me as i32, PART);
+            qo.enque(t);
+            let t = qo.deque::<i32>();
+            data_copy(&data_gm.view(me as usize * PART), &t, PART);
+            qo.free_tensor(t);
+            if arrive || me != 0 {
+                bar.arrive(me);
+            }
+        }
+        if me >= ARRIVERS - 1 {
+            if me < ARRIVERS {
+                // Core 3 reads back what its own MTE3 wrote.
+                set_flag::<HardEvent::MTE3_MTE2>(EVENT_ID0);
+                wait_flag::<HardEvent::MTE3_MTE2>(EVENT_ID0);
+            }
+            if wait {
+                bar.wait(me - (ARRIVERS - 1));
+            }
+            let t = q.alloc_tensor::<i32>();
+            data_copy(&t, &data_gm, ARRIVERS as usize * PART);
+            q.enque(t);
+            let t = q.deque::<i32>();
+            if wait {
+                for k in 0..ARRIVERS as usize * PART {
+                    assert_eq!(t.get_value(k), round * 100 + (k / PART) as i32, "core {me}, round {round}");
+                }
+            }
+            q.free_tensor(t);
+            back.arrive(me - (ARRIVERS - 1));
+        }
+    }
+}
+
+#[test]
+fn group_barrier_rounds_order_the_arrivers_writes_before_the_waiters_reads() {
+    let ws = GmBuffer::<u32>::zeroed(2 * 8 * 512 / 4);
+    let data = GmBuffer::<i32>::zeroed(4 * PART);
+    let (wa, da) = (ws.addr(), data.addr());
+    threads(8).run(move || group_rounds_kernel(wa, da, 20, true, true)).unwrap();
+    let words = ws.to_vec();
+    // 20 rounds of `bar`: 4 arrive messages and 5 wait messages a round, into every one of the
+    // max(4, 5) lines' counters; `back` the other way round, its last round not waited for.
+    for k in 0..5 {
+        assert_eq!((words[128 * k], words[128 * k + 16]), (80, 100), "bar, line {k}");
+        assert_eq!((words[1024 + 128 * k], words[1024 + 128 * k + 16]), (100, 76), "back, line {k}");
+    }
+    assert_eq!(data.to_vec(), (0..4 * PART).map(|k| 2000 + (k / PART) as i32).collect::<Vec<_>>());
+}
+
+#[test]
+fn without_group_barrier_wait_the_waiters_reads_race_with_the_arrivers_writes() {
+    let ws = GmBuffer::<u32>::zeroed(2 * 8 * 512 / 4);
+    let data = GmBuffer::<i32>::zeroed(4 * PART);
+    let (wa, da) = (ws.addr(), data.addr());
+    expect_err(
+        threads(8).run(move || group_rounds_kernel(wa, da, 1, true, false)),
+        &["cross-core race on global memory", "DataCopy"],
+    );
+}
+
+#[test]
+fn a_group_barrier_wait_whose_arriver_never_arrives_is_an_error_not_a_hang() {
+    let ws = GmBuffer::<u32>::zeroed(2 * 8 * 512 / 4);
+    let data = GmBuffer::<i32>::zeroed(4 * PART);
+    let (wa, da) = (ws.addr(), data.addr());
+    let t0 = Instant::now();
+    let text = expect_err(
+        threads(8).run(move || group_rounds_kernel(wa, da, 1, false, true)),
+        &[
+            "no core can go on",
+            "waits in GroupBarrier::Wait",
+            "the arrive counter of wait index 0 to reach 4 (round 1 of 4 arrivers)",
+        ],
+    );
+    assert!(t0.elapsed() < Duration::from_secs(10), "took {:?}: {text}", t0.elapsed());
+    // An arriver's second round waits for the waiters of the first: with none, it cannot go on.
+    let text = expect_err(
+        threads(2).run(move || {
+            let mut bar = GroupBarrier::<PipeMode::MTE3_MODE>::new(wa, 1, 1);
+            if get_block_idx() == 0 {
+                bar.arrive(0);
+                bar.arrive(0);
+            }
+        }),
+        &[
+            "waits in GroupBarrier::Arrive",
+            "the wait counter of arrive index 0 to be 1 (round 1 of 1 waiters)",
+        ],
+    );
+    assert!(text.contains("core(s) 1 returned"), "{text}");
+}
+
+#[test]
+fn group_barrier_argument_chip_and_unified_buffer_checks() {
+    let ws = GmBuffer::<u32>::zeroed(4 * 512 / 4);
+    let wa = ws.addr();
+    let one = |soc: Soc, f: fn(GmAddr)| Launch::new(soc).run(move || f(wa));
+    expect_err(
+        one(Soc::Ascend310P, |a| drop(GroupBarrier::<PipeMode::MTE3_MODE>::new(a, 1, 1))),
+        &["GroupBarrier", "not supported on Ascend310P", "Ascend910B"],
+    );
+    expect_err(
+        one(Soc::Ascend910B, |a| drop(GroupBarrier::<PipeMode::SCALAR_MODE>::new(a, 1, 1))),
+        &["pipeMode = PipeMode::SCALAR_MODE", "only PipeMode::MTE3_MODE"],
+    );
+    expect_err(
+        one(Soc::Ascend910B, |a| drop(GroupBarrier::<PipeMode::MTE3_MODE>::new(a, 0, 1))),
+        &["arriveSizeIn = 0 is out of range [1, 1]"],
+    );
+    expect_err(
+        one(Soc::Ascend910B, |a| drop(GroupBarrier::<PipeMode::MTE3_MODE>::new(a, 1, 2))),
+        &["waitSizeIn = 2 is out of range [1, 1] (GetBlockNum() = 1)"],
+    );
+    expect_err(
+        one(Soc::Ascend910B, |a| drop(GroupBarrier::<PipeMode::MTE3_MODE>::new(a.add::<u8>(64), 1, 1))),
+        &["groupWorkspace is at byte 0x40 of its region: it must be 512-byte aligned"],
+    );
+    expect_err(
+        Launch::new(Soc::Ascend910B)
+            .block_dim(8)
+            .sync_all(true)
+            .run(move || drop(GroupBarrier::<PipeMode::MTE3_MODE>::new(wa, 8, 5))),
+        &["groupWorkspace has 2048 bytes", "GetWorkspaceLen() = max(arriveSizeIn, waitSizeIn) × 512 = 4096"],
+    );
+    expect_err(
+        one(Soc::Ascend910B, |a| GroupBarrier::<PipeMode::MTE3_MODE>::new(a, 1, 1).arrive(1)),
+        &["GroupBarrier::Arrive", "arriveIndex = 1 is out of range [0, 0]"],
+    );
+    expect_err(
+        one(Soc::Ascend910B, |a| GroupBarrier::<PipeMode::MTE3_MODE>::new(a, 1, 1).wait(3)),
+        &["GroupBarrier::Wait", "waitIndex = 3 is out of range [0, 0]"],
+    );
+    // The Unified Buffer's last 1600 bytes (of 196608 on Ascend910B) belong to a live barrier.
+    expect_err(
+        one(Soc::Ascend910B, |a| {
+            let mut pipe = TPipe::new();
+            let mut q = TQue::<VecIn, 1>::new();
+            pipe.init_buffer(&mut q, 1, 196_608 - 1600 + 32);
+            drop(GroupBarrier::<PipeMode::MTE3_MODE>::new(a, 1, 1));
+        }),
+        &["handed out the Unified Buffer up to byte 195040", "occupies its last 1600 bytes [195008, 196608)"],
+    );
+    expect_err(
+        one(Soc::Ascend910B, |a| {
+            let mut pipe = TPipe::new();
+            let bar = GroupBarrier::<PipeMode::MTE3_MODE>::new(a, 1, 1);
+            let mut q = TQue::<VecIn, 1>::new();
+            pipe.init_buffer(&mut q, 2, 100_000);
+            drop(bar);
+        }),
+        &["TPipe::InitBuffer", "past byte 195008", "a GroupBarrier of this core occupies"],
+    );
+    // Up to the barrier's bytes, and past them once it is gone.
+    one(Soc::Ascend910B, |a| {
+        let mut pipe = TPipe::new();
+        let mut q = TQue::<VecIn, 1>::new();
+        pipe.init_buffer(&mut q, 1, 195_008);
+        let mut bar = GroupBarrier::<PipeMode::MTE3_MODE>::new(a, 1, 1);
+        bar.arrive(0);
+        bar.wait(0);
+        drop(bar);
+        pipe.reset();
+        pipe.init_buffer(&mut q, 1, 196_608);
+    })
+    .unwrap();
+}

@@ -13,6 +13,7 @@ mod copy;
 mod cross_core;
 mod data_copy_practice;
 mod gm_by_dcache;
+mod group_barrier;
 mod inter_core;
 mod memory;
 mod ms_sanitizer;

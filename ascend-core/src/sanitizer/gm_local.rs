@@ -35,6 +35,9 @@ pub(crate) struct Write {
     pub site: u32,
     /// The writer's recording mark when the run began.
     mark: u32,
+    /// Written in an atomic mode (`SetAtomicAdd` …): two such writes of overlapping bytes
+    /// land in either order with the same result, so they are no race with each other.
+    atomic: bool,
 }
 
 #[derive(Default)]
@@ -73,7 +76,8 @@ impl LocalGm {
     /// The writer itself is ordered after its own writes up to clock `own` (a copy pipe
     /// finishes its copies in any order until a `PipeBarrier` or an event it sets): an
     /// earlier write of the pipe past `own` that overlaps this one is returned, a
-    /// write-after-write race (the bytes may end up with either value). Every pipe's knowledge
+    /// write-after-write race (the bytes may end up with either value) — unless both are
+    /// `atomic` (accumulations land in either order with one result). Every pipe's knowledge
     /// of the writer comes from an event the writer set, which orders the writer too, so the
     /// writes dropped because MTE2 knows them are ones the writer is ordered after.
     #[inline(always)]
@@ -89,6 +93,7 @@ impl LocalGm {
         mark: u32,
         known: u32,
         own: u32,
+        atomic: bool,
     ) -> Option<Write> {
         let k = match pipe {
             pipe_t::PIPE_MTE3 => 0,
@@ -103,12 +108,18 @@ impl LocalGm {
         // The live writes the writer is not ordered after are the newest ones (in a tile loop,
         // none: the events a copy pipe sets order it after its own copies).
         if w.recs.back().is_some_and(|r| r.last > own) {
-            if let Some(r) = unordered_overlap(&w.recs, region, s, e, clock, own) {
+            if let Some(r) = unordered_overlap(&w.recs, region, s, e, clock, own, atomic) {
                 return Some(r);
             }
         }
         if let Some(r) = w.recs.back_mut() {
-            if r.region == region && r.site == site && r.mark == mark && s <= r.e && e >= r.s {
+            if r.region == region
+                && r.site == site
+                && r.mark == mark
+                && r.atomic == atomic
+                && s <= r.e
+                && e >= r.s
+            {
                 r.s = r.s.min(s);
                 r.e = r.e.max(e);
                 r.last = clock;
@@ -119,7 +130,7 @@ impl LocalGm {
         if w.recs.len() >= CAP {
             w.recs.pop_front();
         }
-        w.recs.push_back(Write { region, s, e, first: clock, last: clock, site, mark });
+        w.recs.push_back(Write { region, s, e, first: clock, last: clock, site, mark, atomic });
         None
     }
 
@@ -149,9 +160,11 @@ impl LocalGm {
 }
 
 /// The newest of `recs` (in clock order) past clock `own` that overlaps `[s, e)` of `region`,
-/// other than the rows of the copy at `clock` itself (one instruction).
+/// other than the rows of the copy at `clock` itself (one instruction), and not atomic when
+/// this write is.
 #[cold]
 #[inline(never)]
+#[allow(clippy::too_many_arguments)]
 fn unordered_overlap(
     recs: &VecDeque<Write>,
     region: usize,
@@ -159,11 +172,12 @@ fn unordered_overlap(
     e: usize,
     clock: u32,
     own: u32,
+    atomic: bool,
 ) -> Option<Write> {
     recs.iter()
         .rev()
         .take_while(|r| r.last > own)
-        .find(|r| r.last != clock && r.region == region && r.s < e && s < r.e)
+        .find(|r| r.last != clock && r.region == region && r.s < e && s < r.e && !(atomic && r.atomic))
         .copied()
 }
 
@@ -183,9 +197,9 @@ mod tests {
         let mut g = LocalGm::default();
         let m3 = pipe_t::PIPE_MTE3;
         // two runs of one site, split by a recording (mark 0 → 1)
-        g.write(m3, 7, 0, 64, 1, 5, 0, 0, u32::MAX);
-        g.write(m3, 7, 64, 128, 2, 5, 0, 0, u32::MAX);
-        g.write(m3, 7, 128, 192, 3, 5, 1, 0, u32::MAX);
+        g.write(m3, 7, 0, 64, 1, 5, 0, 0, u32::MAX, false);
+        g.write(m3, 7, 64, 128, 2, 5, 0, 0, u32::MAX, false);
+        g.write(m3, 7, 128, 192, 3, 5, 1, 0, u32::MAX, false);
         assert_eq!(g.by[0].recs.len(), 2);
         // another region, or no overlap: nothing
         assert!(g.read(8, 0, 64, &row(0)).is_none());
@@ -203,12 +217,12 @@ mod tests {
     fn reads_of_other_regions_skip_the_list_and_mixed_lists_are_searched() {
         let mut g = LocalGm::default();
         let m3 = pipe_t::PIPE_MTE3;
-        g.write(m3, 8, 0, 64, 1, 5, 0, 0, u32::MAX);
+        g.write(m3, 8, 0, 64, 1, 5, 0, 0, u32::MAX, false);
         assert_eq!(g.by[0].region, 8);
         assert!(g.read(7, 0, 64, &row(0)).is_none());
         assert!(g.read(8, 32, 96, &row(0)).is_some());
         // a second region: the list is searched for every read, and finds each region's write
-        g.write(m3, 7, 0, 64, 2, 6, 0, 0, u32::MAX);
+        g.write(m3, 7, 0, 64, 2, 6, 0, 0, u32::MAX, false);
         assert_eq!(g.by[0].region, MIXED);
         let (_, w) = g.read(7, 0, 32, &row(0)).unwrap();
         assert_eq!((w.region, w.site), (7, 6));
@@ -216,7 +230,7 @@ mod tests {
         assert_eq!((w.region, w.site), (8, 5));
         // once MTE2 knows everything, the list restarts with the next write's region
         assert!(g.read(9, 0, 32, &row(2)).is_none());
-        g.write(m3, 9, 0, 64, 3, 7, 1, 0, u32::MAX);
+        g.write(m3, 9, 0, 64, 3, 7, 1, 0, u32::MAX, false);
         assert_eq!(g.by[0].region, 9);
         assert!(g.read(9, 0, 32, &row(2)).is_some());
     }
@@ -228,7 +242,7 @@ mod tests {
         for i in 0..1000u32 {
             // Each write a run of its own (a new mark); MTE2 knows every earlier one.
             let a = i as usize * 64;
-            g.write(m3, 7, a, a + 64, i + 1, 5, i, i, u32::MAX);
+            g.write(m3, 7, a, a + 64, i + 1, 5, i, i, u32::MAX, false);
         }
         assert_eq!(g.by[0].recs.len(), 1);
         // The newest is still checked, and an earlier one MTE2 knows of is no race.
@@ -237,9 +251,9 @@ mod tests {
         // MTE2 knowing only an older write keeps the list: the newer ones are still live.
         let mut g = LocalGm::default();
         for i in 0..3u32 {
-            g.write(m3, 7, i as usize * 64, i as usize * 64 + 64, i + 1, 5, i, 0, u32::MAX);
+            g.write(m3, 7, i as usize * 64, i as usize * 64 + 64, i + 1, 5, i, 0, u32::MAX, false);
         }
-        g.write(m3, 7, 192, 256, 4, 5, 3, 1, u32::MAX);
+        g.write(m3, 7, 192, 256, 4, 5, 3, 1, u32::MAX, false);
         assert_eq!(g.by[0].recs.len(), 4);
         assert!(g.read(7, 64, 128, &row(1)).is_some());
     }
@@ -248,7 +262,7 @@ mod tests {
     fn the_live_list_is_bounded() {
         let mut g = LocalGm::default();
         for i in 0..10 * CAP {
-            g.write(pipe_t::PIPE_MTE3, 1, i * 32, i * 32 + 32, i as u32 + 1, 1, i as u32, 0, u32::MAX);
+            g.write(pipe_t::PIPE_MTE3, 1, i * 32, i * 32 + 32, i as u32 + 1, 1, i as u32, 0, u32::MAX, false);
         }
         let w = &g.by[0];
         assert_eq!(w.recs.len(), CAP);
@@ -261,17 +275,33 @@ mod tests {
     fn an_overlapping_write_the_writer_is_not_ordered_after_is_returned() {
         let mut g = LocalGm::default();
         let m3 = pipe_t::PIPE_MTE3;
-        assert!(g.write(m3, 7, 0, 64, 1, 5, 0, 0, 0).is_none());
+        assert!(g.write(m3, 7, 0, 64, 1, 5, 0, 0, 0, false).is_none());
         // touching is no overlap; another region neither
-        assert!(g.write(m3, 7, 64, 128, 2, 6, 0, 0, 0).is_none());
-        assert!(g.write(m3, 8, 0, 64, 3, 6, 0, 0, 0).is_none());
+        assert!(g.write(m3, 7, 64, 128, 2, 6, 0, 0, 0, false).is_none());
+        assert!(g.write(m3, 8, 0, 64, 3, 6, 0, 0, 0, false).is_none());
         // overlapping the first write, with the writer not ordered after it: a race
-        let w = g.write(m3, 7, 32, 40, 4, 6, 0, 0, 0).expect("the overlap must be found");
+        let w = g.write(m3, 7, 32, 40, 4, 6, 0, 0, 0, false).expect("the overlap must be found");
         assert_eq!((w.s, w.e, w.first), (0, 64, 1));
         // once the writer is ordered after clock 3 (a PipeBarrier, an event it set), none
-        assert!(g.write(m3, 7, 0, 128, 5, 7, 1, 0, 3).is_none());
+        assert!(g.write(m3, 7, 0, 128, 5, 7, 1, 0, 3, false).is_none());
         // the rows of one copy share its clock: no race with each other
-        assert!(g.write(m3, 9, 0, 64, 6, 8, 2, 0, 5).is_none());
-        assert!(g.write(m3, 9, 32, 96, 6, 8, 2, 0, 5).is_none());
+        assert!(g.write(m3, 9, 0, 64, 6, 8, 2, 0, 5, false).is_none());
+        assert!(g.write(m3, 9, 32, 96, 6, 8, 2, 0, 5, false).is_none());
+    }
+
+    #[test]
+    fn atomic_writes_are_no_race_with_each_other_but_with_a_plain_one() {
+        let mut g = LocalGm::default();
+        let m3 = pipe_t::PIPE_MTE3;
+        assert!(g.write(m3, 7, 0, 64, 1, 5, 0, 0, 0, true).is_none());
+        assert!(g.write(m3, 7, 0, 64, 2, 6, 0, 0, 0, true).is_none());
+        // a plain write over them: a race with the newest (atomic) one
+        let w = g.write(m3, 7, 32, 64, 3, 7, 0, 0, 0, false).expect("plain after atomic");
+        assert_eq!((w.first, w.atomic), (2, true));
+        // an atomic write over a plain one: a race too
+        let mut g = LocalGm::default();
+        assert!(g.write(m3, 7, 0, 64, 3, 7, 0, 0, 0, false).is_none());
+        let w = g.write(m3, 7, 40, 48, 4, 8, 0, 0, 0, true).expect("atomic after plain");
+        assert_eq!((w.first, w.atomic), (3, false));
     }
 }

@@ -1171,15 +1171,25 @@ impl CoreSan {
     #[allow(clippy::too_many_arguments)]
     fn gm_key(&mut self, cur: Acc, region: usize, s: usize, e: usize, write: bool, key: u64) {
         if s < e {
-            self.gm.log(GmRec { region, s, e, key });
+            let rec = GmRec { region, s, e, key };
+            self.gm.log(rec);
             if write {
                 let mark = self.marks[cur.pipe() as usize & (ROWS - 1)];
                 let l = cur.lane() as usize & (LANES - 1);
                 let known = self.vc[pipe_t::PIPE_MTE2 as usize][l];
                 let own = self.vc[cur.pipe() as usize & (ROWS - 1)][l];
-                if let Some(w) =
-                    self.local.write(cur.pipe(), region, s, e, cur.clock, cur.site(), mark, known, own)
-                {
+                if let Some(w) = self.local.write(
+                    cur.pipe(),
+                    region,
+                    s,
+                    e,
+                    cur.clock,
+                    cur.site(),
+                    mark,
+                    known,
+                    own,
+                    rec.atomic(),
+                ) {
                     self.report_gm_waw(cur, region, s, e, w)
                 }
             } else if cur.pipe() == pipe_t::PIPE_MTE2 {
