@@ -83,6 +83,7 @@ pub mod prelude {
     pub use crate::vector::brcb::*;
     pub use crate::vector::cast::*;
     pub use crate::vector::compare::*;
+    pub use crate::vector::compound::*;
     pub use crate::vector::copy::*;
     pub use crate::vector::create_vec_index::*;
     pub use crate::vector::duplicate::*;

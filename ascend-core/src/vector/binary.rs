@@ -1,7 +1,7 @@
 //! Elementwise two-source instructions, each declared once with `binary_instr!`:
 //! `Add`, `Sub`, `Mul`, `Div`, `Max`, `Min`, `And`, `Or`, `AddRelu`, `SubRelu`, and the
-//! accumulating `MulAddDst` (`dst = src0 * src1 + dst`) and `FusedMulAdd`
-//! (`dst = src0 * dst + src1`).
+//! accumulating `MulAddDst` (`dst = src0 * src1 + dst`), `FusedMulAdd`
+//! (`dst = src0 * dst + src1`) and `MulAddRelu` (`dst = max(src0 * dst + src1, 0)`).
 //!
 //! Every instruction comes in the forms AscendC has:
 //! - the count form ([`sub`], [`mul`], …): elements `0..count` of every operand, contiguously;
@@ -23,7 +23,10 @@
 //! to the type (saturated in saturation mode), then the sum — as those tables show (a
 //! product overflowing to inf then added to -inf gives NaN, and in saturation mode the
 //! product saturates before the addition). `AddRelu`/`SubRelu` round the sum, then take
-//! `max(·, +0)` (NaN stays NaN).
+//! `max(·, +0)` (NaN stays NaN). `MulAddRelu` is `FusedMulAdd`'s two roundings followed by
+//! that `max(·, +0)` — note the operands: `src0 * dst + src1`, as the vendor's formula
+//! (`dst = Relu(src0 * dst + src1)`), its worked example and its boundary-value table (23: in
+//! saturation mode a product of MAX plus MIN gives +0, an inf/nan-mode NaN stays NaN) have it.
 
 use crate::element::{f16, Element};
 use crate::soc::Soc;
@@ -316,6 +319,20 @@ binary_instr!(
     bad [bf16, i64],
     reads_dst true,
     example (f32, 2.0, 3.0, 1.0 => 7.0)
+);
+
+binary_instr!(
+    "MulAddRelu", "dst[i] = max(src0[i] * dst[i] + src1[i], 0)", MulAddReluOp, mul_add_relu, mul_add_relu_masked,
+    MulAddReluElement::mul_add_relu_supported,
+    lane |a, b, d| T::l_relu(T::l_add(T::l_mul(a, d), b)),
+    wide |a, b, d| {
+        let r = round16::<SAT>(a * d) + b;
+        frelu(if SAT { saturate(r) } else { r })
+    },
+    types [f16 => |soc| soc != Soc::Ascend910, f32 => |soc| soc != Soc::Ascend910],
+    bad [i16, i32],
+    reads_dst true,
+    example (f32, 2.0, -7.0, 3.0 => 0.0)
 );
 
 binary_instr!(

@@ -4,6 +4,7 @@ pub mod binary;
 pub mod brcb;
 pub mod cast;
 pub mod compare;
+pub mod compound;
 pub mod copy;
 pub mod create_vec_index;
 pub mod duplicate;
