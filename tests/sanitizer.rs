@@ -718,70 +718,61 @@ fn missing_pipe_barrier_between_overlapping_copies_in() {
 }
 
 // 18. Two copies out to overlapping GM with nothing between them (missing
-// PipeBarrier<PIPE_MTE3>): either value may land in the shared bytes.
-fn overlapping_copies_out(fixed: bool, x: GmAddr, z: GmAddr) {
+// PipeBarrier<PIPE_MTE3>): either value may land in the shared bytes. Two accumulations under
+// SetAtomicAdd land in either order with one sum, so they need no barrier; an atomic and a
+// plain copy still do.
+#[derive(Clone, Copy, PartialEq)]
+enum CopiesOut {
+    Racy,
+    Barrier,
+    BothAtomic,
+    AtomicThenPlain,
+}
+
+fn overlapping_copies_out(mode: CopiesOut, x: GmAddr, z: GmAddr) {
     let (x_gm, z_gm) = (bind(&x, 0, N), bind(&z, 0, N));
     let mut pipe = TPipe::new();
     let (a, b) = load_pair(&mut pipe, &x_gm);
     muls(&b, &a, 2.0, N);
     set_flag::<HardEvent::V_MTE3>(0);
     wait_flag::<HardEvent::V_MTE3>(0);
+    if matches!(mode, CopiesOut::BothAtomic | CopiesOut::AtomicThenPlain) {
+        set_atomic_add::<f32>();
+    }
     data_copy(&z_gm, &a, N);
-    if fixed {
-        pipe_barrier::<PIPE_MTE3>();
+    match mode {
+        CopiesOut::Barrier => pipe_barrier::<PIPE_MTE3>(),
+        CopiesOut::AtomicThenPlain => set_atomic_none(),
+        _ => {}
     }
     data_copy(&z_gm.view(N - 8), &b.view(N - 8), 8); // MARK-18
+    set_atomic_none();
 }
 
 #[test]
 fn missing_pipe_barrier_between_overlapping_copies_out() {
     let x = gm_f32(&(0..N).map(|i| i as f32).collect::<Vec<_>>());
     let z = gm_f32(&[0.0; N]);
-    let f = expect_fault(
-        run(1, || overlapping_copies_out(false, x.addr(), z.addr())),
-        &[
-            "write-after-write race on global memory on core 0",
-            "DataCopy on pipe MTE3 writes bytes [0xe0, 0x100)",
-            "that DataCopy on pipe MTE3",
-            "add PipeBarrier<PIPE_MTE3>() between them",
-        ],
-    );
-    assert_eq!(f.line, line_of("MARK-18"));
-    run(1, || overlapping_copies_out(true, x.addr(), z.addr())).unwrap();
+    for mode in [CopiesOut::Racy, CopiesOut::AtomicThenPlain] {
+        let f = expect_fault(
+            run(1, || overlapping_copies_out(mode, x.addr(), z.addr())),
+            &[
+                "write-after-write race on global memory on core 0",
+                "DataCopy on pipe MTE3 writes bytes [0xe0, 0x100)",
+                "that DataCopy on pipe MTE3",
+                "add PipeBarrier<PIPE_MTE3>() between them",
+            ],
+        );
+        assert_eq!(f.line, line_of("MARK-18"));
+    }
+    z.write_from(&[0.0; N]);
+    run(1, || overlapping_copies_out(CopiesOut::Barrier, x.addr(), z.addr())).unwrap();
     let want: Vec<f32> = (0..N).map(|i| if i < N - 8 { i as f32 } else { 2.0 * i as f32 }).collect();
     assert_eq!(z.to_vec(), want);
-    // Two accumulations into the same bytes land in either order with one sum: under
-    // SetAtomicAdd the copies need no barrier. An atomic and a plain copy still do.
-    let (xa, za) = (x.addr(), z.addr());
     z.write_from(&[1.0; N]);
-    run(1, || {
-        let (x_gm, z_gm) = (bind(&xa, 0, N), bind(&za, 0, N));
-        let mut pipe = TPipe::new();
-        let (a, b) = load_pair(&mut pipe, &x_gm);
-        muls(&b, &a, 2.0, N);
-        set_flag::<HardEvent::V_MTE3>(0);
-        wait_flag::<HardEvent::V_MTE3>(0);
-        set_atomic_add::<f32>();
-        data_copy(&z_gm, &a, N);
-        data_copy(&z_gm, &b, N);
-        set_atomic_none();
-    })
-    .unwrap();
-    assert_eq!(z.to_vec(), (0..N).map(|i| 1.0 + 3.0 * i as f32).collect::<Vec<_>>());
-    expect_fault(
-        run(1, || {
-            let (x_gm, z_gm) = (bind(&xa, 0, N), bind(&za, 0, N));
-            let mut pipe = TPipe::new();
-            let (a, _) = load_pair(&mut pipe, &x_gm);
-            set_flag::<HardEvent::V_MTE3>(0);
-            wait_flag::<HardEvent::V_MTE3>(0);
-            set_atomic_add::<f32>();
-            data_copy(&z_gm, &a, N);
-            set_atomic_none();
-            data_copy(&z_gm, &a, N);
-        }),
-        &["write-after-write race on global memory on core 0", "add PipeBarrier<PIPE_MTE3>() between them"],
-    );
+    run(1, || overlapping_copies_out(CopiesOut::BothAtomic, x.addr(), z.addr())).unwrap();
+    let want: Vec<f32> = (0..N).map(|i| 1.0 + if i < N - 8 { i as f32 } else { 3.0 * i as f32 }).collect();
+    assert_eq!(z.to_vec(), want);
 }
 
 // 19. A vector instruction reading what the previous one wrote, in a kernel built without the

@@ -39,7 +39,7 @@ const B32_PER_BLOCK: usize = 8;
 /// the region that keeps it alive. Flag `i` is element `i`; the sanitizer knows a flag by its
 /// address ([`key`](Self::key)).
 #[derive(Clone)]
-struct Workspace {
+pub(crate) struct Workspace {
     base: usize,
     len: usize,
     _region: Option<Arc<crate::tensor::GmRegion>>,
@@ -47,15 +47,15 @@ struct Workspace {
 
 impl Workspace {
     #[track_caller]
-    fn of(api: &'static str, gm: &GlobalTensor<i32>) -> Workspace {
+    pub(crate) fn of(api: &'static str, gm: &GlobalTensor<i32>) -> Workspace {
         Workspace { base: gm.base_ptr(api) as usize, len: gm.get_size(), _region: gm.region_arc() }
     }
 
-    fn key(&self, i: usize) -> usize {
+    pub(crate) fn key(&self, i: usize) -> usize {
         self.base + 4 * i
     }
 
-    fn load(&self, i: usize) -> i32 {
+    pub(crate) fn load(&self, i: usize) -> i32 {
         assert!(i < self.len, "workspace element {i} of {}", self.len);
         // SAFETY: element `i` of the bound tensor (checked above; callers checked the sizes
         // against the documented minimums), aligned, in a live region (kept by `_region`); an
@@ -73,7 +73,7 @@ impl Workspace {
 
 /// Fails unless the current chip is one of `chips`.
 #[track_caller]
-fn check_chip(api: &'static str, chips: &[Soc]) -> Soc {
+pub(crate) fn check_chip(api: &'static str, chips: &[Soc]) -> Soc {
     let soc = with_core(|c| c.soc);
     ensure(chips.contains(&soc), api, || {
         let list: Vec<String> = chips.iter().map(Soc::to_string).collect();

@@ -45,13 +45,13 @@
 
 use std::marker::PhantomData;
 use std::panic::Location;
-use std::sync::Arc;
 
+use crate::block_sync::{check_chip, Workspace};
 use crate::copy::{data_copy_params, DataCopyParams};
 use crate::ctx::{block_until, signal_cores, with_core};
 use crate::error::ensure;
 use crate::sync::{set_flag_event, wait_flag_event, Event, HardEvent};
-use crate::tensor::{GlobalTensor, GmAddr, GmRegion, LocalTensor};
+use crate::tensor::{GlobalTensor, GmAddr, LocalTensor};
 use crate::{Soc, TPosition};
 
 /// Bytes of the Unified Buffer's end a live `GroupBarrier` occupies (`ONE_BLK_SIZE ×
@@ -133,10 +133,11 @@ pub struct GroupBarrier<M: GroupPipeMode> {
     /// the rest of the workspace (the messages' destinations).
     arrive_gm: GlobalTensor<i32>,
     wait_gm: GlobalTensor<i32>,
-    /// The workspace's first byte (for the polls, which run on whichever core evaluates them,
-    /// and as the sanitizer's keys), kept alive by `region`.
-    base: usize,
-    region: Arc<GmRegion>,
+    /// The workspace as `int32_t` words: the polls read the counters through it (on whichever
+    /// core evaluates them), and the sanitizer knows a counter by its [`key`](Workspace::key).
+    ws: Workspace,
+    /// The protocol's blocks at the end of the Unified Buffer (the messages' source).
+    ub: LocalTensor<i32>,
     arrive_size: u32,
     wait_size: u32,
     /// The round this core is in (starts at 1).
@@ -167,10 +168,8 @@ impl<M: GroupPipeMode> GroupBarrier<M> {
     #[track_caller]
     pub fn new(group_workspace: GmAddr, arrive_size_in: u32, wait_size_in: u32) -> Self {
         let api = "GroupBarrier";
-        let (soc, block_num, pipe_end) = with_core(|c| (c.soc, c.block_num, c.pipe_end.get()));
-        ensure(soc == Soc::Ascend910B, api, || {
-            format!("not supported on {soc} ({}); it exists on Ascend910B", soc.product_line())
-        });
+        let soc = check_chip(api, &[Soc::Ascend910B]);
+        let (block_num, pipe_end) = with_core(|c| (c.block_num, c.pipe_end.get()));
         ensure(M::SUPPORTED, api, || {
             format!("pipeMode = PipeMode::{}: GroupBarrier supports only PipeMode::MTE3_MODE", M::NAME)
         });
@@ -203,8 +202,7 @@ impl<M: GroupPipeMode> GroupBarrier<M> {
         });
         let mut wait_gm = GlobalTensor::<i32>::new();
         wait_gm.set_global_buffer(group_workspace.add::<u8>(WAIT_AT), (len - WAIT_AT) / 4);
-        let region = arrive_gm.region_arc().expect("bound above");
-        let base = arrive_gm.base_ptr(api) as usize;
+        let ws = Workspace::of(api, &arrive_gm);
         with_core(|c| c.group_barriers.set(c.group_barriers.get() + 1));
         let ub = LocalTensor::<i32>::new(TPosition::VECIN, start, GROUP_BARRIER_UB_BYTES / 4);
         for i in 0..MAX_AIV {
@@ -213,8 +211,8 @@ impl<M: GroupPipeMode> GroupBarrier<M> {
         GroupBarrier {
             arrive_gm,
             wait_gm,
-            base,
-            region,
+            ws,
+            ub,
             arrive_size: arrive_size_in,
             wait_size: wait_size_in,
             counter: 1,
@@ -306,17 +304,13 @@ impl<M: GroupPipeMode> GroupBarrier<M> {
     #[track_caller]
     fn poll(&self, api: &'static str, at: usize, expected: u32, exact: bool, what: impl FnOnce() -> String) {
         let loc = Location::caller();
-        let (ptr, region) = (self.base + at, Arc::clone(&self.region));
+        let (w, i) = (self.ws.clone(), at / 4);
         block_until(
             api,
             || format!("waits in {api} (at {}:{}) for {}", loc.file(), loc.line(), what()),
             Box::new(move || {
-                let _alive = &region;
-                // SAFETY: `ptr` is a 4-byte aligned element inside the workspace (`new` checked
-                // the length and the 512-byte alignment of its start), in a region kept alive by
-                // `region`; an atomic word access, so the other cores' messages are never a data
-                // race.
-                let v = unsafe { crate::gm_io::load_elem(ptr as *const u32) };
+                // The counter is a `uint32_t`: its bits, read as one.
+                let v = w.load(i) as u32;
                 if exact {
                     v == expected
                 } else {
@@ -324,7 +318,7 @@ impl<M: GroupPipeMode> GroupBarrier<M> {
                 }
             }),
         );
-        crate::sanitizer::on_cross_acquire(&[ptr]);
+        crate::sanitizer::on_cross_acquire(&[self.ws.key(i)]);
     }
 
     /// Sends a message (`__WriteCurrentValue`): adds the Unified Buffer's protocol blocks to the
@@ -332,7 +326,7 @@ impl<M: GroupPipeMode> GroupBarrier<M> {
     #[track_caller]
     fn message(&self, gm: &GlobalTensor<i32>, first: usize) {
         let num = self.arrive_size.max(self.wait_size) as usize;
-        let keys: Vec<usize> = (0..num).map(|k| self.base + first + k * LINE).collect();
+        let keys: Vec<usize> = (0..num).map(|k| self.ws.key((first + k * LINE) / 4)).collect();
         crate::sanitizer::on_cross_release(&keys);
         crate::atomic::flush_current_core();
         let e = <HardEvent::S_MTE3 as Event>::EVENT;
@@ -340,15 +334,13 @@ impl<M: GroupPipeMode> GroupBarrier<M> {
         set_flag_event(e, id);
         wait_flag_event(e, id);
         crate::atomic::set_atomic_add::<i32>();
-        let soc = with_core(|c| c.soc);
-        let ub = LocalTensor::<i32>::new(TPosition::VECIN, ub_start(soc), num * BLOCK / 4);
         let params = DataCopyParams {
             block_count: num as u16,
             block_len: 1,
             src_stride: 0,
             dst_stride: (LINE / BLOCK - 1) as u16,
         };
-        data_copy_params(gm, &ub, &params);
+        data_copy_params(gm, &self.ub, &params);
         crate::atomic::set_atomic_none();
         // Wakes the cores polling the counters.
         signal_cores(|| {});

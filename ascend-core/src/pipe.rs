@@ -8,6 +8,7 @@ use std::rc::{Rc, Weak};
 use crate::ctx::with_core;
 use crate::element::{Element, BLOCK_BYTES};
 use crate::error::{check, ensure, fail};
+use crate::group_barrier::GROUP_BARRIER_UB_BYTES;
 use crate::position::{Position, TPosition};
 use crate::tensor::LocalTensor;
 use crate::ub::Ub;
@@ -146,16 +147,21 @@ impl TPipe {
     /// The bytes of [`carve`](Self::carve), without counting buffers (a `TBufPool`'s memory).
     #[track_caller]
     fn carve_bytes(&mut self, api: &'static str, num: usize, len: usize) -> (usize, usize) {
-        let (ub_size, barrier) = (self.ub.size(), with_core(|c| c.group_barriers.get() > 0));
-        if barrier {
-            self.check_group_barrier(api, num, len);
-        }
+        let ub_size = self.ub.size();
+        // A live `GroupBarrier` of the core occupies the Unified Buffer's last bytes.
+        let reserved = if with_core(|c| c.group_barriers.get() > 0) { GROUP_BARRIER_UB_BYTES } else { 0 };
+        let limit = ub_size - reserved;
         // Checked: `len` comes from the kernel and may be anything up to `usize::MAX`.
         let rounded = len.div_ceil(BLOCK_BYTES).checked_mul(BLOCK_BYTES);
         let total = rounded.and_then(|r| r.checked_mul(num));
-        let fits = total.and_then(|t| t.checked_add(self.cur)).is_some_and(|end| end <= ub_size);
+        let fits = total.and_then(|t| t.checked_add(self.cur)).is_some_and(|end| end <= limit);
         ensure(fits, api, || {
             match (rounded, total) {
+            _ if reserved > 0 => format!(
+                "{num} buffer(s) of {len} bytes would reach past byte {limit} of the Unified Buffer, whose last \
+                 {reserved} bytes a GroupBarrier of this core occupies ({} free before them)",
+                limit.saturating_sub(self.cur)
+            ),
             (Some(rounded), Some(total)) => format!(
                 "{num} buffer(s) of {len} bytes (rounded to {rounded}) need {total} bytes, but only {} of the \
                  Unified Buffer's {ub_size} bytes are free ({} already used)",
@@ -174,24 +180,6 @@ impl TPipe {
         self.cur += total;
         with_core(|c| c.pipe_end.set(self.cur));
         (start, rounded)
-    }
-
-    /// Fails unless `num` buffers of `len` bytes fit before the Unified Buffer's last bytes,
-    /// which a live `GroupBarrier` of the core occupies.
-    #[cold]
-    #[track_caller]
-    fn check_group_barrier(&self, api: &'static str, num: usize, len: usize) {
-        let limit = self.ub.size() - crate::group_barrier::GROUP_BARRIER_UB_BYTES;
-        let end =
-            len.div_ceil(BLOCK_BYTES).checked_mul(BLOCK_BYTES * num).and_then(|t| t.checked_add(self.cur));
-        ensure(end.is_some_and(|e| e <= limit), api, || {
-            format!(
-                "{num} buffer(s) of {len} bytes would reach past byte {limit} of the Unified Buffer, whose last {} \
-                 bytes a GroupBarrier of this core occupies ({} free before them)",
-                crate::group_barrier::GROUP_BARRIER_UB_BYTES,
-                limit.saturating_sub(self.cur)
-            )
-        });
     }
 
     /// Gives the plain buffer `buf` one buffer of `len` bytes, rounded up to a multiple of 32

@@ -10,7 +10,7 @@ use ascend_core::prelude::*;
 
 #[path = "common/util.rs"]
 mod util;
-use util::{panic_message, Rng};
+use util::{case_lanes, enter_mask_mode, lane_offset, panic_message, Rng};
 
 #[path = "common/prop.rs"]
 mod strat;
@@ -219,10 +219,6 @@ struct Spec<T: T0> {
     gen_scalar: fn(&mut Rng) -> T,
 }
 
-fn lane_offset<T: Element>(r: usize, j: usize, blk: usize, rep: usize) -> usize {
-    (r * rep + (j / T::EPB) * blk) * T::EPB + j % T::EPB
-}
-
 /// One random call: the chip, the mask mode and mask, repeats, strides, in-place, overflow
 /// mode, the count form's length and the seed of the scalar and the data. Every field shrinks
 /// towards the simplest case.
@@ -279,34 +275,6 @@ fn case<T: T0>(socs: Vec<Soc>) -> impl Strategy<Value = Case> {
                 data_seed,
             },
         )
-}
-
-/// The lanes of each repeat a random case enables (`par` lanes a repeat): in counter mode
-/// `mask` elements in whole repeats and a tail, else `mask` in each of `repeat` repeats.
-fn case_lanes(mask: Mask, counter: bool, repeat: u8, par: usize) -> Vec<Vec<usize>> {
-    match mask {
-        Mask::Count(n) if counter => {
-            let n = n as usize;
-            (0..n.div_ceil(par)).map(|k| (0..par.min(n - k * par)).collect()).collect()
-        }
-        Mask::Count(n) => vec![(0..n as usize).collect(); repeat as usize],
-        Mask::Bits(b) => vec![(0..par).filter(|&j| util::on_bit(b, j)).collect(); repeat as usize],
-    }
-}
-
-/// Puts the core in the case's mask mode (counter mode when `counter`) and returns the mask
-/// argument: `mask` itself with `IS_SET_MASK = set`, else the placeholder after loading `mask`
-/// into the register.
-fn enter_mask_mode<T: Element>(mask: Mask, counter: bool, set: bool) -> Mask {
-    if counter {
-        set_mask_count();
-    }
-    if set {
-        mask
-    } else {
-        set_vector_mask::<T>(mask);
-        Mask::Count(MASK_PLACEHOLDER)
-    }
 }
 
 fn random_case<T: T0>(spec: &Spec<T>, c: &Case) {

@@ -15,7 +15,7 @@ use ascend_core::prelude::*;
 
 #[path = "common/util.rs"]
 mod util;
-use util::{panic_message, Rng};
+use util::{case_lanes, enter_mask_mode, lane_offset, panic_message, Rng};
 
 #[path = "common/prop.rs"]
 mod strat;
@@ -219,22 +219,6 @@ fn case(socs: Vec<Soc>, par: usize) -> impl Strategy<Value = Case> {
         )
 }
 
-/// The lanes of each repeat a case enables (`par` lanes a repeat).
-fn case_lanes(mask: Mask, counter: bool, repeat: u8, par: usize) -> Vec<Vec<usize>> {
-    match mask {
-        Mask::Count(n) if counter => {
-            let n = n as usize;
-            (0..n.div_ceil(par)).map(|k| (0..par.min(n - k * par)).collect()).collect()
-        }
-        Mask::Count(n) => vec![(0..n as usize).collect(); repeat as usize],
-        Mask::Bits(b) => vec![(0..par).filter(|&j| util::on_bit(b, j)).collect(); repeat as usize],
-    }
-}
-
-fn lane_offset<T: Element>(r: usize, j: usize, blk: usize, rep: usize) -> usize {
-    (r * rep + (j / T::EPB) * blk) * T::EPB + j % T::EPB
-}
-
 fn same<D: Element>(a: D, b: D) -> bool {
     let nan = |x: D| x.partial_cmp(&x).is_none();
     a.to_bits_u64() == b.to_bits_u64() || (D::IS_FLOAT && nan(a) && nan(b))
@@ -284,15 +268,7 @@ fn random_case<D: Element, S: Element, W: Element>(spec: &Spec<D, S>, c: &Case) 
                     (spec.reference)(spec.op, x, y, sat);
             }
         }
-        if counter {
-            set_mask_count();
-        }
-        let m = if set {
-            mask
-        } else {
-            set_vector_mask::<W>(mask);
-            Mask::Count(MASK_PLACEHOLDER)
-        };
+        let m = enter_mask_mode::<W>(mask, counter, set);
         (spec.masked)(&d, &s0, &s1, m, repeat, &strides, set);
         set_mask_norm();
         let got = d.to_vec();

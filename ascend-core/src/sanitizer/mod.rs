@@ -821,7 +821,6 @@ impl CoreSan {
     /// its run a poll that found nothing new [`POLL_SPINS`] times.
     #[track_caller]
     fn flag_read(&mut self, cur: Acc, region: &Arc<GmRegion>, off: usize, len: usize, bits: u64) {
-        let site = self.sites.get(cur.site());
         let p = &mut self.poll;
         let mut clock = p.clock;
         clock[pipe_t::PIPE_S as usize] += 1;
@@ -844,7 +843,8 @@ impl CoreSan {
         p.stale = if same { p.stale + 1 } else { 0 };
         if p.stale >= POLL_SPINS {
             p.stale = 0;
-            poll_block(p.flags.clone(), site);
+            let flags = p.flags.clone();
+            poll_block(flags, self.sites.get(cur.site()));
         }
     }
 

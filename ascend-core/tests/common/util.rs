@@ -248,3 +248,39 @@ pub fn tree<T: Element>(mut v: Vec<T>, sat: bool) -> T {
 pub fn in_order<T: Element>(v: &[T], sat: bool) -> T {
     v[1..].iter().fold(v[0], |s, &x| add_sat(s, x, sat))
 }
+
+// ---- the addressing model, for scalar references -------------------------------------------
+
+/// The element of lane `j` of repeat `r` of an operand of `T` with block stride `blk` and
+/// repeat stride `rep` (in blocks).
+pub fn lane_offset<T: Element>(r: usize, j: usize, blk: usize, rep: usize) -> usize {
+    (r * rep + (j / T::EPB) * blk) * T::EPB + j % T::EPB
+}
+
+/// The lanes of each repeat a random case enables (`par` lanes a repeat): in counter mode
+/// `mask` elements in whole repeats and a tail, else `mask` in each of `repeat` repeats.
+pub fn case_lanes(mask: Mask, counter: bool, repeat: u8, par: usize) -> Vec<Vec<usize>> {
+    match mask {
+        Mask::Count(n) if counter => {
+            let n = n as usize;
+            (0..n.div_ceil(par)).map(|k| (0..par.min(n - k * par)).collect()).collect()
+        }
+        Mask::Count(n) => vec![(0..n as usize).collect(); repeat as usize],
+        Mask::Bits(b) => vec![(0..par).filter(|&j| on_bit(b, j)).collect(); repeat as usize],
+    }
+}
+
+/// Puts the core in the case's mask mode (counter mode when `counter`) and returns the mask
+/// argument: `mask` itself with `IS_SET_MASK = set`, else the placeholder after loading `mask`
+/// into the register.
+pub fn enter_mask_mode<T: Element>(mask: Mask, counter: bool, set: bool) -> Mask {
+    if counter {
+        set_mask_count();
+    }
+    if set {
+        mask
+    } else {
+        set_vector_mask::<T>(mask);
+        Mask::Count(MASK_PLACEHOLDER)
+    }
+}
