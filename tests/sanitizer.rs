@@ -1054,3 +1054,88 @@ fn a_flag_set_through_the_data_cache_needs_its_line_cleaned() {
     run(2, || publish_by_cached_flag(true, data.addr(), flag.addr(), out.addr())).unwrap();
     assert_eq!(out.to_vec()[0], 42.0);
 }
+
+// 26. Two `InitGlobalMemory` in a row (a fix in the vendor's operator repository, "fix the
+// synchronisation between consecutive InitGlobalMemory calls with different values"): each
+// one's `Duplicate` fills the same scratch after the TPipe's buffers, and nothing orders the
+// second one's vector pipe after the first one's copies out of it (MTE3), which may still be
+// reading it: the first workspace would get the second value. The fix is the MTE3_V event.
+fn init_two_workspaces(fixed: bool, sum: GmAddr, idx: GmAddr) {
+    let mut pipe = TPipe::new();
+    let mut q = TQue::<VecIn, 1>::new();
+    pipe.init_buffer(&mut q, 1, N * 4);
+    let sum_gm = bind(&sum, 0, N);
+    let mut idx_gm = GlobalTensor::<i32>::new();
+    idx_gm.set_global_buffer(idx, N);
+    init_global_memory(&sum_gm, N, 0.0f32); // MARK-26-FIRST
+    if fixed {
+        let id = pipe.fetch_event_id::<HardEvent::MTE3_V>();
+        set_flag::<HardEvent::MTE3_V>(id);
+        wait_flag::<HardEvent::MTE3_V>(id);
+    }
+    init_global_memory(&idx_gm, N, -1i32); // MARK-26-SECOND
+}
+
+#[test]
+fn consecutive_init_global_memory_calls_need_the_mte3_v_event() {
+    let sum = gm_f32(&[7.0; N]);
+    let idx = GmBuffer::<i32>::zeroed(N);
+    let f = expect_fault(
+        run(1, || init_two_workspaces(false, sum.addr(), idx.addr())),
+        &[
+            "write-after-read race on core 0: InitGlobalMemory on pipe V writes UB bytes",
+            "that InitGlobalMemory on pipe MTE3",
+            "still reads",
+            "add SetFlag<HardEvent::MTE3_V> / WaitFlag<HardEvent::MTE3_V>",
+        ],
+    );
+    assert_eq!(f.line, line_of("MARK-26-SECOND"));
+    assert!(!f.to_string().contains("FreeTensor"), "the scratch is no queue buffer: {f}");
+    assert!(f.to_string().contains(&format!("sanitizer.rs:{}", line_of("MARK-26-FIRST"))), "{f}");
+    run(1, || init_two_workspaces(true, sum.addr(), idx.addr())).unwrap();
+    assert_eq!((sum.to_vec(), idx.to_vec()), (vec![0.0; N], vec![-1; N]));
+}
+
+// 27. Every core clearing one output with `InitGlobalMemory` before `SyncAll` (the vendor's
+// group_barrier example does): the same bytes from every core, no race. Clearing it with each
+// core's own value is one, and so is a core reading the output before the `SyncAll`.
+fn clear_then_accumulate(value: fn(u32) -> f32, read_early: bool, z: GmAddr) {
+    let z_gm = bind(&z, 0, 12); // 48 bytes: a partial last 32-byte block
+    let mut pipe = TPipe::new();
+    let mut q = TQue::<VecOut, 1>::new();
+    pipe.init_buffer(&mut q, 1, 16 * 4);
+    init_global_memory(&z_gm, 12, value(get_block_idx())); // MARK-27
+    if read_early && get_block_idx() == 1 {
+        // Its own fill ordered before the read; the other cores' fills are not.
+        set_flag::<HardEvent::MTE3_MTE2>(0);
+        wait_flag::<HardEvent::MTE3_MTE2>(0);
+        let t = q.alloc_tensor::<f32>();
+        data_copy_pad(&t, &z_gm, &DataCopyExtParams::new(1, 48, 0, 0), &DataCopyPadExtParams::default());
+        q.free_tensor(t);
+    }
+    sync_all();
+    let t = q.alloc_tensor::<f32>();
+    duplicate(&t, 1.0f32, 16);
+    q.enque(t);
+    let t = q.deque::<f32>();
+    set_atomic_add::<f32>();
+    data_copy_pad_to_gm(&z_gm, &t, &DataCopyExtParams::new(1, 48, 0, 0));
+    set_atomic_none();
+    q.free_tensor(t);
+}
+
+#[test]
+fn every_core_clearing_one_output_with_the_same_value_is_no_race() {
+    let z = gm_f32(&[5.0; 12]);
+    run(8, || clear_then_accumulate(|_| 0.0, false, z.addr())).unwrap();
+    assert_eq!(z.to_vec(), vec![8.0; 12]);
+    let f = expect_fault(
+        run(8, || clear_then_accumulate(|core| core as f32, false, z.addr())),
+        &["cross-core race", "writes bytes [0x0, 0x30)", "InitGlobalMemory", "both before any SyncAll"],
+    );
+    assert_eq!(f.line, line_of("MARK-27"));
+    expect_fault(
+        run(8, || clear_then_accumulate(|_| 0.0, true, z.addr())),
+        &["cross-core race", "core 1 reads bytes [0x0, 0x30)", "DataCopyPad", "InitGlobalMemory"],
+    );
+}

@@ -396,7 +396,18 @@ pub fn data_copy<D: DataCopy<S>, S: Mem<Elem = D::Elem>>(dst: &D, src: &S, count
 /// spans partially overlap.
 #[track_caller]
 pub fn data_copy_params<D: DataCopy<S>, S: Mem<Elem = D::Elem>>(dst: &D, src: &S, params: &DataCopyParams) {
-    let api = "DataCopy";
+    copy_params_as("DataCopy", dst, src, params);
+}
+
+/// [`data_copy_params`] on behalf of `api` (a primitive built on it), which its checks and
+/// the sanitizer name.
+#[track_caller]
+pub(crate) fn copy_params_as<D: DataCopy<S>, S: Mem<Elem = D::Elem>>(
+    api: &'static str,
+    dst: &D,
+    src: &S,
+    params: &DataCopyParams,
+) {
     let d = dst.side(api, "dst");
     let s = src.side(api, "src");
     let DataCopyParams { block_count, block_len, src_stride, dst_stride } = *params;
@@ -654,7 +665,18 @@ pub fn data_copy_pad_to_gm<T: Element>(
     src: &LocalTensor<T>,
     params: &DataCopyExtParams,
 ) {
-    let api = "DataCopyPad";
+    pad_to_gm_as("DataCopyPad", dst, src, params);
+}
+
+/// [`data_copy_pad_to_gm`] on behalf of `api` (a primitive built on it), which its checks and
+/// the sanitizer name.
+#[track_caller]
+pub(crate) fn pad_to_gm_as<T: Element>(
+    api: &'static str,
+    dst: &GlobalTensor<T>,
+    src: &LocalTensor<T>,
+    params: &DataCopyExtParams,
+) {
     check_pad_chip::<T>(api);
     check_ext_params::<T>(api, params);
     let d = gm_side(dst, api);

@@ -1,11 +1,16 @@
 //! Global-memory helpers and core synchronisation: `InitGlobalMemory`,
 //! `DataCacheCleanAndInvalid`, the `SyncAll` forms and `SetPadValue`.
 
+use crate::copy::{copy_params_as, pad_to_gm_as, DataCopyExtParams, DataCopyParams};
 use crate::ctx::{sync_all, with_core};
-use crate::element::{f16, Element};
+use crate::element::{f16, Element, BLOCK_BYTES};
 use crate::error::{ensure, fail};
+use crate::group_barrier::GROUP_BARRIER_UB_BYTES;
+use crate::position::TPosition;
 use crate::soc::Soc;
+use crate::sync::{pipe_barrier, set_flag_event, wait_flag_event, Event, HardEvent, PIPE_MTE3};
 use crate::tensor::{GlobalTensor, GmAddr, LocalTensor};
+use crate::vector::duplicate::{duplicate_as, DuplicateElement};
 
 mod sealed {
     pub trait Sealed {}
@@ -18,30 +23,70 @@ mod sealed {
 /// use ascend_core::prelude::*;
 /// init_global_memory(&GlobalTensor::<u8>::new(), 0, 0u8);
 /// ```
-pub trait InitGlobalMemoryElement: Element + sealed::Sealed {}
+pub trait InitGlobalMemoryElement: DuplicateElement + sealed::Sealed {}
 macro_rules! init_types {
     ($($t:ty),*) => {$( impl sealed::Sealed for $t {} impl InitGlobalMemoryElement for $t {} )*};
 }
 init_types!(u16, i16, f16, f32, u32, i32);
 
+/// Bytes at the end of the Unified Buffer that `PopStackBuffer` leaves out on Ascend910B (the
+/// vendor's `KfcMsg` slot).
+const KFC_MSG_BYTES: usize = 64;
+
+/// The most bytes one `InitGlobalMemory` burst fills and copies: 255 repeats of 256 bytes
+/// (`MAX_REPEAT_TIMES * MAX_REPEAT_LEN`).
+const MAX_BURST_BYTES: usize = 255 * 256;
+
 /// Fills the first `size` elements of `gm` with `value` (AscendC
-/// `InitGlobalMemory(gmWorkspaceAddr, size, value)`). AscendC moves the value through the
-/// Unified Buffer with `DataCopyPad`, so the core's atomic mode applies: under
-/// `set_atomic_add` it adds `value` to each element instead. The usual pattern is to clear an
-/// output on every core, `sync_all`, then accumulate into it atomically.
+/// `InitGlobalMemory(gmWorkspaceAddr, size, value)`), as the vendor's implementation does it:
+///
+/// 1. its scratch is the Unified Buffer after the core's `TPipe` buffers (`PopStackBuffer`):
+///    from the pipe's end to the UB's end (less the 64-byte `KfcMsg` slot on Ascend910B), at
+///    most 65,280 bytes;
+/// 2. `Duplicate` of `value` over the scratch (pipe V; the bytes really change);
+/// 3. `SetFlag`/`WaitFlag<HardEvent::V_MTE3>` with an id from `FetchEventID`;
+/// 4. copies of the scratch to GM (pipe MTE3), one per scratch-full and one for the rest:
+///    `DataCopyPad` on Ascend910B; on Ascend310P `DataCopy` of the whole 32-byte blocks and
+///    `GlobalTensor::SetValue` (pipe S, through the data cache) of a last partial block's
+///    elements;
+/// 5. `PipeBarrier<PIPE_MTE3>`.
+///
+/// The copies are DMA writes, so the core's atomic mode applies: under `set_atomic_add` they
+/// add `value` instead — except the elements Ascend310P writes with `SetValue`, which are
+/// overwritten. Nothing orders V after the copies' reads of the scratch, so a second
+/// `InitGlobalMemory` (or any vector write of those bytes) needs
+/// `SetFlag`/`WaitFlag<HardEvent::MTE3_V>` first, or it may overwrite the scratch while the
+/// first one's copies still read it; the sanitizer reports it. Nothing orders MTE2 after the
+/// copies either: reading the filled bytes back needs `HardEvent::MTE3_MTE2`.
+///
+/// Across cores, every core filling the same bytes with the same value (not atomically) is no
+/// race: the bytes end up the same whichever lands last. Any other access of them by another
+/// core needs `sync_all` in between (the vendor's first constraint). The usual pattern is to
+/// clear an output on every core, `sync_all`, then accumulate into it atomically.
+///
+/// The vendor's page also says to call it before `InitBuffer` only; its implementation takes
+/// the bytes after the pipe's buffers, and its own `group_barrier` example calls it after
+/// `InitBuffer`, so that is not checked.
 ///
 /// ```
 /// use ascend_core::prelude::*;
 /// let region = GmRegion::zeroed(10 * 4);
 /// let mut gm = GlobalTensor::<f32>::new();
 /// gm.set_global_buffer(region.addr(), 10);
+/// let mut pipe = TPipe::new();
+/// let mut buf = TBuf::<VecCalc>::new();
+/// pipe.init_tbuf(&mut buf, 256);
 /// init_global_memory(&gm, 7, 2.5f32);
 /// assert_eq!((gm.get_value(6), gm.get_value(7)), (2.5, 0.0));
+/// // the scratch starts where the pipe's buffers end
+/// assert_eq!(LocalTensor::<f32>::new(TPosition::VECCALC, 256, 8).get_value(0), 2.5);
 /// ```
 ///
 /// # Panics
 /// Panics if the chip is not Ascend910B or Ascend310P (the vendor implements it for those
-/// two of our four), `gm` is unbound, or `size > gm.get_size()`.
+/// two of our four), `gm` is unbound, `size > gm.get_size()`, the core has no `TPipe`, the
+/// pipe's buffers leave no scratch, or the scratch would overwrite the last 1600 bytes of a
+/// live `GroupBarrier` of the core (the barrier's messages would carry `value`).
 #[track_caller]
 pub fn init_global_memory<T: InitGlobalMemoryElement>(gm: &GlobalTensor<T>, size: usize, value: T) {
     let api = "InitGlobalMemory";
@@ -52,23 +97,77 @@ pub fn init_global_memory<T: InitGlobalMemoryElement>(gm: &GlobalTensor<T>, size
             soc.product_line()
         )
     });
-    let dst = gm.base_ptr(api).cast::<u8>();
+    gm.base_ptr(api);
     ensure(size <= gm.get_size(), api, || {
         format!("size = {size} exceeds the GlobalTensor's {} {} elements", gm.get_size(), T::DTYPE)
     });
-    if size == 0 {
-        return;
+    let (alive, que_end, barriers, ub_size) =
+        with_core(|c| (c.pipe_alive.get(), c.pipe_end.get(), c.group_barriers.get(), c.ub.size()));
+    ensure(alive, api, || {
+        "the core has no TPipe: InitGlobalMemory takes its Unified Buffer scratch from after the TPipe's buffers \
+         (PopStackBuffer, which needs GetTPipePtr()); create the TPipe first"
+            .to_string()
+    });
+    let end = if soc == Soc::Ascend910B { ub_size - KFC_MSG_BYTES } else { ub_size };
+    ensure(que_end < end, api, || {
+        format!(
+            "no space left in the Unified Buffer for the scratch: the TPipe's buffers reach byte {que_end}, and \
+             the scratch is the space after them up to byte {end}"
+        )
+    });
+    let pop_size = ((end - que_end) / T::SIZE).min(MAX_BURST_BYTES / T::SIZE);
+    let pop_end = que_end + pop_size * T::SIZE;
+    let barrier_at = ub_size - GROUP_BARRIER_UB_BYTES;
+    ensure(barriers == 0 || pop_end <= barrier_at, api, || {
+        format!(
+            "the scratch UB [{que_end}, {pop_end}) overlaps the last {GROUP_BARRIER_UB_BYTES} bytes [{barrier_at}, \
+             {ub_size}) that a GroupBarrier of this core occupies: its messages would carry {value:?} instead of 1; \
+             give the pipe's buffers less room"
+        )
+    });
+    let pop = LocalTensor::<T>::new(TPosition::VECCALC, que_end, pop_size);
+    crate::sanitizer::on_fill(api, core::panic::Location::caller(), fill_pattern(value));
+    duplicate_as(api, &pop, value, pop_size);
+    let e = <HardEvent::V_MTE3 as Event>::EVENT;
+    let id = crate::sync::fetch_free_event("TPipe::FetchEventID", e);
+    set_flag_event(e, id);
+    wait_flag_event(e, id);
+    let (round, tail) = (size / pop_size, size % pop_size);
+    let round_size = if round != 0 { pop_size } else { 0 };
+    // (offset, elements) of each copy: the scratch-fulls, then the rest.
+    let copies = (0..round)
+        .map(|i| (i * round_size, round_size))
+        .chain((tail != 0).then_some((round * round_size, tail)));
+    for (off, n) in copies {
+        let bytes = n * T::SIZE;
+        if soc == Soc::Ascend910B {
+            pad_to_gm_as(api, &gm.view(off), &pop, &DataCopyExtParams::new(1, bytes as u32, 0, 0));
+        } else {
+            // Whole blocks by DataCopy, the elements of a partial last block by SetValue (a
+            // scratch-full is whole blocks: the scratch's bounds are 32-byte aligned).
+            let aligned = bytes / BLOCK_BYTES * BLOCK_BYTES;
+            let blocks = DataCopyParams::new(1, (aligned / BLOCK_BYTES) as u16, 0, 0);
+            copy_params_as(api, &gm.view(off), &pop, &blocks);
+            for i in off + aligned / T::SIZE..off + n {
+                gm.set_value(i, value);
+            }
+        }
     }
-    let src = vec![value; size];
-    let bytes = size * T::SIZE;
-    let rows = crate::atomic::Rows { rows: 1, row: bytes, d_pitch: bytes, s_pitch: bytes };
-    // SAFETY: `size` elements fit in the bound tensor (checked) and `src` is a distinct host
-    // buffer of the same length; the GM side is only touched by the atomic path.
-    let done =
-        unsafe { crate::atomic::store_to_gm::<T>(api, || gm.region_arc(), dst, src.as_ptr().cast(), rows) };
-    if !done {
-        // SAFETY: as above.
-        unsafe { crate::gm_io::store(dst, src.as_ptr().cast::<u8>(), bytes) };
+    pipe_barrier::<PIPE_MTE3>();
+}
+
+/// The bytes `value` repeats in global memory, for the sanitizer: its bits and size, or (when
+/// its bytes are all equal, as zero's are) that byte and size 1 — so that two fills compare
+/// equal exactly when they write the same bytes at every address (a `GlobalTensor<T>` starts
+/// on a multiple of `T`'s size in its region).
+fn fill_pattern<T: Element>(value: T) -> u64 {
+    let b = bytemuck::bytes_of(&value);
+    if b.iter().all(|&x| x == b[0]) {
+        u64::from(b[0]) | 1 << 56
+    } else {
+        let mut bits = [0u8; 8];
+        bits[..b.len()].copy_from_slice(b);
+        u64::from_le_bytes(bits) | (b.len() as u64) << 56
     }
 }
 

@@ -9,16 +9,62 @@ mod util;
 use ascend_core::prelude::*;
 use util::{assert_fails, gm, on, Rng};
 
+/// The end of `InitGlobalMemory`'s scratch on `soc`: the Unified Buffer's end, less the
+/// 64-byte `KfcMsg` slot on Ascend910B.
+fn scratch_end(soc: Soc) -> usize {
+    soc.ub_size() - if soc == Soc::Ascend910B { 64 } else { 0 }
+}
+
+/// Runs `InitGlobalMemory(g, size, value)` on `soc` with a pipe whose buffers end `scratch`
+/// bytes before the scratch's end (at most 65,280 of them are used: one burst); returns the
+/// UB bytes from the pipe's end to the scratch's end afterwards.
+fn fill_with_scratch<T: InitGlobalMemoryElement>(
+    soc: Soc,
+    g: &GlobalTensor<T>,
+    size: usize,
+    value: T,
+    scratch: usize,
+) -> Vec<u8> {
+    let mut ub = Vec::new();
+    on(soc, || {
+        let pipe_end = scratch_end(soc) - scratch;
+        let mut pipe = TPipe::new();
+        let mut buf = TBuf::<VecCalc>::new();
+        pipe.init_tbuf(&mut buf, pipe_end);
+        assert_eq!(pipe.used_bytes(), pipe_end);
+        let after = LocalTensor::<u8>::new(TPosition::VECCALC, pipe_end, scratch);
+        after.copy_from_slice(&vec![0xAB; scratch]);
+        init_global_memory(g, size, value);
+        ub = after.to_vec();
+    });
+    ub
+}
+
 #[test]
 fn init_global_memory_fills_exactly_size_elements() {
     fn check<T: InitGlobalMemoryElement>(value: T) {
-        for size in [0usize, 1, 7, 8, 100] {
-            let init: Vec<T> = (0..104).map(|i| T::from_f64(i as f64)).collect();
-            let (region, g) = gm(&init);
-            on(Soc::Ascend910B, || init_global_memory(&g, size, value));
-            let got: Vec<T> = bytemuck::cast_slice(&region.to_bytes()).to_vec();
-            let want: Vec<T> = (0..104).map(|i| if i < size { value } else { init[i] }).collect();
-            util::assert_bits(&got, &want);
+        // Scratch sizes: one burst (65,280 bytes) and more, and a small scratch that takes
+        // several copies (the last one partial).
+        for soc in [Soc::Ascend910B, Soc::Ascend310P] {
+            for (scratch, sizes) in
+                [(70_016usize, &[0usize, 1, 7, 8, 100][..]), (96, &[0, 5, 24, 61, 200][..])]
+            {
+                for &size in sizes {
+                    let n = size + 37;
+                    let init: Vec<T> = (0..n).map(|i| T::from_f64((i % 50) as f64)).collect();
+                    let (region, g) = gm(&init);
+                    let ub = fill_with_scratch(soc, &g, size, value, scratch);
+                    let got: Vec<T> = bytemuck::cast_slice(&region.to_bytes()).to_vec();
+                    let want: Vec<T> = (0..n).map(|i| if i < size { value } else { init[i] }).collect();
+                    util::assert_bits_ctx(&got, &want, format!("{soc} scratch {scratch} size {size}"));
+                    // The scratch holds `value` (Duplicate of one burst at most); the rest of
+                    // the space after the pipe is untouched.
+                    let pop = scratch.min(65_280) / T::SIZE * T::SIZE;
+                    let bytes = bytemuck::bytes_of(&value);
+                    assert!(ub[..pop].chunks(T::SIZE).all(|c| c == bytes), "{soc} {size}");
+                    assert!(ub[pop..].iter().all(|&b| b == 0xAB), "{soc} {size}");
+                }
+            }
         }
     }
     check(7u16);
@@ -30,22 +76,37 @@ fn init_global_memory_fills_exactly_size_elements() {
 }
 
 #[test]
-fn init_global_memory_adds_under_atomic_add() {
-    let (region, g) = gm(&[1.5f32; 16]);
-    on(Soc::Ascend310P, || {
-        set_atomic_add::<f32>();
-        init_global_memory(&g, 10, 2.0f32);
-    });
-    let got: Vec<f32> = bytemuck::cast_slice(&region.to_bytes()).to_vec();
-    assert_eq!(&got[..10], &[3.5; 10]);
-    assert_eq!(&got[10..], &[1.5; 6]);
+fn init_global_memory_adds_under_atomic_add_but_not_in_310p_scalar_tails() {
+    // 10 floats: one whole 32-byte block of 8 and 2 more. Ascend910B's DataCopyPad adds all
+    // 10; Ascend310P copies the block (adding) and writes the 2 with SetValue, which the
+    // atomic mode does not touch: they are overwritten, as the vendor's implementation does.
+    for (soc, tail) in [(Soc::Ascend910B, 3.5f32), (Soc::Ascend310P, 2.0)] {
+        let (region, g) = gm(&[1.5f32; 16]);
+        on(soc, || {
+            let _pipe = TPipe::new();
+            set_atomic_add::<f32>();
+            init_global_memory(&g, 10, 2.0f32);
+            set_atomic_none();
+        });
+        let got: Vec<f32> = bytemuck::cast_slice(&region.to_bytes()).to_vec();
+        let mut want = vec![3.5f32; 8];
+        want.extend([tail; 2]);
+        want.extend([1.5; 6]);
+        assert_eq!(got, want, "{soc}");
+    }
 }
 
 #[test]
 fn init_global_memory_misuse() {
     let (_r, g) = gm(&[0i32; 8]);
+    let with_pipe = |soc, f: &dyn Fn()| {
+        on(soc, || {
+            let _pipe = TPipe::new();
+            f()
+        })
+    };
     assert_fails("core 0: InitGlobalMemory: size = 9 exceeds the GlobalTensor's 8 int32_t elements", || {
-        on(Soc::Ascend910B, || init_global_memory(&g, 9, 1))
+        with_pipe(Soc::Ascend910B, &|| init_global_memory(&g, 9, 1))
     });
     for soc in [Soc::Ascend910, Soc::Ascend310B] {
         assert_fails(
@@ -53,12 +114,35 @@ fn init_global_memory_misuse() {
                 "InitGlobalMemory: not supported on {soc} ({}): the vendor implements it",
                 soc.product_line()
             ),
-            || on(soc, || init_global_memory(&g, 1, 1)),
+            || with_pipe(soc, &|| init_global_memory(&g, 1, 1)),
         );
     }
     assert_fails("InitGlobalMemory: the GlobalTensor is not bound", || {
-        on(Soc::Ascend910B, || init_global_memory(&GlobalTensor::<f32>::new(), 1, 1.0))
+        with_pipe(Soc::Ascend910B, &|| init_global_memory(&GlobalTensor::<f32>::new(), 1, 1.0))
     });
+    assert_fails(
+        "InitGlobalMemory: the core has no TPipe: InitGlobalMemory takes its Unified Buffer scratch from after the \
+         TPipe's buffers",
+        || on(Soc::Ascend910B, || init_global_memory(&g, 1, 1)),
+    );
+    // The pipe's buffers reach the scratch's end (Ascend910B: 64 bytes before the UB's).
+    for soc in [Soc::Ascend910B, Soc::Ascend310P] {
+        let end = scratch_end(soc);
+        assert_fails(
+            &format!(
+                "InitGlobalMemory: no space left in the Unified Buffer for the scratch: the TPipe's buffers reach \
+                 byte {end}, and the scratch is the space after them up to byte {end}"
+            ),
+            || {
+                on(soc, || {
+                    let mut pipe = TPipe::new();
+                    let mut buf = TBuf::<VecCalc>::new();
+                    pipe.init_tbuf(&mut buf, end);
+                    init_global_memory(&g, 1, 1);
+                })
+            },
+        );
+    }
 }
 
 #[test]

@@ -463,9 +463,12 @@ fn clear_with_init_global_memory_then_accumulate_across_48_cores() {
         .run(move || {
             let gm = bind::<i32>(&oa, 16);
             let ws = bind::<i32>(&wa, N_CORES as usize * 8);
-            let mut ub = LocalMemAllocator::<Ub>::new();
-            let flags = ub.alloc::<i32>(N_CORES as usize * 8);
-            let x = ub.alloc_at::<VecOut, i32>(16);
+            // A TPipe: InitGlobalMemory's scratch is the Unified Buffer after its buffers.
+            let mut pipe = TPipe::new();
+            let (mut fb, mut xb) = (TBuf::<VecCalc>::new(), TBuf::<VecOut>::new());
+            pipe.init_tbuf(&mut fb, N_CORES as usize * 8 * 4);
+            pipe.init_tbuf(&mut xb, 16 * 4);
+            let (flags, x) = (fb.get::<i32>(), xb.get::<i32>());
             duplicate(&x, get_block_idx() as i32, 16);
             for _ in 0..2 {
                 init_global_memory(&gm, 16, 0);

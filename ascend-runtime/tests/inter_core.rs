@@ -693,6 +693,36 @@ fn group_barrier_argument_chip_and_unified_buffer_checks() {
         }),
         &["TPipe::InitBuffer", "past byte 195008", "a GroupBarrier of this core occupies"],
     );
+    // InitGlobalMemory's scratch (the bytes after the pipe's, up to 65,280 of them) must not
+    // reach the barrier's ones: its messages would add the fill value instead of 1.
+    expect_err(
+        one(Soc::Ascend910B, |a| {
+            let mut pipe = TPipe::new();
+            let bar = GroupBarrier::<PipeMode::MTE3_MODE>::new(a, 1, 1);
+            let mut q = TQue::<VecIn, 1>::new();
+            pipe.init_buffer(&mut q, 1, 150_016);
+            let mut g = GlobalTensor::<f32>::new();
+            g.set_global_buffer(a.add::<u8>(1024), 8);
+            init_global_memory(&g, 8, 0.0);
+            drop(bar);
+        }),
+        &[
+            "InitGlobalMemory",
+            "the scratch UB [150016, 196544) overlaps the last 1600 bytes [195008, 196608)",
+        ],
+    );
+    one(Soc::Ascend910B, |a| {
+        let mut pipe = TPipe::new();
+        let mut bar = GroupBarrier::<PipeMode::MTE3_MODE>::new(a, 1, 1);
+        let mut q = TQue::<VecIn, 1>::new();
+        pipe.init_buffer(&mut q, 1, 195_008 - 65_280);
+        let mut g = GlobalTensor::<i32>::new();
+        g.set_global_buffer(a.add::<u8>(1024), 8);
+        init_global_memory(&g, 8, 7);
+        bar.arrive(0);
+        bar.wait(0);
+    })
+    .unwrap();
     // Up to the barrier's bytes, and past them once it is gone.
     one(Soc::Ascend910B, |a| {
         let mut pipe = TPipe::new();

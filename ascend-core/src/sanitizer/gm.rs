@@ -31,6 +31,10 @@ pub(crate) struct GmAcc {
     /// the DCache-bypassing calls, a scalar read of a line the core had just invalidated
     /// (`DataCacheCleanAndInvalid`), a scalar write it then cleaned.
     pub atomic: bool,
+    /// A plain write of `InitGlobalMemory`: the byte pattern it repeats (value bits and
+    /// size, one byte when they are all equal). Two such writes of one pattern put the same
+    /// bytes wherever they overlap, whichever lands last: no race with each other.
+    pub fill: Option<u64>,
     pub epoch: u32,
     /// The core's phase at the access (see the module documentation).
     pub phase: u32,
@@ -77,8 +81,22 @@ impl GmAcc {
     /// caches into one line clobber each other however they were made.
     fn clashes(&self, other: &GmAcc) -> bool {
         let (a, b) = (self.range_against(other), other.range_against(self));
-        let exempt = self.atomic && other.atomic && !(self.write && self.line && other.write && other.line);
-        (self.write || other.write) && !exempt && a.0 < b.1 && b.0 < a.1
+        let (lo, hi) = (a.0.max(b.0), a.1.min(b.1));
+        // Two fills of one pattern put the same bytes everywhere they both reach when their
+        // own bytes there are the same: inside both, the pattern; outside both, what the
+        // block held (a DMA write's widening to whole blocks writes no pattern).
+        let own = |x: &GmAcc| {
+            let (s, e) = (x.s.max(lo), x.e.min(hi));
+            if s < e {
+                (s, e)
+            } else {
+                (0, 0)
+            }
+        };
+        let same_fill = self.fill.is_some() && self.fill == other.fill && own(self) == own(other);
+        let exempt = (self.atomic && other.atomic && !(self.write && self.line && other.write && other.line))
+            || same_fill;
+        (self.write || other.write) && !exempt && lo < hi
     }
 }
 
@@ -314,6 +332,7 @@ mod tests {
             dma,
             line,
             atomic,
+            fill: None,
             epoch: 0,
             phase: 0,
             core,
@@ -343,6 +362,27 @@ mod tests {
         // Two reads never race; direct writes (the DCache-bypassing ones) keep their bytes.
         assert!(!acc(0, 0, 4, false, false, false, false).clashes(&acc(1, 0, 4, false, false, false, false)));
         assert!(!acc(0, 0, 4, true, false, false, true).clashes(&acc(1, 4, 8, true, false, false, true)));
+    }
+
+    #[test]
+    fn fills_of_one_pattern_are_no_race_where_they_write_the_same_bytes() {
+        let fill =
+            |core, s, e, pattern| GmAcc { fill: Some(pattern), ..acc(core, s, e, true, true, false, false) };
+        // One range, a partial last block: both write the pattern in [0, 40) and leave [40, 64).
+        assert!(!fill(0, 0, 40, 1).clashes(&fill(1, 0, 40, 1)));
+        // Another value, or a plain write, does clash.
+        assert!(fill(0, 0, 40, 1).clashes(&fill(1, 0, 40, 2)));
+        assert!(fill(0, 0, 40, 1).clashes(&acc(1, 0, 40, true, true, false, false)));
+        assert!(fill(0, 0, 40, 1).clashes(&acc(1, 0, 4, false, false, false, false)));
+        // Adjacent ranges sharing a block: in [32, 64) one writes the pattern where the other
+        // writes the block's old bytes back.
+        assert!(fill(0, 0, 40, 1).clashes(&fill(1, 40, 80, 1)));
+        // Nested ranges of whole blocks: the same bytes where both reach.
+        assert!(!fill(0, 0, 64, 1).clashes(&fill(1, 32, 64, 1)));
+        // An atomic write is no fill (`fill` is `None` for it): atomic with atomic only.
+        let add = |core| acc(core, 0, 32, true, true, false, true);
+        assert!(!add(0).clashes(&add(1)));
+        assert!(fill(0, 0, 32, 1).clashes(&add(1)));
     }
 
     #[test]

@@ -386,6 +386,9 @@ struct CoreSan {
     released: Option<(usize, u32, u32)>,
     /// The core's run of flag reads, to tell a poll loop (see [`Poll`]).
     poll: Poll,
+    /// By `InitGlobalMemory` site and phase: the byte pattern its GM writes repeat (see
+    /// [`GmAcc::fill`]), `None` when the site filled with two patterns in the phase.
+    fills: HashMap<(u32, u32), Option<u64>>,
 }
 
 /// Flag reads in a row that found nothing new, with nothing else between them, after which the
@@ -590,6 +593,7 @@ impl LaunchSanitizer {
             marks: [0; ROWS],
             released: None,
             poll: Poll::default(),
+            fills: HashMap::default(),
         };
         let mut owner = Owner(Box::into_raw(Box::new(state)));
         SAN.with(|s| s.set(owner.0));
@@ -609,6 +613,11 @@ impl LaunchSanitizer {
                 dma: g.dma(),
                 line: g.line(),
                 atomic: g.atomic(),
+                fill: if g.write() && !g.atomic() {
+                    st.fills.get(&(g.site(), g.phase())).copied().flatten()
+                } else {
+                    None
+                },
                 epoch: phase_rec(&st.phases, g.phase()).epoch,
                 core: st.core,
                 api,
@@ -648,6 +657,11 @@ impl LaunchSanitizer {
         } else {
             String::new()
         };
+        let fills = if a.fill.is_some() && b.fill.is_some() {
+            " (two InitGlobalMemory fills of different values or ranges: fills of one value are no race)"
+        } else {
+            ""
+        };
         let dcache = dcache_hint(&a, &b).or_else(|| dcache_hint(&b, &a)).unwrap_or_default();
         let epoch = if a.epoch == 0 {
             "before any SyncAll".to_string()
@@ -659,7 +673,7 @@ impl LaunchSanitizer {
             api: b.api,
             message: format!(
                 "sanitizer: cross-core race on global memory: core {} {} {} of the region at GM {:#x} with {} (at \
-                 {}:{}), and core {} {} {} with {} (at {}:{}), both {epoch}{blocks}, with no IBSet/IBWait, NotifyNextBlock/WaitPreBlock, CrossCoreSetFlag/CrossCoreWaitFlag or flag between them;{dcache} separate them \
+                 {}:{}), and core {} {} {} with {} (at {}:{}), both {epoch}{blocks}{fills}, with no IBSet/IBWait, NotifyNextBlock/WaitPreBlock, CrossCoreSetFlag/CrossCoreWaitFlag or flag between them;{dcache} separate them \
                  with SyncAll (or order the two cores with IBSet/IBWait), give each core its own 32-byte blocks, or \
                  make both writes atomic (SetAtomicAdd)",
                 a.core,
@@ -1021,11 +1035,12 @@ impl CoreSan {
         let (prev_api, prev_loc) = self.sites.get(r.prev.site());
         let buffer = self.buffer_of(r.s, r.e);
         let (src, dst) = (r.prev.pipe(), cur.pipe());
+        let queued = self.bufs.iter().any(|b| b.start <= r.s as usize && r.e as usize <= b.start + b.len);
         let event = HardEventKind::between(src, dst).map_or(String::new(), |e| {
             let queue = match e.name {
                 "MTE2_V" => ", or EnQue/DeQue the tensor through a VECIN queue",
                 "V_MTE3" => ", or EnQue/DeQue the tensor through a VECOUT queue",
-                "V_MTE2" | "MTE3_V" => {
+                "V_MTE2" | "MTE3_V" if queued => {
                     ", or FreeTensor the buffer and AllocTensor it again through its queue"
                 }
                 _ => "",
@@ -1471,6 +1486,18 @@ pub(crate) fn on_dcci(target: Option<(usize, usize)>) {
         let ended = st.published();
         st.deposit(&lines, ended);
         st.new_phase(false);
+    });
+}
+
+/// `InitGlobalMemory` at `loc` starts: its GM writes (the copies it makes as `api` at `loc`)
+/// repeat the byte pattern `pattern` (see [`GmAcc::fill`]).
+pub(crate) fn on_fill(api: &'static str, loc: &'static Location<'static>, pattern: u64) {
+    with_san!(|s| {
+        let site = s.sites.id(api, loc);
+        let known = s.fills.entry((site, s.phase)).or_insert(Some(pattern));
+        if *known != Some(pattern) {
+            *known = None;
+        }
     });
 }
 

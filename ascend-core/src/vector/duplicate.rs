@@ -111,7 +111,19 @@ fn check_soc<T: DuplicateElement>() {
 #[track_caller]
 pub fn duplicate<T: DuplicateElement>(dst: &LocalTensor<T>, scalar: T, count: usize) {
     check_soc::<T>();
-    apply_count(API, count, (dst, "dst"), [], &mut DupKernel(scalar));
+    duplicate_as(API, dst, scalar, count);
+}
+
+/// [`duplicate`] on behalf of `api` (a primitive built on it), which its checks and the
+/// sanitizer name.
+#[track_caller]
+pub(crate) fn duplicate_as<T: DuplicateElement>(
+    api: &'static str,
+    dst: &LocalTensor<T>,
+    scalar: T,
+    count: usize,
+) {
+    apply_count(api, count, (dst, "dst"), [], &mut DupKernel(scalar));
 }
 
 /// Writes `scalar` to the lanes a mask enables, for `repeat_times` repeats (AscendC
