@@ -97,7 +97,7 @@ pub fn init_global_memory<T: InitGlobalMemoryElement>(gm: &GlobalTensor<T>, size
             soc.product_line()
         )
     });
-    gm.base_ptr(api);
+    gm.base_ptr(api); // fails when `gm` is unbound
     ensure(size <= gm.get_size(), api, || {
         format!("size = {size} exceeds the GlobalTensor's {} {} elements", gm.get_size(), T::DTYPE)
     });
