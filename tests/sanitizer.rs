@@ -1139,3 +1139,25 @@ fn every_core_clearing_one_output_with_the_same_value_is_no_race() {
         &["cross-core race", "core 1 reads bytes [0x0, 0x30)", "DataCopyPad", "InitGlobalMemory"],
     );
 }
+
+// 28. On Ascend310P `InitGlobalMemory` writes a partial last block with `SetValue`, through the
+// core's data cache: one core filling 10 floats runs clean, but every core clearing them is a
+// race — each core's cache writes the whole 64-byte line back whenever it likes.
+fn clear_on_310p(z: GmAddr) {
+    let z_gm = bind(&z, 0, 10);
+    let _pipe = TPipe::new();
+    init_global_memory(&z_gm, 10, 0.0f32); // MARK-28
+}
+
+#[test]
+fn init_global_memory_on_310p_writes_its_partial_block_through_the_data_cache() {
+    let z = gm_f32(&[5.0; 16]);
+    let on_310p = |cores| Launch::new(Soc::Ascend310P).block_dim(cores).run(|| clear_on_310p(z.addr()));
+    on_310p(1).unwrap();
+    assert_eq!(z.to_vec(), [vec![0.0; 10], vec![5.0; 6]].concat());
+    let f = expect_fault(
+        on_310p(2),
+        &["cross-core race", "GlobalTensor::SetValue", "whole 64-byte data-cache line"],
+    );
+    assert_eq!(f.line, line_of("MARK-28"));
+}

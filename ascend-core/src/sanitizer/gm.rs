@@ -76,6 +76,14 @@ impl GmAcc {
         }
     }
 
+    /// Whether `self` and `other` overlap once DMA writes are widened to their 32-byte blocks
+    /// (and nothing else is widened): what a message blames for the race.
+    pub(crate) fn overlap_by_blocks(&self, other: &GmAcc) -> bool {
+        let r = |x: &GmAcc| if x.write && x.dma { widen(x.s, x.e, BLOCK_BYTES) } else { (x.s, x.e) };
+        let (a, b) = (r(self), r(other));
+        a.0 < b.1 && b.0 < a.1
+    }
+
     /// Whether `self` and `other` (another core's) touch common bytes in a way that can race:
     /// at least one writing, and not both atomic — but two scalar writes through two data
     /// caches into one line clobber each other however they were made.

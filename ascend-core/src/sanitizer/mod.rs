@@ -648,7 +648,7 @@ impl LaunchSanitizer {
         let overlap = a.s.max(b.s) < a.e.min(b.e);
         let blocks = if overlap {
             String::new()
-        } else if (a.write && a.dma) || (b.write && b.dma) {
+        } else if a.overlap_by_blocks(&b) {
             " (the bytes differ but DataCopy writes whole 32-byte blocks, and they share one)".to_string()
         } else if (a.write && a.line) || (b.write && b.line) {
             " (the bytes differ but a scalar write goes back to GM as its whole 64-byte data-cache line, and they \
