@@ -1161,3 +1161,38 @@ fn init_global_memory_on_310p_writes_its_partial_block_through_the_data_cache() 
     );
     assert_eq!(f.line, line_of("MARK-28"));
 }
+
+// 29. Without the compiler's automatic synchronisation, an in-place vector instruction is
+// ordered with itself (it reads its sources before writing), but not after an earlier vector
+// instruction that reads the bytes it overwrites: that needs `PipeBarrier<PIPE_V>`.
+fn in_place_after_a_reader(barrier: bool, x: GmAddr, z: GmAddr) {
+    let mut pipe = TPipe::new();
+    let (a, b) = load_pair(&mut pipe, &bind(&x, 0, N));
+    adds(&b, &a, 1.0f32, N); // reads `a`
+    if barrier {
+        pipe_barrier::<PIPE_V>();
+    }
+    add(&a, &a, &a, N); // MARK-29: in place, writing what Adds reads
+    pipe_barrier::<PIPE_V>();
+    add(&a, &a, &b, N); // in place again, after the barrier
+    set_flag::<HardEvent::V_MTE3>(0);
+    wait_flag::<HardEvent::V_MTE3>(0);
+    data_copy(&bind(&z, 0, N), &a, N);
+}
+
+#[test]
+fn an_in_place_vector_instruction_races_only_with_other_instructions() {
+    let x = gm_f32(&[1.0; N]);
+    let z = gm_f32(&[0.0; N]);
+    run_manual(1, || in_place_after_a_reader(true, x.addr(), z.addr())).unwrap();
+    assert_eq!(z.to_vec(), vec![4.0; N]);
+    let f = expect_fault(
+        run_manual(1, || in_place_after_a_reader(false, x.addr(), z.addr())),
+        &[
+            "write-after-read race on core 0: Add on pipe V writes",
+            "that Adds on pipe V",
+            "PipeBarrier<PIPE_V>",
+        ],
+    );
+    assert_eq!(f.line, line_of("MARK-29"));
+}

@@ -1395,11 +1395,22 @@ pub(crate) fn on_vector(api: &'static str, reads: &[UbSpan], writes: &[UbSpan]) 
             s.check_tag(api, tag, loc);
         }
         let cur = s.start(api, pipe_t::PIPE_V, loc);
+        // An in-place instruction's writes go first: its reads then find its own write, which
+        // they precede (see `shadow`), and the write is checked against the earlier reads.
+        // Otherwise the reads do, so a read-after-write is what a message names first.
+        let in_place = reads.iter().any(|&(_, a, b)| writes.iter().any(|&(_, c, d)| a < d && c < b));
+        if in_place {
+            for &(_, a, b) in writes {
+                s.ub(cur, a, b, true);
+            }
+        }
         for &(_, a, b) in reads {
             s.ub(cur, a, b, false);
         }
-        for &(_, a, b) in writes {
-            s.ub(cur, a, b, true);
+        if !in_place {
+            for &(_, a, b) in writes {
+                s.ub(cur, a, b, true);
+            }
         }
     });
 }

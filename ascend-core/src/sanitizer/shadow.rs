@@ -161,12 +161,14 @@ impl SegState {
         }
     }
 
-    /// The first earlier access an access (`write` or a read) by a pipe with view `row`
-    /// is not ordered after. (An undetermined segment's `w` is never reached: the caller's
-    /// error path asks [`relaxed`](Self::relaxed).)
+    /// The first earlier access an access `cur` (`write` or a read) by a pipe with view `row`
+    /// is not ordered after — not `cur`'s own instruction's write: an instruction writes its
+    /// destination after reading its sources, and its callers record its writes first, so an
+    /// in-place instruction's read finds its own write. (An undetermined segment's `w` is
+    /// never reached: the caller's error path asks [`relaxed`](Self::relaxed).)
     #[inline(always)]
-    fn conflict(&self, write: bool, row: &Clock) -> Option<(&'static str, Acc)> {
-        if !self.w.before(row) {
+    fn conflict(&self, write: bool, row: &Clock, cur: Acc) -> Option<(&'static str, Acc)> {
+        if !self.w.before(row) && self.w != cur {
             return Some((if write { "write-after-write" } else { "read-after-write" }, self.w));
         }
         if write {
@@ -194,7 +196,8 @@ impl SegState {
     /// of lane `lane` unordered after a write of its own pipe (record it with
     /// [`defer`](Self::defer)); [`UNORDERED_WRITES`] with the earlier write for a read of
     /// bytes two such writes left; an undetermined segment's later write at its real clock.
-    fn relaxed(&self, write: bool, lane: u8, row: &Clock) -> Option<(&'static str, Acc)> {
+    fn relaxed(&self, write: bool, row: &Clock, cur: Acc) -> Option<(&'static str, Acc)> {
+        let lane = cur.lane();
         let later = self.later();
         if self.w.clock == UNDETERMINED {
             // No read is recorded here (the slots hold `later`): none to order a write after.
@@ -208,7 +211,7 @@ impl SegState {
                 Some(("write-after-write", later))
             };
         }
-        match self.conflict(write, row) {
+        match self.conflict(write, row, cur) {
             Some(("write-after-write", w)) if w.lane() == lane => self.after_reads(row).or(Some((DEFER, w))),
             other => other,
         }
@@ -307,7 +310,7 @@ impl Shadow {
         for way in self.cache[cslot] {
             if let Some(g) = self.segs.get_mut(way as usize) {
                 if g.s == s && g.e == e {
-                    if let Some((kind, prev)) = g.st.conflict(write, row) {
+                    if let Some((kind, prev)) = g.st.conflict(write, row, cur) {
                         return Err(Race { kind, prev, s, e });
                     }
                     g.st.record(write, cur);
@@ -356,9 +359,9 @@ impl Shadow {
         }
         let verdict = |st: &SegState| {
             if relaxed {
-                st.relaxed(write, cur.lane(), row)
+                st.relaxed(write, row, cur)
             } else {
-                st.conflict(write, row)
+                st.conflict(write, row, cur)
             }
         };
         let check = |st: &SegState, a: u32, b: u32| match verdict(st) {
