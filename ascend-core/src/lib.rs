@@ -79,6 +79,7 @@ pub mod prelude {
     pub use crate::group_barrier::*;
     pub use crate::pipe::*;
     pub use crate::tiling_data::get_tiling_data;
+    pub use crate::vector::bilinear::*;
     pub use crate::vector::binary::*;
     pub use crate::vector::brcb::*;
     pub use crate::vector::cast::*;

@@ -115,32 +115,47 @@ pub fn brcb<T: BrcbElement>(
     repeat_time: u8,
     repeat_params: &BrcbRepeatParams,
 ) {
+    brcb_as(API, ["dst", "src"], dst, src, repeat_time, repeat_params);
+}
+
+/// [`brcb`] on behalf of `api` (a primitive built on it), which its checks and the sanitizer
+/// name; `names` are the `[dst, src]` operands as `api` calls them.
+#[track_caller]
+pub(crate) fn brcb_as<T: BrcbElement>(
+    api: &'static str,
+    names: [&'static str; 2],
+    dst: &LocalTensor<T>,
+    src: &LocalTensor<T>,
+    repeat_time: u8,
+    repeat_params: &BrcbRepeatParams,
+) {
+    let [dst_name, src_name] = names;
     let soc = get_soc();
-    ensure(T::brcb_supported(soc), API, || {
+    ensure(T::brcb_supported(soc), api, || {
         format!("T = {} is not supported by Brcb on {soc} ({})", T::DTYPE, soc.product_line())
     });
-    src.check_vector_operand(API, "src");
+    src.check_vector_operand(api, src_name);
     if repeat_time == 0 {
-        dst.check_vector_operand(API, "dst");
+        dst.check_vector_operand(api, dst_name);
         return;
     }
     let repeats = usize::from(repeat_time);
     let need = repeats * BLOCKS_PER_REPEAT;
-    ensure(src.get_size() >= need, API, || {
-        format!("src holds {} elements but repeatTime = {repeats} reads {need}", src.get_size())
+    ensure(src.get_size() >= need, api, || {
+        format!("{src_name} holds {} elements but repeatTime = {repeats} reads {need}", src.get_size())
     });
     let full = prefix_bits(T::PAR);
     let plan = Plan { repeats, bits: full, last: full };
     let blk = repeat_params.dst_blk_stride.max(1);
-    let d = Operand::new(dst, blk, repeat_params.dst_rep_stride, "dst");
-    let ext = check_operand(API, &d, &plan);
+    let d = Operand::new(dst, blk, repeat_params.dst_rep_stride, dst_name);
+    let ext = check_operand(api, &d, &plan);
     let (d0, d1) = dst.byte_range(ext);
     let (s0, s1) = src.byte_range(need);
-    ensure(d1 <= s0 || s1 <= d0, API, || {
+    ensure(d1 <= s0 || s1 <= d0, api, || {
         format!(
-            "dst (bytes {d0:#x}..{d1:#x}) overlaps src (bytes {s0:#x}..{s1:#x}); Brcb cannot work in place"
+            "{dst_name} (bytes {d0:#x}..{d1:#x}) overlaps {src_name} (bytes {s0:#x}..{s1:#x}); Brcb cannot work in place"
         )
     });
-    crate::sanitizer::on_vector(API, &[span_of(src, need * T::SIZE)], &[]);
-    apply(API, &plan, &d, [], &mut BrcbKernel(src.ptr() as *const T));
+    crate::sanitizer::on_vector(api, &[span_of(src, need * T::SIZE)], &[]);
+    apply(api, &plan, &d, [], &mut BrcbKernel(src.ptr() as *const T));
 }

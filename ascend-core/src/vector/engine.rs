@@ -222,6 +222,11 @@ fn block_bits<T: Element>(m: [u64; 2], b: usize) -> u64 {
 ///
 /// `dst` may coincide exactly with a source (same address and strides); any other overlap
 /// between `dst` and a source is rejected as partial overlap.
+///
+/// Repeats run in order, each reading its sources after the previous repeat has written: with
+/// `dst` coinciding with a source at a repeat stride of 0, repeat `r` reads what repeat `r - 1`
+/// wrote (an accumulation). The vendor's Ascend910B `BilinearInterpolation` relies on exactly
+/// this (`vector/bilinear.rs`; `tests/vector_bilinear.rs` checks it).
 #[track_caller]
 pub(crate) fn apply<T: Element, const N: usize, K: Lanes<T, N>>(
     api: &'static str,

@@ -138,38 +138,58 @@ pub fn gatherb<T: DiscreteElement>(
     repeat_time: u8,
     repeat_params: &GatherRepeatParams,
 ) {
-    const API: &str = "Gatherb";
+    gatherb_as("Gatherb", ["dst", "src", "offset"], dst, src, offset, repeat_time, repeat_params);
+}
+
+/// [`gatherb`] on behalf of `api` (a primitive built on it), which its checks and the
+/// sanitizer name; `names` are the `[dst, src, offset]` operands as `api` calls them.
+#[track_caller]
+pub(crate) fn gatherb_as<T: DiscreteElement>(
+    api: &'static str,
+    names: [&'static str; 3],
+    dst: &LocalTensor<T>,
+    src: &LocalTensor<T>,
+    offset: &LocalTensor<u32>,
+    repeat_time: u8,
+    repeat_params: &GatherRepeatParams,
+) {
+    let [dst_name, src_name, offset_name] = names;
     let soc = get_soc();
-    ensure(T::gatherb_supported(soc), API, || {
+    ensure(T::gatherb_supported(soc), api, || {
         format!("T = {} is not supported by Gatherb on {soc} ({})", T::DTYPE, soc.product_line())
     });
-    src.check_vector_operand(API, "src");
-    offset.check_vector_operand(API, "offset");
+    src.check_vector_operand(api, src_name);
+    offset.check_vector_operand(api, offset_name);
     if repeat_time == 0 {
         return;
     }
     let blocks = usize::from(repeat_time) * BLOCKS_PER_REPEAT;
-    ensure(offset.get_size() >= blocks, API, || {
-        format!("offset holds {} offsets but repeatTime = {repeat_time} needs {blocks}", offset.get_size())
+    ensure(offset.get_size() >= blocks, api, || {
+        format!(
+            "{offset_name} holds {} offsets but repeatTime = {repeat_time} needs {blocks}",
+            offset.get_size()
+        )
     });
     let len = src.get_length();
     for (q, o) in offset.to_vec()[..blocks].iter().enumerate() {
-        ensure(o % 32 == 0 && *o as usize + 32 <= len, API, || {
-            format!("offset[{q}] = {o} must be a multiple of 32 with its block inside src's {len} bytes")
+        ensure(o % 32 == 0 && *o as usize + 32 <= len, api, || {
+            format!(
+                "{offset_name}[{q}] = {o} must be a multiple of 32 with its block inside {src_name}'s {len} bytes"
+            )
         });
     }
     let full = prefix_bits(T::PAR);
     let plan = Plan { repeats: repeat_time.into(), bits: full, last: full };
-    let d = Operand::new(dst, repeat_params.dst_blk_stride.max(1), repeat_params.dst_rep_stride, "dst");
-    let ext = check_operand(API, &d, &plan);
+    let d = Operand::new(dst, repeat_params.dst_blk_stride.max(1), repeat_params.dst_rep_stride, dst_name);
+    let ext = check_operand(api, &d, &plan);
     disjoint(
-        API,
-        dst.byte_range(ext),
-        &[("src", src.byte_range(src.get_size())), ("offset", offset.byte_range(blocks))],
+        api,
+        (dst_name, dst.byte_range(ext)),
+        &[(src_name, src.byte_range(src.get_size())), (offset_name, offset.byte_range(blocks))],
     );
-    crate::sanitizer::on_vector(API, &[span_of(src, usize::MAX), span_of(offset, blocks * 4)], &[]);
+    crate::sanitizer::on_vector(api, &[span_of(src, usize::MAX), span_of(offset, blocks * 4)], &[]);
     apply(
-        API,
+        api,
         &plan,
         &d,
         [],
@@ -178,10 +198,10 @@ pub fn gatherb<T: DiscreteElement>(
 }
 
 #[track_caller]
-fn disjoint(api: &'static str, d: (usize, usize), others: &[(&str, (usize, usize))]) {
+fn disjoint(api: &'static str, (dst_name, d): (&str, (usize, usize)), others: &[(&str, (usize, usize))]) {
     for &(name, (s0, s1)) in others {
         ensure(d.1 <= s0 || s1 <= d.0, api, || {
-            format!("dst (bytes {:#x}..{:#x}) overlaps {name} (bytes {s0:#x}..{s1:#x})", d.0, d.1)
+            format!("{dst_name} (bytes {:#x}..{:#x}) overlaps {name} (bytes {s0:#x}..{s1:#x})", d.0, d.1)
         });
     }
 }
@@ -241,7 +261,7 @@ fn scatter_checks<T: DiscreteElement>(
         });
         used = l + 1;
     }
-    disjoint(SCATTER, dst.byte_range(dst.get_size()), &[("dstOffset", offsets.byte_range(used))]);
+    disjoint(SCATTER, ("dst", dst.byte_range(dst.get_size())), &[("dstOffset", offsets.byte_range(used))]);
     if used > 0 {
         // dst is written at the offsets' elements: recorded as a whole.
         crate::sanitizer::on_vector(SCATTER, &[span_of(offsets, used * 4)], &[span_of(dst, usize::MAX)]);
@@ -281,7 +301,7 @@ pub fn scatter<T: DiscreteElement>(
 ) {
     let count = count as usize;
     scatter_checks(dst, dst_offset, dst_base_addr, 0..count);
-    disjoint(SCATTER, dst.byte_range(dst.get_size()), &[("src", src.byte_range(count))]);
+    disjoint(SCATTER, ("dst", dst.byte_range(dst.get_size())), &[("src", src.byte_range(count))]);
     let mut k = ScatterKernel {
         dst: dst.ptr(),
         offsets: dst_offset.ptr() as *const u32,
@@ -339,7 +359,7 @@ pub fn scatter_masked<T: DiscreteElement>(
     scatter_checks(dst, dst_offset, dst_base_addr, lanes);
     let s = Operand::new(src, 1usize, src_rep_stride, "src");
     let ext = check_operand(SCATTER, &s, &plan);
-    disjoint(SCATTER, dst.byte_range(dst.get_size()), &[("src", src.byte_range(ext))]);
+    disjoint(SCATTER, ("dst", dst.byte_range(dst.get_size())), &[("src", src.byte_range(ext))]);
     let mut k = ScatterKernel {
         dst: dst.ptr(),
         offsets: dst_offset.ptr() as *const u32,

@@ -1,5 +1,6 @@
 //! Vector instructions: the shared addressing engine and the instructions built on it.
 
+pub mod bilinear;
 pub mod binary;
 pub mod brcb;
 pub mod cast;

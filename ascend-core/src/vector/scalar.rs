@@ -175,6 +175,26 @@ scalar_instr!(
     example (f32, 1.5, 2.0, 0.0 => 3.5)
 );
 
+/// [`adds_masked`] on behalf of `api` (a primitive built on it), which its checks and the
+/// sanitizer name; `names` are the `[dst, src]` operands as `api` calls them.
+#[track_caller]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn adds_masked_as<T: AddsElement, const IS_SET_MASK: bool>(
+    api: &'static str,
+    names: [&'static str; 2],
+    dst: &LocalTensor<T>,
+    src: &LocalTensor<T>,
+    scalar: T,
+    mask: impl Into<Mask>,
+    repeat_times: u8,
+    p: &UnaryRepeatParams,
+) {
+    let op = AddsOp(scalar, scalar.l_wide(), scalar);
+    let d = Operand::new(dst, p.dst_blk_stride, p.dst_rep_stride, names[0]);
+    let a = Operand::new(src, p.src_blk_stride, p.src_rep_stride, names[1]);
+    run_masked::<T, _, 1, IS_SET_MASK>(api, T::adds_supported, op, &d, [&a], mask.into(), repeat_times)
+}
+
 scalar_instr!(
     "Muls", "dst[i] = src[i] * scalar", MulsOp, muls, muls_masked, MulsElement::muls_supported,
     prepare |s| -> T, s,
