@@ -1397,8 +1397,13 @@ pub(crate) fn on_vector(api: &'static str, reads: &[UbSpan], writes: &[UbSpan]) 
         let cur = s.start(api, pipe_t::PIPE_V, loc);
         // An in-place instruction's writes go first: its reads then find its own write, which
         // they precede (see `shadow`), and the write is checked against the earlier reads.
-        // Otherwise the reads do, so a read-after-write is what a message names first.
-        let in_place = reads.iter().any(|&(_, a, b)| writes.iter().any(|&(_, c, d)| a < d && c < b));
+        // Otherwise the reads do, so a read-after-write is what a message names first. (An
+        // instruction's operands are the same bytes or apart: the engine rejects partial
+        // overlap, so comparing the starts finds it.)
+        let in_place = match writes {
+            [(_, w, _)] => reads.iter().any(|&(_, r, _)| r == *w),
+            _ => false,
+        };
         if in_place {
             for &(_, a, b) in writes {
                 s.ub(cur, a, b, true);
