@@ -50,6 +50,37 @@ fn doc_brcb_example() {
     });
 }
 
+#[test]
+fn brcb_and_gatherb_leave_the_mask_register_as_the_vendors_do() {
+    // Brcb: Ascend910B resets the mask register (the mode stays), Ascend310P also switches to
+    // normal mode; Gatherb resets it on Ascend910B only.
+    for (soc, repeats) in
+        [(Soc::Ascend910B, 1u8), (Soc::Ascend910B, 0), (Soc::Ascend310P, 1), (Soc::Ascend310P, 0)]
+    {
+        on(soc, || {
+            let u = ub(64 + 512);
+            let (src, dst) = (u.t::<u16>(0, 16), u.t::<u16>(64, 256));
+            set_mask_count();
+            set_vector_mask_hi_lo::<u16>(0, 40);
+            brcb(&dst, &src, repeats, &BrcbRepeatParams::new(1, 8));
+            assert_eq!(get_vector_mask(), [u64::MAX, u64::MAX], "{soc} {repeats}");
+            let mode = if soc == Soc::Ascend310P { MaskMode::Normal } else { MaskMode::Counter };
+            assert_eq!(get_mask_mode(), mode, "{soc} {repeats}");
+        });
+    }
+    for (soc, reset) in [(Soc::Ascend910B, true), (Soc::Ascend310B, false)] {
+        on(soc, || {
+            let u = ub(256 + 256 + 32);
+            let (src, dst, off) = (u.t::<u16>(0, 128), u.t::<u16>(256, 128), u.t::<u32>(512, 8));
+            off.copy_from_slice(&[0; 8]);
+            set_vector_mask_hi_lo::<u16>(0, 0xFF);
+            gatherb(&dst, &src, &off, 1, &GatherRepeatParams::default());
+            let want = if reset { [u64::MAX, u64::MAX] } else { [0xFF, 0] };
+            assert_eq!(get_vector_mask(), want, "{soc}");
+        });
+    }
+}
+
 /// One random `gather`/`gather_masked` call: source length, base (modulo the length), form,
 /// mask (a count modulo `PAR`, or bits with lane 0 on), repeats, dst repeat stride, count and
 /// the seed of the data and offsets.

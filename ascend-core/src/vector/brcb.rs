@@ -11,7 +11,7 @@ use crate::error::ensure;
 use crate::soc::Soc;
 use crate::tensor::LocalTensor;
 use crate::vector::engine::{apply, check_operand, span_of, Lanes, Operand};
-use crate::vector::mask::{prefix_bits, Plan};
+use crate::vector::mask::{prefix_bits, reset_mask, set_mask_norm, Plan};
 
 mod sealed {
     pub trait Sealed {}
@@ -89,7 +89,9 @@ impl<T: Element> Lanes<T, 0> for BrcbKernel<T> {
 }
 
 /// Broadcasts 8 elements of `src` per repeat, each to one 32-byte block of `dst` (AscendC
-/// `Brcb(dst, src, repeatTime, repeatParams)`). `repeat_time = 0` does nothing.
+/// `Brcb(dst, src, repeatTime, repeatParams)`). `repeat_time = 0` broadcasts nothing. It leaves
+/// a full mask register, as the vendor's implementations reset it (Ascend310P also switches
+/// to normal mask mode).
 ///
 /// ```
 /// use ascend_core::prelude::*;
@@ -137,6 +139,7 @@ pub(crate) fn brcb_as<T: BrcbElement>(
     src.check_vector_operand(api, src_name);
     if repeat_time == 0 {
         dst.check_vector_operand(api, dst_name);
+        leave_mask(soc);
         return;
     }
     let repeats = usize::from(repeat_time);
@@ -158,4 +161,15 @@ pub(crate) fn brcb_as<T: BrcbElement>(
     });
     crate::sanitizer::on_vector(api, &[span_of(src, need * T::SIZE)], &[]);
     apply(api, &plan, &d, [], &mut BrcbKernel(src.ptr() as *const T));
+    leave_mask(soc);
+}
+
+/// The mask state the vendor's `Brcb` leaves (`impl/basic_api/dav_*/kernel_operator_vec_brcb_impl.h`):
+/// Ascend910B calls `ResetMask()` (a full mask register, the mode unchanged); Ascend310P
+/// starts with `SetMaskNorm()` and ends with `ResetMask()`.
+fn leave_mask(soc: Soc) {
+    if soc == Soc::Ascend310P {
+        set_mask_norm();
+    }
+    reset_mask();
 }

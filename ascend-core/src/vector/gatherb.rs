@@ -18,7 +18,7 @@ use crate::error::{ensure, fail};
 use crate::soc::Soc;
 use crate::tensor::LocalTensor;
 use crate::vector::engine::{apply, apply_count, check_operand, span_of, Lanes, Operand};
-use crate::vector::mask::{prefix_bits, resolve, Mask, Plan};
+use crate::vector::mask::{prefix_bits, reset_mask, resolve, Mask, Plan};
 
 mod sealed {
     pub trait Sealed {}
@@ -108,7 +108,8 @@ impl<T: Element> Lanes<T, 0> for BlockGather<T> {
 }
 
 /// Gathers 32-byte blocks of `src` by byte offset, 8 per repeat (AscendC `Gatherb(dst, src,
-/// offset, repeatTime, repeatParams)`). `repeat_time = 0` does nothing.
+/// offset, repeatTime, repeatParams)`). `repeat_time = 0` gathers nothing. On Ascend910B it
+/// leaves a full mask register, as the vendor's implementation resets it first.
 ///
 /// ```
 /// use ascend_core::prelude::*;
@@ -160,6 +161,12 @@ pub(crate) fn gatherb_as<T: DiscreteElement>(
     });
     src.check_vector_operand(api, src_name);
     offset.check_vector_operand(api, offset_name);
+    // The vendor's Ascend910B implementation (`dav_c220/kernel_operator_vec_gather_impl.h`)
+    // starts with `ResetMask()`: a full mask register, the mode unchanged (Ascend310B's uses
+    // predicate registers and leaves the mask alone).
+    if soc == Soc::Ascend910B {
+        reset_mask();
+    }
     if repeat_time == 0 {
         return;
     }
