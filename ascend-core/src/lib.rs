@@ -13,6 +13,7 @@ pub mod block_sync;
 pub mod copy;
 pub mod copy_tail;
 pub mod cross_core;
+pub mod ctrl_spr;
 pub mod ctx;
 pub mod debug;
 pub mod element;
@@ -29,6 +30,7 @@ pub mod sync;
 pub mod tensor;
 pub mod tiling_data;
 mod ub;
+pub mod ub_size;
 pub mod vector;
 
 pub use ctx::{
@@ -75,10 +77,12 @@ pub mod prelude {
         cross_core_set_flag, cross_core_wait_flag, cross_core_wait_flag_with, CrossCorePipe,
         CROSS_CORE_FLAG_IDS,
     };
+    pub use crate::ctrl_spr::*;
     pub use crate::gm_api::*;
     pub use crate::group_barrier::*;
     pub use crate::pipe::*;
     pub use crate::tiling_data::get_tiling_data;
+    pub use crate::ub_size::*;
     pub use crate::vector::bilinear::*;
     pub use crate::vector::binary::*;
     pub use crate::vector::brcb::*;
