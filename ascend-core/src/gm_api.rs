@@ -97,6 +97,47 @@ pub fn init_global_memory<T: InitGlobalMemoryElement>(gm: &GlobalTensor<T>, size
             soc.product_line()
         )
     });
+    fill_as(api, gm, size, value);
+}
+
+/// Fills the first `size` elements of `gm` with `value` (AscendC `Fill(gmWorkspaceAddr, size,
+/// value)`, the name the vendor's public header `adv_api/utils/init_global_memory.h` gives
+/// [`init_global_memory`]): the same implementation, step by step, on Ascend910B and
+/// Ascend310P. On the other chips the vendor's header compiles it to an empty function, which
+/// would leave the memory as it was without a word; here that is an error.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let region = GmRegion::zeroed(16 * 2);
+/// let mut gm = GlobalTensor::<i16>::new();
+/// gm.set_global_buffer(region.addr(), 16);
+/// let _pipe = TPipe::new();
+/// fill(&gm, 16, -7i16);
+/// assert_eq!((gm.get_value(0), gm.get_value(15)), (-7, -7));
+/// ```
+///
+/// # Panics
+/// As [`init_global_memory`] (naming `Fill`); on Ascend910 and Ascend310B, where the vendor's
+/// `Fill` does nothing.
+#[track_caller]
+pub fn fill<T: InitGlobalMemoryElement>(gm: &GlobalTensor<T>, size: usize, value: T) {
+    let api = "Fill";
+    let soc = crate::ctx::get_soc();
+    ensure(matches!(soc, Soc::Ascend910B | Soc::Ascend310P), api, || {
+        format!(
+            "does nothing on {soc} ({}): the vendor's header compiles Fill to an empty function there, so the \
+             memory would keep its old contents; it fills on Ascend910B and Ascend310P",
+            soc.product_line()
+        )
+    });
+    fill_as(api, gm, size, value);
+}
+
+/// The vendor's `InitGlobalMemoryImpl`, behind [`init_global_memory`] and [`fill`]; `api`
+/// names the caller in errors and for the sanitizer. The chip is checked.
+#[track_caller]
+fn fill_as<T: InitGlobalMemoryElement>(api: &'static str, gm: &GlobalTensor<T>, size: usize, value: T) {
+    let soc = crate::ctx::get_soc();
     gm.base_ptr(api); // fails when `gm` is unbound
     ensure(size <= gm.get_size(), api, || {
         format!("size = {size} exceeds the GlobalTensor's {} {} elements", gm.get_size(), T::DTYPE)

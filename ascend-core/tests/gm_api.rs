@@ -559,3 +559,44 @@ fn set_l2_cache_hint_is_checked_and_changes_no_result() {
         );
     }
 }
+
+#[test]
+fn fill_is_init_global_memory_under_the_public_headers_name() {
+    for soc in [Soc::Ascend910B, Soc::Ascend310P] {
+        for size in [0usize, 5, 24, 100] {
+            let init: Vec<f32> = (0..107).map(|i| i as f32).collect();
+            let (by_init, g1) = gm(&init);
+            let (by_fill, g2) = gm(&init);
+            let ub1 = fill_with_scratch(soc, &g1, size, 2.5f32, 96);
+            let mut ub2 = Vec::new();
+            on(soc, || {
+                let pipe_end = scratch_end(soc) - 96;
+                let mut pipe = TPipe::new();
+                let mut buf = TBuf::<VecCalc>::new();
+                pipe.init_tbuf(&mut buf, pipe_end);
+                let after = LocalTensor::<u8>::new(TPosition::VECCALC, pipe_end, 96);
+                after.copy_from_slice(&[0xAB; 96]);
+                fill(&g2, size, 2.5f32);
+                ub2 = after.to_vec();
+            });
+            assert_eq!(by_init.to_bytes(), by_fill.to_bytes(), "{soc} {size}");
+            assert_eq!(ub1, ub2, "{soc} {size}");
+        }
+    }
+    let (_r, g) = gm(&[0i32; 8]);
+    for soc in [Soc::Ascend910, Soc::Ascend310B] {
+        assert_fails(
+            &format!(
+                "Fill: does nothing on {soc} ({}): the vendor's header compiles Fill",
+                soc.product_line()
+            ),
+            || {
+                on(soc, || {
+                    let _pipe = TPipe::new();
+                    fill(&g, 1, 1);
+                })
+            },
+        );
+    }
+    assert_fails("core 0: Fill: the core has no TPipe", || on(Soc::Ascend910B, || fill(&g, 1, 1)));
+}
