@@ -41,7 +41,7 @@ use crate::error::{ensure, fail};
 use crate::soc::Soc;
 use crate::sync::{pipe_barrier, PIPE_V};
 use crate::tensor::LocalTensor;
-use crate::vector::binary::{add_masked_as, mul_masked_as};
+use crate::vector::binary::{binary_masked_as, AddElement, AddOp, MulElement, MulOp};
 use crate::vector::brcb::{brcb_as, BrcbRepeatParams};
 use crate::vector::gatherb::{gatherb_as, GatherRepeatParams};
 use crate::vector::mask::{
@@ -335,13 +335,13 @@ pub fn bilinear_interpolation(
     };
     set_mask_count();
     set_vector_mask_hi_lo::<f16>(0, (n * PAR) as u64);
-    mul_masked_as::<f16, false>(
+    binary_masked_as::<f16, MulOp, false>(
         API,
+        <f16 as MulElement>::mul_supported,
+        MulOp,
         tmp_names,
-        &tmp,
-        &tmp.view(weights_at),
-        &tmp,
-        MASK_PLACEHOLDER,
+        [&tmp, &tmp.view(weights_at), &tmp],
+        MASK_PLACEHOLDER.into(),
         n as u8,
         &mul_params,
     );
@@ -354,7 +354,16 @@ pub fn bilinear_interpolation(
         if h > 1 {
             let sum = tmp.view(i * h * PAR);
             let rest = tmp.view((i * h + 1) * PAR);
-            add_masked_as::<f16, true>(API, tmp_names, &sum, &rest, &sum, mask, h_repeat - 1, &add_params);
+            binary_masked_as::<f16, AddOp, true>(
+                API,
+                <f16 as AddElement>::add_supported,
+                AddOp,
+                tmp_names,
+                [&sum, &rest, &sum],
+                mask,
+                h_repeat - 1,
+                &add_params,
+            );
         }
     }
     pipe_barrier::<PIPE_V>();

@@ -346,12 +346,13 @@ binary_instr!(
     example (f16, 2.0, 1.0, 3.0 => 7.0)
 );
 
-/// A two-source high-dimensional instruction on behalf of `api` (a primitive built on it),
-/// which its checks and the sanitizer name; `names` are the `[dst, src0, src1]` operands as
-/// `api` calls them. The rules are the public masked form's ([`add_masked`]).
+/// A two-source high-dimensional instruction (`op`, e.g. [`AddOp`], on the chips `supported`
+/// accepts) on behalf of `api`, a primitive built on it, which its checks and the sanitizer
+/// name; `names` are the `[dst, src0, src1]` operands as `api` calls them. The rules are the
+/// public masked forms' ([`add_masked`]).
 #[track_caller]
 #[allow(clippy::too_many_arguments)]
-fn two_source_as<T: Lane, O: LaneOp<T, 2>, const IS_SET_MASK: bool>(
+pub(crate) fn binary_masked_as<T: Lane, O: LaneOp<T, 2>, const IS_SET_MASK: bool>(
     api: &'static str,
     supported: fn(Soc) -> bool,
     op: O,
@@ -365,58 +366,6 @@ fn two_source_as<T: Lane, O: LaneOp<T, 2>, const IS_SET_MASK: bool>(
     let a = Operand::new(src0, p.src0_blk_stride, p.src0_rep_stride, names[1]);
     let b = Operand::new(src1, p.src1_blk_stride, p.src1_rep_stride, names[2]);
     run_masked::<T, O, 2, IS_SET_MASK>(api, supported, op, &d, [&a, &b], mask, repeat_times)
-}
-
-/// [`add_masked`] on behalf of `api` (see `two_source_as`).
-#[track_caller]
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn add_masked_as<T: AddElement, const IS_SET_MASK: bool>(
-    api: &'static str,
-    names: [&'static str; 3],
-    dst: &LocalTensor<T>,
-    src0: &LocalTensor<T>,
-    src1: &LocalTensor<T>,
-    mask: impl Into<Mask>,
-    repeat_times: u8,
-    params: &BinaryRepeatParams,
-) {
-    let ops = [dst, src0, src1];
-    two_source_as::<T, AddOp, IS_SET_MASK>(
-        api,
-        T::add_supported,
-        AddOp,
-        names,
-        ops,
-        mask.into(),
-        repeat_times,
-        params,
-    )
-}
-
-/// [`mul_masked`] on behalf of `api` (see `two_source_as`).
-#[track_caller]
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn mul_masked_as<T: MulElement, const IS_SET_MASK: bool>(
-    api: &'static str,
-    names: [&'static str; 3],
-    dst: &LocalTensor<T>,
-    src0: &LocalTensor<T>,
-    src1: &LocalTensor<T>,
-    mask: impl Into<Mask>,
-    repeat_times: u8,
-    params: &BinaryRepeatParams,
-) {
-    let ops = [dst, src0, src1];
-    two_source_as::<T, MulOp, IS_SET_MASK>(
-        api,
-        T::mul_supported,
-        MulOp,
-        names,
-        ops,
-        mask.into(),
-        repeat_times,
-        params,
-    )
 }
 
 /// A lazily evaluated whole-tensor expression, written into a tensor by
