@@ -5,13 +5,14 @@
 //! test calling instructions directly) gets a default core: index 0 of 1 on
 //! [`Soc::default()`], with its own Unified Buffer.
 
-use std::cell::{Cell, RefCell};
+use std::cell::{Cell, OnceCell, RefCell};
 use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use crate::atomic::{AtomicLog, AtomicMode};
 use crate::error::fail;
+use crate::position::Memory;
 use crate::soc::{OverflowMode, Soc};
 use crate::ub::Ub;
 
@@ -58,13 +59,42 @@ pub struct CoreConfig {
     pub cancel: Option<Arc<CancelToken>>,
     /// The launch's log of float atomic contributions (`None`: they apply at once).
     pub atomic_log: Option<Arc<AtomicLog>>,
+    /// The units the kernel runs on, which decides the memories a core has on a chip whose
+    /// cube and vector cores are separate (see [`KernelType`]); `None` (a core outside any
+    /// launch) has every memory.
+    pub kernel_type: Option<KernelType>,
 }
 
 impl CoreConfig {
-    /// A single core (index 0 of 1) of `soc`, without a barrier.
+    /// A single core (index 0 of 1) of `soc`, without a barrier, with every memory.
     pub fn single(soc: Soc) -> CoreConfig {
-        CoreConfig { block_idx: 0, block_num: 1, soc, barrier: None, atomic_log: None, cancel: None }
+        CoreConfig {
+            block_idx: 0,
+            block_num: 1,
+            soc,
+            barrier: None,
+            atomic_log: None,
+            cancel: None,
+            kernel_type: None,
+        }
     }
+}
+
+/// The units a kernel runs on (AscendC's `KERNEL_TYPE_AIV_ONLY` / `KERNEL_TYPE_AIC_ONLY`, or
+/// the `__vector__` / `__cube__` kernel qualifiers).
+///
+/// On Ascend910B the cube unit and the vector unit are separate cores: a vector core (AIV)
+/// has the Unified Buffer and no L1/L0 buffers; a cube core (AIC) has L1, L0A, L0B and L0C
+/// and no Unified Buffer. Each launched core of an `AivOnly` kernel is an AIV, of an
+/// `AicOnly` kernel an AIC, and a tensor in a memory the core does not have is an error. On
+/// the other chips one AI core has every memory and both values behave alike.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum KernelType {
+    /// A vector kernel (the default).
+    #[default]
+    AivOnly,
+    /// A cube kernel.
+    AicOnly,
 }
 
 /// A launch's cancellation flag and its reason (see [`CoreConfig::cancel`]).
@@ -133,8 +163,13 @@ pub(crate) struct CoreState {
     /// The global-memory atomic mode (`SetAtomicAdd<T>` …), `None` when off.
     pub(crate) atomic: Cell<Option<AtomicMode>>,
     pub(crate) atomic_log: Option<Arc<AtomicLog>>,
-    /// Whether a `LocalMemAllocator<Ub>` is alive on this core (not to be mixed with `TPipe`).
-    pub(crate) allocator_alive: Cell<bool>,
+    /// The memories (bit `Memory as u8`) with a live `LocalMemAllocator` on this core (not to be
+    /// mixed with `TPipe`).
+    pub(crate) allocators: Cell<u8>,
+    /// The kernel type of the launch (`None`: every memory).
+    pub(crate) kernel_type: Option<KernelType>,
+    /// The cube's memories (`Memory::CUBE` order), made on first use.
+    pub(crate) cube_mem: [OnceCell<Rc<Ub>>; 4],
     /// The DataCopyPad padding register (`SetPadValue`, or the last `isPad` copy): the value's
     /// bits, `None` until set.
     pub(crate) pad_value: Cell<Option<u64>>,
@@ -187,7 +222,7 @@ fn take_ub(size: usize) -> Rc<Ub> {
             // Reuse the thread's arena when no tensor of an earlier core still holds it.
             Some(ub) if ub.size() == size && Rc::strong_count(ub) == 1 => Rc::clone(ub),
             _ => {
-                let ub = Rc::new(Ub::new(size));
+                let ub = Rc::new(Ub::new(size, Memory::Ub));
                 *c = Some(Rc::clone(&ub));
                 ub
             }
@@ -213,12 +248,51 @@ fn new_state(cfg: CoreConfig) -> CoreState {
         cancel: cfg.cancel,
         atomic: Cell::new(None),
         atomic_log: cfg.atomic_log,
-        allocator_alive: Cell::new(false),
+        allocators: Cell::new(0),
+        kernel_type: cfg.kernel_type,
+        cube_mem: Default::default(),
         pad_value: Cell::new(None),
         reduce_sum_spr: Cell::new(0),
         reduce_max_min_spr: Cell::new(0),
         vms4_sr: Cell::new(0),
         cross: Cell::new(crate::cross_core::CrossLocal::default()),
+    }
+}
+
+impl CoreState {
+    /// The arena of `mem` for a tensor `api` makes, after checking that this core has the
+    /// memory (see [`KernelType`]). The cube's memories are allocated on first use.
+    #[track_caller]
+    pub(crate) fn arena(&self, mem: Memory, api: &'static str) -> Rc<Ub> {
+        if self.soc.is_separated() {
+            match (self.kernel_type, mem.is_cube()) {
+                (Some(KernelType::AivOnly), true) => fail(
+                    api,
+                    format!(
+                        "{} is a memory of the cube core (AIC) of {}, and this kernel runs on vector cores (AIV): \
+                         launch a cube kernel with Launch::kernel_type(KernelType::AicOnly)",
+                        mem.name(),
+                        self.soc
+                    ),
+                ),
+                (Some(KernelType::AicOnly), false) => fail(
+                    api,
+                    format!(
+                        "the cube core (AIC) of {} has no Unified Buffer (this kernel is KernelType::AicOnly): \
+                         vector work runs on the vector cores (AIV) of a KernelType::AivOnly kernel",
+                        self.soc
+                    ),
+                ),
+                _ => {}
+            }
+        }
+        match mem {
+            Memory::Ub => Rc::clone(&self.ub),
+            _ => {
+                let i = Memory::CUBE.iter().position(|&m| m == mem).unwrap_or(0);
+                Rc::clone(self.cube_mem[i].get_or_init(|| Rc::new(Ub::new(self.soc.memory_size(mem), mem))))
+            }
+        }
     }
 }
 

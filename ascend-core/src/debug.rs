@@ -86,10 +86,12 @@ pub fn end_core_output(saved: SavedOutput) -> String {
     }
 }
 
-/// The prefix of every line a core prints: `[AIV Block i/n] `.
+/// The prefix of every line a core prints: `[AIV Block i/n] `, or `[AIC Block i/n] ` on the
+/// cube core of a `KernelType::AicOnly` kernel.
 pub fn line_prefix() -> String {
-    let (idx, num) = with_core(|c| (c.block_idx, c.block_num));
-    format!("[AIV Block {idx}/{num}] ")
+    let (idx, num, kind) = with_core(|c| (c.block_idx, c.block_num, c.kernel_type));
+    let unit = if kind == Some(crate::ctx::KernelType::AicOnly) { "AIC" } else { "AIV" };
+    format!("[{unit} Block {idx}/{num}] ")
 }
 
 /// Appends `text` to the current core's output, each line prefixed; outside a launch (no

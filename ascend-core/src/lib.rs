@@ -15,6 +15,7 @@ pub mod copy_tail;
 pub mod cross_core;
 pub mod ctrl_spr;
 pub mod ctx;
+pub mod cube;
 pub mod debug;
 pub mod element;
 pub mod error;
@@ -35,11 +36,11 @@ pub mod vector;
 
 pub use ctx::{
     get_block_idx, get_block_num, get_overflow_mode, get_soc, run_on_core, set_overflow_mode, sync_all,
-    CancelToken, CoreBarrier, CoreConfig, MaskMode, WaitCond,
+    CancelToken, CoreBarrier, CoreConfig, KernelType, MaskMode, WaitCond,
 };
 pub use element::{bf16, f16, DType, Element};
 pub use error::{fail, take_last_fault, Fault};
-pub use position::{Position, QuePosition, TPosition};
+pub use position::{Memory, Position, QuePosition, TPosition};
 pub use soc::{OverflowMode, RepeatSumOrder, Soc};
 pub use tensor::{GlobalTensor, GmAddr, GmAllocError, GmRegion, LocalTensor};
 
@@ -47,11 +48,12 @@ pub use tensor::{GlobalTensor, GmAddr, GmAllocError, GmRegion, LocalTensor};
 pub mod prelude {
     pub use crate::ctx::{
         get_block_idx, get_block_num, get_overflow_mode, get_soc, run_on_core, set_overflow_mode, sync_all,
-        CoreConfig, MaskMode,
+        CoreConfig, KernelType, MaskMode,
     };
     pub use crate::element::{bf16, f16, DType, Element};
     pub use crate::position::{
-        Co1, Co2, Gm, Position, QuePosition, TPosition, VecCalc, VecIn, VecOut, A1, A2, B1, B2, C1, C2,
+        Co1, Co2, Gm, Memory, Position, QuePosition, TPosition, VecCalc, VecIn, VecOut, A1, A2, B1, B2, C1,
+        C2,
     };
     pub use crate::soc::{OverflowMode, RepeatSumOrder, Soc};
     pub use crate::tensor::{CacheMode, GlobalTensor, GmAddr, GmRegion, LocalTensor};
@@ -65,7 +67,7 @@ pub mod prelude {
     pub use crate::ascend_printf;
     pub use crate::debug::{dump_tensor, dump_tensor_shape, ShapeInfo};
 
-    pub use crate::alloc::{LocalMemAllocator, Ub};
+    pub use crate::alloc::{LocalMemAllocator, Ub, L0A, L0B, L0C, L1};
     pub use crate::atomic::{
         disable_dma_atomic, get_atomic_mode, set_atomic_add, set_atomic_max, set_atomic_min, set_atomic_none,
         set_atomic_type, AtomicElement, AtomicMode, AtomicOp, AtomicOrder,

@@ -81,10 +81,10 @@ impl TPipe {
     #[track_caller]
     pub fn new() -> TPipe {
         let ub = with_core(|c| {
-            if c.allocator_alive.get() {
+            if c.allocators.get() != 0 {
                 fail(
                     "TPipe",
-                    "a LocalMemAllocator<Ub> is alive on this core; AscendC does not mix it with TPipe",
+                    "a LocalMemAllocator is alive on this core; AscendC does not mix it with TPipe",
                 );
             }
             if c.pipe_alive.replace(true) {
@@ -148,8 +148,16 @@ impl TPipe {
     #[track_caller]
     fn carve_bytes(&mut self, api: &'static str, num: usize, len: usize) -> (usize, usize) {
         let ub_size = self.ub.size();
-        // A live `GroupBarrier` of the core occupies the Unified Buffer's last bytes.
-        let reserved = if with_core(|c| c.group_barriers.get() > 0) { GROUP_BARRIER_UB_BYTES } else { 0 };
+        // A live `GroupBarrier` of the core occupies the Unified Buffer's last bytes; a cube
+        // core of a separated chip has no Unified Buffer (`arena` fails).
+        let reserved = with_core(|c| {
+            drop(c.arena(crate::position::Memory::Ub, api));
+            if c.group_barriers.get() > 0 {
+                GROUP_BARRIER_UB_BYTES
+            } else {
+                0
+            }
+        });
         let limit = ub_size - reserved;
         // Checked: `len` comes from the kernel and may be anything up to `usize::MAX`.
         let rounded = len.div_ceil(BLOCK_BYTES).checked_mul(BLOCK_BYTES);
@@ -194,10 +202,19 @@ impl TPipe {
     /// ```
     ///
     /// # Panics
-    /// Panics if the Unified Buffer or the pipe's 64 buffers are exhausted, or `len` is 0.
+    /// Panics if the Unified Buffer or the pipe's 64 buffers are exhausted, `len` is 0, or `P`
+    /// is not a Unified Buffer position (`TBuf`s in the cube's memories are not emulated).
     #[track_caller]
     pub fn init_tbuf<P: Position>(&mut self, buf: &mut TBuf<P>, len: usize) {
-        let (off, rounded) = self.carve("TPipe::InitBuffer", 1, len);
+        let api = "TPipe::InitBuffer";
+        ensure(P::POS.is_ub(), api, || {
+            format!(
+                "the TBuf's position is {}: only VECIN, VECOUT and VECCALC buffers (Unified Buffer) are emulated; \
+                 place cube tensors with LocalMemAllocator or LocalTensor::new",
+                P::POS
+            )
+        });
+        let (off, rounded) = self.carve(api, 1, len);
         buf.mem = Some((Rc::clone(&self.ub), off, rounded));
         // Like a queue, the buffer is only valid until the pipe is reset or dropped.
         buf.epoch = Some((Rc::clone(&self.epoch), self.epoch.get()));

@@ -2,6 +2,8 @@
 
 use core::fmt;
 
+use crate::soc::Soc;
+
 /// Where a tensor lives (AscendC's `TPosition`, also spelled `QuePosition`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TPosition {
@@ -39,6 +41,87 @@ impl TPosition {
     /// read and write).
     pub const fn is_ub(self) -> bool {
         matches!(self, TPosition::VECIN | TPosition::VECOUT | TPosition::VECCALC)
+    }
+
+    /// The on-chip memory a tensor at this position lives in on `soc` (the vendor's
+    /// `GetPhyType`), or `None` for global memory and for the memories this emulator does not
+    /// model (the bias table `C2` on Ascend910B and Ascend310B, the fixpipe buffer). The
+    /// mapping differs by chip: `C1` and `CO2` are Unified Buffer positions on the coupled
+    /// chips (Ascend910, Ascend310P), `C2` is in L0C there; on Ascend910B `CO2` is global
+    /// memory.
+    ///
+    /// ```
+    /// use ascend_core::prelude::*;
+    /// assert_eq!(TPosition::A1.memory(Soc::Ascend910B), Some(Memory::L1));
+    /// assert_eq!(TPosition::CO1.memory(Soc::Ascend910B), Some(Memory::L0C));
+    /// assert_eq!(TPosition::CO2.memory(Soc::Ascend310P), Some(Memory::Ub));
+    /// assert_eq!(TPosition::CO2.memory(Soc::Ascend910B), None);
+    /// ```
+    pub const fn memory(self, soc: Soc) -> Option<Memory> {
+        let coupled = matches!(soc, Soc::Ascend910 | Soc::Ascend310P);
+        match self {
+            TPosition::GM => None,
+            TPosition::VECIN | TPosition::VECOUT | TPosition::VECCALC => Some(Memory::Ub),
+            TPosition::A1 | TPosition::B1 => Some(Memory::L1),
+            TPosition::A2 => Some(Memory::L0A),
+            TPosition::B2 => Some(Memory::L0B),
+            TPosition::CO1 => Some(Memory::L0C),
+            TPosition::C1 if coupled => Some(Memory::Ub),
+            TPosition::C1 => Some(Memory::L1),
+            TPosition::C2 if coupled => Some(Memory::L0C),
+            TPosition::C2 => None,
+            TPosition::CO2 if matches!(soc, Soc::Ascend910B) => None,
+            TPosition::CO2 => Some(Memory::Ub),
+        }
+    }
+}
+
+/// An on-chip memory of an AI core (AscendC's `Hardware` values for local memory).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Memory {
+    /// The Unified Buffer: vector instructions' operands.
+    Ub,
+    /// The L1 buffer: the cube unit's staging memory (positions `A1`, `B1`, `C1`).
+    L1,
+    /// L0A: the cube's left matrix (position `A2`).
+    L0A,
+    /// L0B: the cube's right matrix (position `B2`).
+    L0B,
+    /// L0C: the cube's result matrix (position `CO1`).
+    L0C,
+}
+
+impl Memory {
+    /// The four cube memories, in the order `CoreState` keeps their arenas.
+    pub(crate) const CUBE: [Memory; 4] = [Memory::L1, Memory::L0A, Memory::L0B, Memory::L0C];
+
+    /// The memory's name in messages ("the L1 buffer").
+    pub const fn name(self) -> &'static str {
+        match self {
+            Memory::Ub => "the Unified Buffer",
+            Memory::L1 => "the L1 buffer",
+            Memory::L0A => "the L0A buffer",
+            Memory::L0B => "the L0B buffer",
+            Memory::L0C => "the L0C buffer",
+        }
+    }
+
+    /// Whether the memory belongs to the cube unit (L1, L0A, L0B, L0C).
+    pub const fn is_cube(self) -> bool {
+        !matches!(self, Memory::Ub)
+    }
+}
+
+impl fmt::Display for Memory {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let s = match self {
+            Memory::Ub => "UB",
+            Memory::L1 => "L1",
+            Memory::L0A => "L0A",
+            Memory::L0B => "L0B",
+            Memory::L0C => "L0C",
+        };
+        f.write_str(s)
     }
 }
 

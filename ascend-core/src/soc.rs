@@ -48,6 +48,36 @@ impl Soc {
         }
     }
 
+    /// The bytes of `mem` a kernel may use on one AI core: the vendor's `TOTAL_UB_SIZE`,
+    /// `TOTAL_L1_SIZE`, `TOTAL_L0A_SIZE`, `TOTAL_L0B_SIZE` and `TOTAL_L0C_SIZE`. On Ascend910B
+    /// the last 128 bytes of the 512 KiB L1 are reserved for the matmul framework's messages
+    /// (`KFC_L1_RESERVER_SIZE`) and are not counted.
+    ///
+    /// ```
+    /// use ascend_core::prelude::*;
+    /// assert_eq!(Soc::Ascend910B.memory_size(Memory::L1), 512 * 1024 - 128);
+    /// assert_eq!(Soc::Ascend310P.memory_size(Memory::L0C), 256 * 1024);
+    /// assert_eq!(Soc::Ascend910B.memory_size(Memory::Ub), Soc::Ascend910B.ub_size());
+    /// ```
+    pub const fn memory_size(self, mem: crate::position::Memory) -> usize {
+        use crate::position::Memory;
+        match (mem, self) {
+            (Memory::Ub, _) => self.ub_size(),
+            (Memory::L1, Soc::Ascend910B) => 512 * 1024 - 128,
+            (Memory::L1, _) => 1024 * 1024,
+            (Memory::L0A | Memory::L0B, _) => 64 * 1024,
+            (Memory::L0C, Soc::Ascend910 | Soc::Ascend310P) => 256 * 1024,
+            (Memory::L0C, _) => 128 * 1024,
+        }
+    }
+
+    /// Whether the chip's cube and vector units are separate cores (Ascend910B: a cube core,
+    /// AIC, with L1/L0A/L0B/L0C and no Unified Buffer, and vector cores, AIV, with a Unified
+    /// Buffer only). On the other chips one AI core has every memory.
+    pub const fn is_separated(self) -> bool {
+        matches!(self, Soc::Ascend910B)
+    }
+
     /// Whether `Select` supports the given mode number (0, 1 or 2) on this chip.
     pub const fn supports_select_mode(self, mode: u8) -> bool {
         match self {

@@ -74,11 +74,12 @@ fn debug_values<T: Element>(
 }
 
 impl<T: Element> LocalTensor<T> {
-    /// A tensor of `tile_size` elements at byte address `addr` of the current core's Unified
-    /// Buffer, at position `pos` (AscendC's static-tensor constructor
+    /// A tensor of `tile_size` elements at byte address `addr` of the memory that holds `pos`
+    /// on the current core (the Unified Buffer for VECIN, VECOUT and VECCALC; L1 for A1 and B1;
+    /// L0A for A2; L0B for B2; L0C for CO1) (AscendC's static-tensor constructor
     /// `LocalTensor<T>(TPosition pos, uint32_t addr, uint32_t tileSize)`). The kernel places
     /// it: nothing keeps other tensors off those bytes, and it carries no queue's events (the
-    /// sanitizer still checks every access to it).
+    /// sanitizer still checks every access to a Unified Buffer tensor).
     ///
     /// ```
     /// use ascend_core::prelude::*;
@@ -87,21 +88,28 @@ impl<T: Element> LocalTensor<T> {
     /// duplicate(&x, 1.5, 64);
     /// adds(&y, &x, 1.0, 64);
     /// assert_eq!(y.get_value(63), 2.5);
+    /// let a2 = LocalTensor::<f16>::new(TPosition::A2, 0, 256); // in L0A
+    /// assert_eq!(a2.get_position(), TPosition::A2);
     /// ```
     ///
     /// # Panics
-    /// Panics if `pos` is not a Unified Buffer position (VECIN, VECOUT, VECCALC), if `addr`
-    /// is not 32-byte aligned, or if the tensor would end beyond the Unified Buffer.
+    /// Panics if `pos` is not in an on-chip memory this emulator models (global memory, the
+    /// bias table), the core does not have that memory (see
+    /// [`KernelType`](crate::ctx::KernelType)), `addr` is not 32-byte aligned, or the tensor
+    /// would end beyond the memory.
     #[track_caller]
     pub fn new(pos: TPosition, addr: usize, tile_size: usize) -> Self {
         let api = "LocalTensor";
-        ensure(pos.is_ub(), api, || {
-            format!("pos = {pos} is not in the Unified Buffer (VECIN, VECOUT or VECCALC)")
+        let ub = crate::ctx::with_core(|c| {
+            let mem = pos.memory(c.soc);
+            ensure(mem.is_some(), api, || {
+                format!("pos = {pos} is not in an on-chip memory this emulator models on {}", c.soc)
+            });
+            c.arena(mem.unwrap_or(crate::position::Memory::Ub), api)
         });
         ensure(addr % crate::element::BLOCK_BYTES == 0, api, || {
             format!("addr = {addr:#x} is not 32-byte aligned")
         });
-        let ub = crate::ctx::with_core(|c| Rc::clone(&c.ub));
         Self::from_raw(ub, addr, tile_size, pos)
     }
 
@@ -114,9 +122,10 @@ impl<T: Element> LocalTensor<T> {
         let end = len.checked_mul(T::SIZE).and_then(|b| b.checked_add(off));
         ensure(end.is_some_and(|e| e <= ub.size()), "LocalTensor", || {
             format!(
-                "a tensor of len = {len} {} elements at UB address {off:#x} would end beyond the Unified Buffer's {} \
-                 bytes",
+                "a tensor of len = {len} {} elements at {} address {off:#x} would end beyond {}'s {} bytes",
                 T::DTYPE,
+                ub.mem(),
+                ub.mem().name(),
                 ub.size()
             )
         });
@@ -201,13 +210,15 @@ impl<T: Element> LocalTensor<T> {
     /// Reads element `i` (AscendC `GetValue`).
     ///
     /// # Panics
-    /// Panics if `i >= get_size()`.
+    /// Panics if `i >= get_size()`, or the tensor is not in the Unified Buffer (the scalar
+    /// unit reads no cube memory; tests read those with [`to_vec`](Self::to_vec)).
     #[track_caller]
     #[inline]
     pub fn get_value(&self, i: usize) -> T {
         ensure(i < self.len, "LocalTensor::GetValue", || {
             format!("index = {i} is out of range: the tensor has {} elements", self.len)
         });
+        self.check_scalar("LocalTensor::GetValue");
         let at = self.off + i * T::SIZE;
         crate::sanitizer::on_scalar_ub("LocalTensor::GetValue", self.tag, at, at + T::SIZE, false);
         // SAFETY: `i < len` and the view lies inside the UB (checked at creation); UB memory
@@ -218,13 +229,14 @@ impl<T: Element> LocalTensor<T> {
     /// Writes element `i` (AscendC `SetValue`).
     ///
     /// # Panics
-    /// Panics if `i >= get_size()`.
+    /// Panics if `i >= get_size()`, or the tensor is not in the Unified Buffer.
     #[track_caller]
     #[inline]
     pub fn set_value(&self, i: usize, v: T) {
         ensure(i < self.len, "LocalTensor::SetValue", || {
             format!("index = {i} is out of range: the tensor has {} elements", self.len)
         });
+        self.check_scalar("LocalTensor::SetValue");
         let at = self.off + i * T::SIZE;
         crate::sanitizer::on_scalar_ub("LocalTensor::SetValue", self.tag, at, at + T::SIZE, true);
         // SAFETY: as in `get_value`.
@@ -291,6 +303,29 @@ impl<T: Element> LocalTensor<T> {
         // SAFETY: in bounds; `src` is a Rust slice, which cannot alias UB memory (UB memory
         // is never exposed as a reference).
         unsafe { std::ptr::copy_nonoverlapping(src.as_ptr(), self.ptr(), src.len()) };
+    }
+
+    /// Fails unless the tensor is in the Unified Buffer, the only local memory the scalar unit
+    /// reads and writes.
+    #[track_caller]
+    #[inline(always)]
+    fn check_scalar(&self, api: &'static str) {
+        if self.ub.mem() != crate::position::Memory::Ub {
+            fail(
+                api,
+                format!(
+                    "the tensor is at position {} in {}: the scalar unit reads and writes only the Unified Buffer",
+                    self.pos,
+                    self.ub.mem().name()
+                ),
+            );
+        }
+    }
+
+    /// The memory the tensor lives in.
+    #[inline(always)]
+    pub(crate) fn memory(&self) -> crate::position::Memory {
+        self.ub.mem()
     }
 
     /// Raw pointer to element 0.

@@ -1,7 +1,10 @@
-//! The Unified Buffer of one AI core: a 32-byte aligned arena of the chip's UB size.
+//! The on-chip memories of one AI core (the Unified Buffer, and L1/L0A/L0B/L0C for the cube):
+//! each a 64-byte aligned arena of the chip's size for it, tagged with the memory it is.
 
 use std::alloc::{alloc_zeroed, dealloc, Layout};
 use std::ptr::NonNull;
+
+use crate::position::Memory;
 
 /// Alignment of the arena; every LocalTensor address is relative to its base, so any
 /// alignment ≥ 32 makes "32-byte aligned relative to the UB base" also hold in host memory.
@@ -13,17 +16,24 @@ pub(crate) const UB_ALIGN: usize = 64;
 pub(crate) struct Ub {
     base: NonNull<u8>,
     size: usize,
+    mem: Memory,
 }
 
 impl Ub {
-    /// A zero-filled arena of `size` bytes (`size > 0`).
-    pub(crate) fn new(size: usize) -> Ub {
+    /// A zero-filled arena of `size` bytes (`size > 0`) for the memory `mem`.
+    pub(crate) fn new(size: usize, mem: Memory) -> Ub {
         let layout = Layout::from_size_align(size, UB_ALIGN).expect("UB layout");
         assert!(size > 0, "UB size must be positive");
         // SAFETY: the layout has a non-zero size.
         let ptr = unsafe { alloc_zeroed(layout) };
         let base = NonNull::new(ptr).unwrap_or_else(|| std::alloc::handle_alloc_error(layout));
-        Ub { base, size }
+        Ub { base, size, mem }
+    }
+
+    /// The memory this arena is.
+    #[inline(always)]
+    pub(crate) fn mem(&self) -> Memory {
+        self.mem
     }
 
     /// Size in bytes.

@@ -19,7 +19,9 @@ use std::time::{Duration, Instant};
 use ascend_core::atomic::{AtomicLog, AtomicOrder};
 use ascend_core::debug::{begin_core_output, end_core_output};
 use ascend_core::sanitizer::LaunchSanitizer;
-use ascend_core::{run_on_core, take_last_fault, CancelToken, CoreBarrier, CoreConfig, Fault, Soc};
+use ascend_core::{
+    run_on_core, take_last_fault, CancelToken, CoreBarrier, CoreConfig, Fault, KernelType, Soc,
+};
 use rayon::prelude::*;
 
 use crate::barrier::{take_released_mark, LaunchBarrier};
@@ -354,6 +356,7 @@ pub struct Launch {
     timeout: Option<Duration>,
     max_threads: u32,
     atomic_order: AtomicOrder,
+    kernel_type: KernelType,
 }
 
 impl Launch {
@@ -370,6 +373,7 @@ impl Launch {
             atomic_order: AtomicOrder::Deterministic,
             timeout: Some(DEFAULT_TIMEOUT),
             max_threads: DEFAULT_MAX_THREADS,
+            kernel_type: KernelType::AivOnly,
         }
     }
 
@@ -527,6 +531,34 @@ impl Launch {
         Launch { atomic_order, ..self }
     }
 
+    /// The units the kernel runs on (default [`KernelType::AivOnly`], a vector kernel). On
+    /// Ascend910B, where cube and vector cores are separate, a kernel that uses the cube's
+    /// memories (L1, L0A, L0B, L0C: `Mmad` and its data paths) is a cube kernel,
+    /// [`KernelType::AicOnly`] (AscendC's `__cube__` or `KERNEL_TYPE_AIC_ONLY`), and each of its
+    /// cores is an AIC without a Unified Buffer. On the other chips every core has every
+    /// memory.
+    ///
+    /// ```
+    /// use ascend_runtime::prelude::*;
+    /// let err = Launch::new(Soc::Ascend910B)
+    ///     .run(|| {
+    ///         let mut l1 = LocalMemAllocator::<L1>::new();
+    ///         l1.alloc::<f16>(256);
+    ///     })
+    ///     .unwrap_err();
+    /// assert!(err.to_string().contains("launch a cube kernel with Launch::kernel_type(KernelType::AicOnly)"));
+    /// Launch::new(Soc::Ascend910B)
+    ///     .kernel_type(KernelType::AicOnly)
+    ///     .run(|| {
+    ///         let mut l1 = LocalMemAllocator::<L1>::new();
+    ///         l1.alloc::<f16>(256);
+    ///     })
+    ///     .unwrap();
+    /// ```
+    pub fn kernel_type(self, kernel_type: KernelType) -> Launch {
+        Launch { kernel_type, ..self }
+    }
+
     /// The chip.
     pub fn get_soc(&self) -> Soc {
         self.soc
@@ -604,6 +636,7 @@ impl Launch {
         });
         let shared = Shared {
             soc: self.soc,
+            kernel_type: self.kernel_type,
             n,
             quiet: self.quiet,
             barrier,
@@ -685,6 +718,7 @@ pub fn launch<K: Fn() + Sync>(soc: Soc, block_dim: u32, kernel: K) -> Result<Lau
 /// State shared by the cores of one launch.
 struct Shared<'k> {
     soc: Soc,
+    kernel_type: KernelType,
     n: u32,
     quiet: bool,
     barrier: Option<Arc<LaunchBarrier>>,
@@ -736,6 +770,7 @@ impl Shared<'_> {
             barrier: self.barrier.clone().map(|b| b as Arc<dyn CoreBarrier>),
             cancel: self.watch.as_ref().map(|w| Arc::clone(&w.token)),
             atomic_log: Some(Arc::clone(&self.atomic_log)),
+            kernel_type: Some(self.kernel_type),
         };
         let guard = CoreGuard::enter(self.quiet);
         let saved = begin_core_output();
