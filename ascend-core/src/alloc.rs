@@ -104,7 +104,7 @@ impl<H: Hardware> LocalMemAllocator<H> {
                     api,
                     format!(
                         "a LocalMemAllocator<{}> is already alive on this core; AscendC allows one per memory",
-                        H::MEM
+                        H::MEM.hardware_name()
                     ),
                 );
             }

@@ -81,10 +81,15 @@ impl TPipe {
     #[track_caller]
     pub fn new() -> TPipe {
         let ub = with_core(|c| {
-            if c.allocators.get() != 0 {
+            if let Some(m) =
+                crate::position::Memory::ALL.into_iter().find(|&m| c.allocators.get() >> m as u8 & 1 != 0)
+            {
                 fail(
                     "TPipe",
-                    "a LocalMemAllocator is alive on this core; AscendC does not mix it with TPipe",
+                    format!(
+                        "a LocalMemAllocator<{}> is alive on this core; AscendC does not mix it with TPipe",
+                        m.hardware_name()
+                    ),
                 );
             }
             if c.pipe_alive.replace(true) {

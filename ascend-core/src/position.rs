@@ -95,6 +95,21 @@ impl Memory {
     /// The four cube memories, in the order `CoreState` keeps their arenas.
     pub(crate) const CUBE: [Memory; 4] = [Memory::L1, Memory::L0A, Memory::L0B, Memory::L0C];
 
+    /// Every memory, in `Memory as u8` order.
+    pub(crate) const ALL: [Memory; 5] = [Memory::Ub, Memory::L1, Memory::L0A, Memory::L0B, Memory::L0C];
+
+    /// The name of the memory's `Hardware` marker type (`Ub`, `L1`, …), as in
+    /// `LocalMemAllocator<L1>`.
+    pub(crate) const fn hardware_name(self) -> &'static str {
+        match self {
+            Memory::Ub => "Ub",
+            Memory::L1 => "L1",
+            Memory::L0A => "L0A",
+            Memory::L0B => "L0B",
+            Memory::L0C => "L0C",
+        }
+    }
+
     /// The memory's name in messages ("the L1 buffer").
     pub const fn name(self) -> &'static str {
         match self {
