@@ -10,6 +10,7 @@
 pub mod alloc;
 pub mod atomic;
 pub mod block_sync;
+pub mod cache_ctrl;
 pub mod copy;
 pub mod copy_tail;
 pub mod cross_core;
@@ -27,6 +28,7 @@ pub mod position;
 pub mod sanitizer;
 pub mod soc;
 pub mod sync;
+pub mod sys_var;
 pub mod tensor;
 pub mod tiling_data;
 mod ub;
@@ -71,6 +73,7 @@ pub mod prelude {
         set_atomic_type, AtomicElement, AtomicMode, AtomicOp, AtomicOrder,
     };
     pub use crate::block_sync::*;
+    pub use crate::cache_ctrl::*;
     pub use crate::copy::*;
     pub use crate::copy_tail::{data_copy_tail, DataCopyTail};
     pub use crate::cross_core::{
@@ -104,5 +107,6 @@ pub mod prelude {
     pub use crate::vector::transpose::*;
 
     pub use crate::sync::*;
+    pub use crate::sys_var::*;
     pub use crate::vector::unary::*;
 }
