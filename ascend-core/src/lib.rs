@@ -26,6 +26,7 @@ pub mod group_barrier;
 pub mod pipe;
 pub mod position;
 pub mod sanitizer;
+pub mod scalar_compute;
 pub mod soc;
 pub mod sync;
 pub mod sys_var;
@@ -84,6 +85,7 @@ pub mod prelude {
     pub use crate::gm_api::*;
     pub use crate::group_barrier::*;
     pub use crate::pipe::*;
+    pub use crate::scalar_compute::*;
     pub use crate::tiling_data::get_tiling_data;
     pub use crate::ub_size::*;
     pub use crate::vector::bilinear::*;
