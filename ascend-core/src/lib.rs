@@ -70,8 +70,9 @@ pub mod prelude {
 
     pub use crate::alloc::{LocalMemAllocator, Ub};
     pub use crate::atomic::{
-        disable_dma_atomic, get_atomic_mode, set_atomic_add, set_atomic_max, set_atomic_min, set_atomic_none,
-        set_atomic_type, AtomicElement, AtomicMode, AtomicOp, AtomicOrder,
+        disable_dma_atomic, get_atomic_mode, get_store_atomic_config, set_atomic_add, set_atomic_max,
+        set_atomic_min, set_atomic_none, set_atomic_type, set_store_atomic_config, AtomicDtype,
+        AtomicElement, AtomicMode, AtomicOp, AtomicOrder,
     };
     pub use crate::block_sync::*;
     pub use crate::cache_ctrl::*;
