@@ -360,6 +360,178 @@ pub fn get_atomic_mode() -> Option<AtomicMode> {
     with_core(|c| c.atomic.get())
 }
 
+/// The values of the store-atomic configuration's type field (AscendC `AtomicDtype`), as the
+/// numbers [`set_store_atomic_config`] takes and [`get_store_atomic_config`] returns:
+/// `set_store_atomic_config::<{ AtomicDtype::ATOMIC_F16 }, { AtomicOp::ATOMIC_SUM }>()`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AtomicDtype {}
+
+impl AtomicDtype {
+    /// `ATOMIC_NONE`: atomics off.
+    pub const ATOMIC_NONE: u16 = 0;
+    /// `ATOMIC_F32`: atomic add of `float`.
+    pub const ATOMIC_F32: u16 = 1;
+    /// `ATOMIC_F16`: atomic add of `half`.
+    pub const ATOMIC_F16: u16 = 2;
+    /// `ATOMIC_S16`: atomic add of `int16_t`.
+    pub const ATOMIC_S16: u16 = 3;
+    /// `ATOMIC_S32`: atomic add of `int32_t`.
+    pub const ATOMIC_S32: u16 = 4;
+    /// `ATOMIC_S8`: atomic add of `int8_t`.
+    pub const ATOMIC_S8: u16 = 5;
+    /// `ATOMIC_BF16`: atomic add of `bfloat16_t`.
+    pub const ATOMIC_BF16: u16 = 6;
+
+    /// The element type of a type-field value (1..=6), as `AtomicDtype` numbers them.
+    const fn dtype(code: u16) -> Option<DType> {
+        match code {
+            1 => Some(DType::F32),
+            2 => Some(DType::F16),
+            3 => Some(DType::I16),
+            4 => Some(DType::I32),
+            5 => Some(DType::I8),
+            6 => Some(DType::BF16),
+            _ => None,
+        }
+    }
+
+    /// The type-field value of an element type.
+    fn code(dtype: DType) -> u16 {
+        (1..=6).find(|&c| AtomicDtype::dtype(c) == Some(dtype)).expect("an atomic element type")
+    }
+
+    /// AscendC's name of a type-field value.
+    const fn name(code: u16) -> &'static str {
+        match code {
+            0 => "ATOMIC_NONE",
+            1 => "ATOMIC_F32",
+            2 => "ATOMIC_F16",
+            3 => "ATOMIC_S16",
+            4 => "ATOMIC_S32",
+            5 => "ATOMIC_S8",
+            _ => "ATOMIC_BF16",
+        }
+    }
+}
+
+/// The store-atomic configuration's operation field (AscendC `AtomicOp`, whose only value is
+/// `ATOMIC_SUM`), as the number [`set_store_atomic_config`] takes.
+impl AtomicOp {
+    /// `AtomicOp::ATOMIC_SUM`: the operation field's value for add (0).
+    pub const ATOMIC_SUM: u16 = 0;
+}
+
+/// The chips with the store-atomic configuration (its pages: Atlas A2, Atlas 200I/500 A2).
+#[track_caller]
+fn check_store_atomic_chip(api: &'static str, soc: Soc) {
+    ensure(matches!(soc, Soc::Ascend910B | Soc::Ascend310B), api, || {
+        format!(
+            "not supported on {soc} ({}); it exists on {} and {} (and on chips not modelled)",
+            soc.product_line(),
+            Soc::Ascend910B,
+            Soc::Ascend310B
+        )
+    });
+}
+
+/// Sets the core's atomic mode from the store-atomic configuration's two fields (AscendC
+/// `SetStoreAtomicConfig<AtomicDtype type, AtomicOp op>()`): `TYPE` is an [`AtomicDtype`]
+/// value, `OP` is [`AtomicOp::ATOMIC_SUM`]. `ATOMIC_NONE` turns atomics off, as
+/// [`set_atomic_none`]; any other type turns on atomic add of that type, as
+/// [`set_atomic_add`] of it (the same state: [`get_atomic_mode`] shows it, `SetAtomicNone`
+/// ends it, and `SetAtomicAdd<T>()` is `SetStoreAtomicConfig<T's type, ATOMIC_SUM>()`).
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// // The calling thread's default core is an Ascend910B core.
+/// set_store_atomic_config::<{ AtomicDtype::ATOMIC_F16 }, { AtomicOp::ATOMIC_SUM }>();
+/// assert_eq!(get_atomic_mode(), Some(AtomicMode { op: AtomicOp::Add, dtype: DType::F16 }));
+/// assert_eq!(get_store_atomic_config(), (AtomicDtype::ATOMIC_F16, AtomicOp::ATOMIC_SUM));
+/// set_store_atomic_config::<{ AtomicDtype::ATOMIC_NONE }, { AtomicOp::ATOMIC_SUM }>();
+/// assert_eq!(get_atomic_mode(), None);
+/// ```
+///
+/// Values outside the enumerations do not compile:
+///
+/// ```compile_fail
+/// use ascend_core::prelude::*;
+/// set_store_atomic_config::<7, { AtomicOp::ATOMIC_SUM }>();
+/// ```
+/// ```compile_fail
+/// use ascend_core::prelude::*;
+/// set_store_atomic_config::<{ AtomicDtype::ATOMIC_F32 }, 1>();
+/// ```
+///
+/// # Panics
+/// Panics on Ascend910 and Ascend310P (not supported there), and on Ascend310B for
+/// `ATOMIC_S8` and `ATOMIC_BF16` (its atomic add takes `int16_t`, `half`, `int32_t`, `float`).
+#[track_caller]
+pub fn set_store_atomic_config<const TYPE: u16, const OP: u16>() {
+    const {
+        assert!(
+            TYPE <= AtomicDtype::ATOMIC_BF16,
+            "SetStoreAtomicConfig: type must be an AtomicDtype value (0..=6)"
+        );
+        assert!(OP == AtomicOp::ATOMIC_SUM, "SetStoreAtomicConfig: op must be AtomicOp::ATOMIC_SUM (0)");
+    }
+    let api = "SetStoreAtomicConfig";
+    let soc = crate::ctx::get_soc();
+    check_store_atomic_chip(api, soc);
+    let Some(dtype) = AtomicDtype::dtype(TYPE) else {
+        set_atomic_none();
+        return;
+    };
+    let ok = supported_types(soc, AtomicOp::Add);
+    ensure(ok.contains(&dtype), api, || {
+        let names: Vec<&str> = ok.iter().map(|d| d.name()).collect();
+        format!(
+            "type = AtomicDtype::{} ({dtype}) is not supported on {soc} ({}): its atomics take {}",
+            AtomicDtype::name(TYPE),
+            soc.product_line(),
+            names.join(", ")
+        )
+    });
+    with_core(|c| c.atomic.set(Some(AtomicMode { op: AtomicOp::Add, dtype })));
+    crate::sanitizer::on_atomic_mode(true);
+}
+
+/// The store-atomic configuration's two fields, `(atomicType, atomicOp)` (AscendC
+/// `GetStoreAtomicConfig(atomicType, atomicOp)`, returned instead of written through
+/// references): the [`AtomicDtype`] value of the core's atomic mode (`ATOMIC_NONE` when off)
+/// and [`AtomicOp::ATOMIC_SUM`] — whichever of `SetStoreAtomicConfig`, `SetAtomicAdd<T>`,
+/// `SetAtomicType<T>` and `SetAtomicNone` set it.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// assert_eq!(get_store_atomic_config(), (AtomicDtype::ATOMIC_NONE, AtomicOp::ATOMIC_SUM));
+/// set_atomic_add::<i32>();
+/// assert_eq!(get_store_atomic_config(), (AtomicDtype::ATOMIC_S32, AtomicOp::ATOMIC_SUM));
+/// set_atomic_none();
+/// ```
+///
+/// # Panics
+/// Panics on Ascend910 and Ascend310P (not supported there), and while the core's atomic mode
+/// is max or min (`SetAtomicMax`/`SetAtomicMin`, Ascend910B): the vendor documents only the
+/// operation field's add value (0), so the emulator does not make up the others.
+#[track_caller]
+pub fn get_store_atomic_config() -> (u16, u16) {
+    let api = "GetStoreAtomicConfig";
+    let (soc, mode) = with_core(|c| (c.soc, c.atomic.get()));
+    check_store_atomic_chip(api, soc);
+    match mode {
+        None => (AtomicDtype::ATOMIC_NONE, AtomicOp::ATOMIC_SUM),
+        Some(AtomicMode { op: AtomicOp::Add, dtype }) => (AtomicDtype::code(dtype), AtomicOp::ATOMIC_SUM),
+        Some(AtomicMode { op, dtype }) => fail(
+            api,
+            format!(
+                "the core's atomic mode is {}<{dtype}>: the vendor documents the operation field's value for add \
+                 only (AtomicOp::ATOMIC_SUM = 0), not for max or min",
+                op.api()
+            ),
+        ),
+    }
+}
+
 /// One logged float contribution: the destination rows in GM and the data.
 struct Entry {
     /// Keeps the destination alive until the log is applied.

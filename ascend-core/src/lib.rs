@@ -10,6 +10,7 @@
 pub mod alloc;
 pub mod atomic;
 pub mod block_sync;
+pub mod cache_ctrl;
 pub mod copy;
 pub mod copy_tail;
 pub mod cross_core;
@@ -26,8 +27,10 @@ pub mod group_barrier;
 pub mod pipe;
 pub mod position;
 pub mod sanitizer;
+pub mod scalar_compute;
 pub mod soc;
 pub mod sync;
+pub mod sys_var;
 pub mod tensor;
 pub mod tiling_data;
 mod ub;
@@ -69,10 +72,12 @@ pub mod prelude {
 
     pub use crate::alloc::{LocalMemAllocator, Ub, L0A, L0B, L0C, L1};
     pub use crate::atomic::{
-        disable_dma_atomic, get_atomic_mode, set_atomic_add, set_atomic_max, set_atomic_min, set_atomic_none,
-        set_atomic_type, AtomicElement, AtomicMode, AtomicOp, AtomicOrder,
+        disable_dma_atomic, get_atomic_mode, get_store_atomic_config, set_atomic_add, set_atomic_max,
+        set_atomic_min, set_atomic_none, set_atomic_type, set_store_atomic_config, AtomicDtype,
+        AtomicElement, AtomicMode, AtomicOp, AtomicOrder,
     };
     pub use crate::block_sync::*;
+    pub use crate::cache_ctrl::*;
     pub use crate::copy::*;
     pub use crate::copy_tail::{data_copy_tail, DataCopyTail};
     pub use crate::cross_core::{
@@ -83,6 +88,7 @@ pub mod prelude {
     pub use crate::gm_api::*;
     pub use crate::group_barrier::*;
     pub use crate::pipe::*;
+    pub use crate::scalar_compute::*;
     pub use crate::tiling_data::get_tiling_data;
     pub use crate::ub_size::*;
     pub use crate::vector::bilinear::*;
@@ -106,5 +112,6 @@ pub mod prelude {
     pub use crate::vector::transpose::*;
 
     pub use crate::sync::*;
+    pub use crate::sys_var::*;
     pub use crate::vector::unary::*;
 }

@@ -15,6 +15,7 @@ mod ctrl_spr;
 mod data_copy_practice;
 mod get_ub_size;
 mod gm_by_dcache;
+mod gm_by_pass_dcache;
 mod group_barrier;
 mod inter_core;
 mod memory;
