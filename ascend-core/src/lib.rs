@@ -85,6 +85,8 @@ pub mod prelude {
         CROSS_CORE_FLAG_IDS,
     };
     pub use crate::ctrl_spr::*;
+    pub use crate::cube::fixpipe::{fixpipe, fixpipe_nz, FixpipeOut, FixpipeParamsV220, QuantMode_t};
+    pub use crate::cube::nd2nz::{data_copy_nd2nz, Nd2NzElement, Nd2NzParams};
     pub use crate::gm_api::*;
     pub use crate::group_barrier::*;
     pub use crate::pipe::*;
