@@ -1,1 +1,435 @@
-//! Placeholder: filled by its own change.
+//! `Mmad`: the cube unit's matrix multiply-accumulate, `C = A × B (+ C)` (AscendC
+//! `Mmad(dst, fm, filter, MmadParams)`, the form without a bias tensor; pipe M).
+//!
+//! # Layouts
+//!
+//! `A` is `m × k` in L0A (`fm`, position `A2`), `B` is `k × n` in L0B (`filter`, `B2`), `C`
+//! is `m × n` in L0C (`dst`, `CO1`). With `K0 = 32 / size_of(input)` (16 for 16-bit inputs, 8
+//! for `float`, 32 for 8-bit), a fractal of `FRAC = 16 × K0` input elements (512 bytes),
+//! `M1 = ⌈m / 16⌉`, `N1 = ⌈n / 16⌉` and `K1 = ⌈k / K0⌉` (for `float` inputs with
+//! [`k_direction_align`](MmadParams::k_direction_align): `K1 = ⌈k / 16⌉ × 2`, `k` padded to
+//! a multiple of 16), the element offsets are:
+//!
+//! | matrix | format | element | offset |
+//! | --- | --- | --- | --- |
+//! | A | Zz: fractals row-major, each row-major (16 × K0) | `A[i][kk]` | `((i / 16) × K1 + kk / K0) × FRAC + (i % 16) × K0 + kk % K0` |
+//! | B | Zn: fractals row-major, each column-major (K0 × 16) | `B[kk][j]` | `((kk / K0) × N1 + j / 16) × FRAC + (j % 16) × K0 + kk % K0` |
+//! | C | NZ: fractals column-major, each a row-major 16 × 16 of the 32-bit result | `C[i][j]` | `((j / 16) × M1 + i / 16) × 256 + (i % 16) × 16 + j % 16` |
+//!
+//! These are the layouts the vendor's `matmul_basic_api` sample builds with
+//! [`load_data`](super::load_data::load_data) from NZ data in L1 (A without, B with the
+//! transpose) and hands to `Fixpipe` with a source stride of `M1 × 16` rows. With `m = 1`
+//! the cube runs as GEMV (matrix-vector): `A` is read as a plain row, `A[0][kk]` at offset
+//! `kk` (still 512-byte aligned), and `C[0][j]` stays where the table puts it (one 1 × 16
+//! row of each 16 × 16 fractal).
+//!
+//! Padding (rows `i ≥ m`, columns `j ≥ n`, depths `kk ≥ k`) is never read and never written:
+//! only the `m × n` valid elements of `C` change.
+//!
+//! # Arithmetic
+//!
+//! The hardware's internal order is not documented; this follows the vendor's reference
+//! script `mmad.py` (the dot product taken `K0` depths at a time):
+//!
+//! * floating point (`float` result): `acc` starts at 0 ([`cmatrix_init_val`](MmadParams::cmatrix_init_val))
+//!   or at the current `C[i][j]`; for each run of `K0` depths `kk < k` in order, the run's dot
+//!   product is computed in `f64` (each product exact: a product of two `half`, `bfloat16_t`
+//!   or `float` values fits in 53 bits; the additions in order, exact for 16-bit inputs unless
+//!   the products' magnitudes span more than 2^53 apart), rounded once to `float` and added
+//!   to `acc` in `float` (round to nearest even);
+//! * integers: exact, summed in 64 bits, and the result (`C` included when accumulating)
+//!   saturated to the `int32_t` (`uint32_t`) range, the vendor's "integers only saturate";
+//! * special values: in saturation mode ([`get_overflow_mode`](crate::get_overflow_mode) is
+//!   [`OverflowMode::Saturation`]) a final `±inf` becomes `±FLT_MAX` and `NaN` becomes 0; in
+//!   inf/nan mode they are kept. The vendor asks for no NaN inputs.
+//!
+//! The synchronisation sanitizer does not model the cube memories yet.
+
+use crate::cube::{check_extent, check_operand, check_range, FRACTAL_BYTES};
+use crate::element::{bf16, f16, Element};
+use crate::error::{check, ensure};
+use crate::position::Memory;
+use crate::soc::{OverflowMode, Soc};
+use crate::tensor::LocalTensor;
+
+const API: &str = "Mmad";
+
+/// Largest `m`, `n` and `k` of [`MmadParams`].
+pub const MAX_MMAD_DIM: u16 = 4095;
+
+/// Parameters of [`mmad`] (AscendC `MmadParams`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct MmadParams {
+    /// Rows of A and C, `0..=4095` (0: no operation; 1: GEMV, see the [module](self) docs).
+    pub m: u16,
+    /// Columns of B and C, `0..=4095` (0: no operation).
+    pub n: u16,
+    /// Columns of A, rows of B, `0..=4095` (0: no operation).
+    pub k: u16,
+    /// Deprecated: `true` accumulates into C (`C += A × B`), as `cmatrix_init_val = false`
+    /// does (the vendor's implementations use `cmatrixInitVal && !isBias`).
+    pub is_bias: bool,
+    /// Deprecated, ignored (the vendor: not used on Atlas A2 and later; no implementation
+    /// passes it to the instruction).
+    pub fm_offset: i32,
+    /// Deprecated, ignored (as `fm_offset`).
+    pub en_ssparse: bool,
+    /// Deprecated, ignored (as `fm_offset`).
+    pub en_winograd_a: bool,
+    /// Deprecated, ignored (as `fm_offset`).
+    pub en_winograd_b: bool,
+    /// Fine-grained `Mmad`/`Fixpipe` overlap: 0 (off), 2 (on, keep the unit flags) or 3 (on,
+    /// reset them), Ascend910B only; 0 elsewhere. It changes timing only, so it has no
+    /// effect here beyond the check.
+    pub unit_flag: u8,
+    /// For `float` inputs: A's rows of fractals are `⌈k / 16⌉ × 2` fractals apart instead of
+    /// `⌈k / 8⌉` (what `LoadData` with the transpose leaves in L0A). Ascend910B only; no
+    /// effect for the other input types (their `K0` is already 16 or 32).
+    pub k_direction_align: bool,
+    /// `true` initialises C from the bias table (`C2`): not modelled here (an error).
+    pub cmatrix_source: bool,
+    /// `true` (the default): C starts at 0, `C = A × B`; `false`: `C += A × B`.
+    pub cmatrix_init_val: bool,
+}
+
+impl Default for MmadParams {
+    /// The vendor's defaults: all zero and `false`, except `cmatrix_init_val = true`.
+    fn default() -> Self {
+        MmadParams {
+            m: 0,
+            n: 0,
+            k: 0,
+            is_bias: false,
+            fm_offset: 0,
+            en_ssparse: false,
+            en_winograd_a: false,
+            en_winograd_b: false,
+            unit_flag: 0,
+            k_direction_align: false,
+            cmatrix_source: false,
+            cmatrix_init_val: true,
+        }
+    }
+}
+
+impl MmadParams {
+    /// The vendor's constructor `MmadParams(m, n, k, unitFlag, cmatrixSource,
+    /// cmatrixInitVal)`; the other fields keep their defaults.
+    pub const fn new(
+        m: u16,
+        n: u16,
+        k: u16,
+        unit_flag: u8,
+        cmatrix_source: bool,
+        cmatrix_init_val: bool,
+    ) -> Self {
+        MmadParams {
+            m,
+            n,
+            k,
+            is_bias: false,
+            fm_offset: 0,
+            en_ssparse: false,
+            en_winograd_a: false,
+            en_winograd_b: false,
+            unit_flag,
+            k_direction_align: false,
+            cmatrix_source,
+            cmatrix_init_val,
+        }
+    }
+
+    /// The vendor's older constructor `MmadParams(m, n, k, isBias, fmOffset, enSsparse,
+    /// enWinogradA, enWinogradB)`; the other fields keep their defaults.
+    #[allow(clippy::too_many_arguments)]
+    pub const fn new_legacy(
+        m: u16,
+        n: u16,
+        k: u16,
+        is_bias: bool,
+        fm_offset: i32,
+        en_ssparse: bool,
+        en_winograd_a: bool,
+        en_winograd_b: bool,
+    ) -> Self {
+        MmadParams {
+            m,
+            n,
+            k,
+            is_bias,
+            fm_offset,
+            en_ssparse,
+            en_winograd_a,
+            en_winograd_b,
+            unit_flag: 0,
+            k_direction_align: false,
+            cmatrix_source: false,
+            cmatrix_init_val: true,
+        }
+    }
+}
+
+mod sealed {
+    /// How a type triple computes.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub enum Kind {
+        /// Exact integers, saturated.
+        Int,
+        /// Floats into a `float` result.
+        Float,
+        /// `half` into a `half` result (Ascend910, Ascend310P): not modelled.
+        HalfOut,
+    }
+
+    pub trait Sealed {
+        const KIND: Kind;
+    }
+}
+use sealed::Kind;
+
+/// The `(dst, fm, filter)` element types `Mmad` takes on some chip, implemented for the tuple
+/// `(D, A, B)`:
+///
+/// | `(dst, fm, filter)` | Ascend910B, Ascend310B | Ascend310P | Ascend910 |
+/// | --- | --- | --- | --- |
+/// | `(i32, i8, i8)` | yes | yes | yes |
+/// | `(f32, f16, f16)` | yes | yes | yes |
+/// | `(f32, f32, f32)`, `(f32, bf16, bf16)` | yes | — | — |
+/// | `(i32, u8, i8)` | — | yes | yes |
+/// | `(i32, u8, u8)` | — | yes | — |
+/// | `(u32, u8, u8)` | — | — | yes |
+/// | `(f16, f16, f16)` | — | not modelled | not modelled |
+///
+/// A chip without the triple is a run-time error naming the chip; a triple no chip has does
+/// not compile:
+///
+/// ```compile_fail
+/// use ascend_core::prelude::*;
+/// use ascend_core::cube::mmad::{mmad, MmadParams};
+/// fn f(c: &LocalTensor<f32>, a: &LocalTensor<i8>, b: &LocalTensor<i8>) {
+///     mmad(c, a, b, &MmadParams::default());
+/// }
+/// ```
+///
+/// `(f16, f16, f16)` exists on Ascend910 and Ascend310P, where the vendor documents that it
+/// misses a 1e-3 relative accuracy without saying how it rounds; it is an error here.
+pub trait MmadTypes: sealed::Sealed {
+    /// `"dst/fm/filter"` in the vendor's type names.
+    const NAME: &'static str;
+    /// Whether `soc` has the triple.
+    fn mmad_supported(soc: Soc) -> bool;
+}
+
+macro_rules! triples {
+    ($(($d:ty, $a:ty, $b:ty) => $name:literal, $kind:ident, |$soc:ident| $ok:expr;)*) => {$(
+        impl sealed::Sealed for ($d, $a, $b) {
+            const KIND: Kind = Kind::$kind;
+        }
+        impl MmadTypes for ($d, $a, $b) {
+            const NAME: &'static str = $name;
+            fn mmad_supported($soc: Soc) -> bool {
+                $ok
+            }
+        }
+    )*};
+}
+
+triples! {
+    (i32, i8, i8) => "int32_t/int8_t/int8_t", Int, |_soc| true;
+    (f32, f16, f16) => "float/half/half", Float, |_soc| true;
+    (f32, f32, f32) => "float/float/float", Float, |soc| matches!(soc, Soc::Ascend910B | Soc::Ascend310B);
+    (f32, bf16, bf16) => "float/bfloat16_t/bfloat16_t", Float, |soc| matches!(soc, Soc::Ascend910B | Soc::Ascend310B);
+    (i32, u8, i8) => "int32_t/uint8_t/int8_t", Int, |soc| matches!(soc, Soc::Ascend910 | Soc::Ascend310P);
+    (i32, u8, u8) => "int32_t/uint8_t/uint8_t", Int, |soc| soc == Soc::Ascend310P;
+    (u32, u8, u8) => "uint32_t/uint8_t/uint8_t", Int, |soc| soc == Soc::Ascend910;
+    (f16, f16, f16) => "half/half/half", HalfOut, |soc| matches!(soc, Soc::Ascend910 | Soc::Ascend310P);
+}
+
+/// The triples `soc` has, for messages.
+fn triples_of(soc: Soc) -> &'static str {
+    match soc {
+        Soc::Ascend910B | Soc::Ascend310B => {
+            "int32_t/int8_t/int8_t, float/half/half, float/float/float, float/bfloat16_t/bfloat16_t"
+        }
+        Soc::Ascend310P => {
+            "int32_t/int8_t/int8_t, int32_t/uint8_t/int8_t, int32_t/uint8_t/uint8_t, half/half/half, float/half/half"
+        }
+        Soc::Ascend910 => {
+            "uint32_t/uint8_t/uint8_t, int32_t/int8_t/int8_t, int32_t/uint8_t/int8_t, half/half/half, float/half/half"
+        }
+    }
+}
+
+/// Multiplies `fm` (A, `m × k`, in L0A) by `filter` (B, `k × n`, in L0B) into `dst` (C,
+/// `m × n`, in L0C): `C = A × B`, or `C += A × B` with `cmatrix_init_val = false` (AscendC
+/// `Mmad(dst, fm, filter, MmadParams)`). Layouts and arithmetic: see the [module](self) docs.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// use ascend_core::cube::mmad::{mmad, MmadParams};
+/// // A = 16 x 16 of 1.0 (one Zz fractal), B = 16 x 16 with B[kk][j] = j (one Zn fractal:
+/// // element (kk, j) at j * 16 + kk).
+/// let a = LocalTensor::<f16>::new(TPosition::A2, 0, 256);
+/// let b = LocalTensor::<f16>::new(TPosition::B2, 0, 256);
+/// let c = LocalTensor::<f32>::new(TPosition::CO1, 0, 256);
+/// a.copy_from_slice(&[f16::ONE; 256]);
+/// b.copy_from_slice(&(0..256).map(|x| f16::from_f32((x / 16) as f32)).collect::<Vec<_>>());
+/// mmad(&c, &a, &b, &MmadParams::new(16, 16, 16, 0, false, true));
+/// let out = c.to_vec(); // C[i][j] at i * 16 + j
+/// assert_eq!(out[3 * 16 + 5], 16.0 * 5.0);
+/// mmad(&c, &a, &b, &MmadParams::new(16, 16, 16, 0, false, false)); // accumulate
+/// assert_eq!(c.to_vec()[3 * 16 + 5], 2.0 * 16.0 * 5.0);
+/// ```
+///
+/// # Panics
+/// Panics if the chip does not have the type triple (or it is `half/half/half`, not
+/// modelled); `dst` is not in L0C or not 1024-byte aligned, `fm` not in L0A or `filter` not in
+/// L0B or either not 512-byte aligned; `m`, `n` or `k` exceeds 4095; `unit_flag` is not 0, 2
+/// or 3 on Ascend910B or not 0 elsewhere; `k_direction_align` is set on a chip other than
+/// Ascend910B; `cmatrix_source` is set (the bias table is not modelled); or a fractal read or
+/// written lies beyond its tensor.
+#[track_caller]
+pub fn mmad<D: Element, A: Element, B: Element>(
+    dst: &LocalTensor<D>,
+    fm: &LocalTensor<A>,
+    filter: &LocalTensor<B>,
+    params: &MmadParams,
+) where
+    (D, A, B): MmadTypes,
+{
+    mmad_impl::<D, A, B>(dst, fm, filter, params, <(D, A, B) as sealed::Sealed>::KIND)
+}
+
+#[track_caller]
+fn mmad_impl<D: Element, A: Element, B: Element>(
+    dst: &LocalTensor<D>,
+    fm: &LocalTensor<A>,
+    filter: &LocalTensor<B>,
+    params: &MmadParams,
+    kind: Kind,
+) where
+    (D, A, B): MmadTypes,
+{
+    let soc = crate::ctx::get_soc();
+    let name = <(D, A, B) as MmadTypes>::NAME;
+    check!(
+        <(D, A, B) as MmadTypes>::mmad_supported(soc),
+        API,
+        "dst/fm/filter = {name} is not supported on {soc} ({}): Mmad takes {} there",
+        soc.product_line(),
+        triples_of(soc)
+    );
+    check!(
+        kind != Kind::HalfOut,
+        API,
+        "dst/fm/filter = {name} on {soc} is not modelled: the vendor documents that its half accumulation misses \
+         a 1e-3 relative accuracy without documenting its rounding; use a float dst"
+    );
+    check_operand(dst, API, "dst", &[Memory::L0C], 1024);
+    check_operand(fm, API, "fm", &[Memory::L0A], FRACTAL_BYTES);
+    check_operand(filter, API, "filter", &[Memory::L0B], FRACTAL_BYTES);
+    let p = *params;
+    let max = MAX_MMAD_DIM as u64;
+    check_range(API, "m", p.m as u64, 0, max);
+    check_range(API, "n", p.n as u64, 0, max);
+    check_range(API, "k", p.k as u64, 0, max);
+    if soc == Soc::Ascend910B {
+        ensure(matches!(p.unit_flag, 0 | 2 | 3), API, || {
+            format!("unit_flag = {}: must be 0 (off), 2 or 3 (on)", p.unit_flag)
+        });
+    } else {
+        ensure(p.unit_flag == 0, API, || {
+            format!("unit_flag = {}: {soc} has no unit flag (it must be 0; Ascend910B only)", p.unit_flag)
+        });
+    }
+    ensure(!p.k_direction_align || soc == Soc::Ascend910B, API, || {
+        format!("k_direction_align = true is not supported on {soc} (only false; true on Ascend910B only)")
+    });
+    ensure(!p.cmatrix_source, API, || {
+        if matches!(soc, Soc::Ascend910 | Soc::Ascend310P) {
+            format!(
+                "cmatrix_source = true is not supported on {soc}: C cannot come from the bias table there"
+            )
+        } else {
+            "cmatrix_source = true (C initialised from the bias table C2) is not modelled: the bias table is not \
+             emulated"
+                .to_string()
+        }
+    });
+    let (m, n, k) = (p.m as usize, p.n as usize, p.k as usize);
+    if m == 0 || n == 0 || k == 0 {
+        return;
+    }
+
+    // Geometry, once.
+    let k0 = 32 / A::SIZE;
+    let frac = 16 * k0;
+    let (m1, n1, kv) = (m.div_ceil(16), n.div_ceil(16), k.div_ceil(k0));
+    let k1 = if p.k_direction_align && A::SIZE == 4 { k.div_ceil(16) * 2 } else { kv };
+    let gemv = m == 1;
+    // Extents: the last fractal (GEMV: element) each operand is read or written at.
+    let fm_bytes = if gemv { k * A::SIZE } else { ((m1 - 1) * k1 + kv) * frac * A::SIZE };
+    check_extent(fm, API, "fm", fm_bytes);
+    check_extent(filter, API, "filter", kv * n1 * frac * B::SIZE);
+    check_extent(dst, API, "dst", n1 * m1 * 256 * D::SIZE);
+
+    // Gather A (m × k) and B (k × n) as exact f64 values.
+    let a_at = |i: usize, kk: usize| {
+        if gemv {
+            kk
+        } else {
+            ((i / 16) * k1 + kk / k0) * frac + (i % 16) * k0 + kk % k0
+        }
+    };
+    let b_at = |kk: usize, j: usize| ((kk / k0) * n1 + j / 16) * frac + (j % 16) * k0 + kk % k0;
+    let c_at = |i: usize, j: usize| ((j / 16) * m1 + i / 16) * 256 + (i % 16) * 16 + j % 16;
+    let (pa, pb, pc) = (fm.ptr() as *const A, filter.ptr() as *const B, dst.ptr());
+    let mut a = Vec::with_capacity(m * k);
+    for i in 0..m {
+        // SAFETY: `a_at(i, kk) < fm_bytes / A::SIZE` for every `i < m`, `kk < k` (checked
+        // above); the cube memories are only accessed through raw pointers.
+        a.extend((0..k).map(|kk| unsafe { pa.add(a_at(i, kk)).read() }.to_f64()));
+    }
+    let mut bt = Vec::with_capacity(n * k); // B transposed: bt[j * k + kk]
+    for j in 0..n {
+        // SAFETY: as for A, against `filter`'s checked extent.
+        bt.extend((0..k).map(|kk| unsafe { pb.add(b_at(kk, j)).read() }.to_f64()));
+    }
+    let init = p.cmatrix_init_val && !p.is_bias;
+    let saturate = crate::ctx::get_overflow_mode() == OverflowMode::Saturation;
+    for i in 0..m {
+        let row = &a[i * k..(i + 1) * k];
+        for j in 0..n {
+            let col = &bt[j * k..(j + 1) * k];
+            let at = c_at(i, j);
+            // SAFETY: `at < n1 * m1 * 256`, checked against `dst` above.
+            let old = if init { None } else { Some(unsafe { pc.add(at).read() }.to_f64()) };
+            let v = match kind {
+                Kind::Int => {
+                    let mut acc = old.map_or(0i64, |c| c as i64);
+                    for (x, y) in row.iter().zip(col) {
+                        acc += (*x as i64) * (*y as i64);
+                    }
+                    acc.clamp(D::MIN.to_f64() as i64, D::MAX.to_f64() as i64) as f64
+                }
+                _ => {
+                    let mut acc = old.map_or(0f32, |c| c as f32);
+                    for (rc, cc) in row.chunks(k0).zip(col.chunks(k0)) {
+                        let s: f64 = rc.iter().zip(cc).fold(0.0, |s, (x, y)| s + x * y);
+                        acc += s as f32;
+                    }
+                    if saturate {
+                        if acc.is_nan() {
+                            acc = 0.0;
+                        } else if acc.is_infinite() {
+                            acc = f32::MAX.copysign(acc);
+                        }
+                    }
+                    acc as f64
+                }
+            };
+            // SAFETY: as above.
+            unsafe { pc.add(at).write(D::from_f64(v)) };
+        }
+    }
+}
