@@ -86,6 +86,8 @@ pub mod prelude {
     };
     pub use crate::ctrl_spr::*;
     pub use crate::cube::fixpipe::{fixpipe, fixpipe_nz, FixpipeOut, FixpipeParamsV220, QuantMode_t};
+    pub use crate::cube::load_data::{load_data, LoadData2DParams, LoadDataElement, LoadDataSource};
+    pub use crate::cube::mmad::{mmad, MmadParams, MmadTypes};
     pub use crate::cube::nd2nz::{data_copy_nd2nz, Nd2NzElement, Nd2NzParams};
     pub use crate::gm_api::*;
     pub use crate::group_barrier::*;

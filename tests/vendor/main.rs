@@ -18,6 +18,7 @@ mod gm_by_dcache;
 mod gm_by_pass_dcache;
 mod group_barrier;
 mod inter_core;
+mod matmul_basic_api;
 mod memory;
 mod ms_sanitizer;
 mod slice_pool;

@@ -108,7 +108,12 @@ fn matmul_basic_api_matches_the_golden_bit_for_bit() {
         .unwrap();
     let out = c_gm.to_vec();
     let bad = (0..M * N).filter(|&i| out[i].to_bits() != golden[i].to_bits()).count();
-    assert_eq!(bad, 0, "first: {:?}", (0..M * N).find(|&i| out[i] != golden[i]).map(|i| (i, out[i], golden[i])));
+    assert_eq!(
+        bad,
+        0,
+        "first: {:?}",
+        (0..M * N).find(|&i| out[i] != golden[i]).map(|i| (i, out[i], golden[i]))
+    );
 }
 
 /// The same kernel launched as a vector kernel fails at its first cube memory, naming the fix.
