@@ -80,20 +80,19 @@ fn count_copy_bounds_are_checked_on_both_sides() {
 fn ub_side_must_be_an_aligned_ub_position() {
     let (_r, src) = gm(&[0f32; 16]);
     let mut pipe = TPipe::new();
-    let mut l1 = TBuf::<A1>::new();
-    pipe.init_tbuf(&mut l1, 64);
+    let l1 = LocalTensor::<f32>::new(TPosition::A1, 0, 16);
     let x = tensor::<f32>(&mut pipe, 16);
     expect_panic(
-        || data_copy(&l1.get::<f32>(), &src, 8),
+        || data_copy(&l1, &src, 8),
         &["DataCopy: dst is at position A1: the Unified Buffer side must be VECIN, VECOUT or VECCALC"],
     );
     expect_panic(
         || data_copy(&x.view(1), &src, 8),
-        &["DataCopy: dst UB address = 0x44 is not 32-byte aligned"],
+        &["DataCopy: dst UB address = 0x4 is not 32-byte aligned"],
     );
     expect_panic(
         || data_copy(&src, &x.view(2), 8),
-        &["DataCopy: src UB address = 0x48 is not 32-byte aligned"],
+        &["DataCopy: src UB address = 0x8 is not 32-byte aligned"],
     );
 }
 

@@ -298,10 +298,9 @@ fn whole_tensor_form_uses_the_dst_length() {
     expected = "Add: src0 is at position A1: vector instructions take VECIN, VECOUT or VECCALC tensors"
 )]
 fn source_outside_the_vector_positions() {
-    let (mut pipe, [_, b, d]) = tensors::<f16, 3>(128);
-    let mut l1 = TBuf::<A1>::new();
-    pipe.init_tbuf(&mut l1, 256);
-    add_masked::<f16, true>(&d, &l1.get::<f16>(), &b, 128, 1, &BinaryRepeatParams::default());
+    let (_pipe, [_, b, d]) = tensors::<f16, 3>(128);
+    let l1 = LocalTensor::<f16>::new(TPosition::A1, 0, 128);
+    add_masked::<f16, true>(&d, &l1, &b, 128, 1, &BinaryRepeatParams::default());
 }
 
 #[test]
@@ -309,10 +308,9 @@ fn source_outside_the_vector_positions() {
     expected = "Sub: dst is at position A1: vector instructions take VECIN, VECOUT or VECCALC tensors"
 )]
 fn dst_outside_the_vector_positions() {
-    let (mut pipe, [a, b, _]) = tensors::<f16, 3>(128);
-    let mut l1 = TBuf::<A1>::new();
-    pipe.init_tbuf(&mut l1, 256);
-    sub(&l1.get::<f16>(), &a, &b, 128);
+    let (_pipe, [a, b, _]) = tensors::<f16, 3>(128);
+    let l1 = LocalTensor::<f16>::new(TPosition::A1, 0, 128);
+    sub(&l1, &a, &b, 128);
 }
 
 #[test]

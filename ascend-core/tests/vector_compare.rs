@@ -780,10 +780,8 @@ fn get_cmp_mask_checks() {
             &["GetCmpMask", "dst holds 12 bytes but the 128-bit compare-mask register needs 16"],
         );
     });
-    let mut pipe = TPipe::new();
-    let mut l1 = TBuf::<A1>::new();
-    pipe.init_tbuf(&mut l1, 64);
-    expect_panic(|| get_cmp_mask_local(&l1.get::<u8>()), &["GetCmpMask", "dst is at position A1"]);
+    let l1 = LocalTensor::<u8>::new(TPosition::A1, 0, 64);
+    expect_panic(|| get_cmp_mask_local(&l1), &["GetCmpMask", "dst is at position A1"]);
 }
 
 macro_rules! get_cmp_mask_per_type {

@@ -213,10 +213,8 @@ fn count_beyond_the_tensor() {
     expected = "Duplicate: dst is at position A1: vector instructions take VECIN, VECOUT or VECCALC tensors"
 )]
 fn tensor_outside_the_vector_positions() {
-    let mut pipe = TPipe::new();
-    let mut b = TBuf::<A1>::new();
-    pipe.init_tbuf(&mut b, 512);
-    duplicate(&b.get::<f16>(), f16::ONE, 128);
+    let b = LocalTensor::<f16>::new(TPosition::A1, 0, 256);
+    duplicate(&b, f16::ONE, 128);
 }
 
 #[test]

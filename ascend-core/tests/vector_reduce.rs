@@ -614,9 +614,7 @@ fn non_ub_and_misaligned_operands() {
     let mut pipe = TPipe::new();
     let (s, d, w) =
         (tensor::<f16>(&mut pipe, 256), tensor::<f16>(&mut pipe, 16), tensor::<f16>(&mut pipe, 32));
-    let mut l1 = TBuf::<B1>::new();
-    pipe.init_tbuf(&mut l1, 512);
-    let far = l1.get::<f16>();
+    let far = LocalTensor::<f16>::new(TPosition::B1, 0, 256);
     assert_fails("src is at position B1: vector instructions take VECIN, VECOUT or VECCALC tensors", || {
         vec_reduce_add(128u64, &d, &far, &w, 1, 8)
     });

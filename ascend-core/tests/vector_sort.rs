@@ -815,10 +815,9 @@ fn sort32_position_check() {
     on(Soc::Ascend910B, || {
         let (mut pipe, [s0]) = util::tensors::<f32, 1>(64);
         let s1 = util::tensor::<u32>(&mut pipe, 64);
-        let mut l1 = TBuf::<A1>::new();
-        pipe.init_tbuf(&mut l1, 1024);
+        let l1 = LocalTensor::<f32>::new(TPosition::A1, 0, 256);
         assert_fails("Sort32: dst is at position A1: Sort32 takes VECIN, VECOUT or VECCALC tensors", || {
-            sort32(&l1.get::<f32>(), &s0, &s1, 1)
+            sort32(&l1, &s0, &s1, 1)
         });
     });
 }

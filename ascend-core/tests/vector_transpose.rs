@@ -224,9 +224,7 @@ fn misaligned_operand() {
 #[test]
 fn non_ub_operand() {
     let mut pipe = TPipe::new();
-    let mut l1 = TBuf::<A1>::new();
-    pipe.init_tbuf(&mut l1, 512);
-    let far = l1.get::<u16>();
+    let far = LocalTensor::<u16>::new(TPosition::A1, 0, 256);
     let a = tensor::<u16>(&mut pipe, 256);
     assert_fails("src is at position A1: vector instructions take VECIN, VECOUT or VECCALC tensors", || {
         vec_trans(&a, &far, 1, 1, 1)
@@ -908,10 +906,9 @@ fn trans_data_checks() {
     // A list entry that is not in the Unified Buffer.
     on(Soc::Ascend910B, || {
         let mut pipe = TPipe::new();
-        let (mut l1, mut v) = (TBuf::<A1>::new(), TBuf::<VecCalc>::new());
-        pipe.init_tbuf(&mut l1, 512);
+        let mut v = TBuf::<VecCalc>::new();
         pipe.init_tbuf(&mut v, 1024);
-        let (far, t) = (l1.get::<u16>(), v.get::<u16>());
+        let (far, t) = (LocalTensor::<u16>::new(TPosition::A1, 0, 256), v.get::<u16>());
         let d: [LocalTensor<u16>; 16] = std::array::from_fn(|i| t.view(16 * i));
         let mut s = d.clone();
         s[7] = far;

@@ -45,6 +45,7 @@ pub mod fill;
 pub mod gelu;
 pub mod host;
 pub mod leaky_relu;
+pub mod matmul;
 pub mod maximum;
 pub mod norm;
 pub mod reduce_sum;
