@@ -168,7 +168,7 @@ pub(crate) struct CoreState {
     pub(crate) allocators: Cell<u8>,
     /// The kernel type of the launch (`None`: every memory).
     pub(crate) kernel_type: Option<KernelType>,
-    /// The cube's memories (`Memory::CUBE` order), made on first use.
+    /// The cube's memories (L1, L0A, L0B, L0C: `Memory as usize - 1`), made on first use.
     pub(crate) cube_mem: [OnceCell<Rc<Ub>>; 4],
     /// The DataCopyPad padding register (`SetPadValue`, or the last `isPad` copy): the value's
     /// bits, `None` until set.
@@ -260,38 +260,48 @@ fn new_state(cfg: CoreConfig) -> CoreState {
 }
 
 impl CoreState {
-    /// The arena of `mem` for a tensor `api` makes, after checking that this core has the
-    /// memory (see [`KernelType`]). The cube's memories are allocated on first use.
+    /// Fails unless this core has the memory `mem` (see [`KernelType`]): on a chip with
+    /// separate cube and vector cores, a vector core (AIV) has no cube memory and a cube core
+    /// (AIC) no Unified Buffer.
+    #[track_caller]
+    pub(crate) fn require(&self, mem: Memory, api: &'static str) {
+        if !self.soc.is_separated() {
+            return;
+        }
+        match (self.kernel_type, mem.is_cube()) {
+            (Some(KernelType::AivOnly), true) => fail(
+                api,
+                format!(
+                    "{} is a memory of the cube core (AIC) of {}, and this kernel runs on vector cores (AIV): launch \
+                     a cube kernel with Launch::kernel_type(KernelType::AicOnly)",
+                    mem.name(),
+                    self.soc
+                ),
+            ),
+            (Some(KernelType::AicOnly), false) => fail(
+                api,
+                format!(
+                    "the cube core (AIC) of {} has no Unified Buffer (this kernel is KernelType::AicOnly): vector \
+                     work runs on the vector cores (AIV) of a KernelType::AivOnly kernel",
+                    self.soc
+                ),
+            ),
+            _ => {}
+        }
+    }
+
+    /// The arena of `mem` for a tensor `api` makes, after [`require`](Self::require). The cube's
+    /// memories are allocated on first use.
     #[track_caller]
     pub(crate) fn arena(&self, mem: Memory, api: &'static str) -> Rc<Ub> {
-        if self.soc.is_separated() {
-            match (self.kernel_type, mem.is_cube()) {
-                (Some(KernelType::AivOnly), true) => fail(
-                    api,
-                    format!(
-                        "{} is a memory of the cube core (AIC) of {}, and this kernel runs on vector cores (AIV): \
-                         launch a cube kernel with Launch::kernel_type(KernelType::AicOnly)",
-                        mem.name(),
-                        self.soc
-                    ),
-                ),
-                (Some(KernelType::AicOnly), false) => fail(
-                    api,
-                    format!(
-                        "the cube core (AIC) of {} has no Unified Buffer (this kernel is KernelType::AicOnly): \
-                         vector work runs on the vector cores (AIV) of a KernelType::AivOnly kernel",
-                        self.soc
-                    ),
-                ),
-                _ => {}
-            }
-        }
+        self.require(mem, api);
         match mem {
             Memory::Ub => Rc::clone(&self.ub),
-            _ => {
-                let i = Memory::CUBE.iter().position(|&m| m == mem).unwrap_or(0);
-                Rc::clone(self.cube_mem[i].get_or_init(|| Rc::new(Ub::new(self.soc.memory_size(mem), mem))))
-            }
+            // `Memory::L1..=L0C` are 1..=4: the index of their arena is one less.
+            _ => Rc::clone(
+                self.cube_mem[mem as usize - 1]
+                    .get_or_init(|| Rc::new(Ub::new(self.soc.memory_size(mem), mem))),
+            ),
         }
     }
 }

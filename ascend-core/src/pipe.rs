@@ -156,7 +156,7 @@ impl TPipe {
         // A live `GroupBarrier` of the core occupies the Unified Buffer's last bytes; a cube
         // core of a separated chip has no Unified Buffer (`arena` fails).
         let reserved = with_core(|c| {
-            drop(c.arena(crate::position::Memory::Ub, api));
+            c.require(crate::position::Memory::Ub, api);
             if c.group_barriers.get() > 0 {
                 GROUP_BARRIER_UB_BYTES
             } else {

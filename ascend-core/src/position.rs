@@ -77,6 +77,7 @@ impl TPosition {
 }
 
 /// An on-chip memory of an AI core (AscendC's `Hardware` values for local memory).
+#[repr(u8)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Memory {
     /// The Unified Buffer: vector instructions' operands.
@@ -91,10 +92,17 @@ pub enum Memory {
     L0C,
 }
 
-impl Memory {
-    /// The four cube memories, in the order `CoreState` keeps their arenas.
-    pub(crate) const CUBE: [Memory; 4] = [Memory::L1, Memory::L0A, Memory::L0B, Memory::L0C];
+// `CoreState` keeps the cube's arenas at `Memory as usize - 1`, and the allocators' bitmask
+// has a bit per memory in a `u8`.
+const _: () = assert!(
+    Memory::Ub as u8 == 0
+        && Memory::L1 as u8 == 1
+        && Memory::L0A as u8 == 2
+        && Memory::L0B as u8 == 3
+        && Memory::L0C as u8 == 4
+);
 
+impl Memory {
     /// Every memory, in `Memory as u8` order.
     pub(crate) const ALL: [Memory; 5] = [Memory::Ub, Memory::L1, Memory::L0A, Memory::L0B, Memory::L0C];
 

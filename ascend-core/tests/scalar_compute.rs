@@ -8,17 +8,7 @@
 mod util;
 
 use ascend_core::prelude::*;
-use ascend_core::{take_last_fault, Fault};
-use std::panic::{catch_unwind, AssertUnwindSafe};
-use util::{on, tensor, Rng};
-
-/// Runs `f` on a fresh core of `soc`; it must fail: returns the fault.
-#[track_caller]
-fn fault(soc: Soc, f: impl FnOnce()) -> Fault {
-    let r = catch_unwind(AssertUnwindSafe(|| run_on_core(CoreConfig::single(soc), f)));
-    assert!(r.is_err(), "expected a failure on {soc}");
-    take_last_fault().expect("a recorded fault")
-}
+use util::{fault, on, tensor, Rng};
 
 /// Random 64-bit words of several shapes: uniform, sparse, dense, single bits, runs.
 fn words(rng: &mut Rng, n: usize) -> Vec<u64> {

@@ -3,32 +3,15 @@
 //! (`DataCachePreload`, `ICachePreLoad`, `GetICachePreloadStatus`): each value on each chip,
 //! each argument check at its limits, and each chip error, message for message.
 
+#[path = "common/util.rs"]
+mod util;
+
 use ascend_core::prelude::*;
-use ascend_core::{take_last_fault, Fault};
-use std::panic::{catch_unwind, AssertUnwindSafe};
+use util::{fault, fault_on, on};
 
 /// A core `idx` of `num` on `soc`.
 fn core(soc: Soc, idx: u32, num: u32) -> CoreConfig {
     CoreConfig { block_idx: idx, block_num: num, ..CoreConfig::single(soc) }
-}
-
-/// Runs `f` on a fresh single core of `soc`.
-fn on<R>(soc: Soc, f: impl FnOnce() -> R) -> R {
-    run_on_core(CoreConfig::single(soc), f)
-}
-
-/// Runs `f` as core `cfg`; it must fail: returns the fault.
-#[track_caller]
-fn fault_on(cfg: CoreConfig, f: impl FnOnce()) -> Fault {
-    let soc = cfg.soc;
-    let r = catch_unwind(AssertUnwindSafe(|| run_on_core(cfg, f)));
-    assert!(r.is_err(), "expected a failure on {soc}");
-    take_last_fault().expect("a recorded fault")
-}
-
-#[track_caller]
-fn fault(soc: Soc, f: impl FnOnce()) -> Fault {
-    fault_on(CoreConfig::single(soc), f)
 }
 
 /// The error of an API missing on `soc`, which has it on `chips`.

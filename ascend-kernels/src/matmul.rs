@@ -251,13 +251,7 @@ mod tests {
     use super::*;
 
     fn random(len: usize, seed: u64) -> Vec<f16> {
-        let mut s = seed;
-        (0..len)
-            .map(|_| {
-                s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-                f16::from_f32(((s >> 40) as f32 / (1u64 << 24) as f32) * 4.0 - 2.0)
-            })
-            .collect()
+        crate::data::random_vec(len, seed, -2.0, 2.0)
     }
 
     /// Random halves, several K slices accumulating in L0C, more tiles than cores: bit for

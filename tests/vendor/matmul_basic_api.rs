@@ -79,13 +79,8 @@ fn mmad_custom(a: GmAddr, b: GmAddr, c: GmAddr) {
 
 /// `np.random.randint(-10, 10, shape).astype(np.float16)`, from a fixed seed.
 fn ints(len: usize, seed: u64) -> Vec<f16> {
-    let mut s = seed;
-    (0..len)
-        .map(|_| {
-            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            f16::from_f32(((s >> 33) % 20) as f32 - 10.0)
-        })
-        .collect()
+    let mut rng = ascend_kernels::data::XorShift64::new(seed);
+    (0..len).map(|_| f16::from_f32(rng.range(-10, 10) as f32)).collect()
 }
 
 #[test]

@@ -19,7 +19,7 @@
 //! The synchronisation sanitizer does not model the cube memories yet: it sees neither the L1
 //! read nor the L0 write, nor the global-memory read of the GM form.
 
-use crate::cube::{check_chip, check_extent, check_operand, FRACTAL_BYTES};
+use crate::cube::{check_extent, check_operand, FRACTAL_BYTES};
 use crate::element::{bf16, f16, Element};
 use crate::error::{check, ensure};
 use crate::position::Memory;
@@ -174,7 +174,7 @@ pub fn load_data<T: LoadDataElement, S: LoadDataSource<T>>(
     src: &S,
     params: &LoadData2DParams,
 ) {
-    let soc = check_chip(API, &Soc::ALL);
+    let soc = crate::ctx::get_soc();
     check!(
         T::load_data_supported(soc),
         API,
@@ -212,31 +212,18 @@ pub fn load_data<T: LoadDataElement, S: LoadDataSource<T>>(
     let src_last = p.start_index as usize + (repeat - 1) * p.src_stride as usize;
     let dst_last = (repeat - 1) * (p.dst_gap as usize + 1);
     let src_bytes = (src_last + 1) * FRACTAL_BYTES;
-    if s.gm {
-        ensure(src_bytes <= s.bytes, API, || {
-            format!(
-                "src would be read over {src_bytes} bytes (start_index = {}, repeat_times = {repeat}, src_stride = \
-                 {}), but the GlobalTensor has {} {} elements ({} bytes)",
-                p.start_index,
-                p.src_stride,
-                s.bytes / T::SIZE,
-                T::DTYPE,
-                s.bytes
-            )
-        });
-    } else {
-        ensure(src_bytes <= s.bytes, API, || {
-            format!(
-                "src would be read over {src_bytes} bytes (start_index = {}, repeat_times = {repeat}, src_stride = \
-                 {}), but the tensor has {} {} elements ({} bytes)",
-                p.start_index,
-                p.src_stride,
-                s.bytes / T::SIZE,
-                T::DTYPE,
-                s.bytes
-            )
-        });
-    }
+    ensure(src_bytes <= s.bytes, API, || {
+        format!(
+            "src would be read over {src_bytes} bytes (start_index = {}, repeat_times = {repeat}, src_stride = {}), \
+             but the {} has {} {} elements ({} bytes)",
+            p.start_index,
+            p.src_stride,
+            if s.gm { "GlobalTensor" } else { "tensor" },
+            s.bytes / T::SIZE,
+            T::DTYPE,
+            s.bytes
+        )
+    });
     check_extent(dst, API, "dst", (dst_last + 1) * FRACTAL_BYTES);
 
     let dst_ptr = dst.ptr().cast::<u8>();

@@ -89,8 +89,23 @@ pub fn assert_fails(expected: &str, f: impl FnOnce()) {
 // ---- cores and tensors ---------------------------------------------------------------------
 
 /// Runs `f` on a single core of `soc`.
-pub fn on(soc: Soc, f: impl FnOnce()) {
+pub fn on<R>(soc: Soc, f: impl FnOnce() -> R) -> R {
     run_on_core(CoreConfig::single(soc), f)
+}
+
+/// Runs `f` as core `cfg`; it must fail: returns the fault it recorded.
+#[track_caller]
+pub fn fault_on(cfg: CoreConfig, f: impl FnOnce()) -> ascend_core::Fault {
+    let soc = cfg.soc;
+    let r = catch_unwind(AssertUnwindSafe(|| run_on_core(cfg, f)));
+    assert!(r.is_err(), "expected a failure on {soc}");
+    ascend_core::take_last_fault().expect("a recorded fault")
+}
+
+/// Runs `f` on a fresh single core of `soc`; it must fail: returns the fault it recorded.
+#[track_caller]
+pub fn fault(soc: Soc, f: impl FnOnce()) -> ascend_core::Fault {
+    fault_on(CoreConfig::single(soc), f)
 }
 
 /// A VECCALC tensor of exactly `n` elements of `T` in a fresh buffer of `pipe` (the caller
