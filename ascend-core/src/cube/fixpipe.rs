@@ -58,7 +58,9 @@ use crate::cube::{check_extent, check_operand, check_range};
 use crate::element::{bf16, f16, Element};
 use crate::error::{ensure, fail};
 use crate::position::Memory;
+use crate::sanitizer::{GmRows, Span};
 use crate::soc::{OverflowMode, Soc};
+use crate::sync::pipe_t;
 use crate::tensor::{GlobalTensor, LocalTensor};
 
 const API: &str = "Fixpipe";
@@ -525,6 +527,21 @@ fn run<D: FixpipeOut<S>, S: Element>(
                 dst.get_size() as u64 * sz
             )
         });
+    }
+
+    if crate::sanitizer::is_on() {
+        let (n, m, usz) = (n as usize, m as usize, D::SIZE);
+        let gm: Vec<GmRows> = if nd {
+            let dst_nd = usize::from(p.dst_nd_stride);
+            (0..nd_num as usize)
+                .map(|mat| GmRows::of(dst, mat * dst_nd * usz, m, n * usz, dst_stride as usize * usz))
+                .collect()
+        } else {
+            let (out_cols, width) = if split { (n / 8, 8) } else { (cols as usize, 16) };
+            vec![GmRows::of(dst, 0, out_cols, m * width * usz, dst_stride as usize * 32)]
+        };
+        let l0c = [Span::of(src, src_bytes)];
+        crate::sanitizer::on_cube(API, pipe_t::PIPE_FIX, &[], &l0c, &[], &gm, false);
     }
 
     // The conversion, one source Z column (m rows of 16) at a time.

@@ -23,7 +23,9 @@ use crate::cube::{check_extent, check_operand, FRACTAL_BYTES};
 use crate::element::{bf16, f16, Element};
 use crate::error::{check, ensure};
 use crate::position::Memory;
+use crate::sanitizer::{GmRows, Span};
 use crate::soc::Soc;
+use crate::sync::pipe_t;
 use crate::tensor::{GlobalTensor, LocalTensor};
 
 const API: &str = "LoadData";
@@ -77,6 +79,16 @@ mod sealed {
         pub(crate) ptr: *const u8,
         pub(crate) bytes: usize,
         pub(crate) gm: bool,
+        /// Where the sanitizer finds it.
+        pub(crate) at: At,
+    }
+
+    /// A source as the sanitizer sees it: a local tensor (its address and tag), or global
+    /// memory (its region and offset).
+    #[derive(Clone, Copy)]
+    pub enum At {
+        Local(crate::sanitizer::Span),
+        Gm(crate::sanitizer::GmRows),
     }
 
     /// Resolves and checks a source operand.
@@ -123,7 +135,8 @@ impl<T: LoadDataElement> sealed::Source<T> for LocalTensor<T> {
     #[track_caller]
     fn resolve(&self, api: &'static str) -> sealed::Src {
         check_operand(self, api, "src", &[Memory::L1], 32);
-        sealed::Src { ptr: self.ptr().cast(), bytes: self.get_length(), gm: false }
+        let at = sealed::At::Local(crate::sanitizer::Span::of(self, 0));
+        sealed::Src { ptr: self.ptr().cast(), bytes: self.get_length(), gm: false, at }
     }
 }
 impl<T: LoadDataElement> LoadDataSource<T> for LocalTensor<T> {}
@@ -132,7 +145,8 @@ impl<T: LoadDataElement> sealed::Source<T> for GlobalTensor<T> {
     #[track_caller]
     fn resolve(&self, api: &'static str) -> sealed::Src {
         let ptr = self.base_ptr(api).cast::<u8>();
-        sealed::Src { ptr, bytes: self.get_size() * T::SIZE, gm: true }
+        let at = sealed::At::Gm(crate::sanitizer::GmRows::of(self, 0, 0, 0, 0));
+        sealed::Src { ptr, bytes: self.get_size() * T::SIZE, gm: true, at }
     }
 }
 impl<T: LoadDataElement> LoadDataSource<T> for GlobalTensor<T> {}
@@ -225,6 +239,20 @@ pub fn load_data<T: LoadDataElement, S: LoadDataSource<T>>(
         )
     });
     check_extent(dst, API, "dst", (dst_last + 1) * FRACTAL_BYTES);
+    if crate::sanitizer::is_on() {
+        let from = p.start_index as usize * FRACTAL_BYTES;
+        let out = [Span::of(dst, (dst_last + 1) * FRACTAL_BYTES)];
+        match s.at {
+            sealed::At::Gm(rows) => {
+                let g = [GmRows { off: rows.off + from, rows: 1, row: src_bytes - from, pitch: 0, ..rows }];
+                crate::sanitizer::on_cube(API, pipe_t::PIPE_MTE2, &g, &[], &out, &[], false)
+            }
+            sealed::At::Local(span) => {
+                let r = [Span { s: span.s + from, e: span.s + src_bytes, ..span }];
+                crate::sanitizer::on_cube(API, pipe_t::PIPE_MTE1, &[], &r, &out, &[], false)
+            }
+        }
+    }
 
     let dst_ptr = dst.ptr().cast::<u8>();
     let mut frac = [0u8; FRACTAL_BYTES];

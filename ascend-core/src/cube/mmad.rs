@@ -49,7 +49,9 @@ use crate::cube::{check_extent, check_operand, check_range, FRACTAL_BYTES};
 use crate::element::{bf16, f16, Element};
 use crate::error::{check, ensure};
 use crate::position::Memory;
+use crate::sanitizer::Span;
 use crate::soc::{OverflowMode, Soc};
+use crate::sync::pipe_t;
 use crate::tensor::LocalTensor;
 
 const API: &str = "Mmad";
@@ -372,6 +374,17 @@ fn mmad_impl<D: Element, A: Element, B: Element>(
     check_extent(fm, API, "fm", fm_bytes);
     check_extent(filter, API, "filter", kv * n1 * frac * B::SIZE);
     check_extent(dst, API, "dst", n1 * m1 * 256 * D::SIZE);
+    let init = p.cmatrix_init_val && !p.is_bias;
+    if crate::sanitizer::is_on() {
+        let c = Span::of(dst, n1 * m1 * 256 * D::SIZE);
+        let (a_in, b_in) = (Span::of(fm, fm_bytes), Span::of(filter, kv * n1 * frac * B::SIZE));
+        let reads = [a_in, b_in, c];
+        let reads = if init { &reads[..2] } else { &reads[..] };
+        // The Mmad page: from (m / 16) * (n / 16) >= 10 on, the hardware orders a later Mmad
+        // after this one by itself (below, a PipeBarrier<PIPE_M> must).
+        let settles = (m / 16) * (n / 16) >= 10;
+        crate::sanitizer::on_cube(API, pipe_t::PIPE_M, &[], reads, &[c], &[], settles);
+    }
 
     // Gather A (m × k) and B (k × n) as exact f64 values.
     let a_at = |i: usize, kk: usize| {
@@ -395,7 +408,6 @@ fn mmad_impl<D: Element, A: Element, B: Element>(
         // SAFETY: as for A, against `filter`'s checked extent.
         bt.extend((0..k).map(|kk| unsafe { pb.add(b_at(kk, j)).read() }.to_f64()));
     }
-    let init = p.cmatrix_init_val && !p.is_bias;
     let saturate = crate::ctx::get_overflow_mode() == OverflowMode::Saturation;
     for i in 0..m {
         let row = &a[i * k..(i + 1) * k];

@@ -22,7 +22,9 @@ use crate::cube::{check_operand, check_range};
 use crate::element::{bf16, f16, Element, BLOCK_BYTES};
 use crate::error::{ensure, fail};
 use crate::position::Memory;
+use crate::sanitizer::{GmRows, Span};
 use crate::soc::Soc;
+use crate::sync::pipe_t;
 use crate::tensor::{GlobalTensor, LocalTensor};
 
 const API: &str = "DataCopy";
@@ -217,6 +219,14 @@ pub fn data_copy_nd2nz<T: Nd2NzElement>(dst: &LocalTensor<T>, src: &GlobalTensor
     let (c0, cols, rows) = (c0 as usize, cols as usize, rows as usize);
     let (c0_stride, n_stride) = (c0_stride as usize * c0, n_stride as usize * c0);
     let (d, src_d) = (d as usize, src_d as usize);
+    if crate::sanitizer::is_on() {
+        let sz = T::SIZE;
+        let gm: Vec<GmRows> = (0..nd as usize)
+            .map(|m| GmRows::of(src, m * usize::from(p.src_nd_matrix_stride) * sz, rows, d * sz, src_d * sz))
+            .collect();
+        let l1 = [Span::of(dst, dst_end as usize * sz)];
+        crate::sanitizer::on_cube(API, pipe_t::PIPE_MTE2, &gm, &[], &l1, &[], false);
+    }
     // One source row, zero-padded to whole blocks (the padding is never overwritten).
     let mut row = vec![T::ZERO; cols * c0];
     let dst_base = dst.ptr();

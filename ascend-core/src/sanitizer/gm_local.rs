@@ -1,6 +1,6 @@
-//! Global-memory hazards between the pipes of one core: a `DataCopy` GM → UB (MTE2) of bytes
-//! that this core's MTE3 (`DataCopy` UB → GM) or S (`GlobalTensor::SetValue`) wrote, with no
-//! event ordering MTE2 after the write. On the chip the two DMA queues run independently, so
+//! Global-memory hazards between the pipes of one core: a `DataCopy` GM → UB or L1 (MTE2) of
+//! bytes that this core's MTE3 (`DataCopy` UB → GM), S (`GlobalTensor::SetValue`) or FIX
+//! (`Fixpipe` L0C → GM) wrote, with no event ordering MTE2 after the write. On the chip the two DMA queues run independently, so
 //! such a read can see the bytes before the write lands (a workspace written and read back
 //! needs `SetFlag`/`WaitFlag<HardEvent::MTE3_MTE2>` or `PipeBarrier<PIPE_ALL>`).
 //!
@@ -57,17 +57,18 @@ struct Writes {
 /// [`Writes::region`] of a list whose writes may be in several regions.
 const MIXED: usize = usize::MAX;
 
-/// The writer pipes checked: MTE3 and S.
-pub(crate) const WRITERS: [pipe_t; 2] = [pipe_t::PIPE_MTE3, pipe_t::PIPE_S];
+/// The writer pipes checked: MTE3, S and FIX (the cube's, last: a vector core's clock has no
+/// lane for it, and it never writes there).
+pub(crate) const WRITERS: [pipe_t; 3] = [pipe_t::PIPE_MTE3, pipe_t::PIPE_S, pipe_t::PIPE_FIX];
 
 /// One core's global-memory writes not yet known to its MTE2 pipe.
 #[derive(Default)]
 pub(crate) struct LocalGm {
-    by: [Writes; 2],
+    by: [Writes; 3],
 }
 
 impl LocalGm {
-    /// Records a write by `pipe` (MTE3 or S; others are ignored) of `[s, e)` of `region`, at
+    /// Records a write by `pipe` (MTE3, S or FIX; others are ignored) of `[s, e)` of `region`, at
     /// the pipe's clock `clock`; `mark` counts the recordings of the pipe's clock so far, and
     /// MTE2 knows the pipe up to clock `known`: when it knows the newest live write, the list
     /// is emptied first, so in a tile loop whose events relay the writer's progress to MTE2
@@ -98,6 +99,7 @@ impl LocalGm {
         let k = match pipe {
             pipe_t::PIPE_MTE3 => 0,
             pipe_t::PIPE_S => 1,
+            pipe_t::PIPE_FIX => 2,
             _ => return None,
         };
         let w = &mut self.by[k];
@@ -137,8 +139,16 @@ impl LocalGm {
     /// A read by MTE2, whose view of the other pipes is `row`, of `[s, e)` of `region`: the
     /// first write it overlaps and is not ordered after, with the writer pipe.
     #[inline(always)]
-    pub(crate) fn read(&mut self, region: usize, s: usize, e: usize, row: &Clock) -> Option<(pipe_t, Write)> {
-        for (w, pipe) in self.by.iter_mut().zip(WRITERS) {
+    pub(crate) fn read<const L: usize>(
+        &mut self,
+        region: usize,
+        s: usize,
+        e: usize,
+        row: &Clock<L>,
+    ) -> Option<(pipe_t, Write)> {
+        // A clock without FIX's lane belongs to a core that never used the cube: no FIX writes.
+        let writers = if L > lane(pipe_t::PIPE_FIX) { WRITERS.len() } else { 2 };
+        for (w, pipe) in self.by.iter_mut().zip(WRITERS).take(writers) {
             // A list of writes of another region is skipped before anything else (its known
             // prefix is dropped by a later read of its region, or by `write`'s bound).
             if w.region != region && w.region != MIXED {
@@ -184,10 +194,10 @@ fn unordered_overlap(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sanitizer::shadow::LANES;
+    use crate::sanitizer::shadow::VEC_LANES;
 
-    fn row(mte3: u32) -> Clock {
-        let mut c = [0; LANES];
+    fn row(mte3: u32) -> Clock<VEC_LANES> {
+        let mut c = [0; VEC_LANES];
         c[lane(pipe_t::PIPE_MTE3)] = mte3;
         c
     }

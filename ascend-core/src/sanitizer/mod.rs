@@ -24,6 +24,16 @@
 //! event or barrier that fixes it — except two unordered writes of one pipe, which only leave
 //! the bytes undetermined: an error when they are read (see `shadow`).
 //!
+//! The cube's pipes are modelled the same way: `DataCopy` GM → L1 (ND2NZ) and `LoadData` from
+//! GM on MTE2, `LoadData` L1 → L0A/L0B on MTE1, `Mmad` on M, `Fixpipe` L0C → GM on FIX; each
+//! core's L1, L0A, L0B and L0C have a shadow like the Unified Buffer's, so a missing
+//! `MTE2_MTE1`, `MTE1_M`, `M_FIX` (or the reverse events before a buffer is refilled) is the
+//! same error, naming the memory. Pipe M orders a later `Mmad` after an earlier one by itself
+//! when the earlier one is large (the `Mmad` page: `(m / 16) * (n / 16) >= 10`); below that a
+//! `PipeBarrier<PIPE_M>` (or an event M sets) must. A core's clocks have lanes for the vector
+//! core's four pipes until it first uses the cube, and for all seven from then on (see
+//! `shadow::VEC_LANES`): a vector kernel keeps its one-register clocks.
+//!
 //! Global memory is checked across cores: each core logs its accesses (DMA writes widened to
 //! the 32-byte blocks they really write) with its `SyncAll` epoch; after the launch, two cores
 //! touching the same bytes in one epoch, one of them writing and not both atomically, is an
@@ -63,24 +73,23 @@ use std::panic::Location;
 use std::sync::{Arc, Mutex};
 
 use crate::error::{fail_at, Fault};
-use crate::position::TPosition;
-use crate::sync::{pipe_t, HardEventKind, HARD_EVENTS};
+use crate::position::{Memory, TPosition};
+use crate::sync::{pipe_t, HardEventKind, HARD_EVENTS, PIPE_NUM};
 use crate::tensor::GmRegion;
 use gm::{GmAcc, GmLog, GmRec, LINE_BYTES};
 use gm_local::LocalGm;
 use shadow::{
-    lane, Acc, Clock, Race, Shadow, LANES, LANE_PIPES, MAX_CLOCK, ROWS, ROW_LANE, UNORDERED_WRITES,
+    lane, widen, Acc, Clock, Race, Shadow, ALL_LANES, LANE_PIPES, MAX_CLOCK, ROWS, ROW_LANE,
+    UNORDERED_WRITES, VEC_LANES,
 };
 
-/// A clock that knows nothing: joining it changes nothing.
-const ZERO: Clock = [0; LANES];
 use sites::Sites;
 
 /// Event ids tracked per hardware event (the largest `QUE_MAX_EVENT`).
 const IDS: usize = 8;
 
 /// One queue buffer as the sanitizer knows it.
-struct Buf {
+struct Buf<const L: usize> {
     start: usize,
     len: usize,
     pos: TPosition,
@@ -91,14 +100,14 @@ struct Buf {
     alloc_at: &'static Location<'static>,
     freed_at: Option<&'static Location<'static>>,
     /// The clock of the queue's enque event (its source pipe's clock at EnQue).
-    enq: Clock,
+    enq: Clock<L>,
     /// The clock of the queue's free event (its source pipe's clock at FreeTensor).
-    free: Clock,
+    free: Clock<L>,
     /// The row of the free event's destination pipe (where `TPipe::Reset` waits for it).
     free_to: usize,
 }
 
-impl Buf {
+impl<const L: usize> Buf<L> {
     fn describe(&self) -> String {
         format!(
             "buffer {} of a {} queue (UB [{:#x}, {:#x}))",
@@ -134,7 +143,13 @@ static SESSIONS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::ne
 /// queue initialised while the sanitizer was off, or by another core's state) found by a
 /// search of the buffer's bytes.
 #[inline(always)]
-fn que_idx(s: &CoreSan, san: QueSan, base: usize, len: usize, index: usize) -> Option<usize> {
+fn que_idx<const L: usize>(
+    s: &CoreSan<L>,
+    san: QueSan,
+    base: usize,
+    len: usize,
+    index: usize,
+) -> Option<usize> {
     let start = base + index * len;
     if san.session == s.session {
         let i = san.first as usize + index;
@@ -147,13 +162,13 @@ fn que_idx(s: &CoreSan, san: QueSan, base: usize, len: usize, index: usize) -> O
 
 #[cold]
 #[inline(never)]
-fn search_buf(bufs: &[Buf], start: usize, len: usize) -> Option<usize> {
+fn search_buf<const L: usize>(bufs: &[Buf<L>], start: usize, len: usize) -> Option<usize> {
     bufs.iter().rposition(|b| b.start == start && b.len == len)
 }
 
 /// `row` learns what `c` knows: their lane-wise maximum.
 #[inline(always)]
-fn join_into(row: &mut Clock, c: &Clock) {
+fn join_into<const L: usize>(row: &mut Clock<L>, c: &Clock<L>) {
     for (a, b) in row.iter_mut().zip(c) {
         // Signed: the same order for clocks (see `MAX_CLOCK`), one SSE2 comparison.
         *a = if (*b as i32) > (*a as i32) { *b } else { *a };
@@ -327,7 +342,7 @@ impl DCache {
 }
 
 /// One core's sanitizer state.
-struct CoreSan {
+struct CoreSan<const L: usize> {
     core: u32,
     /// This state's session (see [`QueSan`]).
     session: u32,
@@ -336,15 +351,17 @@ struct CoreSan {
     /// finishes in order (S; V when the compiler's automatic synchronisation inserts
     /// `PipeBarrier<PIPE_V>`), else (MTE2, MTE3) the clock at its last `PipeBarrier`, event it
     /// set, or wait that relayed its own progress back.
-    vc: [Clock; ROWS],
+    vc: [Clock<L>; ROWS],
     /// By pipe: its clock (the instructions it was issued so far).
     clock: [u32; ROWS],
     /// Whether the kernel was built with the compiler's automatic synchronisation.
     auto_sync: bool,
     /// By event and id: the clock its `SetFlag` recorded (zero: not set; joining it is a no-op).
-    events: Vec<Clock>,
-    ub: Shadow,
-    bufs: Vec<Buf>,
+    events: Vec<Clock<L>>,
+    ub: Shadow<L>,
+    /// The cube's memories, by `Memory as usize - 1`: L1, L0A, L0B, L0C.
+    cube: [Shadow<L>; 4],
+    bufs: Vec<Buf<L>>,
     leaks: Vec<(String, &'static Location<'static>)>,
     gm: GmLog,
     /// `SyncAll`s so far.
@@ -369,7 +386,7 @@ struct CoreSan {
     dcache: DCache,
     /// By `CrossCoreSetFlag` flag id: the clock rows of the set's pipe at each set not yet
     /// waited for, oldest first.
-    cross_rows: HashMap<u16, std::collections::VecDeque<Clock>>,
+    cross_rows: HashMap<u16, std::collections::VecDeque<Clock<L>>>,
     /// Whether the core's global-memory atomic mode is on (`SetAtomicAdd` …).
     atomic: bool,
     sites: Sites,
@@ -474,28 +491,89 @@ fn elem_bits<T: bytemuck::Pod>(v: &T) -> u64 {
 
 thread_local! {
     /// This thread's core's sanitizer state while [`LaunchSanitizer::run_core`] runs (owned
-    /// by it), null otherwise and while a hook runs.
-    static SAN: Cell<*mut CoreSan> = const { Cell::new(std::ptr::null_mut()) };
+    /// by it), 0 otherwise: a `*mut CoreSan<VEC_LANES>` while the core has not used the cube
+    /// (clocks of the vector core's pipes), or a `*mut CoreSan<ALL_LANES>` with bit 0 set
+    /// ([`WIDE`]) once it has (see [`widen_for_cube`]). One word, so that a hook's test for
+    /// "sanitizer off" stays one load and compare.
+    static SAN: Cell<usize> = const { Cell::new(0) };
 }
+
+/// The tag of a wide state's pointer in [`SAN`] (states are aligned to more than 2 bytes).
+const WIDE: usize = 1;
+const _: () = assert!(std::mem::align_of::<CoreSan<VEC_LANES>>() > WIDE);
 
 /// Runs `$body` with `$s` bound to this core's sanitizer state, if the sanitizer is on:
 /// `Some(body)`, else `None`. A macro rather than a function taking a closure, so each hook's
-/// body is compiled into the hook (the hooks run a dozen times per tile).
+/// body is compiled into the hook (the hooks run a dozen times per tile). The body is compiled
+/// twice, once per clock width; the wide one (a core that used the cube) runs out of line, so
+/// a vector kernel's hooks stay as small as they were.
 macro_rules! with_san {
     (|$s:ident| $body:expr) => {{
         let p = SAN.with(Cell::get);
-        if p.is_null() {
+        if p == 0 {
             None
-        } else {
-            // SAFETY: a non-null `SAN` is the `Box` that `run_core` leaked for this thread;
-            // it frees it only after nulling `SAN`, and only this thread sees `SAN`. No hook
-            // body calls another hook (they call the sanitizer's own methods, `fail_at`, and
-            // `ctx::with_core`), so this is the only reference to the state while `$body`
-            // runs; when `$body` panics, the reference is gone before any drop runs a hook.
-            let $s: &mut CoreSan = unsafe { &mut *p };
+        } else if p & WIDE == 0 {
+            // SAFETY: a non-zero `SAN` is the `Box` that `run_core` leaked for this thread
+            // (or `widen_for_cube` replaced it with), tagged with `WIDE` when wide; it is
+            // freed only after `SAN` is cleared, and only this thread sees `SAN`. No hook body
+            // calls another hook or `widen_for_cube` (they call the sanitizer's own methods,
+            // `fail_at`, and `ctx::with_core`), so this is the only reference to the state
+            // while `$body` runs; when `$body` panics, the reference is gone before any drop
+            // runs a hook.
+            let $s: &mut CoreSan<VEC_LANES> = unsafe { &mut *(p as *mut CoreSan<VEC_LANES>) };
             Some($body)
+        } else {
+            Some(cold(move || {
+                // SAFETY: as above, untagged.
+                let $s: &mut CoreSan<ALL_LANES> = unsafe { &mut *((p & !WIDE) as *mut CoreSan<ALL_LANES>) };
+                $body
+            }))
         }
     }};
+}
+
+/// Runs `f` out of line (the hooks' path for a core that used the cube).
+#[cold]
+#[inline(never)]
+fn cold<R>(f: impl FnOnce() -> R) -> R {
+    f()
+}
+
+/// Widens this thread's core's sanitizer state to the clocks of every pipe, if the sanitizer
+/// is on and the state is still narrow: called by the cube's hooks before they record an
+/// access, since the vector core's clock has no lanes for M, MTE1 and FIX.
+fn widen_for_cube() {
+    let p = SAN.with(Cell::get);
+    if p == 0 || p & WIDE != 0 {
+        return;
+    }
+    // SAFETY: `p` is the narrow state `run_core` leaked (see `with_san!`), and no hook is
+    // running (the cube's hooks call this before `with_san!`), so the box is ours to take;
+    // `SAN` lends its replacement instead, and `run_core` frees whatever `SAN` holds.
+    let narrow = unsafe { Box::from_raw(p as *mut CoreSan<VEC_LANES>) };
+    SAN.with(|s| s.set(0));
+    let wide = Box::new(narrow.widen());
+    SAN.with(|s| s.set(Box::into_raw(wide) as usize | WIDE));
+}
+
+/// This thread's core's sanitizer state, taken back from [`SAN`] (0 afterwards).
+enum Taken {
+    Vector(Box<CoreSan<VEC_LANES>>),
+    Cube(Box<CoreSan<ALL_LANES>>),
+}
+
+fn take_state() -> Option<Taken> {
+    let p = SAN.with(|s| s.replace(0));
+    // SAFETY: a non-zero `SAN` is a state `run_core` (or `widen_for_cube`) leaked with
+    // `Box::into_raw`, tagged when wide; `SAN` was cleared above, so no hook can reach it,
+    // and it is taken back once.
+    unsafe {
+        match p {
+            0 => None,
+            p if p & WIDE == 0 => Some(Taken::Vector(Box::from_raw(p as *mut CoreSan<VEC_LANES>))),
+            p => Some(Taken::Cube(Box::from_raw((p & !WIDE) as *mut CoreSan<ALL_LANES>))),
+        }
+    }
 }
 
 /// The sanitizer of one launch: the cores' global-memory logs, checked after the launch.
@@ -545,34 +623,27 @@ impl LaunchSanitizer {
     /// # Panics
     /// Panics with a [`Fault`] on the first race or misuse found.
     pub fn run_core<R>(&self, f: impl FnOnce() -> R) -> R {
-        /// Owns the state: clears the thread-local and frees it, also when `f` panics.
-        struct Owner(*mut CoreSan);
-        impl Owner {
-            fn state(&mut self) -> &mut CoreSan {
-                // SAFETY: `self.0` came from `Box::into_raw` and is freed only in `drop`;
-                // the thread-local no longer points to it, so no hook can reach it.
-                unsafe { &mut *self.0 }
-            }
-        }
+        /// Frees the state left in the thread-locals, also when `f` panics, and gives them
+        /// back the state of an enclosing `run_core` (if any) they lent before.
+        struct Owner(usize);
         impl Drop for Owner {
             fn drop(&mut self) {
-                SAN.with(|s| s.set(std::ptr::null_mut()));
-                // SAFETY: from `Box::into_raw` below, freed once, here; the thread-local
-                // that lent it to the hooks was cleared first.
-                drop(unsafe { Box::from_raw(self.0) });
+                drop(take_state());
+                SAN.with(|s| s.set(self.0));
             }
         }
         let core = crate::ctx::current_block_idx();
         let session = SESSIONS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         assert!(session != 0, "sanitizer: more than 2^32 cores sanitized in one process");
-        let state = CoreSan {
+        let state = CoreSan::<VEC_LANES> {
             core,
             session,
-            vc: [[0; LANES]; ROWS],
+            vc: [[0; VEC_LANES]; ROWS],
             clock: [0; ROWS],
             auto_sync: self.auto_sync,
-            events: vec![ZERO; HARD_EVENTS.len() * IDS],
+            events: vec![[0; VEC_LANES]; HARD_EVENTS.len() * IDS],
             ub: Shadow::default(),
+            cube: Default::default(),
             bufs: Vec::new(),
             leaks: Vec::new(),
             gm: GmLog::default(),
@@ -595,11 +666,22 @@ impl LaunchSanitizer {
             poll: Poll::default(),
             fills: HashMap::default(),
         };
-        let mut owner = Owner(Box::into_raw(Box::new(state)));
-        SAN.with(|s| s.set(owner.0));
+        let owner = Owner(SAN.with(|s| s.replace(0)));
+        SAN.with(|s| s.set(Box::into_raw(Box::new(state)) as usize));
         let r = f();
-        SAN.with(|s| s.set(std::ptr::null_mut()));
-        let st = owner.state();
+        let taken = take_state();
+        drop(owner);
+        match taken {
+            Some(Taken::Vector(mut st)) => self.finish(&mut st),
+            Some(Taken::Cube(mut st)) => self.finish(&mut st),
+            None => unreachable!("sanitizer: the core's state vanished while it ran"),
+        }
+        r
+    }
+
+    /// The end of a core: its end-of-kernel checks, then its global-memory log and phases
+    /// join the launch's.
+    fn finish<const L: usize>(&self, st: &mut CoreSan<L>) {
         finish_core(st);
         let recs = std::mem::take(&mut st.gm).finish();
         let logs = recs.iter().map(|g| {
@@ -627,7 +709,6 @@ impl LaunchSanitizer {
         self.logs.lock().unwrap_or_else(|e| e.into_inner()).extend(logs);
         let phases = std::mem::take(&mut st.phases);
         self.phases.lock().unwrap_or_else(|e| e.into_inner()).insert(st.core, phases);
-        r
     }
 
     /// The first cross-core race on global memory of the launch, once every core has run.
@@ -724,7 +805,7 @@ fn dcache_hint(w: &GmAcc, r: &GmAcc) -> Option<String> {
 }
 
 /// The end-of-kernel checks of one core.
-fn finish_core(st: &CoreSan) {
+fn finish_core<const L: usize>(st: &CoreSan<L>) {
     let api = "Sanitizer";
     if let Some((what, loc)) = st.leaks.first() {
         fail_at(api, format!("sanitizer: the kernel ended with {what}"), loc);
@@ -763,7 +844,79 @@ fn finish_core(st: &CoreSan) {
     }
 }
 
-impl CoreSan {
+impl CoreSan<VEC_LANES> {
+    /// The same state with the clocks of every pipe: the cube's pipes ran nothing so far,
+    /// so their lanes are 0 in every clock and record, and nothing else changes.
+    fn widen(self) -> CoreSan<ALL_LANES> {
+        let w = |c: &Clock<VEC_LANES>| widen::<VEC_LANES, ALL_LANES>(c);
+        let bufs = self
+            .bufs
+            .into_iter()
+            .map(|b| Buf {
+                start: b.start,
+                len: b.len,
+                pos: b.pos,
+                index: b.index,
+                gen: b.gen,
+                live: b.live,
+                queued: b.queued,
+                alloc_at: b.alloc_at,
+                freed_at: b.freed_at,
+                enq: w(&b.enq),
+                free: w(&b.free),
+                free_to: b.free_to,
+            })
+            .collect();
+        CoreSan {
+            core: self.core,
+            session: self.session,
+            vc: self.vc.map(|r| w(&r)),
+            clock: self.clock,
+            auto_sync: self.auto_sync,
+            events: self.events.iter().map(w).collect(),
+            ub: self.ub.widen(),
+            cube: self.cube.map(|c| c.widen()),
+            bufs,
+            leaks: self.leaks,
+            gm: self.gm,
+            epoch: self.epoch,
+            phase: self.phase,
+            cvc: self.cvc,
+            phases: self.phases,
+            sync: self.sync,
+            own: self.own,
+            fenced: self.fenced,
+            epoch_phase: self.epoch_phase,
+            dcache: self.dcache,
+            cross_rows: self.cross_rows.into_iter().map(|(k, q)| (k, q.iter().map(w).collect())).collect(),
+            atomic: self.atomic,
+            sites: self.sites,
+            valid: self.valid,
+            local: self.local,
+            marks: self.marks,
+            released: self.released,
+            poll: self.poll,
+            fills: self.fills,
+        }
+    }
+}
+
+impl<const L: usize> CoreSan<L> {
+    /// The lane of each clock row that has one in this state's clocks (see [`ROW_LANE`]).
+    const ROW_LANE: [Option<usize>; ROWS] = {
+        let mut t = ROW_LANE;
+        let mut i = 0;
+        while i < ROWS {
+            if let Some(l) = t[i] {
+                if l >= L {
+                    t[i] = None;
+                }
+            }
+            i += 1;
+        }
+        t
+    };
+
     /// Starts a new phase (after a `SyncAll` or a cross-core release or acquire); `learned`:
     /// the vector clock changed.
     fn new_phase(&mut self, learned: bool) {
@@ -917,8 +1070,8 @@ impl CoreSan {
             queued: false,
             alloc_at: loc,
             freed_at: None,
-            enq: ZERO,
-            free: ZERO,
+            enq: [0; L],
+            free: [0; L],
             free_to: 0,
         });
         self.valid.push(0);
@@ -937,7 +1090,7 @@ impl CoreSan {
     }
 
     #[cold]
-    fn bad_tag(&self, api: &'static str, b: &Buf, gen: u32, loc: &'static Location<'static>) -> ! {
+    fn bad_tag(&self, api: &'static str, b: &Buf<L>, gen: u32, loc: &'static Location<'static>) -> ! {
         let freed =
             b.freed_at.map_or("TPipe reset or drop".to_string(), |l| format!("{}:{}", l.file(), l.line()));
         let msg = if b.gen == gen {
@@ -982,15 +1135,42 @@ impl CoreSan {
     #[cold]
     #[inline(never)]
     fn ub_conflict(&mut self, cur: Acc, s: usize, e: usize, write: bool) {
+        self.mem_conflict(Memory::Ub, cur, s, e, write)
+    }
+
+    /// The shadow of memory `mem`.
+    fn shadow(&mut self, mem: Memory) -> &mut Shadow<L> {
+        match mem {
+            Memory::Ub => &mut self.ub,
+            m => &mut self.cube[m as usize - 1],
+        }
+    }
+
+    /// Records an access of `[s, e)` of memory `mem` by `cur`; fails on a race.
+    #[inline]
+    fn local(&mut self, mem: Memory, cur: Acc, s: usize, e: usize, write: bool) {
+        if mem == Memory::Ub {
+            return self.ub(cur, s, e, write);
+        }
+        let row = &self.vc[cur.pipe() as usize & (ROWS - 1)];
+        if self.cube[mem as usize - 1].access(s as u32, e as u32, write, cur, row).is_err() {
+            self.mem_conflict(mem, cur, s, e, write)
+        }
+    }
+
+    /// [`ub_conflict`](Self::ub_conflict) in memory `mem`.
+    #[cold]
+    #[inline(never)]
+    fn mem_conflict(&mut self, mem: Memory, cur: Acc, s: usize, e: usize, write: bool) {
         // Two writes of one pipe are no race until the bytes are read (see `shadow`).
         let row = self.vc[cur.pipe() as usize & (ROWS - 1)];
-        let mut r = match self.ub.access_relaxed(s as u32, e as u32, write, cur, &row) {
+        let mut r = match self.shadow(mem).access_relaxed(s as u32, e as u32, write, cur, &row) {
             Ok(()) => return,
             Err(relaxed) => relaxed,
         };
         // Each round orders one more pipe before `cur`'s: at most one per lane. (No event
         // settles which of two unordered writes landed last.)
-        for _ in 0..LANES {
+        for _ in 0..L {
             if r.kind == UNORDERED_WRITES || !self.auto_synced(cur, r.prev) {
                 break;
             }
@@ -998,12 +1178,21 @@ impl CoreSan {
             let c = self.snapshot(r.prev.pipe() as usize);
             self.wait(cur.pipe() as usize, &c);
             let row = self.vc[cur.pipe() as usize & (ROWS - 1)];
-            match self.ub.access_relaxed(s as u32, e as u32, write, cur, &row) {
+            match self.shadow(mem).access_relaxed(s as u32, e as u32, write, cur, &row) {
                 Ok(()) => return,
                 Err(next) => r = next,
             }
         }
-        self.report(cur, r)
+        self.report(mem, cur, r)
+    }
+
+    /// Pipe `pipe`'s later instructions are ordered after its instruction at `clock` (the
+    /// hardware orders them itself; see [`on_cube`]).
+    fn settle(&mut self, pipe: pipe_t, clock: u32) {
+        let (p, l) = (pipe as usize & (ROWS - 1), lane(pipe) & (L - 1));
+        let mut row = self.vc[p];
+        row[l] = row[l].max(clock);
+        self.vc[p] = row;
     }
 
     /// Whether the compiler's automatic synchronisation orders `cur` after `prev` (when the
@@ -1017,8 +1206,11 @@ impl CoreSan {
         self.auto_sync && ((tracked(cur) && other(prev.pipe())) || (tracked(prev) && other(cur.pipe())))
     }
 
-    /// The queue buffer holding `[s, e)`, or the Unified Buffer, for a message.
-    fn buffer_of(&self, s: u32, e: u32) -> String {
+    /// The queue buffer holding `[s, e)` of memory `mem`, or the memory, for a message.
+    fn buffer_of(&self, mem: Memory, s: u32, e: u32) -> String {
+        if mem != Memory::Ub {
+            return format!("the {} buffer", mem_name(mem));
+        }
         self.bufs
             .iter()
             .find(|b| b.start <= s as usize && (e as usize) <= b.start + b.len)
@@ -1027,15 +1219,16 @@ impl CoreSan {
 
     #[cold]
     #[inline(never)]
-    fn report(&self, cur: Acc, r: Race) -> ! {
+    fn report(&self, mem: Memory, cur: Acc, r: Race) -> ! {
         if r.kind == UNORDERED_WRITES {
-            self.report_unordered_writes(cur, r)
+            self.report_unordered_writes(mem, cur, r)
         }
         let (cur_api, cur_loc) = self.sites.get(cur.site());
         let (prev_api, prev_loc) = self.sites.get(r.prev.site());
-        let buffer = self.buffer_of(r.s, r.e);
+        let buffer = self.buffer_of(mem, r.s, r.e);
         let (src, dst) = (r.prev.pipe(), cur.pipe());
-        let queued = self.bufs.iter().any(|b| b.start <= r.s as usize && r.e as usize <= b.start + b.len);
+        let queued = mem == Memory::Ub
+            && self.bufs.iter().any(|b| b.start <= r.s as usize && r.e as usize <= b.start + b.len);
         let event = HardEventKind::between(src, dst).map_or(String::new(), |e| {
             let queue = match e.name {
                 "MTE2_V" => ", or EnQue/DeQue the tensor through a VECIN queue",
@@ -1069,12 +1262,13 @@ impl CoreSan {
         fail_at(
             cur_api,
             format!(
-                "sanitizer: {} race on core {}: {} on pipe {} {verb_now} UB bytes [{:#x}, {:#x}) of {buffer} that {} on \
+                "sanitizer: {} race on core {}: {} on pipe {} {verb_now} {} bytes [{:#x}, {:#x}) of {buffer} that {} on \
                  pipe {} (at {}:{}) {verb_prev}, and {order}",
                 r.kind,
                 self.core,
                 cur_api,
                 dst.short_name(),
+                mem_name(mem),
                 r.s,
                 r.e,
                 prev_api,
@@ -1089,23 +1283,25 @@ impl CoreSan {
     /// A read of bytes two writes of one pipe left unordered: reported at the later write,
     /// where the barrier belongs.
     #[cold]
-    fn report_unordered_writes(&self, cur: Acc, r: Race) -> ! {
+    fn report_unordered_writes(&self, mem: Memory, cur: Acc, r: Race) -> ! {
         let (cur_api, cur_loc) = self.sites.get(cur.site());
         let (prev_api, prev_loc) = self.sites.get(r.prev.site());
-        let later = self.ub.last_write_at(r.s);
+        let shadow = if mem == Memory::Ub { &self.ub } else { &self.cube[mem as usize - 1] };
+        let later = shadow.last_write_at(r.s);
         let (later_api, later_loc) = self.sites.get(later.site());
         let pipe = later.pipe().short_name();
         fail_at(
             later_api,
             format!(
-                "sanitizer: write-after-write race on core {}: {later_api} on pipe {pipe} writes UB bytes [{:#x}, {:#x}) \
+                "sanitizer: write-after-write race on core {}: {later_api} on pipe {pipe} writes {} bytes [{:#x}, {:#x}) \
                  of {} that {prev_api} on pipe {pipe} (at {}:{}) also wrote, and nothing orders the two: a pipe starts \
                  its instructions in order but need not finish them in order, so the bytes hold either's data when \
                  {cur_api} on pipe {} (at {}:{}) reads them; add PipeBarrier<PIPE_{pipe}>() between the two writes",
                 self.core,
+                mem_name(mem),
                 r.s,
                 r.e,
-                self.buffer_of(r.s, r.e),
+                self.buffer_of(mem, r.s, r.e),
                 prev_loc.file(),
                 prev_loc.line(),
                 cur.pipe().short_name(),
@@ -1117,7 +1313,7 @@ impl CoreSan {
     }
 
     #[inline(always)]
-    fn join(&mut self, dst: usize, c: &Clock) {
+    fn join(&mut self, dst: usize, c: &Clock<L>) {
         join_into(&mut self.vc[dst & (ROWS - 1)], c);
     }
 
@@ -1126,7 +1322,10 @@ impl CoreSan {
         for m in &mut self.marks {
             *m = m.wrapping_add(1);
         }
-        let all = LANE_PIPES.map(|p| self.clock[p as usize]);
+        let mut all = [0; L];
+        for (l, c) in all.iter_mut().enumerate().take(PIPE_NUM) {
+            *c = self.clock[LANE_PIPES[l] as usize];
+        }
         self.vc = [all; ROWS];
     }
 
@@ -1140,7 +1339,7 @@ impl CoreSan {
     /// the scalar unit, which issues every instruction: whatever any pipe runs after it, it
     /// runs after what the event orders.
     #[inline(always)]
-    fn wait(&mut self, dst: usize, c: &Clock) {
+    fn wait(&mut self, dst: usize, c: &Clock<L>) {
         if dst & (ROWS - 1) == pipe_t::PIPE_S as usize {
             for row in &mut self.vc {
                 join_into(row, c);
@@ -1161,6 +1360,23 @@ impl CoreSan {
             for i in 0..shape.rows {
                 let a = off + i * pitch;
                 self.gm(cur, region, a, a + shape.row, write, write);
+            }
+        }
+    }
+
+    /// Logs the GM rows of a cube instruction (see [`GmRows`]): exact bytes, one range when
+    /// the rows are contiguous.
+    fn gm_rows_of(&mut self, cur: Acc, g: &GmRows, write: bool) {
+        if g.rows == 0 || g.row == 0 {
+            return;
+        }
+        if g.pitch == g.row || g.rows == 1 {
+            let e = g.off + (g.rows - 1) * g.pitch + g.row;
+            self.gm(cur, g.region, g.off, e, write, false);
+        } else {
+            for i in 0..g.rows {
+                let a = g.off + i * g.pitch;
+                self.gm(cur, g.region, a, a + g.row, write, false);
             }
         }
     }
@@ -1190,7 +1406,7 @@ impl CoreSan {
             self.gm.log(rec);
             if write {
                 let mark = self.marks[cur.pipe() as usize & (ROWS - 1)];
-                let l = cur.lane() as usize & (LANES - 1);
+                let l = cur.lane() as usize & (L - 1);
                 let known = self.vc[pipe_t::PIPE_MTE2 as usize][l];
                 let own = self.vc[cur.pipe() as usize & (ROWS - 1)][l];
                 if let Some(w) = self.local.write(
@@ -1219,13 +1435,13 @@ impl CoreSan {
     /// event fires when every earlier instruction of the pipe has finished, and the pipe's
     /// later instructions start after it: the pipe is ordered after its own past too.
     #[inline(always)]
-    fn snapshot(&mut self, p: usize) -> Clock {
+    fn snapshot(&mut self, p: usize) -> Clock<L> {
         // The row is read whole before the pipe's own lane is raised, then stored whole: a
         // whole-row load right after a one-lane store would wait for the store to retire.
         let p = p & (ROWS - 1);
         self.marks[p] = self.marks[p].wrapping_add(1);
         let mut row = self.vc[p];
-        if let Some(l) = ROW_LANE[p] {
+        if let Some(l) = Self::ROW_LANE[p] {
             row[l] = self.clock[p];
         }
         self.vc[p] = row;
@@ -1557,6 +1773,119 @@ pub(crate) fn on_copy(api: &'static str, dst: SanSide, src: SanSide, shape: &Cop
     });
 }
 
+/// A memory's name in messages: `UB`, `L1`, `L0A`, `L0B`, `L0C`.
+fn mem_name(mem: Memory) -> &'static str {
+    match mem {
+        Memory::Ub => "UB",
+        m => m.hardware_name(),
+    }
+}
+
+/// Whether the sanitizer is on for this thread's core (so that an instruction builds the
+/// operand lists of a hook only when one will read them).
+#[inline]
+pub(crate) fn is_on() -> bool {
+    SAN.with(Cell::get) != 0
+}
+
+/// A cube instruction's operand in a core's local memory: the memory, its byte span, and the
+/// tensor's lifetime tag.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Span {
+    pub mem: Memory,
+    pub s: usize,
+    pub e: usize,
+    pub tag: u64,
+}
+
+impl Span {
+    /// The first `bytes` bytes of `t`.
+    pub(crate) fn of<T: crate::element::Element>(t: &crate::tensor::LocalTensor<T>, bytes: usize) -> Span {
+        let s = t.get_phy_addr();
+        Span { mem: t.memory(), s, e: s + bytes, tag: t.tag }
+    }
+}
+
+/// The global memory a cube instruction reads or writes: `rows` rows of `row` bytes, `pitch`
+/// bytes apart, from byte `off` of the region at GM address `region`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct GmRows {
+    pub region: usize,
+    pub off: usize,
+    pub rows: usize,
+    pub row: usize,
+    pub pitch: usize,
+}
+
+impl GmRows {
+    /// The rows from byte `off` of `t`'s bound range on.
+    pub(crate) fn of<T: crate::element::Element>(
+        t: &crate::tensor::GlobalTensor<T>,
+        off: usize,
+        rows: usize,
+        row: usize,
+        pitch: usize,
+    ) -> GmRows {
+        let (region, base) = t.san_loc();
+        GmRows { region, off: base + off, rows, row, pitch }
+    }
+}
+
+/// A cube instruction on `pipe` (MTE2 for GM → L1/L0, MTE1 for L1 → L0, M for `Mmad`, FIX
+/// for `Fixpipe`): it reads the global memory `gm_in` and the local spans `reads`, then writes
+/// the local spans `writes` and the global memory `gm_out` (DMA writes of exactly those bytes).
+/// With `settles`, the pipe's later instructions are ordered after this one: the hardware
+/// resolves the dependency itself (the `Mmad` page: from `(m / 16) * (n / 16) >= 10` on, a
+/// later `Mmad` reading the same L0C needs no `PipeBarrier<PIPE_M>`). The core's state is
+/// widened to the clocks of every pipe first (see `shadow::VEC_LANES`).
+#[track_caller]
+pub(crate) fn on_cube(
+    api: &'static str,
+    pipe: pipe_t,
+    gm_in: &[GmRows],
+    reads: &[Span],
+    writes: &[Span],
+    gm_out: &[GmRows],
+    settles: bool,
+) {
+    let loc = Location::caller();
+    if !is_on() {
+        return;
+    }
+    widen_for_cube();
+    with_san!(|st| {
+        for sp in reads.iter().chain(writes) {
+            st.check_tag(api, sp.tag, loc);
+        }
+        let cur = st.start(api, pipe, loc);
+        for g in gm_in {
+            st.gm_rows_of(cur, g, false);
+        }
+        // An accumulating instruction's writes go first, as an in-place vector instruction's
+        // (see `on_vector`): its read of the bytes then finds its own write.
+        let in_place = writes.iter().any(|w| reads.iter().any(|r| r.mem == w.mem && r.s == w.s));
+        if in_place {
+            for w in writes {
+                st.local(w.mem, cur, w.s, w.e, true);
+            }
+        }
+        for r in reads {
+            st.local(r.mem, cur, r.s, r.e, false);
+        }
+        if !in_place {
+            for w in writes {
+                st.local(w.mem, cur, w.s, w.e, true);
+            }
+        }
+        for g in gm_out {
+            st.gm_rows_of(cur, g, true);
+        }
+        if settles {
+            st.settle(pipe, cur.clock);
+        }
+    });
+}
+
 /// `SetFlag`: the event remembers its source pipe's clock.
 pub(crate) fn on_set_flag(e: HardEventKind, id: i32) {
     with_san!(|s| {
@@ -1568,7 +1897,7 @@ pub(crate) fn on_set_flag(e: HardEventKind, id: i32) {
 /// `WaitFlag`: the destination pipe learns what the source pipe had done.
 pub(crate) fn on_wait_flag(e: HardEventKind, id: i32) {
     with_san!(|s| {
-        let c = std::mem::replace(&mut s.events[e.index as usize * IDS + id as usize], ZERO);
+        let c = std::mem::take(&mut s.events[e.index as usize * IDS + id as usize]);
         s.wait(e.dst as usize, &c);
     });
 }
@@ -1730,7 +2059,7 @@ pub(crate) fn on_alloc(
         b.gen = b.gen.wrapping_add(1).max(1);
         b.queued = false;
         b.alloc_at = loc;
-        let free = std::mem::replace(&mut b.free, ZERO);
+        let free = std::mem::take(&mut b.free);
         let gen = b.gen;
         b.live = true;
         s.valid[i + 1] = gen;
@@ -1747,7 +2076,7 @@ pub(crate) fn on_alloc(
 #[inline(always)]
 pub(crate) fn on_enque(san: QueSan, base: usize, len: usize, index: usize, q: Option<QuePipes>) {
     with_san!(|s| {
-        let c = q.map_or(ZERO, |q| s.snapshot(q.enq.0));
+        let c = q.map_or(Default::default(), |q| s.snapshot(q.enq.0));
         let Some(i) = que_idx(s, san, base, len, index) else { return };
         let b = &mut s.bufs[i];
         b.queued = true;
@@ -1762,7 +2091,7 @@ pub(crate) fn on_deque(san: QueSan, base: usize, len: usize, index: usize, q: Op
         let Some(i) = que_idx(s, san, base, len, index) else { return 0 };
         let b = &mut s.bufs[i];
         b.queued = false;
-        let (c, gen) = (std::mem::replace(&mut b.enq, ZERO), b.gen);
+        let (c, gen) = (std::mem::take(&mut b.enq), b.gen);
         if let Some(q) = q {
             s.join(q.enq.1, &c);
         }
@@ -1788,7 +2117,7 @@ pub(crate) fn on_free(
     let loc = Location::caller();
     with_san!(|s| {
         s.check_tag(api, tag, loc);
-        let (c, to) = q.map_or((ZERO, 0), |q| (s.snapshot(q.free.0), q.free.1));
+        let (c, to) = q.map_or((Default::default(), 0), |q| (s.snapshot(q.free.0), q.free.1));
         let Some(i) = que_idx(s, san, base, len, index) else { return };
         let b = &mut s.bufs[i];
         b.live = false;
@@ -1813,7 +2142,7 @@ pub(crate) fn on_pool_reset(queues: &[(QueSan, usize, usize, usize)]) {
                 if b.live {
                     continue;
                 }
-                let (free, to) = (std::mem::replace(&mut b.free, ZERO), b.free_to);
+                let (free, to) = (std::mem::take(&mut b.free), b.free_to);
                 s.wait(to, &free);
             }
         }
@@ -1853,8 +2182,8 @@ pub(crate) fn on_pipe_release(how: Release) {
             b.live = false;
             b.queued = false;
             b.freed_at = None;
-            b.enq = ZERO;
-            b.free = ZERO;
+            b.enq = Default::default();
+            b.free = Default::default();
             b.gen = b.gen.wrapping_add(1).max(1);
         }
         s.valid.fill(0);
@@ -1991,6 +2320,38 @@ mod tests {
         })
         .expect("the stale handle must be found");
         assert!(msg.contains("stale tensor handle") && msg.contains("buffer 1 of a VECIN queue"), "{msg}");
+    }
+
+    #[test]
+    fn a_state_widened_for_the_cube_keeps_what_it_knew() {
+        let (_region, gm) = ones_in_gm();
+        for fixed in [false, true] {
+            let msg = sanitized_fault_of(|| {
+                let mut pipe = TPipe::new();
+                let (mut b, mut o) = (TBuf::<VecCalc>::new(), TBuf::<VecCalc>::new());
+                pipe.init_tbuf(&mut b, 256);
+                pipe.init_tbuf(&mut o, 256);
+                let (x, y) = (b.get::<f32>(), o.get::<f32>());
+                data_copy(&x, &gm, 64); // MTE2 writes the tile, recorded in the narrow state
+                if fixed {
+                    set_flag::<HardEvent::MTE2_V>(0);
+                    wait_flag::<HardEvent::MTE2_V>(0);
+                }
+                assert_eq!(SAN.with(Cell::get) & WIDE, 0, "a vector core's state starts narrow");
+                let a = LocalTensor::<f16>::new(TPosition::A2, 0, 256);
+                let w = LocalTensor::<f16>::new(TPosition::B2, 0, 256);
+                let c = LocalTensor::<f32>::new(TPosition::CO1, 0, 256);
+                mmad(&c, &a, &w, &MmadParams::new(16, 16, 16, 0, false, true));
+                assert_ne!(SAN.with(Cell::get) & WIDE, 0, "the cube widened it");
+                add(&y, &x, &x, 64); // V reads the tile: ordered only with the event
+            });
+            if fixed {
+                assert_eq!(msg, None);
+            } else {
+                let msg = msg.expect("the race recorded before the widening must be found after it");
+                assert!(msg.contains("read-after-write race") && msg.contains("HardEvent::MTE2_V"), "{msg}");
+            }
+        }
     }
 
     #[test]

@@ -9,22 +9,32 @@
 
 use crate::sync::{pipe_t, PIPE_NUM};
 
-/// Lanes of a [`Clock`]: one per pipe that issues instructions in this model — S, V, MTE2 and
-/// MTE3 (see [`lane`]). The cube's pipes (M, MTE1, FIX) run no instruction yet, so they have no
-/// clock of their own; they still relay orderings (an event into a cube pipe and one out of
-/// it), since each pipe has a row of the core's vector clock. A lane each for them comes with
-/// the cube instructions.
-pub(crate) const LANES: usize = 4;
+/// Lanes of a core's [`Clock`] while it runs only the pipes of a vector core: S, V, MTE2 and
+/// MTE3 (see [`lane`]). A core's state starts with these (the hot path of every vector kernel:
+/// a clock is one SSE2 register) and is widened to [`ALL_LANES`] the first time the core uses
+/// the cube (see `CoreSan::widen`): the cube's pipes had no instruction until then, so their
+/// lanes start at 0 everywhere and the widening is exact.
+pub(crate) const VEC_LANES: usize = 4;
+
+/// Lanes of a core's [`Clock`] once it uses the cube: also M, MTE1 and FIX (and a spare lane,
+/// so that the count stays a power of two).
+pub(crate) const ALL_LANES: usize = 8;
 
 /// Rows of the core's vector clock: one per `pipe_t` value (`PIPE_ALL`'s row stays unused).
 pub(crate) const ROWS: usize = 8;
-const _: () = assert!(PIPE_NUM < ROWS && ROWS.is_power_of_two() && LANES.is_power_of_two());
+const _: () = assert!(
+    PIPE_NUM < ROWS
+        && ROWS.is_power_of_two()
+        && VEC_LANES.is_power_of_two()
+        && ALL_LANES.is_power_of_two()
+        && PIPE_NUM < ALL_LANES
+);
 
-/// The clock lane of a pipe that issues instructions: S 0, V 1, MTE2 2, MTE3 3. It is also the
-/// pipe's read slot in the shadow.
+/// The clock lane of a pipe: S 0, V 1, MTE2 2, MTE3 3 (the lanes of a vector core's clock),
+/// M 4, MTE1 5, FIX 6. It is also the pipe's read slot in the shadow.
 ///
 /// # Panics
-/// Panics for a cube pipe (no instruction of this model runs there).
+/// Panics for `PIPE_ALL` (no instruction runs on it).
 #[inline(always)]
 pub(crate) const fn lane(p: pipe_t) -> usize {
     match p {
@@ -32,36 +42,55 @@ pub(crate) const fn lane(p: pipe_t) -> usize {
         pipe_t::PIPE_V => 1,
         pipe_t::PIPE_MTE2 => 2,
         pipe_t::PIPE_MTE3 => 3,
-        _ => panic!("sanitizer: no instruction of this model runs on a cube pipe"),
+        pipe_t::PIPE_M => 4,
+        pipe_t::PIPE_MTE1 => 5,
+        pipe_t::PIPE_FIX => 6,
+        pipe_t::PIPE_ALL => panic!("sanitizer: no instruction runs on PIPE_ALL"),
     }
 }
 
-/// The pipe of each lane (the inverse of [`lane`]).
-pub(crate) const LANE_PIPES: [pipe_t; LANES] =
-    [pipe_t::PIPE_S, pipe_t::PIPE_V, pipe_t::PIPE_MTE2, pipe_t::PIPE_MTE3];
+/// The pipe of each lane (the inverse of [`lane`]; the spare lane 7 has none, and says
+/// `PIPE_ALL`).
+pub(crate) const LANE_PIPES: [pipe_t; ALL_LANES] = [
+    pipe_t::PIPE_S,
+    pipe_t::PIPE_V,
+    pipe_t::PIPE_MTE2,
+    pipe_t::PIPE_MTE3,
+    pipe_t::PIPE_M,
+    pipe_t::PIPE_MTE1,
+    pipe_t::PIPE_FIX,
+    pipe_t::PIPE_ALL,
+];
 const _: () = {
     let mut i = 0;
-    while i < LANES {
+    while i < PIPE_NUM {
         assert!(lane(LANE_PIPES[i]) == i);
         i += 1;
     }
 };
 
-/// The lane of each clock row (a `pipe_t` value): `None` for the pipes without one (the
-/// cube's, `PIPE_ALL`).
+/// The lane of each clock row (a `pipe_t` value): `None` for `PIPE_ALL`'s.
 pub(crate) const ROW_LANE: [Option<usize>; ROWS] = {
     let mut t = [None; ROWS];
     let mut i = 0;
-    while i < LANES {
+    while i < PIPE_NUM {
         t[LANE_PIPES[i] as usize] = Some(i);
         i += 1;
     }
     t
 };
 
-/// A pipe's view of the clocks of the pipes that issue instructions (a row of the core's
-/// vector clock), indexed by [`lane`].
-pub(crate) type Clock = [u32; LANES];
+/// A pipe's view of the clocks of the pipes (a row of the core's vector clock), indexed by
+/// [`lane`]: `L` is [`VEC_LANES`] or [`ALL_LANES`].
+pub(crate) type Clock<const L: usize> = [u32; L];
+
+/// `c` in `M >= L` lanes, the new ones 0.
+pub(crate) fn widen<const L: usize, const M: usize>(c: &[u32; L]) -> [u32; M] {
+    const { assert!(M >= L) };
+    let mut w = [0; M];
+    w[..L].copy_from_slice(c);
+    w
+}
 
 /// The largest clock value: a pipe's clock stops at it (an error), so that every clock fits
 /// in an `i32`. Compared signed, clocks keep their order, and x86-64's baseline (SSE2) has a
@@ -76,51 +105,54 @@ pub(crate) const MAX_CLOCK: u32 = i32::MAX as u32;
 /// made — a third of the sanitizer's time in a vector instruction).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Acc {
-    /// `site << 2 | lane`.
+    /// `site << 3 | lane`.
     tag: u32,
     pub clock: u32,
 }
-const _: () = assert!(std::mem::size_of::<Acc>() == 8 && LANES == 4);
+const _: () = assert!(std::mem::size_of::<Acc>() == 8 && ALL_LANES == 8);
 
 impl Acc {
     /// No access (clock 0: ordered before everything).
     pub const NONE: Acc = Acc { tag: 0, clock: 0 };
 
-    /// An access by `pipe` (one that issues instructions) at `clock`.
+    /// An access by `pipe` at `clock`.
     #[inline(always)]
     pub const fn new(site: u32, clock: u32, pipe: pipe_t) -> Acc {
-        Acc { tag: site << 2 | lane(pipe) as u32, clock }
+        Acc { tag: site << 3 | lane(pipe) as u32, clock }
     }
 
     /// The instruction's site.
     #[inline(always)]
     pub const fn site(&self) -> u32 {
-        self.tag >> 2
+        self.tag >> 3
     }
 
     /// The pipe's lane.
     #[inline(always)]
     pub const fn lane(&self) -> u8 {
-        (self.tag & 3) as u8
+        (self.tag & 7) as u8
     }
 
     /// The pipe.
     #[inline(always)]
     pub const fn pipe(&self) -> pipe_t {
-        LANE_PIPES[(self.tag & 3) as usize]
+        LANE_PIPES[(self.tag & 7) as usize]
     }
 
     /// The same access at another site.
     pub const fn at_site(self, site: u32) -> Acc {
-        Acc { tag: site << 2 | (self.tag & 3), clock: self.clock }
+        Acc { tag: site << 3 | (self.tag & 7), clock: self.clock }
     }
 
     /// Whether this access happens before an access of a pipe whose view is `row`. A pipe's
     /// own entry is the last of its own instructions it is ordered after (its clock for a pipe
     /// that finishes in order), so the same comparison covers an access of the same pipe.
     #[inline(always)]
-    fn before(&self, row: &Clock) -> bool {
-        row[self.lane() as usize] >= self.clock
+    fn before<const L: usize>(&self, row: &Clock<L>) -> bool {
+        // Masked: a narrow state never holds an access of a lane it lacks (it is widened
+        // before the cube's first access), and the mask spares the bounds check.
+        debug_assert!((self.lane() as usize) < L);
+        row[self.lane() as usize & (L - 1)] >= self.clock
     }
 }
 
@@ -136,16 +168,21 @@ impl Acc {
 /// read slot of lane 0 holds the later write's real clock and the earlier write's site
 /// meanwhile. A read is the error; a write ordered after the later one settles the bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct SegState {
+pub(crate) struct SegState<const L: usize> {
     pub w: Acc,
     /// By lane: the clock of the pipe's last read (0: none since the last write).
-    pub r_clock: Clock,
+    pub r_clock: Clock<L>,
     /// By lane: the site of that read (0 when there is none).
-    pub r_site: [u32; LANES],
+    pub r_site: [u32; L],
 }
 
-impl SegState {
-    const EMPTY: SegState = SegState { w: Acc::NONE, r_clock: [0; LANES], r_site: [0; LANES] };
+impl<const L: usize> SegState<L> {
+    const EMPTY: SegState<L> = SegState { w: Acc::NONE, r_clock: [0; L], r_site: [0; L] };
+
+    /// The same state in a wider clock (the new lanes' pipes never read these bytes).
+    fn widen<const M: usize>(&self) -> SegState<M> {
+        SegState { w: self.w, r_clock: widen(&self.r_clock), r_site: widen(&self.r_site) }
+    }
 
     /// The read of `lane`, as an access.
     fn read(&self, lane: usize) -> Acc {
@@ -167,7 +204,7 @@ impl SegState {
     /// in-place instruction's read finds its own write. (An undetermined segment's `w` is
     /// never reached: the caller's error path asks [`relaxed`](Self::relaxed).)
     #[inline(always)]
-    fn conflict(&self, write: bool, row: &Clock, cur: Acc) -> Option<(&'static str, Acc)> {
+    fn conflict(&self, write: bool, row: &Clock<L>, cur: Acc) -> Option<(&'static str, Acc)> {
         if !self.w.before(row) && self.w != cur {
             return Some((if write { "write-after-write" } else { "read-after-write" }, self.w));
         }
@@ -180,13 +217,13 @@ impl SegState {
 
     /// The read a write with view `row` is not ordered after, if any.
     #[inline(always)]
-    fn after_reads(&self, row: &Clock) -> Option<(&'static str, Acc)> {
+    fn after_reads(&self, row: &Clock<L>) -> Option<(&'static str, Acc)> {
         let mut late = false;
         for (r, k) in self.r_clock.iter().zip(row) {
             late |= r > k;
         }
         if late {
-            let l = (0..LANES).find(|&l| self.r_clock[l] > row[l]).unwrap_or(0);
+            let l = (0..L).find(|&l| self.r_clock[l] > row[l]).unwrap_or(0);
             return Some(("write-after-read", self.read(l)));
         }
         None
@@ -196,7 +233,7 @@ impl SegState {
     /// of lane `lane` unordered after a write of its own pipe (record it with
     /// [`defer`](Self::defer)); [`UNORDERED_WRITES`] with the earlier write for a read of
     /// bytes two such writes left; an undetermined segment's later write at its real clock.
-    fn relaxed(&self, write: bool, row: &Clock, cur: Acc) -> Option<(&'static str, Acc)> {
+    fn relaxed(&self, write: bool, row: &Clock<L>, cur: Acc) -> Option<(&'static str, Acc)> {
         let lane = cur.lane();
         let later = self.later();
         if self.w.clock == UNDETERMINED {
@@ -232,8 +269,8 @@ impl SegState {
     fn record(&mut self, write: bool, cur: Acc) {
         if write {
             self.w = cur;
-            self.r_clock = [0; LANES];
-            self.r_site = [0; LANES];
+            self.r_clock = [0; L];
+            self.r_site = [0; L];
         } else {
             let l = cur.lane() as usize;
             self.r_clock[l] = cur.clock;
@@ -243,10 +280,10 @@ impl SegState {
 }
 
 #[derive(Clone, Copy, Debug)]
-struct Seg {
+struct Seg<const L: usize> {
     s: u32,
     e: u32,
-    st: SegState,
+    st: SegState<L>,
 }
 
 /// The kind of [`Race`] of a read of bytes that two writes of one pipe left unordered: `prev`
@@ -274,9 +311,9 @@ pub(crate) struct Race {
 const CACHE_BITS: u32 = 7;
 const CACHE: usize = 1 << CACHE_BITS;
 
-pub(crate) struct Shadow {
-    segs: Vec<Seg>,
-    scratch: Vec<Seg>,
+pub(crate) struct Shadow<const L: usize> {
+    segs: Vec<Seg<L>>,
+    scratch: Vec<Seg<L>>,
     /// A two-way set-associative cache from a range's start to the index of the segment
     /// that was exactly that range (hints, validated on use: segments never overlap, so a
     /// segment with the same bounds is the one), the most recent first. Saves the binary
@@ -285,8 +322,8 @@ pub(crate) struct Shadow {
     cache: [[u32; 2]; CACHE],
 }
 
-impl Default for Shadow {
-    fn default() -> Shadow {
+impl<const L: usize> Default for Shadow<L> {
+    fn default() -> Shadow<L> {
         Shadow { segs: Vec::new(), scratch: Vec::new(), cache: [[0; 2]; CACHE] }
     }
 }
@@ -300,11 +337,24 @@ fn cache_slot(s: u32) -> usize {
     (((s >> 5).wrapping_mul(0x9E37_79B9)) >> (32 - CACHE_BITS)) as usize
 }
 
-impl Shadow {
+impl<const L: usize> Shadow<L> {
+    /// The same shadow in a wider clock.
+    pub(crate) fn widen<const M: usize>(&self) -> Shadow<M> {
+        let segs = self.segs.iter().map(|g| Seg { s: g.s, e: g.e, st: g.st.widen() }).collect();
+        Shadow { segs, scratch: Vec::new(), cache: self.cache }
+    }
+
     /// Records an access of `[s, e)` by `cur`, whose pipe's view of the others is `row`.
     /// Returns the first race found (the shadow is then left as it was).
     #[inline(always)]
-    pub(crate) fn access(&mut self, s: u32, e: u32, write: bool, cur: Acc, row: &Clock) -> Result<(), Race> {
+    pub(crate) fn access(
+        &mut self,
+        s: u32,
+        e: u32,
+        write: bool,
+        cur: Acc,
+        row: &Clock<L>,
+    ) -> Result<(), Race> {
         // Fastest path: the cache names a segment of exactly these bounds.
         let cslot = cache_slot(s);
         for way in self.cache[cslot] {
@@ -337,7 +387,7 @@ impl Shadow {
         e: u32,
         write: bool,
         cur: Acc,
-        row: &Clock,
+        row: &Clock<L>,
     ) -> Result<(), Race> {
         self.access_slow(s, e, write, cur, row, cache_slot(s), true)
     }
@@ -350,26 +400,26 @@ impl Shadow {
         e: u32,
         write: bool,
         cur: Acc,
-        row: &Clock,
+        row: &Clock<L>,
         cslot: usize,
         relaxed: bool,
     ) -> Result<(), Race> {
         if s >= e {
             return Ok(());
         }
-        let verdict = |st: &SegState| {
+        let verdict = |st: &SegState<L>| {
             if relaxed {
                 st.relaxed(write, row, cur)
             } else {
                 st.conflict(write, row, cur)
             }
         };
-        let check = |st: &SegState, a: u32, b: u32| match verdict(st) {
+        let check = |st: &SegState<L>, a: u32, b: u32| match verdict(st) {
             None | Some((DEFER, _)) => Ok(()),
             Some((kind, prev)) => Err(Race { kind, prev, s: a, e: b }),
         };
         // Only after every segment passed `check`: no race, or a write to defer.
-        let update = |st: &mut SegState| match verdict(st) {
+        let update = |st: &mut SegState<L>| match verdict(st) {
             Some((DEFER, _)) => st.defer(cur),
             _ => st.record(write, cur),
         };
@@ -424,7 +474,7 @@ impl Shadow {
             out.insert(at, Seg { s: pos, e, st });
         }
         // Merge equal neighbours inside the new run.
-        let mut merged: Vec<Seg> = Vec::with_capacity(out.len());
+        let mut merged: Vec<Seg<L>> = Vec::with_capacity(out.len());
         for g in out.drain(..) {
             match merged.last_mut() {
                 Some(m) if m.e == g.s && m.st == g.st => m.e = g.e,
@@ -471,12 +521,12 @@ mod tests {
     }
 
     /// A view that knows everything.
-    const ALL: Clock = [MAX_CLOCK; LANES];
+    const ALL: Clock<VEC_LANES> = [MAX_CLOCK; VEC_LANES];
     /// A view that knows nothing.
-    const NONE: Clock = [0; LANES];
+    const NONE: Clock<VEC_LANES> = [0; VEC_LANES];
 
     /// A view that knows everything but `p`.
-    fn all_but(p: pipe_t) -> Clock {
+    fn all_but(p: pipe_t) -> Clock<VEC_LANES> {
         let mut c = ALL;
         c[lane(p)] = 0;
         c
@@ -484,7 +534,7 @@ mod tests {
 
     #[test]
     fn splits_and_merges() {
-        let mut sh = Shadow::default();
+        let mut sh = Shadow::<VEC_LANES>::default();
         let v = acc(pipe_t::PIPE_V, 1);
         sh.access(0, 64, true, v, &ALL).ok().unwrap();
         sh.access(32, 96, true, v, &ALL).ok().unwrap();
@@ -507,7 +557,7 @@ mod tests {
 
     #[test]
     fn a_write_names_the_unordered_read_of_each_pipe() {
-        let mut sh = Shadow::default();
+        let mut sh = Shadow::<VEC_LANES>::default();
         sh.access(0, 64, true, acc(pipe_t::PIPE_MTE2, 1), &ALL).ok().unwrap();
         sh.access(0, 64, false, Acc::new(7, 3, pipe_t::PIPE_V), &ALL).ok().unwrap();
         sh.access(0, 64, false, Acc::new(9, 4, pipe_t::PIPE_S), &ALL).ok().unwrap();
@@ -527,9 +577,16 @@ mod tests {
     #[test]
     fn unordered_writes_of_one_pipe_are_an_error_only_when_read() {
         let mte2 = pipe_t::PIPE_MTE2;
-        let mut sh = Shadow::default();
+        let mut sh = Shadow::<VEC_LANES>::default();
         // As the sanitizer does: a race found by the fast check is checked again, relaxed.
-        fn go(sh: &mut Shadow, s: u32, e: u32, write: bool, cur: Acc, row: &Clock) -> Result<(), Race> {
+        fn go(
+            sh: &mut Shadow<VEC_LANES>,
+            s: u32,
+            e: u32,
+            write: bool,
+            cur: Acc,
+            row: &Clock<VEC_LANES>,
+        ) -> Result<(), Race> {
             sh.access(s, e, write, cur, row).or_else(|_| sh.access_relaxed(s, e, write, cur, row))
         }
         // Two MTE2 writes, the second not ordered after the first (MTE2's own lane at 0).
@@ -555,7 +612,7 @@ mod tests {
     fn two_ranges_whose_starts_share_a_cache_set_both_stay_cached() {
         let a = 0u32;
         let b = (1..1 << 14).map(|k| k * 32).find(|&s| cache_slot(s) == cache_slot(a)).unwrap();
-        let mut sh = Shadow::default();
+        let mut sh = Shadow::<VEC_LANES>::default();
         let v = acc(pipe_t::PIPE_V, 1);
         for _ in 0..2 {
             sh.access(a, a + 32, true, v, &ALL).ok().unwrap();
@@ -567,7 +624,7 @@ mod tests {
 
     #[test]
     fn cache_hints_survive_shifting_segments() {
-        let mut sh = Shadow::default();
+        let mut sh = Shadow::<VEC_LANES>::default();
         let v = acc(pipe_t::PIPE_V, 1);
         let m = acc(pipe_t::PIPE_MTE2, 1);
         // [256, 512) is cached at index 0, then a segment before it shifts it to index 1.
