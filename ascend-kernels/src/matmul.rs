@@ -17,7 +17,7 @@
 //! let a: Vec<f16> = (0..m * k).map(|i| f16::from_f32((i % 7) as f32 - 3.0)).collect();
 //! let b: Vec<f16> = (0..k * n).map(|i| f16::from_f32((i % 5) as f32 * 0.5)).collect();
 //! let t = MatmulTiling::new(m, n, k, 128, 128, 64);
-//! let c = run_matmul(Soc::Ascend910B, &a, &b, &t, 2).unwrap();
+//! let (c, _stats) = run_matmul(Soc::Ascend910B, &a, &b, &t, 2).unwrap();
 //! assert_eq!(c, matmul_reference(&a, &b, &t));
 //! ```
 
@@ -203,7 +203,7 @@ pub fn matmul(a: GmAddr, b: GmAddr, c: GmAddr, tiling: GmAddr) {
 }
 
 /// Host side: copies `a` and `b` to GM, launches [`matmul`] as a cube kernel on `block_dim`
-/// cores of `soc`, and returns C.
+/// cores of `soc`, and returns C with the launch's statistics.
 ///
 /// # Errors
 /// The launch's error (a core's failure).
@@ -213,16 +213,16 @@ pub fn run_matmul(
     b: &[f16],
     t: &MatmulTiling,
     block_dim: u32,
-) -> Result<Vec<f16>, LaunchError> {
+) -> Result<(Vec<f16>, LaunchStats), LaunchError> {
     let (a_gm, b_gm) = (GmBuffer::from_slice(a), GmBuffer::from_slice(b));
     let c_gm = GmBuffer::<f16>::zeroed(t.m as usize * t.n as usize);
     let tiling = GmBuffer::from_tiling(t);
     let (pa, pb, pc, pt) = (a_gm.addr(), b_gm.addr(), c_gm.addr(), tiling.addr());
-    Launch::new(soc)
+    let stats = Launch::new(soc)
         .kernel_type(KernelType::AicOnly)
         .block_dim(block_dim)
         .run(move || matmul(pa, pb, pc, pt))?;
-    Ok(c_gm.to_vec())
+    Ok((c_gm.to_vec(), stats))
 }
 
 /// The result the kernel must give, bit for bit: per output element, the products of each run
@@ -262,7 +262,7 @@ mod tests {
         let (a, b) = (random(256 * 192, 1), random(192 * 384, 2));
         let want = matmul_reference(&a, &b, &t);
         for cores in [1, 4, 8] {
-            assert_eq!(run_matmul(Soc::Ascend910B, &a, &b, &t, cores).unwrap(), want, "{cores} cores");
+            assert_eq!(run_matmul(Soc::Ascend910B, &a, &b, &t, cores).unwrap().0, want, "{cores} cores");
         }
     }
 
@@ -271,7 +271,7 @@ mod tests {
     fn small_tiles_accumulate_too() {
         let t = MatmulTiling::new(32, 48, 64, 16, 16, 32);
         let (a, b) = (random(32 * 64, 3), random(64 * 48, 4));
-        assert_eq!(run_matmul(Soc::Ascend910B, &a, &b, &t, 3).unwrap(), matmul_reference(&a, &b, &t));
+        assert_eq!(run_matmul(Soc::Ascend910B, &a, &b, &t, 3).unwrap().0, matmul_reference(&a, &b, &t));
     }
 
     /// As a vector kernel it fails at the first cube memory, naming the fix.
