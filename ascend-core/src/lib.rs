@@ -85,7 +85,9 @@ pub mod prelude {
         CROSS_CORE_FLAG_IDS,
     };
     pub use crate::ctrl_spr::*;
-    pub use crate::cube::fixpipe::{fixpipe, fixpipe_nz, FixpipeOut, FixpipeParamsV220, QuantMode_t};
+    pub use crate::cube::fixpipe::{
+        fixpipe, fixpipe_nz, set_fix_pipe_config, FixpipeOut, FixpipeParamsV220, QuantMode_t,
+    };
     pub use crate::cube::load_data::{load_data, LoadData2DParams, LoadDataElement, LoadDataSource};
     pub use crate::cube::mmad::{mmad, MmadParams, MmadTypes};
     pub use crate::cube::nd2nz::{data_copy_nd2nz, Nd2NzElement, Nd2NzParams};

@@ -675,3 +675,44 @@ fn fixpipe_chips() {
         },
     );
 }
+
+/// `SetFixPipeConfig`'s unit-flag reset takes an L0C tensor on Ascend910B and Ascend310B and
+/// changes nothing; another memory (the quantisation-tensor form) or chip fails.
+#[test]
+fn set_fix_pipe_config_resets_unit_flags_only() {
+    use ascend_core::cube::fixpipe::set_fix_pipe_config;
+    for soc in [Soc::Ascend910B, Soc::Ascend310B] {
+        on(soc, || {
+            let mut l0c = LocalMemAllocator::<L0C>::new();
+            let c = l0c.alloc::<f32>(256);
+            c.copy_from_slice(&(0..256).map(|i| i as f32).collect::<Vec<_>>());
+            set_fix_pipe_config::<f32, false>(&c, true);
+            set_fix_pipe_config::<f32, false>(&c, false);
+            assert_eq!(c.to_vec(), (0..256).map(|i| i as f32).collect::<Vec<_>>());
+        });
+    }
+    expect_panic(
+        || {
+            on(Soc::Ascend910B, || {
+                let mut l1 = LocalMemAllocator::<L1>::new();
+                set_fix_pipe_config::<u64, false>(&l1.alloc::<u64>(16), false);
+            })
+        },
+        &[
+            "SetFixPipeConfig",
+            "preData is in L1 (position A1)",
+            "only the unit-flag reset with a CO1 (L0C) tensor",
+        ],
+    );
+    for soc in [Soc::Ascend910, Soc::Ascend310P] {
+        expect_panic(
+            || {
+                on(soc, || {
+                    let mut l0c = LocalMemAllocator::<L0C>::new();
+                    set_fix_pipe_config::<f32, false>(&l0c.alloc::<f32>(256), true);
+                })
+            },
+            &["SetFixPipeConfig is not supported on", "(supported: Ascend910B, Ascend310B)"],
+        );
+    }
+}

@@ -20,6 +20,8 @@ mod group_barrier;
 mod inter_core;
 mod matmul_basic_api;
 mod memory;
+mod mmad_gemv;
+mod mmad_unitflag;
 mod ms_sanitizer;
 mod slice_pool;
 mod sort;

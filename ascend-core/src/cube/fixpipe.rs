@@ -615,3 +615,49 @@ unsafe fn write_gm<D: Element>(dst: &GlobalTensor<D>, at: *mut D, data: &[D], sh
         unsafe { crate::gm_io::store(d.add(r * shape.d_pitch), s.add(r * shape.s_pitch), shape.row) };
     }
 }
+
+/// Clears the unit flags of every L0C block (AscendC `SetFixPipeConfig<T, setRelu>(preData,
+/// isUnitFlag)` with `preData` a `CO1` tensor): the hand-over marks `Mmad` and `Fixpipe` leave
+/// with `unitFlag` 2 and 3. Unit flags only decide when the FIX pipe may take an L0C block
+/// the M pipe is done with — timing, which is not modelled — so the call checks its operands
+/// and changes nothing. The form that loads a quantisation tensor from the Fixpipe buffer
+/// (`C2PIPE2GM`) belongs to the quantising `Fixpipe` modes, which are not modelled. `SET_RELU`
+/// must be `false`, as the vendor supports only that:
+///
+/// ```compile_fail
+/// use ascend_core::prelude::*;
+/// use ascend_core::cube::fixpipe::set_fix_pipe_config;
+/// let mut l0c = LocalMemAllocator::<L0C>::new();
+/// set_fix_pipe_config::<f32, true>(&l0c.alloc::<f32>(256), true);
+/// ```
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// use ascend_core::cube::fixpipe::set_fix_pipe_config;
+/// let mut l0c = LocalMemAllocator::<L0C>::new();
+/// let c = l0c.alloc::<f32>(16 * 16);
+/// set_fix_pipe_config::<f32, false>(&c, true);
+/// ```
+///
+/// # Panics
+/// Panics if the chip is not Ascend910B or Ascend310B, or `pre_data` is not in L0C (the
+/// quantisation-tensor form).
+#[track_caller]
+pub fn set_fix_pipe_config<T: Element, const SET_RELU: bool>(pre_data: &LocalTensor<T>, is_unit_flag: bool) {
+    const { assert!(!SET_RELU, "SetFixPipeConfig: setRelu supports only false") };
+    let api = "SetFixPipeConfig";
+    let soc = crate::ctx::get_soc();
+    ensure(matches!(soc, Soc::Ascend910B | Soc::Ascend310B), api, || {
+        format!("SetFixPipeConfig is not supported on {soc} (supported: Ascend910B, Ascend310B)")
+    });
+    let mem = pre_data.memory();
+    ensure(mem == Memory::L0C, api, || {
+        format!(
+            "preData is in {} (position {}): only the unit-flag reset with a CO1 (L0C) tensor is modelled; the \
+             quantisation tensor of the Fixpipe buffer belongs to the quantising Fixpipe modes, which are not",
+            mem.hardware_name(),
+            pre_data.get_position()
+        )
+    });
+    let _ = is_unit_flag;
+}
