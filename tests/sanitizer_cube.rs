@@ -333,3 +333,51 @@ fn missing_fix_mte2_before_reading_a_fixpipe_output_back() {
     assert!(text.contains("add SetFlag<HardEvent::FIX_MTE2> / WaitFlag<HardEvent::FIX_MTE2>"), "{text}");
     assert_eq!(f.line, line_of("marker: read back"));
 }
+
+/// Two ND2NZ copies interleaving their rows in one L1 tile (`dstNzNStride = 2`), with no
+/// barrier between them, then `LoadData` reading every other fractal while the next copy
+/// fills the fractals between: the bytes differ, so there is no race — until a copy writes a
+/// fractal `LoadData` reads.
+fn interleaved(overwrite_read: bool, x: GmAddr) {
+    let mut g = GlobalTensor::<f16>::new();
+    g.set_global_buffer(x, 1024);
+    let (mut l1, mut l0a) = (LocalMemAllocator::<L1>::new(), LocalMemAllocator::<L0A>::new());
+    let a1 = l1.alloc_at::<A1, f16>(4 * 256);
+    let a2 = l0a.alloc_at::<A2, f16>(2 * 256);
+    // Rows 0, 2, 4, … of fractal 0 and rows 1, 3, 5, … from two copies.
+    let rows = Nd2NzParams::new(1, 8, 16, 0, 16, 16, 2, 0);
+    data_copy_nd2nz(&a1, &g, &rows);
+    data_copy_nd2nz(&a1.view(16), &g.view(128), &rows);
+    set_flag::<HardEvent::MTE2_MTE1>(EVENT_ID0);
+    wait_flag::<HardEvent::MTE2_MTE1>(EVENT_ID0);
+    // Fractals 0 and 2.
+    load_data(&a2, &a1, &LoadData2DParams::new(0, 2, 2, 0, 0, false, 0));
+    // Fractal 1 (or 2) refilled with no MTE1_MTE2 event.
+    let to = if overwrite_read { 512 } else { 256 };
+    data_copy_nd2nz(&a1.view(to), &g, &Nd2NzParams::new(1, 16, 16, 0, 16, 16, 1, 0));
+    // marker: refill
+}
+
+#[test]
+fn accesses_are_checked_by_the_bytes_they_really_touch() {
+    let x = GmBuffer::from_vec((0..1024).map(|i| f16::from_f32((i % 50) as f32)).collect::<Vec<_>>());
+    let xa = x.addr();
+    let run = |overwrite_read: bool| {
+        Launch::new(Soc::Ascend910B)
+            .block_dim(1)
+            .kernel_type(KernelType::AicOnly)
+            .run(move || interleaved(overwrite_read, xa))
+    };
+    run(false).expect("interleaved rows and untouched fractals are no race");
+    let e = run(true).expect_err("refilling a fractal LoadData reads needs MTE1_MTE2");
+    let f = e.primary().expect("a fault");
+    let text = f.to_string();
+    assert!(
+        text.contains(
+            "write-after-read race on core 0: DataCopy on pipe MTE2 writes L1 bytes [0x400, 0x600)"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("HardEvent::MTE1_MTE2"), "{text}");
+    assert_eq!(f.line, line_of("marker: refill"));
+}

@@ -540,7 +540,19 @@ fn run<D: FixpipeOut<S>, S: Element>(
             let (out_cols, width) = if split { (n / 8, 8) } else { (cols as usize, 16) };
             vec![GmRows::of(dst, 0, out_cols, m * width * usz, dst_stride as usize * 32)]
         };
-        let l0c = [Span::of(src, src_bytes)];
+        // The Z columns read: per matrix, `cols` runs of `m` rows of 16, `srcStride` apart (one
+        // run when they touch). Past 4096 runs, their envelope.
+        let (src_nd, src_stride, cols) = (src_nd as usize, src_stride as usize, cols as usize);
+        let l0c = if nd_num as usize * cols > 4096 {
+            vec![Span::of(src, src_bytes)]
+        } else {
+            crate::sanitizer::spans_of(
+                src,
+                (0..nd_num as usize).flat_map(|mat| {
+                    (0..cols).map(move |k| ((mat * src_nd + k * src_stride) * S::SIZE, m * 16 * S::SIZE))
+                }),
+            )
+        };
         crate::sanitizer::on_cube(API, pipe_t::PIPE_FIX, &[], &l0c, &[], &gm, false);
     }
 

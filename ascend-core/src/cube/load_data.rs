@@ -23,7 +23,7 @@ use crate::cube::{check_extent, check_operand, FRACTAL_BYTES};
 use crate::element::{bf16, f16, Element};
 use crate::error::{check, ensure};
 use crate::position::Memory;
-use crate::sanitizer::{GmRows, Span};
+use crate::sanitizer::GmRows;
 use crate::soc::Soc;
 use crate::sync::pipe_t;
 use crate::tensor::{GlobalTensor, LocalTensor};
@@ -240,15 +240,18 @@ pub fn load_data<T: LoadDataElement, S: LoadDataSource<T>>(
     });
     check_extent(dst, API, "dst", (dst_last + 1) * FRACTAL_BYTES);
     if crate::sanitizer::is_on() {
-        let from = p.start_index as usize * FRACTAL_BYTES;
-        let out = [Span::of(dst, (dst_last + 1) * FRACTAL_BYTES)];
+        // The fractals each side really touches: `repeat` of 512 bytes, `src_stride` and
+        // `dst_gap + 1` fractals apart.
+        let (from, pitch) = (p.start_index as usize * FRACTAL_BYTES, p.src_stride as usize * FRACTAL_BYTES);
+        let dst_pitch = (p.dst_gap as usize + 1) * FRACTAL_BYTES;
+        let out = crate::sanitizer::spans_of(dst, (0..repeat).map(|i| (i * dst_pitch, FRACTAL_BYTES)));
         match s.at {
             sealed::At::Gm(rows) => {
-                let g = [GmRows { off: rows.off + from, rows: 1, row: src_bytes - from, pitch: 0, ..rows }];
+                let g = [GmRows { off: rows.off + from, rows: repeat, row: FRACTAL_BYTES, pitch, ..rows }];
                 crate::sanitizer::on_cube(API, pipe_t::PIPE_MTE2, &g, &[], &out, &[], false)
             }
             sealed::At::Local(span) => {
-                let r = [Span { s: span.s + from, e: span.s + src_bytes, ..span }];
+                let r = span.runs((0..repeat).map(|i| (from + i * pitch, FRACTAL_BYTES)));
                 crate::sanitizer::on_cube(API, pipe_t::PIPE_MTE1, &[], &r, &out, &[], false)
             }
         }

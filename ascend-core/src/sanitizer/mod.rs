@@ -1799,11 +1799,35 @@ pub(crate) struct Span {
 }
 
 impl Span {
+    /// The byte runs `(offset, length)` from this span's start, in increasing order, as spans,
+    /// contiguous runs merged: what the shadow checks, so that bytes between the runs (another
+    /// buffer interleaved with this one) are not taken for accessed.
+    pub(crate) fn runs(self, runs: impl IntoIterator<Item = (usize, usize)>) -> Vec<Span> {
+        let mut out: Vec<Span> = Vec::new();
+        for (off, len) in runs {
+            let (s, e) = (self.s + off, self.s + off + len);
+            match out.last_mut() {
+                Some(last) if last.e == s => last.e = e,
+                _ => out.push(Span { s, e, ..self }),
+            }
+        }
+        out
+    }
+
     /// The first `bytes` bytes of `t`.
     pub(crate) fn of<T: crate::element::Element>(t: &crate::tensor::LocalTensor<T>, bytes: usize) -> Span {
         let s = t.get_phy_addr();
         Span { mem: t.memory(), s, e: s + bytes, tag: t.tag }
     }
+}
+
+/// The byte runs `(offset, length)` of `t` an instruction touches, in increasing order, as
+/// [`Span`]s (see [`Span::runs`]).
+pub(crate) fn spans_of<T: crate::element::Element>(
+    t: &crate::tensor::LocalTensor<T>,
+    runs: impl IntoIterator<Item = (usize, usize)>,
+) -> Vec<Span> {
+    Span::of(t, 0).runs(runs)
 }
 
 /// The global memory a cube instruction reads or writes: `rows` rows of `row` bytes, `pitch`
