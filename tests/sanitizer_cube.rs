@@ -353,9 +353,8 @@ fn interleaved(overwrite_read: bool, x: GmAddr) {
     // Fractals 0 and 2.
     load_data(&a2, &a1, &LoadData2DParams::new(0, 2, 2, 0, 0, false, 0));
     // Fractal 1 (or 2) refilled with no MTE1_MTE2 event.
-    let to = if overwrite_read { 512 } else { 256 };
-    data_copy_nd2nz(&a1.view(to), &g, &Nd2NzParams::new(1, 16, 16, 0, 16, 16, 1, 0));
-    // marker: refill
+    let (to, p) = (if overwrite_read { 512 } else { 256 }, Nd2NzParams::new(1, 16, 16, 0, 16, 16, 1, 0));
+    data_copy_nd2nz(&a1.view(to), &g, &p); // marker: refill
 }
 
 #[test]
@@ -380,4 +379,40 @@ fn accesses_are_checked_by_the_bytes_they_really_touch() {
     );
     assert!(text.contains("HardEvent::MTE1_MTE2"), "{text}");
     assert_eq!(f.line, line_of("marker: refill"));
+}
+
+/// A plain `DataCopy` GM → L1 (MTE2) then `LoadData` (MTE1), with or without the event.
+fn copy_to_l1_then_load(fixed: bool, x: GmAddr) {
+    let mut g = GlobalTensor::<f16>::new();
+    g.set_global_buffer(x, 256);
+    let (mut l1, mut l0a) = (LocalMemAllocator::<L1>::new(), LocalMemAllocator::<L0A>::new());
+    let (a1, a2) = (l1.alloc_at::<A1, f16>(256), l0a.alloc_at::<A2, f16>(256));
+    data_copy(&a1, &g, 256);
+    if fixed {
+        set_flag::<HardEvent::MTE2_MTE1>(EVENT_ID0);
+        wait_flag::<HardEvent::MTE2_MTE1>(EVENT_ID0);
+    }
+    load_data(&a2, &a1, &LoadData2DParams::new(0, 1, 1, 0, 0, false, 0)); // marker: load after copy
+}
+
+#[test]
+fn missing_mte2_mte1_after_a_plain_copy_to_l1() {
+    let x = GmBuffer::from_vec(vec![f16::from_f32(1.0); 256]);
+    let xa = x.addr();
+    let run = |fixed: bool| {
+        Launch::new(Soc::Ascend910B)
+            .block_dim(1)
+            .kernel_type(KernelType::AicOnly)
+            .run(move || copy_to_l1_then_load(fixed, xa))
+    };
+    run(true).expect("the fixed kernel is clean");
+    let e = run(false).expect_err("LoadData needs MTE2_MTE1 after the copy");
+    let f = e.primary().expect("a fault");
+    let text = f.to_string();
+    assert!(
+        text.contains("read-after-write race on core 0: LoadData on pipe MTE1 reads L1 bytes [0x0, 0x200) of the L1 buffer that DataCopy on pipe MTE2"),
+        "{text}"
+    );
+    assert!(text.contains("HardEvent::MTE2_MTE1"), "{text}");
+    assert_eq!(f.line, line_of("marker: load after copy"));
 }

@@ -129,8 +129,10 @@ mod sealed {
         pub(crate) bytes: usize,
         /// Elements of the tensor.
         pub(crate) elems: usize,
-        /// UB byte address, or `None` for GM.
+        /// UB (or L1) byte address, or `None` for GM.
         pub(crate) ub_addr: Option<usize>,
+        /// The tensor is in L1 (see [`Mem::copy_side`]).
+        pub(crate) l1: bool,
     }
 
     /// Resolves a tensor to a [`Side`].
@@ -140,6 +142,12 @@ mod sealed {
         /// Checks the tensor for `api` and returns its raw extent.
         #[track_caller]
         fn side(&self, api: &'static str, name: &'static str) -> Side;
+        /// [`side`](Self::side) for `DataCopy`'s count and `DataCopyParams` forms, which also
+        /// move GM → L1 (the caller checks the direction and the chip).
+        #[track_caller]
+        fn copy_side(&self, api: &'static str, name: &'static str) -> Side {
+            self.side(api, name)
+        }
         /// Where the tensor is, for the sanitizer.
         fn san(&self) -> crate::sanitizer::SanSide;
         /// The GM region behind a global tensor (`None` for a UB tensor).
@@ -154,8 +162,20 @@ mod sealed {
         fn side(&self, api: &'static str, name: &'static str) -> Side {
             local_side(self, api, name)
         }
+        #[track_caller]
+        fn copy_side(&self, api: &'static str, name: &'static str) -> Side {
+            if self.memory() == crate::position::Memory::L1 {
+                l1_side(self, api, name)
+            } else {
+                local_side(self, api, name)
+            }
+        }
         fn san(&self) -> crate::sanitizer::SanSide {
-            crate::sanitizer::SanSide::Ub(self.get_phy_addr(), self.tag)
+            if self.memory() == crate::position::Memory::L1 {
+                crate::sanitizer::SanSide::L1(self.get_phy_addr(), self.tag)
+            } else {
+                crate::sanitizer::SanSide::Ub(self.get_phy_addr(), self.tag)
+            }
         }
     }
 
@@ -186,13 +206,41 @@ fn local_side<T: Element>(t: &LocalTensor<T>, api: &'static str, name: &'static 
     );
     let addr = t.get_phy_addr();
     check!(addr % BLOCK_BYTES == 0, api, "{name} UB address = {addr:#x} is not 32-byte aligned");
-    Side { ptr: t.ptr().cast(), bytes: t.get_length(), elems: t.get_size(), ub_addr: Some(addr) }
+    Side { ptr: t.ptr().cast(), bytes: t.get_length(), elems: t.get_size(), ub_addr: Some(addr), l1: false }
+}
+
+/// An L1 side: 32-byte aligned, as the GM → L1 copy pages ask.
+#[cold]
+#[track_caller]
+fn l1_side<T: Element>(t: &LocalTensor<T>, api: &'static str, name: &'static str) -> Side {
+    let addr = t.get_phy_addr();
+    check!(addr % BLOCK_BYTES == 0, api, "{name} L1 address = {addr:#x} is not 32-byte aligned");
+    Side { ptr: t.ptr().cast(), bytes: t.get_length(), elems: t.get_size(), ub_addr: Some(addr), l1: true }
+}
+
+/// A copy with an L1 side: only GM → L1 exists (its pages: Ascend910, Ascend910B and
+/// Ascend310P; the way out of the cube is `Fixpipe` from L0C).
+#[cold]
+#[track_caller]
+fn check_l1_copy(api: &'static str, d: &Side, s: &Side) {
+    check!(
+        d.l1 && !s.l1 && s.ub_addr.is_none(),
+        api,
+        "{}: DataCopy moves GM -> L1 only (results leave the cube through L0C and Fixpipe)",
+        if d.l1 { "src is not global memory" } else { "src is in L1" }
+    );
+    let soc = crate::ctx::get_soc();
+    check!(
+        matches!(soc, Soc::Ascend910 | Soc::Ascend910B | Soc::Ascend310P),
+        api,
+        "DataCopy GM -> L1 is not supported on {soc} (supported: Ascend910, Ascend910B, Ascend310P)"
+    );
 }
 
 #[track_caller]
 fn gm_side<T: Element>(t: &GlobalTensor<T>, api: &'static str) -> Side {
     let ptr = t.base_ptr(api).cast();
-    Side { ptr, bytes: t.get_size() * T::SIZE, elems: t.get_size(), ub_addr: None }
+    Side { ptr, bytes: t.get_size() * T::SIZE, elems: t.get_size(), ub_addr: None, l1: false }
 }
 
 /// The directions [`data_copy`] and [`data_copy_params`] support: `DataCopy<Src>` is
@@ -331,8 +379,11 @@ pub fn data_copy<D: DataCopy<S>, S: Mem<Elem = D::Elem>>(dst: &D, src: &S, count
     let api = "DataCopy";
     let size = <D::Elem as Element>::SIZE;
     let dtype = <D::Elem as Element>::DTYPE;
-    let d = dst.side(api, "dst");
-    let s = src.side(api, "src");
+    let d = dst.copy_side(api, "dst");
+    let s = src.copy_side(api, "src");
+    if d.l1 || s.l1 {
+        check_l1_copy(api, &d, &s);
+    }
     let Some(bytes) = count.checked_mul(size) else {
         let (s_elems, d_elems) = (s.elems, d.elems);
         crate::error::fail_with(api, move || {
@@ -408,8 +459,11 @@ pub(crate) fn copy_params_as<D: DataCopy<S>, S: Mem<Elem = D::Elem>>(
     src: &S,
     params: &DataCopyParams,
 ) {
-    let d = dst.side(api, "dst");
-    let s = src.side(api, "src");
+    let d = dst.copy_side(api, "dst");
+    let s = src.copy_side(api, "src");
+    if d.l1 || s.l1 {
+        check_l1_copy(api, &d, &s);
+    }
     let DataCopyParams { block_count, block_len, src_stride, dst_stride } = *params;
     ensure(block_count <= MAX_BLOCK_COUNT, api, || {
         format!("blockCount = {block_count} is out of range [0, {MAX_BLOCK_COUNT}]")
@@ -1283,6 +1337,7 @@ pub fn data_copy_slice<D: DataCopySlice<S>, S: Mem<Elem = D::Elem>>(
         let bytes = ((plan.start + off) * size) as usize;
         match san {
             crate::sanitizer::SanSide::Ub(a, tag) => crate::sanitizer::SanSide::Ub(a + bytes, tag),
+            crate::sanitizer::SanSide::L1(a, tag) => crate::sanitizer::SanSide::L1(a + bytes, tag),
             crate::sanitizer::SanSide::Gm(r, o) => crate::sanitizer::SanSide::Gm(r, o + bytes),
         }
     };

@@ -716,3 +716,63 @@ fn set_fix_pipe_config_resets_unit_flags_only() {
         );
     }
 }
+
+/// `DataCopy` GM → L1, count and `DataCopyParams` forms (the "GM to L1" pages): the bytes
+/// land unchanged, gaps keep their values; every other direction with an L1 side, an
+/// unaligned L1 address and Ascend310B fail.
+#[test]
+fn data_copy_moves_gm_to_l1() {
+    let src: Vec<f16> = (0..256).map(|i| f16::from_f32(i as f32)).collect();
+    on(Soc::Ascend910B, || {
+        let (_r, g) = gm(&src);
+        let mut l1 = LocalMemAllocator::<L1>::new();
+        let a1 = l1.alloc_at::<A1, f16>(256);
+        data_copy(&a1, &g.view(16), 128);
+        assert_eq!(a1.to_vec()[..128], src[16..144]);
+        assert!(a1.to_vec()[128..].iter().all(|x| x.to_f32() == 0.0));
+        // two rows of one block (16 halves), one block skipped in the source and two in L1
+        let b1 = l1.alloc_at::<B1, f16>(256);
+        data_copy_params(&b1, &g, &DataCopyParams::new(2, 1, 1, 2));
+        let got = b1.to_vec();
+        assert_eq!(got[..16], src[..16]);
+        assert_eq!(got[48..64], src[32..48]);
+        assert!(got[16..48].iter().chain(&got[64..]).all(|x| x.to_f32() == 0.0));
+    });
+    for soc in [Soc::Ascend910, Soc::Ascend310P] {
+        on(soc, || {
+            let (_r, g) = gm(&src);
+            let mut l1 = LocalMemAllocator::<L1>::new();
+            let a1 = l1.alloc_at::<A1, f16>(256);
+            data_copy(&a1, &g, 256);
+            assert_eq!(a1.to_vec(), src);
+        });
+    }
+    let (_r, g) = gm(&src);
+    expect_panic(
+        || {
+            on(Soc::Ascend910B, || {
+                let mut l1 = LocalMemAllocator::<L1>::new();
+                data_copy(&g, &l1.alloc_at::<A1, f16>(256), 256);
+            })
+        },
+        &["DataCopy", "src is in L1: DataCopy moves GM -> L1 only"],
+    );
+    expect_panic(
+        || {
+            on(Soc::Ascend910B, || {
+                let mut l1 = LocalMemAllocator::<L1>::new();
+                data_copy(&l1.alloc_at::<A1, f16>(256).view(8), &g, 16);
+            })
+        },
+        &["DataCopy", "dst L1 address = 0x10 is not 32-byte aligned"],
+    );
+    expect_panic(
+        || {
+            on(Soc::Ascend310B, || {
+                let mut l1 = LocalMemAllocator::<L1>::new();
+                data_copy(&l1.alloc_at::<A1, f16>(256), &g, 256);
+            })
+        },
+        &["DataCopy GM -> L1 is not supported on Ascend310B"],
+    );
+}

@@ -1591,6 +1591,8 @@ const fn que_events_of(src: TPosition, dst: TPosition) -> QueEvents {
 pub enum SanSide {
     /// UB byte address and the tensor's lifetime tag.
     Ub(usize, u64),
+    /// L1 byte address and the tensor's lifetime tag (the destination of a GM → L1 copy).
+    L1(usize, u64),
     /// GM region (address of its first byte) and byte offset in it.
     Gm(usize, usize),
 }
@@ -1744,7 +1746,7 @@ pub(crate) struct CopyShape {
     pub s_span: usize,
 }
 
-/// A copy: MTE2 (GM→UB), MTE3 (UB→GM) or V (UB→UB).
+/// A copy: MTE2 (GM→UB or GM→L1), MTE3 (UB→GM) or V (UB→UB).
 #[track_caller]
 #[inline(always)]
 pub(crate) fn on_copy(api: &'static str, dst: SanSide, src: SanSide, shape: &CopyShape) {
@@ -1769,7 +1771,14 @@ pub(crate) fn on_copy(api: &'static str, dst: SanSide, src: SanSide, shape: &Cop
             st.ub(cur, s, s + shape.s_span, false);
             st.ub(cur, d, d + shape.d_span, true);
         }
-        (SanSide::Gm(..), SanSide::Gm(..)) => {}
+        (SanSide::L1(d, tag), SanSide::Gm(region, off)) => {
+            st.check_tag(api, tag, loc);
+            let cur = st.start(api, pipe_t::PIPE_MTE2, loc);
+            st.gm_rows(cur, region, off, shape.s_pitch, shape, false);
+            st.local(Memory::L1, cur, d, d + shape.d_span, true);
+        }
+        // The copy's checks let L1 be only the destination of a GM source.
+        (SanSide::L1(..), _) | (_, SanSide::L1(..)) | (SanSide::Gm(..), SanSide::Gm(..)) => {}
     });
 }
 
