@@ -416,3 +416,114 @@ fn missing_mte2_mte1_after_a_plain_copy_to_l1() {
     assert!(text.contains("HardEvent::MTE2_MTE1"), "{text}");
     assert_eq!(f.line, line_of("marker: load after copy"));
 }
+
+/// The kernel above written with queues, as the older vendor samples do (`TQue<A1>`, `<B1>`,
+/// `<A2>`, `<B2>`, `<CO1>`): EnQue/DeQue and FreeTensor/AllocTensor set and wait the same events
+/// the hand-written kernel sets. `bypass_a1` uses the L1 tensors without their EnQue/DeQue;
+/// `stale` reads A1 through a handle kept from before its FreeTensor.
+fn queue_matmul(bypass_a1: bool, stale: bool, a: GmAddr, b: GmAddr, c: GmAddr) {
+    let (mut a_gm, mut b_gm, mut c_gm) =
+        (GlobalTensor::<f16>::new(), GlobalTensor::<f16>::new(), GlobalTensor::<f32>::new());
+    a_gm.set_global_buffer(a, M * K);
+    b_gm.set_global_buffer(b, K * N);
+    c_gm.set_global_buffer(c, M * N);
+    let mut pipe = TPipe::new();
+    let (mut in_a1, mut in_b1) = (TQue::<A1, 1>::new(), TQue::<B1, 1>::new());
+    let (mut in_a2, mut in_b2, mut out_co1) =
+        (TQue::<A2, 1>::new(), TQue::<B2, 1>::new(), TQue::<Co1, 1>::new());
+    pipe.init_buffer(&mut in_a1, 1, T * T * 2);
+    pipe.init_buffer(&mut in_b1, 1, T * T * 2);
+    pipe.init_buffer(&mut in_a2, 1, T * T * 2);
+    pipe.init_buffer(&mut in_b2, 1, T * T * 2);
+    pipe.init_buffer(&mut out_co1, 1, T * T * 4);
+    let t = T as u16;
+    let mut kept = None;
+    for tile in 0..N / T {
+        let c1 = out_co1.alloc_tensor::<f32>();
+        for ks in 0..K / T {
+            // CopyIn
+            let (a1, b1) = (in_a1.alloc_tensor::<f16>(), in_b1.alloc_tensor::<f16>());
+            data_copy_nd2nz(&a1, &a_gm.view(ks * T), &Nd2NzParams::new(1, t, t, 0, K as u16, t, 1, 0));
+            data_copy_nd2nz(
+                &b1,
+                &b_gm.view(ks * T * N + tile * T),
+                &Nd2NzParams::new(1, t, t, 0, N as u16, t, 1, 0),
+            );
+            // (EnQue of one of them is enough: its MTE2_MTE1 event orders every copy before it.)
+            let (a1, b1) = if bypass_a1 {
+                (a1, b1)
+            } else {
+                in_a1.enque(a1);
+                in_b1.enque(b1);
+                (in_a1.deque::<f16>(), in_b1.deque::<f16>())
+            };
+            // Split
+            let (a2, b2) = (in_a2.alloc_tensor::<f16>(), in_b2.alloc_tensor::<f16>());
+            let src_a = if stale { kept.clone().unwrap_or_else(|| a1.clone()) } else { a1.clone() };
+            load_data(&a2, &src_a, &LoadData2DParams::new(0, 1, 1, 0, 0, false, 0)); // marker: split a
+            load_data(&b2, &b1, &LoadData2DParams::new(0, 1, 1, 0, 0, true, 0));
+            kept = Some(a1.clone());
+            in_a1.free_tensor(a1);
+            in_b1.free_tensor(b1);
+            in_a2.enque(a2);
+            in_b2.enque(b2);
+            // Compute
+            let (a2, b2) = (in_a2.deque::<f16>(), in_b2.deque::<f16>());
+            if ks > 0 {
+                pipe_barrier::<PIPE_M>();
+            }
+            mmad(&c1, &a2, &b2, &MmadParams::new(t, t, t, 0, false, ks == 0));
+            in_a2.free_tensor(a2);
+            in_b2.free_tensor(b2);
+        }
+        out_co1.enque(c1);
+        // CopyOut
+        let c1 = out_co1.deque::<f32>();
+        let params = FixpipeParamsV220::new(t, t, t, N as u32, false, QuantMode_t::NoQuant, 0, 1, 0, 0, 0);
+        fixpipe(&c_gm.view(tile * T), &c1, &params);
+        out_co1.free_tensor(c1);
+    }
+}
+
+fn run_queue_matmul(bypass_a1: bool, stale: bool) -> Result<Vec<f32>, LaunchError> {
+    let (a, b) = inputs();
+    let (ga, gb, gc) = (GmBuffer::from_slice(&a), GmBuffer::from_slice(&b), GmBuffer::<f32>::zeroed(M * N));
+    let (xa, xb, xc) = (ga.addr(), gb.addr(), gc.addr());
+    Launch::new(Soc::Ascend910B)
+        .block_dim(1)
+        .kernel_type(KernelType::AicOnly)
+        .run(|| queue_matmul(bypass_a1, stale, xa, xb, xc))?;
+    Ok(gc.to_vec())
+}
+
+#[test]
+fn a_matmul_with_cube_queues_is_clean_and_exact() {
+    let (a, b) = inputs();
+    let c = run_queue_matmul(false, false).expect("the queues order every hand-off");
+    let want = reference(&a, &b);
+    assert_eq!(
+        c.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+        want.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn l1_tensors_used_without_their_queues() {
+    let f = expect_fault(
+        run_queue_matmul(true, false),
+        &[
+            "read-after-write race on core 0: LoadData on pipe MTE1 reads L1 bytes [0x0, 0x200) of the L1 buffer",
+            "add SetFlag<HardEvent::MTE2_MTE1> / WaitFlag<HardEvent::MTE2_MTE1>, or EnQue/DeQue the tensor through \
+             an A1/B1 queue",
+        ],
+    );
+    assert_eq!(f.line, line_of("marker: split a"));
+}
+
+#[test]
+fn a1_handle_used_after_free_tensor() {
+    expect_fault(
+        run_queue_matmul(false, true),
+        &["stale tensor handle", "buffer 0 of a A1 queue (L1 [0x0, 0x200))", "LoadData"],
+    );
+}

@@ -9,7 +9,7 @@ use crate::ctx::with_core;
 use crate::element::{Element, BLOCK_BYTES};
 use crate::error::{check, ensure, fail};
 use crate::group_barrier::GROUP_BARRIER_UB_BYTES;
-use crate::position::{Position, TPosition};
+use crate::position::{Memory, Position, TPosition};
 use crate::tensor::LocalTensor;
 use crate::ub::Ub;
 
@@ -71,6 +71,9 @@ pub struct TPipe {
     epoch: Rc<Cell<u64>>,
     /// The pools carved from this pipe (and from them) since its last reset.
     pools: Rc<PoolRegistry>,
+    /// Next free byte of each cube memory (L1, L0A, L0B, L0C: `Memory as usize - 1`), for
+    /// queues and buffers at the cube's positions.
+    cube_cur: [usize; 4],
 }
 
 impl TPipe {
@@ -97,7 +100,7 @@ impl TPipe {
             }
             Rc::clone(&c.ub)
         });
-        TPipe { ub, cur: 0, buffers: 0, epoch: Rc::new(Cell::new(0)), pools: Rc::default() }
+        TPipe { ub, cur: 0, buffers: 0, epoch: Rc::new(Cell::new(0)), pools: Rc::default(), cube_cur: [0; 4] }
     }
 
     /// Empties the allocator (AscendC `TPipe::Reset`): later `init_buffer` calls start again at
@@ -118,6 +121,7 @@ impl TPipe {
     /// ```
     pub fn reset(&mut self) {
         self.cur = 0;
+        self.cube_cur = [0; 4];
         with_core(|c| c.pipe_end.set(0));
         self.buffers = 0;
         self.epoch.set(self.epoch.get() + 1);
@@ -147,6 +151,54 @@ impl TPipe {
         let (start, rounded) = self.carve_bytes(api, num, len);
         self.buffers += num;
         (start, rounded)
+    }
+
+    /// [`carve`](Self::carve) in a cube memory (`mem` is not the UB): the arena, the byte
+    /// offset of the first buffer and the rounded length. The pipe's 64 buffers are shared by
+    /// all its memories, as AscendC's are.
+    #[track_caller]
+    fn carve_cube(
+        &mut self,
+        api: &'static str,
+        mem: Memory,
+        num: usize,
+        len: usize,
+    ) -> (Rc<Ub>, usize, usize) {
+        ensure((1..=MAX_PIPE_BUFFERS).contains(&num), api, || {
+            format!("num = {num} is out of range [1, {MAX_PIPE_BUFFERS}]")
+        });
+        ensure(len > 0, api, || "len = 0: a buffer needs at least one byte".to_string());
+        ensure(self.buffers + num <= MAX_PIPE_BUFFERS, api, || {
+            format!(
+                "num = {num} more buffers would make {} in this pipe; the limit is {MAX_PIPE_BUFFERS}",
+                self.buffers + num
+            )
+        });
+        let arena = with_core(|c| c.arena(mem, api));
+        let (size, cur) = (arena.size(), self.cube_cur[mem as usize - 1]);
+        let rounded = len.div_ceil(BLOCK_BYTES).checked_mul(BLOCK_BYTES);
+        let total = rounded.and_then(|r| r.checked_mul(num));
+        let fits = total.and_then(|t| t.checked_add(cur)).is_some_and(|end| end <= size);
+        ensure(fits, api, || {
+            match (rounded, total) {
+            (Some(rounded), Some(total)) => format!(
+                "{num} buffer(s) of {len} bytes (rounded to {rounded}) need {total} bytes, but only {} of the {} \
+                 buffer's {size} bytes are free ({cur} already used)",
+                size - cur,
+                mem.hardware_name()
+            ),
+            _ => format!(
+                "num = {num} buffer(s) of len = {len} bytes overflow the address space; the {} buffer has {size} \
+                 bytes ({} free)",
+                mem.hardware_name(),
+                size - cur
+            ),
+        }
+        });
+        let (rounded, total) = (rounded.unwrap_or(0), total.unwrap_or(0));
+        self.cube_cur[mem as usize - 1] = cur + total;
+        self.buffers += num;
+        (arena, cur, rounded)
     }
 
     /// The bytes of [`carve`](Self::carve), without counting buffers (a `TBufPool`'s memory).
@@ -212,15 +264,23 @@ impl TPipe {
     #[track_caller]
     pub fn init_tbuf<P: Position>(&mut self, buf: &mut TBuf<P>, len: usize) {
         let api = "TPipe::InitBuffer";
-        ensure(P::POS.is_ub(), api, || {
-            format!(
-                "the TBuf's position is {}: only VECIN, VECOUT and VECCALC buffers (Unified Buffer) are emulated; \
-                 place cube tensors with LocalMemAllocator or LocalTensor::new",
-                P::POS
-            )
-        });
-        let (off, rounded) = self.carve(api, 1, len);
-        buf.mem = Some((Rc::clone(&self.ub), off, rounded));
+        let soc = crate::ctx::get_soc();
+        let (arena, off, rounded) = match P::POS.memory(soc) {
+            Some(Memory::Ub) => {
+                let (off, rounded) = self.carve(api, 1, len);
+                (Rc::clone(&self.ub), off, rounded)
+            }
+            Some(mem) => self.carve_cube(api, mem, 1, len),
+            None => fail(
+                api,
+                format!(
+                    "the TBuf's position is {} and on {soc} that is {}: a TBuf lives in a memory of the core",
+                    P::POS,
+                    no_memory(P::POS)
+                ),
+            ),
+        };
+        buf.mem = Some((arena, off, rounded));
         // Like a queue, the buffer is only valid until the pipe is reset or dropped.
         buf.epoch = Some((Rc::clone(&self.epoch), self.epoch.get()));
         buf.pool = None;
@@ -247,16 +307,65 @@ impl TPipe {
     #[track_caller]
     pub fn init_buffer<Q: InitBuffer>(&mut self, que: &mut Q, num: usize, len: usize) {
         let api = "TPipe::InitBuffer";
-        let src = que.src_position();
-        ensure(src.is_ub(), api, || {
-            format!(
-                "the queue's position is {src}: only VECIN, VECOUT and VECCALC queues (Unified Buffer) are \
-                 emulated"
+        let (src, dst) = (que.src_position(), que.dst_position());
+        let soc = crate::ctx::get_soc();
+        let mem = que_memory(soc, src, dst).unwrap_or_else(|| {
+            let (s, d) = crate::sanitizer::que_logic(src, dst).unwrap_or((src, dst));
+            let at = if d == TPosition::GM || d == TPosition::CO2 { s } else { d };
+            fail(
+                api,
+                format!(
+                    "the queue {src} -> {dst} keeps its buffers at {at}, which on {soc} is {}: a queue's buffers \
+                     live in a memory of the core",
+                    no_memory(at)
+                ),
             )
         });
         check_requeue(api, que, &self.epoch);
-        let (base, rounded) = self.carve(api, num, len);
-        attach_queue(que, &self.ub, &self.epoch, base, rounded, num, None);
+        if mem == Memory::Ub {
+            let (base, rounded) = self.carve(api, num, len);
+            attach_queue(que, &self.ub, &self.epoch, base, rounded, num, None);
+        } else {
+            let (arena, base, rounded) = self.carve_cube(api, mem, num, len);
+            attach_queue(que, &arena, &self.epoch, base, rounded, num, None);
+        }
+    }
+}
+
+/// The memory a queue between `src` and `dst` keeps its buffers in on `soc` (the vendor's
+/// `GetBufferPos` over the queue's logical positions: the destination's memory, or the
+/// source's when the data leaves for GM or CO2), or `None` when that is global memory or a
+/// memory this emulator does not model.
+fn que_memory(soc: crate::soc::Soc, src: TPosition, dst: TPosition) -> Option<Memory> {
+    let Some((s, d)) = crate::sanitizer::que_logic(src, dst) else {
+        return src.memory(soc); // VECCALC
+    };
+    let coupled = matches!(soc, crate::soc::Soc::Ascend910 | crate::soc::Soc::Ascend310P);
+    let from_src = d == TPosition::GM || (d == TPosition::CO2 && (!coupled || s == TPosition::CO1));
+    if from_src {
+        s.memory(soc)
+    } else {
+        d.memory(soc)
+    }
+}
+
+/// What position `pos` is on a chip where it has no memory of the core, for a message.
+fn no_memory(pos: TPosition) -> &'static str {
+    match pos {
+        TPosition::C2 => "the bias table, which is not modelled",
+        _ => "global memory",
+    }
+}
+
+/// The pipes of the events of a queue between `S` and `D`: from the table, at compile time,
+/// for the vector positions; on the chip of the running core for the cube's (see
+/// `sanitizer::que_events_on`).
+#[inline(always)]
+fn que_pipes<S: Position, D: Position>() -> Option<crate::sanitizer::QuePipes> {
+    if const { crate::sanitizer::que_chip_dependent(S::POS, D::POS) } {
+        crate::sanitizer::que_pipes_on(crate::ctx::get_soc(), S::POS, D::POS)
+    } else {
+        const { crate::sanitizer::que_pipes(S::POS, D::POS) }
     }
 }
 
@@ -299,15 +408,17 @@ fn attach_queue<Q: InitBuffer>(
     num: usize,
     pool: Option<Rc<PoolNode>>,
 ) {
-    let san = crate::sanitizer::on_init_queue(base, rounded, num, que.src_position());
+    let san_base = crate::sanitizer::buf_key(ub.mem(), base);
+    let san = crate::sanitizer::on_init_queue(san_base, rounded, num, que.src_position());
     if let Some(p) = &pool {
-        p.queues.borrow_mut().push((san, base, rounded, num));
+        p.queues.borrow_mut().push((san, san_base, rounded, num));
     }
     que.attach(QueCore {
         ub: Rc::clone(ub),
         epoch: Rc::clone(epoch),
         epoch_at_init: epoch.get(),
         base,
+        san_base,
         buf_len: rounded,
         states: vec![BufState::Free; num],
         cursor: 0,
@@ -491,6 +602,8 @@ mod que {
         pub(crate) epoch_at_init: u64,
         /// Byte offset of buffer 0; buffer `i` starts at `base + i * buf_len`.
         pub(crate) base: usize,
+        /// `base` as the sanitizer keys the buffers (see `sanitizer::buf_key`).
+        pub(crate) san_base: usize,
         pub(crate) buf_len: usize,
         pub(crate) states: Vec<BufState>,
         /// Round-robin allocation cursor, as in AscendC's `AllocBuffer`.
@@ -529,11 +642,17 @@ mod que {
         debug_assert!(x <= 1 << 20);
         ((x as u64 * recip) >> RECIP_SHIFT) as usize
     }
-    /// Every chip's Unified Buffer (and so every offset within it) is at most `2^20` bytes.
+    /// Every chip's Unified Buffer and cube memories (and so every offset within them) are at
+    /// most `2^20` bytes.
     const _: () = {
         let mut i = 0;
         while i < crate::soc::Soc::ALL.len() {
             assert!(crate::soc::Soc::ALL[i].ub_size() <= 1 << 20);
+            let mut m = 0;
+            while m < Memory::ALL.len() {
+                assert!(crate::soc::Soc::ALL[i].memory_size(Memory::ALL[m]) <= 1 << 20);
+                m += 1;
+            }
             i += 1;
         }
     };
@@ -711,6 +830,7 @@ use que::{reciprocal, BufState, QueCore};
 mod sealed {
     pub trait Sealed {
         fn src_position(&self) -> super::TPosition;
+        fn dst_position(&self) -> super::TPosition;
         fn depth(&self) -> usize;
         fn core_ref(&self) -> Option<&super::QueCore>;
         fn attach(&mut self, core: super::QueCore);
@@ -758,6 +878,9 @@ impl<Src: Position, Dst: Position, const DEPTH: usize> Default for TQueBind<Src,
 }
 
 impl<Src: Position, Dst: Position, const DEPTH: usize> sealed::Sealed for TQueBind<Src, Dst, DEPTH> {
+    fn dst_position(&self) -> TPosition {
+        Dst::POS
+    }
     fn src_position(&self) -> TPosition {
         Src::POS
     }
@@ -832,8 +955,8 @@ impl<Src: Position, Dst: Position, const DEPTH: usize> TQueBind<Src, Dst, DEPTH>
             core.pool_alloc("TQue::AllocTensor");
         }
         let idx = core.alloc("TQue::AllocTensor");
-        let q = const { crate::sanitizer::que_pipes(Src::POS, Dst::POS) };
-        let tag = crate::sanitizer::on_alloc(core.san, core.base, core.buf_len, idx, Src::POS, q);
+        let q = que_pipes::<Src, Dst>();
+        let tag = crate::sanitizer::on_alloc(core.san, core.san_base, core.buf_len, idx, Src::POS, q);
         core.tensor::<T>(idx, Src::POS).with_tag(tag)
     }
 
@@ -865,8 +988,8 @@ impl<Src: Position, Dst: Position, const DEPTH: usize> TQueBind<Src, Dst, DEPTH>
         core.check_live(api);
         let idx = core.index_of(api, &t);
         core.enque(api, idx, t.get_phy_addr());
-        let q = const { crate::sanitizer::que_pipes(S::POS, D::POS) };
-        crate::sanitizer::on_enque(core.san, core.base, core.buf_len, idx, q);
+        let q = que_pipes::<S, D>();
+        crate::sanitizer::on_enque(core.san, core.san_base, core.buf_len, idx, q);
     }
 
     /// Takes the tensor at the head of the queue (first in, first out), whole, as a tensor of
@@ -896,8 +1019,8 @@ impl<Src: Position, Dst: Position, const DEPTH: usize> TQueBind<Src, Dst, DEPTH>
     fn deque_at<T: Element, S: Position, D: Position>(&mut self) -> LocalTensor<T> {
         let core = self.core_mut("TQue::DeQue");
         let idx = core.deque("TQue::DeQue");
-        let q = const { crate::sanitizer::que_pipes(S::POS, D::POS) };
-        let tag = crate::sanitizer::on_deque(core.san, core.base, core.buf_len, idx, q);
+        let q = que_pipes::<S, D>();
+        let tag = crate::sanitizer::on_deque(core.san, core.san_base, core.buf_len, idx, q);
         core.tensor::<T>(idx, Src::POS).with_tag(tag)
     }
 
@@ -927,8 +1050,8 @@ impl<Src: Position, Dst: Position, const DEPTH: usize> TQueBind<Src, Dst, DEPTH>
         if let Some((pool, _)) = &core.pool {
             pool.busy.set(pool.busy.get() - 1);
         }
-        let q = const { crate::sanitizer::que_pipes(Src::POS, Dst::POS) };
-        crate::sanitizer::on_free(api, core.san, core.base, core.buf_len, idx, t.tag, q);
+        let q = que_pipes::<Src, Dst>();
+        crate::sanitizer::on_free(api, core.san, core.san_base, core.buf_len, idx, t.tag, q);
     }
 
     /// Whether another tensor may be enqueued: fewer than `DEPTH` are queued (AscendC

@@ -322,9 +322,17 @@ impl<T: Element> LocalTensor<T> {
         }
     }
 
-    /// The memory the tensor lives in.
+    /// The memory the tensor lives in (its position's memory on the chip; not an AscendC API).
+    ///
+    /// ```
+    /// use ascend_core::prelude::*;
+    /// let mut pipe = TPipe::new();
+    /// let mut q = TQue::<A1, 1>::new();
+    /// pipe.init_buffer(&mut q, 1, 512);
+    /// assert_eq!(q.alloc_tensor::<f16>().memory(), Memory::L1);
+    /// ```
     #[inline(always)]
-    pub(crate) fn memory(&self) -> crate::position::Memory {
+    pub fn memory(&self) -> crate::position::Memory {
         self.ub.mem()
     }
 

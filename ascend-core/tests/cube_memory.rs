@@ -168,16 +168,29 @@ fn static_cube_tensors_and_scalar_access() {
     });
 }
 
-/// A `TBuf` in a cube position is not carved from the Unified Buffer.
+/// A `TBuf` in a cube position is carved from that position's memory by the pipe's allocator
+/// of that memory; a position without a memory of the core (Ascend910B's `CO2`, in GM, and
+/// `C2`, the bias table) is refused.
 #[test]
-fn tbuf_at_a_cube_position_is_refused() {
+fn tbuf_at_a_cube_position_is_carved_from_its_memory() {
     on(Soc::Ascend910B, || {
         let mut pipe = TPipe::new();
-        let mut b = TBuf::<A1>::new();
+        let (mut a, mut b, mut c) = (TBuf::<A1>::new(), TBuf::<B1>::new(), TBuf::<Co1>::new());
+        pipe.init_tbuf(&mut a, 1000);
+        pipe.init_tbuf(&mut b, 64);
+        pipe.init_tbuf(&mut c, 4096);
+        let (ta, tb, tc) = (a.get::<f16>(), b.get::<f16>(), c.get::<f32>());
+        assert_eq!((ta.get_phy_addr(), ta.get_size(), ta.get_position()), (0, 512, TPosition::A1));
+        assert_eq!((tb.get_phy_addr(), tb.get_position()), (1024, TPosition::B1));
+        assert_eq!((tc.get_phy_addr(), tc.get_size(), tc.get_position()), (0, 1024, TPosition::CO1));
+        assert_eq!(pipe.used_bytes(), 0, "used_bytes counts the Unified Buffer");
+        let mut out = TBuf::<Co2>::new();
         assert_fails(
-            "TPipe::InitBuffer: the TBuf's position is A1: only VECIN, VECOUT and VECCALC buffers",
-            || pipe.init_tbuf(&mut b, 1024),
+            "TPipe::InitBuffer: the TBuf's position is CO2 and on Ascend910B that is global memory",
+            || pipe.init_tbuf(&mut out, 64),
         );
+        let mut bias = TBuf::<C2>::new();
+        assert_fails("the bias table, which is not modelled", || pipe.init_tbuf(&mut bias, 64));
     });
 }
 

@@ -80,11 +80,12 @@ fn count_copy_bounds_are_checked_on_both_sides() {
 fn ub_side_must_be_an_aligned_ub_position() {
     let (_r, src) = gm(&[0f32; 16]);
     let mut pipe = TPipe::new();
-    let l1 = LocalTensor::<f32>::new(TPosition::A1, 0, 16);
+    // L0C is not a DataCopy destination (GM -> L1 is: see the cube tests).
+    let l0c = LocalTensor::<f32>::new(TPosition::CO1, 0, 16);
     let x = tensor::<f32>(&mut pipe, 16);
     expect_panic(
-        || data_copy(&l1, &src, 8),
-        &["DataCopy: dst is at position A1: the Unified Buffer side must be VECIN, VECOUT or VECCALC"],
+        || data_copy(&l0c, &src, 8),
+        &["DataCopy: dst is at position CO1: the Unified Buffer side must be VECIN, VECOUT or VECCALC"],
     );
     expect_panic(
         || data_copy(&x.view(1), &src, 8),

@@ -332,12 +332,16 @@ fn init_buffer_twice_on_one_queue_fails() {
     );
 }
 
+/// A queue whose buffers would be in global memory (Ascend910B's CO2) fails; the cube's
+/// queues are in `cube_queue.rs`.
 #[test]
-fn init_buffer_of_a_non_ub_queue_fails() {
-    let mut pipe = TPipe::new();
-    let mut q = TQue::<A1, 1>::new();
-    let msg = panic_message(|| pipe.init_buffer(&mut q, 1, 32));
-    assert!(msg.contains("TPipe::InitBuffer: the queue's position is A1"), "{msg}");
+fn init_buffer_of_a_gm_queue_fails() {
+    run_on_core(CoreConfig::single(Soc::Ascend910B), || {
+        let mut pipe = TPipe::new();
+        let mut q = TQue::<Co2, 1>::new();
+        let msg = panic_message(|| pipe.init_buffer(&mut q, 1, 32));
+        assert!(msg.contains("TPipe::InitBuffer: the queue CO2 -> CO2 keeps its buffers at CO2"), "{msg}");
+    });
 }
 
 #[test]

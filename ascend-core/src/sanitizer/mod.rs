@@ -109,15 +109,19 @@ struct Buf<const L: usize> {
 
 impl<const L: usize> Buf<L> {
     fn describe(&self) -> String {
-        format!(
-            "buffer {} of a {} queue (UB [{:#x}, {:#x}))",
-            self.index,
-            self.pos,
-            self.start,
-            self.start + self.len
-        )
+        // The record's key: the memory above bit 32 (see `buf_key`).
+        let mem = match self.start >> 32 {
+            0 => "UB",
+            1 => "L1",
+            2 => "L0A",
+            3 => "L0B",
+            _ => "L0C",
+        };
+        let at = self.start & 0xffff_ffff;
+        format!("buffer {} of a {} queue ({mem} [{:#x}, {:#x}))", self.index, self.pos, at, at + self.len)
     }
 }
+const _: () = assert!(Memory::L0C as usize == 4 && Memory::Ub as usize == 0);
 
 /// A queue's handle on its buffers' records, as [`on_init_queue`] returned it: the sanitizer
 /// session that registered them and the index of the first (buffer `i` has `first + i`).
@@ -1233,6 +1237,9 @@ impl<const L: usize> CoreSan<L> {
             let queue = match e.name {
                 "MTE2_V" => ", or EnQue/DeQue the tensor through a VECIN queue",
                 "V_MTE3" => ", or EnQue/DeQue the tensor through a VECOUT queue",
+                "MTE2_MTE1" => ", or EnQue/DeQue the tensor through an A1/B1 queue",
+                "MTE1_M" => ", or EnQue/DeQue the tensor through an A2/B2 queue",
+                "M_FIX" => ", or EnQue/DeQue the tensor through a CO1 queue",
                 "V_MTE2" | "MTE3_V" if queued => {
                     ", or FreeTensor the buffer and AllocTensor it again through its queue"
                 }
@@ -1535,6 +1542,86 @@ pub(crate) const fn que_pipes(src: TPosition, dst: TPosition) -> Option<QuePipes
         }),
         None => None,
     }
+}
+
+/// Whether the events of a queue between `src` and `dst` depend on the chip: a cube position
+/// is involved (the memory behind `C1`, `C2`, `CO1` and `CO2` differs between the chips). Such
+/// a queue asks [`que_pipes_on`] at run time; the others use the table.
+pub(crate) const fn que_chip_dependent(src: TPosition, dst: TPosition) -> bool {
+    const fn vec(p: TPosition) -> bool {
+        matches!(p, TPosition::GM | TPosition::VECIN | TPosition::VECOUT | TPosition::VECCALC)
+    }
+    !(vec(src) && vec(dst))
+}
+
+/// The logical source and destination of a queue between `src` and `dst`: a `TQue<pos>`'s are
+/// the vendor's `GetBufferLogicPos(pos)` (the data stream it stands for: `A1` is GM → A1,
+/// `A2` is A1 → A2, `CO1` is CO1 → CO2, `CO2` CO2 → GM, VECIN GM → VECIN, VECOUT VECOUT → GM);
+/// a `TQueBind`'s are its own. `None` for a `VECCALC` queue (no stream).
+pub(crate) const fn que_logic(src: TPosition, dst: TPosition) -> Option<(TPosition, TPosition)> {
+    use TPosition::*;
+    if src as usize != dst as usize {
+        return Some((src, dst));
+    }
+    Some(match src {
+        A1 | B1 | C1 | VECIN => (GM, src),
+        A2 => (A1, A2),
+        B2 => (B1, B2),
+        C2 => (C1, C2),
+        CO1 => (CO1, CO2),
+        CO2 | VECOUT => (src, GM),
+        GM | VECCALC => return None,
+    })
+}
+
+/// [`que_events`] on chip `soc`: the vendor's `GetQueEvt` over the memories (`GetPhyType`) of
+/// the queue's logical source and destination. The cube's streams: GM → L1 `MTE2_MTE1`, GM →
+/// L0A/L0B `MTE2_M`, L1 → L0A/L0B `MTE1_M`, UB → L1 `MTE3_MTE1`, L1 → UB `MTE1_V`, L0A/L0B →
+/// L0C `M_V`, L0C → GM (Ascend910B, Ascend310B) `M_FIX`, L0C → UB (Ascend910, Ascend310P)
+/// `M_V`; each with its reverse as the free event. A stream the vendor gives no event pair
+/// (UB → L0C, a memory this emulator does not model) has none.
+pub(crate) fn que_events_on(soc: crate::soc::Soc, src: TPosition, dst: TPosition) -> QueEvents {
+    use crate::sync::{Event, HardEvent as H};
+    use Memory::*;
+    let (s, d) = que_logic(src, dst)?;
+    // `None` is global memory (CO2 on Ascend910B is GM), or the bias table (C2 on Ascend910B),
+    // which a queue cannot be given buffers in.
+    let (hs, hd) = (s.memory(soc), d.memory(soc));
+    if (s == TPosition::C2 && hs.is_none()) || (d == TPosition::C2 && hd.is_none()) {
+        return None;
+    }
+    let pair = |a: HardEventKind, b: HardEventKind| Some((a, b));
+    match (hs, hd) {
+        (None, Some(Ub)) => pair(H::MTE2_V::EVENT, H::V_MTE2::EVENT),
+        (None, Some(L1)) => pair(H::MTE2_MTE1::EVENT, H::MTE1_MTE2::EVENT),
+        (None, Some(L0A | L0B)) => pair(H::MTE2_M::EVENT, H::M_MTE2::EVENT),
+        (Some(Ub), None) => pair(H::V_MTE3::EVENT, H::MTE3_V::EVENT),
+        (Some(Ub), Some(L1)) => pair(H::MTE3_MTE1::EVENT, H::MTE1_MTE3::EVENT),
+        (Some(Ub), Some(Ub)) => pair(H::MTE2_MTE3::EVENT, H::MTE3_MTE2::EVENT),
+        (Some(L1), Some(Ub)) => pair(H::MTE1_V::EVENT, H::V_MTE1::EVENT),
+        (Some(L1), Some(L0A | L0B)) => pair(H::MTE1_M::EVENT, H::M_MTE1::EVENT),
+        (Some(L0A | L0B), Some(L0C)) => pair(H::M_V::EVENT, H::V_M::EVENT),
+        (Some(L0C), _) if matches!(soc, crate::soc::Soc::Ascend910 | crate::soc::Soc::Ascend310P) => {
+            pair(H::M_V::EVENT, H::V_M::EVENT)
+        }
+        (Some(L0C), _) => pair(H::M_FIX::EVENT, H::FIX_M::EVENT),
+        _ => None,
+    }
+}
+
+/// [`que_pipes`] on chip `soc` (see [`que_events_on`]).
+pub(crate) fn que_pipes_on(soc: crate::soc::Soc, src: TPosition, dst: TPosition) -> Option<QuePipes> {
+    que_events_on(soc, src, dst).map(|(e, f)| QuePipes {
+        enq: (e.src as usize & (ROWS - 1), e.dst as usize & (ROWS - 1)),
+        free: (f.src as usize & (ROWS - 1), f.dst as usize & (ROWS - 1)),
+    })
+}
+
+/// The key the sanitizer records a queue buffer of memory `mem` at address `addr` under: the
+/// UB's addresses as they are, the cube memories' above 2^32, one range each, so that records
+/// of different memories never meet.
+pub(crate) const fn buf_key(mem: Memory, addr: usize) -> usize {
+    ((mem as usize) << 32) + addr
 }
 
 /// Every position, in declaration order (`TPosition as usize` indexes it).
@@ -2385,6 +2472,36 @@ mod tests {
                 assert!(msg.contains("read-after-write race") && msg.contains("HardEvent::MTE2_V"), "{msg}");
             }
         }
+    }
+
+    /// The queues' events per chip, as the vendor's `GetQueEvt` gives them.
+    #[test]
+    fn cube_queue_events_follow_the_chip() {
+        use crate::soc::Soc::*;
+        use TPosition::*;
+        let name = |soc, s, d| que_events_on(soc, s, d).map(|(e, f)| (e.name, f.name));
+        for soc in crate::soc::Soc::ALL {
+            assert_eq!(name(soc, A1, A1), Some(("MTE2_MTE1", "MTE1_MTE2")), "{soc}");
+            assert_eq!(name(soc, B1, B1), Some(("MTE2_MTE1", "MTE1_MTE2")), "{soc}");
+            assert_eq!(name(soc, A2, A2), Some(("MTE1_M", "M_MTE1")), "{soc}");
+            assert_eq!(name(soc, B2, B2), Some(("MTE1_M", "M_MTE1")), "{soc}");
+            assert_eq!(name(soc, GM, A2), Some(("MTE2_M", "M_MTE2")), "{soc}");
+            // The vector positions agree with the compile-time table.
+            for (s, d) in [(VECIN, VECIN), (VECOUT, VECOUT), (VECIN, VECOUT), (VECCALC, VECCALC)] {
+                assert_eq!(que_events_on(soc, s, d), que_events(s, d), "{soc} {s} {d}");
+            }
+        }
+        for soc in [Ascend910B, Ascend310B] {
+            assert_eq!(name(soc, CO1, CO1), Some(("M_FIX", "FIX_M")), "{soc}");
+        }
+        for soc in [Ascend910, Ascend310P] {
+            // CO1 -> CO2 is L0C -> UB there; C1 is a UB position, CO2 too.
+            assert_eq!(name(soc, CO1, CO1), Some(("M_V", "V_M")), "{soc}");
+            assert_eq!(name(soc, C1, C1), Some(("MTE2_V", "V_MTE2")), "{soc}");
+            assert_eq!(name(soc, CO2, CO2), Some(("V_MTE3", "MTE3_V")), "{soc}");
+        }
+        assert_eq!(name(Ascend910B, C1, C1), Some(("MTE2_MTE1", "MTE1_MTE2")));
+        assert_eq!(name(Ascend910B, C2, C2), None, "the bias table is not modelled");
     }
 
     #[test]
