@@ -131,8 +131,6 @@ mod sealed {
         pub(crate) elems: usize,
         /// UB (or L1) byte address, or `None` for GM.
         pub(crate) ub_addr: Option<usize>,
-        /// The tensor is in L1 (see [`Mem::copy_side`]).
-        pub(crate) l1: bool,
     }
 
     /// Resolves a tensor to a [`Side`].
@@ -142,14 +140,23 @@ mod sealed {
         /// Checks the tensor for `api` and returns its raw extent.
         #[track_caller]
         fn side(&self, api: &'static str, name: &'static str) -> Side;
-        /// [`side`](Self::side) for `DataCopy`'s count and `DataCopyParams` forms, which also
-        /// move GM → L1 (the caller checks the direction and the chip).
+        /// Whether the tensor is in L1 (`DataCopy`'s count and `DataCopyParams` forms also move
+        /// GM → L1).
+        #[inline(always)]
+        fn in_l1(&self) -> bool {
+            false
+        }
+        /// [`side`](Self::side) of a tensor in L1 (see [`in_l1`](Self::in_l1)).
         #[track_caller]
-        fn copy_side(&self, api: &'static str, name: &'static str) -> Side {
+        fn l1_side(&self, api: &'static str, name: &'static str) -> Side {
             self.side(api, name)
         }
         /// Where the tensor is, for the sanitizer.
         fn san(&self) -> crate::sanitizer::SanSide;
+        /// [`san`](Self::san) of a tensor in L1 (see [`in_l1`](Self::in_l1)).
+        fn san_l1(&self) -> crate::sanitizer::SanSide {
+            self.san()
+        }
         /// The GM region behind a global tensor (`None` for a UB tensor).
         fn gm_region(&self) -> Option<std::sync::Arc<crate::tensor::GmRegion>> {
             None
@@ -162,20 +169,21 @@ mod sealed {
         fn side(&self, api: &'static str, name: &'static str) -> Side {
             local_side(self, api, name)
         }
+        #[inline(always)]
+        fn in_l1(&self) -> bool {
+            // The position first (a field): the UB's are the common case, and only a cube
+            // position may be in L1.
+            !self.get_position().is_ub() && self.memory() == crate::position::Memory::L1
+        }
         #[track_caller]
-        fn copy_side(&self, api: &'static str, name: &'static str) -> Side {
-            if self.memory() == crate::position::Memory::L1 {
-                l1_side(self, api, name)
-            } else {
-                local_side(self, api, name)
-            }
+        fn l1_side(&self, api: &'static str, name: &'static str) -> Side {
+            l1_side(self, api, name)
         }
         fn san(&self) -> crate::sanitizer::SanSide {
-            if self.memory() == crate::position::Memory::L1 {
-                crate::sanitizer::SanSide::L1(self.get_phy_addr(), self.tag)
-            } else {
-                crate::sanitizer::SanSide::Ub(self.get_phy_addr(), self.tag)
-            }
+            crate::sanitizer::SanSide::Ub(self.get_phy_addr(), self.tag)
+        }
+        fn san_l1(&self) -> crate::sanitizer::SanSide {
+            crate::sanitizer::SanSide::L1(self.get_phy_addr(), self.tag)
         }
     }
 
@@ -206,7 +214,7 @@ fn local_side<T: Element>(t: &LocalTensor<T>, api: &'static str, name: &'static 
     );
     let addr = t.get_phy_addr();
     check!(addr % BLOCK_BYTES == 0, api, "{name} UB address = {addr:#x} is not 32-byte aligned");
-    Side { ptr: t.ptr().cast(), bytes: t.get_length(), elems: t.get_size(), ub_addr: Some(addr), l1: false }
+    Side { ptr: t.ptr().cast(), bytes: t.get_length(), elems: t.get_size(), ub_addr: Some(addr) }
 }
 
 /// An L1 side: 32-byte aligned, as the GM → L1 copy pages ask.
@@ -215,19 +223,23 @@ fn local_side<T: Element>(t: &LocalTensor<T>, api: &'static str, name: &'static 
 fn l1_side<T: Element>(t: &LocalTensor<T>, api: &'static str, name: &'static str) -> Side {
     let addr = t.get_phy_addr();
     check!(addr % BLOCK_BYTES == 0, api, "{name} L1 address = {addr:#x} is not 32-byte aligned");
-    Side { ptr: t.ptr().cast(), bytes: t.get_length(), elems: t.get_size(), ub_addr: Some(addr), l1: true }
+    Side { ptr: t.ptr().cast(), bytes: t.get_length(), elems: t.get_size(), ub_addr: Some(addr) }
 }
 
 /// A copy with an L1 side: only GM → L1 exists (its pages: Ascend910, Ascend910B and
 /// Ascend310P; the way out of the cube is `Fixpipe` from L0C).
+/// Returns the sides.
 #[cold]
+#[inline(never)]
 #[track_caller]
-fn check_l1_copy(api: &'static str, d: &Side, s: &Side) {
+fn l1_sides<D: Mem, S: Mem>(api: &'static str, dst: &D, src: &S) -> (Side, Side) {
+    let (d_l1, s_l1) = (dst.in_l1(), src.in_l1());
+    let s = if s_l1 { src.l1_side(api, "src") } else { src.side(api, "src") };
     check!(
-        d.l1 && !s.l1 && s.ub_addr.is_none(),
+        d_l1 && !s_l1 && s.ub_addr.is_none(),
         api,
         "{}: DataCopy moves GM -> L1 only (results leave the cube through L0C and Fixpipe)",
-        if d.l1 { "src is not global memory" } else { "src is in L1" }
+        if d_l1 { "src is not global memory" } else { "src is in L1" }
     );
     let soc = crate::ctx::get_soc();
     check!(
@@ -235,12 +247,13 @@ fn check_l1_copy(api: &'static str, d: &Side, s: &Side) {
         api,
         "DataCopy GM -> L1 is not supported on {soc} (supported: Ascend910, Ascend910B, Ascend310P)"
     );
+    (dst.l1_side(api, "dst"), s)
 }
 
 #[track_caller]
 fn gm_side<T: Element>(t: &GlobalTensor<T>, api: &'static str) -> Side {
     let ptr = t.base_ptr(api).cast();
-    Side { ptr, bytes: t.get_size() * T::SIZE, elems: t.get_size(), ub_addr: None, l1: false }
+    Side { ptr, bytes: t.get_size() * T::SIZE, elems: t.get_size(), ub_addr: None }
 }
 
 /// The directions [`data_copy`] and [`data_copy_params`] support: `DataCopy<Src>` is
@@ -379,11 +392,8 @@ pub fn data_copy<D: DataCopy<S>, S: Mem<Elem = D::Elem>>(dst: &D, src: &S, count
     let api = "DataCopy";
     let size = <D::Elem as Element>::SIZE;
     let dtype = <D::Elem as Element>::DTYPE;
-    let d = dst.copy_side(api, "dst");
-    let s = src.copy_side(api, "src");
-    if d.l1 || s.l1 {
-        check_l1_copy(api, &d, &s);
-    }
+    let l1 = dst.in_l1() || src.in_l1();
+    let (d, s) = if l1 { l1_sides(api, dst, src) } else { (dst.side(api, "dst"), src.side(api, "src")) };
     let Some(bytes) = count.checked_mul(size) else {
         let (s_elems, d_elems) = (s.elems, d.elems);
         crate::error::fail_with(api, move || {
@@ -405,7 +415,7 @@ pub fn data_copy<D: DataCopy<S>, S: Mem<Elem = D::Elem>>(dst: &D, src: &S, count
     }
     let shape =
         CopyShape { rows: 1, row: bytes, d_pitch: bytes, s_pitch: bytes, d_span: bytes, s_span: bytes };
-    on_copy(api, dst.san(), src.san(), &shape);
+    on_copy(api, if l1 { dst.san_l1() } else { dst.san() }, src.san(), &shape);
     if d.ub_addr.is_none() {
         let rows = Rows { rows: 1, row: bytes, d_pitch: bytes, s_pitch: bytes };
         // SAFETY: as below; a GM destination is only touched by the atomic path.
@@ -459,11 +469,8 @@ pub(crate) fn copy_params_as<D: DataCopy<S>, S: Mem<Elem = D::Elem>>(
     src: &S,
     params: &DataCopyParams,
 ) {
-    let d = dst.copy_side(api, "dst");
-    let s = src.copy_side(api, "src");
-    if d.l1 || s.l1 {
-        check_l1_copy(api, &d, &s);
-    }
+    let l1 = dst.in_l1() || src.in_l1();
+    let (d, s) = if l1 { l1_sides(api, dst, src) } else { (dst.side(api, "dst"), src.side(api, "src")) };
     let DataCopyParams { block_count, block_len, src_stride, dst_stride } = *params;
     ensure(block_count <= MAX_BLOCK_COUNT, api, || {
         format!("blockCount = {block_count} is out of range [0, {MAX_BLOCK_COUNT}]")
@@ -492,7 +499,12 @@ pub(crate) fn copy_params_as<D: DataCopy<S>, S: Mem<Elem = D::Elem>>(
     if check_ub_overlap(api, &d, &s, d_span, s_span, s_pitch == d_pitch) {
         return;
     }
-    on_copy(api, dst.san(), src.san(), &CopyShape { rows, row, d_pitch, s_pitch, d_span, s_span });
+    on_copy(
+        api,
+        if l1 { dst.san_l1() } else { dst.san() },
+        src.san(),
+        &CopyShape { rows, row, d_pitch, s_pitch, d_span, s_span },
+    );
     if d.ub_addr.is_none() {
         let r = Rows { rows, row, d_pitch, s_pitch };
         // SAFETY: as below; a GM destination is only touched by the atomic path.
