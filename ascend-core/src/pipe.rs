@@ -16,7 +16,9 @@ use crate::ub::Ub;
 /// Most buffers one pipe can hand out.
 pub const MAX_PIPE_BUFFERS: usize = 64;
 
-/// The memory manager of one core (AscendC `TPipe`): a bump allocator over the Unified Buffer.
+/// The memory manager of one core (AscendC `TPipe`): a bump allocator over the Unified Buffer,
+/// and one over each of the cube's memories (L1, L0A, L0B, L0C) for queues and buffers at the
+/// cube's positions.
 /// One pipe may be alive per core at a time.
 ///
 /// The usual double-buffered flow: a `VECIN` and a `VECOUT` queue with two buffers each, so
@@ -129,7 +131,7 @@ impl TPipe {
         crate::sanitizer::on_pipe_release(crate::sanitizer::Release::Reset);
     }
 
-    /// Bytes handed out so far.
+    /// Bytes of the Unified Buffer handed out so far (the cube memories' are not counted).
     pub fn used_bytes(&self) -> usize {
         self.cur
     }
@@ -259,8 +261,9 @@ impl TPipe {
     /// ```
     ///
     /// # Panics
-    /// Panics if the Unified Buffer or the pipe's 64 buffers are exhausted, `len` is 0, or `P`
-    /// is not a Unified Buffer position (`TBuf`s in the cube's memories are not emulated).
+    /// Panics if the memory of `P` or the pipe's 64 buffers are exhausted, `len` is 0, `P` has
+    /// no memory of the core on the chip (Ascend910B's `CO2` is global memory, its `C2` the
+    /// bias table, not modelled), or the core lacks that memory (see `KernelType`).
     #[track_caller]
     pub fn init_tbuf<P: Position>(&mut self, buf: &mut TBuf<P>, len: usize) {
         let api = "TPipe::InitBuffer";
@@ -303,7 +306,22 @@ impl TPipe {
     /// Panics if `num` is outside `1..=64`, `len` is 0, the pipe would hand out more than 64
     /// buffers in all, the buffers do not fit in the rest of the Unified Buffer (the message
     /// gives the sizes), the queue already has buffers from this pipe (since its last
-    /// [`reset`](Self::reset)), or the queue's source position is not in the Unified Buffer.
+    /// [`reset`](Self::reset)), or the queue's buffers would not be in a memory of the core
+    /// (Ascend910B's `TQue<CO2>`: global memory).
+    ///
+    /// A queue at a cube position takes its buffers from that memory's allocator:
+    ///
+    /// ```
+    /// use ascend_core::prelude::*;
+    /// let mut pipe = TPipe::new();
+    /// let (mut a1, mut a2) = (TQue::<A1, 1>::new(), TQue::<A2, 1>::new());
+    /// pipe.init_buffer(&mut a1, 2, 512); // L1 [0, 1024)
+    /// pipe.init_buffer(&mut a2, 1, 512); // L0A [0, 512)
+    /// let t = a1.alloc_tensor::<f16>();
+    /// assert_eq!((t.get_phy_addr(), t.memory()), (0, Memory::L1));
+    /// assert_eq!(a2.alloc_tensor::<f16>().memory(), Memory::L0A);
+    /// assert_eq!(pipe.used_bytes(), 0); // the Unified Buffer's
+    /// ```
     #[track_caller]
     pub fn init_buffer<Q: InitBuffer>(&mut self, que: &mut Q, num: usize, len: usize) {
         let api = "TPipe::InitBuffer";
