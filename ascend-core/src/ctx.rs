@@ -184,6 +184,8 @@ pub(crate) struct CoreState {
     pub(crate) vms4_sr: Cell<u64>,
     /// This core's `CrossCoreSetFlag`s and `CrossCoreWaitFlag`s so far, by flag id.
     pub(crate) cross: Cell<crate::cross_core::CrossLocal>,
+    /// The `DEQSCALE` register (`SetDeqScale`): which form set it, and with what.
+    pub(crate) deq_scale: RefCell<crate::vector::dequant::DeqReg>,
 }
 
 thread_local! {
@@ -256,6 +258,7 @@ fn new_state(cfg: CoreConfig) -> CoreState {
         reduce_max_min_spr: Cell::new(0),
         vms4_sr: Cell::new(0),
         cross: Cell::new(crate::cross_core::CrossLocal::default()),
+        deq_scale: RefCell::new(crate::vector::dequant::DeqReg::Unset),
     }
 }
 

@@ -105,6 +105,7 @@ pub mod prelude {
     pub use crate::vector::compound::*;
     pub use crate::vector::copy::*;
     pub use crate::vector::create_vec_index::*;
+    pub use crate::vector::dequant::*;
     pub use crate::vector::duplicate::*;
     pub use crate::vector::gather::*;
     pub use crate::vector::gather_mask::*;

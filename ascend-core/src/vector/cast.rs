@@ -462,11 +462,15 @@ const A: u8 = RoundMode::CastRound.bit();
 const Z: u8 = RoundMode::CastTrunc.bit();
 const O: u8 = RoundMode::CastOdd.bit();
 const RFCAZ: u8 = R | F | C | A | Z;
+/// Every mode: the mode has no effect (`int32_t → half` through the `DEQSCALE` register).
+const ANY: u8 = N | RFCAZ | O;
 
 /// `Self` can be the destination of a `Cast` from `S` on at least one chip. Implemented for
-/// exactly the pairs of the vendor's tables (the `int4b_t` pairs and the `int32_t → half`
-/// dequantisation of `SetDeqScale` excepted); which rounding modes a chip accepts is a
-/// run-time check naming the chip and the triple.
+/// exactly the pairs of the vendor's tables (the `int4b_t` pairs excepted); which rounding
+/// modes a chip accepts is a run-time check naming the chip and the triple. `int32_t → half`
+/// on Ascend910B and Ascend310P is the dequantisation through the `DEQSCALE` register
+/// ([`set_deq_scale`](crate::vector::dequant::set_deq_scale)), which takes every mode and
+/// ignores it (the vendor: "roundMode does not take effect").
 ///
 /// A pair no chip supports does not compile:
 /// ```compile_fail
@@ -540,7 +544,7 @@ cast_pairs! {
     i16 => f16, f16, IntToFloat, [N, RFCAZ | N, N, RFCAZ | N];
     i16 => f32, f32, IntToFloat, [0, N, 0, N];
     i32 => f32, f32, IntToFloat, [N, RFCAZ | N, N, RFCAZ | N];
-    i32 => f16, i32, IntToFloat, [0, 0, 0, N];
+    i32 => f16, i32, IntToFloat, [0, ANY, ANY, N];
     i64 => f32, i64, IntToFloat, [0, RFCAZ, 0, RFCAZ];
     i32 => i16, i32, IntToInt, [0, N, N, N];
     i32 => i64, i64, IntToInt, [0, N, 0, N];
@@ -551,16 +555,33 @@ cast_pairs! {
 // The API
 // ---------------------------------------------------------------------------------------
 
-/// The engine kernel: one pair, with the mode and saturation fixed for the call.
+/// The engine kernel: one pair, with the mode and saturation fixed for the call; `deq` is
+/// the `DEQSCALE` register's scale when the pair is the dequantising `int32_t → half`.
 struct CastKernel<D, S> {
     mode: RoundMode,
     sat: bool,
+    deq: Option<f32>,
     _p: PhantomData<(D, S)>,
 }
 
 impl<D: CastFrom<S>, S: Element> MixedLanes<D, S> for CastKernel<D, S> {
     #[inline(always)]
     unsafe fn run(&mut self, dst: *mut D, [src]: [*const S; 1], n: usize) {
+        if let Some(scale) = self.deq {
+            // SAFETY: `deq` is set only for S = int32_t and D = half (checked by DTYPE in
+            // `prologue`), so the casts are to the real types; the engine's contract (different
+            // sizes: no overlap) is `deq_to_half`'s.
+            unsafe {
+                crate::vector::dequant::deq_to_half::<1, false>(
+                    dst.cast::<f16>(),
+                    [src.cast::<i32>()],
+                    n,
+                    scale,
+                    self.sat,
+                )
+            };
+            return;
+        }
         // SAFETY: the engine's contract is the kernel's.
         unsafe { D::cast_run(dst, src, n, self.mode, self.sat) }
     }
@@ -583,7 +604,16 @@ fn prologue<D: CastFrom<S>, S: Element>(mode: RoundMode) -> CastKernel<D, S> {
         )
     });
     let sat = matches!(D::DTYPE, DType::F16 | DType::BF16) && get_overflow_mode() == OverflowMode::Saturation;
-    CastKernel { mode, sat, _p: PhantomData }
+    // Not a closure: the register check must report the kernel's call site.
+    let deq = if S::DTYPE == DType::I32
+        && D::DTYPE == DType::F16
+        && matches!(soc, Soc::Ascend910B | Soc::Ascend310P)
+    {
+        Some(crate::vector::dequant::half_scale(API))
+    } else {
+        None
+    };
+    CastKernel { mode, sat, deq, _p: PhantomData }
 }
 
 /// `dst[i] = src[i]` converted with `round_mode`, for `i in 0..count` (AscendC

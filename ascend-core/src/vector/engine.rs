@@ -204,7 +204,7 @@ fn partial_overlap<T: Element>(api: &'static str, dst: &Operand<'_, T>, s: &Oper
 
 /// The `EPB` mask bits of block `b` of a repeat mask, in the low bits.
 #[inline(always)]
-fn block_bits<T: Element>(m: [u64; 2], b: usize) -> u64 {
+pub(crate) fn block_bits<T: Element>(m: [u64; 2], b: usize) -> u64 {
     let lo = b * T::EPB;
     if lo >= 128 {
         // 8-bit operands of a two-type instruction: blocks past the 128 mask bits are idle.
@@ -633,7 +633,7 @@ pub(crate) trait MixedLanes<D: Element, S: Element, const N: usize = 1> {
 }
 
 /// The 32-byte blocks (absolute block numbers) an operand touches under `plan`, sorted.
-fn touched_blocks<T: Element>(op: &Operand<'_, T>, plan: &Plan) -> Vec<usize> {
+pub(crate) fn touched_blocks<T: Element>(op: &Operand<'_, T>, plan: &Plan) -> Vec<usize> {
     let mut v = Vec::new();
     for r in 0..plan.repeats {
         let m = plan.mask_of(r);

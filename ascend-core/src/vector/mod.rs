@@ -8,6 +8,7 @@ pub mod compare;
 pub mod compound;
 pub mod copy;
 pub mod create_vec_index;
+pub mod dequant;
 pub mod duplicate;
 pub(crate) mod engine;
 pub mod gather;
