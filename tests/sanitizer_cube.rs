@@ -109,11 +109,13 @@ fn run_matmul(drop: Drop) -> Result<Vec<f32>, LaunchError> {
     let (a, b) = inputs();
     let (ga, gb, gc) = (GmBuffer::from_slice(&a), GmBuffer::from_slice(&b), GmBuffer::<f32>::zeroed(M * N));
     let (xa, xb, xc) = (ga.addr(), gb.addr(), gc.addr());
-    Launch::new(Soc::Ascend910B)
-        .block_dim(1)
-        .kernel_type(KernelType::AicOnly)
-        .run(|| matmul_kernel(drop, xa, xb, xc))?;
+    run_aic(1, || matmul_kernel(drop, xa, xb, xc))?;
     Ok(gc.to_vec())
+}
+
+/// Runs `kernel` as a cube kernel on `cores` AIC cores of Ascend910B (the sanitizer on).
+fn run_aic(cores: u32, kernel: impl Fn() + Sync) -> Result<LaunchStats, LaunchError> {
+    Launch::new(Soc::Ascend910B).block_dim(cores).kernel_type(KernelType::AicOnly).run(kernel)
 }
 
 fn line_of(needle: &str) -> u32 {
@@ -231,12 +233,7 @@ fn accumulate_twice(m: u16, n: u16) {
 
 #[test]
 fn large_accumulating_mmads_need_no_barrier() {
-    let run = |m: u16, n: u16| {
-        Launch::new(Soc::Ascend910B)
-            .block_dim(1)
-            .kernel_type(KernelType::AicOnly)
-            .run(move || accumulate_twice(m, n))
-    };
+    let run = |m: u16, n: u16| run_aic(1, move || accumulate_twice(m, n));
     // (64 / 16) * (48 / 16) = 12 >= 10: the hardware orders them (the Mmad page).
     run(64, 48).expect("a large accumulation is ordered by the hardware");
     // (32 / 16) * (32 / 16) = 4 < 10: PipeBarrier<PIPE_M> is needed.
@@ -274,12 +271,7 @@ fn two_cores_fixpipe(shared: bool, c: GmAddr) {
 fn two_cube_cores_writing_one_output_tile() {
     let c = GmBuffer::<f32>::zeroed(2 * T * T);
     let xc = c.addr();
-    let run = |shared: bool| {
-        Launch::new(Soc::Ascend910B)
-            .block_dim(2)
-            .kernel_type(KernelType::AicOnly)
-            .run(move || two_cores_fixpipe(shared, xc))
-    };
+    let run = |shared: bool| run_aic(2, move || two_cores_fixpipe(shared, xc));
     run(false).expect("two tiles: no race");
     let e = run(true).expect_err("one tile written by both cores");
     let text = e.to_string();
@@ -315,12 +307,7 @@ fn fixpipe_then_read_back(fixed: bool, c: GmAddr) {
 fn missing_fix_mte2_before_reading_a_fixpipe_output_back() {
     let c = GmBuffer::<f32>::zeroed(T * T);
     let xc = c.addr();
-    let run = |fixed: bool| {
-        Launch::new(Soc::Ascend910B)
-            .block_dim(1)
-            .kernel_type(KernelType::AicOnly)
-            .run(move || fixpipe_then_read_back(fixed, xc))
-    };
+    let run = |fixed: bool| run_aic(1, move || fixpipe_then_read_back(fixed, xc));
     run(true).expect("the fixed kernel is clean");
     let e = run(false).expect_err("the read-back needs FIX_MTE2");
     let f = e.primary().expect("a fault");
@@ -361,12 +348,7 @@ fn interleaved(overwrite_read: bool, x: GmAddr) {
 fn accesses_are_checked_by_the_bytes_they_really_touch() {
     let x = GmBuffer::from_vec((0..1024).map(|i| f16::from_f32((i % 50) as f32)).collect::<Vec<_>>());
     let xa = x.addr();
-    let run = |overwrite_read: bool| {
-        Launch::new(Soc::Ascend910B)
-            .block_dim(1)
-            .kernel_type(KernelType::AicOnly)
-            .run(move || interleaved(overwrite_read, xa))
-    };
+    let run = |overwrite_read: bool| run_aic(1, move || interleaved(overwrite_read, xa));
     run(false).expect("interleaved rows and untouched fractals are no race");
     let e = run(true).expect_err("refilling a fractal LoadData reads needs MTE1_MTE2");
     let f = e.primary().expect("a fault");
@@ -399,12 +381,7 @@ fn copy_to_l1_then_load(fixed: bool, x: GmAddr) {
 fn missing_mte2_mte1_after_a_plain_copy_to_l1() {
     let x = GmBuffer::from_vec(vec![f16::from_f32(1.0); 256]);
     let xa = x.addr();
-    let run = |fixed: bool| {
-        Launch::new(Soc::Ascend910B)
-            .block_dim(1)
-            .kernel_type(KernelType::AicOnly)
-            .run(move || copy_to_l1_then_load(fixed, xa))
-    };
+    let run = |fixed: bool| run_aic(1, move || copy_to_l1_then_load(fixed, xa));
     run(true).expect("the fixed kernel is clean");
     let e = run(false).expect_err("LoadData needs MTE2_MTE1 after the copy");
     let f = e.primary().expect("a fault");
@@ -489,10 +466,7 @@ fn run_queue_matmul(bypass_a1: bool, stale: bool) -> Result<Vec<f32>, LaunchErro
     let (a, b) = inputs();
     let (ga, gb, gc) = (GmBuffer::from_slice(&a), GmBuffer::from_slice(&b), GmBuffer::<f32>::zeroed(M * N));
     let (xa, xb, xc) = (ga.addr(), gb.addr(), gc.addr());
-    Launch::new(Soc::Ascend910B)
-        .block_dim(1)
-        .kernel_type(KernelType::AicOnly)
-        .run(|| queue_matmul(bypass_a1, stale, xa, xb, xc))?;
+    run_aic(1, || queue_matmul(bypass_a1, stale, xa, xb, xc))?;
     Ok(gc.to_vec())
 }
 

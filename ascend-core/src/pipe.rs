@@ -140,6 +140,16 @@ impl TPipe {
     /// offset of the first and the rounded length.
     #[track_caller]
     pub(crate) fn carve(&mut self, api: &'static str, num: usize, len: usize) -> (usize, usize) {
+        self.check_count(api, num, len);
+        let (start, rounded) = self.carve_bytes(api, num, len);
+        self.buffers += num;
+        (start, rounded)
+    }
+
+    /// The checks of every carve of `num` buffers of `len` bytes: `num` in `1..=64`, `len`
+    /// positive, and the pipe's 64 buffers (shared by all its memories, as AscendC's are).
+    #[track_caller]
+    fn check_count(&self, api: &'static str, num: usize, len: usize) {
         ensure((1..=MAX_PIPE_BUFFERS).contains(&num), api, || {
             format!("num = {num} is out of range [1, {MAX_PIPE_BUFFERS}]")
         });
@@ -150,9 +160,6 @@ impl TPipe {
                 self.buffers + num
             )
         });
-        let (start, rounded) = self.carve_bytes(api, num, len);
-        self.buffers += num;
-        (start, rounded)
     }
 
     /// [`carve`](Self::carve) in a cube memory (`mem` is not the UB): the arena, the byte
@@ -166,16 +173,7 @@ impl TPipe {
         num: usize,
         len: usize,
     ) -> (Rc<Ub>, usize, usize) {
-        ensure((1..=MAX_PIPE_BUFFERS).contains(&num), api, || {
-            format!("num = {num} is out of range [1, {MAX_PIPE_BUFFERS}]")
-        });
-        ensure(len > 0, api, || "len = 0: a buffer needs at least one byte".to_string());
-        ensure(self.buffers + num <= MAX_PIPE_BUFFERS, api, || {
-            format!(
-                "num = {num} more buffers would make {} in this pipe; the limit is {MAX_PIPE_BUFFERS}",
-                self.buffers + num
-            )
-        });
+        self.check_count(api, num, len);
         let arena = with_core(|c| c.arena(mem, api));
         let (size, cur) = (arena.size(), self.cube_cur[mem as usize - 1]);
         let rounded = len.div_ceil(BLOCK_BYTES).checked_mul(BLOCK_BYTES);
@@ -328,7 +326,7 @@ impl TPipe {
         let (src, dst) = (que.src_position(), que.dst_position());
         let soc = crate::ctx::get_soc();
         let mem = que_memory(soc, src, dst).unwrap_or_else(|| {
-            let (s, d) = crate::sanitizer::que_logic(src, dst).unwrap_or((src, dst));
+            let (s, d) = crate::position::que_path(src, dst).unwrap_or((src, dst));
             let at = if d == TPosition::GM || d == TPosition::CO2 { s } else { d };
             fail(
                 api,
@@ -355,7 +353,7 @@ impl TPipe {
 /// source's when the data leaves for GM or CO2), or `None` when that is global memory or a
 /// memory this emulator does not model.
 fn que_memory(soc: crate::soc::Soc, src: TPosition, dst: TPosition) -> Option<Memory> {
-    let Some((s, d)) = crate::sanitizer::que_logic(src, dst) else {
+    let Some((s, d)) = crate::position::que_path(src, dst) else {
         return src.memory(soc); // VECCALC
     };
     let coupled = matches!(soc, crate::soc::Soc::Ascend910 | crate::soc::Soc::Ascend310P);

@@ -76,6 +76,26 @@ impl TPosition {
     }
 }
 
+/// The logical source and destination of a queue between `src` and `dst`: a `TQue<pos>`'s are
+/// the vendor's `GetBufferLogicPos(pos)` (the data stream it stands for: `A1` is GM → A1,
+/// `A2` is A1 → A2, `CO1` is CO1 → CO2, `CO2` CO2 → GM, VECIN GM → VECIN, VECOUT VECOUT → GM);
+/// a `TQueBind`'s are its own. `None` for a `VECCALC` queue (no stream).
+pub(crate) const fn que_path(src: TPosition, dst: TPosition) -> Option<(TPosition, TPosition)> {
+    use TPosition::*;
+    if src as usize != dst as usize {
+        return Some((src, dst));
+    }
+    Some(match src {
+        A1 | B1 | C1 | VECIN => (GM, src),
+        A2 => (A1, A2),
+        B2 => (B1, B2),
+        C2 => (C1, C2),
+        CO1 => (CO1, CO2),
+        CO2 | VECOUT => (src, GM),
+        GM | VECCALC => return None,
+    })
+}
+
 /// An on-chip memory of an AI core (AscendC's `Hardware` values for local memory).
 #[repr(u8)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -19,7 +19,6 @@ use util::{case_lanes, enter_mask_mode, lane_offset, panic_message, Rng};
 
 #[path = "common/prop.rs"]
 mod strat;
-use proptest::prelude::*;
 
 // ---- the reference ---------------------------------------------------------------------------
 
@@ -162,69 +161,7 @@ struct Spec<D: Element, S: Element> {
     masked: MaskedFn<D, S>,
 }
 
-/// One random call. Every field shrinks towards the simplest case.
-#[derive(Clone, Debug)]
-struct Case {
-    soc: Soc,
-    counter: bool,
-    set: bool,
-    mask: Mask,
-    repeat: u8,
-    /// dst block stride (1..=3) and the extra dst repeat stride over `4 * blk` (0..=3).
-    dst: (u8, u8),
-    /// Source block strides (0..=3) and repeat strides (0..=20).
-    sblk: [u8; 2],
-    srep: [u8; 2],
-    /// Both sources one tensor (same strides).
-    shared: bool,
-    /// Saturation mode where the chip can choose.
-    sat_pick: bool,
-    count_pick: u64,
-    data_seed: u64,
-}
-
-fn case(socs: Vec<Soc>, par: usize) -> impl Strategy<Value = Case> {
-    let p = par as u64;
-    let mask = prop_oneof![
-        1 => ((1..=5 * p), 0..=9u8).prop_map(|(n, rep)| (true, Mask::Count(n), rep)),
-        2 => ((1..=p), 0..=5u8).prop_map(|(n, rep)| (false, Mask::Count(n), rep)),
-        2 => (strat::bits_mask_par(par), 0..=5u8).prop_map(|(b, rep)| (false, Mask::Bits(b), rep)),
-    ];
-    (
-        (strat::soc_of(socs), mask, prop::bool::weighted(0.75), prop::bool::weighted(0.2)),
-        ((1..=3u8, 0..=3u8), [0..=3u8, 0..=3u8], [0..=20u8, 0..=20u8]),
-        (any::<bool>(), any::<u64>(), any::<u64>()),
-    )
-        .prop_map(
-            |(
-                (soc, (counter, mask, repeat), set, shared),
-                (dst, sblk, srep),
-                (sat_pick, count_pick, data_seed),
-            )| {
-                Case {
-                    soc,
-                    counter,
-                    set,
-                    mask,
-                    repeat,
-                    dst,
-                    sblk,
-                    srep,
-                    shared,
-                    sat_pick,
-                    count_pick,
-                    data_seed,
-                }
-            },
-        )
-}
-
-fn same<D: Element>(a: D, b: D) -> bool {
-    let nan = |x: D| x.partial_cmp(&x).is_none();
-    a.to_bits_u64() == b.to_bits_u64() || (D::IS_FLOAT && nan(a) && nan(b))
-}
-
-fn random_case<D: Element, S: Element, W: Element>(spec: &Spec<D, S>, c: &Case) {
+fn random_case<D: Element, S: Element, W: Element>(spec: &Spec<D, S>, c: &strat::Case) {
     let mut r = Rng(c.data_seed);
     let (soc, counter, set, mask, repeat, seed) = (c.soc, c.counter, c.set, c.mask, c.repeat, c.data_seed);
     let lanes = case_lanes(mask, counter, repeat, W::PAR);
@@ -274,7 +211,7 @@ fn random_case<D: Element, S: Element, W: Element>(spec: &Spec<D, S>, c: &Case) 
         let got = d.to_vec();
         for i in 0..got.len() {
             assert!(
-                same(got[i], want[i]),
+                strat::same(got[i], want[i]),
                 "{} {} -> {} on {soc}: element {i}: got {} ({:#x}), want {} ({:#x}); sat {sat}, counter {counter}, set {set}, mask {mask:?}, repeat {repeat}, strides {strides:?}, shared {}, seed {seed}",
                 spec.name, S::DTYPE, D::DTYPE, got[i], got[i].to_bits_u64(), want[i], want[i].to_bits_u64(), c.shared
             );
@@ -291,7 +228,7 @@ fn random_case<D: Element, S: Element, W: Element>(spec: &Spec<D, S>, c: &Case) 
         let got = d.to_vec();
         for i in 0..got.len() {
             assert!(
-                same(got[i], want[i]),
+                strat::same(got[i], want[i]),
                 "{} {} -> {} count form on {soc}: element {i} of {n}: got {} ({:#x}), want {} ({:#x}); sat {sat}, seed {seed}",
                 spec.name, S::DTYPE, D::DTYPE, got[i], got[i].to_bits_u64(), want[i], want[i].to_bits_u64()
             );
@@ -327,7 +264,9 @@ fn run_spec<D: Element, S: Element, W: Element>(spec: Spec<D, S>, seed: u64) {
     let socs = strat::socs_where(spec.supported);
     assert!(!socs.is_empty());
     let cases = ITERS * socs.len() as u32;
-    strat::check_cases(cases, seed, case(socs, W::PAR), |c| random_case::<D, S, W>(&spec, c));
+    strat::check_cases(cases, seed, strat::case(socs, W::PAR, 1..=3, 0..=3), |c| {
+        random_case::<D, S, W>(&spec, c)
+    });
 }
 
 macro_rules! relu_cast_spec {
@@ -883,7 +822,7 @@ fn count_forms_over_many_chunks() {
         let got = d.to_vec();
         for i in 0..n + 16 {
             let want = if i < n { r_f32_f16(Op::AddRelu, av[i], bv[i], true) } else { h(-7.0) };
-            assert!(same(got[i], want), "element {i}: got {}, want {want}", got[i]);
+            assert!(strat::same(got[i], want), "element {i}: got {}, want {want}", got[i]);
         }
         let (x, y) = (util::tensor::<f16>(&mut pipe, n + 19), util::tensor::<f16>(&mut pipe, n + 19));
         let e = util::tensor::<i8>(&mut pipe, n + 19);

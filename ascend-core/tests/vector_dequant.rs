@@ -19,7 +19,6 @@ use util::{case_lanes, enter_mask_mode, expect_panic, lane_offset, on, Rng};
 
 #[path = "common/prop.rs"]
 mod strat;
-use proptest::prelude::*;
 
 // ---- the references --------------------------------------------------------------------------
 
@@ -139,72 +138,11 @@ fn offset_of(cfg: u64) -> i16 {
 
 // ---- one random call -------------------------------------------------------------------------
 
-/// One random call. Every field shrinks towards the simplest case.
-#[derive(Clone, Debug)]
-struct Case {
-    soc: Soc,
-    counter: bool,
-    set: bool,
-    mask: Mask,
-    repeat: u8,
-    /// dst block stride and the extra dst repeat stride.
-    dst: (u8, u8),
-    /// Source block strides (0..=3) and repeat strides (0..=20).
-    sblk: [u8; 2],
-    srep: [u8; 2],
-    /// Both sources one tensor (same strides).
-    shared: bool,
-    sat_pick: bool,
-    count_pick: u64,
-    data_seed: u64,
-}
-
-fn case(socs: Vec<Soc>, par: usize) -> impl Strategy<Value = Case> {
-    let p = par as u64;
-    let mask = prop_oneof![
-        1 => ((1..=5 * p), 0..=9u8).prop_map(|(n, rep)| (true, Mask::Count(n), rep)),
-        2 => ((1..=p), 0..=5u8).prop_map(|(n, rep)| (false, Mask::Count(n), rep)),
-        2 => (strat::bits_mask_par(par), 0..=5u8).prop_map(|(b, rep)| (false, Mask::Bits(b), rep)),
-    ];
-    (
-        (strat::soc_of(socs), mask, prop::bool::weighted(0.75), prop::bool::weighted(0.2)),
-        ((0..=3u8, 0..=12u8), [0..=3u8, 0..=3u8], [0..=20u8, 0..=20u8]),
-        (any::<bool>(), any::<u64>(), any::<u64>()),
-    )
-        .prop_map(
-            |(
-                (soc, (counter, mask, repeat), set, shared),
-                (dst, sblk, srep),
-                (sat_pick, count_pick, data_seed),
-            )| {
-                Case {
-                    soc,
-                    counter,
-                    set,
-                    mask,
-                    repeat,
-                    dst,
-                    sblk,
-                    srep,
-                    shared,
-                    sat_pick,
-                    count_pick,
-                    data_seed,
-                }
-            },
-        )
-}
-
-fn same<T: Element>(a: T, b: T) -> bool {
-    let nan = |x: T| x.partial_cmp(&x).is_none();
-    a.to_bits_u64() == b.to_bits_u64() || (T::IS_FLOAT && nan(a) && nan(b))
-}
-
 #[track_caller]
 fn assert_same<T: Element>(got: &[T], want: &[T], ctx: impl Fn() -> String) {
     for i in 0..got.len() {
         assert!(
-            same(got[i], want[i]),
+            strat::same(got[i], want[i]),
             "element {i}: got {} ({:#x}), want {} ({:#x}); {}",
             got[i],
             got[i].to_bits_u64(),
@@ -276,7 +214,7 @@ fn load_b8<D: Element>(r: &mut Rng, vec: bool, table: &LocalTensor<u64>) -> [u64
     }
 }
 
-fn random_b8<D: CastDequantFrom<i16>>(c: &Case) {
+fn random_b8<D: CastDequantFrom<i16>>(c: &strat::Case) {
     let mut r = Rng(c.data_seed);
     let (vec, half) = (c.data_seed & 1 == 1, c.data_seed & 2 == 2);
     let lanes = case_lanes(c.mask, c.counter, c.repeat, 128);
@@ -328,13 +266,13 @@ fn random_b8<D: CastDequantFrom<i16>>(c: &Case) {
 #[test]
 fn random_cast_dequant_i16_to_i8() {
     let socs = vec![Soc::Ascend910B, Soc::Ascend310P];
-    strat::check_cases(ITERS * 4, 0xDE_01, case(socs, 128), random_b8::<i8>);
+    strat::check_cases(ITERS * 4, 0xDE_01, strat::case(socs, 128, 0..=3, 0..=12), random_b8::<i8>);
 }
 
 #[test]
 fn random_cast_dequant_i16_to_u8() {
     let socs = vec![Soc::Ascend910B, Soc::Ascend310P];
-    strat::check_cases(ITERS * 4, 0xDE_02, case(socs, 128), random_b8::<u8>);
+    strat::check_cases(ITERS * 4, 0xDE_02, strat::case(socs, 128, 0..=3, 0..=12), random_b8::<u8>);
 }
 
 // ---- int32_t -> half -------------------------------------------------------------------------
@@ -349,7 +287,7 @@ enum Half {
     AddDeqRelu,
 }
 
-fn random_half(which: Half, c: &Case) {
+fn random_half(which: Half, c: &strat::Case) {
     let mut r = Rng(c.data_seed);
     let lanes = case_lanes(c.mask, c.counter, c.repeat, 64);
     let reps = lanes.len();
@@ -432,7 +370,7 @@ fn random_half(which: Half, c: &Case) {
 
 #[test]
 fn random_cast_dequant_i32_to_f16() {
-    strat::check_cases(ITERS * 2, 0xDE_03, case(vec![Soc::Ascend910B], 64), |c| {
+    strat::check_cases(ITERS * 2, 0xDE_03, strat::case(vec![Soc::Ascend910B], 64, 0..=3, 0..=12), |c| {
         random_half(Half::CastDequant, c)
     });
 }
@@ -440,13 +378,17 @@ fn random_cast_dequant_i32_to_f16() {
 #[test]
 fn random_cast_i32_to_f16_through_the_scale() {
     let socs = vec![Soc::Ascend910B, Soc::Ascend310P];
-    strat::check_cases(ITERS * 2, 0xDE_04, case(socs, 64), |c| random_half(Half::Cast, c));
+    strat::check_cases(ITERS * 2, 0xDE_04, strat::case(socs, 64, 0..=3, 0..=12), |c| {
+        random_half(Half::Cast, c)
+    });
 }
 
 #[test]
 fn random_add_deq_relu() {
     let socs = vec![Soc::Ascend910B, Soc::Ascend310P];
-    strat::check_cases(ITERS * 2, 0xDE_05, case(socs, 64), |c| random_half(Half::AddDeqRelu, c));
+    strat::check_cases(ITERS * 2, 0xDE_05, strat::case(socs, 64, 0..=3, 0..=12), |c| {
+        random_half(Half::AddDeqRelu, c)
+    });
 }
 
 // ---- the vendor's examples and tables ----------------------------------------------------------

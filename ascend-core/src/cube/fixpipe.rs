@@ -58,7 +58,7 @@ use crate::cube::{check_extent, check_operand, check_range};
 use crate::element::{bf16, f16, Element};
 use crate::error::{ensure, fail};
 use crate::position::Memory;
-use crate::sanitizer::{GmRows, Span};
+use crate::sanitizer::GmRows;
 use crate::soc::{OverflowMode, Soc};
 use crate::sync::pipe_t;
 use crate::tensor::{GlobalTensor, LocalTensor};
@@ -541,18 +541,12 @@ fn run<D: FixpipeOut<S>, S: Element>(
             vec![GmRows::of(dst, 0, out_cols, m * width * usz, dst_stride as usize * 32)]
         };
         // The Z columns read: per matrix, `cols` runs of `m` rows of 16, `srcStride` apart (one
-        // run when they touch). Past 4096 runs, their envelope.
+        // run when they touch).
         let (src_nd, src_stride, cols) = (src_nd as usize, src_stride as usize, cols as usize);
-        let l0c = if nd_num as usize * cols > 4096 {
-            vec![Span::of(src, src_bytes)]
-        } else {
-            crate::sanitizer::spans_of(
-                src,
-                (0..nd_num as usize).flat_map(|mat| {
-                    (0..cols).map(move |k| ((mat * src_nd + k * src_stride) * S::SIZE, m * 16 * S::SIZE))
-                }),
-            )
-        };
+        let runs = (0..nd_num as usize).flat_map(|mat| {
+            (0..cols).map(move |k| ((mat * src_nd + k * src_stride) * S::SIZE, m * 16 * S::SIZE))
+        });
+        let l0c = crate::sanitizer::spans_of(src, nd_num as usize * cols, runs, src_bytes);
         crate::sanitizer::on_cube(API, pipe_t::PIPE_FIX, &[], &l0c, &[], &gm, false);
     }
 

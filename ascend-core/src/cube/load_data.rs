@@ -244,7 +244,8 @@ pub fn load_data<T: LoadDataElement, S: LoadDataSource<T>>(
         // `dst_gap + 1` fractals apart.
         let (from, pitch) = (p.start_index as usize * FRACTAL_BYTES, p.src_stride as usize * FRACTAL_BYTES);
         let dst_pitch = (p.dst_gap as usize + 1) * FRACTAL_BYTES;
-        let out = crate::sanitizer::spans_of(dst, (0..repeat).map(|i| (i * dst_pitch, FRACTAL_BYTES)));
+        let out =
+            crate::sanitizer::Span::of(dst, 0).runs((0..repeat).map(|i| (i * dst_pitch, FRACTAL_BYTES)));
         match s.at {
             sealed::At::Gm(rows) => {
                 let g = [GmRows { off: rows.off + from, rows: repeat, row: FRACTAL_BYTES, pitch, ..rows }];

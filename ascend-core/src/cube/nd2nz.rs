@@ -22,7 +22,7 @@ use crate::cube::{check_operand, check_range};
 use crate::element::{bf16, f16, Element, BLOCK_BYTES};
 use crate::error::{ensure, fail};
 use crate::position::Memory;
-use crate::sanitizer::{GmRows, Span};
+use crate::sanitizer::GmRows;
 use crate::soc::Soc;
 use crate::sync::pipe_t;
 use crate::tensor::{GlobalTensor, LocalTensor};
@@ -225,30 +225,23 @@ pub fn data_copy_nd2nz<T: Nd2NzElement>(dst: &LocalTensor<T>, src: &GlobalTensor
             .map(|m| GmRows::of(src, m * usize::from(p.src_nd_matrix_stride) * sz, rows, d * sz, src_d * sz))
             .collect();
         // The 32-byte blocks written: per matrix and block column, `rows` blocks `n_stride`
-        // apart (one run when they touch). Past `MAX_RUNS` runs, their envelope.
-        const MAX_RUNS: usize = 4096;
+        // apart (one run when they touch).
         let blk = c0 * sz;
         let per_col = if n_stride == c0 { 1 } else { rows };
-        let l1 = if nd as usize * cols * per_col > MAX_RUNS {
-            vec![Span::of(dst, dst_end as usize * sz)]
-        } else {
-            let mat = usize::from(p.dst_nz_matrix_stride);
-            crate::sanitizer::spans_of(
-                dst,
-                (0..nd as usize).flat_map(|m| {
-                    (0..cols).flat_map(move |j| {
-                        let col = (m * mat + j * c0_stride) * sz;
-                        (0..per_col).map(move |r| {
-                            if per_col == 1 {
-                                (col, rows * blk)
-                            } else {
-                                (col + r * n_stride * sz, blk)
-                            }
-                        })
-                    })
-                }),
-            )
-        };
+        let mat = usize::from(p.dst_nz_matrix_stride);
+        let runs = (0..nd as usize).flat_map(|m| {
+            (0..cols).flat_map(move |j| {
+                let col = (m * mat + j * c0_stride) * sz;
+                (0..per_col).map(move |r| {
+                    if per_col == 1 {
+                        (col, rows * blk)
+                    } else {
+                        (col + r * n_stride * sz, blk)
+                    }
+                })
+            })
+        });
+        let l1 = crate::sanitizer::spans_of(dst, nd as usize * cols * per_col, runs, dst_end as usize * sz);
         crate::sanitizer::on_cube(API, pipe_t::PIPE_MTE2, &gm, &[], &l1, &[], false);
     }
     // One source row, zero-padded to whole blocks (the padding is never overwritten).

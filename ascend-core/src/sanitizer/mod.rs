@@ -1554,28 +1554,8 @@ pub(crate) const fn que_chip_dependent(src: TPosition, dst: TPosition) -> bool {
     !(vec(src) && vec(dst))
 }
 
-/// The logical source and destination of a queue between `src` and `dst`: a `TQue<pos>`'s are
-/// the vendor's `GetBufferLogicPos(pos)` (the data stream it stands for: `A1` is GM → A1,
-/// `A2` is A1 → A2, `CO1` is CO1 → CO2, `CO2` CO2 → GM, VECIN GM → VECIN, VECOUT VECOUT → GM);
-/// a `TQueBind`'s are its own. `None` for a `VECCALC` queue (no stream).
-pub(crate) const fn que_logic(src: TPosition, dst: TPosition) -> Option<(TPosition, TPosition)> {
-    use TPosition::*;
-    if src as usize != dst as usize {
-        return Some((src, dst));
-    }
-    Some(match src {
-        A1 | B1 | C1 | VECIN => (GM, src),
-        A2 => (A1, A2),
-        B2 => (B1, B2),
-        C2 => (C1, C2),
-        CO1 => (CO1, CO2),
-        CO2 | VECOUT => (src, GM),
-        GM | VECCALC => return None,
-    })
-}
-
 /// [`que_events`] on chip `soc`: the vendor's `GetQueEvt` over the memories (`GetPhyType`) of
-/// the queue's logical source and destination. The cube's streams: GM → L1 `MTE2_MTE1`, GM →
+/// the queue's logical source and destination (`position::que_path`). The cube's streams: GM → L1 `MTE2_MTE1`, GM →
 /// L0A/L0B `MTE2_M`, L1 → L0A/L0B `MTE1_M`, UB → L1 `MTE3_MTE1`, L1 → UB `MTE1_V`, L0A/L0B →
 /// L0C `M_V`, L0C → GM (Ascend910B, Ascend310B) `M_FIX`, L0C → UB (Ascend910, Ascend310P)
 /// `M_V`; each with its reverse as the free event. A stream the vendor gives no event pair
@@ -1583,7 +1563,7 @@ pub(crate) const fn que_logic(src: TPosition, dst: TPosition) -> Option<(TPositi
 pub(crate) fn que_events_on(soc: crate::soc::Soc, src: TPosition, dst: TPosition) -> QueEvents {
     use crate::sync::{Event, HardEvent as H};
     use Memory::*;
-    let (s, d) = que_logic(src, dst)?;
+    let (s, d) = crate::position::que_path(src, dst)?;
     // `None` is global memory (CO2 on Ascend910B is GM), or the bias table (C2 on Ascend910B),
     // which a queue cannot be given buffers in.
     let (hs, hd) = (s.memory(soc), d.memory(soc));
@@ -1917,13 +1897,23 @@ impl Span {
     }
 }
 
-/// The byte runs `(offset, length)` of `t` an instruction touches, in increasing order, as
-/// [`Span`]s (see [`Span::runs`]).
+/// Most byte runs an access is checked by; past it, their envelope (see [`spans_of`]).
+const MAX_RUNS: usize = 4096;
+
+/// The `count` byte runs `(offset, length)` of `t` an instruction touches, in increasing
+/// order, as [`Span`]s (see [`Span::runs`]); past [`MAX_RUNS`] runs, the first `envelope`
+/// bytes of `t` as one span (a per-call cost bound for huge strided shapes).
 pub(crate) fn spans_of<T: crate::element::Element>(
     t: &crate::tensor::LocalTensor<T>,
+    count: usize,
     runs: impl IntoIterator<Item = (usize, usize)>,
+    envelope: usize,
 ) -> Vec<Span> {
-    Span::of(t, 0).runs(runs)
+    if count > MAX_RUNS {
+        vec![Span::of(t, envelope)]
+    } else {
+        Span::of(t, 0).runs(runs)
+    }
 }
 
 /// The global memory a cube instruction reads or writes: `rows` rows of `row` bytes, `pitch`

@@ -92,3 +92,72 @@ pub fn prefix_mask(par: usize) -> impl Strategy<Value = [u64; 2]> {
 pub fn count_or_bits() -> impl Strategy<Value = Result<u64, [u64; 2]>> {
     prop_oneof![any::<u64>().prop_map(Ok), any::<[u64; 2]>().prop_map(Err)]
 }
+
+/// One random call of a two-source instruction with the full addressing model (the compound
+/// and dequantisation tests). Every field shrinks towards the simplest case.
+#[derive(Clone, Debug)]
+pub struct Case {
+    pub soc: Soc,
+    pub counter: bool,
+    pub set: bool,
+    pub mask: Mask,
+    pub repeat: u8,
+    /// dst block stride and the extra dst repeat stride (ranges per test).
+    pub dst: (u8, u8),
+    /// Source block strides (0..=3) and repeat strides (0..=20).
+    pub sblk: [u8; 2],
+    pub srep: [u8; 2],
+    /// Both sources one tensor (same strides).
+    pub shared: bool,
+    /// Saturation mode where the chip can choose.
+    pub sat_pick: bool,
+    pub count_pick: u64,
+    pub data_seed: u64,
+}
+
+/// [`Case`]s on `socs` for `par` lanes per repeat, the dst block stride in `dst_blk` and the
+/// extra dst repeat stride in `dst_rep`.
+pub fn case(
+    socs: Vec<Soc>,
+    par: usize,
+    dst_blk: std::ops::RangeInclusive<u8>,
+    dst_rep: std::ops::RangeInclusive<u8>,
+) -> impl Strategy<Value = Case> {
+    let p = par as u64;
+    let mask = prop_oneof![
+        1 => ((1..=5 * p), 0..=9u8).prop_map(|(n, rep)| (true, Mask::Count(n), rep)),
+        2 => ((1..=p), 0..=5u8).prop_map(|(n, rep)| (false, Mask::Count(n), rep)),
+        2 => (bits_mask_par(par), 0..=5u8).prop_map(|(b, rep)| (false, Mask::Bits(b), rep)),
+    ];
+    (
+        (soc_of(socs), mask, prop::bool::weighted(0.75), prop::bool::weighted(0.2)),
+        ((dst_blk, dst_rep), [0..=3u8, 0..=3u8], [0..=20u8, 0..=20u8]),
+        (any::<bool>(), any::<u64>(), any::<u64>()),
+    )
+        .prop_map(
+            |(
+                (soc, (counter, mask, repeat), set, shared),
+                (dst, sblk, srep),
+                (sat_pick, count_pick, data_seed),
+            )| Case {
+                soc,
+                counter,
+                set,
+                mask,
+                repeat,
+                dst,
+                sblk,
+                srep,
+                shared,
+                sat_pick,
+                count_pick,
+                data_seed,
+            },
+        )
+}
+
+/// The same bits, or both NaN.
+pub fn same<T: Element>(a: T, b: T) -> bool {
+    let nan = |x: T| x.partial_cmp(&x).is_none();
+    a.to_bits_u64() == b.to_bits_u64() || (T::IS_FLOAT && nan(a) && nan(b))
+}
