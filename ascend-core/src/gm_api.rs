@@ -29,10 +29,6 @@ macro_rules! init_types {
 }
 init_types!(u16, i16, f16, f32, u32, i32);
 
-/// Bytes at the end of the Unified Buffer that `PopStackBuffer` leaves out on Ascend910B (the
-/// vendor's `KfcMsg` slot).
-const KFC_MSG_BYTES: usize = 64;
-
 /// The most bytes one `InitGlobalMemory` burst fills and copies: 255 repeats of 256 bytes
 /// (`MAX_REPEAT_TIMES * MAX_REPEAT_LEN`).
 const MAX_BURST_BYTES: usize = 255 * 256;
@@ -142,20 +138,9 @@ fn fill_as<T: InitGlobalMemoryElement>(api: &'static str, gm: &GlobalTensor<T>, 
     ensure(size <= gm.get_size(), api, || {
         format!("size = {size} exceeds the GlobalTensor's {} {} elements", gm.get_size(), T::DTYPE)
     });
-    let (alive, que_end, barriers, ub_size) =
-        with_core(|c| (c.pipe_alive.get(), c.pipe_end.get(), c.group_barriers.get(), c.ub.size()));
-    ensure(alive, api, || {
-        "the core has no TPipe: InitGlobalMemory takes its Unified Buffer scratch from after the TPipe's buffers \
-         (PopStackBuffer, which needs GetTPipePtr()); create the TPipe first"
-            .to_string()
-    });
-    let end = if soc == Soc::Ascend910B { ub_size - KFC_MSG_BYTES } else { ub_size };
-    ensure(que_end < end, api, || {
-        format!(
-            "no space left in the Unified Buffer for the scratch: the TPipe's buffers reach byte {que_end}, and \
-             the scratch is the space after them up to byte {end}"
-        )
-    });
+    let (que_end, stack) = crate::adv::stack_bytes(api, "the scratch");
+    let end = que_end + stack;
+    let (barriers, ub_size) = with_core(|c| (c.group_barriers.get(), c.ub.size()));
     let pop_size = ((end - que_end) / T::SIZE).min(MAX_BURST_BYTES / T::SIZE);
     let pop_end = que_end + pop_size * T::SIZE;
     let barrier_at = ub_size - GROUP_BARRIER_UB_BYTES;

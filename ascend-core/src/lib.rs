@@ -7,6 +7,7 @@
 //!
 //! Kernels start with `use ascend_core::prelude::*;`.
 
+pub mod adv;
 pub mod alloc;
 pub mod atomic;
 pub mod block_sync;
@@ -70,6 +71,8 @@ pub mod prelude {
     pub use crate::ascend_printf;
     pub use crate::debug::{dump_tensor, dump_tensor_shape, ShapeInfo};
 
+    pub use crate::adv::activation::*;
+    pub use crate::adv::pop_stack_buffer;
     pub use crate::alloc::{LocalMemAllocator, Ub, L0A, L0B, L0C, L1};
     pub use crate::atomic::{
         disable_dma_atomic, get_atomic_mode, get_store_atomic_config, set_atomic_add, set_atomic_max,

@@ -121,8 +121,8 @@ fn init_global_memory_misuse() {
         with_pipe(Soc::Ascend910B, &|| init_global_memory(&GlobalTensor::<f32>::new(), 1, 1.0))
     });
     assert_fails(
-        "InitGlobalMemory: the core has no TPipe: InitGlobalMemory takes its Unified Buffer scratch from after the \
-         TPipe's buffers",
+        "InitGlobalMemory: the core has no TPipe: InitGlobalMemory takes the scratch from the Unified Buffer after \
+         the TPipe's buffers",
         || on(Soc::Ascend910B, || init_global_memory(&g, 1, 1)),
     );
     // The pipe's buffers reach the scratch's end (Ascend910B: 64 bytes before the UB's).

@@ -1,0 +1,124 @@
+//! The advanced API (the vendor's `adv_api`: activation, math, …): functions built from the
+//! basic vector instructions, written here as the vendor's implementations write them for each
+//! chip — the same instructions, in the same order, with the same mask modes, repeat splits
+//! and `PipeBarrier<PIPE_V>`s — so their results and their use of the temporary buffer are the
+//! hardware's bit for bit, and the sanitizer sees the same pipe traffic.
+//!
+//! A function with a temporary buffer has two forms, as in AscendC:
+//! - `xxx(dst, src, shared_tmp_buffer, count)` (the vendor's `sharedTmpBuffer` overload): the
+//!   caller lends a `LocalTensor<u8>`; its size sets how many elements one round computes;
+//! - `xxx_stack(dst, src, count)` (the overload without it): the buffer is the Unified Buffer
+//!   after the core's `TPipe` buffers ([`pop_stack_buffer`]).
+//!
+//! The vendor's forms without `count` (the whole source tensor) are the same calls with
+//! `src.get_size()`. `IS_REUSE_SOURCE` is kept where the vendor's signature has it, so
+//! `Sigmoid<T, false>(…)` ports as `sigmoid::<_, false>(…)`.
+//!
+//! A chip whose build of the vendor's library compiles the function to nothing (no
+//! implementation for its architecture) gets an error naming the chip, not a silent no-op.
+
+pub mod activation;
+
+use crate::ctx::{get_soc, with_core};
+use crate::element::Element;
+use crate::error::ensure;
+use crate::position::TPosition;
+use crate::soc::Soc;
+use crate::tensor::LocalTensor;
+
+/// Bytes at the end of the Unified Buffer that `PopStackBuffer` leaves out on Ascend910B (the
+/// vendor's `KfcMsg` slot).
+pub(crate) const KFC_MSG_BYTES: usize = 64;
+
+/// The Unified Buffer after the core's `TPipe` buffers, as a `VECCALC` tensor of `T` (AscendC
+/// `PopStackBuffer<T, TPosition::LCM>`): from the pipe's end to the UB's end, less the 64-byte
+/// `KfcMsg` slot on Ascend910B. The advanced API's forms without a temporary buffer take theirs
+/// from here.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let mut pipe = TPipe::new();
+/// let mut buf = TBuf::<VecCalc>::new();
+/// pipe.init_tbuf(&mut buf, 1024);
+/// let stack = pop_stack_buffer::<u8>();
+/// assert_eq!(stack.get_phy_addr(), 1024);
+/// assert_eq!(stack.get_size(), get_soc().ub_size() - 1024 - 64); // Ascend910B by default
+/// ```
+///
+/// # Panics
+/// Panics if the core has no `TPipe`, or its buffers leave no room.
+#[track_caller]
+pub fn pop_stack_buffer<T: Element>() -> LocalTensor<T> {
+    let (start, bytes) = stack_bytes("PopStackBuffer", "the stack buffer");
+    LocalTensor::new(TPosition::VECCALC, start, bytes / T::SIZE)
+}
+
+/// The stack buffer's first byte and length (see [`pop_stack_buffer`]); `api` names the caller
+/// in errors, `what` the buffer.
+#[track_caller]
+pub(crate) fn stack_bytes(api: &'static str, what: &'static str) -> (usize, usize) {
+    let soc = get_soc();
+    let (alive, que_end, ub_size) = with_core(|c| (c.pipe_alive.get(), c.pipe_end.get(), c.ub.size()));
+    ensure(alive, api, || {
+        format!(
+            "the core has no TPipe: {api} takes {what} from the Unified Buffer after the TPipe's buffers \
+             (PopStackBuffer, which needs GetTPipePtr()); create the TPipe first"
+        )
+    });
+    let end = if soc == Soc::Ascend910B { ub_size - KFC_MSG_BYTES } else { ub_size };
+    ensure(que_end < end, api, || {
+        format!(
+            "no space left in the Unified Buffer for {what}: the TPipe's buffers reach byte {que_end}, and {what} \
+             is the space after them up to byte {end}"
+        )
+    });
+    (que_end, end - que_end)
+}
+
+/// The checks every advanced function makes first: the chip has an implementation, `count`
+/// fits the source and destination, and the tensors are in the Unified Buffer.
+#[track_caller]
+pub(crate) fn check_common<T: Element>(
+    api: &'static str,
+    supported: &[Soc],
+    dst: &LocalTensor<T>,
+    src: &LocalTensor<T>,
+    count: usize,
+) {
+    let soc = get_soc();
+    ensure(supported.contains(&soc), api, || {
+        format!(
+            "{api} has no implementation on {soc} ({}): the vendor's library compiles it to nothing there; it runs \
+             on {}",
+            soc.product_line(),
+            supported.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(", ")
+        )
+    });
+    for (name, t) in [("dst", dst), ("src", src)] {
+        let pos = t.get_position();
+        ensure(pos.is_ub(), api, || {
+            format!("{name} is at position {pos}; it must be VECIN, VECOUT or VECCALC")
+        });
+    }
+    ensure(count <= src.get_size(), api, || {
+        format!("calCount = {count} exceeds srcTensor's {} {} elements", src.get_size(), T::DTYPE)
+    });
+    ensure(count <= dst.get_size(), api, || {
+        format!("calCount = {count} exceeds dstTensor's {} {} elements", dst.get_size(), T::DTYPE)
+    });
+}
+
+/// The elements of `T` one round computes with a temporary buffer of `tmp` (the vendor's
+/// `splitSize = sharedTmpBuffer.GetSize() / sizeof(T)`); fails when it is 0.
+#[track_caller]
+pub(crate) fn split_size<T: Element>(api: &'static str, tmp: &LocalTensor<u8>) -> usize {
+    let split = tmp.get_size() / T::SIZE;
+    ensure(split != 0, api, || {
+        format!(
+            "sharedTmpBuffer has {} bytes, less than one {} element (splitSize would be 0)",
+            tmp.get_size(),
+            T::DTYPE
+        )
+    });
+    split
+}
