@@ -83,21 +83,6 @@ fn check<T: Ref>(soc: Soc, count: usize, tmp_bytes: Option<usize>, seed: u64) {
     });
 }
 
-/// A bits view shared by both element types.
-trait Bits {
-    fn to_bits_u64(self) -> u64;
-}
-impl Bits for f32 {
-    fn to_bits_u64(self) -> u64 {
-        u64::from(self.to_bits())
-    }
-}
-impl Bits for f16 {
-    fn to_bits_u64(self) -> u64 {
-        u64::from(self.to_bits())
-    }
-}
-
 #[test]
 fn sigmoid_matches_the_reference_on_every_chip_both_types_and_forms() {
     let mut rng = Rng(11);
@@ -146,7 +131,7 @@ fn sigmoid_matches_the_vendors_worked_example() {
         0.1, 0.2, 0.3, 0.4, 0.5, 1., 2., 3., 4., 5., 10., 20., 50., 100.,
     ];
     // The page's printout (numpy, 8 decimals).
-    let want: [f32; 32] = [
+    let want: [f64; 32] = [
         0., 0., 0., 0.0000454, 0.00669285, 0.01798621, 0.04742587, 0.11920292, 0.26894142, 0.37754067,
         0.40131234, 0.42555748, 0.450166, 0.47502081, 0.49750002, 0.5, 0.5, 0.50249998, 0.52497919, 0.549834,
         0.57444252, 0.59868766, 0.62245933, 0.73105858, 0.88079708, 0.95257413, 0.98201379, 0.99330715,
@@ -161,9 +146,9 @@ fn sigmoid_matches_the_vendors_worked_example() {
         for i in 0..32 {
             assert_eq!(got[i], f32::sigmoid_ref(x[i]));
             // Half a unit of the 8th decimal, plus the float's own rounding.
-            let tol = 5e-9 + f32::EPSILON * want[i];
+            let tol = 5e-9 + f64::from(f32::EPSILON) * want[i];
             assert!(
-                (got[i] - want[i]).abs() <= tol,
+                (f64::from(got[i]) - want[i]).abs() <= tol,
                 "x = {}: {} against the page's {}",
                 x[i],
                 got[i],
@@ -233,10 +218,22 @@ fn the_host_tiling_gives_the_vendors_sizes() {
     assert_eq!(get_sigmoid_max_min_tmp_size(1024, 2, false), (2048, 256));
     assert_eq!(get_sigmoid_max_min_tmp_size(1024, 4, false), (4096, 256));
     assert_eq!(get_sigmoid_max_min_tmp_size(32, 4, false), (256, 256));
-    expect_panic(|| drop(get_sigmoid_max_min_tmp_size(0, 4, false)), &["size must be greater than 0"]);
-    expect_panic(|| drop(get_sigmoid_max_min_tmp_size(8, 1, false)), &["typeSize = 1; it must be 2 or 4"]);
     expect_panic(
-        || drop(get_sigmoid_max_min_tmp_size(8, 2, true)),
+        || {
+            get_sigmoid_max_min_tmp_size(0, 4, false);
+        },
+        &["size must be greater than 0"],
+    );
+    expect_panic(
+        || {
+            get_sigmoid_max_min_tmp_size(8, 1, false);
+        },
+        &["typeSize = 1; it must be 2 or 4"],
+    );
+    expect_panic(
+        || {
+            get_sigmoid_max_min_tmp_size(8, 2, true);
+        },
         &["isReuseSource = true is not supported"],
     );
 }
