@@ -373,8 +373,8 @@ fn no_memory(pos: TPosition) -> &'static str {
     }
 }
 
-/// The pipes of the events of a queue between `S` and `D`: from the table, at compile time,
-/// for the vector positions; on the chip of the running core for the cube's (see
+/// The pipes of the events of a queue between `S` and `D`: at compile time for the vector
+/// positions (the same on every chip); on the chip of the running core for the cube's (see
 /// `sanitizer::que_events_on`).
 #[inline(always)]
 fn que_pipes<S: Position, D: Position>() -> Option<crate::sanitizer::QuePipes> {
