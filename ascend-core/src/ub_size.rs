@@ -18,7 +18,7 @@
 //!   Stated in each error message, for information.
 //!
 //! A kernel that wants the size of the modelled chip's UB reads
-//! [`get_soc`](crate::ctx::get_soc)`().`[`ub_size`](Soc::ub_size)`()`: the whole UB, with no
+//! [`get_soc`]`().`[`ub_size`](Soc::ub_size)`()`: the whole UB, with no
 //! reserve (the emulator keeps none).
 
 use crate::ctx::get_soc;

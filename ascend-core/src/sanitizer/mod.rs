@@ -39,7 +39,7 @@
 //! touching the same bytes in one epoch, one of them writing and not both atomically, is an
 //! error. A scalar write through the core's data cache counts as a write of its whole 64-byte
 //! line against other cores' writes, and the cache's clean and invalidation
-//! (`DataCacheCleanAndInvalid`) make scalar accesses flag accesses (see [`DCache`]). Within a
+//! (`DataCacheCleanAndInvalid`) make scalar accesses flag accesses (see `DCache`). Within a
 //! core, an MTE2 read of global memory this core's MTE3 or S wrote without an
 //! ordering event is an error too, and so is an MTE3 write over bytes an earlier MTE3 write
 //! of the core may still be writing (see `gm_local`).
