@@ -85,7 +85,9 @@ fn r_reglu_f(x0: f32, x1: f32) -> f32 {
     x0 * m
 }
 
+#[allow(clippy::excessive_precision)]
 const COEFF0: f32 = -0.071_354_816_272_6;
+#[allow(clippy::excessive_precision)]
 const COEFF1: f32 = 22.363_860_002_236;
 
 /// GeGLU in `float`: `x0 * x / (1 + exp(COEFF0 · ((x·x + COEFF1) · x)))`, a rounding per step.

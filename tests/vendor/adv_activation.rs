@@ -26,8 +26,6 @@ use ascend_kernels::data::random_vec;
 use ascend_runtime::prelude::*;
 use ascend_runtime::testing::assert_bits_eq;
 
-
-
 // ---- references: the vendor's steps with the chip's roundings -----------------------------------
 
 /// `Muls(-β)`, `Exp` (in `f64`, rounded once), `Adds(1)`, `Div(x, ·)` in `f32`.
@@ -47,7 +45,9 @@ fn r_swish_f16(x: f16, beta: f16) -> f16 {
 
 /// GeGLU's `float` steps: `x0 * (x / (1 + exp(COEFF0 · ((x·x + COEFF1) · x))))`.
 fn r_geglu_f32(x0: f32, x: f32) -> f32 {
+    #[allow(clippy::excessive_precision)]
     const COEFF0: f32 = -0.071_354_816_272_6;
+    #[allow(clippy::excessive_precision)]
     const COEFF1: f32 = 22.363_860_002_236;
     let a = (x * x + COEFF1) * x * COEFF0;
     let e = (a as f64).exp() as f32 + 1.0;
@@ -152,7 +152,10 @@ fn run_swish<T: SwishElement, const USE_SILU_MODE: bool>(src: &[T]) -> Vec<T> {
     assert_eq!(size, (0, 0));
     let xg = GmBuffer::from_vec(src.to_vec());
     let yg = GmBuffer::<T>::zeroed(src.len());
-    Launch::new(Soc::Ascend910B).block_dim(1).run(|| swish_custom::<T, USE_SILU_MODE>(xg.addr(), yg.addr())).unwrap();
+    Launch::new(Soc::Ascend910B)
+        .block_dim(1)
+        .run(|| swish_custom::<T, USE_SILU_MODE>(xg.addr(), yg.addr()))
+        .unwrap();
     yg.to_vec()
 }
 
@@ -359,8 +362,11 @@ fn adv_swiglu_example_half_instantiation() {
     let src1: Vec<f16> = random_vec(1008, 204, -4.0, 4.0);
     let (tiling, out) = run_swiglu(&src0, &src1);
     assert_eq!(tiling.shared_tmp_buffer_size, 1536);
-    let want: Vec<f16> =
-        src0.iter().zip(&src1).map(|(&a, &b)| f16::from_f32(r_swish_f32(b.to_f32(), 1.0) * a.to_f32())).collect();
+    let want: Vec<f16> = src0
+        .iter()
+        .zip(&src1)
+        .map(|(&a, &b)| f16::from_f32(r_swish_f32(b.to_f32(), 1.0) * a.to_f32()))
+        .collect();
     assert_bits_eq(&out, &want);
 }
 
@@ -446,9 +452,13 @@ impl<T: GeGluElement> KernelGeGLU<T> {
         // dst = src0 * GELU(src1); the overloads without calCount use srcTensor0.GetSize().
         match (&tmp_local, self.cal_count > 0) {
             (Some(tmp), true) => geglu::<T, false>(&dst_local, &src0_local, &src1_local, tmp, self.cal_count),
-            (Some(tmp), false) => geglu::<T, false>(&dst_local, &src0_local, &src1_local, tmp, src0_local.get_size()),
+            (Some(tmp), false) => {
+                geglu::<T, false>(&dst_local, &src0_local, &src1_local, tmp, src0_local.get_size())
+            }
             (None, true) => geglu_stack::<T, false>(&dst_local, &src0_local, &src1_local, self.cal_count),
-            (None, false) => geglu_stack::<T, false>(&dst_local, &src0_local, &src1_local, src0_local.get_size()),
+            (None, false) => {
+                geglu_stack::<T, false>(&dst_local, &src0_local, &src1_local, src0_local.get_size())
+            }
         }
         self.out_queue.enque::<T>(dst_local);
         self.in_queue0.free_tensor(src0_local);
@@ -492,7 +502,9 @@ fn run_geglu<T: GeGluElement, const CAL_COUNT: usize>(src0: &[T], src1: &[T]) ->
 
 /// The reference over `n` elements, rounded to `T`.
 fn geglu_want<T: Element>(src0: &[T], src1: &[T], n: usize) -> Vec<T> {
-    (0..n).map(|i| T::from_f64(r_geglu_f32(src0[i].to_f64() as f32, src1[i].to_f64() as f32) as f64)).collect()
+    (0..n)
+        .map(|i| T::from_f64(r_geglu_f32(src0[i].to_f64() as f32, src1[i].to_f64() as f32) as f64))
+        .collect()
 }
 
 // mirror-cann/asc-devkit, examples/01_simd_cpp_api/04_advanced_api/01_activation/geglu/
