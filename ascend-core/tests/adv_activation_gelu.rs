@@ -336,6 +336,19 @@ fn tiling() {
     assert_eq!(get_gelu_max_min_tmp_size(1024, 2), (12288, 768));
     assert_eq!(get_gelu_max_min_tmp_size(64, 4), (768, 768));
     assert_eq!(get_gelu_max_min_tmp_size(65, 4), (780, 768));
+    assert_eq!((get_gelu_max_tmp_size(65, 2), get_gelu_min_tmp_size(65, 2)), (780, 768));
+    expect_panic(
+        || {
+            let _ = get_gelu_min_tmp_size(0, 2);
+        },
+        &["GetGeluMinTmpSize", "greater than 0"],
+    );
+    expect_panic(
+        || {
+            let _ = get_gelu_max_tmp_size(4, 8);
+        },
+        &["GetGeluMaxTmpSize", "typeSize = 8"],
+    );
     expect_panic(
         || {
             let _ = get_gelu_max_min_tmp_size(0, 2);

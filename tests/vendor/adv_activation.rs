@@ -1,14 +1,16 @@
 //! Ports of the vendor's advanced-API activation examples (`mirror-cann/asc-devkit`,
 //! `examples/01_simd_cpp_api/04_advanced_api/01_activation/`): `swish` (both its Swish mode and
-//! its `USE_SILU_MODE`), `swiglu` and `geglu`. The kernels keep the vendor's class
+//! its `USE_SILU_MODE`), `swiglu`, `geglu` and `gelu` (the other examples there — `sigmoid`,
+//! the softmax family — are not ported here). The kernels keep the vendor's class
 //! (`init`, `process`, `copy_in`, `compute`, `copy_out`), `TPipe`/`TQue`/`TBuf` buffers, calls
 //! and constants; the host side's tiling calls (`GetSwishTmpSize`, `GetSwiGLUMaxMinTmpSize`,
-//! `GetGeGLUMaxMinTmpSize`) choose the scratch as the examples do. All three are built for
+//! `GetGeGLUMaxMinTmpSize`, `GetGeluMinTmpSize`) choose the scratch as the examples do. All three are built for
 //! `dav-2201` (Ascend910B) and launched on one vector core, with the sanitizer on: they are
 //! correct kernels and must pass clean.
 //!
 //! The examples instantiate their kernels for `float` only, which takes the stack-buffer
-//! overloads (the minimum scratch of `float` is 0). Their kernels are templates with the other
+//! overloads where the minimum scratch of `float` is 0 (`swiglu`, `geglu`); `gelu` passes its
+//! minimum, 768 bytes, as `sharedTmpBuffer`. Their kernels are templates with the other
 //! overloads behind the tiling's values, so the `half` instantiation (which takes the
 //! `sharedTmpBuffer` overloads with the tiling's minimum) and `GeGLU`'s `calCount` branches
 //! are run too, each marked as such.
@@ -547,4 +549,159 @@ fn adv_geglu_example_other_branches() {
     assert_bits_eq(&out[..1000], &geglu_want(&h0, &h1, 1000));
     let (_, out) = run_geglu::<f16, 0>(&h0, &h1);
     assert_bits_eq(&out, &geglu_want(&h0, &h1, 1024));
+}
+
+// ---------------------------------------------------------------------------------------
+// gelu
+// ---------------------------------------------------------------------------------------
+
+/// `Gelu`'s steps in `f32` (`GeluCalcSimplifiedAvoid`): `y = 1.5957691 · (x + 0.044715 · x³)`,
+/// `x / (exp(-|y|) + 1) · exp(min(y, 0))`.
+fn r_gelu_f32(x: f32) -> f32 {
+    let y = (x + x * (x * x) * 0.044715f64 as f32) * 1.5957691216057308f64 as f32;
+    let e = (y.min(0.0) as f64).exp() as f32;
+    let a = ((-y.abs()) as f64).exp() as f32 + 1.0;
+    x / a * e
+}
+
+/// `KernelGelu<T>` of `gelu/gelu.asc`.
+struct KernelGelu<T: GeluElement> {
+    in_queue_x: TQue<VecIn, 1>,
+    out_queue: TQue<VecOut, 1>,
+    buf_queue: TBuf<VecCalc>,
+    src_global: GlobalTensor<T>,
+    dst_global: GlobalTensor<T>,
+    data_size: usize,
+    tmp_buf_size: usize,
+}
+
+impl<T: GeluElement> KernelGelu<T> {
+    fn new() -> Self {
+        KernelGelu {
+            in_queue_x: TQue::new(),
+            out_queue: TQue::new(),
+            buf_queue: TBuf::new(),
+            src_global: GlobalTensor::new(),
+            dst_global: GlobalTensor::new(),
+            data_size: 0,
+            tmp_buf_size: 0,
+        }
+    }
+
+    fn init(
+        &mut self,
+        src_gm: GmAddr,
+        dst_gm: GmAddr,
+        input_size: usize,
+        tmp_buf_size: usize,
+        pipe: &mut TPipe,
+    ) {
+        self.data_size = input_size;
+        self.tmp_buf_size = tmp_buf_size;
+        self.src_global.set_global_buffer(src_gm, self.data_size);
+        self.dst_global.set_global_buffer(dst_gm, self.data_size);
+        pipe.init_buffer(&mut self.in_queue_x, 1, self.data_size * size_of::<T>());
+        pipe.init_buffer(&mut self.out_queue, 1, self.data_size * size_of::<T>());
+        if tmp_buf_size > 0 {
+            pipe.init_tbuf(&mut self.buf_queue, tmp_buf_size);
+        }
+    }
+
+    fn process(&mut self) {
+        self.copy_in();
+        self.compute();
+        self.copy_out();
+    }
+
+    fn copy_in(&mut self) {
+        let src_local = self.in_queue_x.alloc_tensor::<T>();
+        data_copy(&src_local, &self.src_global, self.data_size);
+        self.in_queue_x.enque(src_local);
+    }
+
+    fn compute(&mut self) {
+        let dst_local = self.out_queue.alloc_tensor::<T>();
+        let src_local = self.in_queue_x.deque::<T>();
+        // Gelu element-wise from srcLocal into dstLocal (highPrecision, highPerformance false).
+        if self.tmp_buf_size > 0 {
+            let tmp_local = self.buf_queue.get::<u8>();
+            gelu::<T, false, false>(&dst_local, &src_local, &tmp_local, self.data_size);
+        } else {
+            gelu_stack::<T, false, false>(&dst_local, &src_local, self.data_size);
+        }
+        self.out_queue.enque::<T>(dst_local);
+        self.in_queue_x.free_tensor(src_local);
+    }
+
+    fn copy_out(&mut self) {
+        let dst_local = self.out_queue.deque::<T>();
+        data_copy(&self.dst_global, &dst_local, self.data_size);
+        self.out_queue.free_tensor(dst_local);
+    }
+}
+
+/// `gelu_custom(srcGm, dstGm, dataSize, tmpBufSize)`.
+fn gelu_custom<T: GeluElement>(src_gm: GmAddr, dst_gm: GmAddr, data_size: usize, tmp_buf_size: usize) {
+    let mut pipe = TPipe::new();
+    let mut op = KernelGelu::<T>::new();
+    op.init(src_gm, dst_gm, data_size, tmp_buf_size, &mut pipe);
+    op.process();
+}
+
+fn run_gelu<T: GeluElement>(src: &[T], tmp_buf_size: usize) -> Vec<T> {
+    let xg = GmBuffer::from_vec(src.to_vec());
+    let yg = GmBuffer::<T>::zeroed(src.len());
+    Launch::new(Soc::Ascend910B)
+        .block_dim(1)
+        .run(|| gelu_custom::<T>(xg.addr(), yg.addr(), src.len(), tmp_buf_size))
+        .unwrap();
+    yg.to_vec()
+}
+
+// mirror-cann/asc-devkit, examples/01_simd_cpp_api/04_advanced_api/01_activation/gelu/gelu.asc:
+// Gelu of 32 floats with GetGeluMinTmpSize's 768 bytes as sharedTmpBuffer. gen_data.py: src =
+// uniform(-5, 5); golden = src / (1 + np.exp(-1.5957691216057308 * (src + 0.044715 *
+// np.power(src, 3)))).
+#[test]
+fn adv_gelu_example() {
+    let src: Vec<f32> = random_vec(32, 401, -5.0, 5.0);
+    let min_value = get_gelu_min_tmp_size(32, size_of::<f32>());
+    assert_eq!(min_value, 768);
+    let out = run_gelu(&src, min_value);
+    assert_bits_eq(&out, &src.iter().map(|&x| r_gelu_f32(x)).collect::<Vec<_>>());
+    let golden: Vec<f64> = src
+        .iter()
+        .map(|&x| {
+            let x = x as f64;
+            x / (1.0 + (-1.5957691216057308 * (x + 0.044715 * x.powi(3))).exp())
+        })
+        .collect();
+    assert_close(&out, &golden);
+}
+
+// The kernel's other branch (tmpBufSize 0: the stack-buffer overload), and KernelGelu<half>
+// over 1024 elements with the minimum scratch (rounds of 192) — not the example's values.
+#[test]
+fn adv_gelu_example_other_branches() {
+    let src: Vec<f32> = random_vec(32, 402, -5.0, 5.0);
+    let out = run_gelu(&src, 0);
+    assert_bits_eq(&out, &src.iter().map(|&x| r_gelu_f32(x)).collect::<Vec<_>>());
+
+    let h: Vec<f16> = random_vec(1024, 403, -5.0, 5.0);
+    let out = run_gelu(&h, get_gelu_min_tmp_size(1024, 2));
+    // The same steps in half, each rounded once (Ascend910B: no saturation in this range).
+    let r = |x: f16| {
+        let q = f16::from_f32;
+        let a = q(x.to_f32() * x.to_f32());
+        let b = q(x.to_f32() * a.to_f32());
+        let a = q(b.to_f32() * f16::from_f64(0.044715).to_f32());
+        let b = q(x.to_f32() + a.to_f32());
+        let y = q(b.to_f32() * f16::from_f64(1.5957691216057308).to_f32());
+        let e = f16::from_f64(y.to_f64().min(0.0).exp());
+        let a = f16::from_f64((-y.to_f64().abs()).exp());
+        let a = q(a.to_f32() + 1.0);
+        let a = q(x.to_f32() / a.to_f32());
+        q(a.to_f32() * e.to_f32())
+    };
+    assert_bits_eq(&out, &h.iter().map(|&x| r(x)).collect::<Vec<_>>());
 }

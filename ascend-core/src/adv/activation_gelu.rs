@@ -563,12 +563,49 @@ pub fn faster_gelu_v2_stack<T: GeluElement, const HIGH_PRECISION: bool, const HI
 /// Panics if `input_size` is 0 or `type_size` is neither 2 nor 4 (the vendor's host checks).
 #[track_caller]
 pub fn get_gelu_max_min_tmp_size(input_size: usize, type_size: usize) -> (usize, usize) {
-    const API: &str = "GetGeluMaxMinTmpSize";
-    ensure(input_size > 0, API, || {
+    host_checks("GetGeluMaxMinTmpSize", input_size, type_size);
+    ((3 * input_size * 4).max(MIN_TMP), MIN_TMP)
+}
+
+/// The minimum of [`get_gelu_max_min_tmp_size`] (AscendC's host-side
+/// `GetGeluMinTmpSize(srcShape, typeSize)`): 768 bytes.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// assert_eq!(get_gelu_min_tmp_size(32, 4), 768);
+/// ```
+///
+/// # Panics
+/// As [`get_gelu_max_min_tmp_size`].
+#[track_caller]
+pub fn get_gelu_min_tmp_size(input_size: usize, type_size: usize) -> usize {
+    host_checks("GetGeluMinTmpSize", input_size, type_size);
+    MIN_TMP
+}
+
+/// The maximum of [`get_gelu_max_min_tmp_size`] (AscendC's host-side
+/// `GetGeluMaxTmpSize(srcShape, typeSize)`): `max(3 × 4 × input_size, 768)` bytes.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// assert_eq!(get_gelu_max_tmp_size(1024, 4), 12288);
+/// ```
+///
+/// # Panics
+/// As [`get_gelu_max_min_tmp_size`].
+#[track_caller]
+pub fn get_gelu_max_tmp_size(input_size: usize, type_size: usize) -> usize {
+    host_checks("GetGeluMaxTmpSize", input_size, type_size);
+    (3 * input_size * 4).max(MIN_TMP)
+}
+
+/// The vendor's host checks: a non-empty shape, `typeSize` 2 or 4.
+#[track_caller]
+fn host_checks(api: &'static str, input_size: usize, type_size: usize) {
+    ensure(input_size > 0, api, || {
         "the source shape has no elements; its size must be greater than 0".into()
     });
-    ensure(type_size == 2 || type_size == 4, API, || {
+    ensure(type_size == 2 || type_size == 4, api, || {
         format!("typeSize = {type_size} is unsupported; it must be 2 or 4")
     });
-    ((3 * input_size * 4).max(MIN_TMP), MIN_TMP)
 }
