@@ -18,6 +18,8 @@
 //! implementation for its architecture) gets an error naming the chip, not a silent no-op.
 
 pub mod activation;
+pub mod activation_gelu;
+pub mod activation_glu;
 
 use crate::ctx::{get_soc, with_core};
 use crate::element::Element;
