@@ -15,7 +15,7 @@ use crate::vector::params::{BinaryRepeatParams, UnaryRepeatParams};
 use crate::vector::scalar::{adds_masked, muls_masked, AddsElement, MulsElement};
 use crate::vector::unary::{exp_masked, ExpElement};
 
-use super::{check_common, split_size, stack_bytes};
+use super::{check_apart, check_common, span, split_size, stack_tensor, whole};
 
 mod sealed {
     pub trait Sealed {}
@@ -92,7 +92,9 @@ pub fn sigmoid<T: SigmoidElement, const IS_REUSE_SOURCE: bool>(
     count: usize,
 ) {
     check_common(SIGMOID, &SIGMOID_CHIPS, dst, src, count);
-    check_disjoint(SIGMOID, dst, src, shared_tmp_buffer, count);
+    let (d, s, t) =
+        (span("dst", dst, count), span("src", src, count), whole("sharedTmpBuffer", shared_tmp_buffer));
+    check_apart(SIGMOID, &[(d, s), (t, s), (t, d)]);
     let split = split_size::<T>(SIGMOID, shared_tmp_buffer);
     let tmp = shared_tmp_buffer.reinterpret_cast::<T>();
     let (loops, tail) = (count / split, count % split);
@@ -144,9 +146,7 @@ pub fn sigmoid_stack<T: SigmoidElement, const IS_REUSE_SOURCE: bool>(
     src: &LocalTensor<T>,
     count: usize,
 ) {
-    let (start, bytes) = stack_bytes(SIGMOID, "the stack buffer");
-    let stack = LocalTensor::<u8>::new(crate::position::TPosition::VECCALC, start, bytes);
-    sigmoid::<T, IS_REUSE_SOURCE>(dst, src, &stack, count);
+    sigmoid::<T, IS_REUSE_SOURCE>(dst, src, &stack_tensor(SIGMOID), count);
 }
 
 /// The scratch bytes `Sigmoid` needs for `input_size` elements of `type_size` bytes: `(max,
@@ -177,33 +177,6 @@ pub fn get_sigmoid_max_min_tmp_size(
     ensure(type_size == 2 || type_size == 4, API, || format!("typeSize = {type_size}; it must be 2 or 4"));
     ensure(!is_reuse_source, API, || "isReuseSource = true is not supported; pass false".into());
     ((input_size * type_size).max(MEMORY_SIZE), MEMORY_SIZE)
-}
-
-/// Fails unless `dst`'s and `src`'s first `count` elements are apart, and the scratch is apart
-/// from both.
-#[track_caller]
-fn check_disjoint<T: Element>(
-    api: &'static str,
-    dst: &LocalTensor<T>,
-    src: &LocalTensor<T>,
-    tmp: &LocalTensor<u8>,
-    count: usize,
-) {
-    let span = |a: usize, n: usize| (a, a + n);
-    let d = span(dst.get_phy_addr(), count * T::SIZE);
-    let s = span(src.get_phy_addr(), count * T::SIZE);
-    let t = span(tmp.get_phy_addr(), tmp.get_size());
-    let apart = |a: (usize, usize), b: (usize, usize)| a.1 <= b.0 || b.1 <= a.0 || a.0 == a.1 || b.0 == b.1;
-    for (x, xn, y, yn) in
-        [(d, "dst", s, "src"), (t, "sharedTmpBuffer", s, "src"), (t, "sharedTmpBuffer", d, "dst")]
-    {
-        ensure(apart(x, y), api, || {
-            format!(
-                "{xn} UB bytes [{:#x}, {:#x}) overlap {yn} UB bytes [{:#x}, {:#x}); the vendor's page forbids it",
-                x.0, x.1, y.0, y.1
-            )
-        });
-    }
 }
 
 /// One round of `repeat_times` repeats under the mask set (the vendor's

@@ -14,7 +14,6 @@
 
 use crate::element::{f16, DType, Element};
 use crate::error::ensure;
-use crate::position::TPosition;
 use crate::soc::Soc;
 use crate::sync::{pipe_barrier, PIPE_V};
 use crate::tensor::LocalTensor;
@@ -27,7 +26,7 @@ use crate::vector::unary::{
     abs_masked, exp_masked, reciprocal_masked, AbsElement, ExpElement, ReciprocalElement,
 };
 
-use super::{check_common, stack_bytes};
+use super::{check_common, check_documented_chip, stack_tensor};
 
 mod sealed {
     pub trait Sealed {}
@@ -356,20 +355,13 @@ fn rounds(stack: usize, count: usize, round: impl Fn(usize)) {
 
 #[track_caller]
 fn check_chip(api: &'static str) {
-    let soc = crate::ctx::get_soc();
-    ensure(CHIPS.contains(&soc), api, || {
-        format!(
-            "{api} is not supported on {soc} ({}): the vendor's page lists it for Ascend910B and Ascend310P only",
-            soc.product_line()
-        )
-    });
+    check_documented_chip(api, &CHIPS, "Ascend910B and Ascend310P");
 }
 
 #[track_caller]
 fn stack(api: &'static str) -> LocalTensor<u8> {
     check_chip(api);
-    let (start, bytes) = stack_bytes(api, "the stack buffer");
-    LocalTensor::new(TPosition::VECCALC, start, bytes)
+    stack_tensor(api)
 }
 
 /// `dst[i] = gelu(src[i])` for `i < count` in the vendor's overflow-safe tanh form

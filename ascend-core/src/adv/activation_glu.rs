@@ -16,7 +16,6 @@
 use crate::ctx::get_soc;
 use crate::element::{bf16, f16, DType, Element};
 use crate::error::ensure;
-use crate::position::TPosition;
 use crate::soc::Soc;
 use crate::sync::{pipe_barrier, PIPE_V};
 use crate::tensor::LocalTensor;
@@ -27,7 +26,7 @@ use crate::vector::params::{BinaryRepeatParams, UnaryRepeatParams};
 use crate::vector::scalar::{adds_masked, maxs_masked, muls_masked, AddsElement, MulsElement};
 use crate::vector::unary::{exp_masked, ExpElement};
 
-use super::{check_common, stack_bytes};
+use super::{check_apart, check_common, check_documented_chip, span, stack_tensor};
 
 mod sealed {
     pub trait Sealed {}
@@ -35,46 +34,14 @@ mod sealed {
 
 /// The chips the vendor's pages list for these functions.
 const CHIPS: [Soc; 2] = [Soc::Ascend910B, Soc::Ascend310P];
+/// [`CHIPS`] in messages.
+const LISTED: &str = "Ascend910B and Ascend310P";
 /// `ONE_BLK_SIZE`: bytes in a data block.
 const ONE_BLK_SIZE: usize = 32;
 /// `{1, 1, DEFAULT_REPEAT_STRIDE, DEFAULT_REPEAT_STRIDE / 2}`: `half`/`bfloat16_t` → `float`.
 const WIDEN: UnaryRepeatParams = UnaryRepeatParams::new(1, 1, 8, 4);
 /// `{1, 1, DEFAULT_REPEAT_STRIDE / 2, DEFAULT_REPEAT_STRIDE}`: `float` → `half`/`bfloat16_t`.
 const NARROW: UnaryRepeatParams = UnaryRepeatParams::new(1, 1, 4, 8);
-
-/// Fails on a chip the vendor's page lists as unsupported although the header would build the
-/// common implementation there.
-#[track_caller]
-fn check_documented_chip(api: &'static str) {
-    let soc = get_soc();
-    ensure(CHIPS.contains(&soc), api, || {
-        format!(
-            "{api} is not supported on {soc} ({}): the vendor's page lists it for Ascend910B and Ascend310P only",
-            soc.product_line()
-        )
-    });
-}
-
-/// A named UB byte range `[start, end)`.
-type Span = (&'static str, usize, usize);
-
-fn span<T: Element>(name: &'static str, t: &LocalTensor<T>, n: usize) -> Span {
-    (name, t.get_phy_addr(), t.get_phy_addr() + n * T::SIZE)
-}
-
-/// Fails unless each pair of `pairs` is apart (an empty range is apart from everything).
-#[track_caller]
-fn check_apart(api: &'static str, pairs: &[(Span, Span)]) {
-    for &(x, y) in pairs {
-        let apart = x.2 <= y.1 || y.2 <= x.1 || x.1 == x.2 || y.1 == y.2;
-        ensure(apart, api, || {
-            format!(
-                "{} UB bytes [{:#x}, {:#x}) overlap {} UB bytes [{:#x}, {:#x}); the vendor's page forbids it",
-                x.0, x.1, x.2, y.0, y.1, y.2
-            )
-        });
-    }
-}
 
 /// The checks of the GLU forms: the chip, positions, `count` against every tensor, the
 /// sources' equal sizes where the vendor asserts them, the scratch's minimum and the overlaps.
@@ -92,7 +59,7 @@ fn check_glu<T: Element>(
     min_tmp: usize,
 ) {
     if documented_only {
-        check_documented_chip(api);
+        check_documented_chip(api, &CHIPS, LISTED);
     }
     check_common(api, &CHIPS, dst, src0, count);
     let pos = src1.get_position();
@@ -126,13 +93,6 @@ fn check_glu<T: Element>(
     let (d, s0, s1) = (span("dst", dst, count), span("src0", src0, count), span("src1", src1, count));
     let t = ("sharedTmpBuffer", tmp.get_phy_addr(), tmp.get_phy_addr() + tmp.get_size());
     check_apart(api, &[(d, s0), (d, s1), (t, s0), (t, s1), (t, d)]);
-}
-
-/// The stack buffer as a `u8` tensor (`PopStackBuffer<uint8_t, TPosition::LCM>`).
-#[track_caller]
-fn stack(api: &'static str) -> LocalTensor<u8> {
-    let (start, bytes) = stack_bytes(api, "the stack buffer");
-    LocalTensor::new(TPosition::VECCALC, start, bytes)
 }
 
 /// A `T` tensor seen as `U` (the same type: the vendor's `if constexpr` branches).
@@ -237,7 +197,7 @@ pub fn silu<T: SiluElement, const IS_REUSE_SOURCE: bool>(
     src: &LocalTensor<T>,
     count: usize,
 ) {
-    check_documented_chip(SILU);
+    check_documented_chip(SILU, &CHIPS, LISTED);
     check_common(SILU, &CHIPS, dst, src, count);
     check_apart(SILU, &[(span("dstLocal", dst, count), span("srcLocal", src, count))]);
     set_mask_count();
@@ -276,7 +236,7 @@ pub fn swish<T: SwishElement, const IS_REUSE_SOURCE: bool>(
     count: usize,
     scalar_value: T,
 ) {
-    check_documented_chip(SWISH);
+    check_documented_chip(SWISH, &CHIPS, LISTED);
     check_common(SWISH, &CHIPS, dst, src, count);
     check_apart(SWISH, &[(span("dstLocal", dst, count), span("srcLocal", src, count))]);
     let scalar = scalar_value.neg();
@@ -489,8 +449,8 @@ pub fn swiglu_stack<T: SwiGluElement, const IS_REUSE_SOURCE: bool>(
     scalar_value: f32,
     count: usize,
 ) {
-    check_documented_chip(SWIGLU);
-    swiglu::<T, IS_REUSE_SOURCE>(dst, src0, src1, scalar_value, &stack(SWIGLU), count);
+    check_documented_chip(SWIGLU, &CHIPS, LISTED);
+    swiglu::<T, IS_REUSE_SOURCE>(dst, src0, src1, scalar_value, &stack_tensor(SWIGLU), count);
 }
 
 /// The scratch bytes `SwiGLU` needs for `input_size` elements of `type_size` bytes: `(max, min)`
@@ -723,7 +683,7 @@ pub fn reglu_stack<T: ReGluElement, const IS_REUSE_SOURCE: bool>(
 ) {
     // The vendor's header compiles the call to nothing before PopStackBuffer on other chips.
     check_common(REGLU, &CHIPS, dst, src0, count);
-    reglu::<T, IS_REUSE_SOURCE>(dst, src0, src1, &stack(REGLU), count);
+    reglu::<T, IS_REUSE_SOURCE>(dst, src0, src1, &stack_tensor(REGLU), count);
 }
 
 /// The scratch bytes `ReGlu` needs for `input_size` elements of `type_size` bytes: `(max, min)`
@@ -924,8 +884,8 @@ pub fn geglu_stack<T: GeGluElement, const IS_REUSE_SOURCE: bool>(
     src1: &LocalTensor<T>,
     count: usize,
 ) {
-    check_documented_chip(GEGLU);
-    geglu::<T, IS_REUSE_SOURCE>(dst, src0, src1, &stack(GEGLU), count);
+    check_documented_chip(GEGLU, &CHIPS, LISTED);
+    geglu::<T, IS_REUSE_SOURCE>(dst, src0, src1, &stack_tensor(GEGLU), count);
 }
 
 /// The scratch bytes `GeGLU` needs for `input_size` elements of `type_size` bytes: `(max, min)`

@@ -124,3 +124,52 @@ pub(crate) fn split_size<T: Element>(api: &'static str, tmp: &LocalTensor<u8>) -
     });
     split
 }
+
+/// The stack buffer as a `u8` tensor (`PopStackBuffer<uint8_t, TPosition::LCM>`), for the
+/// forms without a temporary buffer; `api` names the caller in errors.
+#[track_caller]
+pub(crate) fn stack_tensor(api: &'static str) -> LocalTensor<u8> {
+    let (start, bytes) = stack_bytes(api, "the stack buffer");
+    LocalTensor::new(TPosition::VECCALC, start, bytes)
+}
+
+/// Fails unless the chip is one of `chips`, for a function whose header would build it on any
+/// chip but whose page lists `chips` only (`listed` names them in the message).
+#[track_caller]
+pub(crate) fn check_documented_chip(api: &'static str, chips: &[Soc], listed: &'static str) {
+    let soc = get_soc();
+    ensure(chips.contains(&soc), api, || {
+        format!(
+            "{api} is not supported on {soc} ({}): the vendor's page lists it for {listed} only",
+            soc.product_line()
+        )
+    });
+}
+
+/// A named UB byte range `[start, end)`.
+pub(crate) type Span = (&'static str, usize, usize);
+
+/// The first `n` elements of `t` as a named [`Span`].
+pub(crate) fn span<T: Element>(name: &'static str, t: &LocalTensor<T>, n: usize) -> Span {
+    (name, t.get_phy_addr(), t.get_phy_addr() + n * T::SIZE)
+}
+
+/// All of `t` as a named [`Span`].
+pub(crate) fn whole<T: Element>(name: &'static str, t: &LocalTensor<T>) -> Span {
+    span(name, t, t.get_size())
+}
+
+/// Fails unless each pair of `pairs` is apart (an empty range is apart from everything): the
+/// overlaps the vendor's pages forbid.
+#[track_caller]
+pub(crate) fn check_apart(api: &'static str, pairs: &[(Span, Span)]) {
+    for &(x, y) in pairs {
+        let apart = x.2 <= y.1 || y.2 <= x.1 || x.1 == x.2 || y.1 == y.2;
+        ensure(apart, api, || {
+            format!(
+                "{} UB bytes [{:#x}, {:#x}) overlap {} UB bytes [{:#x}, {:#x}); the vendor's page forbids it",
+                x.0, x.1, x.2, y.0, y.1, y.2
+            )
+        });
+    }
+}
