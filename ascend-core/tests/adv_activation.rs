@@ -228,7 +228,7 @@ fn the_host_tiling_gives_the_vendors_sizes() {
         || {
             get_sigmoid_max_min_tmp_size(8, 1, false);
         },
-        &["typeSize = 1; it must be 2 or 4"],
+        &["typeSize = 1 is unsupported; it must be 2 or 4"],
     );
     expect_panic(
         || {

@@ -15,7 +15,7 @@ use crate::vector::params::{BinaryRepeatParams, UnaryRepeatParams};
 use crate::vector::scalar::{adds_masked, muls_masked, AddsElement, MulsElement};
 use crate::vector::unary::{exp_masked, ExpElement};
 
-use super::{check_apart, check_common, span, split_size, stack_tensor, whole};
+use super::{check_apart, check_common, host_checks, span, split_size, stack_tensor, whole};
 
 mod sealed {
     pub trait Sealed {}
@@ -171,10 +171,7 @@ pub fn get_sigmoid_max_min_tmp_size(
 ) -> (usize, usize) {
     const API: &str = "GetSigmoidMaxMinTmpSize";
     const MEMORY_SIZE: usize = 256;
-    ensure(input_size > 0, API, || {
-        "the source shape has no elements; its size must be greater than 0".into()
-    });
-    ensure(type_size == 2 || type_size == 4, API, || format!("typeSize = {type_size}; it must be 2 or 4"));
+    host_checks(API, input_size, type_size);
     ensure(!is_reuse_source, API, || "isReuseSource = true is not supported; pass false".into());
     ((input_size * type_size).max(MEMORY_SIZE), MEMORY_SIZE)
 }

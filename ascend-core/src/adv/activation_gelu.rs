@@ -26,7 +26,7 @@ use crate::vector::unary::{
     abs_masked, exp_masked, reciprocal_masked, AbsElement, ExpElement, ReciprocalElement,
 };
 
-use super::{check_common, check_documented_chip, stack_tensor};
+use super::{check_common, check_documented_chip, host_checks, stack_tensor};
 
 mod sealed {
     pub trait Sealed {}
@@ -589,15 +589,4 @@ pub fn get_gelu_min_tmp_size(input_size: usize, type_size: usize) -> usize {
 pub fn get_gelu_max_tmp_size(input_size: usize, type_size: usize) -> usize {
     host_checks("GetGeluMaxTmpSize", input_size, type_size);
     (3 * input_size * 4).max(MIN_TMP)
-}
-
-/// The vendor's host checks: a non-empty shape, `typeSize` 2 or 4.
-#[track_caller]
-fn host_checks(api: &'static str, input_size: usize, type_size: usize) {
-    ensure(input_size > 0, api, || {
-        "the source shape has no elements; its size must be greater than 0".into()
-    });
-    ensure(type_size == 2 || type_size == 4, api, || {
-        format!("typeSize = {type_size} is unsupported; it must be 2 or 4")
-    });
 }

@@ -26,7 +26,7 @@ use crate::vector::params::{BinaryRepeatParams, UnaryRepeatParams};
 use crate::vector::scalar::{adds_masked, maxs_masked, muls_masked, AddsElement, MulsElement};
 use crate::vector::unary::{exp_masked, ExpElement};
 
-use super::{check_apart, check_common, check_documented_chip, span, stack_tensor};
+use super::{check_apart, check_common, check_documented_chip, host_checks, span, stack_tensor};
 
 mod sealed {
     pub trait Sealed {}
@@ -277,18 +277,6 @@ pub fn get_silu_tmp_size(input_size: usize, type_size: usize, is_reuse_source: b
 pub fn get_swish_tmp_size(input_size: usize, type_size: usize, is_reuse_source: bool) -> (usize, usize) {
     let _ = (input_size, type_size, is_reuse_source);
     (0, 0)
-}
-
-// ---- host-side checks shared by the GLU tiling helpers ---------------------------------------
-
-#[track_caller]
-fn host_checks(api: &'static str, input_size: usize, type_size: usize) {
-    ensure(input_size > 0, api, || {
-        "the source shape has no elements; its size must be greater than 0".into()
-    });
-    ensure(type_size == 2 || type_size == 4, api, || {
-        format!("typeSize = {type_size} is unsupported; it must be 2 or 4")
-    });
 }
 
 // ---- SwiGLU ---------------------------------------------------------------------------------

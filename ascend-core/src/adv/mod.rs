@@ -173,3 +173,14 @@ pub(crate) fn check_apart(api: &'static str, pairs: &[(Span, Span)]) {
         });
     }
 }
+
+/// The vendor's host-side checks of a tiling helper: a non-empty shape, `typeSize` 2 or 4.
+#[track_caller]
+pub(crate) fn host_checks(api: &'static str, input_size: usize, type_size: usize) {
+    ensure(input_size > 0, api, || {
+        "the source shape has no elements; its size must be greater than 0".into()
+    });
+    ensure(type_size == 2 || type_size == 4, api, || {
+        format!("typeSize = {type_size} is unsupported; it must be 2 or 4")
+    });
+}
