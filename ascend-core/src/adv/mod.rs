@@ -18,6 +18,7 @@
 //! implementation for its architecture) gets an error naming the chip, not a silent no-op.
 
 pub mod activation;
+pub mod math;
 
 use crate::ctx::{get_soc, with_core};
 use crate::element::Element;

@@ -1,0 +1,1004 @@
+//! Math functions of the advanced API (the vendor's `adv_api/math`): the rounding family
+//! `Floor`, `Ceil`, `Trunc`, `Frac` and `Round`, with their host tiling helpers.
+//!
+//! They are `Cast`s with a rounding mode. Where a chip has no `float → float` rounding
+//! (Ascend310P) the vendor goes through `int32_t` — `float → int32_t` with the mode, then back
+//! with `CAST_NONE` — which saturates beyond the `int32_t` range (its pages limit inputs to
+//! `[-2147483647, 2147483647]` there) and turns NaN into 0; `half` is widened to `float` first
+//! and narrowed back at the end, through the temporary buffer.
+
+use crate::ctx::get_soc;
+use crate::element::{f16, DType, Element};
+use crate::error::ensure;
+use crate::position::TPosition;
+use crate::soc::Soc;
+use crate::sync::{pipe_barrier, PIPE_V};
+use crate::tensor::LocalTensor;
+use crate::vector::binary::sub_masked;
+use crate::vector::cast::{cast, cast_masked, RoundMode};
+use crate::vector::mask::{
+    reset_mask, set_mask_count, set_mask_norm, set_vector_mask, Mask, MASK_PLACEHOLDER,
+};
+use crate::vector::params::{BinaryRepeatParams, UnaryRepeatParams};
+
+use super::{check_common, stack_bytes};
+
+mod sealed {
+    pub trait Sealed {}
+}
+impl sealed::Sealed for f16 {}
+impl sealed::Sealed for f32 {}
+
+/// Declares an API's sealed element trait (`half` and `float`), with its compile_fail doctest.
+macro_rules! element_trait {
+    ($name:ident, $f:ident, $api:literal, $chips:literal) => {
+        #[doc = concat!("Element types of [`", stringify!($f), "`]: `half` and `float` (the vendor's page), on the")]
+        #[doc = concat!("chips that have an implementation (", $chips, ").")]
+        ///
+        /// Any other type does not compile:
+        /// ```compile_fail
+        /// use ascend_core::prelude::*;
+        #[doc = concat!("fn f(t: &LocalTensor<i32>, tmp: &LocalTensor<u8>) { ", stringify!($f), "::<_, false>(t, t, tmp, 8) }")]
+        /// ```
+        pub trait $name: Element + sealed::Sealed {}
+        impl $name for f16 {}
+        impl $name for f32 {}
+    };
+}
+
+element_trait!(FloorElement, floor, "Floor", "Ascend910B, Ascend310P, Ascend310B");
+element_trait!(CeilElement, ceil, "Ceil", "Ascend910B, Ascend310P");
+element_trait!(TruncElement, trunc, "Trunc", "Ascend910B, Ascend310P");
+element_trait!(FracElement, frac, "Frac", "Ascend910B, Ascend310P");
+element_trait!(RoundElement, round, "Round", "Ascend910B, Ascend310P");
+
+const FLOOR: &str = "Floor";
+const CEIL: &str = "Ceil";
+const TRUNC: &str = "Trunc";
+const FRAC: &str = "Frac";
+const ROUND: &str = "Round";
+
+/// The chips whose build of the vendor's library implements `Floor` (`__NPU_ARCH__` 2201, 2002
+/// and 3002; on Ascend910 it compiles to nothing).
+const FLOOR_CHIPS: [Soc; 3] = [Soc::Ascend910B, Soc::Ascend310P, Soc::Ascend310B];
+/// The chips of `Ceil`, `Trunc`, `Frac` and `Round` (`__NPU_ARCH__` 2201 and 2002).
+const V220_V200: [Soc; 2] = [Soc::Ascend910B, Soc::Ascend310P];
+
+/// The vendor's `ONE_BLK_SIZE`: split counts are multiples of it.
+const ONE_BLK_SIZE: usize = 32;
+
+/// `{1, 1, DEFAULT_REPEAT_STRIDE, DEFAULT_REPEAT_STRIDE}`.
+const SAME: UnaryRepeatParams = UnaryRepeatParams::new(1, 1, 8, 8);
+/// `half → float`: `{1, 1, DEFAULT_REPEAT_STRIDE, HALF_DEFAULT_REPEAT_STRIDE}`.
+const WIDEN: UnaryRepeatParams = UnaryRepeatParams::new(1, 1, 8, 4);
+/// `float → half`: `{1, 1, HALF_DEFAULT_REPEAT_STRIDE, DEFAULT_REPEAT_STRIDE}`.
+const NARROW: UnaryRepeatParams = UnaryRepeatParams::new(1, 1, 4, 8);
+
+// ---------------------------------------------------------------------------------------
+// Shared steps
+// ---------------------------------------------------------------------------------------
+
+/// Fails unless `tmp` is in the Unified Buffer, `dst`'s and `src`'s first `count` elements are
+/// apart (when `dst_src` forbids their overlap), and the scratch is apart from both.
+#[track_caller]
+fn check_operands<T: Element>(
+    api: &'static str,
+    dst: &LocalTensor<T>,
+    src: &LocalTensor<T>,
+    tmp: &LocalTensor<u8>,
+    count: usize,
+    dst_src: bool,
+) {
+    let pos = tmp.get_position();
+    ensure(pos.is_ub(), api, || {
+        format!("sharedTmpBuffer is at position {pos}; it must be VECIN, VECOUT or VECCALC")
+    });
+    let d = (dst.get_phy_addr(), dst.get_phy_addr() + count * T::SIZE);
+    let s = (src.get_phy_addr(), src.get_phy_addr() + count * T::SIZE);
+    let t = (tmp.get_phy_addr(), tmp.get_phy_addr() + tmp.get_size());
+    let apart = |a: (usize, usize), b: (usize, usize)| a.1 <= b.0 || b.1 <= a.0 || a.0 == a.1 || b.0 == b.1;
+    let pairs = [
+        (d, "dst", s, "src", dst_src),
+        (t, "sharedTmpBuffer", s, "src", true),
+        (t, "sharedTmpBuffer", d, "dst", true),
+    ];
+    for (x, xn, y, yn, forbidden) in pairs {
+        ensure(!forbidden || apart(x, y), api, || {
+            format!(
+                "{xn} UB bytes [{:#x}, {:#x}) overlap {yn} UB bytes [{:#x}, {:#x}); the vendor's page forbids it",
+                x.0, x.1, y.0, y.1
+            )
+        });
+    }
+}
+
+/// The elements one round computes: `bytes / 4 / div`, rounded down to a multiple of 32 (the
+/// vendor's `splitCount`); fails when it is 0 (the vendor's `CheckTmpBufferSize`).
+#[track_caller]
+fn split_count(api: &'static str, tmp: &LocalTensor<u8>, div: usize) -> usize {
+    let bytes = tmp.get_size();
+    let split = bytes / 4 / div / ONE_BLK_SIZE * ONE_BLK_SIZE;
+    ensure(split > 0, api, || {
+        format!(
+            "sharedTmpBuffer has {bytes} bytes; it must hold at least {} (one split of {ONE_BLK_SIZE} elements; see the \
+             host's Get{api}MaxMinTmpSize)",
+            4 * div * ONE_BLK_SIZE
+        )
+    });
+    split
+}
+
+/// The stack buffer as a `LocalTensor<u8>` (the vendor's `PopStackBuffer<uint8_t, LCM>`).
+#[track_caller]
+fn stack(api: &'static str) -> LocalTensor<u8> {
+    let (start, bytes) = stack_bytes(api, "the stack buffer");
+    LocalTensor::<u8>::new(TPosition::VECCALC, start, bytes)
+}
+
+/// `float` rounded to an integral `float` with `mode` under the mask set: Ascend910B one
+/// `Cast<float, float>`; Ascend310P `Cast<int32_t, float>` with `mode` into `int_tmp`, then
+/// `Cast<float, int32_t>` with `CAST_NONE` (the vendor's `*CastFor*`/`*Process` for float).
+#[track_caller]
+fn integral(dst: &LocalTensor<f32>, src: &LocalTensor<f32>, int_tmp: &LocalTensor<i32>, mode: RoundMode) {
+    if get_soc() == Soc::Ascend310P {
+        cast_masked::<i32, f32, false>(int_tmp, src, mode, MASK_PLACEHOLDER, 1, &SAME);
+        pipe_barrier::<PIPE_V>();
+        cast_masked::<f32, i32, false>(dst, int_tmp, RoundMode::CastNone, MASK_PLACEHOLDER, 1, &SAME);
+    } else {
+        cast_masked::<f32, f32, false>(dst, src, mode, MASK_PLACEHOLDER, 1, &SAME);
+    }
+    pipe_barrier::<PIPE_V>();
+}
+
+/// `half` through `float` in `ftmp` (the vendor's `*Process` for half): widen, `inner` on the
+/// scratch in place, narrow into `dst`, each followed by a `PipeBarrier<PIPE_V>`.
+#[track_caller]
+fn via_float(
+    dst: &LocalTensor<f16>,
+    src: &LocalTensor<f16>,
+    ftmp: &LocalTensor<f32>,
+    inner: impl FnOnce(&LocalTensor<f32>),
+) {
+    cast_masked::<f32, f16, false>(ftmp, src, RoundMode::CastNone, MASK_PLACEHOLDER, 1, &WIDEN);
+    pipe_barrier::<PIPE_V>();
+    inner(ftmp);
+    cast_masked::<f16, f32, false>(dst, ftmp, RoundMode::CastNone, MASK_PLACEHOLDER, 1, &NARROW);
+    pipe_barrier::<PIPE_V>();
+}
+
+/// Sets the counter-mode mask to `n` elements (`SetVectorMask<T, MaskMode::COUNTER>(0, n)`).
+#[track_caller]
+fn count_mask<T: Element>(n: usize) {
+    set_vector_mask::<T>(Mask::Bits([n as u64, 0]));
+}
+
+/// The vendor's split loop in counter mode (`Floor`, `Ceil` and `Trunc` on Ascend910B and
+/// Ascend310P): `SetMaskCount`, the mask (counted in `M`) to `split`, `process` per full
+/// split, the mask to the tail and `process` on it, then `SetMaskNorm` and `ResetMask`.
+#[track_caller]
+fn split_loop<T: Element, M: Element>(
+    dst: &LocalTensor<T>,
+    src: &LocalTensor<T>,
+    count: usize,
+    split: usize,
+    mut process: impl FnMut(&LocalTensor<T>, &LocalTensor<T>),
+) {
+    let (loops, tail) = (count / split, count % split);
+    set_mask_count();
+    count_mask::<M>(split);
+    for i in 0..loops {
+        process(&dst.view(i * split), &src.view(i * split));
+    }
+    if tail > 0 {
+        count_mask::<M>(tail);
+        process(&dst.view(loops * split), &src.view(loops * split));
+    }
+    set_mask_norm();
+    reset_mask();
+}
+
+/// `Ceil` and `Trunc` (the same structure on both chips): splits of `bytes / 4 / 32 * 32`
+/// elements, each [`integral`] for `float` (its `int32_t` step in the scratch) or
+/// [`via_float`] for `half`.
+#[track_caller]
+fn round_by_split<T: Element, M: Element>(
+    api: &'static str,
+    dst: &LocalTensor<T>,
+    src: &LocalTensor<T>,
+    tmp: &LocalTensor<u8>,
+    count: usize,
+    mode: RoundMode,
+) {
+    // `tmpBufferSize / sizeof(T)`, halved for half: bytes / 4 either way.
+    let split = split_count(api, tmp, 1);
+    let (ftmp, itmp) = (tmp.reinterpret_cast::<f32>(), tmp.reinterpret_cast::<i32>());
+    if T::DTYPE == DType::F16 {
+        let (d, s) = (dst.reinterpret_cast::<f16>(), src.reinterpret_cast::<f16>());
+        split_loop::<f16, M>(&d, &s, count, split, |d, s| {
+            via_float(d, s, &ftmp, |f| integral(f, f, &f.reinterpret_cast::<i32>(), mode))
+        });
+    } else {
+        let (d, s) = (dst.reinterpret_cast::<f32>(), src.reinterpret_cast::<f32>());
+        split_loop::<f32, M>(&d, &s, count, split, |d, s| integral(d, s, &itmp, mode));
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Floor
+// ---------------------------------------------------------------------------------------
+
+/// `dst[i] = floor(src[i])` (toward −∞) for `i < count`, with `shared_tmp_buffer` as scratch
+/// (AscendC `Floor<T, isReuseSource>(dstTensor, srcTensor, sharedTmpBuffer, calCount)`).
+///
+/// As the vendor's implementation per chip:
+/// - `float`: Ascend910B and Ascend310B one `Cast<float, float>(…, CAST_FLOOR, calCount)`;
+///   Ascend310P in counter mode over all of `count`, `Cast<int32_t, float>` with `CAST_FLOOR`
+///   into `dst` (as `int32_t`) and back with `CAST_NONE`. The scratch is not used.
+/// - `half`: splits of `shared_tmp_buffer.get_size() / 4 / 32 * 32` elements, each widened to
+///   `float` in the scratch, floored there (as for `float`: through `int32_t` in place on
+///   Ascend310P) and narrowed into `dst` — in counter mode with `PipeBarrier<PIPE_V>` between
+///   the steps on Ascend910B and Ascend310P, with the count forms of `Cast` on Ascend310B.
+///
+/// The counter-mode paths leave normal mode and a reset mask. `IS_REUSE_SOURCE` is reserved:
+/// `src` is never written.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let mut pipe = TPipe::new();
+/// let (mut q, mut tmp) = (TBuf::<VecCalc>::new(), TBuf::<VecCalc>::new());
+/// pipe.init_tbuf(&mut q, 2 * 128 * 2);
+/// pipe.init_tbuf(&mut tmp, 512);
+/// let (x, y) = (q.get_with_offset::<f16>(128, 0), q.get_with_offset::<f16>(128, 256));
+/// x.copy_from_slice(&[f16::from_f32(-1.5); 128]);
+/// x.set_value(1, f16::from_f32(2.5));
+/// floor::<_, false>(&y, &x, &tmp.get::<u8>(), 128);
+/// assert_eq!(y.get_value(0), f16::from_f32(-2.0));
+/// assert_eq!(y.get_value(1), f16::from_f32(2.0));
+/// ```
+///
+/// # Panics
+/// Panics if the chip has no implementation (Ascend910); `count` exceeds `src` or `dst`; a
+/// tensor is not in the Unified Buffer; `dst` overlaps `src`, or the scratch overlaps either
+/// (the vendor's constraints); for `half`, `shared_tmp_buffer` holds less than 128 bytes (no
+/// split); on Ascend310P for `float`, `count` is 0 (a counter-mode mask of 0 elements); or any
+/// instruction's own check fails.
+#[track_caller]
+pub fn floor<T: FloorElement, const IS_REUSE_SOURCE: bool>(
+    dst: &LocalTensor<T>,
+    src: &LocalTensor<T>,
+    shared_tmp_buffer: &LocalTensor<u8>,
+    count: usize,
+) {
+    check_common(FLOOR, &FLOOR_CHIPS, dst, src, count);
+    check_operands(FLOOR, dst, src, shared_tmp_buffer, count, true);
+    let soc = get_soc();
+    if T::DTYPE == DType::F32 {
+        let (d, s) = (dst.reinterpret_cast::<f32>(), src.reinterpret_cast::<f32>());
+        if soc == Soc::Ascend310P {
+            // floor_v200_impl.h: FloorCommonProcess(dst, src, dst as int32_t).
+            set_mask_count();
+            count_mask::<f32>(count);
+            integral(&d, &s, &d.reinterpret_cast::<i32>(), RoundMode::CastFloor);
+            set_mask_norm();
+            reset_mask();
+        } else {
+            cast(&d, &s, RoundMode::CastFloor, count);
+        }
+        return;
+    }
+    let (d, s) = (dst.reinterpret_cast::<f16>(), src.reinterpret_cast::<f16>());
+    let split = split_count(FLOOR, shared_tmp_buffer, 1);
+    let ftmp = shared_tmp_buffer.reinterpret_cast::<f32>();
+    if soc == Soc::Ascend310B {
+        // floor_v300_impl.h: the count forms, no mask mode.
+        let process = |off: usize, n: usize| {
+            cast(&ftmp, &s.view(off), RoundMode::CastNone, n);
+            cast(&ftmp, &ftmp, RoundMode::CastFloor, n);
+            cast(&d.view(off), &ftmp, RoundMode::CastNone, n);
+        };
+        let (loops, tail) = (count / split, count % split);
+        for i in 0..loops {
+            process(i * split, split);
+        }
+        if tail > 0 {
+            process(loops * split, tail);
+        }
+        return;
+    }
+    split_loop::<f16, f16>(&d, &s, count, split, |d, s| {
+        via_float(d, s, &ftmp, |f| integral(f, f, &f.reinterpret_cast::<i32>(), RoundMode::CastFloor))
+    });
+}
+
+/// [`floor`] with the stack buffer as scratch (AscendC `Floor<T, isReuseSource>(dstTensor,
+/// srcTensor, calCount)`): the Unified Buffer after the core's `TPipe` buffers (see
+/// [`pop_stack_buffer`](super::pop_stack_buffer)).
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let mut pipe = TPipe::new();
+/// let mut q = TBuf::<VecCalc>::new();
+/// pipe.init_tbuf(&mut q, 2 * 64 * 4);
+/// let (x, y) = (q.get_with_offset::<f32>(64, 0), q.get_with_offset::<f32>(64, 256));
+/// x.copy_from_slice(&[-3.9f32; 64]);
+/// floor_stack::<_, false>(&y, &x, 64);
+/// assert_eq!(y.get_value(63), -4.0);
+/// ```
+///
+/// # Panics
+/// As [`floor`], and if the core has no `TPipe` or its buffers leave no room.
+#[track_caller]
+pub fn floor_stack<T: FloorElement, const IS_REUSE_SOURCE: bool>(
+    dst: &LocalTensor<T>,
+    src: &LocalTensor<T>,
+    count: usize,
+) {
+    floor::<T, IS_REUSE_SOURCE>(dst, src, &stack(FLOOR), count);
+}
+
+// ---------------------------------------------------------------------------------------
+// Ceil
+// ---------------------------------------------------------------------------------------
+
+/// `dst[i] = ceil(src[i])` (toward +∞) for `i < count`, with `shared_tmp_buffer` as scratch
+/// (AscendC `Ceil<T, isReuseSource>(dstTensor, srcTensor, sharedTmpBuffer, calCount)`).
+///
+/// As the vendor's implementation: in counter mode, splits of `shared_tmp_buffer.get_size() /
+/// 4 / 32 * 32` elements, each a `Cast` with `CAST_CEIL` followed by `PipeBarrier<PIPE_V>` —
+/// `float → float` on Ascend910B, through `int32_t` in the scratch on Ascend310P; `half` is
+/// widened to `float` in the scratch first and narrowed into `dst` after. The mask is left in
+/// normal mode, reset. `IS_REUSE_SOURCE` is reserved: `src` is never written.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let mut pipe = TPipe::new();
+/// let (mut q, mut tmp) = (TBuf::<VecCalc>::new(), TBuf::<VecCalc>::new());
+/// pipe.init_tbuf(&mut q, 2 * 64 * 4);
+/// pipe.init_tbuf(&mut tmp, 256);
+/// let (x, y) = (q.get_with_offset::<f32>(64, 0), q.get_with_offset::<f32>(64, 256));
+/// x.copy_from_slice(&[-1.1f32; 64]);
+/// x.set_value(1, 0.9);
+/// ceil::<_, false>(&y, &x, &tmp.get::<u8>(), 64);
+/// assert_eq!((y.get_value(0), y.get_value(1)), (-1.0, 1.0));
+/// ```
+///
+/// # Panics
+/// Panics if the chip has no implementation (Ascend910, Ascend310B); `count` exceeds `src` or
+/// `dst`; a tensor is not in the Unified Buffer; `dst` overlaps `src`, or the scratch overlaps
+/// either (the vendor's constraints); `shared_tmp_buffer` holds less than 128 bytes (no split);
+/// or any instruction's own check fails.
+#[track_caller]
+pub fn ceil<T: CeilElement, const IS_REUSE_SOURCE: bool>(
+    dst: &LocalTensor<T>,
+    src: &LocalTensor<T>,
+    shared_tmp_buffer: &LocalTensor<u8>,
+    count: usize,
+) {
+    check_common(CEIL, &V220_V200, dst, src, count);
+    check_operands(CEIL, dst, src, shared_tmp_buffer, count, true);
+    // SetVectorMask<T, MaskMode::COUNTER>.
+    round_by_split::<T, T>(CEIL, dst, src, shared_tmp_buffer, count, RoundMode::CastCeil);
+}
+
+/// [`ceil`] with the stack buffer as scratch (AscendC `Ceil<T, isReuseSource>(dstTensor,
+/// srcTensor, calCount)`).
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let mut pipe = TPipe::new();
+/// let mut q = TBuf::<VecCalc>::new();
+/// pipe.init_tbuf(&mut q, 2 * 32 * 2);
+/// let (x, y) = (q.get_with_offset::<f16>(32, 0), q.get_with_offset::<f16>(32, 64));
+/// x.copy_from_slice(&[f16::from_f32(5.9); 32]);
+/// ceil_stack::<_, false>(&y, &x, 32);
+/// assert_eq!(y.get_value(31), f16::from_f32(6.0));
+/// ```
+///
+/// # Panics
+/// As [`ceil`], and if the core has no `TPipe` or its buffers leave no room.
+#[track_caller]
+pub fn ceil_stack<T: CeilElement, const IS_REUSE_SOURCE: bool>(
+    dst: &LocalTensor<T>,
+    src: &LocalTensor<T>,
+    count: usize,
+) {
+    ceil::<T, IS_REUSE_SOURCE>(dst, src, &stack(CEIL), count);
+}
+
+// ---------------------------------------------------------------------------------------
+// Trunc
+// ---------------------------------------------------------------------------------------
+
+/// `dst[i] = trunc(src[i])` (toward 0) for `i < count`, with `shared_tmp_buffer` as scratch
+/// (AscendC `Trunc<T, isReuseSource>(dstTensor, srcTensor, sharedTmpBuffer, calCount)`).
+///
+/// As [`ceil`] with `CAST_TRUNC` (the vendor's implementations have the same structure; its
+/// counter-mode mask is set as `SetVectorMask<half, MaskMode::COUNTER>` for both types). `dst`
+/// may be `src` (the vendor's page allows the overlap). `IS_REUSE_SOURCE` is reserved.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let mut pipe = TPipe::new();
+/// let (mut q, mut tmp) = (TBuf::<VecCalc>::new(), TBuf::<VecCalc>::new());
+/// pipe.init_tbuf(&mut q, 64 * 4);
+/// pipe.init_tbuf(&mut tmp, 256);
+/// let x = q.get::<f32>();
+/// x.copy_from_slice(&[-8.07f32; 64]);
+/// trunc::<_, false>(&x, &x, &tmp.get::<u8>(), 64); // in place
+/// assert_eq!(x.get_value(0), -8.0);
+/// ```
+///
+/// # Panics
+/// Panics if the chip has no implementation (Ascend910, Ascend310B); `count` exceeds `src` or
+/// `dst`; a tensor is not in the Unified Buffer; the scratch overlaps `src` or `dst` (the
+/// vendor's constraint); `shared_tmp_buffer` holds less than 128 bytes (no split); or any
+/// instruction's own check fails (`dst` overlapping `src` other than exactly).
+#[track_caller]
+pub fn trunc<T: TruncElement, const IS_REUSE_SOURCE: bool>(
+    dst: &LocalTensor<T>,
+    src: &LocalTensor<T>,
+    shared_tmp_buffer: &LocalTensor<u8>,
+    count: usize,
+) {
+    check_common(TRUNC, &V220_V200, dst, src, count);
+    check_operands(TRUNC, dst, src, shared_tmp_buffer, count, false);
+    round_by_split::<T, f16>(TRUNC, dst, src, shared_tmp_buffer, count, RoundMode::CastTrunc);
+}
+
+/// [`trunc`] with the stack buffer as scratch (AscendC `Trunc<T, isReuseSource>(dstTensor,
+/// srcTensor, calCount)`).
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let mut pipe = TPipe::new();
+/// let mut q = TBuf::<VecCalc>::new();
+/// pipe.init_tbuf(&mut q, 2 * 32 * 2);
+/// let (x, y) = (q.get_with_offset::<f16>(32, 0), q.get_with_offset::<f16>(32, 64));
+/// x.copy_from_slice(&[f16::from_f32(9.33); 32]);
+/// trunc_stack::<_, false>(&y, &x, 32);
+/// assert_eq!(y.get_value(0), f16::from_f32(9.0));
+/// ```
+///
+/// # Panics
+/// As [`trunc`], and if the core has no `TPipe` or its buffers leave no room.
+#[track_caller]
+pub fn trunc_stack<T: TruncElement, const IS_REUSE_SOURCE: bool>(
+    dst: &LocalTensor<T>,
+    src: &LocalTensor<T>,
+    count: usize,
+) {
+    trunc::<T, IS_REUSE_SOURCE>(dst, src, &stack(TRUNC), count);
+}
+
+// ---------------------------------------------------------------------------------------
+// Frac
+// ---------------------------------------------------------------------------------------
+
+/// `dst[i] = src[i] - trunc(src[i])` (the fractional part, with the sign of `src[i]`) for
+/// `i < count`, with `shared_tmp_buffer` as scratch (AscendC `Frac<T, isReuseSource>(dstTensor,
+/// srcTensor, sharedTmpBuffer, calCount)`).
+///
+/// As the vendor's implementation, in counter mode: for `float`, one pass over all of `count`:
+/// `trunc` into `dst` (`Cast` with `CAST_TRUNC`, through `int32_t` in `dst` on Ascend310P),
+/// then `Sub(dst, src, dst)`; the scratch is not used (but must hold one `float`). For `half`,
+/// splits of `shared_tmp_buffer.get_size() / 4 / 2 / 32 * 32` elements: `src` widened into the
+/// scratch's first split, truncated into its second, subtracted there and narrowed into `dst`.
+/// `PipeBarrier<PIPE_V>` after each step; normal mode and a reset mask afterwards.
+/// `IS_REUSE_SOURCE` is reserved: `src` is never written.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let mut pipe = TPipe::new();
+/// let (mut q, mut tmp) = (TBuf::<VecCalc>::new(), TBuf::<VecCalc>::new());
+/// pipe.init_tbuf(&mut q, 2 * 64 * 4);
+/// pipe.init_tbuf(&mut tmp, 32);
+/// let (x, y) = (q.get_with_offset::<f32>(64, 0), q.get_with_offset::<f32>(64, 256));
+/// x.copy_from_slice(&[-8.25f32; 64]);
+/// frac::<_, false>(&y, &x, &tmp.get::<u8>(), 64);
+/// assert_eq!(y.get_value(0), -0.25);
+/// ```
+///
+/// # Panics
+/// Panics if the chip has no implementation (Ascend910, Ascend310B); `count` exceeds `src` or
+/// `dst`; a tensor is not in the Unified Buffer; `dst` overlaps `src`, or the scratch overlaps
+/// either; `shared_tmp_buffer` holds less than 4 bytes, or for `half` less than 256 (no split);
+/// for `float`, `count` is 0 (a counter-mode mask of 0 elements); or any instruction's own
+/// check fails.
+#[track_caller]
+pub fn frac<T: FracElement, const IS_REUSE_SOURCE: bool>(
+    dst: &LocalTensor<T>,
+    src: &LocalTensor<T>,
+    shared_tmp_buffer: &LocalTensor<u8>,
+    count: usize,
+) {
+    check_common(FRAC, &V220_V200, dst, src, count);
+    check_operands(FRAC, dst, src, shared_tmp_buffer, count, true);
+    let bytes = shared_tmp_buffer.get_size();
+    ensure(bytes / 4 > 0, FRAC, || {
+        format!("sharedTmpBuffer has {bytes} bytes, less than one float (tmpBufferSize would be 0)")
+    });
+    let tmp = shared_tmp_buffer.reinterpret_cast::<f32>();
+    set_mask_count();
+    if T::DTYPE == DType::F16 {
+        let (d, s) = (dst.reinterpret_cast::<f16>(), src.reinterpret_cast::<f16>());
+        let stack_size = split_count(FRAC, shared_tmp_buffer, 2);
+        let (rounds, tail) = (count / stack_size, count % stack_size);
+        count_mask::<f16>(stack_size);
+        let (src_tmp, dst_tmp) = (tmp.clone(), tmp.view(stack_size));
+        let compute = |off: usize| {
+            cast_masked::<f32, f16, false>(
+                &src_tmp,
+                &s.view(off),
+                RoundMode::CastNone,
+                MASK_PLACEHOLDER,
+                1,
+                &WIDEN,
+            );
+            pipe_barrier::<PIPE_V>();
+            integral(&dst_tmp, &src_tmp, &dst_tmp.reinterpret_cast::<i32>(), RoundMode::CastTrunc);
+            let p = BinaryRepeatParams::default();
+            sub_masked::<f32, false>(&dst_tmp, &src_tmp, &dst_tmp, MASK_PLACEHOLDER, 1, &p);
+            pipe_barrier::<PIPE_V>();
+            cast_masked::<f16, f32, false>(
+                &d.view(off),
+                &dst_tmp,
+                RoundMode::CastNone,
+                MASK_PLACEHOLDER,
+                1,
+                &NARROW,
+            );
+            pipe_barrier::<PIPE_V>();
+        };
+        for i in 0..rounds {
+            compute(i * stack_size);
+        }
+        if tail != 0 {
+            count_mask::<f16>(tail);
+            compute(rounds * stack_size);
+        }
+    } else {
+        let (d, s) = (dst.reinterpret_cast::<f32>(), src.reinterpret_cast::<f32>());
+        // SetVectorMask<half, MaskMode::COUNTER>(0, calCount); one round, no tail.
+        count_mask::<f16>(count);
+        integral(&d, &s, &d.reinterpret_cast::<i32>(), RoundMode::CastTrunc);
+        sub_masked::<f32, false>(&d, &s, &d, MASK_PLACEHOLDER, 1, &BinaryRepeatParams::default());
+        pipe_barrier::<PIPE_V>();
+    }
+    set_mask_norm();
+    reset_mask();
+}
+
+/// [`frac`] with the stack buffer as scratch (AscendC `Frac<T, isReuseSource>(dstTensor,
+/// srcTensor, calCount)`).
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let mut pipe = TPipe::new();
+/// let mut q = TBuf::<VecCalc>::new();
+/// pipe.init_tbuf(&mut q, 2 * 32 * 2);
+/// let (x, y) = (q.get_with_offset::<f16>(32, 0), q.get_with_offset::<f16>(32, 64));
+/// x.copy_from_slice(&[f16::from_f32(4.75); 32]);
+/// frac_stack::<_, false>(&y, &x, 32);
+/// assert_eq!(y.get_value(0), f16::from_f32(0.75));
+/// ```
+///
+/// # Panics
+/// As [`frac`], and if the core has no `TPipe` or its buffers leave no room.
+#[track_caller]
+pub fn frac_stack<T: FracElement, const IS_REUSE_SOURCE: bool>(
+    dst: &LocalTensor<T>,
+    src: &LocalTensor<T>,
+    count: usize,
+) {
+    frac::<T, IS_REUSE_SOURCE>(dst, src, &stack(FRAC), count);
+}
+
+// ---------------------------------------------------------------------------------------
+// Round
+// ---------------------------------------------------------------------------------------
+
+/// `dst[i]` = `src[i]` rounded to the nearest integer, ties to even (`Round(2.5) = 2`), for
+/// `i < count`, with `shared_tmp_buffer` as scratch (AscendC `Round<T, isReuseSource>(dstTensor,
+/// srcTensor, sharedTmpBuffer, calCount)`).
+///
+/// As the vendor's implementation, in counter mode, with `CAST_RINT`:
+/// - Ascend910B, `float`: one `Cast<float, float>` over all of `count` (no barrier; the scratch
+///   is not used); `half`: splits of `get_size() / 4 / 32 * 32` elements, widened into the
+///   scratch, rounded there, narrowed into `dst`;
+/// - Ascend310P, `float`: splits of `get_size() / 4 / 32 * 32`, `Cast<int32_t, float>` into the
+///   scratch and back into `dst`; `half`: splits of `get_size() / 4 / 2 / 32 * 32`, widened,
+///   through `int32_t` in place, narrowed.
+///
+/// `PipeBarrier<PIPE_V>` after each step of the splits; normal mode and a reset mask
+/// afterwards. `dst` may be `src`. `IS_REUSE_SOURCE` is reserved.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let mut pipe = TPipe::new();
+/// let (mut q, mut tmp) = (TBuf::<VecCalc>::new(), TBuf::<VecCalc>::new());
+/// pipe.init_tbuf(&mut q, 2 * 128 * 2);
+/// pipe.init_tbuf(&mut tmp, 512);
+/// let (x, y) = (q.get_with_offset::<f16>(128, 0), q.get_with_offset::<f16>(128, 256));
+/// x.copy_from_slice(&[f16::from_f32(6.5); 128]);
+/// x.set_value(1, f16::from_f32(-4.3));
+/// round::<_, false>(&y, &x, &tmp.get::<u8>(), 128);
+/// assert_eq!(y.get_value(0), f16::from_f32(6.0));
+/// assert_eq!(y.get_value(1), f16::from_f32(-4.0));
+/// ```
+///
+/// # Panics
+/// Panics if the chip has no implementation (Ascend910, Ascend310B); `count` exceeds `src` or
+/// `dst`; a tensor is not in the Unified Buffer; the scratch overlaps `src` or `dst` (the
+/// vendor's constraint); the scratch has no split (less than 128 bytes, 256 for `half` on
+/// Ascend310P; not checked for `float` on Ascend910B); `count` is 0 for `float` on Ascend910B (a
+/// counter-mode mask of 0 elements); or any instruction's own check fails.
+#[track_caller]
+pub fn round<T: RoundElement, const IS_REUSE_SOURCE: bool>(
+    dst: &LocalTensor<T>,
+    src: &LocalTensor<T>,
+    shared_tmp_buffer: &LocalTensor<u8>,
+    count: usize,
+) {
+    check_common(ROUND, &V220_V200, dst, src, count);
+    check_operands(ROUND, dst, src, shared_tmp_buffer, count, false);
+    let v200 = get_soc() == Soc::Ascend310P;
+    set_mask_count();
+    if T::DTYPE == DType::F32 {
+        let (d, s) = (dst.reinterpret_cast::<f32>(), src.reinterpret_cast::<f32>());
+        if v200 {
+            let split = split_count(ROUND, shared_tmp_buffer, 1);
+            let itmp = shared_tmp_buffer.reinterpret_cast::<i32>();
+            let (loops, tail) = (count / split, count % split);
+            count_mask::<f32>(split);
+            let step = |off: usize| {
+                cast_masked::<i32, f32, false>(
+                    &itmp,
+                    &s.view(off),
+                    RoundMode::CastRint,
+                    MASK_PLACEHOLDER,
+                    1,
+                    &SAME,
+                );
+                pipe_barrier::<PIPE_V>();
+                cast_masked::<f32, i32, false>(
+                    &d.view(off),
+                    &itmp,
+                    RoundMode::CastNone,
+                    MASK_PLACEHOLDER,
+                    1,
+                    &SAME,
+                );
+                pipe_barrier::<PIPE_V>();
+            };
+            for i in 0..loops {
+                step(i * split);
+            }
+            if tail > 0 {
+                count_mask::<f32>(tail);
+                step(loops * split);
+            }
+        } else {
+            count_mask::<f32>(count);
+            cast_masked::<f32, f32, false>(&d, &s, RoundMode::CastRint, MASK_PLACEHOLDER, 1, &SAME);
+        }
+    } else {
+        let (d, s) = (dst.reinterpret_cast::<f16>(), src.reinterpret_cast::<f16>());
+        let split = split_count(ROUND, shared_tmp_buffer, if v200 { 2 } else { 1 });
+        let (ftmp, itmp) =
+            (shared_tmp_buffer.reinterpret_cast::<f32>(), shared_tmp_buffer.reinterpret_cast::<i32>());
+        let (loops, tail) = (count / split, count % split);
+        if v200 {
+            set_mask_count();
+        }
+        count_mask::<f16>(split);
+        let step = |off: usize| {
+            cast_masked::<f32, f16, false>(
+                &ftmp,
+                &s.view(off),
+                RoundMode::CastNone,
+                MASK_PLACEHOLDER,
+                1,
+                &WIDEN,
+            );
+            pipe_barrier::<PIPE_V>();
+            if v200 {
+                cast_masked::<i32, f32, false>(&itmp, &ftmp, RoundMode::CastRint, MASK_PLACEHOLDER, 1, &SAME);
+                pipe_barrier::<PIPE_V>();
+                cast_masked::<f32, i32, false>(&ftmp, &itmp, RoundMode::CastNone, MASK_PLACEHOLDER, 1, &SAME);
+            } else {
+                cast_masked::<f32, f32, false>(&ftmp, &ftmp, RoundMode::CastRint, MASK_PLACEHOLDER, 1, &SAME);
+            }
+            pipe_barrier::<PIPE_V>();
+            cast_masked::<f16, f32, false>(
+                &d.view(off),
+                &ftmp,
+                RoundMode::CastNone,
+                MASK_PLACEHOLDER,
+                1,
+                &NARROW,
+            );
+            pipe_barrier::<PIPE_V>();
+        };
+        for i in 0..loops {
+            step(i * split);
+        }
+        if tail > 0 {
+            count_mask::<f16>(tail);
+            step(loops * split);
+        }
+        if v200 {
+            set_mask_norm();
+            reset_mask();
+        }
+    }
+    set_mask_norm();
+    reset_mask();
+}
+
+/// [`round`] with the stack buffer as scratch (AscendC `Round<T, isReuseSource>(dstTensor,
+/// srcTensor, calCount)`).
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let mut pipe = TPipe::new();
+/// let mut q = TBuf::<VecCalc>::new();
+/// pipe.init_tbuf(&mut q, 2 * 64 * 4);
+/// let (x, y) = (q.get_with_offset::<f32>(64, 0), q.get_with_offset::<f32>(64, 256));
+/// x.copy_from_slice(&[2.5f32; 64]);
+/// x.set_value(1, -2.5);
+/// round_stack::<_, false>(&y, &x, 64);
+/// assert_eq!((y.get_value(0), y.get_value(1)), (2.0, -2.0));
+/// ```
+///
+/// # Panics
+/// As [`round`], and if the core has no `TPipe` or its buffers leave no room.
+#[track_caller]
+pub fn round_stack<T: RoundElement, const IS_REUSE_SOURCE: bool>(
+    dst: &LocalTensor<T>,
+    src: &LocalTensor<T>,
+    count: usize,
+) {
+    round::<T, IS_REUSE_SOURCE>(dst, src, &stack(ROUND), count);
+}
+
+// ---------------------------------------------------------------------------------------
+// Host tiling
+// ---------------------------------------------------------------------------------------
+
+/// The host checks of the `Get…MaxMinTmpSize` family.
+#[track_caller]
+fn check_host(api: &'static str, input_size: usize, type_size: usize) {
+    ensure(input_size > 0, api, || "Input Shape size must be greater than 0.".into());
+    ensure(type_size == 2 || type_size == 4, api, || {
+        format!("typeSize = {type_size}; it must be 2 (half) or 4 (float)")
+    });
+}
+
+/// `(max, min)` scratch bytes as the vendor's tilings compute them: `fac * max(input bytes,
+/// 256)` and `fac * 256`, with `fac` per type.
+fn fac_sizes(input_size: usize, type_size: usize, half_fac: usize, float_fac: usize) -> (usize, usize) {
+    let fac = if type_size == 4 { float_fac } else { half_fac };
+    (fac * (input_size * type_size).max(256), fac * 256)
+}
+
+/// The scratch bytes `Floor` needs for `input_size` elements of `type_size` bytes: `(max,
+/// min)` (AscendC's host-side `GetFloorMaxMinTmpSize(srcShape, typeSize, isReuseSource,
+/// maxValue, minValue)`, with the shape's element count): none for `float`; for `half` twice
+/// the input's bytes at most, 512 at least.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// assert_eq!(get_floor_max_min_tmp_size(1024, 2, false), (4096, 512));
+/// assert_eq!(get_floor_max_min_tmp_size(1024, 4, false), (0, 0));
+/// ```
+///
+/// # Panics
+/// Panics if `input_size` is 0 (the vendor's host check) or `type_size` is neither 2 nor 4.
+#[track_caller]
+pub fn get_floor_max_min_tmp_size(
+    input_size: usize,
+    type_size: usize,
+    is_reuse_source: bool,
+) -> (usize, usize) {
+    let _ = is_reuse_source;
+    check_host("GetFloorMaxMinTmpSize", input_size, type_size);
+    fac_sizes(input_size, type_size, 2, 0)
+}
+
+/// `Floor`'s `(maxLiveNodeCount, extraBuf)` (AscendC `GetFloorTmpBufferFactorSize`): the
+/// scratch is `maxLiveNodeCount * count * typeSize + extraBuf` bytes — 2 for `half`, 0 for
+/// `float`.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// assert_eq!(get_floor_tmp_buffer_factor_size(2), (2, 0));
+/// ```
+///
+/// # Panics
+/// Panics if `type_size` is neither 2 nor 4.
+#[track_caller]
+pub fn get_floor_tmp_buffer_factor_size(type_size: usize) -> (usize, usize) {
+    check_host("GetFloorTmpBufferFactorSize", 1, type_size);
+    (if type_size == 4 { 0 } else { 2 }, 0)
+}
+
+/// The scratch bytes `Ceil` needs: `(max, min)` (AscendC `GetCeilMaxMinTmpSize`): `fac *
+/// max(input bytes, 256)` and `fac * 256`, `fac` 2 for `half`, 1 for `float`.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// assert_eq!(get_ceil_max_min_tmp_size(8, 2, false), (512, 512));
+/// assert_eq!(get_ceil_max_min_tmp_size(1024, 4, false), (4096, 256));
+/// ```
+///
+/// # Panics
+/// Panics if `input_size` is 0 (the vendor's host check) or `type_size` is neither 2 nor 4.
+#[track_caller]
+pub fn get_ceil_max_min_tmp_size(
+    input_size: usize,
+    type_size: usize,
+    is_reuse_source: bool,
+) -> (usize, usize) {
+    let _ = is_reuse_source;
+    check_host("GetCeilMaxMinTmpSize", input_size, type_size);
+    fac_sizes(input_size, type_size, 2, 1)
+}
+
+/// `Ceil`'s `(maxLiveNodeCount, extraBuf)` (AscendC `GetCeilTmpBufferFactorSize`): 2 for
+/// `half`, 1 for `float`.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// assert_eq!(get_ceil_tmp_buffer_factor_size(4), (1, 0));
+/// ```
+///
+/// # Panics
+/// Panics if `type_size` is neither 2 nor 4.
+#[track_caller]
+pub fn get_ceil_tmp_buffer_factor_size(type_size: usize) -> (usize, usize) {
+    check_host("GetCeilTmpBufferFactorSize", 1, type_size);
+    (if type_size == 4 { 1 } else { 2 }, 0)
+}
+
+/// The scratch bytes `Trunc` needs: `(max, min)` (AscendC `GetTruncMaxMinTmpSize`): as
+/// [`get_ceil_max_min_tmp_size`].
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// assert_eq!(get_trunc_max_min_tmp_size(1024, 2, false), (4096, 512));
+/// ```
+///
+/// # Panics
+/// Panics if `input_size` is 0 (the vendor's host check) or `type_size` is neither 2 nor 4.
+#[track_caller]
+pub fn get_trunc_max_min_tmp_size(
+    input_size: usize,
+    type_size: usize,
+    is_reuse_source: bool,
+) -> (usize, usize) {
+    let _ = is_reuse_source;
+    check_host("GetTruncMaxMinTmpSize", input_size, type_size);
+    fac_sizes(input_size, type_size, 2, 1)
+}
+
+/// `Trunc`'s `(maxLiveNodeCount, extraBuf)` (AscendC `GetTruncTmpBufferFactorSize`): 2 for
+/// `half`, 1 for `float`.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// assert_eq!(get_trunc_tmp_buffer_factor_size(2), (2, 0));
+/// ```
+///
+/// # Panics
+/// Panics if `type_size` is neither 2 nor 4.
+#[track_caller]
+pub fn get_trunc_tmp_buffer_factor_size(type_size: usize) -> (usize, usize) {
+    check_host("GetTruncTmpBufferFactorSize", 1, type_size);
+    (if type_size == 4 { 1 } else { 2 }, 0)
+}
+
+/// The scratch bytes `Frac` needs: `(max, min)` (AscendC `GetFracMaxMinTmpSize`): none for
+/// `float` (the vendor's value: its kernel still wants one `float` when a buffer is passed;
+/// use the stack form then), `4 * max(input bytes, 256)` and 1024 for `half`.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// assert_eq!(get_frac_max_min_tmp_size(4096, 4, false), (0, 0));
+/// assert_eq!(get_frac_max_min_tmp_size(100, 2, false), (1024, 1024));
+/// ```
+///
+/// # Panics
+/// Panics if `input_size` is 0 (the vendor's host check) or `type_size` is neither 2 nor 4.
+#[track_caller]
+pub fn get_frac_max_min_tmp_size(
+    input_size: usize,
+    type_size: usize,
+    is_reuse_source: bool,
+) -> (usize, usize) {
+    let _ = is_reuse_source;
+    check_host("GetFracMaxMinTmpSize", input_size, type_size);
+    fac_sizes(input_size, type_size, 4, 0)
+}
+
+/// `Frac`'s `(maxLiveNodeCount, extraBuf)` (AscendC `GetFracTmpBufferFactorSize`): 4 for
+/// `half`, 0 for `float`.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// assert_eq!(get_frac_tmp_buffer_factor_size(2), (4, 0));
+/// ```
+///
+/// # Panics
+/// Panics if `type_size` is neither 2 nor 4.
+#[track_caller]
+pub fn get_frac_tmp_buffer_factor_size(type_size: usize) -> (usize, usize) {
+    check_host("GetFracTmpBufferFactorSize", 1, type_size);
+    (if type_size == 4 { 0 } else { 4 }, 0)
+}
+
+/// The scratch bytes `Round` needs on `soc`: `(max, min)` (AscendC `GetRoundMaxMinTmpSize(
+/// ascendcPlatform, srcShape, typeSize, isReuseSource, maxValue, minValue)`): on Ascend910B
+/// none for `float`, `max(input bytes, 256)` and 256 for `half`; on Ascend310P those for
+/// `float`, twice them for `half`.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// assert_eq!(get_round_max_min_tmp_size(Soc::Ascend910B, 1024, 4, false), (0, 0));
+/// assert_eq!(get_round_max_min_tmp_size(Soc::Ascend310P, 1024, 2, false), (4096, 512));
+/// ```
+///
+/// # Panics
+/// Panics if `input_size` is 0 (the vendor's host check), `type_size` is neither 2 nor 4, or
+/// `soc` is neither Ascend910B nor Ascend310P (the vendor's function sets nothing there).
+#[track_caller]
+pub fn get_round_max_min_tmp_size(
+    soc: Soc,
+    input_size: usize,
+    type_size: usize,
+    is_reuse_source: bool,
+) -> (usize, usize) {
+    const API: &str = "GetRoundMaxMinTmpSize";
+    let _ = is_reuse_source;
+    check_host(API, input_size, type_size);
+    check_round_soc(API, soc);
+    if soc == Soc::Ascend910B {
+        fac_sizes(input_size, type_size, 1, 0)
+    } else {
+        fac_sizes(input_size, type_size, 2, 1)
+    }
+}
+
+/// `Round`'s `(maxLiveNodeCount, extraBuf)` on `soc` (AscendC `GetRoundTmpBufferFactorSize`):
+/// Ascend910B 0 for `float`, 1 for `half`; Ascend310P 1 and 2.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// assert_eq!(get_round_tmp_buffer_factor_size(Soc::Ascend310P, 2), (2, 0));
+/// ```
+///
+/// # Panics
+/// Panics if `type_size` is neither 2 nor 4, or `soc` is neither Ascend910B nor Ascend310P.
+#[track_caller]
+pub fn get_round_tmp_buffer_factor_size(soc: Soc, type_size: usize) -> (usize, usize) {
+    const API: &str = "GetRoundTmpBufferFactorSize";
+    check_host(API, 1, type_size);
+    check_round_soc(API, soc);
+    let float = type_size == 4;
+    let n = match (soc, float) {
+        (Soc::Ascend910B, true) => 0,
+        (Soc::Ascend910B, false) | (_, true) => 1,
+        _ => 2,
+    };
+    (n, 0)
+}
+
+#[track_caller]
+fn check_round_soc(api: &'static str, soc: Soc) {
+    ensure(V220_V200.contains(&soc), api, || {
+        format!(
+            "{api} has no result for {soc} ({}): the vendor's function sets the sizes only for Ascend910B and \
+             Ascend310P, where Round has an implementation",
+            soc.product_line()
+        )
+    });
+}

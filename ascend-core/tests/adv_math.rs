@@ -1,0 +1,585 @@
+//! The rounding family of the advanced API's math (`adv/math.rs`): `Floor`, `Ceil`, `Trunc`,
+//! `Frac` and `Round`, against scalar references that take the vendor's per-element steps
+//! with the same roundings — `half` widened to `float` exactly; the rounding to an integral
+//! `float` (Rust's `floor`/`ceil`/`trunc`/`round_ties_even`, NaN kept), or on Ascend310P
+//! through `int32_t` (`as i32`: saturating, NaN → 0, then `as f32`: to nearest-even); `Frac`'s
+//! subtraction in `f32`; the narrowing to `half` to nearest-even (clamped to ±65504 and NaN → 0
+//! in saturation mode) — for both types on every supported chip, random and edge inputs,
+//! counts that leave tails, scratch sizes that force several rounds, and the stack form;
+//! bit for bit, with the scratch's last round and the mask state afterwards. Then the errors.
+
+use ascend_core::prelude::*;
+
+#[path = "common/util.rs"]
+mod util;
+use util::{assert_bits_ctx, expect_panic, on, ub, Rng};
+
+// ---- the references ------------------------------------------------------------------------
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Api {
+    Floor,
+    Ceil,
+    Trunc,
+    Frac,
+    Round,
+}
+
+const APIS: [Api; 5] = [Api::Floor, Api::Ceil, Api::Trunc, Api::Frac, Api::Round];
+
+impl Api {
+    fn chips(self) -> &'static [Soc] {
+        match self {
+            Api::Floor => &[Soc::Ascend910B, Soc::Ascend310P, Soc::Ascend310B],
+            _ => &[Soc::Ascend910B, Soc::Ascend310P],
+        }
+    }
+    /// The integral rounding of one `float` (Frac: trunc).
+    fn integral(self, x: f32) -> f32 {
+        match self {
+            Api::Floor => x.floor(),
+            Api::Ceil => x.ceil(),
+            Api::Trunc | Api::Frac => x.trunc(),
+            Api::Round => x.round_ties_even(),
+        }
+    }
+}
+
+/// The element types, with the conversions the references need.
+trait Fp:
+    Element + FloorElement + CeilElement + TruncElement + FracElement + RoundElement + std::fmt::Debug
+{
+    fn to32(self) -> f32;
+    /// `float → T` with `CAST_NONE` (identity for `float`).
+    fn from32(x: f32, sat: bool) -> Self;
+    fn from_bits_rng(rng: &mut Rng) -> Self;
+    fn from_bits64(b: u64) -> Self;
+    fn edges() -> Vec<f32>;
+}
+
+impl Fp for f32 {
+    fn to32(self) -> f32 {
+        self
+    }
+    fn from32(x: f32, _sat: bool) -> f32 {
+        x
+    }
+    fn from_bits_rng(rng: &mut Rng) -> f32 {
+        f32::from_bits(rng.next() as u32)
+    }
+    fn from_bits64(b: u64) -> f32 {
+        f32::from_bits(b as u32)
+    }
+    fn edges() -> Vec<f32> {
+        let mut v = vec![
+            0.0,
+            0.5,
+            1.5,
+            2.5,
+            3.5,
+            0.49999997,
+            0.50000006,
+            1.0 - f32::EPSILON / 2.0,
+            1.0 + f32::EPSILON,
+            1e-45,
+            1.2e-38,
+            8388607.5,
+            8388608.0,
+            16777216.0,
+            1e10,
+            3e38,
+            f32::MAX,
+            f32::INFINITY,
+            f32::NAN,
+            2147483520.0,
+            2147483648.0,
+            2147483904.0,
+            65504.0,
+            65520.0,
+            9.33,
+            8.07,
+            6.38,
+        ];
+        v.extend(v.clone().iter().map(|x| -x));
+        v
+    }
+}
+
+impl Fp for f16 {
+    fn to32(self) -> f32 {
+        self.to_f32()
+    }
+    fn from32(x: f32, sat: bool) -> f16 {
+        let x = if sat {
+            if x.is_nan() {
+                0.0
+            } else {
+                x.clamp(-65504.0, 65504.0)
+            }
+        } else {
+            x
+        };
+        f16::from_f32(x)
+    }
+    fn from_bits_rng(rng: &mut Rng) -> f16 {
+        f16::from_bits(rng.next() as u16)
+    }
+    fn from_bits64(b: u64) -> f16 {
+        f16::from_bits(b as u16)
+    }
+    fn edges() -> Vec<f32> {
+        let mut v = vec![
+            0.0,
+            0.5,
+            1.5,
+            2.5,
+            3.5,
+            0.49975586,
+            0.50048828,
+            0.99951172,
+            1.0009766,
+            5.9604645e-8,
+            1023.5,
+            1024.0,
+            2047.0,
+            65504.0,
+            f32::INFINITY,
+            f32::NAN,
+            9.33,
+            8.07,
+            6.38,
+        ];
+        v.extend(v.clone().iter().map(|x| -x));
+        v
+    }
+}
+
+/// `float` rounded to an integral `float` as the chip's steps do.
+fn r_integral(api: Api, soc: Soc, x: f32) -> f32 {
+    if soc == Soc::Ascend310P {
+        api.integral(x) as i32 as f32
+    } else if x.is_nan() {
+        x
+    } else {
+        api.integral(x)
+    }
+}
+
+/// One element of `api` on `soc`.
+fn reference<T: Fp>(api: Api, soc: Soc, sat: bool, x: T) -> T {
+    let xf = x.to32();
+    let t = r_integral(api, soc, xf);
+    T::from32(if api == Api::Frac { xf - t } else { t }, sat)
+}
+
+/// Random inputs: edge values, values near integers and halves, random bits.
+fn inputs<T: Fp>(rng: &mut Rng, n: usize) -> Vec<T> {
+    let edges = T::edges();
+    (0..n)
+        .map(|_| match rng.below(4) {
+            0 => T::from_f64(edges[rng.index(edges.len())] as f64),
+            1 => {
+                // k/4 and its neighbours
+                let k = rng.range(0, 4000) as f64 / 4.0 - 500.0;
+                let y = T::from_f64(k);
+                match rng.below(3) {
+                    0 => y,
+                    1 => T::from_bits64(y.to_bits_u64().wrapping_add(1)),
+                    _ => T::from_bits64(y.to_bits_u64().wrapping_sub(1)),
+                }
+            }
+            2 => T::from_f64((rng.next() as f64 / u64::MAX as f64 - 0.5) * 200.0),
+            _ => T::from_bits_rng(rng),
+        })
+        .collect()
+}
+
+fn call<T: Fp>(
+    api: Api,
+    dst: &LocalTensor<T>,
+    src: &LocalTensor<T>,
+    tmp: Option<&LocalTensor<u8>>,
+    n: usize,
+) {
+    match (api, tmp) {
+        (Api::Floor, Some(t)) => floor::<T, false>(dst, src, t, n),
+        (Api::Ceil, Some(t)) => ceil::<T, false>(dst, src, t, n),
+        (Api::Trunc, Some(t)) => trunc::<T, false>(dst, src, t, n),
+        (Api::Frac, Some(t)) => frac::<T, false>(dst, src, t, n),
+        (Api::Round, Some(t)) => round::<T, false>(dst, src, t, n),
+        (Api::Floor, None) => floor_stack::<T, false>(dst, src, n),
+        (Api::Ceil, None) => ceil_stack::<T, false>(dst, src, n),
+        (Api::Trunc, None) => trunc_stack::<T, false>(dst, src, n),
+        (Api::Frac, None) => frac_stack::<T, false>(dst, src, n),
+        (Api::Round, None) => round_stack::<T, false>(dst, src, n),
+    }
+}
+
+/// The elements one round computes with `bytes` of scratch (0: the scratch is not used).
+fn split_of<T: Fp>(api: Api, soc: Soc, bytes: usize) -> usize {
+    let half = T::SIZE == 2;
+    let div = match api {
+        Api::Floor if !half => return 0,
+        Api::Frac if !half => return 0,
+        Api::Frac => 2,
+        Api::Round if !half && soc == Soc::Ascend910B => return 0,
+        Api::Round if half && soc == Soc::Ascend310P => 2,
+        Api::Ceil | Api::Trunc if !half && soc == Soc::Ascend910B => return 0,
+        _ => 1,
+    };
+    bytes / 4 / div / 32 * 32
+}
+
+const SENTINEL: u8 = 0xA5;
+
+/// Runs `api` on `soc` over `count` random elements with `tmp_bytes` of scratch (or the stack
+/// form), in place when `in_place`; checks the result, the untouched tail of `dst`, the
+/// scratch's last round and the mask state.
+fn check<T: Fp>(api: Api, soc: Soc, count: usize, tmp_bytes: Option<usize>, in_place: bool, seed: u64) {
+    on(soc, || {
+        let mut rng = Rng(seed);
+        let cap = count + 40;
+        let region = cap * T::SIZE;
+        let region = region.div_ceil(32) * 32;
+        let scratch = tmp_bytes.unwrap_or(0).div_ceil(32) * 32;
+        let u = ub(2 * region + scratch.max(32));
+        let src = u.t::<T>(0, cap);
+        let dst = if in_place { src.clone() } else { u.t::<T>(region, cap) };
+        let tmp = u.t::<u8>(2 * region, tmp_bytes.unwrap_or(0));
+        let x: Vec<T> = inputs(&mut rng, cap);
+        src.copy_from_slice(&x);
+        let old: Vec<T> = if in_place { x.clone() } else { inputs(&mut rng, cap) };
+        if !in_place {
+            dst.copy_from_slice(&old);
+        }
+        tmp.copy_from_slice(&vec![SENTINEL; tmp.get_size()]);
+        call(api, &dst, &src, tmp_bytes.map(|_| &tmp), count);
+        let sat = get_overflow_mode() == OverflowMode::Saturation;
+        let ctx =
+            format!("{api:?} {} on {soc}, count {count}, tmp {tmp_bytes:?}, in place {in_place}", T::DTYPE);
+        let mut want: Vec<T> = x[..count].iter().map(|&v| reference(api, soc, sat, v)).collect();
+        want.extend_from_slice(&old[count..]);
+        assert_bits_ctx(&dst.to_vec(), &want, &ctx);
+        if !in_place {
+            assert_bits_ctx(&src.to_vec(), &x, format!("src written; {ctx}"));
+        }
+        assert_eq!(get_mask_mode(), MaskMode::Normal, "{ctx}");
+        assert_eq!(get_vector_mask(), [u64::MAX, u64::MAX], "{ctx}");
+        // The scratch: untouched when unused; else the last round's intermediates.
+        let Some(bytes) = tmp_bytes else { return };
+        let split = split_of::<T>(api, soc, bytes);
+        if split == 0 {
+            assert!(tmp.to_vec().iter().all(|&b| b == SENTINEL), "scratch written; {ctx}");
+            return;
+        }
+        if count == 0 {
+            return;
+        }
+        let off = if count % split != 0 { count / split * split } else { count - split };
+        let last = &x[off..count];
+        let n = last.len();
+        if T::SIZE == 4 {
+            // Ascend310P's int32_t step in the scratch.
+            let ints: Vec<i32> = last.iter().map(|v| api.integral(v.to32()) as i32).collect();
+            assert_eq!(tmp.reinterpret_cast::<i32>().to_vec()[..n], ints[..], "scratch; {ctx}");
+            return;
+        }
+        let f = tmp.reinterpret_cast::<f32>().to_vec();
+        let wide: Vec<f32> = last.iter().map(|v| v.to32()).collect();
+        let integral: Vec<f32> = wide.iter().map(|&v| r_integral(api, soc, v)).collect();
+        if api == Api::Frac {
+            assert_bits_ctx(&f[..n], &wide, format!("scratch's first split; {ctx}"));
+            let fr: Vec<f32> = wide.iter().zip(&integral).map(|(a, b)| a - b).collect();
+            assert_bits_ctx(&f[split..split + n], &fr, format!("scratch's second split; {ctx}"));
+        } else {
+            assert_bits_ctx(&f[..n], &integral, format!("scratch; {ctx}"));
+        }
+    });
+}
+
+/// Every function, type and chip: counts with tails, scratch sizes from the minimum up
+/// (several rounds), one not a multiple of 32, and the stack form.
+fn sweep<T: Fp>(seed: u64) {
+    let mut s = seed;
+    for api in APIS {
+        for &soc in api.chips() {
+            for count in [1usize, 37, 64, 200, 1000] {
+                for tmp in [Some(256usize), Some(544), Some(1024), Some(4096), None] {
+                    s += 1;
+                    check::<T>(api, soc, count, tmp, false, s);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn every_function_half() {
+    sweep::<f16>(1000);
+}
+
+#[test]
+fn every_function_float() {
+    sweep::<f32>(2000);
+}
+
+#[test]
+fn trunc_and_round_in_place() {
+    for api in [Api::Trunc, Api::Round] {
+        for soc in [Soc::Ascend910B, Soc::Ascend310P] {
+            check::<f16>(api, soc, 300, Some(512), true, 7);
+            check::<f32>(api, soc, 300, Some(512), true, 8);
+        }
+    }
+}
+
+#[test]
+fn both_overflow_modes() {
+    // half narrowing of inf and NaN in both modes (only Ascend910B can switch; the other chips
+    // saturate, which the sweeps cover).
+    for soc in [Soc::Ascend910B] {
+        for mode in [OverflowMode::Saturation, OverflowMode::InfNan] {
+            on(soc, || {
+                set_overflow_mode(mode);
+                let u = ub(3 * 512);
+                let (x, y, tmp) = (u.t::<f16>(0, 64), u.t::<f16>(512, 64), u.t::<u8>(1024, 512));
+                let v: Vec<f16> = [f32::INFINITY, f32::NEG_INFINITY, f32::NAN, -2.5]
+                    .iter()
+                    .cycle()
+                    .take(64)
+                    .map(|&v| f16::from_f32(v))
+                    .collect();
+                x.copy_from_slice(&v);
+                floor::<_, false>(&y, &x, &tmp, 64);
+                let sat = mode == OverflowMode::Saturation;
+                let want: Vec<f16> = v.iter().map(|&e| reference(Api::Floor, soc, sat, e)).collect();
+                assert_bits_ctx(&y.to_vec(), &want, format!("{soc} {mode:?}"));
+            });
+        }
+    }
+}
+
+#[test]
+fn vendor_page_examples() {
+    // The worked examples of the vendor's pages (half).
+    let cases: [(Api, [f32; 8], [f32; 8]); 4] = [
+        (Api::Floor, [-1.5, -0.5, 0.5, 1.5, 2.5, 3.5, 4.5, 5.5], [-2.0, -1.0, 0.0, 1.0, 2.0, 3.0, 4.0, 5.0]),
+        (Api::Ceil, [-1.1, 0.0, 0.9, 1.9, 2.9, 3.9, 4.9, 5.9], [-1.0, 0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0]),
+        (
+            Api::Trunc,
+            [9.33, -8.07, -6.38, 8.45, 5.83, 6.46, 4.18, 1.93],
+            [9.0, -8.0, -6.0, 8.0, 5.0, 6.0, 4.0, 1.0],
+        ),
+        (
+            Api::Round,
+            [6.6, -4.3, -8.6, 8.8, -8.3, 6.5, 0.5, 1.5],
+            [7.0, -4.0, -9.0, 9.0, -8.0, 6.0, 0.0, 2.0],
+        ),
+    ];
+    for soc in [Soc::Ascend910B, Soc::Ascend310P] {
+        for (api, x, want) in cases {
+            on(soc, || {
+                let u = ub(3 * 1024);
+                let (s, d, t) = (u.t::<f16>(0, 8), u.t::<f16>(1024, 8), u.t::<u8>(2048, 1024));
+                s.copy_from_slice(&x.map(f16::from_f32));
+                call(api, &d, &s, Some(&t), 8);
+                let want = want.map(f16::from_f32);
+                assert_bits_ctx(&d.to_vec(), &want, format!("{api:?} on {soc}"));
+            });
+        }
+    }
+    // Frac: the fractional part with the sign of x (float).
+    on(Soc::Ascend910B, || {
+        let u = ub(3 * 256);
+        let (s, d, t) = (u.t::<f32>(0, 8), u.t::<f32>(256, 8), u.t::<u8>(512, 256));
+        let x = [9.33f32, -8.07, -6.38, 8.45, 5.83, 6.46, 4.18, 1.93];
+        s.copy_from_slice(&x);
+        frac::<_, false>(&d, &s, &t, 8);
+        let want: Vec<f32> = x.iter().map(|v| v - v.trunc()).collect();
+        assert_bits_ctx(&d.to_vec(), &want, "Frac");
+        assert!((d.get_value(0) - 0.33).abs() < 1e-5 && (d.get_value(1) + 0.07).abs() < 1e-5);
+    });
+}
+
+#[test]
+fn ascend310p_saturates_through_int32() {
+    on(Soc::Ascend310P, || {
+        let u = ub(3 * 256);
+        let (s, d, t) = (u.t::<f32>(0, 8), u.t::<f32>(256, 8), u.t::<u8>(512, 256));
+        s.copy_from_slice(&[3e9, -3e9, f32::NAN, f32::INFINITY, 2147483520.0, -2147483648.0, 1.5, -1.5]);
+        ceil::<_, false>(&d, &s, &t, 8);
+        assert_eq!(
+            d.to_vec(),
+            [2147483648.0, -2147483648.0, 0.0, 2147483648.0, 2147483520.0, -2147483648.0, 2.0, -1.0]
+        );
+    });
+}
+
+// ---- the errors ----------------------------------------------------------------------------
+
+fn with_tensors(soc: Soc, f: impl FnOnce(&LocalTensor<f16>, &LocalTensor<f16>, &LocalTensor<u8>)) {
+    on(soc, || {
+        let u = ub(3 * 1024);
+        f(&u.t::<f16>(0, 512), &u.t::<f16>(1024, 512), &u.t::<u8>(2048, 1024));
+    });
+}
+
+#[test]
+fn unsupported_chips() {
+    with_tensors(Soc::Ascend910, |s, d, t| {
+        expect_panic(
+            || floor::<_, false>(d, s, t, 8),
+            &["Floor", "no implementation on Ascend910", "Ascend910B"],
+        );
+    });
+    for (api, name) in
+        [(Api::Ceil, "Ceil"), (Api::Trunc, "Trunc"), (Api::Frac, "Frac"), (Api::Round, "Round")]
+    {
+        for soc in [Soc::Ascend910, Soc::Ascend310B] {
+            with_tensors(soc, |s, d, t| {
+                let msg = format!("no implementation on {soc}");
+                expect_panic(|| call(api, d, s, Some(t), 8), &[name, &msg]);
+            });
+        }
+    }
+}
+
+#[test]
+fn count_beyond_tensors() {
+    for api in APIS {
+        with_tensors(Soc::Ascend910B, |s, d, t| {
+            expect_panic(|| call(api, d, s, Some(t), 513), &["calCount = 513 exceeds"]);
+        });
+    }
+}
+
+#[test]
+fn scratch_too_small() {
+    for (api, bytes, soc) in [
+        (Api::Floor, 96, Soc::Ascend910B),
+        (Api::Floor, 96, Soc::Ascend310B),
+        (Api::Ceil, 96, Soc::Ascend310P),
+        (Api::Trunc, 120, Soc::Ascend910B),
+        (Api::Frac, 224, Soc::Ascend910B),
+        (Api::Round, 224, Soc::Ascend310P),
+    ] {
+        on(soc, || {
+            let u = ub(3 * 1024);
+            let (s, d, t) = (u.t::<f16>(0, 64), u.t::<f16>(1024, 64), u.t::<u8>(2048, bytes));
+            let has = format!("sharedTmpBuffer has {bytes} bytes");
+            expect_panic(|| call(api, &d, &s, Some(&t), 64), &[&has]);
+        });
+    }
+    // Frac for float wants one float of scratch.
+    on(Soc::Ascend910B, || {
+        let u = ub(3 * 256);
+        let (s, d, t) = (u.t::<f32>(0, 64), u.t::<f32>(256, 64), u.t::<u8>(512, 2));
+        expect_panic(|| frac::<_, false>(&d, &s, &t, 64), &["Frac", "sharedTmpBuffer has 2 bytes"]);
+    });
+}
+
+#[test]
+fn float_scratch_not_needed_where_unused() {
+    // Floor (all chips), Round and Ceil/Trunc on Ascend910B for float: a small scratch is fine
+    // where the vendor's path does not use it.
+    for (api, soc) in
+        [(Api::Floor, Soc::Ascend910B), (Api::Floor, Soc::Ascend310P), (Api::Round, Soc::Ascend910B)]
+    {
+        on(soc, || {
+            let u = ub(3 * 256);
+            let (s, d, t) = (u.t::<f32>(0, 64), u.t::<f32>(256, 64), u.t::<u8>(512, 32));
+            s.copy_from_slice(&[2.5f32; 64]);
+            call(api, &d, &s, Some(&t), 64);
+            assert_eq!(d.get_value(63), 2.0, "{api:?} {soc}");
+        });
+    }
+}
+
+#[test]
+fn forbidden_overlaps() {
+    for api in [Api::Floor, Api::Ceil, Api::Frac] {
+        with_tensors(Soc::Ascend910B, |s, _d, t| {
+            expect_panic(|| call(api, s, s, Some(t), 64), &["dst UB bytes", "overlap src"]);
+            let d2 = s.view(16);
+            expect_panic(|| call(api, &d2, s, Some(t), 64), &["overlap src"]);
+        });
+    }
+    for api in APIS {
+        on(Soc::Ascend910B, || {
+            let u = ub(3 * 1024);
+            let (s, d) = (u.t::<f16>(0, 512), u.t::<f16>(1024, 512));
+            let t_on_src = u.t::<u8>(512, 1024);
+            expect_panic(
+                || call(api, &d, &s, Some(&t_on_src), 512),
+                &["sharedTmpBuffer UB bytes", "overlap src"],
+            );
+            let t_on_dst = u.t::<u8>(1024, 512);
+            expect_panic(
+                || call(api, &d, &s, Some(&t_on_dst), 64),
+                &["sharedTmpBuffer UB bytes", "overlap dst"],
+            );
+        });
+    }
+}
+
+#[test]
+fn stack_form_needs_a_pipe_with_room() {
+    on(Soc::Ascend910B, || {
+        let ub_bytes = get_soc().ub_size() - 64;
+        let u = ub(ub_bytes);
+        let (s, d) = (u.t::<f16>(0, 64), u.t::<f16>(256, 64));
+        expect_panic(|| floor_stack::<_, false>(&d, &s, 64), &["Floor", "no space left"]);
+    });
+}
+
+#[test]
+fn host_tiling() {
+    assert_eq!(get_floor_max_min_tmp_size(8, 2, false), (512, 512));
+    assert_eq!(get_floor_max_min_tmp_size(8, 4, false), (0, 0));
+    assert_eq!(get_ceil_max_min_tmp_size(8, 2, false), (512, 512));
+    assert_eq!(get_ceil_max_min_tmp_size(1000, 4, false), (4000, 256));
+    assert_eq!(get_trunc_max_min_tmp_size(1000, 2, false), (4000, 512));
+    assert_eq!(get_frac_max_min_tmp_size(1000, 2, false), (8000, 1024));
+    assert_eq!(get_frac_max_min_tmp_size(1000, 4, false), (0, 0));
+    assert_eq!(get_round_max_min_tmp_size(Soc::Ascend910B, 1000, 2, false), (2000, 256));
+    assert_eq!(get_round_max_min_tmp_size(Soc::Ascend310P, 1000, 4, false), (4000, 256));
+    assert_eq!(get_round_max_min_tmp_size(Soc::Ascend310P, 1000, 2, false), (4000, 512));
+    assert_eq!(get_floor_tmp_buffer_factor_size(4), (0, 0));
+    assert_eq!(get_ceil_tmp_buffer_factor_size(2), (2, 0));
+    assert_eq!(get_trunc_tmp_buffer_factor_size(4), (1, 0));
+    assert_eq!(get_frac_tmp_buffer_factor_size(4), (0, 0));
+    assert_eq!(get_round_tmp_buffer_factor_size(Soc::Ascend910B, 4), (0, 0));
+    assert_eq!(get_round_tmp_buffer_factor_size(Soc::Ascend910B, 2), (1, 0));
+    assert_eq!(get_round_tmp_buffer_factor_size(Soc::Ascend310P, 4), (1, 0));
+    expect_panic(
+        || {
+            let _ = get_floor_max_min_tmp_size(0, 2, false);
+        },
+        &["GetFloorMaxMinTmpSize", "greater than 0"],
+    );
+    expect_panic(
+        || {
+            let _ = get_ceil_max_min_tmp_size(8, 8, false);
+        },
+        &["GetCeilMaxMinTmpSize", "typeSize = 8"],
+    );
+    expect_panic(
+        || {
+            let _ = get_round_max_min_tmp_size(Soc::Ascend310B, 8, 2, false);
+        },
+        &["GetRoundMaxMinTmpSize", "Ascend310B"],
+    );
+    // The minimum is enough: every function runs with it (one split of 32 elements at least).
+    for api in APIS {
+        for &soc in api.chips() {
+            let min = match api {
+                Api::Floor => get_floor_max_min_tmp_size(100, 2, false).1,
+                Api::Ceil => get_ceil_max_min_tmp_size(100, 2, false).1,
+                Api::Trunc => get_trunc_max_min_tmp_size(100, 2, false).1,
+                Api::Frac => get_frac_max_min_tmp_size(100, 2, false).1,
+                Api::Round => get_round_max_min_tmp_size(soc, 100, 2, false).1,
+            };
+            check::<f16>(api, soc, 100, Some(min), false, 99);
+        }
+    }
+}
