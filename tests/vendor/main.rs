@@ -8,6 +8,7 @@
 use ascend_runtime::prelude::*;
 
 mod add_high_performance;
+mod adv_math;
 mod compare_transpose;
 mod copy;
 mod cross_core;

@@ -1,0 +1,292 @@
+//! Ports of the vendor's advanced-API math examples (`mirror-cann/asc-devkit`,
+//! `examples/01_simd_cpp_api/04_advanced_api/10_math/`): `ceil` (`Ceil` with a `TBuf` scratch
+//! of the host's minimum, `GetCeilMaxMinTmpSize`) and `frac` (`Frac` without a buffer: the
+//! stack form, as the host's minimum for `float` is 0).
+//!
+//! Each launch keeps the sanitizer on and must pass; the output is compared bit for bit with
+//! the per-element reference of `ascend-core/tests/adv_math.rs` (the chip's steps: on Ascend310P
+//! through `int32_t`), and with the example's numpy golden: bit for bit on Ascend910B, where
+//! it is exact; by value on Ascend310P, where the `int32_t` step gives `+0` for numpy's `-0`
+//! (`ceil(-0.3)`; the example compares with a tolerance). The `frac` example's inputs span the
+//! whole `float` range, beyond the `[-2147483647, 2147483647]` that Ascend310P supports, so it
+//! runs on Ascend910B only. The other math examples (`clamp`, `clampmin`, `axpy_half_float`,
+//! `erf`, `exp`, `log`) are for functions not ported yet.
+
+use std::mem::size_of;
+
+use ascend_kernels::data::random_vec;
+use ascend_runtime::prelude::*;
+use ascend_runtime::testing::assert_bits_eq;
+
+/// The reference's integral rounding on `soc` (Ascend310P: through `int32_t`).
+fn integral(soc: Soc, x: f32, f: fn(f32) -> f32) -> f32 {
+    if soc == Soc::Ascend310P {
+        f(x) as i32 as f32
+    } else {
+        f(x)
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// ceil
+// ---------------------------------------------------------------------------------------
+
+struct KernelCeil<'a, T: CeilElement> {
+    pipe: &'a mut TPipe,
+    in_queue_x: TQue<VecIn, 1>,
+    out_queue: TQue<VecOut, 1>,
+    buf: TBuf<VecCalc>,
+    src_global: GlobalTensor<T>,
+    dst_global: GlobalTensor<T>,
+    buffer_size: u32,
+    tmp_buf_size: u32,
+}
+
+impl<'a, T: CeilElement> KernelCeil<'a, T> {
+    fn init(src_gm: GmAddr, dst_gm: GmAddr, src_size: u32, tmp_size: u32, pipe_in: &'a mut TPipe) -> Self {
+        let mut op = KernelCeil {
+            pipe: pipe_in,
+            in_queue_x: TQue::new(),
+            out_queue: TQue::new(),
+            buf: TBuf::new(),
+            src_global: GlobalTensor::new(),
+            dst_global: GlobalTensor::new(),
+            buffer_size: 0,
+            tmp_buf_size: 0,
+        };
+        op.src_global.set_global_buffer(src_gm, src_size as usize);
+        op.dst_global.set_global_buffer(dst_gm, src_size as usize);
+
+        op.pipe.init_buffer(&mut op.in_queue_x, 1, src_size as usize * size_of::<T>());
+        op.pipe.init_buffer(&mut op.out_queue, 1, src_size as usize * size_of::<T>());
+        if tmp_size > 0 {
+            op.pipe.init_tbuf(&mut op.buf, tmp_size as usize * size_of::<T>());
+        }
+        op.buffer_size = src_size;
+        op.tmp_buf_size = tmp_size;
+        op
+    }
+
+    fn process(&mut self) {
+        self.copy_in();
+        self.compute();
+        self.copy_out();
+    }
+
+    fn copy_in(&mut self) {
+        let src_local = self.in_queue_x.alloc_tensor::<T>();
+        data_copy(&src_local, &self.src_global, self.buffer_size as usize);
+        self.in_queue_x.enque(src_local);
+    }
+
+    fn compute(&mut self) {
+        let dst_local = self.out_queue.alloc_tensor::<T>();
+        let src_local = self.in_queue_x.deque::<T>();
+        // The vendor's `LocalTensor<uint8_t> temp;` is only filled when tmpSize > 0, which the
+        // host's minimum always is for Ceil.
+        assert!(self.tmp_buf_size > 0);
+        let temp = self.buf.get::<u8>();
+        ceil::<T, false>(&dst_local, &src_local, &temp, src_local.get_size());
+        self.out_queue.enque(dst_local);
+        self.in_queue_x.free_tensor(src_local);
+    }
+
+    fn copy_out(&mut self) {
+        let dst_local = self.out_queue.deque::<T>();
+        data_copy(&self.dst_global, &dst_local, self.buffer_size as usize);
+        self.out_queue.free_tensor(dst_local);
+    }
+}
+
+fn ceil_custom(src_gm: GmAddr, dst_gm: GmAddr, tmp_size: u32) {
+    let mut pipe = TPipe::new();
+    const SRC_SIZE: u32 = 8;
+    let mut op = KernelCeil::<f32>::init(src_gm, dst_gm, SRC_SIZE, tmp_size, &mut pipe);
+    op.process();
+}
+
+// mirror-cann/asc-devkit, examples/01_simd_cpp_api/04_advanced_api/10_math/ceil/ceil.asc:
+// Ceil<float, false> of 8 elements, scratch TBuf of GetCeilMaxMinTmpSize({8}, 2).min floats.
+#[test]
+fn adv_ceil_example() {
+    // gen_data.py: src = np.random.uniform(-np.pi, np.pi, [8]).astype(float32); golden =
+    // np.ceil(src).
+    for (soc, seed) in [(Soc::Ascend910B, 41), (Soc::Ascend310P, 42)] {
+        let mut x: Vec<f32> = random_vec(8, seed, -std::f64::consts::PI, std::f64::consts::PI);
+        x[0] = -0.3; // a -0 in numpy's golden
+        let (_max, min) = get_ceil_max_min_tmp_size(8, 2, false);
+        let xg = GmBuffer::from_vec(x.clone());
+        let yg = GmBuffer::<f32>::zeroed(8);
+        Launch::new(soc).block_dim(1).run(|| ceil_custom(xg.addr(), yg.addr(), min as u32)).unwrap();
+        let y = yg.to_vec();
+        let want: Vec<f32> = x.iter().map(|&v| integral(soc, v, f32::ceil)).collect();
+        assert_bits_eq(&y, &want);
+        let golden: Vec<f32> = x.iter().map(|v| v.ceil()).collect();
+        if soc == Soc::Ascend910B {
+            assert_bits_eq(&y, &golden);
+        } else {
+            assert_eq!(y, golden);
+            assert_eq!(y[0].to_bits(), 0, "the int32_t step gives +0");
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// frac
+// ---------------------------------------------------------------------------------------
+
+struct KernelFrac<'a, T: FracElement + DuplicateElement, const API_MODE: i32> {
+    pipe: &'a mut TPipe,
+    in_queue_x: TQue<VecIn, 1>,
+    out_queue: TQue<VecOut, 1>,
+    buf: TBuf<VecCalc>,
+    src_global: GlobalTensor<T>,
+    dst_global: GlobalTensor<T>,
+    buffer_size: u32,
+    tmp_buf_size: u32,
+    align_data_num: u32,
+    align_data_size: u32,
+    count: u32,
+}
+
+impl<'a, T: FracElement + DuplicateElement, const API_MODE: i32> KernelFrac<'a, T, API_MODE> {
+    fn init(
+        src_gm: GmAddr,
+        dst_gm: GmAddr,
+        src_size: u32,
+        cal_count: u32,
+        tmp_buf_size_in: u32,
+        pipe_in: &'a mut TPipe,
+    ) -> Self {
+        let mut op = KernelFrac {
+            pipe: pipe_in,
+            in_queue_x: TQue::new(),
+            out_queue: TQue::new(),
+            buf: TBuf::new(),
+            src_global: GlobalTensor::new(),
+            dst_global: GlobalTensor::new(),
+            buffer_size: 0,
+            tmp_buf_size: 0,
+            align_data_num: 0,
+            align_data_size: 0,
+            count: 0,
+        };
+        op.src_global.set_global_buffer(src_gm, src_size as usize);
+        op.dst_global.set_global_buffer(dst_gm, src_size as usize);
+
+        op.buffer_size = src_size;
+        op.tmp_buf_size = tmp_buf_size_in;
+        op.count = cal_count;
+        op.align_data_size = (src_size * size_of::<T>() as u32).div_ceil(32) * 32;
+        op.align_data_num = op.align_data_size / size_of::<T>() as u32;
+
+        op.pipe.init_buffer(&mut op.in_queue_x, 1, op.align_data_size as usize);
+        op.pipe.init_buffer(&mut op.out_queue, 1, op.align_data_size as usize);
+        if op.tmp_buf_size > 0 {
+            op.pipe.init_tbuf(&mut op.buf, op.tmp_buf_size as usize);
+        }
+        op
+    }
+
+    fn process(&mut self) {
+        self.copy_in();
+        self.compute();
+        self.copy_out();
+    }
+
+    fn copy_in(&mut self) {
+        let src_local = self.in_queue_x.alloc_tensor::<T>();
+        data_copy(&src_local, &self.src_global, self.buffer_size as usize);
+        self.in_queue_x.enque(src_local);
+    }
+
+    fn compute(&mut self) {
+        let dst_local = self.out_queue.alloc_tensor::<T>();
+        let src_local = self.in_queue_x.deque::<T>();
+        let zero = T::ZERO;
+        duplicate(&dst_local, zero, self.align_data_num as usize);
+
+        // The forms without calCount compute srcTensor.GetSize() elements.
+        if API_MODE == 0 {
+            if self.tmp_buf_size > 0 {
+                let tmp_buf = self.buf.get::<u8>();
+                frac::<T, false>(&dst_local, &src_local, &tmp_buf, src_local.get_size());
+            } else {
+                frac_stack::<T, false>(&dst_local, &src_local, src_local.get_size());
+            }
+        } else if self.tmp_buf_size > 0 {
+            let tmp_buf = self.buf.get::<u8>();
+            frac::<T, false>(&dst_local, &src_local, &tmp_buf, self.count as usize);
+        } else {
+            frac_stack::<T, false>(&dst_local, &src_local, self.count as usize);
+        }
+
+        self.out_queue.enque(dst_local);
+        self.in_queue_x.free_tensor(src_local);
+    }
+
+    fn copy_out(&mut self) {
+        let dst_local = self.out_queue.deque::<T>();
+        data_copy(&self.dst_global, &dst_local, self.align_data_num as usize);
+        self.out_queue.free_tensor(dst_local);
+    }
+}
+
+fn frac_custom(src_gm: GmAddr, dst_gm: GmAddr, tmp_buf_size: u32) {
+    let mut pipe = TPipe::new();
+    const SRC_SIZE: u32 = 4096;
+    const CAL_COUNT: u32 = 4096;
+    const API_MODE: i32 = 0;
+    let mut op =
+        KernelFrac::<f32, API_MODE>::init(src_gm, dst_gm, SRC_SIZE, CAL_COUNT, tmp_buf_size, &mut pipe);
+    op.process();
+}
+
+// mirror-cann/asc-devkit, examples/01_simd_cpp_api/04_advanced_api/10_math/frac/frac.asc:
+// Frac<float, false>(dst, src) of 4096 elements, apiMode 0, tmpBufSize =
+// GetFracMaxMinTmpSize({4096}, 4).min = 0, so the framework's (stack) buffer.
+#[test]
+fn adv_frac_example() {
+    // gen_data.py: src = np.random.uniform(finfo(f32).min, finfo(f32).max, [4096])
+    // .astype(float32); golden = src - np.floor(src) (all of them integers: +0).
+    let x: Vec<f32> = random_vec(4096, 123321, f64::from(f32::MIN), f64::from(f32::MAX));
+    let (_max, min) = get_frac_max_min_tmp_size(4096, size_of::<f32>(), false);
+    assert_eq!(min, 0);
+    let xg = GmBuffer::from_vec(x.clone());
+    let yg = GmBuffer::<f32>::zeroed(4096);
+    Launch::new(Soc::Ascend910B).block_dim(1).run(|| frac_custom(xg.addr(), yg.addr(), min as u32)).unwrap();
+    let y = yg.to_vec();
+    let want: Vec<f32> = x.iter().map(|&v| v - integral(Soc::Ascend910B, v, f32::trunc)).collect();
+    assert_bits_eq(&y, &want);
+    let golden: Vec<f32> = x.iter().map(|&v| v - v.floor()).collect();
+    assert_bits_eq(&y, &golden);
+}
+
+// The same kernel over inputs in Ascend310P's range (the example's apiMode 1 with a count
+// leaving a tail, and a half scratch of the host's minimum), on both chips: against the
+// reference.
+fn frac_half_custom(src_gm: GmAddr, dst_gm: GmAddr, tmp_buf_size: u32) {
+    let mut pipe = TPipe::new();
+    let mut op = KernelFrac::<f16, 1>::init(src_gm, dst_gm, 1024, 997, tmp_buf_size, &mut pipe);
+    op.process();
+}
+
+#[test]
+fn adv_frac_example_half_with_count() {
+    for soc in [Soc::Ascend910B, Soc::Ascend310P] {
+        let x: Vec<f16> = random_vec(1024, 7, -3000.0, 3000.0);
+        let (_max, min) = get_frac_max_min_tmp_size(1024, size_of::<f16>(), false);
+        let xg = GmBuffer::from_vec(x.clone());
+        let yg = GmBuffer::<f16>::zeroed(1024);
+        Launch::new(soc).block_dim(1).run(|| frac_half_custom(xg.addr(), yg.addr(), min as u32)).unwrap();
+        let mut want: Vec<f16> = x[..997]
+            .iter()
+            .map(|v| {
+                let f = v.to_f32();
+                f16::from_f32(f - integral(soc, f, f32::trunc))
+            })
+            .collect();
+        want.resize(1024, f16::ZERO);
+        assert_bits_eq(&yg.to_vec(), &want);
+    }
+}
