@@ -1,10 +1,10 @@
-//! The rounding family of the advanced API's math (`adv/math.rs`): `Floor`, `Ceil`, `Trunc`,
-//! `Frac` and `Round`, against scalar references that take the vendor's per-element steps
+//! The advanced API's math (`adv/math.rs`): `Floor`, `Ceil`, `Trunc`, `Frac`, `Round` and
+//! `Sign`, against scalar references that take the vendor's per-element steps
 //! with the same roundings — `half` widened to `float` exactly; the rounding to an integral
 //! `float` (Rust's `floor`/`ceil`/`trunc`/`round_ties_even`, NaN kept), or on Ascend310P
 //! through `int32_t` (`as i32`: saturating, NaN → 0, then `as f32`: to nearest-even); `Frac`'s
 //! subtraction in `f32`; the narrowing to `half` to nearest-even (clamped to ±65504 and NaN → 0
-//! in saturation mode) — for both types on every supported chip, random and edge inputs,
+//! in saturation mode); `Sign` as `(x < 0 ? 0 : 1) + (x > 0 ? 0 : -1)` in `T` — for both types on every supported chip, random and edge inputs,
 //! counts that leave tails, scratch sizes that force several rounds, and the stack form;
 //! bit for bit, with the scratch's last round and the mask state afterwards. Then the errors.
 
@@ -23,9 +23,10 @@ enum Api {
     Trunc,
     Frac,
     Round,
+    Sign,
 }
 
-const APIS: [Api; 5] = [Api::Floor, Api::Ceil, Api::Trunc, Api::Frac, Api::Round];
+const APIS: [Api; 6] = [Api::Floor, Api::Ceil, Api::Trunc, Api::Frac, Api::Round, Api::Sign];
 
 impl Api {
     fn chips(self) -> &'static [Soc] {
@@ -41,13 +42,21 @@ impl Api {
             Api::Ceil => x.ceil(),
             Api::Trunc | Api::Frac => x.trunc(),
             Api::Round => x.round_ties_even(),
+            Api::Sign => unreachable!(),
         }
     }
 }
 
 /// The element types, with the conversions the references need.
 trait Fp:
-    Element + FloorElement + CeilElement + TruncElement + FracElement + RoundElement + std::fmt::Debug
+    Element
+    + FloorElement
+    + CeilElement
+    + TruncElement
+    + FracElement
+    + RoundElement
+    + SignElement
+    + std::fmt::Debug
 {
     fn to32(self) -> f32;
     /// `float → T` with `CAST_NONE` (identity for `float`).
@@ -168,6 +177,11 @@ fn r_integral(api: Api, soc: Soc, x: f32) -> f32 {
 /// One element of `api` on `soc`.
 fn reference<T: Fp>(api: Api, soc: Soc, sat: bool, x: T) -> T {
     let xf = x.to32();
+    if api == Api::Sign {
+        let a = if xf < 0.0 { 0.0 } else { 1.0 };
+        let b = if xf > 0.0 { 0.0 } else { -1.0 };
+        return T::from32(a + b, sat);
+    }
     let t = r_integral(api, soc, xf);
     T::from32(if api == Api::Frac { xf - t } else { t }, sat)
 }
@@ -207,11 +221,13 @@ fn call<T: Fp>(
         (Api::Trunc, Some(t)) => trunc::<T, false>(dst, src, t, n),
         (Api::Frac, Some(t)) => frac::<T, false>(dst, src, t, n),
         (Api::Round, Some(t)) => round::<T, false>(dst, src, t, n),
+        (Api::Sign, Some(t)) => sign::<T, false>(dst, src, t, n),
         (Api::Floor, None) => floor_stack::<T, false>(dst, src, n),
         (Api::Ceil, None) => ceil_stack::<T, false>(dst, src, n),
         (Api::Trunc, None) => trunc_stack::<T, false>(dst, src, n),
         (Api::Frac, None) => frac_stack::<T, false>(dst, src, n),
         (Api::Round, None) => round_stack::<T, false>(dst, src, n),
+        (Api::Sign, None) => sign_stack::<T, false>(dst, src, n),
     }
 }
 
@@ -219,6 +235,7 @@ fn call<T: Fp>(
 fn split_of<T: Fp>(api: Api, soc: Soc, bytes: usize) -> usize {
     let half = T::SIZE == 2;
     let div = match api {
+        Api::Sign => return bytes / T::SIZE / 3 / 32 * 32,
         Api::Floor if !half => return 0,
         Api::Frac if !half => return 0,
         Api::Frac => 2,
@@ -238,7 +255,8 @@ const SENTINEL: u8 = 0xA5;
 fn check<T: Fp>(api: Api, soc: Soc, count: usize, tmp_bytes: Option<usize>, in_place: bool, seed: u64) {
     on(soc, || {
         let mut rng = Rng(seed);
-        let cap = count + 40;
+        // Sign's Compare reads whole repeats past the count: room for one more.
+        let cap = count + 168;
         let region = cap * T::SIZE;
         let region = region.div_ceil(32) * 32;
         let scratch = tmp_bytes.unwrap_or(0).div_ceil(32) * 32;
@@ -278,6 +296,23 @@ fn check<T: Fp>(api: Api, soc: Soc, count: usize, tmp_bytes: Option<usize>, in_p
         let off = if count % split != 0 { count / split * split } else { count - split };
         let last = &x[off..count];
         let n = last.len();
+        if api == Api::Sign {
+            // Two bit masks of align_up(split / 8, 32) bytes, then -1s and the first Select.
+            let len = (split / 8).div_ceil(32) * 32;
+            let b = tmp.to_vec();
+            let bit = |base: usize, i: usize| b[base + i / 8] >> (i % 8) & 1 == 1;
+            for (i, v) in last.iter().enumerate() {
+                let v = v.to32();
+                assert_eq!((bit(0, i), bit(len, i)), (v < 0.0, v > 0.0), "scratch masks, lane {i}; {ctx}");
+            }
+            let t = tmp.view(2 * len).reinterpret_cast::<T>().to_vec();
+            let minus: Vec<T> = vec![T::from32(-1.0, false); n];
+            assert_bits_ctx(&t[..n], &minus, format!("scratch's third tensor; {ctx}"));
+            let first: Vec<T> =
+                last.iter().map(|v| T::from32(if v.to32() < 0.0 { 0.0 } else { 1.0 }, false)).collect();
+            assert_bits_ctx(&t[split..split + n], &first, format!("scratch's fourth tensor; {ctx}"));
+            return;
+        }
         if T::SIZE == 4 {
             // Ascend310P's int32_t step in the scratch.
             let ints: Vec<i32> = last.iter().map(|v| api.integral(v.to32()) as i32).collect();
@@ -306,6 +341,7 @@ fn sweep<T: Fp>(seed: u64) {
             for count in [1usize, 37, 64, 200, 1000] {
                 for tmp in [Some(256usize), Some(544), Some(1024), Some(4096), None] {
                     s += 1;
+                    let tmp = tmp.map(|b| if api == Api::Sign { 3 * b } else { b });
                     check::<T>(api, soc, count, tmp, false, s);
                 }
             }
@@ -388,6 +424,31 @@ fn vendor_page_examples() {
             });
         }
     }
+    // Sign (float), with infinities and NaNs.
+    for soc in [Soc::Ascend910B, Soc::Ascend310P] {
+        on(soc, || {
+            let u = ub(3 * 1024);
+            let (s, d, t) = (u.t::<f32>(0, 64), u.t::<f32>(256, 64), u.t::<u8>(512, 768));
+            let mut x = vec![0.0f32; 64];
+            x[..8].copy_from_slice(&[
+                f32::NEG_INFINITY,
+                -2.0,
+                -0.0,
+                0.0,
+                f32::NAN,
+                -f32::NAN,
+                2.0,
+                f32::INFINITY,
+            ]);
+            s.copy_from_slice(&x);
+            sign::<_, false>(&d, &s, &t, 8);
+            assert_bits_ctx(
+                &d.to_vec()[..8],
+                &[-1.0, -1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0],
+                format!("Sign on {soc}"),
+            );
+        });
+    }
     // Frac: the fractional part with the sign of x (float).
     on(Soc::Ascend910B, || {
         let u = ub(3 * 256);
@@ -432,9 +493,13 @@ fn unsupported_chips() {
             &["Floor", "no implementation on Ascend910", "Ascend910B"],
         );
     });
-    for (api, name) in
-        [(Api::Ceil, "Ceil"), (Api::Trunc, "Trunc"), (Api::Frac, "Frac"), (Api::Round, "Round")]
-    {
+    for (api, name) in [
+        (Api::Ceil, "Ceil"),
+        (Api::Trunc, "Trunc"),
+        (Api::Frac, "Frac"),
+        (Api::Round, "Round"),
+        (Api::Sign, "Sign"),
+    ] {
         for soc in [Soc::Ascend910, Soc::Ascend310B] {
             with_tensors(soc, |s, d, t| {
                 let msg = format!("no implementation on {soc}");
@@ -462,6 +527,7 @@ fn scratch_too_small() {
         (Api::Trunc, 120, Soc::Ascend910B),
         (Api::Frac, 224, Soc::Ascend910B),
         (Api::Round, 224, Soc::Ascend310P),
+        (Api::Sign, 190, Soc::Ascend910B),
     ] {
         on(soc, || {
             let u = ub(3 * 1024);
@@ -497,7 +563,7 @@ fn float_scratch_not_needed_where_unused() {
 
 #[test]
 fn forbidden_overlaps() {
-    for api in [Api::Floor, Api::Ceil, Api::Frac] {
+    for api in [Api::Floor, Api::Ceil, Api::Frac, Api::Sign] {
         with_tensors(Soc::Ascend910B, |s, _d, t| {
             expect_panic(|| call(api, s, s, Some(t), 64), &["dst UB bytes", "overlap src"]);
             let d2 = s.view(16);
@@ -544,6 +610,9 @@ fn host_tiling() {
     assert_eq!(get_round_max_min_tmp_size(Soc::Ascend910B, 1000, 2, false), (2000, 256));
     assert_eq!(get_round_max_min_tmp_size(Soc::Ascend310P, 1000, 4, false), (4000, 256));
     assert_eq!(get_round_max_min_tmp_size(Soc::Ascend310P, 1000, 2, false), (4000, 512));
+    assert_eq!(get_sign_max_min_tmp_size(1000, 4, false), (12000, 768));
+    assert_eq!(get_sign_max_min_tmp_size(10, 4, false), (768, 768));
+    assert_eq!(get_sign_tmp_buffer_factor_size(2), (3, 0));
     assert_eq!(get_floor_tmp_buffer_factor_size(4), (0, 0));
     assert_eq!(get_ceil_tmp_buffer_factor_size(2), (2, 0));
     assert_eq!(get_trunc_tmp_buffer_factor_size(4), (1, 0));
@@ -578,8 +647,21 @@ fn host_tiling() {
                 Api::Trunc => get_trunc_max_min_tmp_size(100, 2, false).1,
                 Api::Frac => get_frac_max_min_tmp_size(100, 2, false).1,
                 Api::Round => get_round_max_min_tmp_size(soc, 100, 2, false).1,
+                Api::Sign => get_sign_max_min_tmp_size(100, 2, false).1,
             };
             check::<f16>(api, soc, 100, Some(min), false, 99);
         }
+    }
+}
+
+#[test]
+fn sign_compares_whole_repeats() {
+    // The vendor's Compare reads the whole last repeat: tensors that end before it fail.
+    for soc in [Soc::Ascend910B, Soc::Ascend310P] {
+        on(soc, || {
+            let u = ub(3 * 1024);
+            let (s, d, t) = (u.t::<f32>(0, 40), u.t::<f32>(256, 40), u.t::<u8>(512, 768));
+            expect_panic(|| sign::<_, false>(&d, &s, &t, 40), &["Compare", "would touch element 63"]);
+        });
     }
 }

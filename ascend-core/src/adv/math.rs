@@ -1,5 +1,5 @@
 //! Math functions of the advanced API (the vendor's `adv_api/math`): the rounding family
-//! `Floor`, `Ceil`, `Trunc`, `Frac` and `Round`, with their host tiling helpers.
+//! `Floor`, `Ceil`, `Trunc`, `Frac` and `Round`, and `Sign`, with their host tiling helpers.
 //!
 //! They are `Cast`s with a rounding mode. Where a chip has no `float → float` rounding
 //! (Ascend310P) the vendor goes through `int32_t` — `float → int32_t` with the mode, then back
@@ -14,12 +14,16 @@ use crate::position::TPosition;
 use crate::soc::Soc;
 use crate::sync::{pipe_barrier, PIPE_V};
 use crate::tensor::LocalTensor;
-use crate::vector::binary::sub_masked;
+use crate::vector::binary::{add_masked, sub_masked, AddElement};
 use crate::vector::cast::{cast, cast_masked, RoundMode};
+use crate::vector::compare::{compare_masked, CompareElement, CMPMODE};
+use crate::vector::duplicate::{duplicate_masked, DuplicateElement};
+use crate::vector::mask::set_cmp_mask;
 use crate::vector::mask::{
     reset_mask, set_mask_count, set_mask_norm, set_vector_mask, Mask, MASK_PLACEHOLDER,
 };
 use crate::vector::params::{BinaryRepeatParams, UnaryRepeatParams};
+use crate::vector::select::{select_scalar_reg, SelectElement};
 
 use super::{check_common, stack_bytes};
 
@@ -51,12 +55,14 @@ element_trait!(CeilElement, ceil, "Ceil", "Ascend910B, Ascend310P");
 element_trait!(TruncElement, trunc, "Trunc", "Ascend910B, Ascend310P");
 element_trait!(FracElement, frac, "Frac", "Ascend910B, Ascend310P");
 element_trait!(RoundElement, round, "Round", "Ascend910B, Ascend310P");
+element_trait!(SignElement, sign, "Sign", "Ascend910B, Ascend310P");
 
 const FLOOR: &str = "Floor";
 const CEIL: &str = "Ceil";
 const TRUNC: &str = "Trunc";
 const FRAC: &str = "Frac";
 const ROUND: &str = "Round";
+const SIGN: &str = "Sign";
 
 /// The chips whose build of the vendor's library implements `Floor` (`__NPU_ARCH__` 2201, 2002
 /// and 3002; on Ascend910 it compiles to nothing).
@@ -759,6 +765,210 @@ pub fn round_stack<T: RoundElement, const IS_REUSE_SOURCE: bool>(
     count: usize,
 ) {
     round::<T, IS_REUSE_SOURCE>(dst, src, &stack(ROUND), count);
+}
+
+// ---------------------------------------------------------------------------------------
+// Sign
+// ---------------------------------------------------------------------------------------
+
+/// `dst[i]` = the sign of `src[i]`: `1` if positive, `-1` if negative, `+0` for ±0 and NaN,
+/// for `i < count`, with `shared_tmp_buffer` as scratch (AscendC `Sign<T, isReuseSource>(
+/// dstTensor, srcTensor, sharedTmpBuffer, calCount)`).
+///
+/// As the vendor's implementation, in counter mode, splits of `shared_tmp_buffer.get_size() /
+/// size_of::<T>() / 3 / 32 * 32` elements; the scratch holds two bit masks of `align_up(split /
+/// 8, 32)` bytes, then two `split`-element tensors of `T`. Per split: `Duplicate(dst, 0)`;
+/// `Compare(src, dst)` with `LT` and `GT` into the masks (over whole 256-byte repeats — on
+/// Ascend310P in normal mode with a reset mask, back to counter mode after); `Duplicate(1)` into
+/// the third tensor, `SetCmpMask` from it and `Select` (mode 1: `0` where `src < 0`, else `1`)
+/// into the fourth; the same with `-1` into `dst` (`0` where `src > 0`, else `-1`); then
+/// `Add(dst, fourth, dst)`; `PipeBarrier<PIPE_V>` between the steps. Normal mode and a reset
+/// mask afterwards. `IS_REUSE_SOURCE` is reserved: `src` is never written.
+///
+/// Because `Compare` works on whole repeats, `src` and `dst` must reach the end of the last
+/// split's last 256-byte repeat (the vendor's kernel reads and compares those elements too; the
+/// bits are not used).
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let mut pipe = TPipe::new();
+/// let (mut q, mut tmp) = (TBuf::<VecCalc>::new(), TBuf::<VecCalc>::new());
+/// pipe.init_tbuf(&mut q, 2 * 64 * 4);
+/// pipe.init_tbuf(&mut tmp, 768);
+/// let (x, y) = (q.get_with_offset::<f32>(64, 0), q.get_with_offset::<f32>(64, 256));
+/// let mut v = vec![0.0f32; 64];
+/// v[..8].copy_from_slice(&[f32::NEG_INFINITY, -2.0, -0.0, 0.0, f32::NAN, 2.0, f32::INFINITY, 0.1]);
+/// x.copy_from_slice(&v);
+/// sign::<_, false>(&y, &x, &tmp.get::<u8>(), 8);
+/// assert_eq!(y.to_vec()[..8], [-1.0, -1.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0]);
+/// ```
+///
+/// # Panics
+/// Panics if the chip has no implementation (Ascend910, Ascend310B); `count` exceeds `src` or
+/// `dst`; a tensor is not in the Unified Buffer; `dst` overlaps `src`, or the scratch overlaps
+/// either (the vendor's constraints); `shared_tmp_buffer` has no split (less than `3 * 32`
+/// elements of `T`); `src` or `dst` ends before the last repeat does (see above); or any
+/// instruction's own check fails.
+#[track_caller]
+pub fn sign<T: SignElement, const IS_REUSE_SOURCE: bool>(
+    dst: &LocalTensor<T>,
+    src: &LocalTensor<T>,
+    shared_tmp_buffer: &LocalTensor<u8>,
+    count: usize,
+) {
+    check_common(SIGN, &V220_V200, dst, src, count);
+    check_operands(SIGN, dst, src, shared_tmp_buffer, count, true);
+    if T::DTYPE == DType::F16 {
+        sign_split(&dst.reinterpret_cast::<f16>(), &src.reinterpret_cast::<f16>(), shared_tmp_buffer, count);
+    } else {
+        sign_split(&dst.reinterpret_cast::<f32>(), &src.reinterpret_cast::<f32>(), shared_tmp_buffer, count);
+    }
+}
+
+/// [`sign`] with the stack buffer as scratch (AscendC `Sign<T, isReuseSource>(dstTensor,
+/// srcTensor, calCount)`).
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let mut pipe = TPipe::new();
+/// let mut q = TBuf::<VecCalc>::new();
+/// pipe.init_tbuf(&mut q, 2 * 128 * 2);
+/// let (x, y) = (q.get_with_offset::<f16>(128, 0), q.get_with_offset::<f16>(128, 256));
+/// x.copy_from_slice(&[f16::from_f32(-0.5); 128]);
+/// sign_stack::<_, false>(&y, &x, 100);
+/// assert_eq!(y.get_value(99), f16::from_f32(-1.0));
+/// ```
+///
+/// # Panics
+/// As [`sign`], and if the core has no `TPipe` or its buffers leave no room.
+#[track_caller]
+pub fn sign_stack<T: SignElement, const IS_REUSE_SOURCE: bool>(
+    dst: &LocalTensor<T>,
+    src: &LocalTensor<T>,
+    count: usize,
+) {
+    sign::<T, IS_REUSE_SOURCE>(dst, src, &stack(SIGN), count);
+}
+
+/// The vendor's `SignCompute` after its checks, for one concrete type.
+#[track_caller]
+fn sign_split<T: CompareElement + SelectElement + DuplicateElement + AddElement>(
+    dst: &LocalTensor<T>,
+    src: &LocalTensor<T>,
+    tmp: &LocalTensor<u8>,
+    count: usize,
+) {
+    const SIGN_CALC_PROC: usize = 3;
+    const SIGN_BIT: usize = 8;
+    let bytes = tmp.get_size();
+    let split = bytes / T::SIZE / SIGN_CALC_PROC / ONE_BLK_SIZE * ONE_BLK_SIZE;
+    ensure(split > 0, SIGN, || {
+        format!(
+            "sharedTmpBuffer has {bytes} bytes; it must hold at least {} (one split of {ONE_BLK_SIZE} {} elements, \
+             three times; see the host's GetSignMaxMinTmpSize)",
+            SIGN_CALC_PROC * ONE_BLK_SIZE * T::SIZE,
+            T::DTYPE
+        )
+    });
+    let (loops, tail) = (count / split, count % split);
+    set_mask_count();
+    count_mask::<T>(split);
+    let tmp_len = (split / SIGN_BIT).div_ceil(ONE_BLK_SIZE) * ONE_BLK_SIZE;
+    let (tmp1, tmp2) = (tmp.clone(), tmp.view(tmp_len));
+    let stack_tensor = tmp.view(tmp_len * 2).reinterpret_cast::<T>();
+    let (tmp3, tmp4) = (stack_tensor.clone(), stack_tensor.view(split));
+    let repeats = |n: usize| (n * T::SIZE).div_ceil(256) as u8;
+    let mut offset = 0;
+    for _ in 0..loops {
+        sign_compute(&dst.view(offset), &src.view(offset), &tmp1, &tmp2, &tmp3, &tmp4, split, repeats(split));
+        offset += split;
+    }
+    if tail > 0 {
+        count_mask::<T>(tail);
+        sign_compute(&dst.view(offset), &src.view(offset), &tmp1, &tmp2, &tmp3, &tmp4, tail, repeats(tail));
+    }
+    set_mask_norm();
+    reset_mask();
+}
+
+/// The vendor's `SignComputeImpl`: one split of `count` elements under the counter-mode mask.
+#[allow(clippy::too_many_arguments)]
+#[track_caller]
+fn sign_compute<T: CompareElement + SelectElement + DuplicateElement + AddElement>(
+    dst: &LocalTensor<T>,
+    src: &LocalTensor<T>,
+    tmp1: &LocalTensor<u8>,
+    tmp2: &LocalTensor<u8>,
+    tmp3: &LocalTensor<T>,
+    tmp4: &LocalTensor<T>,
+    count: usize,
+    repeat_times: u8,
+) {
+    let params = BinaryRepeatParams::default();
+    let v200 = get_soc() == Soc::Ascend310P;
+    duplicate_masked::<T, false>(dst, T::from_f64(0.0), MASK_PLACEHOLDER, 1, 1, 8);
+    pipe_barrier::<PIPE_V>();
+    if v200 {
+        set_mask_norm();
+        reset_mask();
+    }
+    compare_masked::<T, false>(tmp1, src, dst, CMPMODE::LT, MASK_PLACEHOLDER, repeat_times, &params);
+    compare_masked::<T, false>(tmp2, src, dst, CMPMODE::GT, MASK_PLACEHOLDER, repeat_times, &params);
+    if v200 {
+        set_mask_count();
+        count_mask::<T>(count);
+    }
+    duplicate_masked::<T, false>(tmp3, T::from_f64(1.0), MASK_PLACEHOLDER, 1, 1, 8);
+    pipe_barrier::<PIPE_V>();
+    set_cmp_mask(tmp3);
+    select_scalar_reg::<T, u8>(tmp4, tmp1, dst, 1, &params);
+    pipe_barrier::<PIPE_V>();
+    duplicate_masked::<T, false>(tmp3, T::from_f64(-1.0), MASK_PLACEHOLDER, 1, 1, 8);
+    pipe_barrier::<PIPE_V>();
+    set_cmp_mask(tmp3);
+    select_scalar_reg::<T, u8>(dst, tmp2, dst, 1, &params);
+    pipe_barrier::<PIPE_V>();
+    add_masked::<T, false>(dst, tmp4, dst, MASK_PLACEHOLDER, 1, &params);
+    pipe_barrier::<PIPE_V>();
+}
+
+/// The scratch bytes `Sign` needs: `(max, min)` (AscendC `GetSignMaxMinTmpSize`): `3 * input
+/// bytes` at most (at least the minimum), `3 * 256` at least.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// assert_eq!(get_sign_max_min_tmp_size(1024, 2, false), (6144, 768));
+/// assert_eq!(get_sign_max_min_tmp_size(8, 4, false), (768, 768));
+/// ```
+///
+/// # Panics
+/// Panics if `input_size` is 0 (the vendor's host check) or `type_size` is neither 2 nor 4.
+#[track_caller]
+pub fn get_sign_max_min_tmp_size(
+    input_size: usize,
+    type_size: usize,
+    is_reuse_source: bool,
+) -> (usize, usize) {
+    let _ = is_reuse_source;
+    check_host("GetSignMaxMinTmpSize", input_size, type_size);
+    let min = 3 * 256;
+    ((3 * input_size * type_size).max(min), min)
+}
+
+/// `Sign`'s `(maxLiveNodeCount, extraBuf)` (AscendC `GetSignTmpBufferFactorSize`): 3 for both
+/// types.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// assert_eq!(get_sign_tmp_buffer_factor_size(4), (3, 0));
+/// ```
+///
+/// # Panics
+/// Panics if `type_size` is neither 2 nor 4.
+#[track_caller]
+pub fn get_sign_tmp_buffer_factor_size(type_size: usize) -> (usize, usize) {
+    check_host("GetSignTmpBufferFactorSize", 1, type_size);
+    (3, 0)
 }
 
 // ---------------------------------------------------------------------------------------
