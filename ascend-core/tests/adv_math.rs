@@ -51,6 +51,7 @@ impl Api {
 trait Fp:
     Element
     + FloorElement
+    + ClampElement
     + CeilElement
     + TruncElement
     + FracElement
@@ -664,4 +665,120 @@ fn sign_compares_whole_repeats() {
             expect_panic(|| sign::<_, false>(&d, &s, &t, 40), &["Compare", "would touch element 63"]);
         });
     }
+}
+
+// ---- ClampMax, ClampMin ----------------------------------------------------------------------
+
+/// IEEE 754-2019 `maximum` (`max = true`) or `minimum`: NaN if either is NaN (`a + b`), and
+/// `-0 < +0`.
+fn ieee_max_min(a: f32, b: f32, max: bool) -> f32 {
+    if a.is_nan() || b.is_nan() {
+        a + b
+    } else if a == b {
+        // Equal, or zeros of either sign: the maximum takes +0 if either is, the minimum -0.
+        if a.is_sign_negative() == max {
+            b
+        } else {
+            a
+        }
+    } else if (a > b) == max {
+        a
+    } else {
+        b
+    }
+}
+
+fn check_clamp<T: Fp>(soc: Soc, max: bool, count: usize, stack_form: bool, seed: u64) {
+    on(soc, || {
+        let mut rng = Rng(seed);
+        let cap = count + 40;
+        let region = (cap * T::SIZE).div_ceil(32) * 32;
+        let u = ub(2 * region + 256);
+        let (src, dst, tmp) = (u.t::<T>(0, cap), u.t::<T>(region, cap), u.t::<u8>(2 * region, 256));
+        let x: Vec<T> = inputs(&mut rng, cap);
+        let old: Vec<T> = inputs(&mut rng, cap);
+        src.copy_from_slice(&x);
+        dst.copy_from_slice(&old);
+        let edges = T::edges();
+        let scalar = T::from_f64(edges[rng.index(edges.len())] as f64);
+        match (max, stack_form) {
+            (true, false) => clamp_max::<T, false>(&dst, &src, &tmp, scalar, count),
+            (true, true) => clamp_max_stack::<T, false>(&dst, &src, scalar, count),
+            (false, false) => clamp_min::<T, false>(&dst, &src, &tmp, scalar, count),
+            (false, true) => clamp_min_stack::<T, false>(&dst, &src, scalar, count),
+        }
+        // ClampMax is a minimum, ClampMin a maximum.
+        // half: computed in float, narrowed once (saturated in saturation mode).
+        let sat = get_overflow_mode() == OverflowMode::Saturation;
+        let mut want: Vec<T> =
+            x[..count].iter().map(|v| T::from32(ieee_max_min(v.to32(), scalar.to32(), !max), sat)).collect();
+        want.extend_from_slice(&old[count..]);
+        let api = if max { "ClampMax" } else { "ClampMin" };
+        let ctx = format!("{api} {} on {soc}, count {count}, scalar {scalar:?}", T::DTYPE);
+        assert_bits_ctx(&dst.to_vec(), &want, &ctx);
+        assert_eq!(get_mask_mode(), MaskMode::Normal, "{ctx}");
+        assert_eq!(get_vector_mask(), [u64::MAX, u64::MAX], "{ctx}");
+    });
+}
+
+#[test]
+fn clamp_max_and_min() {
+    let mut seed = 3000;
+    for soc in [Soc::Ascend910B, Soc::Ascend310P] {
+        for max in [true, false] {
+            for count in [1, 37, 128, 1000] {
+                for stack_form in [false, true] {
+                    for _ in 0..4 {
+                        seed += 1;
+                        check_clamp::<f16>(soc, max, count, stack_form, seed);
+                        check_clamp::<f32>(soc, max, count, stack_form, seed);
+                    }
+                }
+            }
+        }
+    }
+    // The vendor page's example: ClampMax(half, 2) of 0..127.
+    on(Soc::Ascend910B, || {
+        let u = ub(3 * 256);
+        let (s, d, t) = (u.t::<f16>(0, 128), u.t::<f16>(256, 128), u.t::<u8>(512, 128));
+        s.copy_from_slice(&(0..128).map(|i| f16::from_f32(i as f32)).collect::<Vec<_>>());
+        clamp_max::<f16, false>(&d, &s, &t, f16::from_f32(2.0), 128);
+        let want: Vec<f16> = (0..128).map(|i| f16::from_f32((i as f32).min(2.0))).collect();
+        assert_bits_ctx(&d.to_vec(), &want, "ClampMax example");
+    });
+}
+
+#[test]
+fn clamp_errors() {
+    for soc in [Soc::Ascend910, Soc::Ascend310B] {
+        with_tensors(soc, |s, d, t| {
+            let msg = format!("no implementation on {soc}");
+            expect_panic(|| clamp_max::<_, false>(d, s, t, f16::ONE, 8), &["ClampMax", &msg]);
+            expect_panic(|| clamp_min::<_, false>(d, s, t, f16::ONE, 8), &["ClampMin", &msg]);
+        });
+    }
+    with_tensors(Soc::Ascend910B, |s, d, t| {
+        expect_panic(
+            || clamp_min::<_, false>(d, s, t, f16::ONE, 600),
+            &["ClampMin", "calCount = 600 exceeds"],
+        );
+        expect_panic(
+            || clamp_max::<_, false>(s, s, t, f16::ONE, 8),
+            &["ClampMax", "dst UB bytes", "overlap src"],
+        );
+        let t_on_src = s.reinterpret_cast::<u8>();
+        expect_panic(
+            || clamp_min::<_, false>(d, s, &t_on_src, f16::ONE, 8),
+            &["ClampMin", "sharedTmpBuffer UB bytes", "overlap src"],
+        );
+    });
+    assert_eq!(get_clamp_max_min_tmp_size(256, 4, false), (256, 64));
+    assert_eq!(get_clamp_max_min_tmp_size(1000, 2, false), (1000, 128));
+    assert_eq!(get_clamp_tmp_buffer_factor_size(2), (1, 0));
+    expect_panic(
+        || {
+            let _ = get_clamp_max_min_tmp_size(0, 4, false);
+        },
+        &["GetClampMaxMinTmpSize", "greater than 0"],
+    );
 }

@@ -9,8 +9,10 @@
 //! it is exact; by value on Ascend310P, where the `int32_t` step gives `+0` for numpy's `-0`
 //! (`ceil(-0.3)`; the example compares with a tolerance). The `frac` example's inputs span the
 //! whole `float` range, beyond the `[-2147483647, 2147483647]` that Ascend310P supports, so it
-//! runs on Ascend910B only. The other math examples (`clamp`, `clampmin`, `axpy_half_float`,
-//! `erf`, `exp`, `log`) are for functions not ported yet.
+//! runs on Ascend910B only. `clampmin` (`ClampMin` or `ClampMax` by `SCENARIO`, a const
+//! generic here) is ported for both scenarios on both chips. Not ported: `clamp` (`Clamp` with
+//! both bounds exists only on Ascend 950), and `axpy_half_float`, `erf`, `exp`, `log` (functions
+//! not ported yet).
 
 use std::mem::size_of;
 
@@ -288,5 +290,132 @@ fn adv_frac_example_half_with_count() {
             .collect();
         want.resize(1024, f16::ZERO);
         assert_bits_eq(&yg.to_vec(), &want);
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// clampmin
+// ---------------------------------------------------------------------------------------
+
+struct KernelClamp<'a, T: ClampElement> {
+    pipe: &'a mut TPipe,
+    in_queue_x: TQue<VecIn, 1>,
+    out_queue: TQue<VecOut, 1>,
+    buf: TBuf<VecCalc>,
+    src_global: GlobalTensor<T>,
+    dst_global: GlobalTensor<T>,
+    buffer_size: u32,
+    tmp_buf_size: u32,
+    clamp_mode: u32,
+    clamp_scalar: T,
+}
+
+impl<'a, T: ClampElement> KernelClamp<'a, T> {
+    fn init(
+        src_gm: GmAddr,
+        dst_gm: GmAddr,
+        src_size: u32,
+        tmp_buf_size: u32,
+        clamp_type: u32,
+        scalar: T,
+        pipe_in: &'a mut TPipe,
+    ) -> Self {
+        let mut op = KernelClamp {
+            pipe: pipe_in,
+            in_queue_x: TQue::new(),
+            out_queue: TQue::new(),
+            buf: TBuf::new(),
+            src_global: GlobalTensor::new(),
+            dst_global: GlobalTensor::new(),
+            buffer_size: 0,
+            tmp_buf_size: 0,
+            clamp_mode: 0,
+            clamp_scalar: T::ZERO,
+        };
+        op.src_global.set_global_buffer(src_gm, src_size as usize);
+        op.dst_global.set_global_buffer(dst_gm, src_size as usize);
+
+        op.pipe.init_buffer(&mut op.in_queue_x, 1, src_size as usize * size_of::<T>());
+        op.pipe.init_buffer(&mut op.out_queue, 1, src_size as usize * size_of::<T>());
+        op.pipe.init_tbuf(&mut op.buf, tmp_buf_size as usize * size_of::<T>());
+        op.buffer_size = src_size;
+        op.tmp_buf_size = tmp_buf_size;
+        op.clamp_mode = clamp_type;
+        op.clamp_scalar = scalar;
+        op
+    }
+
+    fn process(&mut self) {
+        self.copy_in();
+        self.compute();
+        self.copy_out();
+    }
+
+    fn copy_in(&mut self) {
+        let src_local = self.in_queue_x.alloc_tensor::<T>();
+        data_copy(&src_local, &self.src_global, self.buffer_size as usize);
+        self.in_queue_x.enque(src_local);
+    }
+
+    fn compute(&mut self) {
+        let dst_local = self.out_queue.alloc_tensor::<T>();
+        let src_local = self.in_queue_x.deque::<T>();
+
+        let stack_buffer = self.buf.get::<u8>();
+        let calcount = self.buffer_size as usize;
+        if self.clamp_mode == 0 {
+            clamp_min::<T, false>(&dst_local, &src_local, &stack_buffer, self.clamp_scalar, calcount);
+        } else {
+            clamp_max::<T, false>(&dst_local, &src_local, &stack_buffer, self.clamp_scalar, calcount);
+        }
+        self.out_queue.enque(dst_local);
+        self.in_queue_x.free_tensor(src_local);
+    }
+
+    fn copy_out(&mut self) {
+        let dst_local = self.out_queue.deque::<T>();
+        data_copy(&self.dst_global, &dst_local, self.buffer_size as usize);
+        self.out_queue.free_tensor(dst_local);
+    }
+}
+
+fn clampmin_clampmax_custom<const SCENARIO: u32>(
+    src_gm: GmAddr,
+    dst_gm: GmAddr,
+    src_size: u32,
+    tmp_buf_size: u32,
+) {
+    let mut pipe = TPipe::new();
+    const SCALAR: f32 = 10.0;
+    let mut op =
+        KernelClamp::<f32>::init(src_gm, dst_gm, src_size, tmp_buf_size, SCENARIO, SCALAR, &mut pipe);
+    op.process();
+}
+
+// mirror-cann/asc-devkit, examples/01_simd_cpp_api/04_advanced_api/10_math/clampmin/clampmin.asc:
+// ClampMin (SCENARIO 0) or ClampMax (SCENARIO 1) of 256 floats by 10, scratch TBuf of
+// (max + min) / 2 of GetClampMaxMinTmpSize({256}, 4) floats.
+fn clampmin_example<const SCENARIO: u32>(soc: Soc) {
+    const SRC_SIZE: u32 = 256;
+    // gen_data.py: src = np.random.uniform(-65536, 65535, [256]).astype(float32); golden =
+    // np.clip(src, a_min=10) (scenario 0) or np.clip(src, a_max=10) (scenario 1).
+    let x: Vec<f32> = random_vec(SRC_SIZE as usize, 50 + SCENARIO as u64, -65536.0, 65535.0);
+    let (max_value, min_value) = get_clamp_max_min_tmp_size(SRC_SIZE as usize, size_of::<f32>(), false);
+    let median_value = (max_value + min_value) / 2;
+    let xg = GmBuffer::from_vec(x.clone());
+    let yg = GmBuffer::<f32>::zeroed(SRC_SIZE as usize);
+    Launch::new(soc)
+        .block_dim(1)
+        .run(|| clampmin_clampmax_custom::<SCENARIO>(xg.addr(), yg.addr(), SRC_SIZE, median_value as u32))
+        .unwrap();
+    let golden: Vec<f32> = x.iter().map(|&v| if SCENARIO == 0 { v.max(10.0) } else { v.min(10.0) }).collect();
+    assert_bits_eq(&yg.to_vec(), &golden);
+}
+
+#[test]
+fn adv_clampmin_example() {
+    for soc in [Soc::Ascend910B, Soc::Ascend310P] {
+        clampmin_example::<0>(soc);
+        clampmin_example::<1>(soc);
     }
 }

@@ -1,5 +1,7 @@
 //! Math functions of the advanced API (the vendor's `adv_api/math`): the rounding family
-//! `Floor`, `Ceil`, `Trunc`, `Frac` and `Round`, and `Sign`, with their host tiling helpers.
+//! `Floor`, `Ceil`, `Trunc`, `Frac` and `Round`, `Sign`, and `ClampMax`/`ClampMin`, with their
+//! host tiling helpers. (`Clamp` with both bounds exists only on Ascend 950, which is not
+//! emulated.)
 //!
 //! They are `Cast`s with a rounding mode. Where a chip has no `float → float` rounding
 //! (Ascend310P) the vendor goes through `int32_t` — `float → int32_t` with the mode, then back
@@ -23,6 +25,7 @@ use crate::vector::mask::{
     reset_mask, set_mask_count, set_mask_norm, set_vector_mask, Mask, MASK_PLACEHOLDER,
 };
 use crate::vector::params::{BinaryRepeatParams, UnaryRepeatParams};
+use crate::vector::scalar::{maxs, mins, MaxsElement, MinsElement};
 use crate::vector::select::{select_scalar_reg, SelectElement};
 
 use super::{check_common, stack_bytes};
@@ -36,15 +39,18 @@ impl sealed::Sealed for f32 {}
 /// Declares an API's sealed element trait (`half` and `float`), with its compile_fail doctest.
 macro_rules! element_trait {
     ($name:ident, $f:ident, $api:literal, $chips:literal) => {
+        element_trait!($name, $f, $api, $chips, "(t, t, tmp, 8)", []);
+    };
+    ($name:ident, $f:ident, $api:literal, $chips:literal, $args:literal, [$($sup:path),*]) => {
         #[doc = concat!("Element types of [`", stringify!($f), "`]: `half` and `float` (the vendor's page), on the")]
         #[doc = concat!("chips that have an implementation (", $chips, ").")]
         ///
         /// Any other type does not compile:
         /// ```compile_fail
         /// use ascend_core::prelude::*;
-        #[doc = concat!("fn f(t: &LocalTensor<i32>, tmp: &LocalTensor<u8>) { ", stringify!($f), "::<_, false>(t, t, tmp, 8) }")]
+        #[doc = concat!("fn f(t: &LocalTensor<i32>, tmp: &LocalTensor<u8>) { ", stringify!($f), "::<_, false>", $args, " }")]
         /// ```
-        pub trait $name: Element + sealed::Sealed {}
+        pub trait $name: Element + sealed::Sealed $(+ $sup)* {}
         impl $name for f16 {}
         impl $name for f32 {}
     };
@@ -56,6 +62,14 @@ element_trait!(TruncElement, trunc, "Trunc", "Ascend910B, Ascend310P");
 element_trait!(FracElement, frac, "Frac", "Ascend910B, Ascend310P");
 element_trait!(RoundElement, round, "Round", "Ascend910B, Ascend310P");
 element_trait!(SignElement, sign, "Sign", "Ascend910B, Ascend310P");
+element_trait!(
+    ClampElement,
+    clamp_max,
+    "ClampMax",
+    "Ascend910B, Ascend310P",
+    "(t, t, tmp, 0, 8)",
+    [MinsElement, MaxsElement]
+);
 
 const FLOOR: &str = "Floor";
 const CEIL: &str = "Ceil";
@@ -63,6 +77,8 @@ const TRUNC: &str = "Trunc";
 const FRAC: &str = "Frac";
 const ROUND: &str = "Round";
 const SIGN: &str = "Sign";
+const CLAMP_MAX: &str = "ClampMax";
+const CLAMP_MIN: &str = "ClampMin";
 
 /// The chips whose build of the vendor's library implements `Floor` (`__NPU_ARCH__` 2201, 2002
 /// and 3002; on Ascend910 it compiles to nothing).
@@ -969,6 +985,170 @@ pub fn get_sign_max_min_tmp_size(
 pub fn get_sign_tmp_buffer_factor_size(type_size: usize) -> (usize, usize) {
     check_host("GetSignTmpBufferFactorSize", 1, type_size);
     (3, 0)
+}
+
+// ---------------------------------------------------------------------------------------
+// ClampMax, ClampMin
+// ---------------------------------------------------------------------------------------
+
+/// `dst[i] = min(src[i], scalar)` for `i < count` (AscendC `ClampMax<T, isReuseSource>(dstTensor,
+/// srcTensor, sharedTmpBuffer, scalar, calCount)`): as the vendor's implementation, one
+/// `Mins(dst, src, scalar, calCount)` (IEEE `minimum`: NaN if `src[i]` or `scalar` is NaN). The
+/// scratch is checked (the vendor's constraints) but not used. `IS_REUSE_SOURCE` is reserved.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let mut pipe = TPipe::new();
+/// let (mut q, mut tmp) = (TBuf::<VecCalc>::new(), TBuf::<VecCalc>::new());
+/// pipe.init_tbuf(&mut q, 2 * 128 * 2);
+/// pipe.init_tbuf(&mut tmp, 128);
+/// let (x, y) = (q.get_with_offset::<f16>(128, 0), q.get_with_offset::<f16>(128, 256));
+/// x.copy_from_slice(&(0..128).map(|i| f16::from_f32(i as f32)).collect::<Vec<_>>());
+/// clamp_max::<_, false>(&y, &x, &tmp.get::<u8>(), f16::from_f32(2.0), 128);
+/// assert_eq!(y.get_value(1), f16::from_f32(1.0));
+/// assert_eq!(y.get_value(127), f16::from_f32(2.0));
+/// ```
+///
+/// # Panics
+/// Panics if the chip has no implementation (Ascend910, Ascend310B); `count` exceeds `src` or
+/// `dst`; a tensor is not in the Unified Buffer; `dst` overlaps `src`, or the scratch overlaps
+/// either (the vendor's constraints); or `Mins`' own checks fail.
+#[track_caller]
+pub fn clamp_max<T: ClampElement, const IS_REUSE_SOURCE: bool>(
+    dst: &LocalTensor<T>,
+    src: &LocalTensor<T>,
+    shared_tmp_buffer: &LocalTensor<u8>,
+    scalar: T,
+    count: usize,
+) {
+    check_common(CLAMP_MAX, &V220_V200, dst, src, count);
+    check_operands(CLAMP_MAX, dst, src, shared_tmp_buffer, count, true);
+    mins(dst, src, scalar, count);
+}
+
+/// [`clamp_max`] with the stack buffer (AscendC `ClampMax<T, isReuseSource>(dstTensor,
+/// srcTensor, scalar, calCount)`): the vendor takes it (`PopStackBuffer`) though it does not use
+/// it.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let mut pipe = TPipe::new();
+/// let mut q = TBuf::<VecCalc>::new();
+/// pipe.init_tbuf(&mut q, 2 * 64 * 4);
+/// let (x, y) = (q.get_with_offset::<f32>(64, 0), q.get_with_offset::<f32>(64, 256));
+/// x.copy_from_slice(&[20.0f32; 64]);
+/// clamp_max_stack::<_, false>(&y, &x, 10.0, 64);
+/// assert_eq!(y.get_value(0), 10.0);
+/// ```
+///
+/// # Panics
+/// As [`clamp_max`], and if the core has no `TPipe` or its buffers leave no room.
+#[track_caller]
+pub fn clamp_max_stack<T: ClampElement, const IS_REUSE_SOURCE: bool>(
+    dst: &LocalTensor<T>,
+    src: &LocalTensor<T>,
+    scalar: T,
+    count: usize,
+) {
+    clamp_max::<T, IS_REUSE_SOURCE>(dst, src, &stack(CLAMP_MAX), scalar, count);
+}
+
+/// `dst[i] = max(src[i], scalar)` for `i < count` (AscendC `ClampMin<T, isReuseSource>(dstTensor,
+/// srcTensor, sharedTmpBuffer, scalar, calCount)`): as the vendor's implementation, one
+/// `Maxs(dst, src, scalar, calCount)` (IEEE `maximum`: NaN if `src[i]` or `scalar` is NaN). The
+/// scratch is checked (the vendor's constraints) but not used. `IS_REUSE_SOURCE` is reserved.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let mut pipe = TPipe::new();
+/// let (mut q, mut tmp) = (TBuf::<VecCalc>::new(), TBuf::<VecCalc>::new());
+/// pipe.init_tbuf(&mut q, 2 * 64 * 4);
+/// pipe.init_tbuf(&mut tmp, 64);
+/// let (x, y) = (q.get_with_offset::<f32>(64, 0), q.get_with_offset::<f32>(64, 256));
+/// x.copy_from_slice(&[-3.0f32; 64]);
+/// clamp_min::<_, false>(&y, &x, &tmp.get::<u8>(), 10.0, 64);
+/// assert_eq!(y.get_value(0), 10.0);
+/// ```
+///
+/// # Panics
+/// As [`clamp_max`] (with `Maxs`).
+#[track_caller]
+pub fn clamp_min<T: ClampElement, const IS_REUSE_SOURCE: bool>(
+    dst: &LocalTensor<T>,
+    src: &LocalTensor<T>,
+    shared_tmp_buffer: &LocalTensor<u8>,
+    scalar: T,
+    count: usize,
+) {
+    check_common(CLAMP_MIN, &V220_V200, dst, src, count);
+    check_operands(CLAMP_MIN, dst, src, shared_tmp_buffer, count, true);
+    maxs(dst, src, scalar, count);
+}
+
+/// [`clamp_min`] with the stack buffer (AscendC `ClampMin<T, isReuseSource>(dstTensor,
+/// srcTensor, scalar, calCount)`), taken but not used, as the vendor's.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let mut pipe = TPipe::new();
+/// let mut q = TBuf::<VecCalc>::new();
+/// pipe.init_tbuf(&mut q, 2 * 128 * 2);
+/// let (x, y) = (q.get_with_offset::<f16>(128, 0), q.get_with_offset::<f16>(128, 256));
+/// x.copy_from_slice(&[f16::from_f32(-1.0); 128]);
+/// clamp_min_stack::<_, false>(&y, &x, f16::ZERO, 100);
+/// assert_eq!(y.get_value(99), f16::ZERO);
+/// ```
+///
+/// # Panics
+/// As [`clamp_min`], and if the core has no `TPipe` or its buffers leave no room.
+#[track_caller]
+pub fn clamp_min_stack<T: ClampElement, const IS_REUSE_SOURCE: bool>(
+    dst: &LocalTensor<T>,
+    src: &LocalTensor<T>,
+    scalar: T,
+    count: usize,
+) {
+    clamp_min::<T, IS_REUSE_SOURCE>(dst, src, &stack(CLAMP_MIN), scalar, count);
+}
+
+/// The scratch bytes `ClampMax`/`ClampMin` take: `(max, min)` (AscendC `GetClampMaxMinTmpSize`):
+/// one byte per element at most, at least 64 for `float` and 128 for `half` (the vendor's
+/// values; its kernels do not use the buffer).
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// assert_eq!(get_clamp_max_min_tmp_size(256, 4, false), (256, 64));
+/// assert_eq!(get_clamp_max_min_tmp_size(16, 2, false), (128, 128));
+/// ```
+///
+/// # Panics
+/// Panics if `input_size` is 0 (the vendor's host check) or `type_size` is neither 2 nor 4.
+#[track_caller]
+pub fn get_clamp_max_min_tmp_size(
+    input_size: usize,
+    type_size: usize,
+    is_reuse_source: bool,
+) -> (usize, usize) {
+    let _ = is_reuse_source;
+    check_host("GetClampMaxMinTmpSize", input_size, type_size);
+    let min = if type_size == 4 { 64 } else { 128 };
+    (input_size.max(min), min)
+}
+
+/// `ClampMax`/`ClampMin`'s `(maxLiveNodeCount, extraBuf)` (AscendC
+/// `GetClampTmpBufferFactorSize`): `(1, 0)`.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// assert_eq!(get_clamp_tmp_buffer_factor_size(4), (1, 0));
+/// ```
+///
+/// # Panics
+/// Panics if `type_size` is neither 2 nor 4.
+#[track_caller]
+pub fn get_clamp_tmp_buffer_factor_size(type_size: usize) -> (usize, usize) {
+    check_host("GetClampTmpBufferFactorSize", 1, type_size);
+    (1, 0)
 }
 
 // ---------------------------------------------------------------------------------------
