@@ -782,3 +782,123 @@ fn clamp_errors() {
         &["GetClampMaxMinTmpSize", "greater than 0"],
     );
 }
+
+// ---- Axpy (advanced) -------------------------------------------------------------------------
+
+/// Runs `axpy_adv::<T, U>` on `soc` and checks it against `dst = (float)src * (float)scalar +
+/// (float)dst` (each step rounded to float; narrowed once for a half `dst`; for float/float the
+/// basic `Axpy`: the same two roundings), the untouched tail, the scratch's last round and the
+/// mask state.
+fn check_axpy<T: Fp + AxpyAdvElement<U>, U: Fp>(soc: Soc, count: usize, tmp_bytes: usize, seed: u64) {
+    on(soc, || {
+        let mut rng = Rng(seed);
+        let cap = count + 40;
+        let (rs, rd) = ((cap * U::SIZE).div_ceil(32) * 32, (cap * T::SIZE).div_ceil(32) * 32);
+        let u = ub(rs + rd + tmp_bytes.div_ceil(32) * 32 + 32);
+        let (src, dst, tmp) = (u.t::<U>(0, cap), u.t::<T>(rs, cap), u.t::<u8>(rs + rd, tmp_bytes));
+        // No NaN inputs: the page does not define them (which operand's payload an Add keeps);
+        // infinities stay (inf - inf gives the default NaN).
+        let no_nan =
+            |v: Vec<f32>| v.into_iter().map(|e| if e.is_nan() { 1.0 } else { e }).collect::<Vec<f32>>();
+        let x: Vec<U> = no_nan(inputs::<U>(&mut rng, cap).iter().map(|v| v.to32()).collect())
+            .iter()
+            .map(|&e| U::from32(e, false))
+            .collect();
+        let old: Vec<T> = no_nan(inputs::<T>(&mut rng, cap).iter().map(|v| v.to32()).collect())
+            .iter()
+            .map(|&e| T::from32(e, false))
+            .collect();
+        src.copy_from_slice(&x);
+        dst.copy_from_slice(&old);
+        tmp.copy_from_slice(&vec![SENTINEL; tmp_bytes]);
+        let edges = U::edges();
+        let scalar = if rng.chance(2) {
+            U::from_f64(no_nan(vec![edges[rng.index(edges.len())]])[0] as f64)
+        } else {
+            U::from_f64((rng.next() as f64 / u64::MAX as f64 - 0.5) * 8.0)
+        };
+        axpy_adv::<T, U, false>(&dst, &src, scalar, &tmp, count);
+        let sat = get_overflow_mode() == OverflowMode::Saturation;
+        let product = |v: U| v.to32() * scalar.to32();
+        let mut want: Vec<T> =
+            x[..count].iter().zip(&old).map(|(&v, &d)| T::from32(product(v) + d.to32(), sat)).collect();
+        want.extend_from_slice(&old[count..]);
+        let ctx = format!(
+            "Axpy {} <- {} on {soc}, count {count}, tmp {tmp_bytes}, scalar {scalar:?}",
+            T::DTYPE,
+            U::DTYPE
+        );
+        assert_bits_ctx(&dst.to_vec(), &want, &ctx);
+        assert_eq!(get_mask_mode(), MaskMode::Normal, "{ctx}");
+        assert_eq!(get_vector_mask(), [u64::MAX, u64::MAX], "{ctx}");
+        if U::SIZE == 4 {
+            assert!(tmp.to_vec().iter().all(|&b| b == SENTINEL), "scratch written; {ctx}");
+            return;
+        }
+        let split = tmp_bytes / 4 / if T::SIZE == 2 { 2 } else { 1 } / 32 * 32;
+        let off = if count % split != 0 { count / split * split } else { count - split };
+        let n = count - off;
+        let f = tmp.reinterpret_cast::<f32>().to_vec();
+        let prods: Vec<f32> = x[off..count].iter().map(|&v| product(v)).collect();
+        assert_bits_ctx(&f[..n], &prods, format!("scratch's products; {ctx}"));
+        if T::SIZE == 2 {
+            let sums: Vec<f32> = prods.iter().zip(&old[off..count]).map(|(p, d)| p + d.to32()).collect();
+            assert_bits_ctx(&f[split..split + n], &sums, format!("scratch's sums; {ctx}"));
+        }
+    });
+}
+
+#[test]
+fn axpy_adv_every_pair() {
+    let mut seed = 5000;
+    for soc in [Soc::Ascend910B, Soc::Ascend310P] {
+        for count in [1, 37, 64, 300, 1000] {
+            for tmp in [256, 544, 1024, 4096] {
+                seed += 1;
+                check_axpy::<f16, f16>(soc, count, tmp, seed);
+                check_axpy::<f32, f16>(soc, count, tmp, seed);
+                check_axpy::<f32, f32>(soc, count, tmp, seed);
+            }
+        }
+    }
+    // The vendor page's example: half 1..512 times 3 into float zeros.
+    on(Soc::Ascend910B, || {
+        let u = ub(1024 + 2048 + 1024);
+        let (s, d, t) = (u.t::<f16>(0, 512), u.t::<f32>(1024, 512), u.t::<u8>(3072, 1024));
+        s.copy_from_slice(&(1..=512).map(|i| f16::from_f32(i as f32)).collect::<Vec<_>>());
+        d.copy_from_slice(&[0.0; 512]);
+        axpy_adv::<_, _, false>(&d, &s, f16::from_f32(3.0), &t, 512);
+        assert_eq!(d.to_vec(), (1..=512).map(|i| 3.0 * i as f32).collect::<Vec<_>>());
+    });
+}
+
+#[test]
+fn axpy_adv_errors() {
+    for soc in [Soc::Ascend910, Soc::Ascend310B] {
+        with_tensors(soc, |s, d, t| {
+            let msg = format!("not supported on {soc}");
+            expect_panic(|| axpy_adv::<_, _, false>(d, s, f16::ONE, t, 8), &["Axpy", &msg]);
+        });
+    }
+    with_tensors(Soc::Ascend910B, |s, d, t| {
+        expect_panic(|| axpy_adv::<_, _, false>(d, s, f16::ONE, t, 513), &["Axpy", "calCount = 513 exceeds"]);
+        expect_panic(
+            || axpy_adv::<_, _, false>(s, s, f16::ONE, t, 8),
+            &["Axpy", "dst UB bytes", "overlap src"],
+        );
+        let small = t.view_len(0, 224);
+        expect_panic(
+            || axpy_adv::<_, _, false>(d, s, f16::ONE, &small, 8),
+            &["Axpy", "sharedTmpBuffer has 224 bytes"],
+        );
+        let t_on_dst = d.reinterpret_cast::<u8>();
+        expect_panic(
+            || axpy_adv::<_, _, false>(d, s, f16::ONE, &t_on_dst, 8),
+            &["Axpy", "sharedTmpBuffer UB bytes", "overlap dst"],
+        );
+    });
+    assert_eq!(get_axpy_max_min_tmp_size(512, 2, false), (4096, 1024));
+    assert_eq!(get_axpy_max_min_tmp_size(16, 2, false), (1024, 1024));
+    assert_eq!(get_axpy_max_min_tmp_size(512, 4, false), (0, 0));
+    assert_eq!(get_axpy_tmp_buffer_factor_size(4), (1, 0));
+}

@@ -10,9 +10,10 @@
 //! (`ceil(-0.3)`; the example compares with a tolerance). The `frac` example's inputs span the
 //! whole `float` range, beyond the `[-2147483647, 2147483647]` that Ascend310P supports, so it
 //! runs on Ascend910B only. `clampmin` (`ClampMin` or `ClampMax` by `SCENARIO`, a const
-//! generic here) is ported for both scenarios on both chips. Not ported: `clamp` (`Clamp` with
-//! both bounds exists only on Ascend 950), and `axpy_half_float`, `erf`, `exp`, `log` (functions
-//! not ported yet).
+//! generic here) is ported for both scenarios on both chips, and `axpy_half_float` (the advanced
+//! `Axpy`, `axpy_adv` here, of `half` into `float`: on one core under the sanitizer; the
+//! example's 8 cores all write the same GM bytes, a race the sanitizer reports). Not ported: `clamp` (`Clamp` with both bounds exists
+//! only on Ascend 950), and `erf`, `exp`, `log` (functions not ported yet).
 
 use std::mem::size_of;
 
@@ -417,5 +418,114 @@ fn adv_clampmin_example() {
     for soc in [Soc::Ascend910B, Soc::Ascend310P] {
         clampmin_example::<0>(soc);
         clampmin_example::<1>(soc);
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// axpy_half_float
+// ---------------------------------------------------------------------------------------
+
+struct KernelAxpy<'a> {
+    pipe: &'a mut TPipe,
+    in_queue_src: TQue<VecIn, 1>,
+    out_queue_dst: TQue<VecOut, 1>,
+    buf: TBuf<VecCalc>,
+    src_global: GlobalTensor<f16>,
+    dst_global: GlobalTensor<f32>,
+}
+
+impl<'a> KernelAxpy<'a> {
+    fn init(src_gm: GmAddr, dst_gm: GmAddr, tmp_buf_size: u32, pipe_in: &'a mut TPipe) -> Self {
+        let mut op = KernelAxpy {
+            pipe: pipe_in,
+            in_queue_src: TQue::new(),
+            out_queue_dst: TQue::new(),
+            buf: TBuf::new(),
+            src_global: crate::gm_of::<f16>(src_gm),
+            dst_global: crate::gm_of::<f32>(dst_gm),
+        };
+        op.pipe.init_buffer(&mut op.out_queue_dst, 1, 512 * size_of::<f32>());
+        op.pipe.init_buffer(&mut op.in_queue_src, 1, 512 * size_of::<f16>());
+        op.pipe.init_tbuf(&mut op.buf, tmp_buf_size as usize * size_of::<u8>());
+        op
+    }
+
+    fn process(&mut self) {
+        self.copy_in();
+        self.compute();
+        self.copy_out();
+    }
+
+    fn copy_in(&mut self) {
+        let src_local = self.in_queue_src.alloc_tensor::<f16>();
+        data_copy(&src_local, &self.src_global, 512);
+        self.in_queue_src.enque(src_local);
+    }
+
+    fn compute(&mut self) {
+        let src_local = self.in_queue_src.deque::<f16>();
+        let dst_local = self.out_queue_dst.alloc_tensor::<f32>();
+        let shared_tmp_buffer = self.buf.get::<u8>();
+
+        duplicate(&dst_local, 0.0f32, 512);
+        axpy_adv::<_, _, false>(&dst_local, &src_local, f16::from_f64(2.0), &shared_tmp_buffer, 512);
+
+        self.out_queue_dst.enque(dst_local);
+        self.in_queue_src.free_tensor(src_local);
+    }
+
+    fn copy_out(&mut self) {
+        let dst_local = self.out_queue_dst.deque::<f32>();
+        data_copy(&self.dst_global, &dst_local, 512);
+        self.out_queue_dst.free_tensor(dst_local);
+    }
+}
+
+fn kernel_vec_ternary_scalar_axpy_half_2_float(src_gm: GmAddr, dst_gm: GmAddr, tmp_buf_size: u32) {
+    let mut pipe = TPipe::new();
+    let mut op = KernelAxpy::init(src_gm, dst_gm, tmp_buf_size, &mut pipe);
+    op.process();
+}
+
+// mirror-cann/asc-devkit, examples/01_simd_cpp_api/04_advanced_api/10_math/axpy_half_float/
+// axpy_half_float.asc: Axpy(float dst, half src, half 2.0, sharedTmpBuffer, 512), the scratch
+// GetAxpyMaxMinTmpSize({512}, 2).min bytes. The example launches it on 8 cores that all compute
+// the same 512 elements and all copy them to the same GM bytes: a cross-core race (of equal
+// data), which the sanitizer reports; on one core the kernel is clean.
+#[test]
+fn adv_axpy_half_float_example() {
+    // gen_data.py: input_x = np.random.uniform(1, 100, [512]).astype(float16); golden =
+    // (input_x * 2.0 + zeros(float32)).astype(float32).
+    for soc in [Soc::Ascend910B, Soc::Ascend310P] {
+        let x: Vec<f16> = random_vec(4 * 128, 77, 1.0, 100.0);
+        let (_max, min) = get_axpy_max_min_tmp_size(512, size_of::<f16>(), false);
+        let xg = GmBuffer::from_vec(x.clone());
+        let want: Vec<f32> = x.iter().map(|v| v.to_f32() * 2.0 + 0.0).collect();
+        // numpy's golden: the half product (exact here), widened.
+        let golden: Vec<f32> = x.iter().map(|v| f16::from_f32(v.to_f32() * 2.0).to_f32()).collect();
+        for block_dim in [1, 8] {
+            let yg = GmBuffer::<f32>::zeroed(4 * 128);
+            let r = Launch::new(soc)
+                .block_dim(block_dim)
+                .quiet(true)
+                .run(|| kernel_vec_ternary_scalar_axpy_half_2_float(xg.addr(), yg.addr(), min as u32));
+            if block_dim == 1 {
+                r.unwrap();
+            } else {
+                let e = format!("{:?}", r.unwrap_err());
+                assert!(e.contains("cross-core race on global memory") && e.contains("DataCopy"), "{e}");
+                // Without the sanitizer the 8 cores' equal writes give the same result.
+                let yg8 = GmBuffer::<f32>::zeroed(4 * 128);
+                Launch::new(soc)
+                    .block_dim(8)
+                    .sanitize(false)
+                    .run(|| kernel_vec_ternary_scalar_axpy_half_2_float(xg.addr(), yg8.addr(), min as u32))
+                    .unwrap();
+                assert_bits_eq(&yg8.to_vec(), &want);
+                continue;
+            }
+            assert_bits_eq(&yg.to_vec(), &want);
+            assert_bits_eq(&yg.to_vec(), &golden);
+        }
     }
 }

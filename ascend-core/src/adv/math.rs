@@ -1,6 +1,6 @@
 //! Math functions of the advanced API (the vendor's `adv_api/math`): the rounding family
-//! `Floor`, `Ceil`, `Trunc`, `Frac` and `Round`, `Sign`, and `ClampMax`/`ClampMin`, with their
-//! host tiling helpers. (`Clamp` with both bounds exists only on Ascend 950, which is not
+//! `Floor`, `Ceil`, `Trunc`, `Frac` and `Round`, `Sign`, `ClampMax`/`ClampMin`, and the
+//! advanced `Axpy` ([`axpy_adv`]), with their host tiling helpers. (`Clamp` with both bounds exists only on Ascend 950, which is not
 //! emulated.)
 //!
 //! They are `Cast`s with a rounding mode. Where a chip has no `float → float` rounding
@@ -25,7 +25,7 @@ use crate::vector::mask::{
     reset_mask, set_mask_count, set_mask_norm, set_vector_mask, Mask, MASK_PLACEHOLDER,
 };
 use crate::vector::params::{BinaryRepeatParams, UnaryRepeatParams};
-use crate::vector::scalar::{maxs, mins, MaxsElement, MinsElement};
+use crate::vector::scalar::{axpy, maxs, mins, muls_masked, MaxsElement, MinsElement};
 use crate::vector::select::{select_scalar_reg, SelectElement};
 
 use super::{check_common, stack_bytes};
@@ -103,10 +103,10 @@ const NARROW: UnaryRepeatParams = UnaryRepeatParams::new(1, 1, 4, 8);
 /// Fails unless `tmp` is in the Unified Buffer, `dst`'s and `src`'s first `count` elements are
 /// apart (when `dst_src` forbids their overlap), and the scratch is apart from both.
 #[track_caller]
-fn check_operands<T: Element>(
+fn check_operands<T: Element, U: Element>(
     api: &'static str,
     dst: &LocalTensor<T>,
-    src: &LocalTensor<T>,
+    src: &LocalTensor<U>,
     tmp: &LocalTensor<u8>,
     count: usize,
     dst_src: bool,
@@ -116,7 +116,7 @@ fn check_operands<T: Element>(
         format!("sharedTmpBuffer is at position {pos}; it must be VECIN, VECOUT or VECCALC")
     });
     let d = (dst.get_phy_addr(), dst.get_phy_addr() + count * T::SIZE);
-    let s = (src.get_phy_addr(), src.get_phy_addr() + count * T::SIZE);
+    let s = (src.get_phy_addr(), src.get_phy_addr() + count * U::SIZE);
     let t = (tmp.get_phy_addr(), tmp.get_phy_addr() + tmp.get_size());
     let apart = |a: (usize, usize), b: (usize, usize)| a.1 <= b.0 || b.1 <= a.0 || a.0 == a.1 || b.0 == b.1;
     let pairs = [
@@ -1149,6 +1149,191 @@ pub fn get_clamp_max_min_tmp_size(
 pub fn get_clamp_tmp_buffer_factor_size(type_size: usize) -> (usize, usize) {
     check_host("GetClampTmpBufferFactorSize", 1, type_size);
     (1, 0)
+}
+
+// ---------------------------------------------------------------------------------------
+// Axpy
+// ---------------------------------------------------------------------------------------
+
+mod axpy_sealed {
+    pub trait Sealed<U> {}
+}
+
+/// The `(dst, src)` type pairs of [`axpy_adv`]: `Self` is `dst`'s type (`T`), `U` is `src`'s
+/// and the scalar's: `half`/`half`, `float`/`float` and the mixed `float`/`half` (the vendor's
+/// page), on the chips the page lists (Ascend910B, Ascend310P).
+///
+/// Any other pair does not compile:
+/// ```compile_fail
+/// use ascend_core::prelude::*;
+/// fn f(d: &LocalTensor<f16>, s: &LocalTensor<f32>, tmp: &LocalTensor<u8>) { axpy_adv::<_, _, false>(d, s, 1.0, tmp, 8) }
+/// ```
+pub trait AxpyAdvElement<U: Element>: Element + axpy_sealed::Sealed<U> {}
+impl axpy_sealed::Sealed<f16> for f16 {}
+impl AxpyAdvElement<f16> for f16 {}
+impl axpy_sealed::Sealed<f32> for f32 {}
+impl AxpyAdvElement<f32> for f32 {}
+impl axpy_sealed::Sealed<f16> for f32 {}
+impl AxpyAdvElement<f16> for f32 {}
+
+const AXPY: &str = "Axpy";
+
+/// `dst[i] = src[i] * scalar_value + dst[i]` for `i < count`, in `float` (AscendC's advanced
+/// `Axpy<T, U, isReuseSource>(dstTensor, srcTensor, scalarValue, sharedTmpBuffer, calCount)`,
+/// which "is computed by `Muls` and `Add` for a better precision" than the basic `Axpy`
+/// ([`axpy`](crate::vector::scalar::axpy)); named `axpy_adv` here as the basic one has the name).
+///
+/// As the vendor's implementation:
+/// - `float`/`float`: the basic `Axpy(dst, src, scalar, calCount)`; the scratch is not used;
+/// - `half` sources: in counter mode, splits of `stackSize` elements — `shared_tmp_buffer.
+///   get_size() / 4 / 32 * 32`, halved first for a `half` `dst` — each: `src` widened into the
+///   scratch, `Muls` by `(float)scalar_value` there; for a `half` `dst` also `dst` widened into
+///   the scratch's second split, `Add` there and the sum narrowed into `dst`; for a `float` `dst`
+///   `Add` into `dst` directly. `PipeBarrier<PIPE_V>` after each step; normal mode and a reset
+///   mask afterwards.
+///
+/// The vendor's header compiles it for every chip but Ascend 950's own version; its page lists
+/// only Ascend910B and Ascend310P (not Ascend910, which has no counter mode, nor Ascend310B),
+/// which is what this follows. `IS_REUSE_SOURCE` is reserved: `src` is never written.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let mut pipe = TPipe::new();
+/// let (mut a, mut b, mut tmp) = (TBuf::<VecCalc>::new(), TBuf::<VecCalc>::new(), TBuf::<VecCalc>::new());
+/// pipe.init_tbuf(&mut a, 512 * 2);
+/// pipe.init_tbuf(&mut b, 512 * 4);
+/// pipe.init_tbuf(&mut tmp, 1024);
+/// let (x, y) = (a.get::<f16>(), b.get::<f32>());
+/// x.copy_from_slice(&(1..=512).map(|i| f16::from_f32(i as f32)).collect::<Vec<_>>());
+/// y.copy_from_slice(&[0.0f32; 512]);
+/// axpy_adv::<_, _, false>(&y, &x, f16::from_f32(3.0), &tmp.get::<u8>(), 512);
+/// assert_eq!((y.get_value(0), y.get_value(511)), (3.0, 1536.0));
+/// ```
+///
+/// # Panics
+/// Panics if the chip is neither Ascend910B nor Ascend310P; `count` exceeds `src` or `dst`; a
+/// tensor is not in the Unified Buffer; `dst` overlaps `src`, or the scratch overlaps either
+/// (the vendor's constraints); for `half` sources, the scratch has no split (less than 128
+/// bytes, 256 for a `half` `dst`); or any instruction's own check fails.
+#[track_caller]
+pub fn axpy_adv<T: AxpyAdvElement<U>, U: Element, const IS_REUSE_SOURCE: bool>(
+    dst: &LocalTensor<T>,
+    src: &LocalTensor<U>,
+    scalar_value: U,
+    shared_tmp_buffer: &LocalTensor<u8>,
+    count: usize,
+) {
+    let soc = get_soc();
+    ensure(V220_V200.contains(&soc), AXPY, || {
+        format!(
+            "{AXPY} is not supported on {soc} ({}): the vendor's page lists Ascend910B and Ascend310P",
+            soc.product_line()
+        )
+    });
+    for (name, pos) in [("dst", dst.get_position()), ("src", src.get_position())] {
+        ensure(pos.is_ub(), AXPY, || {
+            format!("{name} is at position {pos}; it must be VECIN, VECOUT or VECCALC")
+        });
+    }
+    ensure(count <= src.get_size(), AXPY, || {
+        format!("calCount = {count} exceeds srcTensor's {} {} elements", src.get_size(), U::DTYPE)
+    });
+    ensure(count <= dst.get_size(), AXPY, || {
+        format!("calCount = {count} exceeds dstTensor's {} {} elements", dst.get_size(), T::DTYPE)
+    });
+    check_operands(AXPY, dst, src, shared_tmp_buffer, count, true);
+    if U::DTYPE == DType::F32 {
+        let (d, s) = (dst.reinterpret_cast::<f32>(), src.reinterpret_cast::<f32>());
+        axpy(&d, &s, f32::from_bits(scalar_value.to_bits_u64() as u32), count);
+        return;
+    }
+    let s = src.reinterpret_cast::<f16>();
+    let scalar = f16::from_bits(scalar_value.to_bits_u64() as u16).to_f32();
+    let bytes = shared_tmp_buffer.get_size();
+    ensure(bytes > 0, AXPY, || "sharedTmpBuffer has 0 bytes".into());
+    let half_dst = T::DTYPE == DType::F16;
+    let stack_size = split_count(AXPY, shared_tmp_buffer, if half_dst { 2 } else { 1 });
+    let tmp = shared_tmp_buffer.reinterpret_cast::<f32>();
+    let (rounds, tail) = (count / stack_size, count % stack_size);
+    let unary = UnaryRepeatParams::default();
+    let binary = BinaryRepeatParams::default();
+    let step = |off: usize| {
+        let src = s.view(off);
+        if half_dst {
+            let d = dst.reinterpret_cast::<f16>().view(off);
+            let (tmp_src, tmp_dst) = (tmp.clone(), tmp.view(stack_size));
+            cast_masked::<f32, f16, false>(&tmp_src, &src, RoundMode::CastNone, MASK_PLACEHOLDER, 1, &WIDEN);
+            pipe_barrier::<PIPE_V>();
+            cast_masked::<f32, f16, false>(&tmp_dst, &d, RoundMode::CastNone, MASK_PLACEHOLDER, 1, &WIDEN);
+            pipe_barrier::<PIPE_V>();
+            muls_masked::<f32, false>(&tmp_src, &tmp_src, scalar, MASK_PLACEHOLDER, 1, &unary);
+            pipe_barrier::<PIPE_V>();
+            add_masked::<f32, false>(&tmp_dst, &tmp_src, &tmp_dst, MASK_PLACEHOLDER, 1, &binary);
+            pipe_barrier::<PIPE_V>();
+            cast_masked::<f16, f32, false>(&d, &tmp_dst, RoundMode::CastNone, MASK_PLACEHOLDER, 1, &NARROW);
+        } else {
+            let d = dst.reinterpret_cast::<f32>().view(off);
+            cast_masked::<f32, f16, false>(&tmp, &src, RoundMode::CastNone, MASK_PLACEHOLDER, 1, &WIDEN);
+            pipe_barrier::<PIPE_V>();
+            muls_masked::<f32, false>(&tmp, &tmp, scalar, MASK_PLACEHOLDER, 1, &unary);
+            pipe_barrier::<PIPE_V>();
+            add_masked::<f32, false>(&d, &tmp, &d, MASK_PLACEHOLDER, 1, &binary);
+        }
+        pipe_barrier::<PIPE_V>();
+    };
+    set_mask_count();
+    count_mask::<T>(stack_size);
+    for i in 0..rounds {
+        step(i * stack_size);
+    }
+    if tail != 0 {
+        count_mask::<T>(tail);
+        step(rounds * stack_size);
+    }
+    set_mask_norm();
+    reset_mask();
+}
+
+/// The scratch bytes the advanced `Axpy` needs for `input_size` source elements of `type_size`
+/// bytes: `(max, min)` (AscendC `GetAxpyMaxMinTmpSize`): none for `float` sources; for `half`
+/// `4 * max(input bytes, 256)` and 1024.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// assert_eq!(get_axpy_max_min_tmp_size(512, 2, false), (4096, 1024));
+/// assert_eq!(get_axpy_max_min_tmp_size(512, 4, false), (0, 0));
+/// ```
+///
+/// # Panics
+/// Panics if `input_size` is 0 (the vendor's host check) or `type_size` is neither 2 nor 4.
+#[track_caller]
+pub fn get_axpy_max_min_tmp_size(
+    input_size: usize,
+    type_size: usize,
+    is_reuse_source: bool,
+) -> (usize, usize) {
+    let _ = is_reuse_source;
+    check_host("GetAxpyMaxMinTmpSize", input_size, type_size);
+    if type_size == 4 {
+        return (0, 0);
+    }
+    fac_sizes(input_size, type_size, 4, 4)
+}
+
+/// The advanced `Axpy`'s `(maxLiveNodeCount, extraBuf)` (AscendC `GetAxpyTmpBufferFactorSize`):
+/// 4 for `half` sources, 1 for `float`.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// assert_eq!(get_axpy_tmp_buffer_factor_size(2), (4, 0));
+/// ```
+///
+/// # Panics
+/// Panics if `type_size` is neither 2 nor 4.
+#[track_caller]
+pub fn get_axpy_tmp_buffer_factor_size(type_size: usize) -> (usize, usize) {
+    check_host("GetAxpyTmpBufferFactorSize", 1, type_size);
+    (if type_size == 4 { 1 } else { 4 }, 0)
 }
 
 // ---------------------------------------------------------------------------------------
