@@ -24,9 +24,10 @@ enum Api {
     Frac,
     Round,
     Sign,
+    Tanh,
 }
 
-const APIS: [Api; 6] = [Api::Floor, Api::Ceil, Api::Trunc, Api::Frac, Api::Round, Api::Sign];
+const APIS: [Api; 7] = [Api::Floor, Api::Ceil, Api::Trunc, Api::Frac, Api::Round, Api::Sign, Api::Tanh];
 
 impl Api {
     fn chips(self) -> &'static [Soc] {
@@ -42,7 +43,7 @@ impl Api {
             Api::Ceil => x.ceil(),
             Api::Trunc | Api::Frac => x.trunc(),
             Api::Round => x.round_ties_even(),
-            Api::Sign => unreachable!(),
+            Api::Sign | Api::Tanh => unreachable!(),
         }
     }
 }
@@ -57,6 +58,7 @@ trait Fp:
     + FracElement
     + RoundElement
     + SignElement
+    + TanhElement
     + std::fmt::Debug
 {
     fn to32(self) -> f32;
@@ -178,6 +180,9 @@ fn r_integral(api: Api, soc: Soc, x: f32) -> f32 {
 /// One element of `api` on `soc`.
 fn reference<T: Fp>(api: Api, soc: Soc, sat: bool, x: T) -> T {
     let xf = x.to32();
+    if api == Api::Tanh {
+        return T::from32(r_tanh(xf).1, sat);
+    }
     if api == Api::Sign {
         let a = if xf < 0.0 { 0.0 } else { 1.0 };
         let b = if xf > 0.0 { 0.0 } else { -1.0 };
@@ -185,6 +190,15 @@ fn reference<T: Fp>(api: Api, soc: Soc, sat: bool, x: T) -> T {
     }
     let t = r_integral(api, soc, xf);
     T::from32(if api == Api::Frac { xf - t } else { t }, sat)
+}
+
+/// Tanh's steps in float: the clip to [-8.8, 8.8] (IEEE minimum/maximum), `* 2`, `Exp` (in f64,
+/// rounded once), `- 1` and `+ 1`, the quotient; returns `(e^2x + 1, quotient)`.
+fn r_tanh(x: f32) -> (f32, f32) {
+    let c = ieee_max_min(ieee_max_min(x, 8.8, false), -8.8, true) * 2.0;
+    let e = (c as f64).exp() as f32;
+    let den = e + 1.0;
+    (den, (e + -1.0) / den)
 }
 
 /// Random inputs: edge values, values near integers and halves, random bits.
@@ -223,12 +237,14 @@ fn call<T: Fp>(
         (Api::Frac, Some(t)) => frac::<T, false>(dst, src, t, n),
         (Api::Round, Some(t)) => round::<T, false>(dst, src, t, n),
         (Api::Sign, Some(t)) => sign::<T, false>(dst, src, t, n),
+        (Api::Tanh, Some(t)) => tanh::<T, false>(dst, src, t, n),
         (Api::Floor, None) => floor_stack::<T, false>(dst, src, n),
         (Api::Ceil, None) => ceil_stack::<T, false>(dst, src, n),
         (Api::Trunc, None) => trunc_stack::<T, false>(dst, src, n),
         (Api::Frac, None) => frac_stack::<T, false>(dst, src, n),
         (Api::Round, None) => round_stack::<T, false>(dst, src, n),
         (Api::Sign, None) => sign_stack::<T, false>(dst, src, n),
+        (Api::Tanh, None) => tanh_stack::<T, false>(dst, src, n),
     }
 }
 
@@ -237,6 +253,7 @@ fn split_of<T: Fp>(api: Api, soc: Soc, bytes: usize) -> usize {
     let half = T::SIZE == 2;
     let div = match api {
         Api::Sign => return bytes / T::SIZE / 3 / 32 * 32,
+        Api::Tanh if half => 2,
         Api::Floor if !half => return 0,
         Api::Frac if !half => return 0,
         Api::Frac => 2,
@@ -265,7 +282,11 @@ fn check<T: Fp>(api: Api, soc: Soc, count: usize, tmp_bytes: Option<usize>, in_p
         let src = u.t::<T>(0, cap);
         let dst = if in_place { src.clone() } else { u.t::<T>(region, cap) };
         let tmp = u.t::<u8>(2 * region, tmp_bytes.unwrap_or(0));
-        let x: Vec<T> = inputs(&mut rng, cap);
+        let mut x: Vec<T> = inputs(&mut rng, cap);
+        if api == Api::Tanh {
+            // The page defines no NaN (which payload survives the steps).
+            x.iter_mut().filter(|v| v.to32().is_nan()).for_each(|v| *v = T::from32(1.0, false));
+        }
         src.copy_from_slice(&x);
         let old: Vec<T> = if in_place { x.clone() } else { inputs(&mut rng, cap) };
         if !in_place {
@@ -297,6 +318,20 @@ fn check<T: Fp>(api: Api, soc: Soc, count: usize, tmp_bytes: Option<usize>, in_p
         let off = if count % split != 0 { count / split * split } else { count - split };
         let last = &x[off..count];
         let n = last.len();
+        if api == Api::Tanh {
+            // half: the quotients in the first split; the denominators in the clip (the second
+            // split for half, the first for float).
+            let f = tmp.reinterpret_cast::<f32>().to_vec();
+            let steps: Vec<(f32, f32)> = last.iter().map(|v| r_tanh(v.to32())).collect();
+            let dens: Vec<f32> = steps.iter().map(|s| s.0).collect();
+            let clip = if T::SIZE == 2 { split } else { 0 };
+            assert_bits_ctx(&f[clip..clip + n], &dens, format!("scratch's clip; {ctx}"));
+            if T::SIZE == 2 {
+                let quots: Vec<f32> = steps.iter().map(|s| s.1).collect();
+                assert_bits_ctx(&f[..n], &quots, format!("scratch's conversion; {ctx}"));
+            }
+            return;
+        }
         if api == Api::Sign {
             // Two bit masks of align_up(split / 8, 32) bytes, then -1s and the first Select.
             let len = (split / 8).div_ceil(32) * 32;
@@ -500,6 +535,7 @@ fn unsupported_chips() {
         (Api::Frac, "Frac"),
         (Api::Round, "Round"),
         (Api::Sign, "Sign"),
+        (Api::Tanh, "Tanh"),
     ] {
         for soc in [Soc::Ascend910, Soc::Ascend310B] {
             with_tensors(soc, |s, d, t| {
@@ -529,6 +565,7 @@ fn scratch_too_small() {
         (Api::Frac, 224, Soc::Ascend910B),
         (Api::Round, 224, Soc::Ascend310P),
         (Api::Sign, 190, Soc::Ascend910B),
+        (Api::Tanh, 224, Soc::Ascend310P),
     ] {
         on(soc, || {
             let u = ub(3 * 1024);
@@ -564,7 +601,7 @@ fn float_scratch_not_needed_where_unused() {
 
 #[test]
 fn forbidden_overlaps() {
-    for api in [Api::Floor, Api::Ceil, Api::Frac, Api::Sign] {
+    for api in [Api::Floor, Api::Ceil, Api::Frac, Api::Sign, Api::Tanh] {
         with_tensors(Soc::Ascend910B, |s, _d, t| {
             expect_panic(|| call(api, s, s, Some(t), 64), &["dst UB bytes", "overlap src"]);
             let d2 = s.view(16);
@@ -614,6 +651,9 @@ fn host_tiling() {
     assert_eq!(get_sign_max_min_tmp_size(1000, 4, false), (12000, 768));
     assert_eq!(get_sign_max_min_tmp_size(10, 4, false), (768, 768));
     assert_eq!(get_sign_tmp_buffer_factor_size(2), (3, 0));
+    assert_eq!(get_tanh_max_min_tmp_size(1000, 2, false), (8000, 1024));
+    assert_eq!(get_tanh_max_min_tmp_size(1000, 4, false), (4000, 256));
+    assert_eq!(get_tanh_tmp_buffer_factor_size(4), (1, 0));
     assert_eq!(get_floor_tmp_buffer_factor_size(4), (0, 0));
     assert_eq!(get_ceil_tmp_buffer_factor_size(2), (2, 0));
     assert_eq!(get_trunc_tmp_buffer_factor_size(4), (1, 0));
@@ -649,6 +689,7 @@ fn host_tiling() {
                 Api::Frac => get_frac_max_min_tmp_size(100, 2, false).1,
                 Api::Round => get_round_max_min_tmp_size(soc, 100, 2, false).1,
                 Api::Sign => get_sign_max_min_tmp_size(100, 2, false).1,
+                Api::Tanh => get_tanh_max_min_tmp_size(100, 2, false).1,
             };
             check::<f16>(api, soc, 100, Some(min), false, 99);
         }

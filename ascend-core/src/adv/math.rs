@@ -1,6 +1,6 @@
 //! Math functions of the advanced API (the vendor's `adv_api/math`): the rounding family
-//! `Floor`, `Ceil`, `Trunc`, `Frac` and `Round`, `Sign`, `ClampMax`/`ClampMin`, and the
-//! advanced `Axpy` ([`axpy_adv`]), with their host tiling helpers. (`Clamp` with both bounds exists only on Ascend 950, which is not
+//! `Floor`, `Ceil`, `Trunc`, `Frac` and `Round`, `Sign`, `ClampMax`/`ClampMin`, the advanced
+//! `Axpy` ([`axpy_adv`]) and `Tanh`, with their host tiling helpers. (`Clamp` with both bounds exists only on Ascend 950, which is not
 //! emulated.)
 //!
 //! They are `Cast`s with a rounding mode. Where a chip has no `float → float` rounding
@@ -16,7 +16,7 @@ use crate::position::TPosition;
 use crate::soc::Soc;
 use crate::sync::{pipe_barrier, PIPE_V};
 use crate::tensor::LocalTensor;
-use crate::vector::binary::{add_masked, sub_masked, AddElement};
+use crate::vector::binary::{add_masked, div_masked, sub_masked, AddElement};
 use crate::vector::cast::{cast, cast_masked, RoundMode};
 use crate::vector::compare::{compare_masked, CompareElement, CMPMODE};
 use crate::vector::duplicate::{duplicate_masked, DuplicateElement};
@@ -25,8 +25,11 @@ use crate::vector::mask::{
     reset_mask, set_mask_count, set_mask_norm, set_vector_mask, Mask, MASK_PLACEHOLDER,
 };
 use crate::vector::params::{BinaryRepeatParams, UnaryRepeatParams};
-use crate::vector::scalar::{axpy, maxs, mins, muls_masked, MaxsElement, MinsElement};
+use crate::vector::scalar::{
+    adds_masked, axpy, maxs, maxs_masked, mins, mins_masked, muls_masked, MaxsElement, MinsElement,
+};
 use crate::vector::select::{select_scalar_reg, SelectElement};
+use crate::vector::unary::exp_masked;
 
 use super::{check_common, stack_bytes};
 
@@ -62,6 +65,7 @@ element_trait!(TruncElement, trunc, "Trunc", "Ascend910B, Ascend310P");
 element_trait!(FracElement, frac, "Frac", "Ascend910B, Ascend310P");
 element_trait!(RoundElement, round, "Round", "Ascend910B, Ascend310P");
 element_trait!(SignElement, sign, "Sign", "Ascend910B, Ascend310P");
+element_trait!(TanhElement, tanh, "Tanh", "Ascend910B, Ascend310P");
 element_trait!(
     ClampElement,
     clamp_max,
@@ -77,6 +81,7 @@ const TRUNC: &str = "Trunc";
 const FRAC: &str = "Frac";
 const ROUND: &str = "Round";
 const SIGN: &str = "Sign";
+const TANH: &str = "Tanh";
 const CLAMP_MAX: &str = "ClampMax";
 const CLAMP_MIN: &str = "ClampMin";
 
@@ -1333,6 +1338,168 @@ pub fn get_axpy_max_min_tmp_size(
 #[track_caller]
 pub fn get_axpy_tmp_buffer_factor_size(type_size: usize) -> (usize, usize) {
     check_host("GetAxpyTmpBufferFactorSize", 1, type_size);
+    (if type_size == 4 { 1 } else { 4 }, 0)
+}
+
+// ---------------------------------------------------------------------------------------
+// Tanh
+// ---------------------------------------------------------------------------------------
+
+/// `dst[i] = tanh(src[i])` for `i < count`, with `shared_tmp_buffer` as scratch (AscendC
+/// `Tanh<T, isReuseSource>(dstTensor, srcTensor, sharedTmpBuffer, calCount)`).
+///
+/// As the vendor's implementation, in `float` as `(e^(2x) - 1) / (e^(2x) + 1)` with `x` clipped to
+/// `[-8.8, 8.8]` (`float` constants): in counter mode, splits of `stackSize` elements
+/// (`shared_tmp_buffer.get_size() / 4`, halved for `half`, `/ 32 * 32`), each `Mins(8.8)` and
+/// `Maxs(-8.8)` into the scratch (the clip), `Muls(2)`, `Exp`, `Adds(-1)` into `dst`, `Adds(1)`
+/// in place, `Div(dst, dst, clip)`, with `PipeBarrier<PIPE_V>` after each; for `half` the split
+/// is widened into the scratch's first `stackSize` floats first (the clip is the second) and
+/// narrowed into `dst` after. Normal mode and a reset mask afterwards. `IS_REUSE_SOURCE` is
+/// reserved: `src` is never written.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let mut pipe = TPipe::new();
+/// let (mut q, mut tmp) = (TBuf::<VecCalc>::new(), TBuf::<VecCalc>::new());
+/// pipe.init_tbuf(&mut q, 2 * 64 * 4);
+/// pipe.init_tbuf(&mut tmp, 256);
+/// let (x, y) = (q.get_with_offset::<f32>(64, 0), q.get_with_offset::<f32>(64, 256));
+/// x.copy_from_slice(&[0.5f32; 64]);
+/// x.set_value(1, 20.0);
+/// tanh::<_, false>(&y, &x, &tmp.get::<u8>(), 64);
+/// assert!((y.get_value(0) - 0.5f32.tanh()).abs() < 1e-6);
+/// assert_eq!(y.get_value(1), 1.0);
+/// ```
+///
+/// # Panics
+/// Panics if the chip has no implementation (Ascend910, Ascend310B); `count` exceeds `src` or
+/// `dst`; a tensor is not in the Unified Buffer; `dst` overlaps `src`, or the scratch overlaps
+/// either (the vendor's constraints); the scratch has no split (less than 128 bytes, 256 for
+/// `half`); or any instruction's own check fails.
+#[track_caller]
+pub fn tanh<T: TanhElement, const IS_REUSE_SOURCE: bool>(
+    dst: &LocalTensor<T>,
+    src: &LocalTensor<T>,
+    shared_tmp_buffer: &LocalTensor<u8>,
+    count: usize,
+) {
+    check_common(TANH, &V220_V200, dst, src, count);
+    check_operands(TANH, dst, src, shared_tmp_buffer, count, true);
+    let bytes = shared_tmp_buffer.get_size();
+    ensure(bytes / 4 > 0, TANH, || {
+        format!("sharedTmpBuffer has {bytes} bytes, less than one float (tmpBufferSize would be 0)")
+    });
+    let half = T::DTYPE == DType::F16;
+    let stack_size = split_count(TANH, shared_tmp_buffer, if half { 2 } else { 1 });
+    let tmp = shared_tmp_buffer.reinterpret_cast::<f32>();
+    let (conv, clip) = if half { (tmp.clone(), tmp.view(stack_size)) } else { (tmp.clone(), tmp.clone()) };
+    let (rounds, tail) = (count / stack_size, count % stack_size);
+    let compute = |off: usize| {
+        if half {
+            let (d, s) = (dst.reinterpret_cast::<f16>().view(off), src.reinterpret_cast::<f16>().view(off));
+            via_float(&d, &s, &conv, |f| tanh_formula(f, f, &clip));
+        } else {
+            let (d, s) = (dst.reinterpret_cast::<f32>().view(off), src.reinterpret_cast::<f32>().view(off));
+            tanh_formula(&d, &s, &clip);
+        }
+    };
+    set_mask_count();
+    count_mask::<T>(stack_size);
+    for i in 0..rounds {
+        compute(i * stack_size);
+    }
+    if tail != 0 {
+        count_mask::<T>(tail);
+        compute(rounds * stack_size);
+    }
+    set_mask_norm();
+    reset_mask();
+}
+
+/// [`tanh`] with the stack buffer as scratch (AscendC `Tanh<T, isReuseSource>(dstTensor,
+/// srcTensor, calCount)`).
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let mut pipe = TPipe::new();
+/// let mut q = TBuf::<VecCalc>::new();
+/// pipe.init_tbuf(&mut q, 2 * 128 * 2);
+/// let (x, y) = (q.get_with_offset::<f16>(128, 0), q.get_with_offset::<f16>(128, 256));
+/// x.copy_from_slice(&[f16::from_f32(-2.56); 128]);
+/// tanh_stack::<_, false>(&y, &x, 128);
+/// assert!((y.get_value(0).to_f32() + 0.98813187).abs() < 1e-3);
+/// ```
+///
+/// # Panics
+/// As [`tanh`], and if the core has no `TPipe` or its buffers leave no room.
+#[track_caller]
+pub fn tanh_stack<T: TanhElement, const IS_REUSE_SOURCE: bool>(
+    dst: &LocalTensor<T>,
+    src: &LocalTensor<T>,
+    count: usize,
+) {
+    tanh::<T, IS_REUSE_SOURCE>(dst, src, &stack(TANH), count);
+}
+
+/// The vendor's `TanhFormulaImpl` under the counter-mode mask (its `repeatTimes` is the
+/// default 1; counter mode ignores it).
+#[track_caller]
+fn tanh_formula(dst: &LocalTensor<f32>, src: &LocalTensor<f32>, clip: &LocalTensor<f32>) {
+    const FP32_MIN_V2: f32 = -8.8;
+    const FP32_MAX_V2: f32 = 8.8;
+    const DOUBLE_X: f32 = 2.0;
+    let (unary, binary) = (UnaryRepeatParams::default(), BinaryRepeatParams::default());
+    mins_masked::<f32, false>(clip, src, FP32_MAX_V2, MASK_PLACEHOLDER, 1, &unary);
+    pipe_barrier::<PIPE_V>();
+    maxs_masked::<f32, false>(clip, clip, FP32_MIN_V2, MASK_PLACEHOLDER, 1, &unary);
+    pipe_barrier::<PIPE_V>();
+    muls_masked::<f32, false>(clip, clip, DOUBLE_X, MASK_PLACEHOLDER, 1, &unary);
+    pipe_barrier::<PIPE_V>();
+    exp_masked::<f32, false>(clip, clip, MASK_PLACEHOLDER, 1, &unary);
+    pipe_barrier::<PIPE_V>();
+    adds_masked::<f32, false>(dst, clip, -1.0, MASK_PLACEHOLDER, 1, &unary);
+    pipe_barrier::<PIPE_V>();
+    adds_masked::<f32, false>(clip, clip, 1.0, MASK_PLACEHOLDER, 1, &unary);
+    pipe_barrier::<PIPE_V>();
+    div_masked::<f32, false>(dst, dst, clip, MASK_PLACEHOLDER, 1, &binary);
+    pipe_barrier::<PIPE_V>();
+}
+
+/// The scratch bytes `Tanh` needs: `(max, min)` (AscendC `GetTanhMaxMinTmpSize`): `fac *
+/// max(input bytes, 256)` and `fac * 256`, `fac` 4 for `half`, 1 for `float`.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// assert_eq!(get_tanh_max_min_tmp_size(1024, 2, false), (8192, 1024));
+/// assert_eq!(get_tanh_max_min_tmp_size(16, 4, false), (256, 256));
+/// ```
+///
+/// # Panics
+/// Panics if `input_size` is 0 (the vendor's host check) or `type_size` is neither 2 nor 4.
+#[track_caller]
+pub fn get_tanh_max_min_tmp_size(
+    input_size: usize,
+    type_size: usize,
+    is_reuse_source: bool,
+) -> (usize, usize) {
+    let _ = is_reuse_source;
+    check_host("GetTanhMaxMinTmpSize", input_size, type_size);
+    fac_sizes(input_size, type_size, 4, 1)
+}
+
+/// `Tanh`'s `(maxLiveNodeCount, extraBuf)` (AscendC `GetTanhTmpBufferFactorSize`): 4 for
+/// `half`, 1 for `float`.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// assert_eq!(get_tanh_tmp_buffer_factor_size(2), (4, 0));
+/// ```
+///
+/// # Panics
+/// Panics if `type_size` is neither 2 nor 4.
+#[track_caller]
+pub fn get_tanh_tmp_buffer_factor_size(type_size: usize) -> (usize, usize) {
+    check_host("GetTanhTmpBufferFactorSize", 1, type_size);
     (if type_size == 4 { 1 } else { 4 }, 0)
 }
 
