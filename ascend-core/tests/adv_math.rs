@@ -25,9 +25,23 @@ enum Api {
     Round,
     Sign,
     Tanh,
+    Log,
+    Log2,
+    Log10,
 }
 
-const APIS: [Api; 7] = [Api::Floor, Api::Ceil, Api::Trunc, Api::Frac, Api::Round, Api::Sign, Api::Tanh];
+const APIS: [Api; 10] = [
+    Api::Floor,
+    Api::Ceil,
+    Api::Trunc,
+    Api::Frac,
+    Api::Round,
+    Api::Sign,
+    Api::Tanh,
+    Api::Log,
+    Api::Log2,
+    Api::Log10,
+];
 
 impl Api {
     fn chips(self) -> &'static [Soc] {
@@ -43,7 +57,7 @@ impl Api {
             Api::Ceil => x.ceil(),
             Api::Trunc | Api::Frac => x.trunc(),
             Api::Round => x.round_ties_even(),
-            Api::Sign | Api::Tanh => unreachable!(),
+            _ => unreachable!(),
         }
     }
 }
@@ -59,6 +73,7 @@ trait Fp:
     + RoundElement
     + SignElement
     + TanhElement
+    + LogElement
     + std::fmt::Debug
 {
     fn to32(self) -> f32;
@@ -183,6 +198,9 @@ fn reference<T: Fp>(api: Api, soc: Soc, sat: bool, x: T) -> T {
     if api == Api::Tanh {
         return T::from32(r_tanh(xf).1, sat);
     }
+    if matches!(api, Api::Log | Api::Log2 | Api::Log10) {
+        return r_log(api, sat, x);
+    }
     if api == Api::Sign {
         let a = if xf < 0.0 { 0.0 } else { 1.0 };
         let b = if xf > 0.0 { 0.0 } else { -1.0 };
@@ -199,6 +217,43 @@ fn r_tanh(x: f32) -> (f32, f32) {
     let e = (c as f64).exp() as f32;
     let den = e + 1.0;
     (den, (e + -1.0) / den)
+}
+
+/// `x` to `half` as the hardware rounds a result: once, saturated in saturation mode.
+fn sat16(x: f64, sat: bool) -> f16 {
+    f16::from_f64(if sat && x.is_nan() {
+        0.0
+    } else if sat {
+        x.clamp(-65504.0, 65504.0)
+    } else {
+        x
+    })
+}
+
+/// The Log family's steps: `Ln` (in f64, rounded once to `T`; `Log2` for half on the widened
+/// value in float), then for `Log2` a float `Muls` by `(float)1.4426950408889634`, for `Log10` a
+/// `T` `Muls` by `(T)0.43429448190325176` (half: in float, rounded once).
+fn r_log<T: Fp>(api: Api, sat: bool, x: T) -> T {
+    let ln32 = |v: f32| (v as f64).ln() as f32;
+    let log2_e = std::f64::consts::LOG2_E as f32;
+    let c10 = 0.434_294_481_903_251_76_f64 as f32;
+    if T::SIZE == 4 {
+        let l = ln32(x.to32());
+        return T::from32(
+            match api {
+                Api::Log => l,
+                Api::Log2 => l * log2_e,
+                _ => l * c10,
+            },
+            sat,
+        );
+    }
+    let ln16 = sat16((x.to32() as f64).ln(), sat);
+    match api {
+        Api::Log => T::from32(ln16.to_f32(), sat),
+        Api::Log2 => T::from32(ln32(x.to32()) * log2_e, sat),
+        _ => T::from32(ln16.to_f32() * f16::from_f32(c10).to_f32(), sat),
+    }
 }
 
 /// Random inputs: edge values, values near integers and halves, random bits.
@@ -238,6 +293,9 @@ fn call<T: Fp>(
         (Api::Round, Some(t)) => round::<T, false>(dst, src, t, n),
         (Api::Sign, Some(t)) => sign::<T, false>(dst, src, t, n),
         (Api::Tanh, Some(t)) => tanh::<T, false>(dst, src, t, n),
+        (Api::Log, _) => log::<T, false>(dst, src, n),
+        (Api::Log2, Some(t)) => log2::<T, false>(dst, src, t, n),
+        (Api::Log10, _) => log10::<T, false>(dst, src, n),
         (Api::Floor, None) => floor_stack::<T, false>(dst, src, n),
         (Api::Ceil, None) => ceil_stack::<T, false>(dst, src, n),
         (Api::Trunc, None) => trunc_stack::<T, false>(dst, src, n),
@@ -245,6 +303,7 @@ fn call<T: Fp>(
         (Api::Round, None) => round_stack::<T, false>(dst, src, n),
         (Api::Sign, None) => sign_stack::<T, false>(dst, src, n),
         (Api::Tanh, None) => tanh_stack::<T, false>(dst, src, n),
+        (Api::Log2, None) => log2_stack::<T, false>(dst, src, n),
     }
 }
 
@@ -254,6 +313,8 @@ fn split_of<T: Fp>(api: Api, soc: Soc, bytes: usize) -> usize {
     let div = match api {
         Api::Sign => return bytes / T::SIZE / 3 / 32 * 32,
         Api::Tanh if half => 2,
+        Api::Log | Api::Log10 => return 0,
+        Api::Log2 if !half => return 0,
         Api::Floor if !half => return 0,
         Api::Frac if !half => return 0,
         Api::Frac => 2,
@@ -283,7 +344,7 @@ fn check<T: Fp>(api: Api, soc: Soc, count: usize, tmp_bytes: Option<usize>, in_p
         let dst = if in_place { src.clone() } else { u.t::<T>(region, cap) };
         let tmp = u.t::<u8>(2 * region, tmp_bytes.unwrap_or(0));
         let mut x: Vec<T> = inputs(&mut rng, cap);
-        if api == Api::Tanh {
+        if matches!(api, Api::Tanh | Api::Log | Api::Log2 | Api::Log10) {
             // The page defines no NaN (which payload survives the steps).
             x.iter_mut().filter(|v| v.to32().is_nan()).for_each(|v| *v = T::from32(1.0, false));
         }
@@ -318,6 +379,16 @@ fn check<T: Fp>(api: Api, soc: Soc, count: usize, tmp_bytes: Option<usize>, in_p
         let off = if count % split != 0 { count / split * split } else { count - split };
         let last = &x[off..count];
         let n = last.len();
+        if api == Api::Log2 {
+            // half: the products in the scratch.
+            let f = tmp.reinterpret_cast::<f32>().to_vec();
+            let want: Vec<f32> = last
+                .iter()
+                .map(|v| ((v.to32() as f64).ln() as f32) * std::f64::consts::LOG2_E as f32)
+                .collect();
+            assert_bits_ctx(&f[..n], &want, format!("scratch; {ctx}"));
+            return;
+        }
         if api == Api::Tanh {
             // half: the quotients in the first split; the denominators in the clip (the second
             // split for half, the first for float).
@@ -536,6 +607,9 @@ fn unsupported_chips() {
         (Api::Round, "Round"),
         (Api::Sign, "Sign"),
         (Api::Tanh, "Tanh"),
+        (Api::Log, "Log"),
+        (Api::Log2, "Log2"),
+        (Api::Log10, "Log10"),
     ] {
         for soc in [Soc::Ascend910, Soc::Ascend310B] {
             with_tensors(soc, |s, d, t| {
@@ -566,6 +640,7 @@ fn scratch_too_small() {
         (Api::Round, 224, Soc::Ascend310P),
         (Api::Sign, 190, Soc::Ascend910B),
         (Api::Tanh, 224, Soc::Ascend310P),
+        (Api::Log2, 96, Soc::Ascend910B),
     ] {
         on(soc, || {
             let u = ub(3 * 1024);
@@ -601,14 +676,15 @@ fn float_scratch_not_needed_where_unused() {
 
 #[test]
 fn forbidden_overlaps() {
-    for api in [Api::Floor, Api::Ceil, Api::Frac, Api::Sign, Api::Tanh] {
+    for api in [Api::Floor, Api::Ceil, Api::Frac, Api::Sign, Api::Tanh, Api::Log, Api::Log2, Api::Log10] {
         with_tensors(Soc::Ascend910B, |s, _d, t| {
             expect_panic(|| call(api, s, s, Some(t), 64), &["dst UB bytes", "overlap src"]);
             let d2 = s.view(16);
             expect_panic(|| call(api, &d2, s, Some(t), 64), &["overlap src"]);
         });
     }
-    for api in APIS {
+    // Log and Log10 take no scratch.
+    for api in APIS.into_iter().filter(|a| !matches!(a, Api::Log | Api::Log10)) {
         on(Soc::Ascend910B, || {
             let u = ub(3 * 1024);
             let (s, d) = (u.t::<f16>(0, 512), u.t::<f16>(1024, 512));
@@ -654,6 +730,14 @@ fn host_tiling() {
     assert_eq!(get_tanh_max_min_tmp_size(1000, 2, false), (8000, 1024));
     assert_eq!(get_tanh_max_min_tmp_size(1000, 4, false), (4000, 256));
     assert_eq!(get_tanh_tmp_buffer_factor_size(4), (1, 0));
+    assert_eq!(get_log_max_min_tmp_size(1000, 4, false), (0, 0));
+    assert_eq!(get_log2_max_min_tmp_size(1000, 2, false), (4000, 256));
+    assert_eq!(get_log2_max_min_tmp_size(10, 2, false), (256, 256));
+    assert_eq!(get_log2_max_min_tmp_size(1000, 4, false), (0, 0));
+    assert_eq!(get_log2_tmp_buffer_factor_size(4), (0, 0));
+    // Log10's half constant: the double literal rounds to the same half through float.
+    let c = 0.434_294_481_903_251_76_f64;
+    assert_eq!(f16::from_f64(c).to_bits(), f16::from_f32(c as f32).to_bits());
     assert_eq!(get_floor_tmp_buffer_factor_size(4), (0, 0));
     assert_eq!(get_ceil_tmp_buffer_factor_size(2), (2, 0));
     assert_eq!(get_trunc_tmp_buffer_factor_size(4), (1, 0));
@@ -690,6 +774,8 @@ fn host_tiling() {
                 Api::Round => get_round_max_min_tmp_size(soc, 100, 2, false).1,
                 Api::Sign => get_sign_max_min_tmp_size(100, 2, false).1,
                 Api::Tanh => get_tanh_max_min_tmp_size(100, 2, false).1,
+                Api::Log | Api::Log10 => get_log_max_min_tmp_size(100, 2, false).1,
+                Api::Log2 => get_log2_max_min_tmp_size(100, 2, false).1,
             };
             check::<f16>(api, soc, 100, Some(min), false, 99);
         }

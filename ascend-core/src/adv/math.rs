@@ -1,6 +1,6 @@
 //! Math functions of the advanced API (the vendor's `adv_api/math`): the rounding family
 //! `Floor`, `Ceil`, `Trunc`, `Frac` and `Round`, `Sign`, `ClampMax`/`ClampMin`, the advanced
-//! `Axpy` ([`axpy_adv`]) and `Tanh`, with their host tiling helpers. (`Clamp` with both bounds exists only on Ascend 950, which is not
+//! `Axpy` ([`axpy_adv`]), `Tanh`, and `Log`/`Log2`/`Log10`, with their host tiling helpers. (`Clamp` with both bounds exists only on Ascend 950, which is not
 //! emulated.)
 //!
 //! They are `Cast`s with a rounding mode. Where a chip has no `float → float` rounding
@@ -20,16 +20,17 @@ use crate::vector::binary::{add_masked, div_masked, sub_masked, AddElement};
 use crate::vector::cast::{cast, cast_masked, RoundMode};
 use crate::vector::compare::{compare_masked, CompareElement, CMPMODE};
 use crate::vector::duplicate::{duplicate_masked, DuplicateElement};
-use crate::vector::mask::set_cmp_mask;
 use crate::vector::mask::{
     reset_mask, set_mask_count, set_mask_norm, set_vector_mask, Mask, MASK_PLACEHOLDER,
 };
+use crate::vector::mask::{set_cmp_mask, set_vector_mask_hi_lo};
 use crate::vector::params::{BinaryRepeatParams, UnaryRepeatParams};
 use crate::vector::scalar::{
     adds_masked, axpy, maxs, maxs_masked, mins, mins_masked, muls_masked, MaxsElement, MinsElement,
+    MulsElement,
 };
 use crate::vector::select::{select_scalar_reg, SelectElement};
-use crate::vector::unary::exp_masked;
+use crate::vector::unary::{exp_masked, ln_masked, LnElement};
 
 use super::{check_common, stack_bytes};
 
@@ -67,6 +68,14 @@ element_trait!(RoundElement, round, "Round", "Ascend910B, Ascend310P");
 element_trait!(SignElement, sign, "Sign", "Ascend910B, Ascend310P");
 element_trait!(TanhElement, tanh, "Tanh", "Ascend910B, Ascend310P");
 element_trait!(
+    LogElement,
+    log,
+    "Log",
+    "Ascend910B, Ascend310P; also of [`log2`] and [`log10`]",
+    "(t, t, 8)",
+    [LnElement, MulsElement]
+);
+element_trait!(
     ClampElement,
     clamp_max,
     "ClampMax",
@@ -82,6 +91,9 @@ const FRAC: &str = "Frac";
 const ROUND: &str = "Round";
 const SIGN: &str = "Sign";
 const TANH: &str = "Tanh";
+const LOG: &str = "Log";
+const LOG2: &str = "Log2";
+const LOG10: &str = "Log10";
 const CLAMP_MAX: &str = "ClampMax";
 const CLAMP_MIN: &str = "ClampMin";
 
@@ -1501,6 +1513,261 @@ pub fn get_tanh_max_min_tmp_size(
 pub fn get_tanh_tmp_buffer_factor_size(type_size: usize) -> (usize, usize) {
     check_host("GetTanhTmpBufferFactorSize", 1, type_size);
     (if type_size == 4 { 1 } else { 4 }, 0)
+}
+
+// ---------------------------------------------------------------------------------------
+// Log, Log2, Log10
+// ---------------------------------------------------------------------------------------
+
+/// Fails unless `dst`'s and `src`'s first `count` elements are apart (the vendor's page).
+#[track_caller]
+fn check_dst_src<T: Element>(api: &'static str, dst: &LocalTensor<T>, src: &LocalTensor<T>, count: usize) {
+    let d = (dst.get_phy_addr(), dst.get_phy_addr() + count * T::SIZE);
+    let s = (src.get_phy_addr(), src.get_phy_addr() + count * T::SIZE);
+    ensure(d.1 <= s.0 || s.1 <= d.0 || count == 0, api, || {
+        format!(
+            "dst UB bytes [{:#x}, {:#x}) overlap src UB bytes [{:#x}, {:#x}); the vendor's page forbids it",
+            d.0, d.1, s.0, s.1
+        )
+    });
+}
+
+/// The vendor's ending of the `Log` family: `SetMaskNorm` and `SetVectorMask<half,
+/// MaskMode::NORMAL>(FULL_MASK, FULL_MASK)`.
+fn log_epilogue() {
+    set_mask_norm();
+    set_vector_mask_hi_lo::<f16>(u64::MAX, u64::MAX);
+}
+
+/// `dst[i] = ln(src[i])` for `i < count` (AscendC `Log<T, isReuseSource>(dstTensor, srcTensor,
+/// calCount)`): as the vendor's implementation, one `Ln` in counter mode over all of `count`,
+/// then normal mode and a full mask. No temporary buffer. `IS_REUSE_SOURCE` is reserved.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let mut pipe = TPipe::new();
+/// let mut q = TBuf::<VecCalc>::new();
+/// pipe.init_tbuf(&mut q, 2 * 64 * 4);
+/// let (x, y) = (q.get_with_offset::<f32>(64, 0), q.get_with_offset::<f32>(64, 256));
+/// x.copy_from_slice(&[1.0f32; 64]);
+/// log::<_, false>(&y, &x, 64);
+/// assert_eq!(y.get_value(0), 0.0);
+/// ```
+///
+/// # Panics
+/// Panics if the chip has no implementation (Ascend910, Ascend310B); `count` exceeds `src` or
+/// `dst`; a tensor is not in the Unified Buffer; `dst` overlaps `src` (the vendor's constraint);
+/// `count` is 0 (a counter-mode mask of 0 elements); or `Ln`'s own checks fail.
+#[track_caller]
+pub fn log<T: LogElement, const IS_REUSE_SOURCE: bool>(
+    dst: &LocalTensor<T>,
+    src: &LocalTensor<T>,
+    count: usize,
+) {
+    check_common(LOG, &V220_V200, dst, src, count);
+    check_dst_src(LOG, dst, src, count);
+    set_mask_count();
+    count_mask::<T>(count);
+    ln_masked::<T, false>(dst, src, MASK_PLACEHOLDER, 1, &UnaryRepeatParams::default());
+    log_epilogue();
+}
+
+/// `dst[i] = log2(src[i])` for `i < count`, with `shared_tmp_buffer` as scratch for `half`
+/// (AscendC `Log2<T, isReuseSource>(dstTensor, srcTensor, sharedTmpBuffer, calCount)`).
+///
+/// As the vendor's implementation, in counter mode, as `Ln(x) * (1 / ln 2)` (the `float`
+/// constant `1.4426950408889634`): for `float` over all of `count`, `Ln` into `dst`, then `Muls`
+/// in place (the scratch is not used); for `half`, splits of `shared_tmp_buffer.get_size() / 4 /
+/// 32 * 32` elements widened into the scratch, `Ln` and `Muls` there, narrowed into `dst`, with
+/// `PipeBarrier<PIPE_V>` after each step. Normal mode and a full mask afterwards.
+/// `IS_REUSE_SOURCE` is reserved.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let mut pipe = TPipe::new();
+/// let (mut q, mut tmp) = (TBuf::<VecCalc>::new(), TBuf::<VecCalc>::new());
+/// pipe.init_tbuf(&mut q, 2 * 128 * 2);
+/// pipe.init_tbuf(&mut tmp, 256);
+/// let (x, y) = (q.get_with_offset::<f16>(128, 0), q.get_with_offset::<f16>(128, 256));
+/// x.copy_from_slice(&[f16::from_f32(8.0); 128]);
+/// log2::<_, false>(&y, &x, &tmp.get::<u8>(), 128);
+/// assert_eq!(y.get_value(0), f16::from_f32(3.0));
+/// ```
+///
+/// # Panics
+/// Panics if the chip has no implementation (Ascend910, Ascend310B); `count` exceeds `src` or
+/// `dst`; a tensor is not in the Unified Buffer; `dst` overlaps `src`; for `half`, the scratch
+/// is not in the Unified Buffer, overlaps `src` or `dst`, or has no split (less than 128 bytes);
+/// for `float`, `count` is 0 (a counter-mode mask of 0 elements); or any instruction's own check
+/// fails.
+#[track_caller]
+pub fn log2<T: LogElement, const IS_REUSE_SOURCE: bool>(
+    dst: &LocalTensor<T>,
+    src: &LocalTensor<T>,
+    shared_tmp_buffer: &LocalTensor<u8>,
+    count: usize,
+) {
+    const LN2_RECIPROCAL: f32 = std::f64::consts::LOG2_E as f32; // 1.4426950408889634
+    check_common(LOG2, &V220_V200, dst, src, count);
+    check_dst_src(LOG2, dst, src, count);
+    let unary = UnaryRepeatParams::default();
+    set_mask_count();
+    if T::DTYPE == DType::F32 {
+        let (d, s) = (dst.reinterpret_cast::<f32>(), src.reinterpret_cast::<f32>());
+        count_mask::<f32>(count);
+        ln_masked::<f32, false>(&d, &s, MASK_PLACEHOLDER, 1, &unary);
+        pipe_barrier::<PIPE_V>();
+        muls_masked::<f32, false>(&d, &d, LN2_RECIPROCAL, MASK_PLACEHOLDER, 1, &unary);
+    } else {
+        check_operands(LOG2, dst, src, shared_tmp_buffer, count, true);
+        let (d, s) = (dst.reinterpret_cast::<f16>(), src.reinterpret_cast::<f16>());
+        let split = split_count(LOG2, shared_tmp_buffer, 1);
+        let tmp = shared_tmp_buffer.reinterpret_cast::<f32>();
+        let (loops, tail) = (count / split, count % split);
+        let compute = |off: usize| {
+            via_float(&d.view(off), &s.view(off), &tmp, |f| {
+                ln_masked::<f32, false>(f, f, MASK_PLACEHOLDER, 1, &unary);
+                pipe_barrier::<PIPE_V>();
+                muls_masked::<f32, false>(f, f, LN2_RECIPROCAL, MASK_PLACEHOLDER, 1, &unary);
+                pipe_barrier::<PIPE_V>();
+            })
+        };
+        count_mask::<f16>(split);
+        for i in 0..loops {
+            compute(i * split);
+        }
+        if tail > 0 {
+            count_mask::<f16>(tail);
+            compute(loops * split);
+        }
+    }
+    log_epilogue();
+}
+
+/// [`log2`] without a buffer (AscendC `Log2<T, isReuseSource>(dstTensor, srcTensor, calCount)`):
+/// for `half` the stack buffer (see [`pop_stack_buffer`](super::pop_stack_buffer)); for `float`,
+/// which needs none, the vendor passes an empty tensor and takes no stack.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let mut pipe = TPipe::new();
+/// let mut q = TBuf::<VecCalc>::new();
+/// pipe.init_tbuf(&mut q, 2 * 64 * 4);
+/// let (x, y) = (q.get_with_offset::<f32>(64, 0), q.get_with_offset::<f32>(64, 256));
+/// x.copy_from_slice(&[0.25f32; 64]);
+/// log2_stack::<_, false>(&y, &x, 64);
+/// assert_eq!(y.get_value(0), -2.0);
+/// ```
+///
+/// # Panics
+/// As [`log2`], and for `half` if the core has no `TPipe` or its buffers leave no room.
+#[track_caller]
+pub fn log2_stack<T: LogElement, const IS_REUSE_SOURCE: bool>(
+    dst: &LocalTensor<T>,
+    src: &LocalTensor<T>,
+    count: usize,
+) {
+    let stack_tensor =
+        if T::DTYPE == DType::F16 { stack(LOG2) } else { LocalTensor::<u8>::new(TPosition::VECCALC, 0, 0) };
+    log2::<T, IS_REUSE_SOURCE>(dst, src, &stack_tensor, count);
+}
+
+/// `dst[i] = log10(src[i])` for `i < count` (AscendC `Log10<T, isReuseSource>(dstTensor,
+/// srcTensor, calCount)`): as the vendor's implementation, in counter mode over all of `count`,
+/// `Ln` into `dst`, `PipeBarrier<PIPE_V>`, `Muls` in place by `1 / ln 10` as `T` (the literal
+/// `0.43429448190325176`, rounded to `half` for `half`), then normal mode and a full mask. No
+/// temporary buffer. `IS_REUSE_SOURCE` is reserved.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let mut pipe = TPipe::new();
+/// let mut q = TBuf::<VecCalc>::new();
+/// pipe.init_tbuf(&mut q, 2 * 64 * 4);
+/// let (x, y) = (q.get_with_offset::<f32>(64, 0), q.get_with_offset::<f32>(64, 256));
+/// x.copy_from_slice(&[1000.0f32; 64]);
+/// log10::<_, false>(&y, &x, 64);
+/// assert!((y.get_value(0) - 3.0).abs() < 1e-6);
+/// ```
+///
+/// # Panics
+/// As [`log`].
+#[track_caller]
+pub fn log10<T: LogElement, const IS_REUSE_SOURCE: bool>(
+    dst: &LocalTensor<T>,
+    src: &LocalTensor<T>,
+    count: usize,
+) {
+    const LN10_RECIPROCAL: f32 = 0.434_294_481_903_251_76_f64 as f32;
+    check_common(LOG10, &V220_V200, dst, src, count);
+    check_dst_src(LOG10, dst, src, count);
+    let unary = UnaryRepeatParams::default();
+    set_mask_count();
+    count_mask::<T>(count);
+    ln_masked::<T, false>(dst, src, MASK_PLACEHOLDER, 1, &unary);
+    pipe_barrier::<PIPE_V>();
+    muls_masked::<T, false>(dst, dst, T::from_f64(f64::from(LN10_RECIPROCAL)), MASK_PLACEHOLDER, 1, &unary);
+    log_epilogue();
+}
+
+/// The scratch bytes `Log` and `Log10` need: `(0, 0)` (AscendC `GetLogMaxMinTmpSize`,
+/// `GetLog10MaxMinTmpSize`: they take none).
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// assert_eq!(get_log_max_min_tmp_size(1024, 2, false), (0, 0));
+/// ```
+///
+/// # Panics
+/// Never (the vendor's function checks nothing).
+pub fn get_log_max_min_tmp_size(
+    input_size: usize,
+    type_size: usize,
+    is_reuse_source: bool,
+) -> (usize, usize) {
+    let _ = (input_size, type_size, is_reuse_source);
+    (0, 0)
+}
+
+/// The scratch bytes `Log2` needs: `(max, min)` (AscendC `GetLog2MaxMinTmpSize`): none for
+/// `float`; for `half` `max(4 * input_size, 256)` and 256.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// assert_eq!(get_log2_max_min_tmp_size(1024, 2, false), (4096, 256));
+/// assert_eq!(get_log2_max_min_tmp_size(1024, 4, false), (0, 0));
+/// ```
+///
+/// # Panics
+/// Panics if `input_size` is 0 (the vendor's host check) or `type_size` is neither 2 nor 4.
+#[track_caller]
+pub fn get_log2_max_min_tmp_size(
+    input_size: usize,
+    type_size: usize,
+    is_reuse_source: bool,
+) -> (usize, usize) {
+    let _ = is_reuse_source;
+    check_host("GetLog2MaxMinTmpSize", input_size, type_size);
+    if type_size == 2 {
+        ((input_size * 4).max(256), 256)
+    } else {
+        (0, 0)
+    }
+}
+
+/// `Log2`'s `(maxLiveNodeCount, extraBuf)` (AscendC `GetLog2TmpBufferFactorSize`): 2 for
+/// `half`, 0 for `float` (`Log` and `Log10`: `(0, 0)`).
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// assert_eq!(get_log2_tmp_buffer_factor_size(2), (2, 0));
+/// ```
+///
+/// # Panics
+/// Panics if `type_size` is neither 2 nor 4.
+#[track_caller]
+pub fn get_log2_tmp_buffer_factor_size(type_size: usize) -> (usize, usize) {
+    check_host("GetLog2TmpBufferFactorSize", 1, type_size);
+    (if type_size == 4 { 0 } else { 2 }, 0)
 }
 
 // ---------------------------------------------------------------------------------------
