@@ -1029,3 +1029,158 @@ fn axpy_adv_errors() {
     assert_eq!(get_axpy_max_min_tmp_size(512, 4, false), (0, 0));
     assert_eq!(get_axpy_tmp_buffer_factor_size(4), (1, 0));
 }
+
+// ---- Exp (advanced, Taylor) ------------------------------------------------------------------
+
+/// The advanced Exp's steps in float for one element: `(x - floor(x), the last term, the sum
+/// times exp(floor(x)), exp(floor(x)))`, the floor through int32_t on Ascend310P.
+fn r_exp_adv(soc: Soc, x: f32, level: u8) -> (f32, f32, f32, f32) {
+    let ip = r_integral(Api::Floor, soc, x);
+    let dec = x - ip;
+    let e = (ip as f64).exp() as f32;
+    let mut pow = dec + 0.0;
+    let mut res = dec + 0.0;
+    res = res + 1.0;
+    for i in 2..=level {
+        pow = dec * pow;
+        pow = pow * (1.0f32 / f32::from(i));
+        res = res + pow;
+    }
+    (dec, pow, res * e, e)
+}
+
+fn check_exp<T: Fp + ExpAdvElement, const L: u8, const R: bool>(
+    soc: Soc,
+    count: usize,
+    tmp_bytes: usize,
+    seed: u64,
+) {
+    on(soc, || {
+        let mut rng = Rng(seed);
+        let cap = count + 40;
+        let region = (cap * T::SIZE).div_ceil(32) * 32;
+        let u = ub(2 * region + tmp_bytes.div_ceil(32) * 32 + 32);
+        let (src, dst, tmp) = (u.t::<T>(0, cap), u.t::<T>(region, cap), u.t::<u8>(2 * region, tmp_bytes));
+        // Finite inputs (the page defines no NaN or infinity), some large enough to overflow.
+        let x: Vec<T> = (0..cap)
+            .map(|_| match rng.below(4) {
+                0 => T::from_f64(((rng.next() % 4000) as f64 - 2000.0) / 64.0),
+                1 => T::from_f64(((rng.next() % 400) as f64 - 200.0) / 1.5),
+                2 => T::from_f64([0.0, -0.0, 0.5, -0.5, 1.0, -1.0, 88.0, -87.5, 11.0, -17.25][rng.index(10)]),
+                _ => T::from_f64((rng.next() as f64 / u64::MAX as f64 - 0.5) * 40.0),
+            })
+            .collect();
+        let old: Vec<T> = inputs(&mut rng, cap);
+        src.copy_from_slice(&x);
+        dst.copy_from_slice(&old);
+        tmp.copy_from_slice(&vec![SENTINEL; tmp_bytes]);
+        exp_adv::<T, L, R>(&dst, &src, &tmp, count);
+        let sat = get_overflow_mode() == OverflowMode::Saturation;
+        let half = T::SIZE == 2;
+        // float: `Adds(x, 0)` first (-0 becomes +0); half: widened.
+        let wide = |v: T| if half { v.to32() } else { v.to32() + 0.0 };
+        let mut want: Vec<T> = x[..count]
+            .iter()
+            .map(|&v| {
+                if L == 0 {
+                    if half {
+                        T::from32(sat16((v.to32() as f64).exp(), sat).to_f32(), sat)
+                    } else {
+                        T::from32(((v.to32() as f64).exp()) as f32, sat)
+                    }
+                } else {
+                    T::from32(r_exp_adv(soc, wide(v), L).2, sat)
+                }
+            })
+            .collect();
+        want.extend_from_slice(&old[count..]);
+        let ctx = format!("Exp<{}, {L}, {R}> on {soc}, count {count}, tmp {tmp_bytes}", T::DTYPE);
+        assert_bits_ctx(&dst.to_vec(), &want, &ctx);
+        assert_eq!(get_mask_mode(), MaskMode::Normal, "{ctx}");
+        assert_eq!(get_vector_mask(), [u64::MAX, u64::MAX], "{ctx}");
+        if L == 0 || count == 0 {
+            return;
+        }
+        // The scratch's (and with reuse, src's) last round.
+        let bufs = if half {
+            4
+        } else if R {
+            2
+        } else {
+            3
+        };
+        let one = tmp_bytes / 4 / bufs / (32 / T::SIZE) * (32 / T::SIZE);
+        let off = if count % one != 0 { count / one * one } else { count - one };
+        let n = count - off;
+        let steps: Vec<(f32, f32, f32, f32)> =
+            x[off..count].iter().map(|&v| r_exp_adv(soc, wide(v), L)).collect();
+        let f = tmp.reinterpret_cast::<f32>().to_vec();
+        let col = |k: usize| -> Vec<f32> { steps.iter().map(|s| [s.0, s.1, s.2, s.3][k]).collect() };
+        let (pow_at, int_at) = match (half, R) {
+            (true, _) => (one, 3 * one),
+            (false, false) => (one, 2 * one),
+            (false, true) => (0, one),
+        };
+        assert_bits_ctx(&f[pow_at..pow_at + n], &col(1), format!("scratch's powers; {ctx}"));
+        assert_bits_ctx(&f[int_at..int_at + n], &col(3), format!("scratch's exp(floor); {ctx}"));
+        if half {
+            assert_bits_ctx(&f[..n], &col(0), format!("scratch's decimals; {ctx}"));
+            assert_bits_ctx(&f[2 * one..2 * one + n], &col(2), format!("scratch's results; {ctx}"));
+        } else if R {
+            // The source holds the decimals of the last round.
+            let s = src.reinterpret_cast::<f32>().to_vec();
+            assert_bits_ctx(&s[..n], &col(0), format!("src's decimals (reused); {ctx}"));
+        } else {
+            assert_bits_ctx(&f[..n], &col(0), format!("scratch's decimals; {ctx}"));
+            assert_bits_ctx(&src.to_vec(), &x, format!("src written; {ctx}"));
+        }
+    });
+}
+
+#[test]
+fn exp_adv_taylor() {
+    let mut seed = 7000;
+    for soc in [Soc::Ascend910B, Soc::Ascend310P] {
+        for count in [1, 37, 100, 1000] {
+            for tmp in [1024, 1056, 3072, 12288] {
+                seed += 1;
+                check_exp::<f16, 10, false>(soc, count, tmp, seed);
+                check_exp::<f16, 15, true>(soc, count, tmp, seed);
+                check_exp::<f32, 10, false>(soc, count, tmp, seed);
+                check_exp::<f32, 10, true>(soc, count, tmp, seed);
+                check_exp::<f32, 1, false>(soc, count, tmp, seed);
+                check_exp::<f32, 0, false>(soc, count, tmp, seed);
+                check_exp::<f16, 0, false>(soc, count, tmp, seed);
+            }
+        }
+    }
+    // The stack form.
+    on(Soc::Ascend910B, || {
+        let u = ub(2 * 256);
+        let (s, d) = (u.t::<f32>(0, 64), u.t::<f32>(256, 64));
+        s.copy_from_slice(&[2.5f32; 64]);
+        exp_adv_stack::<_, 10, false>(&d, &s, 64);
+        assert_eq!(d.get_value(0).to_bits(), r_exp_adv(Soc::Ascend910B, 2.5, 10).2.to_bits());
+    });
+}
+
+#[test]
+fn exp_adv_errors() {
+    for soc in [Soc::Ascend910, Soc::Ascend310B] {
+        with_tensors(soc, |s, d, t| {
+            let msg = format!("no implementation on {soc}");
+            expect_panic(|| exp_adv::<_, 10, false>(d, s, t, 8), &["Exp", &msg]);
+        });
+    }
+    with_tensors(Soc::Ascend910B, |s, d, t| {
+        expect_panic(|| exp_adv::<_, 10, false>(d, s, t, 513), &["Exp", "calCount = 513 exceeds"]);
+        expect_panic(|| exp_adv::<_, 10, false>(s, s, t, 8), &["Exp", "dst UB bytes", "overlap src"]);
+        // 4 half tensors of whole 32-byte blocks (16 halves): 224 bytes hold 56 floats, 14 each.
+        let small = t.view_len(0, 224);
+        expect_panic(|| exp_adv::<_, 10, false>(d, s, &small, 8), &["Exp", "sharedTmpBuffer has 224 bytes"]);
+    });
+    assert_eq!(get_exp_max_min_tmp_size(8192, 4, false), (98304, 768));
+    assert_eq!(get_exp_max_min_tmp_size(8192, 4, true), (65536, 512));
+    assert_eq!(get_exp_max_min_tmp_size(10, 2, false), (1024, 1024));
+    assert_eq!(get_exp_tmp_buffer_factor_size(4), (3, 0));
+}

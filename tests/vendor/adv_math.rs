@@ -13,7 +13,9 @@
 //! generic here) is ported for both scenarios on both chips, and `axpy_half_float` (the advanced
 //! `Axpy`, `axpy_adv` here, of `half` into `float`: on one core under the sanitizer; the
 //! example's 8 cores all write the same GM bytes, a race the sanitizer reports). Not ported: `clamp` (`Clamp` with both bounds exists
-//! only on Ascend 950), and `erf`, `exp` (functions not ported yet). `log` (`Log` on 8 cores,
+//! only on Ascend 950), and `erf` (not ported yet). `exp` (the advanced `Exp`, `exp_adv` here,
+//! Taylor level 10) is compared bit for bit with the reference and with the example's golden
+//! within its tolerance (its golden sums the series in another order). `log` (`Log` on 8 cores,
 //! double-buffered tiles) is compared bit for bit with the reference (`Ln` in f64, rounded
 //! once), and with numpy's `np.log` golden within the example's own tolerance (1e-4): numpy's
 //! float32 `log` is not correctly rounded, so bit equality with it is not a property of the
@@ -651,6 +653,144 @@ fn adv_log_example() {
         // The example's CompareResult: absolute or relative error within 1e-4 of np.log.
         for (a, v) in y.iter().zip(&x) {
             let b = v.ln();
+            assert!((a - b).abs() <= 1e-4 || ((a - b) / b).abs() <= 1e-4, "{a} vs {b}");
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// exp
+// ---------------------------------------------------------------------------------------
+
+struct KernelExp<'a, T: ExpAdvElement + DuplicateElement, const IS_REUSE_SRC: bool, const EXPAND_LEVEL: u8> {
+    pipe: &'a mut TPipe,
+    in_queue_x: TQue<VecIn, 1>,
+    out_queue: TQue<VecOut, 1>,
+    buf: TBuf<VecCalc>,
+    src_global: GlobalTensor<T>,
+    dst_global: GlobalTensor<T>,
+    total_length: u32,
+    cal_count: u32,
+}
+
+impl<'a, T: ExpAdvElement + DuplicateElement, const IS_REUSE_SRC: bool, const EXPAND_LEVEL: u8>
+    KernelExp<'a, T, IS_REUSE_SRC, EXPAND_LEVEL>
+{
+    fn init(
+        src_gm: GmAddr,
+        dst_gm: GmAddr,
+        total_length: u32,
+        cal_count: u32,
+        tmp_buf_size: u32,
+        pipe_in: &'a mut TPipe,
+    ) -> Self {
+        let mut op = KernelExp {
+            pipe: pipe_in,
+            in_queue_x: TQue::new(),
+            out_queue: TQue::new(),
+            buf: TBuf::new(),
+            src_global: GlobalTensor::new(),
+            dst_global: GlobalTensor::new(),
+            total_length,
+            cal_count,
+        };
+        let one_block_num = 32 / size_of::<T>() as u32;
+        let total_length = total_length.div_ceil(one_block_num) * one_block_num;
+        op.src_global.set_global_buffer(src_gm, total_length as usize);
+        op.dst_global.set_global_buffer(dst_gm, total_length as usize);
+        op.pipe.init_buffer(&mut op.in_queue_x, 1, total_length as usize * size_of::<T>());
+        op.pipe.init_buffer(&mut op.out_queue, 1, total_length as usize * size_of::<T>());
+        op.pipe.init_tbuf(&mut op.buf, tmp_buf_size as usize * size_of::<T>());
+        op
+    }
+
+    fn process(&mut self) {
+        self.copy_in();
+        self.compute();
+        self.copy_out();
+    }
+
+    fn copy_in(&mut self) {
+        let src_local = self.in_queue_x.alloc_tensor::<T>();
+        data_copy(&src_local, &self.src_global, self.total_length as usize);
+        self.in_queue_x.enque(src_local);
+    }
+
+    fn compute(&mut self) {
+        let dst_local = self.out_queue.alloc_tensor::<T>();
+        let src_local = self.in_queue_x.deque::<T>();
+        duplicate(&dst_local, T::ZERO, self.total_length as usize);
+        let stack_buffer = self.buf.get::<u8>();
+
+        exp_adv::<T, EXPAND_LEVEL, IS_REUSE_SRC>(
+            &dst_local,
+            &src_local,
+            &stack_buffer,
+            self.cal_count as usize,
+        );
+
+        self.out_queue.enque(dst_local);
+        self.in_queue_x.free_tensor(src_local);
+    }
+
+    fn copy_out(&mut self) {
+        let dst_local = self.out_queue.deque::<T>();
+        data_copy(&self.dst_global, &dst_local, self.total_length as usize);
+        self.out_queue.free_tensor(dst_local);
+    }
+}
+
+fn exp_custom(src_gm: GmAddr, dst_gm: GmAddr, tmp_buf_size: u32) {
+    let mut pipe = TPipe::new();
+    const TOTAL_LENGTH: u32 = 8192;
+    const CAL_COUNT: u32 = 8192;
+    let mut op =
+        KernelExp::<f32, false, 10>::init(src_gm, dst_gm, TOTAL_LENGTH, CAL_COUNT, tmp_buf_size, &mut pipe);
+    op.process();
+}
+
+// mirror-cann/asc-devkit, examples/01_simd_cpp_api/04_advanced_api/10_math/exp/exp.asc:
+// Exp<float, 10, false> of 8192 elements with a scratch of GetExpMaxMinTmpSize({8192}, 4).min
+// floats.
+#[test]
+fn adv_exp_example() {
+    // gen_data.py: src = np.random.uniform(-10, 10, [8192]).astype(float32); golden =
+    // np.exp(floor(src)) * taylor_exp(src - floor(src), 10).
+    for soc in [Soc::Ascend910B, Soc::Ascend310P] {
+        let x: Vec<f32> = random_vec(8192, 0, -10.0, 10.0);
+        let (_max, min) = get_exp_max_min_tmp_size(8192, size_of::<f32>(), false);
+        let xg = GmBuffer::from_vec(x.clone());
+        let yg = GmBuffer::<f32>::zeroed(8192);
+        Launch::new(soc).block_dim(1).run(|| exp_custom(xg.addr(), yg.addr(), min as u32)).unwrap();
+        let y = yg.to_vec();
+        // The kernel's steps: x + 0, floor, the decimal part, exp(floor) in f64 rounded once, the
+        // series by Mul, Muls(1.0f / i) and Add, times exp(floor).
+        let want: Vec<f32> = x
+            .iter()
+            .map(|&v| {
+                let xf = v + 0.0;
+                let ip = xf.floor();
+                let dec = xf - ip;
+                let (mut pow, mut res) = (dec + 0.0, dec + 0.0);
+                res = res + 1.0;
+                for i in 2..=10u8 {
+                    pow = dec * pow;
+                    pow = pow * (1.0f32 / f32::from(i));
+                    res = res + pow;
+                }
+                res * ((ip as f64).exp() as f32)
+            })
+            .collect();
+        assert_bits_eq(&y, &want);
+        // The example's CompareResult: absolute or relative error within 1e-4 of its golden.
+        for (a, &v) in y.iter().zip(&x) {
+            let (ip, dec) = (v.floor(), v - v.floor());
+            let (mut item, mut sum) = (1.0f32, 1.0f32);
+            for i in 0..10 {
+                item *= dec / (i + 1) as f32;
+                sum += item;
+            }
+            let b = ip.exp() * sum;
             assert!((a - b).abs() <= 1e-4 || ((a - b) / b).abs() <= 1e-4, "{a} vs {b}");
         }
     }

@@ -1,6 +1,7 @@
 //! Math functions of the advanced API (the vendor's `adv_api/math`): the rounding family
 //! `Floor`, `Ceil`, `Trunc`, `Frac` and `Round`, `Sign`, `ClampMax`/`ClampMin`, the advanced
-//! `Axpy` ([`axpy_adv`]), `Tanh`, and `Log`/`Log2`/`Log10`, with their host tiling helpers. (`Clamp` with both bounds exists only on Ascend 950, which is not
+//! `Axpy` ([`axpy_adv`]), `Tanh`, `Log`/`Log2`/`Log10`, and the advanced `Exp` ([`exp_adv`],
+//! Taylor's formula), with their host tiling helpers. (`Clamp` with both bounds exists only on Ascend 950, which is not
 //! emulated.)
 //!
 //! They are `Cast`s with a rounding mode. Where a chip has no `float → float` rounding
@@ -16,7 +17,7 @@ use crate::position::TPosition;
 use crate::soc::Soc;
 use crate::sync::{pipe_barrier, PIPE_V};
 use crate::tensor::LocalTensor;
-use crate::vector::binary::{add_masked, div_masked, sub_masked, AddElement};
+use crate::vector::binary::{add_masked, div_masked, mul_masked, sub_masked, AddElement};
 use crate::vector::cast::{cast, cast_masked, RoundMode};
 use crate::vector::compare::{compare_masked, CompareElement, CMPMODE};
 use crate::vector::duplicate::{duplicate_masked, DuplicateElement};
@@ -30,7 +31,7 @@ use crate::vector::scalar::{
     MulsElement,
 };
 use crate::vector::select::{select_scalar_reg, SelectElement};
-use crate::vector::unary::{exp_masked, ln_masked, LnElement};
+use crate::vector::unary::{exp, exp_masked, ln_masked, ExpElement, LnElement};
 
 use super::{check_common, stack_bytes};
 
@@ -43,7 +44,7 @@ impl sealed::Sealed for f32 {}
 /// Declares an API's sealed element trait (`half` and `float`), with its compile_fail doctest.
 macro_rules! element_trait {
     ($name:ident, $f:ident, $api:literal, $chips:literal) => {
-        element_trait!($name, $f, $api, $chips, "(t, t, tmp, 8)", []);
+        element_trait!($name, $f, $api, $chips, "::<_, false>(t, t, tmp, 8)", []);
     };
     ($name:ident, $f:ident, $api:literal, $chips:literal, $args:literal, [$($sup:path),*]) => {
         #[doc = concat!("Element types of [`", stringify!($f), "`]: `half` and `float` (the vendor's page), on the")]
@@ -52,7 +53,7 @@ macro_rules! element_trait {
         /// Any other type does not compile:
         /// ```compile_fail
         /// use ascend_core::prelude::*;
-        #[doc = concat!("fn f(t: &LocalTensor<i32>, tmp: &LocalTensor<u8>) { ", stringify!($f), "::<_, false>", $args, " }")]
+        #[doc = concat!("fn f(t: &LocalTensor<i32>, tmp: &LocalTensor<u8>) { ", stringify!($f), $args, " }")]
         /// ```
         pub trait $name: Element + sealed::Sealed $(+ $sup)* {}
         impl $name for f16 {}
@@ -68,11 +69,19 @@ element_trait!(RoundElement, round, "Round", "Ascend910B, Ascend310P");
 element_trait!(SignElement, sign, "Sign", "Ascend910B, Ascend310P");
 element_trait!(TanhElement, tanh, "Tanh", "Ascend910B, Ascend310P");
 element_trait!(
+    ExpAdvElement,
+    exp_adv,
+    "Exp",
+    "Ascend910B, Ascend310P",
+    "::<_, 10, false>(t, t, tmp, 8)",
+    [ExpElement]
+);
+element_trait!(
     LogElement,
     log,
     "Log",
     "Ascend910B, Ascend310P; also of [`log2`] and [`log10`]",
-    "(t, t, 8)",
+    "::<_, false>(t, t, 8)",
     [LnElement, MulsElement]
 );
 element_trait!(
@@ -80,7 +89,7 @@ element_trait!(
     clamp_max,
     "ClampMax",
     "Ascend910B, Ascend310P",
-    "(t, t, tmp, 0, 8)",
+    "::<_, false>(t, t, tmp, 0, 8)",
     [MinsElement, MaxsElement]
 );
 
@@ -92,6 +101,7 @@ const ROUND: &str = "Round";
 const SIGN: &str = "Sign";
 const TANH: &str = "Tanh";
 const LOG: &str = "Log";
+const EXP: &str = "Exp";
 const LOG2: &str = "Log2";
 const LOG10: &str = "Log10";
 const CLAMP_MAX: &str = "ClampMax";
@@ -1768,6 +1778,219 @@ pub fn get_log2_max_min_tmp_size(
 pub fn get_log2_tmp_buffer_factor_size(type_size: usize) -> (usize, usize) {
     check_host("GetLog2TmpBufferFactorSize", 1, type_size);
     (if type_size == 4 { 0 } else { 2 }, 0)
+}
+
+// ---------------------------------------------------------------------------------------
+// Exp (advanced)
+// ---------------------------------------------------------------------------------------
+
+/// `dst[i] = exp(src[i])` for `i < count` in `float` by Taylor's formula, with
+/// `shared_tmp_buffer` as scratch (AscendC's advanced `Exp<T, taylorExpandLevel,
+/// isReuseSource>(dstLocal, srcLocal, sharedTmpBuffer, calCount)`; named `exp_adv` here as the
+/// basic [`exp`](crate::vector::unary::exp) has the name).
+///
+/// As the vendor's implementation: `TAYLOR_EXPAND_LEVEL = 0` is the basic `Exp(dst, src,
+/// calCount)`. Otherwise, in counter mode, splits of `oneTmpSize` elements — the scratch's floats
+/// over 4 tensors for `half`, 3 for `float` (2 with `IS_REUSE_SOURCE`), each rounded down to 32
+/// bytes of `T` — each: `x` into the first tensor (`half` widened, `float` by `Adds(0)`; with
+/// `IS_REUSE_SOURCE` for `float` the first tensor is `src` itself, from its element 0, so `src`
+/// is overwritten); `floor(x)` into the last tensor (`Cast` with `CAST_FLOOR`, through `int32_t`
+/// on Ascend310P); `x - floor(x)` in place; `Exp` of the floor; then the sum `1 + d + d²/2! + …`
+/// up to `d^level/level!` (`Adds`, and per term `Mul` by `d`, `Muls` by `1.0f / i`, `Add`) into
+/// the result (the third tensor for `half`, `dst` for `float`), times `exp(floor(x))`; `half`
+/// narrowed into `dst`. `PipeBarrier<PIPE_V>` after each step; normal mode and a reset mask
+/// afterwards.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let mut pipe = TPipe::new();
+/// let (mut q, mut tmp) = (TBuf::<VecCalc>::new(), TBuf::<VecCalc>::new());
+/// pipe.init_tbuf(&mut q, 2 * 64 * 4);
+/// pipe.init_tbuf(&mut tmp, 768);
+/// let (x, y) = (q.get_with_offset::<f32>(64, 0), q.get_with_offset::<f32>(64, 256));
+/// x.copy_from_slice(&[1.0f32; 64]);
+/// exp_adv::<_, 10, false>(&y, &x, &tmp.get::<u8>(), 64);
+/// assert!((y.get_value(0) - std::f32::consts::E).abs() < 1e-6);
+/// ```
+///
+/// # Panics
+/// Panics if the chip has no implementation (Ascend910, Ascend310B); `count` exceeds `src` or
+/// `dst`; a tensor is not in the Unified Buffer; `dst` overlaps `src`, or the scratch overlaps
+/// either (the vendor's constraints); the scratch has no split (`oneTmpSize` would be 0); or
+/// any instruction's own check fails.
+#[track_caller]
+pub fn exp_adv<T: ExpAdvElement, const TAYLOR_EXPAND_LEVEL: u8, const IS_REUSE_SOURCE: bool>(
+    dst: &LocalTensor<T>,
+    src: &LocalTensor<T>,
+    shared_tmp_buffer: &LocalTensor<u8>,
+    count: usize,
+) {
+    check_common(EXP, &V220_V200, dst, src, count);
+    check_operands(EXP, dst, src, shared_tmp_buffer, count, true);
+    if TAYLOR_EXPAND_LEVEL == 0 {
+        exp(dst, src, count);
+        return;
+    }
+    let bytes = shared_tmp_buffer.get_size();
+    ensure(bytes > 0, EXP, || "sharedTmpBuffer has 0 bytes".into());
+    let stack = shared_tmp_buffer.reinterpret_cast::<f32>();
+    // UpdateExpParams
+    let half = T::DTYPE == DType::F16;
+    let align_num = ONE_BLK_SIZE / T::SIZE;
+    let tmp_bufs = if half {
+        4
+    } else if IS_REUSE_SOURCE {
+        2
+    } else {
+        3
+    };
+    let stack_size = stack.get_size();
+    let one = stack_size / tmp_bufs / align_num * align_num;
+    ensure(one > 0, EXP, || {
+        format!(
+            "sharedTmpBuffer has {bytes} bytes: {stack_size} floats over {tmp_bufs} tensors of whole 32-byte blocks of \
+             {} leave none (see the host's GetExpMaxMinTmpSize)",
+            T::DTYPE
+        )
+    });
+    let second = if !half && IS_REUSE_SOURCE { 0 } else { one };
+    let third = second + one;
+    let fourth = third + if half { one } else { 0 };
+    // GetExpTensorInfo
+    let floor_x = if !half && IS_REUSE_SOURCE { src.reinterpret_cast::<f32>() } else { stack.clone() };
+    let floor_x_pow = stack.view(second);
+    let res = if half { stack.view(third) } else { dst.reinterpret_cast::<f32>() };
+    let int_part = stack.view(fourth);
+    let (loops, tail) = (count / one, count % one);
+    let (unary, binary) = (UnaryRepeatParams::default(), BinaryRepeatParams::default());
+    let round = |offset: usize, n: usize| {
+        // GetExpInputInTmp
+        count_mask::<f32>(n);
+        if half {
+            let s = src.reinterpret_cast::<f16>().view(offset);
+            cast_masked::<f32, f16, false>(&floor_x, &s, RoundMode::CastNone, MASK_PLACEHOLDER, 1, &WIDEN);
+        } else {
+            let s = src.reinterpret_cast::<f32>().view(offset);
+            adds_masked::<f32, false>(&floor_x, &s, 0.0, MASK_PLACEHOLDER, 1, &unary);
+        }
+        pipe_barrier::<PIPE_V>();
+        // GetExpFloorInput
+        count_mask::<f32>(n);
+        integral(&int_part, &floor_x, &int_part.reinterpret_cast::<i32>(), RoundMode::CastFloor);
+        sub_masked::<f32, false>(&floor_x, &floor_x, &int_part, MASK_PLACEHOLDER, 1, &binary);
+        pipe_barrier::<PIPE_V>();
+        exp_masked::<f32, false>(&int_part, &int_part, MASK_PLACEHOLDER, 1, &unary);
+        pipe_barrier::<PIPE_V>();
+        // ExpHighPrecisionExec
+        let r = if half { res.clone() } else { res.view(offset) };
+        count_mask::<f32>(n);
+        adds_masked::<f32, false>(&floor_x_pow, &floor_x, 0.0, MASK_PLACEHOLDER, 1, &unary);
+        pipe_barrier::<PIPE_V>();
+        adds_masked::<f32, false>(&r, &floor_x, 0.0, MASK_PLACEHOLDER, 1, &unary);
+        pipe_barrier::<PIPE_V>();
+        adds_masked::<f32, false>(&r, &r, 1.0, MASK_PLACEHOLDER, 1, &unary);
+        pipe_barrier::<PIPE_V>();
+        for i in 2..=TAYLOR_EXPAND_LEVEL {
+            mul_masked::<f32, false>(&floor_x_pow, &floor_x, &floor_x_pow, MASK_PLACEHOLDER, 1, &binary);
+            pipe_barrier::<PIPE_V>();
+            let inv = 1.0f32 / f32::from(i);
+            muls_masked::<f32, false>(&floor_x_pow, &floor_x_pow, inv, MASK_PLACEHOLDER, 1, &unary);
+            pipe_barrier::<PIPE_V>();
+            add_masked::<f32, false>(&r, &r, &floor_x_pow, MASK_PLACEHOLDER, 1, &binary);
+            pipe_barrier::<PIPE_V>();
+        }
+        mul_masked::<f32, false>(&r, &r, &int_part, MASK_PLACEHOLDER, 1, &binary);
+        pipe_barrier::<PIPE_V>();
+        // GetExpCastedResult
+        if half {
+            let d = dst.reinterpret_cast::<f16>().view(offset);
+            count_mask::<f32>(n);
+            cast_masked::<f16, f32, false>(&d, &res, RoundMode::CastNone, MASK_PLACEHOLDER, 1, &NARROW);
+            pipe_barrier::<PIPE_V>();
+        }
+    };
+    // ExpND
+    set_mask_count();
+    for i in 0..loops {
+        round(i * one, one);
+    }
+    if tail > 0 {
+        round(loops * one, tail);
+    }
+    set_mask_norm();
+    reset_mask();
+}
+
+/// [`exp_adv`] with the stack buffer as scratch (AscendC `Exp<T, taylorExpandLevel,
+/// isReuseSource>(dstLocal, srcLocal, calCount)`).
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let mut pipe = TPipe::new();
+/// let mut q = TBuf::<VecCalc>::new();
+/// pipe.init_tbuf(&mut q, 2 * 128 * 2);
+/// let (x, y) = (q.get_with_offset::<f16>(128, 0), q.get_with_offset::<f16>(128, 256));
+/// x.copy_from_slice(&[f16::ZERO; 128]);
+/// exp_adv_stack::<_, 12, false>(&y, &x, 128);
+/// assert_eq!(y.get_value(0), f16::ONE);
+/// ```
+///
+/// # Panics
+/// As [`exp_adv`], and if the core has no `TPipe` or its buffers leave no room.
+#[track_caller]
+pub fn exp_adv_stack<T: ExpAdvElement, const TAYLOR_EXPAND_LEVEL: u8, const IS_REUSE_SOURCE: bool>(
+    dst: &LocalTensor<T>,
+    src: &LocalTensor<T>,
+    count: usize,
+) {
+    exp_adv::<T, TAYLOR_EXPAND_LEVEL, IS_REUSE_SOURCE>(dst, src, &stack(EXP), count);
+}
+
+/// The scratch bytes the advanced `Exp` needs: `(max, min)` (AscendC `GetExpMaxMinTmpSize`):
+/// `n * max(4 * input_size, 256)` and `n * 256`, `n` the number of float tensors (4 for `half`;
+/// for `float` 3, or 2 with `is_reuse_source`).
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// assert_eq!(get_exp_max_min_tmp_size(8192, 4, false), (98304, 768));
+/// assert_eq!(get_exp_max_min_tmp_size(16, 2, false), (1024, 1024));
+/// ```
+///
+/// # Panics
+/// Panics if `type_size` is neither 2 nor 4 (the vendor's host function checks nothing).
+#[track_caller]
+pub fn get_exp_max_min_tmp_size(
+    input_size: usize,
+    type_size: usize,
+    is_reuse_source: bool,
+) -> (usize, usize) {
+    check_host("GetExpMaxMinTmpSize", 1, type_size);
+    let n = if type_size == 4 {
+        if is_reuse_source {
+            2
+        } else {
+            3
+        }
+    } else {
+        4
+    };
+    (n * (input_size * 4).max(256), n * 256)
+}
+
+/// The advanced `Exp`'s `(maxLiveNodeCount, extraBuf)` (AscendC `GetExpTmpBufferFactorSize`): 8
+/// for `half`, 3 for `float`.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// assert_eq!(get_exp_tmp_buffer_factor_size(2), (8, 0));
+/// ```
+///
+/// # Panics
+/// Panics if `type_size` is neither 2 nor 4.
+#[track_caller]
+pub fn get_exp_tmp_buffer_factor_size(type_size: usize) -> (usize, usize) {
+    check_host("GetExpTmpBufferFactorSize", 1, type_size);
+    (if type_size == 4 { 3 } else { 8 }, 0)
 }
 
 // ---------------------------------------------------------------------------------------
