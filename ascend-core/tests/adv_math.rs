@@ -1040,11 +1040,11 @@ fn r_exp_adv(soc: Soc, x: f32, level: u8) -> (f32, f32, f32, f32) {
     let e = (ip as f64).exp() as f32;
     let mut pow = dec + 0.0;
     let mut res = dec + 0.0;
-    res = res + 1.0;
+    res += 1.0;
     for i in 2..=level {
-        pow = dec * pow;
-        pow = pow * (1.0f32 / f32::from(i));
-        res = res + pow;
+        pow *= dec;
+        pow *= 1.0f32 / f32::from(i);
+        res += pow;
     }
     (dec, pow, res * e, e)
 }

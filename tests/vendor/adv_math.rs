@@ -772,11 +772,11 @@ fn adv_exp_example() {
                 let ip = xf.floor();
                 let dec = xf - ip;
                 let (mut pow, mut res) = (dec + 0.0, dec + 0.0);
-                res = res + 1.0;
+                res += 1.0;
                 for i in 2..=10u8 {
-                    pow = dec * pow;
-                    pow = pow * (1.0f32 / f32::from(i));
-                    res = res + pow;
+                    pow *= dec;
+                    pow *= 1.0f32 / f32::from(i);
+                    res += pow;
                 }
                 res * ((ip as f64).exp() as f32)
             })
