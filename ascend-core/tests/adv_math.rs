@@ -28,9 +28,11 @@ enum Api {
     Log,
     Log2,
     Log10,
+    Erf,
 }
 
-const APIS: [Api; 10] = [
+const APIS: [Api; 11] = [
+    Api::Erf,
     Api::Floor,
     Api::Ceil,
     Api::Trunc,
@@ -74,6 +76,7 @@ trait Fp:
     + SignElement
     + TanhElement
     + LogElement
+    + ErfElement
     + std::fmt::Debug
 {
     fn to32(self) -> f32;
@@ -201,6 +204,14 @@ fn reference<T: Fp>(api: Api, soc: Soc, sat: bool, x: T) -> T {
     if matches!(api, Api::Log | Api::Log2 | Api::Log10) {
         return r_log(api, sat, x);
     }
+    if api == Api::Erf {
+        let q = r_erf(xf).0;
+        return if T::SIZE == 2 && soc == Soc::Ascend910B {
+            T::from_bits64(u64::from(f16_round_away(q).to_bits()))
+        } else {
+            T::from32(q, sat)
+        };
+    }
     if api == Api::Sign {
         let a = if xf < 0.0 { 0.0 } else { 1.0 };
         let b = if xf > 0.0 { 0.0 } else { -1.0 };
@@ -256,6 +267,63 @@ fn r_log<T: Fp>(api: Api, sat: bool, x: T) -> T {
     }
 }
 
+/// Erf's steps in float: `(P / Q, P, Q, the last product of Q's scheme, x²)`, `x` clipped to
+/// [-3.92, 3.92] (IEEE minimum/maximum), the constants the float values of the vendor's double
+/// literals.
+fn r_erf(x: f32) -> (f32, f32, f32, f32, f32) {
+    let p = [
+        0.29639384698e5_f64,
+        0.50637915060e4,
+        0.13938061484e4,
+        0.10162808918e3,
+        0.75517016694e1,
+        0.053443748819,
+    ]
+    .map(|c| c as f32);
+    let q = [0.26267224157e5_f64, 0.13243365831e5, 0.30231248150e4, 0.39856963806e3, 0.31212858877e2]
+        .map(|c| c as f32);
+    let b = 3.92_f64 as f32;
+    let c = ieee_max_min(ieee_max_min(x, b, false), -b, true);
+    let x2 = c * c;
+    let mut t2 = x2 * p[5];
+    for k in (0..5).rev() {
+        let t3 = t2 + p[k];
+        t2 = if k == 0 { c } else { x2 } * t3;
+    }
+    let mut q3 = x2 + q[4];
+    let mut xm = 0.0;
+    for qk in q[..4].iter().rev() {
+        xm = x2 * q3;
+        q3 = xm + qk;
+    }
+    (t2 / q3, t2, q3, xm, x2)
+}
+
+/// `f32 → f16` rounded to nearest, ties away from zero (`CAST_ROUND`), for finite values in
+/// half's range.
+fn f16_round_away(x: f32) -> f16 {
+    let h = f16::from_f32(x);
+    let d = x as f64 - h.to_f64();
+    if d == 0.0 {
+        return h;
+    }
+    // The neighbour of `h` on `x`'s side.
+    let up = (d > 0.0) != h.is_sign_negative();
+    let n = if h.to_bits() & 0x7FFF == 0 && !up {
+        f16::from_bits((h.to_bits() ^ 0x8000) + 1)
+    } else if up {
+        f16::from_bits(h.to_bits() + 1)
+    } else {
+        f16::from_bits(h.to_bits() - 1)
+    };
+    let dn = x as f64 - n.to_f64();
+    if dn.abs() == d.abs() && n.to_f64().abs() > h.to_f64().abs() {
+        n
+    } else {
+        h
+    }
+}
+
 /// Random inputs: edge values, values near integers and halves, random bits.
 fn inputs<T: Fp>(rng: &mut Rng, n: usize) -> Vec<T> {
     let edges = T::edges();
@@ -295,6 +363,8 @@ fn call<T: Fp>(
         (Api::Tanh, Some(t)) => tanh::<T, false>(dst, src, t, n),
         (Api::Log, _) => log::<T, false>(dst, src, n),
         (Api::Log2, Some(t)) => log2::<T, false>(dst, src, t, n),
+        (Api::Erf, Some(t)) => erf::<T, false>(dst, src, t, n),
+        (Api::Erf, None) => erf_stack::<T, false>(dst, src, n),
         (Api::Log10, _) => log10::<T, false>(dst, src, n),
         (Api::Floor, None) => floor_stack::<T, false>(dst, src, n),
         (Api::Ceil, None) => ceil_stack::<T, false>(dst, src, n),
@@ -314,6 +384,7 @@ fn split_of<T: Fp>(api: Api, soc: Soc, bytes: usize) -> usize {
         Api::Sign => return bytes / T::SIZE / 3 / 32 * 32,
         Api::Tanh if half => 2,
         Api::Log | Api::Log10 => return 0,
+        Api::Erf => return bytes / T::SIZE / if half { 8 } else { 3 } / 32 * 32,
         Api::Log2 if !half => return 0,
         Api::Floor if !half => return 0,
         Api::Frac if !half => return 0,
@@ -344,7 +415,7 @@ fn check<T: Fp>(api: Api, soc: Soc, count: usize, tmp_bytes: Option<usize>, in_p
         let dst = if in_place { src.clone() } else { u.t::<T>(region, cap) };
         let tmp = u.t::<u8>(2 * region, tmp_bytes.unwrap_or(0));
         let mut x: Vec<T> = inputs(&mut rng, cap);
-        if matches!(api, Api::Tanh | Api::Log | Api::Log2 | Api::Log10) {
+        if matches!(api, Api::Tanh | Api::Log | Api::Log2 | Api::Log10 | Api::Erf) {
             // The page defines no NaN (which payload survives the steps).
             x.iter_mut().filter(|v| v.to32().is_nan()).for_each(|v| *v = T::from32(1.0, false));
         }
@@ -379,6 +450,21 @@ fn check<T: Fp>(api: Api, soc: Soc, count: usize, tmp_bytes: Option<usize>, in_p
         let off = if count % split != 0 { count / split * split } else { count - split };
         let last = &x[off..count];
         let n = last.len();
+        if api == Api::Erf {
+            // Three float tensors of the split: x² (half: then the quotient), P, Q; for half a
+            // fourth: x, then Q's last product.
+            let f = tmp.reinterpret_cast::<f32>().to_vec();
+            let steps: Vec<_> = last.iter().map(|v| r_erf(v.to32())).collect();
+            let col = |k: usize| -> Vec<f32> { steps.iter().map(|s| [s.0, s.1, s.2, s.3, s.4][k]).collect() };
+            let first = if T::SIZE == 2 { col(0) } else { col(4) };
+            assert_bits_ctx(&f[..n], &first, format!("scratch's first tensor; {ctx}"));
+            assert_bits_ctx(&f[split..split + n], &col(1), format!("scratch's P; {ctx}"));
+            assert_bits_ctx(&f[2 * split..2 * split + n], &col(2), format!("scratch's Q; {ctx}"));
+            if T::SIZE == 2 {
+                assert_bits_ctx(&f[3 * split..3 * split + n], &col(3), format!("scratch's products; {ctx}"));
+            }
+            return;
+        }
         if api == Api::Log2 {
             // half: the products in the scratch.
             let f = tmp.reinterpret_cast::<f32>().to_vec();
@@ -448,7 +534,11 @@ fn sweep<T: Fp>(seed: u64) {
             for count in [1usize, 37, 64, 200, 1000] {
                 for tmp in [Some(256usize), Some(544), Some(1024), Some(4096), None] {
                     s += 1;
-                    let tmp = tmp.map(|b| if api == Api::Sign { 3 * b } else { b });
+                    let tmp = tmp.map(|b| match api {
+                        Api::Sign => 3 * b,
+                        Api::Erf => 4 * b,
+                        _ => b,
+                    });
                     check::<T>(api, soc, count, tmp, false, s);
                 }
             }
@@ -610,6 +700,7 @@ fn unsupported_chips() {
         (Api::Log, "Log"),
         (Api::Log2, "Log2"),
         (Api::Log10, "Log10"),
+        (Api::Erf, "Erf"),
     ] {
         for soc in [Soc::Ascend910, Soc::Ascend310B] {
             with_tensors(soc, |s, d, t| {
@@ -641,6 +732,7 @@ fn scratch_too_small() {
         (Api::Sign, 190, Soc::Ascend910B),
         (Api::Tanh, 224, Soc::Ascend310P),
         (Api::Log2, 96, Soc::Ascend910B),
+        (Api::Erf, 500, Soc::Ascend310P),
     ] {
         on(soc, || {
             let u = ub(3 * 1024);
@@ -676,7 +768,9 @@ fn float_scratch_not_needed_where_unused() {
 
 #[test]
 fn forbidden_overlaps() {
-    for api in [Api::Floor, Api::Ceil, Api::Frac, Api::Sign, Api::Tanh, Api::Log, Api::Log2, Api::Log10] {
+    for api in
+        [Api::Floor, Api::Ceil, Api::Frac, Api::Sign, Api::Tanh, Api::Log, Api::Log2, Api::Log10, Api::Erf]
+    {
         with_tensors(Soc::Ascend910B, |s, _d, t| {
             expect_panic(|| call(api, s, s, Some(t), 64), &["dst UB bytes", "overlap src"]);
             let d2 = s.view(16);
@@ -730,6 +824,9 @@ fn host_tiling() {
     assert_eq!(get_tanh_max_min_tmp_size(1000, 2, false), (8000, 1024));
     assert_eq!(get_tanh_max_min_tmp_size(1000, 4, false), (4000, 256));
     assert_eq!(get_tanh_tmp_buffer_factor_size(4), (1, 0));
+    assert_eq!(get_erf_max_min_tmp_size(1000, 2, false), (16000, 2048));
+    assert_eq!(get_erf_max_min_tmp_size(1000, 4, false), (12000, 768));
+    assert_eq!(get_erf_tmp_buffer_factor_size(4), (3, 0));
     assert_eq!(get_log_max_min_tmp_size(1000, 4, false), (0, 0));
     assert_eq!(get_log2_max_min_tmp_size(1000, 2, false), (4000, 256));
     assert_eq!(get_log2_max_min_tmp_size(10, 2, false), (256, 256));
@@ -776,6 +873,7 @@ fn host_tiling() {
                 Api::Tanh => get_tanh_max_min_tmp_size(100, 2, false).1,
                 Api::Log | Api::Log10 => get_log_max_min_tmp_size(100, 2, false).1,
                 Api::Log2 => get_log2_max_min_tmp_size(100, 2, false).1,
+                Api::Erf => get_erf_max_min_tmp_size(100, 2, false).1,
             };
             check::<f16>(api, soc, 100, Some(min), false, 99);
         }
@@ -1183,4 +1281,41 @@ fn exp_adv_errors() {
     assert_eq!(get_exp_max_min_tmp_size(8192, 4, true), (65536, 512));
     assert_eq!(get_exp_max_min_tmp_size(10, 2, false), (1024, 1024));
     assert_eq!(get_exp_tmp_buffer_factor_size(4), (3, 0));
+}
+
+#[test]
+fn erf_half_every_input() {
+    // Every finite half through Erf on both chips: Ascend910B narrows with CAST_ROUND (ties away
+    // from zero), Ascend310P with CAST_NONE (ties to even); the inputs whose float quotient is
+    // a tie tell them apart.
+    let xs: Vec<f16> = (0..=u16::MAX).map(f16::from_bits).filter(|h| h.is_finite()).collect();
+    let ties = xs
+        .iter()
+        .filter(|h| {
+            let q = r_erf(h.to_f32()).0;
+            f16_round_away(q) != f16::from_f32(q)
+        })
+        .count();
+    assert!(ties > 0, "no tie among the half inputs");
+    for soc in [Soc::Ascend910B, Soc::Ascend310P] {
+        for chunk in xs.chunks(16384) {
+            on(soc, || {
+                let n = chunk.len().div_ceil(128) * 128;
+                let bytes = n * 2;
+                let u = ub(2 * bytes + 4096);
+                let (s, d, t) = (u.t::<f16>(0, n), u.t::<f16>(bytes, n), u.t::<u8>(2 * bytes, 4096));
+                let mut x = chunk.to_vec();
+                x.resize(n, f16::ZERO);
+                s.copy_from_slice(&x);
+                erf::<f16, false>(&d, &s, &t, chunk.len());
+                let sat = get_overflow_mode() == OverflowMode::Saturation;
+                let want: Vec<f16> = chunk.iter().map(|&v| reference(Api::Erf, soc, sat, v)).collect();
+                assert_bits_ctx(
+                    &d.to_vec()[..chunk.len()],
+                    &want,
+                    format!("Erf half on {soc} ({ties} ties)"),
+                );
+            });
+        }
+    }
 }

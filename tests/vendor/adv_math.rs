@@ -13,7 +13,8 @@
 //! generic here) is ported for both scenarios on both chips, and `axpy_half_float` (the advanced
 //! `Axpy`, `axpy_adv` here, of `half` into `float`: on one core under the sanitizer; the
 //! example's 8 cores all write the same GM bytes, a race the sanitizer reports). Not ported: `clamp` (`Clamp` with both bounds exists
-//! only on Ascend 950), and `erf` (not ported yet). `exp` (the advanced `Exp`, `exp_adv` here,
+//! only on Ascend 950). `erf` (the stack form on 8 cores) is compared bit for bit with the
+//! reference and within the example's tolerance with `erf` in double. `exp` (the advanced `Exp`, `exp_adv` here,
 //! Taylor level 10) is compared bit for bit with the reference and with the example's golden
 //! within its tolerance (its golden sums the series in another order). `log` (`Log` on 8 cores,
 //! double-buffered tiles) is compared bit for bit with the reference (`Ln` in f64, rounded
@@ -794,4 +795,189 @@ fn adv_exp_example() {
             assert!((a - b).abs() <= 1e-4 || ((a - b) / b).abs() <= 1e-4, "{a} vs {b}");
         }
     }
+}
+
+// ---------------------------------------------------------------------------------------
+// erf
+// ---------------------------------------------------------------------------------------
+
+mod my_custom_kernel_erf {
+    use super::*;
+
+    #[derive(Clone, Copy)]
+    pub struct ErfCustomTilingData {
+        pub total_length: u32,
+        pub tile_num: u32,
+    }
+
+    pub const BUFFER_NUM: usize = 2;
+
+    pub struct KernelErf<'a, T: ErfElement> {
+        pipe: &'a mut TPipe,
+        in_queue_x: TQue<VecIn, BUFFER_NUM>,
+        out_queue_y: TQue<VecOut, BUFFER_NUM>,
+        x_gm: GlobalTensor<T>,
+        y_gm: GlobalTensor<T>,
+        tile_num: u32,
+        block_length: u32,
+        tile_length: u32,
+    }
+
+    impl<'a, T: ErfElement> KernelErf<'a, T> {
+        pub fn init(x: GmAddr, y: GmAddr, tiling_data: ErfCustomTilingData, pipe_in: &'a mut TPipe) -> Self {
+            assert!(get_block_num() != 0, "block dim can not be zero!");
+            let tile_num = tiling_data.tile_num;
+            let block_length = tiling_data.total_length / get_block_num();
+            let tile_length = block_length / tile_num / BUFFER_NUM as u32;
+            let mut op = KernelErf {
+                pipe: pipe_in,
+                in_queue_x: TQue::new(),
+                out_queue_y: TQue::new(),
+                x_gm: GlobalTensor::new(),
+                y_gm: GlobalTensor::new(),
+                tile_num,
+                block_length,
+                tile_length,
+            };
+            let off = (op.block_length * get_block_idx()) as usize;
+            op.x_gm.set_global_buffer(x.add::<T>(off), op.block_length as usize);
+            op.y_gm.set_global_buffer(y.add::<T>(off), op.block_length as usize);
+
+            op.pipe.init_buffer(&mut op.in_queue_x, BUFFER_NUM, op.tile_length as usize * size_of::<T>());
+            op.pipe.init_buffer(&mut op.out_queue_y, BUFFER_NUM, op.tile_length as usize * size_of::<T>());
+            op
+        }
+
+        pub fn process(&mut self) {
+            let loop_count = self.tile_num as usize * BUFFER_NUM;
+            for i in 0..loop_count {
+                self.copy_in(i);
+                self.compute(i);
+                self.copy_out(i);
+            }
+        }
+
+        fn copy_in(&mut self, progress: usize) {
+            let x_local = self.in_queue_x.alloc_tensor::<T>();
+            data_copy(
+                &x_local,
+                &self.x_gm.view(progress * self.tile_length as usize),
+                self.tile_length as usize,
+            );
+            self.in_queue_x.enque(x_local);
+        }
+
+        fn compute(&mut self, _progress: usize) {
+            let x_local = self.in_queue_x.deque::<T>();
+            let y_local = self.out_queue_y.alloc_tensor::<T>();
+            erf_stack::<T, false>(&y_local, &x_local, self.tile_length as usize);
+            self.out_queue_y.enque(y_local);
+            self.in_queue_x.free_tensor(x_local);
+        }
+
+        fn copy_out(&mut self, progress: usize) {
+            let y_local = self.out_queue_y.deque::<T>();
+            data_copy(
+                &self.y_gm.view(progress * self.tile_length as usize),
+                &y_local,
+                self.tile_length as usize,
+            );
+            self.out_queue_y.free_tensor(y_local);
+        }
+    }
+}
+
+fn erf_custom(x: GmAddr, y: GmAddr, tiling: my_custom_kernel_erf::ErfCustomTilingData) {
+    let mut pipe = TPipe::new();
+    let mut op = my_custom_kernel_erf::KernelErf::<f32>::init(x, y, tiling, &mut pipe);
+    op.process();
+}
+
+// mirror-cann/asc-devkit, examples/01_simd_cpp_api/04_advanced_api/10_math/erf/erf.asc:
+// Erf<float> (the stack form) of 12288 elements on 8 cores, tileNum 8, BUFFER_NUM 2 (tiles of 96).
+#[test]
+fn adv_erf_example() {
+    const USED_CORE_NUM: u32 = 8;
+    const TOTAL_LENGTH: u32 = 12288;
+    // gen_data.py: src = np.random.uniform(finfo(f32).min, finfo(f32).max, [12288])
+    // .astype(float32); src[0] = -3.19487729314041; golden = math.erf(src) (in double).
+    for soc in [Soc::Ascend910B, Soc::Ascend310P] {
+        let mut x: Vec<f32> =
+            random_vec(TOTAL_LENGTH as usize, 123321, f64::from(f32::MIN), f64::from(f32::MAX));
+        x[0] = -3.194_877_3;
+        // A few in (-3.92, 3.92), where the approximation is not just the clip's ±1.
+        for (i, v) in x.iter_mut().enumerate().skip(1).step_by(7) {
+            *v = (i % 800) as f32 / 100.0 - 4.0;
+        }
+        let xg = GmBuffer::from_vec(x.clone());
+        let yg = GmBuffer::<f32>::zeroed(TOTAL_LENGTH as usize);
+        let tiling =
+            my_custom_kernel_erf::ErfCustomTilingData { total_length: TOTAL_LENGTH, tile_num: USED_CORE_NUM };
+        Launch::new(soc).block_dim(USED_CORE_NUM).run(|| erf_custom(xg.addr(), yg.addr(), tiling)).unwrap();
+        let y = yg.to_vec();
+        let want: Vec<f32> = x.iter().map(|&v| erf_reference(v)).collect();
+        assert_bits_eq(&y, &want);
+        // The example's CompareResult: absolute or relative error within 1e-4 of math.erf.
+        for (a, &v) in y.iter().zip(&x) {
+            let b = libm_erf(v as f64) as f32;
+            assert!((a - b).abs() <= 1e-4 || ((a - b) / b).abs() <= 1e-4, "erf({v}) = {a} vs {b}");
+        }
+    }
+}
+
+/// The kernel's steps for one float: the clip to [-3.92, 3.92], then P(x) / Q(x) by Horner's
+/// scheme with the float values of the vendor's double constants.
+fn erf_reference(x: f32) -> f32 {
+    let p = [
+        0.29639384698e5_f64,
+        0.50637915060e4,
+        0.13938061484e4,
+        0.10162808918e3,
+        0.75517016694e1,
+        0.053443748819,
+    ]
+    .map(|c| c as f32);
+    let q = [0.26267224157e5_f64, 0.13243365831e5, 0.30231248150e4, 0.39856963806e3, 0.31212858877e2]
+        .map(|c| c as f32);
+    let b = 3.92_f64 as f32;
+    let c = x.min(b).max(-b);
+    let x2 = c * c;
+    let mut t2 = x2 * p[5];
+    for k in (0..5).rev() {
+        t2 = if k == 0 { c } else { x2 } * (t2 + p[k]);
+    }
+    let mut q3 = x2 + q[4];
+    for qk in q[..4].iter().rev() {
+        q3 = x2 * q3 + qk;
+    }
+    t2 / q3
+}
+
+/// `erf` in double (Abramowitz-Stegun 7.1.26 is too coarse; this is the series / continued
+/// fraction pair, accurate to ~1e-15), for the example's tolerance check.
+fn libm_erf(x: f64) -> f64 {
+    let ax = x.abs();
+    let r = if ax < 2.5 {
+        // Maclaurin series.
+        let (mut term, mut sum, x2) = (ax, ax, ax * ax);
+        for n in 1..200 {
+            term *= -x2 / n as f64;
+            let t = term / (2 * n + 1) as f64;
+            sum += t;
+            if t.abs() < 1e-17 {
+                break;
+            }
+        }
+        sum * 2.0 / std::f64::consts::PI.sqrt()
+    } else if ax < 6.0 {
+        // erfc by its continued fraction (Lentz).
+        let mut f = 0.0f64;
+        for n in (1..60).rev() {
+            f = (n as f64 / 2.0) / (ax + f);
+        }
+        1.0 - (-ax * ax).exp() / std::f64::consts::PI.sqrt() / (ax + f)
+    } else {
+        1.0
+    };
+    r.copysign(x)
 }

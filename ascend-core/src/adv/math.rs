@@ -1,7 +1,7 @@
 //! Math functions of the advanced API (the vendor's `adv_api/math`): the rounding family
 //! `Floor`, `Ceil`, `Trunc`, `Frac` and `Round`, `Sign`, `ClampMax`/`ClampMin`, the advanced
 //! `Axpy` ([`axpy_adv`]), `Tanh`, `Log`/`Log2`/`Log10`, and the advanced `Exp` ([`exp_adv`],
-//! Taylor's formula), with their host tiling helpers. (`Clamp` with both bounds exists only on Ascend 950, which is not
+//! Taylor's formula) and `Erf`, with their host tiling helpers. (`Clamp` with both bounds exists only on Ascend 950, which is not
 //! emulated.)
 //!
 //! They are `Cast`s with a rounding mode. Where a chip has no `float → float` rounding
@@ -68,6 +68,7 @@ element_trait!(FracElement, frac, "Frac", "Ascend910B, Ascend310P");
 element_trait!(RoundElement, round, "Round", "Ascend910B, Ascend310P");
 element_trait!(SignElement, sign, "Sign", "Ascend910B, Ascend310P");
 element_trait!(TanhElement, tanh, "Tanh", "Ascend910B, Ascend310P");
+element_trait!(ErfElement, erf, "Erf", "Ascend910B, Ascend310P");
 element_trait!(
     ExpAdvElement,
     exp_adv,
@@ -102,6 +103,7 @@ const SIGN: &str = "Sign";
 const TANH: &str = "Tanh";
 const LOG: &str = "Log";
 const EXP: &str = "Exp";
+const ERF: &str = "Erf";
 const LOG2: &str = "Log2";
 const LOG10: &str = "Log10";
 const CLAMP_MAX: &str = "ClampMax";
@@ -1990,6 +1992,241 @@ pub fn get_exp_max_min_tmp_size(
 #[track_caller]
 pub fn get_exp_tmp_buffer_factor_size(type_size: usize) -> (usize, usize) {
     check_host("GetExpTmpBufferFactorSize", 1, type_size);
+    (if type_size == 4 { 3 } else { 8 }, 0)
+}
+
+// ---------------------------------------------------------------------------------------
+// Erf
+// ---------------------------------------------------------------------------------------
+
+/// `dst[i] = erf(src[i])` for `i < count`, with `shared_tmp_buffer` as scratch (AscendC
+/// `Erf<T, isReuseSource>(dstTensor, srcTensor, sharedTmpBuffer, calCount)`).
+///
+/// As the vendor's implementation, in `float`: `x` clipped to `[-3.92, 3.92]`, then `P(x) /
+/// Q(x)` with the vendor's rational approximation (Horner's scheme in `x²`, the `float`
+/// constants of its `double` literals), in counter mode over splits of `calSize` elements
+/// (`shared_tmp_buffer.get_size() / size_of::<T>()` over 8 for `half`, 3 for `float`, `/ 32 *
+/// 32`): three `float` tensors of `calSize` in the scratch (`x²`, `P`'s terms, `Q`'s terms); for
+/// `half` a fourth holds the widened `x`, and the quotient is narrowed with `CAST_ROUND` (ties
+/// away from zero) on Ascend910B, `CAST_NONE` on Ascend310P; for `float` `dst` holds `x` and
+/// then `Q`'s terms before the quotient. `PipeBarrier<PIPE_V>` after each step; normal mode and
+/// a reset mask afterwards. `IS_REUSE_SOURCE` is reserved: `src` is never written.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let mut pipe = TPipe::new();
+/// let (mut q, mut tmp) = (TBuf::<VecCalc>::new(), TBuf::<VecCalc>::new());
+/// pipe.init_tbuf(&mut q, 2 * 64 * 4);
+/// pipe.init_tbuf(&mut tmp, 768);
+/// let (x, y) = (q.get_with_offset::<f32>(64, 0), q.get_with_offset::<f32>(64, 256));
+/// x.copy_from_slice(&[0.5f32; 64]);
+/// x.set_value(1, 10.0);
+/// erf::<_, false>(&y, &x, &tmp.get::<u8>(), 64);
+/// assert!((y.get_value(0) - 0.5204999).abs() < 1e-6);
+/// assert!((y.get_value(1) - 1.0).abs() < 1e-6);
+/// ```
+///
+/// # Panics
+/// Panics if the chip has no implementation (Ascend910, Ascend310B); `count` exceeds `src` or
+/// `dst`; a tensor is not in the Unified Buffer; `dst` overlaps `src`, or the scratch overlaps
+/// either; the scratch has no split (less than 768 bytes for `float`, 512 for `half`); or any
+/// instruction's own check fails.
+#[track_caller]
+pub fn erf<T: ErfElement, const IS_REUSE_SOURCE: bool>(
+    dst: &LocalTensor<T>,
+    src: &LocalTensor<T>,
+    shared_tmp_buffer: &LocalTensor<u8>,
+    count: usize,
+) {
+    check_common(ERF, &V220_V200, dst, src, count);
+    check_operands(ERF, dst, src, shared_tmp_buffer, count, true);
+    let bytes = shared_tmp_buffer.get_size();
+    let tmp_elems = bytes / T::SIZE;
+    ensure(tmp_elems > 0, ERF, || format!("sharedTmpBuffer has {bytes} bytes, less than one {}", T::DTYPE));
+    let half = T::DTYPE == DType::F16;
+    let cal_size = tmp_elems / if half { 8 } else { 3 } / ONE_BLK_SIZE * ONE_BLK_SIZE;
+    ensure(cal_size > 0, ERF, || {
+        format!(
+            "sharedTmpBuffer has {bytes} bytes; it must hold at least {} (calSize would be 0; see the host's \
+             GetErfMaxMinTmpSize)",
+            if half { 8 * 2 * ONE_BLK_SIZE } else { 3 * 4 * ONE_BLK_SIZE }
+        )
+    });
+    let tmp = shared_tmp_buffer.reinterpret_cast::<f32>();
+    let (rounds, tail) = (count / cal_size, count % cal_size);
+    let compute = |off: usize| {
+        if half {
+            let (d, s) = (dst.reinterpret_cast::<f16>().view(off), src.reinterpret_cast::<f16>().view(off));
+            let x = tmp.view(3 * cal_size);
+            cast_masked::<f32, f16, false>(&x, &s, RoundMode::CastNone, MASK_PLACEHOLDER, 1, &WIDEN);
+            pipe_barrier::<PIPE_V>();
+            erf_clip(&x, &x, &tmp);
+            erf_p(&tmp, &x, cal_size);
+            erf_q(&tmp, &x, cal_size);
+            let p = BinaryRepeatParams::default();
+            div_masked::<f32, false>(
+                &tmp,
+                &tmp.view(cal_size),
+                &tmp.view(2 * cal_size),
+                MASK_PLACEHOLDER,
+                1,
+                &p,
+            );
+            pipe_barrier::<PIPE_V>();
+            let mode = if get_soc() == Soc::Ascend910B { RoundMode::CastRound } else { RoundMode::CastNone };
+            cast_masked::<f16, f32, false>(&d, &tmp, mode, MASK_PLACEHOLDER, 1, &NARROW);
+            pipe_barrier::<PIPE_V>();
+        } else {
+            let (d, s) = (dst.reinterpret_cast::<f32>().view(off), src.reinterpret_cast::<f32>().view(off));
+            erf_clip(&d, &s, &tmp);
+            erf_p(&tmp, &d, cal_size);
+            erf_q(&tmp, &d, cal_size);
+            let p = BinaryRepeatParams::default();
+            div_masked::<f32, false>(
+                &d,
+                &tmp.view(cal_size),
+                &tmp.view(2 * cal_size),
+                MASK_PLACEHOLDER,
+                1,
+                &p,
+            );
+            pipe_barrier::<PIPE_V>();
+        }
+    };
+    set_mask_count();
+    count_mask::<f16>(cal_size);
+    for i in 0..rounds {
+        compute(i * cal_size);
+    }
+    if tail != 0 {
+        count_mask::<f16>(tail);
+        compute(rounds * cal_size);
+    }
+    set_mask_norm();
+    reset_mask();
+}
+
+/// [`erf`] with the stack buffer as scratch (AscendC `Erf<T, isReuseSource>(dstTensor,
+/// srcTensor, calCount)`).
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let mut pipe = TPipe::new();
+/// let mut q = TBuf::<VecCalc>::new();
+/// pipe.init_tbuf(&mut q, 2 * 128 * 2);
+/// let (x, y) = (q.get_with_offset::<f16>(128, 0), q.get_with_offset::<f16>(128, 256));
+/// x.copy_from_slice(&[f16::ZERO; 128]);
+/// erf_stack::<_, false>(&y, &x, 128);
+/// assert_eq!(y.get_value(0), f16::ZERO);
+/// ```
+///
+/// # Panics
+/// As [`erf`], and if the core has no `TPipe` or its buffers leave no room.
+#[track_caller]
+pub fn erf_stack<T: ErfElement, const IS_REUSE_SOURCE: bool>(
+    dst: &LocalTensor<T>,
+    src: &LocalTensor<T>,
+    count: usize,
+) {
+    erf::<T, IS_REUSE_SOURCE>(dst, src, &stack(ERF), count);
+}
+
+/// The vendor's `ErfClip`: `Mins(tmp, src, 3.92)`, `Maxs(dst, tmp, -3.92)`.
+#[track_caller]
+fn erf_clip(dst: &LocalTensor<f32>, src: &LocalTensor<f32>, tmp: &LocalTensor<f32>) {
+    const ERF_BOUNDARY_MAX: f32 = 3.92_f64 as f32;
+    let unary = UnaryRepeatParams::default();
+    mins_masked::<f32, false>(tmp, src, ERF_BOUNDARY_MAX, MASK_PLACEHOLDER, 1, &unary);
+    pipe_barrier::<PIPE_V>();
+    maxs_masked::<f32, false>(dst, tmp, -ERF_BOUNDARY_MAX, MASK_PLACEHOLDER, 1, &unary);
+    pipe_barrier::<PIPE_V>();
+}
+
+/// The vendor's `ErfComputeP`: `x²` into the scratch's first tensor, `P(x)` built in the second
+/// and third, ending `x · (…)` in the second.
+#[track_caller]
+fn erf_p(tmp: &LocalTensor<f32>, x: &LocalTensor<f32>, cal_size: usize) {
+    const P: [f32; 6] = [
+        0.29639384698e5_f64 as f32,
+        0.50637915060e4_f64 as f32,
+        0.13938061484e4_f64 as f32,
+        0.10162808918e3_f64 as f32,
+        0.75517016694e1_f64 as f32,
+        0.053443748819_f64 as f32,
+    ];
+    let (unary, binary) = (UnaryRepeatParams::default(), BinaryRepeatParams::default());
+    let (b1, b2, b3) = (tmp.clone(), tmp.view(cal_size), tmp.view(2 * cal_size));
+    mul_masked::<f32, false>(&b1, x, x, MASK_PLACEHOLDER, 1, &binary);
+    pipe_barrier::<PIPE_V>();
+    muls_masked::<f32, false>(&b2, &b1, P[5], MASK_PLACEHOLDER, 1, &unary);
+    pipe_barrier::<PIPE_V>();
+    for k in (0..5).rev() {
+        adds_masked::<f32, false>(&b3, &b2, P[k], MASK_PLACEHOLDER, 1, &unary);
+        pipe_barrier::<PIPE_V>();
+        let a = if k == 0 { x } else { &b1 };
+        mul_masked::<f32, false>(&b2, a, &b3, MASK_PLACEHOLDER, 1, &binary);
+        pipe_barrier::<PIPE_V>();
+    }
+}
+
+/// The vendor's `ErfComputeQ`: `Q(x)` from `x²` (the scratch's first tensor) into the third,
+/// with `x`'s tensor holding the products.
+#[track_caller]
+fn erf_q(tmp: &LocalTensor<f32>, x: &LocalTensor<f32>, cal_size: usize) {
+    const Q: [f32; 5] = [
+        0.26267224157e5_f64 as f32,
+        0.13243365831e5_f64 as f32,
+        0.30231248150e4_f64 as f32,
+        0.39856963806e3_f64 as f32,
+        0.31212858877e2_f64 as f32,
+    ];
+    let (unary, binary) = (UnaryRepeatParams::default(), BinaryRepeatParams::default());
+    let (b1, b3) = (tmp.clone(), tmp.view(2 * cal_size));
+    adds_masked::<f32, false>(&b3, &b1, Q[4], MASK_PLACEHOLDER, 1, &unary);
+    pipe_barrier::<PIPE_V>();
+    for k in (0..4).rev() {
+        mul_masked::<f32, false>(x, &b1, &b3, MASK_PLACEHOLDER, 1, &binary);
+        pipe_barrier::<PIPE_V>();
+        adds_masked::<f32, false>(&b3, x, Q[k], MASK_PLACEHOLDER, 1, &unary);
+        pipe_barrier::<PIPE_V>();
+    }
+}
+
+/// The scratch bytes `Erf` needs: `(max, min)` (AscendC `GetErfMaxMinTmpSize`): `fac *
+/// max(input bytes, 256)` and `fac * 256`, `fac` 8 for `half`, 3 for `float`.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// assert_eq!(get_erf_max_min_tmp_size(1024, 2, false), (16384, 2048));
+/// assert_eq!(get_erf_max_min_tmp_size(16, 4, false), (768, 768));
+/// ```
+///
+/// # Panics
+/// Panics if `input_size` is 0 (the vendor's host check) or `type_size` is neither 2 nor 4.
+#[track_caller]
+pub fn get_erf_max_min_tmp_size(
+    input_size: usize,
+    type_size: usize,
+    is_reuse_source: bool,
+) -> (usize, usize) {
+    let _ = is_reuse_source;
+    check_host("GetErfMaxMinTmpSize", input_size, type_size);
+    fac_sizes(input_size, type_size, 8, 3)
+}
+
+/// `Erf`'s `(maxLiveNodeCount, extraBuf)` (AscendC `GetErfTmpBufferFactorSize`): 8 for `half`,
+/// 3 for `float`.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// assert_eq!(get_erf_tmp_buffer_factor_size(2), (8, 0));
+/// ```
+///
+/// # Panics
+/// Panics if `type_size` is neither 2 nor 4.
+#[track_caller]
+pub fn get_erf_tmp_buffer_factor_size(type_size: usize) -> (usize, usize) {
+    check_host("GetErfTmpBufferFactorSize", 1, type_size);
     (if type_size == 4 { 3 } else { 8 }, 0)
 }
 
