@@ -9,6 +9,7 @@ use ascend_runtime::prelude::*;
 
 mod add_high_performance;
 mod adv_activation;
+mod adv_math;
 mod adv_sigmoid;
 mod compare_transpose;
 mod copy;
