@@ -33,7 +33,7 @@ use crate::vector::scalar::{
 use crate::vector::select::{select_scalar_reg, SelectElement};
 use crate::vector::unary::{exp, exp_masked, ln_masked, ExpElement, LnElement};
 
-use super::{check_common, stack_bytes};
+use super::{check_apart, check_common, host_checks, span, stack_tensor, whole};
 
 mod sealed {
     pub trait Sealed {}
@@ -144,23 +144,11 @@ fn check_operands<T: Element, U: Element>(
     ensure(pos.is_ub(), api, || {
         format!("sharedTmpBuffer is at position {pos}; it must be VECIN, VECOUT or VECCALC")
     });
-    let d = (dst.get_phy_addr(), dst.get_phy_addr() + count * T::SIZE);
-    let s = (src.get_phy_addr(), src.get_phy_addr() + count * U::SIZE);
-    let t = (tmp.get_phy_addr(), tmp.get_phy_addr() + tmp.get_size());
-    let apart = |a: (usize, usize), b: (usize, usize)| a.1 <= b.0 || b.1 <= a.0 || a.0 == a.1 || b.0 == b.1;
-    let pairs = [
-        (d, "dst", s, "src", dst_src),
-        (t, "sharedTmpBuffer", s, "src", true),
-        (t, "sharedTmpBuffer", d, "dst", true),
-    ];
-    for (x, xn, y, yn, forbidden) in pairs {
-        ensure(!forbidden || apart(x, y), api, || {
-            format!(
-                "{xn} UB bytes [{:#x}, {:#x}) overlap {yn} UB bytes [{:#x}, {:#x}); the vendor's page forbids it",
-                x.0, x.1, y.0, y.1
-            )
-        });
+    let (d, s, t) = (span("dst", dst, count), span("src", src, count), whole("sharedTmpBuffer", tmp));
+    if dst_src {
+        check_apart(api, &[(d, s)]);
     }
+    check_apart(api, &[(t, s), (t, d)]);
 }
 
 /// The elements one round computes: `bytes / 4 / div`, rounded down to a multiple of 32 (the
@@ -177,13 +165,6 @@ fn split_count(api: &'static str, tmp: &LocalTensor<u8>, div: usize) -> usize {
         )
     });
     split
-}
-
-/// The stack buffer as a `LocalTensor<u8>` (the vendor's `PopStackBuffer<uint8_t, LCM>`).
-#[track_caller]
-fn stack(api: &'static str) -> LocalTensor<u8> {
-    let (start, bytes) = stack_bytes(api, "the stack buffer");
-    LocalTensor::<u8>::new(TPosition::VECCALC, start, bytes)
 }
 
 /// `float` rounded to an integral `float` with `mode` under the mask set: Ascend910B one
@@ -384,7 +365,7 @@ pub fn floor_stack<T: FloorElement, const IS_REUSE_SOURCE: bool>(
     src: &LocalTensor<T>,
     count: usize,
 ) {
-    floor::<T, IS_REUSE_SOURCE>(dst, src, &stack(FLOOR), count);
+    floor::<T, IS_REUSE_SOURCE>(dst, src, &stack_tensor(FLOOR), count);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -453,7 +434,7 @@ pub fn ceil_stack<T: CeilElement, const IS_REUSE_SOURCE: bool>(
     src: &LocalTensor<T>,
     count: usize,
 ) {
-    ceil::<T, IS_REUSE_SOURCE>(dst, src, &stack(CEIL), count);
+    ceil::<T, IS_REUSE_SOURCE>(dst, src, &stack_tensor(CEIL), count);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -518,7 +499,7 @@ pub fn trunc_stack<T: TruncElement, const IS_REUSE_SOURCE: bool>(
     src: &LocalTensor<T>,
     count: usize,
 ) {
-    trunc::<T, IS_REUSE_SOURCE>(dst, src, &stack(TRUNC), count);
+    trunc::<T, IS_REUSE_SOURCE>(dst, src, &stack_tensor(TRUNC), count);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -641,7 +622,7 @@ pub fn frac_stack<T: FracElement, const IS_REUSE_SOURCE: bool>(
     src: &LocalTensor<T>,
     count: usize,
 ) {
-    frac::<T, IS_REUSE_SOURCE>(dst, src, &stack(FRAC), count);
+    frac::<T, IS_REUSE_SOURCE>(dst, src, &stack_tensor(FRAC), count);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -809,7 +790,7 @@ pub fn round_stack<T: RoundElement, const IS_REUSE_SOURCE: bool>(
     src: &LocalTensor<T>,
     count: usize,
 ) {
-    round::<T, IS_REUSE_SOURCE>(dst, src, &stack(ROUND), count);
+    round::<T, IS_REUSE_SOURCE>(dst, src, &stack_tensor(ROUND), count);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -892,7 +873,7 @@ pub fn sign_stack<T: SignElement, const IS_REUSE_SOURCE: bool>(
     src: &LocalTensor<T>,
     count: usize,
 ) {
-    sign::<T, IS_REUSE_SOURCE>(dst, src, &stack(SIGN), count);
+    sign::<T, IS_REUSE_SOURCE>(dst, src, &stack_tensor(SIGN), count);
 }
 
 /// The vendor's `SignCompute` after its checks, for one concrete type.
@@ -995,7 +976,7 @@ pub fn get_sign_max_min_tmp_size(
     is_reuse_source: bool,
 ) -> (usize, usize) {
     let _ = is_reuse_source;
-    check_host("GetSignMaxMinTmpSize", input_size, type_size);
+    host_checks("GetSignMaxMinTmpSize", input_size, type_size);
     let min = 3 * 256;
     ((3 * input_size * type_size).max(min), min)
 }
@@ -1012,7 +993,7 @@ pub fn get_sign_max_min_tmp_size(
 /// Panics if `type_size` is neither 2 nor 4.
 #[track_caller]
 pub fn get_sign_tmp_buffer_factor_size(type_size: usize) -> (usize, usize) {
-    check_host("GetSignTmpBufferFactorSize", 1, type_size);
+    host_checks("GetSignTmpBufferFactorSize", 1, type_size);
     (3, 0)
 }
 
@@ -1079,7 +1060,7 @@ pub fn clamp_max_stack<T: ClampElement, const IS_REUSE_SOURCE: bool>(
     scalar: T,
     count: usize,
 ) {
-    clamp_max::<T, IS_REUSE_SOURCE>(dst, src, &stack(CLAMP_MAX), scalar, count);
+    clamp_max::<T, IS_REUSE_SOURCE>(dst, src, &stack_tensor(CLAMP_MAX), scalar, count);
 }
 
 /// `dst[i] = max(src[i], scalar)` for `i < count` (AscendC `ClampMin<T, isReuseSource>(dstTensor,
@@ -1137,7 +1118,7 @@ pub fn clamp_min_stack<T: ClampElement, const IS_REUSE_SOURCE: bool>(
     scalar: T,
     count: usize,
 ) {
-    clamp_min::<T, IS_REUSE_SOURCE>(dst, src, &stack(CLAMP_MIN), scalar, count);
+    clamp_min::<T, IS_REUSE_SOURCE>(dst, src, &stack_tensor(CLAMP_MIN), scalar, count);
 }
 
 /// The scratch bytes `ClampMax`/`ClampMin` take: `(max, min)` (AscendC `GetClampMaxMinTmpSize`):
@@ -1159,7 +1140,7 @@ pub fn get_clamp_max_min_tmp_size(
     is_reuse_source: bool,
 ) -> (usize, usize) {
     let _ = is_reuse_source;
-    check_host("GetClampMaxMinTmpSize", input_size, type_size);
+    host_checks("GetClampMaxMinTmpSize", input_size, type_size);
     let min = if type_size == 4 { 64 } else { 128 };
     (input_size.max(min), min)
 }
@@ -1176,7 +1157,7 @@ pub fn get_clamp_max_min_tmp_size(
 /// Panics if `type_size` is neither 2 nor 4.
 #[track_caller]
 pub fn get_clamp_tmp_buffer_factor_size(type_size: usize) -> (usize, usize) {
-    check_host("GetClampTmpBufferFactorSize", 1, type_size);
+    host_checks("GetClampTmpBufferFactorSize", 1, type_size);
     (1, 0)
 }
 
@@ -1342,7 +1323,7 @@ pub fn get_axpy_max_min_tmp_size(
     is_reuse_source: bool,
 ) -> (usize, usize) {
     let _ = is_reuse_source;
-    check_host("GetAxpyMaxMinTmpSize", input_size, type_size);
+    host_checks("GetAxpyMaxMinTmpSize", input_size, type_size);
     if type_size == 4 {
         return (0, 0);
     }
@@ -1361,7 +1342,7 @@ pub fn get_axpy_max_min_tmp_size(
 /// Panics if `type_size` is neither 2 nor 4.
 #[track_caller]
 pub fn get_axpy_tmp_buffer_factor_size(type_size: usize) -> (usize, usize) {
-    check_host("GetAxpyTmpBufferFactorSize", 1, type_size);
+    host_checks("GetAxpyTmpBufferFactorSize", 1, type_size);
     (if type_size == 4 { 1 } else { 4 }, 0)
 }
 
@@ -1462,7 +1443,7 @@ pub fn tanh_stack<T: TanhElement, const IS_REUSE_SOURCE: bool>(
     src: &LocalTensor<T>,
     count: usize,
 ) {
-    tanh::<T, IS_REUSE_SOURCE>(dst, src, &stack(TANH), count);
+    tanh::<T, IS_REUSE_SOURCE>(dst, src, &stack_tensor(TANH), count);
 }
 
 /// The vendor's `TanhFormulaImpl` under the counter-mode mask (its `repeatTimes` is the
@@ -1507,7 +1488,7 @@ pub fn get_tanh_max_min_tmp_size(
     is_reuse_source: bool,
 ) -> (usize, usize) {
     let _ = is_reuse_source;
-    check_host("GetTanhMaxMinTmpSize", input_size, type_size);
+    host_checks("GetTanhMaxMinTmpSize", input_size, type_size);
     fac_sizes(input_size, type_size, 4, 1)
 }
 
@@ -1523,7 +1504,7 @@ pub fn get_tanh_max_min_tmp_size(
 /// Panics if `type_size` is neither 2 nor 4.
 #[track_caller]
 pub fn get_tanh_tmp_buffer_factor_size(type_size: usize) -> (usize, usize) {
-    check_host("GetTanhTmpBufferFactorSize", 1, type_size);
+    host_checks("GetTanhTmpBufferFactorSize", 1, type_size);
     (if type_size == 4 { 1 } else { 4 }, 0)
 }
 
@@ -1534,14 +1515,7 @@ pub fn get_tanh_tmp_buffer_factor_size(type_size: usize) -> (usize, usize) {
 /// Fails unless `dst`'s and `src`'s first `count` elements are apart (the vendor's page).
 #[track_caller]
 fn check_dst_src<T: Element>(api: &'static str, dst: &LocalTensor<T>, src: &LocalTensor<T>, count: usize) {
-    let d = (dst.get_phy_addr(), dst.get_phy_addr() + count * T::SIZE);
-    let s = (src.get_phy_addr(), src.get_phy_addr() + count * T::SIZE);
-    ensure(d.1 <= s.0 || s.1 <= d.0 || count == 0, api, || {
-        format!(
-            "dst UB bytes [{:#x}, {:#x}) overlap src UB bytes [{:#x}, {:#x}); the vendor's page forbids it",
-            d.0, d.1, s.0, s.1
-        )
-    });
+    check_apart(api, &[(span("dst", dst, count), span("src", src, count))]);
 }
 
 /// The vendor's ending of the `Log` family: `SetMaskNorm` and `SetVectorMask<half,
@@ -1679,8 +1653,11 @@ pub fn log2_stack<T: LogElement, const IS_REUSE_SOURCE: bool>(
     src: &LocalTensor<T>,
     count: usize,
 ) {
-    let stack_tensor =
-        if T::DTYPE == DType::F16 { stack(LOG2) } else { LocalTensor::<u8>::new(TPosition::VECCALC, 0, 0) };
+    let stack_tensor = if T::DTYPE == DType::F16 {
+        stack_tensor(LOG2)
+    } else {
+        LocalTensor::<u8>::new(TPosition::VECCALC, 0, 0)
+    };
     log2::<T, IS_REUSE_SOURCE>(dst, src, &stack_tensor, count);
 }
 
@@ -1758,7 +1735,7 @@ pub fn get_log2_max_min_tmp_size(
     is_reuse_source: bool,
 ) -> (usize, usize) {
     let _ = is_reuse_source;
-    check_host("GetLog2MaxMinTmpSize", input_size, type_size);
+    host_checks("GetLog2MaxMinTmpSize", input_size, type_size);
     if type_size == 2 {
         ((input_size * 4).max(256), 256)
     } else {
@@ -1778,7 +1755,7 @@ pub fn get_log2_max_min_tmp_size(
 /// Panics if `type_size` is neither 2 nor 4.
 #[track_caller]
 pub fn get_log2_tmp_buffer_factor_size(type_size: usize) -> (usize, usize) {
-    check_host("GetLog2TmpBufferFactorSize", 1, type_size);
+    host_checks("GetLog2TmpBufferFactorSize", 1, type_size);
     (if type_size == 4 { 0 } else { 2 }, 0)
 }
 
@@ -1945,7 +1922,7 @@ pub fn exp_adv_stack<T: ExpAdvElement, const TAYLOR_EXPAND_LEVEL: u8, const IS_R
     src: &LocalTensor<T>,
     count: usize,
 ) {
-    exp_adv::<T, TAYLOR_EXPAND_LEVEL, IS_REUSE_SOURCE>(dst, src, &stack(EXP), count);
+    exp_adv::<T, TAYLOR_EXPAND_LEVEL, IS_REUSE_SOURCE>(dst, src, &stack_tensor(EXP), count);
 }
 
 /// The scratch bytes the advanced `Exp` needs: `(max, min)` (AscendC `GetExpMaxMinTmpSize`):
@@ -1966,7 +1943,7 @@ pub fn get_exp_max_min_tmp_size(
     type_size: usize,
     is_reuse_source: bool,
 ) -> (usize, usize) {
-    check_host("GetExpMaxMinTmpSize", 1, type_size);
+    host_checks("GetExpMaxMinTmpSize", 1, type_size);
     let n = if type_size == 4 {
         if is_reuse_source {
             2
@@ -1991,7 +1968,7 @@ pub fn get_exp_max_min_tmp_size(
 /// Panics if `type_size` is neither 2 nor 4.
 #[track_caller]
 pub fn get_exp_tmp_buffer_factor_size(type_size: usize) -> (usize, usize) {
-    check_host("GetExpTmpBufferFactorSize", 1, type_size);
+    host_checks("GetExpTmpBufferFactorSize", 1, type_size);
     (if type_size == 4 { 3 } else { 8 }, 0)
 }
 
@@ -2128,7 +2105,7 @@ pub fn erf_stack<T: ErfElement, const IS_REUSE_SOURCE: bool>(
     src: &LocalTensor<T>,
     count: usize,
 ) {
-    erf::<T, IS_REUSE_SOURCE>(dst, src, &stack(ERF), count);
+    erf::<T, IS_REUSE_SOURCE>(dst, src, &stack_tensor(ERF), count);
 }
 
 /// The vendor's `ErfClip`: `Mins(tmp, src, 3.92)`, `Maxs(dst, tmp, -3.92)`.
@@ -2210,7 +2187,7 @@ pub fn get_erf_max_min_tmp_size(
     is_reuse_source: bool,
 ) -> (usize, usize) {
     let _ = is_reuse_source;
-    check_host("GetErfMaxMinTmpSize", input_size, type_size);
+    host_checks("GetErfMaxMinTmpSize", input_size, type_size);
     fac_sizes(input_size, type_size, 8, 3)
 }
 
@@ -2226,22 +2203,13 @@ pub fn get_erf_max_min_tmp_size(
 /// Panics if `type_size` is neither 2 nor 4.
 #[track_caller]
 pub fn get_erf_tmp_buffer_factor_size(type_size: usize) -> (usize, usize) {
-    check_host("GetErfTmpBufferFactorSize", 1, type_size);
+    host_checks("GetErfTmpBufferFactorSize", 1, type_size);
     (if type_size == 4 { 3 } else { 8 }, 0)
 }
 
 // ---------------------------------------------------------------------------------------
 // Host tiling
 // ---------------------------------------------------------------------------------------
-
-/// The host checks of the `Get…MaxMinTmpSize` family.
-#[track_caller]
-fn check_host(api: &'static str, input_size: usize, type_size: usize) {
-    ensure(input_size > 0, api, || "Input Shape size must be greater than 0.".into());
-    ensure(type_size == 2 || type_size == 4, api, || {
-        format!("typeSize = {type_size}; it must be 2 (half) or 4 (float)")
-    });
-}
 
 /// `(max, min)` scratch bytes as the vendor's tilings compute them: `fac * max(input bytes,
 /// 256)` and `fac * 256`, with `fac` per type.
@@ -2270,7 +2238,7 @@ pub fn get_floor_max_min_tmp_size(
     is_reuse_source: bool,
 ) -> (usize, usize) {
     let _ = is_reuse_source;
-    check_host("GetFloorMaxMinTmpSize", input_size, type_size);
+    host_checks("GetFloorMaxMinTmpSize", input_size, type_size);
     fac_sizes(input_size, type_size, 2, 0)
 }
 
@@ -2287,7 +2255,7 @@ pub fn get_floor_max_min_tmp_size(
 /// Panics if `type_size` is neither 2 nor 4.
 #[track_caller]
 pub fn get_floor_tmp_buffer_factor_size(type_size: usize) -> (usize, usize) {
-    check_host("GetFloorTmpBufferFactorSize", 1, type_size);
+    host_checks("GetFloorTmpBufferFactorSize", 1, type_size);
     (if type_size == 4 { 0 } else { 2 }, 0)
 }
 
@@ -2309,7 +2277,7 @@ pub fn get_ceil_max_min_tmp_size(
     is_reuse_source: bool,
 ) -> (usize, usize) {
     let _ = is_reuse_source;
-    check_host("GetCeilMaxMinTmpSize", input_size, type_size);
+    host_checks("GetCeilMaxMinTmpSize", input_size, type_size);
     fac_sizes(input_size, type_size, 2, 1)
 }
 
@@ -2325,7 +2293,7 @@ pub fn get_ceil_max_min_tmp_size(
 /// Panics if `type_size` is neither 2 nor 4.
 #[track_caller]
 pub fn get_ceil_tmp_buffer_factor_size(type_size: usize) -> (usize, usize) {
-    check_host("GetCeilTmpBufferFactorSize", 1, type_size);
+    host_checks("GetCeilTmpBufferFactorSize", 1, type_size);
     (if type_size == 4 { 1 } else { 2 }, 0)
 }
 
@@ -2346,7 +2314,7 @@ pub fn get_trunc_max_min_tmp_size(
     is_reuse_source: bool,
 ) -> (usize, usize) {
     let _ = is_reuse_source;
-    check_host("GetTruncMaxMinTmpSize", input_size, type_size);
+    host_checks("GetTruncMaxMinTmpSize", input_size, type_size);
     fac_sizes(input_size, type_size, 2, 1)
 }
 
@@ -2362,7 +2330,7 @@ pub fn get_trunc_max_min_tmp_size(
 /// Panics if `type_size` is neither 2 nor 4.
 #[track_caller]
 pub fn get_trunc_tmp_buffer_factor_size(type_size: usize) -> (usize, usize) {
-    check_host("GetTruncTmpBufferFactorSize", 1, type_size);
+    host_checks("GetTruncTmpBufferFactorSize", 1, type_size);
     (if type_size == 4 { 1 } else { 2 }, 0)
 }
 
@@ -2385,7 +2353,7 @@ pub fn get_frac_max_min_tmp_size(
     is_reuse_source: bool,
 ) -> (usize, usize) {
     let _ = is_reuse_source;
-    check_host("GetFracMaxMinTmpSize", input_size, type_size);
+    host_checks("GetFracMaxMinTmpSize", input_size, type_size);
     fac_sizes(input_size, type_size, 4, 0)
 }
 
@@ -2401,7 +2369,7 @@ pub fn get_frac_max_min_tmp_size(
 /// Panics if `type_size` is neither 2 nor 4.
 #[track_caller]
 pub fn get_frac_tmp_buffer_factor_size(type_size: usize) -> (usize, usize) {
-    check_host("GetFracTmpBufferFactorSize", 1, type_size);
+    host_checks("GetFracTmpBufferFactorSize", 1, type_size);
     (if type_size == 4 { 0 } else { 4 }, 0)
 }
 
@@ -2428,7 +2396,7 @@ pub fn get_round_max_min_tmp_size(
 ) -> (usize, usize) {
     const API: &str = "GetRoundMaxMinTmpSize";
     let _ = is_reuse_source;
-    check_host(API, input_size, type_size);
+    host_checks(API, input_size, type_size);
     check_round_soc(API, soc);
     if soc == Soc::Ascend910B {
         fac_sizes(input_size, type_size, 1, 0)
@@ -2450,7 +2418,7 @@ pub fn get_round_max_min_tmp_size(
 #[track_caller]
 pub fn get_round_tmp_buffer_factor_size(soc: Soc, type_size: usize) -> (usize, usize) {
     const API: &str = "GetRoundTmpBufferFactorSize";
-    check_host(API, 1, type_size);
+    host_checks(API, 1, type_size);
     check_round_soc(API, soc);
     let float = type_size == 4;
     let n = match (soc, float) {
