@@ -139,9 +139,8 @@ fn fill_as<T: InitGlobalMemoryElement>(api: &'static str, gm: &GlobalTensor<T>, 
         format!("size = {size} exceeds the GlobalTensor's {} {} elements", gm.get_size(), T::DTYPE)
     });
     let (que_end, stack) = crate::adv::stack_bytes(api, "the scratch");
-    let end = que_end + stack;
     let (barriers, ub_size) = with_core(|c| (c.group_barriers.get(), c.ub.size()));
-    let pop_size = ((end - que_end) / T::SIZE).min(MAX_BURST_BYTES / T::SIZE);
+    let pop_size = (stack / T::SIZE).min(MAX_BURST_BYTES / T::SIZE);
     let pop_end = que_end + pop_size * T::SIZE;
     let barrier_at = ub_size - GROUP_BARRIER_UB_BYTES;
     ensure(barriers == 0 || pop_end <= barrier_at, api, || {
