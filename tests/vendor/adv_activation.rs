@@ -28,6 +28,8 @@ use ascend_kernels::data::random_vec;
 use ascend_runtime::prelude::*;
 use ascend_runtime::testing::assert_bits_eq;
 
+use crate::compare_result;
+
 // ---- references: the vendor's steps with the chip's roundings -----------------------------------
 
 /// `Muls(-β)`, `Exp` (in `f64`, rounded once), `Adds(1)`, `Div(x, ·)` in `f32`.
@@ -54,15 +56,6 @@ fn r_geglu_f32(x0: f32, x: f32) -> f32 {
     let a = (x * x + COEFF1) * x * COEFF0;
     let e = (a as f64).exp() as f32 + 1.0;
     x0 * (x / e)
-}
-
-/// The examples' `CompareResult`: absolute or relative error within 1e-4.
-#[track_caller]
-fn assert_close(out: &[f32], golden: &[f64]) {
-    for (i, (&a, &b)) in out.iter().zip(golden).enumerate() {
-        let ae = (a as f64 - b).abs();
-        assert!(ae <= 1e-4 || ae / b.abs() <= 1e-4, "element {i}: output {a}, golden {b}");
-    }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -171,7 +164,7 @@ fn adv_swish_example() {
     assert_bits_eq(&out, &want);
     // golden = x / (1 + np.exp(-beta * x)).
     let golden: Vec<f64> = src.iter().map(|&x| x as f64 / (1.0 + (-1.702 * x as f64).exp())).collect();
-    assert_close(&out, &golden);
+    compare_result(&out, &golden);
 }
 
 // swish.asc with USE_SILU_MODE: Silu of 32 floats; gen_data.py --silu-mode.
@@ -182,7 +175,7 @@ fn adv_swish_example_silu_mode() {
     let want: Vec<f32> = src.iter().map(|&x| r_swish_f32(x, 1.0)).collect();
     assert_bits_eq(&out, &want);
     let golden: Vec<f64> = src.iter().map(|&x| x as f64 / (1.0 + (-x as f64).exp())).collect();
-    assert_close(&out, &golden);
+    compare_result(&out, &golden);
 }
 
 // Not the example's instantiation: KernelSwish<half>, both modes (beta 1.702 rounds to half).
@@ -353,7 +346,7 @@ fn adv_swiglu_example() {
     assert_bits_eq(&out, &want);
     let golden: Vec<f64> =
         src0.iter().zip(&src1).map(|(&a, &b)| a as f64 * b as f64 / (1.0 + (-(b as f64)).exp())).collect();
-    assert_close(&out, &golden);
+    compare_result(&out, &golden);
 }
 
 // Not the example's instantiation: KernelSwiGLU<half> over 1008 elements (DataCopy needs whole blocks); the tiling's
@@ -529,7 +522,7 @@ fn adv_geglu_example() {
             a * (b / (1.0 + (-0.0713548162726 * b * (2.2363860002236e1 + b * b)).exp()))
         })
         .collect();
-    assert_close(&out, &golden);
+    compare_result(&out, &golden);
 }
 
 // Not the example's instantiation: the kernel's other branches — calCount 1000 with the
@@ -676,7 +669,7 @@ fn adv_gelu_example() {
             x / (1.0 + (-1.5957691216057308 * (x + 0.044715 * x.powi(3))).exp())
         })
         .collect();
-    assert_close(&out, &golden);
+    compare_result(&out, &golden);
 }
 
 // The kernel's other branch (tmpBufSize 0: the stack-buffer overload), and KernelGelu<half>

@@ -33,6 +33,17 @@ mod sync;
 mod vector_elementwise;
 mod vector_reduce;
 
+/// The advanced-API examples' `CompareResult`: each output within 1e-4 of its golden, absolute
+/// or relative (their numpy goldens are not the chip's arithmetic in the last bits).
+#[track_caller]
+fn compare_result(out: &[f32], golden: &[f64]) {
+    assert_eq!(out.len(), golden.len());
+    for (i, (&a, &b)) in out.iter().zip(golden).enumerate() {
+        let ae = (f64::from(a) - b).abs();
+        assert!(ae <= 1e-4 || ae / b.abs() <= 1e-4, "element {i}: output {a}, golden {b}");
+    }
+}
+
 /// `GlobalTensor<T>::SetGlobalBuffer((__gm__ T*)addr)` (no length: to the end of the region).
 fn gm_of<T: Element>(addr: GmAddr) -> GlobalTensor<T> {
     let mut g = GlobalTensor::<T>::new();
