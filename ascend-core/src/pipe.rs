@@ -79,7 +79,9 @@ pub struct TPipe {
 }
 
 impl TPipe {
-    /// Creates the core's pipe over an empty Unified Buffer.
+    /// Creates the core's pipe over an empty Unified Buffer. On a cube core of Ascend910B and
+    /// on Ascend310B it also allocates and sets the `M_MTE1` ids [`MATMUL_M_MTE1_IDS`], as the
+    /// vendor's `TPipe::Init` does; its drop waits for and releases them.
     ///
     /// # Panics
     /// Panics if another `TPipe` is alive on this core.
@@ -102,7 +104,22 @@ impl TPipe {
             }
             Rc::clone(&c.ub)
         });
-        TPipe { ub, cur: 0, buffers: 0, epoch: Rc::new(Cell::new(0)), pools: Rc::default(), cube_cur: [0; 4] }
+        let mut pipe = TPipe {
+            ub,
+            cur: 0,
+            buffers: 0,
+            epoch: Rc::new(Cell::new(0)),
+            pools: Rc::default(),
+            cube_cur: [0; 4],
+        };
+        if presets_m_mte1() {
+            for want in MATMUL_M_MTE1_IDS {
+                let id = pipe.alloc_event_id::<crate::sync::HardEvent::M_MTE1>();
+                debug_assert_eq!(id, want);
+                crate::sync::set_flag::<crate::sync::HardEvent::M_MTE1>(id);
+            }
+        }
+        pipe
     }
 
     /// Empties the allocator (AscendC `TPipe::Reset`): later `init_buffer` calls start again at
@@ -477,8 +494,28 @@ impl TPipe {
     }
 }
 
+/// The `M_MTE1` event ids the vendor's `TPipe` allocates and sets when it is created on a cube
+/// core of Ascend910B and on Ascend310B, for its matmul framework (ids 0 and 1 for the L0
+/// buffers, 2 for the bias), and waits for and releases when it is destroyed
+/// (`kernel_tpipe_impl.h`, `TPipe::Init` and `TPipe::Destroy`).
+pub const MATMUL_M_MTE1_IDS: [crate::sync::TEventID; 3] = [0, 1, 2];
+
+/// Whether this core's `TPipe` presets [`MATMUL_M_MTE1_IDS`]: on a cube core (AIC) of
+/// Ascend910B (a kernel launched with `KernelType::AicOnly`) and on every core of Ascend310B
+/// (the vendor's `__NPU_ARCH__` 2201 under `ASCEND_IS_AIC`, and 3002).
+fn presets_m_mte1() -> bool {
+    with_core(|c| match c.soc {
+        crate::soc::Soc::Ascend910B => c.kernel_type == Some(crate::ctx::KernelType::AicOnly),
+        crate::soc::Soc::Ascend310B => true,
+        _ => false,
+    })
+}
+
 impl Drop for TPipe {
     fn drop(&mut self) {
+        if presets_m_mte1() && !std::thread::panicking() {
+            self.release_matmul_events();
+        }
         self.epoch.set(self.epoch.get() + 1);
         crate::sanitizer::on_pipe_release(crate::sanitizer::Release::Drop);
         with_core(|c| {

@@ -433,6 +433,32 @@ impl TPipe {
             s.occupied[e.index as usize] = occ & !(1 << i);
         })
     }
+
+    /// What the vendor's `TPipe::Destroy` does with the `M_MTE1` ids its `Init` set (see
+    /// [`MATMUL_M_MTE1_IDS`](crate::pipe::MATMUL_M_MTE1_IDS)): waits for each and releases
+    /// it. Fails if the kernel consumed one without setting it again (the destructor's
+    /// `WaitFlag` would wait forever).
+    pub(crate) fn release_matmul_events(&mut self) {
+        let e = <HardEvent::M_MTE1 as Event>::EVENT;
+        for id in crate::pipe::MATMUL_M_MTE1_IDS {
+            let (set, soc) = with_core(|c| (c.sync.borrow().set[e.index as usize] & (1 << id) != 0, c.soc));
+            if !set {
+                fail(
+                    "TPipe::Destroy",
+                    format!(
+                        "{e} id {id} is not set when the TPipe is destroyed: on {soc} the TPipe sets ids 0, 1 and 2 of \
+                         {e} when it is created (for the matmul framework) and its destructor waits for each, so \
+                         MTE1 would wait forever; a kernel that waits for one of them must set it again"
+                    ),
+                );
+            }
+            wait_flag_event(e, id);
+            let occupied = with_core(|c| c.sync.borrow().occupied[e.index as usize] & (1 << id) != 0);
+            if occupied {
+                self.release_event_id::<HardEvent::M_MTE1>(id);
+            }
+        }
+    }
 }
 
 /// The lowest id of `e` not allocated on the current core (`GetTPipePtr()->FetchEventID(e)`

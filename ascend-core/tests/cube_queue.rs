@@ -110,3 +110,67 @@ fn a_vector_core_has_no_cube_queues() {
         assert_fails("Launch::kernel_type(KernelType::AicOnly)", || pipe.init_buffer(&mut a1, 1, 64));
     });
 }
+
+/// The vendor's `TPipe` sets `M_MTE1` ids 0, 1 and 2 when it is created on a cube core of
+/// Ascend910B or on Ascend310B (for its matmul framework) and waits for them when it is
+/// destroyed: a kernel's first `AllocEventID<M_MTE1>` gets id 3, a `WaitFlag<M_MTE1>(0)`
+/// before any `SetFlag` does not hang, and after the pipe's drop the ids are free and unset.
+#[test]
+fn a_cube_core_pipe_presets_the_matmul_m_mte1_ids() {
+    let aic = CoreConfig { kernel_type: Some(KernelType::AicOnly), ..CoreConfig::single(Soc::Ascend910B) };
+    for cfg in [aic, CoreConfig::single(Soc::Ascend310B)] {
+        run_on_core(cfg, || {
+            let mut pipe = TPipe::new();
+            assert_eq!(pipe.fetch_event_id::<HardEvent::M_MTE1>(), 3);
+            // The matmul framework's pattern: wait for the L0 buffer's id, compute, set it again.
+            wait_flag::<HardEvent::M_MTE1>(0);
+            set_flag::<HardEvent::M_MTE1>(0);
+            assert_fails("HardEvent::M_MTE1 id 1 is set twice without a WaitFlag in between", || {
+                set_flag::<HardEvent::M_MTE1>(1)
+            });
+            assert_eq!(pipe.alloc_event_id::<HardEvent::M_MTE1>(), 3);
+            pipe.release_event_id::<HardEvent::M_MTE1>(3);
+            drop(pipe);
+            // Waited for and released by the drop: free to set, and a new pipe presets them again.
+            set_flag::<HardEvent::M_MTE1>(2);
+            wait_flag::<HardEvent::M_MTE1>(2);
+            let pipe = TPipe::new();
+            assert_eq!(pipe.fetch_event_id::<HardEvent::M_MTE1>(), 3);
+        });
+    }
+}
+
+/// The other cores' pipes leave `M_MTE1` alone: a vector core of Ascend910B, a core outside a
+/// launch, Ascend910 and Ascend310P.
+#[test]
+fn other_pipes_leave_m_mte1_free() {
+    let aiv = CoreConfig { kernel_type: Some(KernelType::AivOnly), ..CoreConfig::single(Soc::Ascend910B) };
+    let cfgs = [
+        aiv,
+        CoreConfig::single(Soc::Ascend910B),
+        CoreConfig::single(Soc::Ascend910),
+        CoreConfig::single(Soc::Ascend310P),
+    ];
+    for cfg in cfgs {
+        run_on_core(cfg, || {
+            let pipe = TPipe::new();
+            assert_eq!(pipe.fetch_event_id::<HardEvent::M_MTE1>(), 0);
+            assert_fails("HardEvent::M_MTE1 id 0 was never set", || wait_flag::<HardEvent::M_MTE1>(0));
+        });
+    }
+}
+
+/// A kernel that waits for a preset id and never sets it again would hang in the vendor's
+/// `TPipe` destructor (its `WaitFlag`): here the drop fails, naming the id.
+#[test]
+fn a_consumed_preset_id_fails_the_pipe_drop() {
+    run_on_core(CoreConfig::single(Soc::Ascend310B), || {
+        let pipe = TPipe::new();
+        wait_flag::<HardEvent::M_MTE1>(1);
+        assert_fails(
+            "TPipe::Destroy: HardEvent::M_MTE1 id 1 is not set when the TPipe is destroyed: on Ascend310B the TPipe sets \
+             ids 0, 1 and 2 of HardEvent::M_MTE1 when it is created",
+            move || drop(pipe),
+        );
+    });
+}
