@@ -1,8 +1,9 @@
-//! The advanced API's trigonometric functions (`adv/math_trig.rs`): `Sin`, `Cos` and `Atan`,
+//! The advanced API's trigonometric functions (`adv/math_trig.rs`): `Sin`, `Cos`, `Tan` and `Atan`,
 //! against scalar references that restate the vendor's steps one instruction at a time with
 //! each one's rounding — `f32` arithmetic rounded to nearest-even, the rounding of `k` with
 //! Rust's `round`/`round_ties_even`/`floor` (Ascend910B) or through `int32_t` (`as i32`,
-//! saturating; Ascend310P), `half` widened exactly and the result narrowed to nearest-even —
+//! saturating; Ascend310P), `half` widened exactly and the result narrowed to nearest-even
+//! (saturated in saturation mode) —
 //! for both types on both supported chips, counts that leave tails, scratch sizes that force
 //! several rounds, `IS_REUSE_SOURCE`, and the stack form; bit for bit, with the scratch's last
 //! round and the mask state afterwards. Then an accuracy sanity check against `f64`, the host
@@ -28,18 +29,24 @@ const CHIPS: [Soc; 2] = [Soc::Ascend910B, Soc::Ascend310P];
 enum Api {
     Sin,
     Cos,
+    Tan,
     Atan,
 }
 
-const APIS: [Api; 3] = [Api::Sin, Api::Cos, Api::Atan];
+const APIS: [Api; 4] = [Api::Sin, Api::Cos, Api::Tan, Api::Atan];
 
 // ---- the references ------------------------------------------------------------------------
 
 /// The element types, with the conversions the references need.
-trait Fp: Element + SinElement + CosElement + AtanElement + std::fmt::Debug {
+trait Fp: Element + SinElement + CosElement + TanElement + AtanElement + std::fmt::Debug {
     fn to32(self) -> f32;
     /// `float → T` with `CAST_NONE` (to nearest-even; identity for `float`).
-    fn from32(x: f32) -> Self;
+    fn from32(x: f32) -> Self {
+        Self::from32_sat(x, false)
+    }
+    /// `float → T` with `CAST_NONE`; for `half` in saturation mode when `sat` (NaN → 0,
+    /// clamped to ±65504).
+    fn from32_sat(x: f32, sat: bool) -> Self;
     fn random(rng: &mut Rng) -> Self;
     fn from_bits64(b: u64) -> Self;
 }
@@ -48,7 +55,7 @@ impl Fp for f32 {
     fn to32(self) -> f32 {
         self
     }
-    fn from32(x: f32) -> f32 {
+    fn from32_sat(x: f32, _sat: bool) -> f32 {
         x
     }
     fn random(rng: &mut Rng) -> f32 {
@@ -63,8 +70,14 @@ impl Fp for f16 {
     fn to32(self) -> f32 {
         self.to_f32()
     }
-    fn from32(x: f32) -> f16 {
-        f16::from_f32(x)
+    fn from32_sat(x: f32, sat: bool) -> f16 {
+        f16::from_f32(if !sat {
+            x
+        } else if x.is_nan() {
+            0.0
+        } else {
+            x.clamp(-65504.0, 65504.0)
+        })
     }
     fn random(rng: &mut Rng) -> f16 {
         f16::from_bits(rng.next() as u16)
@@ -181,18 +194,48 @@ fn r_atan(x: f32) -> [f32; 6] {
     [d * sign, c, a, sign, den, u * u]
 }
 
+/// One element of `Tan` in float: `(result, the last product k·π₄, the denominator, x₀ + π/2,
+/// x₀ − π/2, x₀)`.
+fn r_tan(soc: Soc, x: f32) -> [f32; 6] {
+    let f = |v: f64| v as f32;
+    let k = integral(soc, x * f(INV_PI), Mode::Even);
+    let mut x0 = x + 0.0;
+    x0 = x0 - k * f(PI_PARTS[0]);
+    x0 = x0 - k * f(PI_PARTS[1]);
+    let half_pi = f(1.57079637050628662109375);
+    let (mut d1, mut d2) = (x0 + half_pi, x0 + -half_pi);
+    let p2 = k * f(PI_PARTS[2]);
+    x0 = x0 - p2;
+    d1 = d1 - p2 + f(-0.00000004371139000189375);
+    d2 = d2 - p2 + f(0.00000004371139000189375);
+    let mut p = 0.0;
+    for part in [PI_PARTS[3], -1.0291767438275201129727065563201904296875e-13] {
+        p = k * f(part);
+        x0 = x0 - p;
+        d1 = d1 - p;
+        d2 = d2 - p;
+    }
+    let x2 = x0 * x0;
+    let num = ((x2 * f(0.0698520831551998762793) + f(-6.8711573651634203789)) * x2
+        + f(61.20362572811089435388))
+        * x0;
+    let den = (x2 + f(-24.8048928861126769186219)) * d1 * d2;
+    [num / den, p, den, d1, d2, x0]
+}
+
 /// `api` of one element on `soc`, rounded to `T`.
 fn reference<T: Fp>(api: Api, soc: Soc, x: T) -> T {
     let r = match api {
         Api::Sin => r_sin_cos(false, soc, x.to32())[0],
         Api::Cos => r_sin_cos(true, soc, x.to32())[0],
+        Api::Tan => r_tan(soc, x.to32())[0],
         Api::Atan => r_atan(x.to32())[0],
     };
-    T::from32(r)
+    T::from32_sat(r, get_overflow_mode() == OverflowMode::Saturation)
 }
 
 /// Random inputs: values near multiples of π/2 and of 1, moderate and large values, random
-/// bits; finite and, for `Sin`/`Cos`, in the page's range `[-65504, 65504]`.
+/// bits; finite and, but for `Atan`, in `[-65504, 65504]` (the page's range for `Sin`/`Cos`).
 fn inputs<T: Fp>(api: Api, rng: &mut Rng, n: usize) -> Vec<T> {
     let edges = [0.0, 1.0, 0.5, 1e-30, 1e-45, 0.41421357, 2.4142137, 10000.0, 10001.0, 65504.0, 3e38];
     (0..n)
@@ -229,14 +272,18 @@ fn call<T: Fp, const R: bool>(
         (Api::Sin, None) => sin_stack::<T, R>(dst, src, n),
         (Api::Cos, Some(t)) => cos::<T, R>(dst, src, t, n),
         (Api::Cos, None) => cos_stack::<T, R>(dst, src, n),
+        (Api::Tan, Some(t)) => tan::<T, R>(dst, src, t, n),
+        (Api::Tan, None) => tan_stack::<T, R>(dst, src, n),
         (Api::Atan, Some(t)) => atan::<T, R>(dst, src, t, n),
         (Api::Atan, None) => atan_stack::<T, R>(dst, src, n),
     }
 }
 
-/// The `float` tensors of the scratch per round element.
+/// The `float` tensors of the scratch per round element (Tan: `T` elements).
 fn procedure(api: Api, half: bool, reuse: bool) -> usize {
     match (api, half, reuse) {
+        (Api::Tan, true, _) => 10,
+        (Api::Tan, false, _) => 4,
         (Api::Atan, true, _) => 6,
         (Api::Atan, false, _) => 5,
         (_, true, _) => 4,
@@ -270,7 +317,7 @@ fn check<T: Fp, const R: bool>(api: Api, soc: Soc, count: usize, tmp_bytes: Opti
         want.extend_from_slice(&old[count..]);
         assert_bits_ctx(&dst.to_vec(), &want, &ctx);
         let half = T::SIZE == 2;
-        let reuse = R && !half && api != Api::Atan;
+        let reuse = R && !half && matches!(api, Api::Sin | Api::Cos);
         // src: untouched, or (Sin/Cos, float, IS_REUSE_SOURCE) the reduced x.
         let mut want_src = x.clone();
         if reuse {
@@ -283,16 +330,32 @@ fn check<T: Fp, const R: bool>(api: Api, soc: Soc, count: usize, tmp_bytes: Opti
         assert_eq!(get_vector_mask(), [u64::MAX, u64::MAX], "{ctx}");
         // The scratch: the last round's intermediates.
         let Some(bytes) = tmp_bytes else { return };
-        let split = bytes / 4 / procedure(api, half, R) / 32 * 32;
+        let split = bytes / if api == Api::Tan { T::SIZE } else { 4 } / procedure(api, half, R) / 32 * 32;
         if count == 0 {
             return;
         }
         let off = if count % split != 0 { count / split * split } else { count - split };
         let last = &x[off..count];
         let n = last.len();
+        // Tan's tail round lays its tensors out at the tail rounded up to 32.
+        let stride = if api == Api::Tan && count % split != 0 { n.div_ceil(32) * 32 } else { split };
         let f = tmp.reinterpret_cast::<f32>().to_vec();
-        let at = |k: usize| &f[k * split..k * split + n];
+        let at = |k: usize| &f[k * stride..k * stride + n];
         let col = |steps: &[[f32; 6]], j: usize| -> Vec<f32> { steps.iter().map(|s| s[j]).collect() };
+        if api == Api::Tan {
+            // float: the denominator, x₀ ± π/2, x₀ (dst held the products); half: the result,
+            // x₀, the denominator, x₀ ± π/2.
+            let steps: Vec<[f32; 6]> = last.iter().map(|v| r_tan(soc, v.to32())).collect();
+            let order: &[(usize, &str)] = if half {
+                &[(0, "result"), (5, "x₀"), (2, "denominator"), (3, "x₀ + π/2"), (4, "x₀ − π/2")]
+            } else {
+                &[(2, "denominator"), (3, "x₀ + π/2"), (4, "x₀ − π/2"), (5, "x₀")]
+            };
+            for (k, &(j, what)) in order.iter().enumerate() {
+                assert_bits_ctx(at(k), &col(&steps, j), format!("scratch's {what}; {ctx}"));
+            }
+            return;
+        }
         if api == Api::Atan {
             let steps: Vec<[f32; 6]> = last.iter().map(|v| r_atan(v.to32())).collect();
             for (k, j, what) in
@@ -387,14 +450,19 @@ fn ascend310p_rounds_k_through_int32() {
     for soc in CHIPS {
         check_one(Api::Sin, soc, x);
         check_one(Api::Cos, soc, x);
+        check_one(Api::Tan, soc, x);
     }
-    // Ties: Sin rounds x/π away from zero, Cos rounds x/π + 1/2 to even.
+    // Ties: Sin rounds x/π away from zero, Cos x/π + 1/2 and Tan x/π to even.
     for soc in CHIPS {
         for x in [2.5f32 / INV_PI as f32, 1.5 / INV_PI as f32, -2.5 / INV_PI as f32] {
             check_one(Api::Sin, soc, x);
             check_one(Api::Cos, soc, x);
+            check_one(Api::Tan, soc, x);
         }
     }
+    // Tan copies its float source with Adds(0): tan(-0) is +0.
+    check_one(Api::Tan, Soc::Ascend910B, -0.0);
+    assert_eq!(r_tan(Soc::Ascend910B, -0.0)[0].to_bits(), 0);
 }
 
 /// `api` of the float `x` on `soc` (64 copies) equals the reference.
@@ -412,8 +480,8 @@ fn check_one(api: Api, soc: Soc, x: f32) {
 
 #[test]
 fn accuracy_against_f64() {
-    // Within a few float ulps (absolute, relative to 1) of the f64 functions for moderate
-    // inputs; the vendor's page's example for half.
+    // Within a few float ulps of the f64 functions for moderate inputs (absolute below 1,
+    // relative above); the vendor's page's example for half.
     for soc in CHIPS {
         on(soc, || {
             let n = 4096;
@@ -424,11 +492,13 @@ fn accuracy_against_f64() {
             for (api, f, tol) in [
                 (Api::Sin, f64::sin as fn(f64) -> f64, 4e-7),
                 (Api::Cos, f64::cos, 4e-7),
+                (Api::Tan, f64::tan, 2e-6),
                 (Api::Atan, f64::atan, 1e-5),
             ] {
                 call::<f32, false>(api, &d, &s, Some(&t), n);
                 for (i, (&x, &y)) in xs.iter().zip(&d.to_vec()).enumerate() {
-                    let e = (y as f64 - f(x as f64)).abs();
+                    let want = f(x as f64);
+                    let e = (y as f64 - want).abs() / want.abs().max(1.0);
                     assert!(e <= tol, "{api:?}({x}) = {y}, off by {e} (element {i}) on {soc}");
                 }
             }
@@ -459,6 +529,10 @@ fn host_tiling() {
     assert_eq!(get_cos_max_min_tmp_size(1000, 2, false), (16000, 2048));
     assert_eq!(get_cos_max_min_tmp_size(1000, 4, true), (8000, 512));
     assert_eq!(get_cos_max_min_tmp_size(1, 2, false), (2048, 2048));
+    assert_eq!(get_tan_max_min_tmp_size(1000, 2, false), (20000, 2560));
+    assert_eq!(get_tan_max_min_tmp_size(10, 4, false), (1024, 1024));
+    assert_eq!(get_tan_tmp_buffer_factor_size(2), (10, 0));
+    assert_eq!(get_tan_tmp_buffer_factor_size(4), (4, 0));
     assert_eq!(get_atan_max_min_tmp_size(1000, 2, false), (24000, 3072));
     assert_eq!(get_atan_max_min_tmp_size(1000, 4, true), (20000, 1280));
     assert_eq!(get_sin_tmp_buffer_factor_size(2), (8, 0));
@@ -470,6 +544,7 @@ fn host_tiling() {
     for (f, name) in [
         (get_sin_max_min_tmp_size as fn(usize, usize, bool) -> (usize, usize), "GetSinMaxMinTmpSize"),
         (get_cos_max_min_tmp_size, "GetCosMaxMinTmpSize"),
+        (get_tan_max_min_tmp_size, "GetTanMaxMinTmpSize"),
         (get_atan_max_min_tmp_size, "GetAtanMaxMinTmpSize"),
     ] {
         expect_panic(
@@ -493,8 +568,12 @@ fn host_tiling() {
             &["isReuseSource is not supported"],
         );
     }
-    for f in [get_sin_tmp_buffer_factor_size, get_cos_tmp_buffer_factor_size, get_atan_tmp_buffer_factor_size]
-    {
+    for f in [
+        get_sin_tmp_buffer_factor_size,
+        get_cos_tmp_buffer_factor_size,
+        get_tan_tmp_buffer_factor_size,
+        get_atan_tmp_buffer_factor_size,
+    ] {
         expect_panic(
             || {
                 let _ = f(1);
@@ -507,6 +586,8 @@ fn host_tiling() {
         check::<f16, false>(Api::Sin, soc, 100, Some(get_sin_max_min_tmp_size(100, 2, false).1), 7);
         check::<f32, true>(Api::Sin, soc, 100, Some(get_sin_max_min_tmp_size(100, 4, true).1), 8);
         check::<f32, false>(Api::Cos, soc, 100, Some(get_cos_max_min_tmp_size(100, 4, false).1), 9);
+        check::<f16, false>(Api::Tan, soc, 100, Some(get_tan_max_min_tmp_size(100, 2, false).1), 12);
+        check::<f32, false>(Api::Tan, soc, 100, Some(get_tan_max_min_tmp_size(100, 4, false).1), 13);
         check::<f16, false>(Api::Atan, soc, 100, Some(get_atan_max_min_tmp_size(100, 2, false).1), 10);
         check::<f32, false>(Api::Atan, soc, 100, Some(get_atan_max_min_tmp_size(100, 4, false).1), 11);
     }
@@ -598,6 +679,22 @@ fn scratch_too_small() {
             } else {
                 let (s, d) = (u.t::<f32>(0, 64), u.t::<f32>(1024, 64));
                 expect_panic(|| call::<_, false>(api, &d, &s, Some(&t), 64), &[&name, &has]);
+            }
+        });
+    }
+    // Tan counts its split in T: 10 halves or 4 floats per element.
+    for (half, need) in [(true, 640usize), (false, 512)] {
+        on(Soc::Ascend910B, || {
+            let bytes = need - 2;
+            let u = ub(2 * 1024 + 1024);
+            let t = u.t::<u8>(2048, bytes);
+            let has = format!("sharedTmpBuffer has {bytes} bytes; it must hold at least {need}");
+            if half {
+                let (s, d) = (u.t::<f16>(0, 64), u.t::<f16>(1024, 64));
+                expect_panic(|| tan::<_, false>(&d, &s, &t, 64), &["Tan", &has, "10 half tensors"]);
+            } else {
+                let (s, d) = (u.t::<f32>(0, 64), u.t::<f32>(1024, 64));
+                expect_panic(|| tan::<_, false>(&d, &s, &t, 64), &["Tan", &has, "4 float tensors"]);
             }
         });
     }

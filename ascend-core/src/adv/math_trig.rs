@@ -1,7 +1,7 @@
-//! Trigonometric functions of the advanced API (the vendor's `adv_api/math`): `Sin`, `Cos`
-//! and `Atan`, with their host tiling helpers.
+//! Trigonometric functions of the advanced API (the vendor's `adv_api/math`): `Sin`, `Cos`,
+//! `Tan` and `Atan`, with their host tiling helpers.
 //!
-//! All three compute in `float` (a `half` source is widened into the temporary buffer first and
+//! All of them compute in `float` (a `half` source is widened into the temporary buffer first and
 //! the result narrowed back with `CAST_NONE`), in counter mode over rounds of the vendor's
 //! split, with a `PipeBarrier<PIPE_V>` where the vendor has one:
 //! - `Sin` and `Cos` reduce `x` by a multiple `k` of π (`π` split into four or five `float`
@@ -10,6 +10,8 @@
 //!   `Cast` — `float → float` on Ascend910B, through `int32_t` (saturating) on Ascend310P,
 //!   in place in the tensor it rounds. The vendor's pages limit inputs to `[-65504, 65504]`;
 //!   beyond that the results are still the instructions' (not checked).
+//! - `Tan` reduces `x` the same way (`k` rounded to even), carries `x₀ ± π/2` along, and
+//!   divides the vendor's rational approximation `x₀·P(x₀²) / ((x₀² + c)·(x₀ + π/2)·(x₀ − π/2))`.
 //! - `Atan` clips `x` to `[-10000, 10000]`, evaluates three Taylor expansions on reduced
 //!   arguments of `|x|` and keeps their minimum, then multiplies by a `float` approximation
 //!   of `sign(x)` (`2^62·x / (2^-62 + 2^62·|x|)`).
@@ -61,10 +63,12 @@ macro_rules! element_trait {
 element_trait!(SinElement, sin);
 element_trait!(CosElement, cos);
 element_trait!(AtanElement, atan);
+element_trait!(TanElement, tan);
 
 const SIN: &str = "Sin";
 const COS: &str = "Cos";
 const ATAN: &str = "Atan";
+const TAN: &str = "Tan";
 
 /// The chips whose build of the vendor's library implements these functions (`__NPU_ARCH__`
 /// 2201 and 2002).
@@ -817,4 +821,228 @@ pub fn get_atan_max_min_tmp_size(
 pub fn get_atan_tmp_buffer_factor_size(type_size: usize) -> (usize, usize) {
     host_checks("GetAtanTmpBufferFactorSize", 1, type_size);
     (if type_size == 4 { 5 } else { 12 }, 0)
+}
+
+// ---------------------------------------------------------------------------------------
+// Tan
+// ---------------------------------------------------------------------------------------
+
+/// `Tan`'s last part of π (`KPI_FOR_PI_MULS`; not `Cos`'s).
+#[allow(clippy::excessive_precision)] // the vendor's literal, as written
+const TAN_PI_4: f32 = -1.0291767438275201129727065563201904296875e-13_f64 as f32;
+/// `Tan`'s rational approximation (`TAN_RES_MULTI_SCA`, `TAN_RES_ADDICT_UP`, `TAN_2ADDS`,
+/// `TAN_3ADDS`).
+#[allow(clippy::excessive_precision)] // the vendor's literals, as written
+const TAN_COEF: [f32; 4] = [
+    0.0698520831551998762793_f64 as f32,
+    -6.8711573651634203789_f64 as f32,
+    61.20362572811089435388_f64 as f32,
+    -24.8048928861126769186219_f64 as f32,
+];
+
+/// The vendor's `TanRound` (`KPI_0` … `KPI_4`): `k = rint(x/π)` into `round`, `x` reduced in
+/// place, `down1 = x₀ + π/2` and `down2 = x₀ − π/2` carried along; `kpi` the products.
+#[track_caller]
+fn tan_round(
+    kpi: &LocalTensor<f32>,
+    x: &LocalTensor<f32>,
+    round: &LocalTensor<f32>,
+    down1: &LocalTensor<f32>,
+    down2: &LocalTensor<f32>,
+) {
+    muls_b(round, x, INV_PI);
+    integral_in_place(round, RoundMode::CastRint);
+    muls_b(kpi, round, PI_0);
+    sub_b(x, x, kpi);
+    muls_b(kpi, round, PI_1);
+    sub_b(x, x, kpi);
+    adds_b(down1, x, PI_DOWN);
+    adds_b(down2, x, -PI_DOWN);
+    muls_b(kpi, round, PI_2);
+    sub_b(x, x, kpi);
+    sub_b(down1, down1, kpi);
+    sub_b(down2, down2, kpi);
+    adds_b(down1, down1, PI_DOWN_RES);
+    adds_b(down2, down2, -PI_DOWN_RES);
+    for part in [PI_3, TAN_PI_4] {
+        muls_b(kpi, round, part);
+        sub_b(x, x, kpi);
+        sub_b(down1, down1, kpi);
+        sub_b(down2, down2, kpi);
+    }
+}
+
+/// The vendor's `TanPolynomialApproximation`: `dst = x·((x²·r₀ + r₁)·x² + r₂) /
+/// ((x² + r₃)·down1·down2)`, `round` holding `x²` and then the denominator.
+#[track_caller]
+fn tan_polynomial(
+    dst: &LocalTensor<f32>,
+    x: &LocalTensor<f32>,
+    round: &LocalTensor<f32>,
+    down1: &LocalTensor<f32>,
+    down2: &LocalTensor<f32>,
+) {
+    mul_b(round, x, x);
+    muls_b(dst, round, TAN_COEF[0]);
+    adds_b(dst, dst, TAN_COEF[1]);
+    mul_b(dst, dst, round);
+    adds_b(dst, dst, TAN_COEF[2]);
+    mul_b(dst, dst, x);
+    adds_b(round, round, TAN_COEF[3]);
+    mul_b(round, round, down1);
+    mul_b(round, round, down2);
+    div_b(dst, dst, round);
+}
+
+/// `dst[i] = tan(src[i])` for `i < count`, with `shared_tmp_buffer` as scratch (AscendC
+/// `Tan<T, isReuseSource>(dstTensor, srcTensor, sharedTmpBuffer, calCount)`).
+///
+/// As the vendor's implementation, in `float`: `k = rint(x · 1/π)` (ties to even,
+/// `CAST_RINT`; through `int32_t` on Ascend310P), `x₀ = x − k·π₀ − … − k·π₄` with `x₀ + π/2`
+/// and `x₀ − π/2` reduced alongside (each in two parts), then `tan x ≈ x₀·P(x₀²) / ((x₀² +
+/// r₃)·(x₀ + π/2)·(x₀ − π/2))` — one instruction per step, a `PipeBarrier<PIPE_V>` after each.
+/// In counter mode over rounds of `split = shared_tmp_buffer.get_size() / size_of::<T>() / n /
+/// 32 * 32` elements, `n` 10 for `half`, 4 for `float`; the tail round lays its tensors out
+/// at the tail rounded up to 32 elements instead of `split` (as the vendor). The scratch holds
+/// `k` (then the denominator), `x₀ + π/2`, `x₀ − π/2` and — for `float` — a copy of the source
+/// (`Adds` of 0, so `-0` becomes `+0`) reduced in place; `dst` holds the products `k·πᵢ`
+/// before the result. For `half` five `float` tensors: the products then the result, the
+/// widened source reduced in place, and the three. Normal mode and a reset mask afterwards.
+/// `IS_REUSE_SOURCE` is reserved: `src` is never written.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let mut pipe = TPipe::new();
+/// let (mut q, mut tmp) = (TBuf::<VecCalc>::new(), TBuf::<VecCalc>::new());
+/// pipe.init_tbuf(&mut q, 2 * 64 * 4);
+/// pipe.init_tbuf(&mut tmp, 1024);
+/// let (x, y) = (q.get_with_offset::<f32>(64, 0), q.get_with_offset::<f32>(64, 256));
+/// x.copy_from_slice(&[0.5f32; 64]);
+/// x.set_value(1, 4.0);
+/// tan::<_, false>(&y, &x, &tmp.get::<u8>(), 64);
+/// assert!((y.get_value(0) - 0.5f32.tan()).abs() < 1e-6);
+/// assert!((y.get_value(1) - 4f32.tan()).abs() < 1e-5);
+/// ```
+///
+/// # Panics
+/// Panics if the chip has no implementation (Ascend910, Ascend310B); `count` exceeds `src` or
+/// `dst`; a tensor is not in the Unified Buffer; `dst` overlaps `src`, or the scratch overlaps
+/// either (the vendor's constraints); the scratch has no split (less than 640 bytes for
+/// `half`, 512 for `float`); or any instruction's own check fails.
+#[track_caller]
+pub fn tan<T: TanElement, const IS_REUSE_SOURCE: bool>(
+    dst: &LocalTensor<T>,
+    src: &LocalTensor<T>,
+    shared_tmp_buffer: &LocalTensor<u8>,
+    count: usize,
+) {
+    check_common(TAN, &CHIPS, dst, src, count);
+    check_operands(TAN, dst, src, shared_tmp_buffer, count);
+    let half = T::DTYPE == DType::F16;
+    let proc = if half { 10 } else { 4 };
+    let bytes = shared_tmp_buffer.get_size();
+    let split = bytes / T::SIZE / proc / ONE_BLK_SIZE * ONE_BLK_SIZE;
+    ensure(split > 0, TAN, || {
+        format!(
+            "sharedTmpBuffer has {bytes} bytes; it must hold at least {} ({proc} {} tensors of {ONE_BLK_SIZE} \
+             elements; see the host's GetTanMaxMinTmpSize)",
+            T::SIZE * proc * ONE_BLK_SIZE,
+            T::DTYPE
+        )
+    });
+    let tmp = shared_tmp_buffer.reinterpret_cast::<f32>();
+    let compute = |off: usize, cal: usize| {
+        if half {
+            let (d, s) = (dst.reinterpret_cast::<f16>().view(off), src.reinterpret_cast::<f16>().view(off));
+            let t: [LocalTensor<f32>; 5] = core::array::from_fn(|i| tmp.view(i * cal));
+            cast_masked::<f32, f16, false>(&t[1], &s, RoundMode::CastNone, MASK_PLACEHOLDER, 1, &WIDEN);
+            pipe_barrier::<PIPE_V>();
+            tan_round(&t[0], &t[1], &t[2], &t[3], &t[4]);
+            tan_polynomial(&t[0], &t[1], &t[2], &t[3], &t[4]);
+            cast_masked::<f16, f32, false>(&d, &t[0], RoundMode::CastNone, MASK_PLACEHOLDER, 1, &NARROW);
+            pipe_barrier::<PIPE_V>();
+        } else {
+            let (d, s) = (dst.reinterpret_cast::<f32>().view(off), src.reinterpret_cast::<f32>().view(off));
+            let t: [LocalTensor<f32>; 4] = core::array::from_fn(|i| tmp.view(i * cal));
+            adds_b(&t[3], &s, 0.0);
+            tan_round(&d, &t[3], &t[0], &t[1], &t[2]);
+            tan_polynomial(&d, &t[3], &t[0], &t[1], &t[2]);
+        }
+    };
+    let (full, tail) = (count / split, count % split);
+    set_mask_count();
+    set_vector_mask::<T>(Mask::Bits([split as u64, 0]));
+    for i in 0..full {
+        compute(i * split, split);
+    }
+    if tail > 0 {
+        set_vector_mask::<T>(Mask::Bits([tail as u64, 0]));
+        compute(full * split, tail.div_ceil(ONE_BLK_SIZE) * ONE_BLK_SIZE);
+    }
+    set_mask_norm();
+    reset_mask();
+}
+
+/// [`tan`] with the stack buffer as scratch (AscendC `Tan<T, isReuseSource>(dstTensor,
+/// srcTensor, calCount)`).
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let mut pipe = TPipe::new();
+/// let mut q = TBuf::<VecCalc>::new();
+/// pipe.init_tbuf(&mut q, 2 * 128 * 2);
+/// let (x, y) = (q.get_with_offset::<f16>(128, 0), q.get_with_offset::<f16>(128, 256));
+/// x.copy_from_slice(&[f16::from_f32(1.0); 128]);
+/// tan_stack::<_, false>(&y, &x, 128);
+/// assert!((y.get_value(0).to_f32() - 1f32.tan()).abs() < 2e-3);
+/// ```
+///
+/// # Panics
+/// As [`tan`], and if the core has no `TPipe` or its buffers leave no room.
+#[track_caller]
+pub fn tan_stack<T: TanElement, const IS_REUSE_SOURCE: bool>(
+    dst: &LocalTensor<T>,
+    src: &LocalTensor<T>,
+    count: usize,
+) {
+    tan::<T, IS_REUSE_SOURCE>(dst, src, &stack_tensor(TAN), count);
+}
+
+/// The scratch bytes `Tan` needs: `(max, min)` (AscendC `GetTanMaxMinTmpSize`): `fac *
+/// max(input bytes, 256)` and `fac * 256`, `fac` 10 for `half`, 4 for `float`.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// assert_eq!(get_tan_max_min_tmp_size(1024, 2, false), (20480, 2560));
+/// assert_eq!(get_tan_max_min_tmp_size(16, 4, false), (1024, 1024));
+/// ```
+///
+/// # Panics
+/// Panics if `input_size` is 0 (the vendor's host check) or `type_size` is neither 2 nor 4.
+#[track_caller]
+pub fn get_tan_max_min_tmp_size(
+    input_size: usize,
+    type_size: usize,
+    is_reuse_source: bool,
+) -> (usize, usize) {
+    let _ = is_reuse_source;
+    host_checks("GetTanMaxMinTmpSize", input_size, type_size);
+    let fac = if type_size == 4 { 4 } else { 10 };
+    (fac * (input_size * type_size).max(256), fac * 256)
+}
+
+/// `Tan`'s `(maxLiveNodeCount, extraBuf)` (AscendC `GetTanTmpBufferFactorSize`): 10 for
+/// `half`, 4 for `float`.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// assert_eq!(get_tan_tmp_buffer_factor_size(2), (10, 0));
+/// ```
+///
+/// # Panics
+/// Panics if `type_size` is neither 2 nor 4.
+#[track_caller]
+pub fn get_tan_tmp_buffer_factor_size(type_size: usize) -> (usize, usize) {
+    host_checks("GetTanTmpBufferFactorSize", 1, type_size);
+    (if type_size == 4 { 4 } else { 10 }, 0)
 }
