@@ -1,9 +1,10 @@
-//! The advanced API's trigonometric functions (`adv/math_trig.rs`): `Sin`, `Cos`, `Tan` and `Atan`,
+//! The advanced API's trigonometric functions (`adv/math_trig.rs`): `Sin`, `Cos`, `Tan`, `Asin`,
+//! `Acos` and `Atan`,
 //! against scalar references that restate the vendor's steps one instruction at a time with
 //! each one's rounding — `f32` arithmetic rounded to nearest-even, the rounding of `k` with
 //! Rust's `round`/`round_ties_even`/`floor` (Ascend910B) or through `int32_t` (`as i32`,
 //! saturating; Ascend310P), `half` widened exactly and the result narrowed to nearest-even
-//! (saturated in saturation mode) —
+//! (saturated in saturation mode), `half` arithmetic rounded once from the exact result —
 //! for both types on both supported chips, counts that leave tails, scratch sizes that force
 //! several rounds, `IS_REUSE_SOURCE`, and the stack form; bit for bit, with the scratch's last
 //! round and the mask state afterwards. Then an accuracy sanity check against `f64`, the host
@@ -14,7 +15,8 @@
     clippy::excessive_precision,
     clippy::approx_constant,
     clippy::assign_op_pattern,
-    clippy::manual_clamp
+    clippy::manual_clamp,
+    clippy::neg_multiply
 )]
 
 use ascend_core::prelude::*;
@@ -30,15 +32,19 @@ enum Api {
     Sin,
     Cos,
     Tan,
+    Asin,
+    Acos,
     Atan,
 }
 
-const APIS: [Api; 4] = [Api::Sin, Api::Cos, Api::Tan, Api::Atan];
+const APIS: [Api; 6] = [Api::Sin, Api::Cos, Api::Tan, Api::Asin, Api::Acos, Api::Atan];
 
 // ---- the references ------------------------------------------------------------------------
 
 /// The element types, with the conversions the references need.
-trait Fp: Element + SinElement + CosElement + TanElement + AtanElement + std::fmt::Debug {
+trait Fp:
+    Element + SinElement + CosElement + TanElement + AsinElement + AcosElement + AtanElement + std::fmt::Debug
+{
     fn to32(self) -> f32;
     /// `float → T` with `CAST_NONE` (to nearest-even; identity for `float`).
     fn from32(x: f32) -> Self {
@@ -223,20 +229,149 @@ fn r_tan(soc: Soc, x: f32) -> [f32; 6] {
     [num / den, p, den, d1, d2, x0]
 }
 
+/// The vendor's asin constants: π/2, √½ and the Taylor coefficients (`kCOEF`).
+const HALF_PI: f64 = 1.5707963267948966192313216916398;
+const BOUNDARY: f64 = 0.70710678118654752440084436210485;
+const ASIN_COEF: [f64; 8] = [
+    1.0,
+    0.16666666666666666666666666666667,
+    0.075,
+    0.04464285714285714285714285714286,
+    0.03038194444444444444444444444444,
+    0.02237215909090909090909090909091,
+    0.01735276442307692307692307692308,
+    0.01396484375,
+];
+
+/// The expansion from `sq = x²` in float (`AsinTaylorComputeBySquareValue`): `(t, √sq)`.
+fn asin_by_square(sq: f32) -> (f32, f32) {
+    let mut d = sq * 1.0;
+    d = d * ASIN_COEF[7] as f32;
+    for &c in ASIN_COEF[1..7].iter().rev() {
+        d = d + c as f32;
+        d = d * sq;
+    }
+    d = d + ASIN_COEF[0] as f32;
+    let r = sq.sqrt();
+    (d * r, r)
+}
+
+/// One element of `Asin` (`acos`: `Acos`) for float: `(result, den, sign)` — the scratch's
+/// first two tensors at the end.
+fn r_asin_f32(acos: bool, x: f32) -> [f32; 3] {
+    let f = |v: f64| v as f32;
+    let mut t2 = x * x;
+    t2 = t2 * -1.0;
+    t2 = t2 + 1.0;
+    let d = t2.sqrt();
+    // AsinTaylorCompute(t2, d, t1) in float.
+    let sq = d * d;
+    let mut t = d * d * f(ASIN_COEF[7]);
+    for &c in ASIN_COEF[1..7].iter().rev() {
+        t = (t + f(c)) * sq;
+    }
+    t = (t + f(ASIN_COEF[0])) * d;
+    t2 = t * -1.0 + f(HALF_PI);
+    let (mut dd, mut t1) = asin_by_square(x * x);
+    t1 = t1.min(f(BOUNDARY)) + -f(BOUNDARY);
+    t1 = t1.floor() as i32 as f32;
+    t1 = t1 * -1.0;
+    dd = dd * t1;
+    t1 = t1 * -1.0 + 1.0;
+    t2 = t2 * t1;
+    dd = dd + t2;
+    let s = x * 4611686018427387904.0;
+    let den = s.abs() + f(2.168404344971009e-19);
+    let sign = s / den;
+    dd = dd * sign;
+    if acos {
+        dd = (dd + -f(HALF_PI)) * -1.0;
+    }
+    [dd, den, sign]
+}
+
+/// One `half` operation's result: the exact value rounded once (saturated in saturation mode).
+fn h(v: f64, sat: bool) -> f16 {
+    f16::from_f64(if sat && v.is_nan() {
+        0.0
+    } else if sat {
+        v.clamp(-65504.0, 65504.0)
+    } else {
+        v
+    })
+}
+
+/// One element of `Asin` (`acos`: `Acos`) for half: `(result, the float result in the
+/// scratch, sign as half, its denominator as half)`.
+fn r_asin_f16(acos: bool, x: f16, sat: bool) -> (f16, f32, f16, f16) {
+    let w = |v: f16| v.to_f64();
+    let c = |v: f64| f16::from_f32(v as f32);
+    // π/2 − taylor(√(1 − x²)) in float.
+    let mut f2 = x.to_f32();
+    f2 = f2 * f2;
+    f2 = f2 * -1.0;
+    f2 = f2 + 1.0;
+    let mut f1 = asin_by_square(f2).0;
+    f1 = f1 * -1.0 + HALF_PI as f32;
+    // taylor(|x|) in half.
+    let a = f16::from_bits(x.to_bits() & 0x7FFF);
+    let sq = h(w(a) * w(a), sat);
+    let mut d = h(w(sq) * w(c(ASIN_COEF[7])), sat);
+    for &k in ASIN_COEF[1..7].iter().rev() {
+        d = h(w(d) + w(c(k)), sat);
+        d = h(w(d) * w(sq), sat);
+    }
+    d = h(w(d) + w(c(ASIN_COEF[0])), sat);
+    d = h(w(d) * w(a), sat);
+    // The choices.
+    let mut h2 = if w(a) < w(c(BOUNDARY)) { a } else { c(BOUNDARY) };
+    h2 = h(w(h2) + w(c(-BOUNDARY)), sat);
+    h2 = f16::from_f64(h2.to_f64().floor() as i8 as f64);
+    h2 = h(w(h2) * -1.0, sat);
+    d = h(w(d) * w(h2), sat);
+    h2 = h(w(h2) * -1.0, sat);
+    h2 = h(w(h2) + 1.0, sat);
+    f1 = f1 * h2.to_f32();
+    f1 = d.to_f32() + f1;
+    // sign(x) in half.
+    let s = h(w(x) * 32768.0, sat);
+    let den = h(w(s).abs() + w(c(3.0517578125e-05)), sat);
+    let sign = h(w(s) / w(den), sat);
+    f1 = f1 * sign.to_f32();
+    if acos {
+        f1 = (f1 + -(HALF_PI as f32)) * -1.0;
+    }
+    (h(f1 as f64, sat), f1, sign, den)
+}
+
 /// `api` of one element on `soc`, rounded to `T`.
 fn reference<T: Fp>(api: Api, soc: Soc, x: T) -> T {
+    let sat = get_overflow_mode() == OverflowMode::Saturation;
+    if matches!(api, Api::Asin | Api::Acos) {
+        let acos = api == Api::Acos;
+        return if T::SIZE == 2 {
+            T::from_bits64(u64::from(r_asin_f16(acos, f16::from_f32(x.to32()), sat).0.to_bits()))
+        } else {
+            T::from32(r_asin_f32(acos, x.to32())[0])
+        };
+    }
     let r = match api {
         Api::Sin => r_sin_cos(false, soc, x.to32())[0],
         Api::Cos => r_sin_cos(true, soc, x.to32())[0],
         Api::Tan => r_tan(soc, x.to32())[0],
         Api::Atan => r_atan(x.to32())[0],
+        Api::Asin | Api::Acos => unreachable!(),
     };
-    T::from32_sat(r, get_overflow_mode() == OverflowMode::Saturation)
+    T::from32_sat(r, sat)
 }
 
 /// Random inputs: values near multiples of π/2 and of 1, moderate and large values, random
-/// bits; finite and, but for `Atan`, in `[-65504, 65504]` (the page's range for `Sin`/`Cos`).
+/// bits; finite and, but for `Atan`, in `[-65504, 65504]` (the page's range for `Sin`/`Cos`);
+/// for `Asin`/`Acos` in the page's `[-1, 1]`.
 fn inputs<T: Fp>(api: Api, rng: &mut Rng, n: usize) -> Vec<T> {
+    if matches!(api, Api::Asin | Api::Acos) {
+        return asin_inputs(rng, n);
+    }
     let edges = [0.0, 1.0, 0.5, 1e-30, 1e-45, 0.41421357, 2.4142137, 10000.0, 10001.0, 65504.0, 3e38];
     (0..n)
         .map(|_| loop {
@@ -260,6 +395,38 @@ fn inputs<T: Fp>(api: Api, rng: &mut Rng, n: usize) -> Vec<T> {
         .collect()
 }
 
+/// Inputs in `[-1, 1]`: edges (±1, 0, √½ and its neighbours, tiny values), uniform values and
+/// random bits.
+fn asin_inputs<T: Fp>(rng: &mut Rng, n: usize) -> Vec<T> {
+    let b = T::from_f64(BOUNDARY);
+    let edges = [
+        T::from_f64(0.0),
+        T::from_f64(1.0),
+        T::from_bits64(T::from_f64(1.0).to_bits_u64() - 1),
+        b,
+        T::from_bits64(b.to_bits_u64() + 1),
+        T::from_bits64(b.to_bits_u64() - 1),
+        T::from_f64(BOUNDARY as f32 as f64),
+        T::from_f64(1e-30),
+        T::from_f64(6e-8),
+        T::from_f64(0.5),
+    ];
+    (0..n)
+        .map(|_| loop {
+            let v = match rng.below(3) {
+                0 => edges[rng.index(edges.len())],
+                1 => T::from_f64(rng.next() as f64 / u64::MAX as f64),
+                _ => T::random(rng),
+            };
+            let v =
+                if rng.chance(2) { T::from_bits64(v.to_bits_u64() ^ (1 << (T::SIZE * 8 - 1))) } else { v };
+            if v.to32().abs() <= 1.0 {
+                break v;
+            }
+        })
+        .collect()
+}
+
 fn call<T: Fp, const R: bool>(
     api: Api,
     dst: &LocalTensor<T>,
@@ -274,14 +441,20 @@ fn call<T: Fp, const R: bool>(
         (Api::Cos, None) => cos_stack::<T, R>(dst, src, n),
         (Api::Tan, Some(t)) => tan::<T, R>(dst, src, t, n),
         (Api::Tan, None) => tan_stack::<T, R>(dst, src, n),
+        (Api::Asin, Some(t)) => asin::<T, R>(dst, src, t, n),
+        (Api::Asin, None) => asin_stack::<T, R>(dst, src, n),
+        (Api::Acos, Some(t)) => acos::<T, R>(dst, src, t, n),
+        (Api::Acos, None) => acos_stack::<T, R>(dst, src, n),
         (Api::Atan, Some(t)) => atan::<T, R>(dst, src, t, n),
         (Api::Atan, None) => atan_stack::<T, R>(dst, src, n),
     }
 }
 
-/// The `float` tensors of the scratch per round element (Tan: `T` elements).
+/// The `float` tensors of the scratch per round element (Tan, Asin, Acos: `T` elements).
 fn procedure(api: Api, half: bool, reuse: bool) -> usize {
     match (api, half, reuse) {
+        (Api::Asin | Api::Acos, true, _) => 6,
+        (Api::Asin | Api::Acos, false, _) => 4,
         (Api::Tan, true, _) => 10,
         (Api::Tan, false, _) => 4,
         (Api::Atan, true, _) => 6,
@@ -330,7 +503,8 @@ fn check<T: Fp, const R: bool>(api: Api, soc: Soc, count: usize, tmp_bytes: Opti
         assert_eq!(get_vector_mask(), [u64::MAX, u64::MAX], "{ctx}");
         // The scratch: the last round's intermediates.
         let Some(bytes) = tmp_bytes else { return };
-        let split = bytes / if api == Api::Tan { T::SIZE } else { 4 } / procedure(api, half, R) / 32 * 32;
+        let unit = if matches!(api, Api::Tan | Api::Asin | Api::Acos) { T::SIZE } else { 4 };
+        let split = bytes / unit / procedure(api, half, R) / 32 * 32;
         if count == 0 {
             return;
         }
@@ -342,6 +516,35 @@ fn check<T: Fp, const R: bool>(api: Api, soc: Soc, count: usize, tmp_bytes: Opti
         let f = tmp.reinterpret_cast::<f32>().to_vec();
         let at = |k: usize| &f[k * stride..k * stride + n];
         let col = |steps: &[[f32; 6]], j: usize| -> Vec<f32> { steps.iter().map(|s| s[j]).collect() };
+        if matches!(api, Api::Asin | Api::Acos) {
+            let acos = api == Api::Acos;
+            if half {
+                // The float result, sign as float; then (in halves) sign and its denominator.
+                let sat = get_overflow_mode() == OverflowMode::Saturation;
+                let steps: Vec<_> =
+                    last.iter().map(|v| r_asin_f16(acos, f16::from_f32(v.to32()), sat)).collect();
+                let hv = tmp.reinterpret_cast::<f16>().to_vec();
+                let f1: Vec<f32> = steps.iter().map(|s| s.1).collect();
+                let f2: Vec<f32> = steps.iter().map(|s| s.2.to_f32()).collect();
+                let sign: Vec<f16> = steps.iter().map(|s| s.2).collect();
+                let den: Vec<f16> = steps.iter().map(|s| s.3).collect();
+                assert_bits_ctx(at(0), &f1, format!("scratch's float result; {ctx}"));
+                assert_bits_ctx(at(1), &f2, format!("scratch's float sign; {ctx}"));
+                assert_bits_ctx(&hv[4 * split..4 * split + n], &sign, format!("scratch's half sign; {ctx}"));
+                assert_bits_ctx(&hv[5 * split..5 * split + n], &den, format!("scratch's denominator; {ctx}"));
+            } else {
+                let steps: Vec<[f32; 6]> = last
+                    .iter()
+                    .map(|v| {
+                        let r = r_asin_f32(acos, v.to32());
+                        [r[0], r[1], r[2], 0.0, 0.0, 0.0]
+                    })
+                    .collect();
+                assert_bits_ctx(at(0), &col(&steps, 1), format!("scratch's denominator; {ctx}"));
+                assert_bits_ctx(at(1), &col(&steps, 2), format!("scratch's sign; {ctx}"));
+            }
+            return;
+        }
         if api == Api::Tan {
             // float: the denominator, x₀ ± π/2, x₀ (dst held the products); half: the result,
             // x₀, the denominator, x₀ ± π/2.
@@ -418,13 +621,18 @@ fn every_function_float() {
 
 #[test]
 fn every_half_input() {
-    // All finite halves (and the infinities for Atan) once, on both chips.
+    // All finite halves (and the infinities for Atan; for Asin/Acos those in [-1, 1]) once, on
+    // both chips.
     for api in APIS {
         for soc in CHIPS {
             on(soc, || {
                 let xs: Vec<f16> = (0..=u16::MAX)
                     .map(f16::from_bits)
-                    .filter(|v| !v.is_nan() && (api == Api::Atan || v.is_finite()))
+                    .filter(|v| match api {
+                        Api::Atan => !v.is_nan(),
+                        Api::Asin | Api::Acos => v.to_f32().abs() <= 1.0,
+                        _ => v.is_finite(),
+                    })
                     .collect();
                 let n = 8192;
                 let u = ub(2 * n * 2 + 24 * 1024);
@@ -508,6 +716,30 @@ fn accuracy_against_f64() {
             assert!((d.get_value(0) as f64 - std::f64::consts::FRAC_PI_2).abs() < 1.1e-4);
         });
     }
+    // Asin and Acos on [-1, 1]: the degree-15 expansions near √½ leave up to ~6e-5.
+    for soc in CHIPS {
+        on(soc, || {
+            let n = 4097;
+            let u = ub(3 * 16448 + 64 * 1024);
+            let (s, d, t) = (u.t::<f32>(0, n), u.t::<f32>(16448, n), u.t::<u8>(2 * 16448, 64 * 1024));
+            let xs: Vec<f32> = (0..n).map(|i| (i as f32 - 2048.0) / 2048.0).collect();
+            s.copy_from_slice(&xs);
+            for (api, f) in [(Api::Asin, f64::asin as fn(f64) -> f64), (Api::Acos, f64::acos)] {
+                call::<f32, false>(api, &d, &s, Some(&t), n);
+                let worst = xs
+                    .iter()
+                    .zip(&d.to_vec())
+                    .map(|(&x, &y)| (y as f64 - f(x as f64)).abs())
+                    .fold(0.0, f64::max);
+                assert!(worst < 1e-4, "{api:?} off by {worst} on {soc}");
+                // Away from √½ the expansions are far more accurate.
+                for (&x, &y) in xs.iter().zip(&d.to_vec()).filter(|(x, _)| x.abs() < 0.5 || x.abs() > 0.9) {
+                    let e = (y as f64 - f(x as f64)).abs();
+                    assert!(e < 2e-6, "{api:?}({x}) = {y}, off by {e} on {soc}");
+                }
+            }
+        });
+    }
     // The vendor's Sin page: sin(-2.56) = -0.54889839 in half.
     on(Soc::Ascend910B, || {
         let u = ub(3 * 256 + 2048);
@@ -533,6 +765,14 @@ fn host_tiling() {
     assert_eq!(get_tan_max_min_tmp_size(10, 4, false), (1024, 1024));
     assert_eq!(get_tan_tmp_buffer_factor_size(2), (10, 0));
     assert_eq!(get_tan_tmp_buffer_factor_size(4), (4, 0));
+    assert_eq!(get_asin_max_min_tmp_size(1000, 2, false), (12000, 1536));
+    assert_eq!(get_asin_max_min_tmp_size(1000, 4, false), (8000, 512));
+    assert_eq!(get_acos_max_min_tmp_size(1000, 2, false), (12000, 1536));
+    assert_eq!(get_acos_max_min_tmp_size(10, 4, false), (512, 512));
+    assert_eq!(get_asin_tmp_buffer_factor_size(2), (6, 0));
+    assert_eq!(get_asin_tmp_buffer_factor_size(4), (2, 0));
+    assert_eq!(get_acos_tmp_buffer_factor_size(2), (6, 0));
+    assert_eq!(get_acos_tmp_buffer_factor_size(4), (2, 0));
     assert_eq!(get_atan_max_min_tmp_size(1000, 2, false), (24000, 3072));
     assert_eq!(get_atan_max_min_tmp_size(1000, 4, true), (20000, 1280));
     assert_eq!(get_sin_tmp_buffer_factor_size(2), (8, 0));
@@ -545,6 +785,8 @@ fn host_tiling() {
         (get_sin_max_min_tmp_size as fn(usize, usize, bool) -> (usize, usize), "GetSinMaxMinTmpSize"),
         (get_cos_max_min_tmp_size, "GetCosMaxMinTmpSize"),
         (get_tan_max_min_tmp_size, "GetTanMaxMinTmpSize"),
+        (get_asin_max_min_tmp_size, "GetAsinMaxMinTmpSize"),
+        (get_acos_max_min_tmp_size, "GetAcosMaxMinTmpSize"),
         (get_atan_max_min_tmp_size, "GetAtanMaxMinTmpSize"),
     ] {
         expect_panic(
@@ -572,6 +814,8 @@ fn host_tiling() {
         get_sin_tmp_buffer_factor_size,
         get_cos_tmp_buffer_factor_size,
         get_tan_tmp_buffer_factor_size,
+        get_asin_tmp_buffer_factor_size,
+        get_acos_tmp_buffer_factor_size,
         get_atan_tmp_buffer_factor_size,
     ] {
         expect_panic(
@@ -588,6 +832,10 @@ fn host_tiling() {
         check::<f32, false>(Api::Cos, soc, 100, Some(get_cos_max_min_tmp_size(100, 4, false).1), 9);
         check::<f16, false>(Api::Tan, soc, 100, Some(get_tan_max_min_tmp_size(100, 2, false).1), 12);
         check::<f32, false>(Api::Tan, soc, 100, Some(get_tan_max_min_tmp_size(100, 4, false).1), 13);
+        check::<f16, false>(Api::Asin, soc, 100, Some(get_asin_max_min_tmp_size(100, 2, false).1), 14);
+        check::<f32, false>(Api::Asin, soc, 100, Some(get_asin_max_min_tmp_size(100, 4, false).1), 15);
+        check::<f16, false>(Api::Acos, soc, 100, Some(get_acos_max_min_tmp_size(100, 2, false).1), 16);
+        check::<f32, false>(Api::Acos, soc, 100, Some(get_acos_max_min_tmp_size(100, 4, false).1), 17);
         check::<f16, false>(Api::Atan, soc, 100, Some(get_atan_max_min_tmp_size(100, 2, false).1), 10);
         check::<f32, false>(Api::Atan, soc, 100, Some(get_atan_max_min_tmp_size(100, 4, false).1), 11);
     }
@@ -682,8 +930,15 @@ fn scratch_too_small() {
             }
         });
     }
-    // Tan counts its split in T: 10 halves or 4 floats per element.
-    for (half, need) in [(true, 640usize), (false, 512)] {
+    // Tan, Asin and Acos count their split in T: 10 halves or 4 floats per element (Tan), 6
+    // halves or 4 floats (Asin, Acos).
+    for (api, half, need, what) in [
+        (Api::Tan, true, 640usize, "10 half tensors"),
+        (Api::Tan, false, 512, "4 float tensors"),
+        (Api::Asin, true, 384, "6 half tensors"),
+        (Api::Asin, false, 512, "4 float tensors"),
+        (Api::Acos, true, 384, "6 half tensors"),
+    ] {
         on(Soc::Ascend910B, || {
             let bytes = need - 2;
             let u = ub(2 * 1024 + 1024);
@@ -691,10 +946,16 @@ fn scratch_too_small() {
             let has = format!("sharedTmpBuffer has {bytes} bytes; it must hold at least {need}");
             if half {
                 let (s, d) = (u.t::<f16>(0, 64), u.t::<f16>(1024, 64));
-                expect_panic(|| tan::<_, false>(&d, &s, &t, 64), &["Tan", &has, "10 half tensors"]);
+                expect_panic(
+                    || call::<_, false>(api, &d, &s, Some(&t), 64),
+                    &[&format!("{api:?}"), &has, what],
+                );
             } else {
                 let (s, d) = (u.t::<f32>(0, 64), u.t::<f32>(1024, 64));
-                expect_panic(|| tan::<_, false>(&d, &s, &t, 64), &["Tan", &has, "4 float tensors"]);
+                expect_panic(
+                    || call::<_, false>(api, &d, &s, Some(&t), 64),
+                    &[&format!("{api:?}"), &has, what],
+                );
             }
         });
     }

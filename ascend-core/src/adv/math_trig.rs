@@ -1,9 +1,10 @@
 //! Trigonometric functions of the advanced API (the vendor's `adv_api/math`): `Sin`, `Cos`,
-//! `Tan` and `Atan`, with their host tiling helpers.
+//! `Tan`, `Asin`, `Acos` and `Atan`, with their host tiling helpers.
 //!
-//! All of them compute in `float` (a `half` source is widened into the temporary buffer first and
-//! the result narrowed back with `CAST_NONE`), in counter mode over rounds of the vendor's
-//! split, with a `PipeBarrier<PIPE_V>` where the vendor has one:
+//! They compute in `float` (a `half` source is widened into the temporary buffer first and the
+//! result narrowed back with `CAST_NONE`; `Asin`/`Acos` keep part of their `half` steps in
+//! `half`), in counter mode over rounds of the vendor's split, with a `PipeBarrier<PIPE_V>`
+//! where the vendor has one:
 //! - `Sin` and `Cos` reduce `x` by a multiple `k` of π (`π` split into four or five `float`
 //!   parts, Cody–Waite style), evaluate the vendor's odd polynomial on the reduced value and
 //!   give it the sign `(-1)^k`, computed as `4·floor(k/2) − 2k + 1`. `k` is rounded with a
@@ -12,6 +13,10 @@
 //!   beyond that the results are still the instructions' (not checked).
 //! - `Tan` reduces `x` the same way (`k` rounded to even), carries `x₀ ± π/2` along, and
 //!   divides the vendor's rational approximation `x₀·P(x₀²) / ((x₀² + c)·(x₀ + π/2)·(x₀ − π/2))`.
+//! - `Asin` evaluates the degree-15 Taylor expansion both at `|x|` and at `√(1 − x²)` (as
+//!   `π/2 − …`), picks one with `0/1` factors from `floor(min(|x|, √½) − √½)` and restores the
+//!   sign with a `float`/`half` approximation of `sign(x)`; `Acos` is `−(asin x − π/2)`. Their
+//!   pages limit inputs to `[-1, 1]` (outside, the results are invalid; not checked).
 //! - `Atan` clips `x` to `[-10000, 10000]`, evaluates three Taylor expansions on reduced
 //!   arguments of `|x|` and keeps their minimum, then multiplies by a `float` approximation
 //!   of `sign(x)` (`2^62·x / (2^-62 + 2^62·|x|)`).
@@ -26,14 +31,19 @@ use crate::error::ensure;
 use crate::soc::Soc;
 use crate::sync::{pipe_barrier, PIPE_V};
 use crate::tensor::LocalTensor;
-use crate::vector::binary::{add_masked, div_masked, min_masked, mul_masked, sub_masked};
+use crate::vector::binary::{
+    add_masked, div_masked, min_masked, mul_masked, sub_masked, AddElement, DivElement, MinElement,
+    MulElement, SubElement,
+};
 use crate::vector::cast::{cast_masked, RoundMode};
 use crate::vector::mask::{
     reset_mask, set_mask_count, set_mask_norm, set_vector_mask, Mask, MASK_PLACEHOLDER,
 };
 use crate::vector::params::{BinaryRepeatParams, UnaryRepeatParams};
-use crate::vector::scalar::{adds_masked, maxs_masked, mins_masked, muls_masked};
-use crate::vector::unary::abs_masked;
+use crate::vector::scalar::{
+    adds_masked, maxs_masked, mins_masked, muls_masked, AddsElement, MinsElement, MulsElement,
+};
+use crate::vector::unary::{abs_masked, sqrt_masked, AbsElement, SqrtElement};
 
 use super::{check_apart, check_common, host_checks, span, stack_tensor, whole};
 
@@ -64,11 +74,15 @@ element_trait!(SinElement, sin);
 element_trait!(CosElement, cos);
 element_trait!(AtanElement, atan);
 element_trait!(TanElement, tan);
+element_trait!(AsinElement, asin);
+element_trait!(AcosElement, acos);
 
 const SIN: &str = "Sin";
 const COS: &str = "Cos";
 const ATAN: &str = "Atan";
 const TAN: &str = "Tan";
+const ASIN: &str = "Asin";
+const ACOS: &str = "Acos";
 
 /// The chips whose build of the vendor's library implements these functions (`__NPU_ARCH__`
 /// 2201 and 2002).
@@ -174,50 +188,71 @@ fn integral_in_place(t: &LocalTensor<f32>, mode: RoundMode) {
 
 /// `Muls` then `PipeBarrier<PIPE_V>`.
 #[track_caller]
-fn muls_b(dst: &LocalTensor<f32>, src: &LocalTensor<f32>, s: f32) {
-    muls_masked::<f32, false>(dst, src, s, MASK_PLACEHOLDER, 1, &UnaryRepeatParams::default());
+fn muls_b<T: MulsElement>(dst: &LocalTensor<T>, src: &LocalTensor<T>, s: T) {
+    muls_masked::<T, false>(dst, src, s, MASK_PLACEHOLDER, 1, &UnaryRepeatParams::default());
     pipe_barrier::<PIPE_V>();
 }
 
 /// `Adds` then `PipeBarrier<PIPE_V>`.
 #[track_caller]
-fn adds_b(dst: &LocalTensor<f32>, src: &LocalTensor<f32>, s: f32) {
-    adds_masked::<f32, false>(dst, src, s, MASK_PLACEHOLDER, 1, &UnaryRepeatParams::default());
+fn adds_b<T: AddsElement>(dst: &LocalTensor<T>, src: &LocalTensor<T>, s: T) {
+    adds_masked::<T, false>(dst, src, s, MASK_PLACEHOLDER, 1, &UnaryRepeatParams::default());
+    pipe_barrier::<PIPE_V>();
+}
+
+/// `Mins` then `PipeBarrier<PIPE_V>`.
+#[track_caller]
+fn mins_b<T: MinsElement>(dst: &LocalTensor<T>, src: &LocalTensor<T>, s: T) {
+    mins_masked::<T, false>(dst, src, s, MASK_PLACEHOLDER, 1, &UnaryRepeatParams::default());
     pipe_barrier::<PIPE_V>();
 }
 
 /// `Mul` then `PipeBarrier<PIPE_V>`.
 #[track_caller]
-fn mul_b(dst: &LocalTensor<f32>, a: &LocalTensor<f32>, b: &LocalTensor<f32>) {
-    mul_masked::<f32, false>(dst, a, b, MASK_PLACEHOLDER, 1, &BinaryRepeatParams::default());
+fn mul_b<T: MulElement>(dst: &LocalTensor<T>, a: &LocalTensor<T>, b: &LocalTensor<T>) {
+    mul_masked::<T, false>(dst, a, b, MASK_PLACEHOLDER, 1, &BinaryRepeatParams::default());
+    pipe_barrier::<PIPE_V>();
+}
+
+/// `Add` then `PipeBarrier<PIPE_V>`.
+#[track_caller]
+fn add_b<T: AddElement>(dst: &LocalTensor<T>, a: &LocalTensor<T>, b: &LocalTensor<T>) {
+    add_masked::<T, false>(dst, a, b, MASK_PLACEHOLDER, 1, &BinaryRepeatParams::default());
     pipe_barrier::<PIPE_V>();
 }
 
 /// `Sub` then `PipeBarrier<PIPE_V>`.
 #[track_caller]
-fn sub_b(dst: &LocalTensor<f32>, a: &LocalTensor<f32>, b: &LocalTensor<f32>) {
-    sub_masked::<f32, false>(dst, a, b, MASK_PLACEHOLDER, 1, &BinaryRepeatParams::default());
+fn sub_b<T: SubElement>(dst: &LocalTensor<T>, a: &LocalTensor<T>, b: &LocalTensor<T>) {
+    sub_masked::<T, false>(dst, a, b, MASK_PLACEHOLDER, 1, &BinaryRepeatParams::default());
     pipe_barrier::<PIPE_V>();
 }
 
 /// `Abs` then `PipeBarrier<PIPE_V>`.
 #[track_caller]
-fn abs_b(dst: &LocalTensor<f32>, src: &LocalTensor<f32>) {
-    abs_masked::<f32, false>(dst, src, MASK_PLACEHOLDER, 1, &UnaryRepeatParams::default());
+fn abs_b<T: AbsElement>(dst: &LocalTensor<T>, src: &LocalTensor<T>) {
+    abs_masked::<T, false>(dst, src, MASK_PLACEHOLDER, 1, &UnaryRepeatParams::default());
+    pipe_barrier::<PIPE_V>();
+}
+
+/// `Sqrt` then `PipeBarrier<PIPE_V>`.
+#[track_caller]
+fn sqrt_b<T: SqrtElement>(dst: &LocalTensor<T>, src: &LocalTensor<T>) {
+    sqrt_masked::<T, false>(dst, src, MASK_PLACEHOLDER, 1, &UnaryRepeatParams::default());
     pipe_barrier::<PIPE_V>();
 }
 
 /// `Div` then `PipeBarrier<PIPE_V>`.
 #[track_caller]
-fn div_b(dst: &LocalTensor<f32>, a: &LocalTensor<f32>, b: &LocalTensor<f32>) {
-    div_masked::<f32, false>(dst, a, b, MASK_PLACEHOLDER, 1, &BinaryRepeatParams::default());
+fn div_b<T: DivElement>(dst: &LocalTensor<T>, a: &LocalTensor<T>, b: &LocalTensor<T>) {
+    div_masked::<T, false>(dst, a, b, MASK_PLACEHOLDER, 1, &BinaryRepeatParams::default());
     pipe_barrier::<PIPE_V>();
 }
 
 /// `Min` then `PipeBarrier<PIPE_V>`.
 #[track_caller]
-fn min_b(dst: &LocalTensor<f32>, a: &LocalTensor<f32>, b: &LocalTensor<f32>) {
-    min_masked::<f32, false>(dst, a, b, MASK_PLACEHOLDER, 1, &BinaryRepeatParams::default());
+fn min_b<T: MinElement>(dst: &LocalTensor<T>, a: &LocalTensor<T>, b: &LocalTensor<T>) {
+    min_masked::<T, false>(dst, a, b, MASK_PLACEHOLDER, 1, &BinaryRepeatParams::default());
     pipe_barrier::<PIPE_V>();
 }
 
@@ -310,8 +345,7 @@ fn polynomial(
     integral_in_place(dst, RoundMode::CastFloor);
     muls_b(dst, dst, 4.0);
     muls_b(round, round, -2.0);
-    add_masked::<f32, false>(dst, dst, round, MASK_PLACEHOLDER, 1, &BinaryRepeatParams::default());
-    pipe_barrier::<PIPE_V>();
+    add_b(dst, dst, round);
     adds_b(dst, dst, 1.0);
 
     muls_b(round, kpi, POLY[0]);
@@ -1045,4 +1079,433 @@ pub fn get_tan_max_min_tmp_size(
 pub fn get_tan_tmp_buffer_factor_size(type_size: usize) -> (usize, usize) {
     host_checks("GetTanTmpBufferFactorSize", 1, type_size);
     (if type_size == 4 { 4 } else { 10 }, 0)
+}
+
+// ---------------------------------------------------------------------------------------
+// Asin, Acos
+// ---------------------------------------------------------------------------------------
+
+/// `π/2` and `√½` as the vendor's `float` constants (`HALF_PI`, `BOUNDARY`).
+#[allow(clippy::excessive_precision, clippy::approx_constant)] // the vendor's literal
+const HALF_PI: f32 = 1.5707963267948966192313216916398_f64 as f32;
+#[allow(clippy::excessive_precision, clippy::approx_constant)] // the vendor's literal
+const BOUNDARY: f32 = 0.70710678118654752440084436210485_f64 as f32;
+/// The Taylor coefficients of asin (`kCOEF`): `(2n)! / (4ⁿ (n!)² (2n + 1))`.
+#[allow(clippy::excessive_precision)] // the vendor's literals, as written
+const ASIN_COEF: [f32; 8] = [
+    1.0,
+    0.16666666666666666666666666666667_f64 as f32,
+    0.075,
+    0.04464285714285714285714285714286_f64 as f32,
+    0.03038194444444444444444444444444_f64 as f32,
+    0.02237215909090909090909090909091_f64 as f32,
+    0.01735276442307692307692307692308_f64 as f32,
+    0.01396484375,
+];
+
+/// An element type's view of a `float` constant (`static_cast<T>`): rounded to nearest-even
+/// for `half`.
+trait Scalar: Element + MulsElement + AddsElement + MinsElement + MulElement + AbsElement + DivElement {
+    fn of(v: f32) -> Self;
+}
+impl Scalar for f16 {
+    fn of(v: f32) -> f16 {
+        f16::from_f32(v)
+    }
+}
+impl Scalar for f32 {
+    fn of(v: f32) -> f32 {
+        v
+    }
+}
+
+/// The vendor's `GetSign`: `dst = m·x / (m⁻¹ + |m·x|)`, `m` `2^62` for `float`, `2^15` for
+/// `half` (its constants as `T`), `den` holding the denominator.
+#[track_caller]
+#[allow(clippy::excessive_precision)] // the vendor's literal, as written
+fn get_sign<T: Scalar>(dst: &LocalTensor<T>, src: &LocalTensor<T>, den: &LocalTensor<T>) {
+    let (max, min) = if T::SIZE == 4 {
+        (4611686018427387904.0, 2.168404344971009e-19_f64 as f32)
+    } else {
+        (32768.0, 3.0517578125e-05)
+    };
+    muls_b(dst, src, T::of(max));
+    abs_b(den, dst);
+    adds_b(den, den, T::of(min));
+    div_b(dst, dst, den);
+}
+
+/// The vendor's `AsinTaylorCompute`: `dst = x·(c₀ + x²·(c₁ + … + x²·c₇))` in `T`, `x²` into
+/// `sq`.
+#[track_caller]
+fn asin_taylor<T: Scalar>(dst: &LocalTensor<T>, src: &LocalTensor<T>, sq: &LocalTensor<T>) {
+    let binary = BinaryRepeatParams::default();
+    mul_masked::<T, false>(dst, src, src, MASK_PLACEHOLDER, 1, &binary);
+    mul_masked::<T, false>(sq, src, src, MASK_PLACEHOLDER, 1, &binary);
+    pipe_barrier::<PIPE_V>();
+    muls_b(dst, dst, T::of(ASIN_COEF[7]));
+    for &c in ASIN_COEF[1..7].iter().rev() {
+        adds_b(dst, dst, T::of(c));
+        mul_b(dst, dst, sq);
+    }
+    adds_b(dst, dst, T::of(ASIN_COEF[0]));
+    mul_b(dst, dst, src);
+}
+
+/// The vendor's `AsinTaylorComputeBySquareValue` in `float`: the expansion from `sq = x²`,
+/// `sq` becoming `√sq` for the last product.
+#[track_caller]
+fn asin_taylor_by_square(dst: &LocalTensor<f32>, sq: &LocalTensor<f32>) {
+    muls_b(dst, sq, 1.0);
+    muls_b(dst, dst, ASIN_COEF[7]);
+    for &c in ASIN_COEF[1..7].iter().rev() {
+        adds_b(dst, dst, c);
+        mul_b(dst, dst, sq);
+    }
+    adds_b(dst, dst, ASIN_COEF[0]);
+    sqrt_b(sq, sq);
+    mul_b(dst, dst, sq);
+}
+
+/// The vendor's `AsinCompute` for `float`: `t1`, `t2` the scratch's first two tensors.
+#[track_caller]
+fn asin_float(dst: &LocalTensor<f32>, src: &LocalTensor<f32>, t1: &LocalTensor<f32>, t2: &LocalTensor<f32>) {
+    // t2 = π/2 − taylor(√(1 − x²)).
+    mul_b(t2, src, src);
+    muls_b(t2, t2, -1.0);
+    adds_b(t2, t2, 1.0);
+    sqrt_b(dst, t2);
+    asin_taylor(t2, dst, t1);
+    pipe_barrier::<PIPE_V>();
+    muls_b(t2, t2, -1.0);
+    adds_b(t2, t2, HALF_PI);
+    // dst = taylor(|x|) from x², t1 = √(x²).
+    mul_b(t1, src, src);
+    asin_taylor_by_square(dst, t1);
+    pipe_barrier::<PIPE_V>();
+    // choice₁ = −floor(min(|x|, √½) − √½), choice₂ = 1 − choice₁.
+    mins_b(t1, t1, BOUNDARY);
+    adds_b(t1, t1, -BOUNDARY);
+    let ti = t1.reinterpret_cast::<i32>();
+    cast_masked::<i32, f32, false>(&ti, t1, RoundMode::CastFloor, MASK_PLACEHOLDER, 1, &SAME);
+    pipe_barrier::<PIPE_V>();
+    cast_masked::<f32, i32, false>(t1, &ti, RoundMode::CastNone, MASK_PLACEHOLDER, 1, &SAME);
+    pipe_barrier::<PIPE_V>();
+    pipe_barrier::<PIPE_V>();
+    muls_b(t1, t1, -1.0);
+    mul_b(dst, dst, t1);
+    muls_b(t1, t1, -1.0);
+    adds_b(t1, t1, 1.0);
+    mul_b(t2, t2, t1);
+    add_b(dst, dst, t2);
+    get_sign(t2, src, t1);
+    pipe_barrier::<PIPE_V>();
+    mul_b(dst, dst, t2);
+}
+
+/// The vendor's `AsinFp16Compute`: the result in `float` in `f1` (the scratch's first `cal`
+/// floats) and narrowed into `dst`; `f2` the next `cal` floats, `h1`/`h2` the `half` tensors
+/// at `4·cal` and `5·cal` halves.
+#[track_caller]
+fn asin_half(dst: &LocalTensor<f16>, src: &LocalTensor<f16>, tmp: &LocalTensor<u8>, cal: usize) {
+    let (f1, h) = (tmp.reinterpret_cast::<f32>(), tmp.reinterpret_cast::<f16>());
+    let (f2, h1, h2) = (f1.view(cal), h.view(4 * cal), h.view(5 * cal));
+    let widen = |d: &LocalTensor<f32>, s: &LocalTensor<f16>| {
+        cast_masked::<f32, f16, false>(d, s, RoundMode::CastNone, MASK_PLACEHOLDER, 1, &WIDEN);
+        pipe_barrier::<PIPE_V>();
+    };
+    // f1 = π/2 − taylor(√(1 − x²)) in float.
+    widen(&f2, src);
+    mul_b(&f2, &f2, &f2);
+    muls_b(&f2, &f2, -1.0);
+    adds_b(&f2, &f2, 1.0);
+    asin_taylor_by_square(&f1, &f2);
+    pipe_barrier::<PIPE_V>();
+    muls_b(&f1, &f1, -1.0);
+    adds_b(&f1, &f1, HALF_PI);
+    // dst = taylor(|x|) in half.
+    abs_b(&h2, src);
+    asin_taylor(dst, &h2, &h1);
+    pipe_barrier::<PIPE_V>();
+    // The choices in half, through int8_t.
+    mins_b(&h2, &h2, f16::from_f32(BOUNDARY));
+    adds_b(&h2, &h2, f16::from_f32(-BOUNDARY));
+    let s8 = h1.reinterpret_cast::<i8>();
+    cast_masked::<i8, f16, false>(&s8, &h2, RoundMode::CastFloor, MASK_PLACEHOLDER, 1, &NARROW);
+    pipe_barrier::<PIPE_V>();
+    cast_masked::<f16, i8, false>(&h2, &s8, RoundMode::CastNone, MASK_PLACEHOLDER, 1, &WIDEN);
+    pipe_barrier::<PIPE_V>();
+    muls_b(&h2, &h2, f16::from_f32(-1.0));
+    mul_b(dst, dst, &h2);
+    muls_b(&h2, &h2, f16::from_f32(-1.0));
+    adds_b(&h2, &h2, f16::from_f32(1.0));
+    widen(&f2, &h2);
+    mul_b(&f1, &f1, &f2);
+    widen(&f2, dst);
+    add_b(&f1, &f2, &f1);
+    get_sign(&h1, src, &h2);
+    pipe_barrier::<PIPE_V>();
+    widen(&f2, &h1);
+    mul_b(&f1, &f1, &f2);
+    cast_masked::<f16, f32, false>(dst, &f1, RoundMode::CastNone, MASK_PLACEHOLDER, 1, &NARROW);
+    pipe_barrier::<PIPE_V>();
+}
+
+/// `Asin` or `Acos` (the vendor's `AsinImpl`/`AcosImpl` and `*Compute`).
+#[track_caller]
+fn asin_acos<T: Element>(
+    acos: bool,
+    dst: &LocalTensor<T>,
+    src: &LocalTensor<T>,
+    shared_tmp_buffer: &LocalTensor<u8>,
+    count: usize,
+) {
+    let api = if acos { ACOS } else { ASIN };
+    check_common(api, &CHIPS, dst, src, count);
+    check_operands(api, dst, src, shared_tmp_buffer, count);
+    let half = T::DTYPE == DType::F16;
+    let bytes = shared_tmp_buffer.get_size();
+    ensure(bytes / T::SIZE > 0, api, || {
+        format!("sharedTmpBuffer has {bytes} bytes, less than one {} (tmpBufferSize would be 0)", T::DTYPE)
+    });
+    // ASIN_HALF_CALC_PROCEDURE halves, ASIN_FLOAT_CALC_PROCEDURE floats per element.
+    let proc = if half { 6 } else { 4 };
+    let cal = bytes / T::SIZE / proc / ONE_BLK_SIZE * ONE_BLK_SIZE;
+    ensure(cal > 0, api, || {
+        format!(
+            "sharedTmpBuffer has {bytes} bytes; it must hold at least {} ({proc} {} tensors of {ONE_BLK_SIZE} \
+             elements; see the host's Get{api}MaxMinTmpSize)",
+            T::SIZE * proc * ONE_BLK_SIZE,
+            T::DTYPE
+        )
+    });
+    rounds::<T>(count, cal, |off| {
+        if half {
+            let (d, s) = (dst.reinterpret_cast::<f16>().view(off), src.reinterpret_cast::<f16>().view(off));
+            asin_half(&d, &s, shared_tmp_buffer, cal);
+            if acos {
+                pipe_barrier::<PIPE_V>();
+                let f1 = shared_tmp_buffer.reinterpret_cast::<f32>();
+                adds_b(&f1, &f1, -HALF_PI);
+                muls_b(&f1, &f1, -1.0);
+                cast_masked::<f16, f32, false>(&d, &f1, RoundMode::CastNone, MASK_PLACEHOLDER, 1, &NARROW);
+            }
+        } else {
+            let (d, s) = (dst.reinterpret_cast::<f32>().view(off), src.reinterpret_cast::<f32>().view(off));
+            let t = shared_tmp_buffer.reinterpret_cast::<f32>();
+            asin_float(&d, &s, &t, &t.view(cal));
+            if acos {
+                pipe_barrier::<PIPE_V>();
+                adds_b(&d, &d, -HALF_PI);
+                muls_masked::<f32, false>(&d, &d, -1.0, MASK_PLACEHOLDER, 1, &UnaryRepeatParams::default());
+            }
+        }
+    });
+}
+
+/// `dst[i] = asin(src[i])` for `i < count`, with `shared_tmp_buffer` as scratch (AscendC
+/// `Asin<T, isReuseSource>(dstTensor, srcTensor, sharedTmpBuffer, calCount)`).
+///
+/// As the vendor's implementation: with `t(u) = u·(c₀ + u²·(c₁ + … + u²·c₇))` the degree-15
+/// Taylor expansion of asin, `asin x ≈ sign(x)·(t(|x|)·a + (π/2 − t(√(1 − x²)))·(1 − a))` where
+/// `a = −floor(min(|x|, √½) − √½)` is 1 below `√½` and 0 from it, and `sign(x) ≈ m·x / (m⁻¹ +
+/// |m·x|)`. For `float` all in `float` (`t(|x|)` from `x²`, `|x|` as `√(x²)`, the floor through
+/// `int32_t`); scratch `split = shared_tmp_buffer.get_size() / 4 / 4 / 32 * 32` elements, of
+/// which the first two `float` tensors are used, `dst` holding `√(1 − x²)` and `t(|x|)`. For
+/// `half`: `π/2 − t(√(1 − x²))` and the sum in `float`, but `t(|x|)`, `a` (the floor through
+/// `int8_t`) and `sign(x)` (with `m = 2^15`) in `half`; `split = get_size() / 2 / 6 / 32 * 32`
+/// elements, two `float` tensors then two `half` ones. One instruction per step in counter
+/// mode, a `PipeBarrier<PIPE_V>` after each (the vendor's); normal mode and a reset mask
+/// afterwards. `IS_REUSE_SOURCE` is reserved: `src` is never written.
+///
+/// The vendor's page limits inputs to `[-1, 1]` (not checked; outside, `√(1 − x²)` is NaN).
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let mut pipe = TPipe::new();
+/// let (mut q, mut tmp) = (TBuf::<VecCalc>::new(), TBuf::<VecCalc>::new());
+/// pipe.init_tbuf(&mut q, 2 * 64 * 4);
+/// pipe.init_tbuf(&mut tmp, 512);
+/// let (x, y) = (q.get_with_offset::<f32>(64, 0), q.get_with_offset::<f32>(64, 256));
+/// x.copy_from_slice(&[0.5f32; 64]);
+/// x.set_value(1, -0.9);
+/// asin::<_, false>(&y, &x, &tmp.get::<u8>(), 64);
+/// assert!((y.get_value(0) - 0.5f32.asin()).abs() < 1e-6);
+/// assert!((y.get_value(1) + 0.9f32.asin()).abs() < 1e-5);
+/// ```
+///
+/// # Panics
+/// Panics if the chip has no implementation (Ascend910, Ascend310B); `count` exceeds `src` or
+/// `dst`; a tensor is not in the Unified Buffer; `dst` overlaps `src`, or the scratch overlaps
+/// either (the vendor's constraints); the scratch has no split (less than 384 bytes for
+/// `half`, 512 for `float`); or any instruction's own check fails.
+#[track_caller]
+pub fn asin<T: AsinElement, const IS_REUSE_SOURCE: bool>(
+    dst: &LocalTensor<T>,
+    src: &LocalTensor<T>,
+    shared_tmp_buffer: &LocalTensor<u8>,
+    count: usize,
+) {
+    asin_acos(false, dst, src, shared_tmp_buffer, count);
+}
+
+/// [`asin`] with the stack buffer as scratch (AscendC `Asin<T, isReuseSource>(dstTensor,
+/// srcTensor, calCount)`).
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let mut pipe = TPipe::new();
+/// let mut q = TBuf::<VecCalc>::new();
+/// pipe.init_tbuf(&mut q, 2 * 128 * 2);
+/// let (x, y) = (q.get_with_offset::<f16>(128, 0), q.get_with_offset::<f16>(128, 256));
+/// x.copy_from_slice(&[f16::from_f32(1.0); 128]);
+/// asin_stack::<_, false>(&y, &x, 128);
+/// assert!((y.get_value(0).to_f32() - std::f32::consts::FRAC_PI_2).abs() < 2e-3);
+/// ```
+///
+/// # Panics
+/// As [`asin`], and if the core has no `TPipe` or its buffers leave no room.
+#[track_caller]
+pub fn asin_stack<T: AsinElement, const IS_REUSE_SOURCE: bool>(
+    dst: &LocalTensor<T>,
+    src: &LocalTensor<T>,
+    count: usize,
+) {
+    asin::<T, IS_REUSE_SOURCE>(dst, src, &stack_tensor(ASIN), count);
+}
+
+/// `dst[i] = acos(src[i])` for `i < count`, with `shared_tmp_buffer` as scratch (AscendC
+/// `Acos<T, isReuseSource>(dstTensor, srcTensor, sharedTmpBuffer, calCount)`).
+///
+/// As the vendor's implementation: [`asin`]'s steps, then `Adds(−π/2)` and `Muls(−1)` — for
+/// `half` on the `float` result in the scratch, narrowed into `dst` again. Scratch, splits,
+/// modes and `IS_REUSE_SOURCE` as [`asin`].
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let mut pipe = TPipe::new();
+/// let (mut q, mut tmp) = (TBuf::<VecCalc>::new(), TBuf::<VecCalc>::new());
+/// pipe.init_tbuf(&mut q, 2 * 64 * 4);
+/// pipe.init_tbuf(&mut tmp, 512);
+/// let (x, y) = (q.get_with_offset::<f32>(64, 0), q.get_with_offset::<f32>(64, 256));
+/// x.copy_from_slice(&[0.5f32; 64]);
+/// x.set_value(1, -1.0);
+/// acos::<_, false>(&y, &x, &tmp.get::<u8>(), 64);
+/// assert!((y.get_value(0) - 0.5f32.acos()).abs() < 1e-6);
+/// assert!((y.get_value(1) - std::f32::consts::PI).abs() < 1e-3);
+/// ```
+///
+/// # Panics
+/// As [`asin`].
+#[track_caller]
+pub fn acos<T: AcosElement, const IS_REUSE_SOURCE: bool>(
+    dst: &LocalTensor<T>,
+    src: &LocalTensor<T>,
+    shared_tmp_buffer: &LocalTensor<u8>,
+    count: usize,
+) {
+    asin_acos(true, dst, src, shared_tmp_buffer, count);
+}
+
+/// [`acos`] with the stack buffer as scratch (AscendC `Acos<T, isReuseSource>(dstTensor,
+/// srcTensor, calCount)`).
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let mut pipe = TPipe::new();
+/// let mut q = TBuf::<VecCalc>::new();
+/// pipe.init_tbuf(&mut q, 2 * 128 * 2);
+/// let (x, y) = (q.get_with_offset::<f16>(128, 0), q.get_with_offset::<f16>(128, 256));
+/// x.copy_from_slice(&[f16::from_f32(0.0); 128]);
+/// acos_stack::<_, false>(&y, &x, 128);
+/// assert!((y.get_value(0).to_f32() - std::f32::consts::FRAC_PI_2).abs() < 1e-3);
+/// ```
+///
+/// # Panics
+/// As [`acos`], and if the core has no `TPipe` or its buffers leave no room.
+#[track_caller]
+pub fn acos_stack<T: AcosElement, const IS_REUSE_SOURCE: bool>(
+    dst: &LocalTensor<T>,
+    src: &LocalTensor<T>,
+    count: usize,
+) {
+    acos::<T, IS_REUSE_SOURCE>(dst, src, &stack_tensor(ACOS), count);
+}
+
+/// The scratch bytes `Asin` needs: `(max, min)` (AscendC `GetAsinMaxMinTmpSize`): `fac *
+/// max(input bytes, 256)` and `fac * 256`, `fac` 6 for `half`, 2 for `float` (the host's
+/// factor; the kernel's split divides a `float` scratch by 4 but uses two tensors).
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// assert_eq!(get_asin_max_min_tmp_size(1024, 2, false), (12288, 1536));
+/// assert_eq!(get_asin_max_min_tmp_size(16, 4, false), (512, 512));
+/// ```
+///
+/// # Panics
+/// Panics if `input_size` is 0 (the vendor's host check) or `type_size` is neither 2 nor 4.
+#[track_caller]
+pub fn get_asin_max_min_tmp_size(
+    input_size: usize,
+    type_size: usize,
+    is_reuse_source: bool,
+) -> (usize, usize) {
+    let _ = is_reuse_source;
+    host_checks("GetAsinMaxMinTmpSize", input_size, type_size);
+    let fac = if type_size == 4 { 2 } else { 6 };
+    (fac * (input_size * type_size).max(256), fac * 256)
+}
+
+/// `Asin`'s `(maxLiveNodeCount, extraBuf)` (AscendC `GetAsinTmpBufferFactorSize`): 6 for
+/// `half`, 2 for `float`.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// assert_eq!(get_asin_tmp_buffer_factor_size(2), (6, 0));
+/// ```
+///
+/// # Panics
+/// Panics if `type_size` is neither 2 nor 4.
+#[track_caller]
+pub fn get_asin_tmp_buffer_factor_size(type_size: usize) -> (usize, usize) {
+    host_checks("GetAsinTmpBufferFactorSize", 1, type_size);
+    (if type_size == 4 { 2 } else { 6 }, 0)
+}
+
+/// The scratch bytes `Acos` needs: `(max, min)` (AscendC `GetAcosMaxMinTmpSize`), as
+/// [`get_asin_max_min_tmp_size`].
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// assert_eq!(get_acos_max_min_tmp_size(1024, 4, false), (8192, 512));
+/// ```
+///
+/// # Panics
+/// Panics if `input_size` is 0 (the vendor's host check) or `type_size` is neither 2 nor 4.
+#[track_caller]
+pub fn get_acos_max_min_tmp_size(
+    input_size: usize,
+    type_size: usize,
+    is_reuse_source: bool,
+) -> (usize, usize) {
+    let _ = is_reuse_source;
+    host_checks("GetAcosMaxMinTmpSize", input_size, type_size);
+    let fac = if type_size == 4 { 2 } else { 6 };
+    (fac * (input_size * type_size).max(256), fac * 256)
+}
+
+/// `Acos`'s `(maxLiveNodeCount, extraBuf)` (AscendC `GetAcosTmpBufferFactorSize`): 6 for
+/// `half`, 2 for `float`.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// assert_eq!(get_acos_tmp_buffer_factor_size(4), (2, 0));
+/// ```
+///
+/// # Panics
+/// Panics if `type_size` is neither 2 nor 4.
+#[track_caller]
+pub fn get_acos_tmp_buffer_factor_size(type_size: usize) -> (usize, usize) {
+    host_checks("GetAcosTmpBufferFactorSize", 1, type_size);
+    (if type_size == 4 { 2 } else { 6 }, 0)
 }
