@@ -650,7 +650,7 @@ fn every_half_input() {
 }
 
 #[test]
-fn ascend310p_rounds_k_through_int32() {
+fn rounding_of_k_per_chip_and_ties() {
     // Beyond 2^31·π the int32_t step saturates k on Ascend310P; Ascend910B keeps it.
     let x = 1.0e10f32;
     let (b, p) = (r_sin_cos(false, Soc::Ascend910B, x), r_sin_cos(false, Soc::Ascend310P, x));
@@ -660,13 +660,25 @@ fn ascend310p_rounds_k_through_int32() {
         check_one(Api::Cos, soc, x);
         check_one(Api::Tan, soc, x);
     }
-    // Ties: Sin rounds x/π away from zero, Cos x/π + 1/2 and Tan x/π to even.
+    // Ties: Sin rounds x/π away from zero, Cos x/π + 1/2 and Tan x/π to even. Inputs whose
+    // product with the float 1/π is exactly a tie:
+    let tie = |t: f32| -> f32 {
+        let x0 = t / INV_PI as f32;
+        (-64i32..64)
+            .map(|d| f32::from_bits((x0.to_bits() as i32 + d) as u32))
+            .find(|&x| x * INV_PI as f32 == t)
+            .expect("an input on the tie")
+    };
     for soc in CHIPS {
-        for x in [2.5f32 / INV_PI as f32, 1.5 / INV_PI as f32, -2.5 / INV_PI as f32] {
-            check_one(Api::Sin, soc, x);
-            check_one(Api::Cos, soc, x);
-            check_one(Api::Tan, soc, x);
+        for t in [2.5f32, 1.5, -2.5, 2.0, -3.0] {
+            let x = tie(t);
+            for api in [Api::Sin, Api::Cos, Api::Tan] {
+                check_one(api, soc, x);
+            }
         }
+        // x/π = 2.5: k = round(2.5) = 3 for Sin (x₀ ≈ −π/2), rint(2.5) = 2 for Tan (x₀ ≈ π/2).
+        let x = tie(2.5);
+        assert!(r_sin_cos(false, soc, x)[3] < 0.0 && r_tan(soc, x)[5] > 0.0);
     }
     // Tan copies its float source with Adds(0): tan(-0) is +0.
     check_one(Api::Tan, Soc::Ascend910B, -0.0);

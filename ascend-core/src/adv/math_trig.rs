@@ -72,17 +72,17 @@ macro_rules! element_trait {
 
 element_trait!(SinElement, sin);
 element_trait!(CosElement, cos);
-element_trait!(AtanElement, atan);
 element_trait!(TanElement, tan);
 element_trait!(AsinElement, asin);
 element_trait!(AcosElement, acos);
+element_trait!(AtanElement, atan);
 
 const SIN: &str = "Sin";
 const COS: &str = "Cos";
-const ATAN: &str = "Atan";
 const TAN: &str = "Tan";
 const ASIN: &str = "Asin";
 const ACOS: &str = "Acos";
+const ATAN: &str = "Atan";
 
 /// The chips whose build of the vendor's library implements these functions (`__NPU_ARCH__`
 /// 2201 and 2002).
