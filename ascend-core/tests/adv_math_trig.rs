@@ -1,14 +1,13 @@
-//! The advanced API's trigonometric functions (`adv/math_trig.rs`): `Sin`, `Cos`, `Tan`, `Asin`,
-//! `Acos` and `Atan`,
-//! against scalar references that restate the vendor's steps one instruction at a time with
-//! each one's rounding — `f32` arithmetic rounded to nearest-even, the rounding of `k` with
-//! Rust's `round`/`round_ties_even`/`floor` (Ascend910B) or through `int32_t` (`as i32`,
-//! saturating; Ascend310P), `half` widened exactly and the result narrowed to nearest-even
-//! (saturated in saturation mode), `half` arithmetic rounded once from the exact result —
-//! for both types on both supported chips, counts that leave tails, scratch sizes that force
-//! several rounds, `IS_REUSE_SOURCE`, and the stack form; bit for bit, with the scratch's last
-//! round and the mask state afterwards. Then an accuracy sanity check against `f64`, the host
-//! tiling, and the errors.
+//! The advanced API's trigonometric functions (`adv/math_trig.rs`): `Sin`, `Cos`, `Tan`,
+//! `Asin`, `Acos` and `Atan`, against scalar references that restate the vendor's steps one
+//! instruction at a time with each one's rounding — `f32` arithmetic rounded to nearest-even,
+//! the rounding of `k` with Rust's `round`/`round_ties_even`/`floor` (Ascend910B) or through
+//! `int32_t` (`as i32`, saturating; Ascend310P), `half` widened exactly and the result narrowed
+//! to nearest-even (saturated in saturation mode), `half` arithmetic rounded once from the
+//! exact result — for both types on both supported chips, counts that leave tails, scratch
+//! sizes that force several rounds, `IS_REUSE_SOURCE`, the stack form, and every `half` input
+//! in each page's range; bit for bit, with the scratch's last round and the mask state
+//! afterwards. Then an accuracy sanity check against `f64`, the host tiling, and the errors.
 
 // The references restate the vendor's literals and steps as written, one rounding per line.
 #![allow(
