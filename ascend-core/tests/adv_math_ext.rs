@@ -860,3 +860,62 @@ fn stack_form_needs_a_pipe_with_room() {
         });
     }
 }
+
+#[test]
+fn tensors_outside_the_unified_buffer() {
+    on(Soc::Ascend910B, || {
+        let mut pipe = TPipe::new();
+        let (mut v, mut l1) = (TBuf::<VecCalc>::new(), TBuf::<A1>::new());
+        pipe.init_tbuf(&mut v, 3 * 1024);
+        pipe.init_tbuf(&mut l1, 2048);
+        let (s, d) = (v.get_with_offset::<f16>(256, 0), v.get_with_offset::<f16>(256, 512));
+        let t = v.get_with_offset::<u8>(2048, 1024);
+        let (far, far_t) = (l1.get_with_len::<f16>(256), l1.get::<u8>());
+        for api in APIS {
+            let n = name(api);
+            expect_panic(|| call_any(api, &far, &s, &s, Some(&t), 64), &[n, "dst is at position A1"]);
+            let src_name = if api == Api::Fmod { "src0 is at position A1" } else { "src is at position A1" };
+            expect_panic(|| call_any(api, &d, &far, &far, Some(&t), 64), &[n, src_name]);
+            expect_panic(
+                || call_any(api, &d, &s, &s, Some(&far_t), 64),
+                &[n, "sharedTmpBuffer is at position A1"],
+            );
+        }
+        expect_panic(|| fmod::<_, false>(&d, &s, &far, &t, 64), &["Fmod", "src1 is at position A1"]);
+    });
+}
+
+#[test]
+fn count_zero_computes_nothing() {
+    for soc in CHIPS {
+        for api in APIS {
+            on(soc, || {
+                let u = ub(5 * 1024);
+                let (s, d, s1, t) =
+                    (u.t::<f16>(0, 512), u.t::<f16>(1024, 512), u.t::<f16>(2048, 512), u.t::<u8>(3072, 2048));
+                d.copy_from_slice(&[f16::from_f32(7.0); 512]);
+                call_any(api, &d, &s, &s1, Some(&t), 0);
+                assert!(d.to_vec().iter().all(|&v| v == f16::from_f32(7.0)), "{api:?} on {soc}");
+                assert_eq!(get_mask_mode(), MaskMode::Normal);
+            });
+        }
+    }
+}
+
+#[test]
+fn fmod_half_round_capped_at_a_short_source_misaligns_the_scratch() {
+    // The vendor caps a half round at src0's size and lays out its three float tensors by it:
+    // 100 elements put the second at byte 400, not 32-byte aligned, which the Cast refuses.
+    on(Soc::Ascend910B, || {
+        let u = ub(3 * 256 + 2048);
+        let (a, b, d) = (u.t::<f16>(0, 100), u.t::<f16>(256, 100), u.t::<f16>(512, 100));
+        let t = u.t::<u8>(768, 2048);
+        expect_panic(|| fmod::<_, false>(&d, &a, &b, &t, 100), &["Cast", "32-byte"]);
+        // 96 elements keep it aligned.
+        let (a, b, d) = (u.t::<f16>(0, 96), u.t::<f16>(256, 96), u.t::<f16>(512, 96));
+        a.copy_from_slice(&[f16::from_f32(5.5); 96]);
+        b.copy_from_slice(&[f16::from_f32(2.0); 96]);
+        fmod::<_, false>(&d, &a, &b, &t, 96);
+        assert_eq!(d.get_value(95), f16::from_f32(1.5));
+    });
+}
