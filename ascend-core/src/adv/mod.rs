@@ -22,6 +22,7 @@ pub mod activation_gelu;
 pub mod activation_glu;
 pub mod math;
 pub mod math_trig;
+pub mod math_ext;
 
 use crate::ctx::{get_soc, with_core};
 use crate::element::Element;
