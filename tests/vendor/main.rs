@@ -10,6 +10,7 @@ use ascend_runtime::prelude::*;
 mod add_high_performance;
 mod adv_activation;
 mod adv_math;
+mod adv_normalization;
 mod adv_sigmoid;
 mod compare_transpose;
 mod copy;
