@@ -23,6 +23,7 @@ pub mod activation_glu;
 pub mod math;
 pub mod math_trig;
 pub mod math_ext;
+pub mod normalization;
 
 use crate::ctx::{get_soc, with_core};
 use crate::element::Element;
