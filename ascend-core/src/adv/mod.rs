@@ -21,8 +21,8 @@ pub mod activation;
 pub mod activation_gelu;
 pub mod activation_glu;
 pub mod math;
-pub mod math_trig;
 pub mod math_ext;
+pub mod math_trig;
 pub mod normalization;
 
 use crate::ctx::{get_soc, with_core};
