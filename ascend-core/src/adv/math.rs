@@ -1191,7 +1191,7 @@ const AXPY: &str = "Axpy";
 /// `dst[i] = src[i] * scalar_value + dst[i]` for `i < count`, in `float` (AscendC's advanced
 /// `Axpy<T, U, isReuseSource>(dstTensor, srcTensor, scalarValue, sharedTmpBuffer, calCount)`,
 /// which "is computed by `Muls` and `Add` for a better precision" than the basic `Axpy`
-/// ([`axpy`](crate::vector::scalar::axpy)); named `axpy_adv` here as the basic one has the name).
+/// ([`axpy`]); named `axpy_adv` here as the basic one has the name).
 ///
 /// As the vendor's implementation:
 /// - `float`/`float`: the basic `Axpy(dst, src, scalar, calCount)`; the scratch is not used;
@@ -1766,7 +1766,7 @@ pub fn get_log2_tmp_buffer_factor_size(type_size: usize) -> (usize, usize) {
 /// `dst[i] = exp(src[i])` for `i < count` in `float` by Taylor's formula, with
 /// `shared_tmp_buffer` as scratch (AscendC's advanced `Exp<T, taylorExpandLevel,
 /// isReuseSource>(dstLocal, srcLocal, sharedTmpBuffer, calCount)`; named `exp_adv` here as the
-/// basic [`exp`](crate::vector::unary::exp) has the name).
+/// basic [`exp`] has the name).
 ///
 /// As the vendor's implementation: `TAYLOR_EXPAND_LEVEL = 0` is the basic `Exp(dst, src,
 /// calCount)`. Otherwise, in counter mode, splits of `oneTmpSize` elements — the scratch's floats
