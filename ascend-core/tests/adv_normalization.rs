@@ -549,20 +549,20 @@ fn sanitizer_with_auto_sync() {
     }
 }
 
-/// Without it, one round of rows of at most 64 elements needs nothing more: the vendor's
-/// `PipeBarrier<PIPE_V>` calls and its `V_S` flag before the scalar reads of the reduced rows
-/// are where they must be; so does the basic block of 64-element rows, in several rounds.
-/// Three things rely on the compiler's synchronisation: with several rounds of the general
-/// path, the next round's `RepeatReduceSum` writes the reduced rows the scalar unit read
-/// (`GetValue`) with no `S_V` event; the basic block's broadcast over longer rows issues its
-/// `Adds` with no `PipeBarrier<PIPE_V>` between them, the first rewriting each row's first
-/// chunk (with the values of its block 0) that the next ones read; and rows of more than 64 elements are reduced
-/// by an in-place `RepeatReduceSum`, whose own read the sanitizer sees apart from its write
-/// (the reductions report the two as separate accesses).
+/// Without it, one round of the general path needs nothing more (rows longer than 64 are
+/// reduced by an in-place `RepeatReduceSum`, one instruction reading before it writes): the
+/// vendor's `PipeBarrier<PIPE_V>` calls and its `V_S` flag before the scalar reads of the
+/// reduced rows are where they must be; so does the basic block of 64-element rows, in
+/// several rounds. Two things rely on the compiler's synchronisation: with several rounds of
+/// the general path, the next round's `RepeatReduceSum` writes the reduced rows the scalar
+/// unit read (`GetValue`) with no `S_V` event; and the basic block's broadcast over longer
+/// rows issues its `Adds` with no `PipeBarrier<PIPE_V>` between them, the first rewriting each
+/// row's first chunk (with the values of its block 0) that the next ones read.
 #[test]
 fn sanitizer_without_auto_sync() {
     for soc in CHIPS {
         on(soc, || sanitized::<f32, false>(soc, (3, 11, 56), 4 * (40 + 33 * 56), false));
+        on(soc, || sanitized::<f32, false>(soc, (3, 11, 136), 4 * (40 + 33 * 136), false));
         on(soc, || sanitized::<f16, false>(soc, (2, 5, 48), 4 * (16 + 2 * 10 * 48), false));
         on(soc, || sanitized::<f32, true>(soc, (4, 8, 64), 4 * (16 + 16 * 64), false));
         on(soc, || {

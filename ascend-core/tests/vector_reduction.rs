@@ -803,3 +803,43 @@ fn in_place_per_repeat_reductions() {
         });
     }
 }
+
+// ---- the sanitizer -------------------------------------------------------------------------------
+
+/// A reduction is one instruction of the V pipe: one in place (a row's partial sums into its
+/// own first elements, as the vendor's `RmsNorm` reduces rows longer than 64) reads its source
+/// before it writes, with no `PipeBarrier<PIPE_V>` needed even without the compiler's automatic
+/// synchronisation; two dependent reductions still need one.
+#[test]
+fn an_in_place_reduction_is_one_instruction_for_the_sanitizer() {
+    on(Soc::Ascend910B, || {
+        ascend_core::sanitizer::LaunchSanitizer::with_auto_sync(false).run_core(|| {
+            let mem = ub(1024);
+            let row = mem.t::<f32>(0, 256);
+            row.copy_from_slice(&(0..256).map(|i| i as f32).collect::<Vec<_>>());
+            let full = u64::MAX;
+            // 256 elements -> 4 partial sums in place -> 1, each ordered after the last.
+            whole_reduce_sum::<f32, true>(&row, &row, [u64::MAX, 0], 4, 1, 1, 8);
+            pipe_barrier::<PIPE_V>();
+            repeat_reduce_sum::<f32, true>(&row, &row, 1, 4, 1, 1, 1, 8);
+            // 64 elements -> 8 block sums in place -> 1.
+            let row2 = mem.t::<f32>(1024 - 256, 64);
+            row2.copy_from_slice(&(0..64).map(|i| i as f32).collect::<Vec<_>>());
+            block_reduce_sum::<f32, true>(&row2, &row2, 1, [u64::MAX, 0], 1, 1, 8);
+            pipe_barrier::<PIPE_V>();
+            whole_reduce_sum::<f32, true>(&row2, &row2, [0xff, 0], 1, 1, 1, 8);
+            set_flag::<HardEvent::V_S>(EVENT_ID0);
+            wait_flag::<HardEvent::V_S>(EVENT_ID0);
+            assert_eq!(row2.get_value(0), (0..64).sum::<i32>() as f32);
+            assert_eq!(row.get_value(0), (0..256).sum::<i32>() as f32);
+        });
+        ascend_core::sanitizer::LaunchSanitizer::with_auto_sync(false).run_core(|| {
+            let mem = ub(1024);
+            let row = mem.t::<f32>(0, 256);
+            whole_reduce_sum::<f32, true>(&row, &row, [u64::MAX, 0], 4, 1, 1, 8);
+            assert_fails("RepeatReduceSum: sanitizer: write-after-read race", || {
+                repeat_reduce_sum::<f32, true>(&row, &row, 1, 4, 1, 1, 1, 8)
+            });
+        });
+    });
+}

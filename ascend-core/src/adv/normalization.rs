@@ -753,11 +753,10 @@ fn check_rms_norm<T: RmsNormElement, const BB: bool>(
 /// comes from whatever the buffer's reduced slot held (as on the chip).
 ///
 /// Like the vendor's, it relies on the compiler's automatic synchronisation (the default of
-/// the vendor's builds and of `Launch`) in three places: with several rounds of the general
+/// the vendor's builds and of `Launch`) in two places: with several rounds of the general
 /// path, the scalar reads of a round's reduced rows and the next round's `RepeatReduceSum`
-/// into them have no `S_V` event between them; the basic block's broadcast `Adds` over rows
-/// longer than 64 have no `PipeBarrier<PIPE_V>` between them; and a row longer than 64 is
-/// reduced in place.
+/// into them have no `S_V` event between them; and the basic block's broadcast `Adds` over
+/// rows longer than 64 have no `PipeBarrier<PIPE_V>` between them.
 ///
 /// The buffer's layout: the reduced rows (`mainBsLengthAlign` `float`s), `x²` and the
 /// normalized rows (`mainBshLength`), and for `half` the widened source, then `gamma`

@@ -410,6 +410,9 @@ struct CoreSan<const L: usize> {
     /// By `InitGlobalMemory` site and phase: the byte pattern its GM writes repeat (see
     /// [`GmAcc::fill`]), `None` when the site filled with two patterns in the phase.
     fills: HashMap<(u32, u32), Option<u64>>,
+    /// The operands collected for one vector instruction that reports them in several
+    /// [`on_vector`] calls (see [`fuse_vector`]): reads, writes.
+    fused: Option<(Vec<UbSpan>, Vec<UbSpan>)>,
 }
 
 /// Flag reads in a row that found nothing new, with nothing else between them, after which the
@@ -669,6 +672,7 @@ impl LaunchSanitizer {
             released: None,
             poll: Poll::default(),
             fills: HashMap::default(),
+            fused: None,
         };
         let owner = Owner(SAN.with(|s| s.replace(0)));
         SAN.with(|s| s.set(Box::into_raw(Box::new(state)) as usize));
@@ -901,6 +905,7 @@ impl CoreSan<VEC_LANES> {
             released: self.released,
             poll: self.poll,
             fills: self.fills,
+            fused: self.fused,
         }
     }
 }
@@ -1356,6 +1361,35 @@ impl<const L: usize> CoreSan<L> {
         }
     }
 
+    /// One vector instruction's access of its operands. An in-place instruction's writes go
+    /// first: its reads then find its own write, which they precede (see `shadow`), and the
+    /// write is checked against the earlier reads. Otherwise the reads do, so a
+    /// read-after-write is what a message names first.
+    #[inline(always)]
+    fn vector_access(
+        &mut self,
+        api: &'static str,
+        loc: &'static Location<'static>,
+        reads: &[UbSpan],
+        writes: &[UbSpan],
+        in_place: bool,
+    ) {
+        let cur = self.start(api, pipe_t::PIPE_V, loc);
+        if in_place {
+            for &(_, a, b) in writes {
+                self.ub(cur, a, b, true);
+            }
+        }
+        for &(_, a, b) in reads {
+            self.ub(cur, a, b, false);
+        }
+        if !in_place {
+            for &(_, a, b) in writes {
+                self.ub(cur, a, b, true);
+            }
+        }
+    }
+
     /// Logs the GM side of a copy: `shape.rows` rows of `shape.row` bytes, `pitch` apart
     /// (one range when they are contiguous); a DMA write when `write`.
     #[inline(always)]
@@ -1634,30 +1668,62 @@ pub(crate) fn on_vector(api: &'static str, reads: &[UbSpan], writes: &[UbSpan]) 
         for &(tag, _, _) in writes {
             s.check_tag(api, tag, loc);
         }
-        let cur = s.start(api, pipe_t::PIPE_V, loc);
-        // An in-place instruction's writes go first: its reads then find its own write, which
-        // they precede (see `shadow`), and the write is checked against the earlier reads.
-        // Otherwise the reads do, so a read-after-write is what a message names first. (An
-        // instruction's operands are the same bytes or apart: the engine rejects partial
-        // overlap, so comparing the starts finds it.)
+        if let Some((r, w)) = &mut s.fused {
+            r.extend_from_slice(reads);
+            w.extend_from_slice(writes);
+            return;
+        }
+        // (An instruction's operands are the same bytes or apart: the engine rejects partial
+        // overlap, so comparing the starts finds an in-place one.)
         let in_place = match writes {
             [(_, w, _)] => reads.iter().any(|&(_, r, _)| r == *w),
             _ => false,
         };
-        if in_place {
-            for &(_, a, b) in writes {
-                s.ub(cur, a, b, true);
-            }
-        }
-        for &(_, a, b) in reads {
-            s.ub(cur, a, b, false);
-        }
-        if !in_place {
-            for &(_, a, b) in writes {
-                s.ub(cur, a, b, true);
-            }
-        }
+        s.vector_access(api, loc, reads, writes, in_place);
     });
+}
+
+/// Makes the [`on_vector`] calls until the returned guard drops one instruction: a vector
+/// instruction whose operands reach the sanitizer in several calls (a reduction reads its
+/// source, then writes its results) is one access of the V pipe at one clock, so an in-place
+/// one (`RepeatReduceSum` of a row into its own first elements) finds its own read, as the
+/// hardware's single instruction does, not an unordered earlier one. The guard's drop checks
+/// the collected operands; a panic meanwhile discards them. `api` names the instruction.
+#[track_caller]
+pub(crate) fn fuse_vector(api: &'static str) -> FusedVector {
+    let loc = Location::caller();
+    let on = with_san!(|s| s.fused.is_none() && {
+        s.fused = Some(Default::default());
+        true
+    });
+    FusedVector { api, loc, on: on == Some(true) }
+}
+
+/// The guard of [`fuse_vector`].
+pub(crate) struct FusedVector {
+    api: &'static str,
+    loc: &'static Location<'static>,
+    /// Whether this guard opened the collection (not an inner one, not a core without the
+    /// sanitizer).
+    on: bool,
+}
+
+impl Drop for FusedVector {
+    fn drop(&mut self) {
+        if !self.on {
+            return;
+        }
+        let (api, loc) = (self.api, self.loc);
+        with_san!(|s| {
+            let Some((reads, writes)) = s.fused.take() else { return };
+            if std::thread::panicking() || (reads.is_empty() && writes.is_empty()) {
+                return;
+            }
+            // Operands of one instruction that share bytes: the instruction works in place.
+            let in_place = writes.iter().any(|w| reads.iter().any(|r| r.1 < w.2 && w.1 < r.2));
+            s.vector_access(api, loc, &reads, &writes, in_place);
+        });
+    }
 }
 
 /// A scalar access (pipe S) of `[s, e)` of a LocalTensor.

@@ -148,6 +148,7 @@ pub fn vec_reduce_add<T: ReduceElement>(
     repeat_times: u16,
     src_rep_stride: u16,
 ) {
+    let _one = crate::sanitizer::fuse_vector(API);
     ensure((1..=MAX_REPEAT).contains(&repeat_times), API, || {
         format!("repeat_times = {repeat_times} is out of range [1, {MAX_REPEAT}]")
     });

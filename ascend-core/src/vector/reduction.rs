@@ -298,6 +298,7 @@ fn whole<T: ReduceElement, const IS_SET_MASK: bool>(
     op: ReduceType,
     order: ReduceOrder,
 ) {
+    let _one = crate::sanitizer::fuse_vector(api);
     let Some(Started { plan, s, span, sat, .. }) =
         r.start::<IS_SET_MASK>(api, (op != ReduceType::SUM).then_some(order))
     else {
@@ -356,6 +357,7 @@ fn grouped<T: ReduceElement, const IS_SET_MASK: bool>(
     op: ReduceType,
     group: usize,
 ) {
+    let _one = crate::sanitizer::fuse_vector(api);
     if group == 2 {
         ensure(op == ReduceType::SUM, api, || format!("reduceType = {op:?}: only SUM is supported"));
     }
@@ -879,6 +881,7 @@ pub fn reduce_sum_masked<T: ReduceElement>(
     src_rep_stride: i32,
 ) {
     const API: &str = "ReduceSum";
+    let _one = crate::sanitizer::fuse_vector(API);
     let limit = Some(T::PAR * T::PAR);
     let Some(plan) = start_masked::<T>(API, mask.into(), repeat_time, src_rep_stride, limit) else {
         return;
@@ -927,6 +930,7 @@ pub fn reduce_sum<T: ReduceElement>(
     count: i32,
 ) {
     const API: &str = "ReduceSum";
+    let _one = crate::sanitizer::fuse_vector(API);
     let Some((soc, count)) = start_count::<T>(API, count) else {
         return;
     };
@@ -986,6 +990,7 @@ fn max_min<T: ReduceElement>(
     first_repeats: usize,
     cal_index: bool,
 ) {
+    let _one = crate::sanitizer::fuse_vector(api);
     let s = Operand::new(src, 1usize, stride, "src");
     let span = src_span(api, &s, plan);
     check_work(api, work, max_min_work_need::<T>(first_repeats, cal_index), span);
