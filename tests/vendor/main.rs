@@ -11,6 +11,7 @@ mod add_high_performance;
 mod adv_activation;
 mod adv_math;
 mod adv_sigmoid;
+mod adv_softmax;
 mod compare_transpose;
 mod copy;
 mod cross_core;

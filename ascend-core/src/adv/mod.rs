@@ -21,6 +21,7 @@ pub mod activation;
 pub mod activation_gelu;
 pub mod activation_glu;
 pub mod math;
+pub mod softmax;
 
 use crate::ctx::{get_soc, with_core};
 use crate::element::Element;
