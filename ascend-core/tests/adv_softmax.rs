@@ -8,8 +8,10 @@
 //! and in `m` (a tail round), several rounds through a small temporary buffer, the kernel-side
 //! tiling recomputed for another shape, more than 255 rows, in place, `isReuseSource` and the
 //! stack form, with the mask state afterwards; the outputs' `reduceK` copies per row (the
-//! host tiling's block of the source type, the kernel's of the outputs' type). Then
-//! `AdjustSoftMaxRes`, the host tiling numbers and the errors.
+//! host tiling's block of the source type, the kernel's of the outputs' type); the basic block
+//! (its own sum order for `k >= 512`, one block of the outputs' type per row, rounds of
+//! `splitM` rows with `splitM` above and below `k / 64`). Then `AdjustSoftMaxRes`, the host
+//! tiling numbers and the errors.
 
 use ascend_core::prelude::*;
 
@@ -83,14 +85,15 @@ fn tree(xs: &mut [f32]) -> f32 {
 }
 
 /// `NewReduceSumLastNDImpl`'s order over the first `k` values of `e`.
-fn row_sum(e: &[f32], k: usize) -> f32 {
+/// With `basic` (the basic block), `k >= 512` takes the `128 <= k < 512` order.
+fn row_sum(e: &[f32], k: usize, basic: bool) -> f32 {
     let mut acc = [0f32; 64];
     if k < 64 {
         acc[..k].copy_from_slice(&e[..k]);
         return tree(&mut acc);
     }
     let (groups, tail) = (k / 64, k % 64);
-    if k >= 512 {
+    if k >= 512 && !basic {
         for (j, a) in acc.iter_mut().enumerate() {
             let mut b = [0f32; 8];
             b.copy_from_slice(&e[8 * j..8 * j + 8]);
@@ -123,7 +126,7 @@ fn row_sum(e: &[f32], k: usize) -> f32 {
 /// Softmax of `rows` rows of `k` stored columns, reduced over the first `ori_k`; also the
 /// exponentials (what `isReuseSource` leaves in a float source).
 fn reference<T: Fp>(src: &[T], rows: usize, k: usize, ori_k: usize) -> (Vec<T>, Vec<f32>) {
-    let (out, exps, _) = reference_stats(src, rows, k, ori_k);
+    let (out, exps, _) = reference_stats(src, rows, k, ori_k, false);
     (out, exps)
 }
 
@@ -134,6 +137,7 @@ fn reference_stats<T: Fp>(
     rows: usize,
     k: usize,
     ori_k: usize,
+    basic: bool,
 ) -> (Vec<T>, Vec<f32>, Vec<(f32, f32)>) {
     let mut out = Vec::with_capacity(rows * k);
     let mut exps = Vec::with_capacity(rows * k);
@@ -142,7 +146,7 @@ fn reference_stats<T: Fp>(
         let x: Vec<f32> = src[r * k..(r + 1) * k].iter().map(|v| v.to32()).collect();
         let max = x[..ori_k].iter().copied().fold(f32::NEG_INFINITY, f32::max);
         let e: Vec<f32> = x.iter().map(|&v| (f64::from(v - max).exp()) as f32).collect();
-        let sum = row_sum(&e, ori_k);
+        let sum = row_sum(&e, ori_k, basic);
         out.extend(e.iter().map(|&v| T::from_softmax(v / sum)));
         exps.extend(e);
         stats.push((max, sum));
@@ -174,10 +178,23 @@ struct Case {
     in_place: bool,
     reuse: bool,
     stack: bool,
+    /// `isBasicBlock = true`.
+    basic: bool,
 }
 
 fn case(m: u32, k: u32, ori_k: u32, tmp: Tmp) -> Case {
-    Case { m, ori_m: m, k, ori_k, tmp, other_tiling: false, in_place: false, reuse: false, stack: false }
+    Case {
+        m,
+        ori_m: m,
+        k,
+        ori_k,
+        tmp,
+        other_tiling: false,
+        in_place: false,
+        reuse: false,
+        stack: false,
+        basic: false,
+    }
 }
 
 fn check<T: Fp>(c: Case, seed: u64) {
@@ -360,7 +377,7 @@ fn check_ext<T1: Fp, T2: Fp + SoftMaxStatElement<T1>>(c: Case, seed: u64) {
         .map(|_| T1::from32_exact((rng.below(1 << 20) as f32 / (1 << 20) as f32) * 24.0 - 12.0))
         .collect();
     let rows = if c.other_tiling { c.ori_m } else { c.m } as usize;
-    let (mut want, _, stats) = reference_stats(&src, rows, c.k as usize, c.ori_k as usize);
+    let (mut want, _, stats) = reference_stats(&src, rows, c.k as usize, c.ori_k as usize, c.basic);
     let sentinel = T1::from32_exact(-77.0);
     want.resize(n, if c.in_place { T1::from32_exact(0.0) } else { sentinel });
     if c.in_place {
@@ -370,10 +387,16 @@ fn check_ext<T1: Fp, T2: Fp + SoftMaxStatElement<T1>>(c: Case, seed: u64) {
     let s_sentinel = T2::from32_exact(-5.0);
     let mut want_max = vec![s_sentinel; stat_len];
     let mut want_sum = vec![s_sentinel; stat_len];
+    // The basic block writes one block of T2 per row, at rounds reduceSize apart.
+    let (width, split_m, round) = match (c.basic, c.other_tiling) {
+        (true, false) => (32 / T2::SIZE, tiling.split_m as usize, tiling.reduce_size as usize),
+        _ => (reduce_k, 1, reduce_k),
+    };
     for (r, &(mx, sm)) in stats.iter().enumerate() {
-        for j in 0..reduce_k {
-            want_max[r * reduce_k + j] = T2::from_softmax(mx);
-            want_sum[r * reduce_k + j] = T2::from_softmax(sm);
+        let at = r / split_m * round + r % split_m * width;
+        for j in 0..width {
+            want_max[at + j] = T2::from_softmax(mx);
+            want_sum[at + j] = T2::from_softmax(sm);
         }
     }
     on(Soc::Ascend910B, || {
@@ -392,7 +415,10 @@ fn check_ext<T1: Fp, T2: Fp + SoftMaxStatElement<T1>>(c: Case, seed: u64) {
         sum.copy_from_slice(&vec![s_sentinel; stat_len]);
         max.copy_from_slice(&vec![s_sentinel; stat_len]);
         let info = SoftMaxShapeInfo::new(c.m, c.k, c.ori_m, c.ori_k);
-        if c.stack {
+        if c.basic {
+            let t = u.t::<u8>(data + 2 * stat_bytes, tmp_len);
+            soft_max_with_sum_max::<T1, T2, false, true>(&y, &sum, &max, &x, &t, &tiling, &info);
+        } else if c.stack {
             soft_max_with_sum_max_stack::<T1, T2, false, false>(&y, &sum, &max, &x, &tiling, &info);
         } else {
             let t = u.t::<u8>(data + 2 * stat_bytes, tmp_len);
@@ -439,6 +465,76 @@ fn with_float_outputs_of_half() {
 }
 
 #[test]
+fn basic_block() {
+    // (m, k, rows of temporary buffer): k = 64 (one BlockReduce), splitM above and below
+    // k / 64, k >= 512 (the basic block's own order), several rounds.
+    for (m, k, rows) in
+        [(8u32, 64u32, 8u32), (16, 128, 8), (16, 320, 16), (8, 576, 8), (16, 1024, 8), (24, 192, 100)]
+    {
+        let c = Case { basic: true, ..case(m, k, k, Tmp::Rows(rows)) };
+        check_ext::<f32, f32>(c, 5000 + u64::from(k));
+        check_ext::<f32, f32>(Case { in_place: true, ..c }, 5001 + u64::from(k));
+        if k >= 128 {
+            check_ext::<f16, f16>(c, 5002 + u64::from(k));
+            check_ext::<f16, f32>(c, 5003 + u64::from(k));
+        }
+    }
+    // The kernel's tiling for another shape, with the basic block's splitM (8 of 40 rows).
+    let c = Case { basic: true, other_tiling: true, ..case(40, 128, 128, Tmp::Rows(36)) };
+    check_ext::<f32, f32>(c, 5100);
+    check_ext::<f16, f16>(c, 5101);
+}
+
+#[test]
+fn basic_block_ignored_without_outputs() {
+    // SoftMaxNDImpl without outputs does not branch on isBasicBlock; only the kernel's tiling
+    // for another shape takes it.
+    on(Soc::Ascend910B, || {
+        let u = ub(2 * 40 * 128 * 4 + 4096);
+        let (x, y, t) =
+            (u.t::<f32>(0, 40 * 128), u.t::<f32>(40 * 128 * 4, 40 * 128), u.t::<u8>(2 * 40 * 128 * 4, 4096));
+        let mut rng = Rng(77);
+        let src: Vec<f32> = (0..40 * 128).map(|_| rng.below(1000) as f32 / 100.0).collect();
+        x.copy_from_slice(&src);
+        let tiling = soft_max_tiling_func(&[1, 136], 4, 4096);
+        let info = SoftMaxShapeInfo::new(40, 128, 40, 128);
+        soft_max::<f32, false, true>(&y, &x, &t, &tiling, &info);
+        let (want, _) = reference(&src, 40, 128, 128);
+        assert_bits_ctx(&y.to_vec(), &want, "isBasicBlock without outputs");
+    });
+}
+
+#[test]
+fn basic_block_errors() {
+    on(Soc::Ascend910B, || {
+        let u = ub(4 * 8192);
+        let (x, y) = (u.t::<f32>(0, 2048), u.t::<f32>(8192, 2048));
+        let (sum, max) = (u.t::<f32>(16384, 512), u.t::<f32>(16384 + 2048, 512));
+        let t = u.t::<u8>(16384 + 4096, 8192);
+        let call = |m: u32, k: u32, tmp: u32| {
+            let tiling = soft_max_tiling_func(&[m, k], 4, tmp);
+            let info = SoftMaxShapeInfo::new(m, k, m, k);
+            soft_max_with_sum_max::<f32, f32, false, true>(&y, &sum, &max, &x, &t, &tiling, &info);
+        };
+        expect_panic(|| call(8, 40, 8192), &["isBasicBlock = true", "srcK = 40", "[64, 2048)"]);
+        expect_panic(|| call(6, 64, 8192), &["srcM a multiple of 8", "srcM = 6"]);
+        expect_panic(|| call(24, 64, 5 * (8 + 64 + 64) * 4), &["without a tail round", "tailM = 4"]);
+    });
+    on(Soc::Ascend910B, || {
+        let u = ub(4 * 8192);
+        let (x, y) = (u.t::<f16>(0, 2048), u.t::<f16>(8192, 2048));
+        let (sum, max) = (u.t::<f16>(16384, 512), u.t::<f16>(16384 + 2048, 512));
+        let t = u.t::<u8>(16384 + 4096, 8192);
+        let tiling = soft_max_tiling_func(&[8, 64], 2, 8192);
+        let info = SoftMaxShapeInfo::new(8, 64, 8, 64);
+        expect_panic(
+            || soft_max_with_sum_max::<f16, f16, false, true>(&y, &sum, &max, &x, &t, &tiling, &info),
+            &["[128, 2048) for half", "srcK = 64"],
+        );
+    });
+}
+
+#[test]
 fn with_outputs_errors() {
     on(Soc::Ascend910B, || {
         let u = ub(4096 + 2 * 256 + 2048);
@@ -455,10 +551,6 @@ fn with_outputs_errors() {
         expect_panic(
             || soft_max_with_sum_max::<f32, f32, false, false>(&y, &sum, &sum, &x, &t, &tiling, &info),
             &["sumTensor UB bytes", "overlap maxTensor"],
-        );
-        expect_panic(
-            || soft_max_with_sum_max::<f32, f32, false, true>(&y, &sum, &max, &x, &t, &tiling, &info),
-            &["isBasicBlock = true"],
         );
     });
 }
@@ -637,7 +729,6 @@ fn kernel_errors() {
         });
     }
     with(Soc::Ascend910B, |s, d, t| {
-        expect_panic(|| soft_max::<f32, false, true>(d, s, t, &tiling, &info), &["isBasicBlock = true"]);
         let bad = SoftMaxShapeInfo::new(8, 60, 8, 60);
         expect_panic(|| soft_max::<f32, false, false>(d, s, t, &tiling, &bad), &["srcK = 60", "32-byte"]);
         let bad = SoftMaxShapeInfo::new(0, 64, 8, 64);

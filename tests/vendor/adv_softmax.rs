@@ -13,9 +13,10 @@
 //! reference of the vendor's steps (the row sum of 32 values by the 64-lane tree of
 //! `WholeReduceSum`, `exp` rounded once to `float`), and with the example's numpy golden within
 //! its tolerance (1e-4) by the shared `compare_result`; `maxTensor`/`sumTensor` (8 copies per
-//! row) bit for bit with the reference's maxima and sums. Not ported: the basic-block branch
+//! row) bit for bit with the reference's maxima and sums. The kernel's basic-block branch
 //! (`isBasicBlock = true`, taken for `rows % 8 == 0 && cols % 64 == 0 && cols < 2048`), which
-//! the example's 32 columns do not reach and which is not modelled.
+//! the example's 32 columns do not reach, runs in a second instantiation of 64 columns (not the
+//! example's shape).
 
 use ascend_kernels::data::random_vec;
 use ascend_runtime::prelude::*;
@@ -297,21 +298,12 @@ fn tree64(vals: &[f32]) -> f32 {
     t[0]
 }
 
-#[test]
-fn softmax_example() {
-    let tiling = compute_tiling(ROW_NUM as u32, COLUMN_NUM as u32, USED_CORE_NUM);
-    assert_eq!(size_of::<VecTiling>(), TILINGDATA_SIZE * 4);
-    assert_eq!(tiling.shared_tmp_buffer_size, 416);
-    assert_eq!(
-        (tiling.single_loop_core_row_num, tiling.single_core_loop_count, tiling.single_core_loop_tail),
-        (64, 0, 32)
-    );
-    assert_eq!((tiling.softmax_tiling_data.src_m, tiling.softmax_tiling_data.split_m), (64, 1));
-    // gen_data.py: x = uniform(-1, 1, [32, 32]).
-    let x: Vec<f32> = random_vec(ROW_NUM * COLUMN_NUM, 2201, -1.0, 1.0);
-    let xg = GmBuffer::from_slice(&x);
+/// The host side for `[ROW_NUM, col_num]`: tiling, launch, and the output, max and sum.
+fn run(col_num: usize, x: &[f32]) -> (VecTiling, Vec<f32>, Vec<f32>, Vec<f32>) {
+    let tiling = compute_tiling(ROW_NUM as u32, col_num as u32, USED_CORE_NUM);
+    let xg = GmBuffer::from_slice(x);
     let (yg, maxg, sumg) = (
-        GmBuffer::<f32>::zeroed(ROW_NUM * COLUMN_NUM),
+        GmBuffer::<f32>::zeroed(ROW_NUM * col_num),
         GmBuffer::<f32>::zeroed(ROW_NUM * 8),
         GmBuffer::<f32>::zeroed(ROW_NUM * 8),
     );
@@ -323,11 +315,15 @@ fn softmax_example() {
         .block_dim(USED_CORE_NUM)
         .run(|| softmax_custom(xa, ma, sa, ya, wa, ta))
         .unwrap();
-    let (y, max, sum) = (yg.to_vec(), maxg.to_vec(), sumg.to_vec());
+    (tiling, yg.to_vec(), maxg.to_vec(), sumg.to_vec())
+}
 
-    // The vendor's steps, row by row.
-    let (mut want, mut want_max, mut want_sum) = (vec![], vec![], vec![]);
-    for row in x.chunks(COLUMN_NUM) {
+/// The vendor's steps row by row (the row sum of `k <= 64` values by the 64-lane tree), and the
+/// example's golden (numpy's softmax in float32; no row has max -FLT_MAX), compared with the
+/// kernel's outputs.
+fn check(col_num: usize, x: &[f32], y: &[f32], max: &[f32], sum: &[f32]) {
+    let (mut want, mut want_max, mut want_sum, mut golden) = (vec![], vec![], vec![], vec![]);
+    for row in x.chunks(col_num) {
         let m = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
         let e: Vec<f32> = row.iter().map(|&v| f64::from(v - m).exp() as f32).collect();
         let s = tree64(&e);
@@ -335,18 +331,35 @@ fn softmax_example() {
         want.extend(e.iter().map(|&v| if adjust { ADJUST_TO } else { v / s }));
         want_max.extend([m; 8]);
         want_sum.extend([s; 8]);
+        let numpy_sum: f32 = e.iter().sum();
+        golden.extend(e.iter().map(|&v| f64::from(v / numpy_sum)));
     }
-    assert_bits_eq(&y, &want);
-    assert_bits_eq(&max, &want_max);
-    assert_bits_eq(&sum, &want_sum);
+    assert_bits_eq(y, &want);
+    assert_bits_eq(max, &want_max);
+    assert_bits_eq(sum, &want_sum);
+    compare_result(y, &golden);
+}
 
-    // The example's golden: numpy's softmax in float32 (no row has max -FLT_MAX).
-    let mut golden = Vec::with_capacity(x.len());
-    for row in x.chunks(COLUMN_NUM) {
-        let m = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-        let e: Vec<f32> = row.iter().map(|&v| f64::from(v - m).exp() as f32).collect();
-        let s: f32 = e.iter().sum();
-        golden.extend(e.iter().map(|&v| f64::from(v / s)));
-    }
-    compare_result(&y, &golden);
+#[test]
+fn softmax_example() {
+    assert_eq!(size_of::<VecTiling>(), TILINGDATA_SIZE * 4);
+    // gen_data.py: x = uniform(-1, 1, [32, 32]).
+    let x: Vec<f32> = random_vec(ROW_NUM * COLUMN_NUM, 2201, -1.0, 1.0);
+    let (tiling, y, max, sum) = run(COLUMN_NUM, &x);
+    assert_eq!(tiling.shared_tmp_buffer_size, 416);
+    let loops =
+        (tiling.single_loop_core_row_num, tiling.single_core_loop_count, tiling.single_core_loop_tail);
+    assert_eq!(loops, (64, 0, 32));
+    assert_eq!((tiling.softmax_tiling_data.src_m, tiling.softmax_tiling_data.split_m), (64, 1));
+    check(COLUMN_NUM, &x, &y, &max, &sum);
+}
+
+// Not the example's shape: [32, 64] takes the kernel's basic-block branch (SoftMax<float,
+// false, true>), with the tiling recomputed in the kernel for 32 rows (one row per round).
+#[test]
+fn softmax_example_basic_block_branch() {
+    let x: Vec<f32> = random_vec(ROW_NUM * 64, 2202, -1.0, 1.0);
+    let (tiling, y, max, sum) = run(64, &x);
+    assert_eq!(tiling.shared_tmp_buffer_size, (8 + 64 + 64) * 4);
+    check(64, &x, &y, &max, &sum);
 }

@@ -37,8 +37,16 @@
 //! (`splitM` as a repeat count for `128 <= k < 512`, `srcK / 8` as a repeat stride); they are
 //! kept so here, as on the chip.
 //!
-//! Not modelled: the basic-block path (`isBasicBlock = true` is an error), `SoftmaxConfig` (the
-//! default configuration), the NZ format (`isDataFormatNZ`, left out of the signatures). A
+//! **Basic block.** With outputs and `isBasicBlock = true`, the vendor's `SoftMaxBasicBlock`
+//! (`membase/common`): whole rounds only, normal-mode repeats of 64 floats, `k` a multiple of
+//! 64 with no tail, and the row sums in the `128 <= k < 512` order above for every `k >= 128`
+//! (`k = 64`: `T64` of the row); the outputs get one 32-byte block of their type per row. Its
+//! conditions (the vendor's page and `IsBasicBlockInSoftMax`) are checked. Without outputs the
+//! vendor's ND implementation does not branch on `isBasicBlock`: only the recomputed tiling takes
+//! it (`splitM` a divisor of `m`, a multiple of 8, halved while `splitM * k >= 16384`).
+//!
+//! Not modelled: `SoftmaxConfig` (the default configuration) and the NZ format
+//! (`isDataFormatNZ`, left out of the signatures). A
 //! `SoftMaxShapeInfo` with `src_m` or `src_k` 0 (take the shape from the tensor) is an error:
 //! these tensors carry no `ShapeInfo`.
 //!
@@ -58,15 +66,15 @@ use crate::sync::{
 use crate::tensor::LocalTensor;
 use crate::vector::binary::{add_masked, div_masked, max_masked, sub_masked};
 use crate::vector::brcb::{brcb, BrcbRepeatParams};
-use crate::vector::cast::{cast, RoundMode};
+use crate::vector::cast::{cast, cast_masked, RoundMode};
 use crate::vector::copy::{copy_masked, CopyRepeatParams};
 use crate::vector::duplicate::duplicate_masked;
 use crate::vector::mask::{reset_mask, set_mask_count, set_mask_norm, set_vector_mask, MASK_PLACEHOLDER};
-use crate::vector::params::BinaryRepeatParams;
+use crate::vector::params::{BinaryRepeatParams, UnaryRepeatParams};
 use crate::vector::reduction::{
     block_reduce_max, block_reduce_sum, whole_reduce_max, whole_reduce_sum, ReduceOrder,
 };
-use crate::vector::unary::exp;
+use crate::vector::unary::{exp, exp_masked};
 
 use super::{check_apart, host_checks, span, stack_tensor, whole};
 
@@ -326,11 +334,29 @@ pub fn soft_max_tiling_func(
 /// sizeof(T2))` (ND, not basic block): the tiling recomputed for a shape the host tiling was
 /// not made for. `work` is the temporary buffer in floats, `t_size` `sizeof(T1)`, `per_blk`
 /// `32 / sizeof(T2)` (`T2` is `float` for the form without outputs).
-fn device_tiling(work: usize, m: u32, k: u32, ori_m: u32, t_size: usize, per_blk: u32) -> SoftMaxTiling {
+#[allow(clippy::too_many_arguments)]
+fn device_tiling(
+    work: usize,
+    m: u32,
+    k: u32,
+    ori_m: u32,
+    t_size: usize,
+    per_blk: u32,
+    is_basic_block: bool,
+) -> SoftMaxTiling {
     let work = work as u32;
     // CalculateNDSplitM.
     let split = if t_size == 2 { work / (per_blk + k + 64) } else { work / (per_blk + 64) };
     let mut reduce_m = split.min(m);
+    if is_basic_block && reduce_m > BASIC_TILE && m % BASIC_TILE == 0 {
+        reduce_m = reduce_m / BASIC_TILE * BASIC_TILE;
+        while m % reduce_m != 0 {
+            reduce_m -= BASIC_TILE;
+        }
+        while reduce_m * k >= BASICBLOCK_UNIT * 256 {
+            reduce_m /= 2;
+        }
+    }
     if reduce_m < ori_m && reduce_m > BASIC_TILE {
         reduce_m = reduce_m / BASIC_TILE * BASIC_TILE;
     }
@@ -338,7 +364,7 @@ fn device_tiling(work: usize, m: u32, k: u32, ori_m: u32, t_size: usize, per_blk
     ensure(reduce_m > 0, API, || {
         format!(
             "the temporary buffer holds {work} floats, too few for one row of k = {k} (softmax need min tmpbuffer \
-             is not enough): it needs {} bytes (GetSoftMaxMinTmpSize)",
+             is not enough): one row needs {} bytes in the tiling the kernel recomputes",
             if t_size == 2 { (per_blk + k + 64) * 4 } else { (per_blk + 64) * 4 }
         )
     });
@@ -820,9 +846,14 @@ fn generic_half_float(
 /// Floats of temporary buffer one round of `tiling` touches: the widened round (`half`
 /// source), the reduction results where they are not written to `maxTensor`/`sumTensor` of
 /// `float`, and 64 per row of scratch. `stat` is the outputs' element size (`None`: no outputs).
-fn work_needed(half: bool, stat: Option<usize>, tiling: &SoftMaxTiling) -> usize {
+fn work_needed(half: bool, stat: Option<usize>, basic_block: bool, tiling: &SoftMaxTiling) -> usize {
     let (scratch, split, reduce) =
         (tiling.split_m as usize * FLOAT_REPEAT, tiling.split_size as usize, tiling.reduce_size as usize);
+    if basic_block {
+        // SoftMaxBasicBlock: the widened round (half), 64 per row, the row results.
+        let results = (tiling.split_m as usize).div_ceil(FLOAT_BLK) * FLOAT_BLK;
+        return if half { split + scratch + results } else { scratch + results };
+    }
     match (half, stat) {
         (true, None | Some(2)) => split + reduce + scratch,
         (true, Some(_)) => split + scratch,
@@ -851,11 +882,6 @@ fn prepare<T: SoftMaxElement>(
              another implementation, not modelled here",
             soc.product_line()
         )
-    });
-    ensure(!is_basic_block, API, || {
-        "isBasicBlock = true is not modelled (the vendor's SoftMaxBasicBlock path); use isBasicBlock = false, \
-         which computes the same softmax"
-            .into()
     });
     for (name, pos) in [
         ("dstTensor", dst.get_position()),
@@ -890,7 +916,7 @@ fn prepare<T: SoftMaxElement>(
     let work = tmp.get_size() / 4;
     let tiling = if shape.src_k != tiling.src_k || shape.src_m != tiling.src_m {
         let per_blk = (32 / stat.unwrap_or(4)) as u32;
-        device_tiling(work, shape.src_m, shape.src_k, shape.ori_src_m, T::SIZE, per_blk)
+        device_tiling(work, shape.src_m, shape.src_k, shape.ori_src_m, T::SIZE, per_blk, is_basic_block)
     } else {
         *tiling
     };
@@ -900,7 +926,7 @@ fn prepare<T: SoftMaxElement>(
             tiling.split_m, tiling.split_k, shape.src_k
         )
     });
-    let need = work_needed(T::DTYPE == DType::F16, stat, &tiling);
+    let need = work_needed(T::DTYPE == DType::F16, stat, is_basic_block && stat.is_some(), &tiling);
     ensure(work >= need, API, || {
         format!(
             "sharedTmpBuffer has {} bytes, less than the {} bytes the tiling's rounds of splitM = {} rows of {} \
@@ -1004,6 +1030,200 @@ fn soft_max_impl<T: SoftMaxElement, const IS_REUSE_SOURCE: bool, const IS_BASIC_
     });
 }
 
+/// `BasicBlockMaxImpl` / `BasicBlockAddImpl`: each row's 64-value groups into its 64 partial
+/// results (the first two combined, then the others one by one).
+#[track_caller]
+fn basic_block_op(kind: Kind, dst: &F, src: &F, split_m: u8, offset: u8, split_block: usize) {
+    op::<false>(
+        kind,
+        dst,
+        src,
+        &src.view(FLOAT_REPEAT),
+        MASK_PLACEHOLDER,
+        split_m,
+        &bin(1, 1, 1, 8, offset, offset),
+    );
+    if usize::from(split_m) > split_block {
+        for i in 2..split_block {
+            pipe_barrier::<PIPE_V>();
+            let p = bin(1, 1, 1, 8, 8, offset);
+            op::<false>(kind, dst, dst, &src.view(FLOAT_REPEAT * i), MASK_PLACEHOLDER, split_m, &p);
+        }
+    } else {
+        pipe_barrier::<PIPE_V>();
+        for j in 0..usize::from(split_m) {
+            let d = dst.view(j * FLOAT_REPEAT);
+            let s = src.view(2 * FLOAT_REPEAT + split_block * FLOAT_REPEAT * j);
+            op::<false>(kind, &d, &s, &d, MASK_PLACEHOLDER, (split_block - 2) as u8, &bin(1, 1, 1, 0, 8, 0));
+        }
+    }
+}
+
+/// The basic block's row reduction: the 64 partial results per row in `tmp1` (one
+/// `BlockReduce` when `k = 64`), their 8 block results, and one value per row in `results`.
+#[track_caller]
+fn bb_row_reduce(kind: Kind, tmp1: &F, data: &F, results: &F, tiling: &SoftMaxTiling) {
+    let split_m = tiling.split_m as u8;
+    let split_block = tiling.split_k as usize / FLOAT_REPEAT;
+    let offset = (FLOAT_BLK * split_block) as u8;
+    if split_block == 1 {
+        block_reduce(kind, tmp1, data, split_m, 1, 1, 8);
+    } else {
+        basic_block_op(kind, tmp1, data, split_m, offset, split_block);
+        pipe_barrier::<PIPE_V>();
+        block_reduce(kind, tmp1, tmp1, split_m, 1, 1, 8);
+    }
+    pipe_barrier::<PIPE_V>();
+    block_reduce(kind, results, tmp1, (tiling.split_m as usize).div_ceil(FLOAT_BLK) as u8, 1, 1, 8);
+    pipe_barrier::<PIPE_V>();
+}
+
+/// `Sub` / `Div` of the basic block: each 64-column group of each row against the row's value
+/// (`row_blocks` blocks per row in `src1`).
+#[track_caller]
+fn basic_block_arith(div: bool, dst: &F, src0: &F, src1: &F, tiling: &SoftMaxTiling, row_blocks: u8) {
+    let split_block = tiling.split_k as usize / FLOAT_REPEAT;
+    let offset = (FLOAT_BLK * split_block) as u8;
+    let p = bin(1, 1, 0, offset, offset, row_blocks);
+    for j in 0..split_block {
+        let (d, a) = (dst.view(FLOAT_REPEAT * j), src0.view(FLOAT_REPEAT * j));
+        if div {
+            div_masked::<f32, false>(&d, &d, src1, MASK_PLACEHOLDER, tiling.split_m as u8, &p);
+        } else {
+            sub_masked::<f32, false>(&d, &a, src1, MASK_PLACEHOLDER, tiling.split_m as u8, &p);
+        }
+    }
+}
+
+/// `SoftMaxBasicBlock` for `float` with `float` outputs (one round at `offset1`/`offset2`).
+#[allow(clippy::too_many_arguments)]
+#[track_caller]
+fn basic_block_float(
+    dst: &F,
+    sum: &F,
+    max: &F,
+    src: &F,
+    work: &F,
+    tiling: &SoftMaxTiling,
+    o1: usize,
+    o2: usize,
+) {
+    let (tmp1, tmp2) = (work.view(0), work.view(tiling.split_m as usize * FLOAT_REPEAT));
+    let ceil_m = (tiling.split_m as usize).div_ceil(FLOAT_BLK) as u8;
+    let (d, s, mx, sm) = (dst.view(o1), src.view(o1), max.view(o2), sum.view(o2));
+    set_mask_norm();
+    reset_mask();
+    bb_row_reduce(Kind::Max, &tmp1, &s, &tmp2, tiling);
+    brcb(&mx, &tmp2, ceil_m, &BrcbRepeatParams::new(1, 8));
+    pipe_barrier::<PIPE_V>();
+    basic_block_arith(false, &d, &s, &mx, tiling, 1);
+    pipe_barrier::<PIPE_V>();
+    let repeat = (tiling.split_size as usize / FLOAT_REPEAT) as u8;
+    exp_masked::<f32, false>(&d, &d, MASK_PLACEHOLDER, repeat, &UnaryRepeatParams::new(1, 1, 8, 8));
+    pipe_barrier::<PIPE_V>();
+    bb_row_reduce(Kind::Sum, &tmp1, &d, &tmp2, tiling);
+    brcb(&sm, &tmp2, ceil_m, &BrcbRepeatParams::new(1, 8));
+    pipe_barrier::<PIPE_V>();
+    basic_block_arith(true, &d, &d, &sm, tiling, 1);
+    pipe_barrier::<PIPE_V>();
+}
+
+/// `SoftMaxBasicBlock` for `half`, with `half` outputs (`max`/`sum` `Some` of `half`, narrowed
+/// from 16 copies per row in the work buffer) or `float` outputs (written 8 per row).
+#[allow(clippy::too_many_arguments)]
+#[track_caller]
+fn basic_block_half<T2: Element>(
+    dst: &LocalTensor<f16>,
+    sum: &LocalTensor<T2>,
+    max: &LocalTensor<T2>,
+    src: &LocalTensor<f16>,
+    work: &F,
+    tiling: &SoftMaxTiling,
+    o1: usize,
+    o2: usize,
+) {
+    let (ss, m) = (tiling.split_size as usize, tiling.split_m as usize);
+    let (tmp0, tmp1, red) = (work.view(0), work.view(ss), work.view(ss + m * FLOAT_REPEAT));
+    let ceil_m = m.div_ceil(FLOAT_BLK) as u8;
+    let repeat = (ss / FLOAT_REPEAT) as u8;
+    let half_out = T2::DTYPE == DType::F16;
+    set_mask_norm();
+    reset_mask();
+    cast_masked::<f32, f16, false>(
+        &tmp0,
+        &src.view(o1),
+        RoundMode::CastNone,
+        MASK_PLACEHOLDER,
+        repeat,
+        &UnaryRepeatParams::new(1, 1, 8, 4),
+    );
+    pipe_barrier::<PIPE_V>();
+    for (kind, out) in [(Kind::Max, max), (Kind::Sum, sum)] {
+        bb_row_reduce(kind, &tmp1, &tmp0, &red, tiling);
+        if half_out {
+            brcb(&tmp1, &red, ceil_m, &BrcbRepeatParams::new(2, 16));
+            brcb(&tmp1.view(8), &red, ceil_m, &BrcbRepeatParams::new(2, 16));
+            pipe_barrier::<PIPE_V>();
+            let reduce_ceil = (tiling.reduce_size as usize).div_ceil(FLOAT_REPEAT) as u8;
+            let o = out.reinterpret_cast::<f16>().view(o2);
+            let p = UnaryRepeatParams::new(1, 1, 4, 8);
+            cast_masked::<f16, f32, false>(
+                &o,
+                &tmp1,
+                RoundMode::CastRound,
+                MASK_PLACEHOLDER,
+                reduce_ceil,
+                &p,
+            );
+            pipe_barrier::<PIPE_V>();
+            basic_block_arith(kind == Kind::Sum, &tmp0, &tmp0, &tmp1, tiling, 2);
+        } else {
+            let o = out.reinterpret_cast::<f32>().view(o2);
+            brcb(&o, &red, ceil_m, &BrcbRepeatParams::new(1, 8));
+            pipe_barrier::<PIPE_V>();
+            basic_block_arith(kind == Kind::Sum, &tmp0, &tmp0, &o, tiling, 1);
+        }
+        pipe_barrier::<PIPE_V>();
+        if kind == Kind::Max {
+            exp_masked::<f32, false>(
+                &tmp0,
+                &tmp0,
+                MASK_PLACEHOLDER,
+                repeat,
+                &UnaryRepeatParams::new(1, 1, 8, 8),
+            );
+            pipe_barrier::<PIPE_V>();
+        }
+    }
+    let p = UnaryRepeatParams::new(1, 1, 4, 8);
+    cast_masked::<f16, f32, false>(&dst.view(o1), &tmp0, RoundMode::CastRound, MASK_PLACEHOLDER, repeat, &p);
+}
+
+/// The basic block's conditions (the vendor's page and `IsBasicBlockInSoftMax`): `k` a multiple
+/// of 64 in `[256 / sizeof(T), 2048)`, `m` a multiple of 8, and a tiling without a tail round
+/// (`SoftMaxBasicBlock` computes `rangeM` rounds only).
+#[track_caller]
+fn check_basic_block<T: Element>(tiling: &SoftMaxTiling, shape: &SoftMaxShapeInfo) {
+    let k = shape.src_k as usize;
+    let min_k = 256 / T::SIZE;
+    ensure(k % 64 == 0 && k >= min_k && k < 2048, API, || {
+        format!(
+            "isBasicBlock = true needs srcK a multiple of 64 in [{min_k}, 2048) for {}; srcK = {k}",
+            T::DTYPE
+        )
+    });
+    ensure(shape.src_m % 8 == 0, API, || {
+        format!("isBasicBlock = true needs srcM a multiple of 8; srcM = {}", shape.src_m)
+    });
+    ensure(tiling.tail_m == 0, API, || {
+        format!(
+            "isBasicBlock = true needs a tiling without a tail round (IsBasicBlockInSoftMax): tailM = {} with \
+             splitM = {} (SoftMaxBasicBlock computes the rangeM rounds only)",
+            tiling.tail_m, tiling.split_m
+        )
+    });
+}
+
 /// `SoftMaxImpl` + `SoftMaxNDImpl` with `sumTensor`/`maxTensor` (ND).
 #[allow(clippy::too_many_arguments)]
 #[track_caller]
@@ -1040,6 +1260,24 @@ fn soft_max_ext_impl<T1: SoftMaxElement, T2: SoftMaxStatElement<T1>, const IS_BA
     let t = ("sharedTmpBuffer", tmp.get_phy_addr(), tmp.get_phy_addr() + tmp.get_size());
     check_apart(API, &[(su, mx), (su, s), (su, d), (su, t), (mx, s), (mx, d), (mx, t)]);
     let work = tmp.reinterpret_cast::<f32>();
+    if IS_BASIC_BLOCK {
+        check_basic_block::<T1>(&tiling, shape);
+        set_mask_norm();
+        reset_mask();
+        pipe_barrier::<PIPE_V>();
+        for i in 0..tiling.range_m as usize {
+            let (o1, o2) = (i * tiling.split_size as usize, i * tiling.reduce_size as usize);
+            if T1::DTYPE == DType::F32 {
+                let (d, s) = (dst.reinterpret_cast::<f32>(), src.reinterpret_cast::<f32>());
+                let (su, mx) = (sum.reinterpret_cast::<f32>(), max.reinterpret_cast::<f32>());
+                basic_block_float(&d, &su, &mx, &s, &work, &tiling, o1, o2);
+            } else {
+                let (d, s) = (dst.reinterpret_cast::<f16>(), src.reinterpret_cast::<f16>());
+                basic_block_half(&d, sum, max, &s, &work, &tiling, o1, o2);
+            }
+        }
+        return;
+    }
     rounds(&tiling, shape.ori_src_k, |r| match (T1::DTYPE, T2::DTYPE) {
         (DType::F32, _) => {
             let (d, s) = (dst.reinterpret_cast::<f32>(), src.reinterpret_cast::<f32>());
@@ -1070,7 +1308,8 @@ fn soft_max_ext_impl<T1: SoftMaxElement, T2: SoftMaxStatElement<T1>, const IS_BA
 /// tiling is recomputed from `shared_tmp_buffer`'s size when `shape_info`'s `src_m`/`src_k`
 /// differ from `tiling`'s. `half` is computed in `float` in `shared_tmp_buffer`; `float` in
 /// `dst`, and with `IS_REUSE_SOURCE` the exponentials go to `src` (its contents are lost). `dst`
-/// may be `src`. Leaves the core in normal mask mode with the full mask.
+/// may be `src`. `IS_BASIC_BLOCK` only changes the recomputed tiling (see the module
+/// documentation). Leaves the core in normal mask mode with the full mask.
 ///
 /// ```
 /// use ascend_core::prelude::*;
@@ -1088,8 +1327,7 @@ fn soft_max_ext_impl<T1: SoftMaxElement, T2: SoftMaxStatElement<T1>, const IS_BA
 /// ```
 ///
 /// # Panics
-/// Panics if the chip is not Ascend910B; `IS_BASIC_BLOCK` is true (not modelled); a tensor is
-/// not in the Unified Buffer; `shape_info.src_m` or `src_k` is 0, `src_k` is not 32-byte
+/// Panics if the chip is not Ascend910B; a tensor is not in the Unified Buffer; `shape_info.src_m` or `src_k` is 0, `src_k` is not 32-byte
 /// aligned, or `ori_src_k`/`ori_src_m` is 0 or exceeds `src_k`/`src_m`; the tiling's rounds need
 /// more temporary buffer than `shared_tmp_buffer` (or none fits one row); the rows exceed
 /// `src` or `dst`; `shared_tmp_buffer` overlaps `src` or `dst`, or `dst` overlaps `src` other
@@ -1145,8 +1383,9 @@ pub fn soft_max_stack<T: SoftMaxElement, const IS_REUSE_SOURCE: bool, const IS_B
 /// are written to `max_tensor` and `sum_tensor` at `round * reduce_size`, and `Sub`/`Div` read
 /// them from there (`float` outputs) or from the temporary buffer (`half` outputs, narrowed
 /// with `CAST_ROUND` — `dst` is computed with the unrounded `float` values). When the kernel
-/// recomputes the tiling (another shape), `reduce_k` is one block of `T2`. `IS_REUSE_SOURCE` is
-/// reserved (the vendor's ND implementation ignores it).
+/// recomputes the tiling (another shape), `reduce_k` is one block of `T2`. With
+/// `IS_BASIC_BLOCK`, the vendor's `SoftMaxBasicBlock` (see the module documentation).
+/// `IS_REUSE_SOURCE` is reserved (the vendor's ND implementation ignores it).
 ///
 /// ```
 /// use ascend_core::prelude::*;
@@ -1166,7 +1405,9 @@ pub fn soft_max_stack<T: SoftMaxElement, const IS_REUSE_SOURCE: bool, const IS_B
 ///
 /// # Panics
 /// As [`soft_max`], and if `sum_tensor` or `max_tensor` is not in the Unified Buffer, holds fewer
-/// than the tiling's rows times `reduce_k` elements, or overlaps another operand.
+/// than the tiling's rows times `reduce_k` elements, or overlaps another operand; with
+/// `IS_BASIC_BLOCK`, if `src_k` is not a multiple of 64 in `[256 / sizeof(T1), 2048)`, `src_m`
+/// not a multiple of 8, or the tiling has a tail round.
 #[allow(clippy::too_many_arguments)]
 #[track_caller]
 pub fn soft_max_with_sum_max<
@@ -1346,4 +1587,25 @@ pub fn adjust_soft_max_res<T1: AdjustSoftMaxResElement, T2: SoftMaxElement, cons
     set_mask_norm();
     reset_mask();
     found
+}
+
+/// Whether `tiling` meets the basic block's conditions for a source of `data_type_size`-byte
+/// elements (AscendC `IsBasicBlockInSoftMax(tiling, dataTypeSize)`): no tail round, and `srcK`
+/// a multiple of 64 in `[256 / dataTypeSize, 2048)`.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let t = soft_max_tiling_func(&[16, 128], 4, get_soft_max_max_tmp_size(&[16, 128], 4, false));
+/// assert!(is_basic_block_in_soft_max(&t, 4));
+/// assert!(!is_basic_block_in_soft_max(&soft_max_tiling_func(&[16, 32], 4, 4096), 4));
+/// ```
+///
+/// # Panics
+/// Never (a `data_type_size` of 0 gives `false`, as the vendor's).
+pub fn is_basic_block_in_soft_max(tiling: &SoftMaxTiling, data_type_size: u32) -> bool {
+    if data_type_size == 0 {
+        return false;
+    }
+    let k = tiling.src_k;
+    tiling.tail_m == 0 && k >= 256 / data_type_size && k < 2048 && k % 64 == 0
 }
