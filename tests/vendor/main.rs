@@ -13,6 +13,7 @@ mod adv_math;
 mod adv_math_ext;
 mod adv_normalization;
 mod adv_sigmoid;
+mod adv_softmax;
 mod compare_transpose;
 mod copy;
 mod cross_core;

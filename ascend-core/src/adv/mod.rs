@@ -24,6 +24,7 @@ pub mod math;
 pub mod math_ext;
 pub mod math_trig;
 pub mod normalization;
+pub mod softmax;
 
 use crate::ctx::{get_soc, with_core};
 use crate::element::Element;
