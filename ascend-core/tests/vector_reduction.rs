@@ -817,7 +817,6 @@ fn an_in_place_reduction_is_one_instruction_for_the_sanitizer() {
             let mem = ub(1024);
             let row = mem.t::<f32>(0, 256);
             row.copy_from_slice(&(0..256).map(|i| i as f32).collect::<Vec<_>>());
-            let full = u64::MAX;
             // 256 elements -> 4 partial sums in place -> 1, each ordered after the last.
             whole_reduce_sum::<f32, true>(&row, &row, [u64::MAX, 0], 4, 1, 1, 8);
             pipe_barrier::<PIPE_V>();
