@@ -14,7 +14,6 @@
 
 use crate::element::{f16, DType, Element};
 use crate::error::ensure;
-use crate::soc::Soc;
 use crate::sync::{pipe_barrier, PIPE_V};
 use crate::tensor::LocalTensor;
 use crate::vector::binary::{add_masked, div_masked, mul_masked, AddElement, DivElement, MulElement};
@@ -26,14 +25,13 @@ use crate::vector::unary::{
     abs_masked, exp_masked, reciprocal_masked, AbsElement, ExpElement, ReciprocalElement,
 };
 
+use super::V220_V200 as CHIPS;
 use super::{check_common, check_documented_chip, host_checks, stack_tensor};
 
 mod sealed {
     pub trait Sealed {}
 }
 
-/// The chips the vendor's pages list.
-const CHIPS: [Soc; 2] = [Soc::Ascend910B, Soc::Ascend310P];
 /// `GELU_THREE_TIMES * GELU_ONE_REPEAT_BYTE_SIZE`: the minimum scratch, any type.
 const MIN_TMP: usize = 3 * 256;
 

@@ -26,22 +26,16 @@ use crate::vector::params::{BinaryRepeatParams, UnaryRepeatParams};
 use crate::vector::scalar::{adds_masked, maxs_masked, muls_masked, AddsElement, MulsElement};
 use crate::vector::unary::{exp_masked, ExpElement};
 
+use super::V220_V200 as CHIPS;
 use super::{check_apart, check_common, check_documented_chip, host_checks, span, stack_tensor};
+use super::{NARROW, ONE_BLK_SIZE, WIDEN};
 
 mod sealed {
     pub trait Sealed {}
 }
 
-/// The chips the vendor's pages list for these functions.
-const CHIPS: [Soc; 2] = [Soc::Ascend910B, Soc::Ascend310P];
 /// [`CHIPS`] in messages.
 const LISTED: &str = "Ascend910B and Ascend310P";
-/// `ONE_BLK_SIZE`: bytes in a data block.
-const ONE_BLK_SIZE: usize = 32;
-/// `{1, 1, DEFAULT_REPEAT_STRIDE, DEFAULT_REPEAT_STRIDE / 2}`: `half`/`bfloat16_t` → `float`.
-const WIDEN: UnaryRepeatParams = UnaryRepeatParams::new(1, 1, 8, 4);
-/// `{1, 1, DEFAULT_REPEAT_STRIDE / 2, DEFAULT_REPEAT_STRIDE}`: `float` → `half`/`bfloat16_t`.
-const NARROW: UnaryRepeatParams = UnaryRepeatParams::new(1, 1, 4, 8);
 
 /// The checks of the GLU forms: the chip, positions, `count` against every tensor, the
 /// sources' equal sizes where the vendor asserts them, the scratch's minimum and the overlaps.

@@ -21,9 +21,7 @@ use crate::vector::binary::{add_masked, div_masked, mul_masked, sub_masked, AddE
 use crate::vector::cast::{cast, cast_masked, RoundMode};
 use crate::vector::compare::{compare_masked, CompareElement, CMPMODE};
 use crate::vector::duplicate::{duplicate_masked, DuplicateElement};
-use crate::vector::mask::{
-    reset_mask, set_mask_count, set_mask_norm, set_vector_mask, Mask, MASK_PLACEHOLDER,
-};
+use crate::vector::mask::{reset_mask, set_mask_count, set_mask_norm, MASK_PLACEHOLDER};
 use crate::vector::mask::{set_cmp_mask, set_vector_mask_hi_lo};
 use crate::vector::params::{BinaryRepeatParams, UnaryRepeatParams};
 use crate::vector::scalar::{
@@ -33,7 +31,11 @@ use crate::vector::scalar::{
 use crate::vector::select::{select_scalar_reg, SelectElement};
 use crate::vector::unary::{exp, exp_masked, ln_masked, ExpElement, LnElement};
 
-use super::{check_apart, check_common, host_checks, span, stack_tensor, whole};
+use super::steps::{integral, via_float};
+use super::{
+    check_apart, check_common, check_tmp_operands, count_mask, counter_rounds, host_checks, span,
+    split_count, stack_tensor, NARROW, ONE_BLK_SIZE, SAME, V220_V200, WIDEN,
+};
 
 mod sealed {
     pub trait Sealed {}
@@ -112,101 +114,13 @@ const CLAMP_MIN: &str = "ClampMin";
 /// The chips whose build of the vendor's library implements `Floor` (`__NPU_ARCH__` 2201, 2002
 /// and 3002; on Ascend910 it compiles to nothing).
 const FLOOR_CHIPS: [Soc; 3] = [Soc::Ascend910B, Soc::Ascend310P, Soc::Ascend310B];
-/// The chips of `Ceil`, `Trunc`, `Frac` and `Round` (`__NPU_ARCH__` 2201 and 2002).
-const V220_V200: [Soc; 2] = [Soc::Ascend910B, Soc::Ascend310P];
-
-/// The vendor's `ONE_BLK_SIZE`: split counts are multiples of it.
-const ONE_BLK_SIZE: usize = 32;
-
-/// `{1, 1, DEFAULT_REPEAT_STRIDE, DEFAULT_REPEAT_STRIDE}`.
-const SAME: UnaryRepeatParams = UnaryRepeatParams::new(1, 1, 8, 8);
-/// `half → float`: `{1, 1, DEFAULT_REPEAT_STRIDE, HALF_DEFAULT_REPEAT_STRIDE}`.
-const WIDEN: UnaryRepeatParams = UnaryRepeatParams::new(1, 1, 8, 4);
-/// `float → half`: `{1, 1, HALF_DEFAULT_REPEAT_STRIDE, DEFAULT_REPEAT_STRIDE}`.
-const NARROW: UnaryRepeatParams = UnaryRepeatParams::new(1, 1, 4, 8);
-
 // ---------------------------------------------------------------------------------------
 // Shared steps
 // ---------------------------------------------------------------------------------------
 
-/// Fails unless `tmp` is in the Unified Buffer, `dst`'s and `src`'s first `count` elements are
-/// apart (when `dst_src` forbids their overlap), and the scratch is apart from both.
-#[track_caller]
-fn check_operands<T: Element, U: Element>(
-    api: &'static str,
-    dst: &LocalTensor<T>,
-    src: &LocalTensor<U>,
-    tmp: &LocalTensor<u8>,
-    count: usize,
-    dst_src: bool,
-) {
-    let pos = tmp.get_position();
-    ensure(pos.is_ub(), api, || {
-        format!("sharedTmpBuffer is at position {pos}; it must be VECIN, VECOUT or VECCALC")
-    });
-    let (d, s, t) = (span("dst", dst, count), span("src", src, count), whole("sharedTmpBuffer", tmp));
-    if dst_src {
-        check_apart(api, &[(d, s)]);
-    }
-    check_apart(api, &[(t, s), (t, d)]);
-}
-
-/// The elements one round computes: `bytes / 4 / div`, rounded down to a multiple of 32 (the
-/// vendor's `splitCount`); fails when it is 0 (the vendor's `CheckTmpBufferSize`).
-#[track_caller]
-fn split_count(api: &'static str, tmp: &LocalTensor<u8>, div: usize) -> usize {
-    let bytes = tmp.get_size();
-    let split = bytes / 4 / div / ONE_BLK_SIZE * ONE_BLK_SIZE;
-    ensure(split > 0, api, || {
-        format!(
-            "sharedTmpBuffer has {bytes} bytes; it must hold at least {} (one split of {ONE_BLK_SIZE} elements; see the \
-             host's Get{api}MaxMinTmpSize)",
-            4 * div * ONE_BLK_SIZE
-        )
-    });
-    split
-}
-
-/// `float` rounded to an integral `float` with `mode` under the mask set: Ascend910B one
-/// `Cast<float, float>`; Ascend310P `Cast<int32_t, float>` with `mode` into `int_tmp`, then
-/// `Cast<float, int32_t>` with `CAST_NONE` (the vendor's `*CastFor*`/`*Process` for float).
-#[track_caller]
-fn integral(dst: &LocalTensor<f32>, src: &LocalTensor<f32>, int_tmp: &LocalTensor<i32>, mode: RoundMode) {
-    if get_soc() == Soc::Ascend310P {
-        cast_masked::<i32, f32, false>(int_tmp, src, mode, MASK_PLACEHOLDER, 1, &SAME);
-        pipe_barrier::<PIPE_V>();
-        cast_masked::<f32, i32, false>(dst, int_tmp, RoundMode::CastNone, MASK_PLACEHOLDER, 1, &SAME);
-    } else {
-        cast_masked::<f32, f32, false>(dst, src, mode, MASK_PLACEHOLDER, 1, &SAME);
-    }
-    pipe_barrier::<PIPE_V>();
-}
-
-/// `half` through `float` in `ftmp` (the vendor's `*Process` for half): widen, `inner` on the
-/// scratch in place, narrow into `dst`, each followed by a `PipeBarrier<PIPE_V>`.
-#[track_caller]
-fn via_float(
-    dst: &LocalTensor<f16>,
-    src: &LocalTensor<f16>,
-    ftmp: &LocalTensor<f32>,
-    inner: impl FnOnce(&LocalTensor<f32>),
-) {
-    cast_masked::<f32, f16, false>(ftmp, src, RoundMode::CastNone, MASK_PLACEHOLDER, 1, &WIDEN);
-    pipe_barrier::<PIPE_V>();
-    inner(ftmp);
-    cast_masked::<f16, f32, false>(dst, ftmp, RoundMode::CastNone, MASK_PLACEHOLDER, 1, &NARROW);
-    pipe_barrier::<PIPE_V>();
-}
-
-/// Sets the counter-mode mask to `n` elements (`SetVectorMask<T, MaskMode::COUNTER>(0, n)`).
-#[track_caller]
-fn count_mask<T: Element>(n: usize) {
-    set_vector_mask::<T>(Mask::Bits([n as u64, 0]));
-}
-
 /// The vendor's split loop in counter mode (`Floor`, `Ceil` and `Trunc` on Ascend910B and
-/// Ascend310P): `SetMaskCount`, the mask (counted in `M`) to `split`, `process` per full
-/// split, the mask to the tail and `process` on it, then `SetMaskNorm` and `ResetMask`.
+/// Ascend310P): [`counter_rounds`] (the mask counted in `M`) with `process` on each split's
+/// `dst` and `src`.
 #[track_caller]
 fn split_loop<T: Element, M: Element>(
     dst: &LocalTensor<T>,
@@ -215,18 +129,7 @@ fn split_loop<T: Element, M: Element>(
     split: usize,
     mut process: impl FnMut(&LocalTensor<T>, &LocalTensor<T>),
 ) {
-    let (loops, tail) = (count / split, count % split);
-    set_mask_count();
-    count_mask::<M>(split);
-    for i in 0..loops {
-        process(&dst.view(i * split), &src.view(i * split));
-    }
-    if tail > 0 {
-        count_mask::<M>(tail);
-        process(&dst.view(loops * split), &src.view(loops * split));
-    }
-    set_mask_norm();
-    reset_mask();
+    counter_rounds::<M>(count, split, |t| t, |off, _| process(&dst.view(off), &src.view(off)));
 }
 
 /// `Ceil` and `Trunc` (the same structure on both chips): splits of `bytes / 4 / 32 * 32`
@@ -242,7 +145,7 @@ fn round_by_split<T: Element, M: Element>(
     mode: RoundMode,
 ) {
     // `tmpBufferSize / sizeof(T)`, halved for half: bytes / 4 either way.
-    let split = split_count(api, tmp, 1);
+    let split = split_count(api, tmp, 4, 1);
     let (ftmp, itmp) = (tmp.reinterpret_cast::<f32>(), tmp.reinterpret_cast::<i32>());
     if T::DTYPE == DType::F16 {
         let (d, s) = (dst.reinterpret_cast::<f16>(), src.reinterpret_cast::<f16>());
@@ -302,7 +205,7 @@ pub fn floor<T: FloorElement, const IS_REUSE_SOURCE: bool>(
     count: usize,
 ) {
     check_common(FLOOR, &FLOOR_CHIPS, dst, src, count);
-    check_operands(FLOOR, dst, src, shared_tmp_buffer, count, true);
+    check_tmp_operands(FLOOR, dst, src, shared_tmp_buffer, count, true);
     let soc = get_soc();
     if T::DTYPE == DType::F32 {
         let (d, s) = (dst.reinterpret_cast::<f32>(), src.reinterpret_cast::<f32>());
@@ -319,7 +222,7 @@ pub fn floor<T: FloorElement, const IS_REUSE_SOURCE: bool>(
         return;
     }
     let (d, s) = (dst.reinterpret_cast::<f16>(), src.reinterpret_cast::<f16>());
-    let split = split_count(FLOOR, shared_tmp_buffer, 1);
+    let split = split_count(FLOOR, shared_tmp_buffer, 4, 1);
     let ftmp = shared_tmp_buffer.reinterpret_cast::<f32>();
     if soc == Soc::Ascend310B {
         // floor_v300_impl.h: the count forms, no mask mode.
@@ -407,7 +310,7 @@ pub fn ceil<T: CeilElement, const IS_REUSE_SOURCE: bool>(
     count: usize,
 ) {
     check_common(CEIL, &V220_V200, dst, src, count);
-    check_operands(CEIL, dst, src, shared_tmp_buffer, count, true);
+    check_tmp_operands(CEIL, dst, src, shared_tmp_buffer, count, true);
     // SetVectorMask<T, MaskMode::COUNTER>.
     round_by_split::<T, T>(CEIL, dst, src, shared_tmp_buffer, count, RoundMode::CastCeil);
 }
@@ -473,7 +376,7 @@ pub fn trunc<T: TruncElement, const IS_REUSE_SOURCE: bool>(
     count: usize,
 ) {
     check_common(TRUNC, &V220_V200, dst, src, count);
-    check_operands(TRUNC, dst, src, shared_tmp_buffer, count, false);
+    check_tmp_operands(TRUNC, dst, src, shared_tmp_buffer, count, false);
     round_by_split::<T, f16>(TRUNC, dst, src, shared_tmp_buffer, count, RoundMode::CastTrunc);
 }
 
@@ -544,7 +447,7 @@ pub fn frac<T: FracElement, const IS_REUSE_SOURCE: bool>(
     count: usize,
 ) {
     check_common(FRAC, &V220_V200, dst, src, count);
-    check_operands(FRAC, dst, src, shared_tmp_buffer, count, true);
+    check_tmp_operands(FRAC, dst, src, shared_tmp_buffer, count, true);
     let bytes = shared_tmp_buffer.get_size();
     ensure(bytes / 4 > 0, FRAC, || {
         format!("sharedTmpBuffer has {bytes} bytes, less than one float (tmpBufferSize would be 0)")
@@ -553,7 +456,7 @@ pub fn frac<T: FracElement, const IS_REUSE_SOURCE: bool>(
     set_mask_count();
     if T::DTYPE == DType::F16 {
         let (d, s) = (dst.reinterpret_cast::<f16>(), src.reinterpret_cast::<f16>());
-        let stack_size = split_count(FRAC, shared_tmp_buffer, 2);
+        let stack_size = split_count(FRAC, shared_tmp_buffer, 4, 2);
         let (rounds, tail) = (count / stack_size, count % stack_size);
         count_mask::<f16>(stack_size);
         let (src_tmp, dst_tmp) = (tmp.clone(), tmp.view(stack_size));
@@ -672,13 +575,13 @@ pub fn round<T: RoundElement, const IS_REUSE_SOURCE: bool>(
     count: usize,
 ) {
     check_common(ROUND, &V220_V200, dst, src, count);
-    check_operands(ROUND, dst, src, shared_tmp_buffer, count, false);
+    check_tmp_operands(ROUND, dst, src, shared_tmp_buffer, count, false);
     let v200 = get_soc() == Soc::Ascend310P;
     set_mask_count();
     if T::DTYPE == DType::F32 {
         let (d, s) = (dst.reinterpret_cast::<f32>(), src.reinterpret_cast::<f32>());
         if v200 {
-            let split = split_count(ROUND, shared_tmp_buffer, 1);
+            let split = split_count(ROUND, shared_tmp_buffer, 4, 1);
             let itmp = shared_tmp_buffer.reinterpret_cast::<i32>();
             let (loops, tail) = (count / split, count % split);
             count_mask::<f32>(split);
@@ -715,7 +618,7 @@ pub fn round<T: RoundElement, const IS_REUSE_SOURCE: bool>(
         }
     } else {
         let (d, s) = (dst.reinterpret_cast::<f16>(), src.reinterpret_cast::<f16>());
-        let split = split_count(ROUND, shared_tmp_buffer, if v200 { 2 } else { 1 });
+        let split = split_count(ROUND, shared_tmp_buffer, 4, if v200 { 2 } else { 1 });
         let (ftmp, itmp) =
             (shared_tmp_buffer.reinterpret_cast::<f32>(), shared_tmp_buffer.reinterpret_cast::<i32>());
         let (loops, tail) = (count / split, count % split);
@@ -843,7 +746,7 @@ pub fn sign<T: SignElement, const IS_REUSE_SOURCE: bool>(
     count: usize,
 ) {
     check_common(SIGN, &V220_V200, dst, src, count);
-    check_operands(SIGN, dst, src, shared_tmp_buffer, count, true);
+    check_tmp_operands(SIGN, dst, src, shared_tmp_buffer, count, true);
     if T::DTYPE == DType::F16 {
         sign_split(&dst.reinterpret_cast::<f16>(), &src.reinterpret_cast::<f16>(), shared_tmp_buffer, count);
     } else {
@@ -1032,7 +935,7 @@ pub fn clamp_max<T: ClampElement, const IS_REUSE_SOURCE: bool>(
     count: usize,
 ) {
     check_common(CLAMP_MAX, &V220_V200, dst, src, count);
-    check_operands(CLAMP_MAX, dst, src, shared_tmp_buffer, count, true);
+    check_tmp_operands(CLAMP_MAX, dst, src, shared_tmp_buffer, count, true);
     mins(dst, src, scalar, count);
 }
 
@@ -1091,7 +994,7 @@ pub fn clamp_min<T: ClampElement, const IS_REUSE_SOURCE: bool>(
     count: usize,
 ) {
     check_common(CLAMP_MIN, &V220_V200, dst, src, count);
-    check_operands(CLAMP_MIN, dst, src, shared_tmp_buffer, count, true);
+    check_tmp_operands(CLAMP_MIN, dst, src, shared_tmp_buffer, count, true);
     maxs(dst, src, scalar, count);
 }
 
@@ -1251,7 +1154,7 @@ pub fn axpy_adv<T: AxpyAdvElement<U>, U: Element, const IS_REUSE_SOURCE: bool>(
     ensure(count <= dst.get_size(), AXPY, || {
         format!("calCount = {count} exceeds dstTensor's {} {} elements", dst.get_size(), T::DTYPE)
     });
-    check_operands(AXPY, dst, src, shared_tmp_buffer, count, true);
+    check_tmp_operands(AXPY, dst, src, shared_tmp_buffer, count, true);
     if U::DTYPE == DType::F32 {
         let (d, s) = (dst.reinterpret_cast::<f32>(), src.reinterpret_cast::<f32>());
         axpy(&d, &s, f32::from_bits(scalar_value.to_bits_u64() as u32), count);
@@ -1262,7 +1165,7 @@ pub fn axpy_adv<T: AxpyAdvElement<U>, U: Element, const IS_REUSE_SOURCE: bool>(
     let bytes = shared_tmp_buffer.get_size();
     ensure(bytes > 0, AXPY, || "sharedTmpBuffer has 0 bytes".into());
     let half_dst = T::DTYPE == DType::F16;
-    let stack_size = split_count(AXPY, shared_tmp_buffer, if half_dst { 2 } else { 1 });
+    let stack_size = split_count(AXPY, shared_tmp_buffer, 4, if half_dst { 2 } else { 1 });
     let tmp = shared_tmp_buffer.reinterpret_cast::<f32>();
     let (rounds, tail) = (count / stack_size, count % stack_size);
     let unary = UnaryRepeatParams::default();
@@ -1389,13 +1292,13 @@ pub fn tanh<T: TanhElement, const IS_REUSE_SOURCE: bool>(
     count: usize,
 ) {
     check_common(TANH, &V220_V200, dst, src, count);
-    check_operands(TANH, dst, src, shared_tmp_buffer, count, true);
+    check_tmp_operands(TANH, dst, src, shared_tmp_buffer, count, true);
     let bytes = shared_tmp_buffer.get_size();
     ensure(bytes / 4 > 0, TANH, || {
         format!("sharedTmpBuffer has {bytes} bytes, less than one float (tmpBufferSize would be 0)")
     });
     let half = T::DTYPE == DType::F16;
-    let stack_size = split_count(TANH, shared_tmp_buffer, if half { 2 } else { 1 });
+    let stack_size = split_count(TANH, shared_tmp_buffer, 4, if half { 2 } else { 1 });
     let tmp = shared_tmp_buffer.reinterpret_cast::<f32>();
     let (conv, clip) = if half { (tmp.clone(), tmp.view(stack_size)) } else { (tmp.clone(), tmp.clone()) };
     let (rounds, tail) = (count / stack_size, count % stack_size);
@@ -1605,9 +1508,9 @@ pub fn log2<T: LogElement, const IS_REUSE_SOURCE: bool>(
         pipe_barrier::<PIPE_V>();
         muls_masked::<f32, false>(&d, &d, LN2_RECIPROCAL, MASK_PLACEHOLDER, 1, &unary);
     } else {
-        check_operands(LOG2, dst, src, shared_tmp_buffer, count, true);
+        check_tmp_operands(LOG2, dst, src, shared_tmp_buffer, count, true);
         let (d, s) = (dst.reinterpret_cast::<f16>(), src.reinterpret_cast::<f16>());
-        let split = split_count(LOG2, shared_tmp_buffer, 1);
+        let split = split_count(LOG2, shared_tmp_buffer, 4, 1);
         let tmp = shared_tmp_buffer.reinterpret_cast::<f32>();
         let (loops, tail) = (count / split, count % split);
         let compute = |off: usize| {
@@ -1805,7 +1708,7 @@ pub fn exp_adv<T: ExpAdvElement, const TAYLOR_EXPAND_LEVEL: u8, const IS_REUSE_S
     count: usize,
 ) {
     check_common(EXP, &V220_V200, dst, src, count);
-    check_operands(EXP, dst, src, shared_tmp_buffer, count, true);
+    check_tmp_operands(EXP, dst, src, shared_tmp_buffer, count, true);
     if TAYLOR_EXPAND_LEVEL == 0 {
         exp(dst, src, count);
         return;
@@ -2016,7 +1919,7 @@ pub fn erf<T: ErfElement, const IS_REUSE_SOURCE: bool>(
     count: usize,
 ) {
     check_common(ERF, &V220_V200, dst, src, count);
-    check_operands(ERF, dst, src, shared_tmp_buffer, count, true);
+    check_tmp_operands(ERF, dst, src, shared_tmp_buffer, count, true);
     let bytes = shared_tmp_buffer.get_size();
     let tmp_elems = bytes / T::SIZE;
     ensure(tmp_elems > 0, ERF, || format!("sharedTmpBuffer has {bytes} bytes, less than one {}", T::DTYPE));

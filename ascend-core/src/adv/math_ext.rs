@@ -13,18 +13,18 @@ use crate::error::ensure;
 use crate::soc::Soc;
 use crate::sync::{pipe_barrier, PIPE_V};
 use crate::tensor::LocalTensor;
-use crate::vector::binary::{add_masked, div, div_masked, mul, mul_masked, sub, sub_masked};
+use crate::vector::binary::{div, mul, sub};
 use crate::vector::cast::{cast, cast_masked, RoundMode};
 use crate::vector::duplicate::duplicate_masked;
-use crate::vector::mask::{
-    reset_mask, set_mask_count, set_mask_norm, set_vector_mask, Mask, MASK_PLACEHOLDER,
-};
-use crate::vector::params::{BinaryRepeatParams, UnaryRepeatParams};
-use crate::vector::scalar::{adds_masked, muls_masked};
-use crate::vector::unary::{abs_masked, exp_masked, ln_masked, sqrt_masked};
+use crate::vector::mask::MASK_PLACEHOLDER;
 
 use super::math::trunc;
-use super::{check_apart, check_common, host_checks, span, stack_tensor, whole};
+use super::steps as step;
+use super::V220_V200 as CHIPS;
+use super::{
+    check_apart, check_common, check_tmp_operands, counter_rounds, host_checks, span, split_count,
+    stack_tensor, tail_up, whole, NARROW, ONE_BLK_SIZE, WIDEN,
+};
 
 mod sealed {
     pub trait Sealed {}
@@ -63,96 +63,12 @@ const ACOSH: &str = "Acosh";
 const ATANH: &str = "Atanh";
 const FMOD: &str = "Fmod";
 
-/// The chips whose build of the vendor's library implements these functions (`__NPU_ARCH__`
-/// 2201 and 2002).
-const CHIPS: [Soc; 2] = [Soc::Ascend910B, Soc::Ascend310P];
-
-/// The vendor's `ONE_BLK_SIZE`: split counts are multiples of it.
-const ONE_BLK_SIZE: usize = 32;
-
-/// `half → float`: `{1, 1, DEFAULT_REPEAT_STRIDE, HALF_DEFAULT_REPEAT_STRIDE}`.
-const WIDEN: UnaryRepeatParams = UnaryRepeatParams::new(1, 1, 8, 4);
-/// `float → half`: `{1, 1, HALF_DEFAULT_REPEAT_STRIDE, DEFAULT_REPEAT_STRIDE}`.
-const NARROW: UnaryRepeatParams = UnaryRepeatParams::new(1, 1, 4, 8);
-/// The default `UnaryRepeatParams`.
-const U: UnaryRepeatParams = UnaryRepeatParams::new(1, 1, 8, 8);
-
 /// `-ln 2` as a `float` (the vendor's `SINH_NEG_LN_TWO` and `SCALAR_LN2`).
 const NEG_LN_TWO: f32 = -std::f64::consts::LN_2 as f32;
 
 // ---------------------------------------------------------------------------------------
 // Shared steps
 // ---------------------------------------------------------------------------------------
-
-/// Fails unless `tmp` is in the Unified Buffer, `dst`'s and `src`'s first `count` elements are
-/// apart, and the scratch is apart from both (the vendor's pages).
-#[track_caller]
-fn check_operands<T: Element>(
-    api: &'static str,
-    dst: &LocalTensor<T>,
-    src: &LocalTensor<T>,
-    tmp: &LocalTensor<u8>,
-    count: usize,
-) {
-    let pos = tmp.get_position();
-    ensure(pos.is_ub(), api, || {
-        format!("sharedTmpBuffer is at position {pos}; it must be VECIN, VECOUT or VECCALC")
-    });
-    let (d, s, t) = (span("dst", dst, count), span("src", src, count), whole("sharedTmpBuffer", tmp));
-    check_apart(api, &[(d, s), (t, s), (t, d)]);
-}
-
-/// The elements one round computes: `bytes / unit / div`, rounded down to a multiple of 32;
-/// fails when it is 0 (the vendor's `CheckTmpBufferSize`), naming the bytes needed.
-#[track_caller]
-fn split_count(api: &'static str, tmp: &LocalTensor<u8>, unit: usize, div: usize) -> usize {
-    let bytes = tmp.get_size();
-    let split = bytes / unit / div / ONE_BLK_SIZE * ONE_BLK_SIZE;
-    ensure(split > 0, api, || {
-        format!(
-            "sharedTmpBuffer has {bytes} bytes; it must hold at least {} (one split of {ONE_BLK_SIZE} elements; see the \
-             host's Get{api}MaxMinTmpSize)",
-            unit * div * ONE_BLK_SIZE
-        )
-    });
-    split
-}
-
-/// Sets the counter-mode mask to `n` elements (`SetVectorMask<T, MaskMode::COUNTER>(0, n)`).
-#[track_caller]
-fn count_mask<T: Element>(n: usize) {
-    set_vector_mask::<T>(Mask::Bits([n as u64, 0]))
-}
-
-/// The vendor's split loop in counter mode: `SetMaskCount`, the mask to `split`, `compute(off,
-/// size)` per full split, the mask to the tail and `compute` on it, then `SetMaskNorm` and
-/// `ResetMask`. `size` is `split`, or for the tail `tail_size(tail)` (the vendor passes the
-/// tail rounded up to 32 to some functions, which lay their scratch out by it).
-#[track_caller]
-fn rounds<T: Element>(
-    count: usize,
-    split: usize,
-    tail_size: impl Fn(usize) -> usize,
-    mut compute: impl FnMut(usize, usize),
-) {
-    let (loops, tail) = (count / split, count % split);
-    set_mask_count();
-    count_mask::<T>(split);
-    for i in 0..loops {
-        compute(i * split, split);
-    }
-    if tail > 0 {
-        count_mask::<T>(tail);
-        compute(loops * split, tail_size(tail));
-    }
-    set_mask_norm();
-    reset_mask();
-}
-
-/// The tail rounded up to a multiple of 32 (the vendor's `tailCount`).
-fn tail_up(tail: usize) -> usize {
-    tail.div_ceil(ONE_BLK_SIZE) * ONE_BLK_SIZE
-}
 
 /// `dst` and `src` of a `half` function's round at `off`.
 fn halves<T: Element>(
@@ -183,62 +99,6 @@ fn widen(dst: &LocalTensor<f32>, src: &LocalTensor<f16>) {
 #[track_caller]
 fn narrow(dst: &LocalTensor<f16>, src: &LocalTensor<f32>, mode: RoundMode) {
     cast_masked::<f16, f32, false>(dst, src, mode, MASK_PLACEHOLDER, 1, &NARROW);
-}
-
-/// The masked instructions the functions use, each followed by `PipeBarrier<PIPE_V>`.
-mod step {
-    use super::*;
-
-    #[track_caller]
-    pub fn adds(d: &LocalTensor<f32>, s: &LocalTensor<f32>, v: f32) {
-        adds_masked::<f32, false>(d, s, v, MASK_PLACEHOLDER, 1, &U);
-        pipe_barrier::<PIPE_V>();
-    }
-    #[track_caller]
-    pub fn muls(d: &LocalTensor<f32>, s: &LocalTensor<f32>, v: f32) {
-        muls_masked::<f32, false>(d, s, v, MASK_PLACEHOLDER, 1, &U);
-        pipe_barrier::<PIPE_V>();
-    }
-    #[track_caller]
-    pub fn exp(d: &LocalTensor<f32>, s: &LocalTensor<f32>) {
-        exp_masked::<f32, false>(d, s, MASK_PLACEHOLDER, 1, &U);
-        pipe_barrier::<PIPE_V>();
-    }
-    #[track_caller]
-    pub fn ln(d: &LocalTensor<f32>, s: &LocalTensor<f32>) {
-        ln_masked::<f32, false>(d, s, MASK_PLACEHOLDER, 1, &U);
-        pipe_barrier::<PIPE_V>();
-    }
-    #[track_caller]
-    pub fn abs(d: &LocalTensor<f32>, s: &LocalTensor<f32>) {
-        abs_masked::<f32, false>(d, s, MASK_PLACEHOLDER, 1, &U);
-        pipe_barrier::<PIPE_V>();
-    }
-    #[track_caller]
-    pub fn sqrt(d: &LocalTensor<f32>, s: &LocalTensor<f32>) {
-        sqrt_masked::<f32, false>(d, s, MASK_PLACEHOLDER, 1, &U);
-        pipe_barrier::<PIPE_V>();
-    }
-    #[track_caller]
-    pub fn add(d: &LocalTensor<f32>, a: &LocalTensor<f32>, b: &LocalTensor<f32>) {
-        add_masked::<f32, false>(d, a, b, MASK_PLACEHOLDER, 1, &BinaryRepeatParams::default());
-        pipe_barrier::<PIPE_V>();
-    }
-    #[track_caller]
-    pub fn sub(d: &LocalTensor<f32>, a: &LocalTensor<f32>, b: &LocalTensor<f32>) {
-        sub_masked::<f32, false>(d, a, b, MASK_PLACEHOLDER, 1, &BinaryRepeatParams::default());
-        pipe_barrier::<PIPE_V>();
-    }
-    #[track_caller]
-    pub fn mul(d: &LocalTensor<f32>, a: &LocalTensor<f32>, b: &LocalTensor<f32>) {
-        mul_masked::<f32, false>(d, a, b, MASK_PLACEHOLDER, 1, &BinaryRepeatParams::default());
-        pipe_barrier::<PIPE_V>();
-    }
-    #[track_caller]
-    pub fn div(d: &LocalTensor<f32>, a: &LocalTensor<f32>, b: &LocalTensor<f32>) {
-        div_masked::<f32, false>(d, a, b, MASK_PLACEHOLDER, 1, &BinaryRepeatParams::default());
-        pipe_barrier::<PIPE_V>();
-    }
 }
 
 /// `(fac * max(input bytes, 256), fac * 256)`, `fac` per type (the tilings of `Sinh`, `Cosh`,
@@ -289,11 +149,11 @@ pub fn sinh<T: SinhElement, const IS_REUSE_SOURCE: bool>(
     count: usize,
 ) {
     check_common(SINH, &CHIPS, dst, src, count);
-    check_operands(SINH, dst, src, shared_tmp_buffer, count);
+    check_tmp_operands(SINH, dst, src, shared_tmp_buffer, count, true);
     let half = T::DTYPE == DType::F16;
     let split = split_count(SINH, shared_tmp_buffer, T::SIZE, if half { 4 } else { 1 });
     let t1 = shared_tmp_buffer.reinterpret_cast::<f32>();
-    rounds::<T>(
+    counter_rounds::<T>(
         count,
         split,
         |_| split,
@@ -430,7 +290,7 @@ pub fn cosh<T: CoshElement, const IS_REUSE_SOURCE: bool>(
 ) {
     const QUARTER: f32 = 0.25;
     check_common(COSH, &CHIPS, dst, src, count);
-    check_operands(COSH, dst, src, shared_tmp_buffer, count);
+    check_tmp_operands(COSH, dst, src, shared_tmp_buffer, count, true);
     let bytes = shared_tmp_buffer.get_size();
     ensure(bytes / T::SIZE > 0, COSH, || {
         format!("sharedTmpBuffer has {bytes} bytes, less than one {} (tmpBufferSize would be 0)", T::DTYPE)
@@ -439,7 +299,7 @@ pub fn cosh<T: CoshElement, const IS_REUSE_SOURCE: bool>(
     let cal = split_count(COSH, shared_tmp_buffer, T::SIZE, if half { 6 } else { 2 });
     let f1 = shared_tmp_buffer.reinterpret_cast::<f32>();
     let soc = get_soc();
-    rounds::<T>(
+    counter_rounds::<T>(
         count,
         cal,
         |_| cal,
@@ -576,11 +436,11 @@ pub fn atanh<T: AtanhElement, const IS_REUSE_SOURCE: bool>(
     count: usize,
 ) {
     check_common(ATANH, &CHIPS, dst, src, count);
-    check_operands(ATANH, dst, src, shared_tmp_buffer, count);
+    check_tmp_operands(ATANH, dst, src, shared_tmp_buffer, count, true);
     let half = T::DTYPE == DType::F16;
     let split = split_count(ATANH, shared_tmp_buffer, T::SIZE, if half { 4 } else { 1 });
     let t1 = shared_tmp_buffer.reinterpret_cast::<f32>();
-    rounds::<T>(count, split, tail_up, |off, cal| {
+    counter_rounds::<T>(count, split, tail_up, |off, cal| {
         if half {
             let (d, s) = halves(dst, src, off);
             let t2 = t1.view(cal);
@@ -709,11 +569,11 @@ pub fn asinh<T: AsinhElement, const IS_REUSE_SOURCE: bool>(
     count: usize,
 ) {
     check_common(ASINH, &CHIPS, dst, src, count);
-    check_operands(ASINH, dst, src, shared_tmp_buffer, count);
+    check_tmp_operands(ASINH, dst, src, shared_tmp_buffer, count, true);
     let half = T::DTYPE == DType::F16;
     let split = split_count(ASINH, shared_tmp_buffer, 4, 3);
     let t1 = shared_tmp_buffer.reinterpret_cast::<f32>();
-    rounds::<T>(count, split, tail_up, |off, cal| {
+    counter_rounds::<T>(count, split, tail_up, |off, cal| {
         let (t3, t2) = (t1.view(cal), t1.view(2 * cal));
         if half {
             let (d, s) = halves(dst, src, off);
@@ -866,11 +726,11 @@ pub fn acosh<T: AcoshElement, const IS_REUSE_SOURCE: bool>(
     count: usize,
 ) {
     check_common(ACOSH, &CHIPS, dst, src, count);
-    check_operands(ACOSH, dst, src, shared_tmp_buffer, count);
+    check_tmp_operands(ACOSH, dst, src, shared_tmp_buffer, count, true);
     let half = T::DTYPE == DType::F16;
     let split = split_count(ACOSH, shared_tmp_buffer, 4, if half { 2 } else { 1 });
     let t1 = shared_tmp_buffer.reinterpret_cast::<f32>();
-    rounds::<T>(count, split, tail_up, |off, cal| {
+    counter_rounds::<T>(count, split, tail_up, |off, cal| {
         if half {
             let (d, s) = halves(dst, src, off);
             let t2 = t1.view(cal);

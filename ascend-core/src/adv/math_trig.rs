@@ -25,16 +25,11 @@
 //! algorithms) is not emulated; on Ascend910 and Ascend310B the vendor's library has no
 //! implementation, and the functions fail there.
 
-use crate::ctx::get_soc;
 use crate::element::{f16, DType, Element};
 use crate::error::ensure;
-use crate::soc::Soc;
 use crate::sync::{pipe_barrier, PIPE_V};
 use crate::tensor::LocalTensor;
-use crate::vector::binary::{
-    add_masked, div_masked, min_masked, mul_masked, sub_masked, AddElement, DivElement, MinElement,
-    MulElement, SubElement,
-};
+use crate::vector::binary::{mul_masked, DivElement, MulElement};
 use crate::vector::cast::{cast_masked, RoundMode};
 use crate::vector::mask::{
     reset_mask, set_mask_count, set_mask_norm, set_vector_mask, Mask, MASK_PLACEHOLDER,
@@ -43,9 +38,14 @@ use crate::vector::params::{BinaryRepeatParams, UnaryRepeatParams};
 use crate::vector::scalar::{
     adds_masked, maxs_masked, mins_masked, muls_masked, AddsElement, MinsElement, MulsElement,
 };
-use crate::vector::unary::{abs_masked, sqrt_masked, AbsElement, SqrtElement};
+use crate::vector::unary::AbsElement;
 
-use super::{check_apart, check_common, host_checks, span, stack_tensor, whole};
+use super::steps::{self, integral, via_float};
+use super::V220_V200 as CHIPS;
+use super::{
+    check_common, check_tmp_operands, counter_rounds, host_checks, split_count, stack_tensor, NARROW,
+    ONE_BLK_SIZE, SAME, WIDEN,
+};
 
 mod sealed {
     pub trait Sealed {}
@@ -84,176 +84,20 @@ const ASIN: &str = "Asin";
 const ACOS: &str = "Acos";
 const ATAN: &str = "Atan";
 
-/// The chips whose build of the vendor's library implements these functions (`__NPU_ARCH__`
-/// 2201 and 2002).
-const CHIPS: [Soc; 2] = [Soc::Ascend910B, Soc::Ascend310P];
-
-/// The vendor's `ONE_BLK_SIZE`: split counts are multiples of it.
-const ONE_BLK_SIZE: usize = 32;
-
-/// `{1, 1, DEFAULT_REPEAT_STRIDE, DEFAULT_REPEAT_STRIDE}`.
-const SAME: UnaryRepeatParams = UnaryRepeatParams::new(1, 1, 8, 8);
-/// `half → float`: `{1, 1, DEFAULT_REPEAT_STRIDE, HALF_DEFAULT_REPEAT_STRIDE}`.
-const WIDEN: UnaryRepeatParams = UnaryRepeatParams::new(1, 1, 8, 4);
-/// `float → half`: `{1, 1, HALF_DEFAULT_REPEAT_STRIDE, DEFAULT_REPEAT_STRIDE}`.
-const NARROW: UnaryRepeatParams = UnaryRepeatParams::new(1, 1, 4, 8);
-
 // ---------------------------------------------------------------------------------------
 // Shared steps
 // ---------------------------------------------------------------------------------------
-
-/// The vendor's checks beyond [`check_common`]: `sharedTmpBuffer` in the Unified Buffer, and
-/// `dst`, `src` (their first `count` elements) and the scratch pairwise apart.
-#[track_caller]
-fn check_operands<T: Element>(
-    api: &'static str,
-    dst: &LocalTensor<T>,
-    src: &LocalTensor<T>,
-    tmp: &LocalTensor<u8>,
-    count: usize,
-) {
-    let pos = tmp.get_position();
-    ensure(pos.is_ub(), api, || {
-        format!("sharedTmpBuffer is at position {pos}; it must be VECIN, VECOUT or VECCALC")
-    });
-    let (d, s, t) = (span("dst", dst, count), span("src", src, count), whole("sharedTmpBuffer", tmp));
-    check_apart(api, &[(d, s), (t, s), (t, d)]);
-}
 
 /// The elements one round computes: `bytes / 4 / procedure`, rounded down to a multiple of
 /// 32 (the vendor's `stackSize`/`calSize`); fails as the vendor's two `CheckTmpBufferSize`
 /// do when `bytes / 4` or the split is 0.
 #[track_caller]
-fn split_count(api: &'static str, tmp: &LocalTensor<u8>, procedure: usize) -> usize {
+fn split_floats(api: &'static str, tmp: &LocalTensor<u8>, procedure: usize) -> usize {
     let bytes = tmp.get_size();
     ensure(bytes / 4 > 0, api, || {
         format!("sharedTmpBuffer has {bytes} bytes, less than one float (tmpBufferSize would be 0)")
     });
-    let split = bytes / 4 / procedure / ONE_BLK_SIZE * ONE_BLK_SIZE;
-    ensure(split > 0, api, || {
-        format!(
-            "sharedTmpBuffer has {bytes} bytes; it must hold at least {} ({procedure} float tensors of \
-             {ONE_BLK_SIZE} elements; see the host's Get{api}MaxMinTmpSize)",
-            4 * procedure * ONE_BLK_SIZE
-        )
-    });
-    split
-}
-
-/// The vendor's round loop: `SetMaskCount`, the counter mask to `split`, `compute(offset)` per
-/// full round, the mask to the tail and `compute` on it, then `SetMaskNorm` and `ResetMask`.
-#[track_caller]
-fn rounds<T: Element>(count: usize, split: usize, mut compute: impl FnMut(usize)) {
-    let (full, tail) = (count / split, count % split);
-    set_mask_count();
-    set_vector_mask::<T>(Mask::Bits([split as u64, 0]));
-    for i in 0..full {
-        compute(i * split);
-    }
-    if tail != 0 {
-        set_vector_mask::<T>(Mask::Bits([tail as u64, 0]));
-        compute(full * split);
-    }
-    set_mask_norm();
-    reset_mask();
-}
-
-/// `half` through `float` in `conv`: `Cast<float, half>` into it, `inner`, `Cast<half,
-/// float>` (`CAST_NONE`) into `dst`, each followed by a `PipeBarrier<PIPE_V>`.
-#[track_caller]
-fn via_float(dst: &LocalTensor<f16>, src: &LocalTensor<f16>, conv: &LocalTensor<f32>, inner: impl FnOnce()) {
-    cast_masked::<f32, f16, false>(conv, src, RoundMode::CastNone, MASK_PLACEHOLDER, 1, &WIDEN);
-    pipe_barrier::<PIPE_V>();
-    inner();
-    cast_masked::<f16, f32, false>(dst, conv, RoundMode::CastNone, MASK_PLACEHOLDER, 1, &NARROW);
-    pipe_barrier::<PIPE_V>();
-}
-
-/// The vendor's `SinCast`/`CosCast`: `float` rounded to an integral `float` with `mode`, in
-/// place — Ascend910B one `Cast<float, float>`; Ascend310P `Cast<int32_t, float>` into `t`
-/// seen as `int32_t`, then `Cast<float, int32_t>` with `CAST_NONE` — each followed by a
-/// `PipeBarrier<PIPE_V>`.
-#[track_caller]
-fn integral_in_place(t: &LocalTensor<f32>, mode: RoundMode) {
-    if get_soc() == Soc::Ascend310P {
-        let i = t.reinterpret_cast::<i32>();
-        cast_masked::<i32, f32, false>(&i, t, mode, MASK_PLACEHOLDER, 1, &SAME);
-        pipe_barrier::<PIPE_V>();
-        cast_masked::<f32, i32, false>(t, &i, RoundMode::CastNone, MASK_PLACEHOLDER, 1, &SAME);
-    } else {
-        cast_masked::<f32, f32, false>(t, t, mode, MASK_PLACEHOLDER, 1, &SAME);
-    }
-    pipe_barrier::<PIPE_V>();
-}
-
-/// `Muls` then `PipeBarrier<PIPE_V>`.
-#[track_caller]
-fn muls_b<T: MulsElement>(dst: &LocalTensor<T>, src: &LocalTensor<T>, s: T) {
-    muls_masked::<T, false>(dst, src, s, MASK_PLACEHOLDER, 1, &UnaryRepeatParams::default());
-    pipe_barrier::<PIPE_V>();
-}
-
-/// `Adds` then `PipeBarrier<PIPE_V>`.
-#[track_caller]
-fn adds_b<T: AddsElement>(dst: &LocalTensor<T>, src: &LocalTensor<T>, s: T) {
-    adds_masked::<T, false>(dst, src, s, MASK_PLACEHOLDER, 1, &UnaryRepeatParams::default());
-    pipe_barrier::<PIPE_V>();
-}
-
-/// `Mins` then `PipeBarrier<PIPE_V>`.
-#[track_caller]
-fn mins_b<T: MinsElement>(dst: &LocalTensor<T>, src: &LocalTensor<T>, s: T) {
-    mins_masked::<T, false>(dst, src, s, MASK_PLACEHOLDER, 1, &UnaryRepeatParams::default());
-    pipe_barrier::<PIPE_V>();
-}
-
-/// `Mul` then `PipeBarrier<PIPE_V>`.
-#[track_caller]
-fn mul_b<T: MulElement>(dst: &LocalTensor<T>, a: &LocalTensor<T>, b: &LocalTensor<T>) {
-    mul_masked::<T, false>(dst, a, b, MASK_PLACEHOLDER, 1, &BinaryRepeatParams::default());
-    pipe_barrier::<PIPE_V>();
-}
-
-/// `Add` then `PipeBarrier<PIPE_V>`.
-#[track_caller]
-fn add_b<T: AddElement>(dst: &LocalTensor<T>, a: &LocalTensor<T>, b: &LocalTensor<T>) {
-    add_masked::<T, false>(dst, a, b, MASK_PLACEHOLDER, 1, &BinaryRepeatParams::default());
-    pipe_barrier::<PIPE_V>();
-}
-
-/// `Sub` then `PipeBarrier<PIPE_V>`.
-#[track_caller]
-fn sub_b<T: SubElement>(dst: &LocalTensor<T>, a: &LocalTensor<T>, b: &LocalTensor<T>) {
-    sub_masked::<T, false>(dst, a, b, MASK_PLACEHOLDER, 1, &BinaryRepeatParams::default());
-    pipe_barrier::<PIPE_V>();
-}
-
-/// `Abs` then `PipeBarrier<PIPE_V>`.
-#[track_caller]
-fn abs_b<T: AbsElement>(dst: &LocalTensor<T>, src: &LocalTensor<T>) {
-    abs_masked::<T, false>(dst, src, MASK_PLACEHOLDER, 1, &UnaryRepeatParams::default());
-    pipe_barrier::<PIPE_V>();
-}
-
-/// `Sqrt` then `PipeBarrier<PIPE_V>`.
-#[track_caller]
-fn sqrt_b<T: SqrtElement>(dst: &LocalTensor<T>, src: &LocalTensor<T>) {
-    sqrt_masked::<T, false>(dst, src, MASK_PLACEHOLDER, 1, &UnaryRepeatParams::default());
-    pipe_barrier::<PIPE_V>();
-}
-
-/// `Div` then `PipeBarrier<PIPE_V>`.
-#[track_caller]
-fn div_b<T: DivElement>(dst: &LocalTensor<T>, a: &LocalTensor<T>, b: &LocalTensor<T>) {
-    div_masked::<T, false>(dst, a, b, MASK_PLACEHOLDER, 1, &BinaryRepeatParams::default());
-    pipe_barrier::<PIPE_V>();
-}
-
-/// `Min` then `PipeBarrier<PIPE_V>`.
-#[track_caller]
-fn min_b<T: MinElement>(dst: &LocalTensor<T>, a: &LocalTensor<T>, b: &LocalTensor<T>) {
-    min_masked::<T, false>(dst, a, b, MASK_PLACEHOLDER, 1, &BinaryRepeatParams::default());
-    pipe_barrier::<PIPE_V>();
+    split_count(api, tmp, 4, procedure)
 }
 
 // ---------------------------------------------------------------------------------------
@@ -304,28 +148,28 @@ fn reduce(
     round: &LocalTensor<f32>,
     kpi: &LocalTensor<f32>,
 ) {
-    muls_b(round, src, INV_PI);
+    steps::muls(round, src, INV_PI);
     if cos {
-        adds_b(round, round, 0.5);
-        integral_in_place(round, RoundMode::CastRint);
+        steps::adds(round, round, 0.5);
+        integral(round, round, &round.reinterpret_cast::<i32>(), RoundMode::CastRint);
     } else {
-        integral_in_place(round, RoundMode::CastRound);
+        integral(round, round, &round.reinterpret_cast::<i32>(), RoundMode::CastRound);
     }
-    muls_b(kpi, round, PI_0);
-    sub_b(x, src, kpi);
-    muls_b(kpi, round, PI_1);
-    sub_b(x, x, kpi);
+    steps::muls(kpi, round, PI_0);
+    steps::sub(x, src, kpi);
+    steps::muls(kpi, round, PI_1);
+    steps::sub(x, x, kpi);
     if cos {
-        adds_b(x, x, PI_DOWN);
+        steps::adds(x, x, PI_DOWN);
     }
-    muls_b(kpi, round, PI_2);
-    sub_b(x, x, kpi);
-    muls_b(kpi, round, PI_3);
-    sub_b(x, x, kpi);
+    steps::muls(kpi, round, PI_2);
+    steps::sub(x, x, kpi);
+    steps::muls(kpi, round, PI_3);
+    steps::sub(x, x, kpi);
     if cos {
-        muls_b(kpi, round, PI_4);
-        sub_b(x, x, kpi);
-        adds_b(x, x, PI_DOWN_RES);
+        steps::muls(kpi, round, PI_4);
+        steps::sub(x, x, kpi);
+        steps::adds(x, x, PI_DOWN_RES);
     }
 }
 
@@ -340,24 +184,24 @@ fn polynomial(
     round: &LocalTensor<f32>,
     kpi: &LocalTensor<f32>,
 ) {
-    mul_b(kpi, x, x);
-    muls_b(dst, round, 0.5);
-    integral_in_place(dst, RoundMode::CastFloor);
-    muls_b(dst, dst, 4.0);
-    muls_b(round, round, -2.0);
-    add_b(dst, dst, round);
-    adds_b(dst, dst, 1.0);
+    steps::mul(kpi, x, x);
+    steps::muls(dst, round, 0.5);
+    integral(dst, dst, &dst.reinterpret_cast::<i32>(), RoundMode::CastFloor);
+    steps::muls(dst, dst, 4.0);
+    steps::muls(round, round, -2.0);
+    steps::add(dst, dst, round);
+    steps::adds(dst, dst, 1.0);
 
-    muls_b(round, kpi, POLY[0]);
-    adds_b(round, round, POLY[1]);
-    mul_b(round, round, kpi);
-    adds_b(round, round, POLY[2]);
-    mul_b(round, round, kpi);
-    adds_b(round, round, POLY[3]);
-    mul_b(round, round, kpi);
-    adds_b(round, round, 1.0);
-    mul_b(round, round, x);
-    mul_b(dst, round, dst);
+    steps::muls(round, kpi, POLY[0]);
+    steps::adds(round, round, POLY[1]);
+    steps::mul(round, round, kpi);
+    steps::adds(round, round, POLY[2]);
+    steps::mul(round, round, kpi);
+    steps::adds(round, round, POLY[3]);
+    steps::mul(round, round, kpi);
+    steps::adds(round, round, 1.0);
+    steps::mul(round, round, x);
+    steps::mul(dst, round, dst);
     if cos {
         let unary = UnaryRepeatParams::default();
         mins_masked::<f32, false>(dst, dst, 1.0, MASK_PLACEHOLDER, 1, &unary);
@@ -379,32 +223,39 @@ fn sin_cos<T: Element>(
 ) {
     let api = if cos { COS } else { SIN };
     check_common(api, &CHIPS, dst, src, count);
-    check_operands(api, dst, src, shared_tmp_buffer, count);
+    check_tmp_operands(api, dst, src, shared_tmp_buffer, count, true);
     let half = T::DTYPE == DType::F16;
     let proc = match (half, reuse) {
         (true, _) => SC_HALF_PROC,
         (false, false) => SC_FLOAT_PROC,
         (false, true) => SC_FLOAT_REUSE_PROC,
     };
-    let split = split_count(api, shared_tmp_buffer, proc);
+    let split = split_floats(api, shared_tmp_buffer, proc);
     let tmp = shared_tmp_buffer.reinterpret_cast::<f32>();
-    rounds::<T>(count, split, |off| {
-        if half {
-            let (d, s) = (dst.reinterpret_cast::<f16>().view(off), src.reinterpret_cast::<f16>().view(off));
-            let (conv, round, kpi, x) =
-                (tmp.clone(), tmp.view(split), tmp.view(2 * split), tmp.view(3 * split));
-            via_float(&d, &s, &conv, || {
-                reduce(cos, &x, &conv, &round, &kpi);
-                polynomial(cos, &conv, &x, &round, &kpi);
-            });
-        } else {
-            let (d, s) = (dst.reinterpret_cast::<f32>().view(off), src.reinterpret_cast::<f32>().view(off));
-            let (round, kpi) = (tmp.clone(), tmp.view(split));
-            let x = if reuse { s.clone() } else { tmp.view(2 * split) };
-            reduce(cos, &x, &s, &round, &kpi);
-            polynomial(cos, &d, &x, &round, &kpi);
-        }
-    });
+    counter_rounds::<T>(
+        count,
+        split,
+        |t| t,
+        |off, _| {
+            if half {
+                let (d, s) =
+                    (dst.reinterpret_cast::<f16>().view(off), src.reinterpret_cast::<f16>().view(off));
+                let (conv, round, kpi, x) =
+                    (tmp.clone(), tmp.view(split), tmp.view(2 * split), tmp.view(3 * split));
+                via_float(&d, &s, &conv, |_| {
+                    reduce(cos, &x, &conv, &round, &kpi);
+                    polynomial(cos, &conv, &x, &round, &kpi);
+                });
+            } else {
+                let (d, s) =
+                    (dst.reinterpret_cast::<f32>().view(off), src.reinterpret_cast::<f32>().view(off));
+                let (round, kpi) = (tmp.clone(), tmp.view(split));
+                let x = if reuse { s.clone() } else { tmp.view(2 * split) };
+                reduce(cos, &x, &s, &round, &kpi);
+                polynomial(cos, &d, &x, &round, &kpi);
+            }
+        },
+    );
 }
 
 /// `dst[i] = sin(src[i])` for `i < count`, with `shared_tmp_buffer` as scratch (AscendC
@@ -666,12 +517,12 @@ fn taylor(dst: &LocalTensor<f32>, src: &LocalTensor<f32>, square: &LocalTensor<f
     mul_masked::<f32, false>(square, src, src, MASK_PLACEHOLDER, 1, &binary);
     mul_masked::<f32, false>(dst, src, src, MASK_PLACEHOLDER, 1, &binary);
     pipe_barrier::<PIPE_V>();
-    muls_b(dst, dst, ATAN_FACTORS[level]);
+    steps::muls(dst, dst, ATAN_FACTORS[level]);
     for i in (1..level).rev() {
-        adds_b(dst, dst, ATAN_FACTORS[i]);
-        mul_b(dst, dst, square);
+        steps::adds(dst, dst, ATAN_FACTORS[i]);
+        steps::mul(dst, dst, square);
     }
-    adds_b(dst, dst, ATAN_FACTORS[0]);
+    steps::adds(dst, dst, ATAN_FACTORS[0]);
     mul_masked::<f32, false>(dst, dst, src, MASK_PLACEHOLDER, 1, &binary);
 }
 
@@ -679,11 +530,11 @@ fn taylor(dst: &LocalTensor<f32>, src: &LocalTensor<f32>, square: &LocalTensor<f
 #[track_caller]
 fn atan_transform(dst: &LocalTensor<f32>, src: &LocalTensor<f32>, tmp: &LocalTensor<f32>, y: f32) {
     let unary = UnaryRepeatParams::default();
-    muls_b(dst, src, y);
+    steps::muls(dst, src, y);
     adds_masked::<f32, false>(dst, dst, 1.0, MASK_PLACEHOLDER, 1, &unary);
-    adds_b(tmp, src, 0.0 - y);
-    div_b(dst, tmp, dst);
-    abs_b(dst, dst);
+    steps::adds(tmp, src, 0.0 - y);
+    steps::div(dst, tmp, dst);
+    steps::abs(dst, dst);
 }
 
 /// The vendor's `AtanFormulaImpl` on five `float` tensors of `split` in `tmp` (the result's
@@ -700,7 +551,7 @@ fn atan_formula(dst: &LocalTensor<f32>, src: &LocalTensor<f32>, tmp: &LocalTenso
     pipe_barrier::<PIPE_V>();
     maxs_masked::<f32, false>(&clip, &clip, -MAX_INPUT, MASK_PLACEHOLDER, 1, &unary);
     pipe_barrier::<PIPE_V>();
-    abs_b(&abs, &clip);
+    steps::abs(&abs, &clip);
 
     // |x| in (0, tan(π/8)).
     taylor(dst, &abs, &square, 4);
@@ -708,33 +559,33 @@ fn atan_formula(dst: &LocalTensor<f32>, src: &LocalTensor<f32>, tmp: &LocalTenso
     atan_transform(&t1, &abs, &t2, TAN_PI_BY_EIGHT);
     taylor(&t2, &t1, &square, 4);
     pipe_barrier::<PIPE_V>();
-    adds_b(&t2, &t2, PI_BY_EIGHT);
-    min_b(dst, dst, &t2);
+    steps::adds(&t2, &t2, PI_BY_EIGHT);
+    steps::min(dst, dst, &t2);
 
     // π/4 + atan(|(|x| − 1) / (|x| + 1)|).
     adds_masked::<f32, false>(&t2, &abs, 1.0, MASK_PLACEHOLDER, 1, &unary);
-    adds_b(&t1, &abs, -1.0);
-    div_b(&t1, &t1, &t2);
-    abs_b(&t1, &t1);
+    steps::adds(&t1, &abs, -1.0);
+    steps::div(&t1, &t1, &t2);
+    steps::abs(&t1, &t1);
     taylor(&t2, &t1, &square, 4);
     pipe_barrier::<PIPE_V>();
-    adds_b(&t2, &t2, PI_BY_FOUR);
-    min_b(dst, dst, &t2);
+    steps::adds(&t2, &t2, PI_BY_FOUR);
+    steps::min(dst, dst, &t2);
 
     // π/8 + π/4 + atan of that argument transformed again.
     atan_transform(&t2, &t1, &square, TAN_PI_BY_EIGHT);
     taylor(&t1, &t2, &square, 6);
     pipe_barrier::<PIPE_V>();
-    adds_b(&t1, &t1, PI_BY_EIGHT);
-    adds_b(&t1, &t1, PI_BY_FOUR);
-    min_b(dst, dst, &t1);
+    steps::adds(&t1, &t1, PI_BY_EIGHT);
+    steps::adds(&t1, &t1, PI_BY_FOUR);
+    steps::min(dst, dst, &t1);
 
     // The vendor's `Sign`: 2^62·x / (2^-62 + |2^62·x|) into t1, t2 the denominator.
-    muls_b(&t1, &clip, FP32_MAX);
-    abs_b(&t2, &t1);
-    adds_b(&t2, &t2, FP32_MIN);
-    div_b(&t1, &t1, &t2);
-    mul_b(dst, dst, &t1);
+    steps::muls(&t1, &clip, FP32_MAX);
+    steps::abs(&t2, &t1);
+    steps::adds(&t2, &t2, FP32_MIN);
+    steps::div(&t1, &t1, &t2);
+    steps::mul(dst, dst, &t1);
 }
 
 /// `dst[i] = atan(src[i])` for `i < count`, with `shared_tmp_buffer` as scratch (AscendC
@@ -777,20 +628,27 @@ pub fn atan<T: AtanElement, const IS_REUSE_SOURCE: bool>(
     count: usize,
 ) {
     check_common(ATAN, &CHIPS, dst, src, count);
-    check_operands(ATAN, dst, src, shared_tmp_buffer, count);
+    check_tmp_operands(ATAN, dst, src, shared_tmp_buffer, count, true);
     let half = T::DTYPE == DType::F16;
-    let split = split_count(ATAN, shared_tmp_buffer, if half { 6 } else { 5 });
+    let split = split_floats(ATAN, shared_tmp_buffer, if half { 6 } else { 5 });
     let tmp = shared_tmp_buffer.reinterpret_cast::<f32>();
-    rounds::<T>(count, split, |off| {
-        if half {
-            let (d, s) = (dst.reinterpret_cast::<f16>().view(off), src.reinterpret_cast::<f16>().view(off));
-            let conv = tmp.view(5 * split);
-            via_float(&d, &s, &conv, || atan_formula(&conv, &conv, &tmp, split));
-        } else {
-            let (d, s) = (dst.reinterpret_cast::<f32>().view(off), src.reinterpret_cast::<f32>().view(off));
-            atan_formula(&d, &s, &tmp, split);
-        }
-    });
+    counter_rounds::<T>(
+        count,
+        split,
+        |t| t,
+        |off, _| {
+            if half {
+                let (d, s) =
+                    (dst.reinterpret_cast::<f16>().view(off), src.reinterpret_cast::<f16>().view(off));
+                let conv = tmp.view(5 * split);
+                via_float(&d, &s, &conv, |_| atan_formula(&conv, &conv, &tmp, split));
+            } else {
+                let (d, s) =
+                    (dst.reinterpret_cast::<f32>().view(off), src.reinterpret_cast::<f32>().view(off));
+                atan_formula(&d, &s, &tmp, split);
+            }
+        },
+    );
 }
 
 /// [`atan`] with the stack buffer as scratch (AscendC `Atan<T, isReuseSource>(dstTensor,
@@ -884,25 +742,25 @@ fn tan_round(
     down1: &LocalTensor<f32>,
     down2: &LocalTensor<f32>,
 ) {
-    muls_b(round, x, INV_PI);
-    integral_in_place(round, RoundMode::CastRint);
-    muls_b(kpi, round, PI_0);
-    sub_b(x, x, kpi);
-    muls_b(kpi, round, PI_1);
-    sub_b(x, x, kpi);
-    adds_b(down1, x, PI_DOWN);
-    adds_b(down2, x, -PI_DOWN);
-    muls_b(kpi, round, PI_2);
-    sub_b(x, x, kpi);
-    sub_b(down1, down1, kpi);
-    sub_b(down2, down2, kpi);
-    adds_b(down1, down1, PI_DOWN_RES);
-    adds_b(down2, down2, -PI_DOWN_RES);
+    steps::muls(round, x, INV_PI);
+    integral(round, round, &round.reinterpret_cast::<i32>(), RoundMode::CastRint);
+    steps::muls(kpi, round, PI_0);
+    steps::sub(x, x, kpi);
+    steps::muls(kpi, round, PI_1);
+    steps::sub(x, x, kpi);
+    steps::adds(down1, x, PI_DOWN);
+    steps::adds(down2, x, -PI_DOWN);
+    steps::muls(kpi, round, PI_2);
+    steps::sub(x, x, kpi);
+    steps::sub(down1, down1, kpi);
+    steps::sub(down2, down2, kpi);
+    steps::adds(down1, down1, PI_DOWN_RES);
+    steps::adds(down2, down2, -PI_DOWN_RES);
     for part in [PI_3, TAN_PI_4] {
-        muls_b(kpi, round, part);
-        sub_b(x, x, kpi);
-        sub_b(down1, down1, kpi);
-        sub_b(down2, down2, kpi);
+        steps::muls(kpi, round, part);
+        steps::sub(x, x, kpi);
+        steps::sub(down1, down1, kpi);
+        steps::sub(down2, down2, kpi);
     }
 }
 
@@ -916,16 +774,16 @@ fn tan_polynomial(
     down1: &LocalTensor<f32>,
     down2: &LocalTensor<f32>,
 ) {
-    mul_b(round, x, x);
-    muls_b(dst, round, TAN_COEF[0]);
-    adds_b(dst, dst, TAN_COEF[1]);
-    mul_b(dst, dst, round);
-    adds_b(dst, dst, TAN_COEF[2]);
-    mul_b(dst, dst, x);
-    adds_b(round, round, TAN_COEF[3]);
-    mul_b(round, round, down1);
-    mul_b(round, round, down2);
-    div_b(dst, dst, round);
+    steps::mul(round, x, x);
+    steps::muls(dst, round, TAN_COEF[0]);
+    steps::adds(dst, dst, TAN_COEF[1]);
+    steps::mul(dst, dst, round);
+    steps::adds(dst, dst, TAN_COEF[2]);
+    steps::mul(dst, dst, x);
+    steps::adds(round, round, TAN_COEF[3]);
+    steps::mul(round, round, down1);
+    steps::mul(round, round, down2);
+    steps::div(dst, dst, round);
 }
 
 /// `dst[i] = tan(src[i])` for `i < count`, with `shared_tmp_buffer` as scratch (AscendC
@@ -971,7 +829,7 @@ pub fn tan<T: TanElement, const IS_REUSE_SOURCE: bool>(
     count: usize,
 ) {
     check_common(TAN, &CHIPS, dst, src, count);
-    check_operands(TAN, dst, src, shared_tmp_buffer, count);
+    check_tmp_operands(TAN, dst, src, shared_tmp_buffer, count, true);
     let half = T::DTYPE == DType::F16;
     let proc = if half { 10 } else { 4 };
     let bytes = shared_tmp_buffer.get_size();
@@ -998,7 +856,7 @@ pub fn tan<T: TanElement, const IS_REUSE_SOURCE: bool>(
         } else {
             let (d, s) = (dst.reinterpret_cast::<f32>().view(off), src.reinterpret_cast::<f32>().view(off));
             let t: [LocalTensor<f32>; 4] = core::array::from_fn(|i| tmp.view(i * cal));
-            adds_b(&t[3], &s, 0.0);
+            steps::adds(&t[3], &s, 0.0);
             tan_round(&d, &t[3], &t[0], &t[1], &t[2]);
             tan_polynomial(&d, &t[3], &t[0], &t[1], &t[2]);
         }
@@ -1129,10 +987,10 @@ fn get_sign<T: Scalar>(dst: &LocalTensor<T>, src: &LocalTensor<T>, den: &LocalTe
     } else {
         (32768.0, 3.0517578125e-05)
     };
-    muls_b(dst, src, T::of(max));
-    abs_b(den, dst);
-    adds_b(den, den, T::of(min));
-    div_b(dst, dst, den);
+    steps::muls(dst, src, T::of(max));
+    steps::abs(den, dst);
+    steps::adds(den, den, T::of(min));
+    steps::div(dst, dst, den);
 }
 
 /// The vendor's `AsinTaylorCompute`: `dst = x·(c₀ + x²·(c₁ + … + x²·c₇))` in `T`, `x²` into
@@ -1143,64 +1001,64 @@ fn asin_taylor<T: Scalar>(dst: &LocalTensor<T>, src: &LocalTensor<T>, sq: &Local
     mul_masked::<T, false>(dst, src, src, MASK_PLACEHOLDER, 1, &binary);
     mul_masked::<T, false>(sq, src, src, MASK_PLACEHOLDER, 1, &binary);
     pipe_barrier::<PIPE_V>();
-    muls_b(dst, dst, T::of(ASIN_COEF[7]));
+    steps::muls(dst, dst, T::of(ASIN_COEF[7]));
     for &c in ASIN_COEF[1..7].iter().rev() {
-        adds_b(dst, dst, T::of(c));
-        mul_b(dst, dst, sq);
+        steps::adds(dst, dst, T::of(c));
+        steps::mul(dst, dst, sq);
     }
-    adds_b(dst, dst, T::of(ASIN_COEF[0]));
-    mul_b(dst, dst, src);
+    steps::adds(dst, dst, T::of(ASIN_COEF[0]));
+    steps::mul(dst, dst, src);
 }
 
 /// The vendor's `AsinTaylorComputeBySquareValue` in `float`: the expansion from `sq = x²`,
 /// `sq` becoming `√sq` for the last product.
 #[track_caller]
 fn asin_taylor_by_square(dst: &LocalTensor<f32>, sq: &LocalTensor<f32>) {
-    muls_b(dst, sq, 1.0);
-    muls_b(dst, dst, ASIN_COEF[7]);
+    steps::muls(dst, sq, 1.0);
+    steps::muls(dst, dst, ASIN_COEF[7]);
     for &c in ASIN_COEF[1..7].iter().rev() {
-        adds_b(dst, dst, c);
-        mul_b(dst, dst, sq);
+        steps::adds(dst, dst, c);
+        steps::mul(dst, dst, sq);
     }
-    adds_b(dst, dst, ASIN_COEF[0]);
-    sqrt_b(sq, sq);
-    mul_b(dst, dst, sq);
+    steps::adds(dst, dst, ASIN_COEF[0]);
+    steps::sqrt(sq, sq);
+    steps::mul(dst, dst, sq);
 }
 
 /// The vendor's `AsinCompute` for `float`: `t1`, `t2` the scratch's first two tensors.
 #[track_caller]
 fn asin_float(dst: &LocalTensor<f32>, src: &LocalTensor<f32>, t1: &LocalTensor<f32>, t2: &LocalTensor<f32>) {
     // t2 = π/2 − taylor(√(1 − x²)).
-    mul_b(t2, src, src);
-    muls_b(t2, t2, -1.0);
-    adds_b(t2, t2, 1.0);
-    sqrt_b(dst, t2);
+    steps::mul(t2, src, src);
+    steps::muls(t2, t2, -1.0);
+    steps::adds(t2, t2, 1.0);
+    steps::sqrt(dst, t2);
     asin_taylor(t2, dst, t1);
     pipe_barrier::<PIPE_V>();
-    muls_b(t2, t2, -1.0);
-    adds_b(t2, t2, HALF_PI);
+    steps::muls(t2, t2, -1.0);
+    steps::adds(t2, t2, HALF_PI);
     // dst = taylor(|x|) from x², t1 = √(x²).
-    mul_b(t1, src, src);
+    steps::mul(t1, src, src);
     asin_taylor_by_square(dst, t1);
     pipe_barrier::<PIPE_V>();
     // choice₁ = −floor(min(|x|, √½) − √½), choice₂ = 1 − choice₁.
-    mins_b(t1, t1, BOUNDARY);
-    adds_b(t1, t1, -BOUNDARY);
+    steps::mins(t1, t1, BOUNDARY);
+    steps::adds(t1, t1, -BOUNDARY);
     let ti = t1.reinterpret_cast::<i32>();
     cast_masked::<i32, f32, false>(&ti, t1, RoundMode::CastFloor, MASK_PLACEHOLDER, 1, &SAME);
     pipe_barrier::<PIPE_V>();
     cast_masked::<f32, i32, false>(t1, &ti, RoundMode::CastNone, MASK_PLACEHOLDER, 1, &SAME);
     pipe_barrier::<PIPE_V>();
     pipe_barrier::<PIPE_V>();
-    muls_b(t1, t1, -1.0);
-    mul_b(dst, dst, t1);
-    muls_b(t1, t1, -1.0);
-    adds_b(t1, t1, 1.0);
-    mul_b(t2, t2, t1);
-    add_b(dst, dst, t2);
+    steps::muls(t1, t1, -1.0);
+    steps::mul(dst, dst, t1);
+    steps::muls(t1, t1, -1.0);
+    steps::adds(t1, t1, 1.0);
+    steps::mul(t2, t2, t1);
+    steps::add(dst, dst, t2);
     get_sign(t2, src, t1);
     pipe_barrier::<PIPE_V>();
-    mul_b(dst, dst, t2);
+    steps::mul(dst, dst, t2);
 }
 
 /// The vendor's `AsinFp16Compute`: the result in `float` in `f1` (the scratch's first `cal`
@@ -1216,37 +1074,37 @@ fn asin_half(dst: &LocalTensor<f16>, src: &LocalTensor<f16>, tmp: &LocalTensor<u
     };
     // f1 = π/2 − taylor(√(1 − x²)) in float.
     widen(&f2, src);
-    mul_b(&f2, &f2, &f2);
-    muls_b(&f2, &f2, -1.0);
-    adds_b(&f2, &f2, 1.0);
+    steps::mul(&f2, &f2, &f2);
+    steps::muls(&f2, &f2, -1.0);
+    steps::adds(&f2, &f2, 1.0);
     asin_taylor_by_square(&f1, &f2);
     pipe_barrier::<PIPE_V>();
-    muls_b(&f1, &f1, -1.0);
-    adds_b(&f1, &f1, HALF_PI);
+    steps::muls(&f1, &f1, -1.0);
+    steps::adds(&f1, &f1, HALF_PI);
     // dst = taylor(|x|) in half.
-    abs_b(&h2, src);
+    steps::abs(&h2, src);
     asin_taylor(dst, &h2, &h1);
     pipe_barrier::<PIPE_V>();
     // The choices in half, through int8_t.
-    mins_b(&h2, &h2, f16::from_f32(BOUNDARY));
-    adds_b(&h2, &h2, f16::from_f32(-BOUNDARY));
+    steps::mins(&h2, &h2, f16::from_f32(BOUNDARY));
+    steps::adds(&h2, &h2, f16::from_f32(-BOUNDARY));
     let s8 = h1.reinterpret_cast::<i8>();
     cast_masked::<i8, f16, false>(&s8, &h2, RoundMode::CastFloor, MASK_PLACEHOLDER, 1, &NARROW);
     pipe_barrier::<PIPE_V>();
     cast_masked::<f16, i8, false>(&h2, &s8, RoundMode::CastNone, MASK_PLACEHOLDER, 1, &WIDEN);
     pipe_barrier::<PIPE_V>();
-    muls_b(&h2, &h2, f16::from_f32(-1.0));
-    mul_b(dst, dst, &h2);
-    muls_b(&h2, &h2, f16::from_f32(-1.0));
-    adds_b(&h2, &h2, f16::from_f32(1.0));
+    steps::muls(&h2, &h2, f16::from_f32(-1.0));
+    steps::mul(dst, dst, &h2);
+    steps::muls(&h2, &h2, f16::from_f32(-1.0));
+    steps::adds(&h2, &h2, f16::from_f32(1.0));
     widen(&f2, &h2);
-    mul_b(&f1, &f1, &f2);
+    steps::mul(&f1, &f1, &f2);
     widen(&f2, dst);
-    add_b(&f1, &f2, &f1);
+    steps::add(&f1, &f2, &f1);
     get_sign(&h1, src, &h2);
     pipe_barrier::<PIPE_V>();
     widen(&f2, &h1);
-    mul_b(&f1, &f1, &f2);
+    steps::mul(&f1, &f1, &f2);
     cast_masked::<f16, f32, false>(dst, &f1, RoundMode::CastNone, MASK_PLACEHOLDER, 1, &NARROW);
     pipe_barrier::<PIPE_V>();
 }
@@ -1262,7 +1120,7 @@ fn asin_acos<T: Element>(
 ) {
     let api = if acos { ACOS } else { ASIN };
     check_common(api, &CHIPS, dst, src, count);
-    check_operands(api, dst, src, shared_tmp_buffer, count);
+    check_tmp_operands(api, dst, src, shared_tmp_buffer, count, true);
     let half = T::DTYPE == DType::F16;
     let bytes = shared_tmp_buffer.get_size();
     ensure(bytes / T::SIZE > 0, api, || {
@@ -1279,28 +1137,49 @@ fn asin_acos<T: Element>(
             T::DTYPE
         )
     });
-    rounds::<T>(count, cal, |off| {
-        if half {
-            let (d, s) = (dst.reinterpret_cast::<f16>().view(off), src.reinterpret_cast::<f16>().view(off));
-            asin_half(&d, &s, shared_tmp_buffer, cal);
-            if acos {
-                pipe_barrier::<PIPE_V>();
-                let f1 = shared_tmp_buffer.reinterpret_cast::<f32>();
-                adds_b(&f1, &f1, -HALF_PI);
-                muls_b(&f1, &f1, -1.0);
-                cast_masked::<f16, f32, false>(&d, &f1, RoundMode::CastNone, MASK_PLACEHOLDER, 1, &NARROW);
+    counter_rounds::<T>(
+        count,
+        cal,
+        |t| t,
+        |off, _| {
+            if half {
+                let (d, s) =
+                    (dst.reinterpret_cast::<f16>().view(off), src.reinterpret_cast::<f16>().view(off));
+                asin_half(&d, &s, shared_tmp_buffer, cal);
+                if acos {
+                    pipe_barrier::<PIPE_V>();
+                    let f1 = shared_tmp_buffer.reinterpret_cast::<f32>();
+                    steps::adds(&f1, &f1, -HALF_PI);
+                    steps::muls(&f1, &f1, -1.0);
+                    cast_masked::<f16, f32, false>(
+                        &d,
+                        &f1,
+                        RoundMode::CastNone,
+                        MASK_PLACEHOLDER,
+                        1,
+                        &NARROW,
+                    );
+                }
+            } else {
+                let (d, s) =
+                    (dst.reinterpret_cast::<f32>().view(off), src.reinterpret_cast::<f32>().view(off));
+                let t = shared_tmp_buffer.reinterpret_cast::<f32>();
+                asin_float(&d, &s, &t, &t.view(cal));
+                if acos {
+                    pipe_barrier::<PIPE_V>();
+                    steps::adds(&d, &d, -HALF_PI);
+                    muls_masked::<f32, false>(
+                        &d,
+                        &d,
+                        -1.0,
+                        MASK_PLACEHOLDER,
+                        1,
+                        &UnaryRepeatParams::default(),
+                    );
+                }
             }
-        } else {
-            let (d, s) = (dst.reinterpret_cast::<f32>().view(off), src.reinterpret_cast::<f32>().view(off));
-            let t = shared_tmp_buffer.reinterpret_cast::<f32>();
-            asin_float(&d, &s, &t, &t.view(cal));
-            if acos {
-                pipe_barrier::<PIPE_V>();
-                adds_b(&d, &d, -HALF_PI);
-                muls_masked::<f32, false>(&d, &d, -1.0, MASK_PLACEHOLDER, 1, &UnaryRepeatParams::default());
-            }
-        }
-    });
+        },
+    );
 }
 
 /// `dst[i] = asin(src[i])` for `i < count`, with `shared_tmp_buffer` as scratch (AscendC

@@ -25,6 +25,7 @@ pub mod math_ext;
 pub mod math_trig;
 pub mod normalization;
 pub mod softmax;
+pub(crate) mod steps;
 
 use crate::ctx::{get_soc, with_core};
 use crate::element::Element;
@@ -32,10 +33,26 @@ use crate::error::ensure;
 use crate::position::TPosition;
 use crate::soc::Soc;
 use crate::tensor::LocalTensor;
+use crate::vector::mask::{reset_mask, set_mask_count, set_mask_norm, set_vector_mask, Mask};
+use crate::vector::params::UnaryRepeatParams;
 
 /// Bytes at the end of the Unified Buffer that `PopStackBuffer` leaves out on Ascend910B (the
 /// vendor's `KfcMsg` slot).
 pub(crate) const KFC_MSG_BYTES: usize = 64;
+
+/// The chips of `__NPU_ARCH__` 2201 and 2002 (Ascend910B and Ascend310P), the two most
+/// advanced functions have an implementation for.
+pub(crate) const V220_V200: [Soc; 2] = [Soc::Ascend910B, Soc::Ascend310P];
+
+/// The vendor's `ONE_BLK_SIZE`: bytes in a data block; split counts are multiples of it.
+pub(crate) const ONE_BLK_SIZE: usize = 32;
+
+/// `{1, 1, DEFAULT_REPEAT_STRIDE, DEFAULT_REPEAT_STRIDE}`.
+pub(crate) const SAME: UnaryRepeatParams = UnaryRepeatParams::new(1, 1, 8, 8);
+/// `half → float`: `{1, 1, DEFAULT_REPEAT_STRIDE, HALF_DEFAULT_REPEAT_STRIDE}`.
+pub(crate) const WIDEN: UnaryRepeatParams = UnaryRepeatParams::new(1, 1, 8, 4);
+/// `float → half`: `{1, 1, HALF_DEFAULT_REPEAT_STRIDE, DEFAULT_REPEAT_STRIDE}`.
+pub(crate) const NARROW: UnaryRepeatParams = UnaryRepeatParams::new(1, 1, 4, 8);
 
 /// The Unified Buffer after the core's `TPipe` buffers, as a `VECCALC` tensor of `T` (AscendC
 /// `PopStackBuffer<T, TPosition::LCM>`): from the pipe's end to the UB's end, less the 64-byte
@@ -177,6 +194,82 @@ pub(crate) fn check_apart(api: &'static str, pairs: &[(Span, Span)]) {
             )
         });
     }
+}
+
+/// Fails unless `tmp` is in the Unified Buffer, `dst`'s and `src`'s first `count` elements are
+/// apart (when `dst_src` forbids their overlap), and the scratch is apart from both (the
+/// vendor's pages).
+#[track_caller]
+pub(crate) fn check_tmp_operands<T: Element, U: Element>(
+    api: &'static str,
+    dst: &LocalTensor<T>,
+    src: &LocalTensor<U>,
+    tmp: &LocalTensor<u8>,
+    count: usize,
+    dst_src: bool,
+) {
+    let pos = tmp.get_position();
+    ensure(pos.is_ub(), api, || {
+        format!("sharedTmpBuffer is at position {pos}; it must be VECIN, VECOUT or VECCALC")
+    });
+    let (d, s, t) = (span("dst", dst, count), span("src", src, count), whole("sharedTmpBuffer", tmp));
+    if dst_src {
+        check_apart(api, &[(d, s)]);
+    }
+    check_apart(api, &[(t, s), (t, d)]);
+}
+
+/// The elements one round computes: `bytes / unit / div`, rounded down to a multiple of 32
+/// (the vendor's `splitCount`); fails when it is 0 (the vendor's `CheckTmpBufferSize`), naming
+/// the bytes one split of 32 needs.
+#[track_caller]
+pub(crate) fn split_count(api: &'static str, tmp: &LocalTensor<u8>, unit: usize, div: usize) -> usize {
+    let bytes = tmp.get_size();
+    let split = bytes / unit / div / ONE_BLK_SIZE * ONE_BLK_SIZE;
+    ensure(split > 0, api, || {
+        format!(
+            "sharedTmpBuffer has {bytes} bytes; it must hold at least {} (one split of {ONE_BLK_SIZE} elements; see the \
+             host's Get{api}MaxMinTmpSize)",
+            unit * div * ONE_BLK_SIZE
+        )
+    });
+    split
+}
+
+/// Sets the counter-mode mask to `n` elements (`SetVectorMask<T, MaskMode::COUNTER>(0, n)`).
+#[track_caller]
+pub(crate) fn count_mask<T: Element>(n: usize) {
+    set_vector_mask::<T>(Mask::Bits([n as u64, 0]));
+}
+
+/// The vendor's split loop in counter mode: `SetMaskCount`, the mask (counted in `T`) to
+/// `split`, `compute(offset, size)` per full split, the mask to the tail and `compute` on it,
+/// then `SetMaskNorm` and `ResetMask`. `size` is `split`, or for the tail `tail_size(tail)`
+/// (some functions lay their scratch out by the tail rounded up to 32, see [`tail_up`]).
+#[track_caller]
+pub(crate) fn counter_rounds<T: Element>(
+    count: usize,
+    split: usize,
+    tail_size: impl Fn(usize) -> usize,
+    mut compute: impl FnMut(usize, usize),
+) {
+    let (loops, tail) = (count / split, count % split);
+    set_mask_count();
+    count_mask::<T>(split);
+    for i in 0..loops {
+        compute(i * split, split);
+    }
+    if tail > 0 {
+        count_mask::<T>(tail);
+        compute(loops * split, tail_size(tail));
+    }
+    set_mask_norm();
+    reset_mask();
+}
+
+/// The tail rounded up to a multiple of 32 (the vendor's `tailCount`).
+pub(crate) fn tail_up(tail: usize) -> usize {
+    tail.div_ceil(ONE_BLK_SIZE) * ONE_BLK_SIZE
 }
 
 /// The vendor's host-side checks of a tiling helper: a non-empty shape, `typeSize` 2 or 4.

@@ -38,6 +38,7 @@ use crate::vector::transpose::{trans_data_to_5hd_addr, TransDataTo5HDParams};
 use crate::vector::unary::{exp_masked, ln_masked};
 
 use super::{check_apart, check_common, host_checks, span, stack_tensor};
+use super::{NARROW, SAME, WIDEN};
 
 mod sealed {
     pub trait Sealed {}
@@ -79,13 +80,6 @@ const RSQRT_EXPONENT: f32 = -0.5;
 const MAX_BASIC_BLOCK_H: usize = 2048;
 /// The repeat limit of the tiling's rows per round (`MAX_REPEAT`).
 const MAX_REPEAT: usize = 255;
-
-/// `{1, 1, DEFAULT_REPEAT_STRIDE, DEFAULT_REPEAT_STRIDE}`.
-const SAME: UnaryRepeatParams = UnaryRepeatParams::new(1, 1, 8, 8);
-/// `half → float`: `{1, 1, DEFAULT_REPEAT_STRIDE, DEFAULT_REPEAT_STRIDE / sizeof(half)}`.
-const WIDEN: UnaryRepeatParams = UnaryRepeatParams::new(1, 1, 8, 4);
-/// `float → half`: `{1, 1, DEFAULT_REPEAT_STRIDE / sizeof(half), DEFAULT_REPEAT_STRIDE}`.
-const NARROW: UnaryRepeatParams = UnaryRepeatParams::new(1, 1, 4, 8);
 
 /// `RmsNorm`'s tiling (AscendC `RmsNormTiling`, the vendor's fields in snake_case), from
 /// [`get_rms_norm_tiling_info`] on the host. `#[repr(C)]` and [`Pod`], so it travels in a
