@@ -12,7 +12,7 @@ use ascend_core::prelude::*;
 
 #[path = "common/util.rs"]
 mod util;
-use util::{assert_bits_ctx, expect_panic, on, ub, Rng};
+use util::{assert_bits_ctx, expect_panic, f16_round_away, on, ub, Rng};
 
 // ---- the references ------------------------------------------------------------------------
 
@@ -297,31 +297,6 @@ fn r_erf(x: f32) -> (f32, f32, f32, f32, f32) {
         q3 = xm + qk;
     }
     (t2 / q3, t2, q3, xm, x2)
-}
-
-/// `f32 → f16` rounded to nearest, ties away from zero (`CAST_ROUND`), for finite values in
-/// half's range.
-fn f16_round_away(x: f32) -> f16 {
-    let h = f16::from_f32(x);
-    let d = x as f64 - h.to_f64();
-    if d == 0.0 {
-        return h;
-    }
-    // The neighbour of `h` on `x`'s side.
-    let up = (d > 0.0) != h.is_sign_negative();
-    let n = if h.to_bits() & 0x7FFF == 0 && !up {
-        f16::from_bits((h.to_bits() ^ 0x8000) + 1)
-    } else if up {
-        f16::from_bits(h.to_bits() + 1)
-    } else {
-        f16::from_bits(h.to_bits() - 1)
-    };
-    let dn = x as f64 - n.to_f64();
-    if dn.abs() == d.abs() && n.to_f64().abs() > h.to_f64().abs() {
-        n
-    } else {
-        h
-    }
 }
 
 /// Random inputs: edge values, values near integers and halves, random bits.

@@ -13,7 +13,7 @@ use ascend_core::prelude::*;
 
 #[path = "common/util.rs"]
 mod util;
-use util::{expect_panic, on, ub, Rng};
+use util::{expect_panic, f16_round_away, on, ub, Rng};
 
 // ---- the references ------------------------------------------------------------------------
 
@@ -98,29 +98,6 @@ fn saturate(x: f32, sat: bool) -> f32 {
         0.0
     } else {
         x.clamp(-65504.0, 65504.0)
-    }
-}
-
-/// `f32 → f16` rounded to nearest, ties away from zero, for finite values below 65520.
-fn f16_round_away(x: f32) -> f16 {
-    let h = f16::from_f32(x);
-    let d = x as f64 - h.to_f64();
-    if d == 0.0 {
-        return h;
-    }
-    let up = (d > 0.0) != h.is_sign_negative();
-    let n = if h.to_bits() & 0x7FFF == 0 && !up {
-        f16::from_bits((h.to_bits() ^ 0x8000) + 1)
-    } else if up {
-        f16::from_bits(h.to_bits() + 1)
-    } else {
-        f16::from_bits(h.to_bits() - 1)
-    };
-    let dn = x as f64 - n.to_f64();
-    if dn.abs() == d.abs() && n.to_f64().abs() > h.to_f64().abs() {
-        n
-    } else {
-        h
     }
 }
 

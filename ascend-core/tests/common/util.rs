@@ -299,3 +299,28 @@ pub fn enter_mask_mode<T: Element>(mask: Mask, counter: bool, set: bool) -> Mask
         Mask::Count(MASK_PLACEHOLDER)
     }
 }
+
+/// `f32 → f16` rounded to nearest, ties away from zero (`CAST_ROUND`), for finite values in
+/// half's range.
+pub fn f16_round_away(x: f32) -> f16 {
+    let h = f16::from_f32(x);
+    let d = x as f64 - h.to_f64();
+    if d == 0.0 {
+        return h;
+    }
+    // The neighbour of `h` on `x`'s side.
+    let up = (d > 0.0) != h.is_sign_negative();
+    let n = if h.to_bits() & 0x7FFF == 0 && !up {
+        f16::from_bits((h.to_bits() ^ 0x8000) + 1)
+    } else if up {
+        f16::from_bits(h.to_bits() + 1)
+    } else {
+        f16::from_bits(h.to_bits() - 1)
+    };
+    let dn = x as f64 - n.to_f64();
+    if dn.abs() == d.abs() && n.to_f64().abs() > h.to_f64().abs() {
+        n
+    } else {
+        h
+    }
+}
