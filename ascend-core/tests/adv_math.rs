@@ -12,7 +12,7 @@ use ascend_core::prelude::*;
 
 #[path = "common/util.rs"]
 mod util;
-use util::{assert_bits_ctx, expect_panic, f16_round_away, on, ub, Rng};
+use util::{adv_io, assert_bits_ctx, expect_panic, f16_round_away, on, ub, AdvIo, Rng, SENTINEL};
 
 // ---- the references ------------------------------------------------------------------------
 
@@ -372,8 +372,6 @@ fn split_of<T: Fp>(api: Api, soc: Soc, bytes: usize) -> usize {
     bytes / 4 / div / 32 * 32
 }
 
-const SENTINEL: u8 = 0xA5;
-
 /// Runs `api` on `soc` over `count` random elements with `tmp_bytes` of scratch (or the stack
 /// form), in place when `in_place`; checks the result, the untouched tail of `dst`, the
 /// scratch's last round and the mask state.
@@ -382,13 +380,8 @@ fn check<T: Fp>(api: Api, soc: Soc, count: usize, tmp_bytes: Option<usize>, in_p
         let mut rng = Rng(seed);
         // Sign's Compare reads whole repeats past the count: room for one more.
         let cap = count + 168;
-        let region = cap * T::SIZE;
-        let region = region.div_ceil(32) * 32;
-        let scratch = tmp_bytes.unwrap_or(0).div_ceil(32) * 32;
-        let u = ub(2 * region + scratch.max(32));
-        let src = u.t::<T>(0, cap);
-        let dst = if in_place { src.clone() } else { u.t::<T>(region, cap) };
-        let tmp = u.t::<u8>(2 * region, tmp_bytes.unwrap_or(0));
+        let AdvIo { src, dst, tmp, .. } = &adv_io::<T>(cap, tmp_bytes.unwrap_or(0));
+        let dst = if in_place { src } else { dst };
         let mut x: Vec<T> = inputs(&mut rng, cap);
         if matches!(api, Api::Tanh | Api::Log | Api::Log2 | Api::Log10 | Api::Erf) {
             // The page defines no NaN (which payload survives the steps).
@@ -399,8 +392,7 @@ fn check<T: Fp>(api: Api, soc: Soc, count: usize, tmp_bytes: Option<usize>, in_p
         if !in_place {
             dst.copy_from_slice(&old);
         }
-        tmp.copy_from_slice(&vec![SENTINEL; tmp.get_size()]);
-        call(api, &dst, &src, tmp_bytes.map(|_| &tmp), count);
+        call(api, dst, src, tmp_bytes.map(|_| tmp), count);
         let sat = get_overflow_mode() == OverflowMode::Saturation;
         let ctx =
             format!("{api:?} {} on {soc}, count {count}, tmp {tmp_bytes:?}, in place {in_place}", T::DTYPE);

@@ -13,7 +13,7 @@ use ascend_core::prelude::*;
 
 #[path = "common/util.rs"]
 mod util;
-use util::{expect_panic, f16_round_away, on, ub, Rng};
+use util::{adv_io, expect_panic, f16_round_away, on, ub, AdvIo, Rng, SENTINEL};
 
 // ---- the references ------------------------------------------------------------------------
 
@@ -271,8 +271,6 @@ fn split_of<T: Fp>(api: Api, bytes: usize) -> usize {
     bytes / unit / div / 32 * 32
 }
 
-const SENTINEL: u8 = 0xA5;
-
 /// Runs a unary `api` on `soc` over `count` random elements with `tmp_bytes` of scratch (or the
 /// stack form); checks the result, the untouched rest of `dst`, `src`, the mask state and the
 /// scratch's last round.
@@ -280,17 +278,12 @@ fn check<T: Fp>(api: Api, soc: Soc, count: usize, tmp_bytes: Option<usize>, seed
     on(soc, || {
         let mut rng = Rng(seed);
         let cap = count + 40;
-        let region = (cap * T::SIZE).div_ceil(32) * 32;
-        let scratch = tmp_bytes.unwrap_or(0).div_ceil(32) * 32;
-        let u = ub(2 * region + scratch.max(32));
-        let (src, dst) = (u.t::<T>(0, cap), u.t::<T>(region, cap));
-        let tmp = u.t::<u8>(2 * region, tmp_bytes.unwrap_or(0));
+        let AdvIo { src, dst, tmp, .. } = &adv_io::<T>(cap, tmp_bytes.unwrap_or(0));
         let x: Vec<T> = inputs(api, &mut rng, cap);
         src.copy_from_slice(&x);
         let old: Vec<T> = inputs(api, &mut rng, cap);
         dst.copy_from_slice(&old);
-        tmp.copy_from_slice(&vec![SENTINEL; tmp.get_size()]);
-        call(api, &dst, &src, tmp_bytes.map(|_| &tmp), count);
+        call(api, &dst, &src, tmp_bytes.map(|_| tmp), count);
         let sat = get_overflow_mode() == OverflowMode::Saturation;
         let ctx = format!("{api:?} {} on {soc}, count {count}, tmp {tmp_bytes:?}", T::DTYPE);
         let mut want: Vec<T> = x[..count].iter().map(|&v| reference(api, soc, sat, v)).collect();

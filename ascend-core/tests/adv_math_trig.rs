@@ -22,7 +22,7 @@ use ascend_core::prelude::*;
 
 #[path = "common/util.rs"]
 mod util;
-use util::{assert_bits_ctx, expect_panic, on, ub, Rng};
+use util::{adv_io, assert_bits_ctx, expect_panic, on, ub, AdvIo, Rng};
 
 const CHIPS: [Soc; 2] = [Soc::Ascend910B, Soc::Ascend310P];
 
@@ -464,8 +464,6 @@ fn procedure(api: Api, half: bool, reuse: bool) -> usize {
     }
 }
 
-const SENTINEL: u8 = 0xA5;
-
 /// Runs `api` on `soc` over `count` random elements with `tmp_bytes` of scratch (or the stack
 /// form), `IS_REUSE_SOURCE = R`; checks the result, the untouched tail of `dst`, `src`, the
 /// scratch's last round and the mask state.
@@ -473,17 +471,12 @@ fn check<T: Fp, const R: bool>(api: Api, soc: Soc, count: usize, tmp_bytes: Opti
     on(soc, || {
         let mut rng = Rng(seed);
         let cap = count + 40;
-        let region = (cap * T::SIZE).div_ceil(32) * 32;
-        let scratch = tmp_bytes.unwrap_or(0).div_ceil(32) * 32;
-        let u = ub(2 * region + scratch.max(32));
-        let (src, dst) = (u.t::<T>(0, cap), u.t::<T>(region, cap));
-        let tmp = u.t::<u8>(2 * region, tmp_bytes.unwrap_or(0));
+        let AdvIo { src, dst, tmp, .. } = &adv_io::<T>(cap, tmp_bytes.unwrap_or(0));
         let x: Vec<T> = inputs(api, &mut rng, cap);
         src.copy_from_slice(&x);
         let old: Vec<T> = inputs(api, &mut rng, cap);
         dst.copy_from_slice(&old);
-        tmp.copy_from_slice(&vec![SENTINEL; tmp.get_size()]);
-        call::<T, R>(api, &dst, &src, tmp_bytes.map(|_| &tmp), count);
+        call::<T, R>(api, &dst, &src, tmp_bytes.map(|_| tmp), count);
         let ctx = format!("{api:?} {} on {soc}, count {count}, tmp {tmp_bytes:?}, reuse {R}", T::DTYPE);
         let mut want: Vec<T> = x[..count].iter().map(|&v| reference(api, soc, v)).collect();
         want.extend_from_slice(&old[count..]);

@@ -324,3 +324,26 @@ pub fn f16_round_away(x: f32) -> f16 {
         h
     }
 }
+
+/// The byte an advanced-function test fills its scratch with before the call, to tell the
+/// bytes the function wrote.
+pub const SENTINEL: u8 = 0xA5;
+
+/// The Unified Buffer of an advanced-function test: `src` and `dst` of `cap` elements each
+/// (32-byte aligned), then a scratch of `tmp_bytes` bytes filled with [`SENTINEL`].
+pub struct AdvIo<T: Element> {
+    pub src: LocalTensor<T>,
+    pub dst: LocalTensor<T>,
+    pub tmp: LocalTensor<u8>,
+    _ub: Ub,
+}
+
+/// Lays out an [`AdvIo`].
+pub fn adv_io<T: Element>(cap: usize, tmp_bytes: usize) -> AdvIo<T> {
+    let region = (cap * T::SIZE).div_ceil(32) * 32;
+    let u = ub(2 * region + tmp_bytes.div_ceil(32).max(1) * 32);
+    let (src, dst) = (u.t::<T>(0, cap), u.t::<T>(region, cap));
+    let tmp = u.t::<u8>(2 * region, tmp_bytes);
+    tmp.copy_from_slice(&vec![SENTINEL; tmp_bytes]);
+    AdvIo { src, dst, tmp, _ub: u }
+}
