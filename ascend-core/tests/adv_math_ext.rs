@@ -283,7 +283,7 @@ fn check<T: Fp>(api: Api, soc: Soc, count: usize, tmp_bytes: Option<usize>, seed
         src.copy_from_slice(&x);
         let old: Vec<T> = inputs(api, &mut rng, cap);
         dst.copy_from_slice(&old);
-        call(api, &dst, &src, tmp_bytes.map(|_| tmp), count);
+        call(api, dst, src, tmp_bytes.map(|_| tmp), count);
         let sat = get_overflow_mode() == OverflowMode::Saturation;
         let ctx = format!("{api:?} {} on {soc}, count {count}, tmp {tmp_bytes:?}", T::DTYPE);
         let mut want: Vec<T> = x[..count].iter().map(|&v| reference(api, soc, sat, v)).collect();

@@ -476,7 +476,7 @@ fn check<T: Fp, const R: bool>(api: Api, soc: Soc, count: usize, tmp_bytes: Opti
         src.copy_from_slice(&x);
         let old: Vec<T> = inputs(api, &mut rng, cap);
         dst.copy_from_slice(&old);
-        call::<T, R>(api, &dst, &src, tmp_bytes.map(|_| tmp), count);
+        call::<T, R>(api, dst, src, tmp_bytes.map(|_| tmp), count);
         let ctx = format!("{api:?} {} on {soc}, count {count}, tmp {tmp_bytes:?}, reuse {R}", T::DTYPE);
         let mut want: Vec<T> = x[..count].iter().map(|&v| reference(api, soc, v)).collect();
         want.extend_from_slice(&old[count..]);
