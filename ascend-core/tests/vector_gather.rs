@@ -869,6 +869,27 @@ mod gather_mask_in_place_and_wide {
         });
     }
 
+    /// In place, one instruction for the sanitizer: it reads `src0` before it writes `dst`, so
+    /// even without the compiler's automatic synchronisation it needs no barrier with itself.
+    #[test]
+    fn in_place_needs_no_barrier_with_itself() {
+        on(Soc::Ascend910B, || {
+            ascend_core::sanitizer::LaunchSanitizer::with_auto_sync(false).run_core(|| {
+                let u = ub(1024);
+                let t = u.t::<u32>(0, 256);
+                let n = gather_mask::<u32, u32>(
+                    &t,
+                    &t,
+                    GatherPattern::Fixed(2),
+                    false,
+                    0,
+                    &GatherMaskParams::new(1, 4, 8, 0),
+                );
+                assert_eq!(n, 128);
+            })
+        });
+    }
+
     /// In place against the out-of-place reference over patterns, strides, repeats and two
     /// element sizes; a call whose earlier repeats' output reaches a later repeat's lanes
     /// fails, as does one keeping more than the tensor holds.

@@ -190,6 +190,8 @@ pub fn gather_mask<T: GatherElement, U: Element>(
     params: &GatherMaskParams,
     // AscendC's `rsvdCnt` is an out-parameter; here it is the return value.
 ) -> u64 {
+    // Its reads and its write reach the sanitizer in steps: one instruction, in place or not.
+    let _one = crate::sanitizer::fuse_vector(API);
     let soc = get_soc();
     ensure(T::gather_supported(soc), API, || {
         format!("T = {} is not supported by GatherMask on {soc} ({})", T::DTYPE, soc.product_line())
