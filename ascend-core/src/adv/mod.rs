@@ -24,6 +24,7 @@ pub mod math;
 pub mod math_ext;
 pub mod math_trig;
 pub mod normalization;
+pub mod reduce;
 pub mod softmax;
 pub(crate) mod steps;
 
