@@ -8,7 +8,11 @@
 //! `float`, one row and several, `n` in one repeat, in several, and needing three passes,
 //! with padding (`n < inner`), the scratch exactly the host tiling's size, the stack form,
 //! `dst` beyond `outter` left alone and the mask state afterwards. Then the host tiling
-//! numbers, the chips without an implementation and every documented check.
+//! numbers, the chips without an implementation and every documented check. Last, `Arange`
+//! (`adv/index.rs`) against the vendor's `ArithProgressionImpl` steps (the first block by the
+//! scalar formula, then `Adds` block after block and repeat after repeat) for `float`, `half`,
+//! `int16_t` and `int32_t`, `count` within a block, within a repeat and beyond with tails, the
+//! elements after `count` rounded up to a block untouched, and its errors.
 
 use ascend_core::prelude::*;
 
@@ -302,6 +306,109 @@ fn documented_checks() {
         expect_panic(
             || sum(&io.dst, &io.src, &gm_like, &SumParams { outter: 1, inner: 8, n: 8 }),
             &["sharedTmpBuffer is at position"],
+        );
+    });
+}
+
+// ---- Arange (adv/index.rs) -------------------------------------------------------------------
+
+/// The vendor's `ArithProgressionImpl` restated: the first block (or all of a short `count`)
+/// by the scalar formula, then block after block plus `diff * block`, then repeat after repeat
+/// plus `diff * repeat`, each `Adds` in `T`; `count` rounded up to a block written.
+fn ref_arange<T: ArangeElement>(first: T, diff: T, count: usize) -> Vec<T> {
+    let block = 32 / T::SIZE;
+    let rep = 8 * block;
+    if count <= block {
+        return (0..count).map(|i| T::base(first, diff, i)).collect();
+    }
+    let len =
+        if count > rep { rep.max(count.div_ceil(block) * block) } else { count.div_ceil(block) * block };
+    let mut v: Vec<T> = (0..block).map(|i| T::base(first, diff, i)).collect();
+    let bs = T::step(diff, block);
+    while v.len() < len.min(rep) {
+        let k = v.len() - block;
+        v.push(T::add(v[k], bs));
+    }
+    let rs = T::step(diff, rep);
+    while v.len() < len {
+        let k = v.len() - rep;
+        v.push(T::add(v[k], rs));
+    }
+    v
+}
+
+fn arange_cases<T: ArangeElement + std::fmt::Debug>(first: T, diff: T) {
+    for soc in CHIPS {
+        let block = 32 / T::SIZE;
+        for count in [
+            1,
+            block - 1,
+            block,
+            block + 1,
+            3 * block,
+            8 * block,
+            8 * block + 1,
+            8 * block + block + 3,
+            37 * block + 5,
+        ] {
+            on(soc, || {
+                let cap = 40 * block;
+                let io = adv_io::<T>(cap, 32);
+                let fill = T::from_f64(99.0);
+                io.dst.copy_from_slice(&vec![fill; cap]);
+                arange(&io.dst, first, diff, count as i32);
+                let want = ref_arange(first, diff, count);
+                for i in 0..cap {
+                    let got = io.dst.get_value(i);
+                    let w = want.get(i).copied().unwrap_or(fill);
+                    assert_eq!(
+                        got.to_bits_u64(),
+                        w.to_bits_u64(),
+                        "Arange<{}> on {soc}, count {count}: dst[{i}] = {got:?}, want {w:?}",
+                        T::DTYPE
+                    );
+                }
+            });
+        }
+    }
+}
+
+#[test]
+fn arange_matches_reference() {
+    arange_cases::<f32>(0.1, 0.3);
+    arange_cases::<f16>(f16::from_f32(-3.3), f16::from_f32(0.7));
+    arange_cases::<i16>(-100, 3);
+    arange_cases::<i32>(7, 1001);
+    // `arith_progression` is the same function; the tiling needs no scratch.
+    on(Soc::Ascend310P, || {
+        let io = adv_io::<f32>(64, 32);
+        arith_progression(&io.dst, 2.0, 0.25, 64);
+        assert_eq!(io.dst.get_value(63), 2.0 + 63.0 * 0.25);
+    });
+    assert_eq!(get_arange_max_min_tmp_size(), (0, 0));
+    assert_eq!(get_arith_progression_max_min_tmp_size(), (0, 0));
+}
+
+#[test]
+fn arange_errors() {
+    for soc in [Soc::Ascend910, Soc::Ascend310B] {
+        on(soc, || {
+            let io = adv_io::<f32>(64, 32);
+            expect_panic(|| arange(&io.dst, 0.0, 1.0, 8), &["Arange", "not supported", &soc.to_string()]);
+        });
+    }
+    on(Soc::Ascend910B, || {
+        let io = adv_io::<f32>(64, 32);
+        expect_panic(|| arange(&io.dst, 0.0, 1.0, 0), &["Arange", "count = 0"]);
+        expect_panic(|| arange(&io.dst, 0.0, 1.0, -4), &["count = -4"]);
+        expect_panic(|| arange(&io.dst, 0.0, -1.0, 8), &["diffValue = -1"]);
+        expect_panic(|| arange(&io.dst, 0.0, 1.0, 65), &["count = 65 exceeds dst's 64"]);
+        let l1 = LocalTensor::<f32>::new(TPosition::A1, 0, 64);
+        expect_panic(|| arange(&l1, 0.0, 1.0, 8), &["dst is at position"]);
+        // The last Adds writes count rounded up to a block: it must lie in dst.
+        expect_panic(
+            || arange(&io.dst.view_len(0, 12), 0.0, 1.0, 12),
+            &["Adds", "dst would touch element 7"],
         );
     });
 }

@@ -8,8 +8,11 @@
 //! the example's golden (`calculateSum`: the pairwise tree of each row, an odd last value
 //! carried up, which for one repeat is `RepeatReduceSum`'s tree) and with `compare_result`.
 //! The inputs are the example's distribution (integers in `[-100, 100)`) from a seeded
-//! generator, not numpy's draws. Not ported: `reducemax` (the advanced `ReduceMax` is not
-//! emulated yet).
+//! generator, not numpy's draws. Also `06_index/arange` (`Arange<float>` of 100 elements
+//! from 1.234 by 5.678, the output copied out rounded up to a block), on Ascend910B and
+//! Ascend310P, compared bit for bit with the vendor's steps (the first block by the scalar
+//! formula, then `Adds` of 8 and 64 steps) and with the example's `linspace` golden within its
+//! 1e-5. Not ported: `reducemax` (the advanced `ReduceMax` is not emulated yet).
 
 use std::mem::size_of;
 
@@ -172,5 +175,91 @@ fn adv_sum_example() {
 fn adv_sum_example_long_rows() {
     for (soc, seed) in [(Soc::Ascend910B, 73), (Soc::Ascend310P, 74)] {
         run_sum_example(soc, 3, 2000, seed);
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// arange (06_index)
+// ---------------------------------------------------------------------------------------
+
+const BYTES_ALIGN_SIZE: u32 = 32;
+
+struct KernelArange {
+    out_dst: TQue<VecOut, 1>,
+    dst_global: GlobalTensor<f32>,
+    first_value: f32,
+    diff_value: f32,
+    count: u32,
+}
+
+impl KernelArange {
+    fn init(dst_gm: GmAddr, first_value: f32, diff_value: f32, count: u32, pipe: &mut TPipe) -> Self {
+        let mut op = KernelArange {
+            out_dst: TQue::new(),
+            dst_global: GlobalTensor::new(),
+            first_value,
+            diff_value,
+            count,
+        };
+        // The example binds `count` elements but copies out `count` rounded up to a block (the
+        // host allocates that much); bound to the copied length so the copy stays in the tensor.
+        op.dst_global.set_global_buffer(dst_gm, count.div_ceil(8) as usize * 8);
+        let bytes = (size_of::<f32>() as u32 * count).div_ceil(BYTES_ALIGN_SIZE) * BYTES_ALIGN_SIZE;
+        pipe.init_buffer(&mut op.out_dst, 1, bytes as usize);
+        op
+    }
+
+    fn process(&mut self) {
+        self.compute();
+        self.copy_out();
+    }
+
+    fn compute(&mut self) {
+        let dst_local = self.out_dst.alloc_tensor::<f32>();
+        arange::<f32>(&dst_local, self.first_value, self.diff_value, self.count as i32);
+        self.out_dst.enque(dst_local);
+    }
+
+    fn copy_out(&mut self) {
+        let dst_local = self.out_dst.deque::<f32>();
+        let block_num = BYTES_ALIGN_SIZE / size_of::<f32>() as u32;
+        data_copy(&self.dst_global, &dst_local, self.count.div_ceil(block_num) as usize * block_num as usize);
+        self.out_dst.free_tensor(dst_local);
+    }
+}
+
+// mirror-cann/asc-devkit, examples/01_simd_cpp_api/04_advanced_api/06_index/arange/arange.asc:
+// Arange<float>(dst, 1.234, 5.678, 100), 104 floats copied out.
+#[test]
+fn adv_arange_example() {
+    const COUNT: usize = 100;
+    let (start, difference) = (1.234f32, 5.678f32);
+    let length = COUNT.div_ceil(8) * 8;
+    // The vendor's steps: 8 by `first + diff * i`, then + diff * 8 per block, + diff * 64 per repeat.
+    let mut want: Vec<f32> = (0..8).map(|i| start + difference * i as f32).collect();
+    while want.len() < 64 {
+        want.push(want[want.len() - 8] + difference * 8.0);
+    }
+    while want.len() < length {
+        want.push(want[want.len() - 64] + difference * 64.0);
+    }
+    for soc in [Soc::Ascend910B, Soc::Ascend310P] {
+        let yg = GmBuffer::<f32>::zeroed(length);
+        Launch::new(soc)
+            .block_dim(1)
+            .run(|| {
+                let mut pipe = TPipe::new();
+                let mut op = KernelArange::init(yg.addr(), start, difference, COUNT as u32, &mut pipe);
+                op.process();
+            })
+            .unwrap();
+        let y = yg.to_vec();
+        assert_bits_eq(&y, &want);
+        // gen_data.py: linspace(start, start + difference * (length - 1), length); EPS 1e-5.
+        for (i, &a) in y.iter().enumerate() {
+            let b = f64::from(start) + f64::from(difference) * i as f64;
+            let ae = (f64::from(a) - b).abs();
+            assert!(ae <= 1e-5 || ae / b.abs() <= 1e-5, "element {i}: output {a}, golden {b}");
+        }
     }
 }
