@@ -74,11 +74,13 @@ pub mod prelude {
     pub use crate::adv::activation::*;
     pub use crate::adv::activation_gelu::*;
     pub use crate::adv::activation_glu::*;
+    pub use crate::adv::index::*;
     pub use crate::adv::math::*;
     pub use crate::adv::math_ext::*;
     pub use crate::adv::math_trig::*;
     pub use crate::adv::normalization::*;
     pub use crate::adv::pop_stack_buffer;
+    pub use crate::adv::reduce::*;
     pub use crate::adv::softmax::*;
     pub use crate::alloc::{LocalMemAllocator, Ub, L0A, L0B, L0C, L1};
     pub use crate::atomic::{

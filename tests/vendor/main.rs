@@ -12,6 +12,7 @@ mod adv_activation;
 mod adv_math;
 mod adv_math_ext;
 mod adv_normalization;
+mod adv_reduce;
 mod adv_sigmoid;
 mod adv_softmax;
 mod compare_transpose;

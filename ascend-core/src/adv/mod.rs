@@ -20,10 +20,12 @@
 pub mod activation;
 pub mod activation_gelu;
 pub mod activation_glu;
+pub mod index;
 pub mod math;
 pub mod math_ext;
 pub mod math_trig;
 pub mod normalization;
+pub mod reduce;
 pub mod softmax;
 pub(crate) mod steps;
 
