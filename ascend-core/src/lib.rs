@@ -76,6 +76,7 @@ pub mod prelude {
     pub use crate::adv::activation_glu::*;
     pub use crate::adv::math::*;
     pub use crate::adv::math_ext::*;
+    pub use crate::adv::math_more::*;
     pub use crate::adv::math_trig::*;
     pub use crate::adv::normalization::*;
     pub use crate::adv::pop_stack_buffer;

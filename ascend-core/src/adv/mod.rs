@@ -22,6 +22,7 @@ pub mod activation_gelu;
 pub mod activation_glu;
 pub mod math;
 pub mod math_ext;
+pub mod math_more;
 pub mod math_trig;
 pub mod normalization;
 pub mod softmax;
