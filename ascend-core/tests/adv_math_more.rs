@@ -9,7 +9,7 @@ use ascend_core::prelude::*;
 
 #[path = "common/util.rs"]
 mod util;
-use util::{expect_panic, on, ub, Rng, SENTINEL};
+use util::{assert_bits_ctx, expect_panic, on, ub, Rng, SENTINEL};
 
 const CHIPS: [Soc; 3] = [Soc::Ascend910B, Soc::Ascend310P, Soc::Ascend310B];
 
@@ -310,4 +310,271 @@ fn misaligned_operands_fail_in_the_instructions() {
             expect_panic(|| xor::<_, false>(d, &odd, s1, t, 64), &["32-byte"]);
         });
     }
+}
+
+// ---- CumSum --------------------------------------------------------------------------------
+
+/// `CumSum`'s element types, with the conversions the reference needs.
+trait Fp: CumSumElement + std::fmt::Debug {
+    fn to32(self) -> f32;
+    /// `float → T` with `CAST_NONE` (identity for `float`).
+    fn from32(x: f32) -> Self;
+}
+
+impl Fp for f32 {
+    fn to32(self) -> f32 {
+        self
+    }
+    fn from32(x: f32) -> f32 {
+        x
+    }
+}
+
+impl Fp for f16 {
+    fn to32(self) -> f32 {
+        self.to_f32()
+    }
+    fn from32(x: f32) -> f16 {
+        f16::from_f32(x)
+    }
+}
+
+/// The vendor's steps: sequential `float` sums along the axis (`half` widened exactly and
+/// narrowed to nearest-even), then for the last axis and for `float` along the first a copy by
+/// `Adds(0)` (`-0 + 0 = +0`).
+fn r_cum_sum<T: Fp>(x: &[T], outter: usize, inner: usize, last_axis: bool) -> Vec<T> {
+    let mut out = vec![0f32; outter * inner];
+    for r in 0..outter {
+        for c in 0..inner {
+            let v = x[r * inner + c].to32();
+            let prev = if last_axis && c > 0 {
+                Some(out[r * inner + c - 1])
+            } else if !last_axis && r > 0 {
+                Some(out[(r - 1) * inner + c])
+            } else {
+                None
+            };
+            out[r * inner + c] = match prev {
+                Some(p) => p + v,
+                None if !last_axis && T::SIZE == 4 => v + 0.0,
+                None => v,
+            };
+        }
+    }
+    out.iter()
+        .map(|&v| {
+            let t = T::from32(v);
+            if last_axis {
+                T::from32(t.to32() + 0.0)
+            } else {
+                t
+            }
+        })
+        .collect()
+}
+
+/// Runs `CumSum` on `soc`; checks `dst` (and its rest), the last row, the source and the mask
+/// mode.
+fn check_cum_sum<T: Fp>(
+    soc: Soc,
+    outter: usize,
+    inner: usize,
+    last_axis: bool,
+    tmp_bytes: Option<usize>,
+    seed: u64,
+) {
+    on(soc, || {
+        let mut rng = Rng(seed);
+        let total = outter * inner;
+        let cap = total + 64;
+        let region = (cap * T::SIZE).div_ceil(32) * 32;
+        let lr = (inner * T::SIZE).div_ceil(32) * 32 + 32;
+        let scratch = tmp_bytes.unwrap_or(0).div_ceil(32) * 32;
+        let u = ub(2 * region + lr + scratch.max(32));
+        let (src, dst) = (u.t::<T>(0, cap), u.t::<T>(region, cap));
+        let last = u.t::<T>(2 * region, lr / T::SIZE);
+        let tmp = u.t::<u8>(2 * region + lr, tmp_bytes.unwrap_or(0));
+        let draw = |rng: &mut Rng| {
+            let v = (rng.next() % 2001) as f32 / 250.0 - 4.0;
+            let v = if rng.chance(7) { v * 1.0e-3 + 1.0 / 3.0 } else { v };
+            T::from32(if rng.chance(20) { -0.0 } else { v })
+        };
+        let x: Vec<T> = (0..cap).map(|_| draw(&mut rng)).collect();
+        let old: Vec<T> = (0..cap).map(|_| draw(&mut rng)).collect();
+        let old_last: Vec<T> = (0..last.get_size()).map(|_| draw(&mut rng)).collect();
+        src.copy_from_slice(&x);
+        dst.copy_from_slice(&old);
+        last.copy_from_slice(&old_last);
+        let out_last = seed % 2 == 0;
+        let cfg = CumSumConfig { is_last_axis: last_axis, is_reuse_source: false, output_last_row: out_last };
+        let info = CumSumInfo { outter, inner };
+        match tmp_bytes {
+            Some(_) => cum_sum(&dst, &last, &src, &tmp, &info, &cfg),
+            None => cum_sum_stack(&dst, &last, &src, &info, &cfg),
+        }
+        let ctx = format!(
+            "CumSum {} on {soc}, {outter} x {inner}, last axis {last_axis}, last row {out_last}, tmp {tmp_bytes:?}",
+            T::DTYPE
+        );
+        let mut want = r_cum_sum(&x, outter, inner, last_axis);
+        // The last row is copied with `Adds(0)` too.
+        let want_last: Vec<T> =
+            want[(outter - 1) * inner..].iter().map(|v| T::from32(v.to32() + 0.0)).collect();
+        want.extend_from_slice(&old[total..]);
+        assert_bits_ctx(&dst.to_vec(), &want, &ctx);
+        assert_bits_ctx(&src.to_vec(), &x, format!("src written; {ctx}"));
+        let mut wl = old_last.clone();
+        if out_last {
+            wl[..inner].copy_from_slice(&want_last);
+        }
+        assert_bits_ctx(&last.to_vec(), &wl, format!("last row; {ctx}"));
+        // The vendor's half first axis leaves counter mode on unless it copies the last row.
+        let counter = !last_axis && T::SIZE == 2 && !out_last;
+        let mode = if counter { MaskMode::Counter } else { MaskMode::Normal };
+        assert_eq!(get_mask_mode(), mode, "{ctx}");
+    });
+}
+
+#[test]
+fn cum_sum_last_axis_every_type_and_chip() {
+    let mut s = 500;
+    for soc in [Soc::Ascend910B, Soc::Ascend310P] {
+        for outter in [1usize, 5, 16, 20, 37, 48] {
+            for (inner32, inner16) in [(8usize, 16usize), (16, 32), (24, 48), (64, 64)] {
+                let min32 = get_cum_sum_max_min_tmp_size(&[outter, inner32], 4, true, false).1;
+                let min16 = get_cum_sum_max_min_tmp_size(&[outter, inner16], 2, true, false).1;
+                for k in [1usize, 2] {
+                    s += 1;
+                    check_cum_sum::<f32>(soc, outter, inner32, true, Some(min32 * k + 32 * (k - 1)), s);
+                    check_cum_sum::<f16>(soc, outter, inner16, true, Some(min16 * k), s + 1);
+                }
+                let max32 = get_cum_sum_max_min_tmp_size(&[outter, inner32], 4, true, false).0;
+                check_cum_sum::<f32>(soc, outter, inner32, true, Some(max32), s + 2);
+                check_cum_sum::<f16>(soc, outter, inner16, true, None, s + 3);
+            }
+        }
+    }
+}
+
+#[test]
+fn cum_sum_first_axis_every_type_and_chip() {
+    let mut s = 900;
+    for soc in [Soc::Ascend910B, Soc::Ascend310P] {
+        for outter in [1usize, 2, 7, 33] {
+            for inner in [16usize, 32, 80, 256] {
+                s += 2;
+                let min16 = get_cum_sum_max_min_tmp_size(&[outter, inner], 2, false, false).1;
+                check_cum_sum::<f16>(soc, outter, inner, false, Some(min16), s);
+                check_cum_sum::<f16>(soc, outter, inner, false, Some(min16), s + 1);
+                check_cum_sum::<f16>(soc, outter, inner, false, None, s);
+                check_cum_sum::<f32>(soc, outter, inner, false, Some(0), s);
+                check_cum_sum::<f32>(soc, outter, inner, false, Some(64), s + 1);
+            }
+        }
+    }
+}
+
+#[test]
+fn cum_sum_host_tiling() {
+    assert_eq!(get_cum_sum_max_min_tmp_size(&[16, 8], 4, true, false), (1024, 1024));
+    assert_eq!(get_cum_sum_max_min_tmp_size(&[17, 8], 4, true, true), (2048, 1024));
+    assert_eq!(get_cum_sum_max_min_tmp_size(&[20, 16], 2, true, false), (3072, 1536));
+    assert_eq!(get_cum_sum_max_min_tmp_size(&[20, 16], 2, false, false), (1280, 1280));
+    assert_eq!(get_cum_sum_max_min_tmp_size(&[20, 16], 4, false, false), (0, 0));
+    for (shape, ts, needle) in [
+        (&[16usize, 8, 1][..], 4usize, "2 are supported"),
+        (&[16, 8][..], 1, "typeSize = 1"),
+        (&[16, 0][..], 4, "32-byte aligned"),
+        (&[16, 12][..], 4, "32-byte aligned"),
+    ] {
+        expect_panic(
+            || {
+                get_cum_sum_max_min_tmp_size(shape, ts, true, false);
+            },
+            &["GetCumSumMaxMinTmpSize", needle],
+        );
+    }
+}
+
+#[test]
+fn cum_sum_errors() {
+    let cfg = DEFAULT_CUM_SUM_CONFIG;
+    for soc in [Soc::Ascend910, Soc::Ascend310B] {
+        on(soc, || {
+            let u = ub(4096);
+            let (s, d, l, t) =
+                (u.t::<f32>(0, 256), u.t::<f32>(1024, 256), u.t::<f32>(2048, 64), u.t::<u8>(2304, 1024));
+            let msg = format!("no implementation on {soc}");
+            expect_panic(
+                || cum_sum(&d, &l, &s, &t, &CumSumInfo { outter: 16, inner: 8 }, &cfg),
+                &["CumSum", &msg, "Ascend910B, Ascend310P"],
+            );
+        });
+    }
+    on(Soc::Ascend910B, || {
+        let u = ub(8192);
+        let (s, d, l, t) =
+            (u.t::<f32>(0, 256), u.t::<f32>(1024, 256), u.t::<f32>(2048, 8), u.t::<u8>(2304, 2048));
+        let run = |o: usize, i: usize, c: &CumSumConfig| {
+            cum_sum(&d, &l, &s, &t, &CumSumInfo { outter: o, inner: i }, c)
+        };
+        expect_panic(|| run(16, 0, &cfg), &["CumSum", "cumSumInfo.inner = 0", "greater than 0"]);
+        expect_panic(|| run(0, 8, &cfg), &["CumSum", "cumSumInfo.outter = 0", "greater than 0"]);
+        expect_panic(|| run(16, 12, &cfg), &["CumSum", "48 bytes", "multiple of 32"]);
+        let short = s.view_len(0, 100);
+        expect_panic(
+            || cum_sum(&d, &l, &short, &t, &CumSumInfo { outter: 16, inner: 8 }, &cfg),
+            &["CumSum", "= 128 exceeds srcTensor's 100"],
+        );
+        expect_panic(|| run(40, 8, &cfg), &["CumSum", "= 320 exceeds srcTensor's 256"]);
+        let short = d.view_len(0, 100);
+        expect_panic(
+            || cum_sum(&short, &l, &s, &t, &CumSumInfo { outter: 16, inner: 8 }, &cfg),
+            &["CumSum", "dstTensor's 100"],
+        );
+        expect_panic(|| run(8, 16, &cfg), &["CumSum", "cumSumInfo.inner = 16 exceeds lastRowTensor's 8"]);
+        // Without the last row, its size does not matter.
+        let no_last = CumSumConfig { output_last_row: false, ..cfg };
+        run(8, 16, &no_last);
+        let small = t.view_len(0, 1023);
+        expect_panic(
+            || cum_sum(&d, &l, &s, &small, &CumSumInfo { outter: 16, inner: 16 }, &no_last),
+            &["CumSum", "sharedTmpBuffer has 1023 bytes", "at least 2048"],
+        );
+        let h = u.t::<f16>(0, 512);
+        let (hd, ht) = (u.t::<f16>(1024, 512), u.t::<u8>(2304, 255));
+        let first = CumSumConfig { is_last_axis: false, ..no_last };
+        expect_panic(
+            || cum_sum(&hd, &hd, &h, &ht, &CumSumInfo { outter: 4, inner: 16 }, &first),
+            &["CumSum", "sharedTmpBuffer has 255 bytes", "at least 256"],
+        );
+    });
+    on(Soc::Ascend910B, || {
+        let mut pipe = TPipe::new();
+        let (mut v, mut l1) = (TBuf::<VecCalc>::new(), TBuf::<A1>::new());
+        pipe.init_tbuf(&mut v, 4096);
+        pipe.init_tbuf(&mut l1, 2048);
+        let (s, d) = (v.get_with_offset::<f32>(256, 0), v.get_with_offset::<f32>(256, 1024));
+        let t = v.get_with_offset::<u8>(1024, 2048);
+        let (far, far_t) = (l1.get_with_len::<f32>(256), l1.get::<u8>());
+        let info = CumSumInfo { outter: 16, inner: 8 };
+        expect_panic(|| cum_sum(&far, &s, &s, &t, &info, &cfg), &["CumSum", "dst is at position A1"]);
+        expect_panic(
+            || cum_sum(&d, &far, &s, &t, &info, &cfg),
+            &["CumSum", "lastRowTensor is at position A1"],
+        );
+        expect_panic(|| cum_sum(&d, &d, &far, &t, &info, &cfg), &["CumSum", "src is at position A1"]);
+        expect_panic(
+            || cum_sum(&d, &d, &s, &far_t, &info, &cfg),
+            &["CumSum", "sharedTmpBuffer is at position A1"],
+        );
+    });
+    on(Soc::Ascend910B, || {
+        let u = ub(get_soc().ub_size() - 64);
+        let (s, d) = (u.t::<f32>(0, 128), u.t::<f32>(512, 128));
+        expect_panic(
+            || cum_sum_stack(&d, &d, &s, &CumSumInfo { outter: 16, inner: 8 }, &cfg),
+            &["CumSum", "no space left"],
+        );
+    });
 }

@@ -1,11 +1,14 @@
 //! Ports of the vendor's advanced-API math examples for `adv/math_more.rs`
 //! (`mirror-cann/asc-devkit`, `examples/01_simd_cpp_api/04_advanced_api/10_math/`): `xor`
-//! (`Xor<int16_t>` of 1024 elements with a count and a `TBuf` scratch of the host's minimum),
-//! built for dav-2201 (Ascend910B), and run here on Ascend310P too.
+//! (`Xor<int16_t>` of 1024 elements with a count and a `TBuf` scratch of the host's minimum) and
+//! `cumsum` (`CumSum<float>` of 32 x 160 along the first axis with the last row, scratch of the
+//! host's minimum), built for dav-2201 (Ascend910B); the `xor` one also runs on Ascend310P (the
+//! `cumsum` one cannot: its `DataCopyPad` does not exist there).
 //!
-//! Each launch keeps the sanitizer on and must pass; the output must equal the example's golden
-//! (`np.bitwise_xor`) exactly. (The example's `CompareResult` reads the `int16_t` output as
-//! floats within 1e-4, which exact equality passes.)
+//! Each launch keeps the sanitizer on and must pass; the outputs must equal the examples'
+//! goldens exactly: `np.bitwise_xor`, and numpy's row-by-row `float32` sums, which are the
+//! kernel's additions in the kernel's order. (The examples' `CompareResult`s allow 1e-4 and 1e-5,
+//! which exact equality passes; the `Xor` one reads the `int16_t` output as floats.)
 
 use std::mem::size_of;
 
@@ -130,4 +133,171 @@ fn adv_xor_example() {
             assert_eq!(yg.to_vec(), golden, "{soc}, tmpBufSize {tmp}, calCount {count}");
         }
     }
+}
+
+// ---------------------------------------------------------------------------------------
+// cumsum
+// ---------------------------------------------------------------------------------------
+
+struct KernelCumSum<'a, T: CumSumElement> {
+    pipe: &'a mut TPipe,
+    src_global: GlobalTensor<T>,
+    dst_global: GlobalTensor<T>,
+    last_row_global: GlobalTensor<T>,
+    in_queue_x: TQue<VecIn, 1>,
+    out_queue: TQue<VecOut, 1>,
+    last_row_queue: TQue<VecOut, 1>,
+    buf: TBuf<VecCalc>,
+    config: CumSumConfig,
+    outter: u32,
+    inner: u32,
+    gm_outter: u32,
+    gm_inner: u32,
+}
+
+/// The vendor's `Align32B<T>`: `len` rounded up to 32 bytes' worth of `T`.
+fn align_32b<T: Element>(len: u32) -> u32 {
+    let align = 32 / size_of::<T>() as u32;
+    len.div_ceil(align) * align
+}
+
+impl<'a, T: CumSumElement> KernelCumSum<'a, T> {
+    #[allow(clippy::too_many_arguments)]
+    fn init(
+        src_gm: GmAddr,
+        dst_gm: GmAddr,
+        last_row_gm: GmAddr,
+        (outter, inner, gm_outter, gm_inner): (u32, u32, u32, u32),
+        tmp_buf_size: u32,
+        config: CumSumConfig,
+        t_pipe: &'a mut TPipe,
+    ) -> Self {
+        let mut op = KernelCumSum {
+            pipe: t_pipe,
+            src_global: GlobalTensor::new(),
+            dst_global: GlobalTensor::new(),
+            last_row_global: GlobalTensor::new(),
+            in_queue_x: TQue::new(),
+            out_queue: TQue::new(),
+            last_row_queue: TQue::new(),
+            buf: TBuf::new(),
+            config,
+            outter,
+            inner,
+            gm_outter,
+            gm_inner,
+        };
+        op.src_global.set_global_buffer(src_gm, (gm_outter * gm_inner) as usize);
+        op.dst_global.set_global_buffer(dst_gm, (gm_outter * gm_inner) as usize);
+        op.last_row_global.set_global_buffer(last_row_gm, gm_inner as usize);
+        let all = align_32b::<T>(outter * inner) as usize * size_of::<T>();
+        op.pipe.init_buffer(&mut op.in_queue_x, 1, all);
+        op.pipe.init_buffer(&mut op.out_queue, 1, all);
+        op.pipe.init_buffer(&mut op.last_row_queue, 1, align_32b::<T>(inner) as usize * size_of::<T>());
+        // The example asks for the host's minimum, 0 bytes for float along the first axis; the
+        // emulated `InitBuffer` refuses an empty buffer, so it gets one block (unused).
+        op.pipe.init_tbuf(&mut op.buf, (tmp_buf_size as usize).max(32));
+        op
+    }
+
+    fn process(&mut self) {
+        self.copy_in();
+        self.compute();
+        self.copy_out();
+    }
+
+    fn row_params(&self) -> DataCopyParams {
+        DataCopyParams::new(1, (self.gm_inner as usize * size_of::<T>()) as u16, 0, 0)
+    }
+
+    fn copy_in(&mut self) {
+        let src_local = self.in_queue_x.alloc_tensor::<T>();
+        let pad = DataCopyPadParams::default();
+        for i in 0..self.gm_outter as usize {
+            data_copy_pad_params(
+                &src_local.view(i * self.inner as usize),
+                &self.src_global.view(i * self.gm_inner as usize),
+                &self.row_params(),
+                &pad,
+            );
+        }
+        self.in_queue_x.enque(src_local);
+    }
+
+    fn compute(&mut self) {
+        let dst_local = self.out_queue.alloc_tensor::<T>();
+        let last_row_local = self.last_row_queue.alloc_tensor::<T>();
+        let src_local = self.in_queue_x.deque::<T>();
+        let shared_tmp_buffer = self.buf.get::<u8>();
+        let info = CumSumInfo { outter: self.outter as usize, inner: self.inner as usize };
+        cum_sum(&dst_local, &last_row_local, &src_local, &shared_tmp_buffer, &info, &self.config);
+        self.out_queue.enque(dst_local);
+        self.last_row_queue.enque(last_row_local);
+        self.in_queue_x.free_tensor(src_local);
+    }
+
+    fn copy_out(&mut self) {
+        let dst_local = self.out_queue.deque::<T>();
+        for i in 0..self.gm_outter as usize {
+            data_copy_pad_params_to_gm(
+                &self.dst_global.view(i * self.gm_inner as usize),
+                &dst_local.view(i * self.inner as usize),
+                &self.row_params(),
+            );
+        }
+        self.out_queue.free_tensor(dst_local);
+        let last_row_local = self.last_row_queue.deque::<T>();
+        data_copy_pad_params_to_gm(&self.last_row_global, &last_row_local, &self.row_params());
+        self.last_row_queue.free_tensor(last_row_local);
+    }
+}
+
+/// The example's `GetConfig()`: `{isLastAxis = 0, isReuseSource = 0, outputLastRow = 1}`.
+const CONFIG: CumSumConfig =
+    CumSumConfig { is_last_axis: false, is_reuse_source: false, output_last_row: true };
+
+fn cumsum_custom(src_gm: GmAddr, dst_gm: GmAddr, last_row_gm: GmAddr, tmp_buf_size: u32) {
+    let mut t_pipe = TPipe::new();
+    const OUTER: u32 = 32;
+    const INNER: u32 = 160;
+    let mut op = KernelCumSum::<f32>::init(
+        src_gm,
+        dst_gm,
+        last_row_gm,
+        (OUTER, INNER, OUTER, INNER),
+        tmp_buf_size,
+        CONFIG,
+        &mut t_pipe,
+    );
+    op.process();
+}
+
+// mirror-cann/asc-devkit, examples/01_simd_cpp_api/04_advanced_api/10_math/cumsum/cumsum.asc:
+// CumSum<float, {0, 0, 1}> of 32 x 160 with a scratch TBuf of GetCumSumMaxMinTmpSize({32, 160},
+// 4, false).min (0) bytes (32 here: see `init`); gen_data.py draws uniform(-10, 10) and sums row by row in float32
+// (linebyline_cumsum).
+#[test]
+fn adv_cumsum_example() {
+    let (_max, min) = get_cum_sum_max_min_tmp_size(&[32, 160], size_of::<f32>(), false, false);
+    assert_eq!(min, 0);
+    let x: Vec<f32> = random_vec(32 * 160, 20240703, -10.0, 10.0);
+    let mut golden = x.clone();
+    for r in 1..32 {
+        for c in 0..160 {
+            golden[r * 160 + c] += golden[(r - 1) * 160 + c];
+        }
+    }
+    // Ascend910B only: the example's DataCopyPad does not exist on Ascend310P.
+    let xg = GmBuffer::from_vec(x.clone());
+    let (yg, lg) = (GmBuffer::<f32>::zeroed(32 * 160), GmBuffer::<f32>::zeroed(160));
+    Launch::new(Soc::Ascend910B)
+        .block_dim(1)
+        .run(|| cumsum_custom(xg.addr(), yg.addr(), lg.addr(), min as u32))
+        .unwrap();
+    let y = yg.to_vec();
+    assert_eq!(
+        y.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+        golden.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
+    );
+    assert_eq!(lg.to_vec(), golden[31 * 160..].to_vec());
 }
