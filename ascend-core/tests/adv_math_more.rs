@@ -1,15 +1,18 @@
-//! The advanced API's bitwise math (`adv/math_more.rs`): `Xor` against a scalar reference
+//! The advanced API's further math (`adv/math_more.rs`): `Xor` against a scalar reference
 //! that restates the vendor's steps (`And`, `Or` into the scratch, `Not`, `And`), for
 //! `int16_t` and `uint16_t` on every chip with an implementation (Ascend910B, Ascend310P in
 //! counter mode; Ascend310B with count forms), counts that leave tails, scratch sizes that force
 //! several rounds, and the stack form; then the scratch's last round, the mask state, the host
-//! tiling and every error.
+//! tiling and every error. Then `CumSum` (both axes, `half` and `float`, with and without the
+//! last row, several blocks of rows, the stack form) and `Erfc` (both types on Ascend910B and
+//! Ascend310P, `half` narrowed with `CAST_ROUND` on Ascend910B and `CAST_NONE` on Ascend310P),
+//! bit for bit against references restating the vendor's steps, with their tiling and errors.
 
 use ascend_core::prelude::*;
 
 #[path = "common/util.rs"]
 mod util;
-use util::{assert_bits_ctx, expect_panic, on, ub, Rng, SENTINEL};
+use util::{assert_bits_ctx, expect_panic, f16_round_away, on, ub, Rng, SENTINEL};
 
 const CHIPS: [Soc; 3] = [Soc::Ascend910B, Soc::Ascend310P, Soc::Ascend310B];
 
@@ -576,5 +579,220 @@ fn cum_sum_errors() {
             || cum_sum_stack(&d, &d, &s, &CumSumInfo { outter: 16, inner: 8 }, &cfg),
             &["CumSum", "no space left"],
         );
+    });
+}
+
+// ---- Erfc ----------------------------------------------------------------------------------
+
+const ERFC_MIN: f32 = 2.168404344971009e-19_f64 as f32;
+const ERFC_R: [f64; 9] = [
+    0.1735313680e-7,
+    -0.9856738394e-6,
+    0.2517003236e-4,
+    -0.3848015171e-3,
+    0.5681528564e0,
+    0.5245623129e1,
+    0.2107740710e2,
+    0.4212761755e2,
+    0.4380524149e2,
+];
+const ERFC_S: [f64; 5] = [0.9349684299e1, 0.3756930664e2, 0.8058268949e2, 0.9155653738e2, 0.4380524152e2];
+
+/// Erfc's steps in float, each rounded: the clip, the sign, Horner's steps for `R` and `S`,
+/// `Exp` in f64 rounded once, the blend.
+fn r_erfc(x: f32) -> f32 {
+    let c = x.clamp(-10.0, 10.0); // Mins, then Maxs (inputs are never NaN here)
+    let a = c.abs() + ERFC_MIN;
+    let sign = c / a;
+    let mut num = a * ERFC_R[0] as f32 + ERFC_R[1] as f32;
+    for &r in &ERFC_R[2..] {
+        num = a * num + r as f32;
+    }
+    let mut den = a + ERFC_S[0] as f32;
+    for &s in &ERFC_S[1..] {
+        den = a * den + s as f32;
+    }
+    let q = num / den;
+    let e = (f64::from(-(a * a))).exp() as f32;
+    let t3 = e * q * sign;
+    t3 + (-sign + 1.0) // Muls(-1) is exact
+}
+
+/// Runs `Erfc` on `soc` over `count` random values; checks the result, the rest of `dst`, the
+/// source and the mask mode.
+fn check_erfc<T: Fp + ErfcElement>(soc: Soc, count: usize, tmp_bytes: Option<usize>, seed: u64) {
+    on(soc, || {
+        let mut rng = Rng(seed);
+        let cap = (count + 40).div_ceil(16) * 16;
+        let region = (cap * T::SIZE).div_ceil(32) * 32;
+        let scratch = tmp_bytes.unwrap_or(0).div_ceil(32) * 32;
+        let u = ub(2 * region + scratch.max(32));
+        let (src, dst) = (u.t::<T>(0, cap), u.t::<T>(region, cap));
+        let tmp = u.t::<u8>(2 * region, tmp_bytes.unwrap_or(0));
+        let special = [0.0f32, -0.0, 10.0, -10.0, 11.0, -30.0, 1e-30, -1e-30, 0.5, -0.5, 3.0, 9.99];
+        let draw = |rng: &mut Rng| {
+            let v = if rng.chance(6) {
+                special[rng.index(special.len())]
+            } else {
+                (rng.next() % 1_000_001) as f32 / 40_000.0 - 12.5
+            };
+            T::from32(v)
+        };
+        let x: Vec<T> = (0..cap).map(|_| draw(&mut rng)).collect();
+        let old: Vec<T> = (0..cap).map(|_| draw(&mut rng)).collect();
+        src.copy_from_slice(&x);
+        dst.copy_from_slice(&old);
+        match tmp_bytes {
+            Some(_) => erfc::<T, false>(&dst, &src, &tmp, count),
+            None => erfc_stack::<T, false>(&dst, &src, count),
+        }
+        let ctx = format!("Erfc {} on {soc}, count {count}, tmp {tmp_bytes:?}", T::DTYPE);
+        let mut want: Vec<T> = (0..count)
+            .map(|i| {
+                let r = r_erfc(x[i].to32());
+                if T::SIZE == 4 {
+                    T::from32(r)
+                } else if soc == Soc::Ascend910B {
+                    T::from32(f16_round_away(r).to_f32())
+                } else {
+                    T::from32(r)
+                }
+            })
+            .collect();
+        want.extend_from_slice(&old[count..]);
+        assert_bits_ctx(&dst.to_vec(), &want, &ctx);
+        assert_bits_ctx(&src.to_vec(), &x, format!("src written; {ctx}"));
+        assert_eq!(get_mask_mode(), MaskMode::Normal, "{ctx}");
+    });
+}
+
+#[test]
+fn erfc_every_type_and_chip() {
+    let mut s = 2000;
+    for soc in [Soc::Ascend910B, Soc::Ascend310P] {
+        for count in [0usize, 1, 37, 64, 200, 1000] {
+            for (h, f) in [(768usize, 640usize), (1000, 700), (4096, 1792), (16384, 7168)] {
+                s += 1;
+                check_erfc::<f16>(soc, count, Some(h), s);
+                check_erfc::<f32>(soc, count, Some(f), s);
+            }
+            check_erfc::<f16>(soc, count, None, s + 7);
+            check_erfc::<f32>(soc, count, None, s + 7);
+        }
+    }
+}
+
+#[test]
+fn erfc_near_the_true_function() {
+    on(Soc::Ascend910B, || {
+        let u = ub(2 * 1024 + 8192);
+        let (s, d, t) = (u.t::<f32>(0, 256), u.t::<f32>(1024, 256), u.t::<u8>(2048, 8192));
+        let xs: Vec<f32> = (0..256).map(|i| i as f32 / 32.0 - 4.0).collect();
+        s.copy_from_slice(&xs);
+        erfc::<_, false>(&d, &s, &t, 256);
+        for (i, &x) in xs.iter().enumerate() {
+            let want = libm_erfc(f64::from(x));
+            let got = f64::from(d.get_value(i));
+            assert!((got - want).abs() <= 1e-6 + 1e-5 * want.abs(), "erfc({x}) = {got}, want {want}");
+        }
+    });
+}
+
+/// erfc by its continued-fraction-free series/asymptotics is not in std; `1 - erf` with erf from
+/// a high-precision series is enough for |x| <= 4.
+fn libm_erfc(x: f64) -> f64 {
+    // erf(x) = 2/sqrt(pi) * sum_{n} (-1)^n x^(2n+1) / (n! (2n+1))
+    if x.abs() > 3.0 {
+        // The asymptotic expansion, for the tail.
+        let ax = x.abs();
+        let mut sum = 1.0;
+        let mut term = 1.0;
+        for n in 1..8 {
+            term *= -((2 * n - 1) as f64) / (2.0 * ax * ax);
+            sum += term;
+        }
+        let v = (-ax * ax).exp() / (ax * std::f64::consts::PI.sqrt()) * sum;
+        return if x > 0.0 { v } else { 2.0 - v };
+    }
+    let mut sum = 0.0;
+    let mut term = x;
+    for n in 0..200 {
+        sum += term / (2 * n + 1) as f64;
+        term *= -x * x / (n + 1) as f64;
+    }
+    1.0 - 2.0 / std::f64::consts::PI.sqrt() * sum
+}
+
+#[test]
+fn erfc_host_tiling() {
+    assert_eq!(get_erfc_max_min_tmp_size(1024, 2, false), (32768, 4096));
+    assert_eq!(get_erfc_max_min_tmp_size(1024, 4, true), (28672, 1792));
+    assert_eq!(get_erfc_max_min_tmp_size(10, 2, false), (4096, 4096));
+    assert_eq!(get_erfc_tmp_buffer_factor_size(2), (16, 0));
+    assert_eq!(get_erfc_tmp_buffer_factor_size(4), (7, 0));
+    expect_panic(
+        || {
+            get_erfc_max_min_tmp_size(0, 2, false);
+        },
+        &["GetErfcMaxMinTmpSize", "greater than 0"],
+    );
+}
+
+#[test]
+fn erfc_errors() {
+    for soc in [Soc::Ascend910, Soc::Ascend310B] {
+        on(soc, || {
+            let u = ub(4096);
+            let (s, d, t) = (u.t::<f16>(0, 256), u.t::<f16>(512, 256), u.t::<u8>(1024, 2048));
+            let msg = format!("no implementation on {soc}");
+            expect_panic(|| erfc::<_, false>(&d, &s, &t, 8), &["Erfc", &msg, "Ascend910B, Ascend310P"]);
+            expect_panic(|| erfc_stack::<_, false>(&d, &s, 8), &["Erfc", &msg]);
+        });
+    }
+    for soc in [Soc::Ascend910B, Soc::Ascend310P] {
+        on(soc, || {
+            let u = ub(4096);
+            let (s, d, t) = (u.t::<f16>(0, 256), u.t::<f16>(512, 256), u.t::<u8>(1024, 2048));
+            expect_panic(|| erfc::<_, false>(&d, &s, &t, 257), &["Erfc", "calCount = 257 exceeds"]);
+            let short = d.view_len(0, 100);
+            expect_panic(|| erfc::<_, false>(&short, &s, &t, 101), &["Erfc", "dstTensor's 100"]);
+            expect_panic(|| erfc::<_, false>(&s, &s, &t, 64), &["Erfc", "dst UB bytes", "overlap src"]);
+            let t_s = s.reinterpret_cast::<u8>();
+            expect_panic(
+                || erfc::<_, false>(&d, &s, &t_s, 64),
+                &["Erfc", "sharedTmpBuffer UB bytes", "overlap src"],
+            );
+            let t_d = d.reinterpret_cast::<u8>();
+            expect_panic(
+                || erfc::<_, false>(&d, &s, &t_d, 64),
+                &["Erfc", "sharedTmpBuffer UB bytes", "overlap dst"],
+            );
+            expect_panic(
+                || erfc::<_, false>(&d, &s, &t.view_len(0, 767), 64),
+                &["Erfc", "sharedTmpBuffer has 767 bytes", "at least 768", "GetErfcMaxMinTmpSize"],
+            );
+            let (sf, df) = (u.t::<f32>(0, 128), u.t::<f32>(512, 128));
+            expect_panic(
+                || erfc::<_, false>(&df, &sf, &t.view_len(0, 639), 64),
+                &["Erfc", "sharedTmpBuffer has 639 bytes", "at least 640"],
+            );
+        });
+    }
+    on(Soc::Ascend910B, || {
+        let mut pipe = TPipe::new();
+        let (mut v, mut l1) = (TBuf::<VecCalc>::new(), TBuf::<A1>::new());
+        pipe.init_tbuf(&mut v, 4096);
+        pipe.init_tbuf(&mut l1, 2048);
+        let (s, d) = (v.get_with_offset::<f32>(128, 0), v.get_with_offset::<f32>(128, 512));
+        let t = v.get_with_offset::<u8>(2048, 1024);
+        let (far, far_t) = (l1.get_with_len::<f32>(128), l1.get::<u8>());
+        expect_panic(|| erfc::<_, false>(&far, &s, &t, 64), &["Erfc", "dst is at position A1"]);
+        expect_panic(|| erfc::<_, false>(&d, &far, &t, 64), &["Erfc", "src is at position A1"]);
+        expect_panic(|| erfc::<_, false>(&d, &s, &far_t, 64), &["Erfc", "sharedTmpBuffer is at position A1"]);
+    });
+    on(Soc::Ascend910B, || {
+        let u = ub(get_soc().ub_size() - 64);
+        let (s, d) = (u.t::<f32>(0, 64), u.t::<f32>(256, 64));
+        expect_panic(|| erfc_stack::<_, false>(&d, &s, 64), &["Erfc", "no space left"]);
     });
 }

@@ -1,5 +1,6 @@
-//! More math of the advanced API (the vendor's `adv_api/math`): `Xor` for 16-bit integers and
-//! the prefix sums `CumSum` for `half` and `float`, with their host tiling helpers.
+//! More math of the advanced API (the vendor's `adv_api/math`): `Xor` for 16-bit integers,
+//! the prefix sums `CumSum` and the complementary error function `Erfc` for `half` and `float`,
+//! with their host tiling helpers.
 //!
 //! `Xor` is computed as the vendor writes it, `(x | y) & ~(x & y)`, with the basic `And`, `Or`
 //! and `Not` over splits of the temporary buffer: in counter mode with `PipeBarrier<PIPE_V>`s
@@ -8,7 +9,8 @@
 //!
 //! `CumSum` runs on Ascend910B and Ascend310P: along the last axis through two
 //! `TransDataTo5HD` transposes in the scratch, along the first axis row by row; the sums are in
-//! `float`. (`Hypot` exists only on Ascend 950, which is not emulated.)
+//! `float`. `Erfc` runs on the same two chips, in `float` over splits of the scratch. (`Hypot`
+//! exists only on Ascend 950, which is not emulated.)
 
 use crate::ctx::get_soc;
 use crate::element::{f16, Element};
@@ -20,13 +22,14 @@ use crate::vector::binary::{add_masked, and, and_masked, or, or_masked, AndEleme
 use crate::vector::cast::{cast_masked, RoundMode};
 use crate::vector::mask::{reset_mask, set_mask_count, set_mask_norm, MASK_PLACEHOLDER};
 use crate::vector::params::{BinaryRepeatParams, UnaryRepeatParams};
-use crate::vector::scalar::{adds_masked, AddsElement};
+use crate::vector::scalar::{adds_masked, maxs_masked, AddsElement};
 use crate::vector::transpose::{trans_data_to_5hd_addr, TransDataTo5HDElement, TransDataTo5HDParams};
 use crate::vector::unary::{not, not_masked, NotElement};
 
+use super::steps as step;
 use super::{
-    check_apart, count_mask, counter_rounds, span, split_count, stack_tensor, whole, NARROW, ONE_BLK_SIZE,
-    SAME, V220_V200, WIDEN,
+    check_apart, check_common, check_tmp_operands, count_mask, counter_rounds, span, split_count,
+    stack_tensor, whole, NARROW, ONE_BLK_SIZE, SAME, V220_V200, WIDEN,
 };
 
 mod sealed {
@@ -739,4 +742,223 @@ pub fn get_cum_sum_max_min_tmp_size(
     let align = outter.div_ceil(LIST) * LIST;
     let (min_cast, max_cast) = if type_size == 2 { (inner * LIST * 2, inner * align * 2) } else { (0, 0) };
     (max_cast + align * inner * type_size * 2, min_cast + LIST * inner * type_size * 2)
+}
+
+// ---------------------------------------------------------------------------------------
+// Erfc
+// ---------------------------------------------------------------------------------------
+
+/// Element types of [`erfc`]: `half` and `float` (the vendor's page), on the chips that have
+/// an implementation (Ascend910B, Ascend310P).
+///
+/// Any other type does not compile:
+/// ```compile_fail
+/// use ascend_core::prelude::*;
+/// fn f(t: &LocalTensor<i32>, tmp: &LocalTensor<u8>) { erfc::<_, false>(t, t, tmp, 8) }
+/// ```
+pub trait ErfcElement: Element + cum_sealed::Sealed {}
+impl ErfcElement for f16 {}
+impl ErfcElement for f32 {}
+
+const ERFC: &str = "Erfc";
+/// `ERFC_BOUNDARY_MAX`.
+const ERFC_MAX: f32 = 10.0;
+/// `SCALAR_ERFC_FP32_MIN`, 2^-62.
+const ERFC_MIN: f32 = 2.168404344971009e-19_f64 as f32;
+/// The numerator's coefficients `R0..R8` (the vendor's decimals, rounded once to `float`).
+const ERFC_R: [f32; 9] = [
+    0.1735313680e-7_f64 as f32,
+    -0.9856738394e-6_f64 as f32,
+    0.2517003236e-4_f64 as f32,
+    -0.3848015171e-3_f64 as f32,
+    0.5681528564e0_f64 as f32,
+    0.5245623129e1_f64 as f32,
+    0.2107740710e2_f64 as f32,
+    0.4212761755e2_f64 as f32,
+    0.4380524149e2_f64 as f32,
+];
+/// The denominator's coefficients `S1..S5` (the vendor's decimals, rounded once to `float`).
+const ERFC_S: [f32; 5] = [
+    0.9349684299e1_f64 as f32,
+    0.3756930664e2_f64 as f32,
+    0.8058268949e2_f64 as f32,
+    0.9155653738e2_f64 as f32,
+    0.4380524152e2_f64 as f32,
+];
+
+/// `Maxs` under the mask set, then `PipeBarrier<PIPE_V>`.
+#[track_caller]
+fn maxs_step(dst: &LocalTensor<f32>, src: &LocalTensor<f32>, scalar: f32) {
+    maxs_masked::<f32, false>(dst, src, scalar, MASK_PLACEHOLDER, 1, &UnaryRepeatParams::default());
+    pipe_barrier::<PIPE_V>();
+}
+
+/// The vendor's `ErfcPreCompute`, `ErfcPublicSteps` and `ErfcPostCompute` on the clipped `x`
+/// (in `x`, overwritten with the result's sign then the result's `float` in `out`), with the
+/// five `float` tensors of `c` elements at `t`.
+#[track_caller]
+fn erfc_steps(out: &LocalTensor<f32>, x: &LocalTensor<f32>, t: &LocalTensor<f32>, c: usize) {
+    let (t1, t2, t3, t4, t5) = (t.view(0), t.view(c), t.view(2 * c), t.view(3 * c), t.view(4 * c));
+    // ErfcPreCompute: the sign.
+    step::abs(&t1, x);
+    step::adds(&t1, &t1, ERFC_MIN);
+    step::div(x, x, &t1);
+    // ErfcPublicSteps.
+    step::mins(&t2, &t1, ERFC_MAX);
+    step::muls(&t3, &t1, ERFC_R[0]);
+    step::adds(&t4, &t3, ERFC_R[1]);
+    for r in &ERFC_R[2..] {
+        step::mul(&t3, &t1, &t4);
+        step::adds(&t4, &t3, *r);
+    }
+    step::adds(&t3, &t1, ERFC_S[0]);
+    for s in &ERFC_S[1..] {
+        step::mul(&t5, &t1, &t3);
+        step::adds(&t3, &t5, *s);
+    }
+    step::div(&t3, &t4, &t3);
+    step::mul(&t1, &t1, &t1);
+    step::muls(&t1, &t1, -1.0);
+    step::exp(&t1, &t1);
+    step::mul(&t3, &t1, &t3);
+    // ErfcPostCompute.
+    step::muls(&t2, x, -1.0);
+    step::adds(&t2, &t2, 1.0);
+    step::mul(&t3, &t3, x);
+    step::add(out, &t3, &t2);
+}
+
+/// `dst[i] = erfc(src[i])` for `i < count`, with `shared_tmp_buffer` as scratch (AscendC
+/// `Erfc<T, isReuseSource>(dstTensor, srcTensor, sharedTmpBuffer, calCount)`).
+///
+/// As the vendor's implementation, in `float` with a rational approximation: in counter mode,
+/// splits of `calSize = shared_tmp_buffer.get_size() / size_of::<T>() / 12` (`half`) or `/ 5`
+/// (`float`) `/ 32 * 32` elements, the scratch as `float` tensors of `calSize` (the tail uses the
+/// same layout). Each split: `x` clipped to `[-10, 10]` (`Mins`, `Maxs`); `sign = x / (|x| +
+/// 2^-62)`; with `a = |x| + 2^-62`, `R(a) / S(a)` by Horner's steps (`Muls`/`Mul` and `Adds`)
+/// times `exp(-a·a)`, times `sign`, plus `1 - sign` — `PipeBarrier<PIPE_V>` after each step.
+/// `half` is widened into the sixth `float` tensor first and narrowed at the end with
+/// `CAST_ROUND` on Ascend910B, `CAST_NONE` on Ascend310P (the vendor's `GetErfcCastType`).
+/// Normal mode and a reset mask afterwards. `IS_REUSE_SOURCE` is reserved: `src` is never
+/// written.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let mut pipe = TPipe::new();
+/// let (mut q, mut tmp) = (TBuf::<VecCalc>::new(), TBuf::<VecCalc>::new());
+/// pipe.init_tbuf(&mut q, 2 * 64 * 4);
+/// pipe.init_tbuf(&mut tmp, get_erfc_max_min_tmp_size(64, 4, false).1);
+/// let (x, y) = (q.get_with_offset::<f32>(64, 0), q.get_with_offset::<f32>(64, 256));
+/// x.copy_from_slice(&[0.5f32; 64]);
+/// erfc::<_, false>(&y, &x, &tmp.get::<u8>(), 64);
+/// assert!((y.get_value(0) - 0.479_500_1).abs() < 1e-5);
+/// ```
+///
+/// # Panics
+/// Panics if the chip has no implementation (Ascend910, Ascend310B); `count` exceeds `src` or
+/// `dst`; a tensor is not in the Unified Buffer; `dst` overlaps `src` or the scratch overlaps
+/// either (the vendor's page); the scratch holds no split (less than 768 bytes for `half`, 640
+/// for `float`: the vendor's `CheckTmpBufferSize`); or an instruction's own check fails.
+#[track_caller]
+pub fn erfc<T: ErfcElement, const IS_REUSE_SOURCE: bool>(
+    dst: &LocalTensor<T>,
+    src: &LocalTensor<T>,
+    shared_tmp_buffer: &LocalTensor<u8>,
+    count: usize,
+) {
+    check_common(ERFC, &V220_V200, dst, src, count);
+    check_tmp_operands(ERFC, dst, src, shared_tmp_buffer, count, true);
+    let half = T::SIZE == 2;
+    let c = split_count(ERFC, shared_tmp_buffer, T::SIZE, if half { 12 } else { 5 });
+    let t = shared_tmp_buffer.reinterpret_cast::<f32>();
+    let narrow_mode = if get_soc() == Soc::Ascend910B { RoundMode::CastRound } else { RoundMode::CastNone };
+    counter_rounds::<f16>(
+        count,
+        c,
+        |_| c,
+        |off, _| {
+            if half {
+                let (d, s) =
+                    (dst.reinterpret_cast::<f16>().view(off), src.reinterpret_cast::<f16>().view(off));
+                let t6 = t.view(5 * c);
+                cast_masked::<f32, f16, false>(&t6, &s, RoundMode::CastNone, MASK_PLACEHOLDER, 1, &WIDEN);
+                pipe_barrier::<PIPE_V>();
+                step::mins(&t, &t6, ERFC_MAX);
+                maxs_step(&t6, &t, -ERFC_MAX);
+                erfc_steps(&t, &t6, &t, c);
+                cast_masked::<f16, f32, false>(&d, &t, narrow_mode, MASK_PLACEHOLDER, 1, &NARROW);
+                pipe_barrier::<PIPE_V>();
+            } else {
+                let (d, s) =
+                    (dst.reinterpret_cast::<f32>().view(off), src.reinterpret_cast::<f32>().view(off));
+                step::mins(&d, &s, ERFC_MAX);
+                maxs_step(&d, &d, -ERFC_MAX);
+                erfc_steps(&d, &d, &t, c);
+            }
+        },
+    );
+}
+
+/// [`erfc`] with the stack buffer as scratch (AscendC `Erfc<T, isReuseSource>(dstTensor,
+/// srcTensor, calCount)`).
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let mut pipe = TPipe::new();
+/// let mut q = TBuf::<VecCalc>::new();
+/// pipe.init_tbuf(&mut q, 2 * 128 * 2);
+/// let (x, y) = (q.get_with_offset::<f16>(128, 0), q.get_with_offset::<f16>(128, 256));
+/// x.copy_from_slice(&[f16::from_f32(0.0); 128]);
+/// erfc_stack::<_, false>(&y, &x, 128);
+/// assert_eq!(y.get_value(0), f16::from_f32(1.0));
+/// ```
+///
+/// # Panics
+/// As [`erfc`], and if the core has no `TPipe` or its buffers leave no room.
+#[track_caller]
+pub fn erfc_stack<T: ErfcElement, const IS_REUSE_SOURCE: bool>(
+    dst: &LocalTensor<T>,
+    src: &LocalTensor<T>,
+    count: usize,
+) {
+    erfc::<T, IS_REUSE_SOURCE>(dst, src, &stack_tensor(ERFC), count);
+}
+
+/// The scratch bytes `Erfc` needs: `(max, min)` (AscendC `GetErfcMaxMinTmpSize`): 16 (`half`)
+/// or 7 (`float`) times `max(input bytes, 256)` and 256.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// assert_eq!(get_erfc_max_min_tmp_size(1024, 2, false), (32768, 4096));
+/// assert_eq!(get_erfc_max_min_tmp_size(16, 4, false), (1792, 1792));
+/// ```
+///
+/// # Panics
+/// Panics if `input_size` is 0 (the vendor's host check).
+#[track_caller]
+pub fn get_erfc_max_min_tmp_size(
+    input_size: usize,
+    type_size: usize,
+    is_reuse_source: bool,
+) -> (usize, usize) {
+    let _ = is_reuse_source;
+    ensure(input_size > 0, "GetErfcMaxMinTmpSize", || {
+        "the source shape has no elements; its size must be greater than 0".into()
+    });
+    let fac = if type_size == 4 { 7 } else { 16 };
+    (fac * (input_size * type_size).max(256), fac * 256)
+}
+
+/// `Erfc`'s `(maxLiveNodeCount, extraBuf)` (AscendC `GetErfcTmpBufferFactorSize`): 7 for
+/// `float` (`type_size` 4), else 16; no extra bytes.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// assert_eq!(get_erfc_tmp_buffer_factor_size(4), (7, 0));
+/// ```
+///
+/// # Panics
+/// Never panics.
+pub fn get_erfc_tmp_buffer_factor_size(type_size: usize) -> (usize, usize) {
+    (if type_size == 4 { 7 } else { 16 }, 0)
 }
