@@ -77,6 +77,7 @@ pub mod prelude {
     pub use crate::adv::index::*;
     pub use crate::adv::math::*;
     pub use crate::adv::math_ext::*;
+    pub use crate::adv::math_more::*;
     pub use crate::adv::math_trig::*;
     pub use crate::adv::normalization::*;
     pub use crate::adv::pop_stack_buffer;

@@ -11,6 +11,7 @@ mod add_high_performance;
 mod adv_activation;
 mod adv_math;
 mod adv_math_ext;
+mod adv_math_more;
 mod adv_normalization;
 mod adv_reduce;
 mod adv_sigmoid;

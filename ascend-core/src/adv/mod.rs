@@ -23,6 +23,7 @@ pub mod activation_glu;
 pub mod index;
 pub mod math;
 pub mod math_ext;
+pub mod math_more;
 pub mod math_trig;
 pub mod normalization;
 pub mod reduce;
