@@ -306,9 +306,9 @@ fn addr<T: Element>(t: &LocalTensor<T>, i: usize) -> u64 {
 }
 
 /// Prefix sums of a 2-D tensor (AscendC `CumSum<T, config>(dstTensor, lastRowTensor,
-/// srcTensor, sharedTmpBuffer, cumSumInfo)`): with `config.is_last_axis`, `dst[r][c] = src[r][0]
-/// + … + src[r][c]` along each row; without, `dst[r][c] = src[0][c] + … + src[r][c]` down each
-/// column; with `config.output_last_row`, `dst`'s last row copied into `last_row_tensor`.
+/// srcTensor, sharedTmpBuffer, cumSumInfo)`): with `config.is_last_axis`,
+/// `dst[r][c] = src[r][0] + … + src[r][c]` along each row; without,
+/// `dst[r][c] = src[0][c] + … + src[r][c]` down each column; with `config.output_last_row`, `dst`'s last row copied into `last_row_tensor`.
 ///
 /// As the vendor's implementation (Ascend910B, Ascend310P):
 /// - last axis: blocks of `shared_tmp_buffer.get_size() / min * 16` rows (`min` the host's
