@@ -28,7 +28,7 @@ use crate::vector::unary::{not, not_masked, NotElement};
 
 use super::steps as step;
 use super::{
-    check_apart, check_common, check_tmp_operands, count_mask, counter_rounds, span, split_count,
+    check_apart, check_chip, check_common, check_tmp_operands, count_mask, counter_rounds, span, split_count,
     stack_tensor, whole, NARROW, ONE_BLK_SIZE, SAME, V220_V200, WIDEN,
 };
 
@@ -68,15 +68,7 @@ fn check_binary<T: Element>(
     tmp: &LocalTensor<u8>,
     count: usize,
 ) {
-    let soc = get_soc();
-    ensure(chips.contains(&soc), api, || {
-        format!(
-            "{api} has no implementation on {soc} ({}): the vendor's library compiles it to nothing there; it runs \
-             on {}",
-            soc.product_line(),
-            chips.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(", ")
-        )
-    });
+    check_chip(api, chips);
     for (name, pos) in [
         ("dst", dst.get_position()),
         ("src0", src0.get_position()),

@@ -112,15 +112,7 @@ pub(crate) fn check_common<T: Element>(
     src: &LocalTensor<T>,
     count: usize,
 ) {
-    let soc = get_soc();
-    ensure(supported.contains(&soc), api, || {
-        format!(
-            "{api} has no implementation on {soc} ({}): the vendor's library compiles it to nothing there; it runs \
-             on {}",
-            soc.product_line(),
-            supported.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(", ")
-        )
-    });
+    check_chip(api, supported);
     for (name, t) in [("dst", dst), ("src", src)] {
         let pos = t.get_position();
         ensure(pos.is_ub(), api, || {
@@ -132,6 +124,21 @@ pub(crate) fn check_common<T: Element>(
     });
     ensure(count <= dst.get_size(), api, || {
         format!("calCount = {count} exceeds dstTensor's {} {} elements", dst.get_size(), T::DTYPE)
+    });
+}
+
+/// Fails unless the chip is one of `supported`, the chips the vendor's library implements `api`
+/// for (elsewhere its build compiles the call to nothing).
+#[track_caller]
+pub(crate) fn check_chip(api: &'static str, supported: &[Soc]) {
+    let soc = get_soc();
+    ensure(supported.contains(&soc), api, || {
+        format!(
+            "{api} has no implementation on {soc} ({}): the vendor's library compiles it to nothing there; it runs \
+             on {}",
+            soc.product_line(),
+            supported.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(", ")
+        )
     });
 }
 
