@@ -35,8 +35,8 @@ use crate::vector::params::{BinaryRepeatParams, UnaryRepeatParams};
 use crate::vector::reduction::repeat_reduce_sum;
 use crate::vector::scalar::{adds_masked, muls_masked};
 use crate::vector::transpose::{trans_data_to_5hd_addr, TransDataTo5HDParams};
-use crate::vector::unary::{exp_masked, ln_masked};
 
+use super::steps;
 use super::{check_apart, check_common, host_checks, span, stack_tensor};
 use super::{NARROW, SAME, WIDEN};
 
@@ -589,28 +589,15 @@ fn compute<T: RmsNormElement, const BB: bool>(
         src.reinterpret_cast::<f32>()
     };
     // x², its sum per row, the mean.
-    mul_masked::<f32, false>(&p.tmp, &x, &x, MASK_PLACEHOLDER, 1, &BinaryRepeatParams::default());
-    pipe_barrier::<PIPE_V>();
+    steps::mul(&p.tmp, &x, &x);
     reduce_sum::<BB>(&p.reduced, &p.tmp, p.cur_bs, h, tiling.original_h_length as usize);
     count::<T>(p.cur_bs);
-    muls_masked::<f32, false>(
-        &p.reduced,
-        &p.reduced,
-        tiling.reciprocal_of_h_length,
-        MASK_PLACEHOLDER,
-        1,
-        &SAME,
-    );
+    steps::muls(&p.reduced, &p.reduced, tiling.reciprocal_of_h_length);
     // + epsilon, then 1 / sqrt as exp(-0.5 * ln).
-    pipe_barrier::<PIPE_V>();
-    adds_masked::<f32, false>(&p.reduced, &p.reduced, epsilon, MASK_PLACEHOLDER, 1, &SAME);
-    pipe_barrier::<PIPE_V>();
-    ln_masked::<f32, false>(&p.reduced, &p.reduced, MASK_PLACEHOLDER, 1, &SAME);
-    pipe_barrier::<PIPE_V>();
-    muls_masked::<f32, false>(&p.reduced, &p.reduced, RSQRT_EXPONENT, MASK_PLACEHOLDER, 1, &SAME);
-    pipe_barrier::<PIPE_V>();
-    exp_masked::<f32, false>(&p.reduced, &p.reduced, MASK_PLACEHOLDER, 1, &SAME);
-    pipe_barrier::<PIPE_V>();
+    steps::adds(&p.reduced, &p.reduced, epsilon);
+    steps::ln(&p.reduced, &p.reduced);
+    steps::muls(&p.reduced, &p.reduced, RSQRT_EXPONENT);
+    steps::exp(&p.reduced, &p.reduced);
     // x * rstd[row], then * gamma.
     first_axis_brc_mul::<BB>(&p.tmp, &x, &p.reduced, p.cur_bsh, p.cur_bs, h);
     pipe_barrier::<PIPE_V>();
