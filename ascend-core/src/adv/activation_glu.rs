@@ -26,6 +26,7 @@ use crate::vector::params::{BinaryRepeatParams, UnaryRepeatParams};
 use crate::vector::scalar::{adds_masked, maxs_masked, muls_masked, AddsElement, MulsElement};
 use crate::vector::unary::{exp_masked, ExpElement};
 
+use super::steps;
 use super::V220_V200 as CHIPS;
 use super::{check_apart, check_common, check_documented_chip, host_checks, span, stack_tensor};
 use super::{NARROW, ONE_BLK_SIZE, WIDEN};
@@ -393,11 +394,9 @@ fn swiglu_half(
     n: usize,
 ) {
     let (x1, y, x0) = (tmp.view(0), tmp.view(n), tmp.view(2 * n));
-    cast_masked::<f32, f16, false>(&x1, src1, RoundMode::CastNone, MASK_PLACEHOLDER, 1, &WIDEN);
-    pipe_barrier::<PIPE_V>();
+    steps::widen(&x1, src1);
     swish_f32(&y, &x1, scalar);
-    cast_masked::<f32, f16, false>(&x0, src0, RoundMode::CastNone, MASK_PLACEHOLDER, 1, &WIDEN);
-    pipe_barrier::<PIPE_V>();
+    steps::widen(&x0, src0);
     mul_masked::<f32, false>(&y, &x0, &y, MASK_PLACEHOLDER, 1, &BinaryRepeatParams::default());
     pipe_barrier::<PIPE_V>();
     cast_masked::<f16, f32, false>(dst, &y, RoundMode::CastNone, MASK_PLACEHOLDER, 1, &NARROW);
@@ -816,8 +815,7 @@ fn geglu_half(
 ) {
     let (unary, binary) = (UnaryRepeatParams::default(), BinaryRepeatParams::default());
     let (x, y) = (tmp.view(0), tmp.view(n));
-    cast_masked::<f32, f16, false>(&x, src1, RoundMode::CastNone, MASK_PLACEHOLDER, 1, &WIDEN);
-    pipe_barrier::<PIPE_V>();
+    steps::widen(&x, src1);
     mul_masked::<f32, false>(&y, &x, &x, MASK_PLACEHOLDER, 1, &binary);
     pipe_barrier::<PIPE_V>();
     adds_masked::<f32, false>(&y, &y, COEFF1, MASK_PLACEHOLDER, 1, &unary);
@@ -832,8 +830,7 @@ fn geglu_half(
     pipe_barrier::<PIPE_V>();
     div_masked::<f32, false>(&y, &x, &y, MASK_PLACEHOLDER, 1, &binary);
     pipe_barrier::<PIPE_V>();
-    cast_masked::<f32, f16, false>(&x, src0, RoundMode::CastNone, MASK_PLACEHOLDER, 1, &WIDEN);
-    pipe_barrier::<PIPE_V>();
+    steps::widen(&x, src0);
     mul_masked::<f32, false>(&y, &x, &y, MASK_PLACEHOLDER, 1, &binary);
     pipe_barrier::<PIPE_V>();
     cast_masked::<f16, f32, false>(dst, &y, RoundMode::CastNone, MASK_PLACEHOLDER, 1, &NARROW);

@@ -31,7 +31,7 @@ use crate::vector::scalar::{
 use crate::vector::select::{select_scalar_reg, SelectElement};
 use crate::vector::unary::{exp, exp_masked, ln_masked, ExpElement, LnElement};
 
-use super::steps::{integral, via_float};
+use super::steps::{self, integral, via_float};
 use super::{
     check_apart, check_common, check_tmp_operands, count_mask, counter_rounds, host_checks, span,
     split_count, stack_tensor, NARROW, ONE_BLK_SIZE, SAME, V220_V200, WIDEN,
@@ -461,15 +461,7 @@ pub fn frac<T: FracElement, const IS_REUSE_SOURCE: bool>(
         count_mask::<f16>(stack_size);
         let (src_tmp, dst_tmp) = (tmp.clone(), tmp.view(stack_size));
         let compute = |off: usize| {
-            cast_masked::<f32, f16, false>(
-                &src_tmp,
-                &s.view(off),
-                RoundMode::CastNone,
-                MASK_PLACEHOLDER,
-                1,
-                &WIDEN,
-            );
-            pipe_barrier::<PIPE_V>();
+            steps::widen(&src_tmp, &s.view(off));
             integral(&dst_tmp, &src_tmp, &dst_tmp.reinterpret_cast::<i32>(), RoundMode::CastTrunc);
             let p = BinaryRepeatParams::default();
             sub_masked::<f32, false>(&dst_tmp, &src_tmp, &dst_tmp, MASK_PLACEHOLDER, 1, &p);
@@ -627,15 +619,7 @@ pub fn round<T: RoundElement, const IS_REUSE_SOURCE: bool>(
         }
         count_mask::<f16>(split);
         let step = |off: usize| {
-            cast_masked::<f32, f16, false>(
-                &ftmp,
-                &s.view(off),
-                RoundMode::CastNone,
-                MASK_PLACEHOLDER,
-                1,
-                &WIDEN,
-            );
-            pipe_barrier::<PIPE_V>();
+            steps::widen(&ftmp, &s.view(off));
             if v200 {
                 cast_masked::<i32, f32, false>(&itmp, &ftmp, RoundMode::CastRint, MASK_PLACEHOLDER, 1, &SAME);
                 pipe_barrier::<PIPE_V>();
@@ -1175,10 +1159,8 @@ pub fn axpy_adv<T: AxpyAdvElement<U>, U: Element, const IS_REUSE_SOURCE: bool>(
         if half_dst {
             let d = dst.reinterpret_cast::<f16>().view(off);
             let (tmp_src, tmp_dst) = (tmp.clone(), tmp.view(stack_size));
-            cast_masked::<f32, f16, false>(&tmp_src, &src, RoundMode::CastNone, MASK_PLACEHOLDER, 1, &WIDEN);
-            pipe_barrier::<PIPE_V>();
-            cast_masked::<f32, f16, false>(&tmp_dst, &d, RoundMode::CastNone, MASK_PLACEHOLDER, 1, &WIDEN);
-            pipe_barrier::<PIPE_V>();
+            steps::widen(&tmp_src, &src);
+            steps::widen(&tmp_dst, &d);
             muls_masked::<f32, false>(&tmp_src, &tmp_src, scalar, MASK_PLACEHOLDER, 1, &unary);
             pipe_barrier::<PIPE_V>();
             add_masked::<f32, false>(&tmp_dst, &tmp_src, &tmp_dst, MASK_PLACEHOLDER, 1, &binary);
@@ -1186,8 +1168,7 @@ pub fn axpy_adv<T: AxpyAdvElement<U>, U: Element, const IS_REUSE_SOURCE: bool>(
             cast_masked::<f16, f32, false>(&d, &tmp_dst, RoundMode::CastNone, MASK_PLACEHOLDER, 1, &NARROW);
         } else {
             let d = dst.reinterpret_cast::<f32>().view(off);
-            cast_masked::<f32, f16, false>(&tmp, &src, RoundMode::CastNone, MASK_PLACEHOLDER, 1, &WIDEN);
-            pipe_barrier::<PIPE_V>();
+            steps::widen(&tmp, &src);
             muls_masked::<f32, false>(&tmp, &tmp, scalar, MASK_PLACEHOLDER, 1, &unary);
             pipe_barrier::<PIPE_V>();
             add_masked::<f32, false>(&d, &tmp, &d, MASK_PLACEHOLDER, 1, &binary);
@@ -1938,8 +1919,7 @@ pub fn erf<T: ErfElement, const IS_REUSE_SOURCE: bool>(
         if half {
             let (d, s) = (dst.reinterpret_cast::<f16>().view(off), src.reinterpret_cast::<f16>().view(off));
             let x = tmp.view(3 * cal_size);
-            cast_masked::<f32, f16, false>(&x, &s, RoundMode::CastNone, MASK_PLACEHOLDER, 1, &WIDEN);
-            pipe_barrier::<PIPE_V>();
+            steps::widen(&x, &s);
             erf_clip(&x, &x, &tmp);
             erf_p(&tmp, &x, cal_size);
             erf_q(&tmp, &x, cal_size);

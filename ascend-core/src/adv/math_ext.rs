@@ -23,7 +23,7 @@ use super::steps as step;
 use super::V220_V200 as CHIPS;
 use super::{
     check_apart, check_common, check_tmp_operands, counter_rounds, host_checks, span, split_count,
-    stack_tensor, tail_up, whole, NARROW, ONE_BLK_SIZE, WIDEN,
+    stack_tensor, tail_up, whole, NARROW, ONE_BLK_SIZE,
 };
 
 mod sealed {
@@ -86,13 +86,6 @@ fn floats<T: Element>(
     off: usize,
 ) -> (LocalTensor<f32>, LocalTensor<f32>) {
     (dst.reinterpret_cast::<f32>().view(off), src.reinterpret_cast::<f32>().view(off))
-}
-
-/// `Cast<float, half>` under the mask, then `PipeBarrier<PIPE_V>`.
-#[track_caller]
-fn widen(dst: &LocalTensor<f32>, src: &LocalTensor<f16>) {
-    cast_masked::<f32, f16, false>(dst, src, RoundMode::CastNone, MASK_PLACEHOLDER, 1, &WIDEN);
-    pipe_barrier::<PIPE_V>();
 }
 
 /// `Cast<half, float>` with `mode` under the mask (no barrier).
@@ -161,7 +154,7 @@ pub fn sinh<T: SinhElement, const IS_REUSE_SOURCE: bool>(
             if half {
                 let (d, s) = halves(dst, src, off);
                 let t2 = t1.view(offset);
-                widen(&t1, &s);
+                step::widen(&t1, &s);
                 step::adds(&t2, &t1, NEG_LN_TWO);
                 step::exp(&t2, &t2);
                 step::muls(&t1, &t1, -1.0);
@@ -307,7 +300,7 @@ pub fn cosh<T: CoshElement, const IS_REUSE_SOURCE: bool>(
             if half {
                 let (d, s) = halves(dst, src, off);
                 let (f2, f3) = (f1.view(cal), f1.view(2 * cal));
-                widen(&f3, &s);
+                step::widen(&f3, &s);
                 step::adds(&f2, &f3, NEG_LN_TWO);
                 step::exp(&f1, &f2);
                 duplicate_masked::<f32, false>(&f3, QUARTER, MASK_PLACEHOLDER, 1, 1, 8);
@@ -444,7 +437,7 @@ pub fn atanh<T: AtanhElement, const IS_REUSE_SOURCE: bool>(
         if half {
             let (d, s) = halves(dst, src, off);
             let t2 = t1.view(cal);
-            widen(&t1, &s);
+            step::widen(&t1, &s);
             step::adds(&t2, &t1, 1.0);
             step::muls(&t1, &t1, -1.0);
             step::adds(&t1, &t1, 1.0);
@@ -577,10 +570,10 @@ pub fn asinh<T: AsinhElement, const IS_REUSE_SOURCE: bool>(
         let (t3, t2) = (t1.view(cal), t1.view(2 * cal));
         if half {
             let (d, s) = halves(dst, src, off);
-            widen(&t1, &s);
+            step::widen(&t1, &s);
             step::abs(&t1, &t1);
             asinh_magnitude(&t1, &t2);
-            widen(&t1, &s);
+            step::widen(&t1, &s);
             asinh_sign(&t1, &t1, &t3);
             pipe_barrier::<PIPE_V>();
             step::mul(&t2, &t2, &t1);
@@ -734,7 +727,7 @@ pub fn acosh<T: AcoshElement, const IS_REUSE_SOURCE: bool>(
         if half {
             let (d, s) = halves(dst, src, off);
             let t2 = t1.view(cal);
-            widen(&t1, &s);
+            step::widen(&t1, &s);
             step::mul(&t2, &t1, &t1);
             step::adds(&t2, &t2, -1.0);
             step::sqrt(&t2, &t2);

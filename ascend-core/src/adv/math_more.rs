@@ -29,7 +29,7 @@ use crate::vector::unary::{not, not_masked, NotElement};
 use super::steps as step;
 use super::{
     check_apart, check_chip, check_common, check_tmp_operands, count_mask, counter_rounds, span, split_count,
-    stack_tensor, whole, NARROW, ONE_BLK_SIZE, SAME, V220_V200, WIDEN,
+    stack_tensor, whole, NARROW, ONE_BLK_SIZE, SAME, V220_V200,
 };
 
 mod sealed {
@@ -452,8 +452,7 @@ fn first_dim<T: CumSumElement>(
         let f = tmp.reinterpret_cast::<f32>();
         set_mask_count();
         count_mask::<f32>(outter * inner);
-        cast_masked::<f32, f16, false>(&f, &s, RoundMode::CastNone, MASK_PLACEHOLDER, 1, &WIDEN);
-        pipe_barrier::<PIPE_V>();
+        step::widen(&f, &s);
         count_mask::<T>(inner);
         for row in 1..outter {
             let cur = f.view(row * inner);
@@ -572,8 +571,7 @@ fn last_dim<T: CumSumElement>(
         let h = tmp.reinterpret_cast::<f16>();
         let f = tmp.view(align * inner).reinterpret_cast::<f32>();
         count_mask::<f32>(align * inner);
-        cast_masked::<f32, f16, false>(&f, &h, RoundMode::CastNone, MASK_PLACEHOLDER, 1, &WIDEN);
-        pipe_barrier::<PIPE_V>();
+        step::widen(&f, &h);
         count_mask::<f32>(align);
         for row in 1..inner {
             let cur = f.view(row * align);
@@ -873,8 +871,7 @@ pub fn erfc<T: ErfcElement, const IS_REUSE_SOURCE: bool>(
                 let (d, s) =
                     (dst.reinterpret_cast::<f16>().view(off), src.reinterpret_cast::<f16>().view(off));
                 let t6 = t.view(5 * c);
-                cast_masked::<f32, f16, false>(&t6, &s, RoundMode::CastNone, MASK_PLACEHOLDER, 1, &WIDEN);
-                pipe_barrier::<PIPE_V>();
+                step::widen(&t6, &s);
                 step::mins(&t, &t6, ERFC_MAX);
                 maxs_step(&t6, &t, -ERFC_MAX);
                 erfc_steps(&t, &t6, &t, c);

@@ -847,8 +847,7 @@ pub fn tan<T: TanElement, const IS_REUSE_SOURCE: bool>(
         if half {
             let (d, s) = (dst.reinterpret_cast::<f16>().view(off), src.reinterpret_cast::<f16>().view(off));
             let t: [LocalTensor<f32>; 5] = core::array::from_fn(|i| tmp.view(i * cal));
-            cast_masked::<f32, f16, false>(&t[1], &s, RoundMode::CastNone, MASK_PLACEHOLDER, 1, &WIDEN);
-            pipe_barrier::<PIPE_V>();
+            steps::widen(&t[1], &s);
             tan_round(&t[0], &t[1], &t[2], &t[3], &t[4]);
             tan_polynomial(&t[0], &t[1], &t[2], &t[3], &t[4]);
             cast_masked::<f16, f32, false>(&d, &t[0], RoundMode::CastNone, MASK_PLACEHOLDER, 1, &NARROW);
@@ -1069,8 +1068,7 @@ fn asin_half(dst: &LocalTensor<f16>, src: &LocalTensor<f16>, tmp: &LocalTensor<u
     let (f1, h) = (tmp.reinterpret_cast::<f32>(), tmp.reinterpret_cast::<f16>());
     let (f2, h1, h2) = (f1.view(cal), h.view(4 * cal), h.view(5 * cal));
     let widen = |d: &LocalTensor<f32>, s: &LocalTensor<f16>| {
-        cast_masked::<f32, f16, false>(d, s, RoundMode::CastNone, MASK_PLACEHOLDER, 1, &WIDEN);
-        pipe_barrier::<PIPE_V>();
+        steps::widen(d, s);
     };
     // f1 = π/2 − taylor(√(1 − x²)) in float.
     widen(&f2, src);

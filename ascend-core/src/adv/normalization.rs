@@ -38,7 +38,7 @@ use crate::vector::transpose::{trans_data_to_5hd_addr, TransDataTo5HDParams};
 
 use super::steps;
 use super::{check_apart, check_common, host_checks, span, stack_tensor};
-use super::{NARROW, SAME, WIDEN};
+use super::{NARROW, SAME};
 
 mod sealed {
     pub trait Sealed {}
@@ -575,15 +575,7 @@ fn compute<T: RmsNormElement, const BB: bool>(
     let h = tiling.h_length as usize;
     count::<T>(p.cur_bsh);
     let x = if half {
-        cast_masked::<f32, f16, false>(
-            &p.src_fp32,
-            &src.reinterpret_cast::<f16>(),
-            RoundMode::CastNone,
-            MASK_PLACEHOLDER,
-            1,
-            &WIDEN,
-        );
-        pipe_barrier::<PIPE_V>();
+        steps::widen(&p.src_fp32, &src.reinterpret_cast::<f16>());
         p.src_fp32.clone()
     } else {
         src.reinterpret_cast::<f32>()
@@ -603,15 +595,7 @@ fn compute<T: RmsNormElement, const BB: bool>(
     pipe_barrier::<PIPE_V>();
     if half {
         count::<T>(h);
-        cast_masked::<f32, f16, false>(
-            &p.src_fp32,
-            &gamma.reinterpret_cast::<f16>(),
-            RoundMode::CastNone,
-            MASK_PLACEHOLDER,
-            1,
-            &WIDEN,
-        );
-        pipe_barrier::<PIPE_V>();
+        steps::widen(&p.src_fp32, &gamma.reinterpret_cast::<f16>());
         last_axis_brc_mul::<BB>(&p.tmp, &p.tmp, &p.src_fp32, p.cur_bs, h);
         count::<T>(p.cur_bsh);
         cast_masked::<f16, f32, false>(

@@ -22,10 +22,11 @@ use crate::vector::reduce::ReduceElement;
 use crate::vector::reduction::repeat_reduce_sum;
 use crate::vector::scalar::{muls_masked, MulsElement};
 
+use super::steps;
 use super::{
     check_apart, check_common, check_documented_chip, count_mask, host_checks, span, stack_tensor, whole,
 };
-use super::{NARROW, ONE_BLK_SIZE, V220_V200, WIDEN};
+use super::{NARROW, ONE_BLK_SIZE, V220_V200};
 
 mod sealed {
     pub trait Sealed {}
@@ -493,15 +494,7 @@ fn mean_cast(
     set_mask_count();
     for row in 0..outter {
         count_mask::<f16>(n);
-        cast_masked::<f32, f16, false>(
-            &tmp,
-            &src.view(row * inner),
-            RoundMode::CastNone,
-            MASK_PLACEHOLDER,
-            1,
-            &WIDEN,
-        );
-        pipe_barrier::<PIPE_V>();
+        steps::widen(&tmp, &src.view(row * inner));
         repeat_sum(&sums, &tmp);
         pipe_barrier::<PIPE_V>();
         let mut reduce_nums = repeat_times;

@@ -109,6 +109,13 @@ pub(crate) fn integral(
     pipe_barrier::<PIPE_V>();
 }
 
+/// `Cast<float, half>` (`CAST_NONE`, `half → float` strides) under the mask.
+#[track_caller]
+pub(crate) fn widen(dst: &LocalTensor<f32>, src: &LocalTensor<f16>) {
+    cast_masked::<f32, f16, false>(dst, src, RoundMode::CastNone, MASK_PLACEHOLDER, 1, &WIDEN);
+    pipe_barrier::<PIPE_V>();
+}
+
 /// `half` through `float` in `ftmp` (the vendor's `*Process` for half): widen `src` into it,
 /// `inner` on it, narrow it into `dst` (`CAST_NONE`), each followed by `PipeBarrier<PIPE_V>`.
 #[track_caller]
@@ -118,8 +125,7 @@ pub(crate) fn via_float(
     ftmp: &LocalTensor<f32>,
     inner: impl FnOnce(&LocalTensor<f32>),
 ) {
-    cast_masked::<f32, f16, false>(ftmp, src, RoundMode::CastNone, MASK_PLACEHOLDER, 1, &WIDEN);
-    pipe_barrier::<PIPE_V>();
+    widen(ftmp, src);
     inner(ftmp);
     cast_masked::<f16, f32, false>(dst, ftmp, RoundMode::CastNone, MASK_PLACEHOLDER, 1, &NARROW);
     pipe_barrier::<PIPE_V>();
