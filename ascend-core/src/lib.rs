@@ -78,6 +78,7 @@ pub mod prelude {
     pub use crate::adv::math::*;
     pub use crate::adv::math_ext::*;
     pub use crate::adv::math_more::*;
+    pub use crate::adv::math_power::*;
     pub use crate::adv::math_trig::*;
     pub use crate::adv::normalization::*;
     pub use crate::adv::pop_stack_buffer;

@@ -12,6 +12,7 @@ mod adv_activation;
 mod adv_math;
 mod adv_math_ext;
 mod adv_math_more;
+mod adv_math_power;
 mod adv_normalization;
 mod adv_reduce;
 mod adv_sigmoid;

@@ -59,7 +59,7 @@ const XOR_CHIPS: [Soc; 3] = [Soc::Ascend910B, Soc::Ascend310P, Soc::Ascend310B];
 /// `count` against each tensor, and the overlaps the vendor's page forbids (`dst` with either
 /// source, the scratch with any operand; the sources may overlap).
 #[track_caller]
-fn check_binary<T: Element>(
+pub(crate) fn check_binary<T: Element>(
     api: &'static str,
     chips: &[Soc],
     dst: &LocalTensor<T>,

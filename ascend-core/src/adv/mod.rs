@@ -24,6 +24,7 @@ pub mod index;
 pub mod math;
 pub mod math_ext;
 pub mod math_more;
+pub mod math_power;
 pub mod math_trig;
 pub mod normalization;
 pub mod reduce;
