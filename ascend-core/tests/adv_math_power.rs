@@ -481,3 +481,178 @@ fn power_errors() {
         );
     });
 }
+
+// ---- int32_t -------------------------------------------------------------------------------
+
+/// `CommonPowerI` for one element: `|y|` by halving (squaring the base), the rest one
+/// multiplication at a time, `trunc(1 / x^|y|)` for a negative `y` (0 where `x^|y|` is 0); the
+/// products wrap. Ascend310P halves through `float` and compares the bits as `float`.
+fn r_pow_i(x: i32, y: i32, v200: bool) -> i32 {
+    let neg = (y as f32) < 0.0;
+    let ori = if neg { y.wrapping_mul(-1) } else { y };
+    let zero = |v: i32| if v200 { v as u32 & 0x7fff_ffff == 0 } else { v == 0 };
+    let shift = |v: i32| if v200 { (((v & !1) as f32) * 0.5).round_ties_even() as i32 } else { v >> 1 };
+    let mut rec = if zero(ori) { 0 } else { 1 };
+    let mut d = if zero(ori) { 1 } else { x };
+    let mut e = shift(ori);
+    while e != 0 {
+        d = d.wrapping_mul(d);
+        rec *= 2;
+        e = shift(e);
+    }
+    let mut rem = ori - rec;
+    while rem != 0 {
+        d = d.wrapping_mul(x);
+        rem -= 1;
+    }
+    let t1 = (1.0f32 / d as f32) as i32;
+    let r = if neg { t1 } else { d };
+    if d == 0 {
+        0
+    } else {
+        r
+    }
+}
+
+/// Runs one `int32_t` form on `soc`; checks the result, the rest of `dst`, the sources and the
+/// mask mode.
+fn check_int(soc: Soc, form: Form, count: usize, tmp_bytes: Option<usize>, seed: u64) {
+    on(soc, || {
+        let mut rng = Rng(seed);
+        let v200 = soc == Soc::Ascend310P;
+        let cap = (count + 40).div_ceil(64) * 64;
+        let region = cap * 4;
+        let scratch = tmp_bytes.unwrap_or(0).div_ceil(32) * 32;
+        let u = ub(3 * region + scratch.max(32));
+        let (a, b, dst) = (u.t::<i32>(0, cap), u.t::<i32>(region, cap), u.t::<i32>(2 * region, cap));
+        let tmp = u.t::<u8>(3 * region, tmp_bytes.unwrap_or(0));
+        tmp.copy_from_slice(&vec![SENTINEL; tmp.get_size()]);
+        let bx = |rng: &mut Rng| match rng.below(6) {
+            0 => [0, 1, -1, 1000, 46341, -7][rng.index(6)],
+            _ => rng.range(0, 12) as i32 - 6,
+        };
+        let by = |rng: &mut Rng| match rng.below(8) {
+            0 => [0, 1, -1, 255, 300, -64][rng.index(6)],
+            _ => rng.range(0, 80) as i32 - 40,
+        };
+        let xa: Vec<i32> = (0..cap).map(|_| bx(&mut rng)).collect();
+        let xb: Vec<i32> = (0..cap).map(|_| by(&mut rng)).collect();
+        let old: Vec<i32> = (0..cap).map(|_| rng.next() as i32).collect();
+        let (sa, sb) = (xa[rng.index(cap)], xb[rng.index(cap)]);
+        a.copy_from_slice(&xa);
+        b.copy_from_slice(&xb);
+        dst.copy_from_slice(&old);
+        match (form, tmp_bytes) {
+            (Form::TensorTensor, Some(_)) => power::<i32, false>(&dst, &a, &b, &tmp, count),
+            (Form::TensorTensor, None) => power_stack::<i32, false>(&dst, &a, &b, count),
+            (Form::TensorScalar, Some(_)) => power_tensor_scalar::<i32, false>(&dst, &a, sb, &tmp, count),
+            (Form::TensorScalar, None) => power_tensor_scalar_stack::<i32, false>(&dst, &a, sb, count),
+            (Form::ScalarTensor, Some(_)) => power_scalar_tensor::<i32, false>(&dst, sa, &b, &tmp, count),
+            (Form::ScalarTensor, None) => power_scalar_tensor_stack::<i32, false>(&dst, sa, &b, count),
+        }
+        let ctx = format!("Power {form:?} int32_t on {soc}, count {count}, tmp {tmp_bytes:?}");
+        let mut want: Vec<i32> = (0..count)
+            .map(|i| {
+                let (x, y) = match form {
+                    Form::TensorTensor => (xa[i], xb[i]),
+                    Form::TensorScalar => (xa[i], sb),
+                    Form::ScalarTensor => (sa, xb[i]),
+                };
+                r_pow_i(x, y, v200)
+            })
+            .collect();
+        want.extend_from_slice(&old[count..]);
+        assert_eq!(dst.to_vec(), want, "{ctx}");
+        assert_eq!(a.to_vec(), xa, "src0 written; {ctx}");
+        assert_eq!(b.to_vec(), xb, "src1 written; {ctx}");
+        assert_eq!(get_mask_mode(), MaskMode::Normal, "{ctx}");
+    });
+}
+
+#[test]
+fn power_int_every_form_and_chip() {
+    let mut s = 9000;
+    for soc in CHIPS {
+        for form in FORMS {
+            let (s1, s2): (&[usize], &[usize]) = match form {
+                Form::TensorTensor => (&[64], &[64]),
+                Form::TensorScalar => (&[64], &[1]),
+                Form::ScalarTensor => (&[1], &[64]),
+            };
+            let min = get_power_max_min_tmp_size(soc, s1, s2, true, 4, false).1;
+            for count in [0usize, 1, 37, 64, 200, 700] {
+                for tmp in [Some(min), Some(min * 2), Some(min * 5 / 2), None] {
+                    s += 1;
+                    check_int(soc, form, count, tmp, s);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn power_int_known_values_and_scratch() {
+    for soc in CHIPS {
+        on(soc, || {
+            let u = ub(3 * 256 + 4096);
+            let (a, b, d) = (u.t::<i32>(0, 64), u.t::<i32>(256, 64), u.t::<i32>(512, 64));
+            let t = u.t::<u8>(768, 4096);
+            let cases: [(i32, i32, i32); 8] = [
+                (2, 10, 1024),
+                (-3, 3, -27),
+                (5, 0, 1),
+                (0, 0, 1),
+                (2, -1, 0),
+                (-1, -3, -1),
+                (0, -2, 0),
+                (7, 1, 7),
+            ];
+            a.copy_from_slice(&(0..64).map(|i| cases[i % 8].0).collect::<Vec<_>>());
+            b.copy_from_slice(&(0..64).map(|i| cases[i % 8].1).collect::<Vec<_>>());
+            power::<i32, false>(&d, &a, &b, &t, 64);
+            for (i, &(x, y, z)) in cases.iter().enumerate() {
+                assert_eq!(d.get_value(i), z, "{x}^{y} on {soc}");
+            }
+        });
+    }
+    // Splits of 32 on Ascend910B; Ascend310P needs 64 (its CompareIntZero reads tmpTensor3's
+    // whole repeat over the masks).
+    on(Soc::Ascend910B, || {
+        let u = ub(3 * 512 + 768);
+        let (a, b, d) = (u.t::<i32>(0, 128), u.t::<i32>(512, 128), u.t::<i32>(1024, 128));
+        a.copy_from_slice(&[3; 128]);
+        b.copy_from_slice(&(0..128).map(|i| i % 9).collect::<Vec<_>>());
+        power::<i32, false>(&d, &a, &b, &u.t::<u8>(1536, 768), 100);
+        for i in 0..100 {
+            assert_eq!(d.get_value(i), 3i32.pow(i as u32 % 9), "element {i}");
+        }
+        expect_panic(
+            || power::<i32, false>(&d, &a, &b, &u.t::<u8>(1536, 767), 100),
+            &["Power", "sharedTmpBuffer has 767 bytes; it must hold at least 768 (6 int32_t per element for one split of 32;"],
+        );
+    });
+    on(Soc::Ascend310P, || {
+        let u = ub(3 * 512 + 160 * 28);
+        let (a, b, d) = (u.t::<i32>(0, 128), u.t::<i32>(512, 128), u.t::<i32>(1024, 128));
+        for (bytes, split) in [(1000usize, 32usize), (2688, 96)] {
+            expect_panic(
+                || power::<i32, false>(&d, &a, &b, &u.t::<u8>(1536, bytes), 100),
+                &[
+                    "Power",
+                    &format!("sharedTmpBuffer has {bytes} bytes, which gives splits of {split} int32_t"),
+                    "reads a whole 64-lane repeat into mask",
+                    "the host's minimum, 1792 bytes, gives 64",
+                ],
+            );
+        }
+        expect_panic(
+            || power_tensor_scalar::<i32, false>(&d, &a, 2, &u.t::<u8>(1536, 1023), 100),
+            &["Power", "sharedTmpBuffer has 1023 bytes; it must hold at least 1024 (8 int32_t per element"],
+        );
+        // A split of 160 is fine.
+        a.copy_from_slice(&[-2; 128]);
+        b.copy_from_slice(&[5; 128]);
+        power::<i32, false>(&d, &a, &b, &u.t::<u8>(1536, 160 * 28), 100);
+        assert_eq!(d.get_value(99), -32);
+    });
+}

@@ -1,20 +1,31 @@
 //! `Power` of the advanced API (the vendor's `adv_api/math/power.h`): `x^y` element by element,
-//! with both operands tensors, the exponent a scalar, or the base a scalar, for `float` and
-//! `half`, with the host helpers `GetPowerMaxMinTmpSize` and `GetPowerTmpBufferFactorSize`.
+//! with both operands tensors, the exponent a scalar, or the base a scalar, for `float`, `half`
+//! and `int32_t`, with the host helpers `GetPowerMaxMinTmpSize` and
+//! `GetPowerTmpBufferFactorSize`.
 //!
 //! As the vendor's implementation for Ascend910B (`__NPU_ARCH__` 2201) and Ascend310P (2002),
-//! in counter mode over splits of the temporary buffer: `exp(y · ln|x|)` with the basic `Abs`,
-//! `Ln`, `Mul` and `Exp`, then the sign of a negative base with an odd integral exponent, the
-//! results that are 1 (`y = 0`, `x = 1`, `x = -1` with `|y| = inf`) and the NaNs (a negative
-//! finite base with a non-integral finite exponent) chosen with `CompareScalar`, `And`/`Or` on
-//! the bit masks and `Select` in mode 1 from the compare-mask register. `half` is computed in
-//! `float` (widened and narrowed with `CAST_NONE`). Ascend310P rounds `float` to integral
-//! values through `int32_t` (so beyond `2^31` it saturates) and takes the sign bit with
-//! `And`/`Or` instead of `ShiftRight`; it needs one more `float` of scratch per element.
+//! in counter mode over splits of the temporary buffer:
+//! - `float` (and `half`, computed in `float`, widened and narrowed with `CAST_NONE`):
+//!   `exp(y · ln|x|)` with the basic `Abs`, `Ln`, `Mul` and `Exp`, then the sign of a negative
+//!   base with an odd integral exponent, the results that are 1 (`y = 0`, `x = 1`, `x = -1`
+//!   with `|y| = inf`) and the NaNs (a negative finite base with a non-integral finite
+//!   exponent) chosen with `CompareScalar`, `And`/`Or` on the bit masks and `Select` in mode 1
+//!   from the compare-mask register. Ascend310P rounds `float` to integral values through
+//!   `int32_t` (so beyond `2^31` it saturates) and takes the sign bit with `And`/`Or` instead
+//!   of `ShiftRight`; it needs one more `float` of scratch per element.
+//! - `int32_t`: square-and-halve while any halved `|y|` is not 0, then one multiplication by
+//!   `x` per remaining unit of `|y|` (each loop ends when a `ReduceSum` of the counters is 0,
+//!   read back by the scalar unit), the products wrapping; a negative `y` gives
+//!   `trunc(1 / x^|y|)` computed in `float`, and 0 where `x^|y|` is 0. The selects are `Select`
+//!   mode 2 with the mask tensor's address in the compare-mask register. Ascend310P halves
+//!   through `float` (`And`, `Cast`, `Muls(0.5)`, `CAST_RINT`).
 //!
-//! The vendor's `CompareScalar`s run whole 256-byte repeats in counter mode, so they read the
-//! base tensor up to the end of the repeat that holds its last element, past `count`, as the
-//! hardware does (the bits of those lanes are never used).
+//! The vendor's `CompareScalar`s run whole 256-byte repeats in counter mode, so they read their
+//! source up to the end of the repeat that holds its last element, past `count`, as the
+//! hardware does (the bits of those lanes are never used). Where such a read covers the mask
+//! the compare writes (splits of 32 for `float`/`half` on Ascend910B, of 32 or 96 for
+//! `int32_t` on Ascend310P — below or beside the host's minimum, which gives 64), the emulated
+//! instruction refuses the overlap and the call fails with a message saying so.
 
 use crate::ctx::get_soc;
 use crate::element::{f16, Element};
@@ -22,14 +33,15 @@ use crate::error::ensure;
 use crate::soc::Soc;
 use crate::sync::{pipe_barrier, PIPE_V};
 use crate::tensor::LocalTensor;
-use crate::vector::binary::{and_masked, or_masked};
+use crate::vector::binary::{and_masked, div_masked, mul_masked, or_masked};
 use crate::vector::cast::{cast_masked, RoundMode};
 use crate::vector::compare::{compare_scalar_masked, CompareScalarElement, CMPMODE};
 use crate::vector::duplicate::duplicate_masked;
 use crate::vector::mask::{reset_mask, set_cmp_mask, set_mask_count, set_mask_norm, MASK_PLACEHOLDER};
 use crate::vector::params::BinaryRepeatParams;
-use crate::vector::scalar::shift_right_masked;
-use crate::vector::select::select_scalar_reg;
+use crate::vector::reduction::reduce_sum;
+use crate::vector::scalar::{adds_masked, muls_masked, shift_right_masked};
+use crate::vector::select::{select_reg, select_scalar_reg};
 
 use super::math_more::check_binary;
 use super::steps as step;
@@ -43,10 +55,11 @@ mod sealed {
     pub trait Sealed {}
     impl Sealed for crate::element::f16 {}
     impl Sealed for f32 {}
+    impl Sealed for i32 {}
 }
 
-/// Element types of [`power`], [`power_tensor_scalar`] and [`power_scalar_tensor`]: `half` and
-/// `float`.
+/// Element types of [`power`], [`power_tensor_scalar`] and [`power_scalar_tensor`]: `half`,
+/// `float` and `int32_t`.
 ///
 /// Any other type does not compile:
 /// ```compile_fail
@@ -435,6 +448,321 @@ impl PowerElement for f16 {
     }
 }
 
+// ---------------------------------------------------------------------------------------
+// int32_t
+// ---------------------------------------------------------------------------------------
+
+/// The vendor's `AscPowerIParams` as `PowerIParamsCalc` lays it out from `p`: five (Ascend310P
+/// six) `int32_t` tensors of `split`, then `negMask` and `mask` of `split` bytes and a 32-byte
+/// `tmpScalar`. Each view runs to the scratch's end (the compares read whole repeats).
+struct IParams {
+    e: LocalTensor<i32>,
+    ori: LocalTensor<i32>,
+    rec: LocalTensor<i32>,
+    t1: LocalTensor<i32>,
+    t2: LocalTensor<i32>,
+    /// `tmpTensor3` (Ascend310P); on Ascend910B the vendor leaves it unset and only passes it
+    /// to `ReduceSum`, which does not use it there: `tmpTensor2` stands in.
+    t3: LocalTensor<i32>,
+    neg: LocalTensor<u8>,
+    mask: LocalTensor<u8>,
+    scalar: LocalTensor<u8>,
+}
+
+impl IParams {
+    fn new(p: &LocalTensor<i32>, split: usize, v200: bool) -> IParams {
+        let n = 5 + v200 as usize;
+        let m = p.view(n * split).reinterpret_cast::<u8>();
+        IParams {
+            e: p.clone(),
+            ori: p.view(split),
+            rec: p.view(2 * split),
+            t1: p.view(3 * split),
+            t2: p.view(4 * split),
+            t3: if v200 { p.view(5 * split) } else { p.view(4 * split) },
+            neg: m.clone(),
+            mask: m.view(split),
+            scalar: m.view(2 * split),
+        }
+    }
+}
+
+fn as_f32(t: &LocalTensor<i32>) -> LocalTensor<f32> {
+    t.reinterpret_cast::<f32>()
+}
+
+/// The vendor's `VselPowerTensorTensor`: `sel`'s UB address duplicated into `tmpScalar` under
+/// a counter mask of 1, `PipeBarrier<PIPE_V>`, the mask back to `c`, `SetCmpMask`,
+/// `PipeBarrier<PIPE_V>`, then `Select` mode 2 (`dst[i] = sel bit i ? src0[i] : src1[i]`).
+#[track_caller]
+fn vsel_tt(
+    dst: &LocalTensor<i32>,
+    sel: &LocalTensor<u8>,
+    a: &LocalTensor<i32>,
+    b: &LocalTensor<i32>,
+    s: &LocalTensor<u8>,
+    c: usize,
+) {
+    count_mask::<u32>(1);
+    duplicate_masked::<u32, false>(
+        &s.reinterpret_cast::<u32>(),
+        sel.get_phy_addr() as u32,
+        MASK_PLACEHOLDER,
+        1,
+        1,
+        8,
+    );
+    pipe_barrier::<PIPE_V>();
+    count_mask::<f32>(c);
+    set_cmp_mask(s);
+    pipe_barrier::<PIPE_V>();
+    select_reg::<f32, 2>(&as_f32(dst), &as_f32(a), &as_f32(b), 1, &BinaryRepeatParams::default());
+}
+
+/// `int32_t` tensor against 0 (`CompareZeroPositive`; `CompareIntZero` on Ascend910B): an
+/// `int32_t` `EQ` on Ascend910B, the bits as `float` against 0.0 on Ascend310P.
+#[track_caller]
+fn zero_positive(mask: &LocalTensor<u8>, src: &LocalTensor<i32>, repeat: u8) {
+    if get_soc() == Soc::Ascend310P {
+        cmps::<f32>(mask, &as_f32(src), 0.0, CMPMODE::EQ, repeat);
+    } else {
+        cmps::<i32>(mask, src, 0, CMPMODE::EQ, repeat);
+    }
+}
+
+/// The vendor's `CompareIntZero`: Ascend310P adds the bits of 1.0 and compares with 1.0 as
+/// `float` (through `tmp`).
+#[track_caller]
+fn int_zero(mask: &LocalTensor<u8>, src: &LocalTensor<i32>, tmp: &LocalTensor<i32>, repeat: u8, c: usize) {
+    if get_soc() == Soc::Ascend310P {
+        adds_masked::<i32, false>(tmp, src, 0x3f80_0000, MASK_PLACEHOLDER, 1, &SAME);
+        pipe_barrier::<PIPE_V>();
+        cmps::<f32>(mask, &as_f32(tmp), 1.0, CMPMODE::EQ, repeat);
+    } else {
+        let src = repeat_wide(&as_f32(src), c).reinterpret_cast::<i32>();
+        cmps::<i32>(mask, &src, 0, CMPMODE::EQ, repeat);
+    }
+}
+
+/// The vendor's `ShiftRightOneBit`: `ShiftRight` by 1 on Ascend910B; on Ascend310P the lowest
+/// bit cleared with `And`, the value through `float` times 0.5, back with `CAST_RINT`.
+#[track_caller]
+fn shift_one(e: &LocalTensor<i32>, tmp: &LocalTensor<i32>, c: usize) {
+    if get_soc() == Soc::Ascend310P {
+        duplicate_masked::<u32, false>(
+            &tmp.reinterpret_cast::<u32>(),
+            0xffff_fffe,
+            MASK_PLACEHOLDER,
+            1,
+            1,
+            8,
+        );
+        pipe_barrier::<PIPE_V>();
+        count_mask::<u16>(c * 2);
+        let (w, we) = (tmp.reinterpret_cast::<u16>(), e.reinterpret_cast::<u16>());
+        and_masked::<u16, false>(&w, &we, &w, MASK_PLACEHOLDER, 1, &BinaryRepeatParams::default());
+        pipe_barrier::<PIPE_V>();
+        count_mask::<u32>(c);
+        cast_masked::<f32, i32, false>(&as_f32(tmp), tmp, RoundMode::CastNone, MASK_PLACEHOLDER, 1, &SAME);
+        pipe_barrier::<PIPE_V>();
+        step::muls(&as_f32(tmp), &as_f32(tmp), 0.5);
+        cast_masked::<i32, f32, false>(e, &as_f32(tmp), RoundMode::CastRint, MASK_PLACEHOLDER, 1, &SAME);
+    } else {
+        shift_right_masked::<i32, false>(e, e, 1, MASK_PLACEHOLDER, 1, &SAME);
+    }
+}
+
+/// The vendor's `ReduceSumCount` of `src`'s first `c` values into `tmpScalar[0]`, then
+/// `GetValue(0)`. The emulated count-form `ReduceSum` leaves normal mode and a full mask, as
+/// the vendor's does with `isSetMask = true`; the vendor calls it with `isSetMask = false`
+/// under the counter mask (Ascend910B) or sets counter mode and the mask back itself
+/// (Ascend310P): both end in counter mode with the mask `c`, as here.
+#[track_caller]
+fn reduce_count(p: &IParams, src: &LocalTensor<f32>, c: usize) -> f32 {
+    let dst = p.scalar.reinterpret_cast::<f32>();
+    if get_soc() == Soc::Ascend310P {
+        set_mask_norm();
+    }
+    reduce_sum(&dst, src, &as_f32(&p.t3), c as i32);
+    set_mask_count();
+    count_mask::<i32>(c);
+    dst.get_value(0)
+}
+
+/// The vendor's `CommonPowerI` on `c` elements under the counter-mode mask `c`.
+#[track_caller]
+fn common_power_i(
+    dst: &LocalTensor<i32>,
+    src0: &LocalTensor<i32>,
+    src1: &LocalTensor<i32>,
+    p: &IParams,
+    c: usize,
+) {
+    let repeat = (c * 4).div_ceil(REPEAT) as u8;
+    let bp = BinaryRepeatParams::default();
+    let s = &p.scalar;
+    pipe_barrier::<PIPE_V>();
+    // InitBulkPowerI.
+    cast_masked::<f32, i32, false>(&as_f32(&p.t1), src1, RoundMode::CastNone, MASK_PLACEHOLDER, 1, &SAME);
+    pipe_barrier::<PIPE_V>();
+    cmps::<f32>(&p.neg, &as_f32(&p.t1), 0.0, CMPMODE::LT, repeat);
+    pipe_barrier::<PIPE_V>();
+    step::muls(&p.t1, src1, -1);
+    vsel_tt(&p.e, &p.neg, &p.t1, src1, s, c);
+    pipe_barrier::<PIPE_V>();
+    step::muls(&p.ori, &p.e, 1);
+    zero_positive(&p.mask, &p.ori, repeat);
+    duplicate_masked::<i32, false>(&p.rec, 0, MASK_PLACEHOLDER, 1, 1, 8);
+    pipe_barrier::<PIPE_V>();
+    duplicate_masked::<i32, false>(&p.t2, 1, MASK_PLACEHOLDER, 1, 1, 8);
+    pipe_barrier::<PIPE_V>();
+    vsel_tt(&p.rec, &p.mask, &p.rec, &p.t2, s, c);
+    vsel_tt(dst, &p.mask, &p.t2, src0, s, c);
+    shift_one(&p.e, &p.t3, c);
+    pipe_barrier::<PIPE_V>();
+    zero_positive(&p.mask, &p.e, repeat);
+    pipe_barrier::<PIPE_V>();
+    // BulkProcessPowerI: squares while the halved exponent is not 0.
+    loop {
+        cast_masked::<f32, i32, false>(&as_f32(&p.t1), &p.e, RoundMode::CastNone, MASK_PLACEHOLDER, 1, &SAME);
+        pipe_barrier::<PIPE_V>();
+        let sum = reduce_count(p, &as_f32(&p.t1), c);
+        pipe_barrier::<PIPE_V>();
+        if sum != 0.0 {
+            mul_masked::<i32, false>(&p.t1, dst, dst, MASK_PLACEHOLDER, 1, &bp);
+            muls_masked::<i32, false>(&p.t2, &p.rec, 2, MASK_PLACEHOLDER, 1, &SAME);
+            pipe_barrier::<PIPE_V>();
+            vsel_tt(dst, &p.mask, dst, &p.t1, s, c);
+            vsel_tt(&p.rec, &p.mask, &p.rec, &p.t2, s, c);
+            shift_one(&p.e, &p.t3, c);
+            pipe_barrier::<PIPE_V>();
+            int_zero(&p.mask, &p.e, &p.t3, repeat, c);
+        }
+        pipe_barrier::<PIPE_V>();
+        if sum == 0.0 {
+            break;
+        }
+    }
+    // InitFinePowerI.
+    step::sub(&p.rec, &p.ori, &p.rec);
+    zero_positive(&p.mask, &p.rec, repeat);
+    pipe_barrier::<PIPE_V>();
+    // FineProcessPowerI: multiplies by the base for the remaining exponent.
+    loop {
+        cast_masked::<f32, i32, false>(
+            &as_f32(&p.t1),
+            &p.rec,
+            RoundMode::CastNone,
+            MASK_PLACEHOLDER,
+            1,
+            &SAME,
+        );
+        pipe_barrier::<PIPE_V>();
+        let sum = reduce_count(p, &as_f32(&p.t1), c);
+        pipe_barrier::<PIPE_V>();
+        if sum != 0.0 {
+            mul_masked::<i32, false>(&p.t1, dst, src0, MASK_PLACEHOLDER, 1, &bp);
+            adds_masked::<i32, false>(&p.t2, &p.rec, -1, MASK_PLACEHOLDER, 1, &SAME);
+            pipe_barrier::<PIPE_V>();
+            vsel_tt(dst, &p.mask, dst, &p.t1, s, c);
+            vsel_tt(&p.rec, &p.mask, &p.rec, &p.t2, s, c);
+            pipe_barrier::<PIPE_V>();
+            zero_positive(&p.mask, &p.rec, repeat);
+        }
+        pipe_barrier::<PIPE_V>();
+        if sum == 0.0 {
+            break;
+        }
+    }
+    // HandleNegativeExpPowerI: trunc(1 / x^|y|) for a negative exponent, 0 where x^|y| is 0.
+    int_zero(&p.mask, dst, &p.t3, repeat, c);
+    let (res, one) = (as_f32(&p.ori), as_f32(&p.e));
+    cast_masked::<f32, i32, false>(&res, dst, RoundMode::CastNone, MASK_PLACEHOLDER, 1, &SAME);
+    duplicate_masked::<f32, false>(&one, 1.0, MASK_PLACEHOLDER, 1, 1, 8);
+    pipe_barrier::<PIPE_V>();
+    div_masked::<f32, false>(&res, &one, &res, MASK_PLACEHOLDER, 1, &bp);
+    pipe_barrier::<PIPE_V>();
+    cast_masked::<i32, f32, false>(&p.t1, &res, RoundMode::CastTrunc, MASK_PLACEHOLDER, 1, &SAME);
+    pipe_barrier::<PIPE_V>();
+    vsel_tt(dst, &p.neg, &p.t1, dst, s, c);
+    duplicate_masked::<i32, false>(&p.t2, 0, MASK_PLACEHOLDER, 1, 1, 8);
+    pipe_barrier::<PIPE_V>();
+    vsel_tt(dst, &p.mask, &p.t2, dst, s, c);
+    pipe_barrier::<PIPE_V>();
+}
+
+impl PowerElement for i32 {
+    fn power_impl(
+        dst: &LocalTensor<i32>,
+        base: Opd<'_, i32>,
+        exp: Opd<'_, i32>,
+        tmp: &LocalTensor<u8>,
+        count: usize,
+    ) {
+        let v200 = get_soc() == Soc::Ascend310P;
+        let tt = matches!((base, exp), (Opd::Tensor(_), Opd::Tensor(_)));
+        let factor = if tt { 6 } else { 7 } + v200 as usize;
+        let bytes = tmp.get_size();
+        let split = bytes / 4 / factor / 32 * 32;
+        ensure(split > 0, POWER, || {
+            format!(
+                "sharedTmpBuffer has {bytes} bytes; it must hold at least {} ({factor} int32_t per element for one \
+                 split of 32; see the host's GetPowerMaxMinTmpSize)",
+                factor * 4 * 32
+            )
+        });
+        // Ascend310P's CompareIntZero compares tmpTensor3 over whole 64-lane repeats; past a
+        // split of 32 or 96 that reads `mask`, which the compare writes.
+        let over = (split.div_ceil(64) * 64 - split) * 4;
+        ensure(!v200 || over <= split, POWER, || {
+            format!(
+                "sharedTmpBuffer has {bytes} bytes, which gives splits of {split} int32_t: the vendor's CompareScalar \
+                 over tmpTensor3 (CompareIntZero) then reads a whole 64-lane repeat into mask, which it writes (an \
+                 overlap the emulated instruction refuses); give splits of 64 or at least 128 (the host's minimum, \
+                 {} bytes, gives 64)",
+                factor * 4 * 64
+            )
+        });
+        let ti = tmp.reinterpret_cast::<i32>();
+        let (stack, params) = if tt { (None, ti.clone()) } else { (Some(ti.clone()), ti.view(split)) };
+        let p = IParams::new(&params, split, v200);
+        count_mask::<i32>(split);
+        let (loops, tail) = (count / split, count % split);
+        if let Some(stack) = &stack {
+            let v = match (base, exp) {
+                (Opd::Scalar(v), _) | (_, Opd::Scalar(v)) => v,
+                _ => unreachable!("a scalar form"),
+            };
+            pipe_barrier::<PIPE_V>();
+            duplicate_masked::<i32, false>(stack, v, MASK_PLACEHOLDER, 1, 1, 8);
+            pipe_barrier::<PIPE_V>();
+        }
+        let opd = |o: Opd<'_, i32>, off: usize| match o {
+            Opd::Tensor(t) => t.view(off),
+            Opd::Scalar(_) => stack.clone().expect("the scalar's tensor"),
+        };
+        for i in 0..loops {
+            if tt {
+                pipe_barrier::<PIPE_V>();
+            }
+            let off = i * split;
+            common_power_i(&dst.view(off), &opd(base, off), &opd(exp, off), &p, split);
+            if !tt {
+                pipe_barrier::<PIPE_V>();
+            }
+        }
+        if tail > 0 {
+            count_mask::<i32>(tail);
+            if tt {
+                pipe_barrier::<PIPE_V>();
+            }
+            let off = loops * split;
+            common_power_i(&dst.view(off), &opd(base, off), &opd(exp, off), &p, tail);
+            pipe_barrier::<PIPE_V>();
+        }
+    }
+}
+
 /// The checks of the scalar forms: the chip, the positions, `count` against the tensors, and
 /// the overlaps (`dst` with the source, the scratch with either).
 #[track_caller]
@@ -484,7 +812,10 @@ fn run<T: PowerElement>(
 /// negative `x` and an odd integral `y` (`|y - rint(y)| < 1e-8`); 1 where `y = ±0`, `x = 1` or
 /// `x = -1` with `|y| = inf`; NaN where `x` is negative (not `-inf`) and `y` finite and not
 /// integral. In splits of `(shared_tmp_buffer.get_size() - 256) / 4 / k / 32 * 32` elements,
-/// `k` being 4 (`float`) or 7 (`half`) on Ascend910B and one more on Ascend310P. The vendor's
+/// `k` being 4 (`float`) or 7 (`half`) on Ascend910B and one more on Ascend310P; `int32_t` in
+/// splits of `shared_tmp_buffer.get_size() / 4 / k / 32 * 32` with `k` 6 (7 on Ascend310P),
+/// `x^y` by repeated squaring and multiplication (wrapping), `trunc(1 / x^|y|)` for `y < 0`
+/// and 0 for `0^y`. The vendor's
 /// form without `count` is this call with `src0.get_size()`. `IS_REUSE_SOURCE` is reserved.
 ///
 /// ```
@@ -498,14 +829,22 @@ fn run<T: PowerElement>(
 /// y.copy_from_slice(&[3.0f32; 64]);
 /// power::<_, false>(&z, &x, &y, &tmp.get::<u8>(), 64);
 /// assert!((z.get_value(0) + 8.0).abs() < 1e-4);
+/// // int32_t wraps and truncates.
+/// let (xi, yi, zi) = (x.reinterpret_cast::<i32>(), y.reinterpret_cast::<i32>(), z.reinterpret_cast::<i32>());
+/// xi.copy_from_slice(&[3; 64]);
+/// yi.copy_from_slice(&[4; 64]);
+/// yi.set_value(1, -1);
+/// power::<i32, false>(&zi, &xi, &yi, &tmp.get::<u8>(), 64);
+/// assert_eq!((zi.get_value(0), zi.get_value(1)), (81, 0));
 /// ```
 ///
 /// # Panics
 /// Panics if the chip has no implementation (Ascend910, Ascend310B); `count` exceeds `dst`,
 /// `src0` or `src1`; a tensor is not in the Unified Buffer; `dst` overlaps a source or the
 /// scratch overlaps any operand; the scratch holds no split (less than 256 bytes plus 32
-/// elements' worth, the vendor's `CheckTmpBufferSize`; on Ascend910B 64 elements' worth, see
-/// [`get_power_max_min_tmp_size`]'s minimum); or an instruction's own check fails
+/// elements' worth, the vendor's `CheckTmpBufferSize`; on Ascend910B 64 elements' worth for
+/// `float` and `half`, see [`get_power_max_min_tmp_size`]'s minimum); an `int32_t` split on
+/// Ascend310P is 32 or 96 (see the module docs); or an instruction's own check fails
 /// (operands not 32-byte aligned, or a `float` base whose last 256-byte repeat runs past the
 /// Unified Buffer).
 #[track_caller]
