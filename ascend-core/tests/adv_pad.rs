@@ -380,3 +380,191 @@ fn broadcast_errors() {
         &[api, "the core has no TPipe"],
     );
 }
+
+// ---- Pad and UnPad ---------------------------------------------------------------------------
+
+/// The scratch of a Pad/UnPad case: the tiling's `stackBufferSize`.
+#[derive(Clone, Copy, Debug)]
+enum Buf {
+    /// The host's minimum.
+    Min,
+    /// The host's maximum.
+    Max,
+    /// `n` times the minimum.
+    Times(usize),
+    /// The stack form, the tiling made for 4 times the minimum.
+    Stack,
+}
+
+/// A UB of `src` (`n_src`), `dst` (`n_dst`, filled) and a scratch of `tmp` bytes.
+fn pad_io<T: Element>(n_src: usize, n_dst: usize, tmp: usize) -> (util::Ub, [usize; 3]) {
+    let r = |n: usize| (n * T::SIZE).div_ceil(32) * 32;
+    let u = ub(r(n_src) + r(n_dst) + tmp.div_ceil(32).max(1) * 32);
+    (u, [0, r(n_src), r(n_src) + r(n_dst)])
+}
+
+/// One `pad` of `[h, w]` (valid `ori` columns) on `soc`, compared bit for bit with the
+/// reference; returns the tiling.
+fn run_pad<T: PadElement>(soc: Soc, (h, w, ori): (usize, usize, usize), p: PadParams, buf: Buf, seed: u64) {
+    on(soc, || {
+        let epb = 32 / T::SIZE;
+        let aligned = w % epb == 0;
+        let total = if aligned { w } else { w.div_ceil(epb) * epb };
+        let (max, min) = get_pad_max_min_tmp_size(&[h, w], T::SIZE);
+        let bytes = match buf {
+            Buf::Min => min,
+            Buf::Max => max,
+            Buf::Times(n) => n * min,
+            Buf::Stack => 4 * min,
+        };
+        let tiling = pad_tiling_func(&[h, w], &[h, ori], bytes, T::SIZE);
+        let tmp_bytes = if let Buf::Stack = buf { 0 } else { bytes };
+        let (u, off) = pad_io::<T>(h * w, h * total + 64, tmp_bytes);
+        let (src, dst, tmp) =
+            (u.t::<T>(off[0], h * w), u.t::<T>(off[1], h * total + 64), u.t::<u8>(off[2], tmp_bytes));
+        let mut rng = Rng(seed);
+        let x: Vec<T> = rand_bits(&mut rng, h * w);
+        let fill: Vec<T> = rand_bits(&mut rng, h * total + 64);
+        src.copy_from_slice(&x);
+        dst.copy_from_slice(&fill);
+        if let Buf::Stack = buf {
+            pad_stack(&dst, &src, &p, &tiling);
+        } else {
+            pad(&dst, &src, &p, &tmp, &tiling);
+        }
+        let v = T::from_pad_value(p.pad_value);
+        let mut want = fill.clone();
+        for j in 0..h {
+            for c in 0..total {
+                want[j * total + c] = if aligned {
+                    if c >= ori && c < ori + usize::from(p.right_pad) {
+                        v
+                    } else {
+                        x[j * w + c]
+                    }
+                } else if c < usize::from(p.left_pad) || c >= usize::from(p.left_pad) + w {
+                    v
+                } else {
+                    x[j * w + c - usize::from(p.left_pad)]
+                };
+            }
+        }
+        let ctx = format!("Pad {} on {soc}: [{h}, {w}] of {ori}, {p:?}, {buf:?}, {tiling:?}", T::DTYPE);
+        assert_bits_ctx(&dst.to_vec(), &want, &ctx);
+        assert_bits_ctx(&src.to_vec(), &x, format!("src written; {ctx}"));
+    })
+}
+
+/// One `un_pad` of `[h, w]` less `right` columns on `soc`, bit for bit.
+fn run_un_pad<T: PadElement>(soc: Soc, (h, w, right): (usize, usize, u16), buf: Buf, seed: u64) {
+    on(soc, || {
+        let kept = w - usize::from(right);
+        let (max, min) = get_un_pad_max_min_tmp_size(Soc::Ascend310P, &[h, w], T::SIZE);
+        let bytes = match buf {
+            Buf::Min => min,
+            Buf::Max => max,
+            Buf::Times(n) => n * min,
+            Buf::Stack => 4 * min,
+        };
+        let tiling = un_pad_tiling_func(&[h, w], bytes, T::SIZE);
+        let tmp_bytes = if let Buf::Stack = buf { 0 } else { bytes };
+        let cap = h * w + 64;
+        let (u, off) = pad_io::<T>(h * w, cap, tmp_bytes);
+        let (src, dst, tmp) = (u.t::<T>(off[0], h * w), u.t::<T>(off[1], cap), u.t::<u8>(off[2], tmp_bytes));
+        let mut rng = Rng(seed);
+        let x: Vec<T> = rand_bits(&mut rng, h * w);
+        src.copy_from_slice(&x);
+        dst.copy_from_slice(&rand_bits::<T>(&mut rng, cap));
+        let p = UnPadParams::new(0, right);
+        if let Buf::Stack = buf {
+            un_pad_stack(&dst, &src, &p, &tiling);
+        } else {
+            un_pad(&dst, &src, &p, &tmp, &tiling);
+        }
+        let want: Vec<T> = (0..h).flat_map(|j| x[j * w..j * w + kept].to_vec()).collect();
+        let ctx = format!("UnPad {} on {soc}: [{h}, {w}] less {right}, {buf:?}, {tiling:?}", T::DTYPE);
+        assert_bits_ctx(&dst.to_vec()[..h * kept], &want, &ctx);
+        assert_bits_ctx(&src.to_vec(), &x, format!("src written; {ctx}"));
+    })
+}
+
+fn pad_all<T: PadElement>() {
+    let epb = 32 / T::SIZE;
+    let mut seed = 0;
+    for soc in CHIPS {
+        // Aligned widths: 255-row Duplicates and a tail.
+        for (shape, p) in [
+            ((4, 2 * epb, 2 * epb - 3), PadParams::new(0, 3, 321)),
+            ((300, epb, epb - 1), PadParams::new(0, 1, -7)),
+            ((3, 3 * epb, 2 * epb), PadParams::new(0, epb as u16, 5)),
+            ((510, epb, 2), PadParams::new(0, 4, 9)),
+        ] {
+            seed += 1;
+            run_pad::<T>(soc, shape, p, Buf::Stack, seed);
+        }
+        // Unaligned widths: left and right pads, one load and many, fractals of a row.
+        let (all, big) = (
+            &[Buf::Max, Buf::Min, Buf::Times(3), Buf::Stack][..],
+            &[Buf::Min, Buf::Times(3), Buf::Stack][..],
+        );
+        for ((h, w), (l, r), bufs) in [
+            ((16, epb - 1), (0, 1), all),
+            ((16, epb - 1), (1, 0), all),
+            ((16, 3 * epb + 5), (1, epb - 6), all),
+            ((32, 5), (epb - 8, 3), all),
+            ((48, 2 * epb + 3), (0, epb - 3), all),
+            ((16, 40 * epb + 1), (epb - 1, 0), big),
+        ] {
+            if h * w % epb != 0 {
+                continue;
+            }
+            for &buf in bufs {
+                seed += 1;
+                run_pad::<T>(soc, (h, w, w), PadParams::new(l as u16, r as u16, 77), buf, seed);
+            }
+        }
+    }
+}
+
+#[test]
+fn pad_float_and_half() {
+    pad_all::<f32>();
+    pad_all::<f16>();
+}
+
+#[test]
+fn pad_integers() {
+    pad_all::<i16>();
+    pad_all::<u32>();
+    // padValue converted as C++ converts it.
+    assert_eq!(i16::from_pad_value(70000), 70000i32 as i16);
+    assert_eq!(u16::from_pad_value(-1), u16::MAX);
+    assert_eq!(f16::from_pad_value(2049), f16::from_f32(2048.0));
+}
+
+fn un_pad_all<T: PadElement>() {
+    let epb = 32 / T::SIZE;
+    let mut seed = 1000;
+    for soc in CHIPS {
+        for (shape, bufs) in [
+            ((16, epb, 1), &[Buf::Max, Buf::Min, Buf::Stack][..]),
+            ((epb, 4 * epb, (epb - 3) as u16), &[Buf::Max, Buf::Min, Buf::Times(3)][..]),
+            ((epb, 4 * epb, (epb + 3) as u16), &[Buf::Max][..]),
+            ((33, 2 * epb, 0), &[Buf::Max, Buf::Times(2)][..]),
+            ((16, 40 * epb, (epb - 1) as u16), &[Buf::Min, Buf::Times(3), Buf::Stack][..]),
+        ] {
+            for &buf in bufs {
+                seed += 1;
+                run_un_pad::<T>(soc, shape, buf, seed);
+            }
+        }
+    }
+}
+
+#[test]
+fn un_pad_all_types() {
+    un_pad_all::<f32>();
+    un_pad_all::<f16>();
+    un_pad_all::<u16>();
+    un_pad_all::<i32>();
+}

@@ -1569,7 +1569,10 @@ fn unaligned_pad<T: PadElement>(
 /// `width` is not 32-byte aligned or `rightPad >= width`; `src_tensor` or `dst_tensor` holds
 /// fewer elements than the shapes; they overlap, or (Ascend310P) the scratch overlaps
 /// either; (Ascend310P) the tiling's scratch halves are not in `[1, 255]` units or do not
-/// fit the buffer, or `height` exceeds 65535.
+/// fit the buffer, or `srcHeight * (srcWidth - rightPad)` is not a whole number of blocks
+/// (the vendor's last copy would drop the last elements) or `rightPad` exceeds the tiling's
+/// `widthFractalTail` (the last fractal's columns); or (Ascend910B) `height` exceeds
+/// 65535.
 #[track_caller]
 pub fn un_pad<T: PadElement>(
     dst_tensor: &LocalTensor<T>,
@@ -1650,7 +1653,25 @@ fn un_pad_impl<T: PadElement>(
         gather_mask::<T, T>(dst, src, GatherPattern::Fixed(7), true, (w - right) as u32, &params);
         reset_mask();
     } else {
+        let kept = h * (w - right);
+        ensure(kept % epb == 0, api, || {
+            format!(
+                "srcHeight * (srcWidth - rightPad) = {h} * {} = {kept} is not a whole number of blocks ({epb} {}): \
+                 on {soc} the vendor's last DataCopy to dstTensor copies whole blocks of the first row of each 16x16 \
+                 tile (one block of a half tile for 32-bit types) and would leave the last elements unwritten",
+                w - right,
+                T::DTYPE
+            )
+        });
         check_halves::<T>(api, tmp, t.tmp_buffer1_block_num, t.tmp_buffer2_offset);
+        ensure(right <= t.width_fractal_tail as usize, api, || {
+            format!(
+                "rightPad = {right} exceeds the last fractal's tiling.widthFractalTail = {} columns: on {soc} the \
+                 vendor removes the right pad from a row's last fractal only (its count would wrap); use a tiling \
+                 for a larger buffer",
+                t.width_fractal_tail
+            )
+        });
         let tb = whole("sharedTmpBuffer", tmp);
         check_apart(api, &[(tb, d), (tb, s)]);
         un_pad_200(dst, src, right, &tmp.reinterpret_cast::<T>(), t);
