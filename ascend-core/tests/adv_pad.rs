@@ -533,6 +533,15 @@ fn pad_float_and_half() {
 }
 
 #[test]
+fn pad_long_brcb_loads() {
+    // Loads of more than 254 Brcb repeats (two instructions) and 16 fractals of a row.
+    for soc in CHIPS {
+        run_pad::<f16>(soc, (16, 255, 255), PadParams::new(0, 1, 3), Buf::Times(130), 5000);
+        run_pad::<f32>(soc, (16, 255, 255), PadParams::new(1, 0, 3), Buf::Times(130), 5001);
+    }
+}
+
+#[test]
 fn pad_integers() {
     pad_all::<i16>();
     pad_all::<u32>();
@@ -567,4 +576,236 @@ fn un_pad_all_types() {
     un_pad_all::<f16>();
     un_pad_all::<u16>();
     un_pad_all::<i32>();
+}
+
+#[test]
+fn pad_host() {
+    // GetPadMaxMinTmpSize: ceil(h*w / 16) * 16 blocks, twice, at most; 16 blocks twice at least.
+    assert_eq!(get_pad_max_min_tmp_size(&[16, 31], 4), (31 * 16 * 8 * 2 * 4, 1024));
+    assert_eq!(get_pad_max_min_tmp_size(&[3, 5], 2), (16 * 16 * 2 * 2, 1024));
+    // PadTilingFunc: the aligned fields, then the scratch's.
+    let t = pad_tiling_func(&[300, 16], &[300, 14], 0, 4);
+    assert_eq!(
+        (t.width_without_last_block, t.blocks_per_row, t.height_fractal, t.height_fractal_tail),
+        (8, 2, 1, 45)
+    );
+    assert_eq!(
+        (t.main_loop_offset, t.tail_block_offset, t.tmp_buffer1_block_num),
+        (255 * 16, 255 * 16 + 8, 0)
+    );
+    let t = pad_tiling_func(&[16, 31], &[16, 31], 1024 * 3, 4);
+    assert_eq!((t.tmp_buffer1_block_num, t.tmp_buffer1_row_num, t.tmp_buffer2_offset), (3, 48, 384));
+    assert_eq!(
+        (t.width_tiling, t.width_fractal, t.width_fractal_tail, t.width_fractal_tail_alingned),
+        (48, 0, 31, 32)
+    );
+    assert_eq!((t.brcb_tiling, t.brcb_fractal, t.brcb_fractal_tail), (48, 10, 16));
+    assert_eq!(
+        (t.max_repeat_times, t.brcb_tiling_repeat_times, t.brcb_tiling_repeat_times_tail),
+        (254, 0, 6)
+    );
+    assert_eq!((t.brcb_fractal_tail_repeat_times, t.brcb_fractal_tail_repeat_times_tail), (0, 2));
+    // Brcb loads of more than 254 repeats.
+    let t = pad_tiling_func(&[16, 255], &[16, 255], 1 << 17, 2);
+    assert_eq!((t.brcb_tiling, t.brcb_tiling_repeat_times, t.brcb_tiling_repeat_times_tail), (2048, 1, 2));
+    // UnPad.
+    assert_eq!(get_un_pad_max_min_tmp_size(Soc::Ascend310P, &[16, 31], 4), (31 * 16 * 8 * 2 * 4, 1024));
+    assert_eq!(get_un_pad_max_min_tmp_size(Soc::Ascend910B, &[16, 31], 4), (0, 0));
+    let t = un_pad_tiling_func(&[8, 40], 1024, 4);
+    assert_eq!((t.tmp_buffer1_block_num, t.tmp_buffer1_row_num, t.tmp_buffer2_offset), (1, 16, 128));
+    assert_eq!((t.width_tiling, t.width_fractal, t.width_fractal_tail), (16, 3, 8));
+    assert_eq!(
+        un_pad_tiling_func(&[8, 40], 0, 4),
+        UnPadTiling { src_height: 8, src_width: 40, ..Default::default() }
+    );
+}
+
+#[test]
+fn pad_host_errors() {
+    for api in ["GetPadMaxMinTmpSize", "PadTilingFunc", "GetUnPadMaxMinTmpSize", "UnPadTilingFunc"] {
+        let f = |shape: &[usize], ts: usize| match api {
+            "GetPadMaxMinTmpSize" => drop(get_pad_max_min_tmp_size(shape, ts)),
+            "PadTilingFunc" => drop(pad_tiling_func(shape, shape, 1024, ts)),
+            "GetUnPadMaxMinTmpSize" => drop(get_un_pad_max_min_tmp_size(Soc::Ascend310P, shape, ts)),
+            _ => drop(un_pad_tiling_func(shape, 1024, ts)),
+        };
+        expect_panic(|| f(&[4, 16], 8), &[api, "typeSize = 8; it must be 2 or 4"]);
+        expect_panic(|| f(&[64], 4), &[api, "srcShape = [64] has 1 dimensions; it must have 2"]);
+        expect_panic(|| f(&[0, 16], 4), &[api, "has no elements"]);
+    }
+    expect_panic(
+        || _ = pad_tiling_func(&[4, 15], &[4, 16], 1024, 4),
+        &["PadTilingFunc", "oriSrcShape = [4, 16] has 64 elements, more than srcShape = [4, 15]'s 60"],
+    );
+    expect_panic(
+        || _ = pad_tiling_func(&[4, 15], &[4], 1024, 4),
+        &["PadTilingFunc", "oriSrcShape = [4] has 1 dimensions"],
+    );
+    expect_panic(
+        || _ = pad_tiling_func(&[4, 15], &[4, 15], 1000, 4),
+        &["PadTilingFunc", "stackBufferSize = 1000 bytes is below the minimum 1024"],
+    );
+    expect_panic(
+        || _ = un_pad_tiling_func(&[4, 16], 512, 2),
+        &["UnPadTilingFunc", "stackBufferSize = 512 bytes is below the minimum 1024"],
+    );
+}
+
+#[test]
+fn pad_errors() {
+    let api = "Pad";
+    /// A UB with src, dst (64 elements each) and a 4 KiB scratch.
+    fn io(f: impl FnOnce(&LocalTensor<f32>, &LocalTensor<f32>, &LocalTensor<u8>)) {
+        let (u, off) = pad_io::<f32>(64, 64, 4096);
+        f(&u.t::<f32>(off[0], 64), &u.t::<f32>(off[1], 64), &u.t::<u8>(off[2], 4096));
+    }
+    expect_panic(
+        || {
+            on(Soc::Ascend910, || {
+                io(|s, d, t| {
+                    pad(d, s, &PadParams::new(0, 1, 0), t, &pad_tiling_func(&[4, 15], &[4, 15], 4096, 4))
+                })
+            })
+        },
+        &[api, "no implementation on Ascend910"],
+    );
+    for soc in CHIPS {
+        let run = |shape: [usize; 2], ori: usize, p: PadParams, bytes: usize, needles: &[&str]| {
+            let tiling = pad_tiling_func(&shape, &[shape[0], ori], bytes, 4);
+            expect_panic(|| on(soc, || io(|s, d, t| pad(d, s, &p, t, &tiling))), needles);
+        };
+        // Aligned widths.
+        run(
+            [4, 16],
+            14,
+            PadParams::new(1, 1, 0),
+            0,
+            &[api, "leftPad = 1 with srcWidth = 16 32-byte aligned"],
+        );
+        run(
+            [4, 16],
+            7,
+            PadParams::new(0, 1, 0),
+            0,
+            &[api, "srcOriWidth = 7 with srcWidth = 16", "at most one block"],
+        );
+        run([4, 16], 14, PadParams::new(0, 3, 0), 0, &[api, "rightPad = 3", "must be in [1, 2]"]);
+        run([4, 16], 14, PadParams::new(0, 0, 0), 0, &[api, "rightPad = 0", "must be in [1, 2]"]);
+        run(
+            [5, 16],
+            14,
+            PadParams::new(0, 1, 0),
+            0,
+            &[api, "srcTensor holds 64 elements, fewer than srcHeight * srcWidth = 80"],
+        );
+        // Unaligned widths.
+        run(
+            [4, 15],
+            15,
+            PadParams::new(1, 1, 0),
+            4096,
+            &[api, "leftPad + srcWidth + rightPad = 1 + 15 + 1 = 17", "16"],
+        );
+        run(
+            [3, 15],
+            15,
+            PadParams::new(0, 1, 0),
+            4096,
+            &[api, "srcHeight * srcWidth = 45 is not a whole number of blocks"],
+        );
+        expect_panic(
+            || {
+                on(soc, || {
+                    let (u, off) = pad_io::<f32>(64, 64, 4096);
+                    let (src, dst) = (u.t::<f32>(off[0], 64), u.t::<f32>(off[1], 64));
+                    let tiling = pad_tiling_func(&[8, 7], &[8, 7], 1024, 4);
+                    pad(&dst, &src, &PadParams::new(0, 1, 0), &u.t::<u8>(off[1], 4096), &tiling);
+                })
+            },
+            &[api, "sharedTmpBuffer UB bytes", "overlap dstTensor"],
+        );
+        run([8, 7], 7, PadParams::new(0, 1, 0), 8192, &[api, "sharedTmpBuffer holds 4096 bytes; the tiling's two halves (tmpBuffer2Offset = 1024) take 8192"]);
+        let mut zero = pad_tiling_func(&[8, 7], &[8, 7], 0, 4);
+        zero.tmp_buffer1_block_num = 0;
+        expect_panic(
+            || on(soc, || io(|s, d, t| pad(d, s, &PadParams::new(0, 1, 0), t, &zero))),
+            &[api, "tiling.tmpBuffer1BlockNum = 0; it must be in [1, 255]"],
+        );
+        expect_panic(
+            || {
+                on(soc, || {
+                    io(|s, _, t| {
+                        pad(s, s, &PadParams::new(0, 2, 0), t, &pad_tiling_func(&[4, 16], &[4, 14], 0, 4))
+                    })
+                })
+            },
+            &[api, "dstTensor UB bytes", "overlap srcTensor"],
+        );
+    }
+}
+
+#[test]
+fn un_pad_errors() {
+    let api = "UnPad";
+    fn io(f: impl FnOnce(&LocalTensor<f32>, &LocalTensor<f32>, &LocalTensor<u8>)) {
+        let (u, off) = pad_io::<f32>(64, 64, 4096);
+        f(&u.t::<f32>(off[0], 64), &u.t::<f32>(off[1], 64), &u.t::<u8>(off[2], 4096));
+    }
+    expect_panic(
+        || {
+            on(Soc::Ascend310B, || {
+                io(|s, d, t| un_pad(d, s, &UnPadParams::new(0, 1), t, &un_pad_tiling_func(&[4, 16], 0, 4)))
+            })
+        },
+        &[api, "no implementation on Ascend310B"],
+    );
+    for soc in CHIPS {
+        let run = |shape: [usize; 2], right: u16, bytes: usize, needles: &[&str]| {
+            let tiling = un_pad_tiling_func(&shape, bytes, 4);
+            expect_panic(
+                || on(soc, || io(|s, d, t| un_pad(d, s, &UnPadParams::new(0, right), t, &tiling))),
+                needles,
+            );
+        };
+        run([4, 12], 1, 1024, &[api, "srcWidth = 12 float is not 32-byte aligned"]);
+        run([4, 8], 8, 1024, &[api, "rightPad = 8; it must be less than srcWidth = 8"]);
+        run([9, 8], 1, 1024, &[api, "srcTensor holds 64 elements, fewer than srcHeight * srcWidth = 72"]);
+        expect_panic(
+            || {
+                on(soc, || {
+                    io(|s, _, t| {
+                        un_pad(s, s, &UnPadParams::new(0, 1), t, &un_pad_tiling_func(&[4, 16], 1024, 4))
+                    })
+                })
+            },
+            &[api, "dstTensor UB bytes", "overlap srcTensor"],
+        );
+    }
+    // Ascend310P: the vendor's limits.
+    let run = |shape: [usize; 2], right: u16, bytes: usize, needles: &[&str]| {
+        let tiling = un_pad_tiling_func(&shape, bytes, 4);
+        expect_panic(
+            || on(Soc::Ascend310P, || io(|s, d, t| un_pad(d, s, &UnPadParams::new(0, right), t, &tiling))),
+            needles,
+        );
+    };
+    run(
+        [5, 8],
+        1,
+        1024,
+        &[api, "srcHeight * (srcWidth - rightPad) = 5 * 7 = 35 is not a whole number of blocks"],
+    );
+    expect_panic(
+        || {
+            on(Soc::Ascend310P, || {
+                let (u, off) = pad_io::<f32>(512, 512, 1024);
+                let (src, dst, tmp) =
+                    (u.t::<f32>(off[0], 512), u.t::<f32>(off[1], 512), u.t::<u8>(off[2], 1024));
+                un_pad(&dst, &src, &UnPadParams::new(0, 17), &tmp, &un_pad_tiling_func(&[8, 32], 1024, 4));
+            })
+        },
+        &[api, "rightPad = 17 exceeds the last fractal's tiling.widthFractalTail = 16"],
+    );
+    run([8, 8], 1, 8192, &[api, "the tiling's two halves (tmpBuffer2Offset = 1024) take 8192"]);
+    run([8, 8], 1, 0, &[api, "tiling.tmpBuffer1BlockNum = 0"]);
 }

@@ -1,20 +1,26 @@
 //! Ports of the vendor's advanced-API data-layout examples (`mirror-cann/asc-devkit`,
-//! `examples/01_simd_cpp_api/04_advanced_api/08_transpose/`): `broadcast` (`Broadcast<float,
-//! dim, axis>` in its stack form, both of the example's test cases: `[1, 48] → [96, 48]`,
-//! axis 0, and `[96, 1] → [96, 96]`, axis 1), on both chips that implement it (Ascend910B and
-//! Ascend310P).
+//! `examples/01_simd_cpp_api/04_advanced_api/08_transpose/`), each on both chips that
+//! implement the function (Ascend910B and Ascend310P):
+//! - `broadcast`: `Broadcast<float, dim, axis>` in its stack form, both of the example's test
+//!   cases (`[1, 48] → [96, 48]`, axis 0, and `[96, 1] → [96, 96]`, axis 1); inputs of the
+//!   example's distribution (`uniform(-10, 10)`) from a seeded generator;
+//! - `pad`: `Pad<float>` of `[16, 31]` to `[16, 32]` (`PadParams{0, 1, 321}`, the stack form,
+//!   the tiling for the host's maximum buffer), input `arange`;
+//! - `unpad`: `UnPad<float>` of `[8, 8]` to `[8, 7]` (`UnPadParams{0, 1}`, the stack form, the
+//!   tiling for `GetUnPadMaxMinTmpSize`'s maximum on the launch's chip), input `arange`.
 //!
 //! Each launch keeps the sanitizer on and must pass; the output is compared bit for bit with
-//! the scalar reference (each element the source element its index maps to) and with the
-//! example's numpy golden (`np.broadcast_to`), which a broadcast meets exactly, inside the
-//! example's `1e-5` tolerance. The inputs are the example's distribution (`uniform(-10, 10)`)
-//! from a seeded generator, not numpy's draws.
+//! the scalar reference (the functions move bits: each output element is an input element or
+//! the pad value), which is the example's numpy golden itself, so it is within the examples'
+//! tolerances (`1e-5`, `1e-4`).
 
 use ascend_kernels::data::random_vec;
 use ascend_runtime::prelude::*;
 use ascend_runtime::testing::assert_bits_eq;
 
-use crate::gm_of;
+use std::mem::size_of;
+
+use crate::{compare_result, gm_of};
 
 // ---------------------------------------------------------------------------------------
 // broadcast
@@ -183,5 +189,213 @@ fn adv_broadcast_example() {
                 assert!(ae <= 1e-5 || ae / b.abs() <= 1e-5, "case {case} on {soc}, element {i}: {a} vs {b}");
             }
         }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// pad
+// ---------------------------------------------------------------------------------------
+
+/// The example's `PadCustom::PadTiling`.
+#[derive(Clone, Copy, Debug)]
+struct PadTilingData {
+    height: u32,
+    width: u32,
+    ori_height: u32,
+    ori_width: u32,
+    pad_tiling_data: PadTiling,
+}
+
+/// The example's host `ComputeTiling`: `GetPadMaxMinTmpSize`, `PadTilingFunc` for the maximum.
+fn compute_pad_tiling(
+    src_height: u32,
+    src_width: u32,
+    src_ori_height: u32,
+    src_ori_width: u32,
+) -> PadTilingData {
+    let src_shape = [src_height as usize, src_width as usize];
+    let src_ori_shape = [src_ori_height as usize, src_ori_width as usize];
+    let (max_value, _min_value) = get_pad_max_min_tmp_size(&src_shape, size_of::<f32>());
+    PadTilingData {
+        height: src_height,
+        width: src_width,
+        ori_height: src_ori_height,
+        ori_width: src_ori_width,
+        pad_tiling_data: pad_tiling_func(&src_shape, &src_ori_shape, max_value, size_of::<f32>()),
+    }
+}
+
+struct KernelPad<T: PadElement> {
+    height: u32,
+    width: u32,
+    aligned_width: u32,
+    pad_params: PadParams,
+    tiling: PadTiling,
+    src_global: GlobalTensor<T>,
+    dst_global: GlobalTensor<T>,
+    in_queue_src_vec_in: TQue<VecIn, 1>,
+    in_queue_src_vec_out: TQue<VecOut, 1>,
+}
+
+impl<T: PadElement> KernelPad<T> {
+    fn init(
+        dst_gm: GmAddr,
+        src_gm: GmAddr,
+        pad_params_in: PadParams,
+        pipe: &mut TPipe,
+        tiling: PadTilingData,
+    ) -> Self {
+        let (height, width) = (tiling.height, tiling.width);
+        let _ = (tiling.ori_height, tiling.ori_width);
+        let aligned_width = ((width as usize * T::SIZE - 1) / 32 + 1) * 32 / T::SIZE;
+        let mut op = KernelPad {
+            height,
+            width,
+            aligned_width: aligned_width as u32,
+            pad_params: pad_params_in,
+            tiling: tiling.pad_tiling_data,
+            src_global: gm_of(src_gm),
+            dst_global: gm_of(dst_gm),
+            in_queue_src_vec_in: TQue::new(),
+            in_queue_src_vec_out: TQue::new(),
+        };
+        let bytes = (height as usize) * aligned_width * T::SIZE;
+        pipe.init_buffer(&mut op.in_queue_src_vec_in, 1, bytes);
+        pipe.init_buffer(&mut op.in_queue_src_vec_out, 1, bytes);
+        op
+    }
+
+    fn process(&mut self) {
+        let src_local = self.in_queue_src_vec_in.alloc_tensor::<T>();
+        data_copy(&src_local, &self.src_global, (self.height * self.width) as usize);
+        self.in_queue_src_vec_in.enque(src_local);
+        let src_local = self.in_queue_src_vec_in.deque::<T>();
+        let dst_local = self.in_queue_src_vec_out.alloc_tensor::<T>();
+        pad_stack(&dst_local, &src_local, &self.pad_params, &self.tiling);
+        self.in_queue_src_vec_out.enque(dst_local);
+        self.in_queue_src_vec_in.free_tensor(src_local);
+        let dst_local = self.in_queue_src_vec_out.deque::<T>();
+        data_copy(&self.dst_global, &dst_local, (self.height * self.aligned_width) as usize);
+        self.in_queue_src_vec_out.free_tensor(dst_local);
+    }
+}
+
+// mirror-cann/asc-devkit, examples/01_simd_cpp_api/04_advanced_api/08_transpose/pad/pad.asc:
+// Pad<float> of [16, 31] (oriWidth 31), PadParams{0, 1, 321}.
+#[test]
+fn adv_pad_example() {
+    let (height, width) = (16u32, 31u32);
+    // gen_data.py: input = arange(16 * 31) as [16, 31]; golden rows = input row and 321.
+    let x: Vec<f32> = (0..height * width).map(|i| i as f32).collect();
+    let golden: Vec<f32> = (0..height * 32)
+        .map(|e| if e % 32 == 31 { 321.0 } else { x[(e / 32 * width + e % 32) as usize] })
+        .collect();
+    for soc in [Soc::Ascend910B, Soc::Ascend310P] {
+        let tiling = compute_pad_tiling(height, width, height, width);
+        let xg = GmBuffer::from_vec(x.clone());
+        let yg = GmBuffer::<f32>::zeroed(golden.len());
+        Launch::new(soc)
+            .block_dim(1)
+            .run(|| {
+                let mut pipe = TPipe::new();
+                let mut op = KernelPad::<f32>::init(
+                    yg.addr(),
+                    xg.addr(),
+                    PadParams::new(0, 1, 321),
+                    &mut pipe,
+                    tiling,
+                );
+                op.process();
+            })
+            .unwrap();
+        let y = yg.to_vec();
+        assert_bits_eq(&y, &golden);
+        compare_result(&y, &golden.iter().map(|&v| f64::from(v)).collect::<Vec<_>>());
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// unpad
+// ---------------------------------------------------------------------------------------
+
+struct KernelUnPad<T: PadElement> {
+    height: u32,
+    width: u32,
+    unpad_params: UnPadParams,
+    tiling: UnPadTiling,
+    src_global: GlobalTensor<T>,
+    dst_global: GlobalTensor<T>,
+    in_queue_src_vec_in: TQue<VecIn, 1>,
+    in_queue_src_vec_out: TQue<VecOut, 1>,
+}
+
+impl<T: PadElement> KernelUnPad<T> {
+    fn init(
+        dst_gm: GmAddr,
+        src_gm: GmAddr,
+        unpad_params_in: UnPadParams,
+        pipe: &mut TPipe,
+        tiling: (u32, u32, UnPadTiling),
+    ) -> Self {
+        let (height, width, unpad_tiling) = tiling;
+        let mut op = KernelUnPad {
+            height,
+            width,
+            unpad_params: unpad_params_in,
+            tiling: unpad_tiling,
+            src_global: gm_of(src_gm),
+            dst_global: gm_of(dst_gm),
+            in_queue_src_vec_in: TQue::new(),
+            in_queue_src_vec_out: TQue::new(),
+        };
+        pipe.init_buffer(&mut op.in_queue_src_vec_in, 1, (height * width) as usize * T::SIZE);
+        pipe.init_buffer(&mut op.in_queue_src_vec_out, 1, (height * width) as usize * T::SIZE);
+        op
+    }
+
+    fn process(&mut self) {
+        let src_local = self.in_queue_src_vec_in.alloc_tensor::<T>();
+        data_copy(&src_local, &self.src_global, (self.height * self.width) as usize);
+        self.in_queue_src_vec_in.enque(src_local);
+        let src_local = self.in_queue_src_vec_in.deque::<T>();
+        let dst_local = self.in_queue_src_vec_out.alloc_tensor::<T>();
+        un_pad_stack(&dst_local, &src_local, &self.unpad_params, &self.tiling);
+        self.in_queue_src_vec_out.enque(dst_local);
+        self.in_queue_src_vec_in.free_tensor(src_local);
+        let dst_local = self.in_queue_src_vec_out.deque::<T>();
+        let p = self.unpad_params;
+        let n = self.height * (self.width - u32::from(p.left_pad) - u32::from(p.right_pad));
+        data_copy(&self.dst_global, &dst_local, n as usize);
+        self.in_queue_src_vec_out.free_tensor(dst_local);
+    }
+}
+
+// mirror-cann/asc-devkit, examples/01_simd_cpp_api/04_advanced_api/08_transpose/unpad/unpad.asc:
+// UnPad<float> of [8, 8], UnPadParams{0, 1}.
+#[test]
+fn adv_unpad_example() {
+    let (height, width) = (8u32, 8u32);
+    // gen_data.py: input = arange(64) as [8, 8]; golden = input[:, :7].
+    let x: Vec<f32> = (0..height * width).map(|i| i as f32).collect();
+    let golden: Vec<f32> = (0..height * 7).map(|e| x[(e / 7 * width + e % 7) as usize]).collect();
+    for soc in [Soc::Ascend910B, Soc::Ascend310P] {
+        // ComputeTiling: GetUnPadMaxMinTmpSize on the platform, UnPadTilingFunc for the maximum.
+        let shape = [height as usize, width as usize];
+        let (max_value, _min_value) = get_un_pad_max_min_tmp_size(soc, &shape, size_of::<f32>());
+        let tiling = (height, width, un_pad_tiling_func(&shape, max_value, size_of::<f32>()));
+        let xg = GmBuffer::from_vec(x.clone());
+        let yg = GmBuffer::<f32>::zeroed(golden.len());
+        Launch::new(soc)
+            .block_dim(1)
+            .run(|| {
+                let mut pipe = TPipe::new();
+                let mut op =
+                    KernelUnPad::<f32>::init(yg.addr(), xg.addr(), UnPadParams::new(0, 1), &mut pipe, tiling);
+                op.process();
+            })
+            .unwrap();
+        let y = yg.to_vec();
+        assert_bits_eq(&y, &golden);
+        compare_result(&y, &golden.iter().map(|&v| f64::from(v)).collect::<Vec<_>>());
     }
 }
