@@ -29,6 +29,14 @@
 //! a buffer that does not hold the round is an error here (the hardware writes past it).
 //! A round that fits is always the only one, so the buffer must hold one block and `m * k`
 //! elements (the host's maximum); the host's minimum does not pass the kernel's own check.
+//!
+//! `Pad` and `UnPad` are the vendor's `pad_base_impl.h`, `pad_v220_impl.h` and
+//! `pad_v200_impl.h` (see [`pad`] and [`un_pad`]). Where the vendor's code silently goes
+//! wrong, the call fails instead: an unaligned `Pad` whose `leftPad + width + rightPad` is not
+//! the aligned width (the column stream would shift into the next row); on Ascend310P an
+//! `UnPad` whose kept elements are not whole blocks (its last copy drops the remainder) or
+//! whose `rightPad` exceeds the last fractal of a row (its count wraps); a tiling whose
+//! `tmpBuffer1BlockNum` exceeds `TransDataTo5HD`'s 8-bit repeat.
 
 use crate::copy::DataCopyParams;
 use crate::ctx::get_soc;
@@ -868,7 +876,7 @@ impl UnPadParams {
 }
 
 /// [`pad`]'s tiling (AscendC `PadTiling`, the vendor's fields in snake_case, its spelling
-/// `Alingned` kept), from [`pad_tiling_func`] on the host. `#[repr(C)]` and [`Pod`], so it
+/// `Alingned` kept), from [`pad_tiling_func`] on the host. `#[repr(C)]` and [`Pod`](bytemuck::Pod), so it
 /// travels in a kernel's tiling data as the vendor's does.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
@@ -928,7 +936,7 @@ pub struct PadTiling {
 }
 
 /// [`un_pad`]'s tiling (AscendC `UnPadTiling`, the vendor's fields in snake_case), from
-/// [`un_pad_tiling_func`] on the host; `#[repr(C)]` and [`Pod`].
+/// [`un_pad_tiling_func`] on the host; `#[repr(C)]` and [`Pod`](bytemuck::Pod).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct UnPadTiling {
