@@ -81,6 +81,7 @@ pub mod prelude {
     pub use crate::adv::math_power::*;
     pub use crate::adv::math_trig::*;
     pub use crate::adv::normalization::*;
+    pub use crate::adv::pad::*;
     pub use crate::adv::pop_stack_buffer;
     pub use crate::adv::reduce::*;
     pub use crate::adv::softmax::*;

@@ -109,7 +109,7 @@ pub fn get_arith_progression_max_min_tmp_size() -> (usize, usize) {
 
 /// `SetFlag` and `WaitFlag` of event `E` with an id from `FetchEventID`.
 #[track_caller]
-fn sync<E: Event>() {
+pub(crate) fn sync<E: Event>() {
     let e = E::EVENT;
     let id = fetch_free_event("TPipe::FetchEventID", e);
     set_flag_event(e, id);
