@@ -28,6 +28,7 @@ pub mod math_trig;
 pub mod normalization;
 pub mod reduce;
 pub mod softmax;
+pub mod softmax_more;
 pub(crate) mod steps;
 
 use crate::ctx::{get_soc, with_core};
