@@ -285,7 +285,7 @@ const WORKSPACE_SIZE: usize = 1024;
 const TILINGDATA_SIZE: usize = 28;
 
 /// The 64-lane binary tree of `WholeReduceSum` (disabled lanes 0).
-fn tree64(vals: &[f32]) -> f32 {
+pub(super) fn tree64(vals: &[f32]) -> f32 {
     let mut t = [0f32; 64];
     t[..vals.len()].copy_from_slice(vals);
     let mut n = 64;

@@ -16,6 +16,7 @@ mod adv_normalization;
 mod adv_reduce;
 mod adv_sigmoid;
 mod adv_softmax;
+mod adv_softmax_more;
 mod compare_transpose;
 mod copy;
 mod cross_core;
