@@ -575,3 +575,202 @@ fn simple_soft_max_errors() {
         &["SimpleSoftMax", "inSumTensor", "dstTensor"],
     );
 }
+
+// ---- SoftmaxGrad -----------------------------------------------------------------------------
+
+/// `ReduceSumLastNDImpl`'s order over the first `k` values of `p`: per 64-value group the 8
+/// block sums (8-value trees), added group by group, one 8-value tree; plus the 64-lane tree of
+/// the tail.
+fn grad_row_sum(p: &[f32], k: usize) -> f32 {
+    let (split, tail) = (k / 64, k % 64);
+    let block = |g: usize, j: usize| tree(p[64 * g + 8 * j..64 * g + 8 * j + 8].to_vec(), false);
+    let aligned = (split > 0).then(|| {
+        let mut acc: Vec<f32> = (0..8).map(|j| block(0, j)).collect();
+        for g in 1..split {
+            for (j, a) in acc.iter_mut().enumerate() {
+                *a += block(g, j);
+            }
+        }
+        tree(acc, false)
+    });
+    let tail_sum = (tail > 0).then(|| {
+        let mut lanes = vec![0f32; 64];
+        lanes[..tail].copy_from_slice(&p[64 * split..64 * split + tail]);
+        tree(lanes, false)
+    });
+    match (aligned, tail_sum) {
+        (Some(a), Some(t)) => a + t,
+        (Some(a), None) => a,
+        (None, Some(t)) => t,
+        (None, None) => unreachable!(),
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+enum GradDst {
+    Own,
+    Src,
+    Grad,
+}
+
+#[allow(clippy::too_many_arguments)]
+fn grad_check<T: Fp>(
+    m: u32,
+    k: u32,
+    ori_k: u32,
+    tmp_rows: u32,
+    front: bool,
+    other: bool,
+    stack: bool,
+    at: GradDst,
+    seed: u64,
+) {
+    let ctx = format!("SoftmaxGrad {} m={m} k={k} ori_k={ori_k} rows={tmp_rows} front={front} other={other} stack={stack} {at:?}", T::DTYPE);
+    let size = T::SIZE as u32;
+    let per = 32 / T::SIZE;
+    let tmp_bytes = if tmp_rows == 0 {
+        get_soft_max_grad_max_tmp_size(&[m, k], size, front, false)
+    } else {
+        tmp_rows * get_soft_max_grad_min_tmp_size(&[m, k], size, front, false)
+    };
+    let tiling = if other {
+        soft_max_grad_tiling_func(&[1, k], size, tmp_bytes, front)
+    } else {
+        soft_max_grad_tiling_func(&[m, k], size, tmp_bytes, front)
+    };
+    let n = (m * k) as usize;
+    let (y, dy): (Vec<T>, Vec<T>) = (data::<T>(n, seed), data::<T>(n, seed + 7));
+    // Softmax-like y in [0, 0.75), dy in [-12, 12).
+    let y: Vec<T> =
+        y.iter().map(|v| T::exact(((v.to32() + 12.0) / 32.0 * 1024.0).floor() / 1024.0)).collect();
+    let k_ = k as usize;
+    let mut want: Vec<T> = vec![];
+    for r in 0..m as usize {
+        let s: Vec<f32> = y[r * k_..(r + 1) * k_].iter().map(|v| v.to32()).collect();
+        let g: Vec<f32> = dy[r * k_..(r + 1) * k_].iter().map(|v| v.to32()).collect();
+        let p: Vec<f32> = s.iter().zip(&g).map(|(a, b)| a * b).collect();
+        let sum = grad_row_sum(&p, ori_k as usize);
+        if front {
+            want.extend(vec![T::narrow(sum); per]);
+        } else {
+            want.extend(s.iter().zip(&g).map(|(&a, &b)| T::narrow((b - sum) * a)));
+        }
+    }
+    on(Soc::Ascend910B, || {
+        let bytes = n * T::SIZE;
+        let tmp_len = if stack { 0 } else { tmp_bytes as usize };
+        let u = ub(3 * bytes + tmp_len + 64);
+        let (ys, dys) = (u.t::<T>(0, n), u.t::<T>(bytes, n));
+        ys.copy_from_slice(&y);
+        dys.copy_from_slice(&dy);
+        let dst = match at {
+            GradDst::Own => u.t::<T>(2 * bytes, n),
+            GradDst::Src => ys.clone(),
+            GradDst::Grad => dys.clone(),
+        };
+        let info = SoftMaxShapeInfo::new(m, k, m, ori_k);
+        if stack {
+            softmax_grad_stack::<T, false>(&dst, &dys, &ys, &tiling, front, &info);
+        } else {
+            let tmp = u.t::<u8>(3 * bytes, tmp_len);
+            softmax_grad::<T, false>(&dst, &dys, &ys, &tmp, &tiling, front, &info);
+        }
+        assert_bits_ctx(&dst.to_vec()[..want.len()], &want, &ctx);
+    });
+}
+
+fn grad_sweep<T: Fp>(seed: u64) {
+    let a = 32 / T::SIZE as u32;
+    for (i, &(m, ok)) in
+        [(3u32, 8u32), (5, 40), (9, 64), (4, 100), (17, 128), (2, 200), (3, 512), (2, 700)].iter().enumerate()
+    {
+        let k = ok.div_ceil(a).max(1) * a;
+        let s = seed + 10 * i as u64;
+        for front in [false, true] {
+            grad_check::<T>(m, k, ok, 0, front, false, false, GradDst::Own, s);
+            grad_check::<T>(m, k, ok, 1, front, false, false, GradDst::Own, s + 1);
+            grad_check::<T>(m, k, ok, 2, front, true, false, GradDst::Own, s + 2);
+            grad_check::<T>(m, k, ok, 0, front, false, true, GradDst::Own, s + 3);
+        }
+        grad_check::<T>(m, k, ok, 2, false, false, false, GradDst::Src, s + 4);
+        grad_check::<T>(m, k, ok, 0, false, false, false, GradDst::Grad, s + 5);
+    }
+    // Rounds of 16 rows (Brcb for 2 groups of 8) and a tail of 5 (the scalar broadcast).
+    grad_check::<T>(21, 64, 64, 18, false, false, false, GradDst::Own, seed + 100);
+    grad_check::<T>(21, 64, 60, 18, true, false, false, GradDst::Own, seed + 101);
+}
+
+#[test]
+fn softmax_grad_float() {
+    grad_sweep::<f32>(400);
+}
+
+#[test]
+fn softmax_grad_half() {
+    grad_sweep::<f16>(500);
+}
+
+#[test]
+fn softmax_grad_host_and_errors() {
+    assert_eq!(get_soft_max_grad_max_tmp_size(&[4, 32], 2, true, false), 4 * (32 + 96 + 64) * 4);
+    assert_eq!(get_soft_max_grad_max_tmp_size(&[4, 32], 4, false, false), 4 * (16 + 32 + 64) * 4);
+    assert_eq!(get_soft_max_grad_min_tmp_size(&[4, 32], 4, true, false), (8 + 32 + 64) * 4);
+    let t = soft_max_grad_tiling_func(&[32, 128], 4, 1 << 20, true);
+    assert_eq!((t.split_m, t.range_m, t.tail_m), (32, 1, 0));
+    // Basic-block shape: halved while splitM * k >= 16384.
+    let t = soft_max_grad_tiling_func(&[64, 512], 4, 1 << 22, false);
+    assert_eq!((t.split_m, t.range_m), (16, 4));
+    expect_panic(
+        || {
+            let _ = soft_max_grad_tiling_func(&[4, 32], 4, 0, false);
+        },
+        &["SoftMaxGradTilingFunc", "localWorkSpaceSize is 0"],
+    );
+    expect_panic(
+        || {
+            let _ = get_soft_max_grad_min_tmp_size(&[4, 30], 4, false, false);
+        },
+        &["GetSoftMaxGradMinTmpSize", "not 32-byte aligned"],
+    );
+    let tiling = soft_max_grad_tiling_func(&[4, 16], 4, 4096, false);
+    let run = |soc: Soc, info: SoftMaxShapeInfo, tmp: usize, t: SoftMaxTiling, front: bool| {
+        on(soc, || {
+            let u = ub(8192 + tmp);
+            let (x, g, d) = (u.t::<f32>(0, 64), u.t::<f32>(1024, 64), u.t::<f32>(2048, 32));
+            softmax_grad::<f32, false>(&d, &g, &x, &u.t::<u8>(8192, tmp), &t, front, &info);
+        })
+    };
+    let ok = SoftMaxShapeInfo::new(4, 16, 4, 16);
+    expect_panic(|| run(Soc::Ascend310P, ok, 4096, tiling, false), &["SoftmaxGrad", "Ascend910B only"]);
+    expect_panic(
+        || run(Soc::Ascend910B, SoftMaxShapeInfo::new(4, 16, 4, 0), 4096, tiling, false),
+        &["SoftmaxGrad", "oriSrcK = 0"],
+    );
+    expect_panic(
+        || run(Soc::Ascend910B, ok, 256, tiling, false),
+        &["SoftmaxGrad", "sharedTmpBuffer has 256 bytes"],
+    );
+    expect_panic(
+        || run(Soc::Ascend910B, SoftMaxShapeInfo::new(2, 16, 2, 16), 256, tiling, false),
+        &["SoftmaxGrad", "holds 64 floats", "96", "recomputes"],
+    );
+    expect_panic(
+        || run(Soc::Ascend910B, ok, 4096, tiling, false),
+        &["SoftmaxGrad", "dstTensor has 32 float elements", "64"],
+    );
+    expect_panic(
+        || run(Soc::Ascend910B, ok, 4096, SoftMaxTiling { reduce_k: 0, ..tiling }, true),
+        &["SoftmaxGrad", "reduceK = 0"],
+    );
+    // Front: dst must not be src.
+    expect_panic(
+        || {
+            on(Soc::Ascend910B, || {
+                let u = ub(16384);
+                let (x, g) = (u.t::<f32>(0, 64), u.t::<f32>(1024, 64));
+                softmax_grad::<f32, false>(&x, &g, &x, &u.t::<u8>(8192, 4096), &tiling, true, &ok);
+            })
+        },
+        &["SoftmaxGrad", "dstTensor", "srcTensor"],
+    );
+}

@@ -410,7 +410,7 @@ pub(crate) enum Kind {
 
 pub(crate) type F = LocalTensor<f32>;
 
-const fn bin(d: u8, s0: u8, s1: u8, dr: u8, s0r: u8, s1r: u8) -> BinaryRepeatParams {
+pub(crate) const fn bin(d: u8, s0: u8, s1: u8, dr: u8, s0r: u8, s1r: u8) -> BinaryRepeatParams {
     BinaryRepeatParams {
         dst_blk_stride: d,
         src0_blk_stride: s0,
@@ -473,7 +473,7 @@ fn whole_reduce<const SET: bool>(
 /// `ReduceMaxLastNDSplitImpl` / `ReduceSumLastNDSplitImpl`: one `WholeReduce` per row over
 /// `mask` values from column `split_num * 64`, 255 rows per call.
 #[track_caller]
-fn split_reduce(kind: Kind, dst: &F, src: &F, rp: &ReduceLastNd, mask: u64, split_num: usize) {
+pub(crate) fn split_reduce(kind: Kind, dst: &F, src: &F, rp: &ReduceLastNd, mask: u64, split_num: usize) {
     let (range, tail) = (rp.src_m / MAX_REPEAT, rp.src_m % MAX_REPEAT);
     let src_rep = (rp.src_k / FLOAT_BLK) as u16;
     for i in 0..range {

@@ -38,10 +38,17 @@ use crate::vector::scalar::muls_masked;
 use crate::vector::unary::{exp, ln_masked};
 
 use super::softmax::{
-    device_tiling, generic_float, generic_half_half, generic_nd, host_shape, rounds, SoftMaxElement,
-    SoftMaxShapeInfo, SoftMaxStatElement, SoftMaxTiling, F,
+    bin, device_tiling, generic_float, generic_half_half, generic_nd, host_shape, rounds, split_reduce, Kind,
+    ReduceLastNd, SoftMaxElement, SoftMaxShapeInfo, SoftMaxStatElement, SoftMaxTiling, F,
 };
 use super::{check_apart, span, stack_tensor, whole, SAME};
+use crate::copy::{data_copy_params, DataCopyParams};
+use crate::sync::{fetch_free_event, set_flag_event, wait_flag_event, Event, HardEvent};
+use crate::vector::binary::{add_masked, mul, sub};
+use crate::vector::brcb::{brcb, BrcbRepeatParams};
+use crate::vector::copy::{copy_masked, CopyRepeatParams};
+use crate::vector::duplicate::duplicate_masked;
+use crate::vector::mask::Mask;
 
 /// `SOFTMAX_SUB_DIV_ROW_COLUMN_SIZE`: below this `srcK`, column block by column block.
 const ROW_COLUMN: usize = 192;
@@ -781,4 +788,523 @@ pub fn simple_soft_max_stack<
         tiling,
         shape_info,
     );
+}
+
+// ---- SoftmaxGrad -----------------------------------------------------------------------------
+
+const GRAD: &str = "SoftmaxGrad";
+
+/// `AlignedReduceSumNDImpl`: per row, the 8 block sums of each 64-value group added group by
+/// group, then one `BlockReduceSum` of the 8: one value per row, compact, in `dst`.
+#[track_caller]
+fn aligned_reduce_sum(dst: &F, src: &F, tmp: &F, rp: &ReduceLastNd, split_count: usize) {
+    use crate::vector::reduction::block_reduce_sum;
+    let src_rep = (rp.src_k / FLOAT_BLK) as u16;
+    let (rows64, rows8) = ((rp.src_m * 64) as u64, (rp.src_m * FLOAT_BLK) as u64);
+    set_mask_count();
+    set_vector_mask::<f32>(rows64);
+    block_reduce_sum::<f32, false>(tmp, src, 1, MASK_PLACEHOLDER, 1, 1, src_rep);
+    set_mask_norm();
+    reset_mask();
+    pipe_barrier::<PIPE_V>();
+    data_copy_params(dst, tmp, &DataCopyParams::new(1, rp.src_m as u16, 0, 0));
+    pipe_barrier::<PIPE_V>();
+    set_mask_count();
+    for i in 1..split_count {
+        set_vector_mask::<f32>(rows64);
+        block_reduce_sum::<f32, false>(tmp, &src.view(i * 64), 1, MASK_PLACEHOLDER, 1, 1, src_rep);
+        pipe_barrier::<PIPE_V>();
+        set_vector_mask::<f32>(rows8);
+        add_masked::<f32, false>(dst, dst, tmp, MASK_PLACEHOLDER, 1, &bin(1, 1, 1, 8, 8, 8));
+        pipe_barrier::<PIPE_V>();
+    }
+    set_vector_mask::<f32>(rows8);
+    block_reduce_sum::<f32, false>(dst, dst, 1, MASK_PLACEHOLDER, 1, 1, 8);
+    set_mask_norm();
+    reset_mask();
+}
+
+/// `SingleBlockBroadCastImpl`: each row's value (compact in `src`) to `dst_k` copies in `dst`:
+/// `Brcb` for whole groups of 8 rows, the scalar unit and `Duplicate` for the rest.
+#[track_caller]
+fn single_block_broadcast(dst: &F, src: &F, rp: &ReduceLastNd) {
+    let (range, tail) = (rp.original_src_m / 8, rp.original_src_m % 8);
+    if range != 0 {
+        if rp.dst_k == 2 * FLOAT_BLK {
+            brcb(dst, src, range as u8, &BrcbRepeatParams::new(2, 16));
+            brcb(&dst.view(FLOAT_BLK), src, range as u8, &BrcbRepeatParams::new(2, 16));
+        } else {
+            brcb(dst, src, range as u8, &BrcbRepeatParams::new(1, 8));
+        }
+    }
+    if tail != 0 {
+        let (vs, sv) = (<HardEvent::V_S as Event>::EVENT, <HardEvent::S_V as Event>::EVENT);
+        let vs_id = fetch_free_event("TPipe::FetchEventID", vs);
+        let sv_id = fetch_free_event("TPipe::FetchEventID", sv);
+        set_flag_event(vs, vs_id);
+        wait_flag_event(vs, vs_id);
+        let vals: Vec<f32> = (0..tail).map(|j| src.get_value(range * 8 + j)).collect();
+        set_flag_event(sv, sv_id);
+        wait_flag_event(sv, sv_id);
+        for (k, &v) in vals.iter().enumerate() {
+            let d = dst.view((range * 8 + k) * rp.dst_k);
+            duplicate_masked::<f32, true>(&d, v, rp.dst_k as u64, 1, 1, 8);
+        }
+    }
+}
+
+/// `ReduceSumLastNDImpl` (the older row sum `SoftmaxGrad` uses): [`aligned_reduce_sum`] over
+/// the 64-value groups, `WholeReduceSum` over the tail added to it, and the broadcast to
+/// `dst_k` copies per row in `dst`; `tmp` holds 8 floats per row.
+#[track_caller]
+fn reduce_sum_last_nd(dst: &F, src: &F, tmp: &F, rp: &ReduceLastNd) {
+    let (split, tail) = (rp.original_src_k / 64, rp.original_src_k % 64);
+    if split > 0 {
+        aligned_reduce_sum(tmp, src, dst, rp, split);
+    }
+    if tail != 0 {
+        split_reduce(Kind::Sum, dst, src, rp, tail as u64, split);
+        pipe_barrier::<PIPE_V>();
+        if split == 0 {
+            data_copy_params(tmp, dst, &DataCopyParams::new(1, rp.src_m as u16, 0, 0));
+        } else {
+            set_mask_count();
+            set_vector_mask::<f32>((rp.src_m * FLOAT_BLK) as u64);
+            add_masked::<f32, false>(tmp, tmp, dst, MASK_PLACEHOLDER, 1, &bin(1, 1, 1, 8, 8, 8));
+            set_mask_norm();
+            reset_mask();
+        }
+    }
+    pipe_barrier::<PIPE_V>();
+    single_block_broadcast(dst, tmp, rp);
+}
+
+/// `BroadCastLastImpl` (the chip's branch): `Copy` in counter mode, `src_m * 8` elements a
+/// repeat, one column block of every row per repeat.
+#[track_caller]
+fn broadcast_last(dst: &F, src: &F, dst_k: usize, src_m: usize, src_k: usize) {
+    let low = (src_m * FLOAT_BLK) as u64;
+    let repeat = dst_k / FLOAT_BLK;
+    let p = CopyRepeatParams::new(repeat as u16, (src_k / FLOAT_BLK) as u16, 1, 0);
+    let (range, tail) = (repeat / 255, repeat % 255);
+    set_mask_count();
+    for i in 0..range {
+        copy_masked::<f32, true>(&dst.view(i * FLOAT_BLK * 255), src, Mask::Bits([low, 0]), 255, &p);
+    }
+    if tail != 0 {
+        copy_masked::<f32, true>(
+            &dst.view(range * FLOAT_BLK * 255),
+            src,
+            Mask::Bits([low, 0]),
+            tail as u8,
+            &p,
+        );
+    }
+    set_mask_norm();
+    reset_mask();
+}
+
+/// The kernel-side `SoftMaxGradTilingFunc(workSize, {m, k}, tiling, 32 / sizeof(T), isFront)`
+/// (ND, not basic block).
+#[track_caller]
+fn grad_device_tiling(work: usize, m: u32, k: u32, per_blk: u32, is_front: bool) -> SoftMaxTiling {
+    let per_row = grad_per_row(per_blk, k, is_front);
+    ensure(work as u32 >= per_row, GRAD, || {
+        format!(
+            "the temporary buffer holds {work} floats, fewer than the {per_row} one row of k = {k} needs in the tiling \
+             the kernel recomputes (softmaxgrad need min tmpbuffer is not enough)"
+        )
+    });
+    let mut reduce_m = work as u32 / per_row;
+    if reduce_m < m && reduce_m > 8 {
+        reduce_m = reduce_m / 8 * 8;
+    }
+    grad_tiling(m, k, per_blk, reduce_m.min(m))
+}
+
+/// The floats of temporary buffer one row takes in `SoftMaxGradTilingFunc`.
+fn grad_per_row(per_blk: u32, k: u32, is_front: bool) -> u32 {
+    if per_blk != 8 {
+        per_blk * 2 + k * 3 + 64
+    } else if is_front {
+        per_blk + k + 64
+    } else {
+        k + per_blk * 2 + 64
+    }
+}
+
+/// The tiling fields for rounds of `base_m` rows.
+fn grad_tiling(m: u32, k: u32, per_blk: u32, base_m: u32) -> SoftMaxTiling {
+    let (range_m, tail) = (m.checked_div(base_m).unwrap_or(0), m.checked_rem(base_m).unwrap_or(0));
+    SoftMaxTiling {
+        src_m: m,
+        src_k: k,
+        src_size: m * k,
+        out_max_m: m,
+        out_max_k: per_blk,
+        out_max_size: m * per_blk,
+        split_m: base_m,
+        split_k: k,
+        split_size: base_m * k,
+        reduce_m: base_m,
+        reduce_k: per_blk,
+        reduce_size: base_m * per_blk,
+        range_m,
+        tail_m: tail,
+        tail_split_size: tail * k,
+        tail_reduce_size: tail * per_blk,
+    }
+}
+
+/// Bytes of temporary buffer with which [`softmax_grad`] computes all rows in one round
+/// (AscendC `GetSoftMaxGradMaxTmpSize(srcShape, dataTypeSize, isFront, isReuseSource)` for
+/// Ascend910B): `m` times `2 * 16 + 3k + 64` floats for `half`, `8 + k + 64` (`isFront`) or
+/// `2 * 8 + k + 64` for `float`.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// assert_eq!(get_soft_max_grad_max_tmp_size(&[4, 32], 2, false, false), 4 * (32 + 96 + 64) * 4);
+/// assert_eq!(get_soft_max_grad_max_tmp_size(&[4, 32], 4, true, false), 4 * (8 + 32 + 64) * 4);
+/// ```
+///
+/// # Panics
+/// Panics if the shape has no elements, its last axis is 0 or not 32-byte aligned, or
+/// `data_type_size` is not 2 or 4.
+#[track_caller]
+pub fn get_soft_max_grad_max_tmp_size(
+    src_shape: &[u32],
+    data_type_size: u32,
+    is_front: bool,
+    is_reuse_source: bool,
+) -> u32 {
+    let _ = is_reuse_source;
+    let (m, k) = host_shape("GetSoftMaxGradMaxTmpSize", src_shape, data_type_size);
+    m * grad_per_row(32 / data_type_size, k, is_front) * 4
+}
+
+/// The fewest bytes of temporary buffer [`softmax_grad`] works with, one row per round (AscendC
+/// `GetSoftMaxGradMinTmpSize(srcShape, dataTypeSize, isFront, isReuseSource)` for
+/// Ascend910B).
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// assert_eq!(get_soft_max_grad_min_tmp_size(&[4, 32], 4, false, false), (16 + 32 + 64) * 4);
+/// ```
+///
+/// # Panics
+/// As [`get_soft_max_grad_max_tmp_size`].
+#[track_caller]
+pub fn get_soft_max_grad_min_tmp_size(
+    src_shape: &[u32],
+    data_type_size: u32,
+    is_front: bool,
+    is_reuse_source: bool,
+) -> u32 {
+    let _ = is_reuse_source;
+    let (_, k) = host_shape("GetSoftMaxGradMinTmpSize", src_shape, data_type_size);
+    grad_per_row(32 / data_type_size, k, is_front) * 4
+}
+
+/// The host tiling of [`softmax_grad`] (AscendC `SoftMaxGradTilingFunc(srcShape,
+/// dataTypeSize, localWorkSpaceSize, softmaxGradTiling, isFront)`): rounds of the rows the
+/// buffer holds (per row as [`get_soft_max_grad_min_tmp_size`]), rounded down to a multiple of
+/// 8 above 8 rows, and for a basic-block shape (`m` a multiple of 8, `k` of 64) the largest
+/// multiple of 8 dividing `m`, halved while `splitM * k >= 16384`.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let t = soft_max_grad_tiling_func(&[20, 32], 4, 18 * (16 + 32 + 64) * 4, false);
+/// assert_eq!((t.split_m, t.range_m, t.tail_m, t.reduce_k), (16, 1, 4, 8));
+/// ```
+///
+/// # Panics
+/// As [`get_soft_max_grad_max_tmp_size`], and if `local_work_space_size` is 0.
+#[track_caller]
+pub fn soft_max_grad_tiling_func(
+    src_shape: &[u32],
+    data_type_size: u32,
+    local_work_space_size: u32,
+    is_front: bool,
+) -> SoftMaxTiling {
+    let api = "SoftMaxGradTilingFunc";
+    let (m, k) = host_shape(api, src_shape, data_type_size);
+    ensure(local_work_space_size > 0, api, || "localWorkSpaceSize is 0; it must be greater than 0".into());
+    let per_blk = 32 / data_type_size;
+    let mut base_m = (local_work_space_size / 4 / grad_per_row(per_blk, k, is_front)).min(m);
+    if base_m < m && base_m > 8 {
+        base_m = base_m / 8 * 8;
+    }
+    if base_m > 8 && m % 8 == 0 && k % 64 == 0 {
+        base_m = base_m / 8 * 8;
+        while m % base_m != 0 {
+            base_m -= 8;
+        }
+        while base_m * k >= 64 * 256 {
+            base_m /= 2;
+        }
+    }
+    grad_tiling(m, k, per_blk, base_m)
+}
+
+/// One round of `SoftmaxGrad` for `half` (`SoftmaxGradNDGenericImpl`).
+#[allow(clippy::too_many_arguments)]
+#[track_caller]
+fn grad_half_round(
+    dst: &LocalTensor<f16>,
+    grad: &LocalTensor<f16>,
+    src: &LocalTensor<f16>,
+    work: &F,
+    t: &SoftMaxTiling,
+    rp: &ReduceLastNd,
+    is_front: bool,
+    o: (usize, usize, usize, usize),
+) {
+    let (o1, o2, split, reduce) = o;
+    let (ss, rs) = (t.split_size as usize, t.reduce_size as usize);
+    let (sb, gb, db) = (work.view(0), work.view(ss), work.view(2 * ss));
+    let (rb, ab) = (work.view(3 * ss), work.view(3 * ss + rs));
+    cast(&sb, &src.view(o1), RoundMode::CastNone, split);
+    cast(&gb, &grad.view(o1), RoundMode::CastNone, split);
+    pipe_barrier::<PIPE_V>();
+    mul(&db, &sb, &gb, split);
+    pipe_barrier::<PIPE_V>();
+    reduce_sum_last_nd(&ab, &db, &rb, rp);
+    pipe_barrier::<PIPE_V>();
+    if is_front {
+        cast(&dst.view(o2), &ab, RoundMode::CastRound, reduce);
+    } else {
+        // The vendor's local `brcParam` of `reduceM` rows, in the tail round too.
+        broadcast_last(&db, &ab, t.src_k as usize, t.reduce_m as usize, t.reduce_k as usize);
+        pipe_barrier::<PIPE_V>();
+        sub(&db, &gb, &db, split);
+        pipe_barrier::<PIPE_V>();
+        mul(&db, &db, &sb, split);
+        pipe_barrier::<PIPE_V>();
+        cast(&dst.view(o1), &db, RoundMode::CastRound, split);
+    }
+}
+
+/// One round of `SoftmaxGrad` for `float`: `SoftmaxGradPostProcess`'s loop body
+/// (`is_front = false`) or `SoftmaxGradFrontNDImpl<float>`'s (with `gradTensor` and
+/// `srcTensor` swapped, as the vendor passes them).
+#[allow(clippy::too_many_arguments)]
+#[track_caller]
+fn grad_float_round(
+    dst: &F,
+    grad: &F,
+    src: &F,
+    work: &F,
+    t: &SoftMaxTiling,
+    rp: &ReduceLastNd,
+    is_front: bool,
+    o: (usize, usize, usize),
+) {
+    let (o1, o2, split) = o;
+    let (ss, rs) = (t.split_size as usize, t.reduce_size as usize);
+    if is_front {
+        let (sb, rb) = (work.view(0), work.view(ss));
+        mul(&sb, &grad.view(o1), &src.view(o1), split);
+        pipe_barrier::<PIPE_V>();
+        reduce_sum_last_nd(&dst.view(o2), &sb, &rb, rp);
+        pipe_barrier::<PIPE_V>();
+    } else {
+        let (sb, rb, ab) = (work.view(0), work.view(ss), work.view(ss + rs));
+        mul(&sb, &src.view(o1), &grad.view(o1), split);
+        pipe_barrier::<PIPE_V>();
+        reduce_sum_last_nd(&ab, &sb, &rb, rp);
+        pipe_barrier::<PIPE_V>();
+        broadcast_last(&sb, &ab, t.src_k as usize, t.reduce_m as usize, FLOAT_BLK);
+        pipe_barrier::<PIPE_V>();
+        sub(&sb, &grad.view(o1), &sb, split);
+        pipe_barrier::<PIPE_V>();
+        mul(&dst.view(o1), &src.view(o1), &sb, split);
+    }
+}
+
+/// `SoftmaxGradImpl` + `SoftmaxGradPostProcess` (ND).
+#[track_caller]
+fn softmax_grad_impl<T: SoftMaxElement>(
+    dst: &LocalTensor<T>,
+    grad: &LocalTensor<T>,
+    src: &LocalTensor<T>,
+    tmp: &LocalTensor<u8>,
+    tiling: &SoftMaxTiling,
+    is_front: bool,
+    shape: &SoftMaxShapeInfo,
+) {
+    check_910b(GRAD);
+    check_ub(
+        GRAD,
+        &[
+            ("dstTensor", dst.get_position()),
+            ("gradTensor", grad.get_position()),
+            ("srcTensor", src.get_position()),
+            ("sharedTmpBuffer", tmp.get_position()),
+        ],
+    );
+    check_shape::<T>(GRAD, shape);
+    let half = T::DTYPE == DType::F16;
+    let per_blk = (32 / T::SIZE) as u32;
+    let work = tmp.get_size() / 4;
+    let t = if shape.src_k != tiling.src_k || shape.src_m != tiling.src_m {
+        grad_device_tiling(work, shape.src_m, shape.src_k, per_blk, is_front)
+    } else {
+        *tiling
+    };
+    ensure(t.split_m > 0 && t.split_k == shape.src_k && t.reduce_k % 8 == 0 && t.reduce_k > 0, GRAD, || {
+        format!(
+            "tiling has splitM = {}, splitK = {} and reduceK = {} for srcK = {}; fill it with SoftMaxGradTilingFunc",
+            t.split_m, t.split_k, t.reduce_k, shape.src_k
+        )
+    });
+    let (ss, rs) = (t.split_size as usize, t.reduce_size as usize);
+    let need = if half {
+        3 * ss + 2 * rs
+    } else if is_front {
+        ss + rs
+    } else {
+        ss + 2 * rs
+    };
+    ensure(work >= need, GRAD, || {
+        format!(
+            "sharedTmpBuffer has {} bytes, less than the {} bytes the tiling's rounds of splitM = {} rows of {} need; \
+             make the tiling with SoftMaxGradTilingFunc for this buffer's size",
+            tmp.get_size(),
+            need * 4,
+            t.split_m,
+            T::DTYPE
+        )
+    });
+    let rows = (t.range_m * t.split_m + t.tail_m) as usize;
+    let n = rows * t.split_k as usize;
+    check_len(GRAD, "srcTensor", src, n, "elements of the tiling's rows");
+    check_len(GRAD, "gradTensor", grad, n, "elements of the tiling's rows");
+    let out = if is_front { rows * t.reduce_k as usize } else { n };
+    check_len(GRAD, "dstTensor", dst, out, "elements the tiling's rows write");
+    let (d, s, g) = (span("dstTensor", dst, out), whole("srcTensor", src), whole("gradTensor", grad));
+    let w = ("sharedTmpBuffer", tmp.get_phy_addr(), tmp.get_phy_addr() + tmp.get_size());
+    check_apart(GRAD, &[(w, d), (w, s), (w, g)]);
+    if is_front || (d.1 != s.1 && d.1 != g.1) {
+        check_apart(GRAD, &[(d, s), (d, g)]);
+    }
+    let work = tmp.reinterpret_cast::<f32>();
+    let mut rp = ReduceLastNd {
+        original_src_m: t.split_m as usize,
+        original_src_k: shape.ori_src_k as usize,
+        src_m: t.split_m as usize,
+        src_k: t.split_k as usize,
+        dst_k: t.reduce_k as usize,
+    };
+    let range = t.range_m as usize;
+    let tail = (t.tail_m as usize, t.tail_split_size as usize, t.tail_reduce_size as usize);
+    if half {
+        let (d, g, s) =
+            (dst.reinterpret_cast::<f16>(), grad.reinterpret_cast::<f16>(), src.reinterpret_cast::<f16>());
+        for i in 0..range {
+            grad_half_round(&d, &g, &s, &work, &t, &rp, is_front, (i * ss, i * rs, ss, rs));
+        }
+        if tail.0 != 0 {
+            (rp.original_src_m, rp.src_m) = (tail.0, tail.0);
+            grad_half_round(&d, &g, &s, &work, &t, &rp, is_front, (range * ss, range * rs, tail.1, tail.2));
+        }
+    } else {
+        let (d, g, s) =
+            (dst.reinterpret_cast::<f32>(), grad.reinterpret_cast::<f32>(), src.reinterpret_cast::<f32>());
+        if is_front {
+            set_mask_norm();
+            reset_mask();
+        }
+        for i in 0..range {
+            grad_float_round(&d, &g, &s, &work, &t, &rp, is_front, (i * ss, i * rs, ss));
+        }
+        if tail.0 != 0 {
+            (rp.original_src_m, rp.src_m) = (tail.0, tail.0);
+            grad_float_round(&d, &g, &s, &work, &t, &rp, is_front, (range * ss, range * rs, tail.1));
+        }
+    }
+}
+
+/// The gradient of softmax (AscendC `SoftmaxGrad<T, isReuseSource, isDataFormatNZ =
+/// false>(dstTensor, gradTensor, srcTensor, sharedTmpBuffer, tiling, isFront,
+/// softmaxShapeInfo)`, ND): with `src` the softmax output `y` and `grad` the incoming gradient
+/// `dy`, `dst = (dy - sum(dy * y)) * y` row by row, or with `is_front` only the row sums
+/// `sum(dy * y)`, `32 / sizeof(T)` copies per row.
+///
+/// As the vendor's `SoftmaxGradPostProcess` on Ascend910B, with the tiling recomputed in the
+/// kernel (`SoftMaxGradTilingFunc` from the buffer's size) when `shape_info`'s `src_m`/`src_k`
+/// differ from `tiling`'s, in rounds of `splitM` rows and a tail: `Mul`, the row sum of the
+/// older `ReduceSumLastNDImpl` (per row the 8 block sums of each 64-column group added group by
+/// group, one `BlockReduceSum` of the 8, plus the 64-lane `WholeReduceSum` of the tail of
+/// `ori_src_k % 64` columns; broadcast by `Brcb` for groups of 8 rows and by the scalar unit
+/// and `Duplicate` for the rest), the broadcast over the row (`Copy` in counter mode), `Sub`
+/// and `Mul`; `half` in `float` in the buffer, narrowed with `CAST_ROUND`. `IS_REUSE_SOURCE` is
+/// reserved. `dst` may be `src` or `grad` (not with `is_front`). Leaves the mask as the
+/// vendor's code does (the last instruction's).
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let mut pipe = TPipe::new();
+/// let (mut a, mut t) = (TBuf::<VecCalc>::new(), TBuf::<VecCalc>::new());
+/// pipe.init_tbuf(&mut a, 3 * 2 * 8 * 4);
+/// let tmp = get_soft_max_grad_max_tmp_size(&[2, 8], 4, false, false);
+/// pipe.init_tbuf(&mut t, tmp as usize);
+/// let (y, dy, dx) = (a.get_with_offset::<f32>(16, 0), a.get_with_offset::<f32>(16, 64), a.get_with_offset::<f32>(16, 128));
+/// y.copy_from_slice(&[0.125f32; 16]);
+/// dy.copy_from_slice(&[[1.0f32; 8], [2.0; 8]].concat());
+/// let tiling = soft_max_grad_tiling_func(&[2, 8], 4, tmp, false);
+/// softmax_grad::<f32, false>(&dx, &dy, &y, &t.get::<u8>(), &tiling, false, &SoftMaxShapeInfo::new(2, 8, 2, 8));
+/// assert_eq!((dx.get_value(0), dx.get_value(15)), (0.0, 0.0)); // dy - sum(dy * y) = 0
+/// ```
+///
+/// # Panics
+/// Panics if the chip is not Ascend910B; a tensor is not in the Unified Buffer;
+/// `shape_info.src_m` or `src_k` is 0, `src_k` is not 32-byte aligned, or `ori_src_k`/`ori_src_m`
+/// is 0 or exceeds `src_k`/`src_m`; the tiling is not one for `src_k`, or its rounds need more
+/// temporary buffer than `shared_tmp_buffer` (or a recomputed tiling fits no row); `src`/`grad`
+/// hold fewer elements than the tiling's rows, or `dst` fewer than they write; the buffer
+/// overlaps an operand or `dst` overlaps `src`/`grad` other than at the same address; or any
+/// instruction's own check fails.
+#[track_caller]
+pub fn softmax_grad<T: SoftMaxElement, const IS_REUSE_SOURCE: bool>(
+    dst_tensor: &LocalTensor<T>,
+    grad_tensor: &LocalTensor<T>,
+    src_tensor: &LocalTensor<T>,
+    shared_tmp_buffer: &LocalTensor<u8>,
+    tiling: &SoftMaxTiling,
+    is_front: bool,
+    shape_info: &SoftMaxShapeInfo,
+) {
+    softmax_grad_impl(dst_tensor, grad_tensor, src_tensor, shared_tmp_buffer, tiling, is_front, shape_info);
+}
+
+/// [`softmax_grad`] with the temporary buffer from the stack buffer (AscendC `SoftmaxGrad<T,
+/// isReuseSource>(dstTensor, gradTensor, srcTensor, tiling, isFront, softmaxShapeInfo)`).
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let mut pipe = TPipe::new();
+/// let mut a = TBuf::<VecCalc>::new();
+/// pipe.init_tbuf(&mut a, 2 * 4 * 16 * 2 + 4 * 16 * 2);
+/// let (y, dy) = (a.get_with_offset::<f16>(64, 0), a.get_with_offset::<f16>(64, 128));
+/// let front = a.get_with_offset::<f16>(64, 256);
+/// y.copy_from_slice(&[f16::from_f32(0.0625); 64]);
+/// dy.copy_from_slice(&[f16::from_f32(2.0); 64]);
+/// let tiling = soft_max_grad_tiling_func(&[4, 16], 2, 4096, true);
+/// softmax_grad_stack::<f16, false>(&front, &dy, &y, &tiling, true, &SoftMaxShapeInfo::new(4, 16, 4, 16));
+/// assert_eq!(front.get_value(63).to_f32(), 2.0); // sum(dy * y) = 16 * 2 / 16
+/// ```
+///
+/// # Panics
+/// As [`softmax_grad`], and if the core has no `TPipe` or its buffers leave no stack buffer.
+#[track_caller]
+pub fn softmax_grad_stack<T: SoftMaxElement, const IS_REUSE_SOURCE: bool>(
+    dst_tensor: &LocalTensor<T>,
+    grad_tensor: &LocalTensor<T>,
+    src_tensor: &LocalTensor<T>,
+    tiling: &SoftMaxTiling,
+    is_front: bool,
+    shape_info: &SoftMaxShapeInfo,
+) {
+    let tmp = stack_tensor(GRAD);
+    softmax_grad_impl(dst_tensor, grad_tensor, src_tensor, &tmp, tiling, is_front, shape_info);
 }
