@@ -11,12 +11,24 @@
 //! tree; `exp` and `Ln` rounded once to `float`; the logarithm times `log10(e)`, as the
 //! vendor's `GenericLogNDImpl`), and with the example's golden (`np.log10` of the softmax, in
 //! `f64` here) within its tolerance (1e-4, by the shared `compare_result`).
+//!
+//! Also the `SoftmaxGrad` example (`…/01_activation/softmaxgrad/softmaxgrad.asc`, its default
+//! build without `USE_FRONT_MODE`): `[960, 960]` floats `x` (the gradient) and `y` (the softmax)
+//! from `uniform(-1, 1)` on 40 cores of 24 rows; per core one loop of 16 rows and a tail of 8
+//! (the `SLICE_TABLE` of the `SoftMax` example, shared with its port); the host's
+//! `GetSoftMaxGradMinTmpSize([16, 960], 4, false)` = 4160 bytes and `SoftMaxGradTilingFunc`
+//! for that shape (one row per round; the tail loop's 8 rows make the kernel recompute it);
+//! `SoftmaxGrad<float, false>(yLocal, xLocal, yLocal, …, isFront = false)` in place. Compared
+//! bit for bit with the reference of the vendor's steps (`ReduceSumLastNDImpl`'s row sum: the
+//! 8-value block sums of the 15 groups of 64 added group by group, then the tree of the 8) and
+//! with the numpy golden within the example's own tolerance (1e-5, absolute or relative). The
+//! `USE_FRONT_MODE` build calls `SoftmaxGradFront`, not modelled here.
 
 use ascend_kernels::data::random_vec;
 use ascend_runtime::prelude::*;
 use ascend_runtime::testing::assert_bits_eq;
 
-use crate::adv_softmax::tree64;
+use crate::adv_softmax::{get_single_core_loop_param, tree64, VecTiling};
 use crate::{compare_result, gm_of};
 
 /// `KernelLogSoftMax<float, false>`.
@@ -162,4 +174,202 @@ fn logsoftmax_example() {
     }
     assert_bits_eq(&y, &want);
     compare_result(&y, &golden);
+}
+
+// ---- the SoftmaxGrad example -------------------------------------------------------------------
+
+/// `SoftmaxgradCustomTiling::ComputeTiling` (without `USE_FRONT_MODE`).
+fn grad_compute_tiling(row_num: u32, col_num: u32, core_num: u32) -> VecTiling {
+    let aligned_row_num = row_num.div_ceil(core_num) * core_num;
+    let core_row_num = aligned_row_num / core_num;
+    let tail_core_row_num = row_num % core_row_num;
+    let used_num_blocks = row_num / core_row_num;
+    let main = get_single_core_loop_param(col_num, core_row_num);
+    let tail = if used_num_blocks == core_num && tail_core_row_num == 0 {
+        get_single_core_loop_param(col_num, core_row_num)
+    } else {
+        get_single_core_loop_param(col_num, tail_core_row_num)
+    };
+    let softmax_compute_shape = [main.single_loop_core_row_num, col_num];
+    let api_need_min_tmp_size = get_soft_max_grad_min_tmp_size(&softmax_compute_shape, 4, false, false);
+    VecTiling {
+        column_length: col_num,
+        row_length: row_num,
+        shared_tmp_buffer_size: api_need_min_tmp_size,
+        used_num_blocks,
+        core_row_num,
+        tail_core_row_num,
+        single_loop_core_row_num: main.single_loop_core_row_num,
+        single_core_loop_count: main.single_core_loop_count,
+        single_core_loop_tail: main.single_core_loop_tail,
+        tail_core_single_loop_core_row_num: tail.single_loop_core_row_num,
+        tail_core_single_core_loop_count: tail.single_core_loop_count,
+        tail_core_single_core_loop_tail: tail.single_core_loop_tail,
+        softmax_tiling_data: soft_max_grad_tiling_func(
+            &softmax_compute_shape,
+            4,
+            api_need_min_tmp_size,
+            false,
+        ),
+    }
+}
+
+/// `MyCustomKernel::KernelSoftmax` of the `SoftmaxGrad` example.
+#[derive(Default)]
+struct KernelSoftmaxGrad {
+    shared_tmp_buffer: TBuf<VecCalc>,
+    queue_x: TQue<VecIn, 1>,
+    queue_y: TQue<VecOut, 1>,
+    x_gm: GlobalTensor<f32>,
+    y_gm: GlobalTensor<f32>,
+    z_gm: GlobalTensor<f32>,
+    block_length: usize,
+    used_num_blocks: u32,
+    column_length: u32,
+    core_row_num: u32,
+    tile_length: usize,
+    shared_tmp_buffer_size: usize,
+    single_loop_core_row_num: u32,
+    single_core_loop_count: u32,
+    left_row: u32,
+    softmax_tiling: SoftMaxTiling,
+}
+
+impl KernelSoftmaxGrad {
+    fn init(&mut self, x: GmAddr, y: GmAddr, z: GmAddr, t: &VecTiling, pipe: &mut TPipe) {
+        assert!(get_block_num() != 0, "block dim can not be zero!");
+        self.shared_tmp_buffer_size = t.shared_tmp_buffer_size as usize;
+        self.column_length = t.column_length;
+        self.used_num_blocks = t.used_num_blocks;
+        self.core_row_num = t.core_row_num;
+        self.softmax_tiling = t.softmax_tiling_data;
+        self.single_loop_core_row_num = t.single_loop_core_row_num;
+        self.single_core_loop_count = t.single_core_loop_count;
+        self.left_row = t.single_core_loop_tail;
+        if get_block_idx() == self.used_num_blocks {
+            self.single_loop_core_row_num = t.tail_core_single_loop_core_row_num;
+            self.single_core_loop_count = t.tail_core_single_core_loop_count;
+            self.left_row = t.tail_core_single_core_loop_tail;
+        }
+        self.block_length = (self.core_row_num * self.column_length) as usize;
+        let offset1 = self.block_length * get_block_idx() as usize;
+        self.x_gm.set_global_buffer(x.add::<f32>(offset1), self.block_length);
+        self.y_gm.set_global_buffer(y.add::<f32>(offset1), self.block_length);
+        self.z_gm.set_global_buffer(z.add::<f32>(offset1), self.block_length);
+        self.tile_length = (self.single_loop_core_row_num * self.column_length) as usize;
+        pipe.init_buffer(&mut self.queue_x, 1, self.tile_length * 4);
+        pipe.init_buffer(&mut self.queue_y, 1, self.tile_length * 4);
+        pipe.init_tbuf(&mut self.shared_tmp_buffer, self.shared_tmp_buffer_size);
+    }
+
+    fn process(&mut self, pipe: &TPipe) {
+        if get_block_idx() > self.used_num_blocks {
+            return;
+        }
+        for i in 0..self.single_core_loop_count as usize {
+            self.copy_in(i, self.single_loop_core_row_num);
+            self.compute(self.single_loop_core_row_num);
+            self.copy_out(i, self.single_loop_core_row_num);
+        }
+        // GetTPipePtr()->FetchEventID(HardEvent::MTE3_MTE2): the pipe is this kernel's `pipe`.
+        let event_id_mte3_to_mte2 = pipe.fetch_event_id::<HardEvent::MTE3_MTE2>();
+        set_flag::<HardEvent::MTE3_MTE2>(event_id_mte3_to_mte2);
+        wait_flag::<HardEvent::MTE3_MTE2>(event_id_mte3_to_mte2);
+        if self.left_row > 0 {
+            let progress = self.single_core_loop_count as usize;
+            self.copy_in(progress, self.left_row);
+            self.compute(self.left_row);
+            self.copy_out(progress, self.left_row);
+        }
+    }
+
+    fn copy_in(&mut self, progress: usize, row_num: u32) {
+        let (x_local, y_local) = (self.queue_x.alloc_tensor::<f32>(), self.queue_y.alloc_tensor::<f32>());
+        let n = (row_num * self.column_length) as usize;
+        data_copy(&x_local, &self.x_gm.view(progress * self.tile_length), n);
+        data_copy(&y_local, &self.y_gm.view(progress * self.tile_length), n);
+        self.queue_x.enque(x_local);
+        self.queue_y.enque(y_local);
+    }
+
+    fn compute(&mut self, row_num: u32) {
+        let x_local = self.queue_x.deque::<f32>();
+        let y_local = self.queue_y.deque::<f32>();
+        let tmp_buffer = self.shared_tmp_buffer.get::<u8>();
+        let src_shape = SoftMaxShapeInfo::new(row_num, self.column_length, row_num, self.column_length);
+        softmax_grad::<f32, false>(
+            &y_local,
+            &x_local,
+            &y_local,
+            &tmp_buffer,
+            &self.softmax_tiling,
+            false,
+            &src_shape,
+        );
+        self.queue_y.enque(y_local);
+        self.queue_x.free_tensor(x_local);
+    }
+
+    fn copy_out(&mut self, progress: usize, row_num: u32) {
+        let z_local = self.queue_y.deque::<f32>();
+        data_copy(
+            &self.z_gm.view(progress * self.tile_length),
+            &z_local,
+            (row_num * self.column_length) as usize,
+        );
+        self.queue_y.free_tensor(z_local);
+    }
+}
+
+/// `softmaxgrad_custom(x, y, z, workspace, tiling)`: `CopyTiling`, then the kernel.
+fn softmaxgrad_custom(x: GmAddr, y: GmAddr, z: GmAddr, _workspace: GmAddr, tiling: GmAddr) {
+    let mut pipe = TPipe::new();
+    let tiling_data: VecTiling = get_tiling_data(tiling);
+    let mut op = KernelSoftmaxGrad::default();
+    op.init(x, y, z, &tiling_data, &mut pipe);
+    op.process(&pipe);
+}
+
+#[test]
+fn softmaxgrad_example() {
+    const ROW_NUM: usize = 960;
+    const COLUMN_NUM: usize = 960;
+    const USED_CORE_NUM: u32 = 40;
+    let tiling = grad_compute_tiling(ROW_NUM as u32, COLUMN_NUM as u32, USED_CORE_NUM);
+    assert_eq!(tiling.shared_tmp_buffer_size, (16 + 960 + 64) * 4);
+    let loops =
+        (tiling.single_loop_core_row_num, tiling.single_core_loop_count, tiling.single_core_loop_tail);
+    assert_eq!((tiling.core_row_num, loops, tiling.softmax_tiling_data.split_m), (24, (16, 1, 8), 1));
+    let x: Vec<f32> = random_vec(ROW_NUM * COLUMN_NUM, 2211, -1.0, 1.0);
+    let y: Vec<f32> = random_vec(ROW_NUM * COLUMN_NUM, 2212, -1.0, 1.0);
+    let (xg, yg, zg) =
+        (GmBuffer::from_slice(&x), GmBuffer::from_slice(&y), GmBuffer::<f32>::zeroed(ROW_NUM * COLUMN_NUM));
+    let workspace = GmBuffer::<u32>::zeroed(1024);
+    let tiling_gm = GmBuffer::from_slice(bytemuck::cast_slice::<VecTiling, u32>(&[tiling]));
+    let (xa, ya, za, wa, ta) = (xg.addr(), yg.addr(), zg.addr(), workspace.addr(), tiling_gm.addr());
+    Launch::new(Soc::Ascend910B)
+        .block_dim(USED_CORE_NUM)
+        .run(|| softmaxgrad_custom(xa, ya, za, wa, ta))
+        .unwrap();
+    let z = zg.to_vec();
+    let (mut want, mut golden) = (vec![], vec![]);
+    for (g, s) in x.chunks(COLUMN_NUM).zip(y.chunks(COLUMN_NUM)) {
+        let p: Vec<f32> = s.iter().zip(g).map(|(a, b)| a * b).collect();
+        let mut acc = [0f32; 8];
+        for grp in p.chunks(64) {
+            for (j, a) in acc.iter_mut().enumerate() {
+                let b = &grp[8 * j..8 * j + 8];
+                *a += ((b[0] + b[1]) + (b[2] + b[3])) + ((b[4] + b[5]) + (b[6] + b[7]));
+            }
+        }
+        let sum = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+        want.extend(s.iter().zip(g).map(|(&a, &b)| (b - sum) * a));
+        let exact: f64 = s.iter().zip(g).map(|(&a, &b)| f64::from(a) * f64::from(b)).sum();
+        golden.extend(s.iter().zip(g).map(|(&a, &b)| (f64::from(b) - exact) * f64::from(a)));
+    }
+    assert_bits_eq(&z, &want);
+    for (i, (&a, &b)) in z.iter().zip(&golden).enumerate() {
+        let ae = (f64::from(a) - b).abs();
+        assert!(ae <= 1e-5 || ae / b.abs() <= 1e-5, "element {i}: output {a}, golden {b}");
+    }
 }
