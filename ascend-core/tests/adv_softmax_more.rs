@@ -625,7 +625,24 @@ fn grad_check<T: Fp>(
     at: GradDst,
     seed: u64,
 ) {
-    let ctx = format!("SoftmaxGrad {} m={m} k={k} ori_k={ori_k} rows={tmp_rows} front={front} other={other} stack={stack} {at:?}", T::DTYPE);
+    grad_check_api::<T>(m, k, ori_k, tmp_rows, front, other, stack, at, None, seed);
+}
+
+/// `api_front`: `Some(isBasicBlock)` calls `SoftmaxGradFront` (with `front`).
+#[allow(clippy::too_many_arguments)]
+fn grad_check_api<T: Fp>(
+    m: u32,
+    k: u32,
+    ori_k: u32,
+    tmp_rows: u32,
+    front: bool,
+    other: bool,
+    stack: bool,
+    at: GradDst,
+    api_front: Option<bool>,
+    seed: u64,
+) {
+    let ctx = format!("SoftmaxGrad {} {api_front:?} m={m} k={k} ori_k={ori_k} rows={tmp_rows} front={front} other={other} stack={stack} {at:?}", T::DTYPE);
     let size = T::SIZE as u32;
     let per = 32 / T::SIZE;
     let tmp_bytes = if tmp_rows == 0 {
@@ -649,7 +666,19 @@ fn grad_check<T: Fp>(
         let s: Vec<f32> = y[r * k_..(r + 1) * k_].iter().map(|v| v.to32()).collect();
         let g: Vec<f32> = dy[r * k_..(r + 1) * k_].iter().map(|v| v.to32()).collect();
         let p: Vec<f32> = s.iter().zip(&g).map(|(a, b)| a * b).collect();
-        let sum = grad_row_sum(&p, ori_k as usize);
+        // The basic block's whole rounds: the 64-lane accumulator of the groups, its tree.
+        let bb_rows = (tiling.range_m * tiling.split_m) as usize;
+        let sum = if api_front == Some(true) && r < bb_rows {
+            let mut acc = p[..64].to_vec();
+            for c in 1..k_ / 64 {
+                for (i, a) in acc.iter_mut().enumerate() {
+                    *a += p[64 * c + i];
+                }
+            }
+            tree(acc, false)
+        } else {
+            grad_row_sum(&p, ori_k as usize)
+        };
         if front {
             want.extend(vec![T::narrow(sum); per]);
         } else {
@@ -669,11 +698,14 @@ fn grad_check<T: Fp>(
             GradDst::Grad => dys.clone(),
         };
         let info = SoftMaxShapeInfo::new(m, k, m, ori_k);
-        if stack {
-            softmax_grad_stack::<T, false>(&dst, &dys, &ys, &tiling, front, &info);
-        } else {
-            let tmp = u.t::<u8>(3 * bytes, tmp_len);
-            softmax_grad::<T, false>(&dst, &dys, &ys, &tmp, &tiling, front, &info);
+        let tmp = u.t::<u8>(3 * bytes, tmp_len);
+        match (api_front, stack) {
+            (None, true) => softmax_grad_stack::<T, false>(&dst, &dys, &ys, &tiling, front, &info),
+            (None, false) => softmax_grad::<T, false>(&dst, &dys, &ys, &tmp, &tiling, front, &info),
+            (Some(false), true) => softmax_grad_front_stack::<T, false>(&dst, &dys, &ys, &tiling, &info),
+            (Some(false), false) => softmax_grad_front::<T, false>(&dst, &dys, &ys, &tmp, &tiling, &info),
+            (Some(true), true) => softmax_grad_front_stack::<T, true>(&dst, &dys, &ys, &tiling, &info),
+            (Some(true), false) => softmax_grad_front::<T, true>(&dst, &dys, &ys, &tmp, &tiling, &info),
         }
         assert_bits_ctx(&dst.to_vec()[..want.len()], &want, &ctx);
     });
@@ -698,6 +730,56 @@ fn grad_sweep<T: Fp>(seed: u64) {
     // Rounds of 16 rows (Brcb for 2 groups of 8) and a tail of 5 (the scalar broadcast).
     grad_check::<T>(21, 64, 64, 18, false, false, false, GradDst::Own, seed + 100);
     grad_check::<T>(21, 64, 60, 18, true, false, false, GradDst::Own, seed + 101);
+}
+
+fn front_sweep<T: Fp>(seed: u64) {
+    let a = 32 / T::SIZE as u32;
+    for (i, &(m, ok)) in [(3u32, 8u32), (9, 100), (4, 128), (2, 700)].iter().enumerate() {
+        let k = ok.div_ceil(a).max(1) * a;
+        let s = seed + 10 * i as u64;
+        grad_check_api::<T>(m, k, ok, 0, true, false, false, GradDst::Own, Some(false), s);
+        grad_check_api::<T>(m, k, ok, 1, true, true, true, GradDst::Own, Some(false), s + 1);
+    }
+    // The basic block: whole rounds of 8, 16 or all rows; k of 1, 2 and 8 groups of 64.
+    for (i, &(m, k, rows, stack)) in
+        [(8u32, 64u32, 0u32, false), (16, 128, 8, false), (16, 512, 8, true), (24, 256, 0, false)]
+            .iter()
+            .enumerate()
+    {
+        grad_check_api::<T>(
+            m,
+            k,
+            k,
+            rows,
+            true,
+            false,
+            stack,
+            GradDst::Own,
+            Some(true),
+            seed + 100 + i as u64,
+        );
+    }
+}
+
+#[test]
+fn softmax_grad_front_both() {
+    front_sweep::<f32>(600);
+    front_sweep::<f16>(700);
+}
+
+#[test]
+fn softmax_grad_front_errors() {
+    let run = |m: u32, k: u32| {
+        on(Soc::Ascend910B, || {
+            let u = ub(65536);
+            let (x, g, d) = (u.t::<f32>(0, 2048), u.t::<f32>(8192, 2048), u.t::<f32>(16384, 256));
+            let t = soft_max_grad_tiling_func(&[m, k], 4, 16384, true);
+            let info = SoftMaxShapeInfo::new(m, k, m, k);
+            softmax_grad_front::<f32, true>(&d, &g, &x, &u.t::<u8>(32768, 16384), &t, &info);
+        })
+    };
+    expect_panic(|| run(8, 96), &["SoftmaxGradFront", "isBasicBlock = true", "srcK = 96"]);
+    expect_panic(|| run(4, 128), &["SoftmaxGradFront", "srcM a multiple of 8", "srcM = 4"]);
 }
 
 #[test]

@@ -7,7 +7,14 @@
 //! - `LogSoftMax` ([`log_soft_max`]) with its host helpers `GetLogSoftMaxMaxTmpSize`,
 //!   `GetLogSoftMaxMinTmpSize` and `LogSoftMaxTilingFunc` (the same numbers as `SoftMax`'s);
 //! - `SimpleSoftMax` ([`simple_soft_max`], [`simple_soft_max_stack`]): the softmax from given
-//!   row maxima and sums, with `SoftMax`'s tiling.
+//!   row maxima and sums, with `SoftMax`'s tiling;
+//! - `SoftmaxGrad` ([`softmax_grad`], [`softmax_grad_stack`]) and `SoftmaxGradFront`
+//!   ([`softmax_grad_front`], [`softmax_grad_front_stack`], with its basic block) with
+//!   `GetSoftMaxGradMaxTmpSize`, `GetSoftMaxGradMinTmpSize` and `SoftMaxGradTilingFunc`. Their
+//!   row sums are the older `ReduceSumLastNDImpl`'s (not `SoftMax`'s `NewReduceSumLastNDImpl`).
+//!
+//! Not modelled: `SoftmaxFlashV2` (and the other flash variants), the NZ format and
+//! non-default `SoftmaxConfig`s.
 //!
 //! **`LogSoftMax` is `log10`.** The vendor's `GenericLogNDImpl` takes `Ln` and multiplies by
 //! `SCALAR_NATURE_LOG_10 = 0.4342944819` (`log10(e)`), and its example's golden is `np.log10`
@@ -21,7 +28,7 @@
 //! sizeof(T), sizeof(T))`): the `tiling` argument is not read (it is kept in the signature, as
 //! the vendor's). `sumTensor`/`maxTensor` get one 32-byte block of `T` per row.
 //!
-//! Chips: Ascend910B only. `LogSoftMax` and `SimpleSoftMax` also build for Ascend310P
+//! Chips: Ascend910B only. These functions also build for Ascend310P
 //! (`membase/v200`, whose reductions differ), not modelled here (as `SoftMax`); the calls fail
 //! with a message naming the chip.
 
@@ -907,9 +914,17 @@ fn broadcast_last(dst: &F, src: &F, dst_k: usize, src_m: usize, src_k: usize) {
 /// The kernel-side `SoftMaxGradTilingFunc(workSize, {m, k}, tiling, 32 / sizeof(T), isFront)`
 /// (ND, not basic block).
 #[track_caller]
-fn grad_device_tiling(work: usize, m: u32, k: u32, per_blk: u32, is_front: bool) -> SoftMaxTiling {
+fn grad_device_tiling(
+    api: &'static str,
+    work: usize,
+    m: u32,
+    k: u32,
+    per_blk: u32,
+    is_front: bool,
+    bb: bool,
+) -> SoftMaxTiling {
     let per_row = grad_per_row(per_blk, k, is_front);
-    ensure(work as u32 >= per_row, GRAD, || {
+    ensure(work as u32 >= per_row, api, || {
         format!(
             "the temporary buffer holds {work} floats, fewer than the {per_row} one row of k = {k} needs in the tiling \
              the kernel recomputes (softmaxgrad need min tmpbuffer is not enough)"
@@ -919,7 +934,17 @@ fn grad_device_tiling(work: usize, m: u32, k: u32, per_blk: u32, is_front: bool)
     if reduce_m < m && reduce_m > 8 {
         reduce_m = reduce_m / 8 * 8;
     }
-    grad_tiling(m, k, per_blk, reduce_m.min(m))
+    reduce_m = reduce_m.min(m);
+    if bb && is_front && reduce_m > 8 && m % 8 == 0 {
+        reduce_m = reduce_m / 8 * 8;
+        while m % reduce_m != 0 {
+            reduce_m -= 8;
+        }
+        while reduce_m * k >= 64 * 256 {
+            reduce_m /= 2;
+        }
+    }
+    grad_tiling(m, k, per_blk, reduce_m)
 }
 
 /// The floats of temporary buffer one row takes in `SoftMaxGradTilingFunc`.
@@ -1121,7 +1146,9 @@ fn grad_float_round(
     }
 }
 
-/// `SoftmaxGradImpl` + `SoftmaxGradPostProcess` (ND).
+/// `SoftmaxGradImpl` + `SoftmaxGradPostProcess` (ND), or with `front_bb = Some(isBasicBlock)`
+/// `SoftmaxGradFrontImpl` + `SoftmaxGradFrontNDImpl`.
+#[allow(clippy::too_many_arguments)]
 #[track_caller]
 fn softmax_grad_impl<T: SoftMaxElement>(
     dst: &LocalTensor<T>,
@@ -1131,10 +1158,14 @@ fn softmax_grad_impl<T: SoftMaxElement>(
     tiling: &SoftMaxTiling,
     is_front: bool,
     shape: &SoftMaxShapeInfo,
+    front_bb: Option<bool>,
 ) {
-    check_910b(GRAD);
+    let api = if front_bb.is_some() { FRONT } else { GRAD };
+    let is_front = is_front || front_bb.is_some();
+    let bb = front_bb == Some(true);
+    check_910b(api);
     check_ub(
-        GRAD,
+        api,
         &[
             ("dstTensor", dst.get_position()),
             ("gradTensor", grad.get_position()),
@@ -1142,22 +1173,39 @@ fn softmax_grad_impl<T: SoftMaxElement>(
             ("sharedTmpBuffer", tmp.get_position()),
         ],
     );
-    check_shape::<T>(GRAD, shape);
+    check_shape::<T>(api, shape);
     let half = T::DTYPE == DType::F16;
     let per_blk = (32 / T::SIZE) as u32;
     let work = tmp.get_size() / 4;
     let t = if shape.src_k != tiling.src_k || shape.src_m != tiling.src_m {
-        grad_device_tiling(work, shape.src_m, shape.src_k, per_blk, is_front)
+        grad_device_tiling(api, work, shape.src_m, shape.src_k, per_blk, is_front, bb)
     } else {
         *tiling
     };
-    ensure(t.split_m > 0 && t.split_k == shape.src_k && t.reduce_k % 8 == 0 && t.reduce_k > 0, GRAD, || {
+    ensure(t.split_m > 0 && t.split_k == shape.src_k && t.reduce_k % 8 == 0 && t.reduce_k > 0, api, || {
         format!(
             "tiling has splitM = {}, splitK = {} and reduceK = {} for srcK = {}; fill it with SoftMaxGradTilingFunc",
             t.split_m, t.split_k, t.reduce_k, shape.src_k
         )
     });
     let (ss, rs) = (t.split_size as usize, t.reduce_size as usize);
+    if bb {
+        let k = shape.src_k as usize;
+        ensure(k % 64 == 0 && k < 2048, api, || {
+            format!("isBasicBlock = true needs srcK a multiple of 64 below 2048; srcK = {k}")
+        });
+        ensure(shape.src_m % 8 == 0, api, || {
+            format!("isBasicBlock = true needs srcM a multiple of 8; srcM = {}", shape.src_m)
+        });
+        ensure(ss / 64 <= 255, api, || {
+            format!(
+                "isBasicBlock = true: splitM = {} rows of srcK = {k} make {} repeats, more than 255; make the tiling \
+                 with SoftMaxGradTilingFunc",
+                t.split_m,
+                ss / 64
+            )
+        });
+    }
     let need = if half {
         3 * ss + 2 * rs
     } else if is_front {
@@ -1165,7 +1213,7 @@ fn softmax_grad_impl<T: SoftMaxElement>(
     } else {
         ss + 2 * rs
     };
-    ensure(work >= need, GRAD, || {
+    ensure(work >= need, api, || {
         format!(
             "sharedTmpBuffer has {} bytes, less than the {} bytes the tiling's rounds of splitM = {} rows of {} need; \
              make the tiling with SoftMaxGradTilingFunc for this buffer's size",
@@ -1177,15 +1225,15 @@ fn softmax_grad_impl<T: SoftMaxElement>(
     });
     let rows = (t.range_m * t.split_m + t.tail_m) as usize;
     let n = rows * t.split_k as usize;
-    check_len(GRAD, "srcTensor", src, n, "elements of the tiling's rows");
-    check_len(GRAD, "gradTensor", grad, n, "elements of the tiling's rows");
+    check_len(api, "srcTensor", src, n, "elements of the tiling's rows");
+    check_len(api, "gradTensor", grad, n, "elements of the tiling's rows");
     let out = if is_front { rows * t.reduce_k as usize } else { n };
-    check_len(GRAD, "dstTensor", dst, out, "elements the tiling's rows write");
+    check_len(api, "dstTensor", dst, out, "elements the tiling's rows write");
     let (d, s, g) = (span("dstTensor", dst, out), whole("srcTensor", src), whole("gradTensor", grad));
     let w = ("sharedTmpBuffer", tmp.get_phy_addr(), tmp.get_phy_addr() + tmp.get_size());
-    check_apart(GRAD, &[(w, d), (w, s), (w, g)]);
+    check_apart(api, &[(w, d), (w, s), (w, g)]);
     if is_front || (d.1 != s.1 && d.1 != g.1) {
-        check_apart(GRAD, &[(d, s), (d, g)]);
+        check_apart(api, &[(d, s), (d, g)]);
     }
     let work = tmp.reinterpret_cast::<f32>();
     let mut rp = ReduceLastNd {
@@ -1197,11 +1245,19 @@ fn softmax_grad_impl<T: SoftMaxElement>(
     };
     let range = t.range_m as usize;
     let tail = (t.tail_m as usize, t.tail_split_size as usize, t.tail_reduce_size as usize);
+    if front_bb.is_some() {
+        set_mask_norm();
+        reset_mask();
+    }
     if half {
         let (d, g, s) =
             (dst.reinterpret_cast::<f16>(), grad.reinterpret_cast::<f16>(), src.reinterpret_cast::<f16>());
         for i in 0..range {
-            grad_half_round(&d, &g, &s, &work, &t, &rp, is_front, (i * ss, i * rs, ss, rs));
+            if bb {
+                front_bb_round(&d, &s, &g, &work, &t, i);
+            } else {
+                grad_half_round(&d, &g, &s, &work, &t, &rp, is_front, (i * ss, i * rs, ss, rs));
+            }
         }
         if tail.0 != 0 {
             (rp.original_src_m, rp.src_m) = (tail.0, tail.0);
@@ -1210,12 +1266,19 @@ fn softmax_grad_impl<T: SoftMaxElement>(
     } else {
         let (d, g, s) =
             (dst.reinterpret_cast::<f32>(), grad.reinterpret_cast::<f32>(), src.reinterpret_cast::<f32>());
-        if is_front {
+        if is_front && front_bb.is_none() {
             set_mask_norm();
             reset_mask();
         }
+        // SoftmaxGrad's front path passes (gradTensor, srcTensor) to SoftmaxGradFrontNDImpl's
+        // (srcTensor, gradTensor): its Mul is grad * src, SoftmaxGradFront's src * grad.
+        let (g, s) = if front_bb.is_some() { (s, g) } else { (g, s) };
         for i in 0..range {
-            grad_float_round(&d, &g, &s, &work, &t, &rp, is_front, (i * ss, i * rs, ss));
+            if bb {
+                front_bb_round(&d, &g, &s, &work, &t, i);
+            } else {
+                grad_float_round(&d, &g, &s, &work, &t, &rp, is_front, (i * ss, i * rs, ss));
+            }
         }
         if tail.0 != 0 {
             (rp.original_src_m, rp.src_m) = (tail.0, tail.0);
@@ -1274,7 +1337,16 @@ pub fn softmax_grad<T: SoftMaxElement, const IS_REUSE_SOURCE: bool>(
     is_front: bool,
     shape_info: &SoftMaxShapeInfo,
 ) {
-    softmax_grad_impl(dst_tensor, grad_tensor, src_tensor, shared_tmp_buffer, tiling, is_front, shape_info);
+    softmax_grad_impl(
+        dst_tensor,
+        grad_tensor,
+        src_tensor,
+        shared_tmp_buffer,
+        tiling,
+        is_front,
+        shape_info,
+        None,
+    );
 }
 
 /// [`softmax_grad`] with the temporary buffer from the stack buffer (AscendC `SoftmaxGrad<T,
@@ -1306,5 +1378,189 @@ pub fn softmax_grad_stack<T: SoftMaxElement, const IS_REUSE_SOURCE: bool>(
     shape_info: &SoftMaxShapeInfo,
 ) {
     let tmp = stack_tensor(GRAD);
-    softmax_grad_impl(dst_tensor, grad_tensor, src_tensor, &tmp, tiling, is_front, shape_info);
+    softmax_grad_impl(dst_tensor, grad_tensor, src_tensor, &tmp, tiling, is_front, shape_info, None);
+}
+
+const FRONT: &str = "SoftmaxGradFront";
+
+/// One round of `SoftmaxGradFrontNDImpl`'s basic block (`half` or `float`, whole rounds): `Mul`
+/// (after widening `half`), the 64-value groups added one by one into the first, two
+/// `BlockReduceSum`s, `Brcb` to one 32-byte block of `T` per row (`half`: 16 floats, narrowed).
+#[track_caller]
+fn front_bb_round<T: Element>(
+    dst: &LocalTensor<T>,
+    src: &LocalTensor<T>,
+    grad: &LocalTensor<T>,
+    work: &F,
+    t: &SoftMaxTiling,
+    i: usize,
+) {
+    use crate::vector::binary::mul_masked;
+    use crate::vector::cast::cast_masked;
+    use crate::vector::reduction::block_reduce_sum;
+    let (ss, rs, m) = (t.split_size as usize, t.reduce_size as usize, t.split_m as u8);
+    let groups = t.split_k as usize / 64;
+    let off = (groups * FLOAT_BLK) as u8;
+    let ceil_m = (t.split_m as usize).div_ceil(FLOAT_BLK) as u8;
+    let repeat = (ss / 64) as u8;
+    let (o1, o2) = (i * ss, i * rs);
+    let same = bin(1, 1, 1, 8, 8, 8);
+    let half = T::DTYPE == DType::F16;
+    let (prod, rb) =
+        if half { (work.view(2 * ss), work.view(3 * ss)) } else { (work.view(0), work.view(ss)) };
+    if half {
+        let (sb, gb) = (work.view(0), work.view(ss));
+        let widen = UnaryRepeatParams::new(1, 1, 8, 4);
+        let (s, g) = (src.reinterpret_cast::<f16>(), grad.reinterpret_cast::<f16>());
+        cast_masked::<f32, f16, false>(
+            &sb,
+            &s.view(o1),
+            RoundMode::CastNone,
+            MASK_PLACEHOLDER,
+            repeat,
+            &widen,
+        );
+        cast_masked::<f32, f16, false>(
+            &gb,
+            &g.view(o1),
+            RoundMode::CastNone,
+            MASK_PLACEHOLDER,
+            repeat,
+            &widen,
+        );
+        pipe_barrier::<PIPE_V>();
+        mul_masked::<f32, false>(&prod, &sb, &gb, MASK_PLACEHOLDER, repeat, &same);
+    } else {
+        pipe_barrier::<PIPE_V>();
+        let (s, g) = (src.reinterpret_cast::<f32>(), grad.reinterpret_cast::<f32>());
+        mul_masked::<f32, false>(&prod, &s.view(o1), &g.view(o1), MASK_PLACEHOLDER, repeat, &same);
+    }
+    for j in 1..groups {
+        pipe_barrier::<PIPE_V>();
+        add_masked::<f32, false>(
+            &prod,
+            &prod,
+            &prod.view(64 * j),
+            MASK_PLACEHOLDER,
+            m,
+            &bin(1, 1, 1, off, off, off),
+        );
+    }
+    pipe_barrier::<PIPE_V>();
+    block_reduce_sum::<f32, false>(&prod, &prod, m, MASK_PLACEHOLDER, 1, 1, u16::from(off));
+    pipe_barrier::<PIPE_V>();
+    block_reduce_sum::<f32, false>(&rb, &prod, ceil_m, MASK_PLACEHOLDER, 1, 1, 8);
+    pipe_barrier::<PIPE_V>();
+    if half {
+        brcb(&prod, &rb, ceil_m, &BrcbRepeatParams::new(2, 16));
+        brcb(&prod.view(8), &rb, ceil_m, &BrcbRepeatParams::new(2, 16));
+        pipe_barrier::<PIPE_V>();
+        let d = dst.reinterpret_cast::<f16>().view(o2);
+        let narrow = UnaryRepeatParams::new(1, 1, 4, 8);
+        let reduce_ceil = rs.div_ceil(64) as u8;
+        cast_masked::<f16, f32, false>(
+            &d,
+            &prod,
+            RoundMode::CastRound,
+            MASK_PLACEHOLDER,
+            reduce_ceil,
+            &narrow,
+        );
+    } else {
+        brcb(&dst.reinterpret_cast::<f32>().view(o2), &rb, ceil_m, &BrcbRepeatParams::new(1, 8));
+    }
+}
+
+/// The row sums of the softmax gradient (AscendC `SoftmaxGradFront<T, isBasicBlock,
+/// isDataFormatNZ = false>(dstTensor, gradTensor, srcTensor, sharedTmpBuffer, tiling,
+/// softmaxShapeInfo)`, ND): `sum(grad * src)` per row, `32 / sizeof(T)` copies per row in
+/// `dst` — [`softmax_grad`]'s `is_front` result.
+///
+/// As the vendor's `SoftmaxGradFrontNDImpl` on Ascend910B: normal mode with the full mask, then
+/// rounds as [`softmax_grad`]'s front path (the tiling recomputed with `isFront` and
+/// `isBasicBlock` for another shape); with `IS_BASIC_BLOCK` the whole rounds take the basic
+/// block (normal-mode repeats: per row the 64-value groups added into the first one by one,
+/// then two `BlockReduceSum`s — per row the tree of the 8 block sums of that 64-lane
+/// accumulator — and `Brcb`), the tail round the general path.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let mut pipe = TPipe::new();
+/// let (mut a, mut t) = (TBuf::<VecCalc>::new(), TBuf::<VecCalc>::new());
+/// pipe.init_tbuf(&mut a, 2 * 8 * 64 * 4 + 8 * 8 * 4);
+/// let tmp = get_soft_max_grad_max_tmp_size(&[8, 64], 4, true, false);
+/// pipe.init_tbuf(&mut t, tmp as usize);
+/// let (y, dy) = (a.get_with_offset::<f32>(512, 0), a.get_with_offset::<f32>(512, 2048));
+/// let out = a.get_with_offset::<f32>(64, 4096);
+/// y.copy_from_slice(&[0.5f32; 512]);
+/// dy.copy_from_slice(&[3.0f32; 512]);
+/// let tiling = soft_max_grad_tiling_func(&[8, 64], 4, tmp, true);
+/// let info = SoftMaxShapeInfo::new(8, 64, 8, 64);
+/// softmax_grad_front::<f32, true>(&out, &dy, &y, &t.get::<u8>(), &tiling, &info);
+/// assert_eq!(out.get_value(63), 96.0);
+/// ```
+///
+/// # Panics
+/// As [`softmax_grad`] with `is_front`, and with `IS_BASIC_BLOCK` if `src_k` is not a multiple
+/// of 64 below 2048, `src_m` not a multiple of 8, or a round has more than 255 repeats.
+#[track_caller]
+pub fn softmax_grad_front<T: SoftMaxElement, const IS_BASIC_BLOCK: bool>(
+    dst_tensor: &LocalTensor<T>,
+    grad_tensor: &LocalTensor<T>,
+    src_tensor: &LocalTensor<T>,
+    shared_tmp_buffer: &LocalTensor<u8>,
+    tiling: &SoftMaxTiling,
+    shape_info: &SoftMaxShapeInfo,
+) {
+    softmax_grad_impl(
+        dst_tensor,
+        grad_tensor,
+        src_tensor,
+        shared_tmp_buffer,
+        tiling,
+        true,
+        shape_info,
+        Some(IS_BASIC_BLOCK),
+    );
+}
+
+/// [`softmax_grad_front`] with the temporary buffer from the stack buffer (AscendC
+/// `SoftmaxGradFront<T, isBasicBlock>(dstTensor, gradTensor, srcTensor, tiling,
+/// softmaxShapeInfo)`).
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let mut pipe = TPipe::new();
+/// let mut a = TBuf::<VecCalc>::new();
+/// pipe.init_tbuf(&mut a, 3 * 2 * 32 * 4);
+/// let (y, dy, out) = (a.get_with_offset::<f32>(64, 0), a.get_with_offset::<f32>(64, 256), a.get_with_offset::<f32>(16, 512));
+/// y.copy_from_slice(&[0.25f32; 64]);
+/// dy.copy_from_slice(&[1.0f32; 64]);
+/// let tiling = soft_max_grad_tiling_func(&[2, 32], 4, 4096, true);
+/// softmax_grad_front_stack::<f32, false>(&out, &dy, &y, &tiling, &SoftMaxShapeInfo::new(2, 32, 2, 32));
+/// assert_eq!(out.get_value(15), 8.0);
+/// ```
+///
+/// # Panics
+/// As [`softmax_grad_front`], and if the core has no `TPipe` or its buffers leave no stack
+/// buffer.
+#[track_caller]
+pub fn softmax_grad_front_stack<T: SoftMaxElement, const IS_BASIC_BLOCK: bool>(
+    dst_tensor: &LocalTensor<T>,
+    grad_tensor: &LocalTensor<T>,
+    src_tensor: &LocalTensor<T>,
+    tiling: &SoftMaxTiling,
+    shape_info: &SoftMaxShapeInfo,
+) {
+    let tmp = stack_tensor(FRONT);
+    softmax_grad_impl(
+        dst_tensor,
+        grad_tensor,
+        src_tensor,
+        &tmp,
+        tiling,
+        true,
+        shape_info,
+        Some(IS_BASIC_BLOCK),
+    );
 }
