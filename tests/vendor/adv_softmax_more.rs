@@ -21,8 +21,10 @@
 //! `SoftmaxGrad<float, false>(yLocal, xLocal, yLocal, …, isFront = false)` in place. Compared
 //! bit for bit with the reference of the vendor's steps (`ReduceSumLastNDImpl`'s row sum: the
 //! 8-value block sums of the 15 groups of 64 added group by group, then the tree of the 8) and
-//! with the numpy golden within the example's own tolerance (1e-5, absolute or relative). The
-//! `USE_FRONT_MODE` build calls `SoftmaxGradFront`, not modelled here.
+//! with the numpy golden within the example's own tolerance (1e-5, absolute or relative). Its
+//! `USE_FRONT_MODE` build (`SoftmaxGradFront<float>(yLocal, xLocal, yLocal, …)` in place, the
+//! minimum buffer of `GetSoftMaxGradMinTmpSize(…, isFront = true, isReuseSource = true)` = 4128
+//! bytes, 8 copies of each row sum out) runs as a second test.
 
 use ascend_kernels::data::random_vec;
 use ascend_runtime::prelude::*;
@@ -178,8 +180,8 @@ fn logsoftmax_example() {
 
 // ---- the SoftmaxGrad example -------------------------------------------------------------------
 
-/// `SoftmaxgradCustomTiling::ComputeTiling` (without `USE_FRONT_MODE`).
-fn grad_compute_tiling(row_num: u32, col_num: u32, core_num: u32) -> VecTiling {
+/// `SoftmaxgradCustomTiling::ComputeTiling` (`front`: the `USE_FRONT_MODE` build).
+fn grad_compute_tiling(row_num: u32, col_num: u32, core_num: u32, front: bool) -> VecTiling {
     let aligned_row_num = row_num.div_ceil(core_num) * core_num;
     let core_row_num = aligned_row_num / core_num;
     let tail_core_row_num = row_num % core_row_num;
@@ -191,7 +193,7 @@ fn grad_compute_tiling(row_num: u32, col_num: u32, core_num: u32) -> VecTiling {
         get_single_core_loop_param(col_num, tail_core_row_num)
     };
     let softmax_compute_shape = [main.single_loop_core_row_num, col_num];
-    let api_need_min_tmp_size = get_soft_max_grad_min_tmp_size(&softmax_compute_shape, 4, false, false);
+    let api_need_min_tmp_size = get_soft_max_grad_min_tmp_size(&softmax_compute_shape, 4, front, front);
     VecTiling {
         column_length: col_num,
         row_length: row_num,
@@ -209,7 +211,7 @@ fn grad_compute_tiling(row_num: u32, col_num: u32, core_num: u32) -> VecTiling {
             &softmax_compute_shape,
             4,
             api_need_min_tmp_size,
-            false,
+            front,
         ),
     }
 }
@@ -233,6 +235,8 @@ struct KernelSoftmaxGrad {
     single_core_loop_count: u32,
     left_row: u32,
     softmax_tiling: SoftMaxTiling,
+    /// `USE_FRONT_MODE`.
+    front: bool,
 }
 
 impl KernelSoftmaxGrad {
@@ -255,7 +259,14 @@ impl KernelSoftmaxGrad {
         let offset1 = self.block_length * get_block_idx() as usize;
         self.x_gm.set_global_buffer(x.add::<f32>(offset1), self.block_length);
         self.y_gm.set_global_buffer(y.add::<f32>(offset1), self.block_length);
-        self.z_gm.set_global_buffer(z.add::<f32>(offset1), self.block_length);
+        if self.front {
+            // Front mode: the output's last axis is 8 elements.
+            let z_block_length = self.core_row_num as usize * 8;
+            self.z_gm
+                .set_global_buffer(z.add::<f32>(z_block_length * get_block_idx() as usize), z_block_length);
+        } else {
+            self.z_gm.set_global_buffer(z.add::<f32>(offset1), self.block_length);
+        }
         self.tile_length = (self.single_loop_core_row_num * self.column_length) as usize;
         pipe.init_buffer(&mut self.queue_x, 1, self.tile_length * 4);
         pipe.init_buffer(&mut self.queue_y, 1, self.tile_length * 4);
@@ -297,59 +308,80 @@ impl KernelSoftmaxGrad {
         let y_local = self.queue_y.deque::<f32>();
         let tmp_buffer = self.shared_tmp_buffer.get::<u8>();
         let src_shape = SoftMaxShapeInfo::new(row_num, self.column_length, row_num, self.column_length);
-        softmax_grad::<f32, false>(
-            &y_local,
-            &x_local,
-            &y_local,
-            &tmp_buffer,
-            &self.softmax_tiling,
-            false,
-            &src_shape,
-        );
+        if self.front {
+            // dstTensor = yLocal, gradTensor = xLocal, srcTensor = yLocal (yLocal is overwritten).
+            softmax_grad_front::<f32, false>(
+                &y_local,
+                &x_local,
+                &y_local,
+                &tmp_buffer,
+                &self.softmax_tiling,
+                &src_shape,
+            );
+        } else {
+            softmax_grad::<f32, false>(
+                &y_local,
+                &x_local,
+                &y_local,
+                &tmp_buffer,
+                &self.softmax_tiling,
+                false,
+                &src_shape,
+            );
+        }
         self.queue_y.enque(y_local);
         self.queue_x.free_tensor(x_local);
     }
 
     fn copy_out(&mut self, progress: usize, row_num: u32) {
         let z_local = self.queue_y.deque::<f32>();
-        data_copy(
-            &self.z_gm.view(progress * self.tile_length),
-            &z_local,
-            (row_num * self.column_length) as usize,
-        );
+        if self.front {
+            // Front mode: offsets by singleLoopCoreRowNum rows of 8, so the tail lands right.
+            let offset = progress * self.single_loop_core_row_num as usize * 8;
+            data_copy(&self.z_gm.view(offset), &z_local, row_num as usize * 8);
+        } else {
+            data_copy(
+                &self.z_gm.view(progress * self.tile_length),
+                &z_local,
+                (row_num * self.column_length) as usize,
+            );
+        }
         self.queue_y.free_tensor(z_local);
     }
 }
 
 /// `softmaxgrad_custom(x, y, z, workspace, tiling)`: `CopyTiling`, then the kernel.
-fn softmaxgrad_custom(x: GmAddr, y: GmAddr, z: GmAddr, _workspace: GmAddr, tiling: GmAddr) {
+fn softmaxgrad_custom(x: GmAddr, y: GmAddr, z: GmAddr, _workspace: GmAddr, tiling: GmAddr, front: bool) {
     let mut pipe = TPipe::new();
     let tiling_data: VecTiling = get_tiling_data(tiling);
-    let mut op = KernelSoftmaxGrad::default();
+    let mut op = KernelSoftmaxGrad { front, ..Default::default() };
     op.init(x, y, z, &tiling_data, &mut pipe);
     op.process(&pipe);
 }
 
-#[test]
-fn softmaxgrad_example() {
+/// The example for `front` (`USE_FRONT_MODE`) or not.
+fn softmaxgrad_run(front: bool) {
     const ROW_NUM: usize = 960;
     const COLUMN_NUM: usize = 960;
     const USED_CORE_NUM: u32 = 40;
-    let tiling = grad_compute_tiling(ROW_NUM as u32, COLUMN_NUM as u32, USED_CORE_NUM);
-    assert_eq!(tiling.shared_tmp_buffer_size, (16 + 960 + 64) * 4);
+    let tiling = grad_compute_tiling(ROW_NUM as u32, COLUMN_NUM as u32, USED_CORE_NUM, front);
+    assert_eq!(tiling.shared_tmp_buffer_size, (if front { 8 } else { 16 } + 960 + 64) * 4);
     let loops =
         (tiling.single_loop_core_row_num, tiling.single_core_loop_count, tiling.single_core_loop_tail);
     assert_eq!((tiling.core_row_num, loops, tiling.softmax_tiling_data.split_m), (24, (16, 1, 8), 1));
     let x: Vec<f32> = random_vec(ROW_NUM * COLUMN_NUM, 2211, -1.0, 1.0);
     let y: Vec<f32> = random_vec(ROW_NUM * COLUMN_NUM, 2212, -1.0, 1.0);
-    let (xg, yg, zg) =
-        (GmBuffer::from_slice(&x), GmBuffer::from_slice(&y), GmBuffer::<f32>::zeroed(ROW_NUM * COLUMN_NUM));
+    let (xg, yg, zg) = (
+        GmBuffer::from_slice(&x),
+        GmBuffer::from_slice(&y),
+        GmBuffer::<f32>::zeroed(ROW_NUM * if front { 8 } else { COLUMN_NUM }),
+    );
     let workspace = GmBuffer::<u32>::zeroed(1024);
     let tiling_gm = GmBuffer::from_slice(bytemuck::cast_slice::<VecTiling, u32>(&[tiling]));
     let (xa, ya, za, wa, ta) = (xg.addr(), yg.addr(), zg.addr(), workspace.addr(), tiling_gm.addr());
     Launch::new(Soc::Ascend910B)
         .block_dim(USED_CORE_NUM)
-        .run(|| softmaxgrad_custom(xa, ya, za, wa, ta))
+        .run(|| softmaxgrad_custom(xa, ya, za, wa, ta, front))
         .unwrap();
     let z = zg.to_vec();
     let (mut want, mut golden) = (vec![], vec![]);
@@ -363,13 +395,29 @@ fn softmaxgrad_example() {
             }
         }
         let sum = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
-        want.extend(s.iter().zip(g).map(|(&a, &b)| (b - sum) * a));
         let exact: f64 = s.iter().zip(g).map(|(&a, &b)| f64::from(a) * f64::from(b)).sum();
-        golden.extend(s.iter().zip(g).map(|(&a, &b)| (f64::from(b) - exact) * f64::from(a)));
+        if front {
+            want.extend([sum; 8]);
+            golden.extend([exact; 8]);
+        } else {
+            want.extend(s.iter().zip(g).map(|(&a, &b)| (b - sum) * a));
+            golden.extend(s.iter().zip(g).map(|(&a, &b)| (f64::from(b) - exact) * f64::from(a)));
+        }
     }
     assert_bits_eq(&z, &want);
     for (i, (&a, &b)) in z.iter().zip(&golden).enumerate() {
         let ae = (f64::from(a) - b).abs();
         assert!(ae <= 1e-5 || ae / b.abs() <= 1e-5, "element {i}: output {a}, golden {b}");
     }
+}
+
+#[test]
+fn softmaxgrad_example() {
+    softmaxgrad_run(false);
+}
+
+// The USE_FRONT_MODE build: SoftmaxGradFront<float>(yLocal, xLocal, yLocal, …), 8 copies per row.
+#[test]
+fn softmaxgrad_example_front_mode() {
+    softmaxgrad_run(true);
 }

@@ -1232,8 +1232,13 @@ fn softmax_grad_impl<T: SoftMaxElement>(
     let (d, s, g) = (span("dstTensor", dst, out), whole("srcTensor", src), whole("gradTensor", grad));
     let w = ("sharedTmpBuffer", tmp.get_phy_addr(), tmp.get_phy_addr() + tmp.get_size());
     check_apart(api, &[(w, d), (w, s), (w, g)]);
-    if is_front || (d.1 != s.1 && d.1 != g.1) {
-        check_apart(api, &[(d, s), (d, g)]);
+    // `dst` may start where `src` or `grad` does: each round reads its rows before writing
+    // (with `isFront` its row sums land on rows already read), as the vendor's example does.
+    if d.1 != s.1 {
+        check_apart(api, &[(d, s)]);
+    }
+    if d.1 != g.1 {
+        check_apart(api, &[(d, g)]);
     }
     let work = tmp.reinterpret_cast::<f32>();
     let mut rp = ReduceLastNd {
@@ -1301,7 +1306,7 @@ fn softmax_grad_impl<T: SoftMaxElement>(
 /// `ori_src_k % 64` columns; broadcast by `Brcb` for groups of 8 rows and by the scalar unit
 /// and `Duplicate` for the rest), the broadcast over the row (`Copy` in counter mode), `Sub`
 /// and `Mul`; `half` in `float` in the buffer, narrowed with `CAST_ROUND`. `IS_REUSE_SOURCE` is
-/// reserved. `dst` may be `src` or `grad` (not with `is_front`). Leaves the mask as the
+/// reserved. `dst` may start at `src` or `grad` (with `is_front` too). Leaves the mask as the
 /// vendor's code does (the last instruction's).
 ///
 /// ```
