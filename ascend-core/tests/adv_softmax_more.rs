@@ -1,5 +1,5 @@
-//! The softmax family beyond `SoftMax` (`adv/softmax_more.rs`): `LogSoftMax` and
-//! `SimpleSoftMax`, ND, against a scalar reference that restates the vendor's `membase/v220`
+//! The softmax family beyond `SoftMax` (`adv/softmax_more.rs`): `LogSoftMax`, `SimpleSoftMax`,
+//! `SoftmaxGrad` and `SoftmaxGradFront`, ND, against a scalar reference that restates the vendor's `membase/v220`
 //! steps: `half` widened exactly; the row maximum; `x - max` in `f32`; `exp` in `f64` rounded
 //! once to `f32` (the emulator's `Exp`); the row sum in the order of `NewReduceSumLastNDImpl`
 //! (the 64-lane accumulator per `k` range, then the binary tree); the quotient in `f32`;
@@ -7,7 +7,11 @@
 //! ties away (`CAST_ROUND`). Bit for bit, for both types (and `half` with `float` statistics
 //! for `SimpleSoftMax`), every reduction branch, both `Ln` branches (`srcK` below and from 192
 //! on), tails in `k` and in `m`, several rounds, in place, the stack form, the basic block, the
-//! kernel-side tiling, the mask state afterwards; then the host helpers and the errors.
+//! kernel-side tiling, the mask state afterwards; then the host helpers and the errors. The
+//! gradients' row sums follow `ReduceSumLastNDImpl` (8-value block sums per 64-column group
+//! added group by group, their tree, plus the 64-lane tree of the tail; the basic block of
+//! `SoftmaxGradFront`: the groups added lane by lane, then the 64-lane tree), with both
+//! broadcasts (`Brcb` for groups of 8 rows, the scalar unit for the rest), `isFront`, in place.
 
 use ascend_core::prelude::*;
 
