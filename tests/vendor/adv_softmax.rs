@@ -29,35 +29,35 @@ use crate::compare_result;
 /// `SoftMaxTiling` (28 words, `TILINGDATA_SIZE`).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
-struct VecTiling {
-    column_length: u32,
-    row_length: u32,
-    shared_tmp_buffer_size: u32,
-    used_num_blocks: u32,
-    core_row_num: u32,
-    tail_core_row_num: u32,
-    single_loop_core_row_num: u32,
-    single_core_loop_count: u32,
-    single_core_loop_tail: u32,
-    tail_core_single_loop_core_row_num: u32,
-    tail_core_single_core_loop_count: u32,
-    tail_core_single_core_loop_tail: u32,
-    softmax_tiling_data: SoftMaxTiling,
+pub(super) struct VecTiling {
+    pub(super) column_length: u32,
+    pub(super) row_length: u32,
+    pub(super) shared_tmp_buffer_size: u32,
+    pub(super) used_num_blocks: u32,
+    pub(super) core_row_num: u32,
+    pub(super) tail_core_row_num: u32,
+    pub(super) single_loop_core_row_num: u32,
+    pub(super) single_core_loop_count: u32,
+    pub(super) single_core_loop_tail: u32,
+    pub(super) tail_core_single_loop_core_row_num: u32,
+    pub(super) tail_core_single_core_loop_count: u32,
+    pub(super) tail_core_single_core_loop_tail: u32,
+    pub(super) softmax_tiling_data: SoftMaxTiling,
 }
 
 /// `SoftmaxCustomTiling::SingleCoreLoopParam`.
 #[derive(Clone, Copy, Default)]
-struct SingleCoreLoopParam {
-    single_loop_core_row_num: u32,
-    single_core_loop_count: u32,
-    single_core_loop_tail: u32,
+pub(super) struct SingleCoreLoopParam {
+    pub(super) single_loop_core_row_num: u32,
+    pub(super) single_core_loop_count: u32,
+    pub(super) single_core_loop_tail: u32,
 }
 
 /// `SLICE_TABLE`: (column threshold, rows per loop).
 const SLICE_TABLE: [(u32, u32); 7] =
     [(8192, 1), (4096, 2), (2048, 4), (1024, 8), (512, 16), (256, 32), (0, 64)];
 
-fn get_single_core_loop_param(col_num: u32, core_row_num: u32) -> SingleCoreLoopParam {
+pub(super) fn get_single_core_loop_param(col_num: u32, core_row_num: u32) -> SingleCoreLoopParam {
     for (threshold, rows) in SLICE_TABLE {
         if col_num >= threshold {
             return SingleCoreLoopParam {
@@ -285,7 +285,7 @@ const WORKSPACE_SIZE: usize = 1024;
 const TILINGDATA_SIZE: usize = 28;
 
 /// The 64-lane binary tree of `WholeReduceSum` (disabled lanes 0).
-fn tree64(vals: &[f32]) -> f32 {
+pub(super) fn tree64(vals: &[f32]) -> f32 {
     let mut t = [0f32; 64];
     t[..vals.len()].copy_from_slice(vals);
     let mut n = 64;

@@ -18,6 +18,7 @@ mod adv_pad;
 mod adv_reduce;
 mod adv_sigmoid;
 mod adv_softmax;
+mod adv_softmax_more;
 mod compare_transpose;
 mod copy;
 mod cross_core;

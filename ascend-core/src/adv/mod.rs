@@ -30,6 +30,7 @@ pub mod normalization;
 pub mod pad;
 pub mod reduce;
 pub mod softmax;
+pub mod softmax_more;
 pub(crate) mod steps;
 
 use crate::ctx::{get_soc, with_core};

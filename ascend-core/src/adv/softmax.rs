@@ -213,7 +213,7 @@ impl SoftMaxStatElement<f16> for f32 {}
 
 /// The host helpers' checks and `[m, k]` of `src_shape` (the vendor's `GetLastAxisShapeND`).
 #[track_caller]
-fn host_shape(api: &'static str, src_shape: &[u32], data_type_size: u32) -> (u32, u32) {
+pub(crate) fn host_shape(api: &'static str, src_shape: &[u32], data_type_size: u32) -> (u32, u32) {
     let size: u64 = src_shape.iter().map(|&d| u64::from(d)).product();
     host_checks(api, if src_shape.is_empty() { 0 } else { size as usize }, data_type_size as usize);
     let k = *src_shape.last().unwrap_or(&0);
@@ -335,7 +335,7 @@ pub fn soft_max_tiling_func(
 /// not made for. `work` is the temporary buffer in floats, `t_size` `sizeof(T1)`, `per_blk`
 /// `32 / sizeof(T2)` (`T2` is `float` for the form without outputs).
 #[allow(clippy::too_many_arguments)]
-fn device_tiling(
+pub(crate) fn device_tiling(
     work: usize,
     m: u32,
     k: u32,
@@ -393,24 +393,24 @@ fn device_tiling(
 
 /// The vendor's `ReduceLastND`.
 #[derive(Clone, Copy, Debug)]
-struct ReduceLastNd {
-    original_src_m: usize,
-    original_src_k: usize,
-    src_m: usize,
-    src_k: usize,
-    dst_k: usize,
+pub(crate) struct ReduceLastNd {
+    pub(crate) original_src_m: usize,
+    pub(crate) original_src_k: usize,
+    pub(crate) src_m: usize,
+    pub(crate) src_k: usize,
+    pub(crate) dst_k: usize,
 }
 
 /// Max or sum: the two reductions share every step but the instruction.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Kind {
+pub(crate) enum Kind {
     Max,
     Sum,
 }
 
-type F = LocalTensor<f32>;
+pub(crate) type F = LocalTensor<f32>;
 
-const fn bin(d: u8, s0: u8, s1: u8, dr: u8, s0r: u8, s1r: u8) -> BinaryRepeatParams {
+pub(crate) const fn bin(d: u8, s0: u8, s1: u8, dr: u8, s0r: u8, s1r: u8) -> BinaryRepeatParams {
     BinaryRepeatParams {
         dst_blk_stride: d,
         src0_blk_stride: s0,
@@ -473,7 +473,7 @@ fn whole_reduce<const SET: bool>(
 /// `ReduceMaxLastNDSplitImpl` / `ReduceSumLastNDSplitImpl`: one `WholeReduce` per row over
 /// `mask` values from column `split_num * 64`, 255 rows per call.
 #[track_caller]
-fn split_reduce(kind: Kind, dst: &F, src: &F, rp: &ReduceLastNd, mask: u64, split_num: usize) {
+pub(crate) fn split_reduce(kind: Kind, dst: &F, src: &F, rp: &ReduceLastNd, mask: u64, split_num: usize) {
     let (range, tail) = (rp.src_m / MAX_REPEAT, rp.src_m % MAX_REPEAT);
     let src_rep = (rp.src_k / FLOAT_BLK) as u16;
     for i in 0..range {
@@ -628,7 +628,7 @@ fn aligned_broadcast(dst: &F, tmp: &F, rp: &ReduceLastNd) {
 /// maximum or sum over its first `original_src_k` values, `dst_k` copies per row in `dst`;
 /// `tmp` holds 64 floats per row.
 #[track_caller]
-fn reduce_last_nd(kind: Kind, dst: &F, src: &F, tmp: &F, rp: &ReduceLastNd) {
+pub(crate) fn reduce_last_nd(kind: Kind, dst: &F, src: &F, tmp: &F, rp: &ReduceLastNd) {
     let split_count = rp.original_src_k / FLOAT_REPEAT;
     let tail = rp.original_src_k % FLOAT_REPEAT;
     let src_rep = (rp.src_k / FLOAT_BLK) as u16;
@@ -664,7 +664,7 @@ fn reduce_last_nd(kind: Kind, dst: &F, src: &F, tmp: &F, rp: &ReduceLastNd) {
 /// minus / divided by its row's value in `src1` (`src_reduce_k` per row), over all `src_k`
 /// columns.
 #[track_caller]
-fn generic_nd(
+pub(crate) fn generic_nd(
     div: bool,
     dst: &F,
     src0: &F,
@@ -764,7 +764,7 @@ fn single_float(
 /// to `max`/`sum` directly, the work buffer is the reductions' scratch only.
 #[allow(clippy::too_many_arguments)]
 #[track_caller]
-fn generic_float(dst: &F, sum: &F, max: &F, src: &F, work: &F, tiling: &SoftMaxTiling, r: &Round) {
+pub(crate) fn generic_float(dst: &F, sum: &F, max: &F, src: &F, work: &F, tiling: &SoftMaxTiling, r: &Round) {
     let (src_k, reduce_k) = (tiling.src_k as usize, tiling.reduce_k as usize);
     let (d, s) = (dst.view(r.offset1), src.view(r.offset1));
     let (mx, sm) = (max.view(r.offset2), sum.view(r.offset2));
@@ -780,9 +780,11 @@ fn generic_float(dst: &F, sum: &F, max: &F, src: &F, work: &F, tiling: &SoftMaxT
 }
 
 /// `SoftMaxGenericNDImpl` for `half` with `sumTensor`/`maxTensor` of `half`: the row results
-/// in `float` in the work buffer, narrowed into `max`/`sum` (`CAST_ROUND`).
+/// in `float` in the work buffer, narrowed into `max`/`sum` (`CAST_ROUND`). `post` runs on the
+/// float quotients before their narrowing (`LogSoftMax`'s logarithm; nothing for `SoftMax`).
+#[allow(clippy::too_many_arguments)]
 #[track_caller]
-fn generic_half_half(
+pub(crate) fn generic_half_half(
     dst: &LocalTensor<f16>,
     sum: &LocalTensor<f16>,
     max: &LocalTensor<f16>,
@@ -790,6 +792,7 @@ fn generic_half_half(
     work: &F,
     tiling: &SoftMaxTiling,
     r: &Round,
+    post: impl Fn(&F),
 ) {
     let (ss, rs) = (tiling.split_size as usize, tiling.reduce_size as usize);
     let (tmp0, tmp2, tmp3) = (work.view(0), work.view(ss), work.view(ss + rs));
@@ -810,6 +813,7 @@ fn generic_half_half(
     pipe_barrier::<PIPE_V>();
     generic_nd(true, &tmp0, &tmp0, &tmp2, m, src_k, reduce_k);
     pipe_barrier::<PIPE_V>();
+    post(&tmp0);
     cast(&dst.view(r.offset1), &tmp0, RoundMode::CastRound, r.split_size);
 }
 
@@ -960,18 +964,18 @@ fn prepare<T: SoftMaxElement>(
 
 /// One round of rows: where it starts in the source (`offset1`) and in the outputs
 /// (`offset2`), its elements and the reduction parameters.
-struct Round {
-    offset1: usize,
-    offset2: usize,
-    split_size: usize,
-    reduce_size: usize,
-    rp: ReduceLastNd,
+pub(crate) struct Round {
+    pub(crate) offset1: usize,
+    pub(crate) offset2: usize,
+    pub(crate) split_size: usize,
+    pub(crate) reduce_size: usize,
+    pub(crate) rp: ReduceLastNd,
 }
 
 /// The rounds of `SoftMaxNDImpl`/`SoftMaxNDExtImpl`: normal mode with the full mask, then
 /// `range_m` rounds of `split_m` rows and, if `tail_m` is not 0, one of `tail_m` rows.
 #[track_caller]
-fn rounds(tiling: &SoftMaxTiling, ori_src_k: u32, mut f: impl FnMut(&Round)) {
+pub(crate) fn rounds(tiling: &SoftMaxTiling, ori_src_k: u32, mut f: impl FnMut(&Round)) {
     set_mask_norm();
     reset_mask();
     let mut r = Round {
@@ -1287,7 +1291,7 @@ fn soft_max_ext_impl<T1: SoftMaxElement, T2: SoftMaxStatElement<T1>, const IS_BA
         (_, DType::F16) => {
             let (d, s) = (dst.reinterpret_cast::<f16>(), src.reinterpret_cast::<f16>());
             let (su, mx) = (sum.reinterpret_cast::<f16>(), max.reinterpret_cast::<f16>());
-            generic_half_half(&d, &su, &mx, &s, &work, &tiling, r);
+            generic_half_half(&d, &su, &mx, &s, &work, &tiling, r, |_| {});
         }
         _ => {
             let (d, s) = (dst.reinterpret_cast::<f16>(), src.reinterpret_cast::<f16>());
