@@ -27,6 +27,7 @@ pub mod math_more;
 pub mod math_trig;
 pub mod normalization;
 pub mod reduce;
+pub mod reduce_xy;
 pub mod softmax;
 pub(crate) mod steps;
 

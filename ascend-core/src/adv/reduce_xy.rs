@@ -1,0 +1,1038 @@
+//! The advanced API's reductions of a two-axis source by a pattern (the vendor's
+//! `adv_api/reduce/reduce.h`: `ReduceMax`, `ReduceMin`, `ReduceAny`, `ReduceAll`, …, with
+//! `reduce_common_util_v220_impl.h`), and their host tiling helpers
+//! (`GetReduceMaxMaxMinTmpSize`, …).
+//!
+//! The source is `srcShape = [first, last]` (`last` padded to 32 bytes in memory, the vendor's
+//! `srcInnerPad = true`, the only value it supports on these chips); the pattern says which axis
+//! is reduced: [`pattern::AR`] reduces the last axis (`dst[first]`), [`pattern::RA`] the first
+//! (`dst[last]`). As AscendC `ReduceMax<T, Pattern::Reduce::AR, isReuseSource>(…)`, the pattern
+//! is a type: `reduce_max_adv::<f32, pattern::AR, false>(…)`.
+//!
+//! The vendor's library implements them for `__NPU_ARCH__` 2201 only (Ascend910B here; its
+//! pages: Atlas A2/A3); elsewhere the call compiles to nothing, and here it fails naming the
+//! chip.
+//!
+//! Names: `ReduceMax`, `ReduceMin` and `ReduceSum` are [`reduce_max_adv`], [`reduce_min_adv`]
+//! (and their `_stack` forms) here, as the basic API's level-2 `ReduceMax`/`ReduceMin`/
+//! `ReduceSum` have the plain names; the others keep the vendor's name in snake case
+//! ([`reduce_any`], [`reduce_all`]).
+//!
+//! With `IS_REUSE_SOURCE = true` the functions accumulate in the source itself (the vendor's
+//! `isReuseSource` path: different instructions, no scratch for most shapes) and leave it
+//! overwritten.
+
+use crate::element::{f16, DType, Element};
+use crate::error::ensure;
+use crate::soc::Soc;
+use crate::sync::{pipe_barrier, PIPE_V};
+use crate::tensor::LocalTensor;
+use crate::vector::binary::{max_masked, min_masked, MaxElement, MinElement};
+use crate::vector::mask::{
+    reset_mask, set_mask_count, set_mask_norm, set_vector_mask, Mask, MASK_PLACEHOLDER,
+};
+use crate::vector::params::{BinaryRepeatParams, UnaryRepeatParams};
+use crate::vector::reduce::ReduceElement;
+use crate::vector::reduction::{
+    block_reduce_max, block_reduce_min, whole_reduce_max, whole_reduce_min, ReduceOrder,
+};
+use crate::vector::scalar::{adds_masked, AddsElement};
+
+use super::{check_apart, check_chip, count_mask, span, stack_tensor, whole, ONE_BLK_SIZE};
+
+mod sealed {
+    pub trait Sealed {}
+}
+impl sealed::Sealed for f16 {}
+impl sealed::Sealed for f32 {}
+impl sealed::Sealed for pattern::AR {}
+impl sealed::Sealed for pattern::RA {}
+
+/// The chips the vendor's library implements these functions for (`__NPU_ARCH__` 2201).
+const V220: [Soc; 1] = [Soc::Ascend910B];
+/// Bytes of one repeat (the vendor's `ONE_REPEAT_BYTE_SIZE`).
+const ONE_REPEAT_BYTE_SIZE: usize = 256;
+/// The vendor's `MAX_REPEAT_TIMES`.
+const MAX_REPEAT_TIMES: usize = 255;
+/// Blocks in a repeat (the vendor's `DEFAULT_BLK_NUM`).
+const DEFAULT_BLK_NUM: usize = 8;
+/// Blocks from one repeat to the next by default (the vendor's `DEFAULT_REPEAT_STRIDE`).
+const DEFAULT_REPEAT_STRIDE: u8 = 8;
+
+const REDUCE_MAX: &str = "ReduceMax";
+const REDUCE_MIN: &str = "ReduceMin";
+const REDUCE_ANY: &str = "ReduceAny";
+const REDUCE_ALL: &str = "ReduceAll";
+
+/// The reduction patterns (AscendC `Pattern::Reduce`): which axis of the two-axis source is
+/// reduced (`R`) and which is kept (`A`).
+pub mod pattern {
+    /// A reduction pattern: [`AR`] or [`RA`] (the only two the vendor's functions take).
+    ///
+    /// Any other type does not compile:
+    /// ```compile_fail
+    /// use ascend_core::prelude::*;
+    /// fn f(t: &LocalTensor<f32>, tmp: &LocalTensor<u8>) {
+    ///     reduce_max_adv::<f32, u8, false>(t, t, tmp, &[1, 8], true)
+    /// }
+    /// ```
+    pub trait Pattern: super::sealed::Sealed {
+        /// Whether the last axis is the reduced one (`AR`).
+        const REDUCES_LAST: bool;
+        /// The vendor's name.
+        const NAME: &'static str;
+    }
+
+    /// `[first, last]` reduced along the last axis: `dst[i]` from row `i` (AscendC
+    /// `Pattern::Reduce::AR`).
+    #[derive(Clone, Copy, Debug, Default)]
+    pub struct AR;
+
+    /// `[first, last]` reduced along the first axis: `dst[j]` from column `j` (AscendC
+    /// `Pattern::Reduce::RA`).
+    #[derive(Clone, Copy, Debug, Default)]
+    pub struct RA;
+
+    impl Pattern for AR {
+        const REDUCES_LAST: bool = true;
+        const NAME: &'static str = "AR";
+    }
+
+    impl Pattern for RA {
+        const REDUCES_LAST: bool = false;
+        const NAME: &'static str = "RA";
+    }
+}
+
+use pattern::Pattern;
+
+/// The basic instructions a max/min reduction chains: `half` and `float`.
+trait XyElement: ReduceElement + MaxElement + MinElement + AddsElement {}
+impl XyElement for f16 {}
+impl XyElement for f32 {}
+
+/// Element types of [`reduce_max_adv`] and [`reduce_min_adv`]: `half` and `float` (the
+/// vendor's pages for Atlas A2/A3).
+///
+/// Any other type does not compile:
+/// ```compile_fail
+/// use ascend_core::prelude::*;
+/// fn f(t: &LocalTensor<i32>, tmp: &LocalTensor<u8>) {
+///     reduce_max_adv::<i32, pattern::AR, false>(t, t, tmp, &[1, 8], true)
+/// }
+/// ```
+#[allow(private_bounds)]
+pub trait ReduceMaxMinElement: XyElement + sealed::Sealed {}
+impl ReduceMaxMinElement for f16 {}
+impl ReduceMaxMinElement for f32 {}
+
+/// Element types of [`reduce_any`] and [`reduce_all`]: `float` (nonzero is true).
+///
+/// Any other type does not compile:
+/// ```compile_fail
+/// use ascend_core::prelude::*;
+/// fn f(t: &LocalTensor<f16>, tmp: &LocalTensor<u8>) {
+///     reduce_any::<f16, pattern::AR, false>(t, t, tmp, &[1, 16], true)
+/// }
+/// ```
+#[allow(private_bounds)]
+pub trait ReduceAnyAllElement: XyElement + sealed::Sealed {}
+impl ReduceAnyAllElement for f32 {}
+
+/// The vendor's `ApiMode` for the max/min engine: which of `Max`/`Min` (and
+/// `BlockReduceMax`/`Min`, `WholeReduceMax`/`Min`) the reduction uses. `ReduceAny` is `Max`,
+/// `ReduceAll` is `Min`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Op {
+    Max,
+    Min,
+}
+
+impl Op {
+    /// `Max<T, false>` / `Min<T, false>` under the mask set.
+    #[track_caller]
+    fn binary<T: XyElement>(
+        self,
+        dst: &LocalTensor<T>,
+        a: &LocalTensor<T>,
+        b: &LocalTensor<T>,
+        repeat: u8,
+        p: &BinaryRepeatParams,
+    ) {
+        match self {
+            Op::Max => max_masked::<T, false>(dst, a, b, MASK_PLACEHOLDER, repeat, p),
+            Op::Min => min_masked::<T, false>(dst, a, b, MASK_PLACEHOLDER, repeat, p),
+        }
+    }
+
+    /// `BlockReduceMax`/`Min` with the mask `mask` (normal mode, `isSetMask = true`) or under the
+    /// mask set (`None`: `isSetMask = false`, one repeat, the counter mode's count).
+    #[track_caller]
+    fn block<T: XyElement>(
+        self,
+        dst: &LocalTensor<T>,
+        src: &LocalTensor<T>,
+        mask: Option<(u8, [u64; 2])>,
+        (dst_rep, blk, rep): (u16, u16, u16),
+    ) {
+        match (self, mask) {
+            (Op::Max, Some((r, m))) => block_reduce_max::<T, true>(dst, src, r, m, dst_rep, blk, rep),
+            (Op::Min, Some((r, m))) => block_reduce_min::<T, true>(dst, src, r, m, dst_rep, blk, rep),
+            (Op::Max, None) => block_reduce_max::<T, false>(dst, src, 1, MASK_PLACEHOLDER, dst_rep, blk, rep),
+            (Op::Min, None) => block_reduce_min::<T, false>(dst, src, 1, MASK_PLACEHOLDER, dst_rep, blk, rep),
+        }
+    }
+
+    /// `WholeReduceMax`/`Min(dst, src, mask, repeat, 1, 1, repStride, ORDER_ONLY_VALUE)`.
+    #[track_caller]
+    fn whole<T: XyElement>(
+        self,
+        dst: &LocalTensor<T>,
+        src: &LocalTensor<T>,
+        mask: u64,
+        repeat: u8,
+        rep: u16,
+    ) {
+        let order = ReduceOrder::ORDER_ONLY_VALUE;
+        match self {
+            Op::Max => whole_reduce_max::<T, true>(dst, src, mask, repeat, 1, 1, rep, order),
+            Op::Min => whole_reduce_min::<T, true>(dst, src, mask, repeat, 1, 1, rep, order),
+        }
+    }
+}
+
+/// `Adds<T, false>(dst, src, 0, MASK_PLACEHOLDER, 1, params)`: the vendor's copy.
+#[track_caller]
+fn copy<T: XyElement>(dst: &LocalTensor<T>, src: &LocalTensor<T>, p: &UnaryRepeatParams) {
+    adds_masked::<T, false>(dst, src, T::from_f64(0.0), MASK_PLACEHOLDER, 1, p);
+}
+
+/// `BinaryRepeatParams` from the vendor's six numbers (block strides, then repeat strides).
+fn bin(d: u8, a: u8, b: u8, dr: u8, ar: u8, br: u8) -> BinaryRepeatParams {
+    BinaryRepeatParams::new(d, a, b, dr, ar, br)
+}
+
+/// `x` rounded up to a multiple of `m`.
+fn align_up(x: usize, m: usize) -> usize {
+    x.div_ceil(m) * m
+}
+
+/// The vendor's `ComputeMaskBit`: `lanes` lanes at the start of each of the first `blk_num`
+/// blocks of `per_blk` elements, as a bit mask (for `half` blocks 0–3 in the low word, 4–7 in
+/// the high one).
+fn block_mask<T: Element>(lanes: usize, per_blk: usize, blk_num: usize) -> [u64; 2] {
+    let one = (1u64 << lanes) - 1;
+    let mut m = [0u64; 2];
+    if T::SIZE == 2 {
+        let low = blk_num.min(4);
+        for k in 0..low {
+            m[0] += one << (k * per_blk);
+        }
+        for k in 0..blk_num - low {
+            m[1] += one << (k * per_blk);
+        }
+    } else {
+        for k in 0..blk_num {
+            m[0] += one << (k * per_blk);
+        }
+    }
+    m
+}
+
+/// `(loops, last)`: `n` in chunks of at most 255 (the vendor's `DivCeil(n, MAX_REPEAT_TIMES)` and
+/// its tail, 255 when `n` divides evenly).
+fn chunks(n: usize) -> (usize, usize) {
+    let tail = if n % MAX_REPEAT_TIMES == 0 { MAX_REPEAT_TIMES } else { n % MAX_REPEAT_TIMES };
+    (n.div_ceil(MAX_REPEAT_TIMES), tail)
+}
+
+/// The vendor's `DoReduceLessThanBlk`: rows shorter than a block, 8 rows a repeat of
+/// `BlockReduce*` in normal mode with a bit mask of `last` lanes per block.
+#[track_caller]
+fn less_than_blk<T: XyElement>(
+    op: Op,
+    dst: &LocalTensor<T>,
+    src: &LocalTensor<T>,
+    first: usize,
+    last: usize,
+) {
+    let (per_blk, per_rep) = (ONE_BLK_SIZE / T::SIZE, ONE_REPEAT_BYTE_SIZE / T::SIZE);
+    let blk_repeat = first.div_ceil(DEFAULT_BLK_NUM);
+    let (loops, rep_tail) = chunks(blk_repeat);
+    let main = block_mask::<T>(last, per_blk, first.min(DEFAULT_BLK_NUM));
+    let tail_blk = first % DEFAULT_BLK_NUM;
+    let at = |i: usize, r: usize| {
+        (
+            dst.view((i * MAX_REPEAT_TIMES + r) * DEFAULT_BLK_NUM),
+            src.view((i * MAX_REPEAT_TIMES + r) * per_rep),
+        )
+    };
+    let strides = (1, 1, u16::from(DEFAULT_REPEAT_STRIDE));
+    if tail_blk == 0 || first < DEFAULT_BLK_NUM {
+        for i in 0..loops {
+            let n = if i == loops - 1 { rep_tail } else { MAX_REPEAT_TIMES };
+            let (d, s) = at(i, 0);
+            op.block(&d, &s, Some((n as u8, main)), strides);
+            pipe_barrier::<PIPE_V>();
+        }
+    } else {
+        let tail = block_mask::<T>(last, per_blk, tail_blk);
+        for i in 0..loops {
+            if i == loops - 1 {
+                let (d, s) = at(i, 0);
+                op.block(&d, &s, Some(((rep_tail - 1) as u8, main)), strides);
+                pipe_barrier::<PIPE_V>();
+                let (d, s) = at(i, rep_tail - 1);
+                op.block(&d, &s, Some((1, tail)), strides);
+            } else {
+                let (d, s) = at(i, 0);
+                op.block(&d, &s, Some((MAX_REPEAT_TIMES as u8, main)), strides);
+                pipe_barrier::<PIPE_V>();
+            }
+        }
+    }
+}
+
+/// The vendor's `AccValOnBlk` (`Max`/`Min` of each row's blocks 1.. into `acc`, the counter
+/// mode's full blocks then, in normal mode, the last partial block `255` rows a call).
+#[track_caller]
+#[allow(clippy::too_many_arguments)]
+fn acc_on_blk<T: XyElement>(
+    op: Op,
+    src: &LocalTensor<T>,
+    acc: &LocalTensor<T>,
+    (main, tail_p): (&BinaryRepeatParams, &BinaryRepeatParams),
+    (first, last): (usize, usize),
+    acc_off: usize,
+    pad_last: usize,
+) {
+    let per_blk = ONE_BLK_SIZE / T::SIZE;
+    let (loops, rep_tail) = chunks(first);
+    let (blk_count, blk_tail) = (last / per_blk, last % per_blk);
+    for i in 1..blk_count {
+        count_mask::<T>(first * per_blk);
+        op.binary(acc, acc, &src.view(i * per_blk), 1, main);
+        pipe_barrier::<PIPE_V>();
+    }
+    if blk_tail != 0 {
+        set_mask_norm();
+        set_vector_mask::<T>(Mask::Count(blk_tail as u64));
+        for i in 0..loops {
+            let n = if i == loops - 1 { rep_tail } else { MAX_REPEAT_TIMES };
+            let a = acc.view(i * MAX_REPEAT_TIMES * acc_off);
+            // The vendor passes `blkTail` as the mask of a `Max<T, false>`, which ignores it.
+            op.binary(
+                &a,
+                &a,
+                &src.view(i * MAX_REPEAT_TIMES * pad_last + blk_count * per_blk),
+                n as u8,
+                tail_p,
+            );
+            pipe_barrier::<PIPE_V>();
+        }
+        set_mask_count();
+    }
+}
+
+/// The vendor's `DoReduceByBlk`: rows of more than a block and less than a repeat.
+#[track_caller]
+fn by_blk<T: XyElement, const REUSE: bool>(
+    op: Op,
+    dst: &LocalTensor<T>,
+    src: &LocalTensor<T>,
+    tmp: &LocalTensor<T>,
+    (first, last, pad_last): (usize, usize, usize),
+) {
+    let per_blk = ONE_BLK_SIZE / T::SIZE;
+    let row = (pad_last / per_blk) as u8;
+    let rep = row * DEFAULT_BLK_NUM as u8;
+    set_mask_count();
+    if !REUSE {
+        count_mask::<T>(first * per_blk);
+        copy(tmp, src, &UnaryRepeatParams::new(1, u16::from(row), DEFAULT_REPEAT_STRIDE, rep));
+        pipe_barrier::<PIPE_V>();
+        let main = bin(1, 1, row, DEFAULT_REPEAT_STRIDE, DEFAULT_REPEAT_STRIDE, rep);
+        let tail = bin(1, 1, 1, 1, 1, row);
+        acc_on_blk(op, src, tmp, (&main, &tail), (first, last), per_blk, pad_last);
+        count_mask::<T>(first * per_blk);
+        op.block(dst, tmp, None, (1, 1, u16::from(DEFAULT_REPEAT_STRIDE)));
+    } else {
+        let main = bin(row, row, row, rep, rep, rep);
+        let tail = bin(1, 1, 1, row, row, row);
+        acc_on_blk(op, src, src, (&main, &tail), (first, last), pad_last, pad_last);
+        count_mask::<T>(first * per_blk);
+        op.block(dst, src, None, (1, u16::from(row), u16::from(rep)));
+    }
+}
+
+/// The vendor's `GetReduceValOnRep`: each row's repeat of partial results in `acc` (rows
+/// `acc_off` apart, `rep` blocks) reduced to one value: `half` by `WholeReduce*` in normal mode
+/// 255 rows a call; `float` by two `BlockReduce*` passes in counter mode.
+#[track_caller]
+fn val_on_rep<T: XyElement>(
+    op: Op,
+    dst: &LocalTensor<T>,
+    acc: &LocalTensor<T>,
+    first: usize,
+    acc_off: usize,
+    rep: u16,
+) {
+    let per_rep = ONE_REPEAT_BYTE_SIZE / T::SIZE;
+    if T::SIZE == 2 {
+        let (loops, rep_tail) = chunks(first);
+        set_mask_norm();
+        for i in 0..loops {
+            let n = if i == loops - 1 { rep_tail } else { MAX_REPEAT_TIMES };
+            let (d, a) = (dst.view(i * MAX_REPEAT_TIMES), acc.view(i * MAX_REPEAT_TIMES * acc_off));
+            op.whole(&d, &a, per_rep as u64, n as u8, rep);
+            pipe_barrier::<PIPE_V>();
+        }
+    } else {
+        count_mask::<T>(first * per_rep);
+        op.block(acc, acc, None, (1, 1, rep));
+        pipe_barrier::<PIPE_V>();
+        count_mask::<T>(first * DEFAULT_BLK_NUM);
+        op.block(dst, acc, None, (1, 1, u16::from(DEFAULT_REPEAT_STRIDE)));
+    }
+}
+
+/// The vendor's `DoReduceByRep` with `AccValOnRep`: rows of a repeat up to 255 blocks.
+#[track_caller]
+fn by_rep<T: XyElement, const REUSE: bool>(
+    op: Op,
+    dst: &LocalTensor<T>,
+    src: &LocalTensor<T>,
+    tmp: &LocalTensor<T>,
+    (first, last, pad_last): (usize, usize, usize),
+) {
+    let (per_blk, per_rep) = (ONE_BLK_SIZE / T::SIZE, ONE_REPEAT_BYTE_SIZE / T::SIZE);
+    let row = (pad_last / per_blk) as u8;
+    set_mask_count();
+    let (acc, params, acc_off, rep) = if REUSE {
+        (src, bin(1, 1, 1, row, row, row), pad_last, row)
+    } else {
+        count_mask::<T>(first * per_rep);
+        copy(tmp, src, &UnaryRepeatParams::new(1, 1, DEFAULT_REPEAT_STRIDE, row));
+        pipe_barrier::<PIPE_V>();
+        let d = DEFAULT_REPEAT_STRIDE;
+        (tmp, bin(1, 1, 1, d, d, row), per_rep, d)
+    };
+    let (loops, rep_tail) = chunks(first);
+    let (rep_count, tail) = (last / per_rep, last % per_rep);
+    for i in 1..rep_count {
+        count_mask::<T>(first * per_rep);
+        op.binary(acc, acc, &src.view(i * per_rep), 1, &params);
+        pipe_barrier::<PIPE_V>();
+    }
+    if tail != 0 {
+        set_mask_norm();
+        set_vector_mask::<T>(Mask::Count(tail as u64));
+        for i in 0..loops {
+            let n = if i == loops - 1 { rep_tail } else { MAX_REPEAT_TIMES };
+            let a = acc.view(i * MAX_REPEAT_TIMES * acc_off);
+            op.binary(
+                &a,
+                &a,
+                &src.view(i * MAX_REPEAT_TIMES * pad_last + rep_count * per_rep),
+                n as u8,
+                &params,
+            );
+            pipe_barrier::<PIPE_V>();
+        }
+        set_mask_count();
+    }
+    val_on_rep(op, dst, acc, first, acc_off, u16::from(rep));
+}
+
+/// The vendor's `DoLongLastReduce`: rows of more than 255 blocks, a row at a time.
+#[track_caller]
+fn long_last<T: XyElement, const REUSE: bool>(
+    op: Op,
+    dst: &LocalTensor<T>,
+    src: &LocalTensor<T>,
+    tmp: &LocalTensor<T>,
+    (first, last, pad_last): (usize, usize, usize),
+) {
+    let per_rep = ONE_REPEAT_BYTE_SIZE / T::SIZE;
+    let rep_count = last.div_ceil(per_rep);
+    let rep_tail = if last % per_rep == 0 { per_rep } else { last % per_rep };
+    let (dp, up) = (BinaryRepeatParams::default(), UnaryRepeatParams::default());
+    let mask_of = |i: usize| if i == rep_count - 1 { rep_tail } else { per_rep };
+    set_mask_count();
+    if !REUSE {
+        count_mask::<T>(per_rep);
+        for i in 0..first {
+            copy(&tmp.view(i * per_rep), &src.view(i * pad_last), &up);
+            pipe_barrier::<PIPE_V>();
+        }
+        for i in 1..rep_count {
+            count_mask::<T>(mask_of(i));
+            for j in 0..first {
+                let a = tmp.view(j * per_rep);
+                op.binary(&a, &a, &src.view(j * pad_last + i * per_rep), 1, &dp);
+                pipe_barrier::<PIPE_V>();
+            }
+        }
+        val_on_rep(op, dst, tmp, first, per_rep, u16::from(DEFAULT_REPEAT_STRIDE));
+    } else {
+        for i in 0..first {
+            for j in 1..rep_count {
+                count_mask::<T>(mask_of(j));
+                let a = src.view(i * per_rep);
+                let b = if j == 1 { src.view(i * pad_last) } else { a.clone() };
+                op.binary(&a, &b, &src.view(i * pad_last + j * per_rep), 1, &dp);
+                pipe_barrier::<PIPE_V>();
+            }
+        }
+        val_on_rep(op, dst, src, first, per_rep, u16::from(DEFAULT_REPEAT_STRIDE));
+    }
+}
+
+/// The vendor's `BlockReduceByLastAxis` (pattern `AR`): the path by the row length.
+#[track_caller]
+fn by_last_axis<T: XyElement, const REUSE: bool>(
+    op: Op,
+    dst: &LocalTensor<T>,
+    src: &LocalTensor<T>,
+    tmp: &LocalTensor<T>,
+    shape: (usize, usize, usize),
+) {
+    let (per_blk, per_rep) = (ONE_BLK_SIZE / T::SIZE, ONE_REPEAT_BYTE_SIZE / T::SIZE);
+    let (first, last, _) = shape;
+    if last < per_blk {
+        less_than_blk(op, dst, src, first, last);
+    } else if last == per_blk {
+        set_mask_count();
+        count_mask::<T>(first * last);
+        op.block(dst, src, None, (1, 1, u16::from(DEFAULT_REPEAT_STRIDE)));
+    } else if last < per_rep {
+        by_blk::<T, REUSE>(op, dst, src, tmp, shape);
+    } else if last <= MAX_REPEAT_TIMES * per_blk {
+        by_rep::<T, REUSE>(op, dst, src, tmp, shape);
+    } else {
+        long_last::<T, REUSE>(op, dst, src, tmp, shape);
+    }
+}
+
+/// The vendor's `BinaryReduceByFirstAxis` (pattern `RA`): the rows past the largest power of
+/// two folded into the first ones, then halves folded until one row is left, copied to `dst`.
+#[track_caller]
+fn by_first_axis<T: XyElement, const REUSE: bool>(
+    op: Op,
+    dst: &LocalTensor<T>,
+    src: &LocalTensor<T>,
+    tmp: &LocalTensor<T>,
+    (first, last, pad_last): (usize, usize, usize),
+) {
+    let (dp, up) = (BinaryRepeatParams::default(), UnaryRepeatParams::default());
+    let mut split = 1usize << first.ilog2();
+    let remain = first - split;
+    set_mask_count();
+    if REUSE {
+        if remain != 0 {
+            count_mask::<T>(pad_last * remain);
+            op.binary(src, src, &src.view(split * pad_last), 1, &dp);
+            pipe_barrier::<PIPE_V>();
+        }
+    } else if remain != 0 {
+        count_mask::<T>(split * pad_last);
+        copy(tmp, src, &up);
+        pipe_barrier::<PIPE_V>();
+        count_mask::<T>(pad_last * remain);
+        op.binary(tmp, tmp, &src.view(split * pad_last), 1, &dp);
+        pipe_barrier::<PIPE_V>();
+    } else if split > 1 {
+        split >>= 1;
+        count_mask::<T>(pad_last * split);
+        op.binary(tmp, src, &src.view(split * pad_last), 1, &dp);
+        pipe_barrier::<PIPE_V>();
+    } else {
+        count_mask::<T>(last);
+        copy(dst, src, &up);
+        pipe_barrier::<PIPE_V>();
+        return;
+    }
+    let cur = if REUSE { src } else { tmp };
+    while split > 1 {
+        split >>= 1;
+        count_mask::<T>(pad_last * split);
+        op.binary(cur, cur, &cur.view(split * pad_last), 1, &dp);
+        pipe_barrier::<PIPE_V>();
+    }
+    count_mask::<T>(last);
+    copy(dst, cur, &up);
+    pipe_barrier::<PIPE_V>();
+}
+
+/// The scratch bytes a call writes (the host helpers' numbers, which are exact here): see
+/// [`get_reduce_max_max_min_tmp_size`].
+fn max_min_tmp_bytes(reduces_last: bool, reuse: bool, (first, last): (usize, usize), size: usize) -> usize {
+    if reuse {
+        return 0;
+    }
+    let (per_blk, per_rep) = (ONE_BLK_SIZE / size, ONE_REPEAT_BYTE_SIZE / size);
+    if reduces_last {
+        if last <= per_blk {
+            0
+        } else if last < per_rep {
+            first * per_blk * size
+        } else {
+            first * per_rep * size
+        }
+    } else {
+        let mut k = 1usize << first.ilog2();
+        if k == first && first > 1 {
+            k >>= 1;
+        }
+        k * align_up(last * size, ONE_BLK_SIZE)
+    }
+}
+
+/// The vendor's kernel checks (`CheckFuncClassReduce` and the implementations' asserts) and
+/// the scratch the call writes; returns `(first, last, padLast)`.
+#[track_caller]
+fn check_xy<T: Element, P: Pattern, const REUSE: bool>(
+    api: &'static str,
+    tiling: &'static str,
+    dst: &LocalTensor<T>,
+    src: &LocalTensor<T>,
+    tmp: &LocalTensor<u8>,
+    src_shape: &[u32; 2],
+    src_inner_pad: bool,
+) -> (usize, usize, usize) {
+    check_chip(api, &V220);
+    let (first, last) = (src_shape[0] as usize, src_shape[1] as usize);
+    ensure(first > 0 && last > 0, api, || {
+        format!("srcShape = [{first}, {last}]: firstAxis and lastAxis must be greater than 0")
+    });
+    let pad_last = align_up(last, ONE_BLK_SIZE / T::SIZE);
+    ensure(src.get_size() >= first * pad_last, api, || {
+        format!(
+            "srcTensor holds {} {} elements, fewer than firstAxis * padLast = {first} * {pad_last} = {} (srcShape \
+             [{first}, {last}], rows padded to 32 bytes)",
+            src.get_size(),
+            T::DTYPE,
+            first * pad_last
+        )
+    });
+    let (out, axis) = if P::REDUCES_LAST { (first, "firstAxis") } else { (last, "lastAxis") };
+    ensure(dst.get_size() >= out, api, || {
+        format!(
+            "dstTensor holds {} elements, fewer than {axis} = {out}: pattern {} keeps it (srcShape [{first}, {last}])",
+            dst.get_size(),
+            P::NAME
+        )
+    });
+    ensure(src_inner_pad, api, || {
+        "srcInnerPad = false; it must be true on this chip (rows padded to 32 bytes)".into()
+    });
+    for (name, pos) in
+        [("dst", dst.get_position()), ("src", src.get_position()), ("sharedTmpBuffer", tmp.get_position())]
+    {
+        ensure(pos.is_ub(), api, || {
+            format!("{name} is at position {pos}; it must be VECIN, VECOUT or VECCALC")
+        });
+    }
+    if !P::REDUCES_LAST && !REUSE {
+        ensure(tmp.get_size() >= T::SIZE, api, || {
+            format!(
+                "sharedTmpBuffer has {} bytes, less than one {} element: insufficient temporary space (the vendor's \
+                 CheckTmpBufferSize; see {tiling})",
+                tmp.get_size(),
+                T::DTYPE
+            )
+        });
+    }
+    let need = max_min_tmp_bytes(P::REDUCES_LAST, REUSE, (first, last), T::SIZE);
+    ensure(tmp.get_size() >= need, api, || {
+        format!(
+            "sharedTmpBuffer has {} bytes, fewer than the {need} the reduction writes for srcShape [{first}, {last}] \
+             with pattern {} and isReuseSource = {REUSE} (see {tiling})",
+            tmp.get_size(),
+            P::NAME
+        )
+    });
+    let (d, s, t) =
+        (span("dst", dst, out), span("src", src, first * pad_last), whole("sharedTmpBuffer", tmp));
+    check_apart(api, &[(d, s), (t, s), (t, d)]);
+    (first, last, pad_last)
+}
+
+/// The max/min engine of `ReduceMax`, `ReduceMin`, and `float` `ReduceAny`/`ReduceAll`: the
+/// checks, the pattern's path, then `SetMaskNorm` and `ResetMask`.
+#[track_caller]
+#[allow(clippy::too_many_arguments)]
+fn max_min<T: XyElement, P: Pattern, const REUSE: bool>(
+    api: &'static str,
+    tiling: &'static str,
+    op: Op,
+    dst: &LocalTensor<T>,
+    src: &LocalTensor<T>,
+    tmp: &LocalTensor<u8>,
+    src_shape: &[u32; 2],
+    src_inner_pad: bool,
+) {
+    let shape = check_xy::<T, P, REUSE>(api, tiling, dst, src, tmp, src_shape, src_inner_pad);
+    let tmp = tmp.reinterpret_cast::<T>();
+    if P::REDUCES_LAST {
+        by_last_axis::<T, REUSE>(op, dst, src, &tmp, shape);
+    } else {
+        by_first_axis::<T, REUSE>(op, dst, src, &tmp, shape);
+    }
+    set_mask_norm();
+    reset_mask();
+}
+
+macro_rules! max_min_api {
+    ($(#[$doc:meta])* $name:ident, $stack:ident, $bound:ident, $api:ident, $tiling:literal, $op:expr, $stack_ex:literal) => {
+        $(#[$doc])*
+        #[track_caller]
+        pub fn $name<T: $bound, P: Pattern, const IS_REUSE_SOURCE: bool>(
+            dst_tensor: &LocalTensor<T>,
+            src_tensor: &LocalTensor<T>,
+            shared_tmp_buffer: &LocalTensor<u8>,
+            src_shape: &[u32; 2],
+            src_inner_pad: bool,
+        ) {
+            max_min::<T, P, IS_REUSE_SOURCE>(
+                $api, $tiling, $op, dst_tensor, src_tensor, shared_tmp_buffer, src_shape, src_inner_pad,
+            );
+        }
+
+        #[doc = concat!("[`", stringify!($name), "`] with the stack buffer as scratch (AscendC `", stringify!($api))]
+        /// `<T, pattern, isReuseSource>(dstTensor, srcTensor, srcShape, srcInnerPad)`): the
+        /// Unified Buffer after the core's `TPipe` buffers (see
+        /// [`pop_stack_buffer`](super::pop_stack_buffer)).
+        ///
+        /// ```
+        /// use ascend_core::prelude::*;
+        /// let mut pipe = TPipe::new();
+        /// let mut q = TBuf::<VecCalc>::new();
+        /// pipe.init_tbuf(&mut q, 4 * 4 * 64);
+        /// let (x, y) = (q.get_with_len::<f32>(3 * 64), q.get_with_offset::<f32>(64, 3 * 64 * 4));
+        /// x.copy_from_slice(&(0..3 * 64).map(|i| ((i * 37) % 101) as f32 + 1.0).collect::<Vec<_>>());
+        #[doc = $stack_ex]
+        /// ```
+        ///
+        /// # Panics
+        #[doc = concat!("As [`", stringify!($name), "`], and if the core has no `TPipe` or its buffers leave no room.")]
+        #[track_caller]
+        pub fn $stack<T: $bound, P: Pattern, const IS_REUSE_SOURCE: bool>(
+            dst_tensor: &LocalTensor<T>,
+            src_tensor: &LocalTensor<T>,
+            src_shape: &[u32; 2],
+            src_inner_pad: bool,
+        ) {
+            let stack = stack_tensor($api);
+            $name::<T, P, IS_REUSE_SOURCE>(dst_tensor, src_tensor, &stack, src_shape, src_inner_pad);
+        }
+    };
+}
+
+max_min_api!(
+    /// The maximum of each row (pattern [`AR`](pattern::AR): `dst[i]` of row `i`) or of each
+    /// column (pattern [`RA`](pattern::RA): `dst[j]` of column `j`) of `src`, a `[first, last]`
+    /// source with rows padded to 32 bytes (AscendC `ReduceMax<T, pattern, isReuseSource>(dstTensor,
+    /// srcTensor, sharedTmpBuffer, srcShape, srcInnerPad)`; named `reduce_max_adv` here as the
+    /// basic API's `ReduceMax` is [`reduce_max`](crate::vector::reduction::reduce_max)), as the
+    /// vendor's `ReduceMaxImpl` on Ascend910B.
+    ///
+    /// `AR` takes a path by the row length `last` (`E` elements a block, `8 E` a repeat):
+    /// below `E`, `BlockReduceMax` in normal mode, 8 rows a repeat with a mask of `last` lanes a
+    /// block; `E`, one `BlockReduceMax` in counter mode; up to `8 E`, each row's first block
+    /// copied to the scratch (`Adds` of 0), its other blocks folded in with `Max` (the partial
+    /// block in normal mode, 255 rows a call), then `BlockReduceMax`; up to `255 E`, the same by
+    /// repeats, then `WholeReduceMax` (`half`, 255 rows a call) or two `BlockReduceMax` passes
+    /// (`float`); longer, row by row. `RA` folds the rows past the largest power of two into the
+    /// first ones, then halves until one row is left, each a `Max` in counter mode, and copies
+    /// it to `dst`. Every step is followed by `PipeBarrier<PIPE_V>` as in the vendor's code; the
+    /// call ends with `SetMaskNorm` and `ResetMask`. With `IS_REUSE_SOURCE` the folds run in
+    /// `src` (no scratch) and leave it overwritten.
+    ///
+    /// ```
+    /// use ascend_core::prelude::*;
+    /// let mut pipe = TPipe::new();
+    /// let mut q = TBuf::<VecCalc>::new();
+    /// pipe.init_tbuf(&mut q, 64 + 32 + 64);
+    /// let (x, y, tmp) = (q.get_with_len::<f32>(16), q.get_with_offset::<f32>(8, 64), q.get_with_offset::<u8>(64, 96));
+    /// x.copy_from_slice(&[0.0, 4.0, 2.0, 0.0, -1.0, 2.0, -1.0, 7.0, 0.0, 1.0, -9.0, 2.0, 2.0, 2.0, 8.0, 3.0]);
+    /// reduce_max_adv::<f32, pattern::AR, false>(&y, &x, &tmp, &[2, 8], true);
+    /// assert_eq!((y.get_value(0), y.get_value(1)), (7.0, 8.0));
+    /// reduce_max_adv::<f32, pattern::RA, false>(&y, &x, &tmp, &[2, 8], true);
+    /// assert_eq!(y.get_value(2), 2.0);
+    /// ```
+    ///
+    /// # Panics
+    /// Panics if the chip has no implementation (all but Ascend910B); `srcShape` has a zero
+    /// axis; `src` holds fewer than `first * padLast` elements or `dst` fewer than the kept
+    /// axis; `src_inner_pad` is false; a tensor is not in the Unified Buffer; the scratch is
+    /// smaller than the bytes the call writes ([`get_reduce_max_max_min_tmp_size`]'s number; for
+    /// `RA` without reuse also when empty, the vendor's `CheckTmpBufferSize`); two operands
+    /// overlap (the vendor's page); or any instruction's own check fails.
+    reduce_max_adv,
+    reduce_max_adv_stack,
+    ReduceMaxMinElement,
+    REDUCE_MAX,
+    "GetReduceMaxMaxMinTmpSize",
+    Op::Max,
+    "reduce_max_adv_stack::<f32, pattern::AR, true>(&y, &x, &[3, 64], true);\nassert_eq!(y.get_value(0), (0..64).map(|i| ((i * 37) % 101) as f32 + 1.0).fold(0.0, f32::max));"
+);
+
+max_min_api!(
+    /// The minimum of each row (pattern [`AR`](pattern::AR)) or each column (pattern
+    /// [`RA`](pattern::RA)) of `src` (AscendC `ReduceMin<T, pattern, isReuseSource>(dstTensor,
+    /// srcTensor, sharedTmpBuffer, srcShape, srcInnerPad)`; named `reduce_min_adv` here as the
+    /// basic API's `ReduceMin` is [`reduce_min`](crate::vector::reduction::reduce_min)), as
+    /// [`reduce_max_adv`] with `Min`, `BlockReduceMin` and `WholeReduceMin` (the vendor's
+    /// `ReduceMinImpl`).
+    ///
+    /// ```
+    /// use ascend_core::prelude::*;
+    /// let mut pipe = TPipe::new();
+    /// let mut q = TBuf::<VecCalc>::new();
+    /// pipe.init_tbuf(&mut q, 64 + 32 + 64);
+    /// let (x, y, tmp) = (q.get_with_len::<f16>(32), q.get_with_offset::<f16>(16, 64), q.get_with_offset::<u8>(64, 96));
+    /// let row = [5.0f32, 4.0, 2.0, 9.0, 3.0];
+    /// let mut v = vec![f16::ZERO; 32];
+    /// for (i, &r) in row.iter().enumerate() { v[i] = f16::from_f32(r); v[16 + i] = f16::from_f32(-r); }
+    /// x.copy_from_slice(&v);
+    /// reduce_min_adv::<f16, pattern::AR, false>(&y, &x, &tmp, &[2, 5], true);
+    /// assert_eq!((y.get_value(0).to_f32(), y.get_value(1).to_f32()), (2.0, -9.0));
+    /// ```
+    ///
+    /// # Panics
+    /// As [`reduce_max_adv`] (the scratch by [`get_reduce_min_max_min_tmp_size`]).
+    reduce_min_adv,
+    reduce_min_adv_stack,
+    ReduceMaxMinElement,
+    REDUCE_MIN,
+    "GetReduceMinMaxMinTmpSize",
+    Op::Min,
+    "reduce_min_adv_stack::<f32, pattern::RA, false>(&y, &x, &[3, 64], true);\nassert_eq!(y.get_value(0), [0, 64, 128].iter().map(|i| ((i * 37) % 101) as f32 + 1.0).fold(f32::MAX, f32::min));"
+);
+
+max_min_api!(
+    /// Whether any element of each row (pattern [`AR`](pattern::AR)) or column (pattern
+    /// [`RA`](pattern::RA)) of `src` is true (AscendC `ReduceAny<T, pattern,
+    /// isReuseSource>(dstTensor, srcTensor, sharedTmpBuffer, srcShape, srcInnerPad)`). For
+    /// `float` the vendor's `ReduceAnyImpl` is [`reduce_max_adv`]'s code (`API_MODE_ANY` takes the
+    /// `Max` instructions): the result is the maximum, `1.0` for a row of `0.0`/`1.0` values
+    /// with a `1.0`, and for other values whatever the maximum is.
+    ///
+    /// ```
+    /// use ascend_core::prelude::*;
+    /// let mut pipe = TPipe::new();
+    /// let mut q = TBuf::<VecCalc>::new();
+    /// pipe.init_tbuf(&mut q, 64 + 32 + 64);
+    /// let (x, y, tmp) = (q.get_with_len::<f32>(16), q.get_with_offset::<f32>(8, 64), q.get_with_offset::<u8>(64, 96));
+    /// x.copy_from_slice(&[0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
+    /// reduce_any::<f32, pattern::AR, false>(&y, &x, &tmp, &[2, 8], true);
+    /// assert_eq!((y.get_value(0), y.get_value(1)), (1.0, 0.0));
+    /// ```
+    ///
+    /// # Panics
+    /// As [`reduce_max_adv`] (the scratch by [`get_reduce_any_max_min_tmp_size`]).
+    reduce_any,
+    reduce_any_stack,
+    ReduceAnyAllElement,
+    REDUCE_ANY,
+    "GetReduceAnyMaxMinTmpSize",
+    Op::Max,
+    "reduce_any_stack::<f32, pattern::AR, false>(&y, &x, &[3, 64], true);\nassert!(y.get_value(2) > 0.0);"
+);
+
+max_min_api!(
+    /// Whether every element of each row (pattern [`AR`](pattern::AR)) or column (pattern
+    /// [`RA`](pattern::RA)) of `src` is true (AscendC `ReduceAll<T, pattern,
+    /// isReuseSource>(dstTensor, srcTensor, sharedTmpBuffer, srcShape, srcInnerPad)`). For
+    /// `float` the vendor's `ReduceAllImpl` is [`reduce_min_adv`]'s code (`API_MODE_ALL` takes the
+    /// `Min` instructions): the result is the minimum, `0.0` for a row of `0.0`/`1.0` values with
+    /// a `0.0`.
+    ///
+    /// ```
+    /// use ascend_core::prelude::*;
+    /// let mut pipe = TPipe::new();
+    /// let mut q = TBuf::<VecCalc>::new();
+    /// pipe.init_tbuf(&mut q, 64 + 32 + 64);
+    /// let (x, y, tmp) = (q.get_with_len::<f32>(16), q.get_with_offset::<f32>(8, 64), q.get_with_offset::<u8>(64, 96));
+    /// x.copy_from_slice(&[1.0, 1.0, 1.0, 0.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0]);
+    /// reduce_all::<f32, pattern::AR, false>(&y, &x, &tmp, &[2, 8], true);
+    /// assert_eq!((y.get_value(0), y.get_value(1)), (0.0, 1.0));
+    /// ```
+    ///
+    /// # Panics
+    /// As [`reduce_max_adv`] (the scratch by [`get_reduce_all_max_min_tmp_size`]).
+    reduce_all,
+    reduce_all_stack,
+    ReduceAnyAllElement,
+    REDUCE_ALL,
+    "GetReduceAllMaxMinTmpSize",
+    Op::Min,
+    "reduce_all_stack::<f32, pattern::AR, false>(&y, &x, &[3, 64], true);\nassert!(y.get_value(2) >= 1.0);"
+);
+
+// ---- host ------------------------------------------------------------------------------------
+
+/// The reduction patterns of the host helpers (AscendC `ReducePattern`); the helpers take
+/// [`AR`](ReducePattern::AR) and [`RA`](ReducePattern::RA) only.
+#[allow(clippy::upper_case_acronyms)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReducePattern {
+    /// Reduce the last of two axes.
+    AR,
+    /// Reduce the first of two axes.
+    RA,
+    /// One reduced axis.
+    R,
+    /// Three axes, the middle reduced.
+    ARA,
+    /// Four axes, alternating, the last reduced.
+    ARAR,
+    /// Five axes, alternating.
+    ARARA,
+    /// Six axes, alternating.
+    ARARAR,
+    /// Seven axes, alternating.
+    ARARARA,
+    /// Eight axes, alternating.
+    ARARARAR,
+    /// Nine axes, alternating.
+    ARARARARA,
+    /// Three axes, the outer ones reduced.
+    RAR,
+    /// Four axes, alternating, the first reduced.
+    RARA,
+    /// Five axes, alternating, the first reduced.
+    RARAR,
+    /// Six axes, alternating, the first reduced.
+    RARARA,
+    /// Seven axes, alternating, the first reduced.
+    RARARAR,
+    /// Eight axes, alternating, the first reduced.
+    RARARARA,
+}
+
+/// The vendor's host `CheckParams`: two dims, `isSrcInnerPad`, `AR`/`RA`, both axes non-zero;
+/// returns `(first, last)`.
+#[track_caller]
+fn host_params(
+    api: &'static str,
+    src_shape: &[usize],
+    is_src_inner_pad: bool,
+    pattern: ReducePattern,
+) -> (usize, usize) {
+    ensure(src_shape.len() == 2, api, || {
+        format!("srcShape has {} dims ({src_shape:?}); it must have 2", src_shape.len())
+    });
+    ensure(is_src_inner_pad, api, || "isSrcInnerPad = false; it must be true on this platform".into());
+    ensure(matches!(pattern, ReducePattern::AR | ReducePattern::RA), api, || {
+        format!("pattern = {pattern:?}; only AR and RA are supported")
+    });
+    let (first, last) = (src_shape[0], src_shape[1]);
+    ensure(first > 0 && last > 0, api, || {
+        format!("srcShape = [{first}, {last}]: both first and last axis must be greater than 0")
+    });
+    (first, last)
+}
+
+/// The vendor's data type check of a host helper.
+#[track_caller]
+fn host_type(api: &'static str, data_type: DType, allowed: &[DType], listed: &'static str) {
+    ensure(allowed.contains(&data_type), api, || {
+        format!("dataType = {} is unsupported; it only supports {listed} on this platform", data_type.name())
+    });
+}
+
+macro_rules! max_min_host {
+    ($(#[$doc:meta])* $name:ident, $api:literal, [$($ty:ident),+], $listed:literal) => {
+        $(#[$doc])*
+        #[track_caller]
+        pub fn $name(
+            src_shape: &[usize],
+            data_type: DType,
+            pattern: ReducePattern,
+            is_src_inner_pad: bool,
+            is_reuse_source: bool,
+        ) -> (usize, usize) {
+            host_type($api, data_type, &[$(DType::$ty),+], $listed);
+            let shape = host_params($api, src_shape, is_src_inner_pad, pattern);
+            let size = max_min_tmp_bytes(pattern == ReducePattern::AR, is_reuse_source, shape, data_type.size());
+            (size, size)
+        }
+    };
+}
+
+max_min_host!(
+    /// The temporary buffer's `(max, min)` bytes for [`reduce_max_adv`] (AscendC
+    /// `GetReduceMaxMaxMinTmpSize(srcShape, dataType, pattern, isSrcInnerPad, isReuseSource,
+    /// maxValue, minValue)`), both the vendor's one number: with `is_reuse_source` 0; for `AR`
+    /// with rows of `last` elements (`E` a block), 0 up to `E`, a block a row below a repeat,
+    /// else a repeat a row; for `RA`, `k` padded rows, `k` the largest power of two below
+    /// `first` (or 1).
+    ///
+    /// ```
+    /// use ascend_core::prelude::*;
+    /// assert_eq!(get_reduce_max_max_min_tmp_size(&[2, 8], DType::F32, ReducePattern::AR, true, false), (0, 0));
+    /// assert_eq!(get_reduce_max_max_min_tmp_size(&[3, 20], DType::F32, ReducePattern::AR, true, false), (96, 96));
+    /// assert_eq!(get_reduce_max_max_min_tmp_size(&[32, 136], DType::F32, ReducePattern::RA, true, false), (16 * 544, 16 * 544));
+    /// ```
+    ///
+    /// # Panics
+    /// Panics if `data_type` is not `F16` or `F32`; `src_shape` does not have two dims, or one
+    /// is 0; `is_src_inner_pad` is false; or `pattern` is neither `AR` nor `RA`.
+    get_reduce_max_max_min_tmp_size,
+    "GetReduceMaxMaxMinTmpSize",
+    [F32, F16],
+    "float and half type"
+);
+
+max_min_host!(
+    /// The temporary buffer's `(max, min)` bytes for [`reduce_min_adv`] (AscendC
+    /// `GetReduceMinMaxMinTmpSize(…)`): as [`get_reduce_max_max_min_tmp_size`].
+    ///
+    /// ```
+    /// use ascend_core::prelude::*;
+    /// assert_eq!(get_reduce_min_max_min_tmp_size(&[3, 200], DType::F16, ReducePattern::AR, true, false), (768, 768));
+    /// ```
+    ///
+    /// # Panics
+    /// As [`get_reduce_max_max_min_tmp_size`].
+    get_reduce_min_max_min_tmp_size,
+    "GetReduceMinMaxMinTmpSize",
+    [F32, F16],
+    "float and half type"
+);
+
+max_min_host!(
+    /// The temporary buffer's `(max, min)` bytes for [`reduce_any`] (AscendC
+    /// `GetReduceAnyMaxMinTmpSize(…)`): for `float` as [`get_reduce_max_max_min_tmp_size`].
+    ///
+    /// ```
+    /// use ascend_core::prelude::*;
+    /// assert_eq!(get_reduce_any_max_min_tmp_size(&[5, 8], DType::F32, ReducePattern::RA, true, false), (128, 128));
+    /// ```
+    ///
+    /// # Panics
+    /// As [`get_reduce_max_max_min_tmp_size`], the types `F32` only.
+    get_reduce_any_max_min_tmp_size,
+    "GetReduceAnyMaxMinTmpSize",
+    [F32],
+    "float"
+);
+
+max_min_host!(
+    /// The temporary buffer's `(max, min)` bytes for [`reduce_all`] (AscendC
+    /// `GetReduceAllMaxMinTmpSize(…)`): for `float` as [`get_reduce_max_max_min_tmp_size`].
+    ///
+    /// ```
+    /// use ascend_core::prelude::*;
+    /// assert_eq!(get_reduce_all_max_min_tmp_size(&[4, 8], DType::F32, ReducePattern::RA, true, true), (0, 0));
+    /// ```
+    ///
+    /// # Panics
+    /// As [`get_reduce_any_max_min_tmp_size`].
+    get_reduce_all_max_min_tmp_size,
+    "GetReduceAllMaxMinTmpSize",
+    [F32],
+    "float"
+);
