@@ -14,6 +14,7 @@ mod adv_math_ext;
 mod adv_math_more;
 mod adv_normalization;
 mod adv_reduce;
+mod adv_reduce_xy;
 mod adv_sigmoid;
 mod adv_softmax;
 mod compare_transpose;
