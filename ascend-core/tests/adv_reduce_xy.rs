@@ -1,5 +1,7 @@
-//! The advanced API's pattern reductions (`adv/reduce_xy.rs`): `ReduceMax`, `ReduceMin`, and
-//! `float` `ReduceAny`/`ReduceAll` against a scalar reference of the vendor's steps. The
+//! The advanced API's pattern reductions (`adv/reduce_xy.rs`): `ReduceMax`, `ReduceMin`,
+//! `float` `ReduceAny`/`ReduceAll`, and `ReduceSum`/`ReduceMean` (see [`ref_sum`]: the sums in
+//! the vendor's order, each instruction's tree and `f32` rounding) against a scalar reference
+//! of the vendor's steps. The
 //! vendor's steps are `Max`/`Min` folds (of blocks, repeats or rows) and `BlockReduce*`/
 //! `WholeReduce*` of the partial results: every one of them picks one of its inputs exactly, so
 //! for values without NaN and without zeros of both signs any order of the folds gives the
@@ -15,7 +17,7 @@ use ascend_core::prelude::*;
 
 #[path = "common/util.rs"]
 mod util;
-use util::{assert_bits_ctx, expect_panic, on, ub, Rng};
+use util::{assert_bits_ctx, expect_panic, on, tree, ub, Rng};
 
 /// The element types, with the conversions the reference needs.
 trait Fp: ReduceMaxMinElement + std::fmt::Debug {
@@ -48,13 +50,17 @@ type Kernel<T> = fn(&LocalTensor<T>, &LocalTensor<T>, &LocalTensor<u8>, &[u32; 2
 type Stack<T> = fn(&LocalTensor<T>, &LocalTensor<T>, &[u32; 2], bool);
 type Host = fn(&[usize], DType, ReducePattern, bool, bool) -> (usize, usize);
 
+/// The reference of a function: `dst`'s first `first` (`AR`) or `last` (`RA`) elements from
+/// the padded source, [`DST_FILL`] where the call leaves `dst` as it was.
+type Reference<T> = fn(&[T], (usize, usize, usize), bool) -> Vec<T>;
+
 /// One function under test: its kernel and stack forms for a pattern and reuse, its host
-/// helper, and whether it keeps the maximum.
+/// helper and its reference.
 struct Api<T: Element> {
     kernel: Kernel<T>,
     stack: Stack<T>,
     host: Host,
-    max: bool,
+    reference: Reference<T>,
 }
 
 /// The value `dst` is filled with before a call, to tell the elements written.
@@ -73,9 +79,17 @@ fn rand_vals<T: Fp>(rng: &mut Rng, n: usize, bools: bool) -> Vec<T> {
         .collect()
 }
 
-/// The reference: each row's (`AR`) or column's (`RA`) maximum or minimum of the `first` rows
-/// of `last` elements, `pad` apart.
-fn reference<T: Fp>(x: &[T], (first, last, pad): (usize, usize, usize), ar: bool, max: bool) -> Vec<T> {
+fn ref_max<T: Fp>(x: &[T], shape: (usize, usize, usize), ar: bool) -> Vec<T> {
+    extreme(x, shape, ar, true)
+}
+
+fn ref_min<T: Fp>(x: &[T], shape: (usize, usize, usize), ar: bool) -> Vec<T> {
+    extreme(x, shape, ar, false)
+}
+
+/// Each row's (`AR`) or column's (`RA`) maximum or minimum of the `first` rows of `last`
+/// elements, `pad` apart.
+fn extreme<T: Fp>(x: &[T], (first, last, pad): (usize, usize, usize), ar: bool, max: bool) -> Vec<T> {
     let pick = |a: T, b: T| if (b.to32() > a.to32()) == max { b } else { a };
     if ar {
         (0..first)
@@ -121,12 +135,9 @@ fn run_case<T: Fp, const AR: bool, const REUSE: bool>(
         } else {
             (api.kernel)(&dst, &src, &tmp, &shape, true);
         }
-        let ctx = format!(
-            "{} max {} AR {AR} reuse {REUSE} stack {stack} bools {bools}, [{first}, {last}]",
-            T::DTYPE,
-            api.max
-        );
-        let mut want = reference(&x, (first, last, pad), AR, api.max);
+        let ctx =
+            format!("{} AR {AR} reuse {REUSE} stack {stack} bools {bools}, [{first}, {last}]", T::DTYPE);
+        let mut want = (api.reference)(&x, (first, last, pad), AR);
         want.extend(vec![T::from32(DST_FILL); dst_len - out]);
         assert_bits_ctx(&dst.to_vec(), &want, &ctx);
         if !REUSE {
@@ -182,13 +193,24 @@ fn ra_shapes() -> Vec<(usize, usize)> {
 }
 
 fn sweep<T: Fp>(api: impl Fn(bool, bool) -> Api<T>, bools: bool) -> usize {
-    let e = 32 / T::SIZE;
+    sweep_shapes(api, &ar_shapes(32 / T::SIZE), &ar_shapes(32 / T::SIZE), bools)
+}
+
+/// Every `AR` shape without reuse, `ar_reuse` with it, every `RA` shape both ways; both forms.
+fn sweep_shapes<T: Fp>(
+    api: impl Fn(bool, bool) -> Api<T>,
+    ar: &[(usize, usize)],
+    ar_reuse: &[(usize, usize)],
+    bools: bool,
+) -> usize {
     let mut n = 0;
-    for (k, &s) in ar_shapes(e).iter().enumerate() {
+    for (k, &s) in ar.iter().enumerate() {
         for stack in [false, true] {
             let seed = k as u64 * 7 + stack as u64;
             n += run_case::<T, true, false>(&api(true, false), s, stack, bools, seed) as usize;
-            n += run_case::<T, true, true>(&api(true, true), s, stack, bools, seed + 3) as usize;
+            if ar_reuse.contains(&s) {
+                n += run_case::<T, true, true>(&api(true, true), s, stack, bools, seed + 3) as usize;
+            }
         }
     }
     for (k, &s) in ra_shapes().iter().enumerate() {
@@ -202,7 +224,7 @@ fn sweep<T: Fp>(api: impl Fn(bool, bool) -> Api<T>, bools: bool) -> usize {
 }
 
 macro_rules! api {
-    ($k:ident, $s:ident, $h:ident, $max:expr) => {
+    ($k:ident, $s:ident, $h:ident, $r:ident) => {
         |ar: bool, reuse: bool| -> Api<_> {
             let (kernel, stack): (Kernel<_>, Stack<_>) = match (ar, reuse) {
                 (true, false) => ($k::<_, pattern::AR, false>, $s::<_, pattern::AR, false>),
@@ -210,7 +232,7 @@ macro_rules! api {
                 (false, false) => ($k::<_, pattern::RA, false>, $s::<_, pattern::RA, false>),
                 (false, true) => ($k::<_, pattern::RA, true>, $s::<_, pattern::RA, true>),
             };
-            Api { kernel, stack, host: $h, max: $max }
+            Api { kernel, stack, host: $h, reference: $r }
         }
     };
 }
@@ -218,11 +240,11 @@ macro_rules! api {
 #[test]
 fn reduce_max_both_types_every_path() {
     let n = sweep::<f32>(
-        api!(reduce_max_adv, reduce_max_adv_stack, get_reduce_max_max_min_tmp_size, true),
+        api!(reduce_max_adv, reduce_max_adv_stack, get_reduce_max_max_min_tmp_size, ref_max),
         false,
     );
     let m = sweep::<f16>(
-        api!(reduce_max_adv, reduce_max_adv_stack, get_reduce_max_max_min_tmp_size, true),
+        api!(reduce_max_adv, reduce_max_adv_stack, get_reduce_max_max_min_tmp_size, ref_max),
         false,
     );
     assert!(n >= 110 && m >= 110, "{n} {m} cases ran");
@@ -231,11 +253,11 @@ fn reduce_max_both_types_every_path() {
 #[test]
 fn reduce_min_both_types_every_path() {
     let n = sweep::<f32>(
-        api!(reduce_min_adv, reduce_min_adv_stack, get_reduce_min_max_min_tmp_size, false),
+        api!(reduce_min_adv, reduce_min_adv_stack, get_reduce_min_max_min_tmp_size, ref_min),
         false,
     );
     let m = sweep::<f16>(
-        api!(reduce_min_adv, reduce_min_adv_stack, get_reduce_min_max_min_tmp_size, false),
+        api!(reduce_min_adv, reduce_min_adv_stack, get_reduce_min_max_min_tmp_size, ref_min),
         false,
     );
     assert!(n >= 110 && m >= 110, "{n} {m} cases ran");
@@ -245,11 +267,152 @@ fn reduce_min_both_types_every_path() {
 fn reduce_any_all_float() {
     for bools in [true, false] {
         let n =
-            sweep::<f32>(api!(reduce_any, reduce_any_stack, get_reduce_any_max_min_tmp_size, true), bools);
+            sweep::<f32>(api!(reduce_any, reduce_any_stack, get_reduce_any_max_min_tmp_size, ref_max), bools);
         let m =
-            sweep::<f32>(api!(reduce_all, reduce_all_stack, get_reduce_all_max_min_tmp_size, false), bools);
+            sweep::<f32>(api!(reduce_all, reduce_all_stack, get_reduce_all_max_min_tmp_size, ref_min), bools);
         assert!(n >= 110 && m >= 110, "{n} {m} cases ran");
     }
+}
+
+// ---- ReduceSum, ReduceMean -------------------------------------------------------------------
+
+/// `BlockReduceSum`'s/`WholeReduceSum`'s binary tree over `width` lanes, the lanes past `v` `+0`.
+fn tree_of(v: &[f32], width: usize) -> f32 {
+    let mut lanes = vec![0.0f32; width];
+    lanes[..v.len()].copy_from_slice(v);
+    tree(lanes, false)
+}
+
+/// `ReduceSum`'s row split for rows of more than 64: `(perRow, tailLen)`.
+fn sum_split(last: usize, pad: usize) -> (usize, usize) {
+    let k = 1usize << last.ilog2();
+    let per_row = if k == last { k / 2 } else { k.max(8) };
+    let tail_len = if last == k { pad - per_row } else { last - k };
+    (per_row, tail_len)
+}
+
+/// The vendor's `ReduceSum` steps. `AR`: rows of up to 8 by the 8-lane tree (rows 2040 up to
+/// the last whole 2040-row chunk's end unwritten, the vendor's loop); up to 64 by the 64-lane
+/// tree; longer, the tail added onto the first `perRow`, pairs added while more than 64 remain,
+/// then the 8-lane tree of each block and of the 8 block sums. `RA`: the rows past the largest
+/// power of two added onto the first ones, then halves, each an `f32` add.
+fn ref_sum(x: &[f32], (first, last, pad): (usize, usize, usize), ar: bool) -> Vec<f32> {
+    if !ar {
+        let mut acc: Vec<Vec<f32>> = (0..first).map(|i| x[i * pad..i * pad + last].to_vec()).collect();
+        let mut split = 1usize << first.ilog2();
+        let fold = |acc: &mut Vec<Vec<f32>>, r: usize, from: usize| {
+            let add = acc[from].clone();
+            acc[r].iter_mut().zip(add).for_each(|(a, b)| *a += b);
+        };
+        for r in 0..first - split {
+            fold(&mut acc, r, split + r);
+        }
+        while split > 1 {
+            split /= 2;
+            for r in 0..split {
+                fold(&mut acc, r, r + split);
+            }
+        }
+        return acc.swap_remove(0);
+    }
+    (0..first)
+        .map(|i| {
+            let row = &x[i * pad..i * pad + last];
+            if last <= 8 {
+                let (n_max, chunk) = (first / 2040, 2040);
+                if n_max >= 2 && (chunk..n_max * chunk).contains(&i) {
+                    return DST_FILL;
+                }
+                return tree_of(row, 8);
+            }
+            if last <= 64 {
+                return tree_of(row, 64);
+            }
+            let (per_row, tail_len) = sum_split(last, pad);
+            let mut acc = x[i * pad..i * pad + per_row].to_vec();
+            for j in 0..tail_len {
+                acc[j] += x[i * pad + per_row + j];
+            }
+            while acc.len() > 64 {
+                acc = acc.chunks(2).map(|c| c[0] + c[1]).collect();
+            }
+            let blocks: Vec<f32> = acc.chunks(8).map(|b| tree_of(b, 8)).collect();
+            tree_of(&blocks, 8)
+        })
+        .collect()
+}
+
+/// [`ref_sum`] times `1.0f / n` (`n` the reduced axis), one `f32` multiply of every kept
+/// element (the `Muls` also scales the rows `ReduceSum` leaves unwritten).
+fn ref_mean(x: &[f32], shape: (usize, usize, usize), ar: bool) -> Vec<f32> {
+    let n = if ar { shape.1 } else { shape.0 };
+    let r = 1.0f32 / n as i32 as f32;
+    ref_sum(x, shape, ar).into_iter().map(|v| v * r).collect()
+}
+
+/// `[first, last]` shapes.
+type Shapes = Vec<(usize, usize)>;
+
+/// `AR` shapes of `ReduceSum`: every path (the 8-lane rows with the vendor's unwritten rows, the
+/// 248-row `WholeReduceSum` chunks, the packed rows by rows and by columns, pair passes), and
+/// those that also run with reuse (not more than 248 rows of more than 64: the vendor's chunk
+/// offsets are then wrong; not rows of more than 2040 by columns: its `uint8_t` strides).
+fn sum_shapes() -> (Shapes, Shapes) {
+    let both = vec![
+        (3, 1),
+        (5, 8),
+        (17, 7),
+        (300, 9),
+        (3, 64),
+        (250, 50),
+        (1, 65),
+        (2, 100),
+        (3, 128),
+        (5, 200),
+        (1, 200),
+        (3, 1000),
+        (1, 2100),
+        (2, 2048),
+    ];
+    let mut ar = both.clone();
+    ar.extend([(4100, 3), (250, 72)]);
+    // With reuse, rows of more than 64 are packed in place (`DataCopy(src, src, …)`): see
+    // `reduce_sum_reuse_long_rows_in_place_copy`.
+    (ar, both.into_iter().filter(|s| s.1 <= 64).collect())
+}
+
+#[test]
+fn reduce_sum_and_mean_every_path() {
+    let (ar, both) = sum_shapes();
+    let n = sweep_shapes::<f32>(
+        api!(reduce_sum_adv, reduce_sum_adv_stack, get_reduce_sum_max_min_tmp_size, ref_sum),
+        &ar,
+        &both,
+        false,
+    );
+    let m = sweep_shapes::<f32>(
+        api!(reduce_mean, reduce_mean_stack, get_reduce_mean_max_min_tmp_size, ref_mean),
+        &ar,
+        &both,
+        false,
+    );
+    assert!(n >= 80 && m >= 80, "{n} {m} cases ran");
+}
+
+/// With `IS_REUSE_SOURCE` and rows of more than 64, the vendor packs each row's first `perRow`
+/// elements in place with a UB-to-UB `DataCopy(src, src, …)`, overlapping source and
+/// destination; this emulator's `DataCopy` refuses overlapping UB copies, so the call fails in
+/// the basic instruction (a limitation of the basic API, not of the port).
+#[test]
+fn reduce_sum_reuse_long_rows_in_place_copy() {
+    on(Soc::Ascend910B, || {
+        let u = ub(4096);
+        let (s, d, t) = (u.t::<f32>(0, 3 * 104), u.t::<f32>(2048, 8), u.t::<u8>(3072, 0));
+        expect_panic(
+            || reduce_sum_adv::<f32, pattern::AR, true>(&d, &s, &t, &[3, 100], true),
+            &["DataCopy", "overlap"],
+        );
+    });
 }
 
 #[test]
@@ -273,6 +436,16 @@ fn host_numbers() {
     assert_eq!(get_reduce_min_max_min_tmp_size(&[9, 20], DType::F16, ra, true, false), (512, 512));
     assert_eq!(get_reduce_any_max_min_tmp_size(&[3, 70], DType::F32, ar, true, false), (768, 768));
     assert_eq!(get_reduce_all_max_min_tmp_size(&[3, 10], DType::F32, ar, true, false), (96, 96));
+    // ReduceSum/ReduceMean: AR 0 up to 64, else first * k floats (k halved when it is last and
+    // first > 1); RA as ReduceMax.
+    let g = get_reduce_sum_max_min_tmp_size;
+    assert_eq!(g(&[3, 64], DType::F32, ar, true, false), (0, 0));
+    assert_eq!(g(&[3, 100], DType::F32, ar, true, false), (768, 768));
+    assert_eq!(g(&[3, 128], DType::F32, ar, true, false), (768, 768));
+    assert_eq!(g(&[1, 128], DType::F32, ar, true, false), (512, 512));
+    assert_eq!(g(&[5, 8], DType::F32, ra, true, false), (128, 128));
+    assert_eq!(g(&[5, 800], DType::F32, ar, true, true), (0, 0));
+    assert_eq!(get_reduce_mean_max_min_tmp_size(&[8, 20], DType::F32, ra, true, false), (384, 384));
 }
 
 #[test]
@@ -326,6 +499,18 @@ fn host_errors() {
             let _ = get_reduce_all_max_min_tmp_size(&[2, 8], DType::I16, ar, true, false);
         },
         &["GetReduceAllMaxMinTmpSize", "int16_t"],
+    );
+    expect_panic(
+        || {
+            let _ = get_reduce_sum_max_min_tmp_size(&[2, 8], DType::F16, ar, true, false);
+        },
+        &["GetReduceSumMaxMinTmpSize", "dataType = half", "float type"],
+    );
+    expect_panic(
+        || {
+            let _ = get_reduce_mean_max_min_tmp_size(&[2, 8], DType::F32, ReducePattern::R, true, false);
+        },
+        &["GetReduceMeanMaxMinTmpSize", "pattern = R;"],
     );
 }
 
@@ -423,6 +608,20 @@ fn kernel_errors() {
             || reduce_all::<f32, pattern::RA, false>(&d, &s, &t, &[40, 8], true),
             &["ReduceAll", "srcTensor holds 256"],
         );
+        expect_panic(
+            || reduce_sum_adv::<f32, pattern::AR, false>(&d, &s, &t.view_len(0, 256), &[2, 100], true),
+            &["ReduceSum", "sharedTmpBuffer has 256 bytes", "the 512", "GetReduceSumMaxMinTmpSize"],
+        );
+        expect_panic(
+            || reduce_mean::<f32, pattern::RA, false>(&d, &s, &t.view_len(0, 64), &[5, 8], true),
+            &["ReduceMean", "the 128", "GetReduceMeanMaxMinTmpSize"],
+        );
+        expect_panic(
+            || reduce_mean::<f32, pattern::AR, false>(&d, &s, &t, &[2, 8], false),
+            &["ReduceMean", "srcInnerPad"],
+        );
+        // Rows of up to 64 need no scratch.
+        reduce_sum_adv::<f32, pattern::AR, false>(&d, &s, &t.view_len(0, 0), &[3, 64], true);
     });
     on(Soc::Ascend910B, || {
         let l1 = LocalTensor::<f32>::new(TPosition::VECCALC, 0, 64);

@@ -1,6 +1,6 @@
 //! The advanced API's reductions of a two-axis source by a pattern (the vendor's
-//! `adv_api/reduce/reduce.h`: `ReduceMax`, `ReduceMin`, `ReduceAny`, `ReduceAll`, …, with
-//! `reduce_common_util_v220_impl.h`), and their host tiling helpers
+//! `adv_api/reduce/reduce.h`: `ReduceMax`, `ReduceMin`, `ReduceAny`, `ReduceAll`, `ReduceSum`,
+//! `ReduceMean`, with `reduce_common_util_v220_impl.h`), and their host tiling helpers
 //! (`GetReduceMaxMaxMinTmpSize`, …).
 //!
 //! The source is `srcShape = [first, last]` (`last` padded to 32 bytes in memory, the vendor's
@@ -14,29 +14,34 @@
 //! chip.
 //!
 //! Names: `ReduceMax`, `ReduceMin` and `ReduceSum` are [`reduce_max_adv`], [`reduce_min_adv`]
-//! (and their `_stack` forms) here, as the basic API's level-2 `ReduceMax`/`ReduceMin`/
-//! `ReduceSum` have the plain names; the others keep the vendor's name in snake case
-//! ([`reduce_any`], [`reduce_all`]).
+//! and [`reduce_sum_adv`] (and their `_stack` forms) here, as the basic API's level-2
+//! `ReduceMax`/`ReduceMin`/`ReduceSum` have the plain names; the others keep the vendor's name
+//! in snake case ([`reduce_any`], [`reduce_all`], [`reduce_mean`]). The host helpers keep theirs
+//! (`GetReduceMaxMaxMinTmpSize` is [`get_reduce_max_max_min_tmp_size`]).
 //!
 //! With `IS_REUSE_SOURCE = true` the functions accumulate in the source itself (the vendor's
-//! `isReuseSource` path: different instructions, no scratch for most shapes) and leave it
-//! overwritten.
+//! `isReuseSource` path: different instructions, no scratch) and leave it overwritten.
+//!
+//! Not here: `ReduceProd`, and `ReduceAny`/`ReduceAll` for `uint8_t` (their own paths through
+//! `half`).
 
+use crate::copy::{data_copy_params, DataCopyParams};
 use crate::element::{f16, DType, Element};
 use crate::error::ensure;
 use crate::soc::Soc;
 use crate::sync::{pipe_barrier, PIPE_V};
 use crate::tensor::LocalTensor;
-use crate::vector::binary::{max_masked, min_masked, MaxElement, MinElement};
+use crate::vector::binary::{add_masked, max_masked, min_masked, AddElement, MaxElement, MinElement};
 use crate::vector::mask::{
     reset_mask, set_mask_count, set_mask_norm, set_vector_mask, Mask, MASK_PLACEHOLDER,
 };
 use crate::vector::params::{BinaryRepeatParams, UnaryRepeatParams};
 use crate::vector::reduce::ReduceElement;
 use crate::vector::reduction::{
-    block_reduce_max, block_reduce_min, whole_reduce_max, whole_reduce_min, ReduceOrder,
+    block_reduce_max, block_reduce_min, block_reduce_sum, pair_reduce_sum, whole_reduce_max,
+    whole_reduce_min, whole_reduce_sum, ReduceOrder,
 };
-use crate::vector::scalar::{adds_masked, AddsElement};
+use crate::vector::scalar::{adds_masked, muls_masked, AddsElement, MulsElement};
 
 use super::{check_apart, check_chip, count_mask, span, stack_tensor, whole, ONE_BLK_SIZE};
 
@@ -63,6 +68,8 @@ const REDUCE_MAX: &str = "ReduceMax";
 const REDUCE_MIN: &str = "ReduceMin";
 const REDUCE_ANY: &str = "ReduceAny";
 const REDUCE_ALL: &str = "ReduceAll";
+const REDUCE_SUM: &str = "ReduceSum";
+const REDUCE_MEAN: &str = "ReduceMean";
 
 /// The reduction patterns (AscendC `Pattern::Reduce`): which axis of the two-axis source is
 /// reduced (`R`) and which is kept (`A`).
@@ -107,7 +114,7 @@ pub mod pattern {
 use pattern::Pattern;
 
 /// The basic instructions a max/min reduction chains: `half` and `float`.
-trait XyElement: ReduceElement + MaxElement + MinElement + AddsElement {}
+trait XyElement: ReduceElement + MaxElement + MinElement + AddElement + AddsElement + MulsElement {}
 impl XyElement for f16 {}
 impl XyElement for f32 {}
 
@@ -146,6 +153,8 @@ impl ReduceAnyAllElement for f32 {}
 enum Op {
     Max,
     Min,
+    /// `Add` (`ReduceSum`'s `RA` fold; its `BlockReduceSum`s are written out where used).
+    Add,
 }
 
 impl Op {
@@ -162,6 +171,7 @@ impl Op {
         match self {
             Op::Max => max_masked::<T, false>(dst, a, b, MASK_PLACEHOLDER, repeat, p),
             Op::Min => min_masked::<T, false>(dst, a, b, MASK_PLACEHOLDER, repeat, p),
+            Op::Add => add_masked::<T, false>(dst, a, b, MASK_PLACEHOLDER, repeat, p),
         }
     }
 
@@ -180,6 +190,8 @@ impl Op {
             (Op::Min, Some((r, m))) => block_reduce_min::<T, true>(dst, src, r, m, dst_rep, blk, rep),
             (Op::Max, None) => block_reduce_max::<T, false>(dst, src, 1, MASK_PLACEHOLDER, dst_rep, blk, rep),
             (Op::Min, None) => block_reduce_min::<T, false>(dst, src, 1, MASK_PLACEHOLDER, dst_rep, blk, rep),
+            (Op::Add, Some((r, m))) => block_reduce_sum::<T, true>(dst, src, r, m, dst_rep, blk, rep),
+            (Op::Add, None) => block_reduce_sum::<T, false>(dst, src, 1, MASK_PLACEHOLDER, dst_rep, blk, rep),
         }
     }
 
@@ -197,6 +209,7 @@ impl Op {
         match self {
             Op::Max => whole_reduce_max::<T, true>(dst, src, mask, repeat, 1, 1, rep, order),
             Op::Min => whole_reduce_min::<T, true>(dst, src, mask, repeat, 1, 1, rep, order),
+            Op::Add => whole_reduce_sum::<T, true>(dst, src, mask, repeat, 1, 1, rep),
         }
     }
 }
@@ -589,8 +602,9 @@ fn max_min_tmp_bytes(reduces_last: bool, reuse: bool, (first, last): (usize, usi
 }
 
 /// The vendor's kernel checks (`CheckFuncClassReduce` and the implementations' asserts) and
-/// the scratch the call writes; returns `(first, last, padLast)`.
+/// the scratch the call writes (`need(first, last)` bytes); returns `(first, last, padLast)`.
 #[track_caller]
+#[allow(clippy::too_many_arguments)]
 fn check_xy<T: Element, P: Pattern, const REUSE: bool>(
     api: &'static str,
     tiling: &'static str,
@@ -599,6 +613,7 @@ fn check_xy<T: Element, P: Pattern, const REUSE: bool>(
     tmp: &LocalTensor<u8>,
     src_shape: &[u32; 2],
     src_inner_pad: bool,
+    need: impl Fn(usize, usize) -> usize,
 ) -> (usize, usize, usize) {
     check_chip(api, &V220);
     let (first, last) = (src_shape[0] as usize, src_shape[1] as usize);
@@ -643,7 +658,7 @@ fn check_xy<T: Element, P: Pattern, const REUSE: bool>(
             )
         });
     }
-    let need = max_min_tmp_bytes(P::REDUCES_LAST, REUSE, (first, last), T::SIZE);
+    let need = need(first, last);
     ensure(tmp.get_size() >= need, api, || {
         format!(
             "sharedTmpBuffer has {} bytes, fewer than the {need} the reduction writes for srcShape [{first}, {last}] \
@@ -672,7 +687,8 @@ fn max_min<T: XyElement, P: Pattern, const REUSE: bool>(
     src_shape: &[u32; 2],
     src_inner_pad: bool,
 ) {
-    let shape = check_xy::<T, P, REUSE>(api, tiling, dst, src, tmp, src_shape, src_inner_pad);
+    let need = |f, l| max_min_tmp_bytes(P::REDUCES_LAST, REUSE, (f, l), T::SIZE);
+    let shape = check_xy::<T, P, REUSE>(api, tiling, dst, src, tmp, src_shape, src_inner_pad, need);
     let tmp = tmp.reinterpret_cast::<T>();
     if P::REDUCES_LAST {
         by_last_axis::<T, REUSE>(op, dst, src, &tmp, shape);
@@ -871,6 +887,383 @@ max_min_api!(
     "reduce_all_stack::<f32, pattern::AR, false>(&y, &x, &[3, 64], true);\nassert!(y.get_value(2) >= 1.0);"
 );
 
+// ---- ReduceSum, ReduceMean -------------------------------------------------------------------
+
+/// Element types of [`reduce_sum_adv`] and [`reduce_mean`]: `float` (the vendor's
+/// implementation on Ascend910B counts in `float` blocks and repeats).
+///
+/// Any other type does not compile:
+/// ```compile_fail
+/// use ascend_core::prelude::*;
+/// fn f(t: &LocalTensor<f16>, tmp: &LocalTensor<u8>) {
+///     reduce_sum_adv::<f16, pattern::AR, false>(t, t, tmp, &[1, 16], true)
+/// }
+/// ```
+#[allow(private_bounds)]
+pub trait ReduceSumElement: XyElement + sealed::Sealed {}
+impl ReduceSumElement for f32 {}
+
+/// `float`s in a block and a repeat (the vendor's `B32_DATA_NUM_PER_BLOCK`/`_PER_REPEAT`).
+const B32_BLK: usize = 8;
+const B32_REP: usize = 64;
+/// Rows of one `ReduceSumArCompute` chunk (the vendor's `maxRepeatTimes`).
+const SUM_CHUNK: usize = 248;
+
+/// The vendor's `ReduceSumArUnReusedSrc`/`ReusedSrc` row split: `(perRowReduceSize, tailLen)`,
+/// the elements kept in a row and those added onto them, for `last > 64`.
+fn sum_split(last: usize, pad_last: usize) -> (usize, usize) {
+    let split_k = 1usize << last.ilog2();
+    let tail = last - split_k;
+    let mut per_row = split_k.max(B32_BLK);
+    if last == split_k {
+        per_row >>= 1;
+    }
+    let tail_len = if tail == 0 && per_row > 0 { pad_last - per_row } else { tail };
+    (per_row, tail_len)
+}
+
+/// `DataCopy(dst, src, {rows, perRow / 8, (padLast - perRow) / 8, 0})`: each row's first
+/// `per_row` elements packed.
+#[track_caller]
+fn pack_rows(dst: &LocalTensor<f32>, src: &LocalTensor<f32>, rows: usize, per_row: usize, pad_last: usize) {
+    let p = DataCopyParams::new(
+        rows as u16,
+        (per_row / B32_BLK) as u16,
+        ((pad_last - per_row) / B32_BLK) as u16,
+        0,
+    );
+    data_copy_params(dst, src, &p);
+    pipe_barrier::<PIPE_V>();
+}
+
+/// The vendor's `BlkReduceForLoop<float, SUM>` from offset 0: rows of at most a block, 8 a
+/// repeat, `BlockReduceSum` in normal mode. Its loop over whole 255-repeat chunks does not move
+/// its offsets, so with 4080 rows or more every chunk recomputes the first 2040 rows and the
+/// rows from 2040 to the last whole chunk's end are never written (as on the hardware).
+#[track_caller]
+fn blk_reduce_for_loop(dst: &LocalTensor<f32>, src: &LocalTensor<f32>, first: usize, last: usize) {
+    let per_chunk = MAX_REPEAT_TIMES * DEFAULT_BLK_NUM;
+    let (n_max, tail_max) = (first / per_chunk, first % per_chunk);
+    let (tail_n, tail_remain) = (tail_max / DEFAULT_BLK_NUM, tail_max % DEFAULT_BLK_NUM);
+    let lanes = last.min(B32_BLK);
+    let mask = block_mask::<f32>(lanes, B32_BLK, DEFAULT_BLK_NUM);
+    let strides = (1, 1, u16::from(DEFAULT_REPEAT_STRIDE));
+    for _ in 0..n_max {
+        Op::Add.block(dst, src, Some((MAX_REPEAT_TIMES as u8, mask)), strides);
+        pipe_barrier::<PIPE_V>();
+    }
+    if tail_n > 0 {
+        let (d, s) = (n_max * MAX_REPEAT_TIMES * 8, n_max * MAX_REPEAT_TIMES * B32_REP);
+        Op::Add.block(&dst.view(d), &src.view(s), Some((tail_n as u8, mask)), strides);
+        pipe_barrier::<PIPE_V>();
+    }
+    if tail_remain > 0 {
+        let tail = block_mask::<f32>(lanes, B32_BLK, tail_remain);
+        let d = tail_n * 8 + n_max * MAX_REPEAT_TIMES * 8;
+        let s = tail_n * B32_REP + n_max * MAX_REPEAT_TIMES * B32_REP;
+        Op::Add.block(&dst.view(d), &src.view(s), Some((1, tail)), strides);
+        pipe_barrier::<PIPE_V>();
+    }
+}
+
+/// The vendor's `ReduceSumComputeTail`: each row's `tailLen` elements after `perRow` added onto
+/// its first ones, by rows (`SliceAAxis`, counter mode) or, when the tail takes fewer repeats
+/// than there are rows, by 64-element columns over all rows (`SliceRAxis`, normal mode; its
+/// repeat strides are `uint8_t` casts, as the vendor's); with reuse the rows are packed after.
+#[track_caller]
+fn sum_tail<const REUSE: bool>(
+    src: &LocalTensor<f32>,
+    tmp: &LocalTensor<f32>,
+    rows: usize,
+    (last, pad_last, per_row, tail_len): (usize, usize, usize, usize),
+) {
+    let (tail_n, tail_remain) = (tail_len / B32_REP, tail_len % B32_REP);
+    let slice_large = tail_n + usize::from(tail_remain > 0) < rows;
+    let performance = slice_large && last > B32_REP && per_row / B32_BLK <= 255;
+    let dp = BinaryRepeatParams::default();
+    if performance {
+        set_mask_norm();
+        let per_row_size = if REUSE { pad_last } else { per_row };
+        let (d_rep, s1_rep) = ((per_row_size / B32_BLK) as u8, (pad_last / B32_BLK) as u8);
+        let p = bin(1, 1, 1, d_rep, d_rep, s1_rep);
+        set_vector_mask::<f32>(Mask::Count(B32_REP as u64));
+        for i in 0..tail_n {
+            let t = tmp.view(i * B32_REP);
+            Op::Add.binary(&t, &t, &src.view(per_row + i * B32_REP), rows as u8, &p);
+        }
+        if tail_remain > 0 {
+            let t = tmp.view(tail_n * B32_REP);
+            set_vector_mask::<f32>(Mask::Count(tail_remain as u64));
+            Op::Add.binary(&t, &t, &src.view(per_row + tail_n * B32_REP), rows as u8, &p);
+        }
+        pipe_barrier::<PIPE_V>();
+        if REUSE {
+            pack_rows(tmp, tmp, rows, per_row, pad_last);
+        }
+    } else if REUSE {
+        count_mask::<f32>(tail_len);
+        for i in 0..rows {
+            let t = tmp.view(i * pad_last);
+            Op::Add.binary(&t, &t, &src.view(i * pad_last + per_row), 1, &dp);
+        }
+        pipe_barrier::<PIPE_V>();
+        pack_rows(tmp, tmp, rows, per_row, pad_last);
+    } else {
+        for i in 0..rows {
+            count_mask::<f32>(tail_len);
+            let t = tmp.view(i * per_row);
+            Op::Add.binary(&t, &t, &src.view(i * pad_last + per_row), 1, &dp);
+        }
+        pipe_barrier::<PIPE_V>();
+    }
+}
+
+/// The vendor's `ReduceSumInLargeLast`: a chunk of `rows` rows of more than 64 elements.
+#[track_caller]
+fn sum_large_last<const REUSE: bool>(
+    dst: &LocalTensor<f32>,
+    src: &LocalTensor<f32>,
+    tmp: &LocalTensor<f32>,
+    rows: usize,
+    (last, pad_last): (usize, usize),
+) {
+    let (per_row, tail_len) = sum_split(last, pad_last);
+    if !REUSE {
+        pack_rows(tmp, src, rows, per_row, pad_last);
+    }
+    sum_tail::<REUSE>(src, tmp, rows, (last, pad_last, per_row, tail_len));
+    reset_mask();
+    set_mask_count();
+    let mut k = per_row;
+    while k > B32_REP {
+        count_mask::<f32>(rows * k);
+        pair_reduce_sum::<f32, false>(tmp, tmp, 1, MASK_PLACEHOLDER, 1, 1, u16::from(DEFAULT_REPEAT_STRIDE));
+        pipe_barrier::<PIPE_V>();
+        k >>= 1;
+    }
+    count_mask::<f32>(rows * B32_REP);
+    Op::Add.block(tmp, tmp, None, (1, 1, u16::from(DEFAULT_REPEAT_STRIDE)));
+    pipe_barrier::<PIPE_V>();
+    count_mask::<f32>(rows * B32_BLK);
+    Op::Add.block(dst, tmp, None, (1, 1, u16::from(DEFAULT_REPEAT_STRIDE)));
+}
+
+/// The vendor's `ReduceSumArCompute`: rows of up to 64 by `WholeReduceSum` (normal mode, 248
+/// rows a call), longer ones by [`sum_large_last`] 248 rows at a time, the scratch of chunk `i`
+/// from element `248 * 64 * i`.
+#[track_caller]
+fn sum_ar<const REUSE: bool>(
+    dst: &LocalTensor<f32>,
+    src: &LocalTensor<f32>,
+    tmp: &LocalTensor<f32>,
+    (first, last, pad_last): (usize, usize, usize),
+) {
+    let (n, tail) = (first / SUM_CHUNK, first % SUM_CHUNK);
+    let starts = (0..n).map(|i| (i * SUM_CHUNK, SUM_CHUNK)).chain((tail > 0).then_some((first - tail, tail)));
+    if last <= B32_REP {
+        set_mask_norm();
+        set_vector_mask::<f32>(Mask::Count(last as u64));
+        let rep = (pad_last / B32_BLK) as u16;
+        for (row, rows) in starts {
+            let (d, s) = (dst.view(row), src.view(row * pad_last));
+            whole_reduce_sum::<f32, false>(&d, &s, MASK_PLACEHOLDER, rows as u8, 1, 1, rep);
+        }
+    } else {
+        set_mask_count();
+        for (row, rows) in starts {
+            let t = tmp.view(row * B32_REP);
+            sum_large_last::<REUSE>(&dst.view(row), &src.view(row * pad_last), &t, rows, (last, pad_last));
+        }
+        set_mask_norm();
+    }
+    pipe_barrier::<PIPE_V>();
+    reset_mask();
+}
+
+/// The scratch bytes `ReduceSum`/`ReduceMean` write: for `AR` without reuse, the packed rows
+/// of the last chunk from its offset (0 for rows of up to 64); for `RA` as `ReduceMax`.
+fn sum_tmp_bytes(reduces_last: bool, reuse: bool, (first, last): (usize, usize)) -> usize {
+    if !reduces_last {
+        return max_min_tmp_bytes(false, reuse, (first, last), 4);
+    }
+    if reuse || last <= B32_REP {
+        return 0;
+    }
+    let (per_row, _) = sum_split(last, align_up(last, B32_BLK));
+    let rows_last = if first % SUM_CHUNK == 0 { SUM_CHUNK } else { first % SUM_CHUNK };
+    ((first - rows_last) * B32_REP + rows_last * per_row) * 4
+}
+
+/// The vendor's `ReduceSumCommon` after the checks.
+#[track_caller]
+fn sum_common<P: Pattern, const REUSE: bool>(
+    dst: &LocalTensor<f32>,
+    src: &LocalTensor<f32>,
+    tmp: &LocalTensor<u8>,
+    shape: (usize, usize, usize),
+) {
+    let tmp = tmp.reinterpret_cast::<f32>();
+    let (first, last, _) = shape;
+    if !P::REDUCES_LAST {
+        by_first_axis::<f32, REUSE>(Op::Add, dst, src, &tmp, shape);
+    } else if last <= B32_BLK {
+        blk_reduce_for_loop(dst, src, first, last);
+    } else if REUSE {
+        sum_ar::<true>(dst, src, src, shape);
+    } else {
+        sum_ar::<false>(dst, src, &tmp, shape);
+    }
+}
+
+/// `ReduceSum` and `ReduceMean`'s common body: the checks, the sum, and for the mean the
+/// `Muls` by `1.0f / (int32_t)n` of the `n` reduced elements in counter mode; then
+/// `SetMaskNorm` and `ResetMask`.
+#[track_caller]
+#[allow(clippy::too_many_arguments)]
+fn sum_or_mean<P: Pattern, const REUSE: bool>(
+    api: &'static str,
+    tiling: &'static str,
+    mean: bool,
+    dst: &LocalTensor<f32>,
+    src: &LocalTensor<f32>,
+    tmp: &LocalTensor<u8>,
+    src_shape: &[u32; 2],
+    src_inner_pad: bool,
+) {
+    let need = |f, l| sum_tmp_bytes(P::REDUCES_LAST, REUSE, (f, l));
+    let shape = check_xy::<f32, P, REUSE>(api, tiling, dst, src, tmp, src_shape, src_inner_pad, need);
+    sum_common::<P, REUSE>(dst, src, tmp, shape);
+    if mean {
+        let (first, last, _) = shape;
+        let (n, kept) = if P::REDUCES_LAST { (last, first) } else { (first, last) };
+        set_mask_count();
+        count_mask::<f32>(kept);
+        let reciprocal = 1.0f32 / n as i32 as f32;
+        muls_masked::<f32, false>(dst, dst, reciprocal, MASK_PLACEHOLDER, 1, &UnaryRepeatParams::default());
+        pipe_barrier::<PIPE_V>();
+    }
+    set_mask_norm();
+    reset_mask();
+}
+
+macro_rules! sum_api {
+    ($(#[$doc:meta])* $name:ident, $stack:ident, $api:ident, $tiling:literal, $mean:expr, $stack_ex:literal) => {
+        $(#[$doc])*
+        #[track_caller]
+        pub fn $name<T: ReduceSumElement, P: Pattern, const IS_REUSE_SOURCE: bool>(
+            dst_tensor: &LocalTensor<T>,
+            src_tensor: &LocalTensor<T>,
+            shared_tmp_buffer: &LocalTensor<u8>,
+            src_shape: &[u32; 2],
+            src_inner_pad: bool,
+        ) {
+            let (d, s) = (dst_tensor.reinterpret_cast::<f32>(), src_tensor.reinterpret_cast::<f32>());
+            sum_or_mean::<P, IS_REUSE_SOURCE>($api, $tiling, $mean, &d, &s, shared_tmp_buffer, src_shape, src_inner_pad);
+        }
+
+        #[doc = concat!("[`", stringify!($name), "`] with the stack buffer as scratch (AscendC `", stringify!($api))]
+        /// `<T, pattern, isReuseSource>(dstTensor, srcTensor, srcShape, srcInnerPad)`): the
+        /// Unified Buffer after the core's `TPipe` buffers (see
+        /// [`pop_stack_buffer`](super::pop_stack_buffer)).
+        ///
+        /// ```
+        /// use ascend_core::prelude::*;
+        /// let mut pipe = TPipe::new();
+        /// let mut q = TBuf::<VecCalc>::new();
+        /// pipe.init_tbuf(&mut q, 4 * 4 * 100);
+        /// let (x, y) = (q.get_with_len::<f32>(3 * 104), q.get_with_offset::<f32>(64, 3 * 104 * 4));
+        /// x.copy_from_slice(&[0.5f32; 3 * 104]);
+        #[doc = $stack_ex]
+        /// ```
+        ///
+        /// # Panics
+        #[doc = concat!("As [`", stringify!($name), "`], and if the core has no `TPipe` or its buffers leave no room.")]
+        #[track_caller]
+        pub fn $stack<T: ReduceSumElement, P: Pattern, const IS_REUSE_SOURCE: bool>(
+            dst_tensor: &LocalTensor<T>,
+            src_tensor: &LocalTensor<T>,
+            src_shape: &[u32; 2],
+            src_inner_pad: bool,
+        ) {
+            let stack = stack_tensor($api);
+            $name::<T, P, IS_REUSE_SOURCE>(dst_tensor, src_tensor, &stack, src_shape, src_inner_pad);
+        }
+    };
+}
+
+sum_api!(
+    /// The sum of each row (pattern [`AR`](pattern::AR)) or each column (pattern
+    /// [`RA`](pattern::RA)) of `src`, a `[first, last]` `float` source with rows padded to 32
+    /// bytes (AscendC `ReduceSum<T, pattern, isReuseSource>(dstTensor, srcTensor,
+    /// sharedTmpBuffer, srcShape, srcInnerPad)`; named `reduce_sum_adv` here as the basic API's
+    /// `ReduceSum` is [`reduce_sum`](crate::vector::reduction::reduce_sum)), as the vendor's
+    /// `ReduceSumImpl` on Ascend910B.
+    ///
+    /// `AR`: rows of up to 8 by `BlockReduceSum` (normal mode, 8 rows a repeat; with 4080 rows
+    /// or more the vendor's loop recomputes the first 2040 rows and leaves rows 2040 up to the
+    /// last whole 2040-row chunk's end unwritten — kept here); up to 64 by `WholeReduceSum`
+    /// (normal mode, 248 rows a call); longer, 248 rows at a time: each row's first
+    /// `perRow` elements (the largest power of two up to `last`, halved when it is `last`)
+    /// packed into the scratch (`DataCopy`), the rest added onto them (`Add`, by rows or by
+    /// 64-element columns), then `PairReduceSum` passes down to 64, and two `BlockReduceSum`s.
+    /// `RA`: [`reduce_max_adv`]'s fold with `Add`. With `IS_REUSE_SOURCE` the packing and folds
+    /// run in `src` (no scratch).
+    ///
+    /// Vendor behaviour kept: with reuse and more than 248 rows of more than 64 elements, chunk
+    /// `i`'s accumulators start at `src[248 * 64 * i]`, not at the chunk's rows (right only when
+    /// rows are 64 elements apart); the column path's repeat strides are `uint8_t` casts, wrong
+    /// for rows of more than 2040 elements.
+    ///
+    /// ```
+    /// use ascend_core::prelude::*;
+    /// let mut pipe = TPipe::new();
+    /// let mut q = TBuf::<VecCalc>::new();
+    /// pipe.init_tbuf(&mut q, 64 + 32 + 64);
+    /// let (x, y, tmp) = (q.get_with_len::<f32>(16), q.get_with_offset::<f32>(8, 64), q.get_with_offset::<u8>(64, 96));
+    /// x.copy_from_slice(&[1.0, 2.0, 3.0, 4.0, 5.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0]);
+    /// reduce_sum_adv::<f32, pattern::AR, false>(&y, &x, &tmp, &[2, 5], true);
+    /// assert_eq!((y.get_value(0), y.get_value(1)), (15.0, 5.0));
+    /// ```
+    ///
+    /// # Panics
+    /// As [`reduce_max_adv`], the scratch by the bytes the call writes (at most
+    /// [`get_reduce_sum_max_min_tmp_size`]'s number).
+    reduce_sum_adv,
+    reduce_sum_adv_stack,
+    REDUCE_SUM,
+    "GetReduceSumMaxMinTmpSize",
+    false,
+    "reduce_sum_adv_stack::<f32, pattern::AR, false>(&y, &x, &[3, 100], true);\nassert_eq!(y.get_value(2), 50.0);"
+);
+
+sum_api!(
+    /// The mean of each row (pattern [`AR`](pattern::AR)) or each column (pattern
+    /// [`RA`](pattern::RA)) of `src` (AscendC `ReduceMean<T, pattern, isReuseSource>(dstTensor,
+    /// srcTensor, sharedTmpBuffer, srcShape, srcInnerPad)`), as the vendor's `ReduceMeanImpl`:
+    /// [`reduce_sum_adv`]'s sums, then one `Muls` by `1.0f / n` (`n` the reduced axis) in
+    /// counter mode.
+    ///
+    /// ```
+    /// use ascend_core::prelude::*;
+    /// let mut pipe = TPipe::new();
+    /// let mut q = TBuf::<VecCalc>::new();
+    /// pipe.init_tbuf(&mut q, 64 + 32 + 64);
+    /// let (x, y, tmp) = (q.get_with_len::<f32>(16), q.get_with_offset::<f32>(8, 64), q.get_with_offset::<u8>(64, 96));
+    /// x.copy_from_slice(&[1.0, 2.0, 3.0, 4.0, 5.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0]);
+    /// reduce_mean::<f32, pattern::RA, false>(&y, &x, &tmp, &[2, 5], true);
+    /// assert_eq!((y.get_value(0), y.get_value(4)), (1.0, 3.0));
+    /// ```
+    ///
+    /// # Panics
+    /// As [`reduce_sum_adv`] (the scratch by [`get_reduce_mean_max_min_tmp_size`]).
+    reduce_mean,
+    reduce_mean_stack,
+    REDUCE_MEAN,
+    "GetReduceMeanMaxMinTmpSize",
+    true,
+    "reduce_mean_stack::<f32, pattern::AR, false>(&y, &x, &[3, 100], true);\nassert_eq!(y.get_value(2), 0.5);"
+);
+
 // ---- host ------------------------------------------------------------------------------------
 
 /// The reduction patterns of the host helpers (AscendC `ReducePattern`); the helpers take
@@ -1036,3 +1429,86 @@ max_min_host!(
     [F32],
     "float"
 );
+
+/// The vendor's `GetReduceSumMeanCommonTmpSize`: with reuse 0; `AR`: 0 for rows of up to 64,
+/// else `first * k` floats (`k` the largest power of two up to `last`, halved when it is
+/// `last` and `first > 1`); `RA`: `k * padLast` floats (`k` as for `ReduceMax`).
+#[track_caller]
+fn sum_mean_host(
+    api: &'static str,
+    src_shape: &[usize],
+    pattern: ReducePattern,
+    pad: bool,
+    reuse: bool,
+) -> (usize, usize) {
+    let (first, last) = host_params(api, src_shape, pad, pattern);
+    if reuse {
+        return (0, 0);
+    }
+    let size = if pattern == ReducePattern::AR {
+        let mut k = 1usize << last.ilog2();
+        if k == last && first > 1 {
+            k >>= 1;
+        }
+        if last <= B32_REP {
+            0
+        } else {
+            first * k * 4
+        }
+    } else {
+        max_min_tmp_bytes(false, false, (first, last), 4)
+    };
+    (size, size)
+}
+
+/// The temporary buffer's `(max, min)` bytes for [`reduce_sum_adv`] (AscendC
+/// `GetReduceSumMaxMinTmpSize(srcShape, dataType, pattern, isSrcInnerPad, isReuseSource,
+/// maxValue, minValue)`), both the vendor's one number: with `is_reuse_source` 0; `AR`, 0 for
+/// rows of up to 64 elements, else `4 * first * k`, `k` the largest power of two up to `last`
+/// (halved when it is `last` and `first > 1`); `RA`, `k` padded rows as
+/// [`get_reduce_max_max_min_tmp_size`].
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// assert_eq!(get_reduce_sum_max_min_tmp_size(&[3, 64], DType::F32, ReducePattern::AR, true, false), (0, 0));
+/// assert_eq!(get_reduce_sum_max_min_tmp_size(&[3, 100], DType::F32, ReducePattern::AR, true, false), (768, 768));
+/// ```
+///
+/// # Panics
+/// Panics if `data_type` is not `F32`; `src_shape` does not have two dims, or one is 0;
+/// `is_src_inner_pad` is false; or `pattern` is neither `AR` nor `RA`.
+#[track_caller]
+pub fn get_reduce_sum_max_min_tmp_size(
+    src_shape: &[usize],
+    data_type: DType,
+    pattern: ReducePattern,
+    is_src_inner_pad: bool,
+    is_reuse_source: bool,
+) -> (usize, usize) {
+    const API: &str = "GetReduceSumMaxMinTmpSize";
+    host_type(API, data_type, &[DType::F32], "float type");
+    sum_mean_host(API, src_shape, pattern, is_src_inner_pad, is_reuse_source)
+}
+
+/// The temporary buffer's `(max, min)` bytes for [`reduce_mean`] (AscendC
+/// `GetReduceMeanMaxMinTmpSize(…)`): as [`get_reduce_sum_max_min_tmp_size`].
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// assert_eq!(get_reduce_mean_max_min_tmp_size(&[5, 8], DType::F32, ReducePattern::RA, true, false), (128, 128));
+/// ```
+///
+/// # Panics
+/// As [`get_reduce_sum_max_min_tmp_size`].
+#[track_caller]
+pub fn get_reduce_mean_max_min_tmp_size(
+    src_shape: &[usize],
+    data_type: DType,
+    pattern: ReducePattern,
+    is_src_inner_pad: bool,
+    is_reuse_source: bool,
+) -> (usize, usize) {
+    const API: &str = "GetReduceMeanMaxMinTmpSize";
+    host_type(API, data_type, &[DType::F32], "float type");
+    sum_mean_host(API, src_shape, pattern, is_src_inner_pad, is_reuse_source)
+}
