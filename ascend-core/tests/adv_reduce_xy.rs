@@ -1,6 +1,7 @@
 //! The advanced API's pattern reductions (`adv/reduce_xy.rs`): `ReduceMax`, `ReduceMin`,
-//! `float` `ReduceAny`/`ReduceAll`, and `ReduceSum`/`ReduceMean` (see [`ref_sum`]: the sums in
-//! the vendor's order, each instruction's tree and `f32` rounding) against a scalar reference
+//! `float` `ReduceAny`/`ReduceAll`, `ReduceSum`/`ReduceMean` (see [`ref_sum`]: the sums in the
+//! vendor's order, each instruction's tree and `f32` rounding) and `ReduceProd` ([`ref_prod`])
+//! against a scalar reference
 //! of the vendor's steps. The
 //! vendor's steps are `Max`/`Min` folds (of blocks, repeats or rows) and `BlockReduce*`/
 //! `WholeReduce*` of the partial results: every one of them picks one of its inputs exactly, so
@@ -61,6 +62,8 @@ struct Api<T: Element> {
     stack: Stack<T>,
     host: Host,
     reference: Reference<T>,
+    /// Values near 1 (`±[0.75, 1.25)`, for products), not [`rand_vals`]'s.
+    near_one: bool,
 }
 
 /// The value `dst` is filled with before a call, to tell the elements written.
@@ -126,7 +129,16 @@ fn run_case<T: Fp, const AR: bool, const REUSE: bool>(
         let (src, dst, tmp) =
             (u.t::<T>(0, first * pad), u.t::<T>(src_b, dst_len), u.t::<u8>(src_b + dst_b, tmp_b));
         let mut rng = Rng(seed);
-        let x: Vec<T> = rand_vals(&mut rng, first * pad, bools);
+        let x: Vec<T> = if api.near_one {
+            (0..first * pad)
+                .map(|_| {
+                    let m = 0.75 + 0.5 * (rng.below(1 << 20) as f32 / (1 << 20) as f32);
+                    T::from32(if rng.chance(2) { -m } else { m })
+                })
+                .collect()
+        } else {
+            rand_vals(&mut rng, first * pad, bools)
+        };
         src.copy_from_slice(&x);
         dst.copy_from_slice(&vec![T::from32(DST_FILL); dst_len]);
         let shape = [first as u32, last as u32];
@@ -232,7 +244,7 @@ macro_rules! api {
                 (false, false) => ($k::<_, pattern::RA, false>, $s::<_, pattern::RA, false>),
                 (false, true) => ($k::<_, pattern::RA, true>, $s::<_, pattern::RA, true>),
             };
-            Api { kernel, stack, host: $h, reference: $r }
+            Api { kernel, stack, host: $h, reference: $r, near_one: false }
         }
     };
 }
@@ -415,6 +427,86 @@ fn reduce_sum_reuse_long_rows_in_place_copy() {
     });
 }
 
+// ---- ReduceProd ------------------------------------------------------------------------------
+
+/// The vendor's `ReduceProd` steps, each `Mul` in `f32`. `AR`: the row's part past the largest
+/// power of two `k` multiplied onto the first (from 8 elements on), halves down to 8 values,
+/// then those 8 (for rows shorter than 8, the row's own power-of-two split) folded by halves;
+/// `RA`: [`ref_sum`]'s fold with `*`.
+fn ref_prod(x: &[f32], (first, last, pad): (usize, usize, usize), ar: bool) -> Vec<f32> {
+    let halve = |v: &mut Vec<f32>, to: usize| {
+        while v.len() > to {
+            let h = v.len() / 2;
+            for i in 0..h {
+                v[i] *= v[i + h];
+            }
+            v.truncate(h);
+        }
+    };
+    if !ar {
+        let mut acc: Vec<Vec<f32>> = (0..first).map(|i| x[i * pad..i * pad + last].to_vec()).collect();
+        let split = 1usize << first.ilog2();
+        for r in 0..first - split {
+            let add = acc[split + r].clone();
+            acc[r].iter_mut().zip(add).for_each(|(a, b)| *a *= b);
+        }
+        acc.truncate(split);
+        while acc.len() > 1 {
+            let h = acc.len() / 2;
+            for r in 0..h {
+                let add = acc[r + h].clone();
+                acc[r].iter_mut().zip(add).for_each(|(a, b)| *a *= b);
+            }
+            acc.truncate(h);
+        }
+        return acc.swap_remove(0);
+    }
+    (0..first)
+        .map(|i| {
+            let row = &x[i * pad..i * pad + last];
+            let k = 1usize << last.ilog2();
+            let mut v = row[..k].to_vec();
+            if last >= 8 {
+                for j in 0..last - k {
+                    v[j] *= row[k + j];
+                }
+                halve(&mut v, 8);
+            } else {
+                for j in 0..last - k {
+                    v[j] *= row[k + j];
+                }
+            }
+            halve(&mut v, 1);
+            v[0]
+        })
+        .collect()
+}
+
+#[test]
+fn reduce_prod_every_path() {
+    let ar: Shapes = vec![
+        (1, 1),
+        (3, 3),
+        (2, 5),
+        (4, 7),
+        (5, 8),
+        (3, 12),
+        (2, 16),
+        (3, 100),
+        (2, 128),
+        (1, 128),
+        (17, 300),
+        (300, 9),
+        (3, 2000),
+    ];
+    let api = |ar: bool, reuse: bool| Api::<f32> {
+        near_one: true,
+        ..api!(reduce_prod, reduce_prod_stack, get_reduce_prod_max_min_tmp_size, ref_prod)(ar, reuse)
+    };
+    let n = sweep_shapes::<f32>(api, &ar, &ar, false);
+    assert!(n >= 90, "{n} cases ran");
+}
+
 #[test]
 fn host_numbers() {
     let f = get_reduce_max_max_min_tmp_size;
@@ -446,6 +538,14 @@ fn host_numbers() {
     assert_eq!(g(&[5, 8], DType::F32, ra, true, false), (128, 128));
     assert_eq!(g(&[5, 800], DType::F32, ar, true, true), (0, 0));
     assert_eq!(get_reduce_mean_max_min_tmp_size(&[8, 20], DType::F32, ra, true, false), (384, 384));
+    // ReduceProd: AR 4 * (max(8, k) + 8 first) + 256 (256 with reuse); RA as ReduceMax.
+    let p = get_reduce_prod_max_min_tmp_size;
+    assert_eq!(p(&[3, 100], DType::F32, ar, true, false), ((64 + 24) * 4 + 256, (64 + 24) * 4 + 256));
+    assert_eq!(p(&[3, 128], DType::F32, ar, true, false), ((64 + 24) * 4 + 256, (64 + 24) * 4 + 256));
+    assert_eq!(p(&[1, 128], DType::F32, ar, true, false), ((128 + 8) * 4 + 256, (128 + 8) * 4 + 256));
+    assert_eq!(p(&[3, 100], DType::F32, ar, true, true), (256, 256));
+    assert_eq!(p(&[5, 8], DType::F32, ra, true, true), (0, 0));
+    assert_eq!(p(&[5, 8], DType::F32, ra, true, false), (128, 128));
 }
 
 #[test]
@@ -511,6 +611,12 @@ fn host_errors() {
             let _ = get_reduce_mean_max_min_tmp_size(&[2, 8], DType::F32, ReducePattern::R, true, false);
         },
         &["GetReduceMeanMaxMinTmpSize", "pattern = R;"],
+    );
+    expect_panic(
+        || {
+            let _ = get_reduce_prod_max_min_tmp_size(&[2, 8], DType::F16, ar, true, false);
+        },
+        &["GetReduceProdMaxMinTmpSize", "dataType = half", "float type"],
     );
 }
 
@@ -619,6 +725,10 @@ fn kernel_errors() {
         expect_panic(
             || reduce_mean::<f32, pattern::AR, false>(&d, &s, &t, &[2, 8], false),
             &["ReduceMean", "srcInnerPad"],
+        );
+        expect_panic(
+            || reduce_prod::<f32, pattern::AR, true>(&d, &s, &t.view_len(0, 128), &[2, 8], true),
+            &["ReduceProd", "sharedTmpBuffer has 128 bytes", "the 256", "GetReduceProdMaxMinTmpSize"],
         );
         // Rows of up to 64 need no scratch.
         reduce_sum_adv::<f32, pattern::AR, false>(&d, &s, &t.view_len(0, 0), &[3, 64], true);

@@ -1,6 +1,6 @@
 //! The advanced API's reductions of a two-axis source by a pattern (the vendor's
 //! `adv_api/reduce/reduce.h`: `ReduceMax`, `ReduceMin`, `ReduceAny`, `ReduceAll`, `ReduceSum`,
-//! `ReduceMean`, with `reduce_common_util_v220_impl.h`), and their host tiling helpers
+//! `ReduceMean`, `ReduceProd`, with `reduce_common_util_v220_impl.h`), and their host tiling helpers
 //! (`GetReduceMaxMaxMinTmpSize`, …).
 //!
 //! The source is `srcShape = [first, last]` (`last` padded to 32 bytes in memory, the vendor's
@@ -16,14 +16,14 @@
 //! Names: `ReduceMax`, `ReduceMin` and `ReduceSum` are [`reduce_max_adv`], [`reduce_min_adv`]
 //! and [`reduce_sum_adv`] (and their `_stack` forms) here, as the basic API's level-2
 //! `ReduceMax`/`ReduceMin`/`ReduceSum` have the plain names; the others keep the vendor's name
-//! in snake case ([`reduce_any`], [`reduce_all`], [`reduce_mean`]). The host helpers keep theirs
+//! in snake case ([`reduce_any`], [`reduce_all`], [`reduce_mean`], [`reduce_prod`]). The host helpers keep theirs
 //! (`GetReduceMaxMaxMinTmpSize` is [`get_reduce_max_max_min_tmp_size`]).
 //!
 //! With `IS_REUSE_SOURCE = true` the functions accumulate in the source itself (the vendor's
 //! `isReuseSource` path: different instructions, no scratch) and leave it overwritten.
 //!
-//! Not here: `ReduceProd`, and `ReduceAny`/`ReduceAll` for `uint8_t` (their own paths through
-//! `half`).
+//! Not here: `ReduceAny`/`ReduceAll` for `uint8_t` (their own paths through `half` and
+//! `int16_t`).
 
 use crate::copy::{data_copy_params, DataCopyParams};
 use crate::element::{f16, DType, Element};
@@ -31,7 +31,12 @@ use crate::error::ensure;
 use crate::soc::Soc;
 use crate::sync::{pipe_barrier, PIPE_V};
 use crate::tensor::LocalTensor;
-use crate::vector::binary::{add_masked, max_masked, min_masked, AddElement, MaxElement, MinElement};
+use crate::vector::binary::{
+    add_masked, max_masked, min_masked, mul_masked, AddElement, MaxElement, MinElement, MulElement,
+};
+use crate::vector::brcb::{brcb, BrcbRepeatParams};
+use crate::vector::duplicate::duplicate;
+use crate::vector::gather_mask::{gather_mask, GatherMaskParams, GatherPattern};
 use crate::vector::mask::{
     reset_mask, set_mask_count, set_mask_norm, set_vector_mask, Mask, MASK_PLACEHOLDER,
 };
@@ -114,7 +119,10 @@ pub mod pattern {
 use pattern::Pattern;
 
 /// The basic instructions a max/min reduction chains: `half` and `float`.
-trait XyElement: ReduceElement + MaxElement + MinElement + AddElement + AddsElement + MulsElement {}
+trait XyElement:
+    ReduceElement + MaxElement + MinElement + AddElement + MulElement + AddsElement + MulsElement
+{
+}
 impl XyElement for f16 {}
 impl XyElement for f32 {}
 
@@ -155,6 +163,8 @@ enum Op {
     Min,
     /// `Add` (`ReduceSum`'s `RA` fold; its `BlockReduceSum`s are written out where used).
     Add,
+    /// `Mul` (`ReduceProd`: binary steps only).
+    Mul,
 }
 
 impl Op {
@@ -172,6 +182,7 @@ impl Op {
             Op::Max => max_masked::<T, false>(dst, a, b, MASK_PLACEHOLDER, repeat, p),
             Op::Min => min_masked::<T, false>(dst, a, b, MASK_PLACEHOLDER, repeat, p),
             Op::Add => add_masked::<T, false>(dst, a, b, MASK_PLACEHOLDER, repeat, p),
+            Op::Mul => mul_masked::<T, false>(dst, a, b, MASK_PLACEHOLDER, repeat, p),
         }
     }
 
@@ -192,6 +203,7 @@ impl Op {
             (Op::Min, None) => block_reduce_min::<T, false>(dst, src, 1, MASK_PLACEHOLDER, dst_rep, blk, rep),
             (Op::Add, Some((r, m))) => block_reduce_sum::<T, true>(dst, src, r, m, dst_rep, blk, rep),
             (Op::Add, None) => block_reduce_sum::<T, false>(dst, src, 1, MASK_PLACEHOLDER, dst_rep, blk, rep),
+            (Op::Mul, _) => unreachable!("ReduceProd has no block reduction"),
         }
     }
 
@@ -210,6 +222,7 @@ impl Op {
             Op::Max => whole_reduce_max::<T, true>(dst, src, mask, repeat, 1, 1, rep, order),
             Op::Min => whole_reduce_min::<T, true>(dst, src, mask, repeat, 1, 1, rep, order),
             Op::Add => whole_reduce_sum::<T, true>(dst, src, mask, repeat, 1, 1, rep),
+            Op::Mul => unreachable!("ReduceProd has no whole reduction"),
         }
     }
 }
@@ -1264,6 +1277,196 @@ sum_api!(
     "reduce_mean_stack::<f32, pattern::AR, false>(&y, &x, &[3, 100], true);\nassert_eq!(y.get_value(2), 0.5);"
 );
 
+// ---- ReduceProd ------------------------------------------------------------------------------
+
+const REDUCE_PROD: &str = "ReduceProd";
+
+/// The vendor's `ReduceProdByLastAxis` (`AR`), row by row: the row folded with `Mul` to 8
+/// values (the part past the largest power of two onto the first, then halves) in a slot 8
+/// elements after the previous row's (`tmp[64 + 8 j]`, or the row itself with reuse), spread
+/// to 8 blocks (`Brcb` into `tmp[0..64]`), the blocks folded to one, copied to the row's slot;
+/// then `Duplicate` of 1s as the pattern and one `GatherMask` of each slot's first element.
+#[track_caller]
+fn prod_by_last_axis<const REUSE: bool>(
+    dst: &LocalTensor<f32>,
+    src: &LocalTensor<f32>,
+    tmp: &LocalTensor<f32>,
+    (first, last, pad_last): (usize, usize, usize),
+) {
+    let res_before_gather = tmp.view(B32_REP);
+    let final_res_stored = if REUSE { src } else { &res_before_gather };
+    let split = 1usize << last.ilog2();
+    let remain = last - split;
+    let (dp, up) = (BinaryRepeatParams::default(), UnaryRepeatParams::default());
+    let mul = |d: &LocalTensor<f32>, a: &LocalTensor<f32>, b: &LocalTensor<f32>| {
+        Op::Mul.binary(d, a, b, 1, &dp);
+        pipe_barrier::<PIPE_V>();
+    };
+    set_mask_count();
+    for j in 0..first {
+        let mut k = split;
+        let row = src.view(j * pad_last);
+        let (row_res, t_dst) = if REUSE {
+            (row.clone(), src.view(j * B32_BLK))
+        } else {
+            (res_before_gather.view(j * B32_BLK), res_before_gather.view(j * B32_BLK))
+        };
+        if REUSE {
+            if last >= B32_BLK && remain != 0 {
+                count_mask::<f32>(remain);
+                mul(&row_res, &row_res, &row_res.view(k));
+            }
+        } else if last >= B32_BLK && remain != 0 {
+            count_mask::<f32>(k);
+            copy(&row_res, &row, &up);
+            pipe_barrier::<PIPE_V>();
+            count_mask::<f32>(remain);
+            mul(&row_res, &row_res, &row.view(k));
+        } else if k > B32_BLK {
+            k >>= 1;
+            count_mask::<f32>(k);
+            mul(&row_res, &row, &row.view(k));
+        } else {
+            count_mask::<f32>(last);
+            copy(&row_res, &row, &up);
+            pipe_barrier::<PIPE_V>();
+        }
+        while k > B32_BLK {
+            k >>= 1;
+            count_mask::<f32>(k);
+            mul(&row_res, &row_res, &row_res.view(k));
+        }
+        brcb(tmp, &row_res, 1, &BrcbRepeatParams::default());
+        pipe_barrier::<PIPE_V>();
+        let mut final_tail = if last < B32_BLK { split } else { B32_BLK };
+        if split != last && final_tail < B32_BLK {
+            count_mask::<f32>(remain * B32_BLK);
+            mul(tmp, tmp, &tmp.view(split * B32_BLK));
+        }
+        while final_tail > 1 {
+            final_tail >>= 1;
+            count_mask::<f32>(final_tail * B32_BLK);
+            mul(tmp, tmp, &tmp.view(final_tail * B32_BLK));
+        }
+        count_mask::<f32>(B32_BLK);
+        copy(&t_dst, tmp, &up);
+        pipe_barrier::<PIPE_V>();
+    }
+    let tmp_int = tmp.reinterpret_cast::<u32>();
+    duplicate(&tmp_int, 1u32, B32_REP);
+    pipe_barrier::<PIPE_V>();
+    let params = GatherMaskParams {
+        src0_block_stride: 1,
+        repeat_times: first as u16,
+        src0_repeat_stride: 1,
+        src1_repeat_stride: 0,
+    };
+    let _rsvd_cnt =
+        gather_mask(dst, final_res_stored, GatherPattern::Tensor(&tmp_int), true, B32_BLK as u32, &params);
+}
+
+/// The scratch bytes `ReduceProd` writes: `AR`, the `Brcb` blocks (256 bytes), then without
+/// reuse the row slots 8 apart and the last row's work; `RA` as `ReduceMax`.
+fn prod_tmp_bytes(reduces_last: bool, reuse: bool, (first, last): (usize, usize)) -> usize {
+    if !reduces_last {
+        return max_min_tmp_bytes(false, reuse, (first, last), 4);
+    }
+    if reuse {
+        return ONE_REPEAT_BYTE_SIZE;
+    }
+    let split = 1usize << last.ilog2();
+    let work = if last >= B32_BLK && last != split {
+        split
+    } else if split > B32_BLK {
+        split / 2
+    } else {
+        B32_BLK
+    };
+    ONE_REPEAT_BYTE_SIZE + ((first - 1) * B32_BLK + work) * 4
+}
+
+/// The product of each row (pattern [`AR`](pattern::AR)) or each column (pattern
+/// [`RA`](pattern::RA)) of `src`, a `[first, last]` `float` source with rows padded to 32
+/// bytes (AscendC `ReduceProd<T, pattern, isReuseSource>(dstTensor, srcTensor,
+/// sharedTmpBuffer, srcShape, srcInnerPad)`), as the vendor's `ReduceProdImpl` on Ascend910B:
+/// `AR` row by row, each row folded with `Mul` (the part past the largest power of two onto
+/// the first, then halves down to 8), the 8 values spread to blocks with `Brcb` and folded to
+/// one (a row shorter than 8 by its own power-of-two split), then all rows' results gathered
+/// with `GatherMask`; `RA` as [`reduce_max_adv`]'s fold with `Mul`. Every `Mul` rounds in `f32`.
+/// With `IS_REUSE_SOURCE` the rows fold in `src` (the scratch still holds the `Brcb` blocks).
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let mut pipe = TPipe::new();
+/// let mut q = TBuf::<VecCalc>::new();
+/// pipe.init_tbuf(&mut q, 64 + 32 + 512);
+/// let (x, y, tmp) = (q.get_with_len::<f32>(16), q.get_with_offset::<f32>(8, 64), q.get_with_offset::<u8>(448, 96));
+/// x.copy_from_slice(&[1.0, 2.0, 3.0, 4.0, 5.0, 0.0, 0.0, 0.0, 2.0, 2.0, 2.0, 2.0, 2.0, 0.0, 0.0, 0.0]);
+/// reduce_prod::<f32, pattern::AR, false>(&y, &x, &tmp, &[2, 5], true);
+/// assert_eq!((y.get_value(0), y.get_value(1)), (120.0, 32.0));
+/// ```
+///
+/// # Panics
+/// As [`reduce_max_adv`], the scratch by the bytes the call writes (at most
+/// [`get_reduce_prod_max_min_tmp_size`]'s number); `AR` also needs it with reuse.
+#[track_caller]
+pub fn reduce_prod<T: ReduceSumElement, P: Pattern, const IS_REUSE_SOURCE: bool>(
+    dst_tensor: &LocalTensor<T>,
+    src_tensor: &LocalTensor<T>,
+    shared_tmp_buffer: &LocalTensor<u8>,
+    src_shape: &[u32; 2],
+    src_inner_pad: bool,
+) {
+    let (dst, src) = (dst_tensor.reinterpret_cast::<f32>(), src_tensor.reinterpret_cast::<f32>());
+    let need = |f, l| prod_tmp_bytes(P::REDUCES_LAST, IS_REUSE_SOURCE, (f, l));
+    let shape = check_xy::<f32, P, IS_REUSE_SOURCE>(
+        REDUCE_PROD,
+        "GetReduceProdMaxMinTmpSize",
+        &dst,
+        &src,
+        shared_tmp_buffer,
+        src_shape,
+        src_inner_pad,
+        need,
+    );
+    let tmp = shared_tmp_buffer.reinterpret_cast::<f32>();
+    if P::REDUCES_LAST {
+        prod_by_last_axis::<IS_REUSE_SOURCE>(&dst, &src, &tmp, shape);
+    } else {
+        by_first_axis::<f32, IS_REUSE_SOURCE>(Op::Mul, &dst, &src, &tmp, shape);
+    }
+    set_mask_norm();
+    reset_mask();
+}
+
+/// [`reduce_prod`] with the stack buffer as scratch (AscendC `ReduceProd<T, pattern,
+/// isReuseSource>(dstTensor, srcTensor, srcShape, srcInnerPad)`): the Unified Buffer after
+/// the core's `TPipe` buffers (see [`pop_stack_buffer`](super::pop_stack_buffer)).
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let mut pipe = TPipe::new();
+/// let mut q = TBuf::<VecCalc>::new();
+/// pipe.init_tbuf(&mut q, 4 * 4 * 16);
+/// let (x, y) = (q.get_with_len::<f32>(3 * 16), q.get_with_offset::<f32>(16, 3 * 16 * 4));
+/// x.copy_from_slice(&[1.5f32; 3 * 16]);
+/// reduce_prod_stack::<f32, pattern::RA, false>(&y, &x, &[3, 16], true);
+/// assert_eq!(y.get_value(5), 1.5 * 1.5 * 1.5);
+/// ```
+///
+/// # Panics
+/// As [`reduce_prod`], and if the core has no `TPipe` or its buffers leave no room.
+#[track_caller]
+pub fn reduce_prod_stack<T: ReduceSumElement, P: Pattern, const IS_REUSE_SOURCE: bool>(
+    dst_tensor: &LocalTensor<T>,
+    src_tensor: &LocalTensor<T>,
+    src_shape: &[u32; 2],
+    src_inner_pad: bool,
+) {
+    let stack = stack_tensor(REDUCE_PROD);
+    reduce_prod::<T, P, IS_REUSE_SOURCE>(dst_tensor, src_tensor, &stack, src_shape, src_inner_pad);
+}
+
 // ---- host ------------------------------------------------------------------------------------
 
 /// The reduction patterns of the host helpers (AscendC `ReducePattern`); the helpers take
@@ -1511,4 +1714,50 @@ pub fn get_reduce_mean_max_min_tmp_size(
     const API: &str = "GetReduceMeanMaxMinTmpSize";
     host_type(API, data_type, &[DType::F32], "float type");
     sum_mean_host(API, src_shape, pattern, is_src_inner_pad, is_reuse_source)
+}
+
+/// The temporary buffer's `(max, min)` bytes for [`reduce_prod`] (AscendC
+/// `GetReduceProdMaxMinTmpSize(srcShape, dataType, pattern, isSrcInnerPad, isReuseSource,
+/// maxValue, minValue)`), both the vendor's one number: with `is_reuse_source` 256 for `AR`
+/// and 0 for `RA`; `AR`, `4 * (max(8, k) + 8 * first) + 256` (`k` the largest power of two up
+/// to `last`, halved when it is `last` and `first > 1`); `RA` as
+/// [`get_reduce_max_max_min_tmp_size`].
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// assert_eq!(get_reduce_prod_max_min_tmp_size(&[2, 5], DType::F32, ReducePattern::AR, true, false), (352, 352));
+/// assert_eq!(get_reduce_prod_max_min_tmp_size(&[2, 5], DType::F32, ReducePattern::AR, true, true), (256, 256));
+/// ```
+///
+/// # Panics
+/// Panics if `data_type` is not `F32`; `src_shape` does not have two dims, or one is 0;
+/// `is_src_inner_pad` is false; or `pattern` is neither `AR` nor `RA`.
+#[track_caller]
+pub fn get_reduce_prod_max_min_tmp_size(
+    src_shape: &[usize],
+    data_type: DType,
+    pattern: ReducePattern,
+    is_src_inner_pad: bool,
+    is_reuse_source: bool,
+) -> (usize, usize) {
+    const API: &str = "GetReduceProdMaxMinTmpSize";
+    host_type(API, data_type, &[DType::F32], "float type");
+    let (first, last) = host_params(API, src_shape, is_src_inner_pad, pattern);
+    let ar = pattern == ReducePattern::AR;
+    let size = if is_reuse_source {
+        if ar {
+            ONE_REPEAT_BYTE_SIZE
+        } else {
+            0
+        }
+    } else if ar {
+        let mut k = 1usize << last.ilog2();
+        if k == last && first > 1 {
+            k >>= 1;
+        }
+        (k.max(B32_BLK) + first * B32_BLK) * 4 + ONE_REPEAT_BYTE_SIZE
+    } else {
+        max_min_tmp_bytes(false, false, (first, last), 4)
+    };
+    (size, size)
 }
