@@ -1,0 +1,760 @@
+//! `LayerNorm` of the advanced API (the vendor's `adv_api/normalization/layernorm.h`): the
+//! form with the tiling [`LayerNormTiling`] that outputs each row's mean and variance
+//! ([`layer_norm`], [`layer_norm_stack`]) and its host helpers
+//! ([`get_layer_norm_max_min_tmp_size`], [`get_layer_norm_nd_tiling_info`]).
+//!
+//! It is the vendor's `layernorm_common_impl.h` and `layernorm_common_basic_impl.h`, which
+//! Ascend910B and Ascend310P share (the chips whose build of the library implements it; its
+//! page also lists Ascend 950, not emulated): in counter mode, `loopRound` rounds of
+//! `bsCurLength` rows of `hLength` elements and a tail round, each computed in `float` in
+//! three views of the temporary buffer.
+
+use bytemuck::{Pod, Zeroable};
+
+use crate::element::{f16, DType, Element};
+use crate::error::ensure;
+use crate::sync::{pipe_barrier, PIPE_V};
+use crate::tensor::LocalTensor;
+use crate::vector::binary::{add_masked, div_masked, mul_masked};
+use crate::vector::cast::{cast_masked, RoundMode};
+use crate::vector::duplicate::duplicate_masked;
+use crate::vector::mask::{reset_mask, set_cmp_mask, set_mask_count, set_mask_norm, MASK_PLACEHOLDER};
+use crate::vector::params::BinaryRepeatParams;
+use crate::vector::reduction::whole_reduce_sum;
+use crate::vector::select::select_scalar_reg;
+
+use super::steps;
+use super::{check_apart, check_chip, count_mask, span, stack_tensor, Span, NARROW, V220_V200};
+
+mod sealed {
+    pub trait Sealed {}
+}
+impl sealed::Sealed for f16 {}
+impl sealed::Sealed for f32 {}
+
+/// Element types of [`layer_norm`]: `half` and `float` (the vendor's page).
+///
+/// Any other type does not compile:
+/// ```compile_fail
+/// use ascend_core::prelude::*;
+/// fn f(t: &LocalTensor<i32>, tmp: &LocalTensor<u8>, tiling: &mut LayerNormTiling) {
+///     layer_norm::<_, false>(t, t, t, t, t, t, tmp, 0, tiling)
+/// }
+/// ```
+pub trait LayerNormElement: Element + sealed::Sealed {}
+impl LayerNormElement for f16 {}
+impl LayerNormElement for f32 {}
+
+const LAYER_NORM: &str = "LayerNorm";
+
+/// `float`s per repeat (`ONE_REPEAT_FLOAT_SIZE`).
+const ONE_REPEAT_FLOAT_SIZE: usize = 64;
+/// The repeat limit of `WholeReduceSum` (`MAX_REPEAT_TIMES`).
+const MAX_REPEAT_TIMES: usize = 255;
+/// `float`s per 32-byte block (`B32_DATA_NUM_PER_BLOCK`).
+const FLOAT_PER_BLOCK: usize = 8;
+
+/// `LayerNorm`'s tiling (AscendC `LayerNormTiling`, the vendor's fields in snake_case), from
+/// [`get_layer_norm_nd_tiling_info`] on the host. `#[repr(C)]` and [`Pod`], so it travels in a
+/// kernel's tiling data as the vendor's does. Positions and sizes count `float`s of the
+/// temporary buffer.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct LayerNormTiling {
+    /// B of the shape `[B, S, H]` (`bLength`).
+    pub b_length: u32,
+    /// S (`sLength`).
+    pub s_length: u32,
+    /// H, the row's stored length (`hLength`).
+    pub h_length: u32,
+    /// H before padding, the divisor of the mean and variance (`originalHLength`).
+    pub original_h_length: u32,
+    /// `B * S * H` (`inputXSize`).
+    pub input_x_size: u32,
+    /// `B * S`, the rows (`meanVarSize`).
+    pub mean_var_size: u32,
+    /// The row-sized views of the buffer: 3, or 2 for `float` with `isReuseSource`
+    /// (`numberOfTmpBuf`).
+    pub number_of_tmp_buf: u32,
+    /// Start of `half`'s `float` means (`meanTmpTensorPos`).
+    pub mean_tmp_tensor_pos: u32,
+    /// `B * S` rounded up to 8 (`meanTmpTensorSize`).
+    pub mean_tmp_tensor_size: u32,
+    /// Start of `half`'s `float` variances (`varianceTmpTensorPos`).
+    pub variance_tmp_tensor_pos: u32,
+    /// As `meanTmpTensorSize` (`varianceTmpTensorSize`).
+    pub variance_tmp_tensor_size: u32,
+    /// The buffer's `float`s (`tmpBufSize`).
+    pub tmp_buf_size: u32,
+    /// `float`s of one view: the rows of one round times H (`oneTmpSize`).
+    pub one_tmp_size: u32,
+    /// Start of the first view (`firstTmpStartPos`).
+    pub first_tmp_start_pos: u32,
+    /// Start of the second view (`secondTmpStartPos`).
+    pub second_tmp_start_pos: u32,
+    /// Start of the third view (`thirdTmpStartPos`).
+    pub third_tmp_start_pos: u32,
+    /// Full rounds (`loopRound`).
+    pub loop_round: u32,
+    /// Elements of a full round (`inputRoundSize`).
+    pub input_round_size: u32,
+    /// Elements of the tail round (`inputTailSize`; 0: no tail).
+    pub input_tail_size: u32,
+    /// First element of the tail round (`inputTailPos`).
+    pub input_tail_pos: u32,
+    /// Rows of a full round (`meanVarRoundSize`).
+    pub mean_var_round_size: u32,
+    /// Rows of the tail round (`meanVarTailSize`).
+    pub mean_var_tail_size: u32,
+    /// First row of the tail round (`meanVarTailPos`).
+    pub mean_var_tail_pos: u32,
+    /// Elements of the current round (`bshCurLength`; the kernel sets it to the tail's).
+    pub bsh_cur_length: u32,
+    /// Rows of the current round (`bsCurLength`; the kernel sets it to the tail's).
+    pub bs_cur_length: u32,
+    /// `1 / originalHLength` (`lastDimValueBack`).
+    pub last_dim_value_back: f32,
+}
+
+// ---------------------------------------------------------------------------------------
+// Host tiling
+// ---------------------------------------------------------------------------------------
+
+/// The vendor's `CheckLayerNormHostCommon`: a non-empty shape of four dimensions `[B, S, H,
+/// originH]`, `typeSize` 2 or 4; returns `(B, S, H, originH)`.
+#[track_caller]
+fn host_shape(api: &'static str, shape: &[usize], type_size: usize) -> (usize, usize, usize, usize) {
+    ensure(shape.len() == 4, api, || {
+        format!(
+            "srcShape = {shape:?} has {} dimensions; it must be [B, S, storageHLength, originHLength]",
+            shape.len()
+        )
+    });
+    super::host_checks(api, shape.iter().product(), type_size);
+    (shape[0], shape[1], shape[2], shape[3])
+}
+
+/// `v` rounded up to a multiple of `unit`.
+const fn align_up(v: usize, unit: usize) -> usize {
+    v.div_ceil(unit) * unit
+}
+
+/// The temporary buffer's `(max, min)` bytes for [`layer_norm`] on a source of shape `[B, S,
+/// H, originH]` (AscendC `GetLayerNormMaxMinTmpSize(srcShape, typeSize, isReuseSource,
+/// maxValue, minValue)`), `type_size` 2 (`half`) or 4 (`float`): the maximum computes all
+/// rows in one round, `k * align32(4 * B*S*H) + 2 * align32(4 * B*S)`, the minimum one row,
+/// `k * align32(4 * H) + 2 * align32(4 * B*S)`, with `k` 2 for `float` with
+/// `is_reuse_source` and 3 otherwise.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// assert_eq!(get_layer_norm_max_min_tmp_size(&[2, 32, 16, 16], 4, false), (12800, 704));
+/// assert_eq!(get_layer_norm_max_min_tmp_size(&[2, 32, 16, 16], 4, true), (8704, 640));
+/// ```
+///
+/// # Panics
+/// Panics if the shape does not have four dimensions or has no elements, or `type_size` is
+/// neither 2 nor 4.
+#[track_caller]
+pub fn get_layer_norm_max_min_tmp_size(
+    src_shape: &[usize],
+    type_size: usize,
+    is_reuse_source: bool,
+) -> (usize, usize) {
+    let (b, s, h, _) = host_shape("GetLayerNormMaxMinTmpSize", src_shape, type_size);
+    let k = if is_reuse_source && type_size == 4 { 2 } else { 3 };
+    let mv = 2 * align_up(b * s * 4, 32);
+    (k * align_up(b * s * h * 4, 32) + mv, k * align_up(h * 4, 32) + mv)
+}
+
+/// `LayerNorm`'s tiling for a source of shape `[B, S, H, originH]` (H the stored row,
+/// `originH` its data, the divisor of mean and variance) with a temporary buffer of
+/// `stack_buffer_size` bytes (AscendC `GetLayerNormNDTilingInfo(srcShape, stackBufferSize,
+/// typeSize, isReuseSource, tiling)`), the vendor's numbers: for `half` the buffer starts with
+/// the `float` means and variances (each `B * S` rounded up to 8), then `numberOfTmpBuf` views
+/// of the most whole rows that fit, at most all rows.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let t = get_layer_norm_nd_tiling_info(&[2, 32, 16, 16], 704, 4, false);
+/// assert_eq!((t.one_tmp_size, t.loop_round, t.input_tail_size), (48, 21, 16));
+/// assert_eq!((t.bs_cur_length, t.mean_var_tail_size, t.mean_var_tail_pos), (3, 1, 63));
+/// assert_eq!(t.last_dim_value_back, 1.0 / 16.0);
+/// ```
+///
+/// # Panics
+/// Panics if the shape does not have four dimensions or has no elements, `type_size` is
+/// neither 2 nor 4; and where the vendor leaves the tiling unset or computes it from a
+/// wrapped subtraction: the buffer holds less than one row in each view (see
+/// [`get_layer_norm_max_min_tmp_size`]'s minimum).
+#[track_caller]
+pub fn get_layer_norm_nd_tiling_info(
+    src_shape: &[usize],
+    stack_buffer_size: usize,
+    type_size: usize,
+    is_reuse_source: bool,
+) -> LayerNormTiling {
+    const API: &str = "GetLayerNormNDTilingInfo";
+    let (b, s, h, oh) = host_shape(API, src_shape, type_size);
+    let input = b * s * h;
+    let mv = b * s;
+    let bufs = if is_reuse_source && type_size == 4 { 2 } else { 3 };
+    let mv_size = align_up(mv, FLOAT_PER_BLOCK);
+    let mv_total = if type_size == 4 { 0 } else { 2 * mv_size };
+    let tmp_buf = stack_buffer_size / 4;
+    let one = tmp_buf.saturating_sub(mv_total) / bufs / h * h;
+    let one = one.min(input);
+    ensure(one > 0, API, || {
+        format!(
+            "stackBufferSize = {stack_buffer_size} bytes holds {tmp_buf} floats: fewer than the {} of the means and \
+             variances and {bufs} rows of H = {h} (see GetLayerNormMaxMinTmpSize's minimum)",
+            mv_total
+        )
+    });
+    let tail = input % one;
+    LayerNormTiling {
+        b_length: b as u32,
+        s_length: s as u32,
+        h_length: h as u32,
+        original_h_length: oh as u32,
+        input_x_size: input as u32,
+        mean_var_size: mv as u32,
+        number_of_tmp_buf: bufs as u32,
+        mean_tmp_tensor_pos: 0,
+        mean_tmp_tensor_size: mv_size as u32,
+        variance_tmp_tensor_pos: mv_size as u32,
+        variance_tmp_tensor_size: mv_size as u32,
+        tmp_buf_size: tmp_buf as u32,
+        one_tmp_size: one as u32,
+        first_tmp_start_pos: mv_total as u32,
+        second_tmp_start_pos: (mv_total + one) as u32,
+        third_tmp_start_pos: (mv_total + 2 * one) as u32,
+        loop_round: (input / one) as u32,
+        input_round_size: one as u32,
+        input_tail_size: tail as u32,
+        input_tail_pos: (input - tail) as u32,
+        mean_var_round_size: (one / h) as u32,
+        mean_var_tail_size: (tail / h) as u32,
+        mean_var_tail_pos: (mv - tail / h) as u32,
+        bsh_cur_length: one as u32,
+        bs_cur_length: (one / h) as u32,
+        last_dim_value_back: 1.0 / oh as f32,
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// The shared steps (layernorm_common_basic_impl.h)
+// ---------------------------------------------------------------------------------------
+
+/// The vendor's `LayerNormParams<float>`: the three row-sized views and the `float` means
+/// and variances.
+struct Views {
+    a: LocalTensor<f32>,
+    b: LocalTensor<f32>,
+    c: LocalTensor<f32>,
+    mean: LocalTensor<f32>,
+    variance: LocalTensor<f32>,
+}
+
+/// `LayerNormReduceSumImpl<isRelocate = true>`: in normal mode, each row's 64-element chunks
+/// added in order into its first (`Add` with `dst`'s and `src1`'s repeat stride 0), the
+/// row's last partial chunk added with a count mask; then `WholeReduceSum` of each row's
+/// first `min(H, 64)` elements into `dst_mv` (contiguous) and into `dst` (at `row * H`), 255
+/// rows at a time; counter mode again.
+#[track_caller]
+fn reduce_sum(
+    dst_mv: &LocalTensor<f32>,
+    dst: &LocalTensor<f32>,
+    src: &LocalTensor<f32>,
+    bs: usize,
+    h: usize,
+) {
+    reset_mask();
+    set_mask_norm();
+    let acc = BinaryRepeatParams::new(1, 1, 1, 0, 8, 0);
+    if h > ONE_REPEAT_FLOAT_SIZE {
+        // `uint32_t` repeat and tail numbers narrowed to the `uint8_t` repeat time.
+        let repeats = h / ONE_REPEAT_FLOAT_SIZE - 1;
+        let tail = h % ONE_REPEAT_FLOAT_SIZE;
+        let head = h / ONE_REPEAT_FLOAT_SIZE * ONE_REPEAT_FLOAT_SIZE;
+        for i in (0..bs * h).step_by(h) {
+            let row = src.view(i);
+            if repeats > 0 {
+                add_masked::<f32, true>(
+                    &row,
+                    &src.view(i + ONE_REPEAT_FLOAT_SIZE),
+                    &row,
+                    ONE_REPEAT_FLOAT_SIZE as u64,
+                    repeats as u8,
+                    &acc,
+                );
+                pipe_barrier::<PIPE_V>();
+            }
+            if tail != 0 {
+                add_masked::<f32, true>(&row, &src.view(i + head), &row, tail as u64, 1, &acc);
+                pipe_barrier::<PIPE_V>();
+            }
+        }
+    }
+    let lanes = h.min(ONE_REPEAT_FLOAT_SIZE) as u64;
+    // `hLength >> 3`, narrowed to the `uint16_t` repeat stride.
+    let rep = (h >> 3) as u16;
+    let mut r = 0;
+    while r < bs {
+        let n = (bs - r).min(MAX_REPEAT_TIMES);
+        let s = src.view(r * h);
+        whole_reduce_sum::<f32, true>(&dst_mv.view(r), &s, lanes, n as u8, 1, 1, rep);
+        whole_reduce_sum::<f32, true>(&dst.view(r * h), &s, lanes, n as u8, h as u16, 1, rep);
+        pipe_barrier::<PIPE_V>();
+        r += n;
+    }
+    set_mask_count();
+}
+
+/// `BroadcastLastDim`: `src[row * H]` over row `row` of `dst` — the compare-mask register
+/// loaded from it (`SetCmpMask`), `Select` mode 1 with an all-zero selection mask (`src`'s
+/// first `H` `int16_t`s zeroed by `Muls` by 0), one row at a time.
+#[track_caller]
+fn broadcast_last_dim(dst: &LocalTensor<f32>, src: &LocalTensor<f32>, bs: usize, h: usize) {
+    count_mask::<f32>(h);
+    set_cmp_mask(src);
+    pipe_barrier::<PIPE_V>();
+    let mask = src.reinterpret_cast::<i16>();
+    steps::muls(&mask, &mask, 0);
+    let sel = mask.reinterpret_cast::<u16>();
+    let p = BinaryRepeatParams::default();
+    select_scalar_reg::<f32, u16>(dst, &sel, dst, 1, &p);
+    pipe_barrier::<PIPE_V>();
+    for i in 1..bs {
+        set_cmp_mask(&src.view(i * h));
+        pipe_barrier::<PIPE_V>();
+        select_scalar_reg::<f32, u16>(&dst.view(i * h), &sel, dst, 1, &p);
+        pipe_barrier::<PIPE_V>();
+    }
+}
+
+/// `DuplicateMulImpl` / `DuplicateAddImpl`: `dst = src0 op src1` row by row with `src1` one
+/// row (the mask already `H`), then one `PipeBarrier<PIPE_V>`.
+#[track_caller]
+fn duplicate_rows(
+    dst: &LocalTensor<f32>,
+    src0: &LocalTensor<f32>,
+    src1: &LocalTensor<f32>,
+    bs: usize,
+    h: usize,
+    add: bool,
+) {
+    let p = BinaryRepeatParams::default();
+    for i in 0..bs {
+        let (d, s) = (dst.view(i * h), src0.view(i * h));
+        if add {
+            add_masked::<f32, false>(&d, &s, src1, MASK_PLACEHOLDER, 1, &p);
+        } else {
+            mul_masked::<f32, false>(&d, &s, src1, MASK_PLACEHOLDER, 1, &p);
+        }
+    }
+    pipe_barrier::<PIPE_V>();
+}
+
+/// One round (`LayerNormExe`) of `bs` rows of `x` (the `float` source: `half`'s widened into
+/// view A): the mean (`GetLayerNormOutputMean`), the variance
+/// (`GetLayerNormOutputVariance`), `(x - mean) / sqrt(variance + epsilon)`
+/// (`GetLayerNormOutputPre`), then `* gamma + beta` (`GetLayerNormOutput`).
+#[track_caller]
+#[allow(clippy::too_many_arguments)]
+fn exe<T: LayerNormElement>(
+    input_x: &LocalTensor<T>,
+    gamma: &LocalTensor<T>,
+    beta: &LocalTensor<T>,
+    output: &LocalTensor<T>,
+    mean: &LocalTensor<f32>,
+    variance: &LocalTensor<f32>,
+    epsilon: f32,
+    (bs, bsh, h, back): (usize, usize, usize, f32),
+    v: &Views,
+) {
+    let half = T::DTYPE == DType::F16;
+    let x = if half {
+        count_mask::<f32>(bsh);
+        steps::widen(&v.a, &input_x.reinterpret_cast::<f16>());
+        v.a.clone()
+    } else {
+        input_x.reinterpret_cast::<f32>()
+    };
+    // The mean: x / originH, summed per row, into `mean` and B[row * H].
+    count_mask::<f32>(bsh);
+    steps::muls(&v.c, &x, back);
+    reduce_sum(mean, &v.b, &v.c, bs, h);
+    // The variance: (x - mean)² / originH summed, into `variance` and C[row * H].
+    broadcast_last_dim(&v.c, &v.b, bs, h);
+    count_mask::<f32>(bsh);
+    steps::sub(&v.b, &x, &v.c);
+    steps::mul(&v.c, &v.b, &v.b);
+    steps::muls(&v.a, &v.c, back);
+    reduce_sum(variance, &v.c, &v.a, bs, h);
+    pipe_barrier::<PIPE_V>();
+    // (x - mean) * 1 / sqrt(variance + epsilon) into C.
+    broadcast_last_dim(&v.a, &v.c, bs, h);
+    count_mask::<f32>(bsh);
+    steps::adds(&v.c, &v.a, epsilon);
+    steps::sqrt(&v.a, &v.c);
+    count_mask::<f32>(FLOAT_PER_BLOCK);
+    duplicate_masked::<f32, false>(&v.c, 1.0, MASK_PLACEHOLDER, 1, 1, 8);
+    pipe_barrier::<PIPE_V>();
+    count_mask::<f32>(bsh);
+    div_masked::<f32, false>(
+        &v.a,
+        &v.c,
+        &v.a,
+        MASK_PLACEHOLDER,
+        1,
+        &BinaryRepeatParams::new(1, 0, 1, 8, 0, 8),
+    );
+    pipe_barrier::<PIPE_V>();
+    steps::mul(&v.c, &v.a, &v.b);
+    // * gamma + beta.
+    count_mask::<f32>(h);
+    if half {
+        steps::widen(&v.a, &gamma.reinterpret_cast::<f16>());
+        duplicate_rows(&v.b, &v.c, &v.a, bs, h, false);
+        steps::widen(&v.c, &beta.reinterpret_cast::<f16>());
+        duplicate_rows(&v.a, &v.b, &v.c, bs, h, true);
+        count_mask::<f32>(bsh);
+        narrow(&output.reinterpret_cast::<f16>(), &v.a);
+    } else {
+        duplicate_rows(&v.a, &v.c, &gamma.reinterpret_cast::<f32>(), bs, h, false);
+        duplicate_rows(&output.reinterpret_cast::<f32>(), &v.a, &beta.reinterpret_cast::<f32>(), bs, h, true);
+    }
+}
+
+/// `Cast<half, float>` (`CAST_NONE`) under the mask, then `PipeBarrier<PIPE_V>`.
+#[track_caller]
+fn narrow(dst: &LocalTensor<f16>, src: &LocalTensor<f32>) {
+    cast_masked::<f16, f32, false>(dst, src, RoundMode::CastNone, MASK_PLACEHOLDER, 1, &NARROW);
+    pipe_barrier::<PIPE_V>();
+}
+
+// ---------------------------------------------------------------------------------------
+// LayerNorm
+// ---------------------------------------------------------------------------------------
+
+/// The `float`s of the temporary buffer [`layer_norm`] uses: up to the end of its last view.
+fn used_floats(t: &LayerNormTiling, reuse_float: bool) -> usize {
+    let last = if reuse_float { t.second_tmp_start_pos } else { t.third_tmp_start_pos };
+    last as usize + t.one_tmp_size as usize
+}
+
+/// `LayerNorm`'s checks: chip, positions, the tiling's consistency, H's alignment, the
+/// tensors' and the buffer's sizes, and the overlaps.
+#[track_caller]
+#[allow(clippy::too_many_arguments)]
+fn check_layer_norm<T: LayerNormElement, const REUSE: bool>(
+    output: &LocalTensor<T>,
+    mean: &LocalTensor<T>,
+    variance: &LocalTensor<T>,
+    x: &LocalTensor<T>,
+    gamma: &LocalTensor<T>,
+    beta: &LocalTensor<T>,
+    tmp: &LocalTensor<u8>,
+    t: &LayerNormTiling,
+) {
+    const API: &str = LAYER_NORM;
+    check_chip(API, &V220_V200);
+    let named: [(&str, crate::position::TPosition); 7] = [
+        ("output", output.get_position()),
+        ("outputMean", mean.get_position()),
+        ("outputVariance", variance.get_position()),
+        ("inputX", x.get_position()),
+        ("gamma", gamma.get_position()),
+        ("beta", beta.get_position()),
+        ("sharedTmpBuffer", tmp.get_position()),
+    ];
+    for (name, pos) in named {
+        ensure(pos.is_ub(), API, || {
+            format!("{name} is at position {pos}; it must be VECIN, VECOUT or VECCALC")
+        });
+    }
+    ensure(t.one_tmp_size > 0, API, || {
+        format!("tiling.oneTmpSize = 0: the tiling is unset ({t:?}); get it from GetLayerNormNDTilingInfo")
+    });
+    let (h, bs, bsh) = (t.h_length as usize, t.bs_cur_length as usize, t.bsh_cur_length as usize);
+    let reuse_float = REUSE && T::DTYPE == DType::F32;
+    let half = T::DTYPE == DType::F16;
+    let one = t.one_tmp_size as usize;
+    let total = t.input_x_size as usize;
+    let rows = t.mean_var_size as usize;
+    let (rounds, round, tail) =
+        (t.loop_round as usize, t.input_round_size as usize, t.input_tail_size as usize);
+    let consistent = h > 0
+        && t.original_h_length > 0
+        && total == (t.b_length * t.s_length * t.h_length) as usize
+        && rows == (t.b_length * t.s_length) as usize
+        && one % h == 0
+        && bsh == bs * h
+        && bsh <= one
+        && round == one
+        && t.mean_var_round_size as usize * h == round
+        && t.mean_var_tail_size as usize * h == tail
+        && rounds * round + tail == total
+        && t.input_tail_pos as usize == rounds * round
+        && t.mean_var_tail_pos as usize + t.mean_var_tail_size as usize == rows
+        && t.second_tmp_start_pos as usize == t.first_tmp_start_pos as usize + one
+        && t.third_tmp_start_pos as usize == t.second_tmp_start_pos as usize + one
+        && (!half
+            || (t.mean_tmp_tensor_pos as usize + rows <= t.variance_tmp_tensor_pos as usize
+                && t.variance_tmp_tensor_pos as usize + rows <= t.first_tmp_start_pos as usize));
+    ensure(consistent, API, || {
+        format!(
+            "the tiling is inconsistent ({t:?}): it needs oneTmpSize a multiple of hLength, bshCurLength = \
+             bsCurLength * hLength <= oneTmpSize = inputRoundSize, loopRound * inputRoundSize + inputTailSize = \
+             inputXSize = bLength * sLength * hLength, the views one after another and, for half, the means and \
+             variances before them; get it from GetLayerNormNDTilingInfo"
+        )
+    });
+    ensure(h * T::SIZE % 32 == 0, API, || {
+        format!(
+            "tiling.hLength = {h} {} elements is not 32-byte aligned: H must be a multiple of {}",
+            T::DTYPE,
+            32 / T::SIZE
+        )
+    });
+    let used = used_floats(t, reuse_float);
+    ensure(used <= t.tmp_buf_size as usize, API, || {
+        format!(
+            "the tiling's last view ends at float {used}, beyond its tmpBufSize = {} (thirdTmpStartPos + oneTmpSize \
+             <= tmpBufSize)",
+            t.tmp_buf_size
+        )
+    });
+    ensure(tmp.get_size() / 4 >= t.tmp_buf_size as usize, API, || {
+        format!(
+            "sharedTmpBuffer has {} bytes, fewer than the tiling's tmpBufSize = {} floats ({} bytes)",
+            tmp.get_size(),
+            t.tmp_buf_size,
+            4 * t.tmp_buf_size
+        )
+    });
+    for (name, n) in [("inputX", x.get_size()), ("output", output.get_size())] {
+        ensure(n >= total, API, || {
+            format!("{name} has {n} {} elements, fewer than B * S * H = {total}", T::DTYPE)
+        });
+    }
+    for (name, n) in [("outputMean", mean.get_size()), ("outputVariance", variance.get_size())] {
+        ensure(n >= rows, API, || format!("{name} has {n} {} elements, fewer than B * S = {rows}", T::DTYPE));
+    }
+    for (name, n) in [("gamma", gamma.get_size()), ("beta", beta.get_size())] {
+        ensure(n >= h, API, || format!("{name} has {n} {} elements, fewer than H = {h}", T::DTYPE));
+    }
+    let (o, m, v, xs) = (
+        span("output", output, total),
+        span("outputMean", mean, rows),
+        span("outputVariance", variance, rows),
+        span("inputX", x, total),
+    );
+    let (g, b) = (span("gamma", gamma, h), span("beta", beta, h));
+    let tw: Span = ("sharedTmpBuffer", tmp.get_phy_addr(), tmp.get_phy_addr() + 4 * used);
+    let mut pairs =
+        vec![(o, m), (o, v), (m, v), (m, xs), (v, xs), (o, g), (o, b), (m, g), (m, b), (v, g), (v, b)];
+    pairs.extend([o, m, v, xs, g, b].map(|s| (tw, s)));
+    check_apart(API, &pairs);
+}
+
+/// LayerNorm of `input_x` (shape `[B, S, H]` in `tiling`) into `output`, with each row's mean
+/// and variance into `output_mean` and `output_variance` (`B * S` elements), the scaling
+/// `gamma` and shift `beta` (`H` elements), `shared_tmp_buffer` as scratch (AscendC
+/// `LayerNorm<T, isReuseSource>(output, outputMean, outputVariance, inputX, gamma, beta,
+/// sharedTmpBuffer, epsilon, tiling)`): per row `mean = Σ x / originH`, `variance = Σ (x -
+/// mean)² / originH`, `output = (x - mean) / sqrt(variance + epsilon) * gamma + beta`.
+///
+/// As the vendor's implementation (Ascend910B, Ascend310P), in counter mode, per round of
+/// `bsCurLength` rows and then the tail: `half` widened to `float` in view A; `Muls` by
+/// `1 / originH`; the row sums (each row's 64-element chunks added in order into its first,
+/// then `WholeReduceSum`) into the means and view B; the mean broadcast over each row
+/// (`SetCmpMask` and `Select` mode 1 per row); `Sub`, `Mul`, `Muls`; the row sums into the
+/// variances and view C; the variance broadcast; `Adds` of `epsilon`, `Sqrt`, `Div` into a
+/// block of ones; `Mul` by `x - mean`; per row `Mul` by `gamma` and `Add` of `beta`
+/// (`half`'s widened into the buffer); for `half` narrowed into `output` — each step
+/// separated by `PipeBarrier<PIPE_V>`. For `half` the `float` means and variances stay in the
+/// buffer until the end, then are narrowed into the outputs. Rows are summed over all `H`
+/// stored elements (padding included, so it must be 0) and divided by `originH`. It leaves
+/// normal mode and a reset mask.
+///
+/// Scratch layout (`float`s): for `half` the means and variances at `meanTmpTensorPos` and
+/// `varianceTmpTensorPos`; views A, B, C of `oneTmpSize` at `firstTmpStartPos`,
+/// `secondTmpStartPos`, `thirdTmpStartPos`, or with `IS_REUSE_SOURCE` for `float` view A is
+/// `input_x` itself (overwritten) and B, C start at the first two positions. The broadcasts
+/// zero the first `H / 2` `float`s of views B and C.
+///
+/// As the vendor's (its `tiling` is `LayerNormTiling&`), a tail round sets
+/// `tiling.bsh_cur_length` and `tiling.bs_cur_length` to the tail's; a later call with the
+/// same tiling computes its full rounds over that many rows only.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let mut pipe = TPipe::new();
+/// let (mut q, mut tmp) = (TBuf::<VecCalc>::new(), TBuf::<VecCalc>::new());
+/// pipe.init_tbuf(&mut q, 6 * 64);
+/// let (_, min) = get_layer_norm_max_min_tmp_size(&[1, 2, 8, 8], 4, false);
+/// pipe.init_tbuf(&mut tmp, min);
+/// let mut tiling = get_layer_norm_nd_tiling_info(&[1, 2, 8, 8], min, 4, false);
+/// let t = |i: usize, n: usize| q.get_with_offset::<f32>(n, i * 64);
+/// let (x, g, b, y, mean, var) = (t(0, 16), t(1, 8), t(2, 8), t(3, 16), t(4, 2), t(5, 2));
+/// x.copy_from_slice(&[1.0, 3.0, 1.0, 3.0, 1.0, 3.0, 1.0, 3.0, 2.0, 2.0, 2.0, 2.0, 2.0, 2.0, 2.0, 2.0]);
+/// g.copy_from_slice(&[2.0; 8]);
+/// b.copy_from_slice(&[0.5; 8]);
+/// layer_norm::<_, false>(&y, &mean, &var, &x, &g, &b, &tmp.get::<u8>(), 0.0, &mut tiling);
+/// assert_eq!(mean.to_vec(), [2.0, 2.0]);
+/// assert_eq!(var.to_vec(), [1.0, 0.0]);
+/// assert_eq!(y.to_vec()[..2], [-1.5, 2.5]);
+/// ```
+///
+/// # Panics
+/// Panics if the chip has no implementation (Ascend910, Ascend310B); a tensor is not in the
+/// Unified Buffer; the tiling is unset (`oneTmpSize` 0) or inconsistent; `hLength` elements
+/// are not 32-byte aligned; `shared_tmp_buffer` holds fewer than `tmpBufSize` `float`s;
+/// `input_x` or `output` holds fewer than B * S * H elements, a mean or variance output fewer
+/// than B * S, `gamma` or `beta` fewer than H; the outputs overlap each other, `gamma`,
+/// `beta` or (mean and variance) `input_x`, or the used scratch overlaps any tensor; or any
+/// instruction's own check fails.
+#[track_caller]
+#[allow(clippy::too_many_arguments)]
+pub fn layer_norm<T: LayerNormElement, const IS_REUSE_SOURCE: bool>(
+    output: &LocalTensor<T>,
+    output_mean: &LocalTensor<T>,
+    output_variance: &LocalTensor<T>,
+    input_x: &LocalTensor<T>,
+    gamma: &LocalTensor<T>,
+    beta: &LocalTensor<T>,
+    shared_tmp_buffer: &LocalTensor<u8>,
+    epsilon: T,
+    tiling: &mut LayerNormTiling,
+) {
+    check_layer_norm::<T, IS_REUSE_SOURCE>(
+        output,
+        output_mean,
+        output_variance,
+        input_x,
+        gamma,
+        beta,
+        shared_tmp_buffer,
+        tiling,
+    );
+    let half = T::DTYPE == DType::F16;
+    let stack = shared_tmp_buffer.reinterpret_cast::<f32>();
+    let t = *tiling;
+    let at = |p: u32| stack.view(p as usize);
+    let v = if half {
+        Views {
+            a: at(t.first_tmp_start_pos),
+            b: at(t.second_tmp_start_pos),
+            c: at(t.third_tmp_start_pos),
+            mean: at(t.mean_tmp_tensor_pos),
+            variance: at(t.variance_tmp_tensor_pos),
+        }
+    } else if IS_REUSE_SOURCE {
+        Views {
+            a: input_x.reinterpret_cast::<f32>(),
+            b: at(t.first_tmp_start_pos),
+            c: at(t.second_tmp_start_pos),
+            mean: output_mean.reinterpret_cast::<f32>(),
+            variance: output_variance.reinterpret_cast::<f32>(),
+        }
+    } else {
+        Views {
+            a: at(t.first_tmp_start_pos),
+            b: at(t.second_tmp_start_pos),
+            c: at(t.third_tmp_start_pos),
+            mean: output_mean.reinterpret_cast::<f32>(),
+            variance: output_variance.reinterpret_cast::<f32>(),
+        }
+    };
+    let (h, back) = (t.h_length as usize, t.last_dim_value_back);
+    let eps = epsilon.to_f64() as f32;
+    set_mask_count();
+    let round = |off: usize, mv: usize, bs: usize, bsh: usize| {
+        exe(
+            &input_x.view(off),
+            gamma,
+            beta,
+            &output.view(off),
+            &v.mean.view(mv),
+            &v.variance.view(mv),
+            eps,
+            (bs, bsh, h, back),
+            &v,
+        );
+    };
+    let (mut off, mut mv) = (0, 0);
+    for _ in 0..t.loop_round {
+        round(off, mv, t.bs_cur_length as usize, t.bsh_cur_length as usize);
+        off += t.input_round_size as usize;
+        mv += t.mean_var_round_size as usize;
+    }
+    if t.input_tail_size > 0 {
+        tiling.bsh_cur_length = t.input_tail_size;
+        tiling.bs_cur_length = t.mean_var_tail_size;
+        round(
+            t.input_tail_pos as usize,
+            t.mean_var_tail_pos as usize,
+            t.mean_var_tail_size as usize,
+            t.input_tail_size as usize,
+        );
+    }
+    if half {
+        count_mask::<f32>(t.mean_var_size as usize);
+        narrow(&output_mean.reinterpret_cast::<f16>(), &v.mean);
+        narrow(&output_variance.reinterpret_cast::<f16>(), &v.variance);
+    }
+    set_mask_norm();
+    reset_mask();
+}
+
+/// [`layer_norm`] with the stack buffer as scratch (AscendC `LayerNorm<T,
+/// isReuseSource>(output, outputMean, outputVariance, inputX, gamma, beta, epsilon,
+/// tiling)`): the Unified Buffer after the core's `TPipe` buffers (see
+/// [`pop_stack_buffer`](super::pop_stack_buffer)); the tiling's `tmpBufSize` must fit in it.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let mut pipe = TPipe::new();
+/// let mut q = TBuf::<VecCalc>::new();
+/// pipe.init_tbuf(&mut q, 6 * 64);
+/// let stack = pop_stack_buffer::<u8>().get_size();
+/// let mut tiling = get_layer_norm_nd_tiling_info(&[1, 1, 16, 16], stack, 2, false);
+/// let t = |i: usize, n: usize| q.get_with_offset::<f16>(n, i * 64);
+/// let (x, g, b, y, mean, var) = (t(0, 16), t(1, 16), t(2, 16), t(3, 16), t(4, 16), t(5, 16));
+/// x.copy_from_slice(&[f16::from_f32(4.0); 16]);
+/// g.copy_from_slice(&[f16::from_f32(1.0); 16]);
+/// b.copy_from_slice(&[f16::from_f32(3.0); 16]);
+/// layer_norm_stack::<_, false>(&y, &mean, &var, &x, &g, &b, f16::from_f32(1.0), &mut tiling);
+/// assert_eq!((mean.get_value(0), var.get_value(0)), (f16::from_f32(4.0), f16::ZERO));
+/// assert_eq!(y.get_value(15), f16::from_f32(3.0));
+/// ```
+///
+/// # Panics
+/// As [`layer_norm`], and if the core has no `TPipe` or its buffers leave no room.
+#[track_caller]
+#[allow(clippy::too_many_arguments)]
+pub fn layer_norm_stack<T: LayerNormElement, const IS_REUSE_SOURCE: bool>(
+    output: &LocalTensor<T>,
+    output_mean: &LocalTensor<T>,
+    output_variance: &LocalTensor<T>,
+    input_x: &LocalTensor<T>,
+    gamma: &LocalTensor<T>,
+    beta: &LocalTensor<T>,
+    epsilon: T,
+    tiling: &mut LayerNormTiling,
+) {
+    let stack = stack_tensor(LAYER_NORM);
+    layer_norm::<T, IS_REUSE_SOURCE>(
+        output,
+        output_mean,
+        output_variance,
+        input_x,
+        gamma,
+        beta,
+        &stack,
+        epsilon,
+        tiling,
+    );
+}

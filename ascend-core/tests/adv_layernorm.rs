@@ -1,0 +1,504 @@
+//! The advanced API's `LayerNorm` (`adv/layernorm.rs`) against a scalar reference that takes
+//! the vendor's steps with each instruction's rounding — `half` widened to `float` exactly;
+//! `x * (1 / originH)` in `f32`; the row sum as the row's 64-element chunks added in order
+//! into the first (the last partial chunk too), then `WholeReduceSum`'s binary tree over
+//! `min(H, 64)` lanes (disabled lanes `+0`); `x - mean`, its square, `* (1 / originH)` and
+//! the same sum; `+ epsilon`, `Sqrt`, `1 / ·`, `* (x - mean)`, `* gamma`, `+ beta` in `f32`;
+//! the narrowing to `half` to nearest-even — for both types on both chips, both forms, both
+//! `IS_REUSE_SOURCE`s, shapes that take every path (H below, at and above 64, with a partial
+//! chunk, padded rows, one row per round up to all rows, over 255 rows in a round), bit for
+//! bit, with the mask state and the tiling afterwards. Then the host tiling's numbers and
+//! every error.
+
+use ascend_core::prelude::*;
+
+#[path = "common/util.rs"]
+mod util;
+use util::{assert_bits_ctx, expect_panic, on, ub, Rng};
+
+const CHIPS: [Soc; 2] = [Soc::Ascend910B, Soc::Ascend310P];
+
+/// The element types, with the conversions the reference needs.
+trait Fp: LayerNormElement + std::fmt::Debug {
+    fn to32(self) -> f32;
+    fn from32(x: f32) -> Self;
+}
+
+impl Fp for f32 {
+    fn to32(self) -> f32 {
+        self
+    }
+    fn from32(x: f32) -> f32 {
+        x
+    }
+}
+
+impl Fp for f16 {
+    fn to32(self) -> f32 {
+        self.to_f32()
+    }
+    fn from32(x: f32) -> f16 {
+        f16::from_f32(x)
+    }
+}
+
+// ---- the reference -------------------------------------------------------------------------
+
+/// `WholeReduceSum`'s binary tree over one repeat of up to 64 lanes, the rest `+0`.
+fn tree64(v: &[f32]) -> f32 {
+    let mut lanes = [0.0f32; 64];
+    lanes[..v.len()].copy_from_slice(v);
+    let mut n = 64;
+    while n > 1 {
+        n /= 2;
+        for k in 0..n {
+            lanes[k] = lanes[2 * k] + lanes[2 * k + 1];
+        }
+    }
+    lanes[0]
+}
+
+/// `LayerNormReduceSumImpl` on one row: the 64-element chunks (and the partial last one)
+/// added in order into the first, then the tree over `min(H, 64)` lanes.
+fn row_sum(v: &[f32]) -> f32 {
+    let h = v.len();
+    if h <= 64 {
+        return tree64(v);
+    }
+    let mut acc = v[..64].to_vec();
+    for chunk in v[64..].chunks(64) {
+        for (a, &x) in acc.iter_mut().zip(chunk) {
+            *a += x;
+        }
+    }
+    tree64(&acc)
+}
+
+/// The outputs of all rows: `(y, mean, variance)` in `float` before any narrowing.
+fn reference(
+    x: &[f32],
+    g: &[f32],
+    b: &[f32],
+    h: usize,
+    back: f32,
+    eps: f32,
+) -> (Vec<f32>, Vec<f32>, Vec<f32>) {
+    let (mut y, mut means, mut vars) = (Vec::new(), Vec::new(), Vec::new());
+    for row in x.chunks(h) {
+        let mean = row_sum(&row.iter().map(|&v| v * back).collect::<Vec<_>>());
+        let d: Vec<f32> = row.iter().map(|&v| v - mean).collect();
+        let var = row_sum(&d.iter().map(|&v| (v * v) * back).collect::<Vec<_>>());
+        let r = 1.0 / (var + eps).sqrt();
+        y.extend(d.iter().zip(g).zip(b).map(|((&dv, &gv), &bv)| (r * dv) * gv + bv));
+        means.push(mean);
+        vars.push(var);
+    }
+    (y, means, vars)
+}
+
+// ---- the sweep -----------------------------------------------------------------------------
+
+/// The scratch of a case: the host's minimum, maximum, their middle, or the stack form.
+#[derive(Clone, Copy, Debug)]
+enum Tmp {
+    Min,
+    Mid,
+    Max,
+    Stack,
+}
+
+/// `n` values in `[lo, hi)`, rows of `h` with all but the first `oh` elements 0.
+fn rand_rows<T: Fp>(rng: &mut Rng, n: usize, h: usize, oh: usize, lo: f32, hi: f32) -> Vec<T> {
+    (0..n)
+        .map(|i| {
+            let v = lo + (hi - lo) * (rng.below(1 << 24) as f32 / (1 << 24) as f32);
+            T::from32(if i % h < oh { v } else { 0.0 })
+        })
+        .collect()
+}
+
+/// One call of `layer_norm::<T, REUSE>` on `[b, s, h]` holding rows of `oh` on `soc`, compared
+/// bit for bit with the reference; `false` when it does not fit the chip's Unified Buffer.
+fn run_case<T: Fp, const REUSE: bool>(
+    soc: Soc,
+    (b, s, h, oh): (usize, usize, usize, usize),
+    tmp: Tmp,
+    seed: u64,
+) -> bool {
+    on(soc, || {
+        let (n, rows) = (b * s * h, b * s);
+        let al = |k: usize| (k * T::SIZE).div_ceil(32) * 32;
+        let shape = [b, s, h, oh];
+        let (max, min) = get_layer_norm_max_min_tmp_size(&shape, T::SIZE, REUSE);
+        let tmp_bytes = match tmp {
+            Tmp::Min => min,
+            Tmp::Max => max,
+            Tmp::Mid => (min + max) / 2 / 32 * 32,
+            Tmp::Stack => 0,
+        };
+        let io = 2 * al(n) + 2 * al(rows) + 2 * al(h);
+        let stack_need = if let Tmp::Stack = tmp { min } else { 0 };
+        if io + tmp_bytes + stack_need + 64 > soc.ub_size() {
+            return false;
+        }
+        let u = ub(io + tmp_bytes);
+        let mut at = 0;
+        let mut next = |k: usize| {
+            let t = u.t::<T>(at, k);
+            at += al(k);
+            t
+        };
+        let (x, y, mean, var, g, bt) = (next(n), next(n), next(rows), next(rows), next(h), next(h));
+        let scratch = u.t::<u8>(io, tmp_bytes);
+        let buffer = if let Tmp::Stack = tmp { pop_stack_buffer::<u8>().get_size() } else { tmp_bytes };
+        let mut tiling = get_layer_norm_nd_tiling_info(&shape, buffer, T::SIZE, REUSE);
+        let before = tiling;
+        let mut rng = Rng(seed);
+        let xv: Vec<T> = rand_rows(&mut rng, n, h, oh, -3.0, 5.0);
+        let gv: Vec<T> = rand_rows(&mut rng, h, h, h, -1.5, 1.5);
+        let bv: Vec<T> = rand_rows(&mut rng, h, h, h, -1.0, 1.0);
+        let eps = T::from32(1e-3);
+        x.copy_from_slice(&xv);
+        g.copy_from_slice(&gv);
+        bt.copy_from_slice(&bv);
+        if let Tmp::Stack = tmp {
+            layer_norm_stack::<T, REUSE>(&y, &mean, &var, &x, &g, &bt, eps, &mut tiling);
+        } else {
+            layer_norm::<T, REUSE>(&y, &mean, &var, &x, &g, &bt, &scratch, eps, &mut tiling);
+        }
+        let ctx =
+            format!("{} reuse {REUSE} on {soc}, [{b}, {s}, {h}] of {oh}, {tmp:?}, {before:?}", T::DTYPE);
+        let f = |v: &[T]| v.iter().map(|e| e.to32()).collect::<Vec<f32>>();
+        let (wy, wm, wv) = reference(&f(&xv), &f(&gv), &f(&bv), h, before.last_dim_value_back, eps.to32());
+        let conv = |v: Vec<f32>| v.into_iter().map(T::from32).collect::<Vec<T>>();
+        assert_bits_ctx(&y.to_vec(), &conv(wy), &ctx);
+        assert_bits_ctx(&mean.to_vec(), &conv(wm), format!("mean; {ctx}"));
+        assert_bits_ctx(&var.to_vec(), &conv(wv), format!("variance; {ctx}"));
+        if !(REUSE && T::DTYPE == DType::F32) {
+            assert_bits_ctx(&x.to_vec(), &xv, format!("inputX written; {ctx}"));
+        }
+        assert_eq!(get_mask_mode(), MaskMode::Normal, "{ctx}");
+        assert_eq!(get_vector_mask(), [u64::MAX, u64::MAX], "{ctx}");
+        // The vendor's `LayerNormTiling&`: a tail round leaves its lengths in the tiling.
+        let mut want = before;
+        if before.input_tail_size > 0 {
+            want.bsh_cur_length = before.input_tail_size;
+            want.bs_cur_length = before.mean_var_tail_size;
+        }
+        assert_eq!(tiling, want, "{ctx}");
+        true
+    })
+}
+
+/// Shapes `(b, s, h, original h)` of one type: every path.
+fn shapes(half: bool) -> Vec<(usize, usize, usize, usize)> {
+    let a = if half { 16 } else { 8 };
+    vec![
+        (1, 1, a, a),
+        (2, 3, a, a - 3),
+        (3, 7, 2 * a, 2 * a - 1),
+        (2, 5, 64, 64),
+        (1, 9, 64, 50),
+        (2, 3, 64 + a, 64 + a),
+        (3, 5, 128 + a, 120 + a),
+        (1, 3, 192, 192),
+        (1, 2, 1024, 1000),
+        (2, 150, a, a),
+    ]
+}
+
+fn sweep<T: Fp>(seed: u64) {
+    let (mut k, mut ran) = (seed, 0);
+    for soc in CHIPS {
+        for shape in shapes(T::DTYPE == DType::F16) {
+            for tmp in [Tmp::Min, Tmp::Mid, Tmp::Max, Tmp::Stack] {
+                k += 1;
+                ran += usize::from(run_case::<T, false>(soc, shape, tmp, k));
+                k += 1;
+                ran += usize::from(run_case::<T, true>(soc, shape, tmp, k));
+            }
+        }
+    }
+    println!("{} cases: {ran}", T::DTYPE);
+    assert!(ran >= 140, "only {ran} cases fit");
+}
+
+#[test]
+fn layer_norm_float_matches_reference() {
+    sweep::<f32>(100);
+}
+
+#[test]
+fn layer_norm_half_matches_reference() {
+    sweep::<f16>(200);
+}
+
+#[test]
+fn reused_tiling_keeps_the_tail_lengths() {
+    // As on the chip: the second call's full rounds cover only the tail's rows.
+    on(Soc::Ascend910B, || {
+        let (b, s, h) = (1, 5, 8);
+        let n = b * s * h;
+        let u = ub(4096);
+        let (x, y, m, v, g, bt) = (
+            u.t::<f32>(0, n),
+            u.t::<f32>(256, n),
+            u.t::<f32>(512, 8),
+            u.t::<f32>(544, 8),
+            u.t::<f32>(576, h),
+            u.t::<f32>(608, h),
+        );
+        let tmp = u.t::<u8>(1024, 3 * 2 * 32);
+        let mut tiling = get_layer_norm_nd_tiling_info(&[b, s, h, h], tmp.get_size(), 4, false);
+        assert_eq!((tiling.bs_cur_length, tiling.loop_round, tiling.mean_var_tail_size), (2, 2, 1));
+        let xv: Vec<f32> = (0..n).map(|i| (i * i % 7) as f32).collect();
+        x.copy_from_slice(&xv);
+        g.copy_from_slice(&[1.0; 8]);
+        bt.copy_from_slice(&[0.0; 8]);
+        layer_norm::<f32, false>(&y, &m, &v, &x, &g, &bt, &tmp, 0.0, &mut tiling);
+        assert_eq!((tiling.bs_cur_length, tiling.bsh_cur_length), (1, 8));
+        let first = m.to_vec();
+        m.copy_from_slice(&[-1.0; 8]);
+        layer_norm::<f32, false>(&y, &m, &v, &x, &g, &bt, &tmp, 0.0, &mut tiling);
+        let again = m.to_vec();
+        // Rows 0, 2 (the rounds' first rows) and 4 (the tail) are computed; rows 1 and 3 not.
+        for r in [0, 2, 4] {
+            assert_eq!(again[r], first[r], "row {r}");
+        }
+        for r in [1, 3] {
+            assert_eq!(again[r], -1.0, "row {r}");
+        }
+    });
+}
+
+// ---- host tiling ---------------------------------------------------------------------------
+
+#[test]
+fn host_tmp_sizes() {
+    // k * align32(4 * BSH) + 2 * align32(4 * BS), k * align32(4 * H) + 2 * align32(4 * BS).
+    assert_eq!(get_layer_norm_max_min_tmp_size(&[2, 32, 16, 16], 4, false), (3 * 4096 + 512, 3 * 64 + 512));
+    assert_eq!(get_layer_norm_max_min_tmp_size(&[2, 32, 16, 16], 4, true), (2 * 4096 + 512, 2 * 64 + 512));
+    assert_eq!(get_layer_norm_max_min_tmp_size(&[1, 3, 16, 10], 2, true), (3 * 192 + 64, 3 * 64 + 64));
+    assert_eq!(get_layer_norm_max_min_tmp_size(&[1, 1, 8, 8], 4, false), (3 * 32 + 64, 3 * 32 + 64));
+}
+
+#[test]
+fn host_tiling_numbers() {
+    let t = get_layer_norm_nd_tiling_info(&[2, 5, 16, 13], 4 * (32 + 3 * 40), 2, false);
+    let want = LayerNormTiling {
+        b_length: 2,
+        s_length: 5,
+        h_length: 16,
+        original_h_length: 13,
+        input_x_size: 160,
+        mean_var_size: 10,
+        number_of_tmp_buf: 3,
+        mean_tmp_tensor_pos: 0,
+        mean_tmp_tensor_size: 16,
+        variance_tmp_tensor_pos: 16,
+        variance_tmp_tensor_size: 16,
+        tmp_buf_size: 152,
+        one_tmp_size: 32,
+        first_tmp_start_pos: 32,
+        second_tmp_start_pos: 64,
+        third_tmp_start_pos: 96,
+        loop_round: 5,
+        input_round_size: 32,
+        input_tail_size: 0,
+        input_tail_pos: 160,
+        mean_var_round_size: 2,
+        mean_var_tail_size: 0,
+        mean_var_tail_pos: 10,
+        bsh_cur_length: 32,
+        bs_cur_length: 2,
+        last_dim_value_back: 1.0f32 / 13.0f32,
+    };
+    assert_eq!(t, want);
+    // float: no means and variances in the buffer; reuse: two views.
+    let t = get_layer_norm_nd_tiling_info(&[1, 7, 8, 8], 4 * 50, 4, true);
+    assert_eq!(
+        (t.first_tmp_start_pos, t.one_tmp_size, t.second_tmp_start_pos, t.number_of_tmp_buf),
+        (0, 24, 24, 2)
+    );
+    assert_eq!((t.loop_round, t.input_tail_size, t.input_tail_pos, t.mean_var_tail_pos), (2, 8, 48, 6));
+    // At most all rows.
+    let t = get_layer_norm_nd_tiling_info(&[1, 3, 8, 8], 1 << 16, 4, false);
+    assert_eq!((t.one_tmp_size, t.loop_round, t.bs_cur_length), (24, 1, 3));
+}
+
+#[test]
+fn host_errors() {
+    let mm = "GetLayerNormMaxMinTmpSize";
+    let f = |s: &[usize], ts: usize| {
+        let _ = get_layer_norm_max_min_tmp_size(s, ts, false);
+    };
+    expect_panic(|| f(&[1, 8, 64], 4), &[mm, "srcShape = [1, 8, 64] has 3 dimensions", "originHLength"]);
+    expect_panic(|| f(&[0, 8, 64, 64], 4), &[mm, "no elements"]);
+    expect_panic(|| f(&[1, 8, 64, 64], 8), &[mm, "typeSize = 8"]);
+    let info = "GetLayerNormNDTilingInfo";
+    let t = |s: &[usize], bytes: usize, ts: usize| {
+        let _ = get_layer_norm_nd_tiling_info(s, bytes, ts, false);
+    };
+    expect_panic(|| t(&[8, 64], 4096, 4), &[info, "has 2 dimensions"]);
+    expect_panic(|| t(&[1, 8, 64, 64], 4096, 1), &[info, "typeSize = 1"]);
+    expect_panic(
+        || t(&[1, 8, 64, 64], 767, 4),
+        &[info, "stackBufferSize = 767 bytes holds 191 floats", "3 rows of H = 64"],
+    );
+    expect_panic(|| t(&[1, 8, 16, 16], 4 * (16 + 47), 2), &[info, "fewer than the 16 of the means"]);
+}
+
+// ---- kernel errors -------------------------------------------------------------------------
+
+/// `[1, 2, 64]` float tensors and a scratch of the host's maximum.
+struct Case {
+    x: LocalTensor<f32>,
+    y: LocalTensor<f32>,
+    m: LocalTensor<f32>,
+    v: LocalTensor<f32>,
+    g: LocalTensor<f32>,
+    b: LocalTensor<f32>,
+    tmp: LocalTensor<u8>,
+    tiling: LayerNormTiling,
+}
+
+fn with_case(soc: Soc, f: impl FnOnce(&Case)) {
+    on(soc, || {
+        let u = ub(8192);
+        let (max, _) = get_layer_norm_max_min_tmp_size(&[1, 2, 64, 64], 4, false);
+        let c = Case {
+            x: u.t::<f32>(0, 128),
+            y: u.t::<f32>(512, 128),
+            m: u.t::<f32>(1024, 8),
+            v: u.t::<f32>(1056, 8),
+            g: u.t::<f32>(1088, 64),
+            b: u.t::<f32>(1344, 64),
+            tmp: u.t::<u8>(2048, max),
+            tiling: get_layer_norm_nd_tiling_info(&[1, 2, 64, 64], max, 4, false),
+        };
+        f(&c);
+    });
+}
+
+impl Case {
+    #[allow(clippy::too_many_arguments)]
+    fn call(
+        &self,
+        y: &LocalTensor<f32>,
+        m: &LocalTensor<f32>,
+        v: &LocalTensor<f32>,
+        x: &LocalTensor<f32>,
+        g: &LocalTensor<f32>,
+        b: &LocalTensor<f32>,
+        tmp: &LocalTensor<u8>,
+        t: LayerNormTiling,
+    ) {
+        let mut t = t;
+        layer_norm::<f32, false>(y, m, v, x, g, b, tmp, 1e-5, &mut t);
+    }
+    fn with_tiling(&self, t: LayerNormTiling) {
+        self.call(&self.y, &self.m, &self.v, &self.x, &self.g, &self.b, &self.tmp, t)
+    }
+}
+
+#[test]
+fn unsupported_chips() {
+    for soc in [Soc::Ascend910, Soc::Ascend310B] {
+        with_case(soc, |c| {
+            let msg = format!("no implementation on {soc}");
+            expect_panic(|| c.with_tiling(c.tiling), &["LayerNorm", &msg, "Ascend910B, Ascend310P"]);
+        });
+    }
+}
+
+#[test]
+fn kernel_errors() {
+    with_case(Soc::Ascend910B, |c| {
+        let t = c.tiling;
+        // Positions.
+        let a1 = LocalTensor::<f32>::new(TPosition::A1, 0, 128);
+        expect_panic(
+            || c.call(&c.y, &c.m, &c.v, &c.x, &a1, &c.b, &c.tmp, t),
+            &["LayerNorm", "gamma is at position A1"],
+        );
+        expect_panic(|| c.call(&a1, &c.m, &c.v, &c.x, &c.g, &c.b, &c.tmp, t), &["output is at position A1"]);
+        let a1u = LocalTensor::<u8>::new(TPosition::A1, 0, 4096);
+        expect_panic(
+            || c.call(&c.y, &c.m, &c.v, &c.x, &c.g, &c.b, &a1u, t),
+            &["sharedTmpBuffer is at position A1"],
+        );
+        // Unset and inconsistent tilings.
+        expect_panic(|| c.with_tiling(LayerNormTiling::default()), &["LayerNorm", "tiling.oneTmpSize = 0"]);
+        expect_panic(
+            || c.with_tiling(LayerNormTiling { bs_cur_length: 1, ..t }),
+            &["LayerNorm", "the tiling is inconsistent"],
+        );
+        expect_panic(
+            || c.with_tiling(LayerNormTiling { loop_round: 2, ..t }),
+            &["the tiling is inconsistent"],
+        );
+        expect_panic(
+            || c.with_tiling(LayerNormTiling { original_h_length: 0, ..t }),
+            &["the tiling is inconsistent"],
+        );
+        // H not 32-byte aligned (a consistent tiling of H = 4).
+        let h4 = get_layer_norm_nd_tiling_info(&[1, 2, 4, 4], 4096, 4, false);
+        expect_panic(
+            || c.with_tiling(h4),
+            &["LayerNorm", "tiling.hLength = 4 float elements is not 32-byte aligned", "multiple of 8"],
+        );
+        // The buffer.
+        expect_panic(
+            || c.with_tiling(LayerNormTiling { tmp_buf_size: 300, ..t }),
+            &["LayerNorm", "last view ends at float 384, beyond its tmpBufSize = 300"],
+        );
+        let small = LocalTensor::<u8>::new(TPosition::VECCALC, c.tmp.get_phy_addr(), 1000);
+        expect_panic(
+            || c.call(&c.y, &c.m, &c.v, &c.x, &c.g, &c.b, &small, t),
+            &["LayerNorm", "sharedTmpBuffer has 1000 bytes, fewer than the tiling's tmpBufSize = 400 floats (1600 bytes)"],
+        );
+        // Sizes.
+        let short = LocalTensor::<f32>::new(TPosition::VECCALC, c.x.get_phy_addr(), 100);
+        expect_panic(
+            || c.call(&c.y, &c.m, &c.v, &short, &c.g, &c.b, &c.tmp, t),
+            &["inputX has 100 float elements, fewer than B * S * H = 128"],
+        );
+        let one = LocalTensor::<f32>::new(TPosition::VECCALC, c.m.get_phy_addr(), 1);
+        expect_panic(
+            || c.call(&c.y, &one, &c.v, &c.x, &c.g, &c.b, &c.tmp, t),
+            &["outputMean has 1 float elements, fewer than B * S = 2"],
+        );
+        let g32 = LocalTensor::<f32>::new(TPosition::VECCALC, c.b.get_phy_addr(), 32);
+        expect_panic(
+            || c.call(&c.y, &c.m, &c.v, &c.x, &c.g, &g32, &c.tmp, t),
+            &["beta has 32 float elements, fewer than H = 64"],
+        );
+        // Overlaps.
+        expect_panic(
+            || c.call(&c.y, &c.m, &c.m, &c.x, &c.g, &c.b, &c.tmp, t),
+            &["LayerNorm", "outputMean UB bytes", "overlap outputVariance"],
+        );
+        expect_panic(
+            || c.call(&c.y, &c.m, &c.v, &c.x, &c.y, &c.b, &c.tmp, t),
+            &["output UB bytes", "overlap gamma"],
+        );
+        let in_tmp = LocalTensor::<f32>::new(TPosition::VECCALC, c.tmp.get_phy_addr() + 32, 8);
+        expect_panic(
+            || c.call(&c.y, &in_tmp, &c.v, &c.x, &c.g, &c.b, &c.tmp, t),
+            &["sharedTmpBuffer UB bytes", "overlap outputMean"],
+        );
+    });
+}
+
+#[test]
+fn stack_errors() {
+    // No TPipe: the stack form has no buffer.
+    on(Soc::Ascend910B, || {
+        let x = LocalTensor::<f32>::new(TPosition::VECCALC, 0, 16);
+        let mut t = get_layer_norm_nd_tiling_info(&[1, 2, 8, 8], 4096, 4, false);
+        expect_panic(
+            || layer_norm_stack::<f32, false>(&x, &x, &x, &x, &x, &x, 0.0, &mut t),
+            &["LayerNorm", "the core has no TPipe"],
+        );
+    });
+}
