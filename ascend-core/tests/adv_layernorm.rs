@@ -502,3 +502,251 @@ fn stack_errors() {
         );
     });
 }
+
+// ---- WelfordFinalize -----------------------------------------------------------------------
+
+/// The partials' weights of a case: none (`rnLength`), head and tail counts, or `counts`.
+#[derive(Clone, Copy, Debug)]
+enum Weights {
+    Plain,
+    HeadTail,
+    Counts,
+}
+
+/// The vendor's steps: rounds of `cl` partials, each weighted and summed as a row into the
+/// next of 64 slots, folded by the tree when full and at the end; the variance likewise.
+fn welford_reference(
+    m: &[f32],
+    v: &[f32],
+    counts: &[i32],
+    p: &WelfordFinalizePara,
+    w: Weights,
+    cl: usize,
+) -> (f32, f32) {
+    let hc_tc = p.head_count as f32 / p.tail_count as f32;
+    let fold = |vals: &[f32], f: &dyn Fn(usize, f32) -> f32| {
+        let mut slots: Vec<f32> = Vec::new();
+        for (k, chunk) in vals.chunks(cl).enumerate() {
+            let terms: Vec<f32> = chunk.iter().enumerate().map(|(j, &x)| f(k * cl + j, x)).collect();
+            slots.push(row_sum(&terms));
+            if slots.len() == 64 {
+                slots = vec![tree64(&slots)];
+            }
+        }
+        tree64(&slots)
+    };
+    let mean = fold(m, &|i, x| match w {
+        Weights::Plain => x * p.ab_rec,
+        Weights::HeadTail => {
+            let t = (x * p.tail_count as f32) * p.r_rec;
+            if i < p.head_count_length as usize {
+                t * hc_tc
+            } else {
+                t
+            }
+        }
+        Weights::Counts => (x * counts[i] as f32) * p.r_rec,
+    });
+    let var = fold(m, &|i, x| {
+        let d = x - mean;
+        let sq = d * d;
+        let t = match w {
+            Weights::Plain => sq * p.rn_length as f32,
+            Weights::HeadTail => {
+                let t = sq * p.tail_count as f32;
+                if i < p.head_count_length as usize {
+                    t * hc_tc
+                } else {
+                    t
+                }
+            }
+            Weights::Counts => sq * counts[i] as f32,
+        };
+        (v[i] + t) * p.r_rec
+    });
+    (mean, var)
+}
+
+/// One call on `ab` partials with a scratch of `tmp_floats` (0: the stack form), compared bit
+/// for bit; `false` when it does not fit.
+fn welford_case(soc: Soc, ab: usize, tmp_floats: usize, w: Weights, seed: u64) -> bool {
+    on(soc, || {
+        let al = |n: usize| (n * 4).div_ceil(32) * 32;
+        let io = 2 * 32 + 3 * al(ab);
+        if io + 4 * tmp_floats.max(256) + 64 > soc.ub_size() {
+            return false;
+        }
+        let u = ub(io + 4 * tmp_floats);
+        let (om, ov) = (u.t::<f32>(0, 8), u.t::<f32>(32, 8));
+        let (im, iv, ic) = (u.t::<f32>(64, ab), u.t::<f32>(64 + al(ab), ab), u.t::<i32>(64 + 2 * al(ab), ab));
+        let tmp = u.t::<u8>(io, 4 * tmp_floats);
+        let mut rng = Rng(seed);
+        let m: Vec<f32> = (0..ab).map(|_| rng.below(1 << 20) as f32 / 65536.0 - 8.0).collect();
+        let v: Vec<f32> = (0..ab).map(|_| rng.below(1 << 20) as f32 / 4096.0).collect();
+        let c: Vec<i32> = (0..ab).map(|_| 1 + rng.below(100) as i32).collect();
+        im.copy_from_slice(&m);
+        iv.copy_from_slice(&v);
+        ic.copy_from_slice(&c);
+        om.copy_from_slice(&[9.0; 8]);
+        ov.copy_from_slice(&[9.0; 8]);
+        let head_len = ab / 3 / 8 * 8;
+        let p = match w {
+            Weights::Plain => WelfordFinalizePara {
+                rn_length: 7,
+                ab_length: ab as u32,
+                head_count: 7,
+                head_count_length: ab as u32,
+                tail_count: 0,
+                tail_count_length: 0,
+                ab_rec: 1.0 / ab as f32,
+                r_rec: 1.0 / (7 * ab) as f32,
+            },
+            Weights::HeadTail => WelfordFinalizePara {
+                rn_length: 5,
+                ab_length: ab as u32,
+                head_count: 5,
+                head_count_length: head_len as u32,
+                tail_count: 3,
+                tail_count_length: (ab - head_len) as u32,
+                ab_rec: 1.0 / ab as f32,
+                r_rec: 1.0 / (5 * head_len + 3 * (ab - head_len)) as f32,
+            },
+            Weights::Counts => WelfordFinalizePara {
+                ab_length: ab as u32,
+                head_count_length: ab as u32,
+                r_rec: 1.0 / c.iter().sum::<i32>() as f32,
+                ..Default::default()
+            },
+        };
+        let stack = tmp_floats == 0;
+        let floats = if stack { pop_stack_buffer::<f32>().get_size() } else { tmp_floats };
+        let cl = (floats - 128) / 128 * 64;
+        match (w, stack) {
+            (Weights::Counts, false) => welford_finalize_counts::<false>(&om, &ov, &im, &iv, &ic, &tmp, &p),
+            (Weights::Counts, true) => welford_finalize_counts_stack::<false>(&om, &ov, &im, &iv, &ic, &p),
+            (_, false) => welford_finalize::<false>(&om, &ov, &im, &iv, &tmp, &p),
+            (_, true) => welford_finalize_stack::<false>(&om, &ov, &im, &iv, &p),
+        }
+        let (wm, wv) = welford_reference(&m, &v, &c, &p, w, cl);
+        let ctx = format!("{w:?} on {soc}, abLength {ab}, {floats} floats (computeLength {cl}), {p:?}");
+        let mut want_m = vec![0.0f32; 8];
+        let mut want_v = vec![0.0f32; 8];
+        want_m[0] = wm;
+        want_v[0] = wv;
+        assert_bits_ctx(&om.to_vec(), &want_m, format!("mean; {ctx}"));
+        assert_bits_ctx(&ov.to_vec(), &want_v, format!("variance; {ctx}"));
+        assert_eq!(get_mask_mode(), MaskMode::Normal, "{ctx}");
+        assert_eq!(get_vector_mask(), [u64::MAX, u64::MAX], "{ctx}");
+        true
+    })
+}
+
+#[test]
+fn welford_finalize_matches_reference() {
+    let mut ran = 0;
+    let mut k = 300;
+    for soc in CHIPS {
+        for w in [Weights::Plain, Weights::HeadTail, Weights::Counts] {
+            // (abLength, scratch floats): one round below 64; one round of several chunks with a
+            // partial one; many rounds with a tail; over 64 rounds (the slots folded); the stack.
+            for (ab, floats) in
+                [(8, 256), (64, 256), (40, 384), (200, 640), (136, 256), (4200, 256), (520, 0), (8000, 0)]
+            {
+                k += 1;
+                ran += usize::from(welford_case(soc, ab, floats, w, k));
+            }
+        }
+    }
+    assert_eq!(ran, 48);
+}
+
+#[test]
+fn welford_host_and_errors() {
+    assert_eq!(get_welford_finalize_max_min_tmp_size(&[8], 2, true), (1024, 1024));
+    assert_eq!(get_welford_finalize_max_min_tmp_size(&[72], 4, false), (4 * (128 + 144), 1024));
+    let h = "GetWelfordFinalizeMaxMinTmpSize";
+    expect_panic(
+        || {
+            let _ = get_welford_finalize_max_min_tmp_size(&[1, 8], 4, false);
+        },
+        &[h, "srcShape = [1, 8] has 2 dimensions"],
+    );
+    expect_panic(
+        || {
+            let _ = get_welford_finalize_max_min_tmp_size(&[12], 4, false);
+        },
+        &[h, "abLength = 12 must be a non-zero multiple of 8"],
+    );
+    for soc in [Soc::Ascend910, Soc::Ascend310B] {
+        on(soc, || {
+            let u = ub(2048);
+            let t = u.t::<f32>(0, 8);
+            let p = WelfordFinalizePara { ab_length: 8, head_count_length: 8, ..Default::default() };
+            let msg = format!("no implementation on {soc}");
+            expect_panic(
+                || welford_finalize::<false>(&t, &t, &t, &t, &u.t::<u8>(1024, 1024), &p),
+                &["WelfordFinalize", &msg],
+            );
+        });
+    }
+    on(Soc::Ascend910B, || {
+        let u = ub(4096);
+        let (om, ov, im, iv) = (u.t::<f32>(0, 8), u.t::<f32>(32, 8), u.t::<f32>(64, 16), u.t::<f32>(128, 16));
+        let tmp = u.t::<u8>(1024, 1024);
+        let p = WelfordFinalizePara { ab_length: 16, head_count_length: 16, ..Default::default() };
+        let api = "WelfordFinalize";
+        let call =
+            |om: &LocalTensor<f32>, ov: &LocalTensor<f32>, im: &LocalTensor<f32>, t: &LocalTensor<u8>, p| {
+                welford_finalize::<false>(om, ov, im, &iv, t, &p)
+            };
+        let a1 = LocalTensor::<f32>::new(TPosition::A1, 0, 16);
+        expect_panic(|| call(&om, &ov, &a1, &tmp, p), &[api, "inputMean is at position A1"]);
+        let bad = WelfordFinalizePara { ab_length: 12, head_count_length: 12, ..p };
+        expect_panic(
+            || call(&om, &ov, &im, &tmp, bad),
+            &[api, "para.abLength = 12 must be a non-zero multiple of 8"],
+        );
+        let bad = WelfordFinalizePara { tail_count_length: 8, ..p };
+        expect_panic(
+            || call(&om, &ov, &im, &tmp, bad),
+            &[
+                api,
+                "para.headCountLength = 16 and para.tailCountLength = 8 must add up to para.abLength = 16",
+            ],
+        );
+        let short = LocalTensor::<f32>::new(TPosition::VECCALC, 64, 8);
+        expect_panic(
+            || call(&om, &ov, &short, &tmp, p),
+            &[api, "inputMean has 8 elements, fewer than para.abLength = 16"],
+        );
+        let four = LocalTensor::<f32>::new(TPosition::VECCALC, 0, 4);
+        expect_panic(
+            || call(&four, &ov, &im, &tmp, p),
+            &[api, "outputMean has 4 float elements; it must hold 8"],
+        );
+        let small = LocalTensor::<u8>::new(TPosition::VECCALC, 1024, 1000);
+        expect_panic(
+            || call(&om, &ov, &im, &small, p),
+            &[api, "sharedTmpBuffer has 1000 bytes; it must hold at least 1024"],
+        );
+        expect_panic(
+            || call(&om, &om, &im, &tmp, p),
+            &[api, "outputMean UB bytes", "overlap outputVariance"],
+        );
+        let in_tmp = LocalTensor::<f32>::new(TPosition::VECCALC, 1024, 16);
+        expect_panic(|| call(&om, &ov, &in_tmp, &tmp, p), &["sharedTmpBuffer UB bytes", "overlap inputMean"]);
+        let c8 = LocalTensor::<i32>::new(TPosition::VECCALC, 192, 8);
+        expect_panic(
+            || welford_finalize_counts::<false>(&om, &ov, &im, &iv, &c8, &tmp, &p),
+            &[api, "counts has 8 elements, fewer than para.abLength = 16"],
+        );
+    });
+    on(Soc::Ascend910B, || {
+        let x = LocalTensor::<f32>::new(TPosition::VECCALC, 0, 16);
+        let p = WelfordFinalizePara { ab_length: 8, head_count_length: 8, ..Default::default() };
+        expect_panic(
+            || welford_finalize_stack::<false>(&x, &x, &x, &x, &p),
+            &["WelfordFinalize", "the core has no TPipe"],
+        );
+    });
+}

@@ -1,7 +1,10 @@
 //! `LayerNorm` of the advanced API (the vendor's `adv_api/normalization/layernorm.h`): the
 //! form with the tiling [`LayerNormTiling`] that outputs each row's mean and variance
 //! ([`layer_norm`], [`layer_norm_stack`]) and its host helpers
-//! ([`get_layer_norm_max_min_tmp_size`], [`get_layer_norm_nd_tiling_info`]).
+//! ([`get_layer_norm_max_min_tmp_size`], [`get_layer_norm_nd_tiling_info`]); and
+//! `WelfordFinalize` (`adv_api/normalization/welfordfinalize.h`: [`welford_finalize`],
+//! [`welford_finalize_counts`] and their `_stack` forms, [`WelfordFinalizePara`],
+//! [`get_welford_finalize_max_min_tmp_size`]), which sums as `LayerNorm` does.
 //!
 //! It is the vendor's `layernorm_common_impl.h` and `layernorm_common_basic_impl.h`, which
 //! Ascend910B and Ascend310P share (the chips whose build of the library implements it; its
@@ -24,7 +27,7 @@ use crate::vector::reduction::whole_reduce_sum;
 use crate::vector::select::select_scalar_reg;
 
 use super::steps;
-use super::{check_apart, check_chip, count_mask, span, stack_tensor, Span, NARROW, V220_V200};
+use super::{check_apart, check_chip, count_mask, span, stack_tensor, Span, NARROW, SAME, V220_V200};
 
 mod sealed {
     pub trait Sealed {}
@@ -756,5 +759,549 @@ pub fn layer_norm_stack<T: LayerNormElement, const IS_REUSE_SOURCE: bool>(
         &stack,
         epsilon,
         tiling,
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// WelfordFinalize
+// ---------------------------------------------------------------------------------------
+
+const WELFORD_FINALIZE: &str = "WelfordFinalize";
+/// `float`s of one repeat (`B32_LEN`): the partial sums kept before they are folded.
+const B32_LEN: usize = 64;
+/// The outputs' `float`s (`OUTPUT_SIZE`).
+const OUTPUT_SIZE: usize = 8;
+
+/// `WelfordFinalize`'s parameters (AscendC `WelfordFinalizePara`, the vendor's fields in
+/// snake_case): the `abLength` partial means and variances of a Welford reduction and how many
+/// elements each summarises. `#[repr(C)]` and [`Pod`], so it travels in tiling data.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct WelfordFinalizePara {
+    /// Elements each partial summarises without a tail (`rnLength`).
+    pub rn_length: u32,
+    /// Partials, a multiple of 8 (`abLength`).
+    pub ab_length: u32,
+    /// Elements each of the first `headCountLength` partials summarises (`headCount`).
+    pub head_count: u32,
+    /// Partials with `headCount` elements (`headCountLength`).
+    pub head_count_length: u32,
+    /// Elements each of the other partials summarises (`tailCount`; 0: no tail).
+    pub tail_count: u32,
+    /// Partials with `tailCount` elements (`tailCountLength`; 0: no tail).
+    pub tail_count_length: u32,
+    /// `1 / abLength` (`abRec`), the weight of each partial mean without a tail.
+    pub ab_rec: f32,
+    /// `1 / total elements` (`rRec`).
+    pub r_rec: f32,
+}
+
+/// The temporary buffer's `(max, min)` bytes for [`welford_finalize`] on `abLength` partials
+/// (AscendC `GetWelfordFinalizeMaxMinTmpSize(srcShape, typeSize, isReuseSource, maxValue,
+/// minValue)`, `srcShape = [abLength]`): the minimum `4 * 64 * 4`, the maximum `4 * (2 * 64 +
+/// 2 * abLength)` when `abLength > 64` (one round), else the minimum. `type_size` and
+/// `is_reuse_source` are unused, as in the vendor's.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// assert_eq!(get_welford_finalize_max_min_tmp_size(&[64], 4, false), (1024, 1024));
+/// assert_eq!(get_welford_finalize_max_min_tmp_size(&[200], 4, false), (2112, 1024));
+/// ```
+///
+/// # Panics
+/// Panics, where the vendor's host helper fails, if the shape does not have one dimension or
+/// `abLength` is 0 or not a multiple of 8 (32 bytes of `float`).
+#[track_caller]
+pub fn get_welford_finalize_max_min_tmp_size(
+    src_shape: &[usize],
+    type_size: usize,
+    is_reuse_source: bool,
+) -> (usize, usize) {
+    const API: &str = "GetWelfordFinalizeMaxMinTmpSize";
+    let _ = (type_size, is_reuse_source);
+    ensure(src_shape.len() == 1, API, || {
+        format!("srcShape = {src_shape:?} has {} dimensions; it must be [abLength]", src_shape.len())
+    });
+    let ab = src_shape[0];
+    ensure(ab > 0 && ab % FLOAT_PER_BLOCK == 0, API, || {
+        format!("abLength = {ab} must be a non-zero multiple of {FLOAT_PER_BLOCK} (32 bytes of float)")
+    });
+    let min = B32_LEN * 4 * 4;
+    let max = if ab <= B32_LEN { min } else { (B32_LEN * 2 + ab * 2) * 4 };
+    (max, min)
+}
+
+/// The vendor's `WelfordFinalizeTmpTensors` and `WelfordFinalizeTilingData`.
+struct WelfordViews {
+    out_mean: LocalTensor<f32>,
+    out_variance: LocalTensor<f32>,
+    mean: LocalTensor<f32>,
+    variance: LocalTensor<f32>,
+    compute_length: usize,
+    round: usize,
+    tail: usize,
+}
+
+/// `GetWelfordFinalizeTensorInfo`: from the buffer's `float`s `S`, rounds of `computeLength =
+/// (S - 128) / 128 * 64` partials; the 64 partial means, the 64 partial variances, then two
+/// views of `computeLength`.
+fn welford_views(stack: &LocalTensor<f32>, ab: usize) -> WelfordViews {
+    let cl = (stack.get_size() - 2 * B32_LEN) / (2 * B32_LEN) * B32_LEN;
+    WelfordViews {
+        out_mean: stack.clone(),
+        out_variance: stack.view(B32_LEN),
+        mean: stack.view(2 * B32_LEN),
+        variance: stack.view(2 * B32_LEN + cl),
+        compute_length: cl,
+        round: ab / cl,
+        tail: ab % cl,
+    }
+}
+
+/// The partials of a round that summarise `headCount` elements, `headCountLength - offset`
+/// clamped to `[0, cl]` (the vendor's `headComputeLength`).
+fn head_compute_length(para: &WelfordFinalizePara, offset: usize, cl: usize) -> usize {
+    (i64::from(para.head_count_length as i32) - offset as i64).clamp(0, cl as i64) as usize
+}
+
+/// `(float)headCount / (float)tailCount` under a mask of the round's head partials.
+#[track_caller]
+fn head_scale(t: &LocalTensor<f32>, para: &WelfordFinalizePara, offset: usize, cl: usize) {
+    let head = head_compute_length(para, offset, cl);
+    if head > 0 {
+        count_mask::<f32>(head);
+        steps::muls(t, t, para.head_count as i32 as f32 / para.tail_count as i32 as f32);
+    }
+    count_mask::<f32>(cl);
+}
+
+/// Whether the partials all summarise `rnLength` elements (no tail).
+fn no_tail(para: &WelfordFinalizePara) -> bool {
+    para.tail_count_length == 0 || para.tail_count == 0
+}
+
+/// One round of the mean (`WelfordFinalizeExeMean`): each partial mean weighted (`abRec`; with
+/// a tail `tailCount * rRec`, the head's scaled by `headCount / tailCount`; with counts
+/// `count * rRec`), summed into `out`.
+#[track_caller]
+fn welford_mean(
+    input_mean: &LocalTensor<f32>,
+    out: &LocalTensor<f32>,
+    counts: Option<&LocalTensor<i32>>,
+    v: &WelfordViews,
+    para: &WelfordFinalizePara,
+    cl: usize,
+    offset: usize,
+) {
+    set_mask_count();
+    count_mask::<f32>(cl);
+    if let Some(c) = counts {
+        cast_masked::<f32, i32, false>(&v.mean, c, RoundMode::CastNone, MASK_PLACEHOLDER, 1, &SAME);
+        pipe_barrier::<PIPE_V>();
+        steps::mul(&v.mean, input_mean, &v.mean);
+        steps::muls(&v.mean, &v.mean, para.r_rec);
+    } else if no_tail(para) {
+        steps::muls(&v.mean, input_mean, para.ab_rec);
+    } else {
+        steps::muls(&v.variance, input_mean, para.tail_count as i32 as f32);
+        steps::muls(&v.mean, &v.variance, para.r_rec);
+        head_scale(&v.mean, para, offset, cl);
+    }
+    reduce_sum(&v.variance, out, &v.mean, 1, cl);
+    pipe_barrier::<PIPE_V>();
+}
+
+/// One round of the variance (`WelfordFinalizeExeVariance`): the final mean (in
+/// `v.mean[0]`) broadcast; each partial's `variance + count * (mean_i - mean)²` (`rnLength`,
+/// or `tailCount` with the head scaled, or the counts), `* rRec`, summed into `out`.
+#[track_caller]
+#[allow(clippy::too_many_arguments)]
+fn welford_variance(
+    input_mean: &LocalTensor<f32>,
+    input_variance: &LocalTensor<f32>,
+    out: &LocalTensor<f32>,
+    counts: Option<&LocalTensor<i32>>,
+    v: &WelfordViews,
+    para: &WelfordFinalizePara,
+    cl: usize,
+    offset: usize,
+) {
+    crate::vector::scalar::adds(&v.variance, &v.mean, 0.0, 1);
+    pipe_barrier::<PIPE_V>();
+    set_mask_count();
+    broadcast_last_dim(&v.mean, &v.variance, 1, cl);
+    set_mask_count();
+    count_mask::<f32>(cl);
+    steps::sub(&v.variance, input_mean, &v.mean);
+    steps::mul(&v.mean, &v.variance, &v.variance);
+    if let Some(c) = counts {
+        cast_masked::<f32, i32, false>(&v.variance, c, RoundMode::CastNone, MASK_PLACEHOLDER, 1, &SAME);
+        pipe_barrier::<PIPE_V>();
+        steps::mul(&v.mean, &v.mean, &v.variance);
+        steps::add(&v.variance, &v.mean, input_variance);
+        steps::muls(&v.variance, &v.variance, para.r_rec);
+    } else {
+        let weight = if no_tail(para) { para.rn_length } else { para.tail_count } as i32 as f32;
+        steps::muls(&v.variance, &v.mean, weight);
+        if !no_tail(para) {
+            head_scale(&v.variance, para, offset, cl);
+        }
+        steps::add(&v.mean, input_variance, &v.variance);
+        steps::muls(&v.variance, &v.mean, para.r_rec);
+    }
+    reduce_sum(&v.mean, out, &v.variance, 1, cl);
+    pipe_barrier::<PIPE_V>();
+}
+
+/// `WholeReduceSum` of the first `n` partials in place into the first (normal mode).
+#[track_caller]
+fn fold_partials(t: &LocalTensor<f32>, n: usize) {
+    set_mask_norm();
+    whole_reduce_sum::<f32, true>(t, t, n as u64, 1, 1, 1, (n >> 3) as u16);
+    pipe_barrier::<PIPE_V>();
+}
+
+/// `WelfordFinalizeComputeImpl`: the rounds of the mean, each sum into the next of 64
+/// partial slots (folded into the first when full), the slots folded; then the same for the
+/// variance, each round starting from the final mean; then the outputs.
+#[track_caller]
+fn welford_compute(
+    output_mean: &LocalTensor<f32>,
+    output_variance: &LocalTensor<f32>,
+    input_mean: &LocalTensor<f32>,
+    input_variance: &LocalTensor<f32>,
+    counts: Option<&LocalTensor<i32>>,
+    v: &WelfordViews,
+    para: &WelfordFinalizePara,
+) {
+    let cl = v.compute_length;
+    let rounds = |variance: bool| {
+        let (slots, mut offset, mut out) = (if variance { &v.out_variance } else { &v.out_mean }, 0, 0);
+        let one = |len: usize, offset: usize, out: usize| {
+            let c = counts.map(|c| c.view(offset));
+            if variance {
+                crate::vector::scalar::adds(&v.mean, &v.out_mean, 0.0, 1);
+                pipe_barrier::<PIPE_V>();
+                let (m, var) = (input_mean.view(offset), input_variance.view(offset));
+                welford_variance(&m, &var, &slots.view(out), c.as_ref(), v, para, len, offset);
+            } else {
+                welford_mean(&input_mean.view(offset), &slots.view(out), c.as_ref(), v, para, len, offset);
+            }
+        };
+        for _ in 0..v.round {
+            one(cl, offset, out);
+            offset += cl;
+            out += 1;
+            if out == B32_LEN {
+                fold_partials(slots, B32_LEN);
+                out = 1;
+            }
+        }
+        if v.tail > 0 {
+            one(v.tail, offset, out);
+            out += 1;
+        }
+        fold_partials(slots, out);
+    };
+    rounds(false);
+    rounds(true);
+    // welfordFinalizeOutputPre: the sums into element 0, elements 1..8 zeroed.
+    crate::vector::scalar::adds(output_mean, &v.out_mean, 0.0, 1);
+    crate::vector::scalar::adds(output_variance, &v.out_variance, 0.0, 1);
+    pipe_barrier::<PIPE_V>();
+    set_mask_norm();
+    crate::vector::mask::set_vector_mask::<f32>(crate::vector::mask::Mask::Bits([254, 0]));
+    for out in [output_mean, output_variance] {
+        duplicate_masked::<f32, false>(out, 0.0, MASK_PLACEHOLDER, 1, 1, 8);
+        pipe_barrier::<PIPE_V>();
+    }
+}
+
+/// `WelfordFinalize`'s checks (the vendor's `welfordFinalizeCommonCheck` and the buffer's
+/// minimum), positions and overlaps.
+#[track_caller]
+fn check_welford(
+    output_mean: &LocalTensor<f32>,
+    output_variance: &LocalTensor<f32>,
+    input_mean: &LocalTensor<f32>,
+    input_variance: &LocalTensor<f32>,
+    counts: Option<&LocalTensor<i32>>,
+    tmp: &LocalTensor<u8>,
+    para: &WelfordFinalizePara,
+) {
+    const API: &str = WELFORD_FINALIZE;
+    check_chip(API, &V220_V200);
+    let mut named = vec![
+        ("outputMean", output_mean.get_position()),
+        ("outputVariance", output_variance.get_position()),
+        ("inputMean", input_mean.get_position()),
+        ("inputVariance", input_variance.get_position()),
+        ("sharedTmpBuffer", tmp.get_position()),
+    ];
+    if let Some(c) = counts {
+        named.push(("counts", c.get_position()));
+    }
+    for (name, pos) in named {
+        ensure(pos.is_ub(), API, || {
+            format!("{name} is at position {pos}; it must be VECIN, VECOUT or VECCALC")
+        });
+    }
+    let ab = para.ab_length as usize;
+    ensure(ab > 0 && ab % FLOAT_PER_BLOCK == 0, API, || {
+        format!("para.abLength = {ab} must be a non-zero multiple of {FLOAT_PER_BLOCK} (32 bytes of float)")
+    });
+    let (hl, tl) = (para.head_count_length as usize, para.tail_count_length as usize);
+    ensure(hl + tl == ab, API, || {
+        format!(
+            "para.headCountLength = {hl} and para.tailCountLength = {tl} must add up to para.abLength = {ab}"
+        )
+    });
+    let mut sizes = vec![("inputMean", input_mean.get_size()), ("inputVariance", input_variance.get_size())];
+    if let Some(c) = counts {
+        sizes.push(("counts", c.get_size()));
+    }
+    for (name, n) in sizes {
+        ensure(n >= ab, API, || format!("{name} has {n} elements, fewer than para.abLength = {ab}"));
+    }
+    for (name, n) in [("outputMean", output_mean.get_size()), ("outputVariance", output_variance.get_size())]
+    {
+        ensure(n >= OUTPUT_SIZE, API, || {
+            format!("{name} has {n} float elements; it must hold {OUTPUT_SIZE}")
+        });
+    }
+    let min = 4 * B32_LEN * 4;
+    ensure(tmp.get_size() >= min, API, || {
+        format!("sharedTmpBuffer has {} bytes; it must hold at least {min}", tmp.get_size())
+    });
+    let (om, ov) =
+        (span("outputMean", output_mean, OUTPUT_SIZE), span("outputVariance", output_variance, OUTPUT_SIZE));
+    let (im, iv) = (span("inputMean", input_mean, ab), span("inputVariance", input_variance, ab));
+    let tw: Span = ("sharedTmpBuffer", tmp.get_phy_addr(), tmp.get_phy_addr() + tmp.get_size() / 4 * 4);
+    let mut pairs =
+        vec![(om, ov), (om, im), (om, iv), (ov, im), (ov, iv), (tw, om), (tw, ov), (tw, im), (tw, iv)];
+    if let Some(c) = counts {
+        let cs = span("counts", c, ab);
+        pairs.extend([(om, cs), (ov, cs), (tw, cs)]);
+    }
+    check_apart(API, &pairs);
+}
+
+/// The mean and variance of the data a Welford reduction summarised as `abLength` partial
+/// means and variances (`M2` sums) (AscendC `WelfordFinalize<isReuseSource>(outputMean,
+/// outputVariance, inputMean, inputVariance, sharedTmpBuffer, para)`): `mean = Σ w_i *
+/// mean_i` and `variance = Σ (M2_i + n_i * (mean_i - mean)²) * rRec`, into element 0 of
+/// `output_mean` and `output_variance` (elements 1..8 zeroed). Without a tail (`tailCount` or
+/// `tailCountLength` 0) each partial summarises `rnLength` elements and weighs `abRec`;
+/// otherwise the first `headCountLength` summarise `headCount`, the others `tailCount`, and
+/// weigh `count * rRec`.
+///
+/// As the vendor's implementation (Ascend910B, Ascend310P): rounds of `computeLength = (S -
+/// 128) / 128 * 64` partials (`S` the buffer's `float`s) in counter mode, each weighted by
+/// `Muls` and summed as `LayerNorm`'s rows are (64-element chunks added in order, then
+/// `WholeReduceSum`) into the next of 64 slots at the buffer's start, which are folded by
+/// `WholeReduceSum` into the first when full and at the end; then the variance the same way,
+/// each round broadcasting the mean (`SetCmpMask`, `Select` mode 1) and computing `Sub`,
+/// `Mul`, `Muls`, `Add`, `Muls` by `rRec`; each step followed by `PipeBarrier<PIPE_V>`. The
+/// sums go to element 0 with `Adds(…, 0, 1)` and elements 1..8 are zeroed by `Duplicate` under
+/// the mask 254. It leaves normal mode and a reset mask.
+///
+/// The buffer's layout (`float`s): 64 mean slots, 64 variance slots, two views of
+/// `computeLength`.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let mut pipe = TPipe::new();
+/// let (mut q, mut tmp) = (TBuf::<VecCalc>::new(), TBuf::<VecCalc>::new());
+/// pipe.init_tbuf(&mut q, 4 * 32);
+/// let (_, min) = get_welford_finalize_max_min_tmp_size(&[8], 4, false);
+/// pipe.init_tbuf(&mut tmp, min);
+/// let t = |i: usize| q.get_with_offset::<f32>(8, i * 32);
+/// let (mean, var, in_mean, in_var) = (t(0), t(1), t(2), t(3));
+/// // 8 partials of 4 elements each: means 0..8, M2 sums 1.
+/// in_mean.copy_from_slice(&[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]);
+/// in_var.copy_from_slice(&[1.0; 8]);
+/// let para = WelfordFinalizePara {
+///     rn_length: 4, ab_length: 8, head_count: 4, head_count_length: 8, tail_count: 0,
+///     tail_count_length: 0, ab_rec: 1.0 / 8.0, r_rec: 1.0 / 32.0,
+/// };
+/// welford_finalize::<false>(&mean, &var, &in_mean, &in_var, &tmp.get::<u8>(), &para);
+/// assert_eq!(mean.to_vec(), [3.5, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
+/// assert_eq!(var.get_value(0), (8.0 + 4.0 * 42.0) / 32.0);
+/// ```
+///
+/// # Panics
+/// Panics if the chip has no implementation (Ascend910, Ascend310B); a tensor is not in the
+/// Unified Buffer; `abLength` is 0 or not a multiple of 8; `headCountLength +
+/// tailCountLength` is not `abLength`; an input holds fewer than `abLength` elements or an
+/// output fewer than 8; the buffer holds fewer than 1024 bytes; the outputs overlap each other
+/// or an input, or the buffer overlaps any tensor; or any instruction's own check fails.
+#[track_caller]
+pub fn welford_finalize<const IS_REUSE_SOURCE: bool>(
+    output_mean: &LocalTensor<f32>,
+    output_variance: &LocalTensor<f32>,
+    input_mean: &LocalTensor<f32>,
+    input_variance: &LocalTensor<f32>,
+    shared_tmp_buffer: &LocalTensor<u8>,
+    para: &WelfordFinalizePara,
+) {
+    welford_finalize_impl(
+        output_mean,
+        output_variance,
+        input_mean,
+        input_variance,
+        None,
+        shared_tmp_buffer,
+        para,
+    );
+}
+
+/// [`welford_finalize`] with each partial's element count in `counts` (AscendC
+/// `WelfordFinalize<isReuseSource>(outputMean, outputVariance, inputMean, inputVariance,
+/// counts, sharedTmpBuffer, para)`): `mean = Σ count_i * mean_i * rRec` and `variance = Σ
+/// (M2_i + count_i * (mean_i - mean)²) * rRec`, the counts converted by `Cast<float,
+/// int32_t>`.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let mut pipe = TPipe::new();
+/// let (mut q, mut tmp) = (TBuf::<VecCalc>::new(), TBuf::<VecCalc>::new());
+/// pipe.init_tbuf(&mut q, 5 * 32);
+/// pipe.init_tbuf(&mut tmp, 1024);
+/// let t = |i: usize| q.get_with_offset::<f32>(8, i * 32);
+/// let (mean, var, in_mean, in_var) = (t(0), t(1), t(2), t(3));
+/// let counts = q.get_with_offset::<i32>(8, 128);
+/// in_mean.copy_from_slice(&[2.0, 4.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
+/// in_var.copy_from_slice(&[0.0; 8]);
+/// counts.copy_from_slice(&[1, 3, 0, 0, 0, 0, 0, 0]);
+/// let para = WelfordFinalizePara { ab_length: 8, head_count_length: 8, r_rec: 0.25, ..Default::default() };
+/// welford_finalize_counts::<false>(&mean, &var, &in_mean, &in_var, &counts, &tmp.get::<u8>(), &para);
+/// assert_eq!((mean.get_value(0), var.get_value(0)), (3.5, 0.75));
+/// ```
+///
+/// # Panics
+/// As [`welford_finalize`], and if `counts` is not in the Unified Buffer, holds fewer than
+/// `abLength` elements or overlaps an output or the buffer.
+#[track_caller]
+pub fn welford_finalize_counts<const IS_REUSE_SOURCE: bool>(
+    output_mean: &LocalTensor<f32>,
+    output_variance: &LocalTensor<f32>,
+    input_mean: &LocalTensor<f32>,
+    input_variance: &LocalTensor<f32>,
+    counts: &LocalTensor<i32>,
+    shared_tmp_buffer: &LocalTensor<u8>,
+    para: &WelfordFinalizePara,
+) {
+    welford_finalize_impl(
+        output_mean,
+        output_variance,
+        input_mean,
+        input_variance,
+        Some(counts),
+        shared_tmp_buffer,
+        para,
+    );
+}
+
+/// `WelfordFinalizeImpl`, with or without counts.
+#[track_caller]
+fn welford_finalize_impl(
+    output_mean: &LocalTensor<f32>,
+    output_variance: &LocalTensor<f32>,
+    input_mean: &LocalTensor<f32>,
+    input_variance: &LocalTensor<f32>,
+    counts: Option<&LocalTensor<i32>>,
+    tmp: &LocalTensor<u8>,
+    para: &WelfordFinalizePara,
+) {
+    check_welford(output_mean, output_variance, input_mean, input_variance, counts, tmp, para);
+    let stack = tmp.reinterpret_cast::<f32>();
+    let v = welford_views(&stack, para.ab_length as usize);
+    set_mask_count();
+    welford_compute(output_mean, output_variance, input_mean, input_variance, counts, &v, para);
+    set_mask_norm();
+    reset_mask();
+}
+
+/// [`welford_finalize`] with the stack buffer as scratch (AscendC
+/// `WelfordFinalize<isReuseSource>(outputMean, outputVariance, inputMean, inputVariance,
+/// para)`): the Unified Buffer after the core's `TPipe` buffers (see
+/// [`pop_stack_buffer`](super::pop_stack_buffer)), all of it setting `computeLength`.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let mut pipe = TPipe::new();
+/// let mut q = TBuf::<VecCalc>::new();
+/// pipe.init_tbuf(&mut q, 4 * 32);
+/// let t = |i: usize| q.get_with_offset::<f32>(8, i * 32);
+/// let (mean, var, in_mean, in_var) = (t(0), t(1), t(2), t(3));
+/// in_mean.copy_from_slice(&[1.0; 8]);
+/// in_var.copy_from_slice(&[2.0; 8]);
+/// let para = WelfordFinalizePara { rn_length: 2, ab_length: 8, head_count_length: 8, ab_rec: 0.125, r_rec: 1.0 / 16.0, ..Default::default() };
+/// welford_finalize_stack::<false>(&mean, &var, &in_mean, &in_var, &para);
+/// assert_eq!((mean.get_value(0), var.get_value(0)), (1.0, 1.0));
+/// ```
+///
+/// # Panics
+/// As [`welford_finalize`], and if the core has no `TPipe` or its buffers leave no room.
+#[track_caller]
+pub fn welford_finalize_stack<const IS_REUSE_SOURCE: bool>(
+    output_mean: &LocalTensor<f32>,
+    output_variance: &LocalTensor<f32>,
+    input_mean: &LocalTensor<f32>,
+    input_variance: &LocalTensor<f32>,
+    para: &WelfordFinalizePara,
+) {
+    let stack = stack_tensor(WELFORD_FINALIZE);
+    welford_finalize::<IS_REUSE_SOURCE>(
+        output_mean,
+        output_variance,
+        input_mean,
+        input_variance,
+        &stack,
+        para,
+    );
+}
+
+/// [`welford_finalize_counts`] with the stack buffer as scratch (AscendC
+/// `WelfordFinalize<isReuseSource>(outputMean, outputVariance, inputMean, inputVariance,
+/// counts, para)`).
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let mut pipe = TPipe::new();
+/// let mut q = TBuf::<VecCalc>::new();
+/// pipe.init_tbuf(&mut q, 5 * 32);
+/// let t = |i: usize| q.get_with_offset::<f32>(8, i * 32);
+/// let (mean, var, in_mean, in_var) = (t(0), t(1), t(2), t(3));
+/// let counts = q.get_with_offset::<i32>(8, 128);
+/// in_mean.copy_from_slice(&[3.0; 8]);
+/// in_var.copy_from_slice(&[0.0; 8]);
+/// counts.copy_from_slice(&[2; 8]);
+/// let para = WelfordFinalizePara { ab_length: 8, head_count_length: 8, r_rec: 1.0 / 16.0, ..Default::default() };
+/// welford_finalize_counts_stack::<false>(&mean, &var, &in_mean, &in_var, &counts, &para);
+/// assert_eq!((mean.get_value(0), var.get_value(0)), (3.0, 0.0));
+/// ```
+///
+/// # Panics
+/// As [`welford_finalize_counts`], and if the core has no `TPipe` or its buffers leave no
+/// room.
+#[track_caller]
+pub fn welford_finalize_counts_stack<const IS_REUSE_SOURCE: bool>(
+    output_mean: &LocalTensor<f32>,
+    output_variance: &LocalTensor<f32>,
+    input_mean: &LocalTensor<f32>,
+    input_variance: &LocalTensor<f32>,
+    counts: &LocalTensor<i32>,
+    para: &WelfordFinalizePara,
+) {
+    let stack = stack_tensor(WELFORD_FINALIZE);
+    welford_finalize_counts::<IS_REUSE_SOURCE>(
+        output_mean,
+        output_variance,
+        input_mean,
+        input_variance,
+        counts,
+        &stack,
+        para,
     );
 }
