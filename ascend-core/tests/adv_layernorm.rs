@@ -714,6 +714,11 @@ fn welford_host_and_errors() {
                 "para.headCountLength = 16 and para.tailCountLength = 8 must add up to para.abLength = 16",
             ],
         );
+        let bad = WelfordFinalizePara { head_count_length: 8, tail_count_length: 8, ..p };
+        expect_panic(
+            || call(&om, &ov, &im, &tmp, bad),
+            &[api, "para.tailCount = 0 with para.tailCountLength = 8", "forbids"],
+        );
         let short = LocalTensor::<f32>::new(TPosition::VECCALC, 64, 8);
         expect_panic(
             || call(&om, &ov, &short, &tmp, p),

@@ -1056,6 +1056,9 @@ fn check_welford(
             "para.headCountLength = {hl} and para.tailCountLength = {tl} must add up to para.abLength = {ab}"
         )
     });
+    ensure(para.tail_count != 0 || tl == 0, API, || {
+        format!("para.tailCount = 0 with para.tailCountLength = {tl}; the vendor's page forbids a non-zero tailCountLength then")
+    });
     let mut sizes = vec![("inputMean", input_mean.get_size()), ("inputVariance", input_variance.get_size())];
     if let Some(c) = counts {
         sizes.push(("counts", c.get_size()));
@@ -1132,9 +1135,10 @@ fn check_welford(
 /// # Panics
 /// Panics if the chip has no implementation (Ascend910, Ascend310B); a tensor is not in the
 /// Unified Buffer; `abLength` is 0 or not a multiple of 8; `headCountLength +
-/// tailCountLength` is not `abLength`; an input holds fewer than `abLength` elements or an
-/// output fewer than 8; the buffer holds fewer than 1024 bytes; the outputs overlap each other
-/// or an input, or the buffer overlaps any tensor; or any instruction's own check fails.
+/// tailCountLength` is not `abLength`; `tailCount` is 0 with a non-zero `tailCountLength` (the
+/// vendor's page forbids it); an input holds fewer than `abLength` elements or an output fewer
+/// than 8; the buffer holds fewer than 1024 bytes; the outputs overlap each other or an input,
+/// or the buffer overlaps any tensor; or any instruction's own check fails.
 #[track_caller]
 pub fn welford_finalize<const IS_REUSE_SOURCE: bool>(
     output_mean: &LocalTensor<f32>,
