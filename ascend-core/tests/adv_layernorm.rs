@@ -755,3 +755,212 @@ fn welford_host_and_errors() {
         );
     });
 }
+
+// ---- LayerNorm with rstd -------------------------------------------------------------------
+
+/// The vendor's steps per row of the rstd form: the padding zeroed; `x * (1/R)` summed over
+/// the padded row; `x + (-mean)` on the row's `R` elements, squared, `* (1/R)`, summed; `1 /
+/// sqrt(var + eps)`; then `((x - mean) * rstd) * gamma + beta`. Returns `(y, mean, rstd)`.
+fn rstd_reference(
+    x: &[f32],
+    g: &[f32],
+    b: &[f32],
+    (r, rp): (usize, usize),
+    back: f32,
+    eps: f32,
+) -> (Vec<f32>, Vec<f32>, Vec<f32>) {
+    let (mut y, mut means, mut rstds) = (Vec::new(), Vec::new(), Vec::new());
+    for row in x.chunks(rp) {
+        let xs: Vec<f32> = (0..rp).map(|j| if j < r { row[j] } else { 0.0 }).collect();
+        let mean = row_sum(&xs.iter().map(|&v| v * back).collect::<Vec<_>>());
+        let d: Vec<f32> = (0..rp).map(|j| if j < r { xs[j] + -mean } else { xs[j] }).collect();
+        let var = row_sum(&d.iter().map(|&v| (v * v) * back).collect::<Vec<_>>());
+        let rs = 1.0 / (var + eps).sqrt();
+        y.extend((0..rp).map(|j| if j < r { (((xs[j] - mean) * rs) * g[j]) + b[j] } else { f32::NAN }));
+        means.push(mean);
+        rstds.push(rs);
+    }
+    (y, means, rstds)
+}
+
+/// One call of `layer_norm_rstd::<U, T>` on `[a, r]`, compared bit for bit (the output's
+/// padding is not compared: it holds the broadcast view's leftovers).
+fn rstd_case<U: Fp + LayerNormGammaType<T>, T: Fp>(
+    soc: Soc,
+    (a, r): (usize, usize),
+    tmp: Tmp,
+    seed: u64,
+) -> bool {
+    on(soc, || {
+        let rp = r.div_ceil(32 / T::SIZE) * (32 / T::SIZE);
+        let al = |n: usize, s: usize| (n * s).div_ceil(32) * 32;
+        let (max, min) = get_layer_norm_rstd_max_min_tmp_size(&[a, r], T::SIZE, false, true, false);
+        let tmp_bytes = match tmp {
+            Tmp::Min => min,
+            Tmp::Max => max,
+            Tmp::Mid => (min + max) / 2 / 32 * 32,
+            Tmp::Stack => 0,
+        };
+        let io = 2 * al(a * rp, T::SIZE) + 2 * al(a, 4) + 2 * al(r, U::SIZE);
+        let stack_need = if let Tmp::Stack = tmp { min } else { 0 };
+        if io + tmp_bytes + stack_need + 64 > soc.ub_size() {
+            return false;
+        }
+        let u = ub(io + tmp_bytes);
+        let (x, y) = (u.t::<T>(0, a * rp), u.t::<T>(al(a * rp, T::SIZE), a * rp));
+        let o = 2 * al(a * rp, T::SIZE);
+        let (mean, rstd) = (u.t::<f32>(o, a), u.t::<f32>(o + al(a, 4), a));
+        let o = o + 2 * al(a, 4);
+        let (g, bt) = (u.t::<U>(o, r), u.t::<U>(o + al(r, U::SIZE), r));
+        let scratch = u.t::<u8>(io, tmp_bytes);
+        let buffer = if let Tmp::Stack = tmp { pop_stack_buffer::<u8>().get_size() } else { tmp_bytes };
+        let mut tiling = get_layer_norm_rstd_nd_tiling_info(&[a, r], buffer, T::SIZE, false, true);
+        let before = tiling;
+        let para = LayerNormPara { a_length: a as u32, r_length: r as u32, r_length_with_padding: rp as u32 };
+        let mut rng = Rng(seed);
+        // The padding holds garbage: the rstd form zeroes it in place.
+        let xv: Vec<T> = rand_rows(&mut rng, a * rp, rp, rp, -3.0, 5.0);
+        let gv: Vec<U> = rand_rows(&mut rng, r, r, r, -1.5, 1.5);
+        let bv: Vec<U> = rand_rows(&mut rng, r, r, r, -1.0, 1.0);
+        x.copy_from_slice(&xv);
+        g.copy_from_slice(&gv);
+        bt.copy_from_slice(&bv);
+        let eps = 1e-3f32;
+        if let Tmp::Stack = tmp {
+            layer_norm_rstd_stack::<U, T, false>(&y, &mean, &rstd, &x, &g, &bt, eps, &para, &mut tiling);
+        } else {
+            layer_norm_rstd::<U, T, false>(&y, &mean, &rstd, &x, &g, &bt, eps, &scratch, &para, &mut tiling);
+        }
+        let ctx = format!("{}/{} on {soc}, [{a}, {r}] in {rp}, {tmp:?}, {before:?}", U::DTYPE, T::DTYPE);
+        let f = |v: &[T]| v.iter().map(|e| e.to32()).collect::<Vec<f32>>();
+        let fu = |v: &[U]| v.iter().map(|e| e.to32()).collect::<Vec<f32>>();
+        let (wy, wm, wr) = rstd_reference(&f(&xv), &fu(&gv), &fu(&bv), (r, rp), before.r_value_back, eps);
+        let got = y.to_vec();
+        let valid = |v: &[T]| (0..a * rp).filter(|i| i % rp < r).map(|i| v[i]).collect::<Vec<T>>();
+        let want: Vec<T> = wy.into_iter().map(T::from32).collect();
+        assert_bits_ctx(&valid(&got), &valid(&want), &ctx);
+        assert_bits_ctx(&mean.to_vec(), &wm, format!("mean; {ctx}"));
+        assert_bits_ctx(&rstd.to_vec(), &wr, format!("rstd; {ctx}"));
+        let zeroed: Vec<T> = xv
+            .iter()
+            .enumerate()
+            .map(|(i, &v)| if i % rp < r { v } else { T::from32(v.to32() * 0.0) })
+            .collect();
+        assert_bits_ctx(&x.to_vec(), &zeroed, format!("inputX's padding zeroed; {ctx}"));
+        assert_eq!(get_mask_mode(), MaskMode::Normal, "{ctx}");
+        assert_eq!(get_vector_mask(), [u64::MAX, u64::MAX], "{ctx}");
+        let mut want_t = before;
+        if before.input_tail_size > 0 {
+            want_t.ar_cur_length = before.input_tail_size;
+            want_t.a_cur_length = before.mean_var_tail_size;
+        }
+        assert_eq!(tiling, want_t, "{ctx}");
+        true
+    })
+}
+
+fn rstd_sweep<U: Fp + LayerNormGammaType<T>, T: Fp>(seed: u64) -> usize {
+    let mut ran = 0;
+    let mut k = seed;
+    for soc in CHIPS {
+        for shape in [(1, 8), (3, 5), (4, 64), (5, 100), (7, 200), (2, 16), (300, 8), (9, 72)] {
+            for tmp in [Tmp::Min, Tmp::Mid, Tmp::Max, Tmp::Stack] {
+                k += 1;
+                ran += usize::from(rstd_case::<U, T>(soc, shape, tmp, k));
+            }
+        }
+    }
+    ran
+}
+
+#[test]
+fn layer_norm_rstd_matches_reference() {
+    let ran = rstd_sweep::<f32, f32>(500) + rstd_sweep::<f16, f16>(600) + rstd_sweep::<f32, f16>(700);
+    assert!(ran >= 180, "only {ran} cases fit");
+}
+
+#[test]
+fn layer_norm_rstd_host_and_errors() {
+    // [32, 32] float: 2 * 4096 + 128 raised to Normalize's 2 * 128 + 2 * 4096 (+ 128).
+    assert_eq!(
+        get_layer_norm_rstd_max_min_tmp_size(&[32, 32], 4, false, true, false),
+        (8 * 1024 + 256 + 128, 384)
+    );
+    assert_eq!(get_layer_norm_rstd_max_min_tmp_size(&[3, 20], 2, false, true, false).1, 4 * 128 + 32);
+    let h = "GetLayerNormMaxMinTmpSize";
+    expect_panic(
+        || {
+            let _ = get_layer_norm_rstd_max_min_tmp_size(&[3, 20], 2, false, false, false);
+        },
+        &[h, "isComputeRstd = false"],
+    );
+    expect_panic(
+        || {
+            let _ = get_layer_norm_rstd_max_min_tmp_size(&[1, 3, 20], 2, false, true, false);
+        },
+        &[h, "has 3 dimensions; it must be [A, R]"],
+    );
+    let t = get_layer_norm_rstd_nd_tiling_info(&[5, 100], 4 * (8 + 2 * 210), 4, false, true);
+    assert_eq!((t.one_tmp_size, t.loop_round, t.input_tail_size, t.mean_var_tail_pos), (208, 2, 104, 4));
+    expect_panic(
+        || {
+            let _ = get_layer_norm_rstd_nd_tiling_info(&[5, 100], 4 * (8 + 2 * 100), 4, false, true);
+        },
+        &["GetLayerNormNDTilingInfo", "fewer than the 8 variances and 2 rows of 104"],
+    );
+    on(Soc::Ascend910B, || {
+        let u = ub(8192);
+        let (x, y, m, s) = (u.t::<f32>(0, 64), u.t::<f32>(256, 64), u.t::<f32>(512, 8), u.t::<f32>(544, 8));
+        let (g, b) = (u.t::<f32>(576, 32), u.t::<f32>(704, 32));
+        let tmp = u.t::<u8>(1024, 2048);
+        let para = LayerNormPara { a_length: 2, r_length: 32, r_length_with_padding: 32 };
+        let tiling = get_layer_norm_rstd_nd_tiling_info(&[2, 32], 2048, 4, false, true);
+        let call =
+            |y: &LocalTensor<f32>, m: &LocalTensor<f32>, p: LayerNormPara, t: LayerNormSeparateTiling| {
+                let mut t = t;
+                layer_norm_rstd::<f32, f32, false>(y, m, &s, &x, &g, &b, 0.0, &tmp, &p, &mut t)
+            };
+        let api = "LayerNorm";
+        let a1 = LocalTensor::<f32>::new(TPosition::A1, 0, 64);
+        expect_panic(|| call(&a1, &m, para, tiling), &[api, "output is at position A1"]);
+        expect_panic(
+            || call(&y, &m, LayerNormPara { r_length_with_padding: 36, ..para }, tiling),
+            &[api, "para = ", "a multiple of 8 float elements"],
+        );
+        expect_panic(
+            || call(&y, &m, LayerNormPara { a_length: 1, ..para }, tiling),
+            &[api, "does not fit para"],
+        );
+        expect_panic(
+            || call(&y, &m, para, LayerNormSeparateTiling { tmp_buf_size: 4096, ..tiling }),
+            &[api, "sharedTmpBuffer has 2048 bytes", "tmpBufSize is 4096 floats"],
+        );
+        expect_panic(|| call(&y, &s, para, tiling), &[api, "outputMean UB bytes", "overlap outputRstd"]);
+        expect_panic(|| call(&y, &x, para, tiling), &[api, "outputMean UB bytes", "overlap inputX"]);
+        let in_tmp = LocalTensor::<f32>::new(TPosition::VECCALC, 1024, 8);
+        expect_panic(|| call(&y, &in_tmp, para, tiling), &["sharedTmpBuffer UB bytes", "overlap outputMean"]);
+    });
+    on(Soc::Ascend310B, || {
+        let u = ub(4096);
+        let t = u.t::<f32>(0, 64);
+        let para = LayerNormPara { a_length: 2, r_length: 32, r_length_with_padding: 32 };
+        let mut tiling = get_layer_norm_rstd_nd_tiling_info(&[2, 32], 2048, 4, false, true);
+        expect_panic(
+            || {
+                layer_norm_rstd::<f32, f32, false>(
+                    &t,
+                    &t,
+                    &t,
+                    &t,
+                    &t,
+                    &t,
+                    0.0,
+                    &u.t::<u8>(2048, 2048),
+                    &para,
+                    &mut tiling,
+                )
+            },
+            &["LayerNorm", "no implementation on Ascend310B"],
+        );
+    });
+}

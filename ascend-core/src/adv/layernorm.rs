@@ -1,7 +1,11 @@
 //! `LayerNorm` of the advanced API (the vendor's `adv_api/normalization/layernorm.h`): the
 //! form with the tiling [`LayerNormTiling`] that outputs each row's mean and variance
 //! ([`layer_norm`], [`layer_norm_stack`]) and its host helpers
-//! ([`get_layer_norm_max_min_tmp_size`], [`get_layer_norm_nd_tiling_info`]); and
+//! ([`get_layer_norm_max_min_tmp_size`], [`get_layer_norm_nd_tiling_info`]); the form with
+//! [`LayerNormPara`] and [`LayerNormSeparateTiling`] that outputs each row's mean and rstd
+//! ([`layer_norm_rstd`], [`layer_norm_rstd_stack`], the vendor's `LNCFG_NORM`) with its host
+//! helpers ([`get_layer_norm_rstd_max_min_tmp_size`], [`get_layer_norm_rstd_nd_tiling_info`]);
+//! and
 //! `WelfordFinalize` (`adv_api/normalization/welfordfinalize.h`: [`welford_finalize`],
 //! [`welford_finalize_counts`] and their `_stack` forms, [`WelfordFinalizePara`],
 //! [`get_welford_finalize_max_min_tmp_size`]), which sums as `LayerNorm` does.
@@ -1307,5 +1311,669 @@ pub fn welford_finalize_counts_stack<const IS_REUSE_SOURCE: bool>(
         counts,
         &stack,
         para,
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// LayerNorm with rstd (LayerNormPara, LayerNormSeparateTiling)
+// ---------------------------------------------------------------------------------------
+
+/// The shape of [`layer_norm_rstd`]'s source (AscendC `LayerNormPara`): `[A, R]` rows, each
+/// stored in `rLengthWithPadding` elements (32-byte aligned).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct LayerNormPara {
+    /// Rows (`aLength`).
+    pub a_length: u32,
+    /// Elements of a row (`rLength`).
+    pub r_length: u32,
+    /// The row's stored length, `rLength` rounded up to 32 bytes (`rLengthWithPadding`).
+    pub r_length_with_padding: u32,
+}
+
+/// [`layer_norm_rstd`]'s tiling (AscendC `LayerNormSeparateTiling`, the vendor's fields in
+/// snake_case), from [`get_layer_norm_rstd_nd_tiling_info`]. Positions and sizes count
+/// `float`s of the temporary buffer; `halfAddRepeatTimes`, `rHeadLength`, `k2Rec`, `k2RRec`
+/// and `thirdTmpStartPos` are Ascend 950's and stay 0 here.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct LayerNormSeparateTiling {
+    /// Rows (`aLength`).
+    pub a_length: u32,
+    /// Elements of a row (`rLength`).
+    pub r_length: u32,
+    /// Ascend 950 only (`halfAddRepeatTimes`).
+    pub half_add_repeat_times: u32,
+    /// Ascend 950 only (`rHeadLength`).
+    pub r_head_length: u32,
+    /// Ascend 950 only (`k2Rec`).
+    pub k2_rec: f32,
+    /// Ascend 950 only (`k2RRec`).
+    pub k2_r_rec: f32,
+    /// `A * rLengthWithPadding` (`inputXSize`).
+    pub input_x_size: u32,
+    /// `A` (`meanVarSize`).
+    pub mean_var_size: u32,
+    /// 2 (`numberOfTmpBuf`).
+    pub number_of_tmp_buf: u32,
+    /// Start of the variances, 0 (`varianceTmpTensorPos`).
+    pub variance_tmp_tensor_pos: u32,
+    /// `A` rounded up to 8 (`varianceTmpTensorSize`).
+    pub variance_tmp_tensor_size: u32,
+    /// The buffer's `float`s (`tmpBufSize`).
+    pub tmp_buf_size: u32,
+    /// `float`s of one view: the rows of one round times `rLengthWithPadding` (`oneTmpSize`).
+    pub one_tmp_size: u32,
+    /// Start of the first view (`firstTmpStartPos`).
+    pub first_tmp_start_pos: u32,
+    /// Start of the second view (`secondTmpStartPos`).
+    pub second_tmp_start_pos: u32,
+    /// Ascend 950 only (`thirdTmpStartPos`).
+    pub third_tmp_start_pos: u32,
+    /// Full rounds (`loopRound`).
+    pub loop_round: u32,
+    /// Elements of a full round (`inputRoundSize`).
+    pub input_round_size: u32,
+    /// Elements of the tail round (`inputTailSize`; 0: no tail).
+    pub input_tail_size: u32,
+    /// First element of the tail round (`inputTailPos`).
+    pub input_tail_pos: u32,
+    /// Rows of a full round (`meanVarRoundSize`).
+    pub mean_var_round_size: u32,
+    /// Rows of the tail round (`meanVarTailSize`).
+    pub mean_var_tail_size: u32,
+    /// First row of the tail round (`meanVarTailPos`).
+    pub mean_var_tail_pos: u32,
+    /// Elements of the current round (`arCurLength`; the kernel sets it to the tail's).
+    pub ar_cur_length: u32,
+    /// Rows of the current round (`aCurLength`; the kernel sets it to the tail's).
+    pub a_cur_length: u32,
+    /// `1 / rLength` (`rValueBack`).
+    pub r_value_back: f32,
+}
+
+/// `[A, R]` of a shape, `R` rounded up to 32 bytes of `type_size`.
+#[track_caller]
+fn ar_shape(api: &'static str, shape: &[usize], type_size: usize) -> (usize, usize, usize) {
+    ensure(shape.len() == 2, api, || {
+        format!("srcShape = {shape:?} has {} dimensions; it must be [A, R]", shape.len())
+    });
+    super::host_checks(api, shape.iter().product(), type_size);
+    (shape[0], shape[1], align_up(shape[1], 32 / type_size))
+}
+
+/// The temporary buffer's `(max, min)` bytes for [`layer_norm_rstd`] on `[A, R]` (AscendC
+/// `GetLayerNormMaxMinTmpSize(srcShape, typeSize, isReuseSource, isComputeRstd, isOnlyOutput,
+/// maxValue, minValue)`): `2 * align32(4 * A * Rp) + align32(4 * A)` and
+/// `2 * align32(4 * Rp) + align32(4 * A)` (`Rp` the padded row), each raised to `Normalize`'s
+/// own (its `GetNormalizeMaxMinTmpSize` with `typeSize` for both types) plus `align32(4 * A)`
+/// when that is larger.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// assert_eq!(get_layer_norm_rstd_max_min_tmp_size(&[32, 32], 4, false, true, false), (8576, 384));
+/// ```
+///
+/// # Panics
+/// Panics if the shape is not `[A, R]` or has no elements, `type_size` is neither 2 nor 4,
+/// `is_compute_rstd` is false or `is_only_output` true (the vendor supports neither).
+#[track_caller]
+pub fn get_layer_norm_rstd_max_min_tmp_size(
+    src_shape: &[usize],
+    type_size: usize,
+    is_reuse_source: bool,
+    is_compute_rstd: bool,
+    is_only_output: bool,
+) -> (usize, usize) {
+    const API: &str = "GetLayerNormMaxMinTmpSize";
+    let _ = is_reuse_source;
+    ensure(is_compute_rstd && !is_only_output, API, || {
+        format!(
+            "isComputeRstd = {is_compute_rstd}, isOnlyOutput = {is_only_output}: the vendor's Normalize supports only \
+             isComputeRstd = true and isOnlyOutput = false"
+        )
+    });
+    let (a, _, rp) = ar_shape(API, src_shape, type_size);
+    let al = |b: usize| align_up(b, 32);
+    let mv = al(a * 4);
+    let mut max = 2 * al(a * rp * 4) + mv;
+    let mut min = 2 * al(rp * 4) + mv;
+    let norm_max = 2 * al(rp * 4) + 2 * al(align_up(a, 8) * rp * 4);
+    let nr = if type_size == 4 { 2 * al(rp * 4) } else { 4 * al(rp * 4) };
+    let norm_min = mv.max(nr);
+    if min - mv <= norm_min {
+        min = norm_min + mv;
+    }
+    if max - mv <= norm_max {
+        max = norm_max + mv;
+    }
+    (max, min)
+}
+
+/// [`layer_norm_rstd`]'s tiling for `[A, R]` with a buffer of `stack_buffer_size` bytes
+/// (AscendC `GetLayerNormNDTilingInfo(srcShape, stackBufferSize, typeSize, isReuseSource,
+/// isComputeRstd, tiling)`): the variances (`A` rounded up to 8 `float`s), then two views of
+/// the most whole padded rows that fit, at most all rows.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let t = get_layer_norm_rstd_nd_tiling_info(&[32, 32], 8320, 4, false, true);
+/// assert_eq!((t.one_tmp_size, t.loop_round, t.a_cur_length, t.second_tmp_start_pos), (1024, 1, 32, 1056));
+/// ```
+///
+/// # Panics
+/// Panics if the shape is not `[A, R]` or has no elements, `type_size` is neither 2 nor 4, or
+/// the buffer holds less than the variances and one padded row in each view.
+#[track_caller]
+pub fn get_layer_norm_rstd_nd_tiling_info(
+    src_shape: &[usize],
+    stack_buffer_size: usize,
+    type_size: usize,
+    is_reuse_source: bool,
+    is_compute_rstd: bool,
+) -> LayerNormSeparateTiling {
+    const API: &str = "GetLayerNormNDTilingInfo";
+    let _ = (is_reuse_source, is_compute_rstd);
+    let (a, r, rp) = ar_shape(API, src_shape, type_size);
+    let input = a * rp;
+    let var_size = align_up(a, FLOAT_PER_BLOCK);
+    let tmp_buf = stack_buffer_size / 4;
+    let one = (tmp_buf.saturating_sub(var_size) / 2 / rp * rp).min(input);
+    ensure(one > 0, API, || {
+        format!(
+            "stackBufferSize = {stack_buffer_size} bytes holds {tmp_buf} floats: fewer than the {var_size} variances \
+             and 2 rows of {rp} (see GetLayerNormMaxMinTmpSize's minimum)"
+        )
+    });
+    let tail = input % one;
+    LayerNormSeparateTiling {
+        a_length: a as u32,
+        r_length: r as u32,
+        input_x_size: input as u32,
+        mean_var_size: a as u32,
+        number_of_tmp_buf: 2,
+        variance_tmp_tensor_pos: 0,
+        variance_tmp_tensor_size: var_size as u32,
+        tmp_buf_size: tmp_buf as u32,
+        one_tmp_size: one as u32,
+        first_tmp_start_pos: var_size as u32,
+        second_tmp_start_pos: (var_size + one) as u32,
+        loop_round: (input / one) as u32,
+        input_round_size: one as u32,
+        input_tail_size: tail as u32,
+        input_tail_pos: (input - tail) as u32,
+        mean_var_round_size: (one / rp) as u32,
+        mean_var_tail_size: (tail / rp) as u32,
+        mean_var_tail_pos: (a - tail / rp) as u32,
+        ar_cur_length: one as u32,
+        a_cur_length: (one / rp) as u32,
+        r_value_back: 1.0 / r as f32,
+        ..Default::default()
+    }
+}
+
+/// The `(gamma/beta, source)` type pairs of [`layer_norm_rstd`]: `float`/`float`,
+/// `half`/`half` and `float`/`half` (the vendor's `CheckLayerNormRstd`). `Self` is `U`, the
+/// type parameter `T`:
+/// ```compile_fail
+/// use ascend_core::prelude::*;
+/// fn f(t: &LocalTensor<f32>, h: &LocalTensor<f16>, m: &LocalTensor<f32>, p: &LayerNormPara, s: &mut LayerNormSeparateTiling) {
+///     layer_norm_rstd_stack::<f16, f32, false>(t, m, m, t, h, h, 0.0, p, s)
+/// }
+/// ```
+pub trait LayerNormGammaType<T: LayerNormElement>: LayerNormElement {}
+impl LayerNormGammaType<f32> for f32 {}
+impl LayerNormGammaType<f16> for f16 {}
+impl LayerNormGammaType<f16> for f32 {}
+
+/// The V→S or S→V handshake the vendor makes with a fetched event id.
+#[track_caller]
+fn handshake<E: crate::sync::Event>() {
+    let e = E::EVENT;
+    let id = crate::sync::fetch_free_event("TPipe::FetchEventID", e);
+    crate::sync::set_flag_event(e, id);
+    crate::sync::wait_flag_event(e, id);
+}
+
+/// `src` (one round) into view A as `float` (`Cast` or `DataCopy`, count forms).
+#[track_caller]
+fn copy_float<T: LayerNormElement>(a: &LocalTensor<f32>, src: &LocalTensor<T>, n: usize) {
+    if T::DTYPE == DType::F16 {
+        crate::vector::cast::cast(a, &src.reinterpret_cast::<f16>(), RoundMode::CastNone, n);
+    } else {
+        crate::copy::data_copy(a, &src.reinterpret_cast::<f32>(), n);
+    }
+    pipe_barrier::<PIPE_V>();
+}
+
+/// `ComputeMeanVariance`: one round of `ac` rows — `x / R` summed per row into `mean`; `x -
+/// mean` (one `Adds` of the scalar unit's `-mean` per row, after a `V_S` and an `S_V` flag),
+/// squared, `/ R`, summed into `variance`.
+#[track_caller]
+#[allow(clippy::too_many_arguments)]
+fn mean_variance<T: LayerNormElement>(
+    mean: &LocalTensor<f32>,
+    variance: &LocalTensor<f32>,
+    src: &LocalTensor<T>,
+    a: &LocalTensor<f32>,
+    b: &LocalTensor<f32>,
+    para: &LayerNormPara,
+    (arc, ac, back): (usize, usize, f32),
+) {
+    use crate::vector::scalar::{adds, muls};
+    let (r, rp) = (para.r_length as usize, para.r_length_with_padding as usize);
+    copy_float(a, src, arc);
+    muls(a, a, back, arc);
+    pipe_barrier::<PIPE_V>();
+    reduce_sum(mean, b, a, ac, rp);
+    handshake::<crate::sync::HardEvent::V_S>();
+    if T::DTYPE == DType::F16 {
+        pipe_barrier::<PIPE_V>();
+    }
+    copy_float(a, src, arc);
+    for j in 0..ac {
+        // `static_cast<float>(-1) * outputMean.GetValue(j)`: the negation.
+        let scalar = -mean.get_value(j);
+        handshake::<crate::sync::HardEvent::S_V>();
+        let row = a.view(j * rp);
+        adds(&row, &row, scalar, r);
+    }
+    pipe_barrier::<PIPE_V>();
+    crate::vector::binary::mul(a, a, a, arc);
+    pipe_barrier::<PIPE_V>();
+    muls(a, a, back, arc);
+    pipe_barrier::<PIPE_V>();
+    reduce_sum(variance, b, a, ac, rp);
+    pipe_barrier::<PIPE_V>();
+}
+
+/// `LayerNormPreProc`: each row's padding zeroed in place (`x * [1; R] ++ [0; Rp - R]`).
+#[track_caller]
+fn pre_proc<T: LayerNormElement>(x: &LocalTensor<T>, stack: &LocalTensor<f32>, para: &LayerNormPara) {
+    if T::DTYPE == DType::F16 {
+        pre_proc_typed::<f16>(&x.reinterpret_cast(), stack, para);
+    } else {
+        pre_proc_typed::<f32>(&x.reinterpret_cast(), stack, para);
+    }
+}
+
+/// [`pre_proc`] on the concrete element type.
+#[track_caller]
+fn pre_proc_typed<E>(x: &LocalTensor<E>, stack: &LocalTensor<f32>, para: &LayerNormPara)
+where
+    E: crate::vector::duplicate::DuplicateElement
+        + crate::vector::scalar::AddsElement
+        + crate::vector::binary::MulElement,
+{
+    let t = stack.reinterpret_cast::<E>();
+    let rp = para.r_length_with_padding as usize;
+    crate::vector::duplicate::duplicate(&t, E::ZERO, rp);
+    pipe_barrier::<PIPE_V>();
+    crate::vector::scalar::adds(&t, &t, E::from_f64(1.0), para.r_length as usize);
+    pipe_barrier::<PIPE_V>();
+    for i in 0..para.a_length as usize {
+        let row = x.view(i * rp);
+        crate::vector::binary::mul(&row, &row, &t, rp);
+    }
+    pipe_barrier::<PIPE_V>();
+}
+
+/// `Normalize<U, T, false, NLCFG_NORM>` as `LayerNorm` calls it: `rstd = 1 / sqrt(variance +
+/// epsilon)`; per round of `N` rows (as many as two views of `Rp` fit in `tmp`, after `half`
+/// `gamma` and `beta` widened), `(x - mean) * rstd * gamma + beta` with `mean` and `rstd`
+/// broadcast by one `Duplicate` per row of the scalar unit's value.
+#[track_caller]
+#[allow(clippy::too_many_arguments)]
+fn normalize<U: LayerNormGammaType<T>, T: LayerNormElement>(
+    output: &LocalTensor<T>,
+    rstd: &LocalTensor<f32>,
+    mean: &LocalTensor<f32>,
+    variance: &LocalTensor<f32>,
+    x: &LocalTensor<T>,
+    gamma: &LocalTensor<U>,
+    beta: &LocalTensor<U>,
+    tmp: &LocalTensor<f32>,
+    epsilon: f32,
+    para: &LayerNormPara,
+) {
+    let (al, r, rp) = (para.a_length as usize, para.r_length as usize, para.r_length_with_padding as usize);
+    let u_half = U::DTYPE == DType::F16;
+    let r2 = 2 * rp;
+    let n = if u_half { (tmp.get_size() - r2) / r2 } else { tmp.get_size() / r2 }.min(al);
+    let (a, b) = (tmp.clone(), tmp.view(n * rp));
+    let (gf, bf) = if u_half {
+        (tmp.view(r2 * n), tmp.view(r2 * n + rp))
+    } else {
+        (gamma.reinterpret_cast::<f32>(), beta.reinterpret_cast::<f32>())
+    };
+    set_mask_count();
+    count_mask::<f32>(al);
+    steps::adds(rstd, variance, epsilon);
+    duplicate_masked::<f32, false>(&a, 1.0, MASK_PLACEHOLDER, 1, 1, 8);
+    pipe_barrier::<PIPE_V>();
+    steps::sqrt(rstd, rstd);
+    steps::div(rstd, &a, rstd);
+    if u_half {
+        count_mask::<f32>(r);
+        steps::widen(&gf, &gamma.reinterpret_cast::<f16>());
+        steps::widen(&bf, &beta.reinterpret_cast::<f16>());
+    }
+    let round = |index: usize, rows: usize, base: usize| {
+        // CastSrc.
+        count_mask::<f32>(rows * rp);
+        if T::DTYPE == DType::F16 {
+            steps::widen(&a, &x.view(index).reinterpret_cast::<f16>());
+        } else {
+            steps::adds(&a, &x.view(index).reinterpret_cast::<f32>(), 0.0);
+        }
+        // GetNormalizeOutputPre.
+        for (k, src) in [mean, rstd].into_iter().enumerate() {
+            count_mask::<f32>(r);
+            if k == 0 {
+                handshake::<crate::sync::HardEvent::V_S>();
+            }
+            for i in 0..rows {
+                let value = src.get_value(i + base);
+                handshake::<crate::sync::HardEvent::S_V>();
+                duplicate_masked::<f32, false>(&b.view(i * rp), value, MASK_PLACEHOLDER, 1, 1, 8);
+            }
+            pipe_barrier::<PIPE_V>();
+            count_mask::<f32>(rows * rp);
+            if k == 0 {
+                steps::sub(&a, &a, &b);
+            } else {
+                steps::mul(&a, &a, &b);
+            }
+        }
+        // GetNormalizeOutput.
+        count_mask::<f32>(r);
+        for i in 0..rows {
+            let row = a.view(i * rp);
+            steps::mul(&row, &row, &gf);
+            steps::add(&row, &row, &bf);
+        }
+        count_mask::<f32>(rows * rp);
+        if T::DTYPE == DType::F16 {
+            narrow(&output.view(index).reinterpret_cast::<f16>(), &a);
+        } else {
+            steps::adds(&output.view(index).reinterpret_cast::<f32>(), &a, 0.0);
+        }
+    };
+    for i in 0..al / n {
+        round(rp * n * i, n, n * i);
+    }
+    if al % n > 0 {
+        round(rp * n * (al / n), al % n, n * (al / n));
+    }
+    set_mask_norm();
+    reset_mask();
+}
+
+/// `LayerNorm`'s checks for the rstd form.
+#[track_caller]
+#[allow(clippy::too_many_arguments)]
+fn check_layer_norm_rstd<U: LayerNormGammaType<T>, T: LayerNormElement>(
+    output: &LocalTensor<T>,
+    mean: &LocalTensor<f32>,
+    rstd: &LocalTensor<f32>,
+    x: &LocalTensor<T>,
+    gamma: &LocalTensor<U>,
+    beta: &LocalTensor<U>,
+    tmp: &LocalTensor<u8>,
+    para: &LayerNormPara,
+    t: &LayerNormSeparateTiling,
+) {
+    const API: &str = LAYER_NORM;
+    check_chip(API, &V220_V200);
+    let named = [
+        ("output", output.get_position()),
+        ("outputMean", mean.get_position()),
+        ("outputRstd", rstd.get_position()),
+        ("inputX", x.get_position()),
+        ("gamma", gamma.get_position()),
+        ("beta", beta.get_position()),
+        ("sharedTmpBuffer", tmp.get_position()),
+    ];
+    for (name, pos) in named {
+        ensure(pos.is_ub(), API, || {
+            format!("{name} is at position {pos}; it must be VECIN, VECOUT or VECCALC")
+        });
+    }
+    let (a, r, rp) = (para.a_length as usize, para.r_length as usize, para.r_length_with_padding as usize);
+    ensure(a > 0 && r > 0 && r <= rp && rp * T::SIZE % 32 == 0, API, || {
+        format!(
+            "para = {para:?}: it needs aLength > 0 and 0 < rLength <= rLengthWithPadding, a multiple of {} {} \
+             elements (32 bytes)",
+            32 / T::SIZE,
+            T::DTYPE
+        )
+    });
+    let one = t.one_tmp_size as usize;
+    let consistent = one > 0
+        && t.a_length == para.a_length
+        && t.r_length == para.r_length
+        && t.input_x_size as usize == a * rp
+        && one % rp == 0
+        && t.ar_cur_length as usize == t.a_cur_length as usize * rp
+        && t.ar_cur_length as usize <= one
+        && t.input_round_size as usize == one
+        && t.mean_var_round_size as usize * rp == one
+        && t.mean_var_tail_size as usize * rp == t.input_tail_size as usize
+        && t.loop_round as usize * one + t.input_tail_size as usize == a * rp
+        && t.input_tail_pos as usize == t.loop_round as usize * one
+        && t.mean_var_tail_pos as usize + t.mean_var_tail_size as usize == a
+        && t.variance_tmp_tensor_pos as usize + a <= t.first_tmp_start_pos as usize
+        && t.second_tmp_start_pos as usize == t.first_tmp_start_pos as usize + one;
+    ensure(consistent, API, || {
+        format!(
+            "the tiling ({t:?}) does not fit para = {para:?}: get it from GetLayerNormNDTilingInfo for [aLength, \
+             rLength]"
+        )
+    });
+    let used = t.second_tmp_start_pos as usize + one;
+    ensure(used <= t.tmp_buf_size as usize && tmp.get_size() / 4 >= t.tmp_buf_size as usize, API, || {
+        format!(
+            "sharedTmpBuffer has {} bytes; the tiling's views end at float {used} and its tmpBufSize is {} floats",
+            tmp.get_size(),
+            t.tmp_buf_size
+        )
+    });
+    let nf = tmp.get_size() / 4 - t.first_tmp_start_pos as usize;
+    let need = if U::DTYPE == DType::F16 { 4 * rp } else { 2 * rp };
+    ensure(nf >= need && tmp.get_size() / 4 > rp, API, || {
+        format!(
+            "sharedTmpBuffer's {nf} floats after the variances hold no round of Normalize: it needs {need} (two rows, \
+             and for half gamma and beta one each)"
+        )
+    });
+    for (name, n) in [("inputX", x.get_size()), ("output", output.get_size())] {
+        ensure(n >= a * rp, API, || {
+            format!("{name} has {n} elements, fewer than aLength * rLengthWithPadding = {}", a * rp)
+        });
+    }
+    for (name, n) in [("outputMean", mean.get_size()), ("outputRstd", rstd.get_size())] {
+        ensure(n >= a, API, || format!("{name} has {n} float elements, fewer than aLength = {a}"));
+    }
+    for (name, n) in [("gamma", gamma.get_size()), ("beta", beta.get_size())] {
+        ensure(n >= r, API, || format!("{name} has {n} elements, fewer than rLength = {r}"));
+    }
+    let (o, m, s, xs) = (
+        span("output", output, a * rp),
+        span("outputMean", mean, a),
+        span("outputRstd", rstd, a),
+        span("inputX", x, a * rp),
+    );
+    let (g, b) = (span("gamma", gamma, r), span("beta", beta, r));
+    let tw: Span = ("sharedTmpBuffer", tmp.get_phy_addr(), tmp.get_phy_addr() + tmp.get_size());
+    let mut pairs =
+        vec![(o, m), (o, s), (m, s), (m, xs), (s, xs), (o, g), (o, b), (m, g), (m, b), (s, g), (s, b)];
+    pairs.extend([o, m, s, xs, g, b].map(|p| (tw, p)));
+    check_apart(API, &pairs);
+}
+
+/// LayerNorm of `input_x` (`[A, R]` rows stored in `rLengthWithPadding`) into `output`, with
+/// each row's mean into `output_mean` and `1 / sqrt(variance + epsilon)` into `output_rstd`
+/// (`float`, `A` elements), scaling `gamma` and shift `beta` of type `U` (AscendC
+/// `LayerNorm<U, T, isReuseSource, LNCFG_NORM>(output, outputMean, outputRstd, inputX, gamma,
+/// beta, epsilon, sharedTmpBuffer, para, tiling)`).
+///
+/// As the vendor's implementation (Ascend910B, Ascend310P): when `rLength` is padded, the
+/// rows' padding of `input_x` is zeroed in place first (`Duplicate`, `Adds`, then a `Mul` per
+/// row: `input_x` is modified); per round of `aCurLength` rows, the source copied into view A
+/// as `float` (`Cast` or `DataCopy`), `Muls` by `1 / R`, the row sums (as [`layer_norm`]'s)
+/// into the means; the source again, `Adds` of each row's `-mean` read by the scalar unit,
+/// `Mul`, `Muls`, the row sums into the variances at the buffer's start. Then `Normalize`:
+/// `Adds` of `epsilon`, `Sqrt`, `Div` into ones; per round of as many rows as two views fit
+/// after the variances (and `half` `gamma`/`beta` widened), the source in `float`, each row's
+/// mean and rstd broadcast by `Duplicate` of the scalar unit's value, `Sub`, `Mul`, per row
+/// `Mul` by `gamma` and `Add` of `beta`, the result into `output` (`Adds` of 0 or the
+/// narrowing `Cast`). Counter mode with `PipeBarrier<PIPE_V>`s as the vendor's; `V_S` and `S_V`
+/// flags around the scalar reads. The rows' padding of `output` is left with whatever the
+/// broadcast view held there. As the vendor's (through a `const_cast`), a tail round leaves
+/// its lengths in `tiling.ar_cur_length` and `tiling.a_cur_length`.
+///
+/// The vendor's `Normalize` calls `Duplicate<float, false>` with a mask argument of 1; with
+/// `isSetMask = false` it is ignored (the counter-mode mask applies), and the port passes
+/// `MASK_PLACEHOLDER`. Only the default `LNCFG_NORM` (with `gamma` and `beta`) is provided.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let mut pipe = TPipe::new();
+/// let (mut q, mut tmp) = (TBuf::<VecCalc>::new(), TBuf::<VecCalc>::new());
+/// pipe.init_tbuf(&mut q, 6 * 64);
+/// let (_, min) = get_layer_norm_rstd_max_min_tmp_size(&[2, 8], 4, false, true, false);
+/// pipe.init_tbuf(&mut tmp, min);
+/// let mut tiling = get_layer_norm_rstd_nd_tiling_info(&[2, 8], min, 4, false, true);
+/// let para = LayerNormPara { a_length: 2, r_length: 8, r_length_with_padding: 8 };
+/// let t = |i: usize, n: usize| q.get_with_offset::<f32>(n, i * 64);
+/// let (x, g, b, y, mean, rstd) = (t(0, 16), t(1, 8), t(2, 8), t(3, 16), t(4, 2), t(5, 2));
+/// x.copy_from_slice(&[1.0, 3.0, 1.0, 3.0, 1.0, 3.0, 1.0, 3.0, 2.0, 2.0, 2.0, 2.0, 2.0, 2.0, 2.0, 2.0]);
+/// g.copy_from_slice(&[2.0; 8]);
+/// b.copy_from_slice(&[0.5; 8]);
+/// layer_norm_rstd::<f32, f32, false>(&y, &mean, &rstd, &x, &g, &b, 0.0, &tmp.get::<u8>(), &para, &mut tiling);
+/// assert_eq!(mean.to_vec(), [2.0, 2.0]);
+/// assert_eq!(rstd.get_value(0), 1.0);
+/// assert_eq!(y.to_vec()[..2], [-1.5, 2.5]);
+/// ```
+///
+/// # Panics
+/// Panics if the chip has no implementation (Ascend910, Ascend310B); a tensor is not in the
+/// Unified Buffer; `para` is not a padded shape (`0 < R <= Rp`, `Rp` 32-byte aligned); the
+/// tiling does not fit `para`; the buffer is smaller than the tiling's `tmpBufSize` or leaves
+/// `Normalize` no round; a tensor is too small; the outputs overlap each other, `gamma`,
+/// `beta` or (mean and rstd) `input_x`, or the buffer overlaps any tensor; or any
+/// instruction's own check fails.
+#[track_caller]
+#[allow(clippy::too_many_arguments)]
+pub fn layer_norm_rstd<U: LayerNormGammaType<T>, T: LayerNormElement, const IS_REUSE_SOURCE: bool>(
+    output: &LocalTensor<T>,
+    output_mean: &LocalTensor<f32>,
+    output_rstd: &LocalTensor<f32>,
+    input_x: &LocalTensor<T>,
+    gamma: &LocalTensor<U>,
+    beta: &LocalTensor<U>,
+    epsilon: f32,
+    shared_tmp_buffer: &LocalTensor<u8>,
+    para: &LayerNormPara,
+    tiling: &mut LayerNormSeparateTiling,
+) {
+    check_layer_norm_rstd(
+        output,
+        output_mean,
+        output_rstd,
+        input_x,
+        gamma,
+        beta,
+        shared_tmp_buffer,
+        para,
+        tiling,
+    );
+    let stack = shared_tmp_buffer.reinterpret_cast::<f32>();
+    let t = *tiling;
+    let variance = stack.view(t.variance_tmp_tensor_pos as usize);
+    if para.r_length != para.r_length_with_padding {
+        pre_proc(input_x, &stack, para);
+    }
+    let (a, b) = (stack.view(t.first_tmp_start_pos as usize), stack.view(t.second_tmp_start_pos as usize));
+    let round = |off: usize, mv: usize, arc: usize, ac: usize| {
+        mean_variance(
+            &output_mean.view(mv),
+            &variance.view(mv),
+            &input_x.view(off),
+            &a,
+            &b,
+            para,
+            (arc, ac, t.r_value_back),
+        );
+    };
+    let (mut off, mut mv) = (0, 0);
+    for _ in 0..t.loop_round {
+        round(off, mv, t.ar_cur_length as usize, t.a_cur_length as usize);
+        off += t.input_round_size as usize;
+        mv += t.mean_var_round_size as usize;
+    }
+    if t.input_tail_size > 0 {
+        tiling.ar_cur_length = t.input_tail_size;
+        tiling.a_cur_length = t.mean_var_tail_size;
+        round(
+            t.input_tail_pos as usize,
+            t.mean_var_tail_pos as usize,
+            t.input_tail_size as usize,
+            t.mean_var_tail_size as usize,
+        );
+    }
+    let rest = stack.view(t.first_tmp_start_pos as usize);
+    normalize(output, output_rstd, output_mean, &variance, input_x, gamma, beta, &rest, epsilon, para);
+}
+
+/// [`layer_norm_rstd`] with the stack buffer as scratch (AscendC `LayerNorm<U, T,
+/// isReuseSource, LNCFG_NORM>(output, outputMean, outputRstd, inputX, gamma, beta, epsilon,
+/// para, tiling)`); the tiling's `tmpBufSize` must fit in it.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let mut pipe = TPipe::new();
+/// let mut q = TBuf::<VecCalc>::new();
+/// pipe.init_tbuf(&mut q, 6 * 64);
+/// let stack = pop_stack_buffer::<u8>().get_size();
+/// let mut tiling = get_layer_norm_rstd_nd_tiling_info(&[1, 16], stack, 2, false, true);
+/// let para = LayerNormPara { a_length: 1, r_length: 16, r_length_with_padding: 16 };
+/// let (x, g, b, y) = (q.get_with_offset::<f16>(16, 0), q.get_with_offset::<f32>(16, 64), q.get_with_offset::<f32>(16, 128), q.get_with_offset::<f16>(16, 192));
+/// let (mean, rstd) = (q.get_with_offset::<f32>(8, 256), q.get_with_offset::<f32>(8, 320));
+/// x.copy_from_slice(&[f16::from_f32(4.0); 16]);
+/// g.copy_from_slice(&[1.0; 16]);
+/// b.copy_from_slice(&[3.0; 16]);
+/// layer_norm_rstd_stack::<f32, f16, false>(&y, &mean, &rstd, &x, &g, &b, 1.0, &para, &mut tiling);
+/// assert_eq!((mean.get_value(0), rstd.get_value(0)), (4.0, 1.0));
+/// assert_eq!(y.get_value(15), f16::from_f32(3.0));
+/// ```
+///
+/// # Panics
+/// As [`layer_norm_rstd`], and if the core has no `TPipe` or its buffers leave no room.
+#[track_caller]
+#[allow(clippy::too_many_arguments)]
+pub fn layer_norm_rstd_stack<U: LayerNormGammaType<T>, T: LayerNormElement, const IS_REUSE_SOURCE: bool>(
+    output: &LocalTensor<T>,
+    output_mean: &LocalTensor<f32>,
+    output_rstd: &LocalTensor<f32>,
+    input_x: &LocalTensor<T>,
+    gamma: &LocalTensor<U>,
+    beta: &LocalTensor<U>,
+    epsilon: f32,
+    para: &LayerNormPara,
+    tiling: &mut LayerNormSeparateTiling,
+) {
+    let stack = stack_tensor(LAYER_NORM);
+    layer_norm_rstd::<U, T, IS_REUSE_SOURCE>(
+        output,
+        output_mean,
+        output_rstd,
+        input_x,
+        gamma,
+        beta,
+        epsilon,
+        &stack,
+        para,
+        tiling,
     );
 }
