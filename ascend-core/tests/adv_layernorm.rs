@@ -14,7 +14,7 @@ use ascend_core::prelude::*;
 
 #[path = "common/util.rs"]
 mod util;
-use util::{assert_bits_ctx, expect_panic, on, ub, Rng};
+use util::{assert_bits_ctx, expect_panic, on, tree, ub, Rng};
 
 const CHIPS: [Soc; 2] = [Soc::Ascend910B, Soc::Ascend310P];
 
@@ -46,16 +46,9 @@ impl Fp for f16 {
 
 /// `WholeReduceSum`'s binary tree over one repeat of up to 64 lanes, the rest `+0`.
 fn tree64(v: &[f32]) -> f32 {
-    let mut lanes = [0.0f32; 64];
-    lanes[..v.len()].copy_from_slice(v);
-    let mut n = 64;
-    while n > 1 {
-        n /= 2;
-        for k in 0..n {
-            lanes[k] = lanes[2 * k] + lanes[2 * k + 1];
-        }
-    }
-    lanes[0]
+    let mut lanes = v.to_vec();
+    lanes.resize(64, 0.0);
+    tree(lanes, false)
 }
 
 /// `LayerNormReduceSumImpl` on one row: the 64-element chunks (and the partial last one)
