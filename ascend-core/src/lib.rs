@@ -75,6 +75,7 @@ pub mod prelude {
     pub use crate::adv::activation_gelu::*;
     pub use crate::adv::activation_glu::*;
     pub use crate::adv::index::*;
+    pub use crate::adv::layernorm::*;
     pub use crate::adv::math::*;
     pub use crate::adv::math_ext::*;
     pub use crate::adv::math_more::*;

@@ -21,6 +21,7 @@ pub mod activation;
 pub mod activation_gelu;
 pub mod activation_glu;
 pub mod index;
+pub mod layernorm;
 pub mod math;
 pub mod math_ext;
 pub mod math_more;
