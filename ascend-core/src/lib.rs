@@ -81,6 +81,7 @@ pub mod prelude {
     pub use crate::adv::math_trig::*;
     pub use crate::adv::normalization::*;
     pub use crate::adv::pop_stack_buffer;
+    pub use crate::adv::quant::*;
     pub use crate::adv::reduce::*;
     pub use crate::adv::softmax::*;
     pub use crate::alloc::{LocalMemAllocator, Ub, L0A, L0B, L0C, L1};

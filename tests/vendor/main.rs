@@ -13,6 +13,7 @@ mod adv_math;
 mod adv_math_ext;
 mod adv_math_more;
 mod adv_normalization;
+mod adv_quant;
 mod adv_reduce;
 mod adv_sigmoid;
 mod adv_softmax;

@@ -26,6 +26,7 @@ pub mod math_ext;
 pub mod math_more;
 pub mod math_trig;
 pub mod normalization;
+pub mod quant;
 pub mod reduce;
 pub mod softmax;
 pub(crate) mod steps;

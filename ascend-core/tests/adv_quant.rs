@@ -1,0 +1,298 @@
+//! The advanced API's quantization (`adv/quant.rs`): per-tensor `AscendQuant` against a slow
+//! scalar reference that restates the vendor's steps one element at a time with the
+//! instructions' roundings — `float` narrowed to `half`, `Muls(half(scale))` and
+//! `Adds(half(offset))` each rounded to `half`, then `Cast<int8_t, half>` (`CAST_NONE`: to
+//! nearest, ties to even, saturated). Both chips with the implementation (Ascend910B,
+//! Ascend310P), `half` and `float`, both forms, counts with tails, scratch sizes that force many
+//! rounds; then the scratch and mask state afterwards, `dst` sharing `src`'s memory, the host
+//! tiling and every error.
+
+use ascend_core::prelude::*;
+
+#[path = "common/util.rs"]
+mod util;
+use util::{expect_panic, on, ub, Rng, SENTINEL};
+
+const CHIPS: [Soc; 2] = [Soc::Ascend910B, Soc::Ascend310P];
+
+/// The source types, with their narrowing to `half`.
+trait Src: AscendQuantElement + Copy + std::fmt::Debug {
+    fn of(x: f32) -> Self;
+    fn half(self) -> f16;
+}
+
+impl Src for f16 {
+    fn of(x: f32) -> f16 {
+        f16::from_f32(x)
+    }
+    fn half(self) -> f16 {
+        self
+    }
+}
+
+impl Src for f32 {
+    fn of(x: f32) -> f32 {
+        x
+    }
+    fn half(self) -> f16 {
+        f16::from_f32(self)
+    }
+}
+
+/// `Cast<int8_t, half>` with `CAST_NONE`: to nearest, ties to even, saturated (NaN → 0).
+fn r_int8(x: f16) -> i8 {
+    let v = x.to_f64();
+    if v.is_nan() {
+        return 0;
+    }
+    v.round_ties_even().clamp(-128.0, 127.0) as i8
+}
+
+/// The vendor's per-tensor steps for one element: the `half` value left in the scratch and the
+/// result.
+fn r_quant<T: Src>(x: T, scale: f32, offset: f32) -> (f16, i8) {
+    let (s, o) = (f16::from_f32(scale), f16::from_f32(offset));
+    let m = f16::from_f64(x.half().to_f64() * s.to_f64());
+    let a = f16::from_f64(m.to_f64() + o.to_f64());
+    (a, r_int8(a))
+}
+
+/// Runs per-tensor `AscendQuant` on `soc` over `count` random elements in `[-80, 80]` with a
+/// scratch of `tmp_bytes` (the stack buffer when `None`); checks `dst` bit for bit, the bytes
+/// past `count` untouched, `src` unchanged, the scratch (the last round's `half` values, the
+/// rest untouched) and the mask state afterwards.
+fn check<T: Src>(soc: Soc, count: usize, tmp_bytes: Option<usize>, scale: f32, offset: f32, seed: u64) {
+    on(soc, || {
+        let mut rng = Rng(seed);
+        let len = count.next_multiple_of(32) + 32;
+        let (sbytes, dbytes) = (len * T::SIZE, len);
+        let tmp_len = tmp_bytes.unwrap_or(0);
+        let u = ub(sbytes + dbytes + tmp_len.next_multiple_of(32).max(32));
+        let (src, dst) = (u.t::<T>(0, len), u.t::<i8>(sbytes, len));
+        let tmp = u.t::<u8>(sbytes + dbytes, tmp_len);
+        tmp.copy_from_slice(&vec![SENTINEL; tmp_len]);
+        let xs: Vec<T> = (0..len).map(|_| T::of(rng.below(160_001) as f32 / 1000.0 - 80.0)).collect();
+        src.copy_from_slice(&xs);
+        dst.copy_from_slice(&vec![0x5A; len]);
+        // A stale mode and mask, which the call must leave reset.
+        set_mask_count();
+        set_vector_mask::<T>(3u64);
+        match tmp_bytes {
+            Some(_) => ascend_quant::<T, false>(&dst, &src, &tmp, scale, offset, count),
+            None => ascend_quant_stack::<T, false>(&dst, &src, scale, offset, count),
+        }
+        let ctx =
+            format!("{soc}, {} count {count}, tmp {tmp_bytes:?}, scale {scale}, offset {offset}", T::DTYPE);
+        let got = dst.to_vec();
+        for i in 0..len {
+            let want = if i < count { r_quant(xs[i], scale, offset).1 } else { 0x5A };
+            assert_eq!(got[i], want, "element {i} (x = {:?}); {ctx}", xs[i]);
+        }
+        assert_eq!(get_mask_mode(), MaskMode::Normal, "{ctx}");
+        assert_eq!(get_vector_mask(), [u64::MAX, u64::MAX], "{ctx}");
+        assert_eq!(
+            src.to_vec().iter().map(|x| x.to_bits_u64()).collect::<Vec<_>>(),
+            xs.iter().map(|x| x.to_bits_u64()).collect::<Vec<_>>(),
+            "src is never written; {ctx}"
+        );
+        if let Some(bytes) = tmp_bytes {
+            // Each round leaves its `half` values at the scratch's start; the rest is untouched.
+            let split = bytes / 2 / 32 * 32;
+            let mut want = vec![SENTINEL; bytes];
+            for start in (0..count).step_by(split) {
+                for i in start..count.min(start + split) {
+                    let h = r_quant(xs[i], scale, offset).0.to_bits().to_le_bytes();
+                    want[2 * (i - start)..2 * (i - start) + 2].copy_from_slice(&h);
+                }
+            }
+            assert_eq!(tmp.to_vec(), want, "scratch; {ctx}");
+        }
+    });
+}
+
+#[test]
+fn ascend_quant_matches_the_reference_on_both_chips_types_and_forms() {
+    let mut rng = Rng(31);
+    for soc in CHIPS {
+        for case in 0..10 {
+            let count = 1 + rng.index(3000);
+            // From one split of 32 (many rounds and a tail) to more than needed.
+            let tmp = 64 * (1 + rng.index(if case % 2 == 0 { 4 } else { 120 }))
+                + if case % 3 == 0 { 30 } else { 0 };
+            let scale = (rng.below(4000) as f32 - 2000.0) / 512.0;
+            let offset = (rng.below(2000) as f32 - 1000.0) / 97.0;
+            check::<f32>(soc, count, Some(tmp), scale, offset, rng.next());
+            check::<f16>(soc, count, Some(tmp), scale, offset, rng.next());
+        }
+        check::<f32>(soc, 2000, None, 1.7, -0.3, 5);
+        check::<f16>(soc, 4000, None, 0.35, 2.2, 6);
+    }
+}
+
+#[test]
+fn rounds_ties_to_even_saturates_and_rounds_the_parameters_to_half() {
+    on(Soc::Ascend910B, || {
+        let u = ub(1024);
+        let (src, dst, tmp) = (u.t::<f32>(0, 64), u.t::<i8>(256, 64), u.t::<u8>(512, 512));
+        let xs = [0.25f32, 0.75, 1.25, -0.25, -1.25, 1000.0, -1000.0, 0.5];
+        let mut v = vec![0.0f32; 64];
+        v[..8].copy_from_slice(&xs);
+        src.copy_from_slice(&v);
+        ascend_quant::<_, false>(&dst, &src, &tmp, 2.0, 0.0, 64);
+        assert_eq!(dst.to_vec()[..8], [0, 2, 2, 0, -2, 127, -128, 1]);
+        // 0.1 in half is 0.0999755859375: 10 * it rounds to 0.99951171875 in half, and 1.
+        ascend_quant::<_, false>(&dst, &src, &tmp, 0.1, 0.0, 64);
+        let h = tmp.reinterpret_cast::<f16>();
+        assert_eq!(h.get_value(0), f16::from_f32(0.25) * f16::from_f32(0.1));
+        // The f32 source is narrowed to half first: 1.0001 is 1.0 in half.
+        src.set_value(0, 1.0001);
+        ascend_quant::<_, false>(&dst, &src, &tmp, 2.5, 0.0, 64);
+        assert_eq!(dst.get_value(0), 2); // 2.5, ties to even
+    });
+}
+
+#[test]
+fn dst_may_share_the_sources_memory() {
+    for soc in CHIPS {
+        on(soc, || {
+            let u = ub(1024);
+            let src = u.t::<f16>(0, 128);
+            let xs: Vec<f16> = (0..128).map(|i| f16::from_f32(i as f32 / 3.0 - 20.0)).collect();
+            src.copy_from_slice(&xs);
+            let dst = u.t::<i8>(0, 128);
+            ascend_quant::<_, false>(&dst, &src, &u.t::<u8>(512, 256), 1.5, 0.5, 128);
+            // Each round reads its 128 halves before its cast writes its first 128 bytes.
+            let want: Vec<i8> = xs.iter().map(|&x| r_quant(x, 1.5, 0.5).1).collect();
+            assert_eq!(dst.to_vec(), want);
+        });
+    }
+}
+
+#[test]
+fn ascend_quant_reports_each_broken_constraint() {
+    for (soc, needle) in [
+        (Soc::Ascend310B, "AscendQuant: AscendQuant has no implementation on Ascend310B"),
+        (Soc::Ascend910, "AscendQuant: AscendQuant on Ascend910 (the vendor's ascend_quant_v100_impl.h"),
+    ] {
+        expect_panic(
+            || {
+                on(soc, || {
+                    let u = ub(1024);
+                    ascend_quant::<_, false>(
+                        &u.t::<i8>(0, 32),
+                        &u.t::<f32>(32, 32),
+                        &u.t::<u8>(512, 256),
+                        1.0,
+                        0.0,
+                        32,
+                    );
+                })
+            },
+            &[needle],
+        );
+    }
+    let run = |f: &dyn Fn(&util::Ub)| {
+        on(Soc::Ascend910B, || {
+            let u = ub(1024);
+            f(&u)
+        })
+    };
+    expect_panic(
+        || run(&|u| ascend_quant::<f32, false>(&u.t(0, 16), &u.t(32, 32), &u.t(512, 256), 1.0, 0.0, 32)),
+        &["AscendQuant: calCount = 32 exceeds dstTensor's 16 int8_t elements"],
+    );
+    expect_panic(
+        || run(&|u| ascend_quant::<f16, false>(&u.t(0, 64), &u.t(64, 32), &u.t(512, 256), 1.0, 0.0, 64)),
+        &["AscendQuant: calCount = 64 exceeds srcTensor's 32 half elements"],
+    );
+    expect_panic(
+        || run(&|u| ascend_quant::<f16, false>(&u.t(0, 32), &u.t(64, 32), &u.t(512, 62), 1.0, 0.0, 32)),
+        &[
+            "AscendQuant: sharedTmpBuffer has 62 bytes; it must hold at least 64",
+            "GetAscendQuantMaxMinTmpSize",
+        ],
+    );
+    expect_panic(
+        || run(&|u| ascend_quant::<f16, false>(&u.t(0, 32), &u.t(64, 32), &u.t(96, 256), 1.0, 0.0, 32)),
+        &["AscendQuant: sharedTmpBuffer UB bytes [0x60, 0x160) overlap src UB bytes [0x40, 0x80)"],
+    );
+    expect_panic(
+        || run(&|u| ascend_quant::<f16, false>(&u.t(0, 32), &u.t(64, 32), &u.t(0, 64), 1.0, 0.0, 32)),
+        &["AscendQuant: sharedTmpBuffer UB bytes [0x0, 0x40) overlap dst UB bytes [0x0, 0x20)"],
+    );
+    on(Soc::Ascend910B, || {
+        let mut pipe = TPipe::new();
+        let (mut v, mut l1) = (TBuf::<VecCalc>::new(), TBuf::<A1>::new());
+        pipe.init_tbuf(&mut v, 1024);
+        pipe.init_tbuf(&mut l1, 1024);
+        let (s, d, t) = (
+            v.get_with_offset::<f16>(32, 0),
+            v.get_with_offset::<i8>(32, 64),
+            v.get_with_offset::<u8>(256, 256),
+        );
+        let (far_s, far_d, far_t) = (l1.get_with_len::<f16>(32), l1.get_with_len::<i8>(32), l1.get::<u8>());
+        expect_panic(
+            || ascend_quant::<_, false>(&far_d, &s, &t, 1.0, 0.0, 32),
+            &["AscendQuant: dstTensor is at position A1"],
+        );
+        expect_panic(
+            || ascend_quant::<_, false>(&d, &far_s, &t, 1.0, 0.0, 32),
+            &["AscendQuant: srcTensor is at position A1"],
+        );
+        expect_panic(
+            || ascend_quant::<_, false>(&d, &s, &far_t, 1.0, 0.0, 32),
+            &["AscendQuant: sharedTmpBuffer is at position A1"],
+        );
+    });
+    // The stack form needs a pipe with room after its buffers.
+    expect_panic(
+        || {
+            on(Soc::Ascend310P, || {
+                let mut pipe = TPipe::new();
+                let mut b = TBuf::<VecCalc>::new();
+                pipe.init_tbuf(&mut b, Soc::Ascend310P.ub_size());
+                ascend_quant_stack::<_, false>(
+                    &b.get::<i8>().view_len(0, 32),
+                    &b.get::<f16>().view_len(32, 32),
+                    1.0,
+                    0.0,
+                    32,
+                );
+            })
+        },
+        &["AscendQuant: no space left in the Unified Buffer for the stack buffer"],
+    );
+}
+
+#[test]
+fn the_host_tiling_gives_the_vendors_sizes() {
+    // The vendor's tiling test: 512 halves.
+    assert_eq!(get_ascend_quant_max_min_tmp_size(512, 2), (1024, 512));
+    assert_eq!(get_ascend_quant_max_min_tmp_size(1024, 4), (2048, 512));
+    assert_eq!(get_ascend_quant_max_min_tmp_size(8, 4), (512, 512));
+    assert_eq!(get_ascend_quant_max_min_tmp_size(272, 2), (544, 512));
+    assert_eq!(get_ascend_quant_tmp_buffer_factor_size(), (2, 0));
+    expect_panic(
+        || {
+            get_ascend_quant_max_min_tmp_size(0, 4);
+        },
+        &["GetAscendQuantMaxMinTmpSize: the source shape has no elements"],
+    );
+    expect_panic(
+        || {
+            get_ascend_quant_max_min_tmp_size(16, 1);
+        },
+        &["GetAscendQuantMaxMinTmpSize: typeSize = 1 is unsupported; it must be 2 or 4"],
+    );
+    expect_panic(
+        || {
+            get_ascend_quant_max_min_tmp_size(12, 2);
+        },
+        &["GetAscendQuantMaxMinTmpSize: the source shape's 12 elements of 2 bytes are 24 bytes, not 32-byte aligned"],
+    );
+    // The minimum is enough: one round of 256 elements.
+    for soc in CHIPS {
+        let (_, min) = get_ascend_quant_max_min_tmp_size(1024, 4);
+        check::<f32>(soc, 1024, Some(min), 2.0, 0.9, 7);
+    }
+}
