@@ -296,3 +296,204 @@ fn the_host_tiling_gives_the_vendors_sizes() {
         check::<f32>(soc, 1024, Some(min), 2.0, 0.9, 7);
     }
 }
+
+/// Runs per-channel `AscendQuant` (`half`) on `soc`: `rows` rows of `scale_count` random
+/// elements, random scales and offsets (a tensor of them, or the scalar `offsets[0]`), a
+/// scratch of `tmp_bytes` (the stack buffer when `None`); checks `dst` bit for bit against the
+/// vendor's steps (`Mul`, `Adds`/`Add`, `Cast`, each rounded), the bytes past the count
+/// untouched, the scratch (each round's `half` values at its start) and the mask state.
+fn check_channel(
+    soc: Soc,
+    scale_count: usize,
+    rows: usize,
+    tmp_bytes: Option<usize>,
+    tensor_offset: bool,
+    seed: u64,
+) {
+    on(soc, || {
+        let mut rng = Rng(seed);
+        let count = scale_count * rows;
+        let len = count.next_multiple_of(32) + 32;
+        let sc_len = scale_count.next_multiple_of(16);
+        let tmp_len = tmp_bytes.unwrap_or(0);
+        let u = ub(3 * len + 4 * sc_len + tmp_len.next_multiple_of(32).max(32));
+        let (src, dst) = (u.t::<f16>(0, len), u.t::<i8>(2 * len, len));
+        let (scale, offset) = (u.t::<f16>(3 * len, sc_len), u.t::<f16>(3 * len + 2 * sc_len, sc_len));
+        let tmp = u.t::<u8>(3 * len + 4 * sc_len, tmp_len);
+        tmp.copy_from_slice(&vec![SENTINEL; tmp_len]);
+        let draw = |rng: &mut Rng, n: usize, span: f32| -> Vec<f16> {
+            (0..n).map(|_| f16::from_f32((rng.below(20_001) as f32 / 10_000.0 - 1.0) * span)).collect()
+        };
+        let (xs, ss, os) =
+            (draw(&mut rng, len, 60.0), draw(&mut rng, sc_len, 4.0), draw(&mut rng, sc_len, 30.0));
+        src.copy_from_slice(&xs);
+        scale.copy_from_slice(&ss);
+        offset.copy_from_slice(&os);
+        dst.copy_from_slice(&vec![0x5A; len]);
+        set_mask_count();
+        set_vector_mask::<f16>(3u64);
+        match (tmp_bytes, tensor_offset) {
+            (Some(_), false) => {
+                ascend_quant_per_channel::<_, false>(&dst, &src, &tmp, &scale, os[0], scale_count, count)
+            }
+            (None, false) => {
+                ascend_quant_per_channel_stack::<_, false>(&dst, &src, &scale, os[0], scale_count, count)
+            }
+            (Some(_), true) => ascend_quant_per_channel_offset::<_, false>(
+                &dst,
+                &src,
+                &tmp,
+                &scale,
+                &offset,
+                scale_count,
+                scale_count,
+                count,
+            ),
+            (None, true) => ascend_quant_per_channel_offset_stack::<_, false>(
+                &dst,
+                &src,
+                &scale,
+                &offset,
+                scale_count,
+                scale_count,
+                count,
+            ),
+        }
+        let ctx = format!(
+            "{soc}, scaleCount {scale_count} x {rows}, tmp {tmp_bytes:?}, offset tensor {tensor_offset}"
+        );
+        let step = |i: usize| {
+            let c = i % scale_count;
+            let o = if tensor_offset { os[c] } else { os[0] };
+            let m = f16::from_f64(xs[i].to_f64() * ss[c].to_f64());
+            let a = f16::from_f64(m.to_f64() + o.to_f64());
+            (a, r_int8(a))
+        };
+        for (i, got) in dst.to_vec().into_iter().enumerate() {
+            let want = if i < count { step(i).1 } else { 0x5A };
+            assert_eq!(got, want, "element {i}; {ctx}");
+        }
+        assert_eq!(get_mask_mode(), MaskMode::Normal, "{ctx}");
+        assert_eq!(get_vector_mask(), [u64::MAX, u64::MAX], "{ctx}");
+        if let Some(bytes) = tmp_bytes {
+            let split = bytes / 2 / 32 * 32;
+            let mut want = vec![SENTINEL; bytes];
+            for row in (0..count).step_by(scale_count) {
+                for start in (0..scale_count).step_by(split) {
+                    for j in start..scale_count.min(start + split) {
+                        let h = step(row + j).0.to_bits().to_le_bytes();
+                        want[2 * (j - start)..2 * (j - start) + 2].copy_from_slice(&h);
+                    }
+                }
+            }
+            assert_eq!(tmp.to_vec(), want, "scratch; {ctx}");
+        }
+        assert_eq!(scale.to_vec(), ss, "the scales are not written; {ctx}");
+    });
+}
+
+#[test]
+fn per_channel_matches_the_reference_on_both_chips_offsets_and_forms() {
+    let mut rng = Rng(47);
+    for soc in CHIPS {
+        for case in 0..8 {
+            // Rows start 32-byte aligned in dst (int8_t): several rows take multiples of 32.
+            let rows = 1 + rng.index(5);
+            let scale_count = if rows == 1 { 1 + rng.index(700) } else { 32 * (1 + rng.index(22)) };
+            let tmp =
+                64 * (1 + rng.index(if case % 2 == 0 { 3 } else { 40 })) + if case % 3 == 0 { 20 } else { 0 };
+            check_channel(soc, scale_count, rows, Some(tmp), false, rng.next());
+            check_channel(soc, scale_count, rows, Some(tmp), true, rng.next());
+        }
+        check_channel(soc, 512, 3, None, false, 8);
+        check_channel(soc, 96, 7, None, true, 9);
+    }
+}
+
+#[test]
+fn per_channel_reports_each_broken_constraint() {
+    expect_panic(
+        || {
+            on(Soc::Ascend910, || {
+                let u = ub(1024);
+                let s = u.t::<f16>(64, 32);
+                ascend_quant_per_channel::<_, false>(&u.t(0, 32), &s, &u.t(512, 256), &s, f16::ZERO, 32, 32);
+            })
+        },
+        &[
+            "AscendQuant: per-channel quantization is not supported on Ascend910",
+            "does not support per channel",
+        ],
+    );
+    let run = |f: &dyn Fn(&util::Ub)| {
+        on(Soc::Ascend310P, || {
+            let u = ub(2048);
+            f(&u)
+        })
+    };
+    let d = |u: &util::Ub| u.t::<i8>(0, 64);
+    let s = |u: &util::Ub| u.t::<f16>(64, 64);
+    let t = |u: &util::Ub| u.t::<u8>(1024, 256);
+    let sc = |u: &util::Ub| u.t::<f16>(256, 32);
+    let of = |u: &util::Ub| u.t::<f16>(512, 16);
+    expect_panic(
+        || run(&|u| ascend_quant_per_channel::<_, false>(&d(u), &s(u), &t(u), &sc(u), f16::ZERO, 48, 64)),
+        &["AscendQuant: scaleCount = 48 exceeds scaleTensor's 32 half elements"],
+    );
+    expect_panic(
+        || run(&|u| ascend_quant_per_channel::<_, false>(&d(u), &s(u), &t(u), &sc(u), f16::ZERO, 0, 64)),
+        &["AscendQuant: scaleCount = 0; it must not be 0"],
+    );
+    expect_panic(
+        || run(&|u| ascend_quant_per_channel::<_, false>(&d(u), &s(u), &t(u), &sc(u), f16::ZERO, 24, 64)),
+        &["AscendQuant: calCount = 64 is not a non-zero multiple of scaleCount = 24"],
+    );
+    expect_panic(
+        || run(&|u| ascend_quant_per_channel::<_, false>(&d(u), &s(u), &t(u), &sc(u), f16::ZERO, 32, 0)),
+        &["AscendQuant: calCount = 0 is not a non-zero multiple of scaleCount = 32"],
+    );
+    expect_panic(
+        || {
+            run(&|u| {
+                ascend_quant_per_channel_offset::<_, false>(&d(u), &s(u), &t(u), &sc(u), &of(u), 32, 32, 64)
+            })
+        },
+        &["AscendQuant: offsetCount = 32 exceeds offsetTensor's 16 half elements"],
+    );
+    expect_panic(
+        || {
+            run(&|u| {
+                ascend_quant_per_channel_offset::<_, false>(&d(u), &s(u), &t(u), &sc(u), &of(u), 32, 16, 64)
+            })
+        },
+        &["AscendQuant: scaleCount = 32 differs from offsetCount = 16; they must be equal"],
+    );
+    expect_panic(
+        || {
+            run(&|u| {
+                ascend_quant_per_channel::<_, false>(&d(u), &s(u), &u.t(1024, 40), &sc(u), f16::ZERO, 32, 64)
+            })
+        },
+        &["AscendQuant: sharedTmpBuffer has 40 bytes; it must hold at least 64"],
+    );
+    on(Soc::Ascend910B, || {
+        let mut pipe = TPipe::new();
+        let (mut v, mut l1) = (TBuf::<VecCalc>::new(), TBuf::<A1>::new());
+        pipe.init_tbuf(&mut v, 1024);
+        pipe.init_tbuf(&mut l1, 1024);
+        let (s, d, t) = (
+            v.get_with_offset::<f16>(32, 0),
+            v.get_with_offset::<i8>(32, 64),
+            v.get_with_offset::<u8>(256, 256),
+        );
+        let far = l1.get_with_len::<f16>(32);
+        expect_panic(
+            || ascend_quant_per_channel::<_, false>(&d, &s, &t, &far, f16::ZERO, 32, 32),
+            &["AscendQuant: scaleTensor is at position A1"],
+        );
+        expect_panic(
+            || ascend_quant_per_channel_offset::<_, false>(&d, &s, &t, &s, &far, 32, 32, 32),
+            &["AscendQuant: offsetTensor is at position A1"],
+        );
+    });
+}
