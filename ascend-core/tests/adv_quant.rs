@@ -497,3 +497,276 @@ fn per_channel_reports_each_broken_constraint() {
         );
     });
 }
+
+// ---- AscendDequant ---------------------------------------------------------------------------
+
+/// The `(dst, deqScale)` pairs, with the reference's conversions.
+trait Deq: AscendDequantElement<Self::S> + std::fmt::Debug + PartialEq {
+    type S: Element;
+    fn scale(f: f32) -> Self::S;
+    /// The last step: `Adds(0)` for `float`, `Cast<half, float>` (`CAST_NONE`, to nearest even).
+    fn out(v: f32) -> Self;
+    fn sentinel() -> Self;
+}
+
+impl Deq for f32 {
+    type S = f32;
+    fn scale(f: f32) -> f32 {
+        f
+    }
+    fn out(v: f32) -> f32 {
+        v + 0.0
+    }
+    fn sentinel() -> f32 {
+        -7.5
+    }
+}
+
+impl Deq for f16 {
+    type S = u64;
+    fn scale(f: f32) -> u64 {
+        // The high half is noise the GatherMask drops.
+        0xDEAD_BEEF_0000_0000 | u64::from(f.to_bits())
+    }
+    fn out(v: f32) -> f16 {
+        f16::from_f32(v)
+    }
+    fn sentinel() -> f16 {
+        f16::from_f32(-7.5)
+    }
+}
+
+/// The vendor's steps per element: the single-row rewrite, then for each row and column
+/// `float(src)` (to nearest even), times the column's scale below `calCount`, converted;
+/// padding columns untouched.
+fn r_dequant<D: Deq>(
+    src: &[i32],
+    scales: &[f32],
+    p: DequantParams,
+    mode: DeQuantMode,
+    dst_len: usize,
+) -> Vec<D> {
+    let block = 32 / D::SIZE;
+    let mut p = p;
+    if mode == DeQuantMode::DequantWithSingleRow
+        && p.m == 1
+        && p.cal_count % block == 0
+        && p.n % p.cal_count == 0
+    {
+        p = DequantParams { m: p.n / p.cal_count, n: p.cal_count, cal_count: p.cal_count };
+    }
+    let inner = p.n.div_ceil(block) * block;
+    let mut out: Vec<D> = (0..dst_len).map(|_| D::sentinel()).collect();
+    for r in 0..p.m {
+        for c in 0..p.n {
+            let mut v = src[r * p.n + c] as f32;
+            if c < p.cal_count {
+                v *= scales[c];
+            }
+            out[r * inner + c] = D::out(v);
+        }
+    }
+    out
+}
+
+/// Runs `AscendDequant` on `soc` with random sources and scales; checks `dst` bit for bit, the
+/// mask state and the scales' `float` copy at the scratch's start.
+fn check_dequant<D: Deq>(soc: Soc, p: DequantParams, mode: DeQuantMode, tmp_bytes: Option<usize>, seed: u64) {
+    on(soc, || {
+        let mut rng = Rng(seed);
+        let block = 32 / D::SIZE;
+        let src_len = (p.m * p.n).next_multiple_of(8) + 8;
+        let dst_len = p.m * p.n.div_ceil(block) * block + block;
+        let sc_len = p.n.next_multiple_of(8);
+        let (sb, db, qb) = (src_len * 4, (dst_len * D::SIZE).next_multiple_of(32), sc_len * 8);
+        let tmp_len = tmp_bytes.unwrap_or(0);
+        let u = ub(sb + db + qb + tmp_len.next_multiple_of(32).max(32));
+        let (src, dst) = (u.t::<i32>(0, src_len), u.t::<D>(sb, dst_len));
+        let deq = u.t::<D::S>(sb + db, sc_len);
+        let tmp = u.t::<u8>(sb + db + qb, tmp_len);
+        let xs: Vec<i32> = (0..src_len).map(|_| rng.below(20_001) as i32 - 10_000).collect();
+        let ss: Vec<f32> = (0..sc_len).map(|_| (rng.below(8001) as f32 - 4000.0) / 997.0).collect();
+        src.copy_from_slice(&xs);
+        deq.copy_from_slice(&ss.iter().map(|&f| D::scale(f)).collect::<Vec<_>>());
+        dst.copy_from_slice(&(0..dst_len).map(|_| D::sentinel()).collect::<Vec<_>>());
+        set_vector_mask::<f32>(3u64);
+        match tmp_bytes {
+            Some(_) => ascend_dequant(&dst, &src, &deq, &tmp, p, mode),
+            None => ascend_dequant_stack(&dst, &src, &deq, p, mode),
+        }
+        let ctx = format!("{soc}, {:?} {p:?} {mode:?}, tmp {tmp_bytes:?}", D::DTYPE);
+        let want = r_dequant::<D>(&xs, &ss, p, mode, dst_len);
+        for (i, (g, w)) in dst.to_vec().iter().zip(&want).enumerate() {
+            assert_eq!(g.to_bits_u64(), w.to_bits_u64(), "element {i}: {g:?}, want {w:?}; {ctx}");
+        }
+        assert_eq!(get_mask_mode(), MaskMode::Normal, "{ctx}");
+        assert_eq!(get_vector_mask(), [u64::MAX, u64::MAX], "{ctx}");
+        if tmp_bytes.is_some() {
+            let f = tmp.reinterpret_cast::<f32>().to_vec();
+            let cal = p.cal_count;
+            assert_eq!(f[..cal], ss[..cal], "the scales in float; {ctx}");
+        }
+    });
+}
+
+#[test]
+fn dequant_matches_the_reference_on_both_chips_types_and_forms() {
+    let mut rng = Rng(71);
+    for soc in CHIPS {
+        for case in 0..12 {
+            let n = 8 * (1 + rng.index(if case % 4 == 0 { 60 } else { 12 }));
+            let m = 1 + rng.index(6);
+            let cal_count = 1 + rng.index(n);
+            let mode = if case % 2 == 0 {
+                DeQuantMode::DequantWithMultiRow
+            } else {
+                DeQuantMode::DequantWithSingleRow
+            };
+            // From the scales and one row (several rounds) to more than all rows.
+            let min = (cal_count.next_multiple_of(8) + n) * 4;
+            let tmp = min + 4 * n * rng.index(m + 2) + if case % 3 == 0 { 12 } else { 0 };
+            let p = DequantParams { m, n, cal_count };
+            check_dequant::<f32>(soc, p, mode, Some(tmp), rng.next());
+            check_dequant::<f16>(soc, p, mode, Some(tmp), rng.next());
+        }
+        // The single-row rewrite: {1, 64, 16} becomes {4, 16, 16}, then as given.
+        for mode in [DeQuantMode::DequantWithSingleRow, DeQuantMode::DequantWithMultiRow] {
+            check_dequant::<f32>(soc, DequantParams { m: 1, n: 64, cal_count: 16 }, mode, Some(1024), 1);
+            check_dequant::<f16>(soc, DequantParams { m: 1, n: 64, cal_count: 16 }, mode, Some(1024), 2);
+        }
+        // More than 255 rows in one buffer: the normal-mode Mul in two calls.
+        check_dequant::<f32>(
+            soc,
+            DequantParams { m: 300, n: 8, cal_count: 5 },
+            DeQuantMode::DequantWithMultiRow,
+            Some(12_000),
+            3,
+        );
+        // Rows longer than 2040: one counter-mode Mul per row.
+        check_dequant::<f32>(
+            soc,
+            DequantParams { m: 2, n: 2056, cal_count: 2050 },
+            DeQuantMode::DequantWithMultiRow,
+            Some(2064 * 4 * 3),
+            4,
+        );
+        // Half rows padded to 16: n = 8, 24.
+        check_dequant::<f16>(
+            soc,
+            DequantParams { m: 5, n: 24, cal_count: 20 },
+            DeQuantMode::DequantWithMultiRow,
+            Some(256),
+            5,
+        );
+        check_dequant::<f16>(
+            soc,
+            DequantParams { m: 3, n: 8, cal_count: 8 },
+            DeQuantMode::default(),
+            None,
+            6,
+        );
+        check_dequant::<f32>(
+            soc,
+            DequantParams { m: 4, n: 72, cal_count: 70 },
+            DeQuantMode::default(),
+            None,
+            7,
+        );
+    }
+}
+
+#[test]
+fn dequant_reports_each_broken_constraint() {
+    expect_panic(
+        || {
+            on(Soc::Ascend910, || {
+                let u = ub(1024);
+                let p = DequantParams { m: 1, n: 8, cal_count: 8 };
+                ascend_dequant(
+                    &u.t::<f32>(0, 8),
+                    &u.t::<i32>(32, 8),
+                    &u.t::<f32>(64, 8),
+                    &u.t::<u8>(512, 256),
+                    p,
+                    DeQuantMode::default(),
+                );
+            })
+        },
+        &["AscendDequant: AscendDequant has no implementation on Ascend910"],
+    );
+    let run = |p: DequantParams, dst_len: usize, tmp: usize, needle: &str| {
+        expect_panic(
+            || {
+                on(Soc::Ascend910B, || {
+                    let u = ub(4096);
+                    ascend_dequant(
+                        &u.t::<f32>(0, dst_len),
+                        &u.t::<i32>(1024, 64),
+                        &u.t::<f32>(1536, 16),
+                        &u.t::<u8>(2048, tmp),
+                        p,
+                        DeQuantMode::DequantWithMultiRow,
+                    );
+                })
+            },
+            &[needle],
+        );
+    };
+    run(
+        DequantParams { m: 2, n: 12, cal_count: 8 },
+        64,
+        256,
+        "AscendDequant: params.n = 12 is not a multiple of 8",
+    );
+    run(
+        DequantParams { m: 5, n: 16, cal_count: 8 },
+        128,
+        256,
+        "AscendDequant: params.m * params.n = 5 * 16 exceeds srcTensor's 64 int32_t elements",
+    );
+    run(
+        DequantParams { m: 2, n: 16, cal_count: 0 },
+        64,
+        256,
+        "AscendDequant: params.calCount = 0 is not in 1..=params.n (16)",
+    );
+    run(
+        DequantParams { m: 2, n: 16, cal_count: 17 },
+        64,
+        256,
+        "AscendDequant: params.calCount = 17 is not in 1..=params.n (16)",
+    );
+    run(
+        DequantParams { m: 2, n: 24, cal_count: 20 },
+        64,
+        256,
+        "AscendDequant: params.calCount = 20 exceeds deqScale's 16 float elements",
+    );
+    run(
+        DequantParams { m: 2, n: 16, cal_count: 8 },
+        24,
+        256,
+        "AscendDequant: dstTensor holds 24 float elements, fewer than params.m * 16",
+    );
+    run(DequantParams { m: 2, n: 16, cal_count: 8 }, 64, 92, "AscendDequant: sharedTmpBuffer has 92 bytes; it must hold the 8 float scales and one row of 16 floats (96 bytes");
+    assert_eq!(get_ascend_dequant_max_min_tmp_size(&[4, 64], 4), ((64 + 256 + 72) * 4, (64 + 64 + 72) * 4));
+    assert_eq!(get_ascend_dequant_max_min_tmp_size(&[64], 4), ((64 + 64 + 72) * 4, (64 + 64 + 72) * 4));
+    expect_panic(
+        || {
+            get_ascend_dequant_max_min_tmp_size(&[0, 8], 4);
+        },
+        &["GetAscendDequantMaxMinTmpSize: the source shape has no elements"],
+    );
+    expect_panic(
+        || {
+            get_ascend_dequant_max_min_tmp_size(&[2, 2, 8], 4);
+        },
+        &["GetAscendDequantMaxMinTmpSize: the source shape has 3 dimensions; it must have 1 or 2"],
+    );
+    expect_panic(
+        || {
+            get_ascend_dequant_max_min_tmp_size(&[8], 2);
+        },
+        &["GetAscendDequantMaxMinTmpSize: typeSize = 2 is unsupported; it must be 4 (int32_t)"],
+    );
+}

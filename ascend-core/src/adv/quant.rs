@@ -1,4 +1,5 @@
-//! Quantization of the advanced API (the vendor's `adv_api/quantization`): `AscendQuant`.
+//! Quantization of the advanced API (the vendor's `adv_api/quantization`): `AscendQuant` and
+//! `AscendDequant`.
 //!
 //! Written as the vendor's `ascend_quant_pre_impl.h` (shared by `__NPU_ARCH__` 2201 and 2002,
 //! Ascend910B and Ascend310P): counter mode, rounds of `splitSize` elements, the scalar (or
@@ -11,13 +12,18 @@ use crate::error::ensure;
 use crate::soc::Soc;
 use crate::sync::{pipe_barrier, PIPE_V};
 use crate::tensor::LocalTensor;
+use crate::vector::binary::mul_masked;
 use crate::vector::cast::{cast_masked, RoundMode};
-use crate::vector::mask::{reset_mask, set_mask_count, set_mask_norm, MASK_PLACEHOLDER};
+use crate::vector::gather_mask::{gather_mask, GatherMaskParams, GatherPattern};
+use crate::vector::mask::{
+    reset_mask, set_mask_count, set_mask_norm, set_vector_mask, Mask, MASK_PLACEHOLDER,
+};
+use crate::vector::params::BinaryRepeatParams;
 
 use super::steps::{add, adds, mul, muls};
 use super::{
-    check_chip, check_tmp_operands, count_mask, counter_rounds, host_checks, split_count, stack_tensor,
-    NARROW, ONE_BLK_SIZE, V220_V200,
+    check_apart, check_chip, check_tmp_operands, count_mask, counter_rounds, host_checks, span, split_count,
+    stack_tensor, whole, NARROW, ONE_BLK_SIZE, SAME, V220_V200,
 };
 
 mod sealed {
@@ -468,6 +474,405 @@ pub fn ascend_quant_per_channel_offset_stack<T: AscendQuantPerChannelElement, co
         offset_count,
         count,
     );
+}
+
+// ---- AscendDequant --------------------------------------------------------------------------
+
+/// `AscendDequant`'s shape (AscendC `DequantParams`): `m` rows of `n` `int32_t` elements (`n`
+/// a multiple of 8, 32 bytes of `float`); the first `cal_count` of each row are multiplied by
+/// `deqScale`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct DequantParams {
+    /// Rows (`m`).
+    pub m: usize,
+    /// Elements per row (`n`), a multiple of 8.
+    pub n: usize,
+    /// Elements of each row that are scaled (`calCount`), in `1..=n`.
+    pub cal_count: usize,
+}
+
+/// How `AscendDequant` reads a single row `{1, m·n, n}` (AscendC `DeQuantMode`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum DeQuantMode {
+    /// `DEQUANT_WITH_SINGLE_ROW` (the default): `{1, n, c}` with `n` a multiple of `c` and `c`
+    /// a whole number of 32-byte blocks of the destination becomes `{n / c, c, c}`, every `c`
+    /// elements scaled by the same `c` scales.
+    #[default]
+    DequantWithSingleRow,
+    /// `DEQUANT_WITH_MULTI_ROW`: the parameters are taken as given.
+    DequantWithMultiRow,
+}
+
+/// The `(destination, deqScale)` type pairs of [`ascend_dequant`] on both chips (the vendor's
+/// `IsTemplateValid`): `half` with `uint64_t` scales (the `float` in each one's low 32 bits) and
+/// `float` with `float` scales. (The `bfloat16_t` pairs of Ascend910B are not implemented here.)
+///
+/// Any other pair does not compile:
+/// ```compile_fail
+/// use ascend_core::prelude::*;
+/// fn f(d: &LocalTensor<f16>, s: &LocalTensor<i32>, q: &LocalTensor<f32>, t: &LocalTensor<u8>) {
+///     ascend_dequant(d, s, q, t, DequantParams { m: 1, n: 8, cal_count: 8 }, DeQuantMode::DequantWithMultiRow)
+/// }
+/// ```
+pub trait AscendDequantElement<S: Element>: Element + sealed::Sealed {
+    /// The vendor's `CastDeqscale`: the first `n` scales as `float` into `dst`.
+    #[doc(hidden)]
+    fn cast_deq_scale(dst: &LocalTensor<f32>, deq_scale: &LocalTensor<S>, n: usize);
+    /// The vendor's `CastDst` of `n` elements under a counter mask already in counter mode
+    /// (`src_inner` and `dst_inner` the row lengths of the source and the destination).
+    #[doc(hidden)]
+    fn cast_dst(
+        dst: &LocalTensor<Self>,
+        src: &LocalTensor<f32>,
+        src_inner: usize,
+        dst_inner: usize,
+        n: usize,
+    );
+}
+
+impl AscendDequantElement<f32> for f32 {
+    #[track_caller]
+    fn cast_deq_scale(dst: &LocalTensor<f32>, deq_scale: &LocalTensor<f32>, n: usize) {
+        count_mask::<f32>(n);
+        adds(dst, deq_scale, 0.0);
+    }
+    #[track_caller]
+    fn cast_dst(
+        dst: &LocalTensor<f32>,
+        src: &LocalTensor<f32>,
+        _src_inner: usize,
+        _dst_inner: usize,
+        n: usize,
+    ) {
+        count_mask::<f32>(n);
+        adds(dst, src, 0.0);
+    }
+}
+
+impl AscendDequantElement<u64> for f16 {
+    #[track_caller]
+    fn cast_deq_scale(dst: &LocalTensor<f32>, deq_scale: &LocalTensor<u64>, n: usize) {
+        // GatherMask (its own count in reduce mode): pattern 1 keeps the even floats, the low
+        // halves of the uint64_t scales.
+        let params = GatherMaskParams { repeat_times: 1, ..GatherMaskParams::default() };
+        gather_mask::<f32, u32>(
+            dst,
+            &deq_scale.reinterpret_cast::<f32>(),
+            GatherPattern::Fixed(1),
+            true,
+            (n * 2) as u32,
+            &params,
+        );
+        pipe_barrier::<PIPE_V>();
+        set_mask_count();
+    }
+    #[track_caller]
+    fn cast_dst(
+        dst: &LocalTensor<f16>,
+        src: &LocalTensor<f32>,
+        src_inner: usize,
+        dst_inner: usize,
+        n: usize,
+    ) {
+        // float -> half: CAST_NONE on both chips.
+        if src_inner == dst_inner {
+            count_mask::<f32>(n);
+            narrow(dst, src);
+            return;
+        }
+        let (loops, tail) = (n / src_inner, n % src_inner);
+        count_mask::<f32>(src_inner);
+        for i in 0..loops {
+            cast_masked::<f16, f32, false>(
+                &dst.view(i * dst_inner),
+                &src.view(i * src_inner),
+                RoundMode::CastNone,
+                MASK_PLACEHOLDER,
+                1,
+                &NARROW,
+            );
+        }
+        pipe_barrier::<PIPE_V>();
+        if tail > 0 {
+            count_mask::<f32>(tail);
+            narrow(&dst.view(loops * dst_inner), &src.view(loops * src_inner));
+        }
+    }
+}
+
+const ASCEND_DEQUANT: &str = "AscendDequant";
+/// `float`s in a data block and in a repeat.
+const FLOAT_PER_BLOCK: usize = 8;
+const FLOAT_PER_REPEAT: usize = 64;
+
+/// `DequantMul`: the first `cal_count` of `k` rows of `n` floats times the scales, in place.
+#[track_caller]
+fn dequant_mul(buf: &LocalTensor<f32>, scale: &LocalTensor<f32>, p: &DequantParams, k: usize) {
+    if k == 0 {
+        return;
+    }
+    let n = p.n;
+    if n > 255 * FLOAT_PER_BLOCK {
+        // The repeat stride n / 8 does not fit a u8: one counter-mode Mul per row.
+        count_mask::<f32>(p.cal_count);
+        for i in 0..k {
+            mul_masked::<f32, false>(
+                &buf.view(i * n),
+                &buf.view(i * n),
+                scale,
+                MASK_PLACEHOLDER,
+                1,
+                &BinaryRepeatParams::default(),
+            );
+        }
+        pipe_barrier::<PIPE_V>();
+        return;
+    }
+    let rep = (n / FLOAT_PER_BLOCK) as u8;
+    let params = BinaryRepeatParams::new(1, 1, 1, rep, rep, 0);
+    let (main_loops, tail) = (p.cal_count / FLOAT_PER_REPEAT, p.cal_count % FLOAT_PER_REPEAT);
+    // Counter mode: k repeats of 64 columns, one per row.
+    count_mask::<f32>(FLOAT_PER_REPEAT * k);
+    for i in 0..main_loops {
+        let c = i * FLOAT_PER_REPEAT;
+        mul_masked::<f32, false>(&buf.view(c), &buf.view(c), &scale.view(c), MASK_PLACEHOLDER, 1, &params);
+    }
+    pipe_barrier::<PIPE_V>();
+    if tail != 0 {
+        // Normal mode: the last columns under a bit mask, up to 255 rows a call.
+        set_mask_norm();
+        set_vector_mask::<f32>(Mask::Bits([(1u64 << tail) - 1, 0]));
+        let base = main_loops * FLOAT_PER_REPEAT;
+        let (k_times, k_remains) = (k / 255, k % 255);
+        for i in 0..k_times {
+            let idx = base + 255 * i * n;
+            mul_masked::<f32, false>(
+                &buf.view(idx),
+                &buf.view(idx),
+                &scale.view(base),
+                MASK_PLACEHOLDER,
+                255,
+                &params,
+            );
+            pipe_barrier::<PIPE_V>();
+        }
+        if k_remains > 0 {
+            let idx = base + 255 * k_times * n;
+            mul_masked::<f32, false>(
+                &buf.view(idx),
+                &buf.view(idx),
+                &scale.view(base),
+                MASK_PLACEHOLDER,
+                k_remains as u8,
+                &params,
+            );
+            pipe_barrier::<PIPE_V>();
+        }
+    }
+}
+
+/// `CastSrc`: `n` `int32_t` to `float` (`CAST_NONE`) under a counter mask.
+#[track_caller]
+fn cast_src(src: &LocalTensor<i32>, dst: &LocalTensor<f32>, n: usize) {
+    count_mask::<f32>(n);
+    cast_masked::<f32, i32, false>(dst, src, RoundMode::CastNone, MASK_PLACEHOLDER, 1, &SAME);
+    pipe_barrier::<PIPE_V>();
+}
+
+/// Per-channel dequantization: for each row `r < m` and column `c < n` of `params`,
+/// `dst[r·n' + c] = D(float(src[r·n + c]) * deq_scale[c])` for `c < cal_count` and
+/// `D(float(src[r·n + c]))` beyond, where `n'` is `n` rounded up to a 32-byte block of `D`
+/// (AscendC `AscendDequant<dstT, scaleT, mode>(dstTensor, srcTensor, deqScale,
+/// sharedTmpBuffer, params)`).
+///
+/// As the vendor's implementation on Ascend910B and Ascend310P (`ascend_dequant_common_impl.h`):
+/// `mode` first rewrites a single row (see [`DeQuantMode`]); the scratch, as `float`, holds the
+/// scales (rounded up to 8) then a source buffer of whole rows (at most all of them); the
+/// scales are brought to `float` (`Adds(0)`, or `GatherMask` of the low halves of `uint64_t`);
+/// then per buffer of rows: `Cast<float, int32_t>`, the scaling `Mul`s (counter mode over 64
+/// columns of every row with a repeat stride of one row, then the last `cal_count % 64`
+/// columns in normal mode under a bit mask, 255 rows a call; one counter-mode `Mul` per row
+/// when a row is longer than 2040), and `Adds(0)` into `dst` (`float`) or `Cast<half, float>`
+/// (`CAST_NONE`, row by row when the destination's rows are padded), each followed by
+/// `PipeBarrier<PIPE_V>`. Then normal mode and the mask reset.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let mut pipe = TPipe::new();
+/// let (mut q, mut tmp) = (TBuf::<VecCalc>::new(), TBuf::<VecCalc>::new());
+/// pipe.init_tbuf(&mut q, 2 * 16 * 4 + 32);
+/// pipe.init_tbuf(&mut tmp, 1024);
+/// let (x, y) = (q.get_with_offset::<i32>(16, 0), q.get_with_offset::<f32>(16, 64));
+/// let s = q.get_with_offset::<f32>(8, 128);
+/// x.copy_from_slice(&[3; 16]);
+/// s.copy_from_slice(&[0.5, 1.0, 2.0, 4.0, 1.0, 1.0, 1.0, 1.0]);
+/// let params = DequantParams { m: 2, n: 8, cal_count: 4 };
+/// ascend_dequant(&y, &x, &s, &tmp.get::<u8>(), params, DeQuantMode::DequantWithMultiRow);
+/// assert_eq!(y.to_vec()[8..], [1.5, 3.0, 6.0, 12.0, 3.0, 3.0, 3.0, 3.0]);
+/// ```
+///
+/// # Panics
+/// Panics on Ascend910 and Ascend310B (no implementation); if `params.n` is not a multiple of
+/// 8, `params.cal_count` is 0 or exceeds `params.n` or `deq_scale`, `m · n` exceeds `src`, or
+/// `m` padded rows exceed `dst`; a tensor is not in the Unified Buffer; the scratch cannot hold
+/// the scales and one row of `float`s, or overlaps `src` or `dst`; or any instruction's own
+/// check fails.
+#[track_caller]
+pub fn ascend_dequant<D: AscendDequantElement<S>, S: Element>(
+    dst: &LocalTensor<D>,
+    src: &LocalTensor<i32>,
+    deq_scale: &LocalTensor<S>,
+    shared_tmp_buffer: &LocalTensor<u8>,
+    params: DequantParams,
+    mode: DeQuantMode,
+) {
+    let api = ASCEND_DEQUANT;
+    check_chip(api, &V220_V200);
+    for (name, pos) in [
+        ("dstTensor", dst.get_position()),
+        ("srcTensor", src.get_position()),
+        ("deqScale", deq_scale.get_position()),
+    ] {
+        ensure(pos.is_ub(), api, || {
+            format!("{name} is at position {pos}; it must be VECIN, VECOUT or VECCALC")
+        });
+    }
+    // IsDequantParamsValid, IsDeqscaleTensorValid
+    let DequantParams { m, n, cal_count } = params;
+    ensure(n % FLOAT_PER_BLOCK == 0, api, || format!("params.n = {n} is not a multiple of 8"));
+    ensure(m * n <= src.get_size(), api, || {
+        format!("params.m * params.n = {m} * {n} exceeds srcTensor's {} int32_t elements", src.get_size())
+    });
+    ensure(cal_count > 0 && cal_count <= n, api, || {
+        format!("params.calCount = {cal_count} is not in 1..=params.n ({n})")
+    });
+    let block = ONE_BLK_SIZE / D::SIZE;
+    let align_inner = n.div_ceil(block) * block;
+    ensure(m * align_inner <= dst.get_size(), api, || {
+        format!(
+            "dstTensor holds {} {} elements, fewer than params.m * {align_inner} (params.n padded to 32 bytes)",
+            dst.get_size(),
+            D::DTYPE
+        )
+    });
+    ensure(cal_count <= deq_scale.get_size(), api, || {
+        format!(
+            "params.calCount = {cal_count} exceeds deqScale's {} {} elements",
+            deq_scale.get_size(),
+            S::DTYPE
+        )
+    });
+    let pos = shared_tmp_buffer.get_position();
+    ensure(pos.is_ub(), api, || {
+        format!("sharedTmpBuffer is at position {pos}; it must be VECIN, VECOUT or VECCALC")
+    });
+    let t = whole("sharedTmpBuffer", shared_tmp_buffer);
+    check_apart(api, &[(t, span("src", src, m * n)), (t, span("dst", dst, m * align_inner))]);
+    let total = m * n;
+    // UpdateDequantParams
+    let mut p = params;
+    if mode == DeQuantMode::DequantWithSingleRow
+        && p.m == 1
+        && p.cal_count % block == 0
+        && p.n % p.cal_count == 0
+    {
+        p = DequantParams { m: p.n / p.cal_count, n: p.cal_count, cal_count: p.cal_count };
+    }
+    // AscendDequantTmpCalc
+    let stack = shared_tmp_buffer.reinterpret_cast::<f32>();
+    let deq_size = p.cal_count.div_ceil(FLOAT_PER_BLOCK) * FLOAT_PER_BLOCK;
+    let rows = stack.get_size().saturating_sub(deq_size) / p.n * p.n;
+    ensure(rows > 0, api, || {
+        format!(
+            "sharedTmpBuffer has {} bytes; it must hold the {deq_size} float scales and one row of {} floats ({} bytes; \
+             see the host's GetAscendDequantMaxMinTmpSize)",
+            shared_tmp_buffer.get_size(),
+            p.n,
+            (deq_size + p.n) * 4
+        )
+    });
+    let tmp_size = rows.min(p.m * p.n);
+    let (scale_f, src_f) = (stack.clone(), stack.view(deq_size));
+    set_mask_count();
+    // CalculateByInner (the DequantParams form: no partial row)
+    let dst_inner = p.n.div_ceil(block) * block;
+    let (loops, tail) = (total / tmp_size, total % tmp_size);
+    D::cast_deq_scale(&scale_f, deq_scale, p.cal_count);
+    let k = tmp_size / p.n;
+    let cast_dst_index = if p.n == dst_inner { tmp_size } else { k * dst_inner };
+    for i in 0..loops {
+        set_mask_count();
+        cast_src(&src.view(i * tmp_size), &src_f, tmp_size);
+        dequant_mul(&src_f, &scale_f, &p, k);
+        set_mask_count();
+        D::cast_dst(&dst.view(i * cast_dst_index), &src_f, p.n, dst_inner, tmp_size);
+    }
+    if tail > 0 {
+        cast_src(&src.view(total - tail), &src_f, tail);
+        dequant_mul(&src_f, &scale_f, &p, tail / p.n);
+        set_mask_count();
+        let index = if p.n == dst_inner { total - tail } else { (total - tail) / p.n * dst_inner };
+        D::cast_dst(&dst.view(index), &src_f, p.n, dst_inner, tail);
+    }
+    set_mask_norm();
+    reset_mask();
+}
+
+/// [`ascend_dequant`] with the stack buffer as scratch (AscendC `AscendDequant<dstT, scaleT,
+/// mode>(dstTensor, srcTensor, deqScale, params)`).
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let mut pipe = TPipe::new();
+/// let mut q = TBuf::<VecCalc>::new();
+/// pipe.init_tbuf(&mut q, 16 * 4 + 16 * 2 + 16 * 8);
+/// let (x, y) = (q.get_with_offset::<i32>(16, 0), q.get_with_offset::<f16>(16, 64));
+/// let s = q.get_with_offset::<u64>(16, 96);
+/// x.copy_from_slice(&[-7; 16]);
+/// s.copy_from_slice(&[u64::from(0.25f32.to_bits()); 16]);
+/// ascend_dequant_stack(&y, &x, &s, DequantParams { m: 1, n: 16, cal_count: 16 }, DeQuantMode::default());
+/// assert_eq!(y.get_value(15), f16::from_f32(-1.75));
+/// ```
+///
+/// # Panics
+/// As [`ascend_dequant`], and if the core has no `TPipe` or its buffers leave no room.
+#[track_caller]
+pub fn ascend_dequant_stack<D: AscendDequantElement<S>, S: Element>(
+    dst: &LocalTensor<D>,
+    src: &LocalTensor<i32>,
+    deq_scale: &LocalTensor<S>,
+    params: DequantParams,
+    mode: DeQuantMode,
+) {
+    ascend_dequant(dst, src, deq_scale, &stack_tensor(ASCEND_DEQUANT), params, mode);
+}
+
+/// The scratch bytes `AscendDequant` takes for a source of `shape` (`[n]` or `[m, n]`) of
+/// `type_size`-byte elements: `(max, min)` (AscendC's host-side
+/// `GetAscendDequantMaxMinTmpSize(srcShape, typeSize, maxValue, minValue)`): 64 floats, the
+/// scales (`n + 8` floats), and all rows (max) or one row (min).
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// assert_eq!(get_ascend_dequant_max_min_tmp_size(&[4, 64], 4), ((64 + 256 + 72) * 4, (64 + 64 + 72) * 4));
+/// ```
+///
+/// # Panics
+/// Panics if the shape has no elements or is not 1- or 2-dimensional, or `type_size` is not 4
+/// (the vendor's host checks).
+#[track_caller]
+pub fn get_ascend_dequant_max_min_tmp_size(shape: &[usize], type_size: usize) -> (usize, usize) {
+    const API: &str = "GetAscendDequantMaxMinTmpSize";
+    ensure(shape.iter().product::<usize>() > 0, API, || {
+        "the source shape has no elements; its size must be greater than 0".into()
+    });
+    ensure(matches!(shape.len(), 1 | 2), API, || {
+        format!("the source shape has {} dimensions; it must have 1 or 2", shape.len())
+    });
+    ensure(type_size == 4, API, || format!("typeSize = {type_size} is unsupported; it must be 4 (int32_t)"));
+    let (outer, inner) = if shape.len() == 2 { (shape[0], shape[1]) } else { (1, shape[0]) };
+    let deq = inner + FLOAT_PER_BLOCK;
+    ((FLOAT_PER_REPEAT + outer * inner + deq) * 4, (FLOAT_PER_REPEAT + inner + deq) * 4)
 }
 
 /// The vendor's host-side checks of the quantization tiling helpers (`CheckQuantHostCommon`):
