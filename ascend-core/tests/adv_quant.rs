@@ -770,3 +770,111 @@ fn dequant_reports_each_broken_constraint() {
         &["GetAscendDequantMaxMinTmpSize: typeSize = 2 is unsupported; it must be 4 (int32_t)"],
     );
 }
+
+/// Runs the `calCount` form of `AscendDequant` on `soc`: `src` of `rows · n` elements, `n`
+/// scales, the first `count` elements; checks `dst` bit for bit (rows padded for `half`).
+fn check_dequant_count<D: Deq>(
+    soc: Soc,
+    n: usize,
+    rows: usize,
+    count: usize,
+    tmp_bytes: Option<usize>,
+    seed: u64,
+) {
+    on(soc, || {
+        let mut rng = Rng(seed);
+        let block = 32 / D::SIZE;
+        let inner = n.div_ceil(block) * block;
+        let src_len = rows * n;
+        let dst_len = rows * inner;
+        let (sb, db, qb) =
+            (src_len * 4, (dst_len * D::SIZE).next_multiple_of(32), (n * 8).next_multiple_of(32));
+        let tmp_len = tmp_bytes.unwrap_or(0);
+        let u = ub(sb.next_multiple_of(32) + db + qb + tmp_len.next_multiple_of(32).max(32));
+        let sb = sb.next_multiple_of(32);
+        let (src, dst) = (u.t::<i32>(0, src_len), u.t::<D>(sb, dst_len));
+        let deq = u.t::<D::S>(sb + db, n);
+        let tmp = u.t::<u8>(sb + db + qb, tmp_len);
+        let xs: Vec<i32> = (0..src_len).map(|_| rng.below(20_001) as i32 - 10_000).collect();
+        let ss: Vec<f32> = (0..n).map(|_| (rng.below(8001) as f32 - 4000.0) / 997.0).collect();
+        src.copy_from_slice(&xs);
+        deq.copy_from_slice(&ss.iter().map(|&f| D::scale(f)).collect::<Vec<_>>());
+        dst.copy_from_slice(&(0..dst_len).map(|_| D::sentinel()).collect::<Vec<_>>());
+        match tmp_bytes {
+            Some(_) => ascend_dequant_count(&dst, &src, &deq, &tmp, count, DeQuantMode::default()),
+            None => ascend_dequant_count_stack(&dst, &src, &deq, count, DeQuantMode::default()),
+        }
+        let mut want: Vec<D> = (0..dst_len).map(|_| D::sentinel()).collect();
+        for i in 0..count {
+            want[i / n * inner + i % n] = D::out(xs[i] as f32 * ss[i % n]);
+        }
+        let ctx = format!("{soc}, {:?} n {n} x {rows}, count {count}, tmp {tmp_bytes:?}", D::DTYPE);
+        for (i, (g, w)) in dst.to_vec().iter().zip(&want).enumerate() {
+            assert_eq!(g.to_bits_u64(), w.to_bits_u64(), "element {i}: {g:?}, want {w:?}; {ctx}");
+        }
+        assert_eq!(get_mask_mode(), MaskMode::Normal, "{ctx}");
+    });
+}
+
+#[test]
+fn dequant_count_form_matches_the_reference() {
+    let mut rng = Rng(83);
+    for soc in CHIPS {
+        for case in 0..10 {
+            let n = 8 * (1 + rng.index(if case % 3 == 0 { 40 } else { 8 }));
+            let rows = 1 + rng.index(6);
+            let count = 1 + rng.index(rows * n);
+            let tmp = (n.next_multiple_of(8) + n) * 4 + 4 * n * rng.index(rows + 1);
+            check_dequant_count::<f32>(soc, n, rows, count, Some(tmp), rng.next());
+            check_dequant_count::<f16>(soc, n, rows, count, Some(tmp), rng.next());
+        }
+        check_dequant_count::<f32>(soc, 24, 5, 110, None, 1);
+        check_dequant_count::<f16>(soc, 40, 3, 97, None, 2);
+    }
+    for (count, needle) in [
+        (0, "AscendDequant: calCount = 0 is not in 1..=srcTensor's 64 elements"),
+        (65, "AscendDequant: calCount = 65 is not in 1..=srcTensor's 64 elements"),
+    ] {
+        expect_panic(
+            || {
+                on(Soc::Ascend910B, || {
+                    let u = ub(2048);
+                    ascend_dequant_count(
+                        &u.t::<f32>(0, 64),
+                        &u.t::<i32>(256, 64),
+                        &u.t::<f32>(512, 16),
+                        &u.t::<u8>(1024, 512),
+                        count,
+                        DeQuantMode::default(),
+                    );
+                })
+            },
+            &[needle],
+        );
+    }
+    expect_panic(
+        || {
+            on(Soc::Ascend310P, || {
+                let u = ub(2048);
+                ascend_dequant_count(
+                    &u.t::<f32>(0, 64),
+                    &u.t::<i32>(256, 64),
+                    &u.t::<f32>(512, 24),
+                    &u.t::<u8>(1024, 512),
+                    64,
+                    DeQuantMode::default(),
+                );
+            })
+        },
+        &["AscendDequant: srcTensor's 64 elements are not a multiple of deqScale's 24"],
+    );
+    expect_panic(
+        || {
+            on(Soc::Ascend310P, || {
+                let u = ub(2048);
+                ascend_dequant_count(&u.t::<f16>(0, 64), &u.t::<i32>(256, 64), &u.t::<u64>(512, 4), &u.t::<u8>(1024, 512), 64, DeQuantMode::default());
+            })
+        },
+        &["AscendDequant: deqScale holds 4 uint64_t elements; without DequantParams it must hold a multiple of 8"],
+    );
+}

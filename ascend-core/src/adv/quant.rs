@@ -726,6 +726,23 @@ pub fn ascend_dequant<D: AscendDequantElement<S>, S: Element>(
     params: DequantParams,
     mode: DeQuantMode,
 ) {
+    dequant_impl(dst, src, deq_scale, shared_tmp_buffer, params, mode, params.m * params.n, true);
+}
+
+/// The vendor's `AscendDequantImpl`: the checks, `UpdateDequantParams`, the scratch layout and
+/// `CalculateByInner` over `cal` elements (`pure`: whole rows only, the `DequantParams` forms).
+#[track_caller]
+#[allow(clippy::too_many_arguments)]
+fn dequant_impl<D: AscendDequantElement<S>, S: Element>(
+    dst: &LocalTensor<D>,
+    src: &LocalTensor<i32>,
+    deq_scale: &LocalTensor<S>,
+    shared_tmp_buffer: &LocalTensor<u8>,
+    params: DequantParams,
+    mode: DeQuantMode,
+    cal: usize,
+    pure: bool,
+) {
     let api = ASCEND_DEQUANT;
     check_chip(api, &V220_V200);
     for (name, pos) in [
@@ -768,7 +785,7 @@ pub fn ascend_dequant<D: AscendDequantElement<S>, S: Element>(
     });
     let t = whole("sharedTmpBuffer", shared_tmp_buffer);
     check_apart(api, &[(t, span("src", src, m * n)), (t, span("dst", dst, m * align_inner))]);
-    let total = m * n;
+    let total = cal;
     // UpdateDequantParams
     let mut p = params;
     if mode == DeQuantMode::DequantWithSingleRow
@@ -794,7 +811,7 @@ pub fn ascend_dequant<D: AscendDequantElement<S>, S: Element>(
     let tmp_size = rows.min(p.m * p.n);
     let (scale_f, src_f) = (stack.clone(), stack.view(deq_size));
     set_mask_count();
-    // CalculateByInner (the DequantParams form: no partial row)
+    // CalculateByInner
     let dst_inner = p.n.div_ceil(block) * block;
     let (loops, tail) = (total / tmp_size, total % tmp_size);
     D::cast_deq_scale(&scale_f, deq_scale, p.cal_count);
@@ -810,6 +827,22 @@ pub fn ascend_dequant<D: AscendDequantElement<S>, S: Element>(
     if tail > 0 {
         cast_src(&src.view(total - tail), &src_f, tail);
         dequant_mul(&src_f, &scale_f, &p, tail / p.n);
+        let tail_k = tail % p.n;
+        if !pure && tail_k != 0 {
+            // The last, partial row.
+            set_mask_count();
+            count_mask::<f32>(tail_k);
+            let idx = tail - tail_k;
+            mul_masked::<f32, false>(
+                &src_f.view(idx),
+                &src_f.view(idx),
+                &scale_f,
+                MASK_PLACEHOLDER,
+                1,
+                &BinaryRepeatParams::default(),
+            );
+            pipe_barrier::<PIPE_V>();
+        }
         set_mask_count();
         let index = if p.n == dst_inner { total - tail } else { (total - tail) / p.n * dst_inner };
         D::cast_dst(&dst.view(index), &src_f, p.n, dst_inner, tail);
@@ -845,6 +878,83 @@ pub fn ascend_dequant_stack<D: AscendDequantElement<S>, S: Element>(
     mode: DeQuantMode,
 ) {
     ascend_dequant(dst, src, deq_scale, &stack_tensor(ASCEND_DEQUANT), params, mode);
+}
+
+/// [`ascend_dequant`] over the first `count` elements of `src` seen as rows of
+/// `deq_scale.get_size()` elements, every one scaled (AscendC `AscendDequant<dstT, scaleT,
+/// mode>(dstTensor, srcTensor, deqScale, sharedTmpBuffer, calCount)`; the vendor's form without
+/// `calCount` is this with `src.get_size()`): `DequantParams { m: src / deqScale, n: deqScale,
+/// calCount: deqScale }`, the last row possibly partial.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let mut pipe = TPipe::new();
+/// let (mut q, mut tmp) = (TBuf::<VecCalc>::new(), TBuf::<VecCalc>::new());
+/// pipe.init_tbuf(&mut q, 2 * 32 * 4 + 8 * 4);
+/// pipe.init_tbuf(&mut tmp, 1024);
+/// let (x, y) = (q.get_with_offset::<i32>(32, 0), q.get_with_offset::<f32>(32, 128));
+/// let s = q.get_with_offset::<f32>(8, 256);
+/// x.copy_from_slice(&[2; 32]);
+/// s.copy_from_slice(&[0.5; 8]);
+/// ascend_dequant_count(&y, &x, &s, &tmp.get::<u8>(), 20, DeQuantMode::default());
+/// assert_eq!(y.get_value(19), 1.0);
+/// ```
+///
+/// # Panics
+/// As [`ascend_dequant`], and if `count` is 0 or exceeds `src`, `src`'s size is not a multiple
+/// of `deq_scale`'s, or (`uint64_t` scales) `deq_scale` holds other than a multiple of 8.
+#[track_caller]
+pub fn ascend_dequant_count<D: AscendDequantElement<S>, S: Element>(
+    dst: &LocalTensor<D>,
+    src: &LocalTensor<i32>,
+    deq_scale: &LocalTensor<S>,
+    shared_tmp_buffer: &LocalTensor<u8>,
+    count: usize,
+    mode: DeQuantMode,
+) {
+    let api = ASCEND_DEQUANT;
+    // IsCalCountValid, IsWithoutDequantParamsValid
+    let (ss, ds) = (src.get_size(), deq_scale.get_size());
+    ensure(count > 0 && count <= ss, api, || {
+        format!("calCount = {count} is not in 1..=srcTensor's {ss} elements")
+    });
+    ensure(ds > 0 && ss % ds == 0, api, || {
+        format!("srcTensor's {ss} elements are not a multiple of deqScale's {ds} (the forms without DequantParams)")
+    });
+    ensure(S::SIZE != 8 || ds % 8 == 0, api, || {
+        format!("deqScale holds {ds} uint64_t elements; without DequantParams it must hold a multiple of 8")
+    });
+    let params = DequantParams { m: ss / ds, n: ds, cal_count: ds };
+    dequant_impl(dst, src, deq_scale, shared_tmp_buffer, params, mode, count, false);
+}
+
+/// [`ascend_dequant_count`] with the stack buffer as scratch (AscendC `AscendDequant<dstT,
+/// scaleT, mode>(dstTensor, srcTensor, deqScale, calCount)`).
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let mut pipe = TPipe::new();
+/// let mut q = TBuf::<VecCalc>::new();
+/// pipe.init_tbuf(&mut q, 2 * 16 * 4 + 8 * 4);
+/// let (x, y) = (q.get_with_offset::<i32>(16, 0), q.get_with_offset::<f32>(16, 64));
+/// let s = q.get_with_offset::<f32>(8, 128);
+/// x.copy_from_slice(&[3; 16]);
+/// s.copy_from_slice(&[2.0; 8]);
+/// ascend_dequant_count_stack(&y, &x, &s, 16, DeQuantMode::default());
+/// assert_eq!(y.get_value(15), 6.0);
+/// ```
+///
+/// # Panics
+/// As [`ascend_dequant_count`], and if the core has no `TPipe` or its buffers leave no room.
+#[track_caller]
+pub fn ascend_dequant_count_stack<D: AscendDequantElement<S>, S: Element>(
+    dst: &LocalTensor<D>,
+    src: &LocalTensor<i32>,
+    deq_scale: &LocalTensor<S>,
+    count: usize,
+    mode: DeQuantMode,
+) {
+    ascend_dequant_count(dst, src, deq_scale, &stack_tensor(ASCEND_DEQUANT), count, mode);
 }
 
 /// The scratch bytes `AscendDequant` takes for a source of `shape` (`[n]` or `[m, n]`) of
