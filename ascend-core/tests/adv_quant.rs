@@ -878,3 +878,47 @@ fn dequant_count_form_matches_the_reference() {
         &["AscendDequant: deqScale holds 4 uint64_t elements; without DequantParams it must hold a multiple of 8"],
     );
 }
+
+#[test]
+fn dequant_scalar_form_matches_the_reference() {
+    let mut rng = Rng(97);
+    for soc in CHIPS {
+        for case in 0..10 {
+            let n = 8 * (1 + rng.index(if case % 3 == 0 { 40 } else { 8 }));
+            let m = if case % 4 == 1 { 1 } else { 1 + rng.index(6) };
+            let cal_count = if case % 4 == 1 { 8 } else { 1 + rng.index(n) };
+            let mode = if case % 2 == 0 {
+                DeQuantMode::DequantWithMultiRow
+            } else {
+                DeQuantMode::DequantWithSingleRow
+            };
+            let p = DequantParams { m, n, cal_count };
+            let v = (rng.below(8001) as f32 - 4000.0) / 997.0;
+            let tmp_bytes = (cal_count.next_multiple_of(8) + n) * 4 + 4 * n * rng.index(m + 1);
+            on(soc, || {
+                let len = m * n + 8;
+                let u = ub(2 * len * 4 + tmp_bytes.next_multiple_of(32) + 64);
+                let off = (len * 4).next_multiple_of(32);
+                let (src, dst) = (u.t::<i32>(0, len), u.t::<f32>(off, len));
+                let tmp = u.t::<u8>(2 * off, tmp_bytes);
+                let xs: Vec<i32> = (0..len).map(|_| rng.below(20_001) as i32 - 10_000).collect();
+                src.copy_from_slice(&xs);
+                dst.copy_from_slice(&vec![f32::sentinel(); len]);
+                if case == 9 {
+                    ascend_dequant_scalar_stack(&dst, &src, v, p, mode);
+                } else {
+                    ascend_dequant_scalar(&dst, &src, v, &tmp, p, mode);
+                }
+                let want = r_dequant::<f32>(&xs, &vec![v; n], p, mode, len);
+                let ctx = format!("{soc}, {p:?} {mode:?}, scale {v}, tmp {tmp_bytes}");
+                for (i, (g, w)) in dst.to_vec().iter().zip(&want).enumerate() {
+                    assert_eq!(g.to_bits(), w.to_bits(), "element {i}: {g}, want {w}; {ctx}");
+                }
+                assert_eq!(get_mask_mode(), MaskMode::Normal, "{ctx}");
+            });
+        }
+    }
+    assert_eq!(get_ascend_dequant_tmp_buffer_factor_size(&[4, 64]), (1, 136));
+    assert_eq!(get_ascend_dequant_tmp_buffer_factor_size(&[64]), (2, 72));
+    assert_eq!(get_ascend_dequant_tmp_buffer_factor_size(&[2, 2, 8]), (0, 0));
+}

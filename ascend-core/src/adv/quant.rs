@@ -14,6 +14,7 @@ use crate::sync::{pipe_barrier, PIPE_V};
 use crate::tensor::LocalTensor;
 use crate::vector::binary::mul_masked;
 use crate::vector::cast::{cast_masked, RoundMode};
+use crate::vector::duplicate::duplicate;
 use crate::vector::gather_mask::{gather_mask, GatherMaskParams, GatherPattern};
 use crate::vector::mask::{
     reset_mask, set_mask_count, set_mask_norm, set_vector_mask, Mask, MASK_PLACEHOLDER,
@@ -726,7 +727,7 @@ pub fn ascend_dequant<D: AscendDequantElement<S>, S: Element>(
     params: DequantParams,
     mode: DeQuantMode,
 ) {
-    dequant_impl(dst, src, deq_scale, shared_tmp_buffer, params, mode, params.m * params.n, true);
+    dequant_impl(dst, src, deq_scale, shared_tmp_buffer, params, mode, params.m * params.n, true, None);
 }
 
 /// The vendor's `AscendDequantImpl`: the checks, `UpdateDequantParams`, the scratch layout and
@@ -742,14 +743,11 @@ fn dequant_impl<D: AscendDequantElement<S>, S: Element>(
     mode: DeQuantMode,
     cal: usize,
     pure: bool,
+    scalar: Option<f32>,
 ) {
     let api = ASCEND_DEQUANT;
     check_chip(api, &V220_V200);
-    for (name, pos) in [
-        ("dstTensor", dst.get_position()),
-        ("srcTensor", src.get_position()),
-        ("deqScale", deq_scale.get_position()),
-    ] {
+    for (name, pos) in [("dstTensor", dst.get_position()), ("srcTensor", src.get_position())] {
         ensure(pos.is_ub(), api, || {
             format!("{name} is at position {pos}; it must be VECIN, VECOUT or VECCALC")
         });
@@ -772,7 +770,11 @@ fn dequant_impl<D: AscendDequantElement<S>, S: Element>(
             D::DTYPE
         )
     });
-    ensure(cal_count <= deq_scale.get_size(), api, || {
+    let pos = deq_scale.get_position();
+    ensure(scalar.is_some() || pos.is_ub(), api, || {
+        format!("deqScale is at position {pos}; it must be VECIN, VECOUT or VECCALC")
+    });
+    ensure(scalar.is_some() || cal_count <= deq_scale.get_size(), api, || {
         format!(
             "params.calCount = {cal_count} exceeds deqScale's {} {} elements",
             deq_scale.get_size(),
@@ -810,6 +812,12 @@ fn dequant_impl<D: AscendDequantElement<S>, S: Element>(
     });
     let tmp_size = rows.min(p.m * p.n);
     let (scale_f, src_f) = (stack.clone(), stack.view(deq_size));
+    if let Some(v) = scalar {
+        // The scalar form's AscendDequantTmpCalc: Duplicate (a counted call) of the scale.
+        set_mask_count();
+        duplicate(&scale_f, v, p.cal_count);
+        pipe_barrier::<PIPE_V>();
+    }
     set_mask_count();
     // CalculateByInner
     let dst_inner = p.n.div_ceil(block) * block;
@@ -925,7 +933,7 @@ pub fn ascend_dequant_count<D: AscendDequantElement<S>, S: Element>(
         format!("deqScale holds {ds} uint64_t elements; without DequantParams it must hold a multiple of 8")
     });
     let params = DequantParams { m: ss / ds, n: ds, cal_count: ds };
-    dequant_impl(dst, src, deq_scale, shared_tmp_buffer, params, mode, count, false);
+    dequant_impl(dst, src, deq_scale, shared_tmp_buffer, params, mode, count, false, None);
 }
 
 /// [`ascend_dequant_count`] with the stack buffer as scratch (AscendC `AscendDequant<dstT,
@@ -955,6 +963,91 @@ pub fn ascend_dequant_count_stack<D: AscendDequantElement<S>, S: Element>(
     mode: DeQuantMode,
 ) {
     ascend_dequant_count(dst, src, deq_scale, &stack_tensor(ASCEND_DEQUANT), count, mode);
+}
+
+/// [`ascend_dequant`] with one `float` scale for every scaled column (AscendC
+/// `AscendDequant<float, float, mode>(dstTensor, srcTensor, deqScale, sharedTmpBuffer,
+/// params)`, `deqScale` a scalar; the `bfloat16_t` pairs of Ascend910B are not implemented here).
+///
+/// As the vendor's implementation: `Duplicate` of the scale into the scratch's first
+/// `cal_count` (rounded up to 8) floats, then the tensor form's steps with those as `deqScale`.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let mut pipe = TPipe::new();
+/// let (mut q, mut tmp) = (TBuf::<VecCalc>::new(), TBuf::<VecCalc>::new());
+/// pipe.init_tbuf(&mut q, 2 * 16 * 4);
+/// pipe.init_tbuf(&mut tmp, 512);
+/// let (x, y) = (q.get_with_offset::<i32>(16, 0), q.get_with_offset::<f32>(16, 64));
+/// x.copy_from_slice(&[5; 16]);
+/// let params = DequantParams { m: 2, n: 8, cal_count: 6 };
+/// ascend_dequant_scalar(&y, &x, 0.5, &tmp.get::<u8>(), params, DeQuantMode::default());
+/// assert_eq!(y.to_vec()[..8], [2.5, 2.5, 2.5, 2.5, 2.5, 2.5, 5.0, 5.0]);
+/// ```
+///
+/// # Panics
+/// As [`ascend_dequant`] (without the `deqScale` tensor's checks).
+#[track_caller]
+pub fn ascend_dequant_scalar(
+    dst: &LocalTensor<f32>,
+    src: &LocalTensor<i32>,
+    deq_scale: f32,
+    shared_tmp_buffer: &LocalTensor<u8>,
+    params: DequantParams,
+    mode: DeQuantMode,
+) {
+    let stack = shared_tmp_buffer.reinterpret_cast::<f32>();
+    let total = params.m * params.n;
+    dequant_impl(dst, src, &stack, shared_tmp_buffer, params, mode, total, true, Some(deq_scale));
+}
+
+/// [`ascend_dequant_scalar`] with the stack buffer as scratch (AscendC `AscendDequant<float,
+/// float, mode>(dstTensor, srcTensor, deqScale, params)`).
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let mut pipe = TPipe::new();
+/// let mut q = TBuf::<VecCalc>::new();
+/// pipe.init_tbuf(&mut q, 2 * 8 * 4);
+/// let (x, y) = (q.get_with_offset::<i32>(8, 0), q.get_with_offset::<f32>(8, 32));
+/// x.copy_from_slice(&[-4; 8]);
+/// ascend_dequant_scalar_stack(&y, &x, 0.25, DequantParams { m: 1, n: 8, cal_count: 8 }, DeQuantMode::default());
+/// assert_eq!(y.get_value(7), -1.0);
+/// ```
+///
+/// # Panics
+/// As [`ascend_dequant_scalar`], and if the core has no `TPipe` or its buffers leave no room.
+#[track_caller]
+pub fn ascend_dequant_scalar_stack(
+    dst: &LocalTensor<f32>,
+    src: &LocalTensor<i32>,
+    deq_scale: f32,
+    params: DequantParams,
+    mode: DeQuantMode,
+) {
+    ascend_dequant_scalar(dst, src, deq_scale, &stack_tensor(ASCEND_DEQUANT), params, mode);
+}
+
+/// `AscendDequant`'s scratch per element for a source of `shape`: `(max_live_node_count,
+/// extra_buf)` (AscendC's host-side `GetAscendDequantTmpBufferFactorSize(srcShape,
+/// maxLiveNodeCount, extraBuf)`): `(1, 72 + n)` for `[m, n]`, `(2, 72)` for `[n]`, `(0, 0)`
+/// otherwise.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// assert_eq!(get_ascend_dequant_tmp_buffer_factor_size(&[4, 64]), (1, 136));
+/// assert_eq!(get_ascend_dequant_tmp_buffer_factor_size(&[64]), (2, 72));
+/// ```
+///
+/// # Panics
+/// Never.
+pub fn get_ascend_dequant_tmp_buffer_factor_size(shape: &[usize]) -> (usize, usize) {
+    let extra = FLOAT_PER_BLOCK + FLOAT_PER_REPEAT;
+    match shape {
+        [_, n] => (1, extra + n),
+        [_] => (2, extra),
+        _ => (0, 0),
+    }
 }
 
 /// The scratch bytes `AscendDequant` takes for a source of `shape` (`[n]` or `[m, n]`) of
