@@ -1,10 +1,20 @@
 //! Quantization of the advanced API (the vendor's `adv_api/quantization`): `AscendQuant` and
-//! `AscendDequant`.
+//! `AscendDequant`, on the chips whose implementations are ported (`__NPU_ARCH__` 2201 and
+//! 2002: Ascend910B and Ascend310P).
 //!
-//! Written as the vendor's `ascend_quant_pre_impl.h` (shared by `__NPU_ARCH__` 2201 and 2002,
-//! Ascend910B and Ascend310P): counter mode, rounds of `splitSize` elements, the scalar (or
-//! per-channel) scale and offset applied in `half` in the scratch, then `Cast<int8_t, half>`
-//! with `CAST_NONE`, each instruction followed by `PipeBarrier<PIPE_V>`.
+//! `AscendQuant` is written as the vendor's `ascend_quant_pre_impl.h`: counter mode, rounds of
+//! `splitSize` elements, the scalar (or per-channel) scale and offset applied in `half` in the
+//! scratch, then `Cast<int8_t, half>` with `CAST_NONE`, each instruction followed by
+//! `PipeBarrier<PIPE_V>`. `AscendDequant` is written as `ascend_dequant_common_impl.h`: the
+//! scales and a buffer of whole rows as `float` in the scratch, `Cast<float, int32_t>`, the
+//! scaling `Mul`s (counter mode, then normal mode for the last columns), the conversion to the
+//! destination.
+//!
+//! Not here: `AscendAntiQuant`; `AscendQuant`'s per-channel forms for `float` (the vendor narrows
+//! the caller's scale and offset tensors in place, a partial overlap the basic `Cast` rejects);
+//! `AscendDequant`'s `bfloat16_t` pairs (Ascend910B only); the compile-time `AscendQuantConfig`;
+//! Ascend910's `AscendQuant` (`ascend_quant_v100_impl.h`); the Ascend 950 APIs (`Quantize`,
+//! `Dequantize`, `AntiQuantize` and the policy/config forms).
 
 use crate::ctx::get_soc;
 use crate::element::{f16, Element};
