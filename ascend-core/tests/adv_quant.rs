@@ -922,3 +922,48 @@ fn dequant_scalar_form_matches_the_reference() {
     assert_eq!(get_ascend_dequant_tmp_buffer_factor_size(&[64]), (2, 72));
     assert_eq!(get_ascend_dequant_tmp_buffer_factor_size(&[2, 2, 8]), (0, 0));
 }
+
+#[test]
+fn dequant_tensors_outside_the_unified_buffer_and_overlaps() {
+    on(Soc::Ascend910B, || {
+        let mut pipe = TPipe::new();
+        let (mut v, mut l1) = (TBuf::<VecCalc>::new(), TBuf::<A1>::new());
+        pipe.init_tbuf(&mut v, 2048);
+        pipe.init_tbuf(&mut l1, 1024);
+        let (s, d, q) = (
+            v.get_with_offset::<i32>(16, 0),
+            v.get_with_offset::<f32>(16, 64),
+            v.get_with_offset::<f32>(8, 128),
+        );
+        let t = v.get_with_offset::<u8>(512, 1024);
+        let p = DequantParams { m: 2, n: 8, cal_count: 8 };
+        let mode = DeQuantMode::default();
+        let (fs, fd, fq, ft) = (
+            l1.get_with_len::<i32>(16),
+            l1.get_with_len::<f32>(16),
+            l1.get_with_len::<f32>(8),
+            l1.get::<u8>(),
+        );
+        expect_panic(
+            || ascend_dequant(&fd, &s, &q, &t, p, mode),
+            &["AscendDequant: dstTensor is at position A1"],
+        );
+        expect_panic(
+            || ascend_dequant(&d, &fs, &q, &t, p, mode),
+            &["AscendDequant: srcTensor is at position A1"],
+        );
+        expect_panic(
+            || ascend_dequant(&d, &s, &fq, &t, p, mode),
+            &["AscendDequant: deqScale is at position A1"],
+        );
+        expect_panic(
+            || ascend_dequant(&d, &s, &q, &ft, p, mode),
+            &["AscendDequant: sharedTmpBuffer is at position A1"],
+        );
+        let over = v.get_with_offset::<u8>(256, 32);
+        expect_panic(
+            || ascend_dequant(&d, &s, &q, &over, p, mode),
+            &["AscendDequant: sharedTmpBuffer UB bytes [0x20, 0x120) overlap src UB bytes [0x0, 0x40)"],
+        );
+    });
+}
