@@ -84,6 +84,7 @@ pub mod prelude {
     pub use crate::adv::normalization::*;
     pub use crate::adv::pad::*;
     pub use crate::adv::pop_stack_buffer;
+    pub use crate::adv::quant::*;
     pub use crate::adv::reduce::*;
     pub use crate::adv::reduce_xy::*;
     pub use crate::adv::softmax::*;

@@ -16,6 +16,7 @@ mod adv_math_more;
 mod adv_math_power;
 mod adv_normalization;
 mod adv_pad;
+mod adv_quant;
 mod adv_reduce;
 mod adv_reduce_xy;
 mod adv_sigmoid;

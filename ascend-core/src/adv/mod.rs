@@ -29,6 +29,7 @@ pub mod math_power;
 pub mod math_trig;
 pub mod normalization;
 pub mod pad;
+pub mod quant;
 pub mod reduce;
 pub mod reduce_xy;
 pub mod softmax;
