@@ -330,34 +330,65 @@ fn show_span(sp: usize) -> String {
     }
 }
 
-/// For UB→UB: `Some(true)` when both ends are the same bytes with the same layout (nothing
-/// to move); fails on any other overlap of the touched spans.
+/// How the two ends of a UB→UB copy share bytes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum UbOverlap {
+    /// No shared byte (or not both in the Unified Buffer).
+    Apart,
+    /// The same bytes with the same layout: nothing to move.
+    Same,
+    /// `dst` starts at or before `src` and advances no faster (`d_pitch <= s_pitch`): the
+    /// hardware streams the rows first to last, each front to back, so every byte is read
+    /// before it is overwritten (the vendor's `ReduceSum` packs rows in place this way).
+    Forward,
+}
+
+/// For UB→UB: how `dst`'s span `d_span` (rows `d_pitch` apart) and `src`'s span `s_span`
+/// (rows `s_pitch` apart) share bytes; fails on any overlap whose result would depend on
+/// the order the hardware moves the blocks in (`dst` after `src`, or advancing faster).
 #[track_caller]
 #[inline]
 fn check_ub_overlap(
     api: &'static str,
     d: &Side,
     s: &Side,
-    d_span: usize,
-    s_span: usize,
-    same_layout: bool,
-) -> bool {
-    let (Some(da), Some(sa)) = (d.ub_addr, s.ub_addr) else { return false };
+    (d_span, d_pitch): (usize, usize),
+    (s_span, s_pitch): (usize, usize),
+) -> UbOverlap {
+    let (Some(da), Some(sa)) = (d.ub_addr, s.ub_addr) else { return UbOverlap::Apart };
     // Host addresses, not UB offsets: tensors of two arenas never overlap. The spans were
     // checked against their tensors, so these sums do not overflow.
     let (dh, sh) = (d.ptr as usize, s.ptr as usize);
-    let disjoint = dh + d_span <= sh || sh + s_span <= dh;
-    if disjoint {
-        return false;
+    if dh + d_span <= sh || sh + s_span <= dh {
+        return UbOverlap::Apart;
     }
-    ensure(dh == sh && same_layout, api, move || {
+    if dh == sh && d_pitch == s_pitch {
+        return UbOverlap::Same;
+    }
+    ensure(dh <= sh && d_pitch <= s_pitch, api, move || {
         format!(
-            "dst bytes [{da:#x}, {:#x}) partially overlap src bytes [{sa:#x}, {:#x}) in the Unified Buffer",
+            "dst bytes [{da:#x}, {:#x}) overlap src bytes [{sa:#x}, {:#x}) in the Unified Buffer with dst {}: the \
+             result would depend on the order the hardware moves the blocks in (an overlapping copy must start dst \
+             at or before src and advance it no faster, rows {d_pitch} and {s_pitch} bytes apart here)",
             da + d_span,
-            sa + s_span
+            sa + s_span,
+            if dh > sh { "after src" } else { "advancing faster than src" }
         )
     });
-    true
+    UbOverlap::Forward
+}
+
+/// Moves `rows` UB rows of `row` bytes, `d_pitch` / `s_pitch` apart, whose ends may overlap as
+/// [`UbOverlap::Forward`] allows: first row first, each as a forward copy.
+///
+/// # Safety
+/// Every row lies inside the Unified Buffer on both sides, and the overlap is `Forward`.
+unsafe fn move_rows_forward(d: &Side, s: &Side, rows: usize, row: usize, d_pitch: usize, s_pitch: usize) {
+    for i in 0..rows {
+        // SAFETY: row `i` lies in the Unified Buffer on both sides (contract); `ptr::copy`
+        // allows the overlap, and with `dst <= src` it equals a front-to-back copy.
+        unsafe { std::ptr::copy(s.ptr.add(i * s_pitch).cast_const(), d.ptr.add(i * d_pitch), row) };
+    }
 }
 
 /// Copies `count` elements from `src` to `dst` (AscendC `DataCopy(dst, src, count)`):
@@ -386,7 +417,8 @@ fn check_ub_overlap(
 /// # Panics
 /// Panics if `count * size_of::<T>()` is not a multiple of 32, `count` exceeds either
 /// tensor, a UB tensor is not at a UB position or not 32-byte aligned, a GM tensor is
-/// unbound, or (UB→UB) the two ranges partially overlap.
+/// unbound, or (UB→UB) the two ranges overlap with `dst` after `src` (an overlap with `dst`
+/// before `src` is moved front to back, as the hardware streams it).
 #[track_caller]
 pub fn data_copy<D: DataCopy<S>, S: Mem<Elem = D::Elem>>(dst: &D, src: &S, count: usize) {
     let api = "DataCopy";
@@ -410,12 +442,18 @@ pub fn data_copy<D: DataCopy<S>, S: Mem<Elem = D::Elem>>(dst: &D, src: &S, count
     let (s_elems, d_elems) = (s.elems, d.elems);
     check!(count <= s_elems, api, "count = {count} exceeds src's {s_elems} {dtype} elements");
     check!(count <= d_elems, api, "count = {count} exceeds dst's {d_elems} {dtype} elements");
-    if count == 0 || check_ub_overlap(api, &d, &s, bytes, bytes, true) {
+    let overlap = if count == 0 { UbOverlap::Same } else { check_ub_overlap(api, &d, &s, (bytes, 0), (bytes, 0)) };
+    if overlap == UbOverlap::Same {
         return;
     }
     let shape =
         CopyShape { rows: 1, row: bytes, d_pitch: bytes, s_pitch: bytes, d_span: bytes, s_span: bytes };
     on_copy(api, if l1 { dst.san_l1() } else { dst.san() }, src.san(), &shape);
+    if overlap == UbOverlap::Forward {
+        // SAFETY: `bytes` fit in both UB tensors (checked above); the overlap is `Forward`.
+        unsafe { move_rows_forward(&d, &s, 1, bytes, 0, 0) };
+        return;
+    }
     if d.ub_addr.is_none() {
         let rows = Rows { rows: 1, row: bytes, d_pitch: bytes, s_pitch: bytes };
         // SAFETY: as below; a GM destination is only touched by the atomic path.
@@ -454,7 +492,8 @@ pub fn data_copy<D: DataCopy<S>, S: Mem<Elem = D::Elem>>(dst: &D, src: &S, count
 /// # Panics
 /// Panics if `block_count > 4095`, a side's rows do not fit in its tensor, a UB tensor is not
 /// at a UB position or not 32-byte aligned, a GM tensor is unbound, or (UB→UB) the two
-/// spans partially overlap.
+/// spans overlap unless `dst` starts at or before `src` and its rows are no farther apart
+/// (then the rows are moved first to last, each front to back, as the hardware streams them).
 #[track_caller]
 pub fn data_copy_params<D: DataCopy<S>, S: Mem<Elem = D::Elem>>(dst: &D, src: &S, params: &DataCopyParams) {
     copy_params_as("DataCopy", dst, src, params);
@@ -496,7 +535,8 @@ pub(crate) fn copy_params_as<D: DataCopy<S>, S: Mem<Elem = D::Elem>>(
             )
         });
     }
-    if check_ub_overlap(api, &d, &s, d_span, s_span, s_pitch == d_pitch) {
+    let overlap = check_ub_overlap(api, &d, &s, (d_span, d_pitch), (s_span, s_pitch));
+    if overlap == UbOverlap::Same {
         return;
     }
     on_copy(
@@ -505,6 +545,11 @@ pub(crate) fn copy_params_as<D: DataCopy<S>, S: Mem<Elem = D::Elem>>(
         src.san(),
         &CopyShape { rows, row, d_pitch, s_pitch, d_span, s_span },
     );
+    if overlap == UbOverlap::Forward {
+        // SAFETY: both spans were checked against their UB tensors; the overlap is `Forward`.
+        unsafe { move_rows_forward(&d, &s, rows, row, d_pitch, s_pitch) };
+        return;
+    }
     if d.ub_addr.is_none() {
         let r = Rows { rows, row, d_pitch, s_pitch };
         // SAFETY: as below; a GM destination is only touched by the atomic path.

@@ -1,11 +1,12 @@
 //! DataCopy (count and DataCopyParams forms) and DataCopyPad, against a byte-level reference.
 
 use ascend_core::prelude::*;
+use ascend_core::sanitizer::LaunchSanitizer;
 use bytemuck::Pod;
 
 #[path = "common/util.rs"]
 mod util;
-use util::{expect_panic, gm, tensor, Rng};
+use util::{expect_panic, gm, on, tensor, ub, Rng};
 
 #[path = "common/prop.rs"]
 mod strat;
@@ -106,17 +107,69 @@ fn unbound_global_tensor_fails() {
 }
 
 #[test]
-fn ub_to_ub_partial_overlap_fails_and_full_overlap_is_a_no_op() {
+fn ub_to_ub_overlap_forward_moves_backward_fails_and_full_overlap_is_a_no_op() {
     let mut pipe = TPipe::new();
     let x = tensor::<i32>(&mut pipe, 32);
     let v: Vec<i32> = (0..32).collect();
     x.copy_from_slice(&v);
     data_copy(&x, &x, 16);
     assert_eq!(x.to_vec(), v);
+    // dst after src: a front-to-back stream would read bytes it has already written
     expect_panic(
         || data_copy(&x.view(8), &x, 16),
-        &["DataCopy: dst bytes [0x20, 0x60) partially overlap src bytes [0x0, 0x40) in the Unified Buffer"],
+        &["DataCopy: dst bytes [0x20, 0x60) overlap src bytes [0x0, 0x40) in the Unified Buffer with dst after src"],
     );
+    // dst before src: every byte is read before it is overwritten
+    data_copy(&x, &x.view(8), 16);
+    let want: Vec<i32> = (8..24).chain(16..32).collect();
+    assert_eq!(x.to_vec(), want);
+}
+
+/// The vendor's `ReduceSum` (`isReuseSource`) packs each row's first blocks to the front in
+/// place: `DataCopy(tmp, tmp, {rows, blockLen, srcStride, 0})`. Rows move first to last, each
+/// front to back; a `dst` advancing faster than `src` is an error.
+#[test]
+fn ub_to_ub_rows_packed_in_place() {
+    let mut pipe = TPipe::new();
+    let x = tensor::<i32>(&mut pipe, 96);
+    let v: Vec<i32> = (0..96).collect();
+    x.copy_from_slice(&v);
+    // 4 rows of 3 blocks (24 ints), keep the first 2 blocks (16 ints) of each
+    data_copy_params(&x, &x, &DataCopyParams::new(4, 2, 1, 0));
+    let mut want = v.clone();
+    for r in 0..4 {
+        for j in 0..16 {
+            want[r * 16 + j] = v[r * 24 + j];
+        }
+    }
+    assert_eq!(x.to_vec(), want);
+    expect_panic(
+        || data_copy_params(&x, &x, &DataCopyParams::new(2, 2, 0, 1)),
+        &["DataCopy: dst bytes [0x0, 0xa0) overlap src bytes [0x0, 0x80)", "advancing faster than src"],
+    );
+}
+
+/// An in-place UB→UB copy is one V instruction for the sanitizer: under `auto_sync(false)` it
+/// needs no barrier with itself, and a vector read of what it wrote needs one after it.
+#[test]
+fn ub_to_ub_in_place_copy_is_one_instruction_for_the_sanitizer() {
+    let run = |barrier: bool| {
+        on(Soc::Ascend910B, || {
+            LaunchSanitizer::with_auto_sync(false).run_core(|| {
+                let u = ub(1024);
+                let (y, z) = (u.t::<i32>(0, 96), u.t::<i32>(512, 16));
+                data_copy_params(&y, &y, &DataCopyParams::new(4, 2, 1, 0));
+                if barrier {
+                    pipe_barrier::<PIPE_V>();
+                }
+                adds(&z, &y.view(16), 1, 16);
+                pipe_barrier::<PIPE_ALL>();
+            })
+        })
+    };
+    run(true);
+    let msg = util::panic_message(|| run(false));
+    assert!(msg.contains("DataCopy") && msg.contains("Adds") && msg.contains("PipeBarrier<PIPE_V>"), "{msg}");
 }
 
 // ---------------------------------------------------------------- DataCopyParams

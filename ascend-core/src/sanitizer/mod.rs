@@ -1856,8 +1856,17 @@ pub(crate) fn on_copy(api: &'static str, dst: SanSide, src: SanSide, shape: &Cop
             st.check_tag(api, stag, loc);
             st.check_tag(api, dtag, loc);
             let cur = st.start(api, pipe_t::PIPE_V, loc);
-            st.ub(cur, s, s + shape.s_span, false);
-            st.ub(cur, d, d + shape.d_span, true);
+            // An in-place copy (the spans share bytes) is one instruction: its writes are
+            // recorded first, as an in-place vector instruction's, so its reads see them as its own.
+            let (de, se) = (d + shape.d_span, s + shape.s_span);
+            let in_place = d < se && s < de;
+            if in_place {
+                st.ub(cur, d, de, true);
+            }
+            st.ub(cur, s, se, false);
+            if !in_place {
+                st.ub(cur, d, de, true);
+            }
         }
         (SanSide::L1(d, tag), SanSide::Gm(region, off)) => {
             st.check_tag(api, tag, loc);

@@ -397,7 +397,10 @@ fn grouped<T: ReduceElement, const IS_SET_MASK: bool>(
     });
     let step = usize::from(r.dst_rep_stride) * per_repeat * T::SIZE;
     let avoid = src_unless_in_place(&r, span, plan.repeats, step, per_repeat * T::SIZE);
-    commit(api, r.dst, 32, avoid.as_slice(), &puts);
+    // `ReduceDataBlock`'s page: `dst` 16-byte aligned for half, 32-byte for float (the 8 results
+    // of one repeat); `ReducePairElem`'s: 32-byte aligned.
+    let align = if group == 2 { 32 } else { per_repeat * T::SIZE };
+    commit(api, r.dst, align, avoid.as_slice(), &puts);
 }
 
 /// The byte ranges `dst` must avoid for a per-repeat reduction: `src`'s lanes, unless the call
@@ -569,7 +572,8 @@ per_repeat_forms! {
     )]
     ///
     /// # Panics
-    /// As [`whole_reduce_sum`]; `dst` must be 32-byte aligned.
+    /// As [`whole_reduce_sum`]; `dst` must be aligned to the 8 results of a repeat (16 bytes for
+    /// half, 32 for float).
     fn block_reduce_sum(dst, src, repeat_time, mask, dst_rep_stride, src_blk_stride, src_rep_stride)
         => grouped("BlockReduceSum", ReduceType::SUM, T::EPB);
 
@@ -615,7 +619,7 @@ per_repeat_forms! {
     )]
     ///
     /// # Panics
-    /// As [`block_reduce_sum`].
+    /// As [`whole_reduce_sum`]; `dst` must be 32-byte aligned.
     fn pair_reduce_sum(dst, src, repeat_time, mask, dst_rep_stride, src_blk_stride, src_rep_stride)
         => grouped("PairReduceSum", ReduceType::SUM, 2);
 
