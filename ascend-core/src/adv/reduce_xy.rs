@@ -797,11 +797,7 @@ max_min_api!(
     /// axis; `src_inner_pad` is false; a tensor is not in the Unified Buffer; the scratch is
     /// smaller than the bytes the call writes ([`get_reduce_max_max_min_tmp_size`]'s number; for
     /// `RA` without reuse also when empty, the vendor's `CheckTmpBufferSize`); two operands
-    /// overlap (the vendor's page); or any instruction's own check fails — among them, for
-    /// `half` rows shorter than a block, a tail repeat (or second 255-repeat chunk, from 2041
-    /// rows) whose results start 16 bytes off a 32-byte boundary: this emulator's
-    /// `BlockReduceMax`/`Min` asks for a 32-byte aligned `dst`, where the vendor's page allows 16
-    /// bytes for `half`.
+    /// overlap (the vendor's page); or any instruction's own check fails.
     reduce_max_adv,
     reduce_max_adv_stack,
     ReduceMaxMinElement,
