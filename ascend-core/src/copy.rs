@@ -442,7 +442,8 @@ pub fn data_copy<D: DataCopy<S>, S: Mem<Elem = D::Elem>>(dst: &D, src: &S, count
     let (s_elems, d_elems) = (s.elems, d.elems);
     check!(count <= s_elems, api, "count = {count} exceeds src's {s_elems} {dtype} elements");
     check!(count <= d_elems, api, "count = {count} exceeds dst's {d_elems} {dtype} elements");
-    let overlap = if count == 0 { UbOverlap::Same } else { check_ub_overlap(api, &d, &s, (bytes, 0), (bytes, 0)) };
+    let overlap =
+        if count == 0 { UbOverlap::Same } else { check_ub_overlap(api, &d, &s, (bytes, 0), (bytes, 0)) };
     if overlap == UbOverlap::Same {
         return;
     }

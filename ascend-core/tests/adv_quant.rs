@@ -297,12 +297,15 @@ fn the_host_tiling_gives_the_vendors_sizes() {
     }
 }
 
-/// Runs per-channel `AscendQuant` (`half`) on `soc`: `rows` rows of `scale_count` random
+/// Runs per-channel `AscendQuant` (`T`) on `soc`: `rows` rows of `scale_count` random
 /// elements, random scales and offsets (a tensor of them, or the scalar `offsets[0]`), a
 /// scratch of `tmp_bytes` (the stack buffer when `None`); checks `dst` bit for bit against the
-/// vendor's steps (`Mul`, `Adds`/`Add`, `Cast`, each rounded), the bytes past the count
-/// untouched, the scratch (each round's `half` values at its start) and the mask state.
-fn check_channel(
+/// vendor's steps (for `float` the narrowing of the source, the scales and offsets to `half`;
+/// `Mul`, `Adds`/`Add`, `Cast`, each rounded), the bytes past the count untouched, the scratch
+/// (each round's `half` values at its start), the mask state, and the scale and offset tensors
+/// afterwards (untouched for `half`, their first `scale_count` elements narrowed in place for
+/// `float`).
+fn check_channel<T: Src + AscendQuantPerChannelElement>(
     soc: Soc,
     scale_count: usize,
     rows: usize,
@@ -316,13 +319,14 @@ fn check_channel(
         let len = count.next_multiple_of(32) + 32;
         let sc_len = scale_count.next_multiple_of(16);
         let tmp_len = tmp_bytes.unwrap_or(0);
-        let u = ub(3 * len + 4 * sc_len + tmp_len.next_multiple_of(32).max(32));
-        let (src, dst) = (u.t::<f16>(0, len), u.t::<i8>(2 * len, len));
-        let (scale, offset) = (u.t::<f16>(3 * len, sc_len), u.t::<f16>(3 * len + 2 * sc_len, sc_len));
-        let tmp = u.t::<u8>(3 * len + 4 * sc_len, tmp_len);
+        let (src_b, sc_b) = (len * T::SIZE, sc_len * T::SIZE);
+        let u = ub(src_b + len + 2 * sc_b + tmp_len.next_multiple_of(32).max(32));
+        let (src, dst) = (u.t::<T>(0, len), u.t::<i8>(src_b, len));
+        let (scale, offset) = (u.t::<T>(src_b + len, sc_len), u.t::<T>(src_b + len + sc_b, sc_len));
+        let tmp = u.t::<u8>(src_b + len + 2 * sc_b, tmp_len);
         tmp.copy_from_slice(&vec![SENTINEL; tmp_len]);
-        let draw = |rng: &mut Rng, n: usize, span: f32| -> Vec<f16> {
-            (0..n).map(|_| f16::from_f32((rng.below(20_001) as f32 / 10_000.0 - 1.0) * span)).collect()
+        let draw = |rng: &mut Rng, n: usize, span: f32| -> Vec<T> {
+            (0..n).map(|_| T::of((rng.below(20_001) as f32 / 10_000.0 - 1.0) * span)).collect()
         };
         let (xs, ss, os) =
             (draw(&mut rng, len, 60.0), draw(&mut rng, sc_len, 4.0), draw(&mut rng, sc_len, 30.0));
@@ -360,13 +364,14 @@ fn check_channel(
             ),
         }
         let ctx = format!(
-            "{soc}, scaleCount {scale_count} x {rows}, tmp {tmp_bytes:?}, offset tensor {tensor_offset}"
+            "{} {soc}, scaleCount {scale_count} x {rows}, tmp {tmp_bytes:?}, offset tensor {tensor_offset}",
+            T::DTYPE
         );
         let step = |i: usize| {
             let c = i % scale_count;
             let o = if tensor_offset { os[c] } else { os[0] };
-            let m = f16::from_f64(xs[i].to_f64() * ss[c].to_f64());
-            let a = f16::from_f64(m.to_f64() + o.to_f64());
+            let m = f16::from_f64(xs[i].half().to_f64() * ss[c].half().to_f64());
+            let a = f16::from_f64(m.to_f64() + o.half().to_f64());
             (a, r_int8(a))
         };
         for (i, got) in dst.to_vec().into_iter().enumerate() {
@@ -388,12 +393,25 @@ fn check_channel(
             }
             assert_eq!(tmp.to_vec(), want, "scratch; {ctx}");
         }
-        assert_eq!(scale.to_vec(), ss, "the scales are not written; {ctx}");
+        // The narrowed halves over the first scale_count * 2 bytes; the rest as it was.
+        let after = |orig: &[T]| -> Vec<u8> {
+            let mut b: Vec<u8> = bytemuck::cast_slice(orig).to_vec();
+            if T::SIZE == 4 {
+                for (c, v) in orig[..scale_count].iter().enumerate() {
+                    b[2 * c..2 * c + 2].copy_from_slice(&v.half().to_bits().to_le_bytes());
+                }
+            }
+            b
+        };
+        let bytes_of = |t: &LocalTensor<T>| t.reinterpret_cast::<u8>().to_vec();
+        assert_eq!(bytes_of(&scale), after(&ss), "scaleTensor afterwards; {ctx}");
+        let want_offset = if tensor_offset { after(&os) } else { bytemuck::cast_slice(&os).to_vec() };
+        assert_eq!(bytes_of(&offset), want_offset, "offsetTensor afterwards; {ctx}");
     });
 }
 
 #[test]
-fn per_channel_matches_the_reference_on_both_chips_offsets_and_forms() {
+fn per_channel_matches_the_reference_on_both_chips_types_offsets_and_forms() {
     let mut rng = Rng(47);
     for soc in CHIPS {
         for case in 0..8 {
@@ -402,11 +420,15 @@ fn per_channel_matches_the_reference_on_both_chips_offsets_and_forms() {
             let scale_count = if rows == 1 { 1 + rng.index(700) } else { 32 * (1 + rng.index(22)) };
             let tmp =
                 64 * (1 + rng.index(if case % 2 == 0 { 3 } else { 40 })) + if case % 3 == 0 { 20 } else { 0 };
-            check_channel(soc, scale_count, rows, Some(tmp), false, rng.next());
-            check_channel(soc, scale_count, rows, Some(tmp), true, rng.next());
+            check_channel::<f16>(soc, scale_count, rows, Some(tmp), false, rng.next());
+            check_channel::<f16>(soc, scale_count, rows, Some(tmp), true, rng.next());
+            check_channel::<f32>(soc, scale_count, rows, Some(tmp), false, rng.next());
+            check_channel::<f32>(soc, scale_count, rows, Some(tmp), true, rng.next());
         }
-        check_channel(soc, 512, 3, None, false, 8);
-        check_channel(soc, 96, 7, None, true, 9);
+        check_channel::<f16>(soc, 512, 3, None, false, 8);
+        check_channel::<f16>(soc, 96, 7, None, true, 9);
+        check_channel::<f32>(soc, 512, 3, None, false, 10);
+        check_channel::<f32>(soc, 96, 7, None, true, 11);
     }
 }
 

@@ -415,7 +415,6 @@ fn reduce_sum_and_mean_every_path() {
     assert!(n >= 80 && m >= 80, "{n} {m} cases ran");
 }
 
-
 // ---- ReduceProd ------------------------------------------------------------------------------
 
 /// The vendor's `ReduceProd` steps, each `Mul` in `f32`. `AR`: the row's part past the largest
@@ -730,4 +729,3 @@ fn kernel_errors() {
         );
     });
 }
-

@@ -812,7 +812,8 @@ fn checks_and_errors() {
     let u = ub(4096);
     let (h, x) = (u.t::<f16>(0, 128), u.t::<f32>(256, 128));
     expect_panic(|| cast(&x, &h, RoundMode::CastNone, 200), &["Cast", "count = 200", "128"]);
-    // Overlap of different sizes, even at the same address, is an error.
+    // Widening in place (the Cast page's warning), or any other overlap of different sizes, is
+    // an error.
     let x0 = u.t::<f32>(0, 64);
     expect_panic(|| cast(&x0, &h, RoundMode::CastNone, 64), &["Cast", "overlap"]);
     // The mask counts lanes of the wider type: 64 for f16 -> f32.
@@ -882,4 +883,36 @@ fn in_place_block_stride_zero_reads_before_writing() {
     );
     assert_eq!(i.to_vec()[..8], [0, 1, 2, 3, 4, 5, 6, 7]);
     assert_eq!(i.get_value(8).to_ne_bytes(), 8.5f32.to_ne_bytes(), "only block 0 is touched");
+}
+
+/// Narrowing in place (`dst` at `src`'s address, the narrower type), as the vendor's
+/// `AscendQuant` casts its `float` scales to `half`: each repeat reads before it writes, so the
+/// result is the out-of-place one. A layout where a repeat writes a block a later repeat reads
+/// is an error.
+#[test]
+fn narrowing_in_place_equals_out_of_place() {
+    on(Soc::Ascend910B, || {
+        let u = ub(8192);
+        let mut rng = Rng(17);
+        let v: Vec<f32> = (0..512).map(|_| (rng.below(1 << 20) as f32 - 524288.0) / 1000.0).collect();
+        let (x, want) = (u.t::<f32>(0, 512), u.t::<f16>(4096, 512));
+        // count form, with a tail
+        x.copy_from_slice(&v);
+        cast(&want, &x, RoundMode::CastRound, 300);
+        cast(&x.reinterpret_cast::<f16>(), &x, RoundMode::CastRound, 300);
+        util::assert_bits(&x.reinterpret_cast::<f16>().to_vec()[..300], &want.to_vec()[..300]);
+        // high-dimensional, contiguous: dst 4 blocks a repeat, src 8
+        x.copy_from_slice(&v);
+        let p = UnaryRepeatParams::new(1, 1, 4, 8);
+        cast_masked::<f16, f32, true>(&want, &x, RoundMode::CastFloor, 64u64, 8, &p);
+        cast_masked::<f16, f32, true>(&x.reinterpret_cast::<f16>(), &x, RoundMode::CastFloor, 64u64, 8, &p);
+        util::assert_bits(&x.reinterpret_cast::<f16>().to_vec()[..512], &want.to_vec()[..512]);
+        // dst blocks 2 apart and 16 a repeat: repeat 1 writes block 16, which repeat 2 reads
+        x.copy_from_slice(&v);
+        let ahead = UnaryRepeatParams::new(2, 1, 16, 8);
+        expect_panic(
+            || cast_masked::<f16, f32, true>(&x.reinterpret_cast::<f16>(), &x, RoundMode::CastFloor, 64u64, 3, &ahead),
+            &["Cast: dst (address 0x0) narrows src in place, but repeat 1 writes block 16 of it, which repeat 2 reads"],
+        );
+    });
 }

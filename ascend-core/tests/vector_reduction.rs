@@ -854,7 +854,8 @@ fn block_reduce_dst_alignment_follows_the_type() {
         dst.copy_from_slice(&[h(-1.0); 32]);
         block_reduce_max::<f16, true>(&dst.view(8), &src, 1, 128u64, 1, 1, 8);
         let got: Vec<f32> = dst.to_vec().iter().map(|v| v.to_f32()).collect();
-        let want: Vec<f32> = (0..32).map(|i| if (8..16).contains(&i) { (16 * (i - 8) + 15) as f32 } else { -1.0 }).collect();
+        let want: Vec<f32> =
+            (0..32).map(|i| if (8..16).contains(&i) { (16 * (i - 8) + 15) as f32 } else { -1.0 }).collect();
         assert_eq!(got, want);
         assert_fails("BlockReduceMin: dst address = 0x208 is not 16-byte aligned", || {
             block_reduce_min::<f16, true>(&dst.view(4), &src, 1, 128u64, 1, 1, 8)
@@ -865,7 +866,10 @@ fn block_reduce_dst_alignment_follows_the_type() {
         let (srcf, dstf) = (u.t::<f32>(1024, 64), u.t::<f32>(1536, 16));
         srcf.copy_from_slice(&(0..64).map(|i| i as f32).collect::<Vec<_>>());
         block_reduce_sum::<f32, true>(&dstf.view(8), &srcf, 1, 64u64, 1, 1, 8);
-        assert_eq!(dstf.view(8).to_vec(), (0..8).map(|b| (8 * b..8 * b + 8).sum::<i32>() as f32).collect::<Vec<_>>());
+        assert_eq!(
+            dstf.view(8).to_vec(),
+            (0..8).map(|b| (8 * b..8 * b + 8).sum::<i32>() as f32).collect::<Vec<_>>()
+        );
         assert_fails("BlockReduceSum: dst address = 0x610 is not 32-byte aligned", || {
             block_reduce_sum::<f32, true>(&dstf.view(4), &srcf, 1, 64u64, 1, 1, 8)
         });

@@ -10,9 +10,7 @@
 //! scaling `Mul`s (counter mode, then normal mode for the last columns), the conversion to the
 //! destination.
 //!
-//! Not here: `AscendAntiQuant`; `AscendQuant`'s per-channel forms for `float` (the vendor narrows
-//! the caller's scale and offset tensors in place, a partial overlap the basic `Cast` rejects);
-//! `AscendDequant`'s `bfloat16_t` pairs (Ascend910B only); the compile-time `AscendQuantConfig`;
+//! Not here: `AscendAntiQuant`; `AscendDequant`'s `bfloat16_t` pairs (Ascend910B only); the compile-time `AscendQuantConfig`;
 //! Ascend910's `AscendQuant` (`ascend_quant_v100_impl.h`); the Ascend 950 APIs (`Quantize`,
 //! `Dequantize`, `AntiQuantize` and the policy/config forms).
 
@@ -212,18 +210,72 @@ pub fn ascend_quant_stack<T: AscendQuantElement, const IS_REUSE_SOURCE: bool>(
 // ---- per channel ----------------------------------------------------------------------------
 
 /// Source types of the per-channel forms ([`ascend_quant_per_channel`],
-/// [`ascend_quant_per_channel_offset`]): `half` here. The vendor's `float` path narrows
-/// `scaleTensor` (and `offsetTensor`) to `half` in place, a `Cast<half, float>` onto the start
-/// of its own source, which this emulator's `Cast` rejects (only a complete overlap of
-/// same-size types is allowed), so `float` is left out and does not compile:
+/// [`ascend_quant_per_channel_offset`]): `half` and `float`. For `float` the vendor first
+/// narrows `scaleTensor` (and `offsetTensor`) to `half` in place, a `Cast<half, float>`
+/// (`CAST_NONE`, counter mode, `scaleCount` elements) onto the start of its own source, so
+/// the caller's scales (and offsets) are overwritten, and casts each round's `src` to `half`.
+///
+/// Any other type does not compile:
 /// ```compile_fail
 /// use ascend_core::prelude::*;
-/// fn f(d: &LocalTensor<i8>, s: &LocalTensor<f32>, tmp: &LocalTensor<u8>) {
-///     ascend_quant_per_channel::<_, false>(d, s, tmp, s, 0.0, 32, 32)
+/// fn f(d: &LocalTensor<i8>, s: &LocalTensor<i32>, tmp: &LocalTensor<u8>) {
+///     ascend_quant_per_channel::<_, false>(d, s, tmp, s, 0, 32, 32)
 /// }
 /// ```
-pub trait AscendQuantPerChannelElement: AscendQuantElement {}
-impl AscendQuantPerChannelElement for f16 {}
+pub trait AscendQuantPerChannelElement: AscendQuantElement {
+    /// The scalar offset as `half` (`static_cast<half>`: to nearest, ties to even).
+    #[doc(hidden)]
+    fn half_of(v: Self) -> f16;
+    /// The scale (and offset) tensor as `half`: itself for `half`; for `float`, narrowed in
+    /// place (`Cast<half, float>` under a counter mask of `scale_count`, then
+    /// `PipeBarrier<PIPE_V>` when there is no offset tensor, as the vendor's two paths do).
+    #[doc(hidden)]
+    fn halves(
+        scale: &LocalTensor<Self>,
+        offset: Option<&LocalTensor<Self>>,
+        scale_count: usize,
+    ) -> [LocalTensor<f16>; 2];
+}
+impl AscendQuantPerChannelElement for f16 {
+    fn half_of(v: f16) -> f16 {
+        v
+    }
+    fn halves(
+        scale: &LocalTensor<f16>,
+        offset: Option<&LocalTensor<f16>>,
+        _: usize,
+    ) -> [LocalTensor<f16>; 2] {
+        [scale.clone(), offset.unwrap_or(scale).clone()]
+    }
+}
+impl AscendQuantPerChannelElement for f32 {
+    fn half_of(v: f32) -> f16 {
+        f16::from_f32(v)
+    }
+    #[track_caller]
+    fn halves(
+        scale: &LocalTensor<f32>,
+        offset: Option<&LocalTensor<f32>>,
+        scale_count: usize,
+    ) -> [LocalTensor<f16>; 2] {
+        count_mask::<f16>(scale_count);
+        let in_place = |t: &LocalTensor<f32>| {
+            let h = t.reinterpret_cast::<f16>();
+            cast_masked::<f16, f32, false>(&h, t, RoundMode::CastNone, MASK_PLACEHOLDER, 1, &NARROW);
+            h
+        };
+        let scale_h = in_place(scale);
+        match offset {
+            // The vendor issues the two casts and the first round's `Mul` without a barrier
+            // between them (the compiler's automatic synchronisation orders them).
+            Some(o) => [scale_h, in_place(o)],
+            None => {
+                pipe_barrier::<PIPE_V>();
+                [scale_h.clone(), scale_h]
+            }
+        }
+    }
+}
 
 /// The checks of the per-channel forms (the vendor's `IsQuantParamValid`), after
 /// [`check_quant_operands`]: the scale (and offset) tensor in the UB and holding its count,
@@ -260,26 +312,43 @@ fn check_per_channel<T: Element>(
 }
 
 /// The per-channel offset: a scalar (`Adds`) or a tensor (`Add`).
-enum Offset<'a> {
-    Scalar(f16),
-    Tensor(&'a LocalTensor<f16>),
+enum Offset<'a, T: Element> {
+    Scalar(T),
+    Tensor(&'a LocalTensor<T>),
 }
 
-/// The vendor's per-channel `AscendQuantCalc` for `half`: counter mode; for each of the
-/// `count / scale_count` rows, rounds of `splitSize` elements (the tail under its own count),
-/// each `Mul` by the scale row into the scratch, `Adds` or `Add` of the offset, `Cast<int8_t,
-/// half>`, each followed by `PipeBarrier<PIPE_V>`; then normal mode and the mask reset.
+/// [`Offset`] as the rounds use it, in `half`.
+enum HalfOffset {
+    Scalar(f16),
+    Tensor(LocalTensor<f16>),
+}
+
+/// The vendor's per-channel `AscendQuantCalc`: counter mode; for `float`, the scales (and
+/// offsets) narrowed to `half` in place first; for each of the `count / scale_count` rows,
+/// rounds of `splitSize` elements (the tail under its own count), each (for `float`, the
+/// `Cast<half, float>` of `src` into the scratch, then) `Mul` by the scale row into the
+/// scratch, `Adds` or `Add` of the offset, `Cast<int8_t, half>`, each followed by
+/// `PipeBarrier<PIPE_V>`; then normal mode and the mask reset.
 #[track_caller]
-fn per_channel(
+fn per_channel<T: AscendQuantPerChannelElement>(
     dst: &LocalTensor<i8>,
-    src: &LocalTensor<f16>,
+    src: &LocalTensor<T>,
     shared_tmp_buffer: &LocalTensor<u8>,
-    scale: &LocalTensor<f16>,
-    offset: Offset<'_>,
+    scale: &LocalTensor<T>,
+    offset: Offset<'_, T>,
     scale_count: usize,
     count: usize,
 ) {
     set_mask_count();
+    let (scale, offset) = match offset {
+        Offset::Scalar(o) => {
+            (T::halves(scale, None, scale_count)[0].clone(), HalfOffset::Scalar(T::half_of(o)))
+        }
+        Offset::Tensor(o) => {
+            let [s, o] = T::halves(scale, Some(o), scale_count);
+            (s, HalfOffset::Tensor(o))
+        }
+    };
     let tmp = shared_tmp_buffer.reinterpret_cast::<f16>();
     for row in (0..count).step_by(scale_count) {
         // AscendQuantPerChannelImpl on one row of scale_count elements.
@@ -287,10 +356,11 @@ fn per_channel(
         let (loops, tail) = (scale_count / split, scale_count % split);
         count_mask::<f16>(split);
         let round = |c: usize| {
-            mul(&tmp, &src.view(row + c), &scale.view(c));
-            match offset {
-                Offset::Scalar(o) => adds(&tmp, &tmp, o),
-                Offset::Tensor(o) => add(&tmp, &tmp, &o.view(c)),
+            let x = T::as_half(&src.view(row + c), &tmp);
+            mul(&tmp, &x, &scale.view(c));
+            match &offset {
+                HalfOffset::Scalar(o) => adds(&tmp, &tmp, *o),
+                HalfOffset::Tensor(o) => add(&tmp, &tmp, &o.view(c)),
             }
             to_int8(&dst.view(row + c), &tmp);
         };
@@ -311,9 +381,12 @@ fn per_channel(
 /// (AscendC `AscendQuant<T, isReuseSource>(dstTensor, srcTensor, sharedTmpBuffer, scaleTensor,
 /// offset, scaleCount, calCount)`).
 ///
-/// As the vendor's implementation on Ascend910B and Ascend310P: in counter mode, for each row
-/// of `scale_count` elements, rounds of `splitSize = shared_tmp_buffer.get_size() / 2` rounded
-/// down to a multiple of 32 elements, each `Mul` by the matching scales into the scratch,
+/// As the vendor's implementation on Ascend910B and Ascend310P: in counter mode (for `float`,
+/// first `scale_tensor`'s first `scale_count` elements narrowed to `half` in place, which
+/// overwrites them, and the offset rounded to `half`), for each row of `scale_count` elements,
+/// rounds of `splitSize = shared_tmp_buffer.get_size() / 2` rounded down to a multiple of 32
+/// elements, each (for `float`, `Cast<half, float>` of `src` into the scratch, then) `Mul` by
+/// the matching scales into the scratch,
 /// `Adds(offset)`, `Cast<int8_t, half>` with `CAST_NONE` (to nearest, ties to even,
 /// saturated), each followed by `PipeBarrier<PIPE_V>`. The scratch holds the last round's
 /// `half` values afterwards; the mask is reset (normal mode, all lanes).
@@ -358,9 +431,7 @@ pub fn ascend_quant_per_channel<T: AscendQuantPerChannelElement, const IS_REUSE_
     });
     check_quant_operands(ASCEND_QUANT, dst, src, shared_tmp_buffer, count);
     check_per_channel(count, (scale_tensor, scale_count), None);
-    let (src, scale) = (src.reinterpret_cast::<f16>(), scale_tensor.reinterpret_cast::<f16>());
-    let offset = f16::from_bits(offset.to_bits_u64() as u16);
-    per_channel(dst, &src, shared_tmp_buffer, &scale, Offset::Scalar(offset), scale_count, count);
+    per_channel(dst, src, shared_tmp_buffer, scale_tensor, Offset::Scalar(offset), scale_count, count);
 }
 
 /// [`ascend_quant_per_channel`] with the stack buffer as scratch (AscendC `AscendQuant<T,
@@ -398,7 +469,9 @@ pub fn ascend_quant_per_channel_stack<T: AscendQuantPerChannelElement, const IS_
 /// scale_tensor[c] + offset_tensor[c])`, `c = i % scale_count`, for `i < count`, in `half`
 /// (AscendC `AscendQuant<T, isReuseSource>(dstTensor, srcTensor, sharedTmpBuffer, scaleTensor,
 /// offsetTensor, scaleCount, offsetCount, calCount)`): as [`ascend_quant_per_channel`] with
-/// `Add` of the offsets instead of `Adds`.
+/// `Add` of the offsets instead of `Adds`. For `float` both `scale_tensor` and
+/// `offset_tensor` are narrowed to `half` in place (overwritten), with no `PipeBarrier` before
+/// the first round, as the vendor's.
 ///
 /// ```
 /// use ascend_core::prelude::*;
@@ -437,9 +510,7 @@ pub fn ascend_quant_per_channel_offset<T: AscendQuantPerChannelElement, const IS
     });
     check_quant_operands(ASCEND_QUANT, dst, src, shared_tmp_buffer, count);
     check_per_channel(count, (scale_tensor, scale_count), Some((offset_tensor, offset_count)));
-    let (src, scale) = (src.reinterpret_cast::<f16>(), scale_tensor.reinterpret_cast::<f16>());
-    let offset = offset_tensor.reinterpret_cast::<f16>();
-    per_channel(dst, &src, shared_tmp_buffer, &scale, Offset::Tensor(&offset), scale_count, count);
+    per_channel(dst, src, shared_tmp_buffer, scale_tensor, Offset::Tensor(offset_tensor), scale_count, count);
 }
 
 /// [`ascend_quant_per_channel_offset`] with the stack buffer as scratch (AscendC

@@ -587,6 +587,8 @@ impl<D: CastFrom<S>, S: Element> MixedLanes<D, S> for CastKernel<D, S> {
         // SAFETY: the engine's contract is the kernel's.
         unsafe { D::cast_run(dst, src, n, self.mode, self.sat) }
     }
+
+    const NARROW_IN_PLACE: bool = true;
 }
 
 /// Checks the triple against the chip; returns the call's kernel.
@@ -638,7 +640,9 @@ fn prologue<D: CastFrom<S>, S: Element>(mode: RoundMode) -> CastKernel<D, S> {
 /// # Panics
 /// Panics if the chip does not support `(S, D, round_mode)`, if an operand is not a 32-byte
 /// aligned VECIN/VECOUT/VECCALC tensor or holds fewer than `count` elements, or if `dst` and
-/// `src` overlap other than completely with the same element size.
+/// `src` overlap other than completely with the same element size or in place from a wider
+/// type (`dst` at `src`'s address, narrower: each repeat reads before it writes, as the vendor's
+/// `AscendQuant` relies on; the Cast page warns only against widening in place).
 #[track_caller]
 pub fn cast<D: CastFrom<S>, S: Element>(
     dst: &LocalTensor<D>,
@@ -673,7 +677,8 @@ pub fn cast<D: CastFrom<S>, S: Element>(
 /// ```
 ///
 /// # Panics
-/// Panics as [`cast`], and if the mask is out of range for the wider type or breaks the
+/// Panics as [`cast`] (in place from a wider type, also if a repeat writes a block a later
+/// repeat reads), and if the mask is out of range for the wider type or breaks the
 /// `IS_SET_MASK`/`MASK_PLACEHOLDER` rule, or a touched element lies outside its tensor.
 #[track_caller]
 pub fn cast_masked<D: CastFrom<S>, S: Element, const IS_SET_MASK: bool>(

@@ -630,6 +630,50 @@ pub(crate) trait MixedLanes<D: Element, S: Element, const N: usize = 1> {
     /// `dst` and a source are the same address with `D::SIZE == S::SIZE`, or they do not
     /// overlap. Implementations read lane `i` of every source before writing lane `i`.
     unsafe fn run(&mut self, dst: *mut D, src: [*const S; N], n: usize);
+
+    /// Whether `dst` may start at a source's address with a narrower type (`Cast` from a wider
+    /// type in place; its page warns only about widening in place): each repeat reads all its
+    /// source lanes before it writes, so the result is exact as long as no repeat writes bytes
+    /// a later repeat reads (checked).
+    const NARROW_IN_PLACE: bool = false;
+}
+
+/// Fails unless the in-place narrowing of `src` into `dst` (same start address, `dst`'s type
+/// narrower) writes no byte that a later repeat of `src` reads: the blocks each repeat of `dst`
+/// touches against the last repeat of `src` touching them.
+#[track_caller]
+fn check_narrow_in_place<D: Element, S: Element>(
+    api: &'static str,
+    plan: &Plan,
+    dst: &Operand<'_, D>,
+    src: &Operand<'_, S>,
+) {
+    let mut last_read = std::collections::HashMap::new();
+    for r in 0..plan.repeats {
+        let m = plan.mask_of(r);
+        for b in (0..BLOCKS_PER_REPEAT).filter(|&b| block_bits::<S>(m, b) != 0) {
+            last_read.insert(r * src.rep + b * src.blk, r);
+        }
+    }
+    for r in 0..plan.repeats {
+        let m = plan.mask_of(r);
+        for b in (0..BLOCKS_PER_REPEAT).filter(|&b| block_bits::<D>(m, b) != 0) {
+            let k = r * dst.rep + b * dst.blk;
+            if let Some(&later) = last_read.get(&k).filter(|&&later| later > r) {
+                fail(
+                    api,
+                    format!(
+                        "{} (address {:#x}) narrows {} in place, but repeat {r} writes block {k} of it, which repeat \
+                         {later} reads afterwards (the hardware may read it before or after the write); give dst a \
+                         repeat stride that stays behind src's",
+                        dst.name,
+                        dst.t.get_phy_addr(),
+                        src.name
+                    ),
+                );
+            }
+        }
+    }
 }
 
 /// The 32-byte blocks (absolute block numbers) an operand touches under `plan`, sorted.
@@ -679,9 +723,16 @@ pub(crate) fn apply_mixed<W: Element, D: Element, S: Element, const N: usize, K:
             && dst.blk == src.blk
             && dst.rep == src.rep
     });
-    for (src, same) in srcs.into_iter().zip(same) {
+    let narrow: [bool; N] = core::array::from_fn(|i| {
+        K::NARROW_IN_PLACE && D::SIZE < S::SIZE && dst.t.get_phy_addr() == srcs[i].t.get_phy_addr()
+    });
+    for ((src, same), narrow) in srcs.into_iter().zip(same).zip(narrow) {
         let es = check_operand(api, src, plan);
         if same {
+            continue;
+        }
+        if narrow {
+            check_narrow_in_place(api, plan, dst, src);
             continue;
         }
         let (a0, a1) = dst.t.byte_range(ed);
@@ -719,6 +770,34 @@ pub(crate) fn apply_mixed<W: Element, D: Element, S: Element, const N: usize, K:
     let blocks = |size: usize| BLOCKS_PER_REPEAT * size / W::SIZE;
     let contiguous_repeats =
         contiguous_blocks && dst.rep == blocks(D::SIZE) && srcs.iter().all(|s| s.rep == blocks(S::SIZE));
+    if narrow.iter().any(|&n| n) {
+        // In place, narrowing: each repeat's source lanes are read into a snapshot before the
+        // repeat writes (the kernels take disjoint buffers).
+        let mut snap = [[S::ZERO; 128]; N];
+        for r in 0..plan.repeats {
+            let m = plan.mask_of(r);
+            for_each_run::<W>(m, |j, len| {
+                for i in 0..N {
+                    // SAFETY: lanes j..j+len of repeat r are enabled, hence bounds-checked,
+                    // and contiguous inside one block of the source; j + len <= W::PAR <= 128.
+                    unsafe {
+                        std::ptr::copy_nonoverlapping(
+                            sp[i].add(srcs[i].offset(r, j)),
+                            snap[i].as_mut_ptr().add(j),
+                            len,
+                        )
+                    };
+                }
+            });
+            for_each_run::<W>(m, |j, len| {
+                let at: [*const S; N] = core::array::from_fn(|i| snap[i][j..].as_ptr());
+                // SAFETY: lanes j..j+len of dst are enabled, hence bounds-checked, and contiguous
+                // in one block; the snapshot is a separate buffer holding lanes j..j+len.
+                unsafe { kernel.run(dp.add(dst.offset(r, j)), at, len) };
+            });
+        }
+        return;
+    }
     let full = prefix_bits(W::PAR);
     let prefix = |m: [u64; 2]| {
         let n = (m[0].count_ones() + m[1].count_ones()) as usize;
@@ -808,13 +887,35 @@ pub(crate) fn apply_count_mixed<D: Element, S: Element, const N: usize, K: Mixed
             format!("count = {count} exceeds {name}'s {} elements", src.get_size())
         });
         let (s0, s1) = src.byte_range(count);
-        ensure((s0 == d0 && D::SIZE == S::SIZE) || d1 <= s0 || s1 <= d0, api, || {
+        let narrow = K::NARROW_IN_PLACE && D::SIZE < S::SIZE && s0 == d0;
+        ensure(narrow || (s0 == d0 && D::SIZE == S::SIZE) || d1 <= s0 || s1 <= d0, api, || {
             format!(
                 "dst (bytes {d0:#x}..{d1:#x}) and {name} (bytes {s0:#x}..{s1:#x}) overlap; only a complete overlap of same-size types is allowed"
             )
         });
     }
-    if count > 0 {
+    let narrow = K::NARROW_IN_PLACE && D::SIZE < S::SIZE && srcs.iter().any(|(s, _)| s.byte_range(0).0 == d0);
+    if count > 0 && narrow {
+        let reads: [UbSpan; N] = core::array::from_fn(|i| span_of(srcs[i].0, count * S::SIZE));
+        crate::sanitizer::on_vector(api, &reads, &[(dst.tag, d0, d1)]);
+        // In place, narrowing: counter mode runs repeats of 256 bytes of the wider type in
+        // order, each read before it is written; element `i` is written at or below where it
+        // was read, so no repeat writes what a later one reads. Each repeat goes through a
+        // snapshot (the kernels take disjoint buffers).
+        let par = 256 / S::SIZE.max(D::SIZE);
+        let mut snap = [[S::ZERO; 128]; N];
+        let sp: [*const S; N] = core::array::from_fn(|i| srcs[i].0.ptr() as *const S);
+        for at in (0..count).step_by(par) {
+            let len = par.min(count - at);
+            for i in 0..N {
+                // SAFETY: elements at..at+len of each source lie within `count` (checked); the
+                // snapshot holds 128 >= par elements.
+                unsafe { std::ptr::copy_nonoverlapping(sp[i].add(at), snap[i].as_mut_ptr(), len) };
+            }
+            // SAFETY: elements at..at+len of dst lie within `count`; the snapshot is separate.
+            unsafe { kernel.run(dst.ptr().add(at), core::array::from_fn(|i| snap[i].as_ptr()), len) };
+        }
+    } else if count > 0 {
         let reads: [UbSpan; N] = core::array::from_fn(|i| span_of(srcs[i].0, count * S::SIZE));
         crate::sanitizer::on_vector(api, &reads, &[(dst.tag, d0, d1)]);
         // SAFETY: every operand holds at least `count` elements; dst equals a source (same
