@@ -488,3 +488,76 @@ fn reports_each_broken_constraint() {
         &[api, "no space left in the Unified Buffer for the stack buffer"],
     );
 }
+
+/// Runs the per-channel form without offset on `soc` for a `[k, n]` source with `g` groups.
+fn check_no_offset(soc: Soc, k: usize, n: usize, g: usize, seed: u64) {
+    on(soc, || {
+        let mut rng = Rng(seed);
+        let io = io(k * n, g * n, 32);
+        let (xs, ss) = (int8s(&mut rng, k * n), halves(&mut rng, g * n));
+        io.src.copy_from_slice(&xs);
+        io.sc.copy_from_slice(&ss);
+        io.dst.copy_from_slice(&vec![f16::from_f32(-1.0); k * n]);
+        io.guard.copy_from_slice(&[f16::from_f32(-1.0); 16]);
+        set_mask_count();
+        set_vector_mask::<f16>(3u64);
+        let info = AntiQuantShapeInfo { scale_height: g as u32, scale_width: n as u32, ..Default::default() };
+        ascend_anti_quant_no_offset::<_, _, false>(&io.dst, &io.src, &io.sc, &io.tmp, k, &info);
+        let group = k / g;
+        let want: Vec<f16> = xs
+            .iter()
+            .enumerate()
+            .map(|(i, &x)| h_mul(f16::from_f32(f32::from(x)), ss[(i / n / group) * n + i % n]))
+            .collect();
+        let ctx = format!("{soc}, no offset [{k}, {n}], {g} groups");
+        assert_bits_ctx(&io.dst.to_vec(), &want, &ctx);
+        check_after(&io, &xs, &ctx);
+    });
+}
+
+#[test]
+fn per_channel_without_offset_matches_the_vendor_steps() {
+    for soc in CHIPS {
+        for (i, &(k, n, g)) in
+            [(1, 32, 1), (4, 32, 2), (6, 96, 3), (8, 160, 1), (300, 64, 4), (9, 288, 9)].iter().enumerate()
+        {
+            check_no_offset(soc, k, n, g, 40 + i as u64);
+        }
+    }
+}
+
+#[test]
+fn per_channel_without_offset_reports_each_broken_constraint() {
+    let api = "AscendAntiQuant: ";
+    let run = |len: usize, n: usize, info: AntiQuantShapeInfo, k: usize, transpose: bool| {
+        on(Soc::Ascend310P, || {
+            let io = io(len, n, 32);
+            if transpose {
+                ascend_anti_quant_no_offset::<_, _, true>(&io.dst, &io.src, &io.sc, &io.tmp, k, &info)
+            } else {
+                ascend_anti_quant_no_offset::<_, _, false>(&io.dst, &io.src, &io.sc, &io.tmp, k, &info)
+            }
+        })
+    };
+    let i = |h: u32, w: u32| AntiQuantShapeInfo { scale_height: h, scale_width: w, ..Default::default() };
+    expect_panic(
+        || run(64, 32, i(1, 32), 32, true),
+        &[api, "without offset with isTranspose = true", "not emulated"],
+    );
+    expect_panic(
+        || run(64, 32, AntiQuantShapeInfo::default(), 2, false),
+        &[api, "shapeInfo.scaleHeight = 0 and scaleWidth = 0; both must be set"],
+    );
+    expect_panic(
+        || run(64, 32, i(2, 32), 3, false),
+        &[api, "k = 3 is not a non-zero multiple of shapeInfo.scaleHeight = 2"],
+    );
+    expect_panic(
+        || run(64, 32, i(1, 32), 4, false),
+        &[api, "src holds 64 elements, fewer than K · N = 4 · 32"],
+    );
+    expect_panic(
+        || run(64, 32, i(2, 32), 2, false),
+        &[api, "scale holds 32 half elements, fewer than G · N = 2 · 32"],
+    );
+}

@@ -10,6 +10,8 @@
 //!   (`ANTIQUANT_MAX_K`), `Add` of the offset row and `Mul` by the scale row over 128 columns at
 //!   a time (counter mode, one repeat per row, `src1RepStride = 0`), and the last `N % 128`
 //!   columns under a normal-mode mask;
+//! - per channel without offset, not transposed: per row, `Cast<half, int8_t>` and `Mul` by
+//!   the row's group of scales (counter mode, the row's `N` elements);
 //! - per tensor (`AntiQuantOuterLoop` with scalars, transposed or not): `Cast<half, int8_t>`,
 //!   `Adds(offset)`, `Muls(scale)` over the whole source in counter mode.
 //!
@@ -18,7 +20,7 @@
 //!
 //! Not here: `bfloat16_t` output (Ascend910B only: the `float` paths of
 //! `ascend_antiquant_c220_impl.h`); the per-channel forms with `isTranspose = true` (`Brcb` on
-//! Ascend910B, `TransDataTo5HD` on Ascend310P) and without offset; `int4b_t` sources (no such
+//! Ascend910B, `TransDataTo5HD` on Ascend310P), with offset or without; `int4b_t` sources (no such
 //! element type here); the Ascend 950 forms (`fp8_e8m0_t` scales, `AscendAntiQuantConfig` and
 //! `AscendAntiQuantPolicy`).
 
@@ -348,6 +350,103 @@ fn add_rows(d: &LocalTensor<f16>, offset: &LocalTensor<f16>, rows: usize, params
 fn mul_rows(d: &LocalTensor<f16>, scale: &LocalTensor<f16>, rows: usize, params: &BinaryRepeatParams) {
     mul_masked::<f16, false>(d, d, scale, MASK_PLACEHOLDER, rows as u8, params);
     pipe_barrier::<PIPE_V>();
+}
+
+/// Per-channel anti-quantization without offset: `dst[i][j] = half(src[i][j]) · scale[i /
+/// groupSize][j]` in `half` for the `[K, N]` source, with `shared_tmp_buffer` as scratch
+/// (AscendC `AscendAntiQuant<InputDataType, OutputDataType, isTranspose>(dst, src, scale,
+/// sharedTmpBuffer, k, shapeInfo)` with a scale tensor; the vendor has no form without the
+/// scratch).
+///
+/// The scale's shape `[G, N]` comes from `shape_info.scale_height` and `.scale_width` (this
+/// emulator's tensors carry no `ShapeInfo` to fall back on, so both must be set); `groupSize =
+/// K / G`. As the vendor's `AscendAntiQuantNoTranspose` for `half`: counter mode; for each of the
+/// `K` rows, the mask to `N`, `Cast<half, int8_t>` of the row into `dst`, `Mul(dst, scale row,
+/// dst)`, each followed by `PipeBarrier<PIPE_V>`; then normal mode and the mask reset. Each
+/// product rounds to `half`; the scratch is not touched. `IS_TRANSPOSE = true` is not
+/// implemented (panics).
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let mut pipe = TPipe::new();
+/// let (mut q, mut tmp) = (TBuf::<VecCalc>::new(), TBuf::<VecCalc>::new());
+/// pipe.init_tbuf(&mut q, 128 + 128 * 2 + 2 * 32 * 2);
+/// pipe.init_tbuf(&mut tmp, 32);
+/// let x = q.get_with_offset::<i8>(128, 0); // [K = 4, N = 32], two groups of two rows
+/// let y = q.get_with_offset::<f16>(128, 128);
+/// let s = q.get_with_offset::<f16>(64, 384); // [G = 2, N = 32]
+/// x.copy_from_slice(&[5i8; 128]);
+/// let scales: Vec<f16> = (0..64).map(|i| f16::from_f32(if i < 32 { 1.5 } else { -2.0 })).collect();
+/// s.copy_from_slice(&scales);
+/// let info = AntiQuantShapeInfo { scale_height: 2, scale_width: 32, ..Default::default() };
+/// ascend_anti_quant_no_offset::<_, _, false>(&y, &x, &s, &tmp.get::<u8>(), 4, &info);
+/// assert_eq!(y.get_value(63), f16::from_f32(7.5)); // row 1, group 0
+/// assert_eq!(y.get_value(64), f16::from_f32(-10.0)); // row 2, group 1
+/// ```
+///
+/// # Panics
+/// Panics on Ascend910, Ascend310B (no implementation); if `IS_TRANSPOSE` is true (not
+/// implemented); `shape_info.scale_height` or `.scale_width` is 0; `k` is not a non-zero
+/// multiple of `scale_height`; `src` holds fewer than `K · N` elements; `scale` fewer than `G ·
+/// N`; a tensor is not in the Unified Buffer; `dst` holds fewer elements than `src`; `dst`,
+/// `src` and `shared_tmp_buffer` overlap; or any instruction's own check fails (each row's start
+/// must be 32-byte aligned: `N` a multiple of 32).
+#[track_caller]
+pub fn ascend_anti_quant_no_offset<S: AntiQuantInput, D: AntiQuantOutput, const IS_TRANSPOSE: bool>(
+    dst: &LocalTensor<D>,
+    src: &LocalTensor<S>,
+    scale: &LocalTensor<D>,
+    shared_tmp_buffer: &LocalTensor<u8>,
+    k: usize,
+    shape_info: &AntiQuantShapeInfo,
+) {
+    check_operands(dst, src, shared_tmp_buffer, k, IS_TRANSPOSE);
+    ensure(!IS_TRANSPOSE, API, || {
+        "the per-channel form without offset with isTranspose = true (Brcb on Ascend910B, TransDataTo5HD on \
+         Ascend310P) is not emulated; it runs with isTranspose = false here"
+            .into()
+    });
+    let (g, n) = (shape_info.scale_height as usize, shape_info.scale_width as usize);
+    ensure(g > 0 && n > 0, API, || {
+        format!(
+            "shapeInfo.scaleHeight = {g} and scaleWidth = {n}; both must be set (this emulator's tensors have no \
+             ShapeInfo to take the scale's [G, N] from)"
+        )
+    });
+    ensure(k > 0 && k % g == 0, API, || {
+        format!("k = {k} is not a non-zero multiple of shapeInfo.scaleHeight = {g} (groupSize = K / G)")
+    });
+    ensure(src.get_size() >= k * n, API, || {
+        format!("src holds {} elements, fewer than K · N = {k} · {n}", src.get_size())
+    });
+    let pos = scale.get_position();
+    ensure(pos.is_ub(), API, || format!("scale is at position {pos}; it must be VECIN, VECOUT or VECCALC"));
+    ensure(scale.get_size() >= g * n, API, || {
+        format!("scale holds {} {} elements, fewer than G · N = {g} · {n}", scale.get_size(), D::DTYPE)
+    });
+    let (dst, scale) = (D::as_half(dst), D::as_half(scale));
+    let group = k / g;
+    set_mask_count();
+    for i in 0..g {
+        for j in 0..group {
+            // AntiQuantOuterLoop<SrcType, half, false> on one row.
+            let row = (i * group + j) * n;
+            let d = dst.view(row);
+            count_mask::<f16>(n);
+            to_half(&d, &src.view(row));
+            mul_masked::<f16, false>(
+                &d,
+                &scale.view(i * n),
+                &d,
+                MASK_PLACEHOLDER,
+                1,
+                &BinaryRepeatParams::default(),
+            );
+            pipe_barrier::<PIPE_V>();
+        }
+    }
+    set_mask_norm();
+    reset_mask();
 }
 
 // ---- per tensor -----------------------------------------------------------------------------
