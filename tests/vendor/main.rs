@@ -9,6 +9,7 @@ use ascend_runtime::prelude::*;
 
 mod add_high_performance;
 mod adv_activation;
+mod adv_antiquant;
 mod adv_layernorm;
 mod adv_math;
 mod adv_math_ext;

@@ -20,6 +20,7 @@
 pub mod activation;
 pub mod activation_gelu;
 pub mod activation_glu;
+pub mod antiquant;
 pub mod index;
 pub mod layernorm;
 pub mod math;
