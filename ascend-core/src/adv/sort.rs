@@ -17,6 +17,14 @@
 //! and `MrgSort4`) is not built here: on Ascend310P [`top_k`] fails naming the chip. The host
 //! helpers do return the vendor's Ascend310P numbers.
 //!
+//! **Alignment.** This emulator's `Sort32` enforces its page's per-repeat alignment (src0 128
+//! bytes for `float` / 64 for `half`, src1 128, dst 256) on absolute UB addresses, so
+//! `tmp_local` (whose start is `TopK`'s `Sort32` destination) must start on a 256-byte
+//! boundary; the vendor's page asks 32 bytes of it, and its `topk` example's buffer starts at
+//! byte 544. Small mode's generated indices, which the vendor's layout puts 64 bytes past a
+//! 128-byte boundary, are moved 64 bytes earlier with the same results (see
+//! `nsmall_index_offset`).
+//!
 //! AscendC's `LocalTensor<bool>` `finishLocal` is a `LocalTensor<u8>` here (a C++ `bool` is one
 //! byte; a non-zero byte is `true`).
 //!
