@@ -23,6 +23,7 @@ mod adv_reduce_xy;
 mod adv_sigmoid;
 mod adv_softmax;
 mod adv_softmax_more;
+mod adv_sort;
 mod compare_transpose;
 mod copy;
 mod cross_core;
