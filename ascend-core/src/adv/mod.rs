@@ -35,6 +35,7 @@ pub mod reduce_xy;
 pub mod softmax;
 pub mod softmax_more;
 pub(crate) mod steps;
+pub mod transpose;
 
 use crate::ctx::{get_soc, with_core};
 use crate::element::Element;
