@@ -17,6 +17,8 @@ const CHIPS: [Soc; 2] = [Soc::Ascend910B, Soc::Ascend310P];
 const NZ2ND: TransposeType = TransposeType::TRANSPOSE_NZ2ND_0213;
 const NZ2NZ: TransposeType = TransposeType::TRANSPOSE_NZ2NZ_0213;
 const ONLY: TransposeType = TransposeType::TRANSPOSE_ND2ND_ONLY;
+const ND012: TransposeType = TransposeType::TRANSPOSE_NZ2ND_012_WITHOUT_N;
+const NZ012: TransposeType = TransposeType::TRANSPOSE_NZ2NZ_012_WITHOUT_N;
 
 fn align16(v: usize) -> usize {
     v.div_ceil(16) * 16
@@ -52,6 +54,35 @@ fn reference_0213<T: Copy + Default>(src: &[T], [b, a1, a2, a3]: [usize; 4], nd:
     dst
 }
 
+/// Scenes 5 and 6: `src` NZ `[B, N, hnDiv'/16, S'/16, 16, 16]` (origin `[B, N, S, hnDiv]`) to
+/// `dst` ND `[B, S', H']` or NZ `[B, H'/16, S'/16, 16, 16]` with `H = N * hnDiv` (the heads'
+/// padding dropped). `None` marks the padding columns `H..H'` of `dst`, which hold whatever
+/// the scratch's second fractal held there.
+fn reference_012<T: Copy>(src: &[T], [b, n, s, hn]: [usize; 4], nd: bool) -> Vec<Option<T>> {
+    let (sa, hb, h) = (align16(s), hn.div_ceil(16), n * hn);
+    let ha = align16(h);
+    let mut dst = vec![None; b * sa * ha];
+    for bi in 0..b {
+        for head in 0..n {
+            for d in 0..hn {
+                for si in 0..sa {
+                    let from = (((bi * n + head) * hb + d / 16) * (sa / 16) + si / 16) * 256
+                        + (si % 16) * 16
+                        + d % 16;
+                    let hh = head * hn + d;
+                    let to = if nd {
+                        (bi * sa + si) * ha + hh
+                    } else {
+                        bi * sa * ha + (hh / 16) * sa * 16 + (si / 16) * 256 + (si % 16) * 16 + hh % 16
+                    };
+                    dst[to] = Some(src[from]);
+                }
+            }
+        }
+    }
+    dst
+}
+
 /// Scene 7: `[H, W]` to `[W, H]`.
 fn reference_only<T: Copy + Default>(src: &[T], h: usize, w: usize) -> Vec<T> {
     let mut dst = vec![T::default(); h * w];
@@ -74,10 +105,13 @@ fn run<T: ConfusionTransposeElement>(
 ) {
     let ctx = format!("{soc} {} {ty} {shape:?} tmp {tmp_bytes} stack {stack}", T::DTYPE);
     on(soc, || {
-        let n = if ty == ONLY {
-            shape[0] * shape[1]
-        } else {
-            shape[0] * shape[1] * align16(shape[2]) * align16(shape[3])
+        let n = match ty {
+            ONLY => shape[0] * shape[1],
+            ND012 | NZ012 => {
+                let (b, heads, s) = (shape[0], shape[1], align16(shape[2]));
+                (b * heads * s * align16(shape[3])).max(b * s * align16(heads * shape[3]))
+            }
+            _ => shape[0] * shape[1] * align16(shape[2]) * align16(shape[3]),
         };
         let mut rng = Rng(seed);
         let x: Vec<T> = rand_vec(&mut rng, n);
@@ -94,6 +128,15 @@ fn run<T: ConfusionTransposeElement>(
             confusion_transpose_stack(&dst, &src, ty, &tiling);
         } else {
             confusion_transpose(&dst, &src, &u.t::<u8>(2 * region, tmp_bytes), ty, &tiling);
+        }
+        if ty == ND012 || ty == NZ012 {
+            let want = reference_012(&x, [shape[0], shape[1], shape[2], shape[3]], ty == ND012);
+            let got = dst.to_vec();
+            let got = &got[..want.len()];
+            // The padding columns compare with themselves.
+            let want: Vec<T> = got.iter().zip(&want).map(|(g, w)| w.unwrap_or(*g)).collect();
+            assert_bits_ctx(&got, &want, &ctx);
+            return;
         }
         let want = match ty {
             ONLY => reference_only(&x, shape[0], shape[1]),
@@ -145,6 +188,52 @@ fn nz_0213_integers() {
     all_0213::<u16>(4);
     all_0213::<i32>(5);
     all_0213::<u32>(6);
+}
+
+/// Scenes 5 and 6: heads narrower than, equal to and wider than 16, padded and not, several
+/// batches and S blocks; the scratch at the size the host gives (two fractals) and above.
+fn all_012<T: ConfusionTransposeElement>(seed: u64) {
+    let shapes: [[usize; 4]; 6] =
+        [[1, 2, 32, 16], [2, 3, 20, 24], [1, 2, 16, 8], [1, 4, 48, 20], [2, 1, 16, 40], [1, 3, 17, 48]];
+    for soc in CHIPS {
+        for ty in [ND012, NZ012] {
+            for (k, shape) in shapes.iter().enumerate() {
+                let (_, min) = get_confusion_transpose_max_min_tmp_size(shape, T::SIZE, ty);
+                run::<T>(soc, ty, shape, min, false, seed + k as u64);
+                run::<T>(soc, ty, shape, min + 64, false, seed + 20 + k as u64);
+                run::<T>(soc, ty, shape, min, true, seed + 40 + k as u64);
+            }
+        }
+    }
+}
+
+#[test]
+fn nz_012_without_n_half_and_float() {
+    all_012::<f16>(21);
+    all_012::<f32>(22);
+}
+
+/// `H < 16`: the vendor's init overwrites `tmp2NeedRowCount = shapeH` with 16, so no 16
+/// columns ever gather and `dst` is never written.
+#[test]
+fn nz_012_without_n_narrow_h_writes_nothing() {
+    for soc in CHIPS {
+        on(soc, || {
+            let u = ub(4096);
+            let (src, dst) = (u.t::<f16>(0, 256), u.t::<f16>(1024, 256));
+            src.copy_from_slice(&vec![f16::from_f32(1.0); 256]);
+            dst.copy_from_slice(&vec![f16::from_f32(7.0); 256]);
+            let tiling = get_confusion_transpose_tiling_info(&[1, 1, 16, 8], 1024, 2, ND012);
+            confusion_transpose(&dst, &src, &u.t::<u8>(2048, 1024), ND012, &tiling);
+            assert!(dst.to_vec().iter().all(|v| v.to_f32() == 7.0), "{soc}");
+        });
+    }
+}
+
+#[test]
+fn nz_012_without_n_integers() {
+    all_012::<i16>(23);
+    all_012::<u32>(24);
 }
 
 #[test]
@@ -284,7 +373,7 @@ fn kernel_errors() {
     );
     expect_panic(
         || call(Soc::Ascend910B, TransposeType::TRANSPOSE_NZ2ND_012_WITH_N, 2048, 2048, 512, tiling),
-        &["TRANSPOSE_NZ2ND_012_WITH_N (scenes 3 to 6) is not emulated yet"],
+        &["TRANSPOSE_NZ2ND_012_WITH_N (scenes 3 and 4) is not emulated yet"],
     );
     expect_panic(
         || call(Soc::Ascend910B, NZ2ND, 2047, 2048, 512, tiling),

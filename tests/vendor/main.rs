@@ -22,6 +22,7 @@ mod adv_reduce_xy;
 mod adv_sigmoid;
 mod adv_softmax;
 mod adv_softmax_more;
+mod adv_transpose;
 mod compare_transpose;
 mod copy;
 mod cross_core;

@@ -13,19 +13,25 @@
 //!   16-column block of `A3`, the `alignA2 / 16` fractals are transposed into the scratch in
 //!   rounds of `newPopSize` elements (a tail round of `tailSize`), then transposed again into
 //!   `dst`; `float` takes two half passes of 8 columns each way;
+//! - `TRANSPOSE_NZ2ND_012_WITHOUT_N` / `TRANSPOSE_NZ2NZ_012_WITHOUT_N` (scenes 5 and 6): the
+//!   heads' 16-column blocks transposed one at a time into the scratch's first fractal, their
+//!   valid rows gathered by `DataCopy` into the second until 16 columns of `H` are there, then
+//!   transposed into `dst` (the vendor's row-count state machine, quirks included: with `H <
+//!   16` nothing is written, see [`confusion_transpose`]);
 //! - `TRANSPOSE_ND2ND_ONLY` (scene 7): one `TransDataTo5HD` per 16 rows, no scratch.
 //!
 //! The element types are the vendor's check's: `half`, `float`, `int16_t`, `uint16_t`,
 //! `int32_t`, `uint32_t` (32-bit types on both emulated chips). The other `TransposeType`s
 //! the vendor's check rejects on these chips (`TRANSPOSE_TYPE_NONE`, `TRANSPOSE_ND_UB_GM`,
 //! `TRANSPOSE_GRAD_ND_UB_GM`, `TRANSPOSE_ND2ND_B16`, `TRANSPOSE_NCHW2NHWC`,
-//! `TRANSPOSE_NHWC2NCHW`) are errors. Left out: the kernels of scenes 3 to 6
-//! (`TRANSPOSE_NZ2NZ_012_WITH_N`, `TRANSPOSE_NZ2ND_012_WITH_N`, `TRANSPOSE_NZ2ND_012_WITHOUT_N`,
-//! `TRANSPOSE_NZ2NZ_012_WITHOUT_N`: a row-count state machine through two scratch fractals),
-//! which fail with an error naming them (their host tiling is ported), and `TransData`.
+//! `TRANSPOSE_NHWC2NCHW`) are errors. Left out (for time): the kernels of scenes 3 and 4
+//! (`TRANSPOSE_NZ2NZ_012_WITH_N`, `TRANSPOSE_NZ2ND_012_WITH_N`, another row-count state
+//! machine), which fail with an error naming them (their host tiling is ported), and
+//! `TransData`.
 
 use bytemuck::{Pod, Zeroable};
 
+use crate::copy::{data_copy_params, DataCopyParams};
 use crate::element::{f16, Element};
 use crate::error::ensure;
 use crate::sync::{pipe_barrier, PIPE_V};
@@ -442,8 +448,16 @@ pub fn get_confusion_transpose_only_tiling_info(
 ///   A3]`) to `dst` ND `[B, A2, A1, A3]`;
 /// - `TRANSPOSE_NZ2NZ_0213`: the same source to `dst` NZ `[B, A2, A3/16, A1/16, 16, 16]`
 ///   (for each row of `A2`, the `A3/16` column blocks of `A1` rows of 16);
+/// - `TRANSPOSE_NZ2ND_012_WITHOUT_N`: `src` NZ `[B, N, H/N/16, S/16, 16, 16]` (origin `[B, N,
+///   S, H/N]`) to `dst` ND `[B, S, H]` (row stride `H` rounded up to 16; the heads' padding
+///   dropped, the padding columns after `H` left with whatever the scratch held);
+/// - `TRANSPOSE_NZ2NZ_012_WITHOUT_N`: the same source to `dst` NZ `[B, H/16, S/16, 16, 16]`;
 /// - `TRANSPOSE_ND2ND_ONLY`: `src` ND `[H, W]` to `dst` ND `[W, H]` (H, W multiples of 16;
 ///   the scratch is not used).
+///
+/// With `H = N * H/N < 16` scenes 5 and 6 write nothing, as the vendor's: its
+/// `InitConfusionTranspose012TransParams` sets `tmp2NeedRowCount = shapeH` and then
+/// overwrites it with 16, so the 16 columns it waits for never gather.
 ///
 /// `A2` and `A3` are taken rounded up to 16 (the tiling's `alignA2`, `alignA3`): the padding
 /// moves with the data. `tiling` comes from [`get_confusion_transpose_tiling_info`] with the
@@ -466,9 +480,10 @@ pub fn get_confusion_transpose_only_tiling_info(
 ///
 /// # Panics
 /// Panics on a chip other than Ascend910B and Ascend310P; if `transpose_type` is not one of
-/// the seven scenarios of these chips, or is one of scenes 3 to 6 (not ported); if a tensor
+/// the seven scenarios of these chips, or is one of scenes 3 and 4 (not ported); if a tensor
 /// is not in the Unified Buffer; if the tiling's `blockSize` is not `32 / sizeof(T)`; if
-/// `src` or `dst` is smaller than the tiling's shape, or the scratch smaller than one round;
+/// `src` or `dst` is smaller than the tiling's shape, or the scratch smaller than one round
+/// (scenes 1 and 2) or two fractals (scenes 5 and 6);
 /// or if a `TransDataTo5HD` repeat count exceeds 255 or a stride 65535.
 #[track_caller]
 pub fn confusion_transpose<T: ConfusionTransposeElement>(
@@ -504,10 +519,14 @@ pub fn confusion_transpose<T: ConfusionTransposeElement>(
             transpose_0213(dst, src, shared_tmp_buffer, transpose_type, &p)
         }
         TransposeType::TRANSPOSE_ND2ND_ONLY => transpose_only(dst, src, &p),
+        TransposeType::TRANSPOSE_NZ2ND_012_WITHOUT_N | TransposeType::TRANSPOSE_NZ2NZ_012_WITHOUT_N => {
+            transpose_012(dst, src, shared_tmp_buffer, transpose_type, &p)
+        }
         _ => ensure(false, API, || {
             format!(
-                "transposeType = {transpose_type} (scenes 3 to 6) is not emulated yet; TRANSPOSE_NZ2ND_0213, \
-                 TRANSPOSE_NZ2NZ_0213 and TRANSPOSE_ND2ND_ONLY are"
+                "transposeType = {transpose_type} (scenes 3 and 4) is not emulated yet; TRANSPOSE_NZ2ND_0213, \
+                 TRANSPOSE_NZ2NZ_0213, TRANSPOSE_NZ2ND_012_WITHOUT_N, TRANSPOSE_NZ2NZ_012_WITHOUT_N and \
+                 TRANSPOSE_ND2ND_ONLY are"
             )
         }),
     }
@@ -732,4 +751,240 @@ fn transpose_only<T: ConfusionTransposeElement>(dst: &LocalTensor<T>, src: &Loca
         let src_list: [u64; L] = std::array::from_fn(|n| at(src, i * width * BLOCK_CUBE + width * n));
         trans_data_to_5hd_addr::<T>(&dst_list, &src_list, &params);
     }
+}
+
+/// The row counters of scenes 5 and 6 (the vendor's `ConfusionTranspose012Params`).
+struct State012 {
+    /// Rows left in tmp1 (`tmp1RemainRowCount`).
+    tmp1_remain: usize,
+    /// Rows tmp2 still needs before its transpose to `dst` (`tmp2NeedRowCount`).
+    tmp2_need: usize,
+    /// 16-column blocks of `H` written for this `S` block (`transdataRepeat`).
+    transdata_repeat: usize,
+    /// Rows in tmp2 (`tmp2Count`).
+    tmp2_count: usize,
+    /// First tmp1 row not yet moved (`tmp1Count`).
+    tmp1_count: usize,
+    /// Columns of `H` gathered for this `S` block (`dstAllCount`).
+    dst_all: usize,
+    /// Columns of the current head gathered (`dstPreHnCount`).
+    dst_pre_hn: usize,
+}
+
+/// Scenes 5 and 6 (`ConfusionTranspose012Compute`): per batch and 16-row block of `S`, each
+/// 16-column block of each head is transposed into tmp1 (16 rows of `S`), its valid rows
+/// (`hnDiv` is not padded in `dst`) copied onto tmp2 until it holds 16 columns of `H` (or the
+/// last ones), which are transposed into `dst`. tmp1 is the scratch's first fractal, tmp2 the
+/// second.
+///
+/// As in the vendor's `InitConfusionTranspose012TransParams`, `tmp2NeedRowCount` starts at
+/// 16 even when `H < 16` (its `shapeH` assignment is overwritten): then no 16 columns ever
+/// gather and `dst` is not written.
+#[track_caller]
+fn transpose_012<T: ConfusionTransposeElement>(
+    dst: &LocalTensor<T>,
+    src: &LocalTensor<T>,
+    tmp: &LocalTensor<u8>,
+    ty: TransposeType,
+    p: &[usize; 18],
+) {
+    let [_, shape_b, shape_n, hn_div, _, _, s_block_num, hn_div_block_num, _, _, _, _, src_batch_offset, dst_batch_offset, _, ..] =
+        *p;
+    check_len("srcTensor", src, shape_b * src_batch_offset, "the tiling's [B, N, alignHnDiv, alignS]");
+    check_len("dstTensor", dst, shape_b * dst_batch_offset, "the tiling's [B, alignS, alignH]");
+    let need = TWO_TIMES * CUBE_MAX_SIZE * T::SIZE;
+    ensure(tmp.get_size() >= need, API, || {
+        format!(
+            "sharedTmpBuffer has {} bytes, less than the {need} of two 16x16 fractals (see \
+             GetConfusionTransposeMaxMinTmpSize)",
+            tmp.get_size()
+        )
+    });
+    let tmp1 = tmp.reinterpret_cast::<T>();
+    let tmp2 = tmp1.view(CUBE_MAX_SIZE);
+    let mut st = State012 {
+        tmp1_remain: 0,
+        tmp2_need: BLOCK_CUBE,
+        transdata_repeat: 0,
+        tmp2_count: 0,
+        tmp1_count: 0,
+        dst_all: 0,
+        dst_pre_hn: 0,
+    };
+    let nd = ty == TransposeType::TRANSPOSE_NZ2ND_012_WITHOUT_N;
+    for k in 0..shape_b {
+        st.transdata_repeat = 0;
+        for j in 0..s_block_num {
+            st.transdata_repeat = 0;
+            for i in 0..hn_div_block_num * shape_n {
+                st.tmp1_count = 0;
+                src_to_tmp1_012(src, &tmp1, p, &mut st, i, j, k);
+                if st.dst_pre_hn == hn_div {
+                    st.dst_pre_hn = 0;
+                }
+                // ConfusionTranspose012Tmp1ToTmp2: the rows from tmp1's start.
+                let rows = st.tmp2_need.min(st.tmp1_remain);
+                if rows != 0 {
+                    copy_rows_012(&tmp2, &tmp1, p, &st, 0, rows);
+                    st.tmp1_count += rows;
+                    st.dst_all += rows;
+                    st.dst_pre_hn += rows;
+                    st.tmp2_count += rows;
+                    st.tmp1_remain -= rows;
+                    st.tmp2_need -= rows;
+                }
+                tmp2_to_dst_012(dst, &tmp2, p, &mut st, nd, j, k);
+                while st.tmp1_remain != 0 {
+                    // ConfusionTranspose012Tmp1ToTmp2Remain: from row tmp1Count, which it does not
+                    // advance; when tmp1 runs out it sets tmp2Count (not adds), as the vendor's.
+                    if st.tmp2_need != 0 {
+                        let rows = st.tmp2_need.min(st.tmp1_remain);
+                        copy_rows_012(&tmp2, &tmp1, p, &st, st.tmp1_count, rows);
+                        st.dst_all += rows;
+                        st.dst_pre_hn += rows;
+                        if st.tmp1_remain >= st.tmp2_need {
+                            st.tmp2_count += rows;
+                        } else {
+                            st.tmp2_count = rows;
+                        }
+                        st.tmp1_remain -= rows;
+                        st.tmp2_need -= rows;
+                    }
+                    tmp2_to_dst_012(dst, &tmp2, p, &mut st, nd, j, k);
+                }
+            }
+        }
+    }
+}
+
+/// `ConfusionTranspose012Tmp1RemainRowCountZero`: when tmp1 is empty, the fractal `(i, j)`
+/// of batch `k` transposed into it, and the count of its valid rows.
+#[track_caller]
+fn src_to_tmp1_012<T: ConfusionTransposeElement>(
+    src: &LocalTensor<T>,
+    tmp1: &LocalTensor<T>,
+    p: &[usize; 18],
+    st: &mut State012,
+    i: usize,
+    j: usize,
+    k: usize,
+) {
+    const L: usize = NCHW_CONV_ADDR_LIST_SIZE;
+    if st.tmp1_remain != 0 {
+        return;
+    }
+    let (block_size, hn_div, aligns_cube, src_batch_offset) = (p[0], p[3], p[9], p[12]);
+    let one = TransDataTo5HDParams::new(false, false, 1, 0, 0);
+    let base = i * aligns_cube + j * CUBE_MAX_SIZE + k * src_batch_offset;
+    if T::SIZE == 2 {
+        let dl: [u64; L] = std::array::from_fn(|n| at(tmp1, BLOCK_CUBE * n));
+        let sl: [u64; L] = std::array::from_fn(|n| at(src, base + BLOCK_CUBE * n));
+        pipe_barrier::<PIPE_V>();
+        trans_data_to_5hd_addr::<T>(&dl, &sl, &one);
+    } else {
+        for m in 0..2 {
+            let dl: [u64; L] = std::array::from_fn(|n| at(tmp1, m * CUBE_MAX_SIZE / 2 + block_size * n));
+            let sl: [u64; L] = std::array::from_fn(|n| at(src, base + m * block_size + BLOCK_CUBE * n));
+            pipe_barrier::<PIPE_V>();
+            trans_data_to_5hd_addr::<T>(&dl, &sl, &one);
+        }
+    }
+    st.tmp1_remain = if hn_div > BLOCK_CUBE {
+        if st.dst_pre_hn < hn_div && st.dst_pre_hn + BLOCK_CUBE > hn_div {
+            hn_div - st.dst_pre_hn
+        } else {
+            BLOCK_CUBE
+        }
+    } else {
+        hn_div
+    };
+}
+
+/// `DataCopy(tmp2[tmp2Count * 16], tmp1[from * 16], {1, rows * blockNum, 0, 0})`.
+#[track_caller]
+fn copy_rows_012<T: ConfusionTransposeElement>(
+    tmp2: &LocalTensor<T>,
+    tmp1: &LocalTensor<T>,
+    p: &[usize; 18],
+    st: &State012,
+    from: usize,
+    rows: usize,
+) {
+    let block_num = p[14];
+    pipe_barrier::<PIPE_V>();
+    data_copy_params(
+        &tmp2.view(st.tmp2_count * BLOCK_CUBE),
+        &tmp1.view(from * BLOCK_CUBE),
+        &DataCopyParams::new(1, (rows * block_num) as u16, 0, 0),
+    );
+}
+
+/// `ConfusionTranspose012Tmp2ToDst`: when tmp2 is full, its 16 rows (columns of `H`)
+/// transposed into `dst`, and the counters moved to the next 16 columns.
+#[track_caller]
+fn tmp2_to_dst_012<T: ConfusionTransposeElement>(
+    dst: &LocalTensor<T>,
+    tmp2: &LocalTensor<T>,
+    p: &[usize; 18],
+    st: &mut State012,
+    nd: bool,
+    j: usize,
+    k: usize,
+) {
+    const L: usize = NCHW_CONV_ADDR_LIST_SIZE;
+    if st.tmp2_need != 0 {
+        return;
+    }
+    let [block_size, _, _, _, shape_h, h_block_num, _, _, align_h, aligns_cube, alignh_block_cube, block_size_mul_align_h, _, dst_batch_offset, ..] =
+        *p;
+    let one = TransDataTo5HDParams::new(false, false, 1, 0, 0);
+    let r = st.transdata_repeat;
+    let kb = k * dst_batch_offset;
+    if T::SIZE == 2 {
+        let dl: [u64; L] = std::array::from_fn(|n| {
+            at(
+                dst,
+                if nd {
+                    r * BLOCK_CUBE + j * alignh_block_cube + align_h * n + kb
+                } else {
+                    r * aligns_cube + j * CUBE_MAX_SIZE + BLOCK_CUBE * n + kb
+                },
+            )
+        });
+        let sl: [u64; L] = std::array::from_fn(|n| at(tmp2, BLOCK_CUBE * n));
+        pipe_barrier::<PIPE_V>();
+        trans_data_to_5hd_addr::<T>(&dl, &sl, &one);
+    } else {
+        for m in 0..2 {
+            let dl: [u64; L] = std::array::from_fn(|n| {
+                at(
+                    dst,
+                    if nd {
+                        r * BLOCK_CUBE
+                            + j * alignh_block_cube
+                            + m * block_size_mul_align_h
+                            + align_h * (n / 2)
+                            + (n % 2) * block_size
+                            + kb
+                    } else {
+                        r * aligns_cube + j * CUBE_MAX_SIZE + m * CUBE_MAX_SIZE / 2 + block_size * n + kb
+                    },
+                )
+            });
+            let sl: [u64; L] = std::array::from_fn(|n| at(tmp2, m * block_size + BLOCK_CUBE * n));
+            pipe_barrier::<PIPE_V>();
+            trans_data_to_5hd_addr::<T>(&dl, &sl, &one);
+        }
+    }
+    st.tmp2_count = 0;
+    st.transdata_repeat += 1;
+    if st.dst_all == shape_h {
+        st.tmp1_remain = 0;
+        st.dst_all = 0;
+    }
+    st.tmp2_need = if st.transdata_repeat + 1 != h_block_num {
+        BLOCK_CUBE
+    } else {
+        shape_h - st.transdata_repeat * BLOCK_CUBE
+    };
 }
