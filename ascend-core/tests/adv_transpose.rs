@@ -135,7 +135,7 @@ fn run<T: ConfusionTransposeElement>(
             let got = &got[..want.len()];
             // The padding columns compare with themselves.
             let want: Vec<T> = got.iter().zip(&want).map(|(g, w)| w.unwrap_or(*g)).collect();
-            assert_bits_ctx(&got, &want, &ctx);
+            assert_bits_ctx(got, &want, &ctx);
             return;
         }
         let want = match ty {
