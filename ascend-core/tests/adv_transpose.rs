@@ -429,6 +429,16 @@ fn kernel_errors() {
         },
         &["the core has no TPipe"],
     );
+    // Scenes 5 and 6 need two fractals of scratch and the tiling's shape.
+    let t012 = get_confusion_transpose_tiling_info(&[1, 2, 32, 16], 1024, 2, ND012);
+    expect_panic(
+        || call(Soc::Ascend910B, NZ012, 2048, 2048, 992, t012),
+        &["sharedTmpBuffer has 992 bytes, less than the 1024 of two 16x16 fractals"],
+    );
+    expect_panic(
+        || call(Soc::Ascend310P, ND012, 2048, 1000, 1024, t012),
+        &["dstTensor has 1000 half elements, less than the 1024"],
+    );
     // Scene 7 checks its shape too.
     let only = get_confusion_transpose_only_tiling_info(&[32, 32], 0, 2);
     expect_panic(
