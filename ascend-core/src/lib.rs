@@ -91,6 +91,7 @@ pub mod prelude {
     pub use crate::adv::softmax::*;
     pub use crate::adv::softmax_more::*;
     pub use crate::adv::sort::*;
+    pub use crate::adv::transpose::*;
     pub use crate::alloc::{LocalMemAllocator, Ub, L0A, L0B, L0C, L1};
     pub use crate::atomic::{
         disable_dma_atomic, get_atomic_mode, get_store_atomic_config, set_atomic_add, set_atomic_max,

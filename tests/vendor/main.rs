@@ -24,6 +24,7 @@ mod adv_sigmoid;
 mod adv_softmax;
 mod adv_softmax_more;
 mod adv_sort;
+mod adv_transpose;
 mod compare_transpose;
 mod copy;
 mod cross_core;

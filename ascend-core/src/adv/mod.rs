@@ -37,6 +37,7 @@ pub mod softmax;
 pub mod softmax_more;
 pub mod sort;
 pub(crate) mod steps;
+pub mod transpose;
 
 use crate::ctx::{get_soc, with_core};
 use crate::element::Element;
