@@ -9,6 +9,10 @@
 //! also lists Ascend 950, not emulated). It is `LayerNorm` of `alpha * x + gx` and shares
 //! `LayerNorm`'s tiling layout, host arithmetic and checks ([`super::layernorm`]); its sums
 //! and broadcasts are its own.
+//!
+//! Not ported yet: `GroupNorm` (`groupnorm.h`, `GroupNormTiling`, `GetGroupNormMaxMinTmpSize`,
+//! `GetGroupNormNDTilingInfo`) and `BatchNorm` (`batchnorm.h`, `BatchNormTiling`,
+//! `GetBatchNormMaxMinTmpSize`, `GetBatchNormNDTilingInfo`).
 
 use crate::element::{f16, DType};
 use crate::error::ensure;
