@@ -82,6 +82,7 @@ pub mod prelude {
     pub use crate::adv::math_more::*;
     pub use crate::adv::math_power::*;
     pub use crate::adv::math_trig::*;
+    pub use crate::adv::norm_more::*;
     pub use crate::adv::normalization::*;
     pub use crate::adv::pad::*;
     pub use crate::adv::pop_stack_buffer;

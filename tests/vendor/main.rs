@@ -15,6 +15,7 @@ mod adv_math;
 mod adv_math_ext;
 mod adv_math_more;
 mod adv_math_power;
+mod adv_norm_more;
 mod adv_normalization;
 mod adv_pad;
 mod adv_quant;

@@ -142,7 +142,7 @@ fn host_shape(api: &'static str, shape: &[usize], type_size: usize) -> (usize, u
 }
 
 /// `v` rounded up to a multiple of `unit`.
-const fn align_up(v: usize, unit: usize) -> usize {
+pub(crate) const fn align_up(v: usize, unit: usize) -> usize {
     v.div_ceil(unit) * unit
 }
 
@@ -218,6 +218,22 @@ pub fn get_layer_norm_nd_tiling_info(
             mv_total
         )
     });
+    tiling_of((b, s, h, oh), bufs, mv_total, tmp_buf, one)
+}
+
+/// The tiling for `[B, S, H, originH]` (`dims`) with `bufs` views of `one` `float`s after
+/// `mv_total` `float`s of `half`'s means and variances, in a buffer of `tmp_buf` `float`s:
+/// the vendor's rounds, tail and positions (shared with `DeepNorm`'s host helper).
+pub(crate) fn tiling_of(
+    (b, s, h, oh): (usize, usize, usize, usize),
+    bufs: usize,
+    mv_total: usize,
+    tmp_buf: usize,
+    one: usize,
+) -> LayerNormTiling {
+    let input = b * s * h;
+    let mv = b * s;
+    let mv_size = align_up(mv, FLOAT_PER_BLOCK);
     let tail = input % one;
     LayerNormTiling {
         b_length: b as u32,
@@ -343,7 +359,7 @@ fn broadcast_last_dim(dst: &LocalTensor<f32>, src: &LocalTensor<f32>, bs: usize,
 /// `DuplicateMulImpl` / `DuplicateAddImpl`: `dst = src0 op src1` row by row with `src1` one
 /// row (the mask already `H`), then one `PipeBarrier<PIPE_V>`.
 #[track_caller]
-fn duplicate_rows(
+pub(crate) fn duplicate_rows(
     dst: &LocalTensor<f32>,
     src0: &LocalTensor<f32>,
     src1: &LocalTensor<f32>,
@@ -436,7 +452,7 @@ fn exe<T: LayerNormElement>(
 
 /// `Cast<half, float>` (`CAST_NONE`) under the mask, then `PipeBarrier<PIPE_V>`.
 #[track_caller]
-fn narrow(dst: &LocalTensor<f16>, src: &LocalTensor<f32>) {
+pub(crate) fn narrow(dst: &LocalTensor<f16>, src: &LocalTensor<f32>) {
     cast_masked::<f16, f32, false>(dst, src, RoundMode::CastNone, MASK_PLACEHOLDER, 1, &NARROW);
     pipe_barrier::<PIPE_V>();
 }
@@ -446,16 +462,19 @@ fn narrow(dst: &LocalTensor<f16>, src: &LocalTensor<f32>) {
 // ---------------------------------------------------------------------------------------
 
 /// The `float`s of the temporary buffer [`layer_norm`] uses: up to the end of its last view.
-fn used_floats(t: &LayerNormTiling, reuse_float: bool) -> usize {
+pub(crate) fn used_floats(t: &LayerNormTiling, reuse_float: bool) -> usize {
     let last = if reuse_float { t.second_tmp_start_pos } else { t.third_tmp_start_pos };
     last as usize + t.one_tmp_size as usize
 }
 
 /// `LayerNorm`'s checks: chip, positions, the tiling's consistency, H's alignment, the
-/// tensors' and the buffer's sizes, and the overlaps.
+/// tensors' and the buffer's sizes, and the overlaps; `api` names the caller in errors and
+/// `host` the host helper that makes its tiling (`DeepNorm` shares them).
 #[track_caller]
 #[allow(clippy::too_many_arguments)]
-fn check_layer_norm<T: LayerNormElement, const REUSE: bool>(
+pub(crate) fn check_layer_norm<T: LayerNormElement, const REUSE: bool>(
+    api: &'static str,
+    host: &'static str,
     output: &LocalTensor<T>,
     mean: &LocalTensor<T>,
     variance: &LocalTensor<T>,
@@ -465,8 +484,7 @@ fn check_layer_norm<T: LayerNormElement, const REUSE: bool>(
     tmp: &LocalTensor<u8>,
     t: &LayerNormTiling,
 ) {
-    const API: &str = LAYER_NORM;
-    check_chip(API, &V220_V200);
+    check_chip(api, &V220_V200);
     let named: [(&str, crate::position::TPosition); 7] = [
         ("output", output.get_position()),
         ("outputMean", mean.get_position()),
@@ -477,12 +495,12 @@ fn check_layer_norm<T: LayerNormElement, const REUSE: bool>(
         ("sharedTmpBuffer", tmp.get_position()),
     ];
     for (name, pos) in named {
-        ensure(pos.is_ub(), API, || {
+        ensure(pos.is_ub(), api, || {
             format!("{name} is at position {pos}; it must be VECIN, VECOUT or VECCALC")
         });
     }
-    ensure(t.one_tmp_size > 0, API, || {
-        format!("tiling.oneTmpSize = 0: the tiling is unset ({t:?}); get it from GetLayerNormNDTilingInfo")
+    ensure(t.one_tmp_size > 0, api, || {
+        format!("tiling.oneTmpSize = 0: the tiling is unset ({t:?}); get it from {host}")
     });
     let (h, bs, bsh) = (t.h_length as usize, t.bs_cur_length as usize, t.bsh_cur_length as usize);
     let reuse_float = REUSE && T::DTYPE == DType::F32;
@@ -510,15 +528,15 @@ fn check_layer_norm<T: LayerNormElement, const REUSE: bool>(
         && (!half
             || (t.mean_tmp_tensor_pos as usize + rows <= t.variance_tmp_tensor_pos as usize
                 && t.variance_tmp_tensor_pos as usize + rows <= t.first_tmp_start_pos as usize));
-    ensure(consistent, API, || {
+    ensure(consistent, api, || {
         format!(
             "the tiling is inconsistent ({t:?}): it needs oneTmpSize a multiple of hLength, bshCurLength = \
              bsCurLength * hLength <= oneTmpSize = inputRoundSize, loopRound * inputRoundSize + inputTailSize = \
              inputXSize = bLength * sLength * hLength, the views one after another and, for half, the means and \
-             variances before them; get it from GetLayerNormNDTilingInfo"
+             variances before them; get it from {host}"
         )
     });
-    ensure(h * T::SIZE % 32 == 0, API, || {
+    ensure(h * T::SIZE % 32 == 0, api, || {
         format!(
             "tiling.hLength = {h} {} elements is not 32-byte aligned: H must be a multiple of {}",
             T::DTYPE,
@@ -526,14 +544,14 @@ fn check_layer_norm<T: LayerNormElement, const REUSE: bool>(
         )
     });
     let used = used_floats(t, reuse_float);
-    ensure(used <= t.tmp_buf_size as usize, API, || {
+    ensure(used <= t.tmp_buf_size as usize, api, || {
         format!(
             "the tiling's last view ends at float {used}, beyond its tmpBufSize = {} (thirdTmpStartPos + oneTmpSize \
              <= tmpBufSize)",
             t.tmp_buf_size
         )
     });
-    ensure(tmp.get_size() / 4 >= t.tmp_buf_size as usize, API, || {
+    ensure(tmp.get_size() / 4 >= t.tmp_buf_size as usize, api, || {
         format!(
             "sharedTmpBuffer has {} bytes, fewer than the tiling's tmpBufSize = {} floats ({} bytes)",
             tmp.get_size(),
@@ -542,15 +560,15 @@ fn check_layer_norm<T: LayerNormElement, const REUSE: bool>(
         )
     });
     for (name, n) in [("inputX", x.get_size()), ("output", output.get_size())] {
-        ensure(n >= total, API, || {
+        ensure(n >= total, api, || {
             format!("{name} has {n} {} elements, fewer than B * S * H = {total}", T::DTYPE)
         });
     }
     for (name, n) in [("outputMean", mean.get_size()), ("outputVariance", variance.get_size())] {
-        ensure(n >= rows, API, || format!("{name} has {n} {} elements, fewer than B * S = {rows}", T::DTYPE));
+        ensure(n >= rows, api, || format!("{name} has {n} {} elements, fewer than B * S = {rows}", T::DTYPE));
     }
     for (name, n) in [("gamma", gamma.get_size()), ("beta", beta.get_size())] {
-        ensure(n >= h, API, || format!("{name} has {n} {} elements, fewer than H = {h}", T::DTYPE));
+        ensure(n >= h, api, || format!("{name} has {n} {} elements, fewer than H = {h}", T::DTYPE));
     }
     let (o, m, v, xs) = (
         span("output", output, total),
@@ -563,7 +581,7 @@ fn check_layer_norm<T: LayerNormElement, const REUSE: bool>(
     let mut pairs =
         vec![(o, m), (o, v), (m, v), (m, xs), (v, xs), (o, g), (o, b), (m, g), (m, b), (v, g), (v, b)];
     pairs.extend([o, m, v, xs, g, b].map(|s| (tw, s)));
-    check_apart(API, &pairs);
+    check_apart(api, &pairs);
 }
 
 /// LayerNorm of `input_x` (shape `[B, S, H]` in `tiling`) into `output`, with each row's mean
@@ -637,6 +655,8 @@ pub fn layer_norm<T: LayerNormElement, const IS_REUSE_SOURCE: bool>(
     tiling: &mut LayerNormTiling,
 ) {
     check_layer_norm::<T, IS_REUSE_SOURCE>(
+        LAYER_NORM,
+        "GetLayerNormNDTilingInfo",
         output,
         output_mean,
         output_variance,
@@ -1528,7 +1548,7 @@ impl LayerNormGammaType<f16> for f32 {}
 
 /// The V→S or S→V handshake the vendor makes with a fetched event id.
 #[track_caller]
-fn handshake<E: crate::sync::Event>() {
+pub(crate) fn handshake<E: crate::sync::Event>() {
     let e = E::EVENT;
     let id = crate::sync::fetch_free_event("TPipe::FetchEventID", e);
     crate::sync::set_flag_event(e, id);

@@ -28,6 +28,7 @@ pub mod math_ext;
 pub mod math_more;
 pub mod math_power;
 pub mod math_trig;
+pub mod norm_more;
 pub mod normalization;
 pub mod pad;
 pub mod quant;
