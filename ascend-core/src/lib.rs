@@ -88,6 +88,7 @@ pub mod prelude {
     pub use crate::adv::reduce::*;
     pub use crate::adv::reduce_xy::*;
     pub use crate::adv::softmax::*;
+    pub use crate::adv::softmax_flash::*;
     pub use crate::adv::softmax_more::*;
     pub use crate::alloc::{LocalMemAllocator, Ub, L0A, L0B, L0C, L1};
     pub use crate::atomic::{

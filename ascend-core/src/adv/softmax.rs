@@ -850,7 +850,12 @@ fn generic_half_float(
 /// Floats of temporary buffer one round of `tiling` touches: the widened round (`half`
 /// source), the reduction results where they are not written to `maxTensor`/`sumTensor` of
 /// `float`, and 64 per row of scratch. `stat` is the outputs' element size (`None`: no outputs).
-fn work_needed(half: bool, stat: Option<usize>, basic_block: bool, tiling: &SoftMaxTiling) -> usize {
+pub(crate) fn work_needed(
+    half: bool,
+    stat: Option<usize>,
+    basic_block: bool,
+    tiling: &SoftMaxTiling,
+) -> usize {
     let (scratch, split, reduce) =
         (tiling.split_m as usize * FLOAT_REPEAT, tiling.split_size as usize, tiling.reduce_size as usize);
     if basic_block {
