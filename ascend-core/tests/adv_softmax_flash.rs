@@ -72,6 +72,14 @@ fn row_sum(e: &[f32], k: usize) -> f32 {
     tree(acc, false)
 }
 
+/// The basic block's `k = 1024` sum (`SpecialBasicBlockAddImpl`): 128 block sums, 16 sums of 8
+/// of them, the two halves added lane by lane, the tree of the 8.
+fn special_1024_sum(e: &[f32]) -> f32 {
+    let b: Vec<f32> = e.chunks(8).map(|c| tree(c.to_vec(), false)).collect();
+    let c: Vec<f32> = b.chunks(8).map(|c| tree(c.to_vec(), false)).collect();
+    tree((0..8).map(|l| c[l] + c[8 + l]).collect(), false)
+}
+
 /// `exp(x - max)` as the chip computes it.
 fn exp_sub(x: f32, max: f32) -> f32 {
     f64::from(x - max).exp() as f32
@@ -87,11 +95,11 @@ struct RowOut {
 
 /// The vendor's steps for one row of `k` values over the first `ori_k`; `prev` is
 /// `(inMax, inExpSum)` for `isUpdate`.
-fn row_ref(x: &[f32], ori_k: usize, prev: Option<(f32, f32)>) -> RowOut {
+fn row_ref(x: &[f32], ori_k: usize, prev: Option<(f32, f32)>, basic: bool) -> RowOut {
     let rmax = x[..ori_k].iter().copied().fold(f32::NEG_INFINITY, f32::max);
     let max = prev.map_or(rmax, |(im, _)| im.max(rmax));
     let e: Vec<f32> = x.iter().map(|&v| exp_sub(v, max)).collect();
-    let s = row_sum(&e, ori_k);
+    let s = if basic && ori_k == 1024 { special_1024_sum(&e) } else { row_sum(&e, ori_k) };
     match prev {
         None => RowOut { e, max, sum: s, exp_max: 0.0 },
         Some((im, is)) => {
@@ -130,15 +138,17 @@ struct Case {
     stack: bool,
     /// Pass a tiling made for another shape: the kernel recomputes it.
     other_tiling: bool,
+    /// `isBasicBlock = true` (`float` only).
+    basic: bool,
 }
 
 fn case(m: u32, k: u32, ori_k: u32, tmp_rows: u32, update: bool) -> Case {
-    Case { m, k, ori_k, tmp_rows, update, in_place: false, stack: false, other_tiling: false }
+    Case { m, k, ori_k, tmp_rows, update, in_place: false, stack: false, other_tiling: false, basic: false }
 }
 
 fn check<T1: Fp, T2: Fp + SoftMaxStatElement<T1>>(c: Case, seed: u64) {
     let ctx = format!(
-        "SoftmaxFlashV2 {}/{} m={} k={} ori_k={} rows={} update={} in_place={} stack={} other_tiling={}",
+        "SoftmaxFlashV2 {}/{} m={} k={} ori_k={} rows={} update={} in_place={} stack={} other_tiling={} basic={}",
         T1::DTYPE,
         T2::DTYPE,
         c.m,
@@ -148,20 +158,21 @@ fn check<T1: Fp, T2: Fp + SoftMaxStatElement<T1>>(c: Case, seed: u64) {
         c.update,
         c.in_place,
         c.stack,
-        c.other_tiling
+        c.other_tiling,
+        c.basic
     );
     let (s1, s2) = (T1::SIZE as u32, T2::SIZE as u32);
     let (per2, per1) = (32 / T2::SIZE, 32 / T1::SIZE);
     let shape = [c.m, c.k];
     let tmp_bytes = if c.tmp_rows == 0 {
-        get_soft_max_flash_v2_max_tmp_size(&shape, s1, s2, c.update, false, false)
+        get_soft_max_flash_v2_max_tmp_size(&shape, s1, s2, c.update, c.basic, false)
     } else {
-        c.tmp_rows * get_soft_max_flash_v2_min_tmp_size(&shape, s1, s2, c.update, false, false)
+        c.tmp_rows * get_soft_max_flash_v2_min_tmp_size(&shape, s1, s2, c.update, c.basic, false)
     };
     let tiling = if c.other_tiling {
         soft_max_flash_v2_tiling_func(&[8, 64], 4, 4, 8192, c.update, false, false)
     } else {
-        soft_max_flash_v2_tiling_func(&shape, s1, s2, tmp_bytes, c.update, false, false)
+        soft_max_flash_v2_tiling_func(&shape, s1, s2, tmp_bytes, c.update, c.basic, false)
     };
     let (m, k, n) = (c.m as usize, c.k as usize, (c.m * c.k) as usize);
     let src: Vec<T1> = data(n, seed, 6.0, 6.0);
@@ -169,10 +180,17 @@ fn check<T1: Fp, T2: Fp + SoftMaxStatElement<T1>>(c: Case, seed: u64) {
     let prev_max: Vec<T2> = data(m, seed + 1, 4.0, 8.0);
     let prev_sum: Vec<T2> = data(m, seed + 2, -1.0, 40.0);
     let (mut want, mut want_max, mut want_sum, mut want_em) = (vec![], vec![], vec![], vec![]);
+    // The basic block's `float` no-update path leaves `x - max` in the source.
+    let mut want_src = src.clone();
     for r in 0..m {
         let x: Vec<f32> = src[r * k..(r + 1) * k].iter().map(|v| v.to32()).collect();
         let prev = c.update.then(|| (prev_max[r].to32(), prev_sum[r].to32()));
-        let o = row_ref(&x, c.ori_k as usize, prev);
+        let o = row_ref(&x, c.ori_k as usize, prev, c.basic);
+        if c.basic && !c.update {
+            for j in 0..k {
+                want_src[r * k + j] = T1::narrow(x[j] - o.max);
+            }
+        }
         want.extend(o.e.iter().map(|&v| T1::narrow(v)));
         want_max.extend(vec![T2::narrow(o.max); per2]);
         want_sum.extend(vec![T2::narrow(o.sum); per2]);
@@ -198,6 +216,18 @@ fn check<T1: Fp, T2: Fp + SoftMaxStatElement<T1>>(c: Case, seed: u64) {
         let tmp = u.t::<u8>(2 * bytes + 3 * stat_bytes, tmp_len);
         // The example's aliasing: the running statistics are their own inputs.
         match (c.update, c.stack) {
+            (false, false) if c.basic => softmax_flash_v2::<T1, T2, false, false, true>(
+                &y, &sum, &max, &x, &em, &sum, &max, &tmp, &tiling, &info,
+            ),
+            (true, false) if c.basic => softmax_flash_v2::<T1, T2, true, false, true>(
+                &y, &sum, &max, &x, &em, &sum, &max, &tmp, &tiling, &info,
+            ),
+            (false, true) if c.basic => softmax_flash_v2_stack::<T1, T2, false, false, true>(
+                &y, &sum, &max, &x, &em, &sum, &max, &tiling, &info,
+            ),
+            (true, true) if c.basic => softmax_flash_v2_stack::<T1, T2, true, false, true>(
+                &y, &sum, &max, &x, &em, &sum, &max, &tiling, &info,
+            ),
             (false, false) => softmax_flash_v2::<T1, T2, false, false, false>(
                 &y, &sum, &max, &x, &em, &sum, &max, &tmp, &tiling, &info,
             ),
@@ -212,6 +242,9 @@ fn check<T1: Fp, T2: Fp + SoftMaxStatElement<T1>>(c: Case, seed: u64) {
             ),
         }
         assert_bits_ctx(&y.to_vec(), &want, &ctx);
+        if !c.in_place {
+            assert_bits_ctx(&x.to_vec(), &want_src, format!("src; {ctx}"));
+        }
         assert_bits_ctx(&max.to_vec(), &want_max, format!("max; {ctx}"));
         assert_bits_ctx(&sum.to_vec(), &want_sum, format!("expSum; {ctx}"));
         let em_want = if c.update { want_em } else { sentinel(m * per1) };
@@ -250,6 +283,31 @@ fn sweep<T1: Fp, T2: Fp + SoftMaxStatElement<T1>>(seed: u64) {
 #[test]
 fn float_float() {
     sweep::<f32, f32>(1000);
+}
+
+/// The basic block (`float`): every reduction branch (`k = 64`, `BasicBlockMaxImpl`, `k = 512`
+/// and `k = 1024` special, `BigBlockReduce`), several rounds, in place, the stack form, the
+/// kernel-side tiling (`CalculateNDSplitM` with the basic block).
+#[test]
+fn float_basic_block() {
+    let bb = |m, k, rows, update| Case { basic: true, ..case(m, k, k, rows, update) };
+    for (i, &(m, k)) in
+        [(8u32, 64u32), (16, 128), (8, 448), (16, 512), (8, 576), (8, 1024), (24, 256), (32, 192)]
+            .iter()
+            .enumerate()
+    {
+        let s = 5000 + 10 * i as u64;
+        for update in [false, true] {
+            check::<f32, f32>(bb(m, k, 0, update), s);
+            check::<f32, f32>(bb(m, k, 1, update), s + 1);
+            check::<f32, f32>(Case { in_place: true, ..bb(m, k, 1, update) }, s + 2);
+        }
+    }
+    for update in [false, true] {
+        check::<f32, f32>(Case { stack: true, ..bb(16, 64, 1, update) }, 5100);
+        check::<f32, f32>(Case { other_tiling: true, ..bb(16, 448, 0, update) }, 5101);
+        check::<f32, f32>(Case { other_tiling: true, ..bb(48, 64, 3, update) }, 5102);
+    }
 }
 
 #[test]
@@ -475,27 +533,41 @@ fn kernel_errors() {
         },
         &[api, "splitM = 0", "SoftMaxFlashV2TilingFunc"],
     );
-    // The basic block is not modelled.
+    // The basic block: half is not modelled; float needs its shape.
     expect_panic(
         || {
             on(Soc::Ascend910B, || {
                 let u = ub(8192);
-                let (x, s, m) = (u.t::<f32>(0, 64), u.t::<f32>(512, 32), u.t::<f32>(768, 32));
-                softmax_flash_v2::<f32, f32, false, false, true>(
-                    &x,
-                    &s,
-                    &m,
-                    &x,
-                    &s,
-                    &s,
-                    &m,
-                    &u.t::<u8>(4096, 4096),
-                    &t,
-                    &info,
-                );
+                let (x, s, m) = (u.t::<f16>(0, 128), u.t::<f16>(512, 64), u.t::<f16>(768, 64));
+                let info = SoftMaxShapeInfo::new(8, 16, 8, 16);
+                let tmp = u.t::<u8>(4096, 4096);
+                softmax_flash_v2::<f16, f16, false, false, true>(&x, &s, &m, &x, &s, &s, &m, &tmp, &t, &info);
             })
         },
-        &[api, "isBasicBlock = true", "not modelled"],
+        &[api, "isBasicBlock = true for half", "not modelled"],
+    );
+    let bb = |info: SoftMaxShapeInfo, t: SoftMaxTiling| {
+        on(Soc::Ascend910B, || {
+            let u = ub(32768);
+            let (x, s, m) = (u.t::<f32>(0, 2048), u.t::<f32>(8192, 256), u.t::<f32>(9216, 256));
+            let tmp = u.t::<u8>(16384, 16384);
+            softmax_flash_v2::<f32, f32, false, false, true>(&x, &s, &m, &x, &s, &s, &m, &tmp, &t, &info);
+        })
+    };
+    let tb = soft_max_flash_v2_tiling_func(&[16, 128], 4, 4, 16384, false, true, false);
+    bb(SoftMaxShapeInfo::new(16, 128, 16, 128), tb);
+    expect_panic(
+        || bb(SoftMaxShapeInfo::new(16, 120, 16, 120), tb),
+        &[api, "srcK a multiple of 64 below 2048", "srcK = 120"],
+    );
+    expect_panic(
+        || bb(SoftMaxShapeInfo::new(12, 128, 12, 128), tb),
+        &[api, "srcM a multiple of 8", "srcM = 12"],
+    );
+    let odd = soft_max_flash_v2_tiling_func(&[16, 128], 4, 4, 6 * 72 * 4, false, false, false);
+    expect_panic(
+        || bb(SoftMaxShapeInfo::new(16, 128, 16, 128), odd),
+        &[api, "splitM a multiple of 8", "splitM = 6"],
     );
     // Overlaps: the buffer on the source; expMax on the sum; a statistic on dst.
     let overlap = |tmp_off: usize, em_off: usize, sum_off: usize| {

@@ -21,6 +21,7 @@ mod adv_reduce;
 mod adv_reduce_xy;
 mod adv_sigmoid;
 mod adv_softmax;
+mod adv_softmax_flash;
 mod adv_softmax_more;
 mod compare_transpose;
 mod copy;

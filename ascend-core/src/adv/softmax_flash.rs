@@ -54,11 +54,14 @@ use crate::vector::mask::{reset_mask, set_mask_count, set_mask_norm, set_vector_
 use crate::vector::unary::{exp, exp_masked};
 
 use super::softmax::{
-    bin, generic_nd, host_shape, reduce_last_nd, rounds, work_needed, Kind, Round, SoftMaxElement,
-    SoftMaxShapeInfo, SoftMaxStatElement, SoftMaxTiling, F,
+    basic_block_op, big_block, bin, block_reduce, device_tiling as device_tiling_nd, generic_nd, host_shape,
+    op, reduce_last_nd, rounds, work_needed, Kind, Round, SoftMaxElement, SoftMaxShapeInfo,
+    SoftMaxStatElement, SoftMaxTiling, F,
 };
 use super::softmax_more::{broadcast_last, check_910b, check_len, check_shape, check_ub};
 use super::{check_apart, host_checks, span, stack_tensor, whole, NARROW, SAME, WIDEN};
+use crate::vector::brcb::{brcb, BrcbRepeatParams};
+use crate::vector::copy::{copy_masked, CopyRepeatParams};
 
 const API: &str = "SoftmaxFlashV2";
 /// `FLOAT_REPEAT_SIZE`.
@@ -526,6 +529,148 @@ fn update_half_float(
     add(&st.sum.view(o2), &tmp1, &tmp3, n);
 }
 
+// ---- the basic block (float) -----------------------------------------------------------------
+
+/// `BasicBlockReduceMaxImpl` / `BasicBlockReduceSumImpl` (`softmax_flashv2_block_reduce_impl.h`):
+/// each row of `split_k` into one value per row, compact, in `dst` (scratch `tmp`, 64 floats a
+/// row): `k = 512` and `k = 1024` by block reductions only (`SpecialBasicBlockMaxImpl`), `k =
+/// 64` one `BlockReduce`, `k > 512` `BigBlockReduce`, else `BasicBlockMaxImpl`; then two
+/// `BlockReduce`s.
+#[track_caller]
+fn bb_reduce(kind: Kind, dst: &F, src: &F, tmp: &F, split_m: usize, split_k: usize) {
+    let split_block = split_k / FLOAT_REPEAT as usize;
+    let ceil_m = split_m.div_ceil(8) as u8;
+    if split_k == 512 {
+        // [m, 512] -> [m, 64] -> [m, 8] -> [m, 1]; the vendor's repeat `splitM * 8` is a uint8_t.
+        block_reduce(kind, tmp, src, (split_m * 8) as u8, 1, 1, 8);
+        pipe_barrier::<PIPE_V>();
+        block_reduce(kind, tmp, tmp, split_m as u8, 1, 1, 8);
+        pipe_barrier::<PIPE_V>();
+        block_reduce(kind, dst, tmp, ceil_m, 1, 1, 8);
+        return;
+    }
+    if split_k == SPECIAL_BASICBLOCK_LEN as usize {
+        // [8, 1024] -> [8, 128] -> [8, 16] -> [8, 8] -> [8, 1] (the vendor's fixed repeats).
+        block_reduce(kind, tmp, src, 128, 1, 1, 8);
+        pipe_barrier::<PIPE_V>();
+        block_reduce(kind, tmp, tmp, 16, 1, 1, 8);
+        pipe_barrier::<PIPE_V>();
+        // The vendor calls `Max/Add<float, false>(tmp, tmp, tmp[8], 1, 1, {1, 2, 2, 8, 16, 16})`:
+        // `dst` and `src0` at the same address with block strides 1 and 2, a partial overlap
+        // within one repeat, which the vendor's general address-overlap rule does not allow
+        // ("within one iteration source and destination must overlap 100%") and this emulator
+        // rejects; it also passes a mask of 1 with `isSetMask = false` (ignored there, the mask
+        // register is used). Issued here with the placeholder into the free floats at
+        // `tmp[256..320)` (the 16 values per row sit in `tmp[0..128)`), and the last
+        // `BlockReduce` reads them there: the same values as the chip's in-place result.
+        let pair = tmp.view(256);
+        op::<false>(kind, &pair, tmp, &tmp.view(8), MASK_PLACEHOLDER, 1, &bin(1, 2, 2, 8, 16, 16));
+        pipe_barrier::<PIPE_V>();
+        block_reduce(kind, dst, &pair, 1, 1, 1, 8);
+        return;
+    }
+    if split_block == 1 {
+        block_reduce(kind, tmp, src, split_m as u8, 1, 1, 8);
+    } else if split_k > 512 {
+        big_block(kind, tmp, src, split_block, split_m, split_k);
+        pipe_barrier::<PIPE_V>();
+        block_reduce(kind, tmp, tmp, split_m as u8, 1, 1, 8);
+    } else {
+        basic_block_op(kind, tmp, src, split_m as u8, (8 * split_block) as u8, split_block);
+        pipe_barrier::<PIPE_V>();
+        block_reduce(kind, tmp, tmp, split_m as u8, 1, 1, 8);
+    }
+    pipe_barrier::<PIPE_V>();
+    block_reduce(kind, dst, tmp, ceil_m, 1, 1, 8);
+}
+
+/// `Sub<float, false>` of each 64-column group of the round's rows against the row's block of
+/// maxima (`(m,k) - (m,8)`).
+#[track_caller]
+fn bb_sub(dst: &F, src: &F, max: &F, split_m: usize, split_k: usize) {
+    let split_block = split_k / FLOAT_REPEAT as usize;
+    let offset = (8 * split_block) as u8;
+    for j in 0..split_block {
+        let (d, s) = (dst.view(FLOAT_REPEAT as usize * j), src.view(FLOAT_REPEAT as usize * j));
+        sub_masked::<f32, false>(
+            &d,
+            &s,
+            max,
+            MASK_PLACEHOLDER,
+            split_m as u8,
+            &bin(1, 1, 0, offset, offset, 1),
+        );
+    }
+}
+
+/// `SoftmaxFlashV2NoUpdateBasicBlock` for `float` (whole rounds; `src` is overwritten with `x -
+/// max`, as the vendor's).
+#[track_caller]
+fn bb_no_update_float(dst: &F, sum: &F, max: &F, src: &F, work: &F, tiling: &SoftMaxTiling) {
+    let (m, k) = (tiling.split_m as usize, tiling.split_k as usize);
+    let (tmp1, tmp2) = (work.view(0), work.view(m * FLOAT_REPEAT as usize));
+    let ceil_m = m.div_ceil(8) as u8;
+    let repeat = (tiling.split_size / FLOAT_REPEAT) as u8;
+    for i in 0..tiling.range_m as usize {
+        let (o1, o2) = (i * tiling.split_size as usize, i * tiling.reduce_size as usize);
+        let (d, s, mx) = (dst.view(o1), src.view(o1), max.view(o2));
+        pipe_barrier::<PIPE_V>();
+        bb_reduce(Kind::Max, &tmp2, &s, &tmp1, m, k);
+        pipe_barrier::<PIPE_V>();
+        brcb(&mx, &tmp2, ceil_m, &BrcbRepeatParams::new(1, 8));
+        pipe_barrier::<PIPE_V>();
+        bb_sub(&s, &s, &mx, m, k);
+        pipe_barrier::<PIPE_V>();
+        exp_masked::<f32, false>(&d, &s, MASK_PLACEHOLDER, repeat, &SAME);
+        pipe_barrier::<PIPE_V>();
+        bb_reduce(Kind::Sum, &tmp2, &d, &tmp1, m, k);
+        pipe_barrier::<PIPE_V>();
+        brcb(&sum.view(o2), &tmp2, ceil_m, &BrcbRepeatParams::new(1, 8));
+    }
+}
+
+/// `SoftmaxFlashV2BasicBlockImpl` for `float` (whole rounds; `inExpSumTensor` is overwritten
+/// with `expMax * inExpSum`, as the vendor's).
+#[track_caller]
+fn bb_update_float(dst: &F, src: &F, st: &Stats<f32, f32>, work: &F, tiling: &SoftMaxTiling) {
+    let (m, k) = (tiling.split_m as usize, tiling.split_k as usize);
+    let rep = FLOAT_REPEAT as usize;
+    let (tmp1, tmp2, tmp3) = (work.view(0), work.view(m * rep), work.view(m * rep / 2));
+    let ceil_m = m.div_ceil(8) as u8;
+    let reduce_ceil = (tiling.reduce_size as usize).div_ceil(rep) as u8;
+    let repeat = (tiling.split_size / FLOAT_REPEAT) as u8;
+    let p = bin(1, 1, 1, 8, 8, 8);
+    for i in 0..tiling.range_m as usize {
+        let (o1, o2) = (i * tiling.split_size as usize, i * tiling.reduce_size as usize);
+        let (d, s) = (dst.view(o1), src.view(o1));
+        let (mx, em, isu) = (st.max.view(o2), st.exp_max.view(o2), st.in_sum.view(o2));
+        pipe_barrier::<PIPE_V>();
+        bb_reduce(Kind::Max, &tmp2, &s, &tmp1, m, k);
+        pipe_barrier::<PIPE_V>();
+        brcb(&tmp1, &tmp2, ceil_m, &BrcbRepeatParams::new(1, 8));
+        pipe_barrier::<PIPE_V>();
+        let cp = CopyRepeatParams::new(1, 1, 8, 8);
+        copy_masked::<f32, false>(&tmp2, &st.in_max.view(o2), MASK_PLACEHOLDER, reduce_ceil, &cp);
+        pipe_barrier::<PIPE_V>();
+        max_masked::<f32, false>(&mx, &tmp2, &tmp1, MASK_PLACEHOLDER, reduce_ceil, &p);
+        pipe_barrier::<PIPE_V>();
+        bb_sub(&d, &s, &mx, m, k);
+        sub_masked::<f32, false>(&tmp2, &tmp2, &mx, MASK_PLACEHOLDER, reduce_ceil, &p);
+        pipe_barrier::<PIPE_V>();
+        exp_masked::<f32, false>(&em, &tmp2, MASK_PLACEHOLDER, reduce_ceil, &SAME);
+        pipe_barrier::<PIPE_V>();
+        exp_masked::<f32, false>(&d, &d, MASK_PLACEHOLDER, repeat, &SAME);
+        pipe_barrier::<PIPE_V>();
+        bb_reduce(Kind::Sum, &tmp3, &d, &tmp1, m, k);
+        pipe_barrier::<PIPE_V>();
+        brcb(&tmp1, &tmp3, ceil_m, &BrcbRepeatParams::new(1, 8));
+        pipe_barrier::<PIPE_V>();
+        mul_masked::<f32, false>(&isu, &em, &isu, MASK_PLACEHOLDER, reduce_ceil, &p);
+        pipe_barrier::<PIPE_V>();
+        add_masked::<f32, false>(&st.sum.view(o2), &isu, &tmp1, MASK_PLACEHOLDER, reduce_ceil, &p);
+    }
+}
+
 // ---- SoftmaxFlashV2 --------------------------------------------------------------------------
 
 /// The kernel-side `SoftMaxFlashV2TilingFuncImpl(m, k, sizeof(T1), sizeof(T2), workSize)` (ND,
@@ -579,8 +724,10 @@ fn softmax_flash_v2_impl<T1: SoftMaxElement, T2: SoftMaxStatElement<T1>, const I
     is_basic_block: bool,
 ) {
     check_910b(API);
-    ensure(!is_basic_block, API, || {
-        "isBasicBlock = true (the vendor's SoftmaxFlashV2BasicBlock) is not modelled; call with isBasicBlock = false"
+    let half = T1::DTYPE == DType::F16;
+    ensure(!(is_basic_block && half), API, || {
+        "isBasicBlock = true for half sources (the vendor's SoftmaxFlashV2BasicBlock for half) is not modelled; \
+         call with isBasicBlock = false"
             .into()
     });
     let mut ops = vec![
@@ -599,10 +746,34 @@ fn softmax_flash_v2_impl<T1: SoftMaxElement, T2: SoftMaxStatElement<T1>, const I
     }
     check_ub(API, &ops);
     check_shape::<T1>(API, shape);
-    let half = T1::DTYPE == DType::F16;
+    if is_basic_block {
+        let k = shape.src_k;
+        ensure(k % FLOAT_REPEAT == 0 && k < 2048, API, || {
+            format!("isBasicBlock = true needs srcK a multiple of 64 below 2048; srcK = {k}")
+        });
+        ensure(shape.src_m % BASIC_TILE == 0, API, || {
+            format!("isBasicBlock = true needs srcM a multiple of 8; srcM = {}", shape.src_m)
+        });
+    }
     let work = tmp.get_size() / 4;
+    let per_blk = (32 / T2::SIZE) as u32;
     let tiling = if shape.src_k != tiling.src_k || shape.src_m != tiling.src_m {
-        device_tiling(work, shape.src_m, shape.src_k, half, (32 / T2::SIZE) as u32)
+        if is_basic_block {
+            // `CalculateNDSplitM(…, isBasicBlock)`: SoftMax's kernel-side tiling of a basic block.
+            let row = per_row(false, false, per_blk, shape.src_k) as usize;
+            ensure(work >= row, API, || {
+                format!(
+                    "the temporary buffer has {} bytes, fewer than the {} one row of k = {} needs in the tiling the \
+                     kernel recomputes for a shape other than the tiling's",
+                    work * 4,
+                    row * 4,
+                    shape.src_k
+                )
+            });
+            device_tiling_nd(work, shape.src_m, shape.src_k, shape.src_m, T1::SIZE, per_blk, true)
+        } else {
+            device_tiling(work, shape.src_m, shape.src_k, half, per_blk)
+        }
     } else {
         *tiling
     };
@@ -612,7 +783,22 @@ fn softmax_flash_v2_impl<T1: SoftMaxElement, T2: SoftMaxStatElement<T1>, const I
             tiling.split_m, tiling.split_k, shape.src_k
         )
     });
-    let need = flash_work(IS_UPDATE, half, T2::SIZE, &tiling);
+    if is_basic_block {
+        ensure(tiling.split_m % BASIC_TILE == 0 && tiling.split_size / FLOAT_REPEAT < 256, API, || {
+            format!(
+                "isBasicBlock = true needs the tiling's splitM a multiple of 8 and splitM * splitK below 16384; \
+                 splitM = {}, splitK = {}; make it with SoftMaxFlashV2TilingFunc(…, isBasicBlock = true)",
+                tiling.split_m, tiling.split_k
+            )
+        });
+    }
+    let need = if is_basic_block {
+        let m = tiling.split_m as usize;
+        let scratch = m * if tiling.split_k == SPECIAL_BASICBLOCK_LEN { 128 } else { 64 };
+        scratch.max(m * 64 + if IS_UPDATE { m * 8 } else { m.div_ceil(8) * 8 })
+    } else {
+        flash_work(IS_UPDATE, half, T2::SIZE, &tiling)
+    };
     ensure(work >= need, API, || {
         format!(
             "sharedTmpBuffer has {} bytes, less than the {} bytes the tiling's rounds of splitM = {} rows of {} need; \
@@ -623,7 +809,9 @@ fn softmax_flash_v2_impl<T1: SoftMaxElement, T2: SoftMaxStatElement<T1>, const I
             T1::DTYPE
         )
     });
-    let rows = (tiling.range_m * tiling.split_m + tiling.tail_m) as usize;
+    // The basic block computes whole rounds only (the tail is left out, as the vendor's).
+    let tail = if is_basic_block { 0 } else { tiling.tail_m };
+    let rows = (tiling.range_m * tiling.split_m + tail) as usize;
     let (n, stats, em) =
         (rows * tiling.split_k as usize, rows * tiling.reduce_k as usize, rows * 32 / T1::SIZE);
     check_len(API, "srcTensor", src, n, "elements of the tiling's rows");
@@ -656,10 +844,24 @@ fn softmax_flash_v2_impl<T1: SoftMaxElement, T2: SoftMaxStatElement<T1>, const I
     }
     let work = tmp.reinterpret_cast::<f32>();
     let ori_k = shape.ori_src_k;
+    set_mask_norm();
+    reset_mask();
     if !half {
         let (d, s) = (dst.reinterpret_cast::<f32>(), src.reinterpret_cast::<f32>());
         let (su, mx) = (st.sum.reinterpret_cast::<f32>(), st.max.reinterpret_cast::<f32>());
-        if IS_UPDATE {
+        if is_basic_block {
+            if IS_UPDATE {
+                let (em, isu, imx) = (
+                    st.exp_max.reinterpret_cast::<f32>(),
+                    st.in_sum.reinterpret_cast::<f32>(),
+                    st.in_max.reinterpret_cast::<f32>(),
+                );
+                let st = Stats { sum: &su, max: &mx, exp_max: &em, in_sum: &isu, in_max: &imx };
+                bb_update_float(&d, &s, &st, &work, &tiling);
+            } else {
+                bb_no_update_float(&d, &su, &mx, &s, &work, &tiling);
+            }
+        } else if IS_UPDATE {
             let (em, isu, imx) = (
                 st.exp_max.reinterpret_cast::<f32>(),
                 st.in_sum.reinterpret_cast::<f32>(),
