@@ -124,9 +124,6 @@ struct KernelSoftmax {
     x_gm: GlobalTensor<f32>,
     max_gm: GlobalTensor<f32>,
     sum_gm: GlobalTensor<f32>,
-    max_local: LocalTensor<f32>,
-    sum_local: LocalTensor<f32>,
-    expmax_local: LocalTensor<f32>,
     t: FlashTiling,
     ms_tile_length: usize,
     single_loop_core_row_num: u32,
@@ -160,9 +157,6 @@ impl KernelSoftmax {
         pipe.init_tbuf(&mut self.tbuf_max, self.ms_tile_length * 4);
         pipe.init_tbuf(&mut self.tbuf_sum, self.ms_tile_length * 4);
         pipe.init_tbuf(&mut self.tbuf_expmax, self.ms_tile_length * 4);
-        self.max_local = self.tbuf_max.get::<f32>();
-        self.sum_local = self.tbuf_sum.get::<f32>();
-        self.expmax_local = self.tbuf_expmax.get::<f32>();
         pipe.init_tbuf(&mut self.shared_tmp_buffer, self.t.shared_tmp_buffer_size as usize);
     }
 
@@ -230,8 +224,10 @@ impl KernelSoftmax {
         let enable_basic_block = row_num % BASIC_BLOCK_ROW_FACTOR == 0
             && column_num % BASIC_BLOCK_COLUMN_FACTOR == 0
             && column_num < BASIC_BLOCK_MAX_COLUMN_LENGTH;
-        let (s, m, e, t) =
-            (&self.sum_local, &self.max_local, &self.expmax_local, &self.t.softmax_tiling_data);
+        // maxLocal / sumLocal / expmaxLocal: the TBufs' tensors (`Get<float>()` in `Init`).
+        let (sum_local, max_local, expmax_local) =
+            (self.tbuf_sum.get::<f32>(), self.tbuf_max.get::<f32>(), self.tbuf_expmax.get::<f32>());
+        let (s, m, e, t) = (&sum_local, &max_local, &expmax_local, &self.t.softmax_tiling_data);
         match (column_index == 0, enable_basic_block) {
             // isUpdate = false: the first chunk of the rows.
             (true, true) => softmax_flash_v2::<f32, f32, false, true, true>(
@@ -288,8 +284,8 @@ impl KernelSoftmax {
     }
 
     fn copy_out(&mut self, progress: usize, count: usize) {
-        data_copy(&self.max_gm.view(progress * self.ms_tile_length), &self.max_local, count);
-        data_copy(&self.sum_gm.view(progress * self.ms_tile_length), &self.sum_local, count);
+        data_copy(&self.max_gm.view(progress * self.ms_tile_length), &self.tbuf_max.get::<f32>(), count);
+        data_copy(&self.sum_gm.view(progress * self.ms_tile_length), &self.tbuf_sum.get::<f32>(), count);
     }
 }
 

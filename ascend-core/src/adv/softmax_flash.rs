@@ -35,10 +35,24 @@
 //! `exp(inMax - max)` (the full round's count, as the vendor's code), of which only the tail's
 //! rows are narrowed into `expMaxTensor`.
 //!
-//! Not modelled: `isBasicBlock = true` (the vendor's `SoftmaxFlashV2BasicBlock` paths; a call
-//! with it panics), the NZ format, non-default `SoftmaxConfig`s (the `outReduceMax` overloads,
-//! `SOFTMAX_OUTPUT_WITHOUT_BRC`). A `SoftMaxShapeInfo` with `src_m` or `src_k` 0 is an error:
-//! these tensors carry no `ShapeInfo`.
+//! **Basic block** (`isBasicBlock = true`, `float` only): the vendor's
+//! `SoftmaxFlashV2NoUpdateBasicBlock` / `SoftmaxFlashV2BasicBlockImpl` for `float`, normal-mode
+//! repeats of 64 floats over whole rounds (`tailM` rows are not computed, as the vendor's), the
+//! row reductions of `BasicBlockReduceMaxImpl`/`BasicBlockReduceSumImpl` (`k = 512`: block
+//! reductions only, `[m,512] -> [m,64] -> [m,8] -> [m,1]`; `k = 1024`: `[8,1024] -> [8,128] ->
+//! [8,16]`, the two halves combined, `-> [8,1]`; `k = 64`: one `BlockReduce`; `k > 512`:
+//! `BigBlockReduce`; else `BasicBlockMaxImpl`'s groups), the row values spread by `Brcb`. As on
+//! the chip, the no-update path overwrites `srcTensor` with `x - max` and the update path
+//! overwrites `inExpSumTensor` with `expMax * inExpSum`. It needs `srcK` a multiple of 64 below
+//! 2048, `srcM` and the tiling's `splitM` multiples of 8; a recomputed tiling is `SoftMax`'s
+//! (`CalculateNDSplitM` with the basic block). The vendor's `k = 1024` step `Max/Add(tmp, tmp,
+//! tmp[8], …)` with block strides 1 and 2 on one address (a partial overlap within one repeat,
+//! outside the vendor's general overlap rule) is issued into free scratch instead, with the same
+//! result (see `bb_reduce`).
+//!
+//! Not modelled: the `half` basic block (a call panics), the NZ format, non-default
+//! `SoftmaxConfig`s (the `outReduceMax` overloads, `SOFTMAX_OUTPUT_WITHOUT_BRC`). A
+//! `SoftMaxShapeInfo` with `src_m` or `src_k` 0 is an error: these tensors carry no `ShapeInfo`.
 //!
 //! Chips: Ascend910B only; Ascend310P's `membase/v200` implementation is not modelled, and the
 //! calls fail with a message naming the chip.
@@ -910,7 +924,8 @@ fn softmax_flash_v2_impl<T1: SoftMaxElement, T2: SoftMaxStatElement<T1>, const I
 /// `exp_max_tensor` one 32-byte block of `T1` per row. Without `IS_UPDATE`,
 /// `exp_max_tensor`, `in_exp_sum_tensor` and `in_max_tensor` are not touched. `dst` may be
 /// `src`, `exp_sum` `in_exp_sum` and `max` `in_max` (the same address). `IS_REUSE_SOURCE` is
-/// reserved. Leaves the core in normal mask mode with the full mask.
+/// reserved. `IS_BASIC_BLOCK` (`float`) takes the vendor's basic-block path, which overwrites
+/// `src` (no update) or `in_exp_sum` (update) as the chip does. Leaves the core in normal mask mode with the full mask.
 ///
 /// ```
 /// use ascend_core::prelude::*;
@@ -930,7 +945,9 @@ fn softmax_flash_v2_impl<T1: SoftMaxElement, T2: SoftMaxStatElement<T1>, const I
 /// ```
 ///
 /// # Panics
-/// Panics if the chip is not Ascend910B; `IS_BASIC_BLOCK` is true (not modelled); a tensor is
+/// Panics if the chip is not Ascend910B; `IS_BASIC_BLOCK` is true for `half` (not modelled) or,
+/// for `float`, `src_k` is not a multiple of 64 below 2048 or `src_m` or the tiling's `split_m`
+/// not a multiple of 8; a tensor is
 /// not in the Unified Buffer; `shape_info.src_m` or `src_k` is 0, `src_k` is not 32-byte
 /// aligned, or `ori_src_k`/`ori_src_m` is 0 or exceeds `src_k`/`src_m`; the tiling's rounds
 /// need more temporary buffer than `shared_tmp_buffer` (or a recomputed tiling fits no row);
