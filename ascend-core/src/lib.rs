@@ -90,6 +90,7 @@ pub mod prelude {
     pub use crate::adv::reduce::*;
     pub use crate::adv::reduce_xy::*;
     pub use crate::adv::softmax::*;
+    pub use crate::adv::softmax_flash::*;
     pub use crate::adv::softmax_more::*;
     pub use crate::adv::sort::*;
     pub use crate::adv::transpose::*;

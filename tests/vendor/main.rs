@@ -23,6 +23,7 @@ mod adv_reduce;
 mod adv_reduce_xy;
 mod adv_sigmoid;
 mod adv_softmax;
+mod adv_softmax_flash;
 mod adv_softmax_more;
 mod adv_sort;
 mod adv_transpose;

@@ -35,6 +35,7 @@ pub mod quant;
 pub mod reduce;
 pub mod reduce_xy;
 pub mod softmax;
+pub mod softmax_flash;
 pub mod softmax_more;
 pub mod sort;
 pub(crate) mod steps;

@@ -423,7 +423,15 @@ pub(crate) const fn bin(d: u8, s0: u8, s1: u8, dr: u8, s0r: u8, s1r: u8) -> Bina
 
 /// `Max` or `Add` by `kind`.
 #[track_caller]
-fn op<const SET: bool>(kind: Kind, d: &F, a: &F, b: &F, mask: u64, repeat: u8, p: &BinaryRepeatParams) {
+pub(crate) fn op<const SET: bool>(
+    kind: Kind,
+    d: &F,
+    a: &F,
+    b: &F,
+    mask: u64,
+    repeat: u8,
+    p: &BinaryRepeatParams,
+) {
     match kind {
         Kind::Max => max_masked::<f32, SET>(d, a, b, mask, repeat, p),
         Kind::Sum => add_masked::<f32, SET>(d, a, b, mask, repeat, p),
@@ -432,7 +440,7 @@ fn op<const SET: bool>(kind: Kind, d: &F, a: &F, b: &F, mask: u64, repeat: u8, p
 
 /// `BlockReduceMax` or `BlockReduceSum` by `kind`, with the mask already set.
 #[track_caller]
-fn block_reduce(kind: Kind, d: &F, s: &F, repeat: u8, dst_rep: u16, src_blk: u16, src_rep: u16) {
+pub(crate) fn block_reduce(kind: Kind, d: &F, s: &F, repeat: u8, dst_rep: u16, src_blk: u16, src_rep: u16) {
     match kind {
         Kind::Max => {
             block_reduce_max::<f32, false>(d, s, repeat, MASK_PLACEHOLDER, dst_rep, src_blk, src_rep)
@@ -488,7 +496,7 @@ pub(crate) fn split_reduce(kind: Kind, dst: &F, src: &F, rp: &ReduceLastNd, mask
 
 /// `BigBlockReduceMax` / `BigBlockReduceSum` (`k >= 512`).
 #[track_caller]
-fn big_block(kind: Kind, dst: &F, src: &F, split_block: usize, split_m: usize, split_k: usize) {
+pub(crate) fn big_block(kind: Kind, dst: &F, src: &F, split_block: usize, split_m: usize, split_k: usize) {
     for i in 0..split_m {
         block_reduce(kind, &dst.view(FLOAT_REPEAT * i), &src.view(i * split_k), FLOAT_BLK as u8, 1, 1, 8);
     }
@@ -850,7 +858,12 @@ fn generic_half_float(
 /// Floats of temporary buffer one round of `tiling` touches: the widened round (`half`
 /// source), the reduction results where they are not written to `maxTensor`/`sumTensor` of
 /// `float`, and 64 per row of scratch. `stat` is the outputs' element size (`None`: no outputs).
-fn work_needed(half: bool, stat: Option<usize>, basic_block: bool, tiling: &SoftMaxTiling) -> usize {
+pub(crate) fn work_needed(
+    half: bool,
+    stat: Option<usize>,
+    basic_block: bool,
+    tiling: &SoftMaxTiling,
+) -> usize {
     let (scratch, split, reduce) =
         (tiling.split_m as usize * FLOAT_REPEAT, tiling.split_size as usize, tiling.reduce_size as usize);
     if basic_block {
@@ -1037,7 +1050,7 @@ fn soft_max_impl<T: SoftMaxElement, const IS_REUSE_SOURCE: bool, const IS_BASIC_
 /// `BasicBlockMaxImpl` / `BasicBlockAddImpl`: each row's 64-value groups into its 64 partial
 /// results (the first two combined, then the others one by one).
 #[track_caller]
-fn basic_block_op(kind: Kind, dst: &F, src: &F, split_m: u8, offset: u8, split_block: usize) {
+pub(crate) fn basic_block_op(kind: Kind, dst: &F, src: &F, split_m: u8, offset: u8, split_block: usize) {
     op::<false>(
         kind,
         dst,

@@ -69,7 +69,7 @@ const NATURE_LOG_10: f32 = std::f32::consts::LOG10_E;
 
 /// Ascend910B only (the `membase/v220` path; Ascend310P's `v200` is not modelled).
 #[track_caller]
-fn check_910b(api: &'static str) {
+pub(crate) fn check_910b(api: &'static str) {
     let soc = get_soc();
     ensure(soc == Soc::Ascend910B, api, || {
         format!(
@@ -82,7 +82,7 @@ fn check_910b(api: &'static str) {
 
 /// Every operand in the Unified Buffer.
 #[track_caller]
-fn check_ub(api: &'static str, operands: &[(&'static str, crate::position::TPosition)]) {
+pub(crate) fn check_ub(api: &'static str, operands: &[(&'static str, crate::position::TPosition)]) {
     for &(name, pos) in operands {
         ensure(pos.is_ub(), api, || {
             format!("{name} is at position {pos}; it must be VECIN, VECOUT or VECCALC")
@@ -92,7 +92,7 @@ fn check_ub(api: &'static str, operands: &[(&'static str, crate::position::TPosi
 
 /// `softmaxShapeInfo`'s checks (as `SoftMax`'s).
 #[track_caller]
-fn check_shape<T: Element>(api: &'static str, shape: &SoftMaxShapeInfo) {
+pub(crate) fn check_shape<T: Element>(api: &'static str, shape: &SoftMaxShapeInfo) {
     ensure(shape.src_m != 0 && shape.src_k != 0, api, || {
         format!(
             "softmaxShapeInfo = {{srcM = {}, srcK = {}}}: a 0 takes the shape from the tensor's ShapeInfo, which \
@@ -118,7 +118,13 @@ fn check_shape<T: Element>(api: &'static str, shape: &SoftMaxShapeInfo) {
 
 /// `t` holds at least `need` elements.
 #[track_caller]
-fn check_len<T: Element>(api: &'static str, name: &'static str, t: &LocalTensor<T>, need: usize, what: &str) {
+pub(crate) fn check_len<T: Element>(
+    api: &'static str,
+    name: &'static str,
+    t: &LocalTensor<T>,
+    need: usize,
+    what: &str,
+) {
     ensure(need <= t.get_size(), api, || {
         format!("{name} has {} {} elements, fewer than the {need} {what}", t.get_size(), T::DTYPE)
     });
@@ -889,7 +895,7 @@ fn reduce_sum_last_nd(dst: &F, src: &F, tmp: &F, rp: &ReduceLastNd) {
 /// `BroadCastLastImpl` (the chip's branch): `Copy` in counter mode, `src_m * 8` elements a
 /// repeat, one column block of every row per repeat.
 #[track_caller]
-fn broadcast_last(dst: &F, src: &F, dst_k: usize, src_m: usize, src_k: usize) {
+pub(crate) fn broadcast_last(dst: &F, src: &F, dst_k: usize, src_m: usize, src_k: usize) {
     let low = (src_m * FLOAT_BLK) as u64;
     let repeat = dst_k / FLOAT_BLK;
     let p = CopyRepeatParams::new(repeat as u16, (src_k / FLOAT_BLK) as u16, 1, 0);
