@@ -8,7 +8,7 @@
 //! `AscendDequant<float, float>` of 128 × 32 `int32_t` with 32 `float` scales through the stack
 //! overload, its golden numpy's `inp * scale` in float64 rounded to float32 (which is the
 //! chip's single float multiplication), compared bit for bit and within the tolerance. The
-//! `antiquant` example is not ported: `AscendAntiQuant` is not implemented here.
+//! `antiquant` example is in `adv_antiquant.rs`.
 //!
 //! `scripts/gen_data.py` draws the source as `half` values in `[-4, 4)` (stored as `float`) and
 //! its golden is `np.round(src * 2.0 + 0.9).astype(np.int8)` in `half` arithmetic, compared with a

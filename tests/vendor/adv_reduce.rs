@@ -12,7 +12,7 @@
 //! from 1.234 by 5.678, the output copied out rounded up to a block), on Ascend910B and
 //! Ascend310P, compared bit for bit with the vendor's steps (the first block by the scalar
 //! formula, then `Adds` of 8 and 64 steps) and with the example's `linspace` golden within its
-//! 1e-5. Not ported: `reducemax` (the advanced `ReduceMax` is not emulated yet).
+//! 1e-5. The `reducemax` example is in `adv_reduce_xy.rs`.
 
 use std::mem::size_of;
 
