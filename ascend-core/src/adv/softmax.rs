@@ -879,6 +879,55 @@ pub(crate) fn work_needed(
     }
 }
 
+/// Ascend910B only (the `membase/v220` path; Ascend310P's `v200` is not modelled).
+#[track_caller]
+pub(crate) fn check_910b(api: &'static str) {
+    let soc = get_soc();
+    ensure(soc == Soc::Ascend910B, api, || {
+        format!(
+            "{api} is modelled on Ascend910B only (the vendor's membase/v220 implementation); {soc} ({}) uses \
+             another implementation, not modelled here",
+            soc.product_line()
+        )
+    });
+}
+
+/// Every operand in the Unified Buffer.
+#[track_caller]
+pub(crate) fn check_ub(api: &'static str, operands: &[(&'static str, crate::position::TPosition)]) {
+    for &(name, pos) in operands {
+        ensure(pos.is_ub(), api, || {
+            format!("{name} is at position {pos}; it must be VECIN, VECOUT or VECCALC")
+        });
+    }
+}
+
+/// `softmaxShapeInfo`'s checks (as `SoftMax`'s).
+#[track_caller]
+pub(crate) fn check_shape<T: Element>(api: &'static str, shape: &SoftMaxShapeInfo) {
+    ensure(shape.src_m != 0 && shape.src_k != 0, api, || {
+        format!(
+            "softmaxShapeInfo = {{srcM = {}, srcK = {}}}: a 0 takes the shape from the tensor's ShapeInfo, which \
+             these tensors do not carry; pass the shape",
+            shape.src_m, shape.src_k
+        )
+    });
+    ensure(shape.src_k as usize * T::SIZE % 32 == 0, api, || {
+        format!(
+            "softmaxShapeInfo.srcK = {} ({} bytes of {}) is not 32-byte aligned",
+            shape.src_k,
+            shape.src_k as usize * T::SIZE,
+            T::DTYPE
+        )
+    });
+    ensure(shape.ori_src_k >= 1 && shape.ori_src_k <= shape.src_k, api, || {
+        format!("softmaxShapeInfo.oriSrcK = {} is out of range [1, srcK = {}]", shape.ori_src_k, shape.src_k)
+    });
+    ensure(shape.ori_src_m >= 1 && shape.ori_src_m <= shape.src_m, api, || {
+        format!("softmaxShapeInfo.oriSrcM = {} is out of range [1, srcM = {}]", shape.ori_src_m, shape.src_m)
+    });
+}
+
 /// The checks both forms make, and the tiling in effect (recomputed in the kernel for another
 /// shape, with 32-byte blocks of the outputs' type, `float` without outputs).
 #[allow(clippy::too_many_arguments)]
@@ -892,44 +941,16 @@ fn prepare<T: SoftMaxElement>(
     shape: &SoftMaxShapeInfo,
     stat: Option<usize>,
 ) -> SoftMaxTiling {
-    let soc = get_soc();
-    ensure(soc == Soc::Ascend910B, API, || {
-        format!(
-            "SoftMax is modelled on Ascend910B only (the vendor's membase/v220 implementation); {soc} ({}) uses \
-             another implementation, not modelled here",
-            soc.product_line()
-        )
-    });
-    for (name, pos) in [
-        ("dstTensor", dst.get_position()),
-        ("srcTensor", src.get_position()),
-        ("sharedTmpBuffer", tmp.get_position()),
-    ] {
-        ensure(pos.is_ub(), API, || {
-            format!("{name} is at position {pos}; it must be VECIN, VECOUT or VECCALC")
-        });
-    }
-    ensure(shape.src_m != 0 && shape.src_k != 0, API, || {
-        format!(
-            "softmaxShapeInfo = {{srcM = {}, srcK = {}}}: a 0 takes the shape from the tensor's ShapeInfo, which \
-             these tensors do not carry; pass the shape",
-            shape.src_m, shape.src_k
-        )
-    });
-    ensure(shape.src_k as usize * T::SIZE % 32 == 0, API, || {
-        format!(
-            "softmaxShapeInfo.srcK = {} ({} bytes of {}) is not 32-byte aligned",
-            shape.src_k,
-            shape.src_k as usize * T::SIZE,
-            T::DTYPE
-        )
-    });
-    ensure(shape.ori_src_k >= 1 && shape.ori_src_k <= shape.src_k, API, || {
-        format!("softmaxShapeInfo.oriSrcK = {} is out of range [1, srcK = {}]", shape.ori_src_k, shape.src_k)
-    });
-    ensure(shape.ori_src_m >= 1 && shape.ori_src_m <= shape.src_m, API, || {
-        format!("softmaxShapeInfo.oriSrcM = {} is out of range [1, srcM = {}]", shape.ori_src_m, shape.src_m)
-    });
+    check_910b(API);
+    check_ub(
+        API,
+        &[
+            ("dstTensor", dst.get_position()),
+            ("srcTensor", src.get_position()),
+            ("sharedTmpBuffer", tmp.get_position()),
+        ],
+    );
+    check_shape::<T>(API, shape);
     let work = tmp.get_size() / 4;
     let tiling = if shape.src_k != tiling.src_k || shape.src_m != tiling.src_m {
         let per_blk = (32 / stat.unwrap_or(4)) as u32;

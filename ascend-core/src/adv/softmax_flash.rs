@@ -72,7 +72,8 @@ use super::softmax::{
     op, reduce_last_nd, rounds, work_needed, Kind, Round, SoftMaxElement, SoftMaxShapeInfo,
     SoftMaxStatElement, SoftMaxTiling, F,
 };
-use super::softmax_more::{broadcast_last, check_910b, check_len, check_shape, check_ub};
+use super::softmax::{check_910b, check_shape, check_ub};
+use super::softmax_more::{broadcast_last, check_len};
 use super::{check_apart, host_checks, span, stack_tensor, whole, NARROW, SAME, WIDEN};
 use crate::vector::brcb::{brcb, BrcbRepeatParams};
 use crate::vector::copy::{copy_masked, CopyRepeatParams};

@@ -32,10 +32,8 @@
 //! (`membase/v200`, whose reductions differ), not modelled here (as `SoftMax`); the calls fail
 //! with a message naming the chip.
 
-use crate::ctx::get_soc;
 use crate::element::{f16, DType, Element};
 use crate::error::ensure;
-use crate::soc::Soc;
 use crate::sync::{pipe_barrier, PIPE_V};
 use crate::tensor::LocalTensor;
 use crate::vector::cast::{cast, RoundMode};
@@ -45,8 +43,9 @@ use crate::vector::scalar::muls_masked;
 use crate::vector::unary::{exp, ln_masked};
 
 use super::softmax::{
-    bin, device_tiling, generic_float, generic_half_half, generic_nd, host_shape, rounds, split_reduce, Kind,
-    ReduceLastNd, SoftMaxElement, SoftMaxShapeInfo, SoftMaxStatElement, SoftMaxTiling, F,
+    bin, check_910b, check_shape, check_ub, device_tiling, generic_float, generic_half_half, generic_nd,
+    host_shape, rounds, split_reduce, Kind, ReduceLastNd, SoftMaxElement, SoftMaxShapeInfo,
+    SoftMaxStatElement, SoftMaxTiling, F,
 };
 use super::{check_apart, span, stack_tensor, whole, SAME};
 use crate::copy::{data_copy_params, DataCopyParams};
@@ -66,55 +65,6 @@ const FLOAT_BLK: usize = 8;
 const NATURE_LOG_10: f32 = std::f32::consts::LOG10_E;
 
 // ---- shared checks -----------------------------------------------------------------------
-
-/// Ascend910B only (the `membase/v220` path; Ascend310P's `v200` is not modelled).
-#[track_caller]
-pub(crate) fn check_910b(api: &'static str) {
-    let soc = get_soc();
-    ensure(soc == Soc::Ascend910B, api, || {
-        format!(
-            "{api} is modelled on Ascend910B only (the vendor's membase/v220 implementation); {soc} ({}) uses \
-             another implementation, not modelled here",
-            soc.product_line()
-        )
-    });
-}
-
-/// Every operand in the Unified Buffer.
-#[track_caller]
-pub(crate) fn check_ub(api: &'static str, operands: &[(&'static str, crate::position::TPosition)]) {
-    for &(name, pos) in operands {
-        ensure(pos.is_ub(), api, || {
-            format!("{name} is at position {pos}; it must be VECIN, VECOUT or VECCALC")
-        });
-    }
-}
-
-/// `softmaxShapeInfo`'s checks (as `SoftMax`'s).
-#[track_caller]
-pub(crate) fn check_shape<T: Element>(api: &'static str, shape: &SoftMaxShapeInfo) {
-    ensure(shape.src_m != 0 && shape.src_k != 0, api, || {
-        format!(
-            "softmaxShapeInfo = {{srcM = {}, srcK = {}}}: a 0 takes the shape from the tensor's ShapeInfo, which \
-             these tensors do not carry; pass the shape",
-            shape.src_m, shape.src_k
-        )
-    });
-    ensure(shape.src_k as usize * T::SIZE % 32 == 0, api, || {
-        format!(
-            "softmaxShapeInfo.srcK = {} ({} bytes of {}) is not 32-byte aligned",
-            shape.src_k,
-            shape.src_k as usize * T::SIZE,
-            T::DTYPE
-        )
-    });
-    ensure(shape.ori_src_k >= 1 && shape.ori_src_k <= shape.src_k, api, || {
-        format!("softmaxShapeInfo.oriSrcK = {} is out of range [1, srcK = {}]", shape.ori_src_k, shape.src_k)
-    });
-    ensure(shape.ori_src_m >= 1 && shape.ori_src_m <= shape.src_m, api, || {
-        format!("softmaxShapeInfo.oriSrcM = {} is out of range [1, srcM = {}]", shape.ori_src_m, shape.src_m)
-    });
-}
 
 /// `t` holds at least `need` elements.
 #[track_caller]
