@@ -309,23 +309,30 @@ pub fn soft_max_tiling_func(
             base_m /= 2;
         }
     }
-    let (range_m, tail) = (src_m.checked_div(base_m).unwrap_or(0), src_m.checked_rem(base_m).unwrap_or(0));
+    rows_tiling(src_m, src_k, per_blk, base_m)
+}
+
+/// The `SoftMaxTiling` of `m` rows of `k` in rounds of `base_m` rows, the statistics
+/// `per_blk` to a row (`range_m`/`tail_m` 0 when `base_m` is 0, as the vendor's host
+/// functions leave them).
+pub(crate) fn rows_tiling(m: u32, k: u32, per_blk: u32, base_m: u32) -> SoftMaxTiling {
+    let (range_m, tail) = (m.checked_div(base_m).unwrap_or(0), m.checked_rem(base_m).unwrap_or(0));
     SoftMaxTiling {
-        src_m,
-        src_k,
-        src_size: src_m * src_k,
-        out_max_m: src_m,
+        src_m: m,
+        src_k: k,
+        src_size: m * k,
+        out_max_m: m,
         out_max_k: per_blk,
-        out_max_size: src_m * per_blk,
+        out_max_size: m * per_blk,
         split_m: base_m,
-        split_k: src_k,
-        split_size: base_m * src_k,
+        split_k: k,
+        split_size: base_m * k,
         reduce_m: base_m,
         reduce_k: per_blk,
         reduce_size: base_m * per_blk,
         range_m,
         tail_m: tail,
-        tail_split_size: tail * src_k,
+        tail_split_size: tail * k,
         tail_reduce_size: tail * per_blk,
     }
 }

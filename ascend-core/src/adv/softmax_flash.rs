@@ -72,7 +72,7 @@ use super::softmax::{
     op, reduce_last_nd, rounds, work_needed, Kind, Round, SoftMaxElement, SoftMaxShapeInfo,
     SoftMaxStatElement, SoftMaxTiling, F,
 };
-use super::softmax::{check_910b, check_shape, check_ub};
+use super::softmax::{check_910b, check_shape, check_ub, rows_tiling};
 use super::softmax_more::{broadcast_last, check_len};
 use super::{check_apart, host_checks, span, stack_tensor, whole, NARROW, SAME, WIDEN};
 use crate::vector::brcb::{brcb, BrcbRepeatParams};
@@ -247,7 +247,7 @@ pub fn soft_max_flash_v2_tiling_func(
     if base_m < m && base_m > tile {
         base_m = base_m / tile * tile;
     }
-    let tiling = make_tiling(m, k, per_blk, base_m);
+    let tiling = rows_tiling(m, k, per_blk, base_m);
     if is_flash_output_brc && (tiling.range_m > 1 || tiling.tail_m != 0) {
         let unit = 32 / data_type_size1;
         ensure(tiling.reduce_m % unit == 0, api, || {
@@ -259,30 +259,6 @@ pub fn soft_max_flash_v2_tiling_func(
         });
     }
     tiling
-}
-
-/// The `SoftMaxTiling` of `m` rows of `k` in rounds of `base_m` rows (`range_m`/`tail_m` 0 when
-/// `base_m` is 0, as the vendor's host function leaves them).
-fn make_tiling(m: u32, k: u32, per_blk: u32, base_m: u32) -> SoftMaxTiling {
-    let (range_m, tail) = (m.checked_div(base_m).unwrap_or(0), m.checked_rem(base_m).unwrap_or(0));
-    SoftMaxTiling {
-        src_m: m,
-        src_k: k,
-        src_size: m * k,
-        out_max_m: m,
-        out_max_k: per_blk,
-        out_max_size: m * per_blk,
-        split_m: base_m,
-        split_k: k,
-        split_size: base_m * k,
-        reduce_m: base_m,
-        reduce_k: per_blk,
-        reduce_size: base_m * per_blk,
-        range_m,
-        tail_m: tail,
-        tail_split_size: tail * k,
-        tail_reduce_size: tail * per_blk,
-    }
 }
 
 // ---- the rounds ------------------------------------------------------------------------------
@@ -705,7 +681,7 @@ fn device_tiling(work: usize, m: u32, k: u32, half: bool, per_blk: u32) -> SoftM
     if reduce_m < m && reduce_m > BASIC_TILE {
         reduce_m = reduce_m / BASIC_TILE * BASIC_TILE;
     }
-    make_tiling(m, k, per_blk, reduce_m.min(m))
+    rows_tiling(m, k, per_blk, reduce_m.min(m))
 }
 
 /// Floats of temporary buffer one round of `tiling` touches.

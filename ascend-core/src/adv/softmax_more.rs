@@ -44,7 +44,7 @@ use crate::vector::unary::{exp, ln_masked};
 
 use super::softmax::{
     bin, check_910b, check_shape, check_ub, device_tiling, generic_float, generic_half_half, generic_nd,
-    host_shape, rounds, split_reduce, Kind, ReduceLastNd, SoftMaxElement, SoftMaxShapeInfo,
+    host_shape, rounds, rows_tiling, split_reduce, Kind, ReduceLastNd, SoftMaxElement, SoftMaxShapeInfo,
     SoftMaxStatElement, SoftMaxTiling, F,
 };
 use super::{check_apart, span, stack_tensor, whole, SAME};
@@ -900,7 +900,7 @@ fn grad_device_tiling(
             reduce_m /= 2;
         }
     }
-    grad_tiling(m, k, per_blk, reduce_m)
+    rows_tiling(m, k, per_blk, reduce_m)
 }
 
 /// The floats of temporary buffer one row takes in `SoftMaxGradTilingFunc`.
@@ -911,29 +911,6 @@ fn grad_per_row(per_blk: u32, k: u32, is_front: bool) -> u32 {
         per_blk + k + 64
     } else {
         k + per_blk * 2 + 64
-    }
-}
-
-/// The tiling fields for rounds of `base_m` rows.
-fn grad_tiling(m: u32, k: u32, per_blk: u32, base_m: u32) -> SoftMaxTiling {
-    let (range_m, tail) = (m.checked_div(base_m).unwrap_or(0), m.checked_rem(base_m).unwrap_or(0));
-    SoftMaxTiling {
-        src_m: m,
-        src_k: k,
-        src_size: m * k,
-        out_max_m: m,
-        out_max_k: per_blk,
-        out_max_size: m * per_blk,
-        split_m: base_m,
-        split_k: k,
-        split_size: base_m * k,
-        reduce_m: base_m,
-        reduce_k: per_blk,
-        reduce_size: base_m * per_blk,
-        range_m,
-        tail_m: tail,
-        tail_split_size: tail * k,
-        tail_reduce_size: tail * per_blk,
     }
 }
 
@@ -1024,7 +1001,7 @@ pub fn soft_max_grad_tiling_func(
             base_m /= 2;
         }
     }
-    grad_tiling(m, k, per_blk, base_m)
+    rows_tiling(m, k, per_blk, base_m)
 }
 
 /// One round of `SoftmaxGrad` for `half` (`SoftmaxGradNDGenericImpl`).
