@@ -28,7 +28,7 @@
 //! AscendC's `LocalTensor<bool>` `finishLocal` is a `LocalTensor<u8>` here (a C++ `bool` is one
 //! byte; a non-zero byte is `true`).
 //!
-//! The order is the basic instructions' (see [`sort32`](crate::vector::sort::sort32)): by score,
+//! The order is the basic instructions' (see [`sort32`]): by score,
 //! largest first, stable (of equal scores the earlier element first), NaN above `+inf`,
 //! `-0 == +0`. All `inner` elements of a row take part; `n` only gives the index written into
 //! a finished row (`isHasfinish`).
