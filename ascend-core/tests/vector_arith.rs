@@ -42,7 +42,7 @@ impl Num {
 trait T0: Element {
     const BITS: u32;
     const SIGNED: bool;
-    fn gen(r: &mut Rng) -> Self;
+    fn draw(r: &mut Rng) -> Self;
     fn num(self) -> Num;
     /// Wraps an integer / rounds a float once (with `half` saturation when `sat`).
     fn back(n: Num, sat: bool) -> Self;
@@ -73,7 +73,7 @@ fn special_f64(r: &mut Rng, max: f64) -> f64 {
 impl T0 for f16 {
     const BITS: u32 = 16;
     const SIGNED: bool = true;
-    fn gen(r: &mut Rng) -> Self {
+    fn draw(r: &mut Rng) -> Self {
         if r.chance(3) {
             f16::from_bits(r.next() as u16)
         } else {
@@ -101,7 +101,7 @@ impl T0 for f16 {
 impl T0 for f32 {
     const BITS: u32 = 32;
     const SIGNED: bool = true;
-    fn gen(r: &mut Rng) -> Self {
+    fn draw(r: &mut Rng) -> Self {
         if r.chance(3) {
             f32::from_bits(r.next() as u32)
         } else {
@@ -121,7 +121,7 @@ macro_rules! t0_int {
         impl T0 for $t {
             const BITS: u32 = <$t>::BITS;
             const SIGNED: bool = $signed;
-            fn gen(r: &mut Rng) -> Self {
+            fn draw(r: &mut Rng) -> Self {
                 match r.below(6) {
                     0 => <$t>::MIN,
                     1 => <$t>::MAX,
@@ -316,7 +316,7 @@ fn random_case<T: T0>(spec: &Spec<T>, c: &Case) {
             }
         }
         let fill = |t: &LocalTensor<T>, r: &mut Rng| {
-            let v: Vec<T> = (0..t.get_size()).map(|_| T::gen(r)).collect();
+            let v: Vec<T> = (0..t.get_size()).map(|_| T::draw(r)).collect();
             t.copy_from_slice(&v);
         };
         fill(&d, &mut r);
@@ -468,7 +468,7 @@ macro_rules! scalar_tests {
 }
 
 fn gen_any<T: T0>(r: &mut Rng) -> T {
-    T::gen(r)
+    T::draw(r)
 }
 fn gen_shift<T: T0>(r: &mut Rng) -> T {
     T::back(Num::I(r.range(0, T::BITS as u64) as i128), false)

@@ -689,24 +689,24 @@ fn masked_case(par: usize) -> impl Strategy<Value = MaskedCase> {
 }
 
 /// `cases` random calls of `cast::<D, S>` against the lane-by-lane reference.
-fn random_masked<D: CastFrom<S> + Dst, S: Src>(cases: u32, mode: RoundMode, gen: impl Fn(&mut Rng) -> S) {
+fn random_masked<D: CastFrom<S> + Dst, S: Src>(cases: u32, mode: RoundMode, draw: impl Fn(&mut Rng) -> S) {
     let par = 256 / D::SIZE.max(S::SIZE);
     strat::check_cases(cases, 0x1234_5678_9ABC_DEF1, masked_case(par), |c| {
-        random_masked_case::<D, S>(c, mode, &gen)
+        random_masked_case::<D, S>(c, mode, &draw)
     });
 }
 
 fn random_masked_case<D: CastFrom<S> + Dst, S: Src>(
     c: &MaskedCase,
     mode: RoundMode,
-    gen: impl Fn(&mut Rng) -> S,
+    draw: impl Fn(&mut Rng) -> S,
 ) {
     let rng = &mut Rng(c.data_seed);
     let wide = D::SIZE.max(S::SIZE);
     let par = 256 / wide;
     let u = ub(2 * REGION);
     let (src, dst) = (u.t::<S>(0, REGION / S::SIZE), u.t::<D>(REGION, REGION / D::SIZE));
-    let sv: Vec<S> = (0..src.get_size()).map(|_| gen(rng)).collect();
+    let sv: Vec<S> = (0..src.get_size()).map(|_| draw(rng)).collect();
     let dv: Vec<D> = (0..dst.get_size()).map(|_| D::from_f64((rng.below(100) as f64) - 50.0)).collect();
     src.copy_from_slice(&sv);
     dst.copy_from_slice(&dv);

@@ -168,7 +168,7 @@ fn random_case<T: CompareElement>(c: &CmpCase) {
     let n = 4096 / T::SIZE;
     let (x, y, d) = (u.t::<T>(0, n), u.t::<T>(4096, n), u.t::<u8>(8192, 4096));
     let is_int = T::DTYPE == DType::I32;
-    let gen = |rng: &mut Rng| {
+    let draw = |rng: &mut Rng| {
         let v = value(rng);
         if is_int && !v.is_finite() {
             T::from_f64(1.0)
@@ -176,8 +176,8 @@ fn random_case<T: CompareElement>(c: &CmpCase) {
             T::from_f64(v)
         }
     };
-    let xs: Vec<T> = (0..n).map(|_| gen(rng)).collect();
-    let ys: Vec<T> = (0..n).map(|_| gen(rng)).collect();
+    let xs: Vec<T> = (0..n).map(|_| draw(rng)).collect();
+    let ys: Vec<T> = (0..n).map(|_| draw(rng)).collect();
     x.copy_from_slice(&xs);
     y.copy_from_slice(&ys);
     d.copy_from_slice(&vec![0x5A; 4096]);
@@ -393,7 +393,7 @@ fn random_scalar_case<T: CompareScalarElement>(c: &CmpCase) {
     let (x, d) = (u.t::<T>(0, n), u.t::<u8>(4096, 4096));
     let float = T::DTYPE == DType::F16 || T::DTYPE == DType::F32;
     let signed = float || T::DTYPE == DType::I16 || T::DTYPE == DType::I32;
-    let gen = |rng: &mut Rng| {
+    let draw = |rng: &mut Rng| {
         let v = value(rng);
         if !float && !v.is_finite() {
             T::from_f64(2.0)
@@ -403,8 +403,8 @@ fn random_scalar_case<T: CompareScalarElement>(c: &CmpCase) {
             T::from_f64(v)
         }
     };
-    let xs: Vec<T> = (0..n).map(|_| gen(rng)).collect();
-    let scalar = gen(rng);
+    let xs: Vec<T> = (0..n).map(|_| draw(rng)).collect();
+    let scalar = draw(rng);
     x.copy_from_slice(&xs);
     d.copy_from_slice(&vec![0x5A; 4096]);
     let modes: Vec<CMPMODE> = MODES.into_iter().filter(|m| T::compare_scalar_supported(soc, *m)).collect();

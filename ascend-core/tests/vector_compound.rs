@@ -156,7 +156,7 @@ struct Spec<D: Element, S: Element> {
     op: Op,
     supported: fn(Soc) -> bool,
     reference: fn(Op, S, S, bool) -> D,
-    gen: fn(&mut Rng) -> S,
+    draw: fn(&mut Rng) -> S,
     count: fn(&LocalTensor<D>, &LocalTensor<S>, &LocalTensor<S>, usize),
     masked: MaskedFn<D, S>,
 }
@@ -190,7 +190,7 @@ fn random_case<D: Element, S: Element, W: Element>(spec: &Spec<D, S>, c: &strat:
             let dv: Vec<D> = (0..d.get_size()).map(|_| D::from_f64(r.below(200) as f64 - 100.0)).collect();
             d.copy_from_slice(&dv);
             for s in [&s0, &s1] {
-                let v: Vec<S> = (0..s.get_size()).map(|_| (spec.gen)(r)).collect();
+                let v: Vec<S> = (0..s.get_size()).map(|_| (spec.draw)(r)).collect();
                 s.copy_from_slice(&v);
             }
         };
@@ -276,7 +276,7 @@ macro_rules! relu_cast_spec {
             op: $op,
             supported: <$d as ReluCastFrom<$s>>::relu_cast_supported,
             reference: $reference,
-            gen: $gen,
+            draw: $gen,
             count: |d, a, b, n| $count(d, a, b, n),
             masked: |d, a, b, m, rep, p, set| {
                 if set {
@@ -398,7 +398,7 @@ macro_rules! mul_cast_spec {
             op: Op::Mul,
             supported: <$d as MulCastFrom<f16>>::mul_cast_supported,
             reference: $reference,
-            gen: gen_f16,
+            draw: gen_f16,
             count: |d, a, b, n| mul_cast(d, a, b, n),
             masked: |d, a, b, m, rep, p, set| {
                 if set {

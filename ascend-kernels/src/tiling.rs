@@ -127,7 +127,7 @@ impl TilingConfig {
     /// let t = TilingConfig::default();
     /// assert_eq!(t.tiles(300).collect::<Vec<_>>(), vec![(0, 128), (128, 128), (256, 44)]);
     /// ```
-    pub fn tiles(&self, len: usize) -> impl Iterator<Item = (usize, usize)> {
+    pub fn tiles(&self, len: usize) -> impl Iterator<Item = (usize, usize)> + use<> {
         let tile = self.tile_length.max(1);
         (0..len.div_ceil(tile)).map(move |i| (i * tile, tile.min(len - i * tile)))
     }

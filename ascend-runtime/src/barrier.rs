@@ -247,14 +247,14 @@ impl CoreBarrier for LaunchBarrier {
         if self.stalled(&mut s) {
             return Err(s.deadlock.clone().unwrap_or_default());
         }
-        let gen = s.generation;
+        let seen = s.generation;
         let me = core as usize;
         if let Some(w) = s.waiting.get_mut(me) {
             *w = true;
         }
         let result = loop {
             s = self.cv.wait(s).unwrap_or_else(|e| e.into_inner());
-            if s.generation != gen {
+            if s.generation != seen {
                 break Ok(());
             }
             if let Some(r) = self.stop_reason(&s) {

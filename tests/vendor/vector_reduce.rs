@@ -1288,7 +1288,7 @@ mod gather_mask_scenarios {
             let src0_iter = &input_x[base..base + mask];
             let mask_slice = &input_mask[base_m..base_m + mask];
             let selected: Vec<u32> =
-                src0_iter.iter().zip(mask_slice).filter(|(_, &m)| m).map(|(&v, _)| v).collect();
+                src0_iter.iter().zip(mask_slice).filter(|&(_, &m)| m).map(|(&v, _)| v).collect();
             let base_g = i * selected.len();
             golden[base_g..base_g + selected.len()].copy_from_slice(&selected);
         }

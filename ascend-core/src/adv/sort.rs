@@ -750,10 +750,10 @@ fn top_k_normal<T: TopKElement, const INIT: bool, const FINISH: bool>(a: &Args<'
     let ids = if INIT {
         a.src_index.reinterpret_cast::<u32>()
     } else {
-        let gen = tmp.view(us(t.src_index_offset)).reinterpret_cast::<i32>();
-        arith_progression(&gen, 0, 1, inner as i32);
+        let iota = tmp.view(us(t.src_index_offset)).reinterpret_cast::<i32>();
+        arith_progression(&iota, 0, 1, inner as i32);
         bar();
-        gen.reinterpret_cast::<u32>()
+        iota.reinterpret_cast::<u32>()
     };
     set_mask_count();
     let second = tmp.view(us(t.inner_data_size));
@@ -914,16 +914,16 @@ fn top_k_nsmall<T: TopKElement, const INIT: bool>(a: &Args<'_, T>) {
     let ids = if INIT {
         a.src_index.reinterpret_cast::<u32>()
     } else {
-        let gen = tmp.view(nsmall_index_offset(tmp, t)).reinterpret_cast::<i32>();
-        arith_progression(&gen, 0, 1, inner as i32);
+        let iota = tmp.view(nsmall_index_offset(tmp, t)).reinterpret_cast::<i32>();
+        arith_progression(&iota, 0, 1, inner as i32);
         bar();
         if outter > 1 {
             // CopyData: row 0's indices into rows 1.. (normal mask of 32, dst repeat 4 blocks).
             let p = CopyRepeatParams::new(1, 1, 4, 0);
-            copy_masked::<i32, true>(&gen.view(inner), &gen, 32u64, (outter - 1) as u8, &p);
+            copy_masked::<i32, true>(&iota.view(inner), &iota, 32u64, (outter - 1) as u8, &p);
             bar();
         }
-        gen.reinterpret_cast::<u32>()
+        iota.reinterpret_cast::<u32>()
     };
     set_mask_count();
     let second = tmp.view(us(t.inner_data_size));

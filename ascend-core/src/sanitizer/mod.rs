@@ -94,7 +94,7 @@ struct Buf<const L: usize> {
     len: usize,
     pos: TPosition,
     index: usize,
-    gen: u32,
+    generation: u32,
     live: bool,
     queued: bool,
     alloc_at: &'static Location<'static>,
@@ -865,7 +865,7 @@ impl CoreSan<VEC_LANES> {
                 len: b.len,
                 pos: b.pos,
                 index: b.index,
-                gen: b.gen,
+                generation: b.generation,
                 live: b.live,
                 queued: b.queued,
                 alloc_at: b.alloc_at,
@@ -1074,7 +1074,7 @@ impl<const L: usize> CoreSan<L> {
             len,
             pos,
             index,
-            gen: 0,
+            generation: 0,
             live: false,
             queued: false,
             alloc_at: loc,
@@ -1092,17 +1092,17 @@ impl<const L: usize> CoreSan<L> {
     #[inline(always)]
     fn check_tag(&self, api: &'static str, tag: u64, loc: &'static Location<'static>) {
         // Tag 0 (untracked) reads the reserved `valid[0]`, which is 0: no branch for it.
-        let (k, gen) = ((tag >> 32) as usize, tag as u32);
-        if self.valid.get(k).is_some_and(|&v| v != gen) {
-            self.bad_tag(api, &self.bufs[k - 1], gen, loc)
+        let (k, generation) = ((tag >> 32) as usize, tag as u32);
+        if self.valid.get(k).is_some_and(|&v| v != generation) {
+            self.bad_tag(api, &self.bufs[k - 1], generation, loc)
         }
     }
 
     #[cold]
-    fn bad_tag(&self, api: &'static str, b: &Buf<L>, gen: u32, loc: &'static Location<'static>) -> ! {
+    fn bad_tag(&self, api: &'static str, b: &Buf<L>, generation: u32, loc: &'static Location<'static>) -> ! {
         let freed =
             b.freed_at.map_or("TPipe reset or drop".to_string(), |l| format!("{}:{}", l.file(), l.line()));
-        let msg = if b.gen == gen {
+        let msg = if b.generation == generation {
             format!(
                 "sanitizer: use after FreeTensor: this tensor handle points into {}, which was freed at {freed}; a \
                  handle (or a clone of it) must not be used after FreeTensor",
@@ -2196,17 +2196,17 @@ pub(crate) fn on_alloc(
             None => s.new_buf(base + index * len, len, src, index, loc),
         };
         let b = &mut s.bufs[i];
-        b.gen = b.gen.wrapping_add(1).max(1);
+        b.generation = b.generation.wrapping_add(1).max(1);
         b.queued = false;
         b.alloc_at = loc;
         let free = std::mem::take(&mut b.free);
-        let gen = b.gen;
+        let generation = b.generation;
         b.live = true;
-        s.valid[i + 1] = gen;
+        s.valid[i + 1] = generation;
         if let Some(q) = q {
             s.join(q.free.1, &free);
         }
-        ((i as u64 + 1) << 32) | u64::from(gen)
+        ((i as u64 + 1) << 32) | u64::from(generation)
     })
     .unwrap_or(0)
 }
@@ -2231,11 +2231,11 @@ pub(crate) fn on_deque(san: QueSan, base: usize, len: usize, index: usize, q: Op
         let Some(i) = que_idx(s, san, base, len, index) else { return 0 };
         let b = &mut s.bufs[i];
         b.queued = false;
-        let (c, gen) = (std::mem::take(&mut b.enq), b.gen);
+        let (c, generation) = (std::mem::take(&mut b.enq), b.generation);
         if let Some(q) = q {
             s.join(q.enq.1, &c);
         }
-        ((i as u64 + 1) << 32) | u64::from(gen)
+        ((i as u64 + 1) << 32) | u64::from(generation)
     })
     .unwrap_or(0)
 }
@@ -2324,7 +2324,7 @@ pub(crate) fn on_pipe_release(how: Release) {
             b.freed_at = None;
             b.enq = Default::default();
             b.free = Default::default();
-            b.gen = b.gen.wrapping_add(1).max(1);
+            b.generation = b.generation.wrapping_add(1).max(1);
         }
         s.valid.fill(0);
         if how == Release::Drop {
