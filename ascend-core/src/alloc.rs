@@ -13,7 +13,7 @@ use std::rc::Rc;
 
 use crate::ctx::with_core;
 use crate::element::Element;
-use crate::error::{ensure, fail};
+use crate::error::ensure;
 use crate::position::{Co1, Memory, Position, TPosition, VecCalc, A1, A2, B2};
 use crate::tensor::LocalTensor;
 
@@ -93,19 +93,21 @@ impl<H: Hardware> LocalMemAllocator<H> {
     #[track_caller]
     pub fn new() -> Self {
         let api = "LocalMemAllocator";
+        let loc = core::panic::Location::caller();
         let ub = with_core(|c| {
-            ensure(!c.pipe_alive.get(), api, || {
+            crate::error::ensure_at(!c.pipe_alive.get(), api, loc, || {
                 "a TPipe is alive on this core; AscendC does not mix LocalMemAllocator with TPipe".to_string()
             });
-            let arena = c.arena(H::MEM, api);
+            let arena = c.arena(H::MEM, api, loc);
             let bit = 1u8 << H::MEM as u8;
             if c.allocators.get() & bit != 0 {
-                fail(
+                crate::error::fail_at(
                     api,
                     format!(
                         "a LocalMemAllocator<{}> is already alive on this core; AscendC allows one per memory",
                         H::MEM.hardware_name()
                     ),
+                    loc,
                 );
             }
             c.allocators.set(c.allocators.get() | bit);

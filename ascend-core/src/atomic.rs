@@ -183,6 +183,7 @@ pub const fn supported_types(soc: Soc, op: AtomicOp) -> &'static [DType] {
 
 #[track_caller]
 fn set_mode<T: AtomicElement>(op: AtomicOp) {
+    let loc = core::panic::Location::caller();
     with_core(|c| {
         let ok = supported_types(c.soc, op);
         if !ok.contains(&T::DTYPE) {
@@ -192,9 +193,10 @@ fn set_mode<T: AtomicElement>(op: AtomicOp) {
             } else {
                 format!("its atomics take {}", names.join(", "))
             };
-            fail(
+            crate::error::fail_at(
                 op.api(),
                 format!("T = {} is not supported on {} ({}): {what}", T::DTYPE, c.soc, c.soc.product_line()),
+                loc,
             );
         }
         c.atomic.set(Some(AtomicMode { op, dtype: T::DTYPE }));
@@ -301,12 +303,13 @@ pub fn set_atomic_min<T: AtomicElement>() {
 #[track_caller]
 pub fn set_atomic_type<T: AtomicElement>() {
     let api = "SetAtomicType";
+    let loc = core::panic::Location::caller();
     with_core(|c| {
-        ensure(c.soc != Soc::Ascend910, api, || {
+        crate::error::ensure_at(c.soc != Soc::Ascend910, api, loc, || {
             format!("not supported on {} ({})", c.soc, c.soc.product_line())
         });
         let ok = supported_types(c.soc, AtomicOp::Add);
-        ensure(ok.contains(&T::DTYPE), api, || {
+        crate::error::ensure_at(ok.contains(&T::DTYPE), api, loc, || {
             let names: Vec<&str> = ok.iter().map(|d| d.name()).collect();
             format!(
                 "T = {} is not supported on {} ({}): its atomics take {}",

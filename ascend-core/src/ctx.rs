@@ -6,12 +6,13 @@
 //! [`Soc::default()`], with its own Unified Buffer.
 
 use std::cell::{Cell, OnceCell, RefCell};
+use std::panic::Location;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use crate::atomic::{AtomicLog, AtomicMode};
-use crate::error::fail;
+use crate::error::{fail, fail_at};
 use crate::position::Memory;
 use crate::soc::{OverflowMode, Soc};
 use crate::ub::Ub;
@@ -266,13 +267,12 @@ impl CoreState {
     /// Fails unless this core has the memory `mem` (see [`KernelType`]): on a chip with
     /// separate cube and vector cores, a vector core (AIV) has no cube memory and a cube core
     /// (AIC) no Unified Buffer.
-    #[track_caller]
-    pub(crate) fn require(&self, mem: Memory, api: &'static str) {
+    pub(crate) fn require(&self, mem: Memory, api: &'static str, loc: &'static Location<'static>) {
         if !self.soc.is_separated() {
             return;
         }
         match (self.kernel_type, mem.is_cube()) {
-            (Some(KernelType::AivOnly), true) => fail(
+            (Some(KernelType::AivOnly), true) => fail_at(
                 api,
                 format!(
                     "{} is a memory of the cube core (AIC) of {}, and this kernel runs on vector cores (AIV): launch \
@@ -280,14 +280,16 @@ impl CoreState {
                     mem.name(),
                     self.soc
                 ),
+                loc,
             ),
-            (Some(KernelType::AicOnly), false) => fail(
+            (Some(KernelType::AicOnly), false) => fail_at(
                 api,
                 format!(
                     "the cube core (AIC) of {} has no Unified Buffer (this kernel is KernelType::AicOnly): vector \
                      work runs on the vector cores (AIV) of a KernelType::AivOnly kernel",
                     self.soc
                 ),
+                loc,
             ),
             _ => {}
         }
@@ -296,8 +298,8 @@ impl CoreState {
     /// The arena of `mem` for a tensor `api` makes, after [`require`](Self::require). The cube's
     /// memories are allocated on first use.
     #[track_caller]
-    pub(crate) fn arena(&self, mem: Memory, api: &'static str) -> Rc<Ub> {
-        self.require(mem, api);
+    pub(crate) fn arena(&self, mem: Memory, api: &'static str, loc: &'static Location<'static>) -> Rc<Ub> {
+        self.require(mem, api, loc);
         match mem {
             Memory::Ub => Rc::clone(&self.ub),
             // `Memory::L1..=L0C` are 1..=4: the index of their arena is one less.
@@ -357,6 +359,7 @@ fn install_default() -> *const CoreState {
 /// Every kernel API calls this once or a few times per call: the common case (a core is set)
 /// is one thread-local load and the cancellation check.
 #[inline]
+#[track_caller]
 pub(crate) fn with_core<R>(f: impl FnOnce(&CoreState) -> R) -> R {
     // SAFETY: `CURRENT` is non-null here and points either at the state of a `run_on_core`
     // frame that is still running (this call is inside it: the frame resets `CURRENT` before
@@ -509,11 +512,13 @@ pub fn get_overflow_mode() -> OverflowMode {
 /// only Ascend910B can switch.
 #[track_caller]
 pub fn set_overflow_mode(mode: OverflowMode) {
+    let loc = Location::caller();
     with_core(|c| {
         if mode != c.soc.default_overflow_mode() && !c.soc.overflow_mode_settable() {
-            fail(
+            fail_at(
                 "SetOverflowMode",
                 format!("mode = {mode:?} is not supported on {}: it has saturation mode only", c.soc),
+                loc,
             );
         }
         c.overflow.set(mode);

@@ -307,8 +307,14 @@ struct Spec {
 impl Spec {
     #[track_caller]
     fn convert(&self, conv: char, v: PrintfValue, index: usize, fmt: &str) -> String {
+        // A closure is not `#[track_caller]`: the fault points at the kernel's line through `loc`.
+        let loc = core::panic::Location::caller();
         let kind_error = |want: &str| -> ! {
-            fail("printf", format!("argument {index} is {v:?}, but %{conv} in {fmt:?} needs {want}"))
+            crate::error::fail_at(
+                "printf",
+                format!("argument {index} is {v:?}, but %{conv} in {fmt:?} needs {want}"),
+                loc,
+            )
         };
         match conv {
             'd' | 'i' => {

@@ -63,6 +63,20 @@ pub fn take_last_fault() -> Option<Fault> {
     LAST_FAULT.with(|f| f.borrow_mut().take())
 }
 
+/// [`ensure`] for a check inside a closure (where `#[track_caller]` does not reach): the fault
+/// points at `loc`, the kernel's line taken with `Location::caller()` before the closure.
+#[inline(always)]
+pub(crate) fn ensure_at(
+    cond: bool,
+    api: &'static str,
+    loc: &'static Location<'static>,
+    message: impl FnOnce() -> String,
+) {
+    if !cond {
+        fail_at(api, message(), loc)
+    }
+}
+
 /// Fails unless `cond` holds; the message is built only on failure.
 #[track_caller]
 #[inline(always)]

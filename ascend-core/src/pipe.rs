@@ -87,20 +87,26 @@ impl TPipe {
     /// Panics if another `TPipe` is alive on this core.
     #[track_caller]
     pub fn new() -> TPipe {
+        let loc = core::panic::Location::caller();
         let ub = with_core(|c| {
             if let Some(m) =
                 crate::position::Memory::ALL.into_iter().find(|&m| c.allocators.get() >> m as u8 & 1 != 0)
             {
-                fail(
+                crate::error::fail_at(
                     "TPipe",
                     format!(
                         "a LocalMemAllocator<{}> is alive on this core; AscendC does not mix it with TPipe",
                         m.hardware_name()
                     ),
+                    loc,
                 );
             }
             if c.pipe_alive.replace(true) {
-                fail("TPipe", "a TPipe is already alive on this core; AscendC allows one at a time");
+                crate::error::fail_at(
+                    "TPipe",
+                    "a TPipe is already alive on this core; AscendC allows one at a time",
+                    loc,
+                );
             }
             Rc::clone(&c.ub)
         });
@@ -191,7 +197,8 @@ impl TPipe {
         len: usize,
     ) -> (Rc<Ub>, usize, usize) {
         self.check_count(api, num, len);
-        let arena = with_core(|c| c.arena(mem, api));
+        let loc = core::panic::Location::caller();
+        let arena = with_core(|c| c.arena(mem, api, loc));
         let (size, cur) = (arena.size(), self.cube_cur[mem as usize - 1]);
         let rounded = len.div_ceil(BLOCK_BYTES).checked_mul(BLOCK_BYTES);
         let total = rounded.and_then(|r| r.checked_mul(num));
@@ -224,8 +231,9 @@ impl TPipe {
         let ub_size = self.ub.size();
         // A live `GroupBarrier` of the core occupies the Unified Buffer's last bytes; a cube
         // core of a separated chip has no Unified Buffer (`arena` fails).
+        let loc = core::panic::Location::caller();
         let reserved = with_core(|c| {
-            c.require(crate::position::Memory::Ub, api);
+            c.require(crate::position::Memory::Ub, api, loc);
             if c.group_barriers.get() > 0 {
                 GROUP_BARRIER_UB_BYTES
             } else {
@@ -342,7 +350,7 @@ impl TPipe {
         let api = "TPipe::InitBuffer";
         let (src, dst) = (que.src_position(), que.dst_position());
         let soc = crate::ctx::get_soc();
-        let mem = que_memory(soc, src, dst).unwrap_or_else(|| {
+        let Some(mem) = que_memory(soc, src, dst) else {
             let (s, d) = crate::position::que_path(src, dst).unwrap_or((src, dst));
             let at = if d == TPosition::GM || d == TPosition::CO2 { s } else { d };
             fail(
@@ -353,7 +361,7 @@ impl TPipe {
                     no_memory(at)
                 ),
             )
-        });
+        };
         check_requeue(api, que, &self.epoch);
         if mem == Memory::Ub {
             let (base, rounded) = self.carve(api, num, len);

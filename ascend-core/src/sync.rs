@@ -26,9 +26,10 @@
 #![allow(non_camel_case_types)]
 
 use crate::ctx::with_core;
-use crate::error::{ensure, fail};
+use crate::error::{ensure_at, fail, fail_at};
 use crate::pipe::TPipe;
 use crate::soc::Soc;
+use core::panic::Location;
 
 /// The pipes of an AI core (AscendC `pipe_t`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -257,10 +258,15 @@ impl SyncState {
     }
 }
 
-#[track_caller]
-fn check_id(api: &'static str, e: HardEventKind, id: TEventID, soc: Soc) -> usize {
+fn check_id(
+    api: &'static str,
+    e: HardEventKind,
+    id: TEventID,
+    soc: Soc,
+    loc: &'static Location<'static>,
+) -> usize {
     let max = que_max_event(soc);
-    ensure(id >= 0 && (id as usize) < max, api, || {
+    ensure_at(id >= 0 && (id as usize) < max, api, loc, || {
         format!("eventID = {id} of {e} is out of range [0, {max}) on {soc}")
     });
     id as usize
@@ -290,20 +296,21 @@ pub fn set_flag<E: Event>(id: TEventID) {
 #[track_caller]
 pub fn set_flag_event(e: HardEventKind, id: TEventID) {
     let api = "SetFlag";
-    let loc = core::panic::Location::caller();
+    let loc = Location::caller();
     with_core(|c| {
-        let i = check_id(api, e, id, c.soc);
+        let i = check_id(api, e, id, c.soc, loc);
         let mut s = c.sync.borrow_mut();
         if s.set[e.index as usize] & (1 << i) != 0 {
             let prev = s.set_at.iter().find(|p| p.0 == e.index as usize && p.1 == id).map(|p| p.2);
             drop(s);
-            fail(
+            fail_at(
                 api,
                 format!(
                     "{e} id {id} is set twice without a WaitFlag in between (first set at {}): the hardware \
                      would lose a signal and the waiting pipe would run ahead or hang",
                     prev.map_or("?".into(), |l| format!("{}:{}", l.file(), l.line()))
                 ),
+                loc,
             );
         }
         s.set[e.index as usize] |= 1 << i;
@@ -330,18 +337,20 @@ pub fn wait_flag<E: Event>(id: TEventID) {
 #[track_caller]
 pub fn wait_flag_event(e: HardEventKind, id: TEventID) {
     let api = "WaitFlag";
+    let loc = Location::caller();
     with_core(|c| {
-        let i = check_id(api, e, id, c.soc);
+        let i = check_id(api, e, id, c.soc, loc);
         let mut s = c.sync.borrow_mut();
         if s.set[e.index as usize] & (1 << i) == 0 {
             drop(s);
-            fail(
+            fail_at(
                 api,
                 format!(
                     "{e} id {id} was never set (or was already waited for): pipe {} would wait forever; add \
                      SetFlag<{e}>({id}) after the {} instructions it must wait for",
                     e.dst, e.src
                 ),
+                loc,
             );
         }
         s.set[e.index as usize] &= !(1 << i);
@@ -388,7 +397,10 @@ impl TPipe {
     /// As [`fetch_event_id`](Self::fetch_event_id).
     #[track_caller]
     pub fn fetch_event_id_of(&self, e: HardEventKind) -> TEventID {
-        with_core(|c| first_free("TPipe::FetchEventID", e, c.sync.borrow().occupied[e.index as usize], c.soc))
+        let loc = Location::caller();
+        with_core(|c| {
+            first_free("TPipe::FetchEventID", e, c.sync.borrow().occupied[e.index as usize], c.soc, loc)
+        })
     }
 
     /// Allocates the lowest free id of event `E` (AscendC `TPipe::AllocEventID<evt>()`);
@@ -409,9 +421,10 @@ impl TPipe {
     #[track_caller]
     pub fn alloc_event_id<E: Event>(&mut self) -> TEventID {
         let e = E::EVENT;
+        let loc = Location::caller();
         with_core(|c| {
             let mut s = c.sync.borrow_mut();
-            let id = first_free("TPipe::AllocEventID", e, s.occupied[e.index as usize], c.soc);
+            let id = first_free("TPipe::AllocEventID", e, s.occupied[e.index as usize], c.soc, loc);
             s.occupied[e.index as usize] |= 1 << id;
             id
         })
@@ -425,11 +438,12 @@ impl TPipe {
     pub fn release_event_id<E: Event>(&mut self, id: TEventID) {
         let e = E::EVENT;
         let api = "TPipe::ReleaseEventID";
+        let loc = Location::caller();
         with_core(|c| {
-            let i = check_id(api, e, id, c.soc);
+            let i = check_id(api, e, id, c.soc, loc);
             let mut s = c.sync.borrow_mut();
             let occ = s.occupied[e.index as usize];
-            ensure(occ & (1 << i) != 0, api, || format!("{e} id {id} is not allocated"));
+            ensure_at(occ & (1 << i) != 0, api, loc, || format!("{e} id {id} is not allocated"));
             s.occupied[e.index as usize] = occ & !(1 << i);
         })
     }
@@ -465,17 +479,24 @@ impl TPipe {
 /// inside the vendor's primitives).
 #[track_caller]
 pub(crate) fn fetch_free_event(api: &'static str, e: HardEventKind) -> TEventID {
-    with_core(|c| first_free(api, e, c.sync.borrow().occupied[e.index as usize], c.soc))
+    let loc = Location::caller();
+    with_core(|c| first_free(api, e, c.sync.borrow().occupied[e.index as usize], c.soc, loc))
 }
 
-#[track_caller]
-fn first_free(api: &'static str, e: HardEventKind, occupied: u8, soc: Soc) -> TEventID {
+fn first_free(
+    api: &'static str,
+    e: HardEventKind,
+    occupied: u8,
+    soc: Soc,
+    loc: &'static Location<'static>,
+) -> TEventID {
     let max = que_max_event(soc);
     let id = occupied.trailing_ones() as usize;
     if id >= max {
-        fail(
+        fail_at(
             api,
             format!("all {max} ids of {e} are allocated on {soc}; release one with ReleaseEventID first"),
+            loc,
         );
     }
     id as TEventID

@@ -100,12 +100,13 @@ impl<T: Element> LocalTensor<T> {
     #[track_caller]
     pub fn new(pos: TPosition, addr: usize, tile_size: usize) -> Self {
         let api = "LocalTensor";
+        let loc = core::panic::Location::caller();
         let ub = crate::ctx::with_core(|c| {
             let mem = pos.memory(c.soc);
-            ensure(mem.is_some(), api, || {
+            crate::error::ensure_at(mem.is_some(), api, loc, || {
                 format!("pos = {pos} is not in an on-chip memory this emulator models on {}", c.soc)
             });
-            c.arena(mem.unwrap_or(crate::position::Memory::Ub), api)
+            c.arena(mem.unwrap_or(crate::position::Memory::Ub), api, loc)
         });
         ensure(addr % crate::element::BLOCK_BYTES == 0, api, || {
             format!("addr = {addr:#x} is not 32-byte aligned")

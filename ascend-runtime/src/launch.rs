@@ -140,7 +140,19 @@ impl fmt::Display for CoreFault {
 impl std::error::Error for CoreFault {}
 
 /// Why a launch failed.
-#[derive(Clone, Debug, PartialEq, Eq)]
+///
+/// `Debug` prints the same text as `Display`, so that `.unwrap()` or `.expect()` on a failed
+/// launch shows the message as it reads (as `anyhow`'s errors do); the alternate form `{:#?}`
+/// shows the variant and its fields.
+///
+/// ```
+/// use ascend_runtime::prelude::*;
+/// let err = launch(Soc::Ascend910B, 0, || {}).unwrap_err();
+/// assert_eq!(format!("{err:?}"), err.to_string());
+/// assert_eq!(format!("{err:?}"), "launch: blockDim = 0 is out of range [1, 65535]");
+/// assert!(format!("{err:#?}").starts_with("InvalidBlockDim {"));
+/// ```
+#[derive(Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum LaunchError {
     /// `blockDim` is outside `1..=65535`; no core ran.
@@ -287,6 +299,41 @@ impl fmt::Display for LaunchError {
                 }
                 Ok(())
             }
+        }
+    }
+}
+
+impl fmt::Debug for LaunchError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if !f.alternate() {
+            return fmt::Display::fmt(self, f);
+        }
+        match self {
+            LaunchError::InvalidBlockDim { block_dim } => {
+                f.debug_struct("InvalidBlockDim").field("block_dim", block_dim).finish()
+            }
+            LaunchError::TooManyThreads { block_dim, limit } => {
+                f.debug_struct("TooManyThreads").field("block_dim", block_dim).field("limit", limit).finish()
+            }
+            LaunchError::TimedOut { soc, block_dim, mode, timeout, running, waiting, faults, skipped } => f
+                .debug_struct("TimedOut")
+                .field("soc", soc)
+                .field("block_dim", block_dim)
+                .field("mode", mode)
+                .field("timeout", timeout)
+                .field("running", running)
+                .field("waiting", waiting)
+                .field("faults", faults)
+                .field("skipped", skipped)
+                .finish(),
+            LaunchError::CoreFailed { soc, block_dim, mode, faults, skipped } => f
+                .debug_struct("CoreFailed")
+                .field("soc", soc)
+                .field("block_dim", block_dim)
+                .field("mode", mode)
+                .field("faults", faults)
+                .field("skipped", skipped)
+                .finish(),
         }
     }
 }
