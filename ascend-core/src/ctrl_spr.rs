@@ -24,8 +24,8 @@
 //!   `CTRL[60]` is 1, its default).
 //! - **Default.** A core starts in its chip's default overflow mode, so on Ascend910B
 //!   `GetCtrlSpr<48, 48>()` reads 1 at kernel start: the emulator follows the spec's inf/nan
-//!   default there, where the A2 `SetCtrlSpr` table gives `1'b0` (see the README's Fidelity
-//!   section).
+//!   default there, where the A2 `SetCtrlSpr` table gives `1'b0` (see the fidelity guide,
+//!   `docs/fidelity.md`).
 //! - **`value`.** The docs call a value beyond the bit range a (compile) error; it is a run-time
 //!   argument, so here it is a run-time error: `value` must lie in `[0, 2^(endBit - startBit +
 //!   1) - 1]` (a negative value, which the chip would shift into the neighbouring bits, too).

@@ -6,6 +6,10 @@
 //! hardware's documented behaviour.
 //!
 //! Kernels start with `use ascend_core::prelude::*;`.
+//!
+//! The guides — getting started, porting from AscendC, pipes, events and the sanitizer, the
+//! cube, the advanced API, fidelity, the support matrix, soundness, speed — are modules of
+//! `ascend-runtime`: [`ascend_runtime::guide`](../ascend_runtime/guide/index.html).
 
 pub mod adv;
 pub mod alloc;

@@ -33,6 +33,11 @@
 //! launch (inputs to GM, launch, outputs back), [`tiling`] the work split shared by the
 //! kernels, [`data`] deterministic inputs, and [`cli`] what the examples share (flags, data
 //! files, the PASS / FAIL summary).
+//!
+//! The guides (getting started, porting from AscendC, pipes, events and the sanitizer, the
+//! cube, the advanced API, fidelity, the support matrix, soundness, speed) are in
+//! [`ascend_runtime::guide`]; `docs/writing-your-first-kernel.md` in the repository walks
+//! through [`add_custom`] line by line.
 
 pub mod add_custom;
 pub mod add_custom_sync;

@@ -16,6 +16,13 @@
 //! style of the vendor's verify scripts, or bit for bit); [`npy`] reads and writes numpy
 //! `.npy` files and raw `.bin` files.
 //!
+//! **Guides** — the reference material, each page compiled and tested:
+//! [getting started](guide::getting_started), [porting from AscendC](guide::porting),
+//! [pipes, events and the sanitizer](guide::pipes_events_sanitizer), [the cube](guide::cube),
+//! [the advanced API](guide::advanced_api), [fidelity](guide::fidelity),
+//! [the support matrix](guide::support), [soundness](guide::soundness),
+//! [speed](guide::performance); the full list is in [`guide`].
+//!
 //! ```
 //! use ascend_runtime::prelude::*;
 //!
@@ -53,6 +60,7 @@
 
 mod barrier;
 pub mod gm;
+pub mod guide;
 mod hook;
 pub mod launch;
 pub mod npy;

@@ -4,7 +4,8 @@
 //! against each chip's implementation (a triple the implementation rejects is unsupported
 //! even where a table lists it: `float → int64_t` on Ascend910 and Ascend310P; a triple it
 //! dispatches to a dedicated instruction is supported even where a table omits it:
-//! `float → int32_t` on the same chips). See [`CastFrom`] and the README's matrix.
+//! `float → int32_t` on the same chips). See [`CastFrom`] and the support guide's matrix
+//! (`docs/support.md`).
 //!
 //! Rounding, as the vendor's precision conversion rules define it:
 //! - `CastRint`: to nearest, ties to even; `CastRound`: to nearest, ties away from zero;

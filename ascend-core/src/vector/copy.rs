@@ -8,7 +8,7 @@
 //! each repeat* and `repeatTime` is effective (the other instructions count the whole call),
 //! so a repeat spans `ceil(count / EPB)` blocks, more than 8 when the count exceeds one
 //! repeat's lanes. The doc is followed on both chips, although Ascend310B's implementation
-//! (a software loop) walks a total count instead (README, "Fidelity").
+//! (a software loop) walks a total count instead (the fidelity guide, `docs/fidelity.md`).
 //!
 //! The count form `Copy(dst, src, count)` exists on Ascend 950 only, a chip not modelled, so
 //! it is not provided.

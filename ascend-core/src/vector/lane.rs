@@ -584,7 +584,7 @@ macro_rules! capability {
         [$($t:ty => |$soc:ident| $ok:expr),* $(,)?],
         [$($bad:ty),* $(,)?], $bad_call:expr
     ) => {
-        #[doc = concat!("Element types `", $api, "` accepts, and on which chips (see the README's support matrix).")]
+        #[doc = concat!("Element types `", $api, "` accepts, and on which chips (see the support guide, `docs/support.md`).")]
         ///
         /// A type no chip supports does not compile:
         $(
