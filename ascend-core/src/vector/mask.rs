@@ -5,7 +5,9 @@ use crate::ctx::{with_core, MaskMode};
 use crate::element::Element;
 use crate::error::fail;
 
-/// The mask placeholder that `IS_SET_MASK = false` calls must pass (AscendC `MASK_PLACEHOLDER`).
+/// The mask placeholder of `IS_SET_MASK = false` calls (AscendC `MASK_PLACEHOLDER`). The vendor's
+/// page asks for it there, but the chip ignores the argument of such a call, and so does the
+/// emulator: any value is accepted.
 pub const MASK_PLACEHOLDER: u64 = 0;
 
 /// A mask argument: continuous (`n` enables lanes `0..n`) or bit mode (bit `k` of `[0]`
@@ -382,12 +384,18 @@ pub(crate) fn resolve<T: Element, const IS_SET_MASK: bool>(
     }
 }
 
-/// `IS_SET_MASK = false` takes `MASK_PLACEHOLDER` only, and `IS_SET_MASK = true` anything else.
+/// The mask argument's rule: with `IS_SET_MASK = true` the call loads its mask, and
+/// `MASK_PLACEHOLDER` (0, or `[0, 0]`) is out of range there; with `IS_SET_MASK = false` the
+/// argument is ignored, whatever it is.
+///
+/// The vendor's page says a call with `isSetMask = false` "must" pass `MASK_PLACEHOLDER`, but
+/// the implementation never reads the argument: `AscendCUtils::SetMask<T, false>` returns at
+/// once (asc-devkit `impl/basic_api/kernel_utils_base.h`), as do the per-chip reductions
+/// (`impl/basic_api/dav_c220/kernel_operator_vec_reduce_impl.h`), and published operators pass
+/// other values (an RMS-norm operator passes 64 to `WholeReduceSum<T, false>`). The emulator
+/// accepts and ignores it, as the chip does.
 #[track_caller]
 fn check_placeholder<const IS_SET_MASK: bool>(api: &'static str, mask: Mask) {
-    if !IS_SET_MASK && !mask.is_placeholder() {
-        fail(api, format!("isSetMask = false requires mask = MASK_PLACEHOLDER (0), got {mask:?}"));
-    }
     if IS_SET_MASK && mask.is_placeholder() {
         fail(
             api,

@@ -501,7 +501,7 @@ per_repeat_forms! {
     ///
     /// # Panics
     /// Panics if `T` is `float` on Ascend910; `dst_rep_stride` is 0 on Ascend910; the mask is out
-    /// of range (or not `MASK_PLACEHOLDER` with `IS_SET_MASK = false`); an operand is not a UB
+    /// of range (`IS_SET_MASK = false` ignores the argument); an operand is not a UB
     /// tensor, `src` not 32-byte aligned or `dst` not aligned to its element; an enabled lane or a
     /// result lies outside its tensor; or the results overlap the lanes read (in place — `dst`
     /// starting at `src` — is allowed while no repeat's results reach a later repeat's lanes).

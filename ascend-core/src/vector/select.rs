@@ -515,7 +515,8 @@ pub fn select_scalar<T: SelectElement, U: SelMaskElement>(
 ///
 /// # Panics
 /// Panics as [`select`] and additionally if the mask is out of range for `T`, if
-/// `IS_SET_MASK = true` gets `MASK_PLACEHOLDER` or `IS_SET_MASK = false` anything else, or if
+/// `IS_SET_MASK = true` gets `MASK_PLACEHOLDER` (with `IS_SET_MASK = false` the argument is
+/// ignored), or if
 /// a touched element lies outside its tensor.
 #[track_caller]
 #[allow(clippy::too_many_arguments)]
