@@ -16,6 +16,7 @@ pub mod copy;
 pub mod copy_tail;
 pub mod cross_core;
 pub mod ctrl_spr;
+pub mod constants;
 pub mod ctx;
 pub mod cube;
 pub mod debug;
@@ -63,8 +64,9 @@ pub mod prelude {
     pub use crate::tensor::{CacheMode, GlobalTensor, GmAddr, GmRegion, LocalTensor};
     pub use crate::vector::mask::{
         get_cmp_mask, get_mask_mode, get_vector_mask, reset_mask, set_cmp_mask, set_mask_count,
-        set_mask_norm, set_vector_mask, set_vector_mask_hi_lo, Mask, MASK_PLACEHOLDER,
+        set_mask_norm, set_vector_mask, set_vector_mask_hi_lo, AscendCUtils, Mask, MASK_PLACEHOLDER,
     };
+    pub use crate::constants::*;
     pub use crate::vector::mask::{get_cmp_mask_local, GetCmpMaskElement};
     pub use crate::vector::params::{BinaryRepeatParams, UnaryRepeatParams};
 

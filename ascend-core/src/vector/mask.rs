@@ -129,6 +129,73 @@ pub fn get_vector_mask() -> [u64; 2] {
     with_core(|c| c.mask.get())
 }
 
+/// AscendC's `AscendCUtils` helpers that kernels call directly (`AscendCUtils::SetMask`).
+pub struct AscendCUtils;
+
+impl AscendCUtils {
+    /// Loads the mask register with `[mask_low, mask_high]` as it is (AscendC
+    /// `AscendCUtils::SetMask<T, isSetMask>(maskHigh, maskLow)`); with `IS_SET_MASK = false`
+    /// it does nothing.
+    ///
+    /// Unlike [`set_vector_mask`] nothing is checked: the vendor's implementation
+    /// (`impl/basic_api/kernel_utils_base.h`) writes the register directly and checks the
+    /// arguments only on chips this emulator does not model. An instruction on a 32-bit type
+    /// reads only the low word, as on the chip.
+    ///
+    /// ```
+    /// use ascend_core::prelude::*;
+    /// AscendCUtils::set_mask::<f16, true>(0b1, u64::MAX);
+    /// assert_eq!(get_vector_mask(), [u64::MAX, 1]);
+    /// AscendCUtils::set_mask::<f16, false>(0, 0); // isSetMask = false: no change
+    /// assert_eq!(get_vector_mask(), [u64::MAX, 1]);
+    /// # reset_mask();
+    /// ```
+    ///
+    /// # Panics
+    /// Never (outside a core it runs on the thread's default core).
+    pub fn set_mask<T: Element, const IS_SET_MASK: bool>(mask_high: u64, mask_low: u64) {
+        if IS_SET_MASK {
+            with_core(|c| c.mask.set([mask_low, mask_high]))
+        }
+    }
+
+    /// Loads the mask register with the first `len` lanes (AscendC
+    /// `AscendCUtils::SetMask<T, isSetMask>(int32_t len)`), as the vendor computes it: `len =
+    /// 64` sets the low word; `len` equal to the lanes of a repeat of `T` or at least 128 sets
+    /// both words; otherwise the low `len` bits (`len` above 64: the low word full and
+    /// `len - 64` bits of the high word). With `IS_SET_MASK = false` it does nothing.
+    ///
+    /// ```
+    /// use ascend_core::prelude::*;
+    /// AscendCUtils::set_mask_len::<f16, true>(100);
+    /// assert_eq!(get_vector_mask(), [u64::MAX, (1 << 36) - 1]);
+    /// AscendCUtils::set_mask_len::<f32, true>(64); // a whole repeat of floats
+    /// assert_eq!(get_vector_mask(), [u64::MAX, 0]);
+    /// # reset_mask();
+    /// ```
+    ///
+    /// # Panics
+    /// Panics if `len` is negative (the vendor's shift would be undefined).
+    #[track_caller]
+    pub fn set_mask_len<T: Element, const IS_SET_MASK: bool>(len: i32) {
+        if !IS_SET_MASK {
+            return;
+        }
+        crate::error::ensure(len >= 0, "AscendCUtils::SetMask", || format!("len = {len} must not be negative"));
+        let len = len as u32;
+        let (hi, lo) = if len == 64 {
+            (0, u64::MAX)
+        } else if len as usize == T::PAR || len >= 128 {
+            (u64::MAX, u64::MAX)
+        } else if len > 64 {
+            ((1u64 << (len - 64)) - 1, u64::MAX)
+        } else {
+            (0, (1u64 << len) - 1)
+        };
+        Self::set_mask::<T, true>(hi, lo);
+    }
+}
+
 /// The operand of `SetCmpMask`/`GetCmpMask`: a UB tensor on a 16-byte boundary holding the
 /// register's 16 bytes.
 #[track_caller]

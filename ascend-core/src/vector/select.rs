@@ -55,8 +55,10 @@ impl SelectElement for f16 {}
 impl sealed::SelectSealed for f32 {}
 impl SelectElement for f32 {}
 
-/// Element types of a `selMask` tensor: `u8`, `u16`, `u32`, `u64`. Only the bytes matter: the
-/// mask is always read as little-endian bits.
+/// Element types of a `selMask` tensor: `u8`, `u16`, `u32`, `u64` (the page's list) and `i8`
+/// (published operators pass the `int8_t` result of a `Compare`; the vendor's implementation
+/// takes the mask by address and accepts any type, `impl/basic_api/dav_c220/kernel_operator_vec_cmpsel_impl.h`).
+/// Only the bytes matter: the mask is always read as little-endian bits.
 ///
 /// ```compile_fail
 /// use ascend_core::prelude::*;
@@ -71,7 +73,7 @@ macro_rules! sel_mask_element {
         impl SelMaskElement for $t {}
     )*};
 }
-sel_mask_element!(u8, u16, u32, u64);
+sel_mask_element!(u8, i8, u16, u32, u64);
 
 /// The selection mode (AscendC `SELMODE`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
