@@ -433,7 +433,12 @@ fn two_cores_sharing_a_32_byte_block_at_their_boundary() {
     // A real overlap by DataCopyPad still races.
     expect_fault(
         run(2, || write_slices(12, 8, z.addr())),
-        &["cross-core race", "core 0 writes bytes [0x0, 0x30)", "core 1 writes bytes [0x20, 0x50)", "DataCopyPad"],
+        &[
+            "cross-core race",
+            "core 0 writes bytes [0x0, 0x30)",
+            "core 1 writes bytes [0x20, 0x50)",
+            "DataCopyPad",
+        ],
     );
     // DataCopy keeps its whole 32-byte blocks: [16, 48) and [48, 80) share block [32, 64).
     let f = expect_fault(
@@ -1229,7 +1234,13 @@ fn an_in_place_vector_instruction_races_only_with_other_instructions() {
 fn scalar_through_addr(z: GmAddr, far: bool) {
     let i = get_block_idx() as usize;
     // Elements 0 and 1 share a 64-byte data-cache line; elements 0 and 16 do not.
-    let at = if i == 0 { 0 } else if far { 16 } else { 1 };
+    let at = if i == 0 {
+        0
+    } else if far {
+        16
+    } else {
+        1
+    };
     z.write_at::<f32>(at, i as f32 + 1.0); // MARK-GMADDR
     let _ = z.read_at::<f32>(at);
 }
@@ -1250,7 +1261,10 @@ fn scalar_writes_through_a_gm_addr_share_the_data_cache_line_rule() {
 #[test]
 fn a_gm_addr_scalar_access_is_bounds_checked() {
     let z = gm_f32(&[0.0; 4]);
-    expect_fault(run(1, || z.addr().add::<u8>(14).write::<f32>(1.0)), &["GM_ADDR write", "not aligned to 4 bytes"]);
+    expect_fault(
+        run(1, || z.addr().add::<u8>(14).write::<f32>(1.0)),
+        &["GM_ADDR write", "not aligned to 4 bytes"],
+    );
     expect_fault(
         run(1, || {
             let _ = z.addr().add::<f32>(4).read::<f32>();

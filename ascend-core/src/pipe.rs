@@ -191,8 +191,13 @@ impl TPipe {
             }
             Rc::clone(&c.ub)
         });
-        let mut pipe =
-            TPipe { ub, alloc: Rc::default(), epoch: Rc::new(Cell::new(0)), pools: Rc::default(), handle: false };
+        let mut pipe = TPipe {
+            ub,
+            alloc: Rc::default(),
+            epoch: Rc::new(Cell::new(0)),
+            pools: Rc::default(),
+            handle: false,
+        };
         with_core(|c| {
             *c.pipe_shared.borrow_mut() = Some(PipeShared {
                 ub: Rc::clone(&pipe.ub),

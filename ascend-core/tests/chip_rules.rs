@@ -28,8 +28,12 @@ fn level2_in_place_matches<T: ReduceElement>(soc: Soc, which: usize, count: usiz
         let u = ub(4 * 8192 + 4096);
         let n = count.div_ceil(T::EPB) * T::EPB;
         let input = data::<T>(n, (count * 3 + which) as u64);
-        let (x, out, w1, w2) =
-            (u.t::<T>(0, n), u.t::<T>(2 * 8192, T::EPB), u.t::<T>(3 * 8192, 1024), u.t::<T>(3 * 8192 + 4096, 1024));
+        let (x, out, w1, w2) = (
+            u.t::<T>(0, n),
+            u.t::<T>(2 * 8192, T::EPB),
+            u.t::<T>(3 * 8192, 1024),
+            u.t::<T>(3 * 8192 + 4096, 1024),
+        );
         let run = |dst: &LocalTensor<T>, src: &LocalTensor<T>, work: &LocalTensor<T>| match which {
             0 => reduce_sum(dst, src, work, count as i32),
             1 => reduce_max(dst, src, work, count as i32, true),
@@ -269,8 +273,10 @@ fn tque_of_depth_zero_allocates_and_dequeues_in_place() {
         let mut pipe = TPipe::new();
         let mut q = TQue::<VecIn, 0>::new();
         pipe.init_buffer(&mut q, 2, 256);
-        let (mut a, mut b) =
-            (LocalTensor::<f32>::new(TPosition::VECIN, 0, 0), LocalTensor::<f32>::new(TPosition::VECIN, 0, 0));
+        let (mut a, mut b) = (
+            LocalTensor::<f32>::new(TPosition::VECIN, 0, 0),
+            LocalTensor::<f32>::new(TPosition::VECIN, 0, 0),
+        );
         q.alloc_tensor_in_place(&mut a);
         q.alloc_tensor_in_place(&mut b);
         assert_eq!((a.get_size(), b.get_phy_addr() - a.get_phy_addr()), (64, 256));
@@ -283,9 +289,14 @@ fn tque_of_depth_zero_allocates_and_dequeues_in_place() {
         assert_eq!(a.get_value(0), 3.0);
         q.free_tensor(a.clone());
         // Misuse keeps its messages.
-        expect_panic(|| q.deque_in_place(&a), &["TQue::DeQue", "is FREE: DeQue takes a tensor EnQue queued (ENQUE)"]);
-        let (mut c, mut d) =
-            (LocalTensor::<f32>::new(TPosition::VECIN, 0, 0), LocalTensor::<f32>::new(TPosition::VECIN, 0, 0));
+        expect_panic(
+            || q.deque_in_place(&a),
+            &["TQue::DeQue", "is FREE: DeQue takes a tensor EnQue queued (ENQUE)"],
+        );
+        let (mut c, mut d) = (
+            LocalTensor::<f32>::new(TPosition::VECIN, 0, 0),
+            LocalTensor::<f32>::new(TPosition::VECIN, 0, 0),
+        );
         q.alloc_tensor_in_place(&mut c);
         assert_eq!(c.get_phy_addr(), a.get_phy_addr());
         expect_panic(|| q.alloc_tensor_in_place(&mut d), &["TQue::AllocTensor", "no FREE buffer"]);
@@ -363,12 +374,16 @@ fn the_public_constants_have_the_vendors_values() {
         (32, 256, 8, 1, 8)
     );
     assert_eq!((MAX_REPEAT_TIMES, FULL_MASK_LEN, HALF_MASK_LEN, BLOCK_CUBE), (255, 128, 64, 16));
-    assert_eq!((ONE_REPEAT_FLOAT_SIZE, ONE_REPEAT_HALF_SIZE, ONE_BLK_FLOAT_NUM, ONE_BLK_HALF_NUM), (64, 128, 8, 16));
+    assert_eq!(
+        (ONE_REPEAT_FLOAT_SIZE, ONE_REPEAT_HALF_SIZE, ONE_BLK_FLOAT_NUM, ONE_BLK_HALF_NUM),
+        (64, 128, 8, 16)
+    );
     on(Soc::Ascend910B, || assert_eq!(g_core_type(), AIV));
     on(Soc::Ascend310B, || assert_eq!(g_core_type(), MIX));
-    run_on_core(CoreConfig { kernel_type: Some(KernelType::AicOnly), ..CoreConfig::single(Soc::Ascend910B) }, || {
-        assert_eq!(g_core_type(), AIC)
-    });
+    run_on_core(
+        CoreConfig { kernel_type: Some(KernelType::AicOnly), ..CoreConfig::single(Soc::Ascend910B) },
+        || assert_eq!(g_core_type(), AIC),
+    );
 }
 
 // ---- 7. an int8_t selMask ---------------------------------------------------------------------

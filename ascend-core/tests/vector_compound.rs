@@ -790,7 +790,14 @@ fn errors_name_the_api_chip_operand_and_limit() {
         // IS_SET_MASK = false ignores its mask argument (as the chip does): 128 there is
         // accepted, and the register's lanes are used.
         reset_mask();
-        mul_cast_masked::<i8, f16, false>(&d, &s0, &s1, 128u64, 1, &BinaryRepeatParams::new(1, 1, 1, 4, 8, 8));
+        mul_cast_masked::<i8, f16, false>(
+            &d,
+            &s0,
+            &s1,
+            128u64,
+            1,
+            &BinaryRepeatParams::new(1, 1, 1, 4, 8, 8),
+        );
     });
 }
 

@@ -1904,7 +1904,13 @@ pub(crate) fn on_copy(api: &'static str, dst: SanSide, src: SanSide, shape: &Cop
 /// one 32-byte block do not race; a `DataCopy` keeps its whole 32-byte blocks ([`on_copy`]).
 #[track_caller]
 #[inline(always)]
-pub(crate) fn on_copy_pad_to_gm(api: &'static str, region: usize, off: usize, src: SanSide, shape: &CopyShape) {
+pub(crate) fn on_copy_pad_to_gm(
+    api: &'static str,
+    region: usize,
+    off: usize,
+    src: SanSide,
+    shape: &CopyShape,
+) {
     let loc = Location::caller();
     with_san!(|st| if let SanSide::Ub(s, tag) = src {
         st.check_tag(api, tag, loc);

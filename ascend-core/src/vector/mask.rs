@@ -181,7 +181,9 @@ impl AscendCUtils {
         if !IS_SET_MASK {
             return;
         }
-        crate::error::ensure(len >= 0, "AscendCUtils::SetMask", || format!("len = {len} must not be negative"));
+        crate::error::ensure(len >= 0, "AscendCUtils::SetMask", || {
+            format!("len = {len} must not be negative")
+        });
         let len = len as u32;
         let (hi, lo) = if len == 64 {
             (0, u64::MAX)
