@@ -816,7 +816,11 @@ pub(crate) fn pad_to_gm_as<T: Element>(
             params.block_count, params.dst_stride, show_span(d_span), d.bytes
         )
     });
-    on_copy(api, dst.san(), src.san(), &CopyShape { rows, row: data, d_pitch, s_pitch, d_span, s_span });
+    if let crate::sanitizer::SanSide::Gm(region, off) = dst.san() {
+        // Exactly `blockLen` bytes a row reach GM (not whole blocks), for every race check.
+        let shape = CopyShape { rows, row: data, d_pitch, s_pitch, d_span, s_span };
+        crate::sanitizer::on_copy_pad_to_gm(api, region, off, src.san(), &shape);
+    }
     let r = Rows { rows, row: data, d_pitch, s_pitch };
     // SAFETY: as below; the destination is only touched by the atomic path.
     if unsafe { store_to_gm::<T>(api, || dst.region_arc(), d.ptr, s.ptr, r) } {

@@ -155,6 +155,8 @@ pub(crate) struct CoreState {
     pub(crate) pipe_alive: Cell<bool>,
     /// The end of the Unified Buffer bytes the live `TPipe` has handed out (0 without one).
     pub(crate) pipe_end: Cell<usize>,
+    /// The live `TPipe`'s shared state, for `GetTPipePtr` (`None` without one).
+    pub(crate) pipe_shared: RefCell<Option<crate::pipe::PipeShared>>,
     /// Live `GroupBarrier`s of this core: while there is one, the Unified Buffer's last
     /// [`GROUP_BARRIER_UB_BYTES`](crate::group_barrier::GROUP_BARRIER_UB_BYTES) are theirs.
     pub(crate) group_barriers: Cell<u32>,
@@ -246,6 +248,7 @@ fn new_state(cfg: CoreConfig) -> CoreState {
         overflow: Cell::new(cfg.soc.default_overflow_mode()),
         pipe_alive: Cell::new(false),
         pipe_end: Cell::new(0),
+        pipe_shared: RefCell::new(None),
         group_barriers: Cell::new(0),
         sync: RefCell::new(crate::sync::SyncState::new()),
         cancel: cfg.cancel,

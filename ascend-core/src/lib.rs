@@ -16,6 +16,7 @@ pub mod alloc;
 pub mod atomic;
 pub mod block_sync;
 pub mod cache_ctrl;
+pub mod constants;
 pub mod copy;
 pub mod copy_tail;
 pub mod cross_core;
@@ -54,6 +55,7 @@ pub use tensor::{GlobalTensor, GmAddr, GmAllocError, GmRegion, LocalTensor};
 
 /// Everything a kernel needs, in one import.
 pub mod prelude {
+    pub use crate::constants::*;
     pub use crate::ctx::{
         get_block_idx, get_block_num, get_overflow_mode, get_soc, run_on_core, set_overflow_mode, sync_all,
         CoreConfig, KernelType, MaskMode,
@@ -67,7 +69,7 @@ pub mod prelude {
     pub use crate::tensor::{CacheMode, GlobalTensor, GmAddr, GmRegion, LocalTensor};
     pub use crate::vector::mask::{
         get_cmp_mask, get_mask_mode, get_vector_mask, reset_mask, set_cmp_mask, set_mask_count,
-        set_mask_norm, set_vector_mask, set_vector_mask_hi_lo, Mask, MASK_PLACEHOLDER,
+        set_mask_norm, set_vector_mask, set_vector_mask_hi_lo, AscendCUtils, Mask, MASK_PLACEHOLDER,
     };
     pub use crate::vector::mask::{get_cmp_mask_local, GetCmpMaskElement};
     pub use crate::vector::params::{BinaryRepeatParams, UnaryRepeatParams};

@@ -65,17 +65,104 @@ pub const MAX_PIPE_BUFFERS: usize = 64;
 /// ```
 pub struct TPipe {
     ub: Rc<Ub>,
-    /// Next free byte.
-    cur: usize,
-    /// Buffers handed out so far.
-    buffers: usize,
+    /// The allocators' state (shared with the handles [`get_tpipe_ptr`] gives out).
+    alloc: Rc<PipeAlloc>,
     /// Bumped by `reset` and on drop: queues given buffers under an older value are stale.
     epoch: Rc<Cell<u64>>,
     /// The pools carved from this pipe (and from them) since its last reset.
     pools: Rc<PoolRegistry>,
+    /// A view of the live pipe through [`TPipePtr`]: its drop releases nothing.
+    handle: bool,
+}
+
+/// The bump allocators of a [`TPipe`].
+#[derive(Default)]
+pub(crate) struct PipeAlloc {
+    /// Next free byte of the Unified Buffer.
+    cur: Cell<usize>,
+    /// Buffers handed out so far.
+    buffers: Cell<usize>,
     /// Next free byte of each cube memory (L1, L0A, L0B, L0C: `Memory as usize - 1`), for
     /// queues and buffers at the cube's positions.
-    cube_cur: [usize; 4],
+    cube_cur: Cell<[usize; 4]>,
+}
+
+/// What the live [`TPipe`] of a core shares with the handles [`get_tpipe_ptr`] gives out
+/// (kept in the core's state while the pipe lives).
+#[derive(Clone)]
+pub(crate) struct PipeShared {
+    ub: Rc<Ub>,
+    alloc: Rc<PipeAlloc>,
+    epoch: Rc<Cell<u64>>,
+    pools: Rc<PoolRegistry>,
+}
+
+/// The current core's pipe (AscendC `GetTPipePtr()`): a handle through which a kernel calls the
+/// live [`TPipe`]'s methods — `fetch_event_id`, `alloc_event_id`, `release_event_id`,
+/// `init_buffer`, `init_tbuf`, `reset` … — from code that was not handed the pipe (the
+/// vendor's own library code does `GetTPipePtr()->FetchEventID(HardEvent::V_S)`). It shares the
+/// pipe's allocators: a buffer given through it comes from the same Unified Buffer bytes as one
+/// given through the pipe.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let mut pipe = TPipe::new();
+/// let mut q = TQue::<VecIn, 1>::new();
+/// get_tpipe_ptr().init_buffer(&mut q, 2, 256);
+/// assert_eq!(pipe.used_bytes(), 512);
+/// let id = get_tpipe_ptr().fetch_event_id::<HardEvent::V_S>();
+/// set_flag::<HardEvent::V_S>(id);
+/// wait_flag::<HardEvent::V_S>(id);
+/// let a = get_tpipe_ptr().alloc_event_id::<HardEvent::MTE2_V>();
+/// assert_eq!(pipe.fetch_event_id::<HardEvent::MTE2_V>(), a + 1);
+/// # pipe.release_event_id::<HardEvent::MTE2_V>(a);
+/// ```
+///
+/// # Panics
+/// Panics if no `TPipe` is alive on this core (the vendor's returns a null pointer); a method
+/// called through the handle panics if the pipe it points at was dropped since.
+#[track_caller]
+pub fn get_tpipe_ptr() -> TPipePtr {
+    let shared = with_core(|c| c.pipe_shared.borrow().clone());
+    let Some(PipeShared { ub, alloc, epoch, pools }) = shared else {
+        fail("GetTPipePtr", "no TPipe is alive on this core: create one with TPipe::new() first")
+    };
+    TPipePtr { pipe: TPipe { ub, alloc, epoch, pools, handle: true } }
+}
+
+/// The handle [`get_tpipe_ptr`] returns: dereferences to the core's live [`TPipe`] (the same
+/// allocators and events). Dropping it does not drop the pipe.
+pub struct TPipePtr {
+    pipe: TPipe,
+}
+
+impl TPipePtr {
+    #[track_caller]
+    fn check_alive(&self) {
+        let alive = with_core(|c| {
+            c.pipe_shared.borrow().as_ref().is_some_and(|s| Rc::ptr_eq(&s.alloc, &self.pipe.alloc))
+        });
+        if !alive {
+            fail("GetTPipePtr", "the TPipe this handle points at was dropped; call get_tpipe_ptr() again");
+        }
+    }
+}
+
+impl core::ops::Deref for TPipePtr {
+    type Target = TPipe;
+    #[track_caller]
+    fn deref(&self) -> &TPipe {
+        self.check_alive();
+        &self.pipe
+    }
+}
+
+impl core::ops::DerefMut for TPipePtr {
+    #[track_caller]
+    fn deref_mut(&mut self) -> &mut TPipe {
+        self.check_alive();
+        &mut self.pipe
+    }
 }
 
 impl TPipe {
@@ -112,12 +199,19 @@ impl TPipe {
         });
         let mut pipe = TPipe {
             ub,
-            cur: 0,
-            buffers: 0,
+            alloc: Rc::default(),
             epoch: Rc::new(Cell::new(0)),
             pools: Rc::default(),
-            cube_cur: [0; 4],
+            handle: false,
         };
+        with_core(|c| {
+            *c.pipe_shared.borrow_mut() = Some(PipeShared {
+                ub: Rc::clone(&pipe.ub),
+                alloc: Rc::clone(&pipe.alloc),
+                epoch: Rc::clone(&pipe.epoch),
+                pools: Rc::clone(&pipe.pools),
+            })
+        });
         if presets_m_mte1() {
             for want in MATMUL_M_MTE1_IDS {
                 let id = pipe.alloc_event_id::<crate::sync::HardEvent::M_MTE1>();
@@ -145,10 +239,10 @@ impl TPipe {
     /// assert_eq!(q.alloc_tensor::<f32>().get_size(), 1024);
     /// ```
     pub fn reset(&mut self) {
-        self.cur = 0;
-        self.cube_cur = [0; 4];
+        self.alloc.cur.set(0);
+        self.alloc.cube_cur.set([0; 4]);
         with_core(|c| c.pipe_end.set(0));
-        self.buffers = 0;
+        self.alloc.buffers.set(0);
         self.epoch.set(self.epoch.get() + 1);
         self.pools.0.borrow_mut().clear();
         crate::sanitizer::on_pipe_release(crate::sanitizer::Release::Reset);
@@ -156,7 +250,7 @@ impl TPipe {
 
     /// Bytes of the Unified Buffer handed out so far (the cube memories' are not counted).
     pub fn used_bytes(&self) -> usize {
-        self.cur
+        self.alloc.cur.get()
     }
 
     /// Carves `num` buffers of `len` bytes (rounded up to 32) out of the UB; returns the byte
@@ -165,7 +259,7 @@ impl TPipe {
     pub(crate) fn carve(&mut self, api: &'static str, num: usize, len: usize) -> (usize, usize) {
         self.check_count(api, num, len);
         let (start, rounded) = self.carve_bytes(api, num, len);
-        self.buffers += num;
+        self.alloc.buffers.set(self.alloc.buffers.get() + num);
         (start, rounded)
     }
 
@@ -177,10 +271,11 @@ impl TPipe {
             format!("num = {num} is out of range [1, {MAX_PIPE_BUFFERS}]")
         });
         ensure(len > 0, api, || "len = 0: a buffer needs at least one byte".to_string());
-        ensure(self.buffers + num <= MAX_PIPE_BUFFERS, api, || {
+        let buffers = self.alloc.buffers.get();
+        ensure(buffers + num <= MAX_PIPE_BUFFERS, api, || {
             format!(
                 "num = {num} more buffers would make {} in this pipe; the limit is {MAX_PIPE_BUFFERS}",
-                self.buffers + num
+                buffers + num
             )
         });
     }
@@ -199,7 +294,7 @@ impl TPipe {
         self.check_count(api, num, len);
         let loc = core::panic::Location::caller();
         let arena = with_core(|c| c.arena(mem, api, loc));
-        let (size, cur) = (arena.size(), self.cube_cur[mem as usize - 1]);
+        let (size, cur) = (arena.size(), self.alloc.cube_cur.get()[mem as usize - 1]);
         let rounded = len.div_ceil(BLOCK_BYTES).checked_mul(BLOCK_BYTES);
         let total = rounded.and_then(|r| r.checked_mul(num));
         let fits = total.and_then(|t| t.checked_add(cur)).is_some_and(|end| end <= size);
@@ -220,8 +315,10 @@ impl TPipe {
         }
         });
         let (rounded, total) = (rounded.unwrap_or(0), total.unwrap_or(0));
-        self.cube_cur[mem as usize - 1] = cur + total;
-        self.buffers += num;
+        let mut cube_cur = self.alloc.cube_cur.get();
+        cube_cur[mem as usize - 1] = cur + total;
+        self.alloc.cube_cur.set(cube_cur);
+        self.alloc.buffers.set(self.alloc.buffers.get() + num);
         (arena, cur, rounded)
     }
 
@@ -244,31 +341,32 @@ impl TPipe {
         // Checked: `len` comes from the kernel and may be anything up to `usize::MAX`.
         let rounded = len.div_ceil(BLOCK_BYTES).checked_mul(BLOCK_BYTES);
         let total = rounded.and_then(|r| r.checked_mul(num));
-        let fits = total.and_then(|t| t.checked_add(self.cur)).is_some_and(|end| end <= limit);
+        let cur = self.alloc.cur.get();
+        let fits = total.and_then(|t| t.checked_add(cur)).is_some_and(|end| end <= limit);
         ensure(fits, api, || {
             match (rounded, total) {
             _ if reserved > 0 => format!(
                 "{num} buffer(s) of {len} bytes would reach past byte {limit} of the Unified Buffer, whose last \
                  {reserved} bytes a GroupBarrier of this core occupies ({} free before them)",
-                limit.saturating_sub(self.cur)
+                limit.saturating_sub(cur)
             ),
             (Some(rounded), Some(total)) => format!(
                 "{num} buffer(s) of {len} bytes (rounded to {rounded}) need {total} bytes, but only {} of the \
                  Unified Buffer's {ub_size} bytes are free ({} already used)",
-                ub_size - self.cur,
-                self.cur
+                ub_size - cur,
+                cur
             ),
             _ => format!(
                 "num = {num} buffer(s) of len = {len} bytes overflow the address space; the Unified Buffer has \
                  {ub_size} bytes ({} free)",
-                ub_size - self.cur
+                ub_size - cur
             ),
         }
         });
         let (rounded, total) = (rounded.unwrap_or(0), total.unwrap_or(0));
-        let start = self.cur;
-        self.cur += total;
-        with_core(|c| c.pipe_end.set(self.cur));
+        let start = cur;
+        self.alloc.cur.set(cur + total);
+        with_core(|c| c.pipe_end.set(cur + total));
         (start, rounded)
     }
 
@@ -521,6 +619,9 @@ fn presets_m_mte1() -> bool {
 
 impl Drop for TPipe {
     fn drop(&mut self) {
+        if self.handle {
+            return;
+        }
         if presets_m_mte1() && !std::thread::panicking() {
             self.release_matmul_events();
         }
@@ -529,6 +630,7 @@ impl Drop for TPipe {
         with_core(|c| {
             c.pipe_alive.set(false);
             c.pipe_end.set(0);
+            c.pipe_shared.borrow_mut().take();
         });
     }
 }
@@ -830,7 +932,7 @@ mod que {
         pub(crate) fn enque(&mut self, api: &'static str, idx: usize, addr: usize) {
             let (queued, depth) = (self.queued, self.depth);
             check!(
-                queued < depth,
+                depth == 0 || queued < depth,
                 api,
                 "{queued} tensor(s) already queued: the queue's depth = {depth} is the limit; DeQue one first"
             );
@@ -843,9 +945,27 @@ mod que {
                 st.name()
             );
             self.states[idx] = BufState::Enque;
+            if depth == 0 {
+                // In-place mode keeps no queue: the tensor's handle finds its buffer again.
+                return;
+            }
             // Fits: `idx` was not queued (its state was not ENQUE), so fewer than all are.
             self.fifo[(self.head + self.queued) % MAX_PIPE_BUFFERS] = idx as u8;
             self.queued += 1;
+        }
+
+        /// `DeQue(LocalTensor&)` of a depth-0 queue: buffer `idx` (from `index_of`, after
+        /// `check_live`) must have been enqueued.
+        #[track_caller]
+        pub(crate) fn deque_in_place(&mut self, api: &'static str, idx: usize, addr: usize) {
+            let st = self.states[idx];
+            check!(
+                st == BufState::Enque,
+                api,
+                "buffer {idx} (UB address {addr:#x}) is {}: DeQue takes a tensor EnQue queued (ENQUE)",
+                st.name()
+            );
+            self.states[idx] = BufState::Deque;
         }
 
         #[track_caller]
@@ -914,14 +1034,28 @@ pub trait InitBuffer: sealed::Sealed {}
 ///
 /// `DEPTH` is the queue depth: how many tensors may be enqueued and not yet dequeued at
 /// once. It is independent of the number of buffers: the usual double-buffered kernel uses
-/// `DEPTH` 1 or 2 with 2 buffers. AscendC's depth 0 (in-place mode, with the
-/// `AllocTensor(LocalTensor&)` / `DeQue(LocalTensor&)` variants) is not modelled: `DEPTH = 0`
-/// is a compile error.
+/// `DEPTH` 1 or 2 with 2 buffers.
+///
+/// **Depth 0** is AscendC's in-place mode (`impl/basic_api/kernel_tquebind_impl.h`): the queue
+/// keeps no FIFO; a kernel allocates into its own handle with
+/// [`alloc_tensor_in_place`](Self::alloc_tensor_in_place) (`AllocTensor(LocalTensor&)`),
+/// [`enque`](Self::enque)s it (which sets the queue's event), waits for that event on the
+/// same handle with [`deque_in_place`](Self::deque_in_place) (`DeQue(LocalTensor&)`) and frees
+/// it. As in the vendor's `static_assert`s, the returning `alloc_tensor`/`deque`, the
+/// user-position forms and the count queries do not compile at depth 0, and the in-place
+/// forms do not compile at any other depth:
 ///
 /// ```compile_fail
 /// use ascend_core::prelude::*;
 /// let mut q = TQue::<VecIn, 0>::new();
 /// let _ = q.alloc_tensor::<f32>();
+/// ```
+///
+/// ```compile_fail
+/// use ascend_core::prelude::*;
+/// let mut q = TQue::<VecIn, 1>::new();
+/// let mut t = LocalTensor::<f32>::new(TPosition::VECIN, 0, 0); // any handle
+/// q.alloc_tensor_in_place(&mut t);
 /// ```
 pub struct TQueBind<Src: Position, Dst: Position, const DEPTH: usize> {
     core: Option<QueCore>,
@@ -959,20 +1093,28 @@ impl<Src: Position, Dst: Position, const DEPTH: usize> sealed::Sealed for TQueBi
 impl<Src: Position, Dst: Position, const DEPTH: usize> InitBuffer for TQueBind<Src, Dst, DEPTH> {}
 
 impl<Src: Position, Dst: Position, const DEPTH: usize> TQueBind<Src, Dst, DEPTH> {
-    const DEPTH_OK: () = assert!(DEPTH >= 1, "TQue depth 0 (in-place mode) is not supported: use DEPTH >= 1");
+    /// The vendor's `static_assert`s of the forms a depth-0 queue does not have.
+    const NOT_IN_PLACE: () = assert!(
+        DEPTH != 0,
+        "a TQue of depth 0 (in-place mode) takes alloc_tensor_in_place / deque_in_place (AscendC: must use \
+         AllocTensor<LocalTensor&> / DeQue<LocalTensor&> api while tque's depth is zero), and has no user-position \
+         forms or count queries"
+    );
+    /// The vendor's `static_assert` of the in-place forms.
+    const IN_PLACE: () = assert!(
+        DEPTH == 0,
+        "alloc_tensor_in_place / deque_in_place need a TQue of depth 0 (AscendC: can not AllocTensor / DeQue \
+         tensor in place while tque's depth is non zero)"
+    );
 
     /// A queue without buffers; give it some with [`TPipe::init_buffer`].
     pub fn new() -> Self {
-        #[allow(clippy::let_unit_value)]
-        let () = Self::DEPTH_OK;
         Self::default()
     }
 
     #[track_caller]
     #[inline]
     fn core_mut(&mut self, api: &'static str) -> &mut QueCore {
-        #[allow(clippy::let_unit_value)]
-        let () = Self::DEPTH_OK;
         match &mut self.core {
             Some(c) => c,
             None => fail(api, "the queue has no buffers: call TPipe::init_buffer first"),
@@ -1011,6 +1153,14 @@ impl<Src: Position, Dst: Position, const DEPTH: usize> TQueBind<Src, Dst, DEPTH>
     /// is FREE.
     #[track_caller]
     pub fn alloc_tensor<T: Element>(&mut self) -> LocalTensor<T> {
+        #[allow(clippy::let_unit_value)]
+        let () = Self::NOT_IN_PLACE;
+        self.alloc_any()
+    }
+
+    /// [`alloc_tensor`](Self::alloc_tensor) at any depth.
+    #[track_caller]
+    fn alloc_any<T: Element>(&mut self) -> LocalTensor<T> {
         let core = self.core_mut("TQue::AllocTensor");
         if core.pool.is_some() {
             core.pool_alloc("TQue::AllocTensor");
@@ -1072,7 +1222,54 @@ impl<Src: Position, Dst: Position, const DEPTH: usize> TQueBind<Src, Dst, DEPTH>
     /// Panics if the queue is empty or has no buffers.
     #[track_caller]
     pub fn deque<T: Element>(&mut self) -> LocalTensor<T> {
+        #[allow(clippy::let_unit_value)]
+        let () = Self::NOT_IN_PLACE;
         self.deque_at::<T, Src, Dst>()
+    }
+
+    /// Allocates a FREE buffer into `t` (AscendC `AllocTensor(LocalTensor&)`, depth 0 only):
+    /// as [`alloc_tensor`](Self::alloc_tensor), the kernel's handle now pointing at the buffer.
+    ///
+    /// ```
+    /// use ascend_core::prelude::*;
+    /// let mut pipe = TPipe::new();
+    /// let mut q = TQue::<VecIn, 0>::new();
+    /// pipe.init_buffer(&mut q, 1, 256);
+    /// let mut t = LocalTensor::<f32>::new(TPosition::VECIN, 0, 0); // any handle
+    /// q.alloc_tensor_in_place(&mut t);
+    /// duplicate(&t, 2.0, 64);
+    /// q.enque(t.clone()); // sets the queue's event
+    /// q.deque_in_place(&t); // waits for it
+    /// assert_eq!(t.get_value(63), 2.0);
+    /// q.free_tensor(t);
+    /// ```
+    ///
+    /// # Panics
+    /// As [`alloc_tensor`](Self::alloc_tensor). Does not compile unless `DEPTH` is 0.
+    #[track_caller]
+    pub fn alloc_tensor_in_place<T: Element>(&mut self, t: &mut LocalTensor<T>) {
+        #[allow(clippy::let_unit_value)]
+        let () = Self::IN_PLACE;
+        *t = self.alloc_any();
+    }
+
+    /// Waits for the enque event of `t`'s buffer (AscendC `DeQue(LocalTensor&)`, depth 0 only):
+    /// the handle then reads what the enqueuing pipe wrote. `t` must have been enqueued.
+    ///
+    /// # Panics
+    /// Panics if `t` is not a buffer of this queue or its buffer was not enqueued (ENQUE), or
+    /// the queue has no buffers. Does not compile unless `DEPTH` is 0.
+    #[track_caller]
+    pub fn deque_in_place<T: Element>(&mut self, t: &LocalTensor<T>) {
+        #[allow(clippy::let_unit_value)]
+        let () = Self::IN_PLACE;
+        let api = "TQue::DeQue";
+        let core = self.core_mut(api);
+        core.check_live(api);
+        let idx = core.index_of(api, t);
+        core.deque_in_place(api, idx, t.get_phy_addr());
+        let q = que_pipes::<Src, Dst>();
+        crate::sanitizer::on_deque(core.san, core.san_base, core.buf_len, idx, q);
     }
 
     /// `deque` with the positions whose hardware event the queue waits for.
@@ -1133,6 +1330,8 @@ impl<Src: Position, Dst: Position, const DEPTH: usize> TQueBind<Src, Dst, DEPTH>
     /// Panics if the queue has no buffers.
     #[track_caller]
     pub fn vacant_in_que(&self) -> bool {
+        #[allow(clippy::let_unit_value)]
+        let () = Self::NOT_IN_PLACE;
         let c = self.core("TQue::VacantInQue");
         c.queued < c.depth
     }
@@ -1151,6 +1350,8 @@ impl<Src: Position, Dst: Position, const DEPTH: usize> TQueBind<Src, Dst, DEPTH>
     /// Panics if the queue has no buffers.
     #[track_caller]
     pub fn has_tensor_in_que(&self) -> bool {
+        #[allow(clippy::let_unit_value)]
+        let () = Self::NOT_IN_PLACE;
         self.core("TQue::HasTensorInQue").queued > 0
     }
 
@@ -1168,6 +1369,8 @@ impl<Src: Position, Dst: Position, const DEPTH: usize> TQueBind<Src, Dst, DEPTH>
     /// Panics if the queue has no buffers.
     #[track_caller]
     pub fn get_tensor_count_in_que(&self) -> usize {
+        #[allow(clippy::let_unit_value)]
+        let () = Self::NOT_IN_PLACE;
         self.core("TQue::GetTensorCountInQue").queued
     }
 
@@ -1186,6 +1389,8 @@ impl<Src: Position, Dst: Position, const DEPTH: usize> TQueBind<Src, Dst, DEPTH>
     /// Panics if the queue has no buffers.
     #[track_caller]
     pub fn has_idle_buffer(&self) -> bool {
+        #[allow(clippy::let_unit_value)]
+        let () = Self::NOT_IN_PLACE;
         let c = self.core("TQue::HasIdleBuffer");
         c.busy < c.states.len()
     }
@@ -1245,6 +1450,8 @@ impl<Src: Position, Dst: Position, const DEPTH: usize> TQueBind<Src, Dst, DEPTH>
     ) {
         #[allow(clippy::let_unit_value)]
         let () = UserPositions::<SrcUser, DstUser>::OK;
+        #[allow(clippy::let_unit_value)]
+        let () = Self::NOT_IN_PLACE;
         self.enque_at::<T, SrcUser, DstUser>(t)
     }
 
@@ -1270,6 +1477,8 @@ impl<Src: Position, Dst: Position, const DEPTH: usize> TQueBind<Src, Dst, DEPTH>
     ) -> LocalTensor<T> {
         #[allow(clippy::let_unit_value)]
         let () = UserPositions::<SrcUser, DstUser>::OK;
+        #[allow(clippy::let_unit_value)]
+        let () = Self::NOT_IN_PLACE;
         self.deque_at::<T, SrcUser, DstUser>()
     }
 }

@@ -576,6 +576,69 @@ impl GmAddr {
         self.size - self.off
     }
 
+    /// Reads the `T` at this address: the vendor examples' `*(__gm__ T*)addr`, for a scalar
+    /// argument or a tiling copy loop. It is [`GlobalTensor::get_value`] on a one-element
+    /// tensor bound here, so it goes through the same bounds checks, the sanitizer's
+    /// data-cache model and its cross-core race log (where it is named
+    /// `GlobalTensor::GetValue`).
+    ///
+    /// ```
+    /// use ascend_core::prelude::*;
+    /// let region = GmRegion::from_bytes(bytemuck::cast_slice(&[7u32, 9, 11]));
+    /// let addr = region.addr();
+    /// assert_eq!(addr.read::<u32>(), 7);
+    /// assert_eq!(addr.read_at::<u32>(2), 11);
+    /// addr.add::<u32>(1).write::<u32>(42);
+    /// addr.write_at::<u32>(2, addr.read_at::<u32>(1) + 1);
+    /// assert_eq!(region.to_bytes(), bytemuck::cast_slice::<u32, u8>(&[7, 42, 43]));
+    /// ```
+    ///
+    /// # Panics
+    /// Panics if the address is not aligned to `T`, a `T` does not fit in what is left of the
+    /// region, or the region was freed.
+    #[track_caller]
+    pub fn read<T: Element>(&self) -> T {
+        self.scalar::<T>("GM_ADDR read").get_value(0)
+    }
+
+    /// Writes `v` at this address (`*(__gm__ T*)addr = v`): [`GlobalTensor::set_value`] on a
+    /// one-element tensor bound here, with its checks, data-cache model and race log (see
+    /// [`read`](Self::read)).
+    ///
+    /// # Panics
+    /// As [`read`](Self::read).
+    #[track_caller]
+    pub fn write<T: Element>(&self, v: T) {
+        self.scalar::<T>("GM_ADDR write").set_value(0, v)
+    }
+
+    /// Reads element `i` of `T` from this address (`((__gm__ T*)addr)[i]`).
+    ///
+    /// # Panics
+    /// As [`add`](Self::add) and [`read`](Self::read).
+    #[track_caller]
+    pub fn read_at<T: Element>(&self, i: usize) -> T {
+        self.add::<T>(i).read::<T>()
+    }
+
+    /// Writes element `i` of `T` at this address (`((__gm__ T*)addr)[i] = v`).
+    ///
+    /// # Panics
+    /// As [`add`](Self::add) and [`write`](Self::write).
+    #[track_caller]
+    pub fn write_at<T: Element>(&self, i: usize, v: T) {
+        self.add::<T>(i).write::<T>(v)
+    }
+
+    /// A one-element tensor of `T` bound at this address, checked for `api` first.
+    #[track_caller]
+    fn scalar<T: Element>(&self, api: &'static str) -> GlobalTensor<T> {
+        self.element::<T>(api);
+        let mut g = GlobalTensor::<T>::new();
+        g.set_global_buffer(*self, 1);
+        g
+    }
+
     /// The live region and byte offset of the element of `T` at this address (the scalar
     /// calls that take a `__gm__ T*`), failing for `api` if it is not aligned to `T` or does
     /// not fit in what is left of the region.

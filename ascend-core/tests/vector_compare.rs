@@ -374,9 +374,9 @@ fn mask_checks() {
         compare_masked::<f32, true>(&d, &x, &y, CMPMODE::LT, 65u64, 1, &P)
     });
     assert_fails("MASK_PLACEHOLDER", || compare_masked::<f32, true>(&d, &x, &y, CMPMODE::LT, 0u64, 1, &P));
-    assert_fails("isSetMask = false requires mask = MASK_PLACEHOLDER", || {
-        compare_masked::<f32, false>(&d, &x, &y, CMPMODE::LT, 64u64, 1, &P)
-    });
+    // isSetMask = false ignores its mask argument, as the chip does.
+    reset_mask();
+    compare_masked::<f32, false>(&d, &x, &y, CMPMODE::LT, 64u64, 1, &P);
     d.copy_from_slice(&[9; 64]);
     compare_masked::<f32, true>(&d, &x, &y, CMPMODE::LT, 64u64, 0, &P);
     assert!(d.to_vec().iter().all(|b| *b == 9), "repeatTimes 0 does nothing");
@@ -751,10 +751,8 @@ fn register_form_checks() {
             || compare_reg::<f32, true>(&x, &y, CMPMODE::LT, [1, 1], &P),
             &["Compare", "mask[1] = 0x1 must be 0"],
         );
-        expect_panic(
-            || compare_reg::<f32, false>(&x, &y, CMPMODE::LT, 64u64, &P),
-            &["Compare", "isSetMask = false requires mask = MASK_PLACEHOLDER"],
-        );
+        // isSetMask = false ignores its mask argument, as the chip does.
+        compare_reg::<f32, false>(&x, &y, CMPMODE::LT, 64u64, &P);
         expect_panic(
             || compare_reg::<f32, true>(&x, &y, CMPMODE::LT, MASK_PLACEHOLDER, &P),
             &["Compare", "MASK_PLACEHOLDER, valid only with isSetMask = false"],

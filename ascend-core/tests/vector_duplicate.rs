@@ -173,12 +173,14 @@ fn bit_mask_zero_with_set_mask() {
 }
 
 #[test]
-#[should_panic(
-    expected = "Duplicate: isSetMask = false requires mask = MASK_PLACEHOLDER (0), got Count(128)"
-)]
-fn non_placeholder_without_set_mask() {
+fn non_placeholder_without_set_mask_is_ignored() {
+    // The chip ignores the mask argument of an isSetMask = false call; so does the emulator.
     let (_pipe, [t]) = tensors::<f16, 1>(128);
+    set_vector_mask::<f16>(3u64);
     duplicate_masked::<f16, false>(&t, f16::ONE, 128, 1, 1, 8);
+    reset_mask();
+    let v = t.to_vec();
+    assert!(v[..3].iter().all(|e| *e == f16::ONE) && v[3..].iter().all(|e| *e == f16::ZERO));
 }
 
 #[test]

@@ -700,12 +700,27 @@ fn placeholder_rules() {
     assert_fails("MASK_PLACEHOLDER", || {
         select_masked::<f32, u8, true>(&d, &m, &a, &b, SelMode::VselTensorTensorMode, MASK_PLACEHOLDER, 1, &P)
     });
-    assert_fails("isSetMask = false requires mask = MASK_PLACEHOLDER", || {
-        select_masked::<f32, u8, false>(&d, &m, &a, &b, SelMode::VselTensorTensorMode, 64u64, 1, &P)
-    });
-    assert_fails("isSetMask = false requires mask = MASK_PLACEHOLDER", || {
-        select_scalar_masked::<f32, u8, false>(&d, &m, &a, 0.0, SelMode::VselTensorScalarMode, [3, 0], 1, &P)
-    });
+    // isSetMask = false ignores its mask argument (the chip does): same result as the placeholder.
+    reset_mask();
+    select_masked::<f32, u8, false>(&d, &m, &a, &b, SelMode::VselTensorTensorMode, MASK_PLACEHOLDER, 1, &P);
+    let want = d.to_vec();
+    d.copy_from_slice(&vec![0.0; want.len()]);
+    select_masked::<f32, u8, false>(&d, &m, &a, &b, SelMode::VselTensorTensorMode, 3u64, 1, &P);
+    assert_bits(&d.to_vec(), &want);
+    select_scalar_masked::<f32, u8, false>(
+        &d,
+        &m,
+        &a,
+        0.0,
+        SelMode::VselTensorScalarMode,
+        MASK_PLACEHOLDER,
+        1,
+        &P,
+    );
+    let want = d.to_vec();
+    d.copy_from_slice(&vec![0.0; want.len()]);
+    select_scalar_masked::<f32, u8, false>(&d, &m, &a, 0.0, SelMode::VselTensorScalarMode, [3, 0], 1, &P);
+    assert_bits(&d.to_vec(), &want);
 }
 
 #[test]

@@ -181,15 +181,12 @@ struct Views {
 /// `RepeatReduceSum<float, false>(dst, src, 1, 1, 1, 1, 1, srcRepStride)` under the counter
 /// mask, then `PipeBarrier<PIPE_V>`.
 ///
-/// The vendor passes a mask argument of 1 with `isSetMask = false`; this emulator's
-/// `RepeatReduceSum` rejects any mask but `MASK_PLACEHOLDER` there. The vendor's page on
-/// masks (接口外设置Mask) says that with `isSetMask = false` the mask argument does not take
-/// effect (the mask register set by `SetVectorMask` does), so `MASK_PLACEHOLDER` gives the
-/// same result. The same holds for the vendor's `Duplicate`, `Sqrt` and `Div` with mask 1 in
-/// `GetDeepNormOutputPre`.
+/// The vendor passes a mask argument of 1 with `isSetMask = false`, which the chip ignores (the
+/// mask register set by `SetVectorMask` is used), and so does the emulator; the same holds for
+/// the vendor's `Duplicate` with mask 1 in `GetDeepNormOutputPre`.
 #[track_caller]
 fn repeat_sum(dst: &LocalTensor<f32>, src: &LocalTensor<f32>, src_rep: u16) {
-    repeat_reduce_sum::<f32, false>(dst, src, 1, MASK_PLACEHOLDER, 1, 1, 1, src_rep);
+    repeat_reduce_sum::<f32, false>(dst, src, 1, 1, 1, 1, 1, src_rep);
     pipe_barrier::<PIPE_V>();
 }
 
@@ -424,7 +421,7 @@ fn exe<T: DeepNormElement>(
     // GetDeepNormOutputPre: 1 / sqrt(variance + epsilon) times x - mean into C.
     count_mask::<f32>(bs);
     steps::adds(&v.a, &v.c, epsilon);
-    duplicate_masked::<f32, false>(&v.c, 1.0, MASK_PLACEHOLDER, 1, 1, 8);
+    duplicate_masked::<f32, false>(&v.c, 1.0, 1, 1, 1, 8);
     pipe_barrier::<PIPE_V>();
     steps::sqrt(&v.a, &v.a);
     steps::div(&v.a, &v.c, &v.a);

@@ -550,12 +550,12 @@ fn bb_reduce(kind: Kind, dst: &F, src: &F, tmp: &F, split_m: usize, split_k: usi
         // `dst` and `src0` at the same address with block strides 1 and 2, a partial overlap
         // within one repeat, which the vendor's general address-overlap rule does not allow
         // ("within one iteration source and destination must overlap 100%") and this emulator
-        // rejects; it also passes a mask of 1 with `isSetMask = false` (ignored there, the mask
-        // register is used). Issued here with the placeholder into the free floats at
+        // rejects; it also passes a mask of 1 with `isSetMask = false` (ignored, the mask
+        // register is used). Issued here with the vendor's mask into the free floats at
         // `tmp[256..320)` (the 16 values per row sit in `tmp[0..128)`), and the last
         // `BlockReduce` reads them there: the same values as the chip's in-place result.
         let pair = tmp.view(256);
-        op::<false>(kind, &pair, tmp, &tmp.view(8), MASK_PLACEHOLDER, 1, &bin(1, 2, 2, 8, 16, 16));
+        op::<false>(kind, &pair, tmp, &tmp.view(8), 1, 1, &bin(1, 2, 2, 8, 16, 16));
         pipe_barrier::<PIPE_V>();
         block_reduce(kind, dst, &pair, 1, 1, 1, 8);
         return;

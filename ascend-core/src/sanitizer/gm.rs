@@ -22,7 +22,8 @@ pub(crate) struct GmAcc {
     pub s: usize,
     pub e: usize,
     pub write: bool,
-    /// A DMA write (`DataCopy`/`DataCopyPad` to GM): it writes whole 32-byte blocks.
+    /// A DMA write of whole 32-byte blocks (`DataCopy` to GM). A `DataCopyPad` to GM writes
+    /// exactly its `blockLen` bytes a row and is logged without this flag.
     pub dma: bool,
     /// A scalar write through the core's data cache (`GlobalTensor::SetValue`): the cache
     /// writes back its whole 64-byte line (see [`LINE_BYTES`]).

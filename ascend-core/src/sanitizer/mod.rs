@@ -738,7 +738,8 @@ impl LaunchSanitizer {
         let blocks = if overlap {
             String::new()
         } else if a.overlap_by_blocks(&b) {
-            " (the bytes differ but DataCopy writes whole 32-byte blocks, and they share one)".to_string()
+            let api = if a.write && a.dma { a.api } else { b.api };
+            format!(" (the bytes differ but {api} writes whole 32-byte blocks, and they share one)")
         } else if (a.write && a.line) || (b.write && b.line) {
             " (the bytes differ but a scalar write goes back to GM as its whole 64-byte data-cache line, and they \
              share one)"
@@ -1394,13 +1395,30 @@ impl<const L: usize> CoreSan<L> {
     /// (one range when they are contiguous); a DMA write when `write`.
     #[inline(always)]
     fn gm_rows(&mut self, cur: Acc, region: usize, off: usize, pitch: usize, shape: &CopyShape, write: bool) {
+        self.gm_rows_as(cur, region, off, pitch, shape, write, write)
+    }
+
+    /// [`gm_rows`](Self::gm_rows), a write logged as a whole-block DMA write when `dma` (a
+    /// `DataCopy`) or as exactly its bytes otherwise (a `DataCopyPad`, which writes `blockLen`
+    /// bytes a row).
+    #[allow(clippy::too_many_arguments)]
+    fn gm_rows_as(
+        &mut self,
+        cur: Acc,
+        region: usize,
+        off: usize,
+        pitch: usize,
+        shape: &CopyShape,
+        write: bool,
+        dma: bool,
+    ) {
         if pitch == shape.row || shape.rows == 1 {
             let span = if write { shape.d_span } else { shape.s_span };
-            self.gm(cur, region, off, off + span, write, write);
+            self.gm(cur, region, off, off + span, write, dma);
         } else {
             for i in 0..shape.rows {
                 let a = off + i * pitch;
-                self.gm(cur, region, a, a + shape.row, write, write);
+                self.gm(cur, region, a, a + shape.row, write, dma);
             }
         }
     }
@@ -1876,6 +1894,29 @@ pub(crate) fn on_copy(api: &'static str, dst: SanSide, src: SanSide, shape: &Cop
         }
         // The copy's checks let L1 be only the destination of a GM source.
         (SanSide::L1(..), _) | (_, SanSide::L1(..)) | (SanSide::Gm(..), SanSide::Gm(..)) => {}
+    });
+}
+
+/// A `DataCopyPad` from UB to GM (MTE3): as [`on_copy`], but each GM row is logged as exactly
+/// the `blockLen` bytes it writes, for the cross-core race log and the core's own check alike.
+/// The page (`DataCopyPad`: the dummy bytes of each UB row's last block are not written to GM)
+/// and the hardware write only those bytes, so cores writing neighbouring per-row results into
+/// one 32-byte block do not race; a `DataCopy` keeps its whole 32-byte blocks ([`on_copy`]).
+#[track_caller]
+#[inline(always)]
+pub(crate) fn on_copy_pad_to_gm(
+    api: &'static str,
+    region: usize,
+    off: usize,
+    src: SanSide,
+    shape: &CopyShape,
+) {
+    let loc = Location::caller();
+    with_san!(|st| if let SanSide::Ub(s, tag) = src {
+        st.check_tag(api, tag, loc);
+        let cur = st.start(api, pipe_t::PIPE_MTE3, loc);
+        st.ub(cur, s, s + shape.s_span, false);
+        st.gm_rows_as(cur, region, off, shape.d_pitch, shape, true, false);
     });
 }
 

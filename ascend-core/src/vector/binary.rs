@@ -109,7 +109,7 @@ macro_rules! binary_instr {
         /// mode ([`set_mask_count`](crate::vector::mask::set_mask_count)) a continuous mask is the
         /// total element count and `repeat_times` is ignored. With `IS_SET_MASK = false` the mask
         /// register ([`set_vector_mask`](crate::vector::mask::set_vector_mask)) is used and `mask`
-        /// must be [`MASK_PLACEHOLDER`](crate::vector::mask::MASK_PLACEHOLDER). Disabled lanes keep
+        /// is ignored (the page asks for [`MASK_PLACEHOLDER`](crate::vector::mask::MASK_PLACEHOLDER)). Disabled lanes keep
         /// their old values. `repeat_times = 0` does nothing.
         ///
         /// ```
@@ -133,7 +133,7 @@ macro_rules! binary_instr {
         /// # Panics
         /// Panics if the chip does not support `T`; if the mask is out of range for `T` (a count
         /// outside `1..=PAR`, `mask[1] != 0` for 32-bit types), is `MASK_PLACEHOLDER` with
-        /// `IS_SET_MASK = true` or anything else with `IS_SET_MASK = false`; if an operand is not a
+        /// `IS_SET_MASK = true` (`IS_SET_MASK = false` ignores it); if an operand is not a
         /// VECIN/VECOUT/VECCALC tensor or not 32-byte aligned; if any touched element lies outside
         /// its tensor; or if `dst` partially overlaps a source.
         #[track_caller]

@@ -111,7 +111,7 @@ impl<T: Element> Lanes<T, 1> for CopyKernel {
 /// each operand (`EPB` elements per 32-byte block), with that operand's `stride` and
 /// `repeatSize`. `mask` is a `u64` (lanes `0..mask`, `1..=PAR`) or a `[u64; 2]` (bit mode; for
 /// 32-bit types `mask[1]` must be 0); with `IS_SET_MASK = false` the mask register is used and
-/// `mask` must be [`MASK_PLACEHOLDER`](crate::vector::mask::MASK_PLACEHOLDER). The values are
+/// `mask` is ignored (the page asks for [`MASK_PLACEHOLDER`](crate::vector::mask::MASK_PLACEHOLDER)). The values are
 /// not converted: NaN payloads, infinities and `-0` are copied as they are, whatever the
 /// overflow mode. Disabled lanes keep their old values; `repeat_time = 0` does nothing.
 ///
@@ -148,8 +148,8 @@ impl<T: Element> Lanes<T, 1> for CopyKernel {
 /// # Panics
 /// Panics if the chip has no `Copy` for `T` (Ascend910 and Ascend310P have none; see
 /// [`CopyElement`]); if `dst_repeat_size` or `src_repeat_size` exceeds 4095; if the mask is out
-/// of range for `T`, is `MASK_PLACEHOLDER` with `IS_SET_MASK = true` or anything else with
-/// `IS_SET_MASK = false` (in counter mode: a count of 0 or beyond 2^32 − 1); if an operand is not
+/// of range for `T`, is `MASK_PLACEHOLDER` with `IS_SET_MASK = true` (`IS_SET_MASK = false` ignores it; in
+/// counter mode: a count of 0 or beyond 2^32 − 1); if an operand is not
 /// a VECIN/VECOUT/VECCALC tensor or not 32-byte aligned; if an element a repeat touches lies
 /// outside its tensor; or if `dst` and `src` overlap other than completely.
 #[track_caller]

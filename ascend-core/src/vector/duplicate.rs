@@ -134,7 +134,7 @@ pub(crate) fn duplicate_as<T: DuplicateElement>(
 /// * EPB + j % EPB`, strides in 32-byte blocks. `mask` is a `u64` (lanes `0..mask`) or a
 /// `[u64; 2]` (bit mode); in counter mode a continuous mask is the total element count and
 /// `repeat_times` is ignored; with `IS_SET_MASK = false` the mask register is used and
-/// `mask` must be [`MASK_PLACEHOLDER`](crate::vector::mask::MASK_PLACEHOLDER). Disabled
+/// `mask` is ignored (the page asks for [`MASK_PLACEHOLDER`](crate::vector::mask::MASK_PLACEHOLDER)). Disabled
 /// lanes keep their old values; `repeat_times = 0` does nothing.
 ///
 /// ```
@@ -153,7 +153,7 @@ pub(crate) fn duplicate_as<T: DuplicateElement>(
 ///
 /// # Panics
 /// Panics if the chip does not support `T`; if the mask is out of range for `T`, is
-/// `MASK_PLACEHOLDER` with `IS_SET_MASK = true` or anything else with `IS_SET_MASK = false`;
+/// `MASK_PLACEHOLDER` with `IS_SET_MASK = true` (`IS_SET_MASK = false` ignores it);
 /// if `dst` is not a VECIN/VECOUT/VECCALC tensor or not 32-byte aligned; or if any touched
 /// element lies outside it.
 #[track_caller]

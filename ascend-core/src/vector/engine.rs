@@ -80,9 +80,14 @@ impl<'a, T: Element> Operand<'a, T> {
         }
     }
 
-    /// Same arena, same address, same strides.
-    fn same_layout(&self, o: &Operand<'_, T>) -> bool {
-        std::ptr::eq(self.t.ptr(), o.t.ptr()) && self.blk == o.blk && self.rep == o.rep
+    /// Same arena, same address, same block stride, and the same repeat stride unless the
+    /// call has one repeat: then the repeat strides never apply and the two operands touch the
+    /// same lanes (issue 3b: a per-token quantisation operator's remainder `Max` runs one
+    /// repeat in place with `dstRepStride` and `src0RepStride` differing). The vendor's general
+    /// overlap rule (通用说明和约束, 地址重叠约束) allows `dst` and a source that overlap 100%
+    /// within each repeat, which is what this compares.
+    fn same_layout(&self, o: &Operand<'_, T>, repeats: usize) -> bool {
+        std::ptr::eq(self.t.ptr(), o.t.ptr()) && self.blk == o.blk && (self.rep == o.rep || repeats == 1)
     }
 }
 
@@ -220,7 +225,7 @@ pub(crate) fn block_bits<T: Element>(m: [u64; 2], b: usize) -> u64 {
 
 /// Runs a high-dimensional instruction: checks every operand once, then walks the plan.
 ///
-/// `dst` may coincide exactly with a source (same address and strides); any other overlap
+/// `dst` may coincide exactly with a source (same address and strides; with one repeat the repeat strides need not match); any other overlap
 /// between `dst` and a source is rejected as partial overlap.
 ///
 /// Repeats run in order, each reading its sources after the previous repeat has written: with
@@ -242,7 +247,7 @@ pub(crate) fn apply<T: Element, const N: usize, K: Lanes<T, N>>(
         let es = check_operand(api, s, plan);
         let (a, b) = s.t.byte_range(es);
         reads[i] = (s.t.tag, a, b);
-        if !dst.same_layout(s) && footprints_meet(dst, s, ed, es, plan_blocks(plan)) {
+        if !dst.same_layout(s, plan.repeats) && footprints_meet(dst, s, ed, es, plan_blocks(plan)) {
             partial_overlap(api, dst, s);
         }
     }
@@ -271,7 +276,7 @@ fn walk<T: Element, const N: usize, K: Lanes<T, N>>(
     // hardware reads every lane of a repeat before writing any. Sources sharing dst's layout
     // are then read from a per-repeat snapshot, so an earlier block's write cannot feed a
     // later block's read.
-    if dst.blk == 0 && srcs.iter().any(|s| dst.same_layout(s)) {
+    if dst.blk == 0 && srcs.iter().any(|s| dst.same_layout(s, plan.repeats)) {
         walk_aliased(plan, dst, srcs, kernel);
         return;
     }
@@ -351,7 +356,7 @@ fn walk_aliased<T: Element, const N: usize, K: Lanes<T, N>>(
 ) {
     // EPB <= 16 because PAR <= 128 (asserted in `apply`).
     let mut snap: [[T; 16]; N] = [[T::ZERO; 16]; N];
-    let aliased: [bool; N] = core::array::from_fn(|i| dst.same_layout(srcs[i]));
+    let aliased: [bool; N] = core::array::from_fn(|i| dst.same_layout(srcs[i], plan.repeats));
     let dp = dst.t.ptr();
     for r in 0..plan.repeats {
         let m = plan.mask_of(r);
@@ -468,7 +473,7 @@ pub(crate) fn apply_long<T: Element, const N: usize, K: Lanes<T, N>>(
         let es = check(api, s, repeats, count);
         let (s0, s1) = s.t.byte_range(es);
         reads[i] = (s.t.tag, s0, s1);
-        if !dst.same_layout(s) && footprints_meet(dst, s, ed, es, long_blocks(repeats, count)) {
+        if !dst.same_layout(s, repeats) && footprints_meet(dst, s, ed, es, long_blocks(repeats, count)) {
             partial_overlap(api, dst, s);
         }
     }
@@ -485,7 +490,7 @@ pub(crate) fn apply_long<T: Element, const N: usize, K: Lanes<T, N>>(
     // In place with a block stride of 0: every block of a repeat is the same 32 bytes, and
     // the hardware reads a repeat before writing it, so such a source is read from a
     // per-repeat snapshot of its one block (as `walk_aliased` does).
-    let aliased: [bool; N] = core::array::from_fn(|i| dst.blk == 0 && dst.same_layout(srcs[i]));
+    let aliased: [bool; N] = core::array::from_fn(|i| dst.blk == 0 && dst.same_layout(srcs[i], repeats));
     let span = count.min(T::EPB);
     // EPB <= 16 because PAR <= 128 (asserted above).
     let mut snap: [[T; 16]; N] = [[T::ZERO; 16]; N];

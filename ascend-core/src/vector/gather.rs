@@ -8,6 +8,12 @@
 //! `r * dstRepStride * EPB + j` (blocks contiguous). The `dst` side goes through the shared
 //! addressing engine.
 //!
+//! **In place.** `dst` may share memory with `src` when no lane reads an element an earlier
+//! repeat (of `PAR` lanes) wrote: every chip runs a repeat's reads before its writes and the
+//! repeats in order, so such a call gives the out-of-place result; any other in-place call is
+//! an error (the page forbids sharing memory outright; the implementation makes these calls
+//! well-defined).
+//!
 //! Every used offset is checked before anything is written: it must be a multiple of the
 //! element size and the element must lie inside `src` (the hardware only requires it to lie
 //! inside the Unified Buffer; reading outside the tensor that was passed is reported here).
@@ -71,8 +77,9 @@ impl<T: Element> Lanes<T, 0> for GatherKernel<T> {
     unsafe fn run(&mut self, lane: usize, dst: *mut T, _src: [*const T; 0], n: usize) {
         for i in 0..n {
             // SAFETY: every enabled lane's offset was checked (`check_offsets`): the offset
-            // tensor holds lane `lane + i`, and `(base + offset) / SIZE` is an element of src,
-            // which does not overlap dst; the engine guarantees `dst` is valid for `n` writes.
+            // tensor holds lane `lane + i`, and `(base + offset) / SIZE` is an element of src
+            // (or of its snapshot, of the same length), which does not overlap dst: in place the
+            // kernel reads the snapshot; the engine guarantees `dst` is valid for `n` writes.
             unsafe {
                 let off = self.offsets.add(lane + i).read() as usize;
                 dst.add(i).write(self.src.add((self.base + off) / T::SIZE).read());
@@ -123,13 +130,82 @@ fn check_offsets<T: Element>(
     }
 }
 
-/// Fails if `dst`'s bytes `[d0, d1)` meet `src` or the offsets.
+/// Fails if `dst`'s bytes `[d0, d1)` meet the offsets.
 #[track_caller]
-fn check_disjoint(d: (usize, usize), others: [(&str, (usize, usize)); 2]) {
+fn check_disjoint(d: (usize, usize), others: [(&str, (usize, usize)); 1]) {
     for (name, (s0, s1)) in others {
         ensure(d.1 <= s0 || s1 <= d.0, API, || {
             format!("dst (bytes {:#x}..{:#x}) overlaps {name} (bytes {s0:#x}..{s1:#x})", d.0, d.1)
         });
+    }
+}
+
+/// `dst` sharing memory with `src` (in place, AscendC `Gather(x, x, …)`; a published RMS-norm
+/// operator does this). The page says source and destination may not share memory
+/// (约束说明: 不支持源操作数与目的操作数使用同一块内存地址), but the implementation makes some
+/// such calls well-defined: every chip runs the lanes repeat by repeat (`dav_c220` and
+/// `dav_m200`: one `vgather` of `repeatTime` repeats, the count form adding a tail call; `dav_m300`:
+/// a loop that gathers a repeat into a register and then stores it), and a repeat reads all its
+/// lanes before it writes any. So a lane reads the original `src` unless an *earlier* repeat
+/// wrote the element it reads. A call where no lane reads an element an earlier repeat wrote
+/// gives the out-of-place result on every chip, and is accepted; any other is an error naming
+/// the lane, so a kernel never depends on the order of the chip's steps.
+///
+/// `lanes()` yields `(global lane, repeat, dst element)` for every enabled lane. Returns whether
+/// `dst` meets `src` (then the kernel reads a snapshot of `src`). Runs once per call, and walks
+/// the lanes only when the operands share memory.
+#[track_caller]
+fn check_in_place<T: Element, I: Iterator<Item = (usize, usize, usize)>>(
+    dst: &LocalTensor<T>,
+    dst_bytes: (usize, usize),
+    src: &LocalTensor<T>,
+    offsets: &LocalTensor<u32>,
+    base: u32,
+    lanes: impl Fn() -> I,
+) -> bool {
+    let (s0, s1) = src.byte_range(src.get_size());
+    if dst_bytes.1 <= s0 || s1 <= dst_bytes.0 {
+        return false;
+    }
+    // The first repeat that writes each element of src (both operands are 32-byte aligned
+    // tensors of T, so their elements line up).
+    let mut writer = vec![usize::MAX; src.get_size()];
+    let d0 = dst.get_phy_addr();
+    for (_, r, e) in lanes() {
+        let at = d0 + e * T::SIZE;
+        if (s0..s1).contains(&at) {
+            let w = &mut writer[(at - s0) / T::SIZE];
+            *w = (*w).min(r);
+        }
+    }
+    let off = offsets.to_vec();
+    for (l, r, _) in lanes() {
+        // The offsets were checked (`check_offsets`): the element lies inside src.
+        let k = (base as usize + off[l] as usize) / T::SIZE;
+        if writer[k] < r {
+            fail(
+                API,
+                format!(
+                    "dst and src share memory, and lane {l} (repeat {r}) reads src element {k}, which repeat {} \
+                     already wrote: the page does not allow dst and src to share memory, and the chip's result \
+                     would depend on its order of repeats; in place is accepted only when no lane reads an \
+                     element an earlier repeat wrote",
+                    writer[k]
+                ),
+            );
+        }
+    }
+    true
+}
+
+/// The kernel's source: `src` itself, or (in place) a snapshot of it taken before any write,
+/// which is what every lane reads on the chip when [`check_in_place`] accepts the call.
+fn source<T: Element>(src: &LocalTensor<T>, in_place: bool, snap: &mut Vec<T>) -> *const T {
+    if in_place {
+        *snap = src.to_vec();
+        snap.as_ptr()
+    } else {
+        src.ptr() as *const T
     }
 }
 
@@ -154,8 +230,9 @@ fn check_disjoint(d: (usize, usize), others: [(&str, (usize, usize)); 2]) {
 /// # Panics
 /// Panics if the chip lacks `T`; an operand is not a 32-byte aligned UB tensor; `dst` or
 /// `src_offset` holds fewer than `count` elements; `src_base_addr` is not element-aligned
-/// inside `src`; an offset is not element-aligned or points outside `src`; or `dst` overlaps
-/// `src` or the offsets.
+/// inside `src`; an offset is not element-aligned or points outside `src`; `dst` overlaps the
+/// offsets; or `dst` shares memory with `src` and a lane reads an element an earlier repeat
+/// wrote (in place is accepted otherwise, with the out-of-place result: see the module docs).
 #[track_caller]
 pub fn gather<T: GatherElement>(
     dst: &LocalTensor<T>,
@@ -167,16 +244,16 @@ pub fn gather<T: GatherElement>(
     check_common(src, src_offset, src_base_addr);
     let count = count as usize;
     check_offsets(src, src_offset, src_base_addr, 0..count);
-    check_disjoint(
-        dst.byte_range(count),
-        [("src", src.byte_range(src.get_size())), ("srcOffset", src_offset.byte_range(count))],
-    );
+    check_disjoint(dst.byte_range(count), [("srcOffset", src_offset.byte_range(count))]);
+    let lanes = || (0..count).map(|l| (l, l / T::PAR, l));
+    let in_place = check_in_place(dst, dst.byte_range(count), src, src_offset, src_base_addr, lanes);
     if count > 0 {
         // The table and the offsets are read outside the engine's operands (src as a whole).
         crate::sanitizer::on_vector(API, &[span_of(src, usize::MAX), span_of(src_offset, count * 4)], &[]);
     }
+    let mut snap = Vec::new();
     let mut k = GatherKernel {
-        src: src.ptr() as *const T,
+        src: source(src, in_place, &mut snap),
         offsets: src_offset.ptr() as *const u32,
         base: src_base_addr as usize,
     };
@@ -229,13 +306,14 @@ pub fn gather_masked<T: GatherElement>(
     let d = Operand::new(dst, 1usize, dst_rep_stride, "dst");
     let ext = check_operand(API, &d, &plan);
     let used = plan_lanes::<T>(&plan).last().map_or(0, |l| l + 1);
-    check_disjoint(
-        dst.byte_range(ext),
-        [("src", src.byte_range(src.get_size())), ("srcOffset", src_offset.byte_range(used))],
-    );
+    check_disjoint(dst.byte_range(ext), [("srcOffset", src_offset.byte_range(used))]);
+    let step = usize::from(dst_rep_stride) * T::EPB;
+    let lanes = || plan_lanes::<T>(&plan).map(move |l| (l, l / T::PAR, (l / T::PAR) * step + l % T::PAR));
+    let in_place = check_in_place(dst, dst.byte_range(ext), src, src_offset, src_base_addr, lanes);
     crate::sanitizer::on_vector(API, &[span_of(src, usize::MAX), span_of(src_offset, used * 4)], &[]);
+    let mut snap = Vec::new();
     let mut k = GatherKernel {
-        src: src.ptr() as *const T,
+        src: source(src, in_place, &mut snap),
         offsets: src_offset.ptr() as *const u32,
         base: src_base_addr as usize,
     };

@@ -5,7 +5,9 @@ use crate::ctx::{with_core, MaskMode};
 use crate::element::Element;
 use crate::error::fail;
 
-/// The mask placeholder that `IS_SET_MASK = false` calls must pass (AscendC `MASK_PLACEHOLDER`).
+/// The mask placeholder of `IS_SET_MASK = false` calls (AscendC `MASK_PLACEHOLDER`). The vendor's
+/// page asks for it there, but the chip ignores the argument of such a call, and so does the
+/// emulator: any value is accepted.
 pub const MASK_PLACEHOLDER: u64 = 0;
 
 /// A mask argument: continuous (`n` enables lanes `0..n`) or bit mode (bit `k` of `[0]`
@@ -125,6 +127,75 @@ pub fn reset_mask() {
 /// The raw mask register `[low, high]`.
 pub fn get_vector_mask() -> [u64; 2] {
     with_core(|c| c.mask.get())
+}
+
+/// AscendC's `AscendCUtils` helpers that kernels call directly (`AscendCUtils::SetMask`).
+pub struct AscendCUtils;
+
+impl AscendCUtils {
+    /// Loads the mask register with `[mask_low, mask_high]` as it is (AscendC
+    /// `AscendCUtils::SetMask<T, isSetMask>(maskHigh, maskLow)`); with `IS_SET_MASK = false`
+    /// it does nothing.
+    ///
+    /// Unlike [`set_vector_mask`] nothing is checked: the vendor's implementation
+    /// (`impl/basic_api/kernel_utils_base.h`) writes the register directly and checks the
+    /// arguments only on chips this emulator does not model. An instruction on a 32-bit type
+    /// reads only the low word, as on the chip.
+    ///
+    /// ```
+    /// use ascend_core::prelude::*;
+    /// AscendCUtils::set_mask::<f16, true>(0b1, u64::MAX);
+    /// assert_eq!(get_vector_mask(), [u64::MAX, 1]);
+    /// AscendCUtils::set_mask::<f16, false>(0, 0); // isSetMask = false: no change
+    /// assert_eq!(get_vector_mask(), [u64::MAX, 1]);
+    /// # reset_mask();
+    /// ```
+    ///
+    /// # Panics
+    /// Never (outside a core it runs on the thread's default core).
+    pub fn set_mask<T: Element, const IS_SET_MASK: bool>(mask_high: u64, mask_low: u64) {
+        if IS_SET_MASK {
+            with_core(|c| c.mask.set([mask_low, mask_high]))
+        }
+    }
+
+    /// Loads the mask register with the first `len` lanes (AscendC
+    /// `AscendCUtils::SetMask<T, isSetMask>(int32_t len)`), as the vendor computes it: `len =
+    /// 64` sets the low word; `len` equal to the lanes of a repeat of `T` or at least 128 sets
+    /// both words; otherwise the low `len` bits (`len` above 64: the low word full and
+    /// `len - 64` bits of the high word). With `IS_SET_MASK = false` it does nothing.
+    ///
+    /// ```
+    /// use ascend_core::prelude::*;
+    /// AscendCUtils::set_mask_len::<f16, true>(100);
+    /// assert_eq!(get_vector_mask(), [u64::MAX, (1 << 36) - 1]);
+    /// AscendCUtils::set_mask_len::<f32, true>(64); // a whole repeat of floats
+    /// assert_eq!(get_vector_mask(), [u64::MAX, 0]);
+    /// # reset_mask();
+    /// ```
+    ///
+    /// # Panics
+    /// Panics if `len` is negative (the vendor's shift would be undefined).
+    #[track_caller]
+    pub fn set_mask_len<T: Element, const IS_SET_MASK: bool>(len: i32) {
+        if !IS_SET_MASK {
+            return;
+        }
+        crate::error::ensure(len >= 0, "AscendCUtils::SetMask", || {
+            format!("len = {len} must not be negative")
+        });
+        let len = len as u32;
+        let (hi, lo) = if len == 64 {
+            (0, u64::MAX)
+        } else if len as usize == T::PAR || len >= 128 {
+            (u64::MAX, u64::MAX)
+        } else if len > 64 {
+            ((1u64 << (len - 64)) - 1, u64::MAX)
+        } else {
+            (0, (1u64 << len) - 1)
+        };
+        Self::set_mask::<T, true>(hi, lo);
+    }
 }
 
 /// The operand of `SetCmpMask`/`GetCmpMask`: a UB tensor on a 16-byte boundary holding the
@@ -382,12 +453,18 @@ pub(crate) fn resolve<T: Element, const IS_SET_MASK: bool>(
     }
 }
 
-/// `IS_SET_MASK = false` takes `MASK_PLACEHOLDER` only, and `IS_SET_MASK = true` anything else.
+/// The mask argument's rule: with `IS_SET_MASK = true` the call loads its mask, and
+/// `MASK_PLACEHOLDER` (0, or `[0, 0]`) is out of range there; with `IS_SET_MASK = false` the
+/// argument is ignored, whatever it is.
+///
+/// The vendor's page says a call with `isSetMask = false` "must" pass `MASK_PLACEHOLDER`, but
+/// the implementation never reads the argument: `AscendCUtils::SetMask<T, false>` returns at
+/// once (asc-devkit `impl/basic_api/kernel_utils_base.h`), as do the per-chip reductions
+/// (`impl/basic_api/dav_c220/kernel_operator_vec_reduce_impl.h`), and published operators pass
+/// other values (an RMS-norm operator passes 64 to `WholeReduceSum<T, false>`). The emulator
+/// accepts and ignores it, as the chip does.
 #[track_caller]
 fn check_placeholder<const IS_SET_MASK: bool>(api: &'static str, mask: Mask) {
-    if !IS_SET_MASK && !mask.is_placeholder() {
-        fail(api, format!("isSetMask = false requires mask = MASK_PLACEHOLDER (0), got {mask:?}"));
-    }
     if IS_SET_MASK && mask.is_placeholder() {
         fail(
             api,

@@ -24,6 +24,11 @@
 //!   lane) wins. A NaN never compares greater or less, so it wins only as the first enabled
 //!   lane.
 //!
+//! **In place.** The level-2 forms accept `dst` starting at `src`'s first element (a row
+//! reduced into its own first element), on every chip: each chip's implementation reads all of
+//! `src` before it writes `dst` where a later read would see it (see `level2_avoid` in the
+//! source for the per-chip reading). Any other overlap of `dst` and `src` is an error.
+//!
 //! **Indices** are stored in the value's type by reinterpretation: the low 16 bits of the
 //! index for `half`, the 32-bit index for `float` (read them back with
 //! `reinterpret_cast::<u16>()` / `::<u32>()`). `WholeReduceMax/Min` give the lane within the
@@ -365,8 +370,12 @@ fn grouped<T: ReduceElement, const IS_SET_MASK: bool>(
         return;
     };
     let per_repeat = T::PAR / group;
-    // Ascend310B writes a default for a block with no enabled lane; the other chips keep dst.
-    let fill = (soc == Soc::Ascend310B && group == T::EPB).then(|| {
+    // Ascend310B writes a default for a block or pair with no enabled lane; the other chips
+    // keep dst. For pairs: `ReducePairElem.md` (约束说明) and the `dav_m300` implementation
+    // (`impl/basic_api/dav_m300/kernel_operator_vec_reduce_impl.h`, `PairReduceSumImpl`), which
+    // runs `vcpadd` in `MODE_ZEROING` and stores all `PAR / 2` results unmasked (`vstus`): such
+    // a pair is written 0.
+    let fill = (soc == Soc::Ascend310B && (group == T::EPB || group == 2)).then(|| {
         let big = if T::DTYPE == DType::F16 { F16_SAT_MAX } else { f32::INFINITY };
         match op {
             ReduceType::SUM => 0.0,
@@ -501,7 +510,7 @@ per_repeat_forms! {
     ///
     /// # Panics
     /// Panics if `T` is `float` on Ascend910; `dst_rep_stride` is 0 on Ascend910; the mask is out
-    /// of range (or not `MASK_PLACEHOLDER` with `IS_SET_MASK = false`); an operand is not a UB
+    /// of range (`IS_SET_MASK = false` ignores the argument); an operand is not a UB
     /// tensor, `src` not 32-byte aligned or `dst` not aligned to its element; an enabled lane or a
     /// result lies outside its tensor; or the results overlap the lanes read (in place — `dst`
     /// starting at `src` — is allowed while no repeat's results reach a later repeat's lanes).
@@ -611,7 +620,9 @@ per_repeat_forms! {
     ///
     /// Pair `k` of repeat `r` goes to element `r * dst_rep_stride * PAR / 2 + k` of `dst`
     /// (`dst_rep_stride` in units of the 128 bytes a repeat produces). A disabled lane counts as
-    /// `+0`; a pair with neither lane enabled leaves its result element unchanged.
+    /// `+0`; a pair with neither lane enabled leaves its result element unchanged, except on
+    /// Ascend310B, which writes `0` there (`ReducePairElem.md`, 约束说明; the `dav_m300`
+    /// implementation runs `vcpadd` in zeroing mode and stores every result unmasked).
     ///
     #[doc = whole_doc_example!(
         "pair_reduce_sum::<f16, true>(&dst, &src, 1, 64u64, 1, 1, 8);",
@@ -766,6 +777,36 @@ fn check_work<T: Element>(
     w
 }
 
+/// The byte ranges a level-2 result (`ReduceSum`, `ReduceMax`, `ReduceMin`, mask and count
+/// forms) must avoid: `src`'s lanes, unless `dst` starts at `src`'s first element (in place).
+///
+/// In place is accepted on every modelled chip because every chip's implementation reads all of
+/// `src` before it writes `dst` where a later read could see it (issue 32, item 1; a published
+/// softmax operator reduces a row into its own first element):
+/// - Ascend910B count-form `ReduceSum` (`impl/basic_api/dav_c220/kernel_operator_vec_reduce_impl.h`,
+///   `ReduceSumImpl(dst, src, count)`): one counter-mode `vcadd` reads the whole row, and the
+///   scalar unit then stores the accumulator into `dst[0]`.
+/// - Every other form and chip (`dav_c100`, `dav_m200`, `dav_c220`, `dav_m300`,
+///   `ReduceSumFirstStep` / `ReduceImplFirstStep`, and the one-repeat `ReduceOperation` into
+///   the temporary buffer): the first stage reads every repeat of `src` into the temporary
+///   buffer; later stages read only that buffer. The count form's tail call reads `src` from
+///   element `PAR * (count / PAR)` on, past the one or two elements the body's result wrote.
+///
+/// Any other overlap of `dst` with `src` stays an error: the vendor's pages ask for disjoint
+/// operands, and where `dst` lands inside a later-read part of `src` the result would depend on
+/// the order of the chip's steps.
+fn level2_avoid<T: Element>(
+    dst: &LocalTensor<T>,
+    src: &LocalTensor<T>,
+    span: (usize, usize),
+) -> Vec<(&'static str, (usize, usize))> {
+    if std::ptr::eq(dst.ptr(), src.ptr()) {
+        Vec::new()
+    } else {
+        vec![("src (in place, dst may only start at src's first element)", span)]
+    }
+}
+
 /// Writes `vals` to the first elements of `work` (a V-pipe write).
 #[track_caller]
 fn store_work<T: ReduceElement>(api: &'static str, work: &LocalTensor<T>, vals: &[f32]) {
@@ -837,12 +878,12 @@ fn put_sum<T: ReduceElement>(
     api: &'static str,
     dst: &LocalTensor<T>,
     buffer: &LocalTensor<T>,
-    src_span: (usize, usize),
+    src_span: Vec<(&'static str, (usize, usize))>,
     total: f32,
     work: &[f32],
 ) {
     let put = [Put::val::<T>(0, total)];
-    check_puts(api, dst, T::SIZE, &[("src", src_span)], &put);
+    check_puts(api, dst, T::SIZE, &src_span, &put);
     store_work(api, buffer, work);
     write_puts(api, dst, &put);
 }
@@ -874,7 +915,8 @@ fn put_sum<T: ReduceElement>(
 /// Panics if `T` is `float` on Ascend910; `repeat_time` is negative or above `PAR * PAR`
 /// (the group results must fit one repeat); the mask is out of range; an operand is not a
 /// 32-byte aligned UB tensor; a lane lies outside `src`; the temporary buffer is too small; or
-/// `src` overlaps `dst` or the temporary buffer.
+/// `src` overlaps the temporary buffer, or `dst` other than in place (`dst` starting at `src`'s
+/// first element is accepted: every chip reads all of `src` first).
 #[track_caller]
 pub fn reduce_sum_masked<T: ReduceElement>(
     dst: &LocalTensor<T>,
@@ -895,7 +937,7 @@ pub fn reduce_sum_masked<T: ReduceElement>(
     check_work(API, shared_tmp_buffer, sum_work_need::<T>(plan.repeats), span);
     let sat = saturating::<T>();
     let (total, work) = sum_stages::<T>(&repeat_sums(API, &plan, &s, sat), sat);
-    put_sum(API, dst, shared_tmp_buffer, span, total, &work);
+    put_sum(API, dst, shared_tmp_buffer, level2_avoid(dst, src, span), total, &work);
 }
 
 /// Sums elements `0..count` of `src` into `dst[0]` (AscendC `ReduceSum<T>(dst, src,
@@ -925,7 +967,8 @@ pub fn reduce_sum_masked<T: ReduceElement>(
 /// # Panics
 /// Panics if `T` is `float` on Ascend910; `count` is negative or exceeds `src`; an operand is
 /// not a 32-byte aligned UB tensor; the temporary buffer is too small (not on Ascend910B); or
-/// `src` overlaps `dst` or the temporary buffer.
+/// `src` overlaps the temporary buffer, or `dst` other than in place (`dst` starting at `src`'s
+/// first element is accepted: every chip reads all of `src` first).
 #[track_caller]
 pub fn reduce_sum<T: ReduceElement>(
     dst: &LocalTensor<T>,
@@ -952,7 +995,7 @@ pub fn reduce_sum<T: ReduceElement>(
                 x[0]
             })
             .expect("count >= 1");
-        commit(API, dst, T::SIZE, &[("src", span)], &[Put::val::<T>(0, total)]);
+        commit(API, dst, T::SIZE, &level2_avoid(dst, src, span), &[Put::val::<T>(0, total)]);
         with_core(|c| c.reduce_sum_spr.set(T::narrow(total).to_bits_u64()));
         restore_mask_defaults();
         return;
@@ -975,7 +1018,7 @@ pub fn reduce_sum<T: ReduceElement>(
     } else {
         body
     };
-    put_sum(API, dst, shared_tmp_buffer, span, total, &work);
+    put_sum(API, dst, shared_tmp_buffer, level2_avoid(dst, src, span), total, &work);
     restore_mask_defaults();
 }
 
@@ -1010,7 +1053,7 @@ fn max_min<T: ReduceElement>(
     if cal_index {
         puts.push(Put::idx::<T>(T::SIZE, i));
     }
-    commit(api, dst, if cal_index { 2 * T::SIZE } else { T::SIZE }, &[("src", span)], &puts);
+    commit(api, dst, if cal_index { 2 * T::SIZE } else { T::SIZE }, &level2_avoid(dst, src, span), &puts);
     set_max_min_spr::<T>(v, i);
 }
 
@@ -1042,7 +1085,8 @@ macro_rules! level2_max_min {
         /// Panics if `T` is `float` on Ascend910; `repeat_time` or `src_rep_stride` is negative
         /// (or the stride above 65535); the mask is out of range; an operand is not a UB tensor,
         /// `src` or the buffer not 32-byte aligned, `dst` not aligned to its result; a lane lies
-        /// outside `src`; the buffer is too small; or `src` overlaps `dst` or the buffer.
+        /// outside `src`; the buffer is too small; or `src` overlaps the buffer, or `dst` other
+        /// than in place (`dst` starting at `src`'s first element is accepted).
         #[track_caller]
         pub fn $masked<T: ReduceElement>(
             dst: &LocalTensor<T>,

@@ -55,8 +55,10 @@ impl SelectElement for f16 {}
 impl sealed::SelectSealed for f32 {}
 impl SelectElement for f32 {}
 
-/// Element types of a `selMask` tensor: `u8`, `u16`, `u32`, `u64`. Only the bytes matter: the
-/// mask is always read as little-endian bits.
+/// Element types of a `selMask` tensor: `u8`, `u16`, `u32`, `u64` (the page's list) and `i8`
+/// (published operators pass the `int8_t` result of a `Compare`; the vendor's implementation
+/// takes the mask by address and accepts any type, `impl/basic_api/dav_c220/kernel_operator_vec_cmpsel_impl.h`).
+/// Only the bytes matter: the mask is always read as little-endian bits.
 ///
 /// ```compile_fail
 /// use ascend_core::prelude::*;
@@ -71,7 +73,7 @@ macro_rules! sel_mask_element {
         impl SelMaskElement for $t {}
     )*};
 }
-sel_mask_element!(u8, u16, u32, u64);
+sel_mask_element!(u8, i8, u16, u32, u64);
 
 /// The selection mode (AscendC `SELMODE`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -515,7 +517,8 @@ pub fn select_scalar<T: SelectElement, U: SelMaskElement>(
 ///
 /// # Panics
 /// Panics as [`select`] and additionally if the mask is out of range for `T`, if
-/// `IS_SET_MASK = true` gets `MASK_PLACEHOLDER` or `IS_SET_MASK = false` anything else, or if
+/// `IS_SET_MASK = true` gets `MASK_PLACEHOLDER` (with `IS_SET_MASK = false` the argument is
+/// ignored), or if
 /// a touched element lies outside its tensor.
 #[track_caller]
 #[allow(clippy::too_many_arguments)]

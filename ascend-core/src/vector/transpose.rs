@@ -162,7 +162,8 @@ fn transpose_matrices<T: TransposeElement>(
         });
     }
     let (d0, s0) = (dst.get_phy_addr(), src.get_phy_addr());
-    let in_place = d0 == s0 && dst_stride == src_stride;
+    // With one repeat the strides never apply: the same address is the same matrix.
+    let in_place = d0 == s0 && (dst_stride == src_stride || repeats == 1);
     if !in_place {
         if let Some((rd, rs)) = first_shared_matrix(d0, dst_stride, s0, src_stride, repeats) {
             fail(
