@@ -318,9 +318,27 @@ fn run_beta<T: Fp, const REUSE: bool>(soc: Soc, (b, s, h, oh): (usize, usize, us
     })
 }
 
+/// Shapes of `LayerNormGradBeta`: its rows are `originH` apart, so a padded row keeps
+/// `originH` a multiple of 8 (the sums then read across rows, as on the chip).
+fn beta_shapes(half: bool) -> Vec<(usize, usize, usize, usize)> {
+    let a = if half { 16 } else { 8 };
+    vec![
+        (1, 1, a, a),
+        (2, 3, a, a),
+        (3, 7, 2 * a, 2 * a - 8),
+        (2, 5, 64, 64),
+        (1, 9, 64, 56),
+        (2, 3, 64 + a, 64 + a),
+        (3, 5, 128 + a, 120 + a),
+        (1, 3, 192, 192),
+        (2, 13, a, a),
+        (1, 1, 32, 5),
+    ]
+}
+
 fn sweep_beta<T: Fp, const REUSE: bool>() {
     for soc in CHIPS {
-        for (i, &shape) in shapes(T::SIZE == 2).iter().enumerate() {
+        for (i, &shape) in beta_shapes(T::SIZE == 2).iter().enumerate() {
             for tmp in [Tmp::Max, Tmp::Rows(1), Tmp::Rows(4), Tmp::Stack] {
                 run_beta::<T, REUSE>(soc, shape, tmp, 200 + i as u64);
             }
@@ -617,6 +635,10 @@ fn grad_beta_errors() {
             || call(&g.view_len(0, 7), &tmp, &good),
             &[api, "outputPdGamma has 7 float elements, fewer than the originH = 8"],
         );
-        expect_panic(|| call(&g, &r.reinterpret_cast::<u8>(), &good), &[api, "overlap resForGamma"]);
+        let small = get_layer_norm_grad_beta_nd_tiling_info(&shape, 64, 4, false);
+        expect_panic(|| call(&g, &r.reinterpret_cast::<u8>(), &small), &[api, "overlap resForGamma"]);
+        // Rows originH = 5 apart: the second row would start unaligned.
+        let pad = get_layer_norm_grad_beta_nd_tiling_info(&[1, 2, 8, 5], max, 4, false);
+        expect_panic(|| call(&g, &tmp, &pad), &[api, "originalHLength = 5 is not a multiple of 8", "sums 2 rows"]);
     });
 }

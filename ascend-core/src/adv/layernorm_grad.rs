@@ -1053,6 +1053,14 @@ fn check_beta<T: LayerNormElement, const REUSE: bool>(
             32 / T::SIZE
         )
     });
+    let rows = (t.bs_cur_length as usize).max(t.bs_tail_size as usize);
+    ensure(oh % 8 == 0 || rows <= 1, api, || {
+        format!(
+            "tiling.originalHLength = {oh} is not a multiple of 8 floats, and a round sums {rows} rows: the vendor \
+             sums rows originalHLength apart (its hCurLength), so row 1 would start at a float offset of {oh}, not \
+             32-byte aligned for Add"
+        )
+    });
     let half = T::DTYPE == DType::F16;
     let used = if half {
         (t.res_for_gamma_tmp_tensor_pos as usize + one)
@@ -1128,7 +1136,9 @@ fn check_beta<T: LayerNormElement, const REUSE: bool>(
 /// # Panics
 /// Panics if the chip is not one the page lists (Ascend910B, Ascend310P); a tensor is not in
 /// the Unified Buffer; the tiling is unset (`oneCalSize` 0, the vendor's check) or
-/// inconsistent; `hLength` elements are not 32-byte aligned; the tiling's views end beyond its
+/// inconsistent; `hLength` elements are not 32-byte aligned, or `originalHLength` is not a
+/// multiple of 8 while a round sums several rows (the rows it reads would start unaligned); the
+/// tiling's views end beyond its
 /// `stackBufferSize` (the vendor's check) or `shared_tmp_buffer` holds fewer `float`s than it;
 /// `res_for_gamma` or `input_dy` hold fewer than B * S * H elements, an output fewer than
 /// `originHLength`; the scratch used overlaps a tensor; or an instruction's own check fails.
