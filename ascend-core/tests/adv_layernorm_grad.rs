@@ -96,7 +96,12 @@ fn grad_reference(
 
 /// `LayerNormGradBeta` in `float`: per round (`(offset, rows)`), rows `oh` apart added in
 /// order into the sums, the very first from `x + 0`; returns the sums after each round.
-fn beta_reference(res: &[f32], dy: &[f32], oh: usize, rounds: &[(usize, usize)]) -> Vec<(Vec<f32>, Vec<f32>)> {
+fn beta_reference(
+    res: &[f32],
+    dy: &[f32],
+    oh: usize,
+    rounds: &[(usize, usize)],
+) -> Vec<(Vec<f32>, Vec<f32>)> {
     let (mut g, mut b) = (vec![0.0f32; oh], vec![0.0f32; oh]);
     let mut out = Vec::new();
     for (k, &(off, bs)) in rounds.iter().enumerate() {
@@ -148,12 +153,23 @@ fn conv<T: Fp>(v: Vec<f32>) -> Vec<T> {
 
 /// One `layer_norm_grad::<T, REUSE>` on `[b, s, h]` of `oh`, compared bit for bit; `false`
 /// when it does not fit the chip's Unified Buffer.
-fn run_grad<T: Fp, const REUSE: bool>(soc: Soc, (b, s, h, oh): (usize, usize, usize, usize), tmp: Tmp, seed: u64) -> bool {
+fn run_grad<T: Fp, const REUSE: bool>(
+    soc: Soc,
+    (b, s, h, oh): (usize, usize, usize, usize),
+    tmp: Tmp,
+    seed: u64,
+) -> bool {
     on(soc, || {
         let (n, rows) = (b * s * h, b * s);
         let al = |k: usize| (k * T::SIZE).div_ceil(32) * 32;
         let shape = [b, s, h, oh];
-        let bufs = if T::SIZE == 2 { 9 } else if REUSE { 4 } else { 6 };
+        let bufs = if T::SIZE == 2 {
+            9
+        } else if REUSE {
+            4
+        } else {
+            6
+        };
         let (max, _) = get_layer_norm_grad_max_min_tmp_size(&shape, T::SIZE, REUSE);
         let nominal = match tmp {
             Tmp::Max | Tmp::Stack => max,
@@ -175,7 +191,8 @@ fn run_grad<T: Fp, const REUSE: bool>(soc: Soc, (b, s, h, oh): (usize, usize, us
             at += al(k);
             t
         };
-        let (pd_x, res, dy, x, var, mean, g) = (next(n), next(n), next(n), next(n), next(rows), next(rows), next(h));
+        let (pd_x, res, dy, x, var, mean, g) =
+            (next(n), next(n), next(n), next(n), next(rows), next(rows), next(h));
         let scratch = u.t::<u8>(io, tmp_bytes);
         let mut rng = Rng(seed);
         let dyv: Vec<T> = rand_rows(&mut rng, n, h, oh, -2.0, 2.0);
@@ -195,8 +212,13 @@ fn run_grad<T: Fp, const REUSE: bool>(soc: Soc, (b, s, h, oh): (usize, usize, us
         } else {
             layer_norm_grad::<T, REUSE>(&pd_x, &res, &dy, &x, &var, &mean, &g, &scratch, eps, &mut tiling);
         }
-        let ctx = format!("{} reuse {REUSE} on {soc}, [{b}, {s}, {h}] of {oh}, {tmp:?}, {tiling0:?}", T::DTYPE);
-        let k = (f32::from_bits(tiling0.last_dim_value_back), f32::from_bits(tiling0.last_dim_value_back_mul_two), eps.to32());
+        let ctx =
+            format!("{} reuse {REUSE} on {soc}, [{b}, {s}, {h}] of {oh}, {tmp:?}, {tiling0:?}", T::DTYPE);
+        let k = (
+            f32::from_bits(tiling0.last_dim_value_back),
+            f32::from_bits(tiling0.last_dim_value_back_mul_two),
+            eps.to32(),
+        );
         let (wo, wr) = grad_reference(&to32(&dyv), &to32(&xv), &to32(&vv), &to32(&mv), &to32(&gv), h, k);
         assert_bits_ctx(&pd_x.to_vec(), &conv::<T>(wo), format!("outputPdX; {ctx}"));
         assert_bits_ctx(&res.to_vec(), &conv::<T>(wr), format!("resForGamma; {ctx}"));
@@ -262,7 +284,12 @@ fn grad_half_reuse_source() {
 }
 
 /// One `layer_norm_grad_beta::<T, REUSE>`, compared bit for bit.
-fn run_beta<T: Fp, const REUSE: bool>(soc: Soc, (b, s, h, oh): (usize, usize, usize, usize), tmp: Tmp, seed: u64) {
+fn run_beta<T: Fp, const REUSE: bool>(
+    soc: Soc,
+    (b, s, h, oh): (usize, usize, usize, usize),
+    tmp: Tmp,
+    seed: u64,
+) {
     on(soc, || {
         let n = b * s * h;
         let al = |k: usize| (k * T::SIZE).div_ceil(32) * 32;
@@ -382,11 +409,21 @@ fn page_example() {
             g.copy_from_slice(&seq[..8]);
             let mut tiling = get_layer_norm_grad_nd_tiling_info(&[1, 8, 8, 8], 6 * 4 * 64, 4, false);
             layer_norm_grad_stack::<f32, false>(&pd_x, &res, &dy, &x, &var, &mean, &g, 1e-4, &mut tiling);
-            let printed_x = [3.0548172, 0.4362857, -1.3093826, -2.182187, -2.1821284, -1.309207, 0.4365778, 3.0552254];
-            let printed_r = [-1.5275106, -1.091079, -0.6546474, -0.21821581, 0.21821581, 0.6546474, 1.091079, 1.5275106];
+            let printed_x =
+                [3.0548172, 0.4362857, -1.3093826, -2.182187, -2.1821284, -1.309207, 0.4365778, 3.0552254];
+            let printed_r =
+                [-1.5275106, -1.091079, -0.6546474, -0.21821581, 0.21821581, 0.6546474, 1.091079, 1.5275106];
             for j in 0..8 {
-                assert!((pd_x.get_value(j) - printed_x[j]).abs() < 2e-6, "{soc} pd_x[{j}] = {}", pd_x.get_value(j));
-                assert!((res.get_value(j) - printed_r[j]).abs() < 2e-6, "{soc} res[{j}] = {}", res.get_value(j));
+                assert!(
+                    (pd_x.get_value(j) - printed_x[j]).abs() < 2e-6,
+                    "{soc} pd_x[{j}] = {}",
+                    pd_x.get_value(j)
+                );
+                assert!(
+                    (res.get_value(j) - printed_r[j]).abs() < 2e-6,
+                    "{soc} res[{j}] = {}",
+                    res.get_value(j)
+                );
             }
             let k = (1.0 / 8.0, 2.0 / 8.0, 1e-4);
             let (wo, wr) = grad_reference(&seq, &seq, &var.to_vec(), &mean.to_vec(), &seq[..8], 8, k);
@@ -405,7 +442,10 @@ fn host_tmp_sizes() {
     assert_eq!(get_layer_norm_grad_max_min_tmp_size(&[2, 32, 16, 16], 4, true), (4 * 1024 * 4, 4 * 256 * 4));
     assert_eq!(get_layer_norm_grad_max_min_tmp_size(&[1, 2, 64, 64], 2, true), (9 * 4096 * 2, 9 * 128 * 2));
     // 4 or 2 float views: BSH at most, H at least.
-    assert_eq!(get_layer_norm_grad_beta_max_min_tmp_size(&[1, 3, 16, 10], 2, false), (4 * 48 * 4, 4 * 16 * 4));
+    assert_eq!(
+        get_layer_norm_grad_beta_max_min_tmp_size(&[1, 3, 16, 10], 2, false),
+        (4 * 48 * 4, 4 * 16 * 4)
+    );
     assert_eq!(get_layer_norm_grad_beta_max_min_tmp_size(&[1, 3, 16, 10], 4, true), (2 * 48 * 4, 2 * 16 * 4));
 }
 
@@ -520,11 +560,7 @@ fn host_errors() {
 
 /// `[1, 2, 8, 8]` float tensors and a buffer of `tmp` bytes; `f` gets them.
 #[allow(clippy::type_complexity)]
-fn with_grad(
-    soc: Soc,
-    tmp: usize,
-    f: impl FnOnce([LocalTensor<f32>; 7], LocalTensor<u8>),
-) {
+fn with_grad(soc: Soc, tmp: usize, f: impl FnOnce([LocalTensor<f32>; 7], LocalTensor<u8>)) {
     on(soc, || {
         let u = ub(7 * 64 + tmp);
         let t = |i: usize, n: usize| u.t::<f32>(64 * i, n);
@@ -538,11 +574,14 @@ fn grad_errors() {
     let shape = [1, 2, 8, 8];
     let (max, min) = get_layer_norm_grad_max_min_tmp_size(&shape, 4, false);
     let good = get_layer_norm_grad_nd_tiling_info(&shape, max, 4, false);
-    let call = |[o, r, dy, x, v, m, g]: &[LocalTensor<f32>; 7], tmp: &LocalTensor<u8>, mut t: LayerNormGradTiling| {
+    let call = |[o, r, dy, x, v, m, g]: &[LocalTensor<f32>; 7],
+                tmp: &LocalTensor<u8>,
+                mut t: LayerNormGradTiling| {
         layer_norm_grad::<f32, false>(o, r, dy, x, v, m, g, tmp, 1e-5, &mut t)
     };
     for soc in [Soc::Ascend910, Soc::Ascend310B] {
-        let msg = expect_panic(|| with_grad(soc, max, |t, tmp| call(&t, &tmp, good)), &[api, "not supported on"]);
+        let msg =
+            expect_panic(|| with_grad(soc, max, |t, tmp| call(&t, &tmp, good)), &[api, "not supported on"]);
         assert!(msg.contains("Ascend910B") && msg.contains("Ascend310P"), "{msg}");
     }
     with_grad(Soc::Ascend910B, max, |t, tmp| {
@@ -550,7 +589,10 @@ fn grad_errors() {
         let mut bad = good;
         bad.loop_num += 1;
         expect_panic(|| call(&t, &tmp, bad), &[api, "the tiling is inconsistent"]);
-        expect_panic(|| call(&t, &tmp.view_len(0, max - 32), good), &[api, "fewer than the tiling's stackBufferSize"]);
+        expect_panic(
+            || call(&t, &tmp.view_len(0, max - 32), good),
+            &[api, "fewer than the tiling's stackBufferSize"],
+        );
         let [o, r, dy, x, v, m, g] = &t;
         let short = g.view_len(0, 7);
         expect_panic(
@@ -571,7 +613,13 @@ fn grad_errors() {
         big.noh_tail_size = 2;
         big.one_cal_size = 8;
         big.noh_cal_size = 1;
-        for p in [&mut big.pd_var_tensor_pos, &mut big.pd_mean_tensor_pos, &mut big.x1_tensor_pos, &mut big.x2_tensor_pos, &mut big.x3_tensor_pos] {
+        for p in [
+            &mut big.pd_var_tensor_pos,
+            &mut big.pd_mean_tensor_pos,
+            &mut big.x1_tensor_pos,
+            &mut big.x2_tensor_pos,
+            &mut big.x3_tensor_pos,
+        ] {
             *p = 0;
         }
         expect_panic(|| call(&t, &over, big), &[api, "sharedTmpBuffer UB bytes", "overlap inputDy"]);
@@ -585,7 +633,18 @@ fn grad_errors() {
         expect_panic(
             || {
                 let mut t = t12;
-                layer_norm_grad::<f32, false>(&a(0, 24), &a(1, 24), &a(2, 24), &a(3, 24), &a(4, 2), &a(5, 2), &a(6, 12), &tmp, 0.0, &mut t)
+                layer_norm_grad::<f32, false>(
+                    &a(0, 24),
+                    &a(1, 24),
+                    &a(2, 24),
+                    &a(3, 24),
+                    &a(4, 2),
+                    &a(5, 2),
+                    &a(6, 12),
+                    &tmp,
+                    0.0,
+                    &mut t,
+                )
             },
             &[api, "hLength = 12", "multiple of 8"],
         );
@@ -596,7 +655,11 @@ fn grad_errors() {
     with_grad(Soc::Ascend910B, min, |ts, tmp| {
         expect_panic(
             || call(&ts, &tmp, t),
-            &[api, "the tiling's views reach float 336 (1344 bytes) of sharedTmpBuffer, which has 384 bytes", "rounds nohCalSize up"],
+            &[
+                api,
+                "the tiling's views reach float 336 (1344 bytes) of sharedTmpBuffer, which has 384 bytes",
+                "rounds nohCalSize up",
+            ],
         );
     });
 }
@@ -630,7 +693,10 @@ fn grad_beta_errors() {
             || call(&g, &tmp, &bad),
             &[api, "resForGammaTmpTensorPos + oneCalSize is (36) should <= stackBufferSize is (32)"],
         );
-        expect_panic(|| call(&g, &tmp.view_len(0, 32), &good), &[api, "sharedTmpBuffer has 8 floats", "stackBufferSize = 32"]);
+        expect_panic(
+            || call(&g, &tmp.view_len(0, 32), &good),
+            &[api, "sharedTmpBuffer has 8 floats", "stackBufferSize = 32"],
+        );
         expect_panic(
             || call(&g.view_len(0, 7), &tmp, &good),
             &[api, "outputPdGamma has 7 float elements, fewer than the originH = 8"],
@@ -639,6 +705,9 @@ fn grad_beta_errors() {
         expect_panic(|| call(&g, &r.reinterpret_cast::<u8>(), &small), &[api, "overlap resForGamma"]);
         // Rows originH = 5 apart: the second row would start unaligned.
         let pad = get_layer_norm_grad_beta_nd_tiling_info(&[1, 2, 8, 5], max, 4, false);
-        expect_panic(|| call(&g, &tmp, &pad), &[api, "originalHLength = 5 is not a multiple of 8", "sums 2 rows"]);
+        expect_panic(
+            || call(&g, &tmp, &pad),
+            &[api, "originalHLength = 5 is not a multiple of 8", "sums 2 rows"],
+        );
     });
 }

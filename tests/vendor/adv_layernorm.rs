@@ -53,7 +53,12 @@ fn compute_tiling(b: usize, s: usize, h: usize) -> (VecTiling, usize) {
     let (_, min3) = get_layer_norm_grad_beta_max_min_tmp_size(&shape, 4, is_reuse_source);
     let local_workspace_size = min1.max(min2).max(min3);
     let tiling = VecTiling {
-        layernorm_tiling_data: get_layer_norm_nd_tiling_info(&shape, local_workspace_size, 4, is_reuse_source),
+        layernorm_tiling_data: get_layer_norm_nd_tiling_info(
+            &shape,
+            local_workspace_size,
+            4,
+            is_reuse_source,
+        ),
         layernorm_grad_tiling_data: get_layer_norm_grad_nd_tiling_info(
             &shape,
             local_workspace_size,
@@ -395,7 +400,9 @@ fn adv_layernorm_example() {
                 pd_xl.iter().zip(&xm).map(|(&p, &d)| -0.5 * p * d * (var + eps).powf(-1.5)).sum();
             let pd_mean = pd_xl.iter().map(|&p| -p * tmp2).sum::<f64>()
                 + pd_var * rec * xm.iter().map(|&d| -2.0 * d).sum::<f64>();
-            gpd.extend(xm.iter().zip(&pd_xl).map(|(&d, &p)| pd_mean * rec + pd_var * 2.0 * rec * d + p * tmp2));
+            gpd.extend(
+                xm.iter().zip(&pd_xl).map(|(&d, &p)| pd_mean * rec + pd_var * 2.0 * rec * d + p * tmp2),
+            );
             for j in 0..h {
                 gpg[j] += dr[j] * res[j];
                 gpb[j] += dr[j];

@@ -48,7 +48,8 @@ use crate::soc::Soc;
 const LAYER_NORM_GRAD: &str = "LayerNormGrad";
 const LAYER_NORM_GRAD_BETA: &str = "LayerNormGradBeta";
 /// The chips the pages list.
-const LISTED: &str = "Atlas A2 training/inference products (Ascend910B) and Atlas inference products' AI Core \
+const LISTED: &str =
+    "Atlas A2 training/inference products (Ascend910B) and Atlas inference products' AI Core \
                       (Ascend310P)";
 
 /// `float`s per repeat (`ONE_REPEAT_FLOAT_SIZE`).
@@ -525,9 +526,21 @@ fn reduce_rows(dst: &LocalTensor<f32>, src: &LocalTensor<f32>, cal: usize, h: us
             }
             pipe_barrier::<PIPE_V>();
             if block_tail > 0 {
-                let d = if total == ONE_REPEAT_FLOAT_SIZE { dst.view(i) } else { dst.view(ih + blocks * MAX_REPEAT_TIMES) };
+                let d = if total == ONE_REPEAT_FLOAT_SIZE {
+                    dst.view(i)
+                } else {
+                    dst.view(ih + blocks * MAX_REPEAT_TIMES)
+                };
                 let src_at = s.view(ih + blocks * MAX_REPEAT_TIMES * ONE_REPEAT_FLOAT_SIZE);
-                whole_reduce_sum::<f32, true>(&d, &src_at, ONE_REPEAT_FLOAT_SIZE as u64, block_tail as u8, 1, 1, 8);
+                whole_reduce_sum::<f32, true>(
+                    &d,
+                    &src_at,
+                    ONE_REPEAT_FLOAT_SIZE as u64,
+                    block_tail as u8,
+                    1,
+                    1,
+                    8,
+                );
                 pipe_barrier::<PIPE_V>();
             }
             if tail > 0 {
@@ -602,7 +615,7 @@ fn grad_used_floats(t: &LayerNormGradTiling, half: bool, reuse: bool) -> usize {
         .into_iter()
         .max()
         .unwrap_or(0);
-    if !(reuse && !half) {
+    if !reuse || half {
         last = last.max(t.x1_tensor_pos).max(t.x2_tensor_pos);
     }
     if half {
@@ -1087,7 +1100,9 @@ fn check_beta<T: LayerNormElement, const REUSE: bool>(
         )
     });
     for (name, n) in [("resForGamma", res_for_gamma.get_size()), ("inputDy", dy.get_size())] {
-        ensure(n >= bsh, api, || format!("{name} has {n} {} elements, fewer than B * S * H = {bsh}", T::DTYPE));
+        ensure(n >= bsh, api, || {
+            format!("{name} has {n} {} elements, fewer than B * S * H = {bsh}", T::DTYPE)
+        });
     }
     for (name, n) in [("outputPdGamma", pd_gamma.get_size()), ("outputPdBeta", pd_beta.get_size())] {
         ensure(n >= oh, api, || {
@@ -1151,7 +1166,14 @@ pub fn layer_norm_grad_beta<T: LayerNormElement, const IS_REUSE_SOURCE: bool>(
     shared_tmp_buffer: &LocalTensor<u8>,
     tiling: &LayerNormGradBetaTiling,
 ) {
-    check_beta::<T, IS_REUSE_SOURCE>(output_pd_gamma, output_pd_beta, res_for_gamma, input_dy, shared_tmp_buffer, tiling);
+    check_beta::<T, IS_REUSE_SOURCE>(
+        output_pd_gamma,
+        output_pd_beta,
+        res_for_gamma,
+        input_dy,
+        shared_tmp_buffer,
+        tiling,
+    );
     let t = *tiling;
     let half = T::DTYPE == DType::F16;
     let stack = shared_tmp_buffer.reinterpret_cast::<f32>();
@@ -1182,7 +1204,8 @@ pub fn layer_norm_grad_beta<T: LayerNormElement, const IS_REUSE_SOURCE: bool>(
             let f = |l: &LocalTensor<T>| l.view(off).reinterpret_cast::<f32>();
             let res = f(res_for_gamma);
             let res_tmp = if IS_REUSE_SOURCE { res.clone() } else { at(t.res_for_gamma_tmp_tensor_pos) };
-            let (g, b) = (output_pd_gamma.reinterpret_cast::<f32>(), output_pd_beta.reinterpret_cast::<f32>());
+            let (g, b) =
+                (output_pd_gamma.reinterpret_cast::<f32>(), output_pd_beta.reinterpret_cast::<f32>());
             beta_round(&res, &f(input_dy), &g, &b, &res_tmp, (bsh, bs, oh), clear);
         }
     }
@@ -1219,5 +1242,12 @@ pub fn layer_norm_grad_beta_stack<T: LayerNormElement, const IS_REUSE_SOURCE: bo
     tiling: &mut LayerNormGradBetaTiling,
 ) {
     let stack = stack_tensor(LAYER_NORM_GRAD_BETA);
-    layer_norm_grad_beta::<T, IS_REUSE_SOURCE>(output_pd_gamma, output_pd_beta, res_for_gamma, input_dy, &stack, tiling);
+    layer_norm_grad_beta::<T, IS_REUSE_SOURCE>(
+        output_pd_gamma,
+        output_pd_beta,
+        res_for_gamma,
+        input_dy,
+        &stack,
+        tiling,
+    );
 }
