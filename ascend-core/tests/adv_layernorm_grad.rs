@@ -85,7 +85,7 @@ fn grad_reference(
         let rs = 1.0 / t.sqrt();
         res.extend(x2.iter().map(|&q| q * rs));
         let x3: Vec<f32> = x1.iter().map(|&p| p * rs).collect();
-        let pd_mean0 = row_sum(&x3.iter().map(|&v| v * -1.0).collect::<Vec<_>>());
+        let pd_mean0 = row_sum(&x3.iter().map(|&v| -v).collect::<Vec<_>>()); // `Muls` by -1: exact
         let s2 = row_sum(&x2.iter().map(|&v| v * -2.0).collect::<Vec<_>>());
         let pd_mean = pd_mean0 + pd_var * (s2 * back);
         let (pv, pm) = (pd_var * back2, pd_mean * back);

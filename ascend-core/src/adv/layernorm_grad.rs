@@ -22,7 +22,10 @@
 //!   bytes the round touches.
 //! - `LayerNormGradBeta` sums rows `originHLength` apart with a mask of `originHLength`
 //!   (`hCurLength = originalHLength`), so with padded rows (`originH < H`) it reads across
-//!   rows, as the chip does.
+//!   rows, as the chip does; with `originH` not a multiple of 8 `float`s and several rows in
+//!   a round the second row starts unaligned, an error here.
+//! - The broadcast of a value per row is `Brcb` on Ascend910B and a scalar read plus
+//!   `Duplicate` per row on Ascend310P (the vendor's `BroadcastLastDimImpl`).
 
 use bytemuck::{Pod, Zeroable};
 
