@@ -1,19 +1,21 @@
 //! Ports of the vendor's `LayerNorm` examples (`mirror-cann/asc-devkit`,
 //! `examples/01_simd_cpp_api/04_advanced_api/02_normalization/`).
 //!
-//! `layernorm/layernorm.asc`:
-//! `LayerNorm<float, false>` of `[2, 32, 16]` with the stack buffer (the form without
-//! `sharedTmpBuffer`), its tiling from the host's `GetLayerNormNDTilingInfo` for the
-//! example's `localWorkspaceSize` (the largest of the three host minimums it queries), epsilon
-//! 1e-4, on both chips that implement `LayerNorm` (Ascend910B and Ascend310P).
-//!
-//! The example goes on with `LayerNormGrad` and `LayerNormGradBeta`, which are not emulated:
-//! the port keeps the `LayerNorm` part (its queues, its outputs `Y`, `Mean`, `Var`); their
-//! host minimums still size the workspace, restated from the vendor's tiling sources. Each
-//! launch keeps the sanitizer on and must pass; the outputs are compared bit for bit with the
-//! vendor's steps restated per row (each instruction's rounding), and with the example's numpy
-//! golden (here in `f64`) within its tolerance. The inputs are the example's distribution
-//! (`uniform(-100, 100)`) from a seeded generator, not numpy's draws.
+//! `layernorm/layernorm.asc`, as written: `LayerNorm<float, false>` of `[2, 32, 16]`, then
+//! `LayerNormGrad<float, false>` on the example's `dy` with the forward pass's mean and
+//! variance, then `LayerNormGradBeta<float, false>` on its `resForGamma` — all three with the
+//! stack buffer (the forms without `sharedTmpBuffer`), their tilings from the host's
+//! `GetLayerNormNDTilingInfo`, `GetLayerNormGradNDTilingInfo` and
+//! `GetLayerNormGradBetaNDTilingInfo` for the example's `localWorkspaceSize` (the largest of
+//! the three host minimums), epsilon 1e-4, on both chips that implement them (Ascend910B and
+//! Ascend310P). The six outputs (`Y`, `Mean`, `Var`, `PdX`, `PdGamma`, `PdBeta`) are compared
+//! bit for bit with the vendor's steps restated per row (each instruction's rounding), and
+//! with the example's numpy golden (here in `f64`) within its tolerance (`CompareResult`:
+//! absolute and relative error both above 1e-4 fail). Each launch keeps the sanitizer on and
+//! must pass. The inputs are the example's distribution (`uniform(-100, 100)`) from a seeded
+//! generator, not numpy's draws. One line is added: the example never frees `resForGammaLocal`
+//! (its `tmpQueueResForGamma` buffer), which the sanitizer reports at the kernel's end; the
+//! port frees it after the last use.
 //!
 //! `layernorm_v2/layernorm_v2.asc`: `LayerNorm<float, float, false, {false, false, false,
 //! true}>` (the rstd form, `LNCFG_NORM`'s path) of `[32, 32]` with the host's minimum buffer
@@ -34,31 +36,77 @@ const S_LENGTH: usize = 32;
 const H_LENGTH: usize = 16;
 const EPSILON: f32 = 0.0001;
 
-/// The example's `localWorkspaceSize`: the largest of `GetLayerNormMaxMinTmpSize`'s,
-/// `GetLayerNormGradMaxMinTmpSize`'s (`6 * min(BSH, H²) * 4` for `float`) and
-/// `GetLayerNormGradBetaMaxMinTmpSize`'s (`2 * H * 4`) minimums.
-fn local_workspace_size(shape: &[usize]) -> usize {
-    let (_, min1) = get_layer_norm_max_min_tmp_size(shape, 4, false);
-    let (bsh, h) = (B_LENGTH * S_LENGTH * H_LENGTH, H_LENGTH);
-    let min2 = 6 * bsh.min(h * h) * 4;
-    let min3 = 2 * h * 4;
-    min1.max(min2).max(min3)
+/// The example's `VecTiling`: the three tilings and epsilon (`ComputeTiling`).
+#[derive(Clone, Copy)]
+struct VecTiling {
+    layernorm_tiling_data: LayerNormTiling,
+    layernorm_grad_tiling_data: LayerNormGradTiling,
+    layernorm_grad_beta_tiling_data: LayerNormGradBetaTiling,
+    epsilon: f32,
 }
+
+/// `ComputeTiling`: the three host minimums, the largest as `localWorkspaceSize`, and each
+/// tiling for it; returns the tilings and the workspace size.
+fn compute_tiling(b: usize, s: usize, h: usize) -> (VecTiling, usize) {
+    let shape = [b, s, h, h];
+    let is_reuse_source = false;
+    let (_, min1) = get_layer_norm_max_min_tmp_size(&shape, 4, is_reuse_source);
+    let (_, min2) = get_layer_norm_grad_max_min_tmp_size(&shape, 4, is_reuse_source);
+    let (_, min3) = get_layer_norm_grad_beta_max_min_tmp_size(&shape, 4, is_reuse_source);
+    let local_workspace_size = min1.max(min2).max(min3);
+    let tiling = VecTiling {
+        layernorm_tiling_data: get_layer_norm_nd_tiling_info(
+            &shape,
+            local_workspace_size,
+            4,
+            is_reuse_source,
+        ),
+        layernorm_grad_tiling_data: get_layer_norm_grad_nd_tiling_info(
+            &shape,
+            local_workspace_size,
+            4,
+            is_reuse_source,
+        ),
+        layernorm_grad_beta_tiling_data: get_layer_norm_grad_beta_nd_tiling_info(
+            &shape,
+            local_workspace_size,
+            4,
+            is_reuse_source,
+        ),
+        epsilon: EPSILON,
+    };
+    (tiling, local_workspace_size)
+}
+
+/// The example's global memory: inputs X, gamma, beta, dy; outputs Y, Mean, Var, PdX,
+/// PdGamma, PdBeta.
+struct Gms([GmAddr; 10]);
 
 struct KernelLayerNorm {
     input_x_global: GlobalTensor<f32>,
     gamma_global: GlobalTensor<f32>,
     beta_global: GlobalTensor<f32>,
+    dy_global: GlobalTensor<f32>,
     output_y_global: GlobalTensor<f32>,
     output_mean_global: GlobalTensor<f32>,
     output_var_global: GlobalTensor<f32>,
+    output_pd_x_global: GlobalTensor<f32>,
+    output_pd_gamma_global: GlobalTensor<f32>,
+    output_pd_beta_global: GlobalTensor<f32>,
     in_queue_x: TQue<VecIn, 1>,
     in_queue_gamma: TQue<VecIn, 1>,
     in_queue_beta: TQue<VecIn, 1>,
+    in_queue_dy: TQue<VecIn, 1>,
     out_queue_y: TQue<VecOut, 1>,
     out_queue_mean: TQue<VecOut, 1>,
     out_queue_var: TQue<VecOut, 1>,
-    tiling: LayerNormTiling,
+    out_queue_pd_x: TQue<VecOut, 1>,
+    out_queue_pd_gamma: TQue<VecOut, 1>,
+    out_queue_pd_beta: TQue<VecOut, 1>,
+    tmp_queue_res_for_gamma: TQue<VecOut, 1>,
+    layernorm_tiling: LayerNormTiling,
+    layernorm_grad_tiling: LayerNormGradTiling,
+    layernorm_grad_beta_tiling: LayerNormGradBetaTiling,
     epsilon: f32,
     bsh_length: usize,
     bs_length: usize,
@@ -66,51 +114,62 @@ struct KernelLayerNorm {
 }
 
 impl KernelLayerNorm {
-    #[allow(clippy::too_many_arguments)]
-    fn init(
-        input_x_gm: GmAddr,
-        gamma_gm: GmAddr,
-        beta_gm: GmAddr,
-        output_y_gm: GmAddr,
-        output_mean_gm: GmAddr,
-        output_var_gm: GmAddr,
-        tiling: LayerNormTiling,
-        epsilon: f32,
-        pipe: &mut TPipe,
-    ) -> Self {
-        let (b, s, h) = (tiling.b_length as usize, tiling.s_length as usize, tiling.h_length as usize);
+    fn init(gm: &Gms, tiling_data: VecTiling, pipe: &mut TPipe) -> Self {
+        let t = tiling_data.layernorm_tiling_data;
+        let (b, s, h) = (t.b_length as usize, t.s_length as usize, t.h_length as usize);
         let (bsh_length, bs_length) = (b * s * h, b * s);
         let mut op = KernelLayerNorm {
             input_x_global: GlobalTensor::new(),
             gamma_global: GlobalTensor::new(),
             beta_global: GlobalTensor::new(),
+            dy_global: GlobalTensor::new(),
             output_y_global: GlobalTensor::new(),
             output_mean_global: GlobalTensor::new(),
             output_var_global: GlobalTensor::new(),
+            output_pd_x_global: GlobalTensor::new(),
+            output_pd_gamma_global: GlobalTensor::new(),
+            output_pd_beta_global: GlobalTensor::new(),
             in_queue_x: TQue::new(),
             in_queue_gamma: TQue::new(),
             in_queue_beta: TQue::new(),
+            in_queue_dy: TQue::new(),
             out_queue_y: TQue::new(),
             out_queue_mean: TQue::new(),
             out_queue_var: TQue::new(),
-            tiling,
-            epsilon,
+            out_queue_pd_x: TQue::new(),
+            out_queue_pd_gamma: TQue::new(),
+            out_queue_pd_beta: TQue::new(),
+            tmp_queue_res_for_gamma: TQue::new(),
+            layernorm_tiling: t,
+            layernorm_grad_tiling: tiling_data.layernorm_grad_tiling_data,
+            layernorm_grad_beta_tiling: tiling_data.layernorm_grad_beta_tiling_data,
+            epsilon: tiling_data.epsilon,
             bsh_length,
             bs_length,
             h_length: h,
         };
-        op.input_x_global.set_global_buffer(input_x_gm, bsh_length);
-        op.gamma_global.set_global_buffer(gamma_gm, h);
-        op.beta_global.set_global_buffer(beta_gm, h);
-        op.output_y_global.set_global_buffer(output_y_gm, bsh_length);
-        op.output_mean_global.set_global_buffer(output_mean_gm, bs_length);
-        op.output_var_global.set_global_buffer(output_var_gm, bs_length);
+        let [x, g, be, dy, y, m, v, pdx, pdg, pdb] = gm.0;
+        op.input_x_global.set_global_buffer(x, bsh_length);
+        op.gamma_global.set_global_buffer(g, h);
+        op.beta_global.set_global_buffer(be, h);
+        op.dy_global.set_global_buffer(dy, bsh_length);
+        op.output_y_global.set_global_buffer(y, bsh_length);
+        op.output_mean_global.set_global_buffer(m, bs_length);
+        op.output_var_global.set_global_buffer(v, bs_length);
+        op.output_pd_x_global.set_global_buffer(pdx, bsh_length);
+        op.output_pd_gamma_global.set_global_buffer(pdg, h);
+        op.output_pd_beta_global.set_global_buffer(pdb, h);
         pipe.init_buffer(&mut op.in_queue_x, 1, 4 * bsh_length);
         pipe.init_buffer(&mut op.in_queue_gamma, 1, 4 * h);
         pipe.init_buffer(&mut op.in_queue_beta, 1, 4 * h);
+        pipe.init_buffer(&mut op.in_queue_dy, 1, 4 * bsh_length);
         pipe.init_buffer(&mut op.out_queue_y, 1, 4 * bsh_length);
         pipe.init_buffer(&mut op.out_queue_mean, 1, 4 * bs_length);
         pipe.init_buffer(&mut op.out_queue_var, 1, 4 * bs_length);
+        pipe.init_buffer(&mut op.out_queue_pd_x, 1, 4 * bsh_length);
+        pipe.init_buffer(&mut op.out_queue_pd_gamma, 1, 4 * h);
+        pipe.init_buffer(&mut op.out_queue_pd_beta, 1, 4 * h);
+        pipe.init_buffer(&mut op.tmp_queue_res_for_gamma, 1, 4 * bsh_length);
         op
     }
 
@@ -130,15 +189,24 @@ impl KernelLayerNorm {
         let beta_local = self.in_queue_beta.alloc_tensor::<f32>();
         data_copy(&beta_local, &self.beta_global, self.h_length);
         self.in_queue_beta.enque(beta_local);
+        let dy_local = self.in_queue_dy.alloc_tensor::<f32>();
+        data_copy(&dy_local, &self.dy_global, self.bsh_length);
+        self.in_queue_dy.enque(dy_local);
     }
 
     fn compute(&mut self) {
         let x_local = self.in_queue_x.deque::<f32>();
         let gamma_local = self.in_queue_gamma.deque::<f32>();
         let beta_local = self.in_queue_beta.deque::<f32>();
+        let dy_local = self.in_queue_dy.deque::<f32>();
         let y_local = self.out_queue_y.alloc_tensor::<f32>();
         let mean_local = self.out_queue_mean.alloc_tensor::<f32>();
         let var_local = self.out_queue_var.alloc_tensor::<f32>();
+        let pd_x_local = self.out_queue_pd_x.alloc_tensor::<f32>();
+        let pd_gamma_local = self.out_queue_pd_gamma.alloc_tensor::<f32>();
+        let pd_beta_local = self.out_queue_pd_beta.alloc_tensor::<f32>();
+        let res_for_gamma_local = self.tmp_queue_res_for_gamma.alloc_tensor::<f32>();
+        // Step 1: LayerNorm forward.
         layer_norm_stack::<f32, false>(
             &y_local,
             &mean_local,
@@ -147,26 +215,62 @@ impl KernelLayerNorm {
             &gamma_local,
             &beta_local,
             self.epsilon,
-            &mut self.tiling,
+            &mut self.layernorm_tiling,
+        );
+        // Step 2: LayerNormGrad.
+        layer_norm_grad_stack::<f32, false>(
+            &pd_x_local,
+            &res_for_gamma_local,
+            &dy_local,
+            &x_local,
+            &var_local,
+            &mean_local,
+            &gamma_local,
+            self.epsilon,
+            &mut self.layernorm_grad_tiling,
+        );
+        // Step 3: LayerNormGradBeta.
+        layer_norm_grad_beta_stack::<f32, false>(
+            &pd_gamma_local,
+            &pd_beta_local,
+            &res_for_gamma_local,
+            &dy_local,
+            &mut self.layernorm_grad_beta_tiling,
         );
         self.out_queue_y.enque(y_local);
         self.out_queue_mean.enque(mean_local);
         self.out_queue_var.enque(var_local);
+        self.out_queue_pd_x.enque(pd_x_local);
+        self.out_queue_pd_gamma.enque(pd_gamma_local);
+        self.out_queue_pd_beta.enque(pd_beta_local);
         self.in_queue_x.free_tensor(x_local);
         self.in_queue_gamma.free_tensor(gamma_local);
         self.in_queue_beta.free_tensor(beta_local);
+        self.in_queue_dy.free_tensor(dy_local);
+        // Not in the example: it never frees resForGammaLocal, and the sanitizer reports a
+        // VECOUT buffer still allocated when the TPipe is dropped (harmless on the chip).
+        self.tmp_queue_res_for_gamma.free_tensor(res_for_gamma_local);
     }
 
     fn copy_out(&mut self) {
         let y_local = self.out_queue_y.deque::<f32>();
         let mean_local = self.out_queue_mean.deque::<f32>();
         let var_local = self.out_queue_var.deque::<f32>();
+        let pd_x_local = self.out_queue_pd_x.deque::<f32>();
+        let pd_gamma_local = self.out_queue_pd_gamma.deque::<f32>();
+        let pd_beta_local = self.out_queue_pd_beta.deque::<f32>();
         data_copy(&self.output_y_global, &y_local, self.bsh_length);
         data_copy(&self.output_mean_global, &mean_local, self.bs_length);
         data_copy(&self.output_var_global, &var_local, self.bs_length);
+        data_copy(&self.output_pd_x_global, &pd_x_local, self.bsh_length);
+        data_copy(&self.output_pd_gamma_global, &pd_gamma_local, self.h_length);
+        data_copy(&self.output_pd_beta_global, &pd_beta_local, self.h_length);
         self.out_queue_y.free_tensor(y_local);
         self.out_queue_mean.free_tensor(mean_local);
         self.out_queue_var.free_tensor(var_local);
+        self.out_queue_pd_x.free_tensor(pd_x_local);
+        self.out_queue_pd_gamma.free_tensor(pd_gamma_local);
+        self.out_queue_pd_beta.free_tensor(pd_beta_local);
     }
 }
 
@@ -197,69 +301,126 @@ fn reference(x: &[f32], gamma: &[f32], beta: &[f32], back: f32) -> (Vec<f32>, Ve
     (y, means, vars)
 }
 
+/// `LayerNormGrad`'s steps per row of 16 in `f32`: `x1 = dy * gamma`, `x2 = x - mean`, `t =
+/// var + eps`; `pd_var = Σ (x1 * (x2 * (1 / sqrt(t * t * t)))) * -0.5`; `rstd = 1 / sqrt(t)`,
+/// `resForGamma = x2 * rstd`, `x3 = x1 * rstd`; `pd_mean = Σ x3 * -1 + pd_var * ((Σ x2 * -2) *
+/// (1/H))`; `pdX = (pd_var * (2/H) * x2 + pd_mean * (1/H)) + x3` (sums: `WholeReduceSum`'s tree).
+fn grad_reference(dy: &[f32], x: &[f32], var: &[f32], mean: &[f32], gamma: &[f32]) -> (Vec<f32>, Vec<f32>) {
+    let (back, back2) = (1.0 / H_LENGTH as f32, 2.0 / H_LENGTH as f32);
+    let (mut pd_x, mut res) = (Vec::new(), Vec::new());
+    for (r, (dyr, xr)) in dy.chunks(H_LENGTH).zip(x.chunks(H_LENGTH)).enumerate() {
+        let x1: Vec<f32> = dyr.iter().zip(gamma).map(|(&d, &g)| d * g).collect();
+        let x2: Vec<f32> = xr.iter().map(|&v| v - mean[r]).collect();
+        let t = var[r] + EPSILON;
+        let r3 = 1.0 / (t * t * t).sqrt();
+        let pd_var = tree(x1.iter().zip(&x2).map(|(&p, &q)| (p * (q * r3)) * -0.5).collect());
+        let rs = 1.0 / t.sqrt();
+        res.extend(x2.iter().map(|&q| q * rs));
+        let x3: Vec<f32> = x1.iter().map(|&p| p * rs).collect();
+        let s2 = tree(x2.iter().map(|&q| q * -2.0).collect());
+        let pd_mean = tree(x3.iter().map(|&z| -z).collect()) + pd_var * (s2 * back); // `Muls` by -1: exact
+        pd_x.extend(x2.iter().zip(&x3).map(|(&q, &z)| (pd_var * back2 * q + pd_mean * back) + z));
+    }
+    (pd_x, res)
+}
+
+/// `LayerNormGradBeta`'s steps (one round of all rows): per column, `x + 0` of the first row,
+/// then each further row added in order.
+fn beta_reference(res: &[f32], dy: &[f32]) -> (Vec<f32>, Vec<f32>) {
+    let (mut g, mut b) = (vec![0.0f32; H_LENGTH], vec![0.0f32; H_LENGTH]);
+    for (i, (rr, dr)) in res.chunks(H_LENGTH).zip(dy.chunks(H_LENGTH)).enumerate() {
+        for j in 0..H_LENGTH {
+            let p = dr[j] * rr[j];
+            if i == 0 {
+                (g[j], b[j]) = (p + 0.0, dr[j] + 0.0);
+            } else {
+                (g[j], b[j]) = (g[j] + p, b[j] + dr[j]);
+            }
+        }
+    }
+    (g, b)
+}
+
 // mirror-cann/asc-devkit, examples/01_simd_cpp_api/04_advanced_api/02_normalization/layernorm/
-// layernorm.asc: LayerNorm<float, false> of [2, 32, 16], epsilon 1e-4, the stack buffer.
+// layernorm.asc: LayerNorm<float, false>, LayerNormGrad<float, false> and
+// LayerNormGradBeta<float, false> of [2, 32, 16], epsilon 1e-4, the stack buffer.
 #[test]
 fn adv_layernorm_example() {
-    let shape = [B_LENGTH, S_LENGTH, H_LENGTH, H_LENGTH];
-    let (n, rows) = (B_LENGTH * S_LENGTH * H_LENGTH, B_LENGTH * S_LENGTH);
-    let workspace = local_workspace_size(&shape);
+    let (n, rows, h) = (B_LENGTH * S_LENGTH * H_LENGTH, B_LENGTH * S_LENGTH, H_LENGTH);
+    let (tiling, workspace) = compute_tiling(B_LENGTH, S_LENGTH, H_LENGTH);
+    // The minimums: LayerNorm 704, LayerNormGrad 6 * min(BSH, H²) * 4 = 6144, GradBeta 2 * H * 4.
     assert_eq!(workspace, 6144);
-    let tiling = get_layer_norm_nd_tiling_info(&shape, workspace, 4, false);
+    let t = tiling.layernorm_tiling_data;
     // 1536 floats: three views of 512 (32 rows), two rounds, no tail.
-    assert_eq!((tiling.one_tmp_size, tiling.loop_round, tiling.input_tail_size), (512, 2, 0));
+    assert_eq!((t.one_tmp_size, t.loop_round, t.input_tail_size), (512, 2, 0));
+    let g = tiling.layernorm_grad_tiling_data;
+    // Six views of 256 floats (16 rows), four rounds.
+    assert_eq!((g.one_cal_size, g.noh_cal_size, g.loop_num, g.tail_size), (256, 16, 4, 0));
+    let gb = tiling.layernorm_grad_beta_tiling_data;
+    assert_eq!((gb.one_cal_size, gb.loop_round, gb.input_tail_size), (1024, 1, 0));
     for (soc, seed) in [(Soc::Ascend910B, 71), (Soc::Ascend310P, 72)] {
-        // gen_data.py: inputX, gamma, beta = uniform(-100, 100) float32.
+        // gen_data.py: inputX, gamma, beta, dy = uniform(-100, 100) float32.
         let x: Vec<f32> = random_vec(n, seed, -100.0, 100.0);
-        let gamma: Vec<f32> = random_vec(H_LENGTH, seed + 100, -100.0, 100.0);
-        let beta: Vec<f32> = random_vec(H_LENGTH, seed + 200, -100.0, 100.0);
-        let xg = GmBuffer::from_vec(x.clone());
-        let gg = GmBuffer::from_vec(gamma.clone());
-        let bg = GmBuffer::from_vec(beta.clone());
-        let yg = GmBuffer::<f32>::zeroed(n);
-        let mg = GmBuffer::<f32>::zeroed(rows);
-        let vg = GmBuffer::<f32>::zeroed(rows);
+        let gamma: Vec<f32> = random_vec(h, seed + 100, -100.0, 100.0);
+        let beta: Vec<f32> = random_vec(h, seed + 200, -100.0, 100.0);
+        let dy: Vec<f32> = random_vec(n, seed + 300, -100.0, 100.0);
+        let ins = [x.clone(), gamma.clone(), beta.clone(), dy.clone()].map(GmBuffer::from_vec);
+        let outs = [n, rows, rows, n, h, h].map(GmBuffer::<f32>::zeroed);
+        let addrs: Vec<GmAddr> = ins.iter().chain(outs.iter()).map(|b| b.addr()).collect();
+        let gms = Gms(addrs.try_into().unwrap());
         Launch::new(soc)
             .block_dim(1)
             .run(|| {
                 let mut pipe = TPipe::new();
-                let mut op = KernelLayerNorm::init(
-                    xg.addr(),
-                    gg.addr(),
-                    bg.addr(),
-                    yg.addr(),
-                    mg.addr(),
-                    vg.addr(),
-                    tiling,
-                    EPSILON,
-                    &mut pipe,
-                );
+                let mut op = KernelLayerNorm::init(&gms, tiling, &mut pipe);
                 op.process();
             })
             .unwrap();
-        let (y, mean, var) = (yg.to_vec(), mg.to_vec(), vg.to_vec());
-        let (wy, wm, wv) = reference(&x, &gamma, &beta, tiling.last_dim_value_back);
+        let [y, mean, var, pd_x, pd_gamma, pd_beta] = [0, 1, 2, 3, 4, 5].map(|i| outs[i].to_vec());
+        let (wy, wm, wv) = reference(&x, &gamma, &beta, t.last_dim_value_back);
         assert_bits_eq(&y, &wy);
         assert_bits_eq(&mean, &wm);
         assert_bits_eq(&var, &wv);
-        // The golden: numpy's mean, variance and gamma * (x - mean) / sqrt(var + eps) + beta.
-        let (mut gy, mut gm, mut gv) = (Vec::new(), Vec::new(), Vec::new());
-        for row in x.chunks(H_LENGTH) {
-            let m = row.iter().map(|&v| f64::from(v)).sum::<f64>() / H_LENGTH as f64;
-            let var = row.iter().map(|&v| (f64::from(v) - m).powi(2)).sum::<f64>() / H_LENGTH as f64;
-            let r = 1.0 / (var + f64::from(EPSILON)).sqrt();
-            gy.extend(
-                row.iter()
-                    .zip(&gamma)
-                    .zip(&beta)
-                    .map(|((&v, &g), &b)| f64::from(g) * ((f64::from(v) - m) * r) + f64::from(b)),
+        let (wpd, wres) = grad_reference(&dy, &x, &wv, &wm, &gamma);
+        assert_bits_eq(&pd_x, &wpd);
+        let (wg, wb) = beta_reference(&wres, &dy);
+        assert_bits_eq(&pd_gamma, &wg);
+        assert_bits_eq(&pd_beta, &wb);
+        // The golden, as gen_data.py computes it (here in f64).
+        let f = |v: &[f32]| v.iter().map(|&e| f64::from(e)).collect::<Vec<f64>>();
+        let (xd, gd, bd, dyd) = (f(&x), f(&gamma), f(&beta), f(&dy));
+        let (mut gy, mut gm, mut gv, mut gpd) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let (mut gpg, mut gpb) = (vec![0.0f64; h], vec![0.0f64; h]);
+        let eps = f64::from(EPSILON);
+        let rec = 1.0 / h as f64;
+        for (xr, dr) in xd.chunks(h).zip(dyd.chunks(h)) {
+            let m = xr.iter().sum::<f64>() / h as f64;
+            let var = xr.iter().map(|&v| (v - m).powi(2)).sum::<f64>() / h as f64;
+            let tmp2 = 1.0 / (var + eps).sqrt();
+            let xm: Vec<f64> = xr.iter().map(|&v| v - m).collect();
+            let res: Vec<f64> = xm.iter().map(|&d| d * tmp2).collect();
+            gy.extend(res.iter().zip(&gd).zip(&bd).map(|((&r, &g), &b)| g * r + b));
+            let pd_xl: Vec<f64> = dr.iter().zip(&gd).map(|(&d, &g)| d * g).collect();
+            let pd_var: f64 =
+                pd_xl.iter().zip(&xm).map(|(&p, &d)| -0.5 * p * d * (var + eps).powf(-1.5)).sum();
+            let pd_mean = pd_xl.iter().map(|&p| -p * tmp2).sum::<f64>()
+                + pd_var * rec * xm.iter().map(|&d| -2.0 * d).sum::<f64>();
+            gpd.extend(
+                xm.iter().zip(&pd_xl).map(|(&d, &p)| pd_mean * rec + pd_var * 2.0 * rec * d + p * tmp2),
             );
+            for j in 0..h {
+                gpg[j] += dr[j] * res[j];
+                gpb[j] += dr[j];
+            }
             gm.push(m);
             gv.push(var);
         }
         compare_result(&y, &gy);
         compare_result(&mean, &gm);
         compare_result(&var, &gv);
+        compare_result(&pd_x, &gpd);
+        compare_result(&pd_gamma, &gpg);
+        compare_result(&pd_beta, &gpb);
     }
 }
 

@@ -130,7 +130,11 @@ pub struct LayerNormTiling {
 /// The vendor's `CheckLayerNormHostCommon`: a non-empty shape of four dimensions `[B, S, H,
 /// originH]`, `typeSize` 2 or 4; returns `(B, S, H, originH)`.
 #[track_caller]
-fn host_shape(api: &'static str, shape: &[usize], type_size: usize) -> (usize, usize, usize, usize) {
+pub(crate) fn host_shape(
+    api: &'static str,
+    shape: &[usize],
+    type_size: usize,
+) -> (usize, usize, usize, usize) {
     ensure(shape.len() == 4, api, || {
         format!(
             "srcShape = {shape:?} has {} dimensions; it must be [B, S, storageHLength, originHLength]",

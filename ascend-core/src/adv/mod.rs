@@ -23,6 +23,7 @@ pub mod activation_glu;
 pub mod antiquant;
 pub mod index;
 pub mod layernorm;
+pub mod layernorm_grad;
 pub mod math;
 pub mod math_ext;
 pub mod math_more;
