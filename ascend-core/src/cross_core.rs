@@ -165,7 +165,7 @@ fn check(api: &'static str, mode: u8, flag_id: u16) -> (usize, Me) {
         4 => fail(
             api,
             format!(
-                "modeId = 4 (the AIC with one AIV) is not supported on {soc}: it exists on Ascend 950 only; the modes \
+                "modeId = 4 is not supported on {soc}: it (the AIC with one AIV) exists on Ascend 950 only; the modes \
                  of {soc} are 0, 1 and 2"
             ),
         ),

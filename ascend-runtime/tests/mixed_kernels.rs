@@ -452,3 +452,96 @@ fn a_round_left_unwaited_is_reported_at_the_kernel_end() {
         &["(AIC ", "CrossCoreSetFlag(7) set 2 times and waited for 1 times", "counter of flag 7 at 1"],
     );
 }
+
+/// The vendor's `cross_core_set_wait_flag` example (asc-devkit
+/// `examples/01_simd_cpp_api/03_basic_api/05_sync_control/cross_core_set_wait_flag`), scenario
+/// 1, as it is launched: `__mix__(1, 2)` on 8 blocks, the kernel body under `ASCEND_IS_AIV`.
+/// AIVs 2 and 3 (the two of block 1) add `x * GetBlockIdx()` into `z` with atomic DataCopy, meet
+/// in mode 1, and AIV 2 copies the sum back out. `gen_data.py`: `z = x * (2 + 3)`, x all 1.0.
+#[test]
+fn vendor_cross_core_example_scenario_1_mode_1() {
+    const TOTAL_LENGTH: usize = 32;
+    let x = GmBuffer::from_vec(vec![1.0f32; TOTAL_LENGTH]);
+    let z = GmBuffer::<f32>::zeroed(TOTAL_LENGTH);
+    let (xa, za) = (x.addr(), z.addr());
+    mixed(KernelType::MixAic1_2, 8)
+        .run(move || {
+            init_soc_state();
+            if ascend_is_aiv() {
+                let (initial_data_gm, atomic_result_gm) =
+                    (gm::<f32>(xa, TOTAL_LENGTH), gm::<f32>(za, TOTAL_LENGTH));
+                let block_length = TOTAL_LENGTH;
+                // ProcessMode1: 16 AIVs, GetBlockIdx 0..16.
+                if get_block_idx() == 2 || get_block_idx() == 3 {
+                    let x_local = LocalTensor::<f32>::new(TPosition::VECCALC, 0, block_length);
+                    let y_local = LocalTensor::<f32>::new(TPosition::VECCALC, block_length * 4, block_length);
+                    data_copy(&x_local, &initial_data_gm, block_length);
+                    set_flag::<HardEvent::MTE2_V>(EVENT_ID0);
+                    wait_flag::<HardEvent::MTE2_V>(EVENT_ID0);
+                    muls(&x_local, &x_local, get_block_idx() as f32, block_length);
+                    set_flag::<HardEvent::V_MTE3>(EVENT_ID0);
+                    wait_flag::<HardEvent::V_MTE3>(EVENT_ID0);
+                    set_atomic_add::<f32>();
+                    data_copy(&atomic_result_gm, &x_local, block_length);
+                    cross_core_set_flag::<1, PIPE_MTE3>(0);
+                    cross_core_wait_flag(0);
+                    disable_dma_atomic();
+                    if get_block_idx() == 2 {
+                        data_copy(&y_local, &atomic_result_gm, block_length);
+                        set_flag::<HardEvent::MTE2_MTE3>(EVENT_ID0);
+                        wait_flag::<HardEvent::MTE2_MTE3>(EVENT_ID0);
+                        data_copy(&atomic_result_gm, &y_local, block_length);
+                        return;
+                    }
+                }
+            }
+            pipe_barrier::<PIPE_ALL>();
+        })
+        .unwrap();
+    assert_eq!(z.to_vec(), vec![5.0f32; TOTAL_LENGTH]);
+}
+
+#[test]
+fn workspace_sizes_and_pointers() {
+    // RESERVED_WORKSPACE (impl/basic_api/utils/kernel_utils_constants.h): 16 MiB for
+    // __NPU_ARCH__ 2201 (Ascend910B) and 3002, 2 MiB for 1001 (Ascend910) and 2002 (Ascend310P).
+    assert_eq!(get_lib_api_workspace_size(Soc::Ascend910B), 16_777_216);
+    assert_eq!(get_lib_api_workspace_size(Soc::Ascend910), 2_097_152);
+    assert_eq!(get_lib_api_workspace_size(Soc::Ascend310P), 2_097_152);
+    let usr = 256usize;
+    let ws = GmBuffer::<u8>::zeroed(usr + get_lib_api_workspace_size(Soc::Ascend910B) as usize);
+    let other = GmBuffer::<u8>::zeroed(usr + get_lib_api_workspace_size(Soc::Ascend910B) as usize);
+    let (a, b) = (ws.addr(), other.addr());
+    mixed(KernelType::MixAic1_2, 2)
+        .run(move || {
+            // Null until set; per core; the first SetSysWorkspace wins.
+            assert_eq!(get_sys_workspace_ptr(), None);
+            assert_eq!(get_user_workspace(a), a.add::<u8>(16 << 20));
+            set_sys_workspace(a);
+            set_sys_workspace(b);
+            assert_eq!(get_sys_workspace_ptr(), Some(a));
+            let user = get_user_workspace(b);
+            assert_eq!((user, user.remaining_bytes()), (a.add::<u8>(16 << 20), usr));
+        })
+        .unwrap();
+    let small = GmBuffer::<u8>::zeroed(1 << 20);
+    let s = small.addr();
+    expect_err(
+        Launch::new(Soc::Ascend910B).run(move || set_sys_workspace(s)),
+        &["SetSysWorkspace", "1048576 bytes", "16777216", "GetLibApiWorkSpaceSize()"],
+    );
+    expect_err(
+        Launch::new(Soc::Ascend910B).run(move || drop(get_user_workspace(s))),
+        &["GetUserWorkspace", "16777216"],
+    );
+    expect_err(
+        Launch::new(Soc::Ascend310B).run(move || drop(get_sys_workspace_ptr())),
+        &["GetSysWorkSpacePtr", "not supported on Ascend310B"],
+    );
+    // Ascend310P: 2 MiB reserved.
+    let ws310 = GmBuffer::<u8>::zeroed(3 << 20);
+    let w = ws310.addr();
+    Launch::new(Soc::Ascend310P)
+        .run(move || assert_eq!(get_user_workspace(w).remaining_bytes(), 1 << 20))
+        .unwrap();
+}
