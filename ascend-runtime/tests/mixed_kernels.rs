@@ -531,11 +531,15 @@ fn workspace_sizes_and_pointers() {
         &["SetSysWorkspace", "1048576 bytes", "16777216", "GetLibApiWorkSpaceSize()"],
     );
     expect_err(
-        Launch::new(Soc::Ascend910B).run(move || drop(get_user_workspace(s))),
+        Launch::new(Soc::Ascend910B).run(move || {
+            let _ = get_user_workspace(s);
+        }),
         &["GetUserWorkspace", "16777216"],
     );
     expect_err(
-        Launch::new(Soc::Ascend310B).run(move || drop(get_sys_workspace_ptr())),
+        Launch::new(Soc::Ascend310B).run(move || {
+            let _ = get_sys_workspace_ptr();
+        }),
         &["GetSysWorkSpacePtr", "not supported on Ascend310B"],
     );
     // Ascend310P: 2 MiB reserved.
