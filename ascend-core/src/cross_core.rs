@@ -1,25 +1,43 @@
 //! Hardware flags between cores (AscendC `CrossCoreSetFlag<modeId, pipe>(flagId)` and
-//! `CrossCoreWaitFlag(flagId)`, Ascend910B): each core has a counter per flag id (16 of them);
-//! in mode 0, once every vector core of the launch has set a flag, each core's counter of it
-//! goes up by one, and a wait blocks the core until its counter is not zero, then takes one
-//! off. So the pair is a barrier across the cores that the set's pipe feeds (the set fires
-//! once that pipe's earlier instructions are done) — `SyncAll` on the chip is built from it
-//! (flag ids 11 to 14).
+//! `CrossCoreWaitFlag(flagId)`, Ascend910B).
 //!
-//! Modes 1 and 2 synchronise the vector cores of one AI Core with each other or with its cube
-//! core, in a mixed kernel; the emulator runs vector cores only, so they are an error, as is
-//! mode 4 (Ascend 950 only). The waits block the core (a launch of more than one core needs a
-//! thread per core, `Launch::sync_all(true)`); a wait no set can satisfy is an error naming the
-//! blocked cores, where the chip hangs, and a kernel that ends with a set never waited for is
-//! reported by the sanitizer (the vendor: unpaired calls are undefined behaviour).
+//! Each core (AIC or AIV) has a counter per flag id (16 of them, counting 0 to 15). A set
+//! reports to the scheduler once its pipe's earlier instructions are done; once every core
+//! taking part in the set's round has set the flag, the scheduler adds one to the counter of
+//! each core the round is for. A wait blocks the core until its counter is not zero, then
+//! takes one off (the vendor's `CrossCoreSetFlag` page, "功能说明" and "约束说明"):
 //!
-//! For the sanitizer a set is a release and the matching wait an acquire of the round, across
-//! cores; within the core, the wait orders what the core issues next after the set's pipe.
+//! | `modeId` | who sets (one round) | whose counter goes up | kernel types |
+//! | --- | --- | --- | --- |
+//! | 0 | every core of the caller's type in the launch (all AIVs, or all AICs) | the same cores | all |
+//! | 1 | the AIVs of the caller's block | the same AIVs | `MixAic1_1`, `MixAic1_2` |
+//! | 2, on an AIC | the AIC | the AIVs of its block | `MixAic1_1`, `MixAic1_2` |
+//! | 2, on an AIV | every AIV of its block | the block's AIC | `MixAic1_1`, `MixAic1_2` |
+//!
+//! Mode 4 (AIC with one AIV) exists on Ascend 950 only, an error here. The vendor's page lists
+//! modes 1 and 2 for mixed kernels only, and so does the emulator; mode 0 also works in the
+//! vector-only and cube-only launches (the emulator's `SyncAll` of old kernels relied on it;
+//! the page recommends `KERNEL_TYPE_MIX_AIV_1_0`, which behaves as `AivOnly` here). The wait's
+//! template arguments do not take effect on Atlas A2 (`CrossCoreWaitFlag` page): a wait
+//! takes one off the counter whichever mode's round put it there.
+//!
+//! **Errors instead of hangs.** The waits block the core (a launch of more than one core
+//! needs a thread per core: `Launch::sync_all(true)`, which mixed launches get by default);
+//! a wait no set can satisfy is an error naming the blocked cores, where the chip hangs. A
+//! round that would lift a counter to 16 fails the set that completes it ("每一个计数器计数范围为
+//! 0-15 ... 超出该范围，则会异常报错"); a kernel that ends with its counter not zero is reported
+//! by the sanitizer (the vendor: unpaired calls are undefined behaviour).
+//!
+//! **The sanitizer.** A set is a release and the wait that consumes its round an acquire, across
+//! cores: an AIC that writes GM (`Fixpipe`), sets mode 2, and an AIV that reads the bytes after
+//! its wait do not race; without the flag pair they do, and the sanitizer reports it. Within the
+//! core, the wait orders what the core issues next after its own set's pipe (modes 0 and 1,
+//! where the core's own set is part of the round).
 
-use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::Arc;
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex, MutexGuard};
 
-use crate::ctx::{block_until, signal_cores, with_core};
+use crate::ctx::{block_until, signal_cores, with_core, CoreType, KernelType, Role};
 use crate::error::{ensure, fail};
 use crate::sync::{PipeKind, PIPE_FIX, PIPE_M, PIPE_MTE1, PIPE_MTE2, PIPE_MTE3, PIPE_V};
 use crate::Soc;
@@ -27,21 +45,54 @@ use crate::Soc;
 /// Flag ids per core (`flagId` in `[0, 16)`).
 pub const CROSS_CORE_FLAG_IDS: usize = 16;
 
+/// The most a flag's counter holds (rounds not yet waited for): 15.
+pub const CROSS_CORE_COUNTER_MAX: usize = 15;
+
+/// One increment of a core's counter: the round it came from (for the sanitizer).
+#[derive(Clone, Copy, Debug)]
+struct Token {
+    /// The sanitizer's key of the round.
+    key: usize,
+    /// Whether the waiting core's own set was part of the round.
+    own: bool,
+}
+
+/// The sets of one kind of round (mode, group, flag): per member, how many; rounds done.
+#[derive(Default)]
+struct Rounds {
+    sets: Vec<u32>,
+    done: u32,
+}
+
+#[derive(Default)]
+struct CrossState {
+    /// By core and flag id: the counter, as the rounds that lifted it and no wait took off yet.
+    counters: Vec<[VecDeque<Token>; CROSS_CORE_FLAG_IDS]>,
+    /// By (mode, group, flag): the sets of its members.
+    rounds: HashMap<(u8, u32, u16), Rounds>,
+}
+
 /// A launch's counters behind [`cross_core_set_flag`] (provided by the launcher through
-/// [`crate::ctx::CoreBarrier::cross_flags`]): by core and flag id, how many sets have fired.
+/// [`crate::ctx::CoreBarrier::cross_flags`]): by core and flag id, the counter of rounds not
+/// yet waited for; and the sets of the rounds still open.
 pub struct CrossFlags {
-    sets: Vec<[AtomicU32; CROSS_CORE_FLAG_IDS]>,
+    state: Mutex<CrossState>,
 }
 
 impl CrossFlags {
-    /// The counters of a launch of `cores` cores, all zero.
+    /// The counters of a launch of `cores` cores (every AIC and AIV), all zero.
     pub fn new(cores: u32) -> CrossFlags {
-        CrossFlags { sets: (0..cores).map(|_| std::array::from_fn(|_| AtomicU32::new(0))).collect() }
+        let counters = (0..cores).map(|_| std::array::from_fn(|_| VecDeque::new())).collect();
+        CrossFlags { state: Mutex::new(CrossState { counters, rounds: HashMap::new() }) }
     }
 
-    /// Rounds of `flag` every core has set: how often each core's counter went up.
-    fn released(&self, flag: usize) -> u32 {
-        self.sets.iter().map(|c| c[flag].load(Ordering::Acquire)).min().unwrap_or(0)
+    fn lock(&self) -> MutexGuard<'_, CrossState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The counter of `flag` on `core`.
+    fn counter(&self, core: u32, flag: usize) -> usize {
+        self.lock().counters.get(core as usize).map_or(0, |c| c[flag].len())
     }
 }
 
@@ -71,21 +122,51 @@ impl CrossCorePipe for PIPE_MTE2 {}
 impl CrossCorePipe for PIPE_MTE3 {}
 impl CrossCorePipe for PIPE_FIX {}
 
-/// Checks the chip, the mode and the flag id; returns the flag's index.
+/// What the current core needs to know about itself for a cross-core call.
+struct Me {
+    slot: u32,
+    total: u32,
+    kind: KernelType,
+    role: Role,
+}
+
+impl Me {
+    fn name(&self) -> String {
+        if self.kind.is_mix() {
+            self.role.name()
+        } else {
+            format!("core {}", self.slot)
+        }
+    }
+}
+
+/// Checks the chip, the mode (against the kernel type) and the flag id; returns the flag's
+/// index and the core.
 #[track_caller]
-fn check(api: &'static str, mode: u8, flag_id: u16) -> usize {
-    let soc = with_core(|c| c.soc);
+fn check(api: &'static str, mode: u8, flag_id: u16) -> (usize, Me) {
+    let (soc, slot, total, kind) = with_core(|c| (c.soc, c.block_idx, c.block_num, c.kernel_type));
     ensure(soc == Soc::Ascend910B, api, || {
         format!("not supported on {soc} ({}); it exists on {}", soc.product_line(), Soc::Ascend910B)
     });
+    let kind = kind.unwrap_or_default();
+    let role = Role::of(Some(kind), slot, total);
     match mode {
         0 => {}
-        1 | 2 => fail(
+        1 | 2 if !kind.is_mix() => fail(
             api,
             format!(
                 "modeId = {mode} synchronises the vector cores of one AI Core {} in a mixed kernel \
-                 (KERNEL_TYPE_MIX_AIC_1_1 / 1_2); this launch runs vector cores only: use mode 0",
+                 (KERNEL_TYPE_MIX_AIC_1_1 / 1_2, KernelType::MixAic1_1 / MixAic1_2); this launch is KernelType::{kind:?}: \
+                 use mode 0",
                 if mode == 1 { "with each other" } else { "with its cube core" }
+            ),
+        ),
+        1 | 2 => {}
+        4 => fail(
+            api,
+            format!(
+                "modeId = 4 is not supported on {soc}: it (the AIC with one AIV) exists on Ascend 950 only; the modes \
+                 of {soc} are 0, 1 and 2"
             ),
         ),
         _ => fail(api, format!("modeId = {mode} is not supported on {soc}: its modes are 0, 1 and 2")),
@@ -93,13 +174,66 @@ fn check(api: &'static str, mode: u8, flag_id: u16) -> usize {
     ensure((flag_id as usize) < CROSS_CORE_FLAG_IDS, api, || {
         format!("flagId = {flag_id} is out of range [0, {})", CROSS_CORE_FLAG_IDS)
     });
-    flag_id as usize
+    (flag_id as usize, Me { slot, total, kind, role })
+}
+
+/// The round a set of `mode` by `me` takes part in: its group's key, the members (by launch
+/// index, the caller among them) and the cores whose counters it lifts.
+#[track_caller]
+fn round_of(api: &'static str, mode: u8, me: &Me) -> (u32, Vec<u32>, Vec<u32>) {
+    let k = me.kind;
+    let r = &me.role;
+    let aivs_of = |b: u32| -> Vec<u32> {
+        (0..k.aiv_per_block()).map(|s| Role::slot(k, r.blocks, CoreType::Aiv, b, s)).collect()
+    };
+    match (mode, r.ty) {
+        (0, ty) => {
+            let members: Vec<u32> = (0..me.total).filter(|&c| Role::of(Some(k), c, me.total).ty == ty).collect();
+            (ty as u32, members.clone(), members)
+        }
+        (1, CoreType::Aiv) => {
+            let m = aivs_of(r.block);
+            (r.block, m.clone(), m)
+        }
+        (1, CoreType::Aic) => fail(
+            api,
+            format!(
+                "modeId = 1 synchronises the AIVs of one AI Core with each other, and {} is a cube core: use mode 2 \
+                 (the AIC with its AIVs) or mode 0 (every AIC)",
+                me.name()
+            ),
+        ),
+        (_, CoreType::Aic) => {
+            (r.block << 1, vec![me.slot], aivs_of(r.block))
+        }
+        (_, CoreType::Aiv) => (r.block << 1 | 1, aivs_of(r.block), vec![Role::slot(k, r.blocks, CoreType::Aic, r.block, 0)]),
+    }
+}
+
+/// The sanitizer's synchronisation object of round `round` of `flag` in the group `group` of
+/// `mode` (a key no GM address takes: user-space addresses stay below 2^47).
+fn round_key(mode: u8, group: u32, flag: u16, round: u32) -> usize {
+    1 << 62
+        | (mode as usize & 3) << 59
+        | (group as usize & 0x7_ffff) << 40
+        | (flag as usize & 0xff) << 32
+        | round as usize
+}
+
+/// The counters of the current core's launch (its own, for a core without a barrier).
+fn flags() -> Arc<CrossFlags> {
+    with_core(|c| match &c.barrier {
+        Some(b) => b.cross_flags(),
+        None => Arc::clone(c.cross_own.get_or_init(|| Arc::new(CrossFlags::new(c.block_num)))),
+    })
 }
 
 /// Signals flag `flag_id` once pipe `P`'s earlier instructions are done (AscendC
-/// `CrossCoreSetFlag<modeId, pipe>(flagId)`, Ascend910B). In mode 0 (the only one of a
-/// vector-only launch), once every core of the launch has set the flag, each core's counter
-/// of it goes up by one, releasing one [`cross_core_wait_flag`] of each.
+/// `CrossCoreSetFlag<modeId, pipe>(flagId)`, Ascend910B). Once every core of the round has
+/// set the flag, the counters of the cores the round is for go up by one, releasing one
+/// [`cross_core_wait_flag`] of each: in mode 0 every core of the caller's type; in mode 1
+/// the AIVs of the caller's block; in mode 2, from the AIC, its AIVs, and from the AIVs (once
+/// each has set), their AIC (see the [module](self) documentation).
 ///
 /// ```
 /// use ascend_core::prelude::*;
@@ -109,15 +243,16 @@ fn check(api: &'static str, mode: u8, flag_id: u16) -> usize {
 /// ```
 ///
 /// # Panics
-/// Panics on a chip other than Ascend910B, with `MODE_ID` other than 0 (1 and 2 need the cube
-/// cores of a mixed kernel), with `flag_id >= 16`, or in a pooled or sequential launch of more
-/// than one core (the matching waits block: `Launch::sync_all(true)`).
+/// Panics on a chip other than Ascend910B, with `MODE_ID` other than 0, 1 or 2, with 1 or 2
+/// outside a mixed kernel, with 1 on an AIC, with `flag_id >= 16`, when the round would lift
+/// a counter above 15, or in a pooled or sequential launch of more than one core (the
+/// matching waits block: `Launch::sync_all(true)`).
 #[track_caller]
 pub fn cross_core_set_flag<const MODE_ID: u8, P: CrossCorePipe>(flag_id: u16) {
     let api = "CrossCoreSetFlag";
-    let flag = check(api, MODE_ID, flag_id);
-    let (barrier, idx, num) = with_core(|c| (c.barrier.clone(), c.block_idx, c.block_num));
-    if barrier.is_none() && num > 1 {
+    let (flag, me) = check(api, MODE_ID, flag_id);
+    let (has_barrier, num) = with_core(|c| (c.barrier.is_some(), c.block_num));
+    if !has_barrier && num > 1 {
         fail(
             api,
             format!(
@@ -126,27 +261,67 @@ pub fn cross_core_set_flag<const MODE_ID: u8, P: CrossCorePipe>(flag_id: u16) {
             ),
         );
     }
-    let round = with_core(|c| {
+    let (group, members, receivers) = round_of(api, MODE_ID, &me);
+    let flags = flags();
+    // The round this set belongs to: the caller's sets of this group so far.
+    let round = {
+        let st = flags.lock();
+        let pos = members.iter().position(|&m| m == me.slot).unwrap_or(0);
+        st.rounds.get(&(MODE_ID, group, flag_id)).map_or(0, |r| r.sets.get(pos).copied().unwrap_or(0))
+    };
+    with_core(|c| {
         let mut l = c.cross.get();
-        let r = l.sets[flag];
-        l.sets[flag] = r + 1;
+        l.sets[flag] += 1;
         c.cross.set(l);
-        r
     });
-    crate::sanitizer::on_cross_core_set(P::PIPE, flag_id, round);
+    let key = round_key(MODE_ID, group, flag_id, round);
+    crate::sanitizer::on_cross_core_set(P::PIPE, flag_id, key, receivers.contains(&me.slot));
     crate::atomic::flush_current_core();
-    if let Some(b) = barrier {
-        let flags = b.cross_flags();
-        signal_cores(|| {
-            flags.sets[idx as usize][flag].fetch_add(1, Ordering::AcqRel);
-        });
+    let mut overflow: Option<String> = None;
+    let kind = me.kind;
+    let total = me.total;
+    signal_cores(|| {
+        let mut st = flags.lock();
+        let st = &mut *st;
+        let pos = members.iter().position(|&m| m == me.slot).unwrap_or(0);
+        let rounds = st.rounds.entry((MODE_ID, group, flag_id)).or_default();
+        if rounds.sets.len() < members.len() {
+            rounds.sets.resize(members.len(), 0);
+        }
+        rounds.sets[pos] += 1;
+        let complete = rounds.sets.iter().copied().min().unwrap_or(0);
+        while rounds.done < complete {
+            let key = round_key(MODE_ID, group, flag_id, rounds.done);
+            rounds.done += 1;
+            for &r in &receivers {
+                let q = &mut st.counters[r as usize][flag];
+                if q.len() >= CROSS_CORE_COUNTER_MAX && overflow.is_none() {
+                    let who = if kind.is_mix() {
+                        Role::of(Some(kind), r, total).name()
+                    } else {
+                        format!("core {r}")
+                    };
+                    overflow = Some(format!(
+                        "flagId = {flag_id} (modeId = {MODE_ID}): this set completes a round that lifts the counter of \
+                         flag {flag_id} on {who} to {}, above its limit of {CROSS_CORE_COUNTER_MAX}: that core has not \
+                         waited (CrossCoreWaitFlag({flag_id})) for the earlier rounds (on the hardware an exception)",
+                        q.len() + 1
+                    ));
+                }
+                q.push_back(Token { key, own: members.contains(&r) });
+            }
+        }
+    });
+    if let Some(why) = overflow {
+        fail(api, why);
     }
 }
 
 /// Waits until this core's counter of flag `flag_id` is not zero, then takes one off (AscendC
-/// `CrossCoreWaitFlag(flagId)`, Ascend910B): in mode 0, until every core of the launch has
-/// set the flag once more than this core has waited for it. What the core issues afterwards,
-/// on any pipe, comes after what every core's set was ordered after.
+/// `CrossCoreWaitFlag(flagId)`, Ascend910B): until a round of `CrossCoreSetFlag` for this core
+/// has completed (every core of it has set the flag) that no earlier wait took. What the core
+/// issues afterwards, on any pipe, comes after what every core's set of the round was ordered
+/// after.
 ///
 /// ```
 /// use ascend_core::prelude::*;
@@ -163,8 +338,8 @@ pub fn cross_core_wait_flag(flag_id: u16) {
 }
 
 /// [`cross_core_wait_flag`] with AscendC's template arguments (`CrossCoreWaitFlag<modeId,
-/// pipe>(flagId)`, by default `<0, PIPE_S>`; the vendor's implementation waits the same way
-/// whatever the pipe).
+/// pipe>(flagId)`, by default `<0, PIPE_S>`; on Atlas A2 they do not take effect: the wait
+/// blocks every pipe and takes a round of whichever mode).
 ///
 /// ```
 /// use ascend_core::prelude::*;
@@ -177,31 +352,57 @@ pub fn cross_core_wait_flag(flag_id: u16) {
 #[track_caller]
 pub fn cross_core_wait_flag_with<const MODE_ID: u8, P: PipeKind>(flag_id: u16) {
     let api = "CrossCoreWaitFlag";
-    let flag = check(api, MODE_ID, flag_id);
-    let (barrier, local) = with_core(|c| (c.barrier.clone(), c.cross.get()));
+    let (flag, me) = check(api, MODE_ID, flag_id);
+    let local = with_core(|c| c.cross.get());
     let round = local.waits[flag];
     let loc = std::panic::Location::caller();
+    let name = if me.kind.is_mix() { format!("({}) ", me.role.name()) } else { String::new() };
     let what = move || {
         format!(
-            "waits in CrossCoreWaitFlag({flag_id}) (at {}:{}) for round {} of the flag, which needs every core's \
-             CrossCoreSetFlag({flag_id}) number {}",
+            "{name}waits in CrossCoreWaitFlag({flag_id}) (at {}:{}) for round {} of the flag, which needs the \
+             CrossCoreSetFlag({flag_id}) number {} of every core of its round",
             loc.file(),
             loc.line(),
             round + 1,
             round + 1
         )
     };
-    match barrier {
-        Some(b) => {
-            let flags: Arc<CrossFlags> = b.cross_flags();
-            block_until(api, what, Box::new(move || flags.released(flag) > round));
-        }
-        None => block_until(api, what, Box::new(move || local.sets[flag] > round)),
-    }
+    let flags = flags();
+    let taken: Arc<Mutex<Option<Token>>> = Arc::default();
+    let (f2, t2, slot) = (Arc::clone(&flags), Arc::clone(&taken), me.slot);
+    block_until(
+        api,
+        what,
+        Box::new(move || {
+            let mut st = f2.lock();
+            match st.counters.get_mut(slot as usize).and_then(|c| c[flag].pop_front()) {
+                Some(t) => {
+                    *t2.lock().unwrap_or_else(|e| e.into_inner()) = Some(t);
+                    true
+                }
+                None => false,
+            }
+        }),
+    );
     with_core(|c| {
         let mut l = c.cross.get();
         l.waits[flag] = round + 1;
         c.cross.set(l);
     });
-    crate::sanitizer::on_cross_core_wait(flag_id, round);
+    let token = taken.lock().unwrap_or_else(|e| e.into_inner()).take();
+    if let Some(t) = token {
+        crate::sanitizer::on_cross_core_wait(flag_id, t.key, t.own);
+    }
+}
+
+/// The counter of flag `flag` on the current core (rounds not waited for), for the
+/// sanitizer's end-of-kernel check.
+pub(crate) fn own_counter(flag: usize) -> usize {
+    let slot = with_core(|c| c.block_idx);
+    let has = with_core(|c| c.barrier.is_some() || c.cross_own.get().is_some());
+    if has {
+        flags().counter(slot, flag)
+    } else {
+        0
+    }
 }

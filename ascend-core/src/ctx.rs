@@ -46,9 +46,12 @@ pub trait CoreBarrier: Send + Sync {
 /// What a launcher tells a core about itself.
 #[derive(Clone)]
 pub struct CoreConfig {
-    /// This core's index, `0..block_num`.
+    /// This core's index in the launch, `0..block_num`: `GetBlockIdx` except in a mixed
+    /// launch, where it numbers the AIVs first (by `GetBlockIdx`), then the AICs (see
+    /// [`KernelType`]).
     pub block_idx: u32,
-    /// Number of cores in the launch (`blockDim`).
+    /// Number of cores in the launch: `blockDim`, or in a mixed launch every AIC and AIV
+    /// (`blockDim` times 2 or 3).
     pub block_num: u32,
     /// The chip being emulated.
     pub soc: Soc,
@@ -81,14 +84,31 @@ impl CoreConfig {
     }
 }
 
-/// The units a kernel runs on (AscendC's `KERNEL_TYPE_AIV_ONLY` / `KERNEL_TYPE_AIC_ONLY`, or
-/// the `__vector__` / `__cube__` kernel qualifiers).
+/// The units a kernel runs on (AscendC's `KERNEL_TYPE_AIV_ONLY` / `KERNEL_TYPE_AIC_ONLY` /
+/// `KERNEL_TYPE_MIX_AIC_1_1` / `KERNEL_TYPE_MIX_AIC_1_2`, or the `__vector__` / `__cube__` /
+/// `__mix__(1, 1)` / `__mix__(1, 2)` kernel qualifiers).
 ///
 /// On Ascend910B the cube unit and the vector unit are separate cores: a vector core (AIV)
 /// has the Unified Buffer and no L1/L0 buffers; a cube core (AIC) has L1, L0A, L0B and L0C
 /// and no Unified Buffer. Each launched core of an `AivOnly` kernel is an AIV, of an
 /// `AicOnly` kernel an AIC, and a tensor in a memory the core does not have is an error. On
-/// the other chips one AI core has every memory and both values behave alike.
+/// the other chips one AI core has every memory and `AivOnly` and `AicOnly` behave alike.
+///
+/// A mixed kernel (`MixAic1_1`, `MixAic1_2`, Ascend910B only) launches, per block (logical
+/// AI core), one AIC and one or two AIVs, each running the kernel closure as its own core
+/// type ([`g_core_type`], [`ascend_is_aic`], [`ascend_is_aiv`]). The system variables follow
+/// the vendor's tables (`GetBlockIdx`, `GetBlockNum`, `GetSubBlockNum`, `GetTaskRatio` pages)
+/// and the dav_c220 implementation (`impl/basic_api/dav_c220/kernel_operator_sys_var_impl.h`):
+///
+/// | | AIC | AIV |
+/// | --- | --- | --- |
+/// | [`get_block_idx`] | `b` in `[0, blockDim)` | `b * ratio + sub` in `[0, ratio * blockDim)` |
+/// | `get_sub_block_idx` | 0 | `sub` in `[0, ratio)` |
+/// | [`get_block_num`] | `blockDim` | `blockDim` |
+/// | `get_sub_block_num`, `get_task_ratio` | 1 | `ratio` (1 or 2) |
+///
+/// where `b` is the block and `ratio` the AIVs per block (1 for `MixAic1_1`, 2 for
+/// `MixAic1_2`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum KernelType {
     /// A vector kernel (the default).
@@ -96,6 +116,133 @@ pub enum KernelType {
     AivOnly,
     /// A cube kernel.
     AicOnly,
+    /// A mixed kernel: per block one AIC and one AIV (`KERNEL_TYPE_MIX_AIC_1_1`).
+    MixAic1_1,
+    /// A mixed kernel: per block one AIC and two AIVs (`KERNEL_TYPE_MIX_AIC_1_2`).
+    MixAic1_2,
+}
+
+impl KernelType {
+    /// The vendor's name of the kernel type (`KERNEL_TYPE_MIX_AIC_1_2` …).
+    pub fn vendor_name(self) -> &'static str {
+        match self {
+            KernelType::AivOnly => "KERNEL_TYPE_AIV_ONLY",
+            KernelType::AicOnly => "KERNEL_TYPE_AIC_ONLY",
+            KernelType::MixAic1_1 => "KERNEL_TYPE_MIX_AIC_1_1",
+            KernelType::MixAic1_2 => "KERNEL_TYPE_MIX_AIC_1_2",
+        }
+    }
+
+    /// Whether the kernel runs cube and vector cores together (`MixAic1_1`, `MixAic1_2`).
+    pub fn is_mix(self) -> bool {
+        matches!(self, KernelType::MixAic1_1 | KernelType::MixAic1_2)
+    }
+
+    /// The AIVs launched per block: 1 for `AivOnly` and `MixAic1_1`, 2 for `MixAic1_2`, 0 for
+    /// `AicOnly`.
+    pub fn aiv_per_block(self) -> u32 {
+        match self {
+            KernelType::AivOnly | KernelType::MixAic1_1 => 1,
+            KernelType::AicOnly => 0,
+            KernelType::MixAic1_2 => 2,
+        }
+    }
+
+    /// The AICs launched per block: 1, or 0 for `AivOnly`.
+    pub fn aic_per_block(self) -> u32 {
+        u32::from(self != KernelType::AivOnly)
+    }
+
+    /// In a launch of this type with `total` cores (every AIC and AIV), the type and
+    /// `GetBlockIdx` of the core of launch index `core`: `Some` in a mixed launch only.
+    pub fn unit_of(self, core: u32, total: u32) -> Option<(CoreType, u32)> {
+        self.is_mix().then(|| {
+            let r = Role::of(Some(self), core, total);
+            (r.ty, r.block_idx())
+        })
+    }
+
+    /// The host cores (threads) a launch of `block_dim` blocks runs: `block_dim` times
+    /// [`aic_per_block`](Self::aic_per_block) plus [`aiv_per_block`](Self::aiv_per_block).
+    pub fn cores(self, block_dim: u32) -> u64 {
+        u64::from(block_dim) * u64::from(self.aic_per_block() + self.aiv_per_block())
+    }
+}
+
+/// The type of a core (AscendC's `g_coreType`: `AIC` or `AIV`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CoreType {
+    /// A cube core.
+    Aic,
+    /// A vector core.
+    Aiv,
+}
+
+impl CoreType {
+    /// `"AIC"` or `"AIV"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            CoreType::Aic => "AIC",
+            CoreType::Aiv => "AIV",
+        }
+    }
+}
+
+/// Where a core sits in its launch: its type, block and sub-block (see [`KernelType`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Role {
+    pub(crate) ty: CoreType,
+    /// The block (logical AI core), `0..blocks`.
+    pub(crate) block: u32,
+    /// The index among the cores of its type in the block (0 on an AIC).
+    pub(crate) sub: u32,
+    /// The cores of this type per block (`GetTaskRatio`, `GetSubBlockNum`).
+    pub(crate) ratio: u32,
+    /// The blocks of the launch (`GetBlockNum`).
+    pub(crate) blocks: u32,
+}
+
+impl Role {
+    /// `GetBlockIdx` on this core.
+    pub(crate) fn block_idx(&self) -> u32 {
+        self.block * self.ratio + self.sub
+    }
+
+    /// The launch-wide index of the core of type `ty`, block `block`, sub-block `sub` in a launch of
+    /// `kernel_type` with `blocks` blocks (the inverse of [`Role::of`]).
+    pub(crate) fn slot(kernel_type: KernelType, blocks: u32, ty: CoreType, block: u32, sub: u32) -> u32 {
+        match (kernel_type.is_mix(), ty) {
+            (true, CoreType::Aic) => blocks * kernel_type.aiv_per_block() + block,
+            (true, CoreType::Aiv) => block * kernel_type.aiv_per_block() + sub,
+            (false, _) => block,
+        }
+    }
+
+    /// The role of launch-wide core `slot` of `total` in a launch of `kernel_type` (`None`:
+    /// outside a launch, an AIV). In a mixed launch the AIVs come first, in `GetBlockIdx`
+    /// order, then the AICs.
+    pub(crate) fn of(kernel_type: Option<KernelType>, slot: u32, total: u32) -> Role {
+        match kernel_type {
+            Some(k) if k.is_mix() => {
+                let r = k.aiv_per_block();
+                let n = total / (r + 1);
+                if slot < n * r {
+                    Role { ty: CoreType::Aiv, block: slot / r, sub: slot % r, ratio: r, blocks: n }
+                } else {
+                    Role { ty: CoreType::Aic, block: slot - n * r, sub: 0, ratio: 1, blocks: n }
+                }
+            }
+            Some(KernelType::AicOnly) => {
+                Role { ty: CoreType::Aic, block: slot, sub: 0, ratio: 1, blocks: total }
+            }
+            _ => Role { ty: CoreType::Aiv, block: slot, sub: 0, ratio: 1, blocks: total },
+        }
+    }
+
+    /// `"AIV 7"`, `"AIC 3"`: the core's type and `GetBlockIdx`.
+    pub(crate) fn name(&self) -> String {
+        format!("{} {}", self.ty.name(), self.block_idx())
+    }
 }
 
 /// A launch's cancellation flag and its reason (see [`CoreConfig::cancel`]).
@@ -187,6 +334,10 @@ pub(crate) struct CoreState {
     pub(crate) vms4_sr: Cell<u64>,
     /// This core's `CrossCoreSetFlag`s and `CrossCoreWaitFlag`s so far, by flag id.
     pub(crate) cross: Cell<crate::cross_core::CrossLocal>,
+    /// The `CrossCoreSetFlag` counters of a core without a launch barrier (made on first use).
+    pub(crate) cross_own: OnceCell<Arc<crate::cross_core::CrossFlags>>,
+    /// The system workspace (`SetSysWorkspace`), `None` (`nullptr`) until set.
+    pub(crate) sys_workspace: Cell<Option<crate::tensor::GmAddr>>,
     /// The `DEQSCALE` register (`SetDeqScale`): which form set it, and with what.
     pub(crate) deq_scale: RefCell<crate::vector::dequant::DeqReg>,
 }
@@ -262,6 +413,8 @@ fn new_state(cfg: CoreConfig) -> CoreState {
         reduce_max_min_spr: Cell::new(0),
         vms4_sr: Cell::new(0),
         cross: Cell::new(crate::cross_core::CrossLocal::default()),
+        cross_own: OnceCell::new(),
+        sys_workspace: Cell::new(None),
         deq_scale: RefCell::new(crate::vector::dequant::DeqReg::Unset),
     }
 }
@@ -274,8 +427,10 @@ impl CoreState {
         if !self.soc.is_separated() {
             return;
         }
-        match (self.kernel_type, mem.is_cube()) {
-            (Some(KernelType::AivOnly), true) => fail_at(
+        let Some(kind) = self.kernel_type else { return };
+        let role = Role::of(Some(kind), self.block_idx, self.block_num);
+        match (role.ty, mem.is_cube(), kind.is_mix()) {
+            (CoreType::Aiv, true, false) => fail_at(
                 api,
                 format!(
                     "{} is a memory of the cube core (AIC) of {}, and this kernel runs on vector cores (AIV): launch \
@@ -285,7 +440,7 @@ impl CoreState {
                 ),
                 loc,
             ),
-            (Some(KernelType::AicOnly), false) => fail_at(
+            (CoreType::Aic, false, false) => fail_at(
                 api,
                 format!(
                     "the cube core (AIC) of {} has no Unified Buffer (this kernel is KernelType::AicOnly): vector \
@@ -294,8 +449,35 @@ impl CoreState {
                 ),
                 loc,
             ),
+            (CoreType::Aiv, true, true) => fail_at(
+                api,
+                format!(
+                    "{} is a memory of the cube core (AIC) of {}, and this core is {} of a KernelType::{kind:?} \
+                     kernel: put the cube work under `if ascend_is_aic()`",
+                    mem.name(),
+                    self.soc,
+                    role.name()
+                ),
+                loc,
+            ),
+            (CoreType::Aic, false, true) => fail_at(
+                api,
+                format!(
+                    "the cube core (AIC) of {} has no Unified Buffer, and this core is {} of a KernelType::{kind:?} \
+                     kernel: put the vector work under `if ascend_is_aiv()`",
+                    self.soc,
+                    role.name()
+                ),
+                loc,
+            ),
             _ => {}
         }
+    }
+
+    /// This core's place in its launch.
+    #[inline]
+    pub(crate) fn role(&self) -> Role {
+        Role::of(self.kernel_type, self.block_idx, self.block_num)
     }
 
     /// The arena of `mem` for a tensor `api` makes, after [`require`](Self::require). The cube's
@@ -410,14 +592,69 @@ pub(crate) fn current_block_idx() -> u32 {
     unsafe { p.as_ref() }.map_or(0, |s| s.block_idx)
 }
 
-/// The index of the current logical core, `0..get_block_num()` (AscendC `GetBlockIdx`).
-pub fn get_block_idx() -> u32 {
-    with_core(|c| c.block_idx)
+/// `"AIV 7"` / `"AIC 3"` for the current core of a mixed launch, `None` otherwise or outside a
+/// launch (never creates a core).
+pub(crate) fn current_unit() -> Option<(CoreType, u32)> {
+    let p = CURRENT.try_with(Cell::get).unwrap_or(std::ptr::null());
+    // SAFETY: a non-null `CURRENT` points at a live core (see `with_core`).
+    let core = unsafe { p.as_ref() }?;
+    core.kernel_type.filter(|k| k.is_mix())?;
+    let r = core.role();
+    Some((r.ty, r.block_idx()))
 }
 
-/// The number of logical cores of the launch (AscendC `GetBlockNum`).
+/// The index of the current logical core (AscendC `GetBlockIdx`): `0..get_block_num()`, and
+/// on an AIV of a mixed kernel `block * GetTaskRatio() + GetSubBlockIdx()`, in
+/// `0..GetTaskRatio() * get_block_num()` (see [`KernelType`]).
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// assert_eq!(get_block_idx(), 0);
+/// ```
+pub fn get_block_idx() -> u32 {
+    with_core(|c| if c.kernel_type.is_some_and(|k| k.is_mix()) { c.role().block_idx() } else { c.block_idx })
+}
+
+/// The number of logical cores (blocks) of the launch (AscendC `GetBlockNum`): `blockDim`, on
+/// the AICs and the AIVs of a mixed kernel alike.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// assert_eq!(get_block_num(), 1);
+/// ```
 pub fn get_block_num() -> u32 {
-    with_core(|c| c.block_num)
+    with_core(|c| if c.kernel_type.is_some_and(|k| k.is_mix()) { c.role().blocks } else { c.block_num })
+}
+
+/// The type of the current core (AscendC `g_coreType`): [`CoreType::Aic`] on the cube cores of
+/// an `AicOnly` or mixed kernel, [`CoreType::Aiv`] otherwise (also outside a launch).
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// assert_eq!(g_core_type(), CoreType::Aiv);
+/// ```
+pub fn g_core_type() -> CoreType {
+    with_core(|c| c.role().ty)
+}
+
+/// Whether the current core is a cube core (AscendC `ASCEND_IS_AIC`).
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// assert!(!ascend_is_aic());
+/// ```
+pub fn ascend_is_aic() -> bool {
+    g_core_type() == CoreType::Aic
+}
+
+/// Whether the current core is a vector core (AscendC `ASCEND_IS_AIV`).
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// assert!(ascend_is_aiv());
+/// ```
+pub fn ascend_is_aiv() -> bool {
+    g_core_type() == CoreType::Aiv
 }
 
 /// The chip the current core emulates.
@@ -432,7 +669,17 @@ pub fn get_soc() -> Soc {
 /// `sync_all` (see the runtime's launcher), or if another core failed while this one waited.
 #[track_caller]
 pub fn sync_all() {
-    let (barrier, idx, num) = with_core(|c| (c.barrier.clone(), c.block_idx, c.block_num));
+    let (barrier, idx, num, kind) =
+        with_core(|c| (c.barrier.clone(), c.block_idx, c.block_num, c.kernel_type));
+    if let Some(k) = kind.filter(|k| k.is_mix()) {
+        fail(
+            "SyncAll",
+            format!(
+                "SyncAll is not emulated in a mixed kernel (KernelType::{k:?}): synchronise the AICs and AIVs with \
+                 CrossCoreSetFlag / CrossCoreWaitFlag (mode 0 across the cores of one type, mode 2 within a block)"
+            ),
+        );
+    }
     crate::sanitizer::on_sync_all();
     match barrier {
         Some(b) => {

@@ -86,12 +86,12 @@ pub fn end_core_output(saved: SavedOutput) -> String {
     }
 }
 
-/// The prefix of every line a core prints: `[AIV Block i/n] `, or `[AIC Block i/n] ` on the
-/// cube core of a `KernelType::AicOnly` kernel.
+/// The prefix of every line a core prints: `[AIV Block i/n] `, or `[AIC Block i/n] ` on a
+/// cube core (of a `KernelType::AicOnly` or mixed kernel); `i` is `GetBlockIdx()` and `n` the
+/// cores of that type (`GetTaskRatio() * GetBlockNum()`).
 pub fn line_prefix() -> String {
-    let (idx, num, kind) = with_core(|c| (c.block_idx, c.block_num, c.kernel_type));
-    let unit = if kind == Some(crate::ctx::KernelType::AicOnly) { "AIC" } else { "AIV" };
-    format!("[{unit} Block {idx}/{num}] ")
+    let r = with_core(|c| c.role());
+    format!("[{} Block {}/{}] ", r.ty.name(), r.block_idx(), r.blocks * r.ratio)
 }
 
 /// Appends `text` to the current core's output, each line prefixed; outside a launch (no

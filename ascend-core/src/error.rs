@@ -8,8 +8,12 @@ use std::panic::Location;
 /// A failed check inside a kernel: which core, which API, what went wrong, and where.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Fault {
-    /// The logical core (`get_block_idx()`) the check failed on.
+    /// The core the check failed on: `get_block_idx()`, or in a mixed launch the core's
+    /// index in the launch (AIVs first, then AICs; see [`crate::KernelType`]).
     pub core: u32,
+    /// In a mixed launch, the core's type and `get_block_idx()` (`(CoreType::Aic, 3)` is
+    /// "AIC 3"); `None` otherwise.
+    pub unit: Option<(crate::ctx::CoreType, u32)>,
     /// The AscendC API that rejected the call (`"Sub"`, `"TQue::AllocTensor"`, …).
     pub api: &'static str,
     /// What was wrong: the parameter, its value and the limit.
@@ -22,7 +26,11 @@ pub struct Fault {
 
 impl fmt::Display for Fault {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "core {}: {}: {} (at {}:{})", self.core, self.api, self.message, self.file, self.line)
+        write!(f, "core {}", self.core)?;
+        if let Some((ty, idx)) = self.unit {
+            write!(f, " ({} {idx})", ty.name())?;
+        }
+        write!(f, ": {}: {} (at {}:{})", self.api, self.message, self.file, self.line)
     }
 }
 
@@ -51,8 +59,14 @@ pub(crate) fn fail_at(api: &'static str, message: impl Into<String>, loc: &'stat
 
 /// Records the fault of `api` at `loc` on this core as the last one, and returns its text.
 fn record(api: &'static str, message: String, loc: &'static Location<'static>) -> String {
-    let fault =
-        Fault { core: crate::ctx::current_block_idx(), api, message, file: loc.file(), line: loc.line() };
+    let fault = Fault {
+        core: crate::ctx::current_block_idx(),
+        unit: crate::ctx::current_unit(),
+        api,
+        message,
+        file: loc.file(),
+        line: loc.line(),
+    };
     let text = fault.to_string();
     LAST_FAULT.with(|f| *f.borrow_mut() = Some(fault));
     text

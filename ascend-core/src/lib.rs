@@ -42,10 +42,12 @@ pub mod tiling_data;
 mod ub;
 pub mod ub_size;
 pub mod vector;
+pub mod workspace;
 
 pub use ctx::{
-    get_block_idx, get_block_num, get_overflow_mode, get_soc, run_on_core, set_overflow_mode, sync_all,
-    CancelToken, CoreBarrier, CoreConfig, KernelType, MaskMode, WaitCond,
+    ascend_is_aic, ascend_is_aiv, g_core_type, get_block_idx, get_block_num, get_overflow_mode, get_soc,
+    run_on_core, set_overflow_mode, sync_all, CancelToken, CoreBarrier, CoreConfig, CoreType, KernelType,
+    MaskMode, WaitCond,
 };
 pub use element::{bf16, f16, DType, Element};
 pub use error::{fail, take_last_fault, Fault};
@@ -57,8 +59,8 @@ pub use tensor::{GlobalTensor, GmAddr, GmAllocError, GmRegion, LocalTensor};
 pub mod prelude {
     pub use crate::constants::*;
     pub use crate::ctx::{
-        get_block_idx, get_block_num, get_overflow_mode, get_soc, run_on_core, set_overflow_mode, sync_all,
-        CoreConfig, KernelType, MaskMode,
+        ascend_is_aic, ascend_is_aiv, g_core_type, get_block_idx, get_block_num, get_overflow_mode, get_soc,
+        run_on_core, set_overflow_mode, sync_all, CoreConfig, CoreType, KernelType, MaskMode,
     };
     pub use crate::element::{bf16, f16, DType, Element};
     pub use crate::position::{
@@ -152,4 +154,5 @@ pub mod prelude {
     pub use crate::sync::*;
     pub use crate::sys_var::*;
     pub use crate::vector::unary::*;
+    pub use crate::workspace::*;
 }

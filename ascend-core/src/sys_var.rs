@@ -9,7 +9,10 @@
 //! A2 implementation computes `GetBlockIdx()` as `block_idx * GetTaskRatio() +
 //! GetSubBlockIdx()`, which is the launch index only with a sub-block index of 0. So on
 //! Ascend910B `GetSubBlockIdx()` is 0, `GetSubBlockNum()` 1 and `GetTaskRatio()` 1 on every
-//! core. On Atlas inference AI Core ([`Soc::Ascend310P`], the coupled architecture) the
+//! core. In a mixed kernel ([`crate::KernelType::MixAic1_1`], [`crate::KernelType::MixAic1_2`]) they
+//! follow the same implementation per core type: on an AIV `GetSubBlockIdx()` is its index in
+//! the block and `GetSubBlockNum()` = `GetTaskRatio()` the AIVs per block (1 or 2); on an AIC
+//! 0, 1 and 1 (see [`crate::KernelType`]). On Atlas inference AI Core ([`Soc::Ascend310P`], the coupled architecture) the
 //! vendor fixes `GetTaskRatio()` at 1.
 //!
 //! **Chips**, from each API's page (an API a chip lacks is a run-time error naming it):
@@ -48,9 +51,10 @@ pub(crate) fn require_chip(api: &'static str, chips: &[Soc]) -> Soc {
     soc
 }
 
-/// The index of this vector core inside its logical AI core (AscendC `GetSubBlockIdx()`):
-/// always 0 here, each core of a vector-only launch being a logical core of its own (see the
-/// [module](self) documentation).
+/// The index of this core inside its logical AI core (AscendC `GetSubBlockIdx()`): 0 in a
+/// vector-only or cube-only launch (each core is a logical core of its own) and on the AIC
+/// of a mixed kernel; on an AIV of a mixed kernel its index among the block's AIVs (0 or 1
+/// in `MixAic1_2`). See the [module](self) documentation.
 ///
 /// ```
 /// use ascend_core::prelude::*;
@@ -63,12 +67,12 @@ pub(crate) fn require_chip(api: &'static str, chips: &[Soc]) -> Soc {
 #[track_caller]
 pub fn get_sub_block_idx() -> i64 {
     require_chip("GetSubBlockIdx", &[Soc::Ascend910B]);
-    0
+    with_core(|c| i64::from(c.role().sub))
 }
 
-/// The number of vector cores per logical AI core in this launch (AscendC
-/// `GetSubBlockNum()`): 1, the vendor's value for an AIV in a vector-only (`AIV_ONLY`)
-/// kernel.
+/// The number of cores of this core's type per logical AI core in this launch (AscendC
+/// `GetSubBlockNum()`): 1 in a vector-only or cube-only kernel and on an AIC; on an AIV of
+/// a mixed kernel the AIVs per block (2 in `MixAic1_2`).
 ///
 /// ```
 /// use ascend_core::prelude::*;
@@ -81,12 +85,13 @@ pub fn get_sub_block_idx() -> i64 {
 #[track_caller]
 pub fn get_sub_block_num() -> i64 {
     require_chip("GetSubBlockNum", &[Soc::Ascend910B]);
-    1
+    with_core(|c| i64::from(c.role().ratio))
 }
 
-/// The ratio of the launched vector cores to the logical AI cores (AscendC
-/// `GetTaskRatio()`): 1 — on Ascend910B the vendor's value for an AIV in a vector-only
-/// kernel, on Ascend310P (coupled architecture) always.
+/// The ratio of the launched cores of this core's type to the logical AI cores (AscendC
+/// `GetTaskRatio()`): on Ascend910B 1 on every core of a vector-only or cube-only kernel and
+/// on an AIC, the AIVs per block on an AIV of a mixed kernel (2 in `MixAic1_2`); on
+/// Ascend310P (coupled architecture) always 1.
 ///
 /// ```
 /// use ascend_core::prelude::*;
@@ -97,8 +102,10 @@ pub fn get_sub_block_num() -> i64 {
 /// Panics on Ascend910 and Ascend310B (not supported there).
 #[track_caller]
 pub fn get_task_ratio() -> i64 {
-    require_chip("GetTaskRatio", &[Soc::Ascend910B, Soc::Ascend310P]);
-    1
+    match require_chip("GetTaskRatio", &[Soc::Ascend910B, Soc::Ascend310P]) {
+        Soc::Ascend910B => with_core(|c| i64::from(c.role().ratio)),
+        _ => 1,
+    }
 }
 
 /// The bytes of one data block, the unit of the vector instructions' block strides (AscendC
@@ -162,6 +169,11 @@ pub fn get_arch_version() -> u32 {
 pub fn trap() -> ! {
     let api = "Trap";
     require_chip(api, &[Soc::Ascend910B, Soc::Ascend310P]);
-    let (idx, num) = with_core(|c| (c.block_idx, c.block_num));
+    let (idx, num, mix) =
+        with_core(|c| (c.block_idx, c.block_num, c.kernel_type.is_some_and(|k| k.is_mix())));
+    if mix {
+        let name = with_core(|c| c.role().name());
+        fail(api, format!("core {idx} of {num} ({name}) stopped by Trap()"))
+    }
     fail(api, format!("core {idx} of {num} stopped by Trap()"))
 }

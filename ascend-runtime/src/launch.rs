@@ -20,7 +20,7 @@ use ascend_core::atomic::{AtomicLog, AtomicOrder};
 use ascend_core::debug::{begin_core_output, end_core_output};
 use ascend_core::sanitizer::LaunchSanitizer;
 use ascend_core::{
-    run_on_core, take_last_fault, CancelToken, CoreBarrier, CoreConfig, Fault, KernelType, Soc,
+    run_on_core, take_last_fault, CancelToken, CoreBarrier, CoreConfig, CoreType, Fault, KernelType, Soc,
 };
 use rayon::prelude::*;
 
@@ -89,8 +89,12 @@ pub struct LaunchStats {
 /// The failure of one core of a launch.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CoreFault {
-    /// The logical core (`get_block_idx()`).
+    /// The logical core (`get_block_idx()`); in a mixed launch the core's index in the launch
+    /// (AIVs first, by `get_block_idx()`, then AICs; see [`KernelType`]).
     pub core: u32,
+    /// In a mixed launch, the core's type and `get_block_idx()` (`(CoreType::Aic, 3)`: "AIC
+    /// 3"); `None` otherwise.
+    pub unit: Option<(CoreType, u32)>,
     /// The AscendC API whose check failed (`"Sub"`, `"SyncAll"`, …); `"panic"` for a plain
     /// Rust panic in the kernel, `"Launch"` when the launcher could not start the core.
     pub api: &'static str,
@@ -117,6 +121,7 @@ impl From<Fault> for CoreFault {
     fn from(f: Fault) -> Self {
         CoreFault {
             core: f.core,
+            unit: f.unit,
             api: f.api,
             message: f.message,
             file: f.file.to_owned(),
@@ -128,7 +133,11 @@ impl From<Fault> for CoreFault {
 
 impl fmt::Display for CoreFault {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "core {}: {}: {}", self.core, self.api, self.message)?;
+        write!(f, "core {}", self.core)?;
+        if let Some((ty, idx)) = self.unit {
+            write!(f, " ({} {idx})", ty.name())?;
+        }
+        write!(f, ": {}: {}", self.api, self.message)?;
         if self.file.is_empty() {
             f.write_str(" (at unknown location)")
         } else {
@@ -159,6 +168,14 @@ pub enum LaunchError {
     InvalidBlockDim {
         /// The rejected value.
         block_dim: u32,
+    },
+    /// The chip has no such kernel type: the mixed kernel types need the separated cube and
+    /// vector cores of Ascend910B; no core ran.
+    UnsupportedKernelType {
+        /// The chip.
+        soc: Soc,
+        /// The rejected kernel type.
+        kernel_type: KernelType,
     },
     /// A thread-per-core launch asked for more host threads than
     /// [`Launch::max_threads`] allows; no core ran.
@@ -216,7 +233,9 @@ impl LaunchError {
     pub fn faults(&self) -> &[CoreFault] {
         match self {
             LaunchError::CoreFailed { faults, .. } | LaunchError::TimedOut { faults, .. } => faults,
-            LaunchError::InvalidBlockDim { .. } | LaunchError::TooManyThreads { .. } => &[],
+            LaunchError::InvalidBlockDim { .. }
+            | LaunchError::TooManyThreads { .. }
+            | LaunchError::UnsupportedKernelType { .. } => &[],
         }
     }
 
@@ -224,7 +243,9 @@ impl LaunchError {
     pub fn skipped_cores(&self) -> &[u32] {
         match self {
             LaunchError::CoreFailed { skipped, .. } | LaunchError::TimedOut { skipped, .. } => skipped,
-            LaunchError::InvalidBlockDim { .. } | LaunchError::TooManyThreads { .. } => &[],
+            LaunchError::InvalidBlockDim { .. }
+            | LaunchError::TooManyThreads { .. }
+            | LaunchError::UnsupportedKernelType { .. } => &[],
         }
     }
 }
@@ -238,6 +259,13 @@ impl fmt::Display for LaunchError {
             LaunchError::InvalidBlockDim { block_dim } => {
                 write!(f, "launch: blockDim = {block_dim} is out of range [1, {MAX_BLOCK_DIM}]")
             }
+            LaunchError::UnsupportedKernelType { soc, kernel_type } => write!(
+                f,
+                "launch: KernelType::{kernel_type:?} ({}) is not supported on {soc}: a mixed kernel runs the separated \
+                 cube (AIC) and vector (AIV) cores of {}",
+                kernel_type.vendor_name(),
+                Soc::Ascend910B
+            ),
             LaunchError::TooManyThreads { block_dim, limit } => write!(
                 f,
                 "launch: blockDim = {block_dim} in thread-per-core mode needs {block_dim} host threads; the limit is \
@@ -602,6 +630,34 @@ impl Launch {
     ///     })
     ///     .unwrap();
     /// ```
+    ///
+    /// A mixed kernel ([`KernelType::MixAic1_1`], [`KernelType::MixAic1_2`], Ascend910B only)
+    /// runs, per block, one AIC and one or two AIVs, each a host thread running `kernel` as its
+    /// core type; the launch is always thread-per-core (its cores block in
+    /// `cross_core_wait_flag`), and the thread limit counts every AIC and AIV. Faults name the
+    /// core as "AIC 3" / "AIV 7" (type and `get_block_idx()`).
+    ///
+    /// ```
+    /// use ascend_runtime::prelude::*;
+    /// let idx = GmBuffer::<i32>::zeroed(2 * 8 * 4);
+    /// let a = idx.addr();
+    /// Launch::new(Soc::Ascend910B)
+    ///     .block_dim(2)
+    ///     .kernel_type(KernelType::MixAic1_2)
+    ///     .run(move || {
+    ///         let mut g = GlobalTensor::<i32>::new();
+    ///         g.set_global_buffer(a, 2 * 8 * 4);
+    ///         if ascend_is_aiv() {
+    ///             // AIV i of [0, 4): block i / 2, sub-block i % 2.
+    ///             let slot = get_block_idx() as usize * 16;
+    ///             g.set_value(slot, get_sub_block_idx() as i32);
+    ///             data_cache_clean_and_invalid::<i32, SingleCacheLine, CachelineOut>(&g.view(slot));
+    ///         }
+    ///     })
+    ///     .unwrap();
+    /// let v = idx.to_vec();
+    /// assert_eq!([v[0], v[16], v[32], v[48]], [0, 1, 0, 1]);
+    /// ```
     pub fn kernel_type(self, kernel_type: KernelType) -> Launch {
         Launch { kernel_type, ..self }
     }
@@ -661,19 +717,33 @@ impl Launch {
     }
 
     fn run_collecting(&self, kernel: &(dyn Fn() + Sync)) -> (Result<LaunchStats, LaunchError>, KernelOutput) {
-        let n = self.block_dim;
-        if !(1..=MAX_BLOCK_DIM).contains(&n) {
-            return (Err(LaunchError::InvalidBlockDim { block_dim: n }), KernelOutput::default());
+        let blocks = self.block_dim;
+        if !(1..=MAX_BLOCK_DIM).contains(&blocks) {
+            return (Err(LaunchError::InvalidBlockDim { block_dim: blocks }), KernelOutput::default());
         }
-        if self.mode == ExecMode::ThreadPerCore && n > self.max_threads {
+        let kt = self.kernel_type;
+        if kt.is_mix() && !self.soc.is_separated() {
             return (
-                Err(LaunchError::TooManyThreads { block_dim: n, limit: self.max_threads }),
+                Err(LaunchError::UnsupportedKernelType { soc: self.soc, kernel_type: kt }),
+                KernelOutput::default(),
+            );
+        }
+        // Every AIC and AIV of a mixed launch is a core (a host thread) of its own; a mixed
+        // launch's cores block in CrossCoreWaitFlag, so they run a thread each.
+        let (n, mode) = if kt.is_mix() {
+            (kt.cores(blocks).min(u64::from(u32::MAX)) as u32, ExecMode::ThreadPerCore)
+        } else {
+            (blocks, self.mode)
+        };
+        if mode == ExecMode::ThreadPerCore && n > self.max_threads {
+            return (
+                Err(LaunchError::TooManyThreads { block_dim: blocks, limit: self.max_threads }),
                 KernelOutput::default(),
             );
         }
         let start = Instant::now();
         let atomic_log = Arc::new(AtomicLog::new(self.atomic_order));
-        let barrier = (self.mode == ExecMode::ThreadPerCore)
+        let barrier = (mode == ExecMode::ThreadPerCore)
             .then(|| Arc::new(LaunchBarrier::new(n).with_atomic_log(Arc::clone(&atomic_log))));
         let watch = self.timeout.map(|t| {
             let status: Arc<[AtomicU8]> = (0..n).map(|_| AtomicU8::new(PENDING)).collect();
@@ -696,7 +766,7 @@ impl Launch {
             san: self.sanitize.then(|| LaunchSanitizer::with_auto_sync(self.auto_sync)),
             watch: watch.clone(),
         };
-        match self.mode {
+        match mode {
             ExecMode::Pooled => (0..n).into_par_iter().for_each(|i| shared.run_core(i)),
             ExecMode::Sequential => (0..n).for_each(|i| shared.run_core(i)),
             ExecMode::ThreadPerCore => shared.run_threads(self.stack_size),
@@ -720,8 +790,8 @@ impl Launch {
         if let Some((running, waiting)) = watch.as_ref().and_then(|w| w.fired.get()) {
             let err = LaunchError::TimedOut {
                 soc: self.soc,
-                block_dim: n,
-                mode: self.mode,
+                block_dim: blocks,
+                mode,
                 timeout: self.timeout.unwrap_or_default(),
                 running: running.clone(),
                 waiting: waiting.clone(),
@@ -731,9 +801,9 @@ impl Launch {
             return (Err(err), output);
         }
         let result = if faults.is_empty() {
-            Ok(LaunchStats { block_dim: n, soc: self.soc, mode: self.mode, wall })
+            Ok(LaunchStats { block_dim: blocks, soc: self.soc, mode, wall })
         } else {
-            Err(LaunchError::CoreFailed { soc: self.soc, block_dim: n, mode: self.mode, faults, skipped })
+            Err(LaunchError::CoreFailed { soc: self.soc, block_dim: blocks, mode, faults, skipped })
         };
         (result, output)
     }
@@ -839,7 +909,10 @@ impl Shared<'_> {
                 }
             }
             Err(payload) => {
-                let fault = fault_from_panic(idx, payload.as_ref());
+                let mut fault = fault_from_panic(idx, payload.as_ref());
+                if fault.unit.is_none() {
+                    fault.unit = self.kernel_type.unit_of(idx, self.n);
+                }
                 // Inside a catch: a payload whose `Drop` panics must not unwind the launcher.
                 drop_payload(payload);
                 self.record(fault);
@@ -890,6 +963,7 @@ impl Shared<'_> {
             if let Err(e) = start(i) {
                 self.record(CoreFault {
                     core: i,
+                    unit: self.kernel_type.unit_of(i, self.n),
                     api: "Launch",
                     message: format!(
                         "could not start a host thread for core {i} of {} ({e}): lower blockDim or the \
@@ -945,6 +1019,7 @@ fn fault_from_panic(idx: u32, payload: &(dyn Any + Send)) -> CoreFault {
             let (file, line) = location.unwrap_or_default();
             CoreFault {
                 core: idx,
+                unit: None,
                 api: "panic",
                 message: text.unwrap_or_else(|| "panic with a non-string payload".to_owned()),
                 file,

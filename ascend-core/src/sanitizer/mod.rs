@@ -588,6 +588,8 @@ pub struct LaunchSanitizer {
     logs: Mutex<Vec<GmAcc>>,
     /// By core: its phase records, once it has run.
     phases: Mutex<HashMap<u32, Vec<PhaseRec>>>,
+    /// By core of a mixed launch: its type and `GetBlockIdx` (for the reports).
+    units: Mutex<HashMap<u32, (crate::ctx::CoreType, u32)>>,
     sync: Arc<SyncObjs>,
     /// Whether the kernel is taken as built with the compiler's automatic synchronisation
     /// (see [`LaunchSanitizer::with_auto_sync`]).
@@ -599,6 +601,7 @@ impl Default for LaunchSanitizer {
         LaunchSanitizer {
             logs: Mutex::default(),
             phases: Mutex::default(),
+            units: Mutex::default(),
             sync: Arc::default(),
             auto_sync: true,
         }
@@ -717,12 +720,20 @@ impl LaunchSanitizer {
         self.logs.lock().unwrap_or_else(|e| e.into_inner()).extend(logs);
         let phases = std::mem::take(&mut st.phases);
         self.phases.lock().unwrap_or_else(|e| e.into_inner()).insert(st.core, phases);
+        if let Some(u) = crate::ctx::current_unit() {
+            self.units.lock().unwrap_or_else(|e| e.into_inner()).insert(st.core, u);
+        }
     }
 
     /// The first cross-core race on global memory of the launch, once every core has run.
     pub fn check_gm(&self) -> Option<Fault> {
         let all = std::mem::take(&mut *self.logs.lock().unwrap_or_else(|e| e.into_inner()));
         let phases = std::mem::take(&mut *self.phases.lock().unwrap_or_else(|e| e.into_inner()));
+        let units = std::mem::take(&mut *self.units.lock().unwrap_or_else(|e| e.into_inner()));
+        let who = |core: u32| match units.get(&core) {
+            Some((ty, i)) => format!("{core} ({} {i})", ty.name()),
+            None => core.to_string(),
+        };
         // `a` happens before `b` (same epoch) when `b`'s phase knows that `a`'s has ended.
         let ordered = |a: &GmAcc, b: &GmAcc| {
             phases.get(&b.core).is_some_and(|p| {
@@ -760,20 +771,21 @@ impl LaunchSanitizer {
         };
         Some(Fault {
             core: b.core,
+            unit: units.get(&b.core).copied(),
             api: b.api,
             message: format!(
                 "sanitizer: cross-core race on global memory: core {} {} {} of the region at GM {:#x} with {} (at \
                  {}:{}), and core {} {} {} with {} (at {}:{}), both {epoch}{blocks}{fills}, with no IBSet/IBWait, NotifyNextBlock/WaitPreBlock, CrossCoreSetFlag/CrossCoreWaitFlag or flag between them;{dcache} separate them \
                  with SyncAll (or order the two cores with IBSet/IBWait), give each core its own 32-byte blocks, or \
                  make both writes atomic (SetAtomicAdd)",
-                a.core,
+                who(a.core),
                 what(&a),
                 range(&a),
                 a.region,
                 a.api,
                 a.loc.file(),
                 a.loc.line(),
-                b.core,
+                who(b.core),
                 what(&b),
                 range(&b),
                 b.api,
@@ -829,13 +841,18 @@ fn finish_core<const L: usize>(st: &CoreSan<L>) {
         );
     }
     let cross = crate::ctx::with_core(|c| c.cross.get());
-    if let Some(f) = (0..cross.sets.len()).find(|&f| cross.sets[f] > cross.waits[f]) {
+    if let Some(f) = (0..cross.sets.len()).find(|&f| crate::cross_core::own_counter(f) > 0) {
         crate::error::fail(
             api,
             format!(
-                "sanitizer: core {} ended with CrossCoreSetFlag({f}) set {} times and waited for {} times: every set \
-                 needs its CrossCoreWaitFlag({f}) (unpaired, the flag's counter is left for the next kernel)",
-                st.core, cross.sets[f], cross.waits[f]
+                "sanitizer: core {}{} ended with CrossCoreSetFlag({f}) set {} times and waited for {} times, its \
+                 counter of flag {f} at {}: every round of a set needs its CrossCoreWaitFlag({f}) (unpaired, the \
+                 flag's counter is left for the next kernel)",
+                st.core,
+                crate::ctx::current_unit().map(|(t, i)| format!(" ({} {i})", t.name())).unwrap_or_default(),
+                cross.sets[f],
+                cross.waits[f],
+                crate::cross_core::own_counter(f)
             ),
         );
     }
@@ -2154,31 +2171,31 @@ pub(crate) fn on_cross_acquire(objs: &[usize]) {
     with_san!(|s| s.acquire(objs));
 }
 
-/// The synchronisation object of round `round` of `CrossCoreSetFlag` flag `flag` (a key no
-/// GM address takes: user-space addresses stay below 2^47).
-fn cross_key(flag: u16, round: u32) -> usize {
-    1 << 62 | (flag as usize) << 32 | round as usize
-}
-
-/// `CrossCoreSetFlag` of `flag` (the core's `round`-th) on `pipe`: a cross-core release into
-/// the round of every GM access of the core so far (as `IBSet`'s; that `pipe` is ordered after
-/// them is not checked across cores); the pipe's clock is kept for the matching wait.
-pub(crate) fn on_cross_core_set(pipe: pipe_t, flag: u16, round: u32) {
+/// `CrossCoreSetFlag` of `flag` on `pipe` into the round `key`: a cross-core release into the
+/// round of every GM access of the core so far (as `IBSet`'s; that `pipe` is ordered after
+/// them is not checked across cores); when the core's own counter gets the round (`own`:
+/// modes 0 and 1), the pipe's clock is kept for the wait that takes it.
+pub(crate) fn on_cross_core_set(pipe: pipe_t, flag: u16, key: usize, own: bool) {
     with_san!(|s| {
-        let row = s.snapshot(pipe as usize);
-        s.cross_rows.entry(flag).or_default().push_back(row);
-        s.release(&[cross_key(flag, round)]);
+        if own {
+            let row = s.snapshot(pipe as usize);
+            s.cross_rows.entry(flag).or_default().push_back(row);
+        }
+        s.release(&[key]);
     });
 }
 
-/// `CrossCoreWaitFlag` of `flag` (the core's `round`-th): acquires the round from every core,
-/// and (holding the scalar unit) orders what the core issues next after its own set's pipe.
-pub(crate) fn on_cross_core_wait(flag: u16, round: u32) {
+/// `CrossCoreWaitFlag` of `flag` that took the round `key`: acquires the round from every core
+/// that set it, and (holding the scalar unit) orders what the core issues next after its own
+/// set's pipe when its own set was part of the round (`own`).
+pub(crate) fn on_cross_core_wait(flag: u16, key: usize, own: bool) {
     with_san!(|s| {
-        if let Some(c) = s.cross_rows.get_mut(&flag).and_then(|q| q.pop_front()) {
-            s.wait(pipe_t::PIPE_S as usize, &c);
+        if own {
+            if let Some(c) = s.cross_rows.get_mut(&flag).and_then(|q| q.pop_front()) {
+                s.wait(pipe_t::PIPE_S as usize, &c);
+            }
         }
-        s.acquire(&[cross_key(flag, round)]);
+        s.acquire(&[key]);
     });
 }
 
