@@ -24,6 +24,8 @@ pub mod antiquant;
 pub mod index;
 pub mod layernorm;
 pub mod math;
+pub mod matmul;
+pub mod matmul_tiling;
 pub mod math_ext;
 pub mod math_more;
 pub mod math_power;
