@@ -38,6 +38,8 @@ mod gm_by_pass_dcache;
 mod group_barrier;
 mod inter_core;
 mod l0c_accumulate;
+mod matmul_advanced;
+mod matmul_tiling;
 mod matmul_basic_api;
 mod memory;
 mod mmad_gemv;
