@@ -75,7 +75,8 @@
 //!
 //! `GetTensorC` to a `VECIN` tensor: on Ascend910B the AIC cannot write the Unified Buffer; the
 //! vendor's `Fixpipe` writes the block to a GM workspace and the AIV copies it in (`DataCopy`,
-//! pipe MTE2). The same happens here: the workspace belongs to the `Matmul` object.
+//! pipe MTE2). The same happens here, through a GM workspace per core (kept per thread and
+//! block index; the vendor's is part of the system workspace, `GetSysWorkSpacePtr`).
 //!
 //! # Supported
 //!
@@ -246,8 +247,6 @@ pub struct BlockWrite<'a, L: Element> {
     pub stride: usize,
     /// Atomic add.
     pub atomic: bool,
-    /// The workspace for UB destinations.
-    pub workspace: &'a std::cell::RefCell<Option<Arc<GmRegion>>>,
 }
 
 /// Runs the block's `Fixpipe` on the cube side into `dst` (GM).
@@ -302,13 +301,7 @@ impl<C: Element + AtomicElement> MatmulDst<C> for LocalTensor<C> {
         // AIC: Fixpipe into the GM workspace (row stride `w.stride`); AIV: DataCopy into UB.
         let len = w.rows * w.stride;
         let need = (w.off + len) * C::SIZE;
-        let ws = {
-            let mut slot = w.workspace.borrow_mut();
-            if slot.as_ref().is_none_or(|r| r.size() < need) {
-                *slot = Some(GmRegion::zeroed(need.max(32)));
-            }
-            Arc::clone(slot.as_ref().expect("set above"))
-        };
+        let ws = workspace(need);
         let mut gm = GlobalTensor::<C>::new();
         gm.set_global_buffer(ws.addr(), ws.size() / C::SIZE);
         fixpipe_block(&gm, &BlockWrite { atomic: false, ..*w });
@@ -316,6 +309,28 @@ impl<C: Element + AtomicElement> MatmulDst<C> for LocalTensor<C> {
         let count = len.div_ceil(block) * block;
         data_copy(&self.view(w.off), &gm.view(w.off), count);
     }
+}
+
+thread_local! {
+    /// The GM workspaces of `GetTensorC` to the Unified Buffer, by block index: a core of a
+    /// launch runs on one thread at a time, so a (thread, block index) pair is never two live
+    /// cores; the regions stay alive (and their addresses distinct) across launches, so the
+    /// sanitizer's per-address GM log never sees two cores share one.
+    static WORKSPACES: std::cell::RefCell<std::collections::HashMap<u32, Arc<GmRegion>>> = Default::default();
+}
+
+/// This core's `Matmul` workspace in GM, at least `bytes` long (the vendor's part of the
+/// system workspace, `GetSysWorkSpacePtr`, that carries a `VECIN` C from the AIC to the AIV).
+fn workspace(bytes: usize) -> Arc<GmRegion> {
+    let idx = crate::ctx::get_block_idx();
+    WORKSPACES.with(|w| {
+        let mut w = w.borrow_mut();
+        let slot = w.entry(idx).or_insert_with(|| GmRegion::zeroed(bytes.max(32)));
+        if slot.size() < bytes {
+            *slot = GmRegion::zeroed(bytes);
+        }
+        Arc::clone(slot)
+    })
 }
 
 /// The `Fixpipe` conversion from L0C's `L` to C's `C`.
@@ -390,7 +405,6 @@ where
     /// An asynchronous `IterateAll` waits for `WaitIterateAll`.
     async_all: bool,
     ended: bool,
-    workspace: std::cell::RefCell<Option<Arc<GmRegion>>>,
     _t: PhantomData<(C, CFG)>,
 }
 
@@ -415,7 +429,6 @@ where
             pending: Default::default(),
             async_all: false,
             ended: false,
-            workspace: Default::default(),
             _t: PhantomData,
         }
     }
@@ -778,7 +791,7 @@ where
         } else {
             ((blk.mi * bm) * self.single.1 + blk.ni * bn, self.single.1)
         };
-        dst.put(&BlockWrite { co1: &co1, rows: blk.rows, cols: blk.cols, off, stride, atomic, workspace: &self.workspace });
+        dst.put(&BlockWrite { co1: &co1, rows: blk.rows, cols: blk.cols, off, stride, atomic });
     }
 
     /// `Iterate<SYNC>()`: computes the next `baseM × baseN` block of this core's C into L0C
