@@ -247,8 +247,8 @@ fn get_tensor_c_to_the_unified_buffer() {
             mm.get_tensor_c::<true, _>(&ub.view(i * 256), false, true);
             i += 1;
         }
-        q.enque(ub);
-        let ub = q.deque::<f32>();
+        set_flag::<HardEvent::MTE2_MTE3>(EVENT_ID0);
+        wait_flag::<HardEvent::MTE2_MTE3>(EVENT_ID0);
         data_copy(&seq_, &ub, 4 * 256);
         set_flag::<HardEvent::MTE3_MTE2>(EVENT_ID0);
         wait_flag::<HardEvent::MTE3_MTE2>(EVENT_ID0);

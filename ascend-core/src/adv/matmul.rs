@@ -100,7 +100,7 @@ use std::sync::Arc;
 pub use crate::adv::matmul_tiling::TCubeTiling;
 use crate::alloc::{LocalMemAllocator, L0A, L0B, L0C, L1};
 use crate::atomic::{set_atomic_add, set_atomic_none, AtomicElement};
-use crate::copy::data_copy;
+use crate::copy::{data_copy, data_copy_params, DataCopyParams};
 use crate::cube::fixpipe::{fixpipe, FixpipeOut, FixpipeParamsV220, QuantMode_t};
 use crate::cube::load_data::{load_data, LoadData2DParams, LoadDataElement};
 use crate::cube::mmad::{mmad, MmadParams, MmadTypes};
@@ -299,15 +299,30 @@ impl<C: Element + AtomicElement> MatmulDst<C> for LocalTensor<C> {
             "enAtomic = true with a Unified Buffer destination: atomic add applies to GM only".to_string()
         });
         // AIC: Fixpipe into the GM workspace (row stride `w.stride`); AIV: DataCopy into UB.
-        let len = w.rows * w.stride;
+        let len = (w.rows - 1) * w.stride + w.cols.div_ceil(32 / C::SIZE) * (32 / C::SIZE);
         let need = (w.off + len) * C::SIZE;
         let ws = workspace(need);
         let mut gm = GlobalTensor::<C>::new();
         gm.set_global_buffer(ws.addr(), ws.size() / C::SIZE);
         fixpipe_block(&gm, &BlockWrite { atomic: false, ..*w });
         let block = 32 / C::SIZE;
-        let count = len.div_ceil(block) * block;
-        data_copy(&self.view(w.off), &gm.view(w.off), count);
+        if w.stride == w.cols.div_ceil(block) * block {
+            // Sequential: the block's rows back to back.
+            data_copy(&self.view(w.off), &gm.view(w.off), len);
+        } else {
+            // At its place in a wider matrix: only the block's columns.
+            ensure(w.cols % block == 0 && w.stride % block == 0, "Matmul::GetTensorC", || {
+                format!(
+                    "the block's {} columns (row stride {}) are not whole 32-byte blocks of {}: use enSequentialWrite = true",
+                    w.cols,
+                    w.stride,
+                    C::DTYPE
+                )
+            });
+            let gap = ((w.stride - w.cols) / block) as u16;
+            let p = DataCopyParams::new(w.rows as u16, (w.cols / block) as u16, gap, gap);
+            data_copy_params(&self.view(w.off), &gm.view(w.off), &p);
+        }
     }
 }
 
