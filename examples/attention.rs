@@ -25,7 +25,10 @@ fn main() {
 fn run(args: &Args) -> ExampleResult {
     let (s, d, heads) = (args.rows.unwrap_or(64), args.cols.unwrap_or(64), args.cores.unwrap_or(4) as usize);
     if s == 0 || d == 0 || heads == 0 || s % 16 != 0 || d % 16 != 0 || s > 128 {
-        return Err(format!("S = {s} (a multiple of 16, at most 128), D = {d} (a multiple of 16), heads = {heads} > 0").into());
+        return Err(format!(
+            "S = {s} (a multiple of 16, at most 128), D = {d} (a multiple of 16), heads = {heads} > 0"
+        )
+        .into());
     }
     let q: Vec<f16> = random_vec(heads * s * d, 1, -2.0, 2.0);
     let k: Vec<f16> = random_vec(heads * s * d, 2, -2.0, 2.0);

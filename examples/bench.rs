@@ -837,18 +837,23 @@ fn matmul_rows(sizes: &Sizes, rows: &mut Vec<Row>) {
     let a = to_f16(&values(m * k, 21));
     let b = to_f16(&values(k * n, 22));
     let bias = values(n, 23);
-    let (af, bf): (Vec<f32>, Vec<f32>) = (a.iter().map(|x| x.to_f32()).collect(), b.iter().map(|x| x.to_f32()).collect());
+    let (af, bf): (Vec<f32>, Vec<f32>) =
+        (a.iter().map(|x| x.to_f32()).collect(), b.iter().map(|x| x.to_f32()).collect());
     let mut c = vec![0f32; m * n];
     let (nat, emu) = paired(
         sizes.min_time,
         || native_gemm(black_box(&mut c), &af, &bf, &bias, (m, n, k)),
         || {
-            black_box(run_matmul_leakyrelu(Soc::Ascend910B, &a, &b, &bias, (m, n, k), 1.0, cores).expect("matmul"));
+            black_box(
+                run_matmul_leakyrelu(Soc::Ascend910B, &a, &b, &bias, (m, n, k), 1.0, cores).expect("matmul"),
+            );
         },
     );
     rows.push(Row {
         group: "matmul",
-        name: format!("Matmul (high-level) f16 {m}x{n}x{k} + bias, {cores} cores (vs blocked f32 GEMM, rayon)"),
+        name: format!(
+            "Matmul (high-level) f16 {m}x{n}x{k} + bias, {cores} cores (vs blocked f32 GEMM, rayon)"
+        ),
         emulated: emu,
         native: nat,
         bytes: None,

@@ -31,7 +31,8 @@ fn run(args: &Args) -> ExampleResult {
     let b: Vec<f16> = random_vec(k * n, 2, -1.0, 1.0);
     let bias: Vec<f32> = random_vec(n, 3, -1.0, 1.0);
     let golden = matmul_leakyrelu_reference(&a, &b, &bias, (m, n, k), 0.001);
-    let (c, stats) = run_matmul_leakyrelu(Soc::Ascend910B, &a, &b, &bias, (m, n, k), 0.001, args.cores.unwrap_or(2))?;
+    let (c, stats) =
+        run_matmul_leakyrelu(Soc::Ascend910B, &a, &b, &bias, (m, n, k), 0.001, args.cores.unwrap_or(2))?;
     write_output(&args.output, &c)?;
     // Float accumulation against the f64 sum: a few ulps; the vendor's check allows 1e-6.
     let verdict = compare_close(&c, &golden, Tolerance::new(1e-6, 1e-9, 1e-4));

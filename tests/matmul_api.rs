@@ -67,7 +67,8 @@ fn bf16_tails_transposes_cfgs_and_orders_agree_bit_for_bit() {
     let a: Vec<bf16> = ascend_kernels::data::random_vec(m * k, 1, -2.0, 2.0);
     let b: Vec<bf16> = ascend_kernels::data::random_vec(k * n, 2, -2.0, 2.0);
     let bias: Vec<f32> = ascend_kernels::data::random_vec(n, 3, -2.0, 2.0);
-    let (af, bf): (Vec<f64>, Vec<f64>) = (a.iter().map(|x| x.to_f64()).collect(), b.iter().map(|x| x.to_f64()).collect());
+    let (af, bf): (Vec<f64>, Vec<f64>) =
+        (a.iter().map(|x| x.to_f64()).collect(), b.iter().map(|x| x.to_f64()).collect());
     let bias64: Vec<f64> = bias.iter().map(|&x| x as f64).collect();
     let want = cube_ref(&af, &bf, Some(&bias64), (m, n, k));
     let a_t: Vec<bf16> = (0..k * m).map(|i| a[(i % m) * k + i / m]).collect(); // K x M
@@ -89,7 +90,8 @@ fn bf16_tails_transposes_cfgs_and_orders_agree_bit_for_bit() {
     let po: Vec<At> = outs.iter().map(at).collect();
     let (p16, pbf) = (at(&o16), at(&obf));
     run1(move || {
-        let (a_, b_, at_, bt_, bias_) = (gm::<bf16>(pa), gm::<bf16>(pb), gm::<bf16>(pat), gm::<bf16>(pbt), gm::<f32>(pbias));
+        let (a_, b_, at_, bt_, bias_) =
+            (gm::<bf16>(pa), gm::<bf16>(pb), gm::<bf16>(pat), gm::<bf16>(pbt), gm::<f32>(pbias));
         let o: Vec<GlobalTensor<f32>> = po.iter().map(|&p| gm(p)).collect();
         let (o16_, obf_) = (gm::<f16>(p16), gm::<bf16>(pbf));
         // NORM, IterateAll.
@@ -156,8 +158,16 @@ fn bf16_tails_transposes_cfgs_and_orders_agree_bit_for_bit() {
     assert_eq!(obf.to_vec(), want.iter().map(|&x| bf16::from_f32(x)).collect::<Vec<_>>());
 }
 
-type H = Matmul<MatmulType<Gm, cube_format::ND, f16>, MatmulType<Gm, cube_format::ND, f16>, MatmulType<Gm, cube_format::ND, f32>>;
-type HUb = Matmul<MatmulType<Gm, cube_format::ND, f16>, MatmulType<Gm, cube_format::ND, f16>, MatmulType<VecIn, cube_format::ND, f32>>;
+type H = Matmul<
+    MatmulType<Gm, cube_format::ND, f16>,
+    MatmulType<Gm, cube_format::ND, f16>,
+    MatmulType<Gm, cube_format::ND, f32>,
+>;
+type HUb = Matmul<
+    MatmulType<Gm, cube_format::ND, f16>,
+    MatmulType<Gm, cube_format::ND, f16>,
+    MatmulType<VecIn, cube_format::ND, f32>,
+>;
 
 fn ints(len: usize, seed: u64) -> Vec<f16> {
     let mut rng = ascend_kernels::data::XorShift64::new(seed);
@@ -171,13 +181,16 @@ fn org_single_tail_atomic_and_disable_bias() {
     let (m, n, k) = (64, 64, 64);
     let (a, b) = (ints(m * k, 1), ints(k * n, 2));
     let bias: Vec<f32> = (0..n).map(|j| j as f32).collect();
-    let val = |r: usize, c: usize, kk: usize| -> f32 { (0..kk).map(|x| a[r * k + x].to_f32() * b[x * n + c].to_f32()).sum() };
+    let val = |r: usize, c: usize, kk: usize| -> f32 {
+        (0..kk).map(|x| a[r * k + x].to_f32() * b[x * n + c].to_f32()).sum()
+    };
     let t = {
         let mut api = MultiCoreMatmulTiling::new(Soc::Ascend910B);
         api.set_dim(1).set_org_shape(32, 32, 32).set_shape(32, 32, 32).set_fix_split(16, 16, 16);
         api.get_tiling().unwrap()
     };
-    let (ga, gb, gbias) = (GmBuffer::from_vec(a.clone()), GmBuffer::from_vec(b.clone()), GmBuffer::from_vec(bias));
+    let (ga, gb, gbias) =
+        (GmBuffer::from_vec(a.clone()), GmBuffer::from_vec(b.clone()), GmBuffer::from_vec(bias));
     let c = GmBuffer::from_vec(vec![1000f32; m * n]);
     let (pa, pb, pbias, pc) = (at(&ga), at(&gb), at(&gbias), at(&c));
     run1(move || {
@@ -191,7 +204,7 @@ fn org_single_tail_atomic_and_disable_bias() {
         mm.set_tensor_b(&b_.view(32), false);
         mm.set_bias(&bias_.view(32));
         mm.iterate_all::<true>(&c_.view(16 * 64 + 32), true); // atomic: 1000 + result
-        // The tail: 8 x 8 at (0, 0), no bias, not atomic.
+                                                              // The tail: 8 x 8 at (0, 0), no bias, not atomic.
         mm.set_tail(8, 8, -1);
         mm.disable_bias();
         mm.set_tensor_a(&a_, false);
@@ -221,8 +234,9 @@ fn org_single_tail_atomic_and_disable_bias() {
 fn get_tensor_c_to_the_unified_buffer() {
     let (m, n, k) = (32, 32, 32);
     let (a, b) = (ints(m * k, 3), ints(k * n, 4));
-    let want: Vec<f32> =
-        (0..m * n).map(|i| (0..k).map(|x| a[(i / n) * k + x].to_f32() * b[x * n + i % n].to_f32()).sum()).collect();
+    let want: Vec<f32> = (0..m * n)
+        .map(|i| (0..k).map(|x| a[(i / n) * k + x].to_f32() * b[x * n + i % n].to_f32()).sum())
+        .collect();
     let t = {
         let mut api = MultiCoreMatmulTiling::new(Soc::Ascend910B);
         api.set_dim(1).set_org_shape(32, 32, 32).set_shape(32, 32, 32).set_fix_split(16, 16, 16);

@@ -87,7 +87,6 @@ pub mod prelude {
         MatmulTypeInfo, CFG_MDL, CFG_NORM,
     };
     pub use crate::adv::matmul_tiling::{MatmulApiTiling, MultiCoreMatmulTiling, TCubeTiling};
-    pub use crate::regist_matmul_obj;
     pub use crate::adv::norm_more::*;
     pub use crate::adv::normalization::*;
     pub use crate::adv::pad::*;
@@ -124,6 +123,7 @@ pub mod prelude {
     pub use crate::gm_api::*;
     pub use crate::group_barrier::*;
     pub use crate::pipe::*;
+    pub use crate::regist_matmul_obj;
     pub use crate::scalar_compute::*;
     pub use crate::tiling_data::get_tiling_data;
     pub use crate::ub_size::*;

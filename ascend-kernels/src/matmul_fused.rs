@@ -221,10 +221,25 @@ pub fn run_matmul_leakyrelu(
     alpha: f32,
     cores: u32,
 ) -> Result<(Vec<f32>, LaunchStats), LaunchError> {
-    assert!(m % 128 == 0 && n % 64 == 0 && k % 16 == 0 && k > 0, "M = {m}, N = {n}, K = {k}: multiples of 128, 64, 16");
+    assert!(
+        m % 128 == 0 && n % 64 == 0 && k % 16 == 0 && k > 0,
+        "M = {m}, N = {n}, K = {k}: multiples of 128, 64, 16"
+    );
     assert!(a.len() == m * k && b.len() == k * n && bias.len() == n, "slice sizes do not match M, N, K");
-    let cube = tiling(cores, DataType::DT_FLOAT16, false, TPos::VECIN, DataType::DT_FLOAT, Some(DataType::DT_FLOAT), (m, n, k), (128, 64, -1));
-    assert!(cube.singleCoreM % 128 == 0 && cube.singleCoreN % 64 == 0, "the split {cube:?} leaves partial blocks");
+    let cube = tiling(
+        cores,
+        DataType::DT_FLOAT16,
+        false,
+        TPos::VECIN,
+        DataType::DT_FLOAT,
+        Some(DataType::DT_FLOAT),
+        (m, n, k),
+        (128, 64, -1),
+    );
+    assert!(
+        cube.singleCoreM % 128 == 0 && cube.singleCoreN % 64 == 0,
+        "the split {cube:?} leaves partial blocks"
+    );
     let tg = GmBuffer::from_tiling(&MatmulLeakyReluTiling { cube, alpha });
     let (ga, gb, gbias) = (GmBuffer::from_slice(a), GmBuffer::from_slice(b), GmBuffer::from_slice(bias));
     let gc = GmBuffer::<f32>::zeroed(m * n);
@@ -237,11 +252,18 @@ pub fn run_matmul_leakyrelu(
 }
 
 /// `LeakyRelu(A × B + bias)` in `f64`, rounded once to `float`.
-pub fn matmul_leakyrelu_reference(a: &[f16], b: &[f16], bias: &[f32], (m, n, k): (usize, usize, usize), alpha: f32) -> Vec<f32> {
+pub fn matmul_leakyrelu_reference(
+    a: &[f16],
+    b: &[f16],
+    bias: &[f32],
+    (m, n, k): (usize, usize, usize),
+    alpha: f32,
+) -> Vec<f32> {
     (0..m * n)
         .map(|i| {
             let (r, c) = (i / n, i % n);
-            let s: f64 = (0..k).map(|kk| a[r * k + kk].to_f64() * b[kk * n + c].to_f64()).sum::<f64>() + f64::from(bias[c]);
+            let s: f64 = (0..k).map(|kk| a[r * k + kk].to_f64() * b[kk * n + c].to_f64()).sum::<f64>()
+                + f64::from(bias[c]);
             (if s >= 0.0 { s } else { s * f64::from(alpha) }) as f32
         })
         .collect()
@@ -304,7 +326,16 @@ pub fn run_matmul_int8(
     cores: u32,
 ) -> Result<(Vec<i32>, LaunchStats), LaunchError> {
     assert!(a.len() == m * k && b_t.len() == n * k && bias.len() == n, "slice sizes do not match M, N, K");
-    let t = tiling(cores, DataType::DT_INT8, true, TPos::GM, DataType::DT_INT32, Some(DataType::DT_INT32), (m, n, k), (-1, -1, -1));
+    let t = tiling(
+        cores,
+        DataType::DT_INT8,
+        true,
+        TPos::GM,
+        DataType::DT_INT32,
+        Some(DataType::DT_INT32),
+        (m, n, k),
+        (-1, -1, -1),
+    );
     let tg = GmBuffer::from_tiling(&t);
     let (ga, gb, gbias) = (GmBuffer::from_slice(a), GmBuffer::from_slice(b_t), GmBuffer::from_slice(bias));
     let gc = GmBuffer::<i32>::zeroed(m * n);
@@ -317,7 +348,12 @@ pub fn run_matmul_int8(
 }
 
 /// `A × Bᵀ + bias`, exact.
-pub fn matmul_int8_reference(a: &[i8], b_t: &[i8], bias: &[i32], (m, n, k): (usize, usize, usize)) -> Vec<i32> {
+pub fn matmul_int8_reference(
+    a: &[i8],
+    b_t: &[i8],
+    bias: &[i32],
+    (m, n, k): (usize, usize, usize),
+) -> Vec<i32> {
     (0..m * n)
         .map(|i| {
             let (r, c) = (i / n, i % n);
@@ -352,7 +388,11 @@ type MmQk = Matmul<
     MatmulType<Gm, cube_format::ND, f16, true>,
     MatmulType<VecIn, cube_format::ND, f32>,
 >;
-type MmPv = Matmul<MatmulType<Gm, cube_format::ND, f16>, MatmulType<Gm, cube_format::ND, f16>, MatmulType<Gm, cube_format::ND, f32>>;
+type MmPv = Matmul<
+    MatmulType<Gm, cube_format::ND, f16>,
+    MatmulType<Gm, cube_format::ND, f16>,
+    MatmulType<Gm, cube_format::ND, f32>,
+>;
 
 /// One core (one head) of [`attention`].
 pub struct KernelAttention {
@@ -429,7 +469,13 @@ impl KernelAttention {
         muls(&scores, &scores, self.t.scale, s * s);
         pipe_barrier::<PIPE_V>();
         let tiling = soft_max_tiling_func(&[s as u32, s as u32], 4, self.t.softmax_tmp);
-        soft_max::<f32, false, false>(&scores, &scores, &self.tmp.get::<u8>(), &tiling, &SoftMaxShapeInfo::new(s as u32, s as u32, s as u32, s as u32));
+        soft_max::<f32, false, false>(
+            &scores,
+            &scores,
+            &self.tmp.get::<u8>(),
+            &tiling,
+            &SoftMaxShapeInfo::new(s as u32, s as u32, s as u32, s as u32),
+        );
         pipe_barrier::<PIPE_V>();
         let p = self.p_queue.alloc_tensor::<f16>();
         cast(&p, &scores, RoundMode::CastRint, s * s);
@@ -482,10 +528,18 @@ pub fn run_attention(
     s: usize,
     d: usize,
 ) -> Result<(Vec<f32>, LaunchStats), LaunchError> {
-    assert!(s > 0 && d > 0 && s % 16 == 0 && d % 16 == 0 && s <= 128, "s = {s}, d = {d}: multiples of 16, s <= 128");
-    assert!(q.len() == heads * s * d && k.len() == q.len() && v.len() == q.len(), "Q, K, V must hold heads x s x d");
-    let qk = tiling(1, DataType::DT_FLOAT16, true, TPos::VECIN, DataType::DT_FLOAT, None, (s, s, d), (-1, -1, -1));
-    let pv = tiling(1, DataType::DT_FLOAT16, false, TPos::GM, DataType::DT_FLOAT, None, (s, d, s), (-1, -1, -1));
+    assert!(
+        s > 0 && d > 0 && s % 16 == 0 && d % 16 == 0 && s <= 128,
+        "s = {s}, d = {d}: multiples of 16, s <= 128"
+    );
+    assert!(
+        q.len() == heads * s * d && k.len() == q.len() && v.len() == q.len(),
+        "Q, K, V must hold heads x s x d"
+    );
+    let qk =
+        tiling(1, DataType::DT_FLOAT16, true, TPos::VECIN, DataType::DT_FLOAT, None, (s, s, d), (-1, -1, -1));
+    let pv =
+        tiling(1, DataType::DT_FLOAT16, false, TPos::GM, DataType::DT_FLOAT, None, (s, d, s), (-1, -1, -1));
     let softmax_tmp = get_soft_max_max_tmp_size(&[s as u32, s as u32], 4, false);
     let t = AttentionTiling { qk, pv, s: s as u32, d: d as u32, scale: 1.0 / (d as f32).sqrt(), softmax_tmp };
     let tg = GmBuffer::from_tiling(&t);
@@ -507,7 +561,8 @@ pub fn attention_reference(q: &[f16], k: &[f16], v: &[f16], heads: usize, s: usi
     for h in 0..heads {
         let at = |x: &[f16], r: usize, c: usize| x[h * s * d + r * d + c].to_f64();
         for i in 0..s {
-            let sc: Vec<f64> = (0..s).map(|j| (0..d).map(|c| at(q, i, c) * at(k, j, c)).sum::<f64>() * scale).collect();
+            let sc: Vec<f64> =
+                (0..s).map(|j| (0..d).map(|c| at(q, i, c) * at(k, j, c)).sum::<f64>() * scale).collect();
             let max = sc.iter().cloned().fold(f64::MIN, f64::max);
             let e: Vec<f64> = sc.iter().map(|x| (x - max).exp()).collect();
             let sum: f64 = e.iter().sum();
@@ -535,7 +590,8 @@ mod tests {
         let bias: Vec<f32> = random_vec(n, 3, -1.0, 1.0);
         let want = matmul_leakyrelu_reference(&a, &b, &bias, (m, n, k), 0.01);
         for cores in [1, 2, 4] {
-            let (c, _) = run_matmul_leakyrelu(Soc::Ascend910B, &a, &b, &bias, (m, n, k), 0.01, cores).unwrap();
+            let (c, _) =
+                run_matmul_leakyrelu(Soc::Ascend910B, &a, &b, &bias, (m, n, k), 0.01, cores).unwrap();
             // Float accumulation of 96 products: a few ulps from the f64 sum.
             assert_close(&c, &want, Tolerance::new(1e-5, 1e-6, 0.0));
         }
@@ -563,7 +619,11 @@ mod tests {
         let bias: Vec<i32> = (0..n).map(|_| rng.range(-100_000, 100_000) as i32).collect();
         let want = matmul_int8_reference(&a, &b, &bias, (m, n, k));
         for cores in [1, 3, 8] {
-            assert_eq!(run_matmul_int8(Soc::Ascend910B, &a, &b, &bias, (m, n, k), cores).unwrap().0, want, "{cores} cores");
+            assert_eq!(
+                run_matmul_int8(Soc::Ascend910B, &a, &b, &bias, (m, n, k), cores).unwrap().0,
+                want,
+                "{cores} cores"
+            );
         }
     }
 

@@ -35,7 +35,14 @@ use ascend_runtime::testing::{compare_close, Tolerance};
 // matmul_leakyrelu_advanced_api
 
 /// `matmul_leakyrelu_custom(a, b, bias, c, workspace, tiling)`.
-fn matmul_leakyrelu_custom(a: GmAddr, b: GmAddr, bias: GmAddr, c: GmAddr, workspace: GmAddr, tiling: TCubeTiling) {
+fn matmul_leakyrelu_custom(
+    a: GmAddr,
+    b: GmAddr,
+    bias: GmAddr,
+    c: GmAddr,
+    workspace: GmAddr,
+    tiling: TCubeTiling,
+) {
     init_soc_state();
     let mut pipe = TPipe::new();
     let mut a_global = GlobalTensor::<f16>::new();
@@ -141,7 +148,8 @@ fn matmul_leakyrelu_advanced_api_matches_the_golden_bit_for_bit() {
     let golden: Vec<f32> = (0..m * n)
         .map(|i| {
             let (r, c) = (i / n, i % n);
-            let s: f32 = (0..k).map(|kk| a[r * k + kk].to_f32() * b[kk * n + c].to_f32()).sum::<f32>() + bias[c];
+            let s: f32 =
+                (0..k).map(|kk| a[r * k + kk].to_f32() * b[kk * n + c].to_f32()).sum::<f32>() + bias[c];
             if s >= 0.0 {
                 s
             } else {
@@ -305,7 +313,9 @@ fn matmul_advanced_matches_the_golden_within_the_examples_tolerance() {
             let (r, c) = (i / N, i % N);
             let mut acc = bias[c];
             for k0 in (0..K).step_by(16) {
-                let s: f64 = (k0..k0 + 16).map(|kk| f64::from(a[r * K + kk].to_f32()) * f64::from(b[kk * N + c].to_f32())).sum();
+                let s: f64 = (k0..k0 + 16)
+                    .map(|kk| f64::from(a[r * K + kk].to_f32()) * f64::from(b[kk * N + c].to_f32()))
+                    .sum();
                 acc += s as f32;
             }
             acc
@@ -325,5 +335,8 @@ fn matmul_advanced_matches_the_golden_within_the_examples_tolerance() {
     // verify_result.py: rtol = atol = 1e-3, error ratio <= 1e-3.
     let report = compare_close(&out, &golden, Tolerance::new(1e-3, 1e-3, 1e-3)).unwrap();
     assert!(report.passed(), "{report:?}");
-    assert_eq!(out.iter().map(|x| x.to_bits()).collect::<Vec<_>>(), exact.iter().map(|x| x.to_bits()).collect::<Vec<_>>());
+    assert_eq!(
+        out.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+        exact.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
+    );
 }

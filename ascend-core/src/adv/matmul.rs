@@ -107,7 +107,7 @@ use crate::cube::mmad::{mmad, MmadParams, MmadTypes};
 use crate::cube::nd2nz::{data_copy_nd2nz, Nd2NzElement, Nd2NzParams};
 use crate::element::{bf16, f16, DType, Element};
 use crate::error::{ensure, fail};
-use crate::position::{Position, TPosition, A1, A2, B1, B2, Co1};
+use crate::position::{Co1, Position, TPosition, A1, A2, B1, B2};
 use crate::sync::{pipe_barrier, set_flag, wait_flag, HardEvent, EVENT_ID0, PIPE_ALL, PIPE_M};
 use crate::tensor::{GlobalTensor, GmRegion, LocalTensor};
 
@@ -147,7 +147,9 @@ use cube_format::Format;
 /// is ([`Gm`](crate::position::Gm), [`VecIn`](crate::position::VecIn), …), its format
 /// ([`cube_format::ND`]), its element type and whether it is transposed (`IS_TRANS`, the
 /// vendor's default `false`; [`Matmul::set_tensor_a`] takes the run-time flag).
-pub struct MatmulType<P: Position, F: Format, T: Element, const IS_TRANS: bool = false>(PhantomData<(P, F, T)>);
+pub struct MatmulType<P: Position, F: Format, T: Element, const IS_TRANS: bool = false>(
+    PhantomData<(P, F, T)>,
+);
 
 /// What [`Matmul`] reads from a [`MatmulType`].
 pub trait MatmulTypeInfo {
@@ -163,7 +165,9 @@ pub trait MatmulTypeInfo {
     const IS_TRANS: bool;
 }
 
-impl<P: Position, F: Format, T: Element, const IS_TRANS: bool> MatmulTypeInfo for MatmulType<P, F, T, IS_TRANS> {
+impl<P: Position, F: Format, T: Element, const IS_TRANS: bool> MatmulTypeInfo
+    for MatmulType<P, F, T, IS_TRANS>
+{
     type T = T;
     const POS: TPosition = P::POS;
     const NZ: bool = F::NZ;
@@ -251,7 +255,10 @@ pub struct BlockWrite<'a, L: Element> {
 
 /// Runs the block's `Fixpipe` on the cube side into `dst` (GM).
 #[track_caller]
-fn fixpipe_block<C: Element + FixpipeOut<L> + AtomicElement, L: Element + AtomicElement>(dst: &GlobalTensor<C>, w: &BlockWrite<'_, L>) {
+fn fixpipe_block<C: Element + FixpipeOut<L> + AtomicElement, L: Element + AtomicElement>(
+    dst: &GlobalTensor<C>,
+    w: &BlockWrite<'_, L>,
+) {
     let quant = quant_mode::<L, C>();
     let (rows, cols) = (w.rows, w.cols);
     crate::ctx::run_on_cube_side(|| {
@@ -263,7 +270,19 @@ fn fixpipe_block<C: Element + FixpipeOut<L> + AtomicElement, L: Element + Atomic
             set_atomic_add::<C>();
         }
         let m1 = rows.div_ceil(16);
-        let p = FixpipeParamsV220::new(cols as u16, rows as u16, (m1 * 16) as u16, w.stride as u32, false, quant, 0, 1, 0, 0, 0);
+        let p = FixpipeParamsV220::new(
+            cols as u16,
+            rows as u16,
+            (m1 * 16) as u16,
+            w.stride as u32,
+            false,
+            quant,
+            0,
+            1,
+            0,
+            0,
+            0,
+        );
         fixpipe(&dst.view(w.off), &c, &p);
         if w.atomic {
             set_atomic_none();
@@ -523,22 +542,36 @@ where
             format!("C is at position {}: C goes to GM or to VECIN/VECOUT/VECCALC", C::POS)
         });
         let soc = crate::ctx::get_soc();
-        ensure(<(<A::T as MatmulInput>::L0c, A::T, A::T) as MmadTypes>::mmad_supported(soc), API_INIT, || {
-            format!("A/B = {} is not supported on {soc}: the chip's Mmad has no such input", <A::T as Element>::DTYPE)
-        });
+        ensure(
+            <(<A::T as MatmulInput>::L0c, A::T, A::T) as MmadTypes>::mmad_supported(soc),
+            API_INIT,
+            || {
+                format!(
+                    "A/B = {} is not supported on {soc}: the chip's Mmad has no such input",
+                    <A::T as Element>::DTYPE
+                )
+            },
+        );
         let pos = |name: &str, v: i32| {
             ensure(v > 0, API_INIT, || format!("tiling.{name} = {v} must be positive"));
             v as usize
         };
         let (m, n, ka, kb) = (pos("M", t.M), pos("N", t.N), pos("Ka", t.Ka), pos("Kb", t.Kb));
-        let (sm, sn, sk) = (pos("singleCoreM", t.singleCoreM), pos("singleCoreN", t.singleCoreN), pos("singleCoreK", t.singleCoreK));
+        let (sm, sn, sk) = (
+            pos("singleCoreM", t.singleCoreM),
+            pos("singleCoreN", t.singleCoreN),
+            pos("singleCoreK", t.singleCoreK),
+        );
         let (bm, bn, bk) = (pos("baseM", t.baseM), pos("baseN", t.baseN), pos("baseK", t.baseK));
         let k0 = <A::T as MatmulInput>::K0;
         ensure(bm % 16 == 0 && bn % 16 == 0, API_INIT, || {
             format!("tiling.baseM = {bm} and baseN = {bn} must be multiples of 16 (the fractal's rows)")
         });
         ensure(bk % k0 == 0, API_INIT, || {
-            format!("tiling.baseK = {bk} must be a multiple of {k0} (the fractal's K0 for {})", <A::T as Element>::DTYPE)
+            format!(
+                "tiling.baseK = {bk} must be a multiple of {k0} (the fractal's K0 for {})",
+                <A::T as Element>::DTYPE
+            )
         });
         ensure(t.iterateOrder == 0 || t.iterateOrder == 1, API_INIT, || {
             format!("tiling.iterateOrder = {}: must be 0 (M first) or 1 (N first)", t.iterateOrder)
@@ -547,10 +580,18 @@ where
         let l0 = |mem| soc.memory_size(mem);
         use crate::position::Memory;
         ensure(bm * bk * es <= l0(Memory::L0A), API_INIT, || {
-            format!("baseM × baseK = {bm} × {bk} {} do not fit L0A ({} bytes)", <A::T as Element>::DTYPE, l0(Memory::L0A))
+            format!(
+                "baseM × baseK = {bm} × {bk} {} do not fit L0A ({} bytes)",
+                <A::T as Element>::DTYPE,
+                l0(Memory::L0A)
+            )
         });
         ensure(bk * bn * es <= l0(Memory::L0B), API_INIT, || {
-            format!("baseK × baseN = {bk} × {bn} {} do not fit L0B ({} bytes)", <A::T as Element>::DTYPE, l0(Memory::L0B))
+            format!(
+                "baseK × baseN = {bk} × {bn} {} do not fit L0B ({} bytes)",
+                <A::T as Element>::DTYPE,
+                l0(Memory::L0B)
+            )
         });
         ensure(bm * bn * 4 <= l0(Memory::L0C), API_INIT, || {
             format!("baseM × baseN = {bm} × {bn} 32-bit results do not fit L0C ({} bytes)", l0(Memory::L0C))
@@ -580,7 +621,10 @@ where
     pub fn set_tensor_a(&mut self, gm: &GlobalTensor<A::T>, is_transpose: bool) {
         self.tiling("Matmul::SetTensorA");
         ensure(!is_transpose || <A::T as Element>::SIZE == 2, "Matmul::SetTensorA", || {
-            format!("isTransposeA = true with {} inputs: the transposing load of 8-bit fractals is not emulated", <A::T as Element>::DTYPE)
+            format!(
+                "isTransposeA = true with {} inputs: the transposing load of 8-bit fractals is not emulated",
+                <A::T as Element>::DTYPE
+            )
         });
         self.a = Some((gm.clone(), is_transpose || A::IS_TRANS));
         self.next = 0;
@@ -668,7 +712,9 @@ where
     pub fn set_tail(&mut self, tail_m: i32, tail_n: i32, tail_k: i32) {
         self.tiling("Matmul::SetTail");
         let pick = |v: i32, old: usize, name: &str| {
-            ensure(v == -1 || v > 0, "Matmul::SetTail", || format!("{name} = {v}: must be positive or -1 (keep)"));
+            ensure(v == -1 || v > 0, "Matmul::SetTail", || {
+                format!("{name} = {v}: must be positive or -1 (keep)")
+            });
             if v == -1 {
                 old
             } else {
@@ -710,7 +756,9 @@ where
         let frac = 512 / <A::T as Element>::SIZE;
         let (m1, n1) = (rows.div_ceil(16), cols.div_ceil(16));
         let bias: Option<Vec<<A::T as MatmulInput>::L0c>> = self.bias.as_ref().map(|g| {
-            (0..cols).map(|j| <<A::T as MatmulInput>::L0c as Element>::from_f64(g.get_value(n0 + j).to_f64())).collect()
+            (0..cols)
+                .map(|j| <<A::T as MatmulInput>::L0c as Element>::from_f64(g.get_value(n0 + j).to_f64()))
+                .collect()
         });
         type L<T> = <T as MatmulInput>::L0c;
         let co1 = crate::ctx::run_on_cube_side(|| {
@@ -738,18 +786,54 @@ where
                 let k1 = depth.div_ceil(k0);
                 // GM -> L1 (ND -> NZ). A (rows x depth) or Aᵀ (depth x rows).
                 if !trans_a {
-                    let p = Nd2NzParams::new(1, rows as u16, depth as u16, 0, org_ka as u16, (m1 * 16) as u16, 1, 0);
+                    let p = Nd2NzParams::new(
+                        1,
+                        rows as u16,
+                        depth as u16,
+                        0,
+                        org_ka as u16,
+                        (m1 * 16) as u16,
+                        1,
+                        0,
+                    );
                     data_copy_nd2nz(&a1, &a_gm.view(m0 * org_ka + kk0), &p);
                 } else {
                     let kr = depth.div_ceil(16);
-                    let p = Nd2NzParams::new(1, depth as u16, rows as u16, 0, org_m as u16, (kr * 16) as u16, 1, 0);
+                    let p = Nd2NzParams::new(
+                        1,
+                        depth as u16,
+                        rows as u16,
+                        0,
+                        org_m as u16,
+                        (kr * 16) as u16,
+                        1,
+                        0,
+                    );
                     data_copy_nd2nz(&a1, &a_gm.view(kk0 * org_m + m0), &p);
                 }
                 if !trans_b {
-                    let p = Nd2NzParams::new(1, depth as u16, cols as u16, 0, org_n as u16, (k1 * 16) as u16, 1, 0);
+                    let p = Nd2NzParams::new(
+                        1,
+                        depth as u16,
+                        cols as u16,
+                        0,
+                        org_n as u16,
+                        (k1 * 16) as u16,
+                        1,
+                        0,
+                    );
                     data_copy_nd2nz(&b1, &b_gm.view(kk0 * org_n + n0), &p);
                 } else {
-                    let p = Nd2NzParams::new(1, cols as u16, depth as u16, 0, org_kb as u16, (n1 * 16) as u16, 1, 0);
+                    let p = Nd2NzParams::new(
+                        1,
+                        cols as u16,
+                        depth as u16,
+                        0,
+                        org_kb as u16,
+                        (n1 * 16) as u16,
+                        1,
+                        0,
+                    );
                     data_copy_nd2nz(&b1, &b_gm.view(n0 * org_kb + kk0), &p);
                 }
                 set_flag::<HardEvent::MTE2_MTE1>(EVENT_ID0);
@@ -795,7 +879,15 @@ where
     /// Writes `blk` into `dst`: at its place in this core's C (row stride orgN) for GM, or
     /// per `sequential` for the Unified Buffer.
     #[track_caller]
-    fn write<D: MatmulDst<C::T>>(&self, t: &TCubeTiling, blk: &Block, dst: &D, atomic: bool, sequential: bool, ub: bool) {
+    fn write<D: MatmulDst<C::T>>(
+        &self,
+        t: &TCubeTiling,
+        blk: &Block,
+        dst: &D,
+        atomic: bool,
+        sequential: bool,
+        ub: bool,
+    ) {
         let co1: Vec<L0cOf<A::T>> = blk.co1.iter().map(|&x| <L0cOf<A::T> as Element>::from_f64(x)).collect();
         let (bm, bn) = (t.baseM as usize, t.baseN as usize);
         let (off, stride) = if !ub {
@@ -824,7 +916,8 @@ where
         let (mb, nb) = self.blocks(&t);
         if SYNC {
             ensure(self.cur.is_none(), api, || {
-                "the previous block was not moved out: call GetTensorC after each synchronous Iterate".to_string()
+                "the previous block was not moved out: call GetTensorC after each synchronous Iterate"
+                    .to_string()
             });
             if self.next >= mb * nb {
                 self.next = 0;
@@ -861,12 +954,24 @@ where
     /// Buffer, `en_atomic` with a Unified Buffer `dst`, or C's type needs a quantising
     /// `Fixpipe`.
     #[track_caller]
-    pub fn get_tensor_c<const SYNC: bool, D: MatmulDst<C::T> + IsUb>(&mut self, dst: &D, en_atomic: bool, en_sequential_write: bool) {
+    pub fn get_tensor_c<const SYNC: bool, D: MatmulDst<C::T> + IsUb>(
+        &mut self,
+        dst: &D,
+        en_atomic: bool,
+        en_sequential_write: bool,
+    ) {
         let api = "Matmul::GetTensorC";
         let t = self.tiling(api);
         let blk = if SYNC { self.cur.take() } else { self.pending.pop_front() };
         let Some(blk) = blk else {
-            fail(api, if SYNC { "no block to move out: call Iterate first" } else { "no block left from the asynchronous Iterate" })
+            fail(
+                api,
+                if SYNC {
+                    "no block to move out: call Iterate first"
+                } else {
+                    "no block left from the asynchronous Iterate"
+                },
+            )
         };
         self.write(&t, &blk, dst, en_atomic, en_sequential_write, dst.is_ub());
     }
@@ -911,7 +1016,9 @@ where
     /// `GetTensorC`).
     #[track_caller]
     pub fn end(&mut self) {
-        ensure(self.cur.is_none(), "Matmul::End", || "a block of the last Iterate was never moved out with GetTensorC".to_string());
+        ensure(self.cur.is_none(), "Matmul::End", || {
+            "a block of the last Iterate was never moved out with GetTensorC".to_string()
+        });
         self.ended = true;
     }
 }

@@ -235,12 +235,24 @@ impl MultiCoreMatmulTiling {
         self
     }
     /// `SetAType(pos, format, type, isTrans)`.
-    pub fn set_a_type(&mut self, pos: TPos, format: CubeFormat, dtype: DataType, is_trans: bool) -> &mut Self {
+    pub fn set_a_type(
+        &mut self,
+        pos: TPos,
+        format: CubeFormat,
+        dtype: DataType,
+        is_trans: bool,
+    ) -> &mut Self {
         self.a = Operand { pos, format, dtype, trans: is_trans };
         self
     }
     /// `SetBType(pos, format, type, isTrans)`.
-    pub fn set_b_type(&mut self, pos: TPos, format: CubeFormat, dtype: DataType, is_trans: bool) -> &mut Self {
+    pub fn set_b_type(
+        &mut self,
+        pos: TPos,
+        format: CubeFormat,
+        dtype: DataType,
+        is_trans: bool,
+    ) -> &mut Self {
         self.b = Operand { pos, format, dtype, trans: is_trans };
         self
     }
@@ -300,7 +312,9 @@ impl MultiCoreMatmulTiling {
         let pick = |v: i32, o: i32| if v > 0 { v } else { o };
         let (m, n, k) = (pick(self.shape.0, om), pick(self.shape.1, on), pick(self.shape.2, oka));
         if m <= 0 || n <= 0 || k <= 0 || om <= 0 || on <= 0 || oka <= 0 || okb <= 0 {
-            return err(format!("the shape M = {m}, N = {n}, K = {k} (org {om}, {on}, {oka}, {okb}) must be set and positive"));
+            return err(format!(
+                "the shape M = {m}, N = {n}, K = {k} (org {om}, {on}, {oka}, {okb}) must be set and positive"
+            ));
         }
         for (side, o) in [("A", self.a), ("B", self.b), ("C", self.c)] {
             if o.format == CubeFormat::NZ {
@@ -308,14 +322,20 @@ impl MultiCoreMatmulTiling {
             }
         }
         if self.a.pos != TPos::GM || self.b.pos != TPos::GM {
-            return err(format!("A at {:?}, B at {:?}: only GM inputs are supported here", self.a.pos, self.b.pos));
+            return err(format!(
+                "A at {:?}, B at {:?}: only GM inputs are supported here",
+                self.a.pos, self.b.pos
+            ));
         }
         let _ = self.ub;
         if self.dim <= 0 {
             return err(format!("SetDim({}) must be positive", self.dim));
         }
         if self.a.dtype != self.b.dtype {
-            return err(format!("A is {:?} and B {:?}: they must be the same type", self.a.dtype, self.b.dtype));
+            return err(format!(
+                "A is {:?} and B {:?}: they must be the same type",
+                self.a.dtype, self.b.dtype
+            ));
         }
         let es = self.a.dtype.size();
         let k0 = 32 / es;
@@ -363,8 +383,13 @@ impl MultiCoreMatmulTiling {
         let l0c = if self.l0c > 0 { self.l0c as i64 } else { soc.memory_size(Memory::L0C) as i64 };
         let l1 = if self.l1 > 0 { self.l1 as i64 } else { soc.memory_size(Memory::L1) as i64 };
         let esz = es as i64;
-        if bm as i64 * bk as i64 * esz > l0a || bk as i64 * bn as i64 * esz > l0b || bm as i64 * bn as i64 * 4 > l0c {
-            return err(format!("the base block {bm} x {bn} x {bk} does not fit L0A/L0B ({l0a} bytes) or L0C ({l0c} bytes)"));
+        if bm as i64 * bk as i64 * esz > l0a
+            || bk as i64 * bn as i64 * esz > l0b
+            || bm as i64 * bn as i64 * 4 > l0c
+        {
+            return err(format!(
+                "the base block {bm} x {bn} x {bk} does not fit L0A/L0B ({l0a} bytes) or L0C ({l0c} bytes)"
+            ));
         }
         // 3. L1 steps and depths.
         let mut step_k = 4;
