@@ -802,7 +802,7 @@ fn reduce_row<T: ReduceElement>(sizes: &Sizes, rows: &mut Vec<Row>) {
 
 /// A native blocked GEMM: `C = A × B + bias` in f32 from half inputs, 64 × 64 tiles of C over
 /// 64-deep slices of K, row tiles in parallel (rayon).
-fn native_gemm(c: &mut [f32], a: &[f32], b: &[f32], bias: &[f32], (m, n, k): (usize, usize, usize)) {
+fn native_gemm(c: &mut [f32], a: &[f32], b: &[f32], bias: &[f32], (_m, n, k): (usize, usize, usize)) {
     const T: usize = 64;
     c.par_chunks_mut(T * n).enumerate().for_each(|(ti, rows)| {
         let i0 = ti * T;
