@@ -800,6 +800,67 @@ fn reduce_row<T: ReduceElement>(sizes: &Sizes, rows: &mut Vec<Row>) {
 // ---------------------------------------------------------------------------------------------
 // 3. Launch overhead and 4. scaling
 
+/// A native blocked GEMM: `C = A × B + bias` in f32 from half inputs, 64 × 64 tiles of C over
+/// 64-deep slices of K, row tiles in parallel (rayon).
+fn native_gemm(c: &mut [f32], a: &[f32], b: &[f32], bias: &[f32], (_m, n, k): (usize, usize, usize)) {
+    const T: usize = 64;
+    c.par_chunks_mut(T * n).enumerate().for_each(|(ti, rows)| {
+        let i0 = ti * T;
+        let rm = rows.len() / n;
+        for row in rows.chunks_mut(n) {
+            row.copy_from_slice(bias);
+        }
+        for k0 in (0..k).step_by(T) {
+            for j0 in (0..n).step_by(T) {
+                let (jn, kn) = ((j0 + T).min(n), (k0 + T).min(k));
+                for r in 0..rm {
+                    let arow = &a[(i0 + r) * k..];
+                    let crow = &mut rows[r * n + j0..r * n + jn];
+                    for kk in k0..kn {
+                        let x = arow[kk];
+                        let brow = &b[kk * n + j0..kk * n + jn];
+                        for (cv, bv) in crow.iter_mut().zip(brow) {
+                            *cv += x * bv;
+                        }
+                    }
+                }
+            }
+        }
+    });
+}
+
+/// The high-level `Matmul` (`matmul_leakyrelu` with slope 1: `A × B + bias` through `VECIN`
+/// and `LeakyRelu`) against [`native_gemm`] on the same data.
+fn matmul_rows(sizes: &Sizes, rows: &mut Vec<Row>) {
+    use ascend_kernels::matmul_fused::run_matmul_leakyrelu;
+    let (m, n, k, cores) = if sizes.memory { (512, 512, 512, 8) } else { (128, 128, 64, 2) };
+    let a = to_f16(&values(m * k, 21));
+    let b = to_f16(&values(k * n, 22));
+    let bias = values(n, 23);
+    let (af, bf): (Vec<f32>, Vec<f32>) =
+        (a.iter().map(|x| x.to_f32()).collect(), b.iter().map(|x| x.to_f32()).collect());
+    let mut c = vec![0f32; m * n];
+    let (nat, emu) = paired(
+        sizes.min_time,
+        || native_gemm(black_box(&mut c), &af, &bf, &bias, (m, n, k)),
+        || {
+            black_box(
+                run_matmul_leakyrelu(Soc::Ascend910B, &a, &b, &bias, (m, n, k), 1.0, cores).expect("matmul"),
+            );
+        },
+    );
+    rows.push(Row {
+        group: "matmul",
+        name: format!(
+            "Matmul (high-level) f16 {m}x{n}x{k} + bias, {cores} cores (vs blocked f32 GEMM, rayon)"
+        ),
+        emulated: emu,
+        native: nat,
+        bytes: None,
+        target: None,
+    });
+}
+
 fn launch_rows(sizes: &Sizes, rows: &mut Vec<Row>) {
     let min = sizes.min_time.max(Duration::from_millis(1));
     for cores in [1u32, 8, 48] {
@@ -964,6 +1025,8 @@ pub fn run(sizes: &Sizes) -> Vec<Row> {
     done("instructions", &rows);
     trans_reduce_rows(sizes, &mut rows);
     done("vec_trans and vec_reduce_add", &rows);
+    matmul_rows(sizes, &mut rows);
+    done("matmul", &rows);
     launch_rows(sizes, &mut rows);
     done("launch", &rows);
     scaling_rows(sizes, &mut rows);

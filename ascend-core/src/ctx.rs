@@ -515,6 +515,24 @@ pub fn run_on_core<R>(cfg: CoreConfig, f: impl FnOnce() -> R) -> R {
     f()
 }
 
+/// Runs `f` on the cube core (AIC) that serves the current core's high-level `Matmul`: a core
+/// of the same index, launch size and chip, with the cube's memories (L1, L0A, L0B, L0C) and
+/// no Unified Buffer, sharing the launch's cancellation and atomic log. The AIV ↔ AIC message
+/// channel of the vendor's mixed kernels is modelled by this call: the vector core's request
+/// runs to completion on its cube core before the call returns (see `crate::adv::matmul`).
+pub(crate) fn run_on_cube_side<R>(f: impl FnOnce() -> R) -> R {
+    let cfg = with_core(|c| CoreConfig {
+        block_idx: c.block_idx,
+        block_num: c.block_num,
+        soc: c.soc,
+        barrier: None,
+        cancel: c.cancel.clone(),
+        atomic_log: c.atomic_log.clone(),
+        kernel_type: Some(KernelType::AicOnly),
+    });
+    run_on_core(cfg, f)
+}
+
 /// The current core, creating the default core for this thread if none is set.
 #[inline]
 fn current() -> *const CoreState {

@@ -91,6 +91,11 @@ pub mod prelude {
     pub use crate::adv::math_more::*;
     pub use crate::adv::math_power::*;
     pub use crate::adv::math_trig::*;
+    pub use crate::adv::matmul::{
+        cube_format, CfgMdl, CfgNorm, Matmul, MatmulCfg, MatmulConfig, MatmulDst, MatmulInput, MatmulType,
+        MatmulTypeInfo, CFG_MDL, CFG_NORM,
+    };
+    pub use crate::adv::matmul_tiling::{MatmulApiTiling, MultiCoreMatmulTiling, TCubeTiling};
     pub use crate::adv::norm_more::*;
     pub use crate::adv::normalization::*;
     pub use crate::adv::pad::*;
@@ -127,6 +132,7 @@ pub mod prelude {
     pub use crate::gm_api::*;
     pub use crate::group_barrier::*;
     pub use crate::pipe::*;
+    pub use crate::regist_matmul_obj;
     pub use crate::scalar_compute::*;
     pub use crate::tiling_data::get_tiling_data;
     pub use crate::ub_size::*;

@@ -51,6 +51,7 @@ pub mod gelu;
 pub mod host;
 pub mod leaky_relu;
 pub mod matmul;
+pub mod matmul_fused;
 pub mod maximum;
 pub mod norm;
 pub mod reduce_sum;

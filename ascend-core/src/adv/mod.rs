@@ -29,6 +29,8 @@ pub mod math_ext;
 pub mod math_more;
 pub mod math_power;
 pub mod math_trig;
+pub mod matmul;
+pub mod matmul_tiling;
 pub mod norm_more;
 pub mod normalization;
 pub mod pad;

@@ -1,0 +1,1042 @@
+//! The high-level `Matmul` (AscendC `matmul::Matmul<A_TYPE, B_TYPE, C_TYPE, BIAS_TYPE, CFG>`,
+//! `lib/matmul_intf.h`): `C = A × B (+ bias)` for one core's `singleCoreM × singleCoreN`
+//! block of C, in `baseM × baseN` blocks, driven by a [`TCubeTiling`] from the host
+//! ([`MultiCoreMatmulTiling`](crate::adv::matmul_tiling::MultiCoreMatmulTiling)).
+//!
+//! ```
+//! use ascend_core::prelude::*;
+//! use ascend_core::adv::matmul_tiling::{CubeFormat, DataType, MultiCoreMatmulTiling, TPos};
+//!
+//! // Host: the tiling of a 32 x 48 x 64 half matmul on one core.
+//! let mut api = MultiCoreMatmulTiling::new(Soc::Ascend910B);
+//! api.set_dim(1);
+//! api.set_a_type(TPos::GM, CubeFormat::ND, DataType::DT_FLOAT16, false);
+//! api.set_b_type(TPos::GM, CubeFormat::ND, DataType::DT_FLOAT16, false);
+//! api.set_c_type(TPos::GM, CubeFormat::ND, DataType::DT_FLOAT);
+//! api.set_shape(32, 48, 64);
+//! api.set_org_shape(32, 48, 64);
+//! let tiling = api.get_tiling().unwrap();
+//!
+//! // Kernel (here on a single default core, which has every memory).
+//! let a: Vec<f16> = (0..32 * 64).map(|i| f16::from_f32((i % 5) as f32)).collect();
+//! let b: Vec<f16> = (0..64 * 48).map(|i| f16::from_f32((i % 3) as f32 - 1.0)).collect();
+//! let (ga, gb) = (GmRegion::from_bytes(bytemuck_bytes(&a)), GmRegion::from_bytes(bytemuck_bytes(&b)));
+//! let gc = GmRegion::zeroed(32 * 48 * 4);
+//! # fn bytemuck_bytes<T: Element>(v: &[T]) -> &[u8] {
+//! #     unsafe { std::slice::from_raw_parts(v.as_ptr() as *const u8, v.len() * T::SIZE) }
+//! # }
+//! let bind = |r: &std::sync::Arc<GmRegion>| r.addr();
+//! let (mut a_gm, mut b_gm, mut c_gm) = (GlobalTensor::<f16>::new(), GlobalTensor::<f16>::new(), GlobalTensor::<f32>::new());
+//! a_gm.set_global_buffer(bind(&ga), 32 * 64);
+//! b_gm.set_global_buffer(bind(&gb), 64 * 48);
+//! c_gm.set_global_buffer(bind(&gc), 32 * 48);
+//! let mut mm = Matmul::<
+//!     MatmulType<Gm, cube_format::ND, f16>,
+//!     MatmulType<Gm, cube_format::ND, f16>,
+//!     MatmulType<Gm, cube_format::ND, f32>,
+//! >::new();
+//! mm.init(&tiling);
+//! mm.set_tensor_a(&a_gm, false);
+//! mm.set_tensor_b(&b_gm, false);
+//! mm.iterate_all::<true>(&c_gm, false);
+//! mm.end();
+//! let row0: f32 = (0..64).map(|k| a[k].to_f32() * b[k * 48].to_f32()).sum();
+//! assert_eq!(c_gm.get_value(0), row0);
+//! ```
+//!
+//! # How it runs
+//!
+//! On the chip, in a mixed kernel, the vector core (AIV) calls the `Matmul` object and each
+//! call becomes a message to its cube core (AIC), which runs the cube work; in a cube-only
+//! kernel the AIC runs it directly. Here the message channel is modelled by its semantics:
+//! each call runs its cube work at once, to completion, on the cube core paired with the
+//! calling core (a core of the same block index with L1/L0A/L0B/L0C; see
+//! [`KernelType`](crate::ctx::KernelType)), so the `Matmul` works the same from an AIV core
+//! of an `AivOnly` launch, from an AIC core of an `AicOnly` launch and, once mixed launches
+//! exist, from the AIV side of a mixed kernel.
+//!
+//! The cube work uses this crate's basic cube instructions, in the vendor's order (the
+//! `MatmulImpl` NORM/MDL policies of `impl/adv_api/detail/matmul`): for each `baseM × baseN`
+//! block (M first, or N first when `iterateOrder = 1`), for each `baseK` slice of K in order:
+//! [`data_copy_nd2nz`](crate::cube::nd2nz::data_copy_nd2nz) GM → L1, [`load_data`] L1 →
+//! L0A/L0B, [`mmad`] into L0C (the first slice initialises L0C, or starts from the bias),
+//! then [`fixpipe`] L0C → GM with the conversion C's type needs. The L0C accumulation is
+//! therefore the basic path's, bit for bit: per element, each run of `K0` depths (16 for
+//! 16-bit inputs, 32 for `int8_t`) is summed exactly and rounded once to `float`, and the
+//! runs are added in `float` in K order, starting from the bias when there is one. The
+//! `stepKa`/`stepKb`/`depthA1` caching of the vendor's L1 changes how often data is moved,
+//! not the sums, so `CFG_NORM` and `CFG_MDL` give the same bits.
+//!
+//! The bias: the vendor moves it GM → L1 → the bias table (C2) and starts the first `Mmad`
+//! from it (`cmatrixSource`); the bias table is not emulated yet, so the block's L0C is filled
+//! with the bias row and the first `Mmad` accumulates onto it (`cmatrixInitVal = false`), the
+//! same float additions in the same order ([`fill_l0c_with_bias`] is the single place to
+//! change when `Mmad` with a bias table lands).
+//!
+//! `GetTensorC` to a `VECIN` tensor: on Ascend910B the AIC cannot write the Unified Buffer; the
+//! vendor's `Fixpipe` writes the block to a GM workspace and the AIV copies it in (`DataCopy`,
+//! pipe MTE2). The same happens here, through a GM workspace per core (kept per thread and
+//! block index; the vendor's is part of the system workspace, `GetSysWorkSpacePtr`).
+//!
+//! # Supported
+//!
+//! - A, B in GM, ND format; `isTrans` for A and B with 16-bit inputs, for B with `int8_t`
+//!   (`int8_t` with `isTransA`, or without `isTransB`, needs `LoadData` with transpose of
+//!   8-bit fractals, not emulated: an error);
+//! - inputs `half` → C `float`/`half`/`bfloat16_t`; `bfloat16_t` → `float`/`bfloat16_t`/`half`;
+//!   `int8_t` → `int32_t`;
+//! - C in GM (ND) or in `VECIN`/`VECOUT`/`VECCALC` (ND), with `enAtomic` (atomic add);
+//! - bias in GM (`float` or `half` for floating inputs, `int32_t` for `int8_t`);
+//! - `Iterate` (sync and async) + `GetTensorC`, `IterateAll` (sync and async +
+//!   `WaitIterateAll`), `SetOrgShape`, `SetSingleShape`, `SetTail`, `End`.
+//!
+//! Not supported (errors or absent): NZ-format operands, `float` inputs, quantised outputs
+//! (`int8_t` → `half` with `SetQuantScalar`), A/B in L1 (`TSCM`) or UB, batch matmul,
+//! user-managed CO1, `enPartialSum`.
+
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+pub use crate::adv::matmul_tiling::TCubeTiling;
+use crate::alloc::{LocalMemAllocator, L0A, L0B, L0C, L1};
+use crate::atomic::{set_atomic_add, set_atomic_none, AtomicElement};
+use crate::copy::{data_copy, data_copy_params, DataCopyParams};
+use crate::cube::fixpipe::{fixpipe, FixpipeOut, FixpipeParamsV220, QuantMode_t};
+use crate::cube::load_data::{load_data, LoadData2DParams, LoadDataElement};
+use crate::cube::mmad::{mmad, MmadParams, MmadTypes};
+use crate::cube::nd2nz::{data_copy_nd2nz, Nd2NzElement, Nd2NzParams};
+use crate::element::{bf16, f16, DType, Element};
+use crate::error::{ensure, fail};
+use crate::position::{Co1, Position, TPosition, A1, A2, B1, B2};
+use crate::sync::{pipe_barrier, set_flag, wait_flag, HardEvent, EVENT_ID0, PIPE_ALL, PIPE_M};
+use crate::tensor::{GlobalTensor, GmRegion, LocalTensor};
+
+/// The data formats of a [`MatmulType`] (AscendC `CubeFormat`), as marker types.
+pub mod cube_format {
+    mod sealed {
+        pub trait Sealed {}
+    }
+    /// A marker type for a `CubeFormat`.
+    pub trait Format: sealed::Sealed + 'static {
+        /// Whether it is the fractal NZ format.
+        const NZ: bool;
+        /// The vendor's name.
+        const NAME: &'static str;
+    }
+    /// `CubeFormat::ND`: row-major.
+    #[derive(Clone, Copy, Debug, Default)]
+    pub struct ND;
+    /// `CubeFormat::NZ`: fractal columns of 16-row fractals (not supported by [`Matmul`](super::Matmul) yet).
+    #[derive(Clone, Copy, Debug, Default)]
+    pub struct NZ;
+    impl sealed::Sealed for ND {}
+    impl sealed::Sealed for NZ {}
+    impl Format for ND {
+        const NZ: bool = false;
+        const NAME: &'static str = "ND";
+    }
+    impl Format for NZ {
+        const NZ: bool = true;
+        const NAME: &'static str = "NZ";
+    }
+}
+
+use cube_format::Format;
+
+/// One operand's description (AscendC `MatmulType<POSITION, FORMAT, TYPE, ISTRANS>`): where it
+/// is ([`Gm`](crate::position::Gm), [`VecIn`](crate::position::VecIn), …), its format
+/// ([`cube_format::ND`]), its element type and whether it is transposed (`IS_TRANS`, the
+/// vendor's default `false`; [`Matmul::set_tensor_a`] takes the run-time flag).
+pub struct MatmulType<P: Position, F: Format, T: Element, const IS_TRANS: bool = false>(
+    PhantomData<(P, F, T)>,
+);
+
+/// What [`Matmul`] reads from a [`MatmulType`].
+pub trait MatmulTypeInfo {
+    /// The element type.
+    type T: Element;
+    /// The position.
+    const POS: TPosition;
+    /// Whether the format is NZ.
+    const NZ: bool;
+    /// The format's name.
+    const FORMAT: &'static str;
+    /// `IS_TRANS`.
+    const IS_TRANS: bool;
+}
+
+impl<P: Position, F: Format, T: Element, const IS_TRANS: bool> MatmulTypeInfo
+    for MatmulType<P, F, T, IS_TRANS>
+{
+    type T = T;
+    const POS: TPosition = P::POS;
+    const NZ: bool = F::NZ;
+    const FORMAT: &'static str = F::NAME;
+    const IS_TRANS: bool = IS_TRANS;
+}
+
+/// The `MatmulConfig` templates (the vendor's `CFG_NORM`, `CFG_MDL`, `matmul_config.h`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MatmulConfig {
+    /// The template: `"NORM"` or `"MDL"`.
+    pub name: &'static str,
+    /// `doNorm`.
+    pub do_norm: bool,
+    /// `doMultiDataLoad`.
+    pub do_multi_data_load: bool,
+}
+
+/// The vendor's `CFG_NORM` (`GetNormalConfig()`): one base block of A and B per L1 load.
+pub const CFG_NORM: MatmulConfig = MatmulConfig { name: "NORM", do_norm: true, do_multi_data_load: false };
+/// The vendor's `CFG_MDL` (`GetMDLConfig()`): `stepKa`/`stepKb` base blocks per L1 load.
+pub const CFG_MDL: MatmulConfig = MatmulConfig { name: "MDL", do_norm: false, do_multi_data_load: true };
+
+/// A marker type for a [`MatmulConfig`] in [`Matmul`]'s type parameters.
+pub trait MatmulCfg: 'static {
+    /// The configuration.
+    const CFG: MatmulConfig;
+}
+/// [`CFG_NORM`] as a type parameter (the default).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CfgNorm;
+/// [`CFG_MDL`] as a type parameter.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CfgMdl;
+impl MatmulCfg for CfgNorm {
+    const CFG: MatmulConfig = CFG_NORM;
+}
+impl MatmulCfg for CfgMdl {
+    const CFG: MatmulConfig = CFG_MDL;
+}
+
+/// An input element type of [`Matmul`]: its L0C type and how its fractals are loaded.
+pub trait MatmulInput: Nd2NzElement + LoadDataElement {
+    /// The L0C (accumulator) type: `float`, or `int32_t` for `int8_t`.
+    type L0c: Element + AtomicElement;
+    /// Elements per fractal row (32 bytes).
+    const K0: usize = 32 / Self::SIZE;
+}
+impl MatmulInput for f16 {
+    type L0c = f32;
+}
+impl MatmulInput for bf16 {
+    type L0c = f32;
+}
+impl MatmulInput for i8 {
+    type L0c = i32;
+}
+
+/// Where [`Matmul::get_tensor_c`] and [`Matmul::iterate_all`] can write C: a
+/// [`GlobalTensor`] or a Unified Buffer [`LocalTensor`].
+pub trait MatmulDst<C: Element> {
+    /// Writes the block `data` (`rows × cols`, row-major, `cols` elements a row).
+    #[doc(hidden)]
+    fn put<L: Element + AtomicElement>(&self, w: &BlockWrite<'_, L>)
+    where
+        C: FixpipeOut<L>;
+}
+
+/// One block on its way out (internal).
+#[doc(hidden)]
+pub struct BlockWrite<'a, L: Element> {
+    /// The block's L0C contents (NZ, `m1 × 16` rows a Z column).
+    pub co1: &'a [L],
+    /// Rows and columns.
+    pub rows: usize,
+    /// Columns.
+    pub cols: usize,
+    /// Destination offset and row stride (elements) for GM; for UB the sequential flag picks.
+    pub off: usize,
+    /// Row stride of the destination.
+    pub stride: usize,
+    /// Atomic add.
+    pub atomic: bool,
+}
+
+/// Runs the block's `Fixpipe` on the cube side into `dst` (GM).
+#[track_caller]
+fn fixpipe_block<C: Element + FixpipeOut<L> + AtomicElement, L: Element + AtomicElement>(
+    dst: &GlobalTensor<C>,
+    w: &BlockWrite<'_, L>,
+) {
+    let quant = quant_mode::<L, C>();
+    let (rows, cols) = (w.rows, w.cols);
+    crate::ctx::run_on_cube_side(|| {
+        let mut l0c = LocalMemAllocator::<L0C>::new();
+        let c = l0c.alloc_at::<Co1, L>(w.co1.len());
+        c.copy_from_slice(w.co1);
+        pipe_barrier::<PIPE_ALL>();
+        if w.atomic {
+            set_atomic_add::<C>();
+        }
+        let m1 = rows.div_ceil(16);
+        let p = FixpipeParamsV220::new(
+            cols as u16,
+            rows as u16,
+            (m1 * 16) as u16,
+            w.stride as u32,
+            false,
+            quant,
+            0,
+            1,
+            0,
+            0,
+            0,
+        );
+        fixpipe(&dst.view(w.off), &c, &p);
+        if w.atomic {
+            set_atomic_none();
+        }
+        pipe_barrier::<PIPE_ALL>();
+    });
+}
+
+impl<C: Element + AtomicElement> MatmulDst<C> for GlobalTensor<C> {
+    #[track_caller]
+    fn put<L: Element + AtomicElement>(&self, w: &BlockWrite<'_, L>)
+    where
+        C: FixpipeOut<L>,
+    {
+        fixpipe_block(self, w);
+    }
+}
+
+impl<C: Element + AtomicElement> MatmulDst<C> for LocalTensor<C> {
+    #[track_caller]
+    fn put<L: Element + AtomicElement>(&self, w: &BlockWrite<'_, L>)
+    where
+        C: FixpipeOut<L>,
+    {
+        ensure(self.get_position().is_ub(), "Matmul::GetTensorC", || {
+            format!(
+                "the destination is at position {}: a LocalTensor destination of C must be in the Unified Buffer \
+                 (VECIN, VECOUT or VECCALC)",
+                self.get_position()
+            )
+        });
+        ensure(!w.atomic, "Matmul::GetTensorC", || {
+            "enAtomic = true with a Unified Buffer destination: atomic add applies to GM only".to_string()
+        });
+        // AIC: Fixpipe into the GM workspace (row stride `w.stride`); AIV: DataCopy into UB.
+        let len = (w.rows - 1) * w.stride + w.cols.div_ceil(32 / C::SIZE) * (32 / C::SIZE);
+        let need = (w.off + len) * C::SIZE;
+        let ws = workspace(need);
+        let mut gm = GlobalTensor::<C>::new();
+        gm.set_global_buffer(ws.addr(), ws.size() / C::SIZE);
+        fixpipe_block(&gm, &BlockWrite { atomic: false, ..*w });
+        let block = 32 / C::SIZE;
+        if w.stride == w.cols.div_ceil(block) * block {
+            // Sequential: the block's rows back to back.
+            data_copy(&self.view(w.off), &gm.view(w.off), len);
+        } else {
+            // At its place in a wider matrix: only the block's columns.
+            ensure(w.cols % block == 0 && w.stride % block == 0, "Matmul::GetTensorC", || {
+                format!(
+                    "the block's {} columns (row stride {}) are not whole 32-byte blocks of {}: use enSequentialWrite = true",
+                    w.cols,
+                    w.stride,
+                    C::DTYPE
+                )
+            });
+            let gap = ((w.stride - w.cols) / block) as u16;
+            let p = DataCopyParams::new(w.rows as u16, (w.cols / block) as u16, gap, gap);
+            data_copy_params(&self.view(w.off), &gm.view(w.off), &p);
+        }
+    }
+}
+
+thread_local! {
+    /// The GM workspaces of `GetTensorC` to the Unified Buffer, by block index: a core of a
+    /// launch runs on one thread at a time, so a (thread, block index) pair is never two live
+    /// cores; the regions stay alive (and their addresses distinct) across launches, so the
+    /// sanitizer's per-address GM log never sees two cores share one.
+    static WORKSPACES: std::cell::RefCell<std::collections::HashMap<u32, Arc<GmRegion>>> = Default::default();
+}
+
+/// This core's `Matmul` workspace in GM, at least `bytes` long (the vendor's part of the
+/// system workspace, `GetSysWorkSpacePtr`, that carries a `VECIN` C from the AIC to the AIV).
+fn workspace(bytes: usize) -> Arc<GmRegion> {
+    let idx = crate::ctx::get_block_idx();
+    WORKSPACES.with(|w| {
+        let mut w = w.borrow_mut();
+        let slot = w.entry(idx).or_insert_with(|| GmRegion::zeroed(bytes.max(32)));
+        if slot.size() < bytes {
+            *slot = GmRegion::zeroed(bytes);
+        }
+        Arc::clone(slot)
+    })
+}
+
+/// The `Fixpipe` conversion from L0C's `L` to C's `C`.
+#[track_caller]
+fn quant_mode<L: Element, C: Element>() -> QuantMode_t {
+    match (L::DTYPE, C::DTYPE) {
+        (DType::F32, DType::F32) | (DType::I32, DType::I32) => QuantMode_t::NoQuant,
+        (DType::F32, DType::F16) => QuantMode_t::F322F16,
+        (DType::F32, DType::BF16) => QuantMode_t::F322BF16,
+        (l, c) => fail(
+            "Matmul",
+            format!(
+                "C = {c} from an L0C of {l}: this conversion needs the quantising Fixpipe (SetQuantScalar / \
+                 SetQuantVector), which is not emulated yet"
+            ),
+        ),
+    }
+}
+
+/// Fills the first `rows × cols` of an NZ L0C block (`m1 = ⌈rows / 16⌉` fractal rows) with
+/// `bias[j]` in every row: the L0C state the vendor's first `Mmad` starts from when it reads
+/// the bias table (`cmatrixSource = true`). The single place to replace with `Mmad` with a
+/// bias table once it is emulated.
+fn fill_l0c_with_bias<L: Element>(c: &LocalTensor<L>, bias: &[L], rows: usize, cols: usize) {
+    let m1 = rows.div_ceil(16);
+    let mut v = c.to_vec();
+    for j in 0..cols {
+        for i in 0..rows {
+            v[((j / 16) * m1 + i / 16) * 256 + (i % 16) * 16 + j % 16] = bias[j];
+        }
+    }
+    c.copy_from_slice(&v);
+    pipe_barrier::<PIPE_ALL>();
+}
+
+/// One computed `baseM × baseN` block: its position in the core's C, its size, and its L0C
+/// contents (NZ, exact as `f64`: every `float` and `int32_t` is).
+#[derive(Clone, Debug)]
+struct Block {
+    mi: usize,
+    ni: usize,
+    rows: usize,
+    cols: usize,
+    co1: Vec<f64>,
+}
+
+/// The high-level matrix multiply (AscendC `Matmul<A_TYPE, B_TYPE, C_TYPE, BIAS_TYPE, CFG>`):
+/// see the [module](self) docs for what it computes and how. `BIAS` defaults to a `float`
+/// bias in GM and `CFG` to [`CfgNorm`].
+pub struct Matmul<A, B, C, BIAS = MatmulType<crate::position::Gm, cube_format::ND, f32>, CFG = CfgNorm>
+where
+    A: MatmulTypeInfo,
+    B: MatmulTypeInfo,
+    C: MatmulTypeInfo,
+    BIAS: MatmulTypeInfo,
+    CFG: MatmulCfg,
+{
+    tiling: Option<TCubeTiling>,
+    a: Option<(GlobalTensor<A::T>, bool)>,
+    b: Option<(GlobalTensor<B::T>, bool)>,
+    bias: Option<GlobalTensor<BIAS::T>>,
+    /// orgM, orgN, orgKa, orgKb.
+    org: (usize, usize, usize, usize),
+    /// singleCoreM, singleCoreN, singleCoreK.
+    single: (usize, usize, usize),
+    /// The next block `Iterate` computes.
+    next: usize,
+    /// The block of the last synchronous `Iterate`, until `GetTensorC` moves it out.
+    cur: Option<Block>,
+    /// Blocks of an asynchronous `Iterate`, moved out in order by `GetTensorC`.
+    pending: std::collections::VecDeque<Block>,
+    /// An asynchronous `IterateAll` waits for `WaitIterateAll`.
+    async_all: bool,
+    ended: bool,
+    _t: PhantomData<(C, CFG)>,
+}
+
+impl<A, B, C, BIAS, CFG> Default for Matmul<A, B, C, BIAS, CFG>
+where
+    A: MatmulTypeInfo,
+    B: MatmulTypeInfo,
+    C: MatmulTypeInfo,
+    BIAS: MatmulTypeInfo,
+    CFG: MatmulCfg,
+{
+    fn default() -> Self {
+        Matmul {
+            tiling: None,
+            a: None,
+            b: None,
+            bias: None,
+            org: (0, 0, 0, 0),
+            single: (0, 0, 0),
+            next: 0,
+            cur: None,
+            pending: Default::default(),
+            async_all: false,
+            ended: false,
+            _t: PhantomData,
+        }
+    }
+}
+
+/// `REGIST_MATMUL_OBJ(&pipe, workspace, mm1, &tiling1, mm2, &tiling2, …)`: initialises each
+/// `Matmul` object with its tiling ([`Matmul::init`]). The pipe and the system workspace are
+/// evaluated and otherwise unused: the cube side of this emulator needs neither (on the chip
+/// the workspace carries the AIV ↔ AIC messages and the `VECIN` outputs).
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// use ascend_core::adv::matmul_tiling::TCubeTiling;
+/// let mut t = TCubeTiling::default();
+/// (t.M, t.N, t.Ka, t.Kb, t.singleCoreM, t.singleCoreN, t.singleCoreK) = (16, 16, 16, 16, 16, 16, 16);
+/// (t.baseM, t.baseN, t.baseK, t.usedCoreNum) = (16, 16, 16, 1);
+/// let mut mm = Matmul::<
+///     MatmulType<Gm, cube_format::ND, f16>,
+///     MatmulType<Gm, cube_format::ND, f16>,
+///     MatmulType<Gm, cube_format::ND, f32>,
+/// >::new();
+/// regist_matmul_obj!((), (), mm, &t);
+/// ```
+///
+/// # Panics
+/// As [`Matmul::init`].
+#[macro_export]
+macro_rules! regist_matmul_obj {
+    ($pipe:expr, $workspace:expr $(, $mm:expr, $tiling:expr)+ $(,)?) => {{
+        let _ = &$pipe;
+        let _ = &$workspace;
+        $( $mm.init($tiling); )+
+    }};
+}
+
+const API_INIT: &str = "Matmul::Init";
+
+impl<A, B, C, BIAS, CFG> Matmul<A, B, C, BIAS, CFG>
+where
+    A: MatmulTypeInfo,
+    A::T: MatmulInput,
+    B: MatmulTypeInfo<T = A::T>,
+    C: MatmulTypeInfo,
+    C::T: FixpipeOut<<A::T as MatmulInput>::L0c> + AtomicElement,
+    BIAS: MatmulTypeInfo,
+    (<A::T as MatmulInput>::L0c, A::T, A::T): MmadTypes,
+    CFG: MatmulCfg,
+{
+    /// A `Matmul` object, not initialised yet ([`init`](Self::init) or
+    /// [`regist_matmul_obj!`](crate::regist_matmul_obj)).
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// `Init(&tiling)`: takes the tiling (shapes, base block, iteration order) and resets
+    /// the object.
+    ///
+    /// # Panics
+    /// Panics if a format is NZ or A/B are not in GM (not supported here); C is not in GM or
+    /// the Unified Buffer; the chip has no `Mmad` for the input type; or the tiling is
+    /// inconsistent: a size not positive, `baseM`/`baseN` not multiples of 16 or `baseK` not a
+    /// multiple of the fractal's `K0`, or a base block that does not fit L0A, L0B or L0C.
+    #[track_caller]
+    pub fn init(&mut self, tiling: &TCubeTiling) {
+        let t = *tiling;
+        for (side, nz, fmt) in [("A", A::NZ, A::FORMAT), ("B", B::NZ, B::FORMAT), ("C", C::NZ, C::FORMAT)] {
+            ensure(!nz, API_INIT, || {
+                format!("{side} is in the {fmt} format: this Matmul supports ND operands only (NZ is not emulated yet)")
+            });
+        }
+        for (side, pos) in [("A", A::POS), ("B", B::POS), ("BIAS", BIAS::POS)] {
+            ensure(pos == TPosition::GM, API_INIT, || {
+                format!("{side} is at position {pos}: this Matmul takes A, B and the bias from GM (TSCM/VECOUT inputs are not emulated)")
+            });
+        }
+        ensure(C::POS == TPosition::GM || C::POS.is_ub(), API_INIT, || {
+            format!("C is at position {}: C goes to GM or to VECIN/VECOUT/VECCALC", C::POS)
+        });
+        let soc = crate::ctx::get_soc();
+        ensure(
+            <(<A::T as MatmulInput>::L0c, A::T, A::T) as MmadTypes>::mmad_supported(soc),
+            API_INIT,
+            || {
+                format!(
+                    "A/B = {} is not supported on {soc}: the chip's Mmad has no such input",
+                    <A::T as Element>::DTYPE
+                )
+            },
+        );
+        let pos = |name: &str, v: i32| {
+            ensure(v > 0, API_INIT, || format!("tiling.{name} = {v} must be positive"));
+            v as usize
+        };
+        let (m, n, ka, kb) = (pos("M", t.M), pos("N", t.N), pos("Ka", t.Ka), pos("Kb", t.Kb));
+        let (sm, sn, sk) = (
+            pos("singleCoreM", t.singleCoreM),
+            pos("singleCoreN", t.singleCoreN),
+            pos("singleCoreK", t.singleCoreK),
+        );
+        let (bm, bn, bk) = (pos("baseM", t.baseM), pos("baseN", t.baseN), pos("baseK", t.baseK));
+        let k0 = <A::T as MatmulInput>::K0;
+        ensure(bm % 16 == 0 && bn % 16 == 0, API_INIT, || {
+            format!("tiling.baseM = {bm} and baseN = {bn} must be multiples of 16 (the fractal's rows)")
+        });
+        ensure(bk % k0 == 0, API_INIT, || {
+            format!(
+                "tiling.baseK = {bk} must be a multiple of {k0} (the fractal's K0 for {})",
+                <A::T as Element>::DTYPE
+            )
+        });
+        ensure(t.iterateOrder == 0 || t.iterateOrder == 1, API_INIT, || {
+            format!("tiling.iterateOrder = {}: must be 0 (M first) or 1 (N first)", t.iterateOrder)
+        });
+        let es = <A::T as Element>::SIZE;
+        let l0 = |mem| soc.memory_size(mem);
+        use crate::position::Memory;
+        ensure(bm * bk * es <= l0(Memory::L0A), API_INIT, || {
+            format!(
+                "baseM × baseK = {bm} × {bk} {} do not fit L0A ({} bytes)",
+                <A::T as Element>::DTYPE,
+                l0(Memory::L0A)
+            )
+        });
+        ensure(bk * bn * es <= l0(Memory::L0B), API_INIT, || {
+            format!(
+                "baseK × baseN = {bk} × {bn} {} do not fit L0B ({} bytes)",
+                <A::T as Element>::DTYPE,
+                l0(Memory::L0B)
+            )
+        });
+        ensure(bm * bn * 4 <= l0(Memory::L0C), API_INIT, || {
+            format!("baseM × baseN = {bm} × {bn} 32-bit results do not fit L0C ({} bytes)", l0(Memory::L0C))
+        });
+        *self = Self::default();
+        self.tiling = Some(t);
+        self.org = (m, n, ka, kb);
+        self.single = (sm, sn, sk);
+    }
+
+    #[track_caller]
+    fn tiling(&self, api: &'static str) -> TCubeTiling {
+        ensure(!self.ended, api, || "the Matmul object was ended (End was called)".to_string());
+        match self.tiling {
+            Some(t) => t,
+            None => fail(api, "the Matmul object is not initialised: call REGIST_MATMUL_OBJ or Init first"),
+        }
+    }
+
+    /// `SetTensorA(gm, isTransposeA)`: A's (this core's) first element in GM; with
+    /// `is_transpose` GM holds Aᵀ (`K × M`).
+    ///
+    /// # Panics
+    /// Panics if the object is not initialised, or `is_transpose` with `int8_t` (8-bit
+    /// fractal transposes are not emulated).
+    #[track_caller]
+    pub fn set_tensor_a(&mut self, gm: &GlobalTensor<A::T>, is_transpose: bool) {
+        self.tiling("Matmul::SetTensorA");
+        ensure(!is_transpose || <A::T as Element>::SIZE == 2, "Matmul::SetTensorA", || {
+            format!(
+                "isTransposeA = true with {} inputs: the transposing load of 8-bit fractals is not emulated",
+                <A::T as Element>::DTYPE
+            )
+        });
+        self.a = Some((gm.clone(), is_transpose || A::IS_TRANS));
+        self.next = 0;
+    }
+
+    /// `SetTensorB(gm, isTransposeB)`: B's first element in GM; with `is_transpose` GM holds
+    /// Bᵀ (`N × K`).
+    ///
+    /// # Panics
+    /// Panics if the object is not initialised, or `int8_t` without `is_transpose` (8-bit
+    /// fractal transposes are not emulated: store B as `N × K`).
+    #[track_caller]
+    pub fn set_tensor_b(&mut self, gm: &GlobalTensor<B::T>, is_transpose: bool) {
+        self.tiling("Matmul::SetTensorB");
+        let trans = is_transpose || B::IS_TRANS;
+        ensure(trans || <A::T as Element>::SIZE == 2, "Matmul::SetTensorB", || {
+            format!(
+                "isTransposeB = false with {} inputs: the transposing load of 8-bit fractals is not emulated; store B                  transposed (N x K) and pass isTransposeB = true",
+                <A::T as Element>::DTYPE
+            )
+        });
+        self.b = Some((gm.clone(), trans));
+        self.next = 0;
+    }
+
+    /// `SetBias(gm)`: the bias row (`N` elements from this core's first column), added to
+    /// every row of C.
+    ///
+    /// # Panics
+    /// Panics if the object is not initialised.
+    #[track_caller]
+    pub fn set_bias(&mut self, gm: &GlobalTensor<BIAS::T>) {
+        self.tiling("Matmul::SetBias");
+        self.bias = Some(gm.clone());
+    }
+
+    /// `DisableBias()`: no bias from now on.
+    pub fn disable_bias(&mut self) {
+        self.bias = None;
+    }
+
+    /// `SetOrgShape(orgM, orgN, orgK)`: the full matrices' sizes (the row strides of A, B, C).
+    ///
+    /// # Panics
+    /// Panics if the object is not initialised or a size is 0.
+    #[track_caller]
+    pub fn set_org_shape(&mut self, org_m: usize, org_n: usize, org_k: usize) {
+        self.set_org_shape_ka_kb(org_m, org_n, org_k, org_k);
+    }
+
+    /// `SetOrgShape(orgM, orgN, orgKa, orgKb)`: as [`set_org_shape`](Self::set_org_shape)
+    /// with A's and B's K sizes apart.
+    ///
+    /// # Panics
+    /// Panics if the object is not initialised or a size is 0.
+    #[track_caller]
+    pub fn set_org_shape_ka_kb(&mut self, org_m: usize, org_n: usize, org_ka: usize, org_kb: usize) {
+        self.tiling("Matmul::SetOrgShape");
+        ensure(org_m > 0 && org_n > 0 && org_ka > 0 && org_kb > 0, "Matmul::SetOrgShape", || {
+            format!("orgM = {org_m}, orgN = {org_n}, orgKa = {org_ka}, orgKb = {org_kb}: every size must be positive")
+        });
+        self.org = (org_m, org_n, org_ka, org_kb);
+    }
+
+    /// `SetSingleShape(singleM, singleN, singleK)`: this core's block of C and its K.
+    ///
+    /// # Panics
+    /// Panics if the object is not initialised or a size is 0.
+    #[track_caller]
+    pub fn set_single_shape(&mut self, single_m: usize, single_n: usize, single_k: usize) {
+        self.tiling("Matmul::SetSingleShape");
+        ensure(single_m > 0 && single_n > 0 && single_k > 0, "Matmul::SetSingleShape", || {
+            format!("singleM = {single_m}, singleN = {single_n}, singleK = {single_k}: every size must be positive")
+        });
+        self.single = (single_m, single_n, single_k);
+        self.next = 0;
+    }
+
+    /// `SetTail(tailM, tailN, tailK)`: this core's block is smaller than the tiling's (the
+    /// last core's); `-1` keeps a size.
+    ///
+    /// # Panics
+    /// Panics if the object is not initialised or a size is 0 or below -1.
+    #[track_caller]
+    pub fn set_tail(&mut self, tail_m: i32, tail_n: i32, tail_k: i32) {
+        self.tiling("Matmul::SetTail");
+        let pick = |v: i32, old: usize, name: &str| {
+            ensure(v == -1 || v > 0, "Matmul::SetTail", || {
+                format!("{name} = {v}: must be positive or -1 (keep)")
+            });
+            if v == -1 {
+                old
+            } else {
+                v as usize
+            }
+        };
+        let (m, n, k) = self.single;
+        self.single = (pick(tail_m, m, "tailM"), pick(tail_n, n, "tailN"), pick(tail_k, k, "tailK"));
+        self.next = 0;
+    }
+
+    /// The number of base blocks along M and N.
+    fn blocks(&self, t: &TCubeTiling) -> (usize, usize) {
+        let (sm, sn, _) = self.single;
+        (sm.div_ceil(t.baseM as usize), sn.div_ceil(t.baseN as usize))
+    }
+
+    /// Block `idx`'s (mi, ni) in the tiling's iteration order.
+    fn block_at(&self, t: &TCubeTiling, idx: usize) -> (usize, usize) {
+        let (mb, nb) = self.blocks(t);
+        if t.iterateOrder == 0 {
+            (idx % mb, idx / mb)
+        } else {
+            (idx / nb, idx % nb)
+        }
+    }
+
+    /// Computes block `(mi, ni)` on the cube side: returns its L0C contents.
+    #[track_caller]
+    fn compute(&self, api: &'static str, t: &TCubeTiling, mi: usize, ni: usize) -> Block {
+        let Some((a_gm, trans_a)) = self.a.clone() else { fail(api, "SetTensorA was not called") };
+        let Some((b_gm, trans_b)) = self.b.clone() else { fail(api, "SetTensorB was not called") };
+        let (bm, bn, bk) = (t.baseM as usize, t.baseN as usize, t.baseK as usize);
+        let (sm, sn, sk) = self.single;
+        let (org_m, org_n, org_ka, org_kb) = self.org;
+        let (m0, n0) = (mi * bm, ni * bn);
+        let (rows, cols) = (bm.min(sm - m0), bn.min(sn - n0));
+        let k0 = <A::T as MatmulInput>::K0;
+        let frac = 512 / <A::T as Element>::SIZE;
+        let (m1, n1) = (rows.div_ceil(16), cols.div_ceil(16));
+        let bias: Option<Vec<<A::T as MatmulInput>::L0c>> = self.bias.as_ref().map(|g| {
+            (0..cols)
+                .map(|j| <<A::T as MatmulInput>::L0c as Element>::from_f64(g.get_value(n0 + j).to_f64()))
+                .collect()
+        });
+        type L<T> = <T as MatmulInput>::L0c;
+        let co1 = crate::ctx::run_on_cube_side(|| {
+            let (mut l1, mut l0a, mut l0b, mut l0c) = (
+                LocalMemAllocator::<L1>::new(),
+                LocalMemAllocator::<L0A>::new(),
+                LocalMemAllocator::<L0B>::new(),
+                LocalMemAllocator::<L0C>::new(),
+            );
+            let pad = |x: usize, to: usize| x.div_ceil(to) * to;
+            let a_len = pad(bm, 32) * pad(bk, 32);
+            let b_len = pad(bn, 32) * pad(bk, 32);
+            let a1 = l1.alloc_at::<A1, A::T>(a_len);
+            let b1 = l1.alloc_at::<B1, A::T>(b_len);
+            let a2 = l0a.alloc_at::<A2, A::T>(pad(bm, 16) * pad(bk, k0));
+            let b2 = l0b.alloc_at::<B2, A::T>(pad(bn, 16) * pad(bk, k0));
+            let c = l0c.alloc_at::<Co1, L<A::T>>(m1 * n1 * 256);
+            if let Some(bias) = &bias {
+                fill_l0c_with_bias(&c, bias, rows, cols);
+            }
+            let slices = sk.div_ceil(bk);
+            for ki in 0..slices {
+                let kk0 = ki * bk;
+                let depth = bk.min(sk - kk0);
+                let k1 = depth.div_ceil(k0);
+                // GM -> L1 (ND -> NZ). A (rows x depth) or Aᵀ (depth x rows).
+                if !trans_a {
+                    let p = Nd2NzParams::new(
+                        1,
+                        rows as u16,
+                        depth as u16,
+                        0,
+                        org_ka as u16,
+                        (m1 * 16) as u16,
+                        1,
+                        0,
+                    );
+                    data_copy_nd2nz(&a1, &a_gm.view(m0 * org_ka + kk0), &p);
+                } else {
+                    let kr = depth.div_ceil(16);
+                    let p = Nd2NzParams::new(
+                        1,
+                        depth as u16,
+                        rows as u16,
+                        0,
+                        org_m as u16,
+                        (kr * 16) as u16,
+                        1,
+                        0,
+                    );
+                    data_copy_nd2nz(&a1, &a_gm.view(kk0 * org_m + m0), &p);
+                }
+                if !trans_b {
+                    let p = Nd2NzParams::new(
+                        1,
+                        depth as u16,
+                        cols as u16,
+                        0,
+                        org_n as u16,
+                        (k1 * 16) as u16,
+                        1,
+                        0,
+                    );
+                    data_copy_nd2nz(&b1, &b_gm.view(kk0 * org_n + n0), &p);
+                } else {
+                    let p = Nd2NzParams::new(
+                        1,
+                        cols as u16,
+                        depth as u16,
+                        0,
+                        org_kb as u16,
+                        (n1 * 16) as u16,
+                        1,
+                        0,
+                    );
+                    data_copy_nd2nz(&b1, &b_gm.view(n0 * org_kb + kk0), &p);
+                }
+                set_flag::<HardEvent::MTE2_MTE1>(EVENT_ID0);
+                wait_flag::<HardEvent::MTE2_MTE1>(EVENT_ID0);
+                // L1 -> L0A (Zz), one fractal row at a time.
+                for i in 0..m1 {
+                    let p = if !trans_a {
+                        LoadData2DParams::new(0, k1 as u8, m1 as u16, 0, 0, false, 0)
+                    } else {
+                        LoadData2DParams::new(0, k1 as u8, 1, 0, 0, true, 0)
+                    };
+                    let src = if !trans_a { a1.view(i * frac) } else { a1.view(i * k1 * frac) };
+                    load_data(&a2.view(i * k1 * frac), &src, &p);
+                }
+                // L1 -> L0B (Zn), one fractal row (of K) at a time.
+                for kr in 0..k1 {
+                    if !trans_b {
+                        let p = LoadData2DParams::new(0, n1 as u8, k1 as u16, 0, 0, true, 0);
+                        load_data(&b2.view(kr * n1 * frac), &b1.view(kr * frac), &p);
+                    } else {
+                        let p = LoadData2DParams::new(0, n1 as u8, 1, 0, 0, false, 0);
+                        load_data(&b2.view(kr * n1 * frac), &b1.view(kr * n1 * frac), &p);
+                    }
+                }
+                set_flag::<HardEvent::MTE1_M>(EVENT_ID0);
+                wait_flag::<HardEvent::MTE1_M>(EVENT_ID0);
+                set_flag::<HardEvent::MTE1_MTE2>(EVENT_ID0);
+                wait_flag::<HardEvent::MTE1_MTE2>(EVENT_ID0);
+                let init = ki == 0 && bias.is_none();
+                if !init {
+                    pipe_barrier::<PIPE_M>();
+                }
+                mmad(&c, &a2, &b2, &MmadParams::new(rows as u16, cols as u16, depth as u16, 0, false, init));
+                set_flag::<HardEvent::M_MTE1>(EVENT_ID0);
+                wait_flag::<HardEvent::M_MTE1>(EVENT_ID0);
+            }
+            pipe_barrier::<PIPE_ALL>();
+            c.to_vec().into_iter().map(|x| x.to_f64()).collect::<Vec<f64>>()
+        });
+        Block { mi, ni, rows, cols, co1 }
+    }
+
+    /// Writes `blk` into `dst`: at its place in this core's C (row stride orgN) for GM, or
+    /// per `sequential` for the Unified Buffer.
+    #[track_caller]
+    fn write<D: MatmulDst<C::T>>(
+        &self,
+        t: &TCubeTiling,
+        blk: &Block,
+        dst: &D,
+        atomic: bool,
+        sequential: bool,
+        ub: bool,
+    ) {
+        let co1: Vec<L0cOf<A::T>> = blk.co1.iter().map(|&x| <L0cOf<A::T> as Element>::from_f64(x)).collect();
+        let (bm, bn) = (t.baseM as usize, t.baseN as usize);
+        let (off, stride) = if !ub {
+            ((blk.mi * bm) * self.org.1 + blk.ni * bn, self.org.1)
+        } else if sequential {
+            let align = 32 / <C::T as Element>::SIZE;
+            (0, blk.cols.div_ceil(align) * align)
+        } else {
+            ((blk.mi * bm) * self.single.1 + blk.ni * bn, self.single.1)
+        };
+        dst.put(&BlockWrite { co1: &co1, rows: blk.rows, cols: blk.cols, off, stride, atomic });
+    }
+
+    /// `Iterate<SYNC>()`: computes the next `baseM × baseN` block of this core's C into L0C
+    /// (M first, or N first with `iterateOrder = 1`); `false` once every block is done. With
+    /// `SYNC = false` the first call computes all the blocks, which
+    /// [`get_tensor_c`](Self::get_tensor_c)`::<false>` then moves out in order.
+    ///
+    /// # Panics
+    /// Panics if the object is not initialised or ended, A or B is not set, or a synchronous
+    /// block was not moved out before the next `Iterate`.
+    #[track_caller]
+    pub fn iterate<const SYNC: bool>(&mut self) -> bool {
+        let api = "Matmul::Iterate";
+        let t = self.tiling(api);
+        let (mb, nb) = self.blocks(&t);
+        if SYNC {
+            ensure(self.cur.is_none(), api, || {
+                "the previous block was not moved out: call GetTensorC after each synchronous Iterate"
+                    .to_string()
+            });
+            if self.next >= mb * nb {
+                self.next = 0;
+                return false;
+            }
+            let (mi, ni) = self.block_at(&t, self.next);
+            self.cur = Some(self.compute(api, &t, mi, ni));
+            self.next += 1;
+            true
+        } else {
+            if self.next >= mb * nb {
+                self.next = 0;
+                return false;
+            }
+            for idx in self.next..mb * nb {
+                let (mi, ni) = self.block_at(&t, idx);
+                let blk = self.compute(api, &t, mi, ni);
+                self.pending.push_back(blk);
+            }
+            self.next = mb * nb;
+            true
+        }
+    }
+
+    /// `GetTensorC<SYNC>(dst, enAtomic, enSequentialWrite)`: moves the block of the last
+    /// `Iterate` (`SYNC = false`: the next block of the asynchronous `Iterate`) out of L0C
+    /// into `dst`, converted to C's type. A GM `dst` is this core's C (the block lands at its
+    /// place, row stride orgN; `en_atomic` adds it to what GM holds). A Unified Buffer `dst`
+    /// gets the block at offset 0, rows `⌈cols⌉₃₂B` apart, with `en_sequential_write`;
+    /// without, at its place in a `singleCoreM × singleCoreN` matrix.
+    ///
+    /// # Panics
+    /// Panics if there is no block to move out, `dst` is a local tensor outside the Unified
+    /// Buffer, `en_atomic` with a Unified Buffer `dst`, or C's type needs a quantising
+    /// `Fixpipe`.
+    #[track_caller]
+    pub fn get_tensor_c<const SYNC: bool, D: MatmulDst<C::T> + IsUb>(
+        &mut self,
+        dst: &D,
+        en_atomic: bool,
+        en_sequential_write: bool,
+    ) {
+        let api = "Matmul::GetTensorC";
+        let t = self.tiling(api);
+        let blk = if SYNC { self.cur.take() } else { self.pending.pop_front() };
+        let Some(blk) = blk else {
+            fail(
+                api,
+                if SYNC {
+                    "no block to move out: call Iterate first"
+                } else {
+                    "no block left from the asynchronous Iterate"
+                },
+            )
+        };
+        self.write(&t, &blk, dst, en_atomic, en_sequential_write, dst.is_ub());
+    }
+
+    /// `IterateAll<SYNC>(gm, enAtomic)`: computes every block of this core's C and writes
+    /// them to `dst` (this core's C in GM, row stride orgN); with `SYNC = false` wait with
+    /// [`wait_iterate_all`](Self::wait_iterate_all) before reading C.
+    ///
+    /// # Panics
+    /// Panics if the object is not initialised or ended, or A or B is not set.
+    #[track_caller]
+    pub fn iterate_all<const SYNC: bool>(&mut self, dst: &GlobalTensor<C::T>, en_atomic: bool) {
+        let api = "Matmul::IterateAll";
+        let t = self.tiling(api);
+        let (mb, nb) = self.blocks(&t);
+        for idx in 0..mb * nb {
+            let (mi, ni) = self.block_at(&t, idx);
+            let blk = self.compute(api, &t, mi, ni);
+            self.write(&t, &blk, dst, en_atomic, false, false);
+        }
+        self.next = 0;
+        self.async_all = !SYNC;
+    }
+
+    /// `WaitIterateAll()`: waits for an asynchronous `IterateAll` (the work is done by then
+    /// here; the call checks that one is pending).
+    ///
+    /// # Panics
+    /// Panics if no asynchronous `IterateAll` is pending.
+    #[track_caller]
+    pub fn wait_iterate_all(&mut self) {
+        let api = "Matmul::WaitIterateAll";
+        self.tiling(api);
+        ensure(self.async_all, api, || "no asynchronous IterateAll<false> is pending".to_string());
+        self.async_all = false;
+    }
+
+    /// `End()`: the object's last call; later calls fail.
+    ///
+    /// # Panics
+    /// Panics if a computed block was never moved out (a synchronous `Iterate` without its
+    /// `GetTensorC`).
+    #[track_caller]
+    pub fn end(&mut self) {
+        ensure(self.cur.is_none(), "Matmul::End", || {
+            "a block of the last Iterate was never moved out with GetTensorC".to_string()
+        });
+        self.ended = true;
+    }
+}
+
+type L0cOf<T> = <T as MatmulInput>::L0c;
+
+/// Whether a [`MatmulDst`] is in the Unified Buffer.
+pub trait IsUb {
+    /// `true` for a local tensor.
+    fn is_ub(&self) -> bool;
+}
+impl<T: Element> IsUb for GlobalTensor<T> {
+    fn is_ub(&self) -> bool {
+        false
+    }
+}
+impl<T: Element> IsUb for LocalTensor<T> {
+    fn is_ub(&self) -> bool {
+        true
+    }
+}
