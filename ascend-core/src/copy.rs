@@ -18,7 +18,8 @@ use crate::atomic::{store_to_gm, Rows};
 use crate::ctx::get_soc;
 use crate::element::{Element, BLOCK_BYTES};
 use crate::error::{check, ensure};
-use crate::sanitizer::{on_copy, CopyShape};
+use crate::events::on_copy;
+use crate::sanitizer::CopyShape;
 use crate::soc::Soc;
 use crate::tensor::{GlobalTensor, LocalTensor};
 

@@ -133,7 +133,7 @@ pub fn cross_core_set_flag<const MODE_ID: u8, P: CrossCorePipe>(flag_id: u16) {
         c.cross.set(l);
         r
     });
-    crate::sanitizer::on_cross_core_set(P::PIPE, flag_id, round);
+    crate::events::on_cross_core_set(P::PIPE, flag_id, round);
     crate::atomic::flush_current_core();
     if let Some(b) = barrier {
         let flags = b.cross_flags();
@@ -203,5 +203,5 @@ pub fn cross_core_wait_flag_with<const MODE_ID: u8, P: PipeKind>(flag_id: u16) {
         l.waits[flag] = round + 1;
         c.cross.set(l);
     });
-    crate::sanitizer::on_cross_core_wait(flag_id, round);
+    crate::events::on_cross_core_wait(flag_id, round);
 }

@@ -427,7 +427,7 @@ pub fn get_soc() -> Soc {
 #[track_caller]
 pub fn sync_all() {
     let (barrier, idx, num) = with_core(|c| (c.barrier.clone(), c.block_idx, c.block_num));
-    crate::sanitizer::on_sync_all();
+    crate::events::on_sync_all();
     match barrier {
         Some(b) => {
             if let Err(why) = b.wait(idx) {

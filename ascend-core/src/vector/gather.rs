@@ -173,7 +173,7 @@ pub fn gather<T: GatherElement>(
     );
     if count > 0 {
         // The table and the offsets are read outside the engine's operands (src as a whole).
-        crate::sanitizer::on_vector(API, &[span_of(src, usize::MAX), span_of(src_offset, count * 4)], &[]);
+        crate::events::on_vector(API, &[span_of(src, usize::MAX), span_of(src_offset, count * 4)], &[]);
     }
     let mut k = GatherKernel {
         src: src.ptr() as *const T,
@@ -233,7 +233,7 @@ pub fn gather_masked<T: GatherElement>(
         dst.byte_range(ext),
         [("src", src.byte_range(src.get_size())), ("srcOffset", src_offset.byte_range(used))],
     );
-    crate::sanitizer::on_vector(API, &[span_of(src, usize::MAX), span_of(src_offset, used * 4)], &[]);
+    crate::events::on_vector(API, &[span_of(src, usize::MAX), span_of(src_offset, used * 4)], &[]);
     let mut k = GatherKernel {
         src: src.ptr() as *const T,
         offsets: src_offset.ptr() as *const u32,
