@@ -57,6 +57,7 @@ mod hook;
 pub mod launch;
 pub mod npy;
 mod output;
+pub mod profile;
 pub mod testing;
 mod watchdog;
 mod workers;

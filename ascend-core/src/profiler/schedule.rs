@@ -34,6 +34,8 @@ pub struct Slice {
     pub start: u64,
     /// Cycle after the last (equal to `start` for a flag).
     pub end: u64,
+    /// Whether the pipe works (`false`: it waits, for a flag or in `SyncAll`).
+    pub busy: bool,
 }
 
 /// A flag from one record to the record that waited for it (an arrow of the trace).
@@ -173,7 +175,13 @@ pub fn schedule(logs: &[CoreLog], costs: &Costs) -> LaunchSchedule {
             for &i in &waiting {
                 let sim = &mut sims[i];
                 sim.out.sync_idle += t - arrive(sim);
-                sim.out.slices.push(Slice { rec: sim.at, pipe: Pipe::Scalar, start: arrive(sim), end: t });
+                sim.out.slices.push(Slice {
+                    rec: sim.at,
+                    pipe: Pipe::Scalar,
+                    start: arrive(sim),
+                    end: t,
+                    busy: false,
+                });
                 sim.s = t;
                 sim.free = [t; 7];
                 sim.syncs += 1;
@@ -235,7 +243,13 @@ impl CoreSim<'_> {
                     self.s += costs.issue;
                     self.out.busy[0] += costs.issue;
                     if t > self.s {
-                        self.out.slices.push(Slice { rec: i, pipe: Pipe::Scalar, start: self.s, end: t });
+                        self.out.slices.push(Slice {
+                            rec: i,
+                            pipe: Pipe::Scalar,
+                            start: self.s,
+                            end: t,
+                            busy: false,
+                        });
                         self.s = t;
                     }
                     flows.push(Flow {
@@ -255,19 +269,25 @@ impl CoreSim<'_> {
                 Op::SetFlag { src, key, .. } => {
                     let t = self.free[src as usize].max(self.s) + costs.flag_latency;
                     self.flags.entry(key).or_default().push_back((t, i, src));
-                    self.out.slices.push(Slice { rec: i, pipe: src, start: t, end: t });
+                    self.out.slices.push(Slice { rec: i, pipe: src, start: t, end: t, busy: false });
                 }
                 Op::CrossSet { pipe, flag } => {
                     let t = self.free[pipe as usize].max(self.s) + costs.flag_latency;
                     cross.entry(flag).or_default().push((t, core, i, pipe));
-                    self.out.slices.push(Slice { rec: i, pipe, start: t, end: t });
+                    self.out.slices.push(Slice { rec: i, pipe, start: t, end: t, busy: false });
                 }
                 Op::WaitFlag { dst, key, .. } => {
                     let d = dst as usize;
                     if let Some((t, from, src)) = self.flags.get_mut(&key).and_then(VecDeque::pop_front) {
                         let ready = self.free[d].max(self.s);
                         if t > ready {
-                            self.out.slices.push(Slice { rec: i, pipe: dst, start: ready, end: t });
+                            self.out.slices.push(Slice {
+                                rec: i,
+                                pipe: dst,
+                                start: ready,
+                                end: t,
+                                busy: false,
+                            });
                         }
                         let t = t.max(ready);
                         flows.push(Flow {
@@ -293,7 +313,7 @@ impl CoreSim<'_> {
                         if gm { &[Pipe::Mte3] } else { &[Pipe::Vector, Pipe::Mte2, Pipe::Mte3] };
                     let start = deps.iter().map(|&p| self.free[p as usize]).fold(self.s, u64::max);
                     let end = start + costs.cycles(&rec.op, rec.api, active);
-                    self.out.slices.push(Slice { rec: i, pipe: Pipe::Scalar, start, end });
+                    self.out.slices.push(Slice { rec: i, pipe: Pipe::Scalar, start, end, busy: true });
                     self.out.busy[0] += end - start;
                     self.s = end;
                     self.free[0] = end;
@@ -302,7 +322,7 @@ impl CoreSim<'_> {
                     let p = pipe as usize;
                     let start = self.free[p].max(self.s);
                     let end = start + costs.cycles(&rec.op, rec.api, active);
-                    self.out.slices.push(Slice { rec: i, pipe, start, end });
+                    self.out.slices.push(Slice { rec: i, pipe, start, end, busy: true });
                     self.out.busy[p] += end - start;
                     self.free[p] = end;
                 }
