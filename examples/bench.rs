@@ -411,8 +411,12 @@ fn profiler_rows(sizes: &Sizes, rows: &mut Vec<Row>) {
         let launch = Launch::new(Soc::Ascend910B).block_dim(cores).sanitize(false);
         let (off, on) = paired(
             sizes.min_time,
-            || drop(launch.run(|| add_custom::<f16>(xa, ya, za, t)).expect("add_custom")),
-            || drop(black_box(launch.run_profiled(|| add_custom::<f16>(xa, ya, za, t)).expect("add_custom"))),
+            || {
+                black_box(launch.run(|| add_custom::<f16>(xa, ya, za, t)).expect("add_custom"));
+            },
+            || {
+                black_box(launch.run_profiled(|| add_custom::<f16>(xa, ya, za, t)).expect("add_custom"));
+            },
         );
         rows.push(Row {
             group: "profiler (on vs off)",

@@ -91,3 +91,72 @@ fn gm_copies_pay_latency_alignment_and_sharing() {
         c.mte2_head + 3 * c.per_row + (4.0 * 64.0 / c.core_gm_bw) as u64
     );
 }
+
+mod schedule {
+    use ascend_core::profiler::cost::Costs;
+    use ascend_core::profiler::schedule::schedule;
+    use ascend_core::profiler::{CoreLog, Op, Pipe, Rec};
+    use ascend_core::{DType, Soc};
+    use std::panic::Location;
+
+    fn vec(repeats: u64) -> Rec {
+        Rec::new(Op::Vector { dtype: Some(DType::F32), repeats }, "Add", Location::caller())
+    }
+
+    fn core(core: u32, recs: Vec<Rec>) -> CoreLog {
+        CoreLog { core, aic: false, recs }
+    }
+
+    #[test]
+    fn sync_all_waits_for_the_last_core() {
+        let c = Costs::of(Soc::Ascend910B);
+        let sync = Rec::new(Op::SyncAll, "SyncAll", Location::caller());
+        let logs = [core(0, vec![vec(10), sync]), core(1, vec![vec(100), sync, vec(1)])];
+        let s = schedule(&logs, &c);
+        // Each core issues its Add at cycle 1: it ends vec_head + repeats later.
+        let (a0, a1) = (1 + c.vec_head + 10, 1 + c.vec_head + 100);
+        let t = a1 + c.sync_all;
+        assert_eq!(s.cores[0].end, t);
+        assert_eq!(s.cores[0].sync_idle, t - a0);
+        assert_eq!(s.cores[1].sync_idle, t - a1);
+        // Core 1's last Add: issued the cycle after the release.
+        assert_eq!(s.cores[1].end, t + 1 + c.vec_head + 1);
+        assert_eq!(s.total, s.cores[1].end + c.launch_cycles(2));
+        assert_eq!(s.cores[1].busy[Pipe::Vector as usize], 2 * c.vec_head + 101);
+    }
+
+    #[test]
+    fn cross_core_wait_follows_the_set() {
+        let c = Costs::of(Soc::Ascend910B);
+        let set =
+            Rec::new(Op::CrossSet { pipe: Pipe::Vector, flag: 3 }, "CrossCoreSetFlag", Location::caller());
+        let wait = Rec::new(Op::CrossWait { flag: 3 }, "CrossCoreWaitFlag", Location::caller());
+        let logs = [core(0, vec![vec(50), set]), core(1, vec![wait, vec(1)])];
+        let s = schedule(&logs, &c);
+        let t = 1 + c.vec_head + 50 + c.flag_latency;
+        assert_eq!(s.cores[1].end, t + 1 + c.vec_head + 1);
+        assert_eq!(s.flows.len(), 1);
+        assert_eq!((s.flows[0].from, s.flows[0].to), ((0, 1), (1, 0)));
+    }
+
+    #[test]
+    fn set_and_wait_flag_order_two_pipes() {
+        let c = Costs::of(Soc::Ascend910B);
+        let key = 7;
+        let copy = Rec::new(
+            Op::Copy { dir: ascend_core::profiler::CopyDir::GmToUb, rows: 1, row: 8192, gm: 0 },
+            "DataCopy",
+            Location::caller(),
+        );
+        let set =
+            Rec::new(Op::SetFlag { src: Pipe::Mte2, dst: Pipe::Vector, key }, "MTE2_V", Location::caller());
+        let wait =
+            Rec::new(Op::WaitFlag { src: Pipe::Mte2, dst: Pipe::Vector, key }, "MTE2_V", Location::caller());
+        let s = schedule(&[core(0, vec![copy, set, wait, vec(4)])], &c);
+        let copied = 1 + c.gm_copy(c.mte2_head, 1, 8192, 0, 1);
+        assert_eq!(s.cores[0].end, copied + c.flag_latency + c.vec_head + 4);
+        // Without the flag, the Add runs at once, beside the copy.
+        let s = schedule(&[core(0, vec![copy, vec(4)])], &c);
+        assert_eq!(s.cores[0].end, copied);
+    }
+}
