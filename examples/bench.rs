@@ -5,6 +5,7 @@
 //! cargo run --release --example bench            # the full table (a few minutes)
 //! cargo run --release --example bench -- --smoke # every row on tiny sizes (what the tests run)
 //! cargo run --release --example bench -- --sanitizer # only the sanitizer's cost (on vs off)
+//! cargo run --release --example bench -- --profiler # only the profiler's cost (on vs off)
 //! cargo run --release --example bench -- --arith # only the mul/muls/exp rows
 //! ```
 //!
@@ -390,6 +391,42 @@ fn sanitizer_rows(sizes: &Sizes, rows: &mut Vec<Row>) {
     }
     drop((ga, gb, gz));
     scalar_gm_san_rows(len, sizes.min_time, rows);
+}
+
+/// The profiler's cost: `add_custom` f16 on 8 cores with the profiler on (recording and
+/// scheduling, files not written: `Launch::run_profiled`) as 'emulated' and off as 'native',
+/// sanitizer off in both; the ratio is off / on. The issue's targets: on costs at most 2x at
+/// 16 KiB tiles, 3x at 128-element tiles.
+fn profiler_rows(sizes: &Sizes, rows: &mut Vec<Row>) {
+    let len = sizes.stream_lens[0];
+    let label = len_label(len);
+    let cores = 8;
+    let x = to_f16(&values(len, 3));
+    let y = to_f16(&values(len, 4));
+    let (gx, gy, gz) = (GmBuffer::from_slice(&x), GmBuffer::from_slice(&y), GmBuffer::<f16>::zeroed(len));
+    for (tile, tile_name, target) in [(8192usize, "16 KiB tiles", 0.5), (128, "128-elem tiles", 1.0 / 3.0)] {
+        let cfg = TilingConfig { total_length: len, block_dim: cores, tile_length: tile };
+        let tiling = GmBuffer::from_tiling(&TilingData::from(cfg));
+        let (xa, ya, za, t) = (gx.addr(), gy.addr(), gz.addr(), tiling.addr());
+        let launch = Launch::new(Soc::Ascend910B).block_dim(cores).sanitize(false);
+        let (off, on) = paired(
+            sizes.min_time,
+            || {
+                black_box(launch.run(|| add_custom::<f16>(xa, ya, za, t)).expect("add_custom"));
+            },
+            || {
+                black_box(launch.run_profiled(|| add_custom::<f16>(xa, ya, za, t)).expect("add_custom"));
+            },
+        );
+        rows.push(Row {
+            group: "profiler (on vs off)",
+            name: format!("add_custom f16 {label}, {cores} cores, {tile_name}"),
+            emulated: on,
+            native: off,
+            bytes: None,
+            target: Some(Target::RatioAtLeast(target)),
+        });
+    }
 }
 
 /// The sanitizer's cost on element-wise scalar access of GM: 8 cores each `SetValue` (then
@@ -1017,6 +1054,8 @@ pub fn run(sizes: &Sizes) -> Vec<Row> {
     done("streaming", &rows);
     sanitizer_rows(sizes, &mut rows);
     done("sanitizer", &rows);
+    profiler_rows(sizes, &mut rows);
+    done("profiler", &rows);
     elementwise_rows::<f32>(sizes, &mut rows);
     elementwise_rows::<f16>(sizes, &mut rows);
     arith_rows::<f32>(sizes, &mut rows);
@@ -1088,6 +1127,9 @@ struct BenchArgs {
     /// Only the rows of the sanitizer's cost (on vs off).
     #[arg(long)]
     sanitizer: bool,
+    /// Only the rows of the profiler's cost (on vs off).
+    #[arg(long)]
+    profiler: bool,
     /// Only the streaming rows at 2^24.
     #[arg(long)]
     stream24: bool,
@@ -1106,7 +1148,12 @@ fn main() {
         std::env::consts::ARCH
     );
     // `--sanitizer`: only the rows of the sanitizer's cost.
-    let rows = if std::env::args().any(|a| a == "--sanitizer") {
+    let rows = if std::env::args().any(|a| a == "--profiler") {
+        // `--profiler`: only the rows of the profiler's cost.
+        let mut rows = Vec::new();
+        profiler_rows(&sizes, &mut rows);
+        rows
+    } else if std::env::args().any(|a| a == "--sanitizer") {
         let mut rows = Vec::new();
         sanitizer_rows(&sizes, &mut rows);
         rows

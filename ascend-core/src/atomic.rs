@@ -201,7 +201,7 @@ fn set_mode<T: AtomicElement>(op: AtomicOp) {
         }
         c.atomic.set(Some(AtomicMode { op, dtype: T::DTYPE }));
     });
-    crate::sanitizer::on_atomic_mode(true);
+    crate::events::on_atomic_mode(true);
 }
 
 /// Makes every later copy of this core from the UB to GM add into GM (AscendC
@@ -340,7 +340,7 @@ pub fn set_atomic_type<T: AtomicElement>() {
 /// Never.
 pub fn set_atomic_none() {
     with_core(|c| c.atomic.set(None));
-    crate::sanitizer::on_atomic_mode(false);
+    crate::events::on_atomic_mode(false);
 }
 
 /// AscendC's newer name for [`set_atomic_none`] (`DisableDmaAtomic()`).
@@ -495,7 +495,7 @@ pub fn set_store_atomic_config<const TYPE: u16, const OP: u16>() {
         )
     });
     with_core(|c| c.atomic.set(Some(AtomicMode { op: AtomicOp::Add, dtype })));
-    crate::sanitizer::on_atomic_mode(true);
+    crate::events::on_atomic_mode(true);
 }
 
 /// The store-atomic configuration's two fields, `(atomicType, atomicOp)` (AscendC

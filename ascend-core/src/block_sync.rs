@@ -106,7 +106,7 @@ fn check_ub(api: &'static str, ub: &LocalTensor<i32>, need: usize) {
 fn ub_write(api: &'static str, ub: &LocalTensor<i32>, at: usize, vals: &[i32]) {
     // The bytes of element `at` on: the first `at` elements end there.
     let (_, s) = ub.byte_range(at);
-    crate::sanitizer::on_scalar_ub(api, ub.tag, s, s + vals.len() * 4, true);
+    crate::events::on_scalar_ub(api, ub.tag, s, s + vals.len() * 4, true);
     // SAFETY: `check_ub` checked that the workspace holds `at + vals.len()` elements, and UB
     // memory is only accessed through raw pointers.
     unsafe { std::ptr::copy_nonoverlapping(vals.as_ptr(), ub.ptr().add(at), vals.len()) }
@@ -116,14 +116,14 @@ fn ub_write(api: &'static str, ub: &LocalTensor<i32>, at: usize, vals: &[i32]) {
 #[track_caller]
 fn ub_read(api: &'static str, ub: &LocalTensor<i32>, at: usize) -> i32 {
     let (_, s) = ub.byte_range(at);
-    crate::sanitizer::on_scalar_ub(api, ub.tag, s, s + 4, false);
+    crate::events::on_scalar_ub(api, ub.tag, s, s + 4, false);
     // SAFETY: as in `ub_write`.
     unsafe { ub.ptr().add(at).read() }
 }
 
 /// The `PipeBarrier<PIPE_ALL>()` the primitives begin and end with.
 fn barrier_all() {
-    crate::sanitizer::on_pipe_barrier(pipe_t::PIPE_ALL);
+    crate::events::on_pipe_barrier(pipe_t::PIPE_ALL);
 }
 
 /// The flag of `IBSet`/`IBWait`: checks the arguments and returns its element index.
@@ -182,8 +182,8 @@ fn ib_flip(
         },
         Box::new(move || w.load(slot) == from),
     );
-    crate::sanitizer::on_cross_acquire(&[ws.key(slot)]);
-    crate::sanitizer::on_cross_release(&[ws.key(slot)]);
+    crate::events::on_cross_acquire(&[ws.key(slot)]);
+    crate::events::on_cross_release(&[ws.key(slot)]);
     crate::atomic::flush_current_core();
     signal_cores(|| ws.store(slot, to));
     // The workspace holds the flag's block as the protocol read it, with the new value.
@@ -343,7 +343,7 @@ pub fn init_determine_compute_workspace(gm_workspace: &GlobalTensor<i32>, ub_wor
     if idx == 0 {
         ub_write(api, ub_workspace, 0, &vec![0; n * B32_PER_BLOCK]);
         let ws = Workspace::of(api, gm_workspace);
-        crate::sanitizer::on_cross_release(&block_keys(&ws, 0..n));
+        crate::events::on_cross_release(&block_keys(&ws, 0..n));
         signal_cores(|| (0..n * B32_PER_BLOCK).for_each(|i| ws.store(i, 0)));
     }
     ub_write(api, ub_workspace, n * B32_PER_BLOCK, &[1]);
@@ -397,7 +397,7 @@ pub fn wait_pre_block(gm_workspace: &GlobalTensor<i32>, ub_workspace: &LocalTens
         },
         Box::new(move || (0..n).all(|b| w.load(b * B32_PER_BLOCK) == if b < idx { round } else { 0 })),
     );
-    crate::sanitizer::on_cross_acquire(&block_keys(&ws, 0..n));
+    crate::events::on_cross_acquire(&block_keys(&ws, 0..n));
     let seen: Vec<i32> = (0..n * B32_PER_BLOCK).map(|i| ws.load(i)).collect();
     ub_write(api, ub_workspace, 0, &seen);
     barrier_all();
@@ -433,10 +433,7 @@ pub fn notify_next_block(gm_workspace: &GlobalTensor<i32>, ub_workspace: &LocalT
         if idx + 1 == n { (0, n * B32_PER_BLOCK, 0) } else { (idx * B32_PER_BLOCK, B32_PER_BLOCK, round) };
     ub_write(api, ub_workspace, first, &vec![value; len]);
     let ws = Workspace::of(api, gm_workspace);
-    crate::sanitizer::on_cross_release(&block_keys(
-        &ws,
-        first / B32_PER_BLOCK..(first + len) / B32_PER_BLOCK,
-    ));
+    crate::events::on_cross_release(&block_keys(&ws, first / B32_PER_BLOCK..(first + len) / B32_PER_BLOCK));
     crate::atomic::flush_current_core();
     signal_cores(|| (first..first + len).for_each(|i| ws.store(i, value)));
     ub_write(api, ub_workspace, n * B32_PER_BLOCK, &[round.wrapping_add(1)]);

@@ -71,21 +71,3 @@ pub const MIX: i32 = 0;
 pub const AIC: i32 = 1;
 /// `g_coreType` of a vector core (`AscendC::AIV`, 2): an `AivOnly` kernel's core on Ascend910B.
 pub const AIV: i32 = 2;
-
-/// The current core's type (AscendC's global `g_coreType`): [`AIC`] or [`AIV`] on Ascend910B,
-/// whose cube and vector units are separate cores (by the launch's
-/// [`KernelType`](crate::ctx::KernelType)), and [`MIX`] on the chips whose one AI core has
-/// both.
-///
-/// ```
-/// use ascend_core::prelude::*;
-/// run_on_core(CoreConfig::single(Soc::Ascend910B), || assert_eq!(g_core_type(), AIV));
-/// run_on_core(CoreConfig::single(Soc::Ascend310P), || assert_eq!(g_core_type(), MIX));
-/// ```
-pub fn g_core_type() -> i32 {
-    crate::ctx::with_core(|c| match (c.soc, c.kernel_type) {
-        (crate::soc::Soc::Ascend910B, Some(crate::ctx::KernelType::AicOnly)) => AIC,
-        (crate::soc::Soc::Ascend910B, _) => AIV,
-        _ => MIX,
-    })
-}

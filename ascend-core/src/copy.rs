@@ -18,7 +18,8 @@ use crate::atomic::{store_to_gm, Rows};
 use crate::ctx::get_soc;
 use crate::element::{Element, BLOCK_BYTES};
 use crate::error::{check, ensure};
-use crate::sanitizer::{on_copy, CopyShape};
+use crate::events::on_copy;
+use crate::sanitizer::CopyShape;
 use crate::soc::Soc;
 use crate::tensor::{GlobalTensor, LocalTensor};
 
@@ -819,7 +820,7 @@ pub(crate) fn pad_to_gm_as<T: Element>(
     if let crate::sanitizer::SanSide::Gm(region, off) = dst.san() {
         // Exactly `blockLen` bytes a row reach GM (not whole blocks), for every race check.
         let shape = CopyShape { rows, row: data, d_pitch, s_pitch, d_span, s_span };
-        crate::sanitizer::on_copy_pad_to_gm(api, region, off, src.san(), &shape);
+        crate::events::on_copy_pad_to_gm(api, region, off, src.san(), &shape);
     }
     let r = Rows { rows, row: data, d_pitch, s_pitch };
     // SAFETY: as below; the destination is only touched by the atomic path.

@@ -179,6 +179,15 @@ pub enum CoreType {
 }
 
 impl CoreType {
+    /// The vendor's integer value of `g_coreType` for this type: [`AIC`](crate::constants::AIC)
+    /// (1) or [`AIV`](crate::constants::AIV) (2).
+    pub fn value(self) -> i32 {
+        match self {
+            CoreType::Aic => crate::constants::AIC,
+            CoreType::Aiv => crate::constants::AIV,
+        }
+    }
+
     /// `"AIC"` or `"AIV"`.
     pub fn name(self) -> &'static str {
         match self {
@@ -698,7 +707,7 @@ pub fn sync_all() {
             ),
         );
     }
-    crate::sanitizer::on_sync_all();
+    crate::events::on_sync_all();
     match barrier {
         Some(b) => {
             if let Err(why) = b.wait(idx) {

@@ -151,7 +151,7 @@ fn fill_as<T: InitGlobalMemoryElement>(api: &'static str, gm: &GlobalTensor<T>, 
         )
     });
     let pop = LocalTensor::<T>::new(TPosition::VECCALC, que_end, pop_size);
-    crate::sanitizer::on_fill(api, core::panic::Location::caller(), fill_pattern(value));
+    crate::events::on_fill(api, core::panic::Location::caller(), fill_pattern(value));
     duplicate_as(api, &pop, value, pop_size);
     let e = <HardEvent::V_MTE3 as Event>::EVENT;
     let id = crate::sync::fetch_free_event("TPipe::FetchEventID", e);
@@ -220,7 +220,7 @@ impl CacheLine for EntireDataCache {
 /// The sanitizer's part of a `DataCacheCleanAndInvalid` towards GM of `dst` (see
 /// `sanitizer::on_dcci`).
 fn dcci_gm<T: Element, E: CacheLine>(dst: &GlobalTensor<T>) {
-    crate::sanitizer::on_dcci(if E::ENTIRE { None } else { Some(dst.san_loc()) });
+    crate::events::on_dcci(if E::ENTIRE { None } else { Some(dst.san_loc()) });
 }
 
 /// The `dcciDst` of [`data_cache_clean_and_invalid`] (AscendC `DcciDst`).
@@ -542,7 +542,7 @@ pub fn data_sync_barrier<M: MemDsb>() {
     });
     std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
     if M::GM {
-        crate::sanitizer::on_data_sync_barrier();
+        crate::events::on_data_sync_barrier();
     }
 }
 
@@ -600,7 +600,7 @@ pub fn read_gm_by_pass_dcache<T: ByPassDCacheElement>(addr: GmAddr) -> T {
     std::sync::atomic::fence(std::sync::atomic::Ordering::Acquire);
     // A read that makes the core's flag reads a poll blocks in the hook until another core
     // changes a polled flag (see the sanitizer's `Poll`).
-    crate::sanitizer::on_by_pass_gm(api, &region, off, off + T::SIZE, Some(&v));
+    crate::events::on_by_pass_gm(api, &region, off, off + T::SIZE, Some(&v));
     v
 }
 
@@ -623,7 +623,7 @@ pub fn write_gm_by_pass_dcache<T: ByPassDCacheElement>(addr: GmAddr, value: T) {
     let api = "WriteGmByPassDCache";
     let (region, off) = by_pass_elem::<T>(api, addr);
     crate::ctx::check_cancel();
-    crate::sanitizer::on_by_pass_gm::<T>(api, &region, off, off + T::SIZE, None);
+    crate::events::on_by_pass_gm::<T>(api, &region, off, off + T::SIZE, None);
     std::sync::atomic::fence(std::sync::atomic::Ordering::Release);
     // SAFETY: as in `read_gm_by_pass_dcache`.
     unsafe { crate::gm_io::store_elem(region.base().add(off).cast::<T>(), value) }

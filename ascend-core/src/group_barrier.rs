@@ -318,7 +318,7 @@ impl<M: GroupPipeMode> GroupBarrier<M> {
                 }
             }),
         );
-        crate::sanitizer::on_cross_acquire(&[self.ws.key(i)]);
+        crate::events::on_cross_acquire(&[self.ws.key(i)]);
     }
 
     /// Sends a message (`__WriteCurrentValue`): adds the Unified Buffer's protocol blocks to the
@@ -327,7 +327,7 @@ impl<M: GroupPipeMode> GroupBarrier<M> {
     fn message(&self, gm: &GlobalTensor<i32>, first: usize) {
         let num = self.arrive_size.max(self.wait_size) as usize;
         let keys: Vec<usize> = (0..num).map(|k| self.ws.key((first + k * LINE) / 4)).collect();
-        crate::sanitizer::on_cross_release(&keys);
+        crate::events::on_cross_release(&keys);
         crate::atomic::flush_current_core();
         let e = <HardEvent::S_MTE3 as Event>::EVENT;
         let id = crate::sync::fetch_free_event("TPipe::FetchEventID", e);

@@ -245,7 +245,7 @@ impl TPipe {
         self.alloc.buffers.set(0);
         self.epoch.set(self.epoch.get() + 1);
         self.pools.0.borrow_mut().clear();
-        crate::sanitizer::on_pipe_release(crate::sanitizer::Release::Reset);
+        crate::events::on_pipe_release(crate::sanitizer::Release::Reset);
     }
 
     /// Bytes of the Unified Buffer handed out so far (the cube memories' are not counted).
@@ -548,7 +548,7 @@ fn attach_queue<Q: InitBuffer>(
     pool: Option<Rc<PoolNode>>,
 ) {
     let san_base = crate::sanitizer::buf_key(ub.mem(), base);
-    let san = crate::sanitizer::on_init_queue(san_base, rounded, num, que.src_position());
+    let san = crate::events::on_init_queue(san_base, rounded, num, que.src_position());
     if let Some(p) = &pool {
         p.queues.borrow_mut().push((san, san_base, rounded, num));
     }
@@ -626,7 +626,7 @@ impl Drop for TPipe {
             self.release_matmul_events();
         }
         self.epoch.set(self.epoch.get() + 1);
-        crate::sanitizer::on_pipe_release(crate::sanitizer::Release::Drop);
+        crate::events::on_pipe_release(crate::sanitizer::Release::Drop);
         with_core(|c| {
             c.pipe_alive.set(false);
             c.pipe_end.set(0);
@@ -782,7 +782,7 @@ mod que {
         /// `reciprocal(buf_len)`, so that `index_of` divides by a multiplication.
         pub(crate) recip: u64,
         /// The sanitizer's handle on this queue's buffer records, as
-        /// [`on_init_queue`](crate::sanitizer::on_init_queue) returned it.
+        /// [`on_init_queue`](crate::events::on_init_queue) returned it.
         pub(crate) san: crate::sanitizer::QueSan,
         /// The `TBufPool` the buffers came from, with its reset count then.
         pub(crate) pool: Option<(Rc<super::PoolNode>, u64)>,
@@ -1167,7 +1167,7 @@ impl<Src: Position, Dst: Position, const DEPTH: usize> TQueBind<Src, Dst, DEPTH>
         }
         let idx = core.alloc("TQue::AllocTensor");
         let q = que_pipes::<Src, Dst>();
-        let tag = crate::sanitizer::on_alloc(core.san, core.san_base, core.buf_len, idx, Src::POS, q);
+        let tag = crate::events::on_alloc(core.san, core.san_base, core.buf_len, idx, Src::POS, q);
         core.tensor::<T>(idx, Src::POS).with_tag(tag)
     }
 
@@ -1200,7 +1200,7 @@ impl<Src: Position, Dst: Position, const DEPTH: usize> TQueBind<Src, Dst, DEPTH>
         let idx = core.index_of(api, &t);
         core.enque(api, idx, t.get_phy_addr());
         let q = que_pipes::<S, D>();
-        crate::sanitizer::on_enque(core.san, core.san_base, core.buf_len, idx, q);
+        crate::events::on_enque(core.san, core.san_base, core.buf_len, idx, q);
     }
 
     /// Takes the tensor at the head of the queue (first in, first out), whole, as a tensor of
@@ -1269,7 +1269,7 @@ impl<Src: Position, Dst: Position, const DEPTH: usize> TQueBind<Src, Dst, DEPTH>
         let idx = core.index_of(api, t);
         core.deque_in_place(api, idx, t.get_phy_addr());
         let q = que_pipes::<Src, Dst>();
-        crate::sanitizer::on_deque(core.san, core.san_base, core.buf_len, idx, q);
+        crate::events::on_deque(core.san, core.san_base, core.buf_len, idx, q);
     }
 
     /// `deque` with the positions whose hardware event the queue waits for.
@@ -1278,7 +1278,7 @@ impl<Src: Position, Dst: Position, const DEPTH: usize> TQueBind<Src, Dst, DEPTH>
         let core = self.core_mut("TQue::DeQue");
         let idx = core.deque("TQue::DeQue");
         let q = que_pipes::<S, D>();
-        let tag = crate::sanitizer::on_deque(core.san, core.san_base, core.buf_len, idx, q);
+        let tag = crate::events::on_deque(core.san, core.san_base, core.buf_len, idx, q);
         core.tensor::<T>(idx, Src::POS).with_tag(tag)
     }
 
@@ -1309,7 +1309,7 @@ impl<Src: Position, Dst: Position, const DEPTH: usize> TQueBind<Src, Dst, DEPTH>
             pool.busy.set(pool.busy.get() - 1);
         }
         let q = que_pipes::<Src, Dst>();
-        crate::sanitizer::on_free(api, core.san, core.san_base, core.buf_len, idx, t.tag, q);
+        crate::events::on_free(api, core.san, core.san_base, core.buf_len, idx, t.tag, q);
     }
 
     /// Whether another tensor may be enqueued: fewer than `DEPTH` are queued (AscendC
@@ -1685,7 +1685,7 @@ impl<P: Position, const BUF_ID_SIZE: usize> Drop for TBufPool<P, BUF_ID_SIZE> {
             return;
         }
         if let Ok(queues) = node.queues.try_borrow() {
-            crate::sanitizer::on_pool_reset(&queues);
+            crate::events::on_pool_reset(&queues);
         }
         node.max_len.set(0);
         node.buffers.set(0);
@@ -1978,7 +1978,7 @@ impl<P: Position, const BUF_ID_SIZE: usize> TBufPool<P, BUF_ID_SIZE> {
                 node.describe()
             )
         });
-        crate::sanitizer::on_pool_reset(&node.queues.borrow());
+        crate::events::on_pool_reset(&node.queues.borrow());
         node.max_len.set(0);
         node.buffers.set(0);
         node.in_use.set(false);

@@ -316,7 +316,7 @@ pub fn set_flag_event(e: HardEventKind, id: TEventID) {
         s.set[e.index as usize] |= 1 << i;
         s.set_at.push((e.index as usize, id, loc));
     });
-    crate::sanitizer::on_set_flag(e, id);
+    crate::events::on_set_flag(e, id);
 }
 
 /// Waits for the flag `id` of event `E` (AscendC `WaitFlag<HardEvent::X_Y>(id)`): pipe `Y`
@@ -358,7 +358,7 @@ pub fn wait_flag_event(e: HardEventKind, id: TEventID) {
             s.set_at.swap_remove(p);
         }
     });
-    crate::sanitizer::on_wait_flag(e, id);
+    crate::events::on_wait_flag(e, id);
 }
 
 /// Orders pipe `P` (AscendC `PipeBarrier<PIPE_X>()`): its later instructions start after its
@@ -371,7 +371,7 @@ pub fn wait_flag_event(e: HardEventKind, id: TEventID) {
 /// automatic synchronisation (`Launch::auto_sync(false)`; with it, the compiler inserts
 /// `PipeBarrier<PIPE_V>`).
 pub fn pipe_barrier<P: PipeKind>() {
-    crate::sanitizer::on_pipe_barrier(P::PIPE);
+    crate::events::on_pipe_barrier(P::PIPE);
 }
 
 /// Initialises the core's control state (AscendC `InitSocState`): normal mask mode and a full

@@ -221,7 +221,7 @@ impl<T: Element> LocalTensor<T> {
         });
         self.check_scalar("LocalTensor::GetValue");
         let at = self.off + i * T::SIZE;
-        crate::sanitizer::on_scalar_ub("LocalTensor::GetValue", self.tag, at, at + T::SIZE, false);
+        crate::events::on_scalar_ub("LocalTensor::GetValue", self.tag, at, at + T::SIZE, false);
         // SAFETY: `i < len` and the view lies inside the UB (checked at creation); UB memory
         // is only accessed through raw pointers, and the pointer is aligned for `T`.
         unsafe { self.ptr().add(i).read() }
@@ -239,7 +239,7 @@ impl<T: Element> LocalTensor<T> {
         });
         self.check_scalar("LocalTensor::SetValue");
         let at = self.off + i * T::SIZE;
-        crate::sanitizer::on_scalar_ub("LocalTensor::SetValue", self.tag, at, at + T::SIZE, true);
+        crate::events::on_scalar_ub("LocalTensor::SetValue", self.tag, at, at + T::SIZE, true);
         // SAFETY: as in `get_value`.
         unsafe { self.ptr().add(i).write(v) }
     }
@@ -906,7 +906,7 @@ impl<T: Element> GlobalTensor<T> {
         let (base, off) = self.san_loc();
         let at = off + i * T::SIZE;
         let found = found.as_ref().zip(self.region.as_deref());
-        crate::sanitizer::on_scalar_gm(api, base, at, at + T::SIZE, write, found);
+        crate::events::on_scalar_gm(api, base, at, at + T::SIZE, write, found);
     }
 
     #[track_caller]

@@ -36,6 +36,9 @@ pub type ExampleResult = Result<(), Box<dyn Error>>;
 /// prints it and exits with status 2.
 pub fn main_with(allowed: &[&str], body: impl FnOnce(&Args) -> ExampleResult) {
     let args = Args::from_env(allowed);
+    if let Some(dir) = &args.profile {
+        ascend_runtime::profile::set_profile_dir(Some(dir.clone()));
+    }
     if let Err(e) = with_progress(Duration::from_secs(5), || body(&args)) {
         eprintln!("error: {e}");
         std::process::exit(2);
@@ -124,6 +127,11 @@ pub struct Args {
     /// Where to write the kernel's output (`.npy` or `.bin`).
     #[arg(long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Profile the launch: write its modelled timeline (`trace.json`, `PipeUtilization.csv`,
+    /// `hotspots.csv`, `pipeline.svg`) into this folder and print a summary (see
+    /// `ascend_runtime::profile`). Every example takes it.
+    #[arg(long, value_name = "DIR")]
+    pub profile: Option<PathBuf>,
 }
 
 impl Default for Args {
@@ -140,6 +148,7 @@ impl Default for Args {
             input_y: None,
             golden: None,
             output: None,
+            profile: None,
         }
     }
 }
@@ -162,7 +171,7 @@ impl Args {
         let mut cmd = Args::command().bin_name(name.to_owned());
         let hidden: Vec<String> = cmd
             .get_arguments()
-            .filter(|a| a.get_long().is_some_and(|l| !allowed.contains(&l)))
+            .filter(|a| a.get_long().is_some_and(|l| !allowed.contains(&l) && l != "profile"))
             .map(|a| a.get_id().to_string())
             .collect();
         for id in hidden {
@@ -175,7 +184,7 @@ impl Args {
         let mut cmd = cmd;
         let mut m = cmd.try_get_matches_from_mut(argv)?;
         let rejected = cmd.get_arguments().find(|a| {
-            a.get_long().is_some_and(|l| !allowed.contains(&l))
+            a.get_long().is_some_and(|l| !allowed.contains(&l) && l != "profile")
                 && m.value_source(a.get_id().as_str()) == Some(ValueSource::CommandLine)
         });
         if let Some(a) = rejected {

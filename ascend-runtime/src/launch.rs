@@ -16,8 +16,10 @@ use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use crate::profile::Profile;
 use ascend_core::atomic::{AtomicLog, AtomicOrder};
 use ascend_core::debug::{begin_core_output, end_core_output};
+use ascend_core::profiler::LaunchProfiler;
 use ascend_core::sanitizer::LaunchSanitizer;
 use ascend_core::{
     run_on_core, take_last_fault, CancelToken, CoreBarrier, CoreConfig, CoreType, Fault, KernelType, Soc,
@@ -177,6 +179,8 @@ pub enum LaunchError {
         /// The rejected kernel type.
         kernel_type: KernelType,
     },
+    /// [`Launch::profile`] ran the kernel but could not write the profile's files.
+    Profile(String),
     /// A thread-per-core launch asked for more host threads than
     /// [`Launch::max_threads`] allows; no core ran.
     TooManyThreads {
@@ -235,7 +239,8 @@ impl LaunchError {
             LaunchError::CoreFailed { faults, .. } | LaunchError::TimedOut { faults, .. } => faults,
             LaunchError::InvalidBlockDim { .. }
             | LaunchError::TooManyThreads { .. }
-            | LaunchError::UnsupportedKernelType { .. } => &[],
+            | LaunchError::UnsupportedKernelType { .. }
+            | LaunchError::Profile(_) => &[],
         }
     }
 
@@ -245,7 +250,8 @@ impl LaunchError {
             LaunchError::CoreFailed { skipped, .. } | LaunchError::TimedOut { skipped, .. } => skipped,
             LaunchError::InvalidBlockDim { .. }
             | LaunchError::TooManyThreads { .. }
-            | LaunchError::UnsupportedKernelType { .. } => &[],
+            | LaunchError::UnsupportedKernelType { .. }
+            | LaunchError::Profile(_) => &[],
         }
     }
 }
@@ -266,6 +272,7 @@ impl fmt::Display for LaunchError {
                 kernel_type.vendor_name(),
                 Soc::Ascend910B
             ),
+            LaunchError::Profile(why) => write!(f, "the profile could not be written: {why}"),
             LaunchError::TooManyThreads { block_dim, limit } => write!(
                 f,
                 "launch: blockDim = {block_dim} in thread-per-core mode needs {block_dim} host threads; the limit is \
@@ -362,6 +369,12 @@ impl fmt::Debug for LaunchError {
                 .field("faults", faults)
                 .field("skipped", skipped)
                 .finish(),
+            LaunchError::UnsupportedKernelType { soc, kernel_type } => f
+                .debug_struct("UnsupportedKernelType")
+                .field("soc", soc)
+                .field("kernel_type", kernel_type)
+                .finish(),
+            LaunchError::Profile(why) => f.debug_tuple("Profile").field(why).finish(),
         }
     }
 }
@@ -716,8 +729,54 @@ impl Launch {
         self.run_collecting(&kernel)
     }
 
+    /// Runs `kernel` with the profiler on (see [`crate::profile`]) and writes the profile's
+    /// files into `dir` (created if missing): `trace.json`, `PipeUtilization.csv`,
+    /// `hotspots.csv`, `pipeline.svg`, `summary.txt`. What the cores print is printed.
+    ///
+    /// # Errors
+    /// As [`run`](Self::run); [`LaunchError::Profile`] when a file cannot be written.
+    pub fn profile<K: Fn() + Sync>(
+        &self,
+        dir: impl AsRef<std::path::Path>,
+        kernel: K,
+    ) -> Result<Profile, LaunchError> {
+        let p = self.run_profiled(kernel)?;
+        p.write(dir.as_ref()).map_err(|e| LaunchError::Profile(e.to_string()))?;
+        Ok(p)
+    }
+
+    /// Runs `kernel` with the profiler on and returns its [`Profile`] without writing files.
+    ///
+    /// # Errors
+    /// As [`run`](Self::run).
+    pub fn run_profiled<K: Fn() + Sync>(&self, kernel: K) -> Result<Profile, LaunchError> {
+        let prof = Arc::new(LaunchProfiler::new());
+        let (result, output) = self.run_with(&kernel, Some(Arc::clone(&prof)));
+        output.print();
+        result?;
+        Ok(Profile::from_profiler(self.soc, &prof))
+    }
+
     fn run_collecting(&self, kernel: &(dyn Fn() + Sync)) -> (Result<LaunchStats, LaunchError>, KernelOutput) {
-        let blocks = self.block_dim;
+        let Some(dir) = crate::profile::profile_dir() else { return self.run_with(kernel, None) };
+        let prof = Arc::new(LaunchProfiler::new());
+        let (result, output) = self.run_with(kernel, Some(Arc::clone(&prof)));
+        if result.is_ok() {
+            let p = Profile::from_profiler(self.soc, &prof);
+            match p.write(&dir) {
+                Ok(()) => print!("{}", p.summary()),
+                Err(e) => eprintln!("profile: cannot write {}: {e}", dir.display()),
+            }
+        }
+        (result, output)
+    }
+
+    fn run_with(
+        &self,
+        kernel: &(dyn Fn() + Sync),
+        prof: Option<Arc<LaunchProfiler>>,
+    ) -> (Result<LaunchStats, LaunchError>, KernelOutput) {
+                let blocks = self.block_dim;
         if !(1..=MAX_BLOCK_DIM).contains(&blocks) {
             return (Err(LaunchError::InvalidBlockDim { block_dim: blocks }), KernelOutput::default());
         }
@@ -764,6 +823,7 @@ impl Launch {
             output: Mutex::new(Vec::new()),
             kernel,
             san: self.sanitize.then(|| LaunchSanitizer::with_auto_sync(self.auto_sync)),
+            prof,
             watch: watch.clone(),
         };
         match mode {
@@ -850,6 +910,8 @@ struct Shared<'k> {
     kernel: &'k (dyn Fn() + Sync),
     /// The launch's sanitizer, when on.
     san: Option<Arc<LaunchSanitizer>>,
+    /// The launch's profiler, when on.
+    prof: Option<Arc<LaunchProfiler>>,
     /// The timeout's watch (cancel token and per-core states), if the launch has a timeout.
     watch: Option<Arc<Watch>>,
 }
@@ -892,9 +954,15 @@ impl Shared<'_> {
         let guard = CoreGuard::enter(self.quiet);
         let saved = begin_core_output();
         let result = catch_unwind(AssertUnwindSafe(|| {
-            run_on_core(cfg, || match &self.san {
-                Some(san) => san.run_core(self.kernel),
-                None => (self.kernel)(),
+            run_on_core(cfg, || {
+                let body = || match &self.san {
+                    Some(san) => san.run_core(self.kernel),
+                    None => (self.kernel)(),
+                };
+                match &self.prof {
+                    Some(p) => p.run_core(body),
+                    None => body(),
+                }
             })
         }));
         let text = end_core_output(saved);

@@ -65,6 +65,7 @@ mod hook;
 pub mod launch;
 pub mod npy;
 mod output;
+pub mod profile;
 pub mod testing;
 mod watchdog;
 mod workers;

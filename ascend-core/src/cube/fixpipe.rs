@@ -529,7 +529,7 @@ fn run<D: FixpipeOut<S>, S: Element>(
         });
     }
 
-    if crate::sanitizer::is_on() {
+    if crate::events::is_on() {
         let (n, m, usz) = (n as usize, m as usize, D::SIZE);
         let gm: Vec<GmRows> = if nd {
             let dst_nd = usize::from(p.dst_nd_stride);
@@ -547,7 +547,7 @@ fn run<D: FixpipeOut<S>, S: Element>(
             (0..cols).map(move |k| ((mat * src_nd + k * src_stride) * S::SIZE, m * 16 * S::SIZE))
         });
         let l0c = crate::sanitizer::spans_of(src, nd_num as usize * cols, runs, src_bytes);
-        crate::sanitizer::on_cube(API, pipe_t::PIPE_FIX, &[], &l0c, &[], &gm, false);
+        crate::events::on_cube(API, pipe_t::PIPE_FIX, &[], &l0c, &[], &gm, false);
     }
 
     // The conversion, one source Z column (m rows of 16) at a time.

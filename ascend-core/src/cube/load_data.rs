@@ -239,7 +239,7 @@ pub fn load_data<T: LoadDataElement, S: LoadDataSource<T>>(
         )
     });
     check_extent(dst, API, "dst", (dst_last + 1) * FRACTAL_BYTES);
-    if crate::sanitizer::is_on() {
+    if crate::events::is_on() {
         // The fractals each side really touches: `repeat` of 512 bytes, `src_stride` and
         // `dst_gap + 1` fractals apart.
         let (from, pitch) = (p.start_index as usize * FRACTAL_BYTES, p.src_stride as usize * FRACTAL_BYTES);
@@ -249,11 +249,11 @@ pub fn load_data<T: LoadDataElement, S: LoadDataSource<T>>(
         match s.at {
             sealed::At::Gm(rows) => {
                 let g = [GmRows { off: rows.off + from, rows: repeat, row: FRACTAL_BYTES, pitch, ..rows }];
-                crate::sanitizer::on_cube(API, pipe_t::PIPE_MTE2, &g, &[], &out, &[], false)
+                crate::events::on_cube(API, pipe_t::PIPE_MTE2, &g, &[], &out, &[], false)
             }
             sealed::At::Local(span) => {
                 let r = span.runs((0..repeat).map(|i| (from + i * pitch, FRACTAL_BYTES)));
-                crate::sanitizer::on_cube(API, pipe_t::PIPE_MTE1, &[], &r, &out, &[], false)
+                crate::events::on_cube(API, pipe_t::PIPE_MTE1, &[], &r, &out, &[], false)
             }
         }
     }

@@ -375,7 +375,8 @@ fn mmad_impl<D: Element, A: Element, B: Element>(
     check_extent(filter, API, "filter", kv * n1 * frac * B::SIZE);
     check_extent(dst, API, "dst", n1 * m1 * 256 * D::SIZE);
     let init = p.cmatrix_init_val && !p.is_bias;
-    if crate::sanitizer::is_on() {
+    crate::events::on_mmad::<A>(m, n, k);
+    if crate::events::is_on() {
         let c = Span::of(dst, n1 * m1 * 256 * D::SIZE);
         let (a_in, b_in) = (Span::of(fm, fm_bytes), Span::of(filter, kv * n1 * frac * B::SIZE));
         let reads = [a_in, b_in, c];
@@ -383,7 +384,7 @@ fn mmad_impl<D: Element, A: Element, B: Element>(
         // The Mmad page: from (m / 16) * (n / 16) >= 10 on, the hardware orders a later Mmad
         // after this one by itself (below, a PipeBarrier<PIPE_M> must).
         let settles = (m / 16) * (n / 16) >= 10;
-        crate::sanitizer::on_cube(API, pipe_t::PIPE_M, &[], reads, &[c], &[], settles);
+        crate::events::on_cube(API, pipe_t::PIPE_M, &[], reads, &[c], &[], settles);
     }
 
     // Gather A (m × k) and B (k × n) as exact f64 values.

@@ -219,7 +219,7 @@ pub fn data_copy_nd2nz<T: Nd2NzElement>(dst: &LocalTensor<T>, src: &GlobalTensor
     let (c0, cols, rows) = (c0 as usize, cols as usize, rows as usize);
     let (c0_stride, n_stride) = (c0_stride as usize * c0, n_stride as usize * c0);
     let (d, src_d) = (d as usize, src_d as usize);
-    if crate::sanitizer::is_on() {
+    if crate::events::is_on() {
         let sz = T::SIZE;
         let gm: Vec<GmRows> = (0..nd as usize)
             .map(|m| GmRows::of(src, m * usize::from(p.src_nd_matrix_stride) * sz, rows, d * sz, src_d * sz))
@@ -242,7 +242,7 @@ pub fn data_copy_nd2nz<T: Nd2NzElement>(dst: &LocalTensor<T>, src: &GlobalTensor
             })
         });
         let l1 = crate::sanitizer::spans_of(dst, nd as usize * cols * per_col, runs, dst_end as usize * sz);
-        crate::sanitizer::on_cube(API, pipe_t::PIPE_MTE2, &gm, &[], &l1, &[], false);
+        crate::events::on_cube(API, pipe_t::PIPE_MTE2, &gm, &[], &l1, &[], false);
     }
     // One source row, zero-padded to whole blocks (the padding is never overwritten).
     let mut row = vec![T::ZERO; cols * c0];

@@ -1601,6 +1601,13 @@ pub(crate) struct QuePipes {
     free: (usize, usize),
 }
 
+impl QuePipes {
+    /// The pipes (clock rows) of the enque event and of the free event, each `(src, dst)`.
+    pub(crate) fn rows(self) -> ((usize, usize), (usize, usize)) {
+        (self.enq, self.free)
+    }
+}
+
 /// [`QuePipes`] of the queue between `src` and `dst`, or `None` for a queue without events,
 /// for the queues whose events do not depend on the chip (see [`que_chip_dependent`]; for the
 /// others this is Ascend910B's, and the queues ask [`que_pipes_on`] instead). A `const fn`: the

@@ -159,7 +159,7 @@ pub(crate) fn brcb_as<T: BrcbElement>(
             "{dst_name} (bytes {d0:#x}..{d1:#x}) overlaps {src_name} (bytes {s0:#x}..{s1:#x}); Brcb cannot work in place"
         )
     });
-    crate::sanitizer::on_vector(api, &[span_of(src, need * T::SIZE)], &[]);
+    crate::events::on_vector(api, &[span_of(src, need * T::SIZE)], &[]);
     apply(api, &plan, &d, [], &mut BrcbKernel(src.ptr() as *const T));
     leave_mask(soc);
 }

@@ -254,7 +254,7 @@ fn run<T: Element, const N: usize>(
     }
     let mut out = vec![0u8; bytes];
     apply_sources(api, plan, srcs, &mut CmpKernel { out: out.as_mut_ptr(), mode, scalar });
-    crate::sanitizer::on_vector(api, &[], &[span_of(dst, bytes)]);
+    crate::events::on_vector(api, &[], &[span_of(dst, bytes)]);
     dst.view_len(0, bytes).copy_from_slice(&out);
 }
 

@@ -783,7 +783,7 @@ fn b8_walk<D: B8, const HALF_BLOCK: bool>(
     if let Some(t) = vdeq {
         reads.push(span_of(t, VDEQ_TENSOR_SIZE * 8));
     }
-    crate::sanitizer::on_vector(api, &reads, &[(dst.tag, d0, d1)]);
+    crate::events::on_vector(api, &reads, &[(dst.tag, d0, d1)]);
 
     let dp = dst.ptr().cast::<u8>();
     let sp = src.ptr() as *const i16;

@@ -253,9 +253,9 @@ pub(crate) fn apply<T: Element, const N: usize, K: Lanes<T, N>>(
     }
     let (a, b) = dst.t.byte_range(ed);
     if K::WRITES_DST {
-        crate::sanitizer::on_vector(api, &reads, &[(dst.t.tag, a, b)]);
+        crate::events::on_vector_of::<T>(api, plan.repeats, &reads, &[(dst.t.tag, a, b)]);
     } else {
-        crate::sanitizer::on_vector(api, &[(dst.t.tag, a, b)], &[]);
+        crate::events::on_vector_of::<T>(api, plan.repeats, &[(dst.t.tag, a, b)], &[]);
     }
     walk(plan, dst, srcs, kernel);
 }
@@ -478,9 +478,14 @@ pub(crate) fn apply_long<T: Element, const N: usize, K: Lanes<T, N>>(
         }
     }
     if K::WRITES_DST {
-        crate::sanitizer::on_vector(api, &reads, &[(dst.t.tag, d0, d1)]);
+        crate::events::on_vector_of::<T>(
+            api,
+            repeats * count.div_ceil(T::PAR),
+            &reads,
+            &[(dst.t.tag, d0, d1)],
+        );
     } else {
-        crate::sanitizer::on_vector(api, &[(dst.t.tag, d0, d1)], &[]);
+        crate::events::on_vector_of::<T>(api, repeats * count.div_ceil(T::PAR), &[(dst.t.tag, d0, d1)], &[]);
     }
 
     let dp = dst.t.ptr();
@@ -583,9 +588,9 @@ pub(crate) fn apply_count<T: Element, const N: usize, K: Lanes<T, N>>(
             (srcs[i].0.tag, a, b)
         });
         if K::WRITES_DST {
-            crate::sanitizer::on_vector(api, &reads, &[(dst.0.tag, d0, d1)]);
+            crate::events::on_vector_of::<T>(api, count.div_ceil(T::PAR), &reads, &[(dst.0.tag, d0, d1)]);
         } else {
-            crate::sanitizer::on_vector(api, &[(dst.0.tag, d0, d1)], &[]);
+            crate::events::on_vector_of::<T>(api, count.div_ceil(T::PAR), &[(dst.0.tag, d0, d1)], &[]);
         }
         // SAFETY: every operand holds at least `count` elements; dst equals or is disjoint
         // from each source (checked above).
@@ -621,7 +626,7 @@ pub(crate) fn apply_sources<T: Element, const N: usize, K: Lanes<T, N>>(
         let (a, b) = s.t.byte_range(e);
         reads[i] = (s.t.tag, a, b);
     }
-    crate::sanitizer::on_vector(api, &reads, &[]);
+    crate::events::on_vector_of::<T>(api, plan.repeats, &reads, &[]);
     walk(plan, srcs[0], srcs, kernel);
 }
 
@@ -768,7 +773,7 @@ pub(crate) fn apply_mixed<W: Element, D: Element, S: Element, const N: usize, K:
         (srcs[i].t.tag, a, b)
     });
     let (a, b) = dst.t.byte_range(ed);
-    crate::sanitizer::on_vector(api, &reads, &[(dst.t.tag, a, b)]);
+    crate::events::on_vector_of::<D>(api, plan.repeats, &reads, &[(dst.t.tag, a, b)]);
     let dp = dst.t.ptr();
     let sp: [*const S; N] = core::array::from_fn(|i| srcs[i].t.ptr() as *const S);
     let contiguous_blocks = dst.blk == 1 && srcs.iter().all(|s| s.blk == 1);
@@ -902,7 +907,12 @@ pub(crate) fn apply_count_mixed<D: Element, S: Element, const N: usize, K: Mixed
     let narrow = K::NARROW_IN_PLACE && D::SIZE < S::SIZE && srcs.iter().any(|(s, _)| s.byte_range(0).0 == d0);
     if count > 0 && narrow {
         let reads: [UbSpan; N] = core::array::from_fn(|i| span_of(srcs[i].0, count * S::SIZE));
-        crate::sanitizer::on_vector(api, &reads, &[(dst.tag, d0, d1)]);
+        crate::events::on_vector_of::<D>(
+            api,
+            count.div_ceil(256 / S::SIZE.max(D::SIZE)),
+            &reads,
+            &[(dst.tag, d0, d1)],
+        );
         // In place, narrowing: counter mode runs repeats of 256 bytes of the wider type in
         // order, each read before it is written; element `i` is written at or below where it
         // was read, so no repeat writes what a later one reads. Each repeat goes through a
@@ -922,7 +932,12 @@ pub(crate) fn apply_count_mixed<D: Element, S: Element, const N: usize, K: Mixed
         }
     } else if count > 0 {
         let reads: [UbSpan; N] = core::array::from_fn(|i| span_of(srcs[i].0, count * S::SIZE));
-        crate::sanitizer::on_vector(api, &reads, &[(dst.tag, d0, d1)]);
+        crate::events::on_vector_of::<D>(
+            api,
+            count.div_ceil(256 / S::SIZE.max(D::SIZE)),
+            &reads,
+            &[(dst.tag, d0, d1)],
+        );
         // SAFETY: every operand holds at least `count` elements; dst equals a source (same
         // size) or is disjoint from it (checked above).
         unsafe { kernel.run(dst.ptr(), core::array::from_fn(|i| srcs[i].0.ptr() as *const S), count) };
@@ -933,7 +948,7 @@ pub(crate) fn apply_count_mixed<D: Element, S: Element, const N: usize, K: Mixed
 /// The sanitizer's view of the first `bytes` bytes of `t` (clamped to the tensor): its tag
 /// and UB byte span. For operands an instruction reads or writes outside the engine's walk
 /// (a bit mask, a scalar result, a work area, a gather's table): pass the spans to
-/// [`crate::sanitizer::on_vector`] once per call, a conservative span per operand.
+/// [`crate::events::on_vector`] once per call, a conservative span per operand.
 #[inline]
 pub(crate) fn span_of<T: Element>(t: &LocalTensor<T>, bytes: usize) -> UbSpan {
     let (a, b) = t.byte_range(t.get_size());

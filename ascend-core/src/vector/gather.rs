@@ -249,7 +249,7 @@ pub fn gather<T: GatherElement>(
     let in_place = check_in_place(dst, dst.byte_range(count), src, src_offset, src_base_addr, lanes);
     if count > 0 {
         // The table and the offsets are read outside the engine's operands (src as a whole).
-        crate::sanitizer::on_vector(API, &[span_of(src, usize::MAX), span_of(src_offset, count * 4)], &[]);
+        crate::events::on_vector(API, &[span_of(src, usize::MAX), span_of(src_offset, count * 4)], &[]);
     }
     let mut snap = Vec::new();
     let mut k = GatherKernel {
@@ -310,7 +310,7 @@ pub fn gather_masked<T: GatherElement>(
     let step = usize::from(dst_rep_stride) * T::EPB;
     let lanes = || plan_lanes::<T>(&plan).map(move |l| (l, l / T::PAR, (l / T::PAR) * step + l % T::PAR));
     let in_place = check_in_place(dst, dst.byte_range(ext), src, src_offset, src_base_addr, lanes);
-    crate::sanitizer::on_vector(API, &[span_of(src, usize::MAX), span_of(src_offset, used * 4)], &[]);
+    crate::events::on_vector(API, &[span_of(src, usize::MAX), span_of(src_offset, used * 4)], &[]);
     let mut snap = Vec::new();
     let mut k = GatherKernel {
         src: source(src, in_place, &mut snap),

@@ -191,7 +191,7 @@ pub fn gather_mask<T: GatherElement, U: Element>(
     // AscendC's `rsvdCnt` is an out-parameter; here it is the return value.
 ) -> u64 {
     // Its reads and its write reach the sanitizer in steps: one instruction, in place or not.
-    let _one = crate::sanitizer::fuse_vector(API);
+    let _one = crate::events::fuse_vector(API);
     let soc = get_soc();
     ensure(T::gather_supported(soc), API, || {
         format!("T = {} is not supported by GatherMask on {soc} ({})", T::DTYPE, soc.product_line())
@@ -256,7 +256,7 @@ pub fn gather_mask<T: GatherElement, U: Element>(
                 ensure(t.get_length() >= need, API, || {
                     format!("src1Pattern holds {} bytes but this call reads {need}", t.get_length())
                 });
-                crate::sanitizer::on_vector(API, &[span_of(t, need)], &[]);
+                crate::events::on_vector(API, &[span_of(t, need)], &[]);
             }
             pattern_bytes = t.reinterpret_cast::<u8>().to_vec();
         }
@@ -327,7 +327,7 @@ pub fn gather_mask<T: GatherElement, U: Element>(
         });
     }
     if walk.is_some() {
-        crate::sanitizer::on_vector(API, &[], &[span_of(dst, n * T::SIZE)]);
+        crate::events::on_vector(API, &[], &[span_of(dst, n * T::SIZE)]);
     }
     let p = dst.ptr();
     for (i, v) in keep.out.iter().enumerate() {

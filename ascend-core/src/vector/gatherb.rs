@@ -194,7 +194,7 @@ pub(crate) fn gatherb_as<T: DiscreteElement>(
         (dst_name, dst.byte_range(ext)),
         &[(src_name, src.byte_range(src.get_size())), (offset_name, offset.byte_range(blocks))],
     );
-    crate::sanitizer::on_vector(api, &[span_of(src, usize::MAX), span_of(offset, blocks * 4)], &[]);
+    crate::events::on_vector(api, &[span_of(src, usize::MAX), span_of(offset, blocks * 4)], &[]);
     apply(
         api,
         &plan,
@@ -271,7 +271,7 @@ fn scatter_checks<T: DiscreteElement>(
     disjoint(SCATTER, ("dst", dst.byte_range(dst.get_size())), &[("dstOffset", offsets.byte_range(used))]);
     if used > 0 {
         // dst is written at the offsets' elements: recorded as a whole.
-        crate::sanitizer::on_vector(SCATTER, &[span_of(offsets, used * 4)], &[span_of(dst, usize::MAX)]);
+        crate::events::on_vector(SCATTER, &[span_of(offsets, used * 4)], &[span_of(dst, usize::MAX)]);
     }
 }
 

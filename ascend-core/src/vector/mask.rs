@@ -228,7 +228,7 @@ fn check_cmp_mask_operand<T: Element>(api: &'static str, t: &crate::tensor::Loca
 pub fn set_cmp_mask<U: Element>(src: &crate::tensor::LocalTensor<U>) {
     const API: &str = "SetCmpMask";
     check_cmp_mask_operand(API, src, "src");
-    crate::sanitizer::on_vector(API, &[crate::vector::engine::span_of(src, 16)], &[]);
+    crate::events::on_vector(API, &[crate::vector::engine::span_of(src, 16)], &[]);
     let mut raw = [0u8; 16];
     // SAFETY: `src` holds at least 16 bytes (checked above) inside the UB; `raw` is a distinct
     // stack buffer.
@@ -316,7 +316,7 @@ pub fn get_cmp_mask_local<T: GetCmpMaskElement>(dst: &crate::tensor::LocalTensor
     let mut out = [0u8; 16];
     out[..8].copy_from_slice(&reg[0].to_le_bytes());
     out[8..].copy_from_slice(&reg[1].to_le_bytes());
-    crate::sanitizer::on_vector(API, &[], &[crate::vector::engine::span_of(dst, 16)]);
+    crate::events::on_vector(API, &[], &[crate::vector::engine::span_of(dst, 16)]);
     // SAFETY: `dst` holds at least 16 bytes (checked above) inside the UB; `out` is a distinct
     // stack buffer.
     unsafe { std::ptr::copy_nonoverlapping(out.as_ptr(), dst.ptr().cast::<u8>(), 16) };

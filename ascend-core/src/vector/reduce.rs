@@ -148,7 +148,7 @@ pub fn vec_reduce_add<T: ReduceElement>(
     repeat_times: u16,
     src_rep_stride: u16,
 ) {
-    let _one = crate::sanitizer::fuse_vector(API);
+    let _one = crate::events::fuse_vector(API);
     ensure((1..=MAX_REPEAT).contains(&repeat_times), API, || {
         format!("repeat_times = {repeat_times} is out of range [1, {MAX_REPEAT}]")
     });
@@ -232,11 +232,7 @@ pub fn vec_reduce_add<T: ReduceElement>(
         }
     };
     // The V pipe writes dst[0] and (conservatively, in every order) the work elements.
-    crate::sanitizer::on_vector(
-        API,
-        &[],
-        &[span_of(dst, T::SIZE), span_of(work_tensor, work_need * T::SIZE)],
-    );
+    crate::events::on_vector(API, &[], &[span_of(dst, T::SIZE), span_of(work_tensor, work_need * T::SIZE)]);
     // SAFETY: dst holds at least one element (checked above) and shares no byte with src or
     // the work tensor's used elements.
     unsafe { dst.ptr().write(T::narrow(total)) };

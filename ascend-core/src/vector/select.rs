@@ -175,7 +175,7 @@ fn sel_bytes<U: SelMaskElement>(sel: &LocalTensor<U>, mode: SelMode, bits: usize
             bytes.get_size()
         )
     });
-    crate::sanitizer::on_vector(API, &[span_of(&bytes, bits.div_ceil(8))], &[]);
+    crate::events::on_vector(API, &[span_of(&bytes, bits.div_ceil(8))], &[]);
     bytes
 }
 
@@ -350,7 +350,7 @@ fn register_address(mode: SelMode, bits: usize) -> LocalTensor<u8> {
             (size - addr) * 8
         )
     });
-    crate::sanitizer::on_vector(API, &[span_of(&t, bits.div_ceil(8))], &[]);
+    crate::events::on_vector(API, &[span_of(&t, bits.div_ceil(8))], &[]);
     t
 }
 

@@ -177,7 +177,7 @@ fn transpose_matrices<T: TransposeElement>(
     }
     let span =
         |t: &LocalTensor<T>, stride: usize| span_of(t, ((repeats - 1) * stride * MATRIX + MATRIX) * T::SIZE);
-    crate::sanitizer::on_vector(api, &[span(src, src_stride)], &[span(dst, dst_stride)]);
+    crate::events::on_vector(api, &[span(src, src_stride)], &[span(dst, dst_stride)]);
     let (dp, sp) = (dst.ptr().cast::<u16>(), src.ptr().cast::<u16>());
     let mut tile = [0u16; MATRIX];
     let mut out = [0u16; MATRIX];
@@ -574,9 +574,9 @@ fn transpose_4d<T: TransposeExtElement>(
     let bytes = total * T::SIZE;
     if staged {
         let t = span_of(tmp, need);
-        crate::sanitizer::on_vector(api, &[span_of(src, bytes), t], &[span_of(dst, bytes), t]);
+        crate::events::on_vector(api, &[span_of(src, bytes), t], &[span_of(dst, bytes), t]);
     } else {
-        crate::sanitizer::on_vector(api, &[span_of(src, bytes)], &[span_of(dst, bytes)]);
+        crate::events::on_vector(api, &[span_of(src, bytes)], &[span_of(dst, bytes)]);
     }
     let (sp, dp) = (src.ptr() as *const T, dst.ptr());
     let to_nhwc = ty == TransposeType::TRANSPOSE_NCHW2NHWC;
@@ -773,7 +773,7 @@ fn trans_data_core<T: TransDataTo5HDElement>(
     };
     let mut reads = spans(src, ss, s_half);
     reads.extend_from_slice(extra_reads);
-    crate::sanitizer::on_vector(api, &reads, &spans(dst, ds, d_half));
+    crate::events::on_vector(api, &reads, &spans(dst, ds, d_half));
     let base = ub.base();
     let size = T::SIZE;
     let mut tile = [[0u8; BLOCK_BYTES]; L];

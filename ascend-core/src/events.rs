@@ -1,0 +1,354 @@
+//! The one instruction-event stream: what the instructions, the copies, the queues and the
+//! synchronisation call to report what they do, fanned out to the consumers — the
+//! synchronisation sanitizer ([`crate::sanitizer`]) and the profiler ([`crate::profiler`]).
+//!
+//! Each hook takes the sanitizer's arguments (and, where the profiler needs more, such as a
+//! vector instruction's element type and repeats, a variant that takes them too). A consumer
+//! that is off costs one thread-local check per hook. Hooks that only the sanitizer reads are
+//! re-exported as they are.
+
+use std::panic::Location;
+use std::sync::Arc;
+
+use crate::element::Element;
+use crate::position::TPosition;
+use crate::profiler::{self, CopyDir, Op, Pipe, Rec};
+use crate::sanitizer::{self, CopyShape, GmRows, QuePipes, QueSan, SanSide, Span, UbSpan};
+use crate::sync::{pipe_t, HardEventKind};
+use crate::tensor::GmRegion;
+
+pub(crate) use crate::sanitizer::{
+    on_atomic_mode, on_by_pass_gm, on_cross_acquire, on_cross_release, on_data_sync_barrier, on_dcci,
+    on_fill, on_init_queue, on_pipe_release, on_pool_reset,
+};
+
+/// Whether a consumer is on for this thread's core (so that an instruction builds the operand
+/// lists of a hook only when one will read them).
+#[inline]
+pub(crate) fn is_on() -> bool {
+    sanitizer::is_on() || profiler::is_on()
+}
+
+/// The repeats of an instruction that touches `reads` and `writes`: its widest span in
+/// 256-byte repeats (at least 1).
+fn repeats_of(reads: &[UbSpan], writes: &[UbSpan]) -> u64 {
+    let widest = reads.iter().chain(writes).map(|&(_, a, b)| b.saturating_sub(a)).max().unwrap_or(0);
+    (widest as u64).div_ceil(256).max(1)
+}
+
+fn span32(s: Option<&UbSpan>) -> (u32, u32) {
+    s.map_or((0, 0), |&(_, a, b)| (a as u32, b as u32))
+}
+
+#[inline(never)]
+#[cold]
+fn record_vector(
+    api: &'static str,
+    loc: &'static Location<'static>,
+    dtype: Option<crate::element::DType>,
+    repeats: u64,
+    reads: &[UbSpan],
+    writes: &[UbSpan],
+) {
+    let repeats = if repeats == 0 { repeats_of(reads, writes) } else { repeats };
+    profiler::push(Rec {
+        ub_read: span32(reads.first()),
+        ub_write: span32(writes.first()),
+        ..Rec::new(Op::Vector { dtype, repeats }, api, loc)
+    });
+}
+
+/// A vector instruction (pipe V) reading `reads` and writing `writes`; the profiler takes
+/// its repeats from its widest operand and its element type as unknown.
+#[track_caller]
+#[inline(always)]
+pub(crate) fn on_vector(api: &'static str, reads: &[UbSpan], writes: &[UbSpan]) {
+    sanitizer::on_vector(api, reads, writes);
+    if profiler::is_on() {
+        record_vector(api, Location::caller(), None, 0, reads, writes);
+    }
+}
+
+/// [`on_vector`] of an instruction on elements of `T` running `repeats` repeats.
+#[track_caller]
+#[inline(always)]
+pub(crate) fn on_vector_of<T: Element>(
+    api: &'static str,
+    repeats: usize,
+    reads: &[UbSpan],
+    writes: &[UbSpan],
+) {
+    sanitizer::on_vector(api, reads, writes);
+    if profiler::is_on() {
+        record_vector(api, Location::caller(), Some(T::DTYPE), repeats.max(1) as u64, reads, writes);
+    }
+}
+
+/// See [`sanitizer::fuse_vector`].
+#[track_caller]
+#[inline]
+pub(crate) fn fuse_vector(api: &'static str) -> sanitizer::FusedVector {
+    sanitizer::fuse_vector(api)
+}
+
+/// A copy: MTE2 (GM→UB or GM→L1), MTE3 (UB→GM) or V (UB→UB).
+#[track_caller]
+#[inline(always)]
+pub(crate) fn on_copy(api: &'static str, dst: SanSide, src: SanSide, shape: &CopyShape) {
+    sanitizer::on_copy(api, dst, src, shape);
+    if profiler::is_on() {
+        record_copy(api, Location::caller(), dst, src, shape);
+    }
+}
+
+/// A `DataCopyPad` UB → GM: the race checks see the `blockLen` bytes each row really writes
+/// (see [`sanitizer::on_copy_pad_to_gm`]); the profiler records it as any copy.
+#[track_caller]
+#[inline]
+pub(crate) fn on_copy_pad_to_gm(api: &'static str, region: usize, off: usize, src: SanSide, shape: &CopyShape) {
+    sanitizer::on_copy_pad_to_gm(api, region, off, src, shape);
+    if profiler::is_on() {
+        record_copy(api, Location::caller(), SanSide::Gm(region, off), src, shape);
+    }
+}
+
+#[inline(never)]
+#[cold]
+fn record_copy(
+    api: &'static str,
+    loc: &'static Location<'static>,
+    dst: SanSide,
+    src: SanSide,
+    shape: &CopyShape,
+) {
+    let (dir, gm, ub) = match (dst, src) {
+        (SanSide::Ub(d, _), SanSide::Gm(r, o)) => (CopyDir::GmToUb, r + o, (0, d)),
+        (SanSide::L1(_, _), SanSide::Gm(r, o)) => (CopyDir::GmToL1, r + o, (0, 0)),
+        (SanSide::Gm(r, o), SanSide::Ub(s, _)) => (CopyDir::UbToGm, r + o, (s, 0)),
+        (SanSide::Ub(d, _), SanSide::Ub(s, _)) => (CopyDir::UbToUb, 0, (s, d)),
+        _ => return,
+    };
+    let (rows, row) = (shape.rows as u64, shape.row as u64);
+    let op = Op::Copy { dir, rows, row, gm: gm as u64 };
+    let span = |a: usize, n: usize| if a == 0 && n == 0 { (0, 0) } else { (a as u32, (a + n) as u32) };
+    let gm_bytes = if dir == CopyDir::UbToUb { (0, 0) } else { (gm as u64, rows * row) };
+    profiler::push(Rec {
+        ub_read: if matches!(dir, CopyDir::UbToGm | CopyDir::UbToUb) {
+            span(ub.0, shape.s_span)
+        } else {
+            (0, 0)
+        },
+        ub_write: if matches!(dir, CopyDir::GmToUb | CopyDir::UbToUb) {
+            span(ub.1, shape.d_span)
+        } else {
+            (0, 0)
+        },
+        gm: gm_bytes,
+        ..Rec::new(op, api, loc)
+    });
+}
+
+/// A cube instruction (see [`sanitizer::on_cube`]); the profiler records a move of the bytes
+/// it writes (an `Mmad` reports its shape through [`on_mmad`] instead).
+#[track_caller]
+#[inline]
+pub(crate) fn on_cube(
+    api: &'static str,
+    pipe: pipe_t,
+    gm_in: &[GmRows],
+    reads: &[Span],
+    writes: &[Span],
+    gm_out: &[GmRows],
+    settles: bool,
+) {
+    sanitizer::on_cube(api, pipe, gm_in, reads, writes, gm_out, settles);
+    if profiler::is_on() && pipe != pipe_t::PIPE_M {
+        let local: usize = writes.iter().map(|s| s.e - s.s).sum();
+        let out: usize = gm_out.iter().map(|g| g.rows * g.row).sum();
+        let bytes = (local + out) as u64;
+        let gm = gm_in.first().or(gm_out.first()).map_or((0, 0), |g| ((g.region + g.off) as u64, bytes));
+        let p = Pipe::of(pipe).unwrap_or(Pipe::Mte1);
+        profiler::push(Rec { gm, ..Rec::new(Op::CubeMove { pipe: p, bytes }, api, Location::caller()) });
+    }
+}
+
+/// `Mmad` of `m × k` by `k × n` with A of `T` (the profiler's cost; the sanitizer hears of it
+/// through [`on_cube`]).
+#[track_caller]
+#[inline]
+pub(crate) fn on_mmad<T: Element>(m: usize, n: usize, k: usize) {
+    if profiler::is_on() {
+        let op = Op::Mmad { m: m as u32, n: n as u32, k: k as u32, dtype: T::DTYPE };
+        profiler::push(Rec::new(op, "Mmad", Location::caller()));
+    }
+}
+
+/// A scalar access (pipe S) of `[s, e)` of a LocalTensor.
+#[track_caller]
+#[inline]
+pub(crate) fn on_scalar_ub(api: &'static str, tag: u64, s: usize, e: usize, write: bool) {
+    sanitizer::on_scalar_ub(api, tag, s, e, write);
+    if profiler::is_on() {
+        let span = (s as u32, e as u32);
+        let rec = Rec::new(Op::Scalar { gm: false }, api, Location::caller());
+        profiler::push(if write { Rec { ub_write: span, ..rec } } else { Rec { ub_read: span, ..rec } });
+    }
+}
+
+/// A scalar access (pipe S) of `[s, e)` of a GM region (see [`sanitizer::on_scalar_gm`]).
+#[track_caller]
+#[inline]
+pub(crate) fn on_scalar_gm<T: bytemuck::Pod>(
+    api: &'static str,
+    region: usize,
+    s: usize,
+    e: usize,
+    write: bool,
+    found: Option<(&T, &Arc<GmRegion>)>,
+) {
+    sanitizer::on_scalar_gm(api, region, s, e, write, found);
+    if profiler::is_on() {
+        let gm = ((region + s) as u64, (e - s) as u64);
+        profiler::push(Rec { gm, ..Rec::new(Op::Scalar { gm: true }, api, Location::caller()) });
+    }
+}
+
+/// The key of hardware event `e`'s flag `id`.
+fn flag_key(e: HardEventKind, id: i32) -> u64 {
+    u64::from(e.index) << 32 | id as u32 as u64
+}
+
+/// `SetFlag`.
+#[track_caller]
+#[inline]
+pub(crate) fn on_set_flag(e: HardEventKind, id: i32) {
+    sanitizer::on_set_flag(e, id);
+    if profiler::is_on() {
+        let (src, dst) = (Pipe::of(e.src).unwrap_or(Pipe::Scalar), Pipe::of(e.dst).unwrap_or(Pipe::Scalar));
+        profiler::push(Rec::new(Op::SetFlag { src, dst, key: flag_key(e, id) }, e.name, Location::caller()));
+    }
+}
+
+/// `WaitFlag`.
+#[track_caller]
+#[inline]
+pub(crate) fn on_wait_flag(e: HardEventKind, id: i32) {
+    sanitizer::on_wait_flag(e, id);
+    if profiler::is_on() {
+        let (src, dst) = (Pipe::of(e.src).unwrap_or(Pipe::Scalar), Pipe::of(e.dst).unwrap_or(Pipe::Scalar));
+        profiler::push(Rec::new(Op::WaitFlag { src, dst, key: flag_key(e, id) }, e.name, Location::caller()));
+    }
+}
+
+/// `PipeBarrier<p>`.
+#[track_caller]
+#[inline]
+pub(crate) fn on_pipe_barrier(p: pipe_t) {
+    sanitizer::on_pipe_barrier(p);
+    if profiler::is_on() {
+        profiler::push(Rec::new(Op::Barrier(Pipe::of(p)), "PipeBarrier", Location::caller()));
+    }
+}
+
+/// `SyncAll`.
+#[track_caller]
+#[inline]
+pub(crate) fn on_sync_all() {
+    sanitizer::on_sync_all();
+    if profiler::is_on() {
+        profiler::push(Rec::new(Op::SyncAll, "SyncAll", Location::caller()));
+    }
+}
+
+/// `CrossCoreSetFlag` of `flag` after `pipe`.
+#[track_caller]
+#[inline]
+pub(crate) fn on_cross_core_set(pipe: pipe_t, flag: u16, key: usize, own: bool) {
+    sanitizer::on_cross_core_set(pipe, flag, key, own);
+    if profiler::is_on() {
+        let pipe = Pipe::of(pipe).unwrap_or(Pipe::Scalar);
+        profiler::push(Rec::new(Op::CrossSet { pipe, flag }, "CrossCoreSetFlag", Location::caller()));
+    }
+}
+
+/// `CrossCoreWaitFlag` of `flag`.
+#[track_caller]
+#[inline]
+pub(crate) fn on_cross_core_wait(flag: u16, key: usize, own: bool) {
+    sanitizer::on_cross_core_wait(flag, key, own);
+    if profiler::is_on() {
+        profiler::push(Rec::new(Op::CrossWait { flag }, "CrossCoreWaitFlag", Location::caller()));
+    }
+}
+
+/// The key of a queue buffer's enque (`free == false`) or free event.
+fn que_key(base: usize, index: usize, free: bool) -> u64 {
+    1 << 63 | (base as u64) << 9 | (index as u64) << 1 | u64::from(free)
+}
+
+#[inline(never)]
+#[cold]
+#[track_caller]
+fn record_que(api: &'static str, set: bool, pipes: (usize, usize), key: u64) {
+    let (src, dst) = (Pipe::from_index(pipes.0), Pipe::from_index(pipes.1));
+    let op = if set { Op::SetFlag { src, dst, key } } else { Op::WaitFlag { src, dst, key } };
+    profiler::push(Rec::new(op, api, Location::caller()));
+}
+
+/// `AllocTensor` of buffer `index`: waits for the buffer's free event.
+#[track_caller]
+#[inline]
+pub(crate) fn on_alloc(
+    san: QueSan,
+    base: usize,
+    len: usize,
+    index: usize,
+    src: TPosition,
+    q: Option<QuePipes>,
+) -> u64 {
+    let tag = sanitizer::on_alloc(san, base, len, index, src, q);
+    if let (true, Some(q)) = (profiler::is_on(), q) {
+        record_que("AllocTensor", false, q.rows().1, que_key(base, index, true));
+    }
+    tag
+}
+
+/// `EnQue` of buffer `index`: sets the buffer's enque event.
+#[track_caller]
+#[inline]
+pub(crate) fn on_enque(san: QueSan, base: usize, len: usize, index: usize, q: Option<QuePipes>) {
+    sanitizer::on_enque(san, base, len, index, q);
+    if let (true, Some(q)) = (profiler::is_on(), q) {
+        record_que("EnQue", true, q.rows().0, que_key(base, index, false));
+    }
+}
+
+/// `DeQue` of buffer `index`: waits for the enque event.
+#[track_caller]
+#[inline]
+pub(crate) fn on_deque(san: QueSan, base: usize, len: usize, index: usize, q: Option<QuePipes>) -> u64 {
+    let tag = sanitizer::on_deque(san, base, len, index, q);
+    if let (true, Some(q)) = (profiler::is_on(), q) {
+        record_que("DeQue", false, q.rows().0, que_key(base, index, false));
+    }
+    tag
+}
+
+/// `FreeTensor` of buffer `index`: sets the free event.
+#[track_caller]
+#[inline]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn on_free(
+    api: &'static str,
+    san: QueSan,
+    base: usize,
+    len: usize,
+    index: usize,
+    tag: u64,
+    q: Option<QuePipes>,
+) {
+    sanitizer::on_free(api, san, base, len, index, tag, q);
+    if let (true, Some(q)) = (profiler::is_on(), q) {
+        record_que("FreeTensor", true, q.rows().1, que_key(base, index, true));
+    }
+}

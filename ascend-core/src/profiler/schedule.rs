@@ -1,0 +1,334 @@
+//! The modelled schedule: the cores' records replayed on the chip's pipes.
+//!
+//! Per core, the scalar unit issues the records in program order, [`Costs::issue`] cycles
+//! each. A record on a pipe starts when it has been issued, its pipe has finished the record
+//! before it (each pipe is in order), and what it waits for has happened:
+//! * `WaitFlag` (a queue's `DeQue` and `AllocTensor` too) holds its pipe until the matching
+//!   `SetFlag` (`EnQue`, `FreeTensor`) — set when the setting pipe has finished what it was
+//!   given before, plus [`Costs::flag_latency`]; flags of one key pair first in, first out;
+//! * `PipeBarrier<PIPE_ALL>` holds the scalar unit until every pipe is idle (a barrier of one
+//!   pipe changes nothing: the pipe is in order already);
+//! * a scalar access of UB waits for the V, MTE2 and MTE3 pipes, one of GM for MTE3: the
+//!   compiler's automatic synchronisation, taken conservatively;
+//! * `SyncAll` holds every core until the last one arrives with its pipes idle, plus
+//!   [`Costs::sync_all`];
+//! * the core's `r`-th `CrossCoreWaitFlag` of a flag waits for the launch's `r`-th
+//!   `CrossCoreSetFlag` of it.
+//!
+//! A core ends when its pipes are idle; the launch takes its slowest core plus the launch
+//! head overhead.
+
+use std::collections::{HashMap, VecDeque};
+
+use super::cost::Costs;
+use super::{CoreLog, Op, Pipe};
+
+/// One record's place on the timeline.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Slice {
+    /// Index of the record in its core's log.
+    pub rec: usize,
+    /// Its pipe.
+    pub pipe: Pipe,
+    /// First cycle.
+    pub start: u64,
+    /// Cycle after the last (equal to `start` for a flag).
+    pub end: u64,
+    /// Whether the pipe works (`false`: it waits, for a flag or in `SyncAll`).
+    pub busy: bool,
+}
+
+/// A flag from one record to the record that waited for it (an arrow of the trace).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Flow {
+    /// Core and record that set it.
+    pub from: (u32, usize),
+    /// Pipe and cycle of the set.
+    pub from_at: (Pipe, u64),
+    /// Core and record that waited.
+    pub to: (u32, usize),
+    /// Pipe and cycle the wait ended.
+    pub to_at: (Pipe, u64),
+}
+
+/// One core's schedule.
+#[derive(Clone, Debug, Default)]
+pub struct CoreSchedule {
+    /// `GetBlockIdx()`.
+    pub core: u32,
+    /// Whether it is a cube core.
+    pub aic: bool,
+    /// The cycle its last pipe went idle.
+    pub end: u64,
+    /// Busy cycles per pipe, in [`Pipe::ALL`] order (the scalar unit's include issuing).
+    pub busy: [u64; 7],
+    /// The records' slices, in program order.
+    pub slices: Vec<Slice>,
+    /// Cycles spent waiting in `SyncAll` for the other cores.
+    pub sync_idle: u64,
+}
+
+impl CoreSchedule {
+    /// `busy[p] / end` (0 for an empty core).
+    pub fn ratio(&self, p: Pipe) -> f64 {
+        if self.end == 0 {
+            0.0
+        } else {
+            self.busy[p as usize] as f64 / self.end as f64
+        }
+    }
+
+    /// The busiest pipe and its ratio.
+    pub fn bound(&self) -> (Pipe, f64) {
+        Pipe::ALL.iter().map(|&p| (p, self.ratio(p))).fold((Pipe::Scalar, -1.0), |a, b| {
+            if b.1 > a.1 {
+                b
+            } else {
+                a
+            }
+        })
+    }
+}
+
+/// A launch's schedule.
+#[derive(Clone, Debug)]
+pub struct LaunchSchedule {
+    /// By core number.
+    pub cores: Vec<CoreSchedule>,
+    /// Flags that made a pipe wait.
+    pub flows: Vec<Flow>,
+    /// Launch head overhead, cycles.
+    pub head: u64,
+    /// The slowest core's end plus the head, cycles.
+    pub total: u64,
+    /// The constants used.
+    pub costs: Costs,
+}
+
+impl LaunchSchedule {
+    /// [`total`](Self::total) in µs.
+    pub fn total_us(&self) -> f64 {
+        self.costs.us(self.total)
+    }
+}
+
+/// Where a core stopped.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Stop {
+    Done,
+    /// At its n-th `SyncAll` (record not yet done).
+    Sync(usize),
+    /// At a cross-core wait of `flag`, the core's `round`-th.
+    Cross(u16, usize),
+}
+
+struct CoreSim<'a> {
+    log: &'a CoreLog,
+    at: usize,
+    s: u64,
+    free: [u64; 7],
+    flags: HashMap<u64, VecDeque<(u64, usize, Pipe)>>,
+    syncs: usize,
+    cross_seen: HashMap<u16, usize>,
+    out: CoreSchedule,
+}
+
+/// Replays `logs` with `costs`.
+pub fn schedule(logs: &[CoreLog], costs: &Costs) -> LaunchSchedule {
+    let active = logs.len() as u32;
+    let mut sims: Vec<CoreSim<'_>> = logs
+        .iter()
+        .map(|log| CoreSim {
+            log,
+            at: 0,
+            s: 0,
+            free: [0; 7],
+            flags: HashMap::new(),
+            syncs: 0,
+            cross_seen: HashMap::new(),
+            out: CoreSchedule { core: log.core, aic: log.aic, ..CoreSchedule::default() },
+        })
+        .collect();
+    let mut flows = Vec::new();
+    // Cross-core sets by flag: (cycle, core, record, pipe), in the order the replay met them.
+    let mut cross: HashMap<u16, Vec<(u64, u32, usize, Pipe)>> = HashMap::new();
+    let mut stops = vec![None; sims.len()];
+    loop {
+        let mut progress = false;
+        for (i, sim) in sims.iter_mut().enumerate() {
+            if matches!(stops[i], Some(Stop::Done | Stop::Sync(_))) {
+                continue;
+            }
+            let before = sim.at;
+            let stop = sim.run(costs, active, &mut cross, &mut flows);
+            progress |= sim.at != before || stops[i] != Some(stop);
+            stops[i] = Some(stop);
+        }
+        if stops.iter().all(|s| *s == Some(Stop::Done)) {
+            break;
+        }
+        // Every running core at a SyncAll: release them together.
+        let waiting: Vec<usize> = (0..sims.len()).filter(|&i| stops[i] != Some(Stop::Done)).collect();
+        if waiting.iter().all(|&i| matches!(stops[i], Some(Stop::Sync(_)))) {
+            let arrive = |s: &CoreSim<'_>| s.free.iter().copied().fold(s.s, u64::max);
+            let t = waiting.iter().map(|&i| arrive(&sims[i])).max().unwrap_or(0) + costs.sync_all;
+            for &i in &waiting {
+                let sim = &mut sims[i];
+                sim.out.sync_idle += t - arrive(sim);
+                sim.out.slices.push(Slice {
+                    rec: sim.at,
+                    pipe: Pipe::Scalar,
+                    start: arrive(sim),
+                    end: t,
+                    busy: false,
+                });
+                sim.s = t;
+                sim.free = [t; 7];
+                sim.syncs += 1;
+                sim.at += 1;
+                stops[i] = None;
+            }
+            continue;
+        }
+        if !progress {
+            // A cross-core wait no set will satisfy: let the first one through.
+            if let Some(&i) = waiting.iter().find(|&&i| matches!(stops[i], Some(Stop::Cross(..)))) {
+                if let Some(Stop::Cross(f, _)) = stops[i] {
+                    *sims[i].cross_seen.entry(f).or_default() += 1;
+                }
+                sims[i].at += 1;
+                stops[i] = None;
+            } else {
+                break;
+            }
+        }
+    }
+    let cores: Vec<CoreSchedule> = sims
+        .into_iter()
+        .map(|mut s| {
+            s.out.end = s.free.iter().copied().fold(s.s, u64::max);
+            s.out
+        })
+        .collect();
+    let head = costs.launch_cycles(active);
+    let total = cores.iter().map(|c| c.end).max().unwrap_or(0) + head;
+    LaunchSchedule { cores, flows, head, total, costs: *costs }
+}
+
+impl CoreSim<'_> {
+    /// Runs the core until it ends or blocks.
+    fn run(
+        &mut self,
+        costs: &Costs,
+        active: u32,
+        cross: &mut HashMap<u16, Vec<(u64, u32, usize, Pipe)>>,
+        flows: &mut Vec<Flow>,
+    ) -> Stop {
+        let core = self.log.core;
+        while let Some(rec) = self.log.recs.get(self.at) {
+            let i = self.at;
+            let pipe = rec.op.pipe();
+            match rec.op {
+                Op::SyncAll => {
+                    self.s = self.free.iter().copied().fold(self.s + costs.issue, u64::max);
+                    self.out.busy[0] += costs.issue;
+                    return Stop::Sync(self.syncs);
+                }
+                Op::CrossWait { flag } => {
+                    let round = self.cross_seen.get(&flag).copied().unwrap_or(0);
+                    let Some(&(t, c, r, p)) = cross.get(&flag).and_then(|v| v.get(round)) else {
+                        return Stop::Cross(flag, round);
+                    };
+                    self.cross_seen.insert(flag, round + 1);
+                    self.s += costs.issue;
+                    self.out.busy[0] += costs.issue;
+                    if t > self.s {
+                        self.out.slices.push(Slice {
+                            rec: i,
+                            pipe: Pipe::Scalar,
+                            start: self.s,
+                            end: t,
+                            busy: false,
+                        });
+                        self.s = t;
+                    }
+                    flows.push(Flow {
+                        from: (c, r),
+                        from_at: (p, t),
+                        to: (core, i),
+                        to_at: (Pipe::Scalar, self.s),
+                    });
+                    self.at += 1;
+                    continue;
+                }
+                _ => {}
+            }
+            self.s += costs.issue;
+            self.out.busy[0] += costs.issue;
+            match rec.op {
+                Op::SetFlag { src, key, .. } => {
+                    let t = self.free[src as usize].max(self.s) + costs.flag_latency;
+                    self.flags.entry(key).or_default().push_back((t, i, src));
+                    self.out.slices.push(Slice { rec: i, pipe: src, start: t, end: t, busy: false });
+                }
+                Op::CrossSet { pipe, flag } => {
+                    let t = self.free[pipe as usize].max(self.s) + costs.flag_latency;
+                    cross.entry(flag).or_default().push((t, core, i, pipe));
+                    self.out.slices.push(Slice { rec: i, pipe, start: t, end: t, busy: false });
+                }
+                Op::WaitFlag { dst, key, .. } => {
+                    let d = dst as usize;
+                    if let Some((t, from, src)) = self.flags.get_mut(&key).and_then(VecDeque::pop_front) {
+                        let ready = self.free[d].max(self.s);
+                        if t > ready {
+                            self.out.slices.push(Slice {
+                                rec: i,
+                                pipe: dst,
+                                start: ready,
+                                end: t,
+                                busy: false,
+                            });
+                        }
+                        let t = t.max(ready);
+                        flows.push(Flow {
+                            from: (core, from),
+                            from_at: (src, t),
+                            to: (core, i),
+                            to_at: (dst, t),
+                        });
+                        if dst == Pipe::Scalar {
+                            self.s = self.s.max(t);
+                        } else {
+                            self.free[d] = self.free[d].max(t);
+                        }
+                    }
+                }
+                Op::Barrier(None) => {
+                    self.s = self.free.iter().copied().fold(self.s, u64::max);
+                    self.free = [self.s; 7];
+                }
+                Op::Barrier(Some(_)) => {}
+                Op::Scalar { gm } => {
+                    let deps: &[Pipe] =
+                        if gm { &[Pipe::Mte3] } else { &[Pipe::Vector, Pipe::Mte2, Pipe::Mte3] };
+                    let start = deps.iter().map(|&p| self.free[p as usize]).fold(self.s, u64::max);
+                    let end = start + costs.cycles(&rec.op, rec.api, active);
+                    self.out.slices.push(Slice { rec: i, pipe: Pipe::Scalar, start, end, busy: true });
+                    self.out.busy[0] += end - start;
+                    self.s = end;
+                    self.free[0] = end;
+                }
+                _ => {
+                    let p = pipe as usize;
+                    let start = self.free[p].max(self.s);
+                    let end = start + costs.cycles(&rec.op, rec.api, active);
+                    self.out.slices.push(Slice { rec: i, pipe, start, end, busy: true });
+                    self.out.busy[p] += end - start;
+                    self.free[p] = end;
+                }
+            }
+            self.at += 1;
+        }
+        Stop::Done
+    }
+}

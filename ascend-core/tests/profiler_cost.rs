@@ -1,0 +1,162 @@
+//! The profiler's cost table against the vendor's pages: every row of the vector throughput
+//! table, and the Mmad formula for several shapes (numbers copied from
+//! `docs/zh/api/附录/Vector指令理论性能汇总.md` and `Cube指令理论性能汇总.md`).
+
+use ascend_core::profiler::cost::{dtype_name, Costs, VECTOR_TABLE};
+use ascend_core::profiler::{CopyDir, Op};
+use ascend_core::{DType, Soc};
+
+const TYPES: [DType; 11] = [
+    DType::U8,
+    DType::I8,
+    DType::U16,
+    DType::I16,
+    DType::U32,
+    DType::I32,
+    DType::U64,
+    DType::I64,
+    DType::F16,
+    DType::BF16,
+    DType::F32,
+];
+
+#[test]
+fn every_vector_row_gives_its_cycles_per_repeat() {
+    assert_eq!(VECTOR_TABLE.len(), 140);
+    for row in VECTOR_TABLE {
+        let d = TYPES.iter().copied().find(|&d| dtype_name(d) == row.dtype).expect(row.dtype);
+        // A repeat is 256 bytes: 256 / size elements at `par` elements per cycle.
+        let want = ((256 / d.size()) as f64 / row.par).ceil() as u64;
+        // Rows of one API and type agree (the table lists each once).
+        assert_eq!(Costs::vector_par(row.api, Some(d)), Some(row.par), "{} {}", row.api, row.dtype);
+        assert_eq!(Costs::vector_repeat(row.api, Some(d)), want.max(1), "{} {}", row.api, row.dtype);
+        let c = Costs::of(Soc::Ascend910B);
+        let op = Op::Vector { dtype: Some(d), repeats: 10 };
+        assert_eq!(c.cycles(&op, row.api, 1), c.vec_head + 10 * want.max(1));
+    }
+}
+
+#[test]
+fn vector_rows_as_published() {
+    let rep = |api, d| Costs::vector_repeat(api, Some(d));
+    // Add: half 128, float 64 elements per cycle: one repeat per cycle.
+    assert_eq!((rep("Add", DType::F16), rep("Add", DType::F32)), (1, 1));
+    // Exp: 32 elements per cycle: half 128 / 32 = 4, float 64 / 32 = 2.
+    assert_eq!((rep("Exp", DType::F16), rep("Exp", DType::F32)), (4, 2));
+    // ReduceRepeat float: 64/7 elements per cycle, 7 cycles a repeat.
+    assert_eq!(rep("ReduceRepeat", DType::F32), 7);
+    // Gather: 5 elements per cycle, float 64 / 5 = 12.8, 13.
+    assert_eq!(rep("Gather", DType::F32), 13);
+    // Sort32: 2 elements per cycle.
+    assert_eq!(rep("Sort32", DType::F16), 64);
+    // Unlisted: one repeat per cycle.
+    assert_eq!(rep("NoSuchInstruction", DType::F32), 1);
+    // Unknown type: the float row.
+    assert_eq!(Costs::vector_repeat("Exp", None), 2);
+}
+
+#[test]
+fn mmad_cycles_follow_the_vendor_formula() {
+    let c = Costs::of(Soc::Ascend910B);
+    let h = c.mmad_head;
+    // ceil_m * ceil_n * ceil_k / (cube_m * cube_n * cube_k), half: 16 x 16 x 16.
+    assert_eq!(c.mmad(16, 16, 16, DType::F16), h + 1);
+    assert_eq!(c.mmad(32, 48, 64, DType::F16), h + 32 * 48 * 64 / (16 * 16 * 16));
+    // m, n rounded up to 16; k to k0 = 16.
+    assert_eq!(c.mmad(17, 1, 20, DType::F16), h + 32 * 16 * 32 / 4096);
+    // float: cube_k = 4, k0 = 8.
+    assert_eq!(c.mmad(16, 16, 8, DType::F32), h + 2);
+    assert_eq!(c.mmad(64, 64, 12, DType::F32), h + 64 * 64 * 16 / (16 * 16 * 4));
+    // int8: cube_k = 32, k0 = 32.
+    assert_eq!(c.mmad(16, 32, 64, DType::I8), h + 16 * 32 * 64 / (16 * 16 * 32));
+    assert_eq!(c.mmad(128, 128, 256, DType::I8), h + 128 * 128 * 256 / 8192);
+}
+
+#[test]
+fn gm_copies_pay_latency_alignment_and_sharing() {
+    let c = Costs::of(Soc::Ascend910B);
+    let one = |bytes: u64, addr: u64, active: u32| c.gm_copy(c.mte2_head, 1, bytes, addr, active);
+    // Aligned 16 KiB on one core: head + bytes / core bandwidth.
+    assert_eq!(one(16384, 0, 1), c.mte2_head + (16384.0 / c.core_gm_bw) as u64);
+    // The guide's "16KB以上" statement: at least 85 % of the peak at 16 KiB.
+    assert!(16384.0 / c.core_gm_bw / one(16384, 0, 1) as f64 > 0.85);
+    // Off a 512-byte boundary: 70 % of the bandwidth.
+    assert_eq!(one(16384, 32, 1), c.mte2_head + (16384.0 / (c.core_gm_bw * 0.7)).ceil() as u64);
+    // 48 cores share the chip's bandwidth.
+    assert_eq!(one(16384, 0, 48), c.mte2_head + (16384.0 / (c.chip_gm_bw / 48.0)).ceil() as u64);
+    // Rows: whole 32-byte blocks, per-row overhead.
+    let op = Op::Copy { dir: CopyDir::GmToUb, rows: 4, row: 40, gm: 0 };
+    assert_eq!(
+        c.cycles(&op, "DataCopyPad", 1),
+        c.mte2_head + 3 * c.per_row + (4.0 * 64.0 / c.core_gm_bw) as u64
+    );
+}
+
+mod schedule {
+    use ascend_core::profiler::cost::Costs;
+    use ascend_core::profiler::schedule::schedule;
+    use ascend_core::profiler::{CoreLog, Op, Pipe, Rec};
+    use ascend_core::{DType, Soc};
+    use std::panic::Location;
+
+    fn vec(repeats: u64) -> Rec {
+        Rec::new(Op::Vector { dtype: Some(DType::F32), repeats }, "Add", Location::caller())
+    }
+
+    fn core(core: u32, recs: Vec<Rec>) -> CoreLog {
+        CoreLog { core, aic: false, recs }
+    }
+
+    #[test]
+    fn sync_all_waits_for_the_last_core() {
+        let c = Costs::of(Soc::Ascend910B);
+        let sync = Rec::new(Op::SyncAll, "SyncAll", Location::caller());
+        let logs = [core(0, vec![vec(10), sync]), core(1, vec![vec(100), sync, vec(1)])];
+        let s = schedule(&logs, &c);
+        // Each core issues its Add at cycle 1: it ends vec_head + repeats later.
+        let (a0, a1) = (1 + c.vec_head + 10, 1 + c.vec_head + 100);
+        let t = a1 + c.sync_all;
+        assert_eq!(s.cores[0].end, t);
+        assert_eq!(s.cores[0].sync_idle, t - a0);
+        assert_eq!(s.cores[1].sync_idle, t - a1);
+        // Core 1's last Add: issued the cycle after the release.
+        assert_eq!(s.cores[1].end, t + 1 + c.vec_head + 1);
+        assert_eq!(s.total, s.cores[1].end + c.launch_cycles(2));
+        assert_eq!(s.cores[1].busy[Pipe::Vector as usize], 2 * c.vec_head + 101);
+    }
+
+    #[test]
+    fn cross_core_wait_follows_the_set() {
+        let c = Costs::of(Soc::Ascend910B);
+        let set =
+            Rec::new(Op::CrossSet { pipe: Pipe::Vector, flag: 3 }, "CrossCoreSetFlag", Location::caller());
+        let wait = Rec::new(Op::CrossWait { flag: 3 }, "CrossCoreWaitFlag", Location::caller());
+        let logs = [core(0, vec![vec(50), set]), core(1, vec![wait, vec(1)])];
+        let s = schedule(&logs, &c);
+        let t = 1 + c.vec_head + 50 + c.flag_latency;
+        assert_eq!(s.cores[1].end, t + 1 + c.vec_head + 1);
+        assert_eq!(s.flows.len(), 1);
+        assert_eq!((s.flows[0].from, s.flows[0].to), ((0, 1), (1, 0)));
+    }
+
+    #[test]
+    fn set_and_wait_flag_order_two_pipes() {
+        let c = Costs::of(Soc::Ascend910B);
+        let key = 7;
+        let copy = Rec::new(
+            Op::Copy { dir: ascend_core::profiler::CopyDir::GmToUb, rows: 1, row: 8192, gm: 0 },
+            "DataCopy",
+            Location::caller(),
+        );
+        let set =
+            Rec::new(Op::SetFlag { src: Pipe::Mte2, dst: Pipe::Vector, key }, "MTE2_V", Location::caller());
+        let wait =
+            Rec::new(Op::WaitFlag { src: Pipe::Mte2, dst: Pipe::Vector, key }, "MTE2_V", Location::caller());
+        let s = schedule(&[core(0, vec![copy, set, wait, vec(4)])], &c);
+        let copied = 1 + c.gm_copy(c.mte2_head, 1, 8192, 0, 1);
+        assert_eq!(s.cores[0].end, copied + c.flag_latency + c.vec_head + 4);
+        // Without the flag, the Add runs at once, beside the copy.
+        let s = schedule(&[core(0, vec![copy, vec(4)])], &c);
+        assert_eq!(s.cores[0].end, copied);
+    }
+}
