@@ -77,7 +77,7 @@ fn launch_error_debug_is_its_display_text() {
 
     // What `.unwrap()` prints: the message, not a struct dump.
     let panic = catch_unwind(AssertUnwindSafe(|| {
-        Err::<(), LaunchError>(err.clone()).unwrap();
+        std::hint::black_box(Err::<(), LaunchError>(err.clone())).unwrap();
     }))
     .unwrap_err();
     let msg = panic.downcast_ref::<String>().expect("a formatted panic message");
