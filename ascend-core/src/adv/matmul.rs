@@ -20,11 +20,8 @@
 //! // Kernel (here on a single default core, which has every memory).
 //! let a: Vec<f16> = (0..32 * 64).map(|i| f16::from_f32((i % 5) as f32)).collect();
 //! let b: Vec<f16> = (0..64 * 48).map(|i| f16::from_f32((i % 3) as f32 - 1.0)).collect();
-//! let (ga, gb) = (GmRegion::from_bytes(bytemuck_bytes(&a)), GmRegion::from_bytes(bytemuck_bytes(&b)));
+//! let (ga, gb) = (GmRegion::from_bytes(bytemuck::cast_slice(&a)), GmRegion::from_bytes(bytemuck::cast_slice(&b)));
 //! let gc = GmRegion::zeroed(32 * 48 * 4);
-//! # fn bytemuck_bytes<T: Element>(v: &[T]) -> &[u8] {
-//! #     unsafe { std::slice::from_raw_parts(v.as_ptr() as *const u8, v.len() * T::SIZE) }
-//! # }
 //! let bind = |r: &std::sync::Arc<GmRegion>| r.addr();
 //! let (mut a_gm, mut b_gm, mut c_gm) = (GlobalTensor::<f16>::new(), GlobalTensor::<f16>::new(), GlobalTensor::<f32>::new());
 //! a_gm.set_global_buffer(bind(&ga), 32 * 64);
