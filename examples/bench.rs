@@ -6,12 +6,17 @@
 //! cargo run --release --example bench -- --smoke # every row on tiny sizes (what the tests run)
 //! cargo run --release --example bench -- --sanitizer # only the sanitizer's cost (on vs off)
 //! cargo run --release --example bench -- --arith # only the mul/muls/exp rows
+//! cargo run --release --example bench -- --launch # only the launch-overhead rows
+//! cargo run --release --example bench -- --staged # bulk GM copy, staged-loop and add_custom 16 KiB rows, 2^24
 //! ```
 //!
 //! Rows: streaming kernels (`sub_custom` f32, `add_custom` f16) against a rayon loop and a
-//! parallel copy of the same bytes; single instructions on one UB tile against a plain loop;
-//! empty launches with and without `sync_all` against rayon / scoped threads with a barrier;
-//! scaling with 1 and 2 host threads; peak resident memory of the 2^26 f32 `sub_custom` run.
+//! parallel copy of the same bytes, and `sub_custom` against a native loop staging its tiles
+//! as the kernel does; the bulk GM copy against `memcpy`; single instructions on one UB tile
+//! against a plain loop; empty launches (with the defaults, and with and without `sync_all`)
+//! against rayon / scoped threads with a barrier; scaling with 1 and 2 host threads; peak
+//! resident memory of the 2^26 f32 `sub_custom` run. A row with a target prints `PASS` or
+//! `MISS` beside it, and the last line counts them (`docs/speed.md` lists the targets).
 
 #![allow(dead_code)] // Also compiled as a module of the smoke test, which uses only `run`.
 
@@ -391,7 +396,8 @@ fn gm_copy_row(sizes: &Sizes, src: &[u8], label: &str, rows: &mut Vec<Row>) {
     let (rs, rd) = (gs.region(), gd.region());
     let mut dst = vec![0u8; len];
     let cached = len.min(256 << 10);
-    for (what, bytes, reps) in [(format!("{label} f32"), len, 1), ("256 KiB (in cache), 64 times".to_string(), cached, 64)]
+    for (what, bytes, reps) in
+        [(format!("{label} f32"), len, 1), ("256 KiB (in cache), 64 times".to_string(), cached, 64)]
     {
         let (native, emulated) = paired(
             sizes.min_time,
@@ -920,7 +926,9 @@ fn launch_rows(sizes: &Sizes, rows: &mut Vec<Row>) {
         });
         rows.push(Row {
             group: "launch",
-            name: format!("empty kernel, {cores} cores, defaults (sanitizer on), best of 50 (vs rayon for_each)"),
+            name: format!(
+                "empty kernel, {cores} cores, defaults (sanitizer on), best of 50 (vs rayon for_each)"
+            ),
             emulated: emu,
             native: nat,
             bytes: None,
@@ -1198,8 +1206,11 @@ fn main() {
         let mut rows = Vec::new();
         let s = Sizes { stream_lens: vec![1 << 24], memory: false, ..sizes };
         stream_rows(&s, &mut rows);
-        rows.retain(|r| r.name.contains("bulk GM copy") || r.group == "streaming (vs staged loop)"
-            || (r.name.contains("add_custom") && r.name.contains("16 KiB")));
+        rows.retain(|r| {
+            r.name.contains("bulk GM copy")
+                || r.group == "streaming (vs staged loop)"
+                || (r.name.contains("add_custom") && r.name.contains("16 KiB"))
+        });
         rows
     } else if std::env::args().any(|a| a == "--arith") {
         // `--arith`: only the rows of the elementwise arithmetic instructions.

@@ -68,7 +68,8 @@ fn a_reused_sanitizer_state_catches_the_next_race_and_forgets_the_last_one() {
                 f.message.contains("MTE2") && f.line == race_line(),
                 "{mode} round {round}: wrong fault: {f}"
             );
-            run(true).unwrap_or_else(|e| panic!("{mode} round {round}: clean kernel after a race failed: {e}"));
+            run(true)
+                .unwrap_or_else(|e| panic!("{mode} round {round}: clean kernel after a race failed: {e}"));
         }
     }
 }
