@@ -8,16 +8,25 @@ mod bench;
 #[test]
 fn every_benchmark_row_runs() {
     let rows = bench::run(&bench::Sizes::smoke());
-    let groups = ["streaming", "sanitizer (on vs off)", "instructions (16 KiB tile)", "launch", "scaling"];
+    let groups = [
+        "streaming",
+        "streaming (vs staged loop)",
+        "sanitizer (on vs off)",
+        "instructions (16 KiB tile)",
+        "launch",
+        "scaling",
+    ];
     for g in groups {
         assert!(rows.iter().any(|r| r.group == g), "no row in group {g}");
     }
-    // 12 streaming kernel rows (2 kernels x 2 core counts x 3 tile sizes) + the copy row, 8
-    // sanitizer rows (2 kernels x 3 tile sizes, GM SetValue and GetValue loops), 12 f32/f16 elementwise rows, 6 mul/muls/exp rows,
-    // 4 cast rows, 2 vec_trans rows, 4 vec_reduce_add rows, 6 launch rows, 2 scaling rows.
+    // 12 streaming kernel rows (2 kernels x 2 core counts x 3 tile sizes) + the copy row + 2
+    // bulk GM copy rows + 4 rows against the staged loop (2 core counts, sanitizer off / on), 8
+    // sanitizer rows (2 kernels x 3 tile sizes, GM SetValue and GetValue loops), 12 f32/f16
+    // elementwise rows, 6 mul/muls/exp rows, 4 cast rows, 2 vec_trans rows, 4 vec_reduce_add
+    // rows, 9 launch rows, 2 scaling rows.
     assert_eq!(
         rows.len(),
-        13 + 8 + 12 + 6 + 4 + 2 + 4 + 6 + 2,
+        19 + 8 + 12 + 6 + 4 + 2 + 4 + 9 + 2,
         "rows: {:#?}",
         rows.iter().map(|r| &r.name).collect::<Vec<_>>()
     );

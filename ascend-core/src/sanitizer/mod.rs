@@ -362,6 +362,9 @@ struct CoreSan<const L: usize> {
     auto_sync: bool,
     /// By event and id: the clock its `SetFlag` recorded (zero: not set; joining it is a no-op).
     events: Vec<Clock<L>>,
+    /// Whether a `SetFlag` ran since the state was made, so that `events` may hold a nonzero
+    /// clock (see [`CoreSan::recycle`]).
+    flagged: bool,
     ub: Shadow<L>,
     /// The cube's memories, by `Memory as usize - 1`: L1, L0A, L0B, L0C.
     cube: [Shadow<L>; 4],
@@ -379,8 +382,9 @@ struct CoreSan<const L: usize> {
     phases: Vec<PhaseRec>,
     /// The launch's synchronisation objects.
     sync: Arc<SyncObjs>,
-    /// This core's releases into them.
-    own: Arc<Releases>,
+    /// This core's releases into them, registered with `sync` at its first release (a core
+    /// that releases nothing costs the launch no registration).
+    own: std::cell::OnceCell<Arc<Releases>>,
     /// The phase the last `DataSyncBarrier` on global memory started: the accesses of earlier
     /// phases are what a flag write through `WriteGmByPassDCache` publishes.
     fenced: u32,
@@ -503,6 +507,9 @@ thread_local! {
     /// ([`WIDE`]) once it has (see [`widen_for_cube`]). One word, so that a hook's test for
     /// "sanitizer off" stays one load and compare.
     static SAN: Cell<usize> = const { Cell::new(0) };
+    /// The state of the last vector core this thread finished, kept for the next
+    /// [`LaunchSanitizer::run_core`] (see [`CoreSan::recycle`]).
+    static SPARE: Cell<Option<Box<CoreSan<VEC_LANES>>>> = const { Cell::new(None) };
 }
 
 /// The tag of a wide state's pointer in [`SAN`] (states are aligned to more than 2 bytes).
@@ -645,13 +652,39 @@ impl LaunchSanitizer {
         let core = crate::ctx::current_block_idx();
         let session = SESSIONS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         assert!(session != 0, "sanitizer: more than 2^32 cores sanitized in one process");
-        let state = CoreSan::<VEC_LANES> {
+        let state = match SPARE.with(Cell::take) {
+            Some(mut st) => {
+                st.recycle(core, session, self.auto_sync, Arc::clone(&self.sync));
+                st
+            }
+            None => Box::new(self.fresh_state(core, session)),
+        };
+        let owner = Owner(SAN.with(|s| s.replace(0)));
+        SAN.with(|s| s.set(Box::into_raw(state) as usize));
+        let r = f();
+        let taken = take_state();
+        drop(owner);
+        match taken {
+            Some(Taken::Vector(mut st)) => {
+                self.finish(&mut st);
+                SPARE.with(|s| s.set(Some(st)));
+            }
+            Some(Taken::Cube(mut st)) => self.finish(&mut st),
+            None => unreachable!("sanitizer: the core's state vanished while it ran"),
+        }
+        r
+    }
+
+    /// A new core's state.
+    fn fresh_state(&self, core: u32, session: u32) -> CoreSan<VEC_LANES> {
+        CoreSan::<VEC_LANES> {
             core,
             session,
             vc: [[0; VEC_LANES]; ROWS],
             clock: [0; ROWS],
             auto_sync: self.auto_sync,
             events: vec![[0; VEC_LANES]; HARD_EVENTS.len() * IDS],
+            flagged: false,
             ub: Shadow::default(),
             cube: Default::default(),
             bufs: Vec::new(),
@@ -662,7 +695,7 @@ impl LaunchSanitizer {
             cvc: Vec::new(),
             phases: vec![PhaseRec { phase: 0, epoch: 0, clock: Arc::from([]) }],
             sync: Arc::clone(&self.sync),
-            own: self.sync.register(core),
+            own: std::cell::OnceCell::new(),
             fenced: 0,
             epoch_phase: 0,
             dcache: DCache::default(),
@@ -676,18 +709,7 @@ impl LaunchSanitizer {
             poll: Poll::default(),
             fills: HashMap::default(),
             fused: None,
-        };
-        let owner = Owner(SAN.with(|s| s.replace(0)));
-        SAN.with(|s| s.set(Box::into_raw(Box::new(state)) as usize));
-        let r = f();
-        let taken = take_state();
-        drop(owner);
-        match taken {
-            Some(Taken::Vector(mut st)) => self.finish(&mut st),
-            Some(Taken::Cube(mut st)) => self.finish(&mut st),
-            None => unreachable!("sanitizer: the core's state vanished while it ran"),
         }
-        r
     }
 
     /// The end of a core: its end-of-kernel checks, then its global-memory log and phases
@@ -695,6 +717,11 @@ impl LaunchSanitizer {
     fn finish<const L: usize>(&self, st: &mut CoreSan<L>) {
         finish_core(st);
         let recs = std::mem::take(&mut st.gm).finish();
+        if recs.is_empty() {
+            // Nothing to check against the other cores: `check_gm` looks up the phases only
+            // of cores with accesses.
+            return;
+        }
         let logs = recs.iter().map(|g| {
             let (api, loc) = st.sites.get(g.site());
             GmAcc {
@@ -871,6 +898,76 @@ fn finish_core<const L: usize>(st: &CoreSan<L>) {
 }
 
 impl CoreSan<VEC_LANES> {
+    /// Makes the state of a finished core (its checks done, its logs handed to the launch)
+    /// the state [`LaunchSanitizer::fresh_state`] would make for a new core, keeping its
+    /// allocations (the site table, the shadows' caches, the event clocks): the cost of
+    /// starting a sanitized core then grows with what the previous core did, not with the
+    /// state's size (an empty 48-core launch costs a few microseconds, not a hundred).
+    /// Every field is named (no `..`), so a new field cannot be forgotten here.
+    fn recycle(&mut self, core: u32, session: u32, auto_sync: bool, sync: Arc<SyncObjs>) {
+        let CoreSan {
+            core: c,
+            session: se,
+            vc,
+            clock,
+            auto_sync: a,
+            events,
+            flagged,
+            ub,
+            cube,
+            bufs,
+            leaks,
+            gm,
+            epoch,
+            phase,
+            cvc,
+            phases,
+            sync: sy,
+            own: o,
+            fenced,
+            epoch_phase,
+            dcache,
+            cross_rows,
+            atomic,
+            sites,
+            valid,
+            local,
+            marks,
+            released,
+            poll,
+            fills,
+            fused,
+        } = self;
+        (*c, *se, *a) = (core, session, auto_sync);
+        *vc = [[0; VEC_LANES]; ROWS];
+        *clock = [0; ROWS];
+        if std::mem::take(flagged) {
+            events.fill([0; VEC_LANES]);
+        }
+        ub.reset();
+        cube.iter_mut().for_each(Shadow::reset);
+        bufs.clear();
+        leaks.clear();
+        *gm = GmLog::default();
+        (*epoch, *phase, *fenced, *epoch_phase) = (0, 0, 0, 0);
+        cvc.clear();
+        phases.clear();
+        phases.push(PhaseRec { phase: 0, epoch: 0, clock: Arc::from([]) });
+        (*sy, *o) = (sync, std::cell::OnceCell::new());
+        *dcache = DCache::default();
+        cross_rows.clear();
+        *atomic = false;
+        sites.reset();
+        valid.clear();
+        valid.push(0);
+        *local = LocalGm::default();
+        *marks = [0; ROWS];
+        *released = None;
+        *poll = Poll::default();
+        fills.clear();
+        *fused = None;
+    }
+
     /// The same state with the clocks of every pipe: the cube's pipes ran nothing so far,
     /// so their lanes are 0 in every clock and record, and nothing else changes.
     fn widen(self) -> CoreSan<ALL_LANES> {
@@ -900,6 +997,7 @@ impl CoreSan<VEC_LANES> {
             clock: self.clock,
             auto_sync: self.auto_sync,
             events: self.events.iter().map(w).collect(),
+            flagged: self.flagged,
             ub: self.ub.widen(),
             cube: self.cube.map(|c| c.widen()),
             bufs,
@@ -973,7 +1071,8 @@ impl<const L: usize> CoreSan<L> {
         // learns something).
         let clock = &self.phases[self.phases.len() - 1].clock;
         debug_assert!(self.cvc.iter().zip(clock.iter().chain(std::iter::repeat(&0))).all(|(a, b)| a == b));
-        let mut m = self.own.lock().unwrap_or_else(|e| e.into_inner());
+        let own = self.own.get_or_init(|| self.sync.register(self.core));
+        let mut m = own.lock().unwrap_or_else(|e| e.into_inner());
         for &o in objs {
             let ended = m.get(&o).map_or(ended, |r| r.ended.max(ended));
             m.insert(o, Released { clock: Arc::clone(clock), ended });
@@ -2096,6 +2195,7 @@ pub(crate) fn on_set_flag(e: HardEventKind, id: i32) {
     with_san!(|s| {
         let c = s.snapshot(e.src as usize);
         s.events[e.index as usize * IDS + id as usize] = c;
+        s.flagged = true;
     });
 }
 

@@ -338,6 +338,13 @@ fn cache_slot(s: u32) -> usize {
 }
 
 impl<const L: usize> Shadow<L> {
+    /// Empties the shadow (as [`Default`]) keeping its allocations; the cache keeps its
+    /// stale hints, which are validated on use.
+    pub(crate) fn reset(&mut self) {
+        self.segs.clear();
+        self.scratch.clear();
+    }
+
     /// The same shadow in a wider clock.
     pub(crate) fn widen<const M: usize>(&self) -> Shadow<M> {
         let segs = self.segs.iter().map(|g| Seg { s: g.s, e: g.e, st: g.st.widen() }).collect();

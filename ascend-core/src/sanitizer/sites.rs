@@ -47,6 +47,19 @@ impl Default for Sites {
     }
 }
 
+impl Sites {
+    /// Empties the table (as [`Default`]) keeping its allocations; free when no site was
+    /// interned.
+    pub(crate) fn reset(&mut self) {
+        if self.list.len() > 1 {
+            self.list.truncate(1);
+            self.slots.clear();
+            self.slots.resize(64, Slot::default());
+            self.recent.fill(Set::default());
+        }
+    }
+}
+
 #[inline(always)]
 fn hash(loc: usize, api: usize) -> usize {
     let key = (loc as u64) ^ (api as u64).rotate_left(29);
