@@ -512,10 +512,15 @@ fn cancelled(core: &CoreState) {
 pub(crate) fn check_cancel() {
     let p = CURRENT.with(Cell::get);
     // SAFETY: a non-null `CURRENT` points at a live core (see `with_core`).
-    if let Some(core) = unsafe { p.as_ref() } {
-        if core.cancel.as_ref().is_some_and(|t| t.is_cancelled()) {
-            cancelled(core);
+    match unsafe { p.as_ref() } {
+        Some(core) => {
+            if core.cancel.as_ref().is_some_and(|t| t.is_cancelled()) {
+                cancelled(core);
+            }
         }
+        // A thread with no core yet: a thread the kernel spawned fails here too (its
+        // global-memory accesses make no core).
+        None => spawned_thread(),
     }
 }
 
@@ -655,7 +660,9 @@ mod tests {
     /// unwinding; the thread's default core keeps its state across them.
     #[test]
     fn run_on_core_restores_the_previous_core() {
-        std::thread::spawn(|| {
+        // Named: an unnamed thread with no core is taken for one a kernel spawned while another
+        // test's core runs (see `spawned_thread`).
+        std::thread::Builder::new().name("ctx-test".into()).spawn(|| {
             assert_eq!((get_block_idx(), get_block_num(), get_soc()), (0, 1, Soc::default()));
             with_core(|c| c.pad_value.set(Some(7)));
             run_on_core(cfg(3, 4, Soc::Ascend310P), || {
@@ -671,6 +678,7 @@ mod tests {
             assert_eq!((get_block_idx(), get_block_num()), (0, 1));
             assert_eq!(with_core(|c| c.pad_value.get()), Some(7), "the same default core");
         })
+        .unwrap()
         .join()
         .unwrap();
     }
@@ -679,7 +687,9 @@ mod tests {
     /// creating a core; a thread that made a default core exits cleanly.
     #[test]
     fn default_core_is_made_on_demand_and_freed_at_thread_exit() {
-        std::thread::spawn(|| {
+        // Named: an unnamed thread with no core is taken for one a kernel spawned while another
+        // test's core runs (see `spawned_thread`).
+        std::thread::Builder::new().name("ctx-test".into()).spawn(|| {
             assert!(CURRENT.with(Cell::get).is_null());
             assert_eq!(current_block_idx(), 0);
             check_cancel();
@@ -687,6 +697,7 @@ mod tests {
             assert_eq!(get_block_num(), 1);
             assert!(!CURRENT.with(Cell::get).is_null());
         })
+        .unwrap()
         .join()
         .unwrap();
     }

@@ -37,12 +37,18 @@
 //! Global memory is checked across cores: each core logs its accesses (DMA writes widened to
 //! the 32-byte blocks they really write) with its `SyncAll` epoch; after the launch, two cores
 //! touching the same bytes in one epoch, one of them writing and not both atomically, is an
-//! error. A scalar write through the core's data cache counts as a write of its whole 64-byte
-//! line against other cores' writes, and the cache's clean and invalidation
+//! error — except two plain DMA writes of one range with the same bytes (a hash of each logged
+//! write's source bytes: whichever lands last, GM holds the same bytes, as when several cores
+//! write one identical output, the vendor's `create_vec_index` example). A scalar write
+//! through the core's data cache counts as a write of its whole 64-byte line against other
+//! cores' writes, and the cache's clean and invalidation
 //! (`DataCacheCleanAndInvalid`) make scalar accesses flag accesses (see `DCache`). Within a
 //! core, an MTE2 read of global memory this core's MTE3 or S wrote without an
 //! ordering event is an error too, and so is an MTE3 write over bytes an earlier MTE3 write
-//! of the core may still be writing (see `gm_local`).
+//! of the core may still be writing (see `gm_local`), and so are the two data-cache mistakes
+//! within a core: a DMA read of bytes a scalar write left in the data cache (no clean since),
+//! and a scalar read, through a line the core holds cached, of bytes a DMA write changed in GM
+//! (no invalidation since) — the DMA units see GM, not the cache (see `OwnLines`).
 //!
 //! **Cost.** The hooks run a dozen times per tile, so they are built to be cheap: the state is
 //! reached through one thread-local pointer; an access record is 8 bytes (the instruction's
@@ -53,7 +59,8 @@
 //! time.
 //!
 //! Lifetimes: a tensor handle of a queue buffer used after `FreeTensor` (or after the buffer
-//! was allocated again), and a kernel that ends with buffers allocated or queued or with a
+//! was allocated again), a tensor of a `TBuf` used after its `TPipe` was reset or dropped (the
+//! bytes may belong to a queue by then), and a kernel that ends with buffers allocated or queued or with a
 //! flag set and never waited for, are errors.
 //!
 //! **Where it runs.** In every launch of the runtime (`Launch::sanitize(false)` turns it off)
@@ -1713,12 +1720,12 @@ impl<const L: usize> CoreSan<L> {
                  at GM {region:#x} by DMA, and {w_api} (at {}:{}) wrote them through the core's data cache, where they \
                  stay until the line is cleaned: the DMA reads GM, not the cache, so it gets the old bytes; clean the \
                  line after the write (DataCacheCleanAndInvalid<T, CacheLine::SINGLE_CACHE_LINE, \
-                 DcciDst::CACHELINE_OUT> on the 64-byte line [{:#x}, {:#x})) before the copy",
+                 DcciDst::CACHELINE_OUT> on the 64-byte line at GM [{:#x}, {:#x})) before the copy",
                 self.core,
                 w_loc.file(),
                 w_loc.line(),
-                line - region,
-                line + LINE_BYTES - region,
+                line,
+                line + LINE_BYTES,
             ),
             loc,
         )
@@ -1740,13 +1747,13 @@ impl<const L: usize> CoreSan<L> {
             api,
             format!(
                 "sanitizer: data-cache race on core {}: {api} reads bytes [{s:#x}, {e:#x}) of the region at GM \
-                 {region:#x} through the core's data cache, which holds the 64-byte line [{:#x}, {:#x}) from an \
-                 earlier scalar access, and {w_api} (at {}:{}) wrote those bytes in GM by DMA since, which the cache \
+                 {region:#x} through the core's data cache, which holds the 64-byte line at GM [{:#x}, {:#x}) from \
+                 an earlier scalar access, and {w_api} (at {}:{}) wrote those bytes in GM by DMA since, which the cache \
                  does not see: the read gets the old bytes; invalidate the line first \
                  (DataCacheCleanAndInvalid<T, CacheLine::SINGLE_CACHE_LINE, DcciDst::CACHELINE_OUT>)",
                 self.core,
-                line - region,
-                line + LINE_BYTES - region,
+                line,
+                line + LINE_BYTES,
                 w_loc.file(),
                 w_loc.line(),
             ),
@@ -2782,8 +2789,8 @@ mod tests {
                 pipe.init_buffer(&mut q, 2, 256);
                 copy_in_then_read(&mut pipe, &mut q, &gm, true);
             }
-            // Three resets later: still the queue's two records (and the TBuf's none).
-            assert_eq!(with_san!(|s| s.bufs.len()), Some(2));
+            // Three resets later: still the queue's two records and the TBuf's one.
+            assert_eq!(with_san!(|s| s.bufs.len()), Some(3));
             pipe.reset();
             let mut q = TQue::<VecIn, 1>::new();
             pipe.init_buffer(&mut q, 2, 256);
