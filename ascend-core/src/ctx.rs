@@ -662,25 +662,28 @@ mod tests {
     fn run_on_core_restores_the_previous_core() {
         // Named: an unnamed thread with no core is taken for one a kernel spawned while another
         // test's core runs (see `spawned_thread`).
-        std::thread::Builder::new().name("ctx-test".into()).spawn(|| {
-            assert_eq!((get_block_idx(), get_block_num(), get_soc()), (0, 1, Soc::default()));
-            with_core(|c| c.pad_value.set(Some(7)));
-            run_on_core(cfg(3, 4, Soc::Ascend310P), || {
-                assert_eq!((get_block_idx(), get_block_num(), get_soc()), (3, 4, Soc::Ascend310P));
-                assert_eq!(with_core(|c| c.pad_value.get()), None);
-                run_on_core(cfg(1, 2, Soc::Ascend910), || assert_eq!(get_block_idx(), 1));
-                assert_eq!(current_block_idx(), 3);
-                let r =
-                    std::panic::catch_unwind(|| run_on_core(cfg(2, 4, Soc::Ascend910), || panic!("inner")));
-                assert!(r.is_err());
-                assert_eq!((get_block_idx(), get_soc()), (3, Soc::Ascend310P));
-            });
-            assert_eq!((get_block_idx(), get_block_num()), (0, 1));
-            assert_eq!(with_core(|c| c.pad_value.get()), Some(7), "the same default core");
-        })
-        .unwrap()
-        .join()
-        .unwrap();
+        std::thread::Builder::new()
+            .name("ctx-test".into())
+            .spawn(|| {
+                assert_eq!((get_block_idx(), get_block_num(), get_soc()), (0, 1, Soc::default()));
+                with_core(|c| c.pad_value.set(Some(7)));
+                run_on_core(cfg(3, 4, Soc::Ascend310P), || {
+                    assert_eq!((get_block_idx(), get_block_num(), get_soc()), (3, 4, Soc::Ascend310P));
+                    assert_eq!(with_core(|c| c.pad_value.get()), None);
+                    run_on_core(cfg(1, 2, Soc::Ascend910), || assert_eq!(get_block_idx(), 1));
+                    assert_eq!(current_block_idx(), 3);
+                    let r = std::panic::catch_unwind(|| {
+                        run_on_core(cfg(2, 4, Soc::Ascend910), || panic!("inner"))
+                    });
+                    assert!(r.is_err());
+                    assert_eq!((get_block_idx(), get_soc()), (3, Soc::Ascend310P));
+                });
+                assert_eq!((get_block_idx(), get_block_num()), (0, 1));
+                assert_eq!(with_core(|c| c.pad_value.get()), Some(7), "the same default core");
+            })
+            .unwrap()
+            .join()
+            .unwrap();
     }
 
     /// Outside any launch, before any API call, the fault reporter sees core 0 without
@@ -689,17 +692,19 @@ mod tests {
     fn default_core_is_made_on_demand_and_freed_at_thread_exit() {
         // Named: an unnamed thread with no core is taken for one a kernel spawned while another
         // test's core runs (see `spawned_thread`).
-        std::thread::Builder::new().name("ctx-test".into()).spawn(|| {
-            assert!(CURRENT.with(Cell::get).is_null());
-            assert_eq!(current_block_idx(), 0);
-            check_cancel();
-            assert!(CURRENT.with(Cell::get).is_null());
-            assert_eq!(get_block_num(), 1);
-            assert!(!CURRENT.with(Cell::get).is_null());
-        })
-        .unwrap()
-        .join()
-        .unwrap();
+        std::thread::Builder::new()
+            .name("ctx-test".into())
+            .spawn(|| {
+                assert!(CURRENT.with(Cell::get).is_null());
+                assert_eq!(current_block_idx(), 0);
+                check_cancel();
+                assert!(CURRENT.with(Cell::get).is_null());
+                assert_eq!(get_block_num(), 1);
+                assert!(!CURRENT.with(Cell::get).is_null());
+            })
+            .unwrap()
+            .join()
+            .unwrap();
     }
 
     /// A cancelled launch fails the core's next API call with the token's reason.

@@ -438,17 +438,13 @@ mod tests {
         assert!(w(0, 0, 256, 7).clashes(&w(1, 32, 256, 7)), "other ranges: not known to be equal");
         assert!(w(0, 0, 256, 0).clashes(&w(1, 0, 256, 0)), "unknown bytes");
         assert!(w(0, 0, 256, 7).clashes(&acc(1, 0, 4, false, false, false, false)), "a read still races");
-        let data = [
-            1u8, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26,
-            27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50,
-            51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63, 64, 65, 66, 67,
-        ];
+        let data: Vec<u8> = (1..=67).collect();
+        // SAFETY: `d` is a live slice of `d.len()` bytes.
         let h = |d: &[u8]| unsafe { hash_bytes(d.as_ptr(), d.len()) };
-        let mut other = data;
+        let (mut other, mut tail) = (data.clone(), data.clone());
         other[40] ^= 1;
-        let mut tail = data;
         tail[66] ^= 1;
-        assert_eq!(h(&data), h(&data.clone()));
+        assert_eq!(h(&data), h(&data.clone()), "the same bytes elsewhere");
         assert_ne!(h(&data), h(&other));
         assert_ne!(h(&data), h(&tail));
         assert_ne!(h(&data[..66]), h(&data));
