@@ -444,10 +444,12 @@ fn sanitizer_rows(sizes: &Sizes, rows: &mut Vec<Row>) {
     let len = sizes.stream_lens[0];
     let label = len_label(len);
     let cores = 8;
-    // The issue's targets: 16 KiB tiles and 128-element tiles; the 2 KiB row shows the curve.
+    // The targets (issue 10, revised by issue 35, which keeps the full race model): at least
+    // 0.91 of `sanitize(false)` at 16 KiB tiles and 0.65 at 128-element tiles; the 2 KiB row
+    // shows the curve.
     let target = |tile_bytes: usize| match tile_bytes {
         b if b >= 16 * 1024 => Some(Target::RatioAtLeast(0.91)),
-        b if b <= 512 => Some(Target::RatioAtLeast(0.77)),
+        b if b <= 512 => Some(Target::RatioAtLeast(0.65)),
         _ => None,
     };
     let x = to_f16(&values(len, 3));

@@ -103,9 +103,10 @@ fn tbuf_from_before_a_reset_is_an_error() {
 }
 
 #[test]
-fn ub_to_ub_copy_between_two_arenas_at_the_same_offset_copies() {
-    // A tensor of the outer core and one of a nested core, both at UB offset 0: the same
-    // offset in two arenas is not an overlap (comparing offsets skipped the copy).
+fn ub_to_ub_copy_between_two_arenas_at_the_same_offset_is_an_error_naming_both_cores() {
+    // A tensor of the outer core and one of a nested core, both at UB offset 0: the outer
+    // core's tensor is not in the nested core's Unified Buffer, so using it there is an error
+    // naming both (issue 35: a tensor belongs to its core), never a copy between arenas.
     core(|| {
         let mut pipe = TPipe::new();
         let mut b = TBuf::<VecIn>::new();
@@ -119,11 +120,15 @@ fn ub_to_ub_copy_between_two_arenas_at_the_same_offset_copies() {
             let c = b2.get::<i32>();
             c.copy_from_slice(&[0; 16]);
             assert_eq!(c.get_phy_addr(), a.get_phy_addr());
-            data_copy(&c, &a, 16);
-            assert_eq!(c.to_vec(), (1..=16).collect::<Vec<i32>>());
-            // The vector engine too: a count form across arenas at the same offset.
-            add(&c, &a, &a, 16);
-            assert_eq!(c.to_vec(), (1..=16).map(|x| 2 * x).collect::<Vec<i32>>());
+            let needles = [
+                "this LocalTensor is in the Unified Buffer of core 0 of 1",
+                "core 0 of 1 of a launch uses it",
+            ];
+            assert_fault("DataCopy", &needles, || data_copy(&c, &a, 16));
+            assert_fault("Add", &needles, || add(&c, &a, &a, 16));
+            assert_eq!(c.to_vec(), vec![0; 16], "nothing was copied");
+            // The twin: the nested core's own tensors.
+            add(&c, &c, &c, 16);
         });
     });
 }

@@ -207,6 +207,7 @@ use sealed::{Mem, Side};
 
 #[track_caller]
 fn local_side<T: Element>(t: &LocalTensor<T>, api: &'static str, name: &'static str) -> Side {
+    t.check_core(api);
     let pos = t.get_position();
     check!(
         pos.is_ub(),
@@ -222,6 +223,7 @@ fn local_side<T: Element>(t: &LocalTensor<T>, api: &'static str, name: &'static 
 #[cold]
 #[track_caller]
 fn l1_side<T: Element>(t: &LocalTensor<T>, api: &'static str, name: &'static str) -> Side {
+    t.check_core(api);
     let addr = t.get_phy_addr();
     check!(addr % BLOCK_BYTES == 0, api, "{name} L1 address = {addr:#x} is not 32-byte aligned");
     Side { ptr: t.ptr().cast(), bytes: t.get_length(), elems: t.get_size(), ub_addr: Some(addr) }

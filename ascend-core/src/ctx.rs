@@ -8,7 +8,7 @@
 use std::cell::{Cell, OnceCell, RefCell};
 use std::panic::Location;
 use std::rc::Rc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use crate::atomic::{AtomicLog, AtomicMode};
@@ -295,6 +295,11 @@ pub enum MaskMode {
 }
 
 pub(crate) struct CoreState {
+    /// This core's id, unique in the process (1, 2, …): the owner of its memories' arenas
+    /// (see [`check_tensor`]).
+    pub(crate) id: u64,
+    /// A core of a launch ([`run_on_core`]), not a thread's default core.
+    pub(crate) launched: bool,
     pub(crate) block_idx: u32,
     pub(crate) block_num: u32,
     pub(crate) soc: Soc,
@@ -395,13 +400,27 @@ fn take_ub(size: usize) -> Rc<Ub> {
     })
 }
 
-fn new_state(cfg: CoreConfig) -> CoreState {
+/// The next core id (see [`CoreState::id`]).
+static NEXT_CORE_ID: AtomicU64 = AtomicU64::new(1);
+
+/// The [`run_on_core`] frames running now, in every thread of the process.
+static RUNNING_CORES: AtomicUsize = AtomicUsize::new(0);
+
+fn new_state(cfg: CoreConfig, launched: bool) -> CoreState {
+    let id = NEXT_CORE_ID.fetch_add(1, Ordering::Relaxed);
+    let ub = take_ub(cfg.soc.ub_size());
+    ub.set_owner(
+        id,
+        crate::ub::Owner { block_idx: cfg.block_idx, block_num: cfg.block_num, launched, ended: false },
+    );
     CoreState {
+        id,
+        launched,
         block_idx: cfg.block_idx,
         block_num: cfg.block_num,
         soc: cfg.soc,
         barrier: cfg.barrier,
-        ub: take_ub(cfg.soc.ub_size()),
+        ub,
         mask: Cell::new([u64::MAX, u64::MAX]),
         mask_mode: Cell::new(MaskMode::Normal),
         cmp_mask: Cell::new([0, 0]),
@@ -428,7 +447,29 @@ fn new_state(cfg: CoreConfig) -> CoreState {
     }
 }
 
+impl Drop for CoreState {
+    fn drop(&mut self) {
+        // A tensor that outlives its core keeps the arena: its messages say the core ended.
+        self.ub.owner_ended(self.id);
+        for m in &self.cube_mem {
+            if let Some(ub) = m.get() {
+                ub.owner_ended(self.id);
+            }
+        }
+    }
+}
+
 impl CoreState {
+    /// This core, as messages name it.
+    fn owner(&self) -> crate::ub::Owner {
+        crate::ub::Owner {
+            block_idx: self.block_idx,
+            block_num: self.block_num,
+            launched: self.launched,
+            ended: false,
+        }
+    }
+
     /// Fails unless this core has the memory `mem` (see [`KernelType`]): on a chip with
     /// separate cube and vector cores, a vector core (AIV) has no cube memory and a cube core
     /// (AIC) no Unified Buffer.
@@ -497,10 +538,11 @@ impl CoreState {
         match mem {
             Memory::Ub => Rc::clone(&self.ub),
             // `Memory::L1..=L0C` are 1..=4: the index of their arena is one less.
-            _ => Rc::clone(
-                self.cube_mem[mem as usize - 1]
-                    .get_or_init(|| Rc::new(Ub::new(self.soc.memory_size(mem), mem))),
-            ),
+            _ => Rc::clone(self.cube_mem[mem as usize - 1].get_or_init(|| {
+                let ub = Rc::new(Ub::new(self.soc.memory_size(mem), mem));
+                ub.set_owner(self.id, self.owner());
+                ub
+            })),
         }
     }
 }
@@ -515,11 +557,13 @@ pub fn run_on_core<R>(cfg: CoreConfig, f: impl FnOnce() -> R) -> R {
     impl Drop for Restore {
         fn drop(&mut self) {
             CURRENT.with(|c| c.set(self.0));
+            RUNNING_CORES.fetch_sub(1, Ordering::Relaxed);
         }
     }
     // The state lives in this frame; `_restore` (declared after it, so dropped before it,
     // also when `f` unwinds) points `CURRENT` back at the previous core before it is freed.
-    let state = new_state(cfg);
+    let state = new_state(cfg, true);
+    RUNNING_CORES.fetch_add(1, Ordering::Relaxed);
     let _restore = Restore(CURRENT.with(|c| c.replace(&state)));
     f()
 }
@@ -553,16 +597,95 @@ fn current() -> *const CoreState {
     }
 }
 
+/// Makes this thread's default core — unless the thread is one a kernel spawned (see
+/// [`spawned_thread`]).
 #[cold]
 #[inline(never)]
 fn install_default() -> *const CoreState {
+    if DEFAULT_CORE.with(|d| d.0.borrow().is_none()) {
+        spawned_thread();
+    }
     DEFAULT_CORE.with(|d| {
         let mut d = d.0.borrow_mut();
         let core: *const CoreState =
-            &**d.get_or_insert_with(|| Box::new(new_state(CoreConfig::single(Soc::default()))));
+            &**d.get_or_insert_with(|| Box::new(new_state(CoreConfig::single(Soc::default()), false)));
         CURRENT.with(|c| c.set(core));
         core
     })
+}
+
+/// Fails when a thread without a core makes its first kernel API call while a launch runs and
+/// the thread has no name: taken for a thread the kernel spawned.
+///
+/// A kernel has no threads on the hardware: a core is one instruction stream. A thread a
+/// kernel spawns is not a core of its launch, so it cannot run kernel APIs "as" one (it has no
+/// Unified Buffer, block index or pipes of the launch, and the sanitizer could not check what it
+/// does to global memory). The emulator cannot see which thread spawned which, so it tells such
+/// a thread by two signs: it calls a kernel API outside any core while a core of some launch
+/// runs, and it has no name — the runtime's threads, the test harness's and the main thread all
+/// have one. A host thread that calls kernel APIs outside any launch while another thread runs
+/// a launch gets this error too: naming it (`std::thread::Builder::name`) marks it as a host
+/// thread.
+#[cold]
+#[track_caller]
+fn spawned_thread() {
+    if RUNNING_CORES.load(Ordering::Relaxed) == 0 || std::thread::current().name().is_some() {
+        return;
+    }
+    fail(
+        "Launch",
+        "a kernel API was called from a thread the kernel spawned (an unnamed thread with no core while a launch \
+         runs): a thread is not a core of the launch — it has no block index, Unified Buffer or pipes, and its \
+         global-memory accesses could not be checked — so kernel APIs must be called from the core's own thread \
+         (use more cores, block_dim, for parallel work); a host thread calling kernel APIs outside any launch \
+         must have a name (std::thread::Builder::name)",
+    )
+}
+
+/// Fails unless the tensor whose memory is `ub` belongs to the current core (AscendC tensors
+/// are addresses in their core's own memories: another core, or the host after the launch,
+/// cannot reach them), or if the current core's launch was cancelled. Every instruction calls
+/// it once per tensor operand: one thread-local load and two compares.
+#[inline(always)]
+#[track_caller]
+pub(crate) fn check_tensor(ub: &Ub, api: &'static str) {
+    let p = CURRENT.with(Cell::get);
+    // SAFETY: a non-null `CURRENT` points at a live core (see `with_core`).
+    match unsafe { p.as_ref() } {
+        Some(core) if core.id == ub.owner() => {
+            if core.cancel.as_ref().is_some_and(|t| t.is_cancelled()) {
+                cancelled(core);
+            }
+        }
+        _ => foreign_tensor(ub, api),
+    }
+}
+
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn foreign_tensor(ub: &Ub, api: &'static str) {
+    // SAFETY: `current` returns a live core (see `with_core`).
+    let core = unsafe { &*current() };
+    if core.id == ub.owner() || std::thread::panicking() {
+        return;
+    }
+    let user = if core.launched {
+        format!("core {} of {} of a launch", core.block_idx, core.block_num)
+    } else {
+        "the host (a thread's default core, outside any launch)".to_string()
+    };
+    fail(
+        api,
+        format!(
+            "this LocalTensor is in {} of {}, and {user} uses it: a tensor is an address in its own core's \
+             memory, which no other core, and not the host after the launch, can reach; do not keep tensors in \
+             statics, thread-locals or channels across cores or launches (move data between cores through global \
+             memory)",
+            ub.mem().name(),
+            ub.owner_info().describe()
+        ),
+    )
 }
 
 /// Calls `f` with the current core, creating the default core for this thread if none is set,
@@ -604,10 +727,15 @@ fn cancelled(core: &CoreState) {
 pub(crate) fn check_cancel() {
     let p = CURRENT.with(Cell::get);
     // SAFETY: a non-null `CURRENT` points at a live core (see `with_core`).
-    if let Some(core) = unsafe { p.as_ref() } {
-        if core.cancel.as_ref().is_some_and(|t| t.is_cancelled()) {
-            cancelled(core);
+    match unsafe { p.as_ref() } {
+        Some(core) => {
+            if core.cancel.as_ref().is_some_and(|t| t.is_cancelled()) {
+                cancelled(core);
+            }
         }
+        // A thread with no core yet: a thread the kernel spawned fails here too (its
+        // global-memory accesses make no core).
+        None => spawned_thread(),
     }
 }
 
@@ -814,40 +942,51 @@ mod tests {
     /// unwinding; the thread's default core keeps its state across them.
     #[test]
     fn run_on_core_restores_the_previous_core() {
-        std::thread::spawn(|| {
-            assert_eq!((get_block_idx(), get_block_num(), get_soc()), (0, 1, Soc::default()));
-            with_core(|c| c.pad_value.set(Some(7)));
-            run_on_core(cfg(3, 4, Soc::Ascend310P), || {
-                assert_eq!((get_block_idx(), get_block_num(), get_soc()), (3, 4, Soc::Ascend310P));
-                assert_eq!(with_core(|c| c.pad_value.get()), None);
-                run_on_core(cfg(1, 2, Soc::Ascend910), || assert_eq!(get_block_idx(), 1));
-                assert_eq!(current_block_idx(), 3);
-                let r =
-                    std::panic::catch_unwind(|| run_on_core(cfg(2, 4, Soc::Ascend910), || panic!("inner")));
-                assert!(r.is_err());
-                assert_eq!((get_block_idx(), get_soc()), (3, Soc::Ascend310P));
-            });
-            assert_eq!((get_block_idx(), get_block_num()), (0, 1));
-            assert_eq!(with_core(|c| c.pad_value.get()), Some(7), "the same default core");
-        })
-        .join()
-        .unwrap();
+        // Named: an unnamed thread with no core is taken for one a kernel spawned while another
+        // test's core runs (see `spawned_thread`).
+        std::thread::Builder::new()
+            .name("ctx-test".into())
+            .spawn(|| {
+                assert_eq!((get_block_idx(), get_block_num(), get_soc()), (0, 1, Soc::default()));
+                with_core(|c| c.pad_value.set(Some(7)));
+                run_on_core(cfg(3, 4, Soc::Ascend310P), || {
+                    assert_eq!((get_block_idx(), get_block_num(), get_soc()), (3, 4, Soc::Ascend310P));
+                    assert_eq!(with_core(|c| c.pad_value.get()), None);
+                    run_on_core(cfg(1, 2, Soc::Ascend910), || assert_eq!(get_block_idx(), 1));
+                    assert_eq!(current_block_idx(), 3);
+                    let r = std::panic::catch_unwind(|| {
+                        run_on_core(cfg(2, 4, Soc::Ascend910), || panic!("inner"))
+                    });
+                    assert!(r.is_err());
+                    assert_eq!((get_block_idx(), get_soc()), (3, Soc::Ascend310P));
+                });
+                assert_eq!((get_block_idx(), get_block_num()), (0, 1));
+                assert_eq!(with_core(|c| c.pad_value.get()), Some(7), "the same default core");
+            })
+            .unwrap()
+            .join()
+            .unwrap();
     }
 
     /// Outside any launch, before any API call, the fault reporter sees core 0 without
     /// creating a core; a thread that made a default core exits cleanly.
     #[test]
     fn default_core_is_made_on_demand_and_freed_at_thread_exit() {
-        std::thread::spawn(|| {
-            assert!(CURRENT.with(Cell::get).is_null());
-            assert_eq!(current_block_idx(), 0);
-            check_cancel();
-            assert!(CURRENT.with(Cell::get).is_null());
-            assert_eq!(get_block_num(), 1);
-            assert!(!CURRENT.with(Cell::get).is_null());
-        })
-        .join()
-        .unwrap();
+        // Named: an unnamed thread with no core is taken for one a kernel spawned while another
+        // test's core runs (see `spawned_thread`).
+        std::thread::Builder::new()
+            .name("ctx-test".into())
+            .spawn(|| {
+                assert!(CURRENT.with(Cell::get).is_null());
+                assert_eq!(current_block_idx(), 0);
+                check_cancel();
+                assert!(CURRENT.with(Cell::get).is_null());
+                assert_eq!(get_block_num(), 1);
+                assert!(!CURRENT.with(Cell::get).is_null());
+            })
+            .unwrap()
+            .join()
+            .unwrap();
     }
 
     /// A cancelled launch fails the core's next API call with the token's reason.

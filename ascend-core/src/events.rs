@@ -19,7 +19,7 @@ use crate::tensor::GmRegion;
 
 pub(crate) use crate::sanitizer::{
     on_atomic_mode, on_by_pass_gm, on_cross_acquire, on_cross_release, on_data_sync_barrier, on_dcci,
-    on_fill, on_init_queue, on_pipe_release, on_pool_reset,
+    on_fill, on_init_queue, on_init_tbuf, on_pipe_release, on_pool_reset,
 };
 
 /// Whether a consumer is on for this thread's core (so that an instruction builds the operand

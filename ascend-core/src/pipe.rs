@@ -404,6 +404,8 @@ impl TPipe {
                 ),
             ),
         };
+        buf.san =
+            crate::events::on_init_tbuf(crate::sanitizer::buf_key(arena.mem(), off), rounded, P::POS);
         buf.mem = Some((arena, off, rounded));
         // Like a queue, the buffer is only valid until the pipe is reset or dropped.
         buf.epoch = Some((Rc::clone(&self.epoch), self.epoch.get()));
@@ -643,12 +645,15 @@ pub struct TBuf<P: Position> {
     epoch: Option<(Rc<Cell<u64>>, u64)>,
     /// The `TBufPool` the memory came from, if any.
     pool: Option<Rc<PoolNode>>,
+    /// The sanitizer's record of the memory (from `TPipe::InitBuffer`): its tensors carry its
+    /// tag, so a tensor used after the pipe's reset or drop is a stale handle.
+    san: crate::sanitizer::TBufSan,
     _p: PhantomData<P>,
 }
 
 impl<P: Position> Default for TBuf<P> {
     fn default() -> Self {
-        TBuf { mem: None, epoch: None, pool: None, _p: PhantomData }
+        TBuf { mem: None, epoch: None, pool: None, san: (0, 0), _p: PhantomData }
     }
 }
 
@@ -656,6 +661,12 @@ impl<P: Position> TBuf<P> {
     /// An empty buffer; give it memory with [`TPipe::init_tbuf`].
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// The sanitizer tag of the tensors `get` hands out (see [`TBuf::san`]).
+    #[inline(always)]
+    fn tag(&self) -> u64 {
+        crate::sanitizer::tbuf_tag(self.san)
     }
 
     #[track_caller]
@@ -685,7 +696,7 @@ impl<P: Position> TBuf<P> {
     #[track_caller]
     pub fn get<T: Element>(&self) -> LocalTensor<T> {
         let (ub, off, len) = self.mem("TBuf::Get");
-        LocalTensor::from_raw(Rc::clone(ub), off, len / T::SIZE, P::POS)
+        LocalTensor::from_raw(Rc::clone(ub), off, len / T::SIZE, P::POS).with_tag(self.tag())
     }
 
     /// The first `len` elements of the buffer (AscendC `TBuf::Get<T>(len)`).
@@ -706,7 +717,7 @@ impl<P: Position> TBuf<P> {
                 ),
             }
         });
-        LocalTensor::from_raw(Rc::clone(ub), off, len, P::POS)
+        LocalTensor::from_raw(Rc::clone(ub), off, len, P::POS).with_tag(self.tag())
     }
 
     /// `len` elements starting `offset` bytes into the buffer (AscendC `GetWithOffset`).
@@ -729,7 +740,7 @@ impl<P: Position> TBuf<P> {
                 )
             },
         );
-        LocalTensor::from_raw(Rc::clone(ub), off + offset, len, P::POS)
+        LocalTensor::from_raw(Rc::clone(ub), off + offset, len, P::POS).with_tag(self.tag())
     }
 }
 
@@ -1854,6 +1865,7 @@ impl<P: Position, const BUF_ID_SIZE: usize> TBufPool<P, BUF_ID_SIZE> {
         buf.mem = Some((Rc::clone(&node.ub), off, rounded));
         buf.epoch = Some((Rc::clone(&node.epoch), node.epoch_at_init));
         buf.pool = Some(node);
+        buf.san = (0, 0);
     }
 
     /// Carves a nested pool of `len` bytes (rounded up to a multiple of 32) from this pool's

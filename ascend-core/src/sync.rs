@@ -370,7 +370,12 @@ pub fn wait_flag_event(e: HardEventKind, id: TEventID) {
 /// and so do two dependent vector instructions in a kernel built without the compiler's
 /// automatic synchronisation (`Launch::auto_sync(false)`; with it, the compiler inserts
 /// `PipeBarrier<PIPE_V>`).
+///
+/// # Panics
+/// Panics if the launch was cancelled (`Launch::timeout`): a core looping on barriers stops.
+#[track_caller]
 pub fn pipe_barrier<P: PipeKind>() {
+    crate::ctx::check_cancel();
     crate::events::on_pipe_barrier(P::PIPE);
 }
 

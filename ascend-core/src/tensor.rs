@@ -220,6 +220,7 @@ impl<T: Element> LocalTensor<T> {
             format!("index = {i} is out of range: the tensor has {} elements", self.len)
         });
         self.check_scalar("LocalTensor::GetValue");
+        crate::ctx::check_tensor(&self.ub, "LocalTensor::GetValue");
         let at = self.off + i * T::SIZE;
         crate::events::on_scalar_ub("LocalTensor::GetValue", self.tag, at, at + T::SIZE, false);
         // SAFETY: `i < len` and the view lies inside the UB (checked at creation); UB memory
@@ -238,6 +239,7 @@ impl<T: Element> LocalTensor<T> {
             format!("index = {i} is out of range: the tensor has {} elements", self.len)
         });
         self.check_scalar("LocalTensor::SetValue");
+        crate::ctx::check_tensor(&self.ub, "LocalTensor::SetValue");
         let at = self.off + i * T::SIZE;
         crate::events::on_scalar_ub("LocalTensor::SetValue", self.tag, at, at + T::SIZE, true);
         // SAFETY: as in `get_value`.
@@ -337,6 +339,14 @@ impl<T: Element> LocalTensor<T> {
         self.ub.mem()
     }
 
+    /// Fails unless the tensor belongs to the current core, or if its launch was cancelled
+    /// (see `ctx::check_tensor`): every instruction checks each tensor operand once.
+    #[track_caller]
+    #[inline(always)]
+    pub(crate) fn check_core(&self, api: &'static str) {
+        crate::ctx::check_tensor(&self.ub, api);
+    }
+
     /// Raw pointer to element 0.
     #[inline(always)]
     pub(crate) fn ptr(&self) -> *mut T {
@@ -348,6 +358,7 @@ impl<T: Element> LocalTensor<T> {
     /// 32-byte aligned start.
     #[track_caller]
     pub(crate) fn check_vector_operand(&self, api: &'static str, name: &'static str) {
+        crate::ctx::check_tensor(&self.ub, api);
         let (pos, off) = (self.pos, self.off);
         check!(
             pos.is_ub(),

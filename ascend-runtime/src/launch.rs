@@ -467,7 +467,7 @@ impl Launch {
 
     /// How long the launch may run (default [`DEFAULT_TIMEOUT`], 60 s). Past it, every core
     /// is cancelled: it fails at its next kernel API call (an instruction, a copy, a
-    /// global-memory access), cores waiting in `sync_all` are released at once, and
+    /// global-memory access, a `PipeBarrier`, a `LocalTensor` `GetValue`/`SetValue`), cores waiting in `sync_all` are released at once, and
     /// [`run`](Self::run) returns [`LaunchError::TimedOut`] naming the cores that were still
     /// running and those waiting in `sync_all`.
     ///

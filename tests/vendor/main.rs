@@ -29,6 +29,7 @@ mod adv_sort;
 mod adv_transpose;
 mod compare_transpose;
 mod copy;
+mod create_vec_index;
 mod cross_core;
 mod ctrl_spr;
 mod data_copy_practice;

@@ -54,6 +54,7 @@ pub(crate) fn check_operand<T: Element>(
     mems: &[Memory],
     align: usize,
 ) -> usize {
+    t.check_core(api);
     let (mem, pos, addr) = (t.memory(), t.get_position(), t.get_phy_addr());
     ensure(mems.contains(&mem), api, || {
         let want: Vec<&str> = mems.iter().map(|m| m.name()).collect();

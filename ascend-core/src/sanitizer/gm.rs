@@ -36,6 +36,10 @@ pub(crate) struct GmAcc {
     /// size, one byte when they are all equal). Two such writes of one pattern put the same
     /// bytes wherever they overlap, whichever lands last: no race with each other.
     pub fill: Option<u64>,
+    /// A plain DMA write's hash of the bytes it wrote ([`hash_bytes`] of its source, combined
+    /// over the calls its entry coalesces), 0 when unknown: two cores' writes of one range with
+    /// one hash leave the same bytes whichever lands last, so they are no race.
+    pub hash: u64,
     pub epoch: u32,
     /// The core's phase at the access (see the module documentation).
     pub phase: u32,
@@ -85,6 +89,17 @@ impl GmAcc {
         a.0 < b.1 && b.0 < a.1
     }
 
+    /// Whether `self` and `other` are plain DMA writes of one range with the same bytes (see
+    /// [`GmAcc::hash`]).
+    fn same_bytes(&self, other: &GmAcc) -> bool {
+        let plain = |x: &GmAcc| x.write && x.dma && !x.line && !x.atomic;
+        plain(self)
+            && plain(other)
+            && self.hash != 0
+            && self.hash == other.hash
+            && (self.s, self.e) == (other.s, other.e)
+    }
+
     /// Whether `self` and `other` (another core's) touch common bytes in a way that can race:
     /// at least one writing, and not both atomic — but two scalar writes through two data
     /// caches into one line clobber each other however they were made.
@@ -104,7 +119,8 @@ impl GmAcc {
         };
         let same_fill = self.fill.is_some() && self.fill == other.fill && own(self) == own(other);
         let exempt = (self.atomic && other.atomic && !(self.write && self.line && other.write && other.line))
-            || same_fill;
+            || same_fill
+            || self.same_bytes(other);
         (self.write || other.write) && !exempt && lo < hi
     }
 }
@@ -119,6 +135,8 @@ pub(crate) struct GmRec {
     /// The site, the phase and the flags, packed by [`GmRec::key`]: entries with equal
     /// region and key and touching ranges coalesce.
     pub key: u64,
+    /// A plain DMA write's hash of its bytes (see [`GmAcc::hash`]), 0 when unknown.
+    pub hash: u64,
 }
 
 /// [`GmRec::key`]'s flag of a scalar write through the data cache ([`GmAcc::line`]).
@@ -175,6 +193,7 @@ impl GmRec {
         if joins {
             self.s = self.s.min(a.s);
             self.e = self.e.max(a.e);
+            self.hash = combine(self.hash, a.hash);
         }
         joins
     }
@@ -190,7 +209,45 @@ pub(crate) struct GmLog {
     open: Vec<GmRec>,
 }
 
-const NO_RUN: GmRec = GmRec { region: 0, s: 0, e: 0, key: 0 };
+const NO_RUN: GmRec = GmRec { region: 0, s: 0, e: 0, key: 0, hash: 0 };
+
+/// Two hashes of bytes written one after the other, as one (0 when either is unknown).
+fn combine(a: u64, b: u64) -> u64 {
+    if a == 0 || b == 0 {
+        return 0;
+    }
+    (a.rotate_left(29) ^ b).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1
+}
+
+/// A hash of the `n` bytes at `p` (never 0): what a DMA write to GM wrote (see
+/// [`GmAcc::hash`]). Eight independent lanes of 8 bytes, so it runs at a few bytes per cycle.
+///
+/// # Safety
+/// `p` must be valid for `n` bytes of reads.
+pub(crate) unsafe fn hash_bytes(p: *const u8, n: usize) -> u64 {
+    const K: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut h = [1u64, 2, 3, 4, 5, 6, 7, 8];
+    let mut i = 0;
+    while i + 64 <= n {
+        for (k, lane) in h.iter_mut().enumerate() {
+            // SAFETY: `i + 8 * k + 8 <= n`: inside the range the caller vouches for.
+            let w = unsafe { p.add(i + 8 * k).cast::<u64>().read_unaligned() };
+            *lane = (*lane ^ w).wrapping_mul(K);
+        }
+        i += 64;
+    }
+    let mut tail = 0u64;
+    while i < n {
+        // SAFETY: `i < n`.
+        tail = (tail ^ u64::from(unsafe { p.add(i).read() })).wrapping_mul(K);
+        i += 1;
+    }
+    let mut x = (n as u64) ^ tail;
+    for lane in h {
+        x = (x.rotate_left(23) ^ lane).wrapping_mul(K);
+    }
+    x | 1
+}
 
 impl GmLog {
     /// Appends `a`: extends its site's open entry when `a` continues or overlaps it, else
@@ -342,6 +399,7 @@ mod tests {
             line,
             atomic,
             fill: None,
+            hash: 0,
             epoch: 0,
             phase: 0,
             core,
@@ -374,6 +432,26 @@ mod tests {
     }
 
     #[test]
+    fn dma_writes_of_the_same_bytes_are_no_race() {
+        let w = |core, s, e, hash| GmAcc { hash, ..acc(core, s, e, true, true, false, false) };
+        assert!(!w(0, 0, 256, 7).clashes(&w(1, 0, 256, 7)), "one range, one hash");
+        assert!(w(0, 0, 256, 7).clashes(&w(1, 0, 256, 8)), "other bytes");
+        assert!(w(0, 0, 256, 7).clashes(&w(1, 32, 256, 7)), "other ranges: not known to be equal");
+        assert!(w(0, 0, 256, 0).clashes(&w(1, 0, 256, 0)), "unknown bytes");
+        assert!(w(0, 0, 256, 7).clashes(&acc(1, 0, 4, false, false, false, false)), "a read still races");
+        let data: Vec<u8> = (1..=67).collect();
+        // SAFETY: `d` is a live slice of `d.len()` bytes.
+        let h = |d: &[u8]| unsafe { hash_bytes(d.as_ptr(), d.len()) };
+        let (mut other, mut tail) = (data.clone(), data.clone());
+        other[40] ^= 1;
+        tail[66] ^= 1;
+        assert_eq!(h(&data), h(&data.clone()), "the same bytes elsewhere");
+        assert_ne!(h(&data), h(&other));
+        assert_ne!(h(&data), h(&tail));
+        assert_ne!(h(&data[..66]), h(&data));
+    }
+
+    #[test]
     fn fills_of_one_pattern_are_no_race_where_they_write_the_same_bytes() {
         let fill =
             |core, s, e, pattern| GmAcc { fill: Some(pattern), ..acc(core, s, e, true, true, false, false) };
@@ -397,15 +475,20 @@ mod tests {
     #[test]
     fn a_clean_marks_the_scalar_writes_of_its_range_as_flags_and_splits_runs() {
         let mut log = GmLog::default();
-        let scalar =
-            |s: usize, phase| GmRec { region: 0x1000, s, e: s + 4, key: GmRec::line_write_key(3, phase) };
+        let scalar = |s: usize, phase| GmRec {
+            region: 0x1000,
+            s,
+            e: s + 4,
+            key: GmRec::line_write_key(3, phase),
+            hash: 0,
+        };
         // One run of scalar writes over [0, 192): three lines.
         for i in 0..48 {
             log.log(scalar(i * 4, 1));
         }
         // A DMA write and an older epoch's scalar write are left alone.
-        log.log(GmRec { region: 0x1000, s: 0, e: 64, key: GmRec::key(4, 1, true, true, false) });
-        log.log(GmRec { region: 0x2000, s: 0, e: 4, key: GmRec::line_write_key(5, 0) });
+        log.log(GmRec { region: 0x1000, s: 0, e: 64, key: GmRec::key(4, 1, true, true, false), hash: 0 });
+        log.log(GmRec { region: 0x2000, s: 0, e: 4, key: GmRec::line_write_key(5, 0), hash: 0 });
         let cleaned = log.clean(Some((0x1000, 64, 128)), 1);
         assert_eq!(cleaned, vec![(0x1000, 64, 128)]);
         let mut recs = log.finish();
@@ -424,7 +507,7 @@ mod tests {
         // Cleaning everything from phase 0 on takes the rest, the cleaned part once.
         let mut log = GmLog::default();
         log.log(scalar(0, 0));
-        log.log(GmRec { region: 0x2000, s: 8, e: 12, key: GmRec::line_write_key(5, 0) });
+        log.log(GmRec { region: 0x2000, s: 8, e: 12, key: GmRec::line_write_key(5, 0), hash: 0 });
         let mut all = log.clean(None, 0);
         all.sort();
         assert_eq!(all, vec![(0x1000, 0, 4), (0x2000, 8, 12)]);

@@ -37,12 +37,18 @@
 //! Global memory is checked across cores: each core logs its accesses (DMA writes widened to
 //! the 32-byte blocks they really write) with its `SyncAll` epoch; after the launch, two cores
 //! touching the same bytes in one epoch, one of them writing and not both atomically, is an
-//! error. A scalar write through the core's data cache counts as a write of its whole 64-byte
-//! line against other cores' writes, and the cache's clean and invalidation
+//! error — except two plain DMA writes of one range with the same bytes (a hash of each logged
+//! write's source bytes: whichever lands last, GM holds the same bytes, as when several cores
+//! write one identical output, the vendor's `create_vec_index` example). A scalar write
+//! through the core's data cache counts as a write of its whole 64-byte line against other
+//! cores' writes, and the cache's clean and invalidation
 //! (`DataCacheCleanAndInvalid`) make scalar accesses flag accesses (see `DCache`). Within a
 //! core, an MTE2 read of global memory this core's MTE3 or S wrote without an
 //! ordering event is an error too, and so is an MTE3 write over bytes an earlier MTE3 write
-//! of the core may still be writing (see `gm_local`).
+//! of the core may still be writing (see `gm_local`), and so are the two data-cache mistakes
+//! within a core: a DMA read of bytes a scalar write left in the data cache (no clean since),
+//! and a scalar read, through a line the core holds cached, of bytes a DMA write changed in GM
+//! (no invalidation since) — the DMA units see GM, not the cache (see `OwnLines`).
 //!
 //! **Cost.** The hooks run a dozen times per tile, so they are built to be cheap: the state is
 //! reached through one thread-local pointer; an access record is 8 bytes (the instruction's
@@ -53,7 +59,8 @@
 //! time.
 //!
 //! Lifetimes: a tensor handle of a queue buffer used after `FreeTensor` (or after the buffer
-//! was allocated again), and a kernel that ends with buffers allocated or queued or with a
+//! was allocated again), a tensor of a `TBuf` used after its `TPipe` was reset or dropped (the
+//! bytes may belong to a queue by then), and a kernel that ends with buffers allocated or queued or with a
 //! flag set and never waited for, are errors.
 //!
 //! **Where it runs.** In every launch of the runtime (`Launch::sanitize(false)` turns it off)
@@ -105,6 +112,9 @@ struct Buf<const L: usize> {
     free: Clock<L>,
     /// The row of the free event's destination pipe (where `TPipe::Reset` waits for it).
     free_to: usize,
+    /// A `TBuf`'s memory (live from `TPipe::InitBuffer` to the pipe's reset or drop), not a
+    /// queue buffer.
+    tbuf: bool,
 }
 
 impl<const L: usize> Buf<L> {
@@ -118,6 +128,9 @@ impl<const L: usize> Buf<L> {
             _ => "L0C",
         };
         let at = self.start & 0xffff_ffff;
+        if self.tbuf {
+            return format!("a TBuf<{}> ({mem} [{:#x}, {:#x}))", self.pos, at, at + self.len);
+        }
         format!("buffer {} of a {} queue ({mem} [{:#x}, {:#x}))", self.index, self.pos, at, at + self.len)
     }
 }
@@ -167,7 +180,7 @@ fn que_idx<const L: usize>(
 #[cold]
 #[inline(never)]
 fn search_buf<const L: usize>(bufs: &[Buf<L>], start: usize, len: usize) -> Option<usize> {
-    bufs.iter().rposition(|b| b.start == start && b.len == len)
+    bufs.iter().rposition(|b| b.start == start && b.len == len && !b.tbuf)
 }
 
 /// `row` learns what `c` knows: their lane-wise maximum.
@@ -283,6 +296,116 @@ struct DCache {
     /// The core's phases below this one are published by its cleans: the last clean after
     /// which pipe S was ordered after every GM access of MTE2 and MTE3.
     published: u32,
+    /// Whether the checks within the core run (see [`OwnLines`]): on the chips with
+    /// `DataCacheCleanAndInvalid` (not Ascend910).
+    own_checks: bool,
+    /// What the cache holds that GM does not, and the reverse, for the checks within the core.
+    own: OwnLines,
+}
+
+/// The bytes (a bit per byte of a 64-byte line) where a core's data cache and GM differ, as the
+/// checks within one core need them (the vendor's `DataCacheCleanAndInvalid` page: the DMA
+/// units read and write GM and see no data cache; the scalar unit goes through it):
+///
+/// - a scalar write (`GlobalTensor::SetValue`) stays in the cache until the line is cleaned,
+///   so a DMA read of those bytes before the clean (`DataCopy` GM → UB) reads GM's old bytes;
+/// - a DMA write (`DataCopy` UB → GM) of bytes of a line the core holds in its cache (it
+///   accessed the line by a scalar access since the line's last invalidation) leaves the
+///   cache's copy old, so a scalar read of those bytes before an invalidation
+///   (`DataCacheCleanAndInvalid`) reads it.
+///
+/// Both are errors. (Lines the core never accessed by a scalar access count as not cached
+/// here, as a core's first read of a line misses.)
+#[derive(Default)]
+struct OwnLines {
+    /// By line: the bytes scalar writes put in the cache since the line's last clean, and the
+    /// site of the last such write.
+    unclean: HashMap<usize, (u64, u32)>,
+    /// The line of the core's last scalar write, with its bytes and site (not yet in
+    /// `unclean`: a loop over a line's elements touches no map).
+    last: Option<(usize, u64, u32)>,
+    /// By line: the bytes DMA writes changed in GM under the core's cached copy, and the site of
+    /// the last such write.
+    stale: HashMap<usize, (u64, u32)>,
+}
+
+/// The bits of bytes `[s, e)` of the line starting at `line` (`s < e`, in any lines).
+fn line_mask(line: usize, s: usize, e: usize) -> u64 {
+    let a = s.max(line) - line;
+    let b = e.min(line + LINE_BYTES) - line;
+    if a >= b {
+        return 0;
+    }
+    let hi = if b == 64 { u64::MAX } else { (1u64 << b) - 1 };
+    hi & !((1u64 << a) - 1)
+}
+
+impl OwnLines {
+    /// A scalar write of `[s, e)` (absolute addresses, within one line) by `site`.
+    #[inline]
+    fn wrote(&mut self, s: usize, e: usize, site: u32) {
+        let line = line_of(s);
+        let bits = line_mask(line, s, e);
+        match &mut self.last {
+            Some((l, m, t)) if *l == line => {
+                *m |= bits;
+                *t = site;
+            }
+            last => {
+                if let Some((l, m, t)) = last.replace((line, bits, site)) {
+                    let x = self.unclean.entry(l).or_insert((0, t));
+                    x.0 |= m;
+                    x.1 = t;
+                }
+            }
+        }
+    }
+
+    /// A clean from byte `at` to its line's end (`None`: every line).
+    fn clean(&mut self, at: Option<usize>) {
+        match at {
+            None => {
+                self.unclean.clear();
+                self.last = None;
+            }
+            Some(at) => {
+                let line = line_of(at);
+                let keep = !line_mask(line, at, line + LINE_BYTES);
+                if let Some((l, m, _)) = &mut self.last {
+                    if *l == line {
+                        *m &= keep;
+                    }
+                }
+                if let Some(x) = self.unclean.get_mut(&line) {
+                    x.0 &= keep;
+                }
+            }
+        }
+    }
+
+    /// An invalidation from byte `at` to its line's end (`None`: every line).
+    fn invalidate(&mut self, at: Option<usize>) {
+        match at {
+            None => self.stale.clear(),
+            Some(at) => {
+                let line = line_of(at);
+                if let Some(x) = self.stale.get_mut(&line) {
+                    x.0 &= !line_mask(line, at, line + LINE_BYTES);
+                }
+            }
+        }
+    }
+
+    /// The first line of `[s, e)` with bytes written into the cache and not cleaned that the
+    /// range covers: the line, those bytes, and the site that wrote them.
+    fn unclean_in(&self, s: usize, e: usize) -> Option<(usize, u64, u32)> {
+        let last = self.last.iter().copied();
+        let map = self.unclean.iter().map(|(&l, &(m, t))| (l, m, t));
+        last.chain(map)
+            .filter(|&(l, m, _)| l < e && s < l + LINE_BYTES && m & line_mask(l, s, e) != 0)
+            .min_by_key(|&(l, _, _)| l)
+            .map(|(l, m, t)| (l, m & line_mask(l, s, e), t))
+    }
 }
 
 /// The line holding the byte at `at`.
@@ -291,6 +414,28 @@ fn line_of(at: usize) -> usize {
 }
 
 impl DCache {
+    /// A DMA write of `[s, e)` (absolute addresses) by `site`: the lines the core holds cached
+    /// in the range keep their old bytes there (see [`OwnLines`]).
+    #[cold]
+    #[inline(never)]
+    fn dma_wrote(&mut self, s: usize, e: usize, site: u32) {
+        let DCache { access, last, inval, inval_all, own, .. } = self;
+        let lines = access.iter().map(|(&l, &t)| (l, t)).chain(*last);
+        for (l, t) in lines {
+            // (A line in `last` is in `access` too, with an older tick: it adds nothing.)
+            let fresh = match *last {
+                Some((ll, lt)) if ll == l => lt,
+                _ => t,
+            };
+            let cached = fresh > inval.get(&l).map_or(0, |&(t, _)| t).max(*inval_all);
+            if cached && l < e && s < l + LINE_BYTES {
+                let x = own.stale.entry(l).or_insert((0, site));
+                x.0 |= line_mask(l, s, e);
+                x.1 = site;
+            }
+        }
+    }
+
     /// Records a scalar access of the byte at `at` (a write marks its line dirty): whether
     /// its line was invalidated since the core's last access of it.
     fn touch(&mut self, at: usize, write: bool) -> bool {
@@ -320,6 +465,7 @@ impl DCache {
 
     /// Invalidates the line from byte `at` on (`None`: the whole cache).
     fn invalidate(&mut self, at: Option<usize>) {
+        self.own.invalidate(at);
         self.tick += 1;
         match at {
             Some(at) => {
@@ -332,6 +478,7 @@ impl DCache {
     /// Whether a clean from byte `at` (`None`: everything) covers a dirty line; the lines
     /// it cleans whole are no longer dirty.
     fn clean(&mut self, at: Option<usize>) -> bool {
+        self.own.clean(at);
         self.last_dirty = None;
         match at {
             None => {
@@ -417,6 +564,9 @@ struct CoreSan<const L: usize> {
     /// The operands collected for one vector instruction that reports them in several
     /// [`on_vector`] calls (see [`fuse_vector`]): reads, writes.
     fused: Option<(Vec<UbSpan>, Vec<UbSpan>)>,
+    /// The hash of the bytes the DMA write being logged writes (see [`GmAcc::hash`]), 0 when
+    /// unknown: set by the copy UB → GM around its logging.
+    hash: u64,
 }
 
 /// Flag reads in a row that found nothing new, with nothing else between them, after which the
@@ -698,7 +848,10 @@ impl LaunchSanitizer {
             own: std::cell::OnceCell::new(),
             fenced: 0,
             epoch_phase: 0,
-            dcache: DCache::default(),
+            dcache: DCache {
+                own_checks: crate::ctx::get_soc() != crate::soc::Soc::Ascend910,
+                ..DCache::default()
+            },
             cross_rows: HashMap::default(),
             atomic: false,
             sites: Sites::default(),
@@ -709,6 +862,7 @@ impl LaunchSanitizer {
             poll: Poll::default(),
             fills: HashMap::default(),
             fused: None,
+            hash: 0,
         }
     }
 
@@ -733,6 +887,7 @@ impl LaunchSanitizer {
                 dma: g.dma(),
                 line: g.line(),
                 atomic: g.atomic(),
+                hash: g.hash,
                 fill: if g.write() && !g.atomic() {
                     st.fills.get(&(g.site(), g.phase())).copied().flatten()
                 } else {
@@ -796,15 +951,14 @@ impl LaunchSanitizer {
         } else {
             format!("after the {}th SyncAll and before the next", a.epoch)
         };
+        let fix = race_fix(&a, &b);
         Some(Fault {
             core: b.core,
             unit: units.get(&b.core).copied(),
             api: b.api,
             message: format!(
                 "sanitizer: cross-core race on global memory: core {} {} {} of the region at GM {:#x} with {} (at \
-                 {}:{}), and core {} {} {} with {} (at {}:{}), both {epoch}{blocks}{fills}, with no IBSet/IBWait, NotifyNextBlock/WaitPreBlock, CrossCoreSetFlag/CrossCoreWaitFlag or flag between them;{dcache} separate them \
-                 with SyncAll (or order the two cores with IBSet/IBWait), give each core its own 32-byte blocks, or \
-                 make both writes atomic (SetAtomicAdd)",
+                 {}:{}), and core {} {} {} with {} (at {}:{}), both {epoch}{blocks}{fills}, with no IBSet/IBWait, NotifyNextBlock/WaitPreBlock, CrossCoreSetFlag/CrossCoreWaitFlag or flag between them;{dcache} {fix}",
                 who(a.core),
                 what(&a),
                 range(&a),
@@ -822,6 +976,31 @@ impl LaunchSanitizer {
             file: b.loc.file(),
             line: b.loc.line(),
         })
+    }
+}
+
+/// The fixes a cross-core race message offers for `a` and `b`: ordering the two cores always;
+/// for two scalar writes into one data-cache line, lines of their own, each cleaned (a scalar
+/// write goes back to GM as its whole line: 32-byte blocks of their own do not help); else
+/// 32-byte blocks of their own (64-byte lines when one of them is a scalar write); and atomic
+/// writes only for a write/write pair (an atomic write does not order a read).
+fn race_fix(a: &GmAcc, b: &GmAcc) -> String {
+    let order = "separate them with SyncAll (or order the two cores with IBSet/IBWait)";
+    if a.write && a.line && b.write && b.line {
+        return format!(
+            "{order}, or give each core its own 64-byte data-cache lines and clean them after the writes \
+             (DataCacheCleanAndInvalid<T, CacheLine::SINGLE_CACHE_LINE, DcciDst::CACHELINE_OUT>)"
+        );
+    }
+    let own = if (a.write && a.line) || (b.write && b.line) {
+        "give each core its own 64-byte data-cache lines"
+    } else {
+        "give each core its own 32-byte blocks"
+    };
+    if a.write && b.write {
+        format!("{order}, {own}, or make both writes atomic (SetAtomicAdd)")
+    } else {
+        format!("{order}, or {own}")
     }
 }
 
@@ -858,7 +1037,7 @@ fn finish_core<const L: usize>(st: &CoreSan<L>) {
     if let Some((what, loc)) = st.leaks.first() {
         fail_at(api, format!("sanitizer: the kernel ended with {what}"), loc);
     }
-    if let Some(b) = st.bufs.iter().find(|b| b.live) {
+    if let Some(b) = st.bufs.iter().find(|b| b.live && !b.tbuf) {
         let state =
             if b.queued { "still queued (EnQue without DeQue)" } else { "still allocated (no FreeTensor)" };
         fail_at(
@@ -937,6 +1116,7 @@ impl CoreSan<VEC_LANES> {
             poll,
             fills,
             fused,
+            hash,
         } = self;
         (*c, *se, *a) = (core, session, auto_sync);
         *vc = [[0; VEC_LANES]; ROWS];
@@ -954,7 +1134,7 @@ impl CoreSan<VEC_LANES> {
         phases.clear();
         phases.push(PhaseRec { phase: 0, epoch: 0, clock: Arc::from([]) });
         (*sy, *o) = (sync, std::cell::OnceCell::new());
-        *dcache = DCache::default();
+        *dcache = DCache { own_checks: crate::ctx::get_soc() != crate::soc::Soc::Ascend910, ..DCache::default() };
         cross_rows.clear();
         *atomic = false;
         sites.reset();
@@ -966,6 +1146,7 @@ impl CoreSan<VEC_LANES> {
         *poll = Poll::default();
         fills.clear();
         *fused = None;
+        *hash = 0;
     }
 
     /// The same state with the clocks of every pipe: the cube's pipes ran nothing so far,
@@ -988,6 +1169,7 @@ impl CoreSan<VEC_LANES> {
                 enq: w(&b.enq),
                 free: w(&b.free),
                 free_to: b.free_to,
+                tbuf: b.tbuf,
             })
             .collect();
         CoreSan {
@@ -1022,6 +1204,7 @@ impl CoreSan<VEC_LANES> {
             poll: self.poll,
             fills: self.fills,
             fused: self.fused,
+            hash: self.hash,
         }
     }
 }
@@ -1199,6 +1382,7 @@ impl<const L: usize> CoreSan<L> {
             enq: [0; L],
             free: [0; L],
             free_to: 0,
+            tbuf: false,
         });
         self.valid.push(0);
         let i = self.bufs.len() - 1;
@@ -1217,6 +1401,21 @@ impl<const L: usize> CoreSan<L> {
 
     #[cold]
     fn bad_tag(&self, api: &'static str, b: &Buf<L>, generation: u32, loc: &'static Location<'static>) -> ! {
+        if b.tbuf {
+            fail_at(
+                api,
+                format!(
+                    "sanitizer: stale tensor handle: it points into {}, given its memory by TPipe::InitBuffer at {}:{}, \
+                     which the TPipe released since (TPipe::reset, or the pipe's drop), so those bytes may now belong to \
+                     a queue or another buffer; take the tensor again with TBuf::Get after giving the TBuf memory \
+                     again (TPipe::InitBuffer)",
+                    b.describe(),
+                    b.alloc_at.file(),
+                    b.alloc_at.line()
+                ),
+                loc,
+            )
+        }
         let freed =
             b.freed_at.map_or("TPipe reset or drop".to_string(), |l| format!("{}:{}", l.file(), l.line()));
         let msg = if b.generation == generation {
@@ -1339,7 +1538,7 @@ impl<const L: usize> CoreSan<L> {
         }
         self.bufs
             .iter()
-            .find(|b| b.start <= s as usize && (e as usize) <= b.start + b.len)
+            .find(|b| (b.live || !b.tbuf) && b.start <= s as usize && (e as usize) <= b.start + b.len)
             .map_or("the Unified Buffer".to_string(), Buf::describe)
     }
 
@@ -1354,7 +1553,10 @@ impl<const L: usize> CoreSan<L> {
         let buffer = self.buffer_of(mem, r.s, r.e);
         let (src, dst) = (r.prev.pipe(), cur.pipe());
         let queued = mem == Memory::Ub
-            && self.bufs.iter().any(|b| b.start <= r.s as usize && r.e as usize <= b.start + b.len);
+            && self
+                .bufs
+                .iter()
+                .any(|b| !b.tbuf && b.start <= r.s as usize && r.e as usize <= b.start + b.len);
         let event = HardEventKind::between(src, dst).map_or(String::new(), |e| {
             let queue = match e.name {
                 "MTE2_V" => ", or EnQue/DeQue the tensor through a VECIN queue",
@@ -1577,8 +1779,15 @@ impl<const L: usize> CoreSan<L> {
     #[allow(clippy::too_many_arguments)]
     fn gm_key(&mut self, cur: Acc, region: usize, s: usize, e: usize, write: bool, key: u64) {
         if s < e {
-            let rec = GmRec { region, s, e, key };
+            let rec = GmRec { region, s, e, key, hash: if write { self.hash } else { 0 } };
             self.gm.log(rec);
+            if write
+                && cur.pipe() != pipe_t::PIPE_S
+                && self.dcache.own_checks
+                && (self.dcache.last.is_some() || !self.dcache.access.is_empty())
+            {
+                self.dcache.dma_wrote(region + s, region + e, cur.site());
+            }
             if write {
                 let mark = self.marks[cur.pipe() as usize & (ROWS - 1)];
                 let l = cur.lane() as usize & (L - 1);
@@ -1599,6 +1808,11 @@ impl<const L: usize> CoreSan<L> {
                     self.report_gm_waw(cur, region, s, e, w)
                 }
             } else if cur.pipe() == pipe_t::PIPE_MTE2 {
+                if self.dcache.own_checks
+                    && (self.dcache.own.last.is_some() || !self.dcache.own.unclean.is_empty())
+                {
+                    self.unclean_read(cur, region, s, e);
+                }
                 if let Some((pipe, w)) = self.local.read(region, s, e, &self.vc[pipe_t::PIPE_MTE2 as usize]) {
                     self.report_gm_local(cur, region, s, e, pipe, w)
                 }
@@ -1621,6 +1835,66 @@ impl<const L: usize> CoreSan<L> {
         }
         self.vc[p] = row;
         row
+    }
+
+    /// A DMA read (MTE2) of `[s, e)` of `region` by `cur`: fails if it covers bytes a scalar
+    /// write of the core left in its data cache (see [`OwnLines`]).
+    #[cold]
+    #[inline(never)]
+    fn unclean_read(&self, cur: Acc, region: usize, s: usize, e: usize) {
+        let Some((line, bits, site)) = self.dcache.own.unclean_in(region + s, region + e) else { return };
+        let (api, loc) = self.sites.get(cur.site());
+        let (w_api, w_loc) = self.sites.get(site);
+        let (a, b) = (
+            line + bits.trailing_zeros() as usize - region,
+            line + 64 - bits.leading_zeros() as usize - region,
+        );
+        fail_at(
+            api,
+            format!(
+                "sanitizer: data-cache race on core {}: {api} on pipe MTE2 reads bytes [{a:#x}, {b:#x}) of the region \
+                 at GM {region:#x} by DMA, and {w_api} (at {}:{}) wrote them through the core's data cache, where they \
+                 stay until the line is cleaned: the DMA reads GM, not the cache, so it gets the old bytes; clean the \
+                 line after the write (DataCacheCleanAndInvalid<T, CacheLine::SINGLE_CACHE_LINE, \
+                 DcciDst::CACHELINE_OUT> on the 64-byte line at GM [{:#x}, {:#x})) before the copy",
+                self.core,
+                w_loc.file(),
+                w_loc.line(),
+                line,
+                line + LINE_BYTES,
+            ),
+            loc,
+        )
+    }
+
+    /// A scalar read of `[s, e)` of `region` by `cur`: fails if a DMA write of the core changed
+    /// those bytes in GM while the core held their line in its data cache (see [`OwnLines`]).
+    #[cold]
+    #[inline(never)]
+    fn stale_read(&self, cur: Acc, region: usize, s: usize, e: usize) {
+        let line = line_of(region + s);
+        let Some(&(bits, site)) = self.dcache.own.stale.get(&line) else { return };
+        if bits & line_mask(line, region + s, region + e) == 0 {
+            return;
+        }
+        let (api, loc) = self.sites.get(cur.site());
+        let (w_api, w_loc) = self.sites.get(site);
+        fail_at(
+            api,
+            format!(
+                "sanitizer: data-cache race on core {}: {api} reads bytes [{s:#x}, {e:#x}) of the region at GM \
+                 {region:#x} through the core's data cache, which holds the 64-byte line at GM [{:#x}, {:#x}) from \
+                 an earlier scalar access, and {w_api} (at {}:{}) wrote those bytes in GM by DMA since, which the cache \
+                 does not see: the read gets the old bytes; invalidate the line first \
+                 (DataCacheCleanAndInvalid<T, CacheLine::SINGLE_CACHE_LINE, DcciDst::CACHELINE_OUT>)",
+                self.core,
+                line,
+                line + LINE_BYTES,
+                w_loc.file(),
+                w_loc.line(),
+            ),
+            loc,
+        )
     }
 
     #[cold]
@@ -1895,6 +2169,13 @@ pub(crate) fn on_scalar_gm<T: bytemuck::Pod>(
     let loc = Location::caller();
     with_san!(|st| {
         let cur = st.start(api, pipe_t::PIPE_S, loc);
+        if st.dcache.own_checks {
+            if write {
+                st.dcache.own.wrote(region + s, region + e, cur.site());
+            } else if !st.dcache.own.stale.is_empty() {
+                st.stale_read(cur, region, s, e);
+            }
+        }
         let fresh = st.dcache.touch(region + s, write);
         if write {
             // Into the data cache: a plain write of the whole line until a clean. The emulator
@@ -1991,7 +2272,13 @@ pub(crate) fn on_copy(api: &'static str, dst: SanSide, src: SanSide, shape: &Cop
             st.check_tag(api, tag, loc);
             let cur = st.start(api, pipe_t::PIPE_MTE3, loc);
             st.ub(cur, s, s + shape.s_span, false);
+            // What the copy writes: its UB source's bytes, hashed so that cores writing the
+            // same bytes are no race (an atomic write accumulates: no hash).
+            if !st.atomic {
+                st.hash = ub_hash(s, shape.s_span);
+            }
             st.gm_rows(cur, region, off, shape.d_pitch, shape, true);
+            st.hash = 0;
         }
         (SanSide::Ub(d, dtag), SanSide::Ub(s, stag)) => {
             st.check_tag(api, stag, loc);
@@ -2041,6 +2328,19 @@ pub(crate) fn on_copy_pad_to_gm(
         st.ub(cur, s, s + shape.s_span, false);
         st.gm_rows_as(cur, region, off, shape.d_pitch, shape, true, false);
     });
+}
+
+/// [`gm::hash_bytes`] of `len` bytes of the current core's Unified Buffer from byte `at`
+/// (0 when they are not all inside it).
+fn ub_hash(at: usize, len: usize) -> u64 {
+    crate::ctx::with_core(|c| {
+        if at.checked_add(len).is_none_or(|e| e > c.ub.size()) {
+            return 0;
+        }
+        // SAFETY: `[at, at + len)` lies inside the core's Unified Buffer (checked above), which
+        // only this thread accesses, through raw pointers.
+        unsafe { gm::hash_bytes(c.ub.base().add(at), len) }
+    })
 }
 
 /// A memory's name in messages: `UB`, `L1`, `L0A`, `L0B`, `L0C`.
@@ -2318,7 +2618,7 @@ pub(crate) fn on_init_queue(base: usize, len: usize, num: usize, pos: TPosition)
         let first = (0..s.bufs.len().saturating_sub(num - 1)).find(|&i| {
             (0..num).all(|k| {
                 let b = &s.bufs[i + k];
-                b.start == at(k) && b.len == len && !b.live
+                b.start == at(k) && b.len == len && !b.live && !b.tbuf
             })
         });
         let first = match first {
@@ -2340,6 +2640,48 @@ pub(crate) fn on_init_queue(base: usize, len: usize, num: usize, pos: TPosition)
         QueSan { session: s.session, first }
     })
     .unwrap_or(QueSan::NONE)
+}
+
+/// A `TBuf`'s handle on its record, as [`on_init_tbuf`] returned it: the session that made
+/// the record and the tag of its tensors (`(0, 0)`: untracked).
+pub(crate) type TBufSan = (u32, u64);
+
+/// `TPipe::InitBuffer` of a `TBuf` of `len` bytes from `base` (a [`buf_key`]): its record is
+/// live until the pipe is reset or dropped, and the tensors `TBuf::Get` hands out carry its
+/// tag, so that one used after that is the stale-handle error, as a queue's is.
+#[track_caller]
+pub(crate) fn on_init_tbuf(base: usize, len: usize, pos: TPosition) -> TBufSan {
+    let loc = Location::caller();
+    with_san!(|s| {
+        let found = s.bufs.iter().rposition(|b| b.tbuf && !b.live && b.start == base && b.len == len);
+        let i = match found {
+            Some(i) => i,
+            None => {
+                let i = s.new_buf(base, len, pos, 0, loc);
+                s.bufs[i].tbuf = true;
+                i
+            }
+        };
+        let b = &mut s.bufs[i];
+        b.generation = b.generation.wrapping_add(1).max(1);
+        b.live = true;
+        b.pos = pos;
+        b.alloc_at = loc;
+        let generation = b.generation;
+        s.valid[i + 1] = generation;
+        (s.session, ((i as u64 + 1) << 32) | u64::from(generation))
+    })
+    .unwrap_or((0, 0))
+}
+
+/// The tag of a tensor of the `TBuf` whose handle is `san` (see [`on_init_tbuf`]): 0 unless
+/// this core's sanitizer state made the record.
+#[inline(always)]
+pub(crate) fn tbuf_tag(san: TBufSan) -> u64 {
+    if san.0 == 0 {
+        return 0;
+    }
+    with_san!(|s| if s.session == san.0 { san.1 } else { 0 }).unwrap_or(0)
 }
 
 /// `AllocTensor` of buffer `index` of a queue (`san` from [`on_init_queue`]) of `len`-byte
@@ -2475,7 +2817,7 @@ pub(crate) fn on_pipe_release(how: Release) {
     with_san!(|s| {
         let CoreSan { bufs, leaks, vc, .. } = s;
         for b in bufs.iter_mut() {
-            if b.live {
+            if b.live && !b.tbuf {
                 let state = if b.queued { "still queued" } else { "still allocated" };
                 leaks.push((
                     format!("{} {state} when the TPipe was {why}; it was allocated here", b.describe()),
@@ -2563,9 +2905,9 @@ mod tests {
                     copy_in_then_read(&mut pipe, &mut q, &gm, queued);
                     copy_in_then_read(&mut pipe, &mut q, &gm, queued);
                     assert_eq!(
-                        with_san!(|s| s.bufs.len()),
+                        with_san!(|s| s.bufs.iter().filter(|b| !b.tbuf).count()),
                         Some(2),
-                        "a record per buffer, made at its AllocTensor"
+                        "a record per buffer, made at its AllocTensor (and one per TBuf)"
                     );
                 })
             });
@@ -2614,8 +2956,8 @@ mod tests {
                 pipe.init_buffer(&mut q, 2, 256);
                 copy_in_then_read(&mut pipe, &mut q, &gm, true);
             }
-            // Three resets later: still the queue's two records (and the TBuf's none).
-            assert_eq!(with_san!(|s| s.bufs.len()), Some(2));
+            // Three resets later: still the queue's two records and the TBuf's one.
+            assert_eq!(with_san!(|s| s.bufs.len()), Some(3));
             pipe.reset();
             let mut q = TQue::<VecIn, 1>::new();
             pipe.init_buffer(&mut q, 2, 256);
