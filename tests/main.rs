@@ -10,6 +10,7 @@ mod profiler;
 mod sanitizer;
 mod sanitizer_cube;
 mod sanitizer_recycle;
+mod sanitizer_robustness;
 mod soundness;
 mod trial_kernels;
 
