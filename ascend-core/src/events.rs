@@ -105,7 +105,13 @@ pub(crate) fn on_copy(api: &'static str, dst: SanSide, src: SanSide, shape: &Cop
 /// (see [`sanitizer::on_copy_pad_to_gm`]); the profiler records it as any copy.
 #[track_caller]
 #[inline]
-pub(crate) fn on_copy_pad_to_gm(api: &'static str, region: usize, off: usize, src: SanSide, shape: &CopyShape) {
+pub(crate) fn on_copy_pad_to_gm(
+    api: &'static str,
+    region: usize,
+    off: usize,
+    src: SanSide,
+    shape: &CopyShape,
+) {
     sanitizer::on_copy_pad_to_gm(api, region, off, src, shape);
     if profiler::is_on() {
         record_copy(api, Location::caller(), SanSide::Gm(region, off), src, shape);

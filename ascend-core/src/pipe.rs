@@ -404,8 +404,7 @@ impl TPipe {
                 ),
             ),
         };
-        buf.san =
-            crate::events::on_init_tbuf(crate::sanitizer::buf_key(arena.mem(), off), rounded, P::POS);
+        buf.san = crate::events::on_init_tbuf(crate::sanitizer::buf_key(arena.mem(), off), rounded, P::POS);
         buf.mem = Some((arena, off, rounded));
         // Like a queue, the buffer is only valid until the pipe is reset or dropped.
         buf.epoch = Some((Rc::clone(&self.epoch), self.epoch.get()));

@@ -776,7 +776,7 @@ impl Launch {
         kernel: &(dyn Fn() + Sync),
         prof: Option<Arc<LaunchProfiler>>,
     ) -> (Result<LaunchStats, LaunchError>, KernelOutput) {
-                let blocks = self.block_dim;
+        let blocks = self.block_dim;
         if !(1..=MAX_BLOCK_DIM).contains(&blocks) {
             return (Err(LaunchError::InvalidBlockDim { block_dim: blocks }), KernelOutput::default());
         }

@@ -1134,7 +1134,8 @@ impl CoreSan<VEC_LANES> {
         phases.clear();
         phases.push(PhaseRec { phase: 0, epoch: 0, clock: Arc::from([]) });
         (*sy, *o) = (sync, std::cell::OnceCell::new());
-        *dcache = DCache { own_checks: crate::ctx::get_soc() != crate::soc::Soc::Ascend910, ..DCache::default() };
+        *dcache =
+            DCache { own_checks: crate::ctx::get_soc() != crate::soc::Soc::Ascend910, ..DCache::default() };
         cross_rows.clear();
         *atomic = false;
         sites.reset();
