@@ -1,5 +1,9 @@
 //! Every integration test of this crate in one binary: one link instead of one per file.
 //! A file added under `tests/` must be listed here (`tests_are_registered` checks it).
+//! Each file still loads the shared helpers of `common/` with its own `#[path]` module, as it
+//! did as a binary of its own; hence the allowance below.
+
+#![allow(clippy::duplicate_mod)]
 
 mod adv_activation;
 mod adv_activation_gelu;
