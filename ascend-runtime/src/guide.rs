@@ -16,6 +16,13 @@
 //! | [`support`] | every API × element type × chip, and what is not there yet |
 //! | [`soundness`] | what no safe code can do, timeouts, limits, valgrind |
 //! | [`performance`] | the benchmark table against native loops, and where the time goes |
+//! | [`speed`] | the bench's targets, the byte-wise atomic argument for GM copies, the launch's cost |
+//! | [`profiling`] | the modelled per-pipe schedule: `--profile DIR`, `trace.json`, `PipeUtilization.csv`, the cost table and its sources |
+//! | [`mixed_kernels`] | AIC + AIV kernels (`KernelType::MixAic1_2`), core-type indices, `CrossCoreSetFlag` modes, workspaces |
+//! | [`matmul`] | the high-level `Matmul`, its host tiling, the fused kernels, what is not supported |
+//! | [`chip_rules`] | where the vendor's implementation is looser than its pages, and what the emulator accepts |
+//! | [`sanitizer_robustness`] | stale handles, tensors leaving their core, spawned threads, the data cache, identical writes |
+//! | [`layernorm_grad`] | `LayerNormGrad` and `LayerNormGradBeta` with their host helpers |
 //!
 //! `docs/writing-your-first-kernel.md` walks through `ascend-kernels`' `add_custom` line by
 //! line (its code blocks are excerpts of the kernel's source, which `tests/kernels_e2e.rs`
@@ -51,3 +58,24 @@ pub mod soundness {}
 
 #[doc = include_str!("../../docs/performance.md")]
 pub mod performance {}
+
+#[doc = include_str!("../../docs/speed.md")]
+pub mod speed {}
+
+#[doc = include_str!("../../docs/profiling.md")]
+pub mod profiling {}
+
+#[doc = include_str!("../../docs/mixed-kernels.md")]
+pub mod mixed_kernels {}
+
+#[doc = include_str!("../../docs/matmul.md")]
+pub mod matmul {}
+
+#[doc = include_str!("../../docs/chip-rules.md")]
+pub mod chip_rules {}
+
+#[doc = include_str!("../../docs/sanitizer-robustness.md")]
+pub mod sanitizer_robustness {}
+
+#[doc = include_str!("../../docs/layernorm-grad.md")]
+pub mod layernorm_grad {}

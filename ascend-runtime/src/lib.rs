@@ -91,8 +91,3 @@ pub mod prelude {
 #[doc = include_str!("../../README.md")]
 #[cfg(doctest)]
 pub struct ReadmeDoctests;
-
-/// The code blocks of `docs/mixed-kernels.md`, compiled and run as doctests.
-#[doc = include_str!("../../docs/mixed-kernels.md")]
-#[cfg(doctest)]
-pub struct MixedKernelsDoctests;

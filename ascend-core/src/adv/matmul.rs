@@ -55,7 +55,7 @@
 //! The cube work uses this crate's basic cube instructions, in the vendor's order (the
 //! `MatmulImpl` NORM/MDL policies of `impl/adv_api/detail/matmul`): for each `baseM × baseN`
 //! block (M first, or N first when `iterateOrder = 1`), for each `baseK` slice of K in order:
-//! [`data_copy_nd2nz`](crate::cube::nd2nz::data_copy_nd2nz) GM → L1, [`load_data`] L1 →
+//! [`data_copy_nd2nz`] GM → L1, [`load_data`] L1 →
 //! L0A/L0B, [`mmad`] into L0C (the first slice initialises L0C, or starts from the bias),
 //! then [`fixpipe`] L0C → GM with the conversion C's type needs. The L0C accumulation is
 //! therefore the basic path's, bit for bit: per element, each run of `K0` depths (16 for
@@ -67,7 +67,7 @@
 //! The bias: the vendor moves it GM → L1 → the bias table (C2) and starts the first `Mmad`
 //! from it (`cmatrixSource`); the bias table is not emulated yet, so the block's L0C is filled
 //! with the bias row and the first `Mmad` accumulates onto it (`cmatrixInitVal = false`), the
-//! same float additions in the same order ([`fill_l0c_with_bias`] is the single place to
+//! same float additions in the same order (`fill_l0c_with_bias` is the single place to
 //! change when `Mmad` with a bias table lands).
 //!
 //! `GetTensorC` to a `VECIN` tensor: on Ascend910B the AIC cannot write the Unified Buffer; the

@@ -1,7 +1,7 @@
 //! The performance profiler: a modelled timeline of a launch on the chip.
 //!
 //! While a core runs under [`LaunchProfiler::run_core`], every instruction the kernel issues
-//! reaches the profiler through the one instruction-event stream ([`crate::events`]) as a
+//! reaches the profiler through the one instruction-event stream (`events.rs`) as a
 //! [`Rec`]: its pipe, its API name, the kernel line that called it, its element type and
 //! repeats or bytes, the UB and GM ranges it reads and writes, the events it sets and waits
 //! for. After the launch, [`schedule::schedule`] replays the cores' records on the chip's
