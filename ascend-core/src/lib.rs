@@ -94,8 +94,8 @@ pub mod prelude {
     pub use crate::adv::math_power::*;
     pub use crate::adv::math_trig::*;
     pub use crate::adv::matmul::{
-        cube_format, CfgMdl, CfgNorm, Matmul, MatmulCfg, MatmulConfig, MatmulDst, MatmulInput, MatmulType,
-        MatmulTypeInfo, CFG_MDL, CFG_NORM,
+        cube_format, is_matmul_server, CfgMdl, CfgNorm, Matmul, MatmulCfg, MatmulConfig, MatmulDst,
+        MatmulInput, MatmulType, MatmulTypeInfo, CFG_MDL, CFG_NORM,
     };
     pub use crate::adv::matmul_tiling::{MatmulApiTiling, MultiCoreMatmulTiling, TCubeTiling};
     pub use crate::adv::norm_more::*;

@@ -5,13 +5,12 @@
 //!   N = 128, K = 128, half A/B, float bias and C, `SetDim(2)`, `SetFixSplit(128, 64, 128)`,
 //!   C to `VECIN`, `Iterate<true>` + `GetTensorC<true>(ub, false, true)`, then `LeakyRelu` and
 //!   `DataCopy` to GM. The vendor's kernel is `__mix__(1, 2)` with `numBlocks = 1` (one AIC and
-//!   two AIV, the two AIV being the tiling's two "cores"). Mixed launches are not in this
-//!   branch: the port runs the same kernel body as a `KernelType::AivOnly` launch on 2 vector
-//!   cores, each AIV's `Matmul` served by its paired cube core (see `ascend_core::adv::matmul`).
-//!   To run it as the vendor does once mixed launches land: `.kernel_type(KernelType::MixAic1_2)`
-//!   and `.block_dim(1)`, with `regist_matmul_obj!` returning early on the AIC
-//!   (`if ascend_is_aic() { return; }` after it) and `get_block_idx()` giving the AIV's
-//!   logical index (block × 2 + sub-block), as the vendor's does in a MIX kernel.
+//!   two AIV, the two AIV being the tiling's two "cores"). The port launches it the same way,
+//!   `KernelType::MixAic1_2` with `block_dim(1)`: the AIC's kernel ends right after
+//!   `regist_matmul_obj!` (one added line: the vendor's macro runs its server loop there), each AIV's `Matmul` runs on the block's cube side (see
+//!   `ascend_core::adv::matmul`), and `get_block_idx()` is the AIV's logical index (block × 2
+//!   + sub-block), as the vendor's is in a MIX kernel. It also runs as a `KernelType::AivOnly`
+//!   launch on two vector cores, with the same result.
 //! - `examples/01_simd_cpp_api/04_advanced_api/00_matmul/matmul` (`matmul.asc`): `C = A × B +
 //!   bias`, M = 128, N = 2048, K = 1024, half A/B, float bias and C, `CFG_NORM`, `__cube__`
 //!   (a cube-only kernel), `SetDim(GetCoreNumAic())` = 24 on Ascend910B1, `IterateAll(cGlobal)`,
@@ -59,6 +58,10 @@ fn matmul_leakyrelu_custom(
     >::new();
     // The vendor passes GetSysWorkSpacePtr() (the `__kfc_workspace__` argument).
     regist_matmul_obj!(&pipe, workspace, matmul_obj, &tiling);
+    // Added: the vendor's macro never returns on the AIC of a mixed kernel (its Matmul server).
+    if is_matmul_server() {
+        return;
+    }
     let t = &tiling;
     a_global.set_global_buffer(a, (t.M * t.Ka) as usize);
     b_global.set_global_buffer(b, (t.Kb * t.N) as usize);
@@ -161,16 +164,23 @@ fn matmul_leakyrelu_advanced_api_matches_the_golden_bit_for_bit() {
     let gc = GmBuffer::<f32>::zeroed(m * n);
     let ws = GmBuffer::<u8>::zeroed(32);
     let (pa, pb, pbias, pc, pw) = (ga.addr(), gb.addr(), gbias.addr(), gc.addr(), ws.addr());
-    Launch::new(Soc::Ascend910B)
-        .kernel_type(KernelType::AivOnly)
-        .block_dim(tiling.usedCoreNum as u32)
-        .run(move || matmul_leakyrelu_custom(pa, pb, pbias, pc, pw, tiling))
-        .unwrap();
-    let out = gc.to_vec();
-    assert_eq!(
-        out.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
-        golden.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
-    );
+    // As the vendor launches it (`__mix__(1, 2)`, one block), then as two vector cores.
+    for (kernel_type, blocks) in
+        [(KernelType::MixAic1_2, 1), (KernelType::AivOnly, tiling.usedCoreNum as u32)]
+    {
+        gc.write_from(&vec![0f32; m * n]);
+        Launch::new(Soc::Ascend910B)
+            .kernel_type(kernel_type)
+            .block_dim(blocks)
+            .run(move || matmul_leakyrelu_custom(pa, pb, pbias, pc, pw, tiling))
+            .unwrap();
+        let out = gc.to_vec();
+        assert_eq!(
+            out.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+            golden.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+            "{kernel_type:?}"
+        );
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -466,7 +466,10 @@ where
 }
 
 /// `REGIST_MATMUL_OBJ(&pipe, workspace, mm1, &tiling1, mm2, &tiling2, …)`: initialises each
-/// `Matmul` object with its tiling ([`Matmul::init`]). The pipe and the system workspace are
+/// `Matmul` object with its tiling ([`Matmul::init`]). On the cube core (AIC) of a mixed
+/// kernel the vendor's macro never returns (it runs the `Matmul` server); a port ends the
+/// AIC's kernel right after it with `if is_matmul_server() { return; }`. The pipe and the
+/// system workspace are
 /// evaluated and otherwise unused: the cube side of this emulator needs neither (on the chip
 /// the workspace carries the AIV ↔ AIC messages and the `VECIN` outputs).
 ///
@@ -493,6 +496,22 @@ macro_rules! regist_matmul_obj {
         let _ = &$workspace;
         $( $mm.init($tiling); )+
     }};
+}
+
+/// Whether the current core is the cube core (AIC) of a mixed kernel
+/// (`KernelType::MixAic1_1`/`MixAic1_2`), where the vendor's `REGIST_MATMUL_OBJ` runs the
+/// `Matmul` server loop and never returns to the kernel: [`regist_matmul_obj!`] returns from
+/// the kernel there. The AIV's `Matmul` calls run their cube work to completion on the
+/// block's cube side (the AIV ↔ AIC messages modelled by their semantics), so the AIC has
+/// nothing left to do. In a cube-only kernel (`__cube__`, `KernelType::AicOnly`) the AIC runs
+/// the kernel's own `Matmul` calls and this is `false`.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// assert!(!is_matmul_server());
+/// ```
+pub fn is_matmul_server() -> bool {
+    crate::ctx::with_core(|c| c.kernel_type.is_some_and(|k| k.is_mix())) && crate::ctx::ascend_is_aic()
 }
 
 const API_INIT: &str = "Matmul::Init";
