@@ -8,8 +8,8 @@
 //!   two AIV, the two AIV being the tiling's two "cores"). The port launches it the same way,
 //!   `KernelType::MixAic1_2` with `block_dim(1)`: the AIC's kernel ends right after
 //!   `regist_matmul_obj!` (one added line: the vendor's macro runs its server loop there), each AIV's `Matmul` runs on the block's cube side (see
-//!   `ascend_core::adv::matmul`), and `get_block_idx()` is the AIV's logical index (block × 2
-//!   + sub-block), as the vendor's is in a MIX kernel. It also runs as a `KernelType::AivOnly`
+//!   `ascend_core::adv::matmul`), and `get_block_idx()` is the AIV's logical index (block
+//!   × 2 plus sub-block), as the vendor's is in a MIX kernel. It also runs as a `KernelType::AivOnly`
 //!   launch on two vector cores, with the same result.
 //! - `examples/01_simd_cpp_api/04_advanced_api/00_matmul/matmul` (`matmul.asc`): `C = A × B +
 //!   bias`, M = 128, N = 2048, K = 1024, half A/B, float bias and C, `CFG_NORM`, `__cube__`
