@@ -800,57 +800,23 @@ where
                 let kk0 = ki * bk;
                 let depth = bk.min(sk - kk0);
                 let k1 = depth.div_ceil(k0);
-                // GM -> L1 (ND -> NZ). A (rows x depth) or Aᵀ (depth x rows).
+                // GM -> L1 (ND -> NZ): `n` rows of `d` elements at `off`, `src_d` apart in GM,
+                // into NZ fractals of `dst_n` rows.
+                let nd2nz =
+                    |dst, src: &GlobalTensor<_>, off, n: usize, d: usize, src_d: usize, dst_n: usize| {
+                        let p = Nd2NzParams::new(1, n as u16, d as u16, 0, src_d as u16, dst_n as u16, 1, 0);
+                        data_copy_nd2nz(dst, &src.view(off), &p);
+                    };
+                // A (rows x depth) or Aᵀ (depth x rows); B (depth x cols) or Bᵀ (cols x depth).
                 if !trans_a {
-                    let p = Nd2NzParams::new(
-                        1,
-                        rows as u16,
-                        depth as u16,
-                        0,
-                        org_ka as u16,
-                        (m1 * 16) as u16,
-                        1,
-                        0,
-                    );
-                    data_copy_nd2nz(&a1, &a_gm.view(m0 * org_ka + kk0), &p);
+                    nd2nz(&a1, &a_gm, m0 * org_ka + kk0, rows, depth, org_ka, m1 * 16);
                 } else {
-                    let kr = depth.div_ceil(16);
-                    let p = Nd2NzParams::new(
-                        1,
-                        depth as u16,
-                        rows as u16,
-                        0,
-                        org_m as u16,
-                        (kr * 16) as u16,
-                        1,
-                        0,
-                    );
-                    data_copy_nd2nz(&a1, &a_gm.view(kk0 * org_m + m0), &p);
+                    nd2nz(&a1, &a_gm, kk0 * org_m + m0, depth, rows, org_m, depth.div_ceil(16) * 16);
                 }
                 if !trans_b {
-                    let p = Nd2NzParams::new(
-                        1,
-                        depth as u16,
-                        cols as u16,
-                        0,
-                        org_n as u16,
-                        (k1 * 16) as u16,
-                        1,
-                        0,
-                    );
-                    data_copy_nd2nz(&b1, &b_gm.view(kk0 * org_n + n0), &p);
+                    nd2nz(&b1, &b_gm, kk0 * org_n + n0, depth, cols, org_n, k1 * 16);
                 } else {
-                    let p = Nd2NzParams::new(
-                        1,
-                        cols as u16,
-                        depth as u16,
-                        0,
-                        org_kb as u16,
-                        (n1 * 16) as u16,
-                        1,
-                        0,
-                    );
-                    data_copy_nd2nz(&b1, &b_gm.view(n0 * org_kb + kk0), &p);
+                    nd2nz(&b1, &b_gm, n0 * org_kb + kk0, cols, depth, org_kb, n1 * 16);
                 }
                 set_flag::<HardEvent::MTE2_MTE1>(EVENT_ID0);
                 wait_flag::<HardEvent::MTE2_MTE1>(EVENT_ID0);
