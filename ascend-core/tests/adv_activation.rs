@@ -8,8 +8,7 @@
 
 use ascend_core::prelude::*;
 
-#[path = "common/util.rs"]
-mod util;
+use crate::common::util;
 use util::{expect_panic, on, ub, Rng};
 
 /// The element types of `Sigmoid`, with the reference's steps.

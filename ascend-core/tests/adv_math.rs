@@ -10,8 +10,7 @@
 
 use ascend_core::prelude::*;
 
-#[path = "common/util.rs"]
-mod util;
+use crate::common::util;
 use util::{adv_io, assert_bits_ctx, expect_panic, f16_round_away, on, ub, AdvIo, Rng, SENTINEL};
 
 // ---- the references ------------------------------------------------------------------------

@@ -10,8 +10,7 @@
 
 use ascend_core::prelude::*;
 
-#[path = "common/util.rs"]
-mod util;
+use crate::common::util;
 use util::{assert_bits_ctx, expect_panic, f16_round_away, on, ub, Rng, SENTINEL};
 
 const CHIPS: [Soc; 3] = [Soc::Ascend910B, Soc::Ascend310P, Soc::Ascend310B];

@@ -14,8 +14,7 @@
 use ascend_core::prelude::*;
 use ascend_core::sanitizer::LaunchSanitizer;
 
-#[path = "common/util.rs"]
-mod util;
+use crate::common::util;
 use util::{assert_bits_ctx, expect_panic, on, ub, Rng};
 
 const CHIPS: [Soc; 2] = [Soc::Ascend910B, Soc::Ascend310P];

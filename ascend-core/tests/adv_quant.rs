@@ -9,8 +9,7 @@
 
 use ascend_core::prelude::*;
 
-#[path = "common/util.rs"]
-mod util;
+use crate::common::util;
 use util::{expect_panic, on, ub, Rng, SENTINEL};
 
 const CHIPS: [Soc; 2] = [Soc::Ascend910B, Soc::Ascend310P];

@@ -16,8 +16,7 @@
 
 use ascend_core::prelude::*;
 
-#[path = "common/util.rs"]
-mod util;
+use crate::common::util;
 use util::{adv_io, expect_panic, on, tree, Rng};
 
 const CHIPS: [Soc; 2] = [Soc::Ascend910B, Soc::Ascend310P];

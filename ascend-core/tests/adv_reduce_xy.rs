@@ -16,8 +16,7 @@
 
 use ascend_core::prelude::*;
 
-#[path = "common/util.rs"]
-mod util;
+use crate::common::util;
 use util::{assert_bits_ctx, expect_panic, on, tree, ub, Rng};
 
 /// The element types, with the conversions the reference needs.

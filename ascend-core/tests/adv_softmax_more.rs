@@ -15,8 +15,7 @@
 
 use ascend_core::prelude::*;
 
-#[path = "common/util.rs"]
-mod util;
+use crate::common::util;
 use util::{assert_bits_ctx, expect_panic, f16_round_away, on, tree, ub, Rng};
 
 // ---- the reference -------------------------------------------------------------------------

@@ -12,8 +12,7 @@
 use ascend_core::prelude::*;
 use ascend_core::sanitizer::LaunchSanitizer;
 
-#[path = "common/util.rs"]
-mod util;
+use crate::common::util;
 use util::{assert_bits_ctx, expect_panic, on, ub, Rng};
 
 /// The element types, with what the reference needs.

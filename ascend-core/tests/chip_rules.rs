@@ -6,8 +6,7 @@
 
 use ascend_core::prelude::*;
 
-#[path = "common/util.rs"]
-mod util;
+use crate::common::util;
 use util::{assert_bits, expect_panic, on, ub, Rng};
 
 const CHIPS: [Soc; 4] = [Soc::Ascend910, Soc::Ascend910B, Soc::Ascend310P, Soc::Ascend310B];

@@ -5,8 +5,7 @@ use ascend_core::prelude::*;
 use bytemuck::Pod;
 use std::collections::HashSet;
 
-#[path = "common/util.rs"]
-mod util;
+use crate::common::util;
 use util::{expect_panic, gm, on, Rng};
 
 // ---- ND2NZ ---------------------------------------------------------------------------------

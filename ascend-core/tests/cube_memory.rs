@@ -2,8 +2,7 @@
 //! allocators and static tensors over them, and Ascend910B's separate cube (AIC) and vector
 //! (AIV) cores, each with only its own memories.
 
-#[path = "common/util.rs"]
-mod util;
+use crate::common::util;
 
 use ascend_core::prelude::*;
 use util::{assert_fails, on};

@@ -7,8 +7,7 @@ use ascend_core::cube::load_data::{load_data, LoadData2DParams, LoadDataElement}
 use ascend_core::cube::mmad::{mmad, MmadParams, MmadTypes};
 use ascend_core::prelude::*;
 
-#[path = "common/util.rs"]
-mod util;
+use crate::common::util;
 use util::{assert_fails, bits, gm, on, Rng};
 
 /// Runs `f` on the cube core (AIC) of an Ascend910B cube kernel.

@@ -2,8 +2,7 @@
 //! `TPipe` (the vendor's `bufPool_` per `Hardware`), a queue's buffers live where the vendor's
 //! `GetBufferPos` puts them, and the queue state machine is the vector queues'.
 
-#[path = "common/util.rs"]
-mod util;
+use crate::common::util;
 
 use ascend_core::prelude::*;
 use util::{assert_fails, on};

@@ -4,12 +4,10 @@ use ascend_core::prelude::*;
 use ascend_core::sanitizer::LaunchSanitizer;
 use bytemuck::Pod;
 
-#[path = "common/util.rs"]
-mod util;
+use crate::common::util;
 use util::{expect_panic, gm, on, tensor, ub, Rng};
 
-#[path = "common/prop.rs"]
-mod strat;
+use crate::common::prop as strat;
 use proptest::prelude::*;
 
 fn ub_bytes<T: Element + Pod>(t: &LocalTensor<T>) -> Vec<u8> {

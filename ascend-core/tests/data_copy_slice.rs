@@ -6,12 +6,10 @@ use ascend_core::prelude::*;
 use ascend_core::sanitizer::LaunchSanitizer;
 use bytemuck::Pod;
 
-#[path = "common/util.rs"]
-mod util;
+use crate::common::util;
 use util::{expect_panic, gm, on, ub, Rng};
 
-#[path = "common/prop.rs"]
-mod strat;
+use crate::common::prop as strat;
 use proptest::prelude::*;
 
 fn si(start: u32, end: u32, stride: u32, burst: u32, shape: u32) -> SliceInfo {

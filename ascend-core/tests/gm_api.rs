@@ -3,8 +3,7 @@
 //! EnQue/DeQue with user positions, DataCacheCleanAndInvalid, the SyncAll forms, and the
 //! single-core atomics; each against a reference, and every misuse with its message.
 
-#[path = "common/util.rs"]
-mod util;
+use crate::common::util;
 
 use ascend_core::prelude::*;
 use util::{assert_fails, gm, on, Rng};

@@ -1,9 +1,8 @@
 //! Every integration test of this crate in one binary: one link instead of one per file.
 //! A file added under `tests/` must be listed here (`tests_are_registered` checks it).
-//! Each file still loads the shared helpers of `common/` with its own `#[path]` module, as it
-//! did as a binary of its own; hence the allowance below.
+//! The shared helpers of `common/` are one module, compiled once (`use crate::common::util;`).
 
-#![allow(clippy::duplicate_mod)]
+mod common;
 
 mod adv_activation;
 mod adv_activation_gelu;

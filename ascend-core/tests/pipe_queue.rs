@@ -2,8 +2,7 @@
 
 use ascend_core::prelude::*;
 
-#[path = "common/util.rs"]
-mod util;
+use crate::common::util;
 use util::{gm, panic_message};
 
 #[test]

@@ -4,8 +4,7 @@
 //! words, the conversions against an independent table-driven reference and against the
 //! vector `Cast` bit for bit, and every chip error.
 
-#[path = "common/util.rs"]
-mod util;
+use crate::common::util;
 
 use ascend_core::prelude::*;
 use util::{fault, on, tensor, Rng};

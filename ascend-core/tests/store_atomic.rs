@@ -2,8 +2,7 @@
 //! `SetAtomicAdd<T>` / `SetAtomicType<T>` / `SetAtomicNone`, shown both ways; the copies it
 //! makes atomic; the types per chip; and every error.
 
-#[path = "common/util.rs"]
-mod util;
+use crate::common::util;
 
 use ascend_core::prelude::*;
 use util::{fault, on};

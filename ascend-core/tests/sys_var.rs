@@ -3,8 +3,7 @@
 //! (`DataCachePreload`, `ICachePreLoad`, `GetICachePreloadStatus`): each value on each chip,
 //! each argument check at its limits, and each chip error, message for message.
 
-#[path = "common/util.rs"]
-mod util;
+use crate::common::util;
 
 use ascend_core::prelude::*;
 use util::{fault, fault_on, on};

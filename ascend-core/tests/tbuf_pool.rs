@@ -9,12 +9,10 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use ascend_core::prelude::*;
 use ascend_core::sanitizer::LaunchSanitizer;
 
-#[path = "common/util.rs"]
-mod util;
+use crate::common::util;
 use util::{expect_panic, gm, on};
 
-#[path = "common/prop.rs"]
-mod strat;
+use crate::common::prop as strat;
 use proptest::prelude::*;
 
 /// Allocates a tensor of `q`, checks its UB address, and frees it.

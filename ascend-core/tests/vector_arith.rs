@@ -8,12 +8,10 @@
 
 use ascend_core::prelude::*;
 
-#[path = "common/util.rs"]
-mod util;
+use crate::common::util;
 use util::{case_lanes, enter_mask_mode, lane_offset, panic_message, Rng};
 
-#[path = "common/prop.rs"]
-mod strat;
+use crate::common::prop as strat;
 use proptest::prelude::*;
 
 /// An exact value: an integer or a float.

@@ -16,12 +16,10 @@
 use ascend_core::prelude::*;
 use ascend_core::sanitizer::LaunchSanitizer;
 
-#[path = "common/util.rs"]
-mod util;
+use crate::common::util;
 use util::{mask_bits, on, on_bit, panic_message, Rng};
 
-#[path = "common/prop.rs"]
-mod strat;
+use crate::common::prop as strat;
 use proptest::prelude::*;
 
 // ---- the reference ---------------------------------------------------------------------------

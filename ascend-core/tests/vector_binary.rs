@@ -3,8 +3,7 @@
 
 use ascend_core::prelude::*;
 
-#[path = "common/util.rs"]
-mod util;
+use crate::common::util;
 use util::{h, tensor, tensors};
 
 /// The seed example: `src0 = [1..=512]`, `src1 = [513..=1024]` in f16, `dst` zeroed.

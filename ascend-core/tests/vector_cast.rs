@@ -11,12 +11,10 @@
 use ascend_core::prelude::*;
 use std::cmp::Ordering;
 
-#[path = "common/util.rs"]
-mod util;
+use crate::common::util;
 use util::{expect_panic, on, ub, Rng};
 
-#[path = "common/prop.rs"]
-mod strat;
+use crate::common::prop as strat;
 use proptest::prelude::*;
 
 // ---- the reference --------------------------------------------------------------------------

@@ -3,12 +3,10 @@
 
 use ascend_core::prelude::*;
 
-#[path = "common/util.rs"]
-mod util;
+use crate::common::util;
 use util::{expect_panic, on, ub, Rng};
 
-#[path = "common/prop.rs"]
-mod strat;
+use crate::common::prop as strat;
 use proptest::prelude::*;
 
 /// One random call of `compare`/`compare_scalar` (tensor or masked form): chip, element type

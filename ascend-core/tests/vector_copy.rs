@@ -7,12 +7,10 @@ use ascend_core::prelude::*;
 use proptest::prelude::*;
 use proptest::test_runner::TestRunner;
 
-#[path = "common/util.rs"]
-mod util;
+use crate::common::util;
 use util::{assert_bits_ctx as assert_bits, expect_panic, on, panic_message, Rng};
 
-#[path = "common/prop.rs"]
-mod strat;
+use crate::common::prop as strat;
 
 /// A pipe with one VECCALC buffer of `bytes` bytes.
 fn ub(bytes: usize) -> (TPipe, TBuf<VecCalc>) {

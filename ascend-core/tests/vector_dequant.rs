@@ -13,12 +13,10 @@
 
 use ascend_core::prelude::*;
 
-#[path = "common/util.rs"]
-mod util;
+use crate::common::util;
 use util::{case_lanes, enter_mask_mode, expect_panic, lane_offset, on, Rng};
 
-#[path = "common/prop.rs"]
-mod strat;
+use crate::common::prop as strat;
 
 // ---- the references --------------------------------------------------------------------------
 

@@ -2,8 +2,7 @@
 
 use ascend_core::prelude::*;
 
-#[path = "common/util.rs"]
-mod util;
+use crate::common::util;
 use util::{h, tensor, tensors};
 
 const SENTINEL: f16 = f16::from_bits(0x7bff); // 65504, never written by the examples

@@ -7,12 +7,10 @@
 use ascend_core::prelude::*;
 use proptest::prelude::*;
 
-#[path = "common/util.rs"]
-mod util;
+use crate::common::util;
 use util::{assert_bits_ctx, expect_panic, panic_message, Rng};
 
-#[path = "common/prop.rs"]
-mod strat;
+use crate::common::prop as strat;
 // Seeded and reproducible; a failure prints the minimal (shrunk) trial.
 use strat::config;
 

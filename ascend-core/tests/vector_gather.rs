@@ -3,12 +3,10 @@
 
 use ascend_core::prelude::*;
 
-#[path = "common/util.rs"]
-mod util;
+use crate::common::util;
 use util::{assert_fails, fit_mask, h, mask_bits, on, on_bit, ub, Rng};
 
-#[path = "common/prop.rs"]
-mod strat;
+use crate::common::prop as strat;
 use proptest::prelude::*;
 
 fn random_vals<T: Element>(rng: &mut Rng, n: usize) -> Vec<T> {

@@ -2,18 +2,15 @@
 //! of additions, a random reference over masks, repeats, strides, types and chips, and every
 //! check.
 
-#[path = "common/seed_data.rs"]
-mod seed_data;
+use crate::common::seed_data;
 
 use ascend_core::prelude::*;
 use seed_data::{REDUCE_EX2_RESULT, REDUCE_EX2_WORK};
 
-#[path = "common/util.rs"]
-mod util;
+use crate::common::util;
 use util::{add_sat, assert_fails, bits, h, in_order, on, tensor, tree, Rng};
 
-#[path = "common/prop.rs"]
-mod strat;
+use crate::common::prop as strat;
 use proptest::prelude::*;
 
 // ---- an independent, straightforward reference -------------------------------------------

@@ -5,12 +5,10 @@
 
 use ascend_core::prelude::*;
 
-#[path = "common/util.rs"]
-mod util;
+use crate::common::util;
 use util::{add_sat, assert_fails, h, in_order, mask_bits, on, on_bit, tree, ub, Rng, Ub};
 
-#[path = "common/prop.rs"]
-mod strat;
+use crate::common::prop as strat;
 use proptest::prelude::*;
 
 // ---- an independent, straightforward reference -------------------------------------------

@@ -1,19 +1,16 @@
 //! `Select`: the seed's worked examples bit for bit, f16 variants, register forms, a random
 //! comparison against a slow scalar reference on every chip, and every check's message.
 
-#[path = "common/seed_data.rs"]
-mod seed_data;
+use crate::common::seed_data;
 
 use ascend_core::prelude::*;
 use proptest::prelude::*;
 use seed_data::*;
 
-#[path = "common/util.rs"]
-mod util;
+use crate::common::util;
 use util::{assert_bits, assert_bits_ctx, conv, expect_panic, panic_message, ub, Rng, Ub};
 
-#[path = "common/prop.rs"]
-mod strat;
+use crate::common::prop as strat;
 
 // ----------------------------------------------------------------------------------------------
 // Helpers.

@@ -3,12 +3,10 @@
 
 use ascend_core::prelude::*;
 
-#[path = "common/util.rs"]
-mod util;
+use crate::common::util;
 use util::{assert_fails, bits, halfs, panic_message, tensor, Rng};
 
-#[path = "common/prop.rs"]
-mod strat;
+use crate::common::prop as strat;
 use proptest::prelude::*;
 
 /// Independent reference: the transpose of `m` (16×16 row-major) by index formula.

@@ -1,7 +1,7 @@
 //! `proptest` helpers shared by the property tests: a seeded, reproducible configuration
 //! (no regression files) and strategies for the parameters every vector call has (chip, bit
 //! masks). Each strategy shrinks towards the simplest value, so a failure prints a minimal
-//! counterexample. Include with `#[path = "common/prop.rs"] mod strat;`.
+//! counterexample. Use with `use crate::common::prop as strat;`.
 #![allow(dead_code)]
 
 use ascend_core::prelude::*;

@@ -1,6 +1,6 @@
 //! Helpers shared by the integration tests: a seeded PRNG (`rand`), panic-message checks, UB tensor setup,
-//! element vector builders and bitwise comparison. Each test file includes this module with
-//! `#[path = "common/util.rs"] mod util;` and uses the subset it needs.
+//! element vector builders and bitwise comparison. A test file takes it with
+//! `use crate::common::util;` and uses the subset it needs.
 #![allow(dead_code)]
 
 use ascend_core::prelude::*;
