@@ -266,28 +266,38 @@ fn quants(v: &mut Vec<Case>) {
     }));
     v.push(("ascend_quant_per_channel", |w: &mut W| {
         w.lenient = true;
-        let (d, s, k, sc) = (w.t::<i8>(), w.t::<f16>(), w.tmp(), w.t::<f16>());
-        let (n, c) = (w.n(&[d.get_size(), s.get_size()]), w.cnt(&[&sc]));
+        let (c, n) = chan(w);
+        let (d, s, k, sc) = (w.tn::<i8>(n), w.tn::<f16>(n), w.tmp(), w.tn::<f16>(c));
         w.go(&[r(&d), r(&k)], || ascend_quant_per_channel::<f16, false>(&d, &s, &k, &sc, f16::ONE, c, n));
     }));
     v.push(("ascend_quant_per_channel_stack", |w: &mut W| {
         w.lenient = true;
-        let (d, s, sc) = (w.t::<i8>(), w.t::<f32>(), w.t::<f32>());
-        let (n, c) = (w.n(&[d.get_size(), s.get_size()]), w.cnt(&[&sc]));
-        w.go(&[r(&d)], || ascend_quant_per_channel_stack::<f32, false>(&d, &s, &sc, 0.5, c, n));
+        let (c, n) = chan(w);
+        let (d, s, sc) = (w.tn::<i8>(n), w.tn::<f32>(n), w.tn::<f32>(c));
+        // For float the scales are narrowed to half in place, as the vendor's (documented).
+        w.go(&[r(&d), r(&sc)], || ascend_quant_per_channel_stack::<f32, false>(&d, &s, &sc, 0.5, c, n));
     }));
     v.push(("ascend_quant_per_channel_offset", |w: &mut W| {
         w.lenient = true;
-        let (d, s, k, sc, o) = (w.t::<i8>(), w.t::<f16>(), w.tmp(), w.t::<f16>(), w.t::<f16>());
-        let (n, c, oc) = (w.n(&[d.get_size(), s.get_size()]), w.cnt(&[&sc]), w.cnt(&[&o]));
+        let (c, n) = chan(w);
+        let oc = if w.rng.chance(6) { w.small(c as u64, 5000) as usize } else { c };
+        let (d, s, k, sc, o) = (w.tn::<i8>(n), w.tn::<f16>(n), w.tmp(), w.tn::<f16>(c), w.tn::<f16>(c));
         w.go(&[r(&d), r(&k)], || ascend_quant_per_channel_offset::<f16, false>(&d, &s, &k, &sc, &o, c, oc, n));
     }));
     v.push(("ascend_quant_per_channel_offset_stack", |w: &mut W| {
         w.lenient = true;
-        let (d, s, sc, o) = (w.t::<i8>(), w.t::<f32>(), w.t::<f32>(), w.t::<f32>());
-        let (n, c, oc) = (w.n(&[d.get_size(), s.get_size()]), w.cnt(&[&sc]), w.cnt(&[&o]));
-        w.go(&[r(&d)], || ascend_quant_per_channel_offset_stack::<f32, false>(&d, &s, &sc, &o, c, oc, n));
+        let (c, n) = chan(w);
+        let oc = if w.rng.chance(6) { w.small(c as u64, 5000) as usize } else { c };
+        let (d, s, sc, o) = (w.tn::<i8>(n), w.tn::<f32>(n), w.tn::<f32>(c), w.tn::<f32>(c));
+        // For float the scales and offsets are narrowed to half in place (documented).
+        w.go(&[r(&d), r(&sc), r(&o)], || ascend_quant_per_channel_offset_stack::<f32, false>(&d, &s, &sc, &o, c, oc, n));
     }));
+    /// A per-channel count and a total that is a multiple of it (sometimes not).
+    fn chan(w: &mut W) -> (usize, usize) {
+        let c = 32 * w.rng.range(1, 8) as usize;
+        let n = c * w.rng.range(1, 4) as usize + if w.rng.chance(8) { 1 } else { 0 };
+        (c, n)
+    }
     fn dq(w: &mut W) -> (DequantParams, DeQuantMode) {
         let (m, n) = (w.small(4, 100) as usize + 1, 8 * w.small(8, 100) as usize);
         let cal = if w.rng.chance(3) { w.small(n as u64 + 1, 1000) as usize } else { n };
@@ -308,14 +318,14 @@ fn quants(v: &mut Vec<Case>) {
     }));
     v.push(("ascend_dequant_count", |w: &mut W| {
         w.lenient = true;
-        let (d, s, sc, k) = (w.t::<f32>(), w.t::<i32>(), w.t::<f32>(), w.tmp());
-        let (n, (_, mode)) = (w.n(&[d.get_size(), s.get_size()]), dq(w));
+        let ((c, n), (_, mode)) = (chan(w), dq(w));
+        let (d, s, sc, k) = (w.tn::<f32>(n), w.tn::<i32>(n), w.tn::<f32>(c), w.tmp());
         w.go(&[r(&d), r(&k)], || ascend_dequant_count(&d, &s, &sc, &k, n, mode));
     }));
     v.push(("ascend_dequant_count_stack", |w: &mut W| {
         w.lenient = true;
-        let (d, s, sc) = (w.t::<f32>(), w.t::<i32>(), w.t::<f32>());
-        let (n, (_, mode)) = (w.n(&[d.get_size(), s.get_size()]), dq(w));
+        let ((c, n), (_, mode)) = (chan(w), dq(w));
+        let (d, s, sc) = (w.tn::<f32>(n), w.tn::<i32>(n), w.tn::<f32>(c));
         w.go(&[r(&d)], || ascend_dequant_count_stack(&d, &s, &sc, n, mode));
     }));
     v.push(("ascend_dequant_scalar", |w: &mut W| {
@@ -330,15 +340,17 @@ fn quants(v: &mut Vec<Case>) {
         let (p, mode) = dq(w);
         w.go(&[r(&d)], || ascend_dequant_scalar_stack(&d, &s, 2.0, p, mode));
     }));
-    fn aq(w: &mut W) -> (usize, AntiQuantShapeInfo) {
-        let k = 32 * w.small(4, 100) as usize;
-        let mut x = || if w.rng.chance(3) { w.small(64, 1000) as u32 } else { 0 };
-        (k, AntiQuantShapeInfo { offset_height: x(), offset_width: x(), scale_height: x(), scale_width: x() })
+    /// `k`, the shape info, the source's elements `k * n` and the per-channel elements `n`.
+    fn aq(w: &mut W) -> (usize, AntiQuantShapeInfo, usize, usize) {
+        let (k, n) = (32 * w.rng.range(1, 4) as usize, 32 * w.rng.range(1, 4) as usize);
+        let mut x = || if w.rng.chance(6) { w.small(64, 1000) as u32 } else { 0 };
+        let info = AntiQuantShapeInfo { offset_height: x(), offset_width: x(), scale_height: x(), scale_width: x() };
+        (if w.rng.chance(8) { w.small(k as u64, 1000) as usize } else { k }, info, k * n, n)
     }
     v.push(("ascend_anti_quant", |w: &mut W| {
         w.lenient = true;
-        let (d, s, o, sc, t) = (w.t::<f16>(), w.t::<i8>(), w.t::<f16>(), w.t::<f16>(), w.tmp());
-        let (k, info) = aq(w);
+        let (k, info, e, n) = aq(w);
+        let (d, s, o, sc, t) = (w.tn::<f16>(e), w.tn::<i8>(e), w.tn::<f16>(n), w.tn::<f16>(n), w.tmp());
         if w.rng.chance(2) {
             w.go(&[r(&d), r(&t)], || ascend_anti_quant::<i8, f16, true>(&d, &s, &o, &sc, &t, k, &info));
         } else {
@@ -347,32 +359,32 @@ fn quants(v: &mut Vec<Case>) {
     }));
     v.push(("ascend_anti_quant_stack", |w: &mut W| {
         w.lenient = true;
-        let (d, s, o, sc) = (w.t::<f16>(), w.t::<i8>(), w.t::<f16>(), w.t::<f16>());
-        let (k, info) = aq(w);
+        let (k, info, e, n) = aq(w);
+        let (d, s, o, sc) = (w.tn::<f16>(e), w.tn::<i8>(e), w.tn::<f16>(n), w.tn::<f16>(n));
         w.go(&[r(&d)], || ascend_anti_quant_stack::<i8, f16, false>(&d, &s, &o, &sc, k, &info));
     }));
     v.push(("ascend_anti_quant_no_offset", |w: &mut W| {
         w.lenient = true;
-        let (d, s, sc, t) = (w.t::<f16>(), w.t::<i8>(), w.t::<f16>(), w.tmp());
-        let (k, info) = aq(w);
+        let (k, info, e, n) = aq(w);
+        let (d, s, sc, t) = (w.tn::<f16>(e), w.tn::<i8>(e), w.tn::<f16>(n), w.tmp());
         w.go(&[r(&d), r(&t)], || ascend_anti_quant_no_offset::<i8, f16, false>(&d, &s, &sc, &t, k, &info));
     }));
     v.push(("ascend_anti_quant_per_tensor", |w: &mut W| {
         w.lenient = true;
-        let (d, s, t) = (w.t::<f16>(), w.t::<i8>(), w.tmp());
-        let (k, info) = aq(w);
+        let (k, info, e, _) = aq(w);
+        let (d, s, t) = (w.tn::<f16>(e), w.tn::<i8>(e), w.tmp());
         w.go(&[r(&d), r(&t)], || ascend_anti_quant_per_tensor::<i8, f16, false>(&d, &s, f16::ONE, f16::ONE, &t, k, &info));
     }));
     v.push(("ascend_anti_quant_per_tensor_stack", |w: &mut W| {
         w.lenient = true;
-        let (d, s) = (w.t::<f16>(), w.t::<i8>());
-        let (k, info) = aq(w);
+        let (k, info, e, _) = aq(w);
+        let (d, s) = (w.tn::<f16>(e), w.tn::<i8>(e));
         w.go(&[r(&d)], || ascend_anti_quant_per_tensor_stack::<i8, f16, true>(&d, &s, f16::ONE, f16::ONE, k, &info));
     }));
     v.push(("ascend_anti_quant_per_tensor_no_offset", |w: &mut W| {
         w.lenient = true;
-        let (d, s, t) = (w.t::<f16>(), w.t::<i8>(), w.tmp());
-        let (k, info) = aq(w);
+        let (k, info, e, _) = aq(w);
+        let (d, s, t) = (w.tn::<f16>(e), w.tn::<i8>(e), w.tmp());
         w.go(&[r(&d), r(&t)], || ascend_anti_quant_per_tensor_no_offset::<i8, f16, false>(&d, &s, f16::ONE, &t, k, &info));
     }));
 }
@@ -755,17 +767,20 @@ fn shapes(v: &mut Vec<Case>) {
         w.lenient = true;
         let (rows, cols) = shape(w, 2);
         let (d, s, k) = (w.tn::<f16>(rows * (cols + 16)), w.tn::<f16>(rows * cols), w.tmp());
-        let ori = [rows, cols - w.rng.index(8)];
+        let ori = [rows, cols - w.rng.range(1, 15) as usize];
         let t = spoil(w, pad_tiling_func(&[rows, cols], &ori, k.get_size(), 2));
-        let p = PadParams { left_pad: 0, right_pad: w.small(16, 100) as u16, pad_value: 3 };
+        let right = if w.rng.chance(4) { w.small(16, 100) } else { (cols - ori[1]) as u64 } as u16;
+        let p = PadParams { left_pad: 0, right_pad: right, pad_value: 3 };
         w.go(&[r(&d), r(&k)], || pad(&d, &s, &p, &k, &t));
     }));
     v.push(("pad_stack", |w: &mut W| {
         w.lenient = true;
         let (rows, cols) = shape(w, 4);
         let (d, s) = (w.tn::<f32>(rows * (cols + 8)), w.tn::<f32>(rows * cols));
-        let t = spoil(w, pad_tiling_func(&[rows, cols], &[rows, cols], 16 * 1024, 4));
-        let p = PadParams { left_pad: w.small(2, 100) as u16, right_pad: w.small(8, 100) as u16, pad_value: 0 };
+        let ori = [rows, cols - w.rng.range(1, 7) as usize];
+        let t = spoil(w, pad_tiling_func(&[rows, cols], &ori, 16 * 1024, 4));
+        let right = if w.rng.chance(4) { w.small(8, 100) } else { (cols - ori[1]) as u64 } as u16;
+        let p = PadParams { left_pad: w.small(1, 100) as u16, right_pad: right, pad_value: 0 };
         w.go(&[r(&d)], || pad_stack(&d, &s, &p, &t));
     }));
     v.push(("un_pad", |w: &mut W| {
