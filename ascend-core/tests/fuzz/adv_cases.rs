@@ -10,7 +10,8 @@ use crate::every::{r, Case, W};
 /// One call in eight, a tiling whose 32-bit word `k` is replaced by a random value.
 fn spoil<P: Pod>(w: &mut W, mut p: P) -> P {
     if w.rng.chance(8) {
-        let words: &mut [u32] = bytemuck::try_cast_slice_mut(bytemuck::bytes_of_mut(&mut p)).unwrap_or(&mut []);
+        let words: &mut [u32] =
+            bytemuck::try_cast_slice_mut(bytemuck::bytes_of_mut(&mut p)).unwrap_or(&mut []);
         if !words.is_empty() {
             let k = w.rng.index(words.len());
             words[k] = if w.rng.chance(2) { w.rng.below(1 << 12) as u32 } else { w.rng.next() as u32 };
@@ -282,7 +283,9 @@ fn quants(v: &mut Vec<Case>) {
         let (c, n) = chan(w);
         let oc = if w.rng.chance(6) { w.small(c as u64, 5000) as usize } else { c };
         let (d, s, k, sc, o) = (w.tn::<i8>(n), w.tn::<f16>(n), w.tmp(), w.tn::<f16>(c), w.tn::<f16>(c));
-        w.go(&[r(&d), r(&k)], || ascend_quant_per_channel_offset::<f16, false>(&d, &s, &k, &sc, &o, c, oc, n));
+        w.go(&[r(&d), r(&k)], || {
+            ascend_quant_per_channel_offset::<f16, false>(&d, &s, &k, &sc, &o, c, oc, n)
+        });
     }));
     v.push(("ascend_quant_per_channel_offset_stack", |w: &mut W| {
         w.lenient = true;
@@ -290,7 +293,9 @@ fn quants(v: &mut Vec<Case>) {
         let oc = if w.rng.chance(6) { w.small(c as u64, 5000) as usize } else { c };
         let (d, s, sc, o) = (w.tn::<i8>(n), w.tn::<f32>(n), w.tn::<f32>(c), w.tn::<f32>(c));
         // For float the scales and offsets are narrowed to half in place (documented).
-        w.go(&[r(&d), r(&sc), r(&o)], || ascend_quant_per_channel_offset_stack::<f32, false>(&d, &s, &sc, &o, c, oc, n));
+        w.go(&[r(&d), r(&sc), r(&o)], || {
+            ascend_quant_per_channel_offset_stack::<f32, false>(&d, &s, &sc, &o, c, oc, n)
+        });
     }));
     /// A per-channel count and a total that is a multiple of it (sometimes not).
     fn chan(w: &mut W) -> (usize, usize) {
@@ -301,7 +306,11 @@ fn quants(v: &mut Vec<Case>) {
     fn dq(w: &mut W) -> (DequantParams, DeQuantMode) {
         let (m, n) = (w.small(4, 100) as usize + 1, 8 * w.small(8, 100) as usize);
         let cal = if w.rng.chance(3) { w.small(n as u64 + 1, 1000) as usize } else { n };
-        let mode = if w.rng.chance(2) { DeQuantMode::DequantWithSingleRow } else { DeQuantMode::DequantWithMultiRow };
+        let mode = if w.rng.chance(2) {
+            DeQuantMode::DequantWithSingleRow
+        } else {
+            DeQuantMode::DequantWithMultiRow
+        };
         (DequantParams { m, n, cal_count: cal }, mode)
     }
     v.push(("ascend_dequant", |w: &mut W| {
@@ -344,7 +353,8 @@ fn quants(v: &mut Vec<Case>) {
     fn aq(w: &mut W) -> (usize, AntiQuantShapeInfo, usize, usize) {
         let (k, n) = (32 * w.rng.range(1, 4) as usize, 32 * w.rng.range(1, 4) as usize);
         let mut x = || if w.rng.chance(6) { w.small(64, 1000) as u32 } else { 0 };
-        let info = AntiQuantShapeInfo { offset_height: x(), offset_width: x(), scale_height: x(), scale_width: x() };
+        let info =
+            AntiQuantShapeInfo { offset_height: x(), offset_width: x(), scale_height: x(), scale_width: x() };
         (if w.rng.chance(8) { w.small(k as u64, 1000) as usize } else { k }, info, k * n, n)
     }
     v.push(("ascend_anti_quant", |w: &mut W| {
@@ -373,19 +383,25 @@ fn quants(v: &mut Vec<Case>) {
         w.lenient = true;
         let (k, info, e, _) = aq(w);
         let (d, s, t) = (w.tn::<f16>(e), w.tn::<i8>(e), w.tmp());
-        w.go(&[r(&d), r(&t)], || ascend_anti_quant_per_tensor::<i8, f16, false>(&d, &s, f16::ONE, f16::ONE, &t, k, &info));
+        w.go(&[r(&d), r(&t)], || {
+            ascend_anti_quant_per_tensor::<i8, f16, false>(&d, &s, f16::ONE, f16::ONE, &t, k, &info)
+        });
     }));
     v.push(("ascend_anti_quant_per_tensor_stack", |w: &mut W| {
         w.lenient = true;
         let (k, info, e, _) = aq(w);
         let (d, s) = (w.tn::<f16>(e), w.tn::<i8>(e));
-        w.go(&[r(&d)], || ascend_anti_quant_per_tensor_stack::<i8, f16, true>(&d, &s, f16::ONE, f16::ONE, k, &info));
+        w.go(&[r(&d)], || {
+            ascend_anti_quant_per_tensor_stack::<i8, f16, true>(&d, &s, f16::ONE, f16::ONE, k, &info)
+        });
     }));
     v.push(("ascend_anti_quant_per_tensor_no_offset", |w: &mut W| {
         w.lenient = true;
         let (k, info, e, _) = aq(w);
         let (d, s, t) = (w.tn::<f16>(e), w.tn::<i8>(e), w.tmp());
-        w.go(&[r(&d), r(&t)], || ascend_anti_quant_per_tensor_no_offset::<i8, f16, false>(&d, &s, f16::ONE, &t, k, &info));
+        w.go(&[r(&d), r(&t)], || {
+            ascend_anti_quant_per_tensor_no_offset::<i8, f16, false>(&d, &s, f16::ONE, &t, k, &info)
+        });
     }));
 }
 
@@ -403,18 +419,37 @@ fn norms(v: &mut Vec<Case>) {
         w.lenient = true;
         let sh = bshh(w);
         let n = sh[0] * sh[1] * sh[2];
-        let (o, m, va, x, g, b, k) = (w.tn::<f32>(n), w.tn::<f32>(n / sh[2]), w.tn::<f32>(n / sh[2]), w.tn::<f32>(n), w.tn::<f32>(sh[2]), w.tn::<f32>(sh[2]), w.tmp());
+        let (o, m, va, x, g, b, k) = (
+            w.tn::<f32>(n),
+            w.tn::<f32>(n / sh[2]),
+            w.tn::<f32>(n / sh[2]),
+            w.tn::<f32>(n),
+            w.tn::<f32>(sh[2]),
+            w.tn::<f32>(sh[2]),
+            w.tmp(),
+        );
         let mut t = get_layer_norm_nd_tiling_info(&sh, k.get_size(), 4, false);
         t = spoil(w, t);
-        w.go(&[r(&o), r(&m), r(&va), r(&k)], || layer_norm::<f32, false>(&o, &m, &va, &x, &g, &b, &k, 1e-5, &mut t));
+        w.go(&[r(&o), r(&m), r(&va), r(&k)], || {
+            layer_norm::<f32, false>(&o, &m, &va, &x, &g, &b, &k, 1e-5, &mut t)
+        });
     }));
     v.push(("layer_norm_stack", |w: &mut W| {
         w.lenient = true;
         let sh = bshh(w);
         let n = sh[0] * sh[1] * sh[2];
-        let (o, m, va, x, g, b) = (w.tn::<f32>(n), w.tn::<f32>(n / sh[2]), w.tn::<f32>(n / sh[2]), w.tn::<f32>(n), w.tn::<f32>(sh[2]), w.tn::<f32>(sh[2]));
+        let (o, m, va, x, g, b) = (
+            w.tn::<f32>(n),
+            w.tn::<f32>(n / sh[2]),
+            w.tn::<f32>(n / sh[2]),
+            w.tn::<f32>(n),
+            w.tn::<f32>(sh[2]),
+            w.tn::<f32>(sh[2]),
+        );
         let mut t = spoil(w, get_layer_norm_nd_tiling_info(&sh, 16 * 1024, 4, false));
-        w.go(&[r(&o), r(&m), r(&va)], || layer_norm_stack::<f32, false>(&o, &m, &va, &x, &g, &b, 1e-5, &mut t));
+        w.go(&[r(&o), r(&m), r(&va)], || {
+            layer_norm_stack::<f32, false>(&o, &m, &va, &x, &g, &b, 1e-5, &mut t)
+        });
     }));
     fn wf(w: &mut W) -> WelfordFinalizePara {
         let ab = 8 * w.rng.range(1, 16) as u32;
@@ -437,7 +472,8 @@ fn norms(v: &mut Vec<Case>) {
     }));
     v.push(("welford_finalize_counts", |w: &mut W| {
         w.lenient = true;
-        let (om, ov, im, iv, c, k, p) = (w.t::<f32>(), w.t::<f32>(), w.t::<f32>(), w.t::<f32>(), w.t::<i32>(), w.tmp(), wf(w));
+        let (om, ov, im, iv, c, k, p) =
+            (w.t::<f32>(), w.t::<f32>(), w.t::<f32>(), w.t::<f32>(), w.t::<i32>(), w.tmp(), wf(w));
         w.go(&[r(&om), r(&ov), r(&k)], || welford_finalize_counts::<false>(&om, &ov, &im, &iv, &c, &k, &p));
     }));
     v.push(("welford_finalize_stack", |w: &mut W| {
@@ -447,51 +483,96 @@ fn norms(v: &mut Vec<Case>) {
     }));
     v.push(("welford_finalize_counts_stack", |w: &mut W| {
         w.lenient = true;
-        let (om, ov, im, iv, c, p) = (w.t::<f32>(), w.t::<f32>(), w.t::<f32>(), w.t::<f32>(), w.t::<i32>(), wf(w));
+        let (om, ov, im, iv, c, p) =
+            (w.t::<f32>(), w.t::<f32>(), w.t::<f32>(), w.t::<f32>(), w.t::<i32>(), wf(w));
         w.go(&[r(&om), r(&ov)], || welford_finalize_counts_stack::<false>(&om, &ov, &im, &iv, &c, &p));
     }));
     fn rstd(w: &mut W) -> ([usize; 2], LayerNormPara) {
         let (a, rl) = (w.rng.range(1, 8) as usize, 8 * w.rng.range(1, 16) as usize);
         let pad = if w.rng.chance(4) { rl + 8 } else { rl };
-        ([a, rl], LayerNormPara { a_length: a as u32, r_length: rl as u32, r_length_with_padding: pad as u32 })
+        (
+            [a, rl],
+            LayerNormPara { a_length: a as u32, r_length: rl as u32, r_length_with_padding: pad as u32 },
+        )
     }
     v.push(("layer_norm_rstd", |w: &mut W| {
         w.lenient = true;
         let (sh, p) = rstd(w);
         let n = sh[0] * sh[1];
-        let (o, m, sd, x, g, b, k) = (w.tn::<f32>(n), w.tn::<f32>(sh[0]), w.tn::<f32>(sh[0]), w.tn::<f32>(n), w.tn::<f32>(sh[1]), w.tn::<f32>(sh[1]), w.tmp());
+        let (o, m, sd, x, g, b, k) = (
+            w.tn::<f32>(n),
+            w.tn::<f32>(sh[0]),
+            w.tn::<f32>(sh[0]),
+            w.tn::<f32>(n),
+            w.tn::<f32>(sh[1]),
+            w.tn::<f32>(sh[1]),
+            w.tmp(),
+        );
         let mut t = spoil(w, get_layer_norm_rstd_nd_tiling_info(&sh, k.get_size(), 4, false, true));
-        w.go(&[r(&o), r(&m), r(&sd), r(&k)], || layer_norm_rstd::<f32, f32, false>(&o, &m, &sd, &x, &g, &b, 1e-5, &k, &p, &mut t));
+        w.go(&[r(&o), r(&m), r(&sd), r(&k)], || {
+            layer_norm_rstd::<f32, f32, false>(&o, &m, &sd, &x, &g, &b, 1e-5, &k, &p, &mut t)
+        });
     }));
     v.push(("layer_norm_rstd_stack", |w: &mut W| {
         w.lenient = true;
         let (sh, p) = rstd(w);
         let n = sh[0] * sh[1];
-        let (o, m, sd, x, g, b) = (w.tn::<f32>(n), w.tn::<f32>(sh[0]), w.tn::<f32>(sh[0]), w.tn::<f32>(n), w.tn::<f32>(sh[1]), w.tn::<f32>(sh[1]));
+        let (o, m, sd, x, g, b) = (
+            w.tn::<f32>(n),
+            w.tn::<f32>(sh[0]),
+            w.tn::<f32>(sh[0]),
+            w.tn::<f32>(n),
+            w.tn::<f32>(sh[1]),
+            w.tn::<f32>(sh[1]),
+        );
         let mut t = spoil(w, get_layer_norm_rstd_nd_tiling_info(&sh, 16 * 1024, 4, false, true));
-        w.go(&[r(&o), r(&m), r(&sd)], || layer_norm_rstd_stack::<f32, f32, false>(&o, &m, &sd, &x, &g, &b, 1e-5, &p, &mut t));
+        w.go(&[r(&o), r(&m), r(&sd)], || {
+            layer_norm_rstd_stack::<f32, f32, false>(&o, &m, &sd, &x, &g, &b, 1e-5, &p, &mut t)
+        });
     }));
     v.push(("layer_norm_grad", |w: &mut W| {
         w.lenient = true;
         let sh = bshh(w);
         let n = sh[0] * sh[1] * sh[2];
-        let (px, rg, dy, x, va, me, g, k) = (w.tn::<f32>(n), w.tn::<f32>(n), w.tn::<f32>(n), w.tn::<f32>(n), w.tn::<f32>(n / sh[2]), w.tn::<f32>(n / sh[2]), w.tn::<f32>(sh[2]), w.tmp());
+        let (px, rg, dy, x, va, me, g, k) = (
+            w.tn::<f32>(n),
+            w.tn::<f32>(n),
+            w.tn::<f32>(n),
+            w.tn::<f32>(n),
+            w.tn::<f32>(n / sh[2]),
+            w.tn::<f32>(n / sh[2]),
+            w.tn::<f32>(sh[2]),
+            w.tmp(),
+        );
         let mut t = spoil(w, get_layer_norm_grad_nd_tiling_info(&sh, k.get_size(), 4, false));
-        w.go(&[r(&px), r(&rg), r(&k)], || layer_norm_grad::<f32, false>(&px, &rg, &dy, &x, &va, &me, &g, &k, 1e-5, &mut t));
+        w.go(&[r(&px), r(&rg), r(&k)], || {
+            layer_norm_grad::<f32, false>(&px, &rg, &dy, &x, &va, &me, &g, &k, 1e-5, &mut t)
+        });
     }));
     v.push(("layer_norm_grad_stack", |w: &mut W| {
         w.lenient = true;
         let sh = bshh(w);
         let n = sh[0] * sh[1] * sh[2];
-        let (px, rg, dy, x, va, me, g) = (w.tn::<f32>(n), w.tn::<f32>(n), w.tn::<f32>(n), w.tn::<f32>(n), w.tn::<f32>(n / sh[2]), w.tn::<f32>(n / sh[2]), w.tn::<f32>(sh[2]));
+        let (px, rg, dy, x, va, me, g) = (
+            w.tn::<f32>(n),
+            w.tn::<f32>(n),
+            w.tn::<f32>(n),
+            w.tn::<f32>(n),
+            w.tn::<f32>(n / sh[2]),
+            w.tn::<f32>(n / sh[2]),
+            w.tn::<f32>(sh[2]),
+        );
         let mut t = spoil(w, get_layer_norm_grad_nd_tiling_info(&sh, 16 * 1024, 4, false));
-        w.go(&[r(&px), r(&rg)], || layer_norm_grad_stack::<f32, false>(&px, &rg, &dy, &x, &va, &me, &g, 1e-5, &mut t));
+        w.go(&[r(&px), r(&rg)], || {
+            layer_norm_grad_stack::<f32, false>(&px, &rg, &dy, &x, &va, &me, &g, 1e-5, &mut t)
+        });
     }));
     v.push(("layer_norm_grad_beta", |w: &mut W| {
         w.lenient = true;
         let sh = bshh(w);
         let n = sh[0] * sh[1] * sh[2];
-        let (pg, pb, rg, dy, k) = (w.tn::<f32>(sh[2]), w.tn::<f32>(sh[2]), w.tn::<f32>(n), w.tn::<f32>(n), w.tmp());
+        let (pg, pb, rg, dy, k) =
+            (w.tn::<f32>(sh[2]), w.tn::<f32>(sh[2]), w.tn::<f32>(n), w.tn::<f32>(n), w.tmp());
         let t = spoil(w, get_layer_norm_grad_beta_nd_tiling_info(&sh, k.get_size(), 4, false));
         w.go(&[r(&pg), r(&pb), r(&k)], || layer_norm_grad_beta::<f32, false>(&pg, &pb, &rg, &dy, &k, &t));
     }));
@@ -507,17 +588,38 @@ fn norms(v: &mut Vec<Case>) {
         w.lenient = true;
         let sh = bsh(w);
         let n = sh[0] * sh[1] * sh[2];
-        let (o, m, sd, x, gx, b, g, k) = (w.tn::<f32>(n), w.tn::<f32>(n / sh[2]), w.tn::<f32>(n / sh[2]), w.tn::<f32>(n), w.tn::<f32>(n), w.tn::<f32>(sh[2]), w.tn::<f32>(sh[2]), w.tmp());
+        let (o, m, sd, x, gx, b, g, k) = (
+            w.tn::<f32>(n),
+            w.tn::<f32>(n / sh[2]),
+            w.tn::<f32>(n / sh[2]),
+            w.tn::<f32>(n),
+            w.tn::<f32>(n),
+            w.tn::<f32>(sh[2]),
+            w.tn::<f32>(sh[2]),
+            w.tmp(),
+        );
         let mut t = spoil(w, get_deep_norm_tiling_info(&sh, &sh, k.get_size(), 4, false, false));
-        w.go(&[r(&o), r(&m), r(&sd), r(&k)], || deep_norm::<f32, false, false>(&o, &m, &sd, &x, &gx, &b, &g, &k, 0.5, 1e-5, &mut t));
+        w.go(&[r(&o), r(&m), r(&sd), r(&k)], || {
+            deep_norm::<f32, false, false>(&o, &m, &sd, &x, &gx, &b, &g, &k, 0.5, 1e-5, &mut t)
+        });
     }));
     v.push(("deep_norm_stack", |w: &mut W| {
         w.lenient = true;
         let sh = bsh(w);
         let n = sh[0] * sh[1] * sh[2];
-        let (o, m, sd, x, gx, b, g) = (w.tn::<f32>(n), w.tn::<f32>(n / sh[2]), w.tn::<f32>(n / sh[2]), w.tn::<f32>(n), w.tn::<f32>(n), w.tn::<f32>(sh[2]), w.tn::<f32>(sh[2]));
+        let (o, m, sd, x, gx, b, g) = (
+            w.tn::<f32>(n),
+            w.tn::<f32>(n / sh[2]),
+            w.tn::<f32>(n / sh[2]),
+            w.tn::<f32>(n),
+            w.tn::<f32>(n),
+            w.tn::<f32>(sh[2]),
+            w.tn::<f32>(sh[2]),
+        );
         let mut t = spoil(w, get_deep_norm_tiling_info(&sh, &sh, 16 * 1024, 4, false, false));
-        w.go(&[r(&o), r(&m), r(&sd)], || deep_norm_stack::<f32, false, false>(&o, &m, &sd, &x, &gx, &b, &g, 0.5, 1e-5, &mut t));
+        w.go(&[r(&o), r(&m), r(&sd)], || {
+            deep_norm_stack::<f32, false, false>(&o, &m, &sd, &x, &gx, &b, &g, 0.5, 1e-5, &mut t)
+        });
     }));
     v.push(("rms_norm", |w: &mut W| {
         w.lenient = true;
@@ -540,7 +642,8 @@ fn norms(v: &mut Vec<Case>) {
 fn smshape(w: &mut W, size: usize) -> (SoftMaxShapeInfo, [u32; 2]) {
     let (m, k) = shape(w, size);
     let ori_k = if w.rng.chance(4) { k.saturating_sub(w.rng.index(32 / size)) } else { k };
-    let info = SoftMaxShapeInfo { src_m: m as u32, src_k: k as u32, ori_src_m: m as u32, ori_src_k: ori_k as u32 };
+    let info =
+        SoftMaxShapeInfo { src_m: m as u32, src_k: k as u32, ori_src_m: m as u32, ori_src_k: ori_k as u32 };
     (info, [m as u32, k as u32])
 }
 
@@ -565,17 +668,32 @@ fn softmaxes(v: &mut Vec<Case>) {
         w.lenient = true;
         let (info, sh) = smshape(w, 4);
         let n = (sh[0] * sh[1]) as usize;
-        let (d, su, mx, s, k) = (w.tn::<f32>(n), w.tn::<f32>(sh[0] as usize * 8), w.tn::<f32>(sh[0] as usize * 8), w.tn::<f32>(n), w.tmp());
+        let (d, su, mx, s, k) = (
+            w.tn::<f32>(n),
+            w.tn::<f32>(sh[0] as usize * 8),
+            w.tn::<f32>(sh[0] as usize * 8),
+            w.tn::<f32>(n),
+            w.tmp(),
+        );
         let t = spoil(w, soft_max_tiling_func(&sh, 4, k.get_size() as u32));
-        w.go(&[r(&d), r(&su), r(&mx), r(&k)], || soft_max_with_sum_max::<f32, f32, false, false>(&d, &su, &mx, &s, &k, &t, &info));
+        w.go(&[r(&d), r(&su), r(&mx), r(&k)], || {
+            soft_max_with_sum_max::<f32, f32, false, false>(&d, &su, &mx, &s, &k, &t, &info)
+        });
     }));
     v.push(("soft_max_with_sum_max_stack", |w: &mut W| {
         w.lenient = true;
         let (info, sh) = smshape(w, 2);
         let n = (sh[0] * sh[1]) as usize;
-        let (d, su, mx, s) = (w.tn::<f16>(n), w.tn::<f16>(sh[0] as usize * 16), w.tn::<f16>(sh[0] as usize * 16), w.tn::<f16>(n));
+        let (d, su, mx, s) = (
+            w.tn::<f16>(n),
+            w.tn::<f16>(sh[0] as usize * 16),
+            w.tn::<f16>(sh[0] as usize * 16),
+            w.tn::<f16>(n),
+        );
         let t = spoil(w, soft_max_tiling_func(&sh, 2, 16 * 1024));
-        w.go(&[r(&d), r(&su), r(&mx)], || soft_max_with_sum_max_stack::<f16, f16, false, false>(&d, &su, &mx, &s, &t, &info));
+        w.go(&[r(&d), r(&su), r(&mx)], || {
+            soft_max_with_sum_max_stack::<f16, f16, false, false>(&d, &su, &mx, &s, &t, &info)
+        });
     }));
     v.push(("adjust_soft_max_res", |w: &mut W| {
         w.lenient = true;
@@ -597,23 +715,52 @@ fn softmaxes(v: &mut Vec<Case>) {
         w.lenient = true;
         let (info, sh) = smshape(w, 4);
         let (n, m8) = ((sh[0] * sh[1]) as usize, sh[0] as usize * 8);
-        let (d, es, mx, s, em, ies, imx, k) = (w.tn::<f32>(n), w.tn::<f32>(m8), w.tn::<f32>(m8), w.tn::<f32>(n), w.tn::<f32>(m8), w.tn::<f32>(m8), w.tn::<f32>(m8), w.tmp());
+        let (d, es, mx, s, em, ies, imx, k) = (
+            w.tn::<f32>(n),
+            w.tn::<f32>(m8),
+            w.tn::<f32>(m8),
+            w.tn::<f32>(n),
+            w.tn::<f32>(m8),
+            w.tn::<f32>(m8),
+            w.tn::<f32>(m8),
+            w.tmp(),
+        );
         let update = w.rng.chance(2);
         let t = spoil(w, soft_max_flash_v2_tiling_func(&sh, 4, 4, k.get_size() as u32, update, false, false));
         let writes = [r(&d), r(&es), r(&mx), r(&em), r(&k)];
         if update {
-            w.go(&writes, || softmax_flash_v2::<f32, f32, true, false, false>(&d, &es, &mx, &s, &em, &ies, &imx, &k, &t, &info));
+            w.go(&writes, || {
+                softmax_flash_v2::<f32, f32, true, false, false>(
+                    &d, &es, &mx, &s, &em, &ies, &imx, &k, &t, &info,
+                )
+            });
         } else {
-            w.go(&writes, || softmax_flash_v2::<f32, f32, false, false, false>(&d, &es, &mx, &s, &em, &ies, &imx, &k, &t, &info));
+            w.go(&writes, || {
+                softmax_flash_v2::<f32, f32, false, false, false>(
+                    &d, &es, &mx, &s, &em, &ies, &imx, &k, &t, &info,
+                )
+            });
         }
     }));
     v.push(("softmax_flash_v2_stack", |w: &mut W| {
         w.lenient = true;
         let (info, sh) = smshape(w, 2);
         let (n, m16) = ((sh[0] * sh[1]) as usize, sh[0] as usize * 16);
-        let (d, es, mx, s, em, ies, imx) = (w.tn::<f16>(n), w.tn::<f16>(m16), w.tn::<f16>(m16), w.tn::<f16>(n), w.tn::<f16>(m16), w.tn::<f16>(m16), w.tn::<f16>(m16));
+        let (d, es, mx, s, em, ies, imx) = (
+            w.tn::<f16>(n),
+            w.tn::<f16>(m16),
+            w.tn::<f16>(m16),
+            w.tn::<f16>(n),
+            w.tn::<f16>(m16),
+            w.tn::<f16>(m16),
+            w.tn::<f16>(m16),
+        );
         let t = spoil(w, soft_max_flash_v2_tiling_func(&sh, 2, 2, 16 * 1024, true, false, false));
-        w.go(&[r(&d), r(&es), r(&mx), r(&em)], || softmax_flash_v2_stack::<f16, f16, true, false, false>(&d, &es, &mx, &s, &em, &ies, &imx, &t, &info));
+        w.go(&[r(&d), r(&es), r(&mx), r(&em)], || {
+            softmax_flash_v2_stack::<f16, f16, true, false, false>(
+                &d, &es, &mx, &s, &em, &ies, &imx, &t, &info,
+            )
+        });
     }));
     v.push(("log_soft_max", |w: &mut W| {
         w.lenient = true;
@@ -678,28 +825,32 @@ fn shapes(v: &mut Vec<Case>) {
     v.push(("sum", |w: &mut W| {
         w.lenient = true;
         let (rows, cols) = shape(w, 4);
-        let p = SumParams { outter: rows as u32, inner: cols as u32, n: w.small(cols as u64 + 1, 5000) as u32 };
+        let p =
+            SumParams { outter: rows as u32, inner: cols as u32, n: w.small(cols as u64 + 1, 5000) as u32 };
         let (d, s, k) = (w.tn::<f32>(rows.next_multiple_of(8)), w.tn::<f32>(rows * cols), w.tmp());
         w.go(&[r(&d), r(&k)], || sum(&d, &s, &k, &p));
     }));
     v.push(("sum_stack", |w: &mut W| {
         w.lenient = true;
         let (rows, cols) = shape(w, 2);
-        let p = SumParams { outter: rows as u32, inner: cols as u32, n: w.small(cols as u64 + 1, 5000) as u32 };
+        let p =
+            SumParams { outter: rows as u32, inner: cols as u32, n: w.small(cols as u64 + 1, 5000) as u32 };
         let (d, s) = (w.tn::<f16>(rows.next_multiple_of(16)), w.tn::<f16>(rows * cols));
         w.go(&[r(&d)], || sum_stack(&d, &s, &p));
     }));
     v.push(("mean", |w: &mut W| {
         w.lenient = true;
         let (rows, cols) = shape(w, 4);
-        let p = MeanParams { outter: rows as u32, inner: cols as u32, n: w.small(cols as u64 + 1, 5000) as u32 };
+        let p =
+            MeanParams { outter: rows as u32, inner: cols as u32, n: w.small(cols as u64 + 1, 5000) as u32 };
         let (d, s, k) = (w.tn::<f32>(rows.next_multiple_of(8)), w.tn::<f32>(rows * cols), w.tmp());
         w.go(&[r(&d), r(&k)], || mean::<f32, f32>(&d, &s, &k, &p));
     }));
     v.push(("mean_stack", |w: &mut W| {
         w.lenient = true;
         let (rows, cols) = shape(w, 2);
-        let p = MeanParams { outter: rows as u32, inner: cols as u32, n: w.small(cols as u64 + 1, 5000) as u32 };
+        let p =
+            MeanParams { outter: rows as u32, inner: cols as u32, n: w.small(cols as u64 + 1, 5000) as u32 };
         let (d, s) = (w.tn::<f16>(rows.next_multiple_of(16)), w.tn::<f16>(rows * cols));
         w.go(&[r(&d)], || mean_stack::<f16, f32>(&d, &s, &p));
     }));
@@ -734,7 +885,11 @@ fn shapes(v: &mut Vec<Case>) {
         let (rows, cols) = shape(w, 4);
         let (d, l, s, k) = (w.tn::<f32>(rows * cols), w.tn::<f32>(cols), w.tn::<f32>(rows * cols), w.tmp());
         let info = CumSumInfo { outter: rows, inner: if w.rng.chance(6) { cols + 3 } else { cols } };
-        let cfg = CumSumConfig { is_last_axis: w.rng.chance(2), is_reuse_source: false, output_last_row: w.rng.chance(2) };
+        let cfg = CumSumConfig {
+            is_last_axis: w.rng.chance(2),
+            is_reuse_source: false,
+            output_last_row: w.rng.chance(2),
+        };
         w.go(&[r(&d), r(&l), r(&k)], || cum_sum(&d, &l, &s, &k, &info, &cfg));
     }));
     v.push(("cum_sum_stack", |w: &mut W| {
@@ -742,7 +897,8 @@ fn shapes(v: &mut Vec<Case>) {
         let (rows, cols) = shape(w, 2);
         let (d, l, s) = (w.tn::<f16>(rows * cols), w.tn::<f16>(cols), w.tn::<f16>(rows * cols));
         let info = CumSumInfo { outter: rows, inner: cols };
-        let cfg = CumSumConfig { is_last_axis: w.rng.chance(2), is_reuse_source: false, output_last_row: true };
+        let cfg =
+            CumSumConfig { is_last_axis: w.rng.chance(2), is_reuse_source: false, output_last_row: true };
         w.go(&[r(&d), r(&l)], || cum_sum_stack(&d, &l, &s, &info, &cfg));
     }));
     v.push(("broadcast", |w: &mut W| {
@@ -804,28 +960,52 @@ fn shapes(v: &mut Vec<Case>) {
         let (outter, inner) = (w.rng.range(1, 4) as i32, 32 * w.rng.range(1, 8) as i32);
         let k = w.small(inner as u64 + 1, 10000) as i32;
         let n = (outter * inner) as usize;
-        let (dv, di, s, si, f, t) = (w.tn::<f32>(n), w.tn::<i32>(n), w.tn::<f32>(n), w.tn::<i32>(n), w.tn::<u8>(32), w.tmp());
-        let tiling = spoil(w, top_k_tiling_func(get_soc(), inner, outter, k, 4, false, TopKMode::TopkNormal, true));
+        let (dv, di, s, si, f, t) =
+            (w.tn::<f32>(n), w.tn::<i32>(n), w.tn::<f32>(n), w.tn::<i32>(n), w.tn::<u8>(32), w.tmp());
+        let tiling =
+            spoil(w, top_k_tiling_func(get_soc(), inner, outter, k, 4, false, TopKMode::TopkNormal, true));
         let info = TopKInfo { outter, inner, n: inner - w.rng.below(2) as i32 };
-        w.go(&[r(&dv), r(&di), r(&t)], || top_k::<f32, false, false, false>(&dv, &di, &s, &si, &f, &t, k, &tiling, &info, true, TopKMode::TopkNormal));
+        w.go(&[r(&dv), r(&di), r(&t)], || {
+            top_k::<f32, false, false, false>(
+                &dv,
+                &di,
+                &s,
+                &si,
+                &f,
+                &t,
+                k,
+                &tiling,
+                &info,
+                true,
+                TopKMode::TopkNormal,
+            )
+        });
     }));
     v.push(("top_k_stack", |w: &mut W| {
         w.lenient = true;
         let (outter, inner) = (1, 32 * w.rng.range(1, 8) as i32);
         let k = w.small(inner as u64 + 1, 10000) as i32;
         let n = inner as usize;
-        let (dv, di, s, si, f) = (w.tn::<f16>(n), w.tn::<i32>(n), w.tn::<f16>(n), w.tn::<i32>(n), w.tn::<u8>(32));
+        let (dv, di, s, si, f) =
+            (w.tn::<f16>(n), w.tn::<i32>(n), w.tn::<f16>(n), w.tn::<i32>(n), w.tn::<u8>(32));
         let mode = if w.rng.chance(2) { TopKMode::TopkNormal } else { TopKMode::TopkNsmall };
         let tiling = spoil(w, top_k_tiling_func(get_soc(), inner, outter, k, 2, true, mode, false));
         let info = TopKInfo { outter, inner, n: inner };
-        w.go(&[r(&dv), r(&di)], || top_k_stack::<f16, true, false, false>(&dv, &di, &s, &si, &f, k, &tiling, &info, false, mode));
+        w.go(&[r(&dv), r(&di)], || {
+            top_k_stack::<f16, true, false, false>(&dv, &di, &s, &si, &f, k, &tiling, &info, false, mode)
+        });
     }));
     v.push(("confusion_transpose", |w: &mut W| {
         w.lenient = true;
-        let sh = [1, w.rng.range(1, 2) as usize, 16 * w.rng.range(1, 2) as usize, 16 * w.rng.range(1, 2) as usize];
+        let sh =
+            [1, w.rng.range(1, 2) as usize, 16 * w.rng.range(1, 2) as usize, 16 * w.rng.range(1, 2) as usize];
         let n = sh.iter().product();
         let (d, s, k) = (w.tn::<f16>(n), w.tn::<f16>(n), w.tmp());
-        let ty = [TransposeType::TRANSPOSE_NZ2ND_0213, TransposeType::TRANSPOSE_ND2ND_ONLY, TransposeType::TRANSPOSE_NZ2NZ_0213][w.rng.index(3)];
+        let ty = [
+            TransposeType::TRANSPOSE_NZ2ND_0213,
+            TransposeType::TRANSPOSE_ND2ND_ONLY,
+            TransposeType::TRANSPOSE_NZ2NZ_0213,
+        ][w.rng.index(3)];
         let t = spoil(w, get_confusion_transpose_tiling_info(&sh, k.get_size(), 2, ty));
         w.go(&[r(&d), r(&k)], || confusion_transpose(&d, &s, &k, ty, &t));
     }));
@@ -877,7 +1057,8 @@ pub fn cube(mut v: Vec<Case>) -> Vec<Case> {
         }
     }));
     v.push(("mmad", |w: &mut W| {
-        let (a, b, c) = (w.t_pos::<f16>(TPosition::A2), w.t_pos::<f16>(TPosition::B2), w.t_pos::<f32>(TPosition::CO1));
+        let (a, b, c) =
+            (w.t_pos::<f16>(TPosition::A2), w.t_pos::<f16>(TPosition::B2), w.t_pos::<f32>(TPosition::CO1));
         let p = MmadParams::new(
             w.small(40, 65535) as u16,
             w.small(40, 65535) as u16,

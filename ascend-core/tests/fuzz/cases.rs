@@ -254,7 +254,8 @@ fn vector_more(v: &mut Vec<Case>) {
         w.go(&[r(&d)], || create_vec_index(&d, x, n));
     }));
     v.push(("create_vec_index_masked", |w: &mut W| {
-        let (d, x, rep, b, rs) = (w.t::<i32>(), w.v::<i32>(), w.rep(), w.small(3, 65535) as u16, w.small(10, 255) as u8);
+        let (d, x, rep, b, rs) =
+            (w.t::<i32>(), w.v::<i32>(), w.rep(), w.small(3, 65535) as u16, w.small(10, 255) as u8);
         masked!(w, i32, [r(&d)], create_vec_index_masked::<i32>(&d, x; rep, b, rs));
     }));
     v.push(("duplicate", |w: &mut W| {
@@ -263,7 +264,8 @@ fn vector_more(v: &mut Vec<Case>) {
         w.go(&[r(&d)], || duplicate(&d, x, n));
     }));
     v.push(("duplicate_masked", |w: &mut W| {
-        let (d, x, rep, b, rs) = (w.t::<f32>(), w.v::<f32>(), w.rep(), w.small(3, 65535) as u16, w.small(10, 255) as u8);
+        let (d, x, rep, b, rs) =
+            (w.t::<f32>(), w.v::<f32>(), w.rep(), w.small(3, 65535) as u16, w.small(10, 255) as u8);
         masked!(w, f32, [r(&d)], duplicate_masked::<f32>(&d, x; rep, b, rs));
     }));
     v.push(("brcb", |w: &mut W| {
@@ -357,7 +359,8 @@ fn vector_more(v: &mut Vec<Case>) {
     }));
     v.push(("reduce_max_masked", |w: &mut W| {
         let (d, s, k) = (w.t::<f32>(), w.t::<f32>(), w.t::<f32>());
-        let (rep, st, m, idx) = (w.small(40, 300) as i32 - 2, w.small(10, 70000) as i32, w.mask::<f32>(), w.rng.chance(2));
+        let (rep, st, m, idx) =
+            (w.small(40, 300) as i32 - 2, w.small(10, 70000) as i32, w.mask::<f32>(), w.rng.chance(2));
         w.go(&[r(&d), r(&k)], || reduce_max_masked(&d, &s, &k, m, rep, st, idx));
     }));
     v.push(("reduce_max", |w: &mut W| {
@@ -367,7 +370,8 @@ fn vector_more(v: &mut Vec<Case>) {
     }));
     v.push(("reduce_min_masked", |w: &mut W| {
         let (d, s, k) = (w.t::<f16>(), w.t::<f16>(), w.t::<f16>());
-        let (rep, st, m, idx) = (w.small(40, 300) as i32 - 2, w.small(10, 70000) as i32, w.mask::<f16>(), w.rng.chance(2));
+        let (rep, st, m, idx) =
+            (w.small(40, 300) as i32 - 2, w.small(10, 70000) as i32, w.mask::<f16>(), w.rng.chance(2));
         w.go(&[r(&d), r(&k)], || reduce_min_masked(&d, &s, &k, m, rep, st, idx));
     }));
     v.push(("reduce_min", |w: &mut W| {
@@ -386,11 +390,13 @@ fn vector_more(v: &mut Vec<Case>) {
         w.go(&[r(&d)], || select_scalar(&d, &m, &a, x, mode, n));
     }));
     v.push(("select_masked", |w: &mut W| {
-        let (d, m, a, b, mode, rep, p) = (w.t::<f16>(), w.t::<u8>(), w.t::<f16>(), w.t::<f16>(), sel(w), w.rep(), w.bp());
+        let (d, m, a, b, mode, rep, p) =
+            (w.t::<f16>(), w.t::<u8>(), w.t::<f16>(), w.t::<f16>(), sel(w), w.rep(), w.bp());
         masked!(w, f16, [r(&d)], select_masked::<f16, u8>(&d, &m, &a, &b, mode; rep, &p));
     }));
     v.push(("select_scalar_masked", |w: &mut W| {
-        let (d, m, a, x, mode, rep, p) = (w.t::<f32>(), w.t::<u8>(), w.t::<f32>(), w.v::<f32>(), sel(w), w.rep(), w.bp());
+        let (d, m, a, x, mode, rep, p) =
+            (w.t::<f32>(), w.t::<u8>(), w.t::<f32>(), w.v::<f32>(), sel(w), w.rep(), w.bp());
         masked!(w, f32, [r(&d)], select_scalar_masked::<f32, u8>(&d, &m, &a, x, mode; rep, &p));
     }));
     v.push(("select_reg", |w: &mut W| {
@@ -482,8 +488,13 @@ fn vector_more(v: &mut Vec<Case>) {
         let (d, a, o, b, k) = (w.t::<f16>(), w.t::<f16>(), w.t::<u32>(), w.t::<f16>(), w.tmp());
         offsets(w, &o, a.get_length());
         let m = w.mask::<f16>();
-        let (h, mode, bs, vr, vrep) =
-            (w.small(4, 255) as u8, w.rng.chance(2), w.small(3, 65535) as u16, (128 + w.small(10, 4000) * 16) as u16, w.small(4, 255) as u8);
+        let (h, mode, bs, vr, vrep) = (
+            w.small(4, 255) as u8,
+            w.rng.chance(2),
+            w.small(3, 65535) as u16,
+            (128 + w.small(10, 4000) * 16) as u16,
+            w.small(4, 255) as u8,
+        );
         w.go(&[r(&d), r(&k)], || bilinear_interpolation(&d, &a, &o, &b, m, h, mode, bs, vr, vrep, &k));
     }));
     sort_cases(v);
@@ -511,17 +522,17 @@ fn sort_cases(v: &mut Vec<Case>) {
 }
 
 fn merge(w: &mut W, four: bool) {
-        let d = w.t::<f32>();
-        let srcs = [w.t::<f32>(), w.t::<f32>(), w.t::<f32>(), w.t::<f32>()];
-        let lens = [0; 4].map(|_| w.small(64, 65535) as u16);
-        let valid = if w.rng.chance(4) { w.small(16, 65535) as u16 } else { [3, 7, 15][w.rng.index(3)] };
-        let p = MrgSort4Info::new(lens, w.rng.chance(2), valid, w.small(3, 255) as u8);
-        let list = MrgSortSrcList::new(&srcs[0], &srcs[1], &srcs[2], &srcs[3]);
-        if four {
-            w.go(&[r(&d)], || mrg_sort4(&d, &list, &p));
-        } else {
-            w.go(&[r(&d)], || mrg_sort(&d, &list, &p));
-        }
+    let d = w.t::<f32>();
+    let srcs = [w.t::<f32>(), w.t::<f32>(), w.t::<f32>(), w.t::<f32>()];
+    let lens = [0; 4].map(|_| w.small(64, 65535) as u16);
+    let valid = if w.rng.chance(4) { w.small(16, 65535) as u16 } else { [3, 7, 15][w.rng.index(3)] };
+    let p = MrgSort4Info::new(lens, w.rng.chance(2), valid, w.small(3, 255) as u8);
+    let list = MrgSortSrcList::new(&srcs[0], &srcs[1], &srcs[2], &srcs[3]);
+    if four {
+        w.go(&[r(&d)], || mrg_sort4(&d, &list, &p));
+    } else {
+        w.go(&[r(&d)], || mrg_sort(&d, &list, &p));
+    }
 }
 
 fn transpose_cases(v: &mut Vec<Case>) {
@@ -566,7 +577,9 @@ fn transpose_cases(v: &mut Vec<Case>) {
         let d: [Lt<f16>; 16] = std::array::from_fn(|_| w.t::<f16>());
         let s: [Lt<f16>; 16] = std::array::from_fn(|_| w.t::<f16>());
         let da = d.clone().map(|t| t.get_phy_addr() as u64);
-        let sa = s.clone().map(|t| if w.rng.chance(400) { w.rng.next() } else { t.get_phy_addr() as u64 / 32 * 32 });
+        let sa =
+            s.clone()
+                .map(|t| if w.rng.chance(400) { w.rng.next() } else { t.get_phy_addr() as u64 / 32 * 32 });
         let da = da.map(|a| a / 32 * 32);
         let p = p5(w);
         // Addresses alone: the instruction may write wherever they point within a block run.
@@ -628,7 +641,12 @@ fn copy_cases(v: &mut Vec<Case>) {
     v.push(("data_copy_pad", |w: &mut W| {
         let (g, _) = w.g::<f16>();
         let (u, p) = (w.t::<f16>(), ext(w));
-        let pad = DataCopyPadExtParams::new(w.rng.chance(2), w.small(20, 255) as u8, w.small(20, 255) as u8, f16::ONE);
+        let pad = DataCopyPadExtParams::new(
+            w.rng.chance(2),
+            w.small(20, 255) as u8,
+            w.small(20, 255) as u8,
+            f16::ONE,
+        );
         w.go(&[r(&u)], || data_copy_pad(&u, &g, &p, &pad));
     }));
     v.push(("data_copy_pad_to_gm", |w: &mut W| {
@@ -656,7 +674,13 @@ fn copy_cases(v: &mut Vec<Case>) {
                 .map(|i| {
                     let (s, len) = (w.small(8, 1000) as u32, w.small(16, 1000) as u32 + 1);
                     let burst = if i == 0 { 8 * w.rng.range(1, 4) as u32 } else { w.small(3, 100) as u32 };
-                    SliceInfo::new(s, s + len - 1, w.small(3, 100) as u32, burst, s + len + w.small(16, 5000) as u32)
+                    SliceInfo::new(
+                        s,
+                        s + len - 1,
+                        w.small(3, 100) as u32,
+                        burst,
+                        s + len + w.small(16, 5000) as u32,
+                    )
                 })
                 .collect::<Vec<_>>()
         };

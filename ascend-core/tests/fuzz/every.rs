@@ -98,12 +98,17 @@ impl W {
             if self.rng.chance(6) {
                 off += T::SIZE * self.rng.range(1, 3) as usize;
             }
-            let len = if self.rng.chance(6) { self.rng.index(4) } else { self.rng.index((SPAN - off) / T::SIZE + 1) };
+            let len = if self.rng.chance(6) {
+                self.rng.index(4)
+            } else {
+                self.rng.index((SPAN - off) / T::SIZE + 1)
+            };
             (off, len)
         } else {
             let s = self.slot;
             self.slot = (self.slot + 1) % SLOTS;
-            let len = if self.rng.chance(3) { self.rng.range(1, (SLOT / 32) as u64) as usize * 32 } else { SLOT };
+            let len =
+                if self.rng.chance(3) { self.rng.range(1, (SLOT / 32) as u64) as usize * 32 } else { SLOT };
             (s * SLOT, len / T::SIZE)
         };
         self.view(pos, base + off, len)
@@ -257,7 +262,15 @@ impl W {
         self.ok += 1;
     }
 
-    fn compare(&self, before: &[Vec<u8>], after: &[Vec<u8>], spans: &[&[Span]], gm0: &[u8], gm1: &[u8], gm: &[Span]) {
+    fn compare(
+        &self,
+        before: &[Vec<u8>],
+        after: &[Vec<u8>],
+        spans: &[&[Span]],
+        gm0: &[u8],
+        gm1: &[u8],
+        gm: &[Span],
+    ) {
         let inside = |k: usize, ok: &[Span]| ok.iter().any(|&(lo, hi)| (lo..hi).contains(&k));
         for (i, (a, b)) in before.iter().zip(after).enumerate() {
             let ok = spans.get(i).copied().unwrap_or(&[]);
@@ -289,14 +302,28 @@ fn drive(cases: &[Case], soc: Soc, cube: bool, per_case: usize, seed: u64) -> Ve
         let mut whole = TBuf::<VecCalc>::new();
         let arenas = if cube {
             let soc = get_soc();
-            [(TPosition::A1, Memory::L1), (TPosition::A2, Memory::L0A), (TPosition::B2, Memory::L0B), (TPosition::CO1, Memory::L0C)]
-                .map(|(p, m)| LocalTensor::<u8>::new(p, 0, soc.memory_size(m)))
-                .to_vec()
+            [
+                (TPosition::A1, Memory::L1),
+                (TPosition::A2, Memory::L0A),
+                (TPosition::B2, Memory::L0B),
+                (TPosition::CO1, Memory::L0C),
+            ]
+            .map(|(p, m)| LocalTensor::<u8>::new(p, 0, soc.memory_size(m)))
+            .to_vec()
         } else {
             pipe.init_tbuf(&mut whole, ARENA);
             vec![whole.get::<u8>()]
         };
-        let mut w = W { arenas, gm: GmRegion::zeroed(GM_BYTES), rng: Rng(seed), slot: 0, lenient: false, ok: 0, faults: 0, last: String::new() };
+        let mut w = W {
+            arenas,
+            gm: GmRegion::zeroed(GM_BYTES),
+            rng: Rng(seed),
+            slot: 0,
+            lenient: false,
+            ok: 0,
+            faults: 0,
+            last: String::new(),
+        };
         for round in 0..per_case {
             if round % 2 == 0 {
                 w.fill();
@@ -335,14 +362,18 @@ fn per_case() -> usize {
     std::env::var("FUZZ_CASES").ok().and_then(|s| s.parse().ok()).unwrap_or(24)
 }
 
-fn report(cases: &[Case], stats: &[(usize, usize, String)]) {
+fn report(cases: &[Case], stats: &[(usize, usize, String)], per_case: usize) {
     let never: Vec<&str> = cases.iter().zip(stats).filter(|(_, s)| s.0 == 0).map(|(c, _)| c.0).collect();
     for (c, s) in cases.iter().zip(stats).filter(|(_, s)| s.0 == 0) {
         println!("{} never ran; a fault: {}", c.0, s.2);
     }
     let (ok, f): (usize, usize) = stats.iter().fold((0, 0), |a, s| (a.0 + s.0, a.1 + s.1));
     println!("{} instructions: {ok} calls ran, {f} failed a check; never ran: {never:?}", cases.len());
-    // Not vacuous: both outcomes are common, and almost every instruction ran at least once.
+    // Not vacuous: both outcomes are common, and almost every instruction ran at least once
+    // (with enough calls: the valgrind subset makes one call per instruction).
+    if per_case < 12 {
+        return;
+    }
     assert!(ok > stats.len() && f > stats.len(), "{ok} calls ran, {f} failed");
     assert!(never.len() * 10 <= cases.len(), "{} instructions never ran: {never:?}", never.len());
 }
@@ -363,7 +394,7 @@ fn every_vector_and_advanced_instruction_keeps_its_guard_bytes() {
     quiet_faults();
     let cases = crate::cases::vector_cases();
     let stats = drive(&cases, Soc::Ascend910B, false, per_case(), 0x35_0007);
-    report(&cases, &stats);
+    report(&cases, &stats, per_case());
 }
 
 #[test]
@@ -371,7 +402,7 @@ fn every_instruction_of_the_older_chips_keeps_its_guard_bytes() {
     quiet_faults();
     let cases = crate::cases::ascend310p_cases();
     let stats = drive(&cases, Soc::Ascend310P, false, per_case() * 4, 0x35_0310);
-    report(&cases, &stats);
+    report(&cases, &stats, per_case() * 4);
 }
 
 #[test]
@@ -379,7 +410,7 @@ fn every_cube_instruction_keeps_its_guard_bytes() {
     quiet_faults();
     let cases = crate::cases::cube_cases();
     let stats = drive(&cases, Soc::Ascend910B, true, per_case() * 4, 0x35_0c0b);
-    report(&cases, &stats);
+    report(&cases, &stats, per_case() * 4);
 }
 
 // ---- the listing ----------------------------------------------------------------------------
@@ -415,8 +446,11 @@ fn sources() -> Vec<(String, String)> {
         .map(|p| {
             let text = std::fs::read_to_string(&p).unwrap();
             // Comment lines out (doc comments hold commas and parentheses).
-            let code: String =
-                text.lines().filter(|l| !l.trim_start().starts_with("//")).map(|l| format!("{l}\n")).collect();
+            let code: String = text
+                .lines()
+                .filter(|l| !l.trim_start().starts_with("//"))
+                .map(|l| format!("{l}\n"))
+                .collect();
             (p.file_name().unwrap().to_string_lossy().into_owned(), code)
         })
         .collect()
@@ -450,7 +484,7 @@ fn args(s: &str) -> Vec<String> {
     let (mut out, mut cur, mut depth, mut in_str, mut esc) = (Vec::new(), String::new(), 0i32, false, false);
     for c in s.chars() {
         if in_str {
-            in_str = !(c == '"' && !esc);
+            in_str = c != '"' || esc;
             esc = c == '\\' && !esc;
         } else {
             match c {
@@ -552,21 +586,32 @@ fn host_helper(n: &str) -> bool {
 fn the_fuzz_drives_every_public_instruction() {
     let public = public_instructions();
     // The scan sees the macro-generated names too (or the listing would be vacuous).
-    for n in ["add_masked", "exp", "adds", "mul_cast_masked", "whole_reduce_sum", "reduce_max", "reduce_sum_adv_stack"] {
+    for n in [
+        "add_masked",
+        "exp",
+        "adds",
+        "mul_cast_masked",
+        "whole_reduce_sum",
+        "reduce_max",
+        "reduce_sum_adv_stack",
+    ] {
         assert!(public.contains(n), "the source scan misses {n}");
     }
     for (n, _) in EXEMPT {
         assert!(public.contains(*n), "EXEMPT names {n}, which is not a public function");
     }
     let mut driven = BTreeSet::new();
-    let all = [crate::cases::vector_cases(), crate::cases::ascend310p_cases(), crate::cases::cube_cases()].concat();
+    let all =
+        [crate::cases::vector_cases(), crate::cases::ascend310p_cases(), crate::cases::cube_cases()].concat();
     for (n, _) in &all {
         assert!(driven.insert(*n), "two cases drive {n}");
         assert!(public.contains(*n), "a case drives {n}, which is not a public instruction");
     }
     let missing: Vec<&String> = public
         .iter()
-        .filter(|n| !driven.contains(n.as_str()) && !host_helper(n) && !EXEMPT.iter().any(|e| e.0 == n.as_str()))
+        .filter(|n| {
+            !driven.contains(n.as_str()) && !host_helper(n) && !EXEMPT.iter().any(|e| e.0 == n.as_str())
+        })
         .collect();
     assert!(missing.is_empty(), "public instructions the fuzz does not drive: {missing:?}");
     println!("{} public functions, {} driven by the fuzz", public.len(), driven.len());
