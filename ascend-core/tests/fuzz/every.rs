@@ -402,7 +402,7 @@ fn every_instruction_of_the_older_chips_keeps_its_guard_bytes() {
     quiet_faults();
     let cases = crate::cases::ascend310p_cases();
     let stats = drive(&cases, Soc::Ascend310P, false, per_case() * 4, 0x35_0310);
-    report(&cases, &stats, per_case() * 4);
+    report(&cases, &stats, per_case());
 }
 
 #[test]
@@ -410,7 +410,7 @@ fn every_cube_instruction_keeps_its_guard_bytes() {
     quiet_faults();
     let cases = crate::cases::cube_cases();
     let stats = drive(&cases, Soc::Ascend910B, true, per_case() * 4, 0x35_0c0b);
-    report(&cases, &stats, per_case() * 4);
+    report(&cases, &stats, per_case());
 }
 
 // ---- the listing ----------------------------------------------------------------------------
