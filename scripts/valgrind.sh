@@ -1,39 +1,76 @@
 #!/usr/bin/env bash
-# Runs the core and runtime test binaries (and the workspace's soundness tests) under
-# valgrind memcheck: any invalid read or write, use of uninitialised memory or invalid free
-# fails the run. CI-sized: the heavy random tests run with fewer iterations, and the
-# per-instruction suites that only repeat the same code paths over more types are left out.
+# Runs test binaries under valgrind memcheck: any invalid read or write, use of uninitialised
+# memory or invalid free fails the run (exit status 1).
 #
-#   scripts/valgrind.sh            # memcheck (default)
-#   TOOL=helgrind scripts/valgrind.sh soundness   # another valgrind tool, on some binaries
+#   scripts/valgrind.sh              # the full run: the core and runtime suites listed below,
+#                                    # the soundness tests and the fuzz (400 random calls, 3
+#                                    # calls of every public instruction)
+#   scripts/valgrind.sh --ci         # the CI subset (.ci/run), a few minutes: the fuzz of every
+#                                    # public instruction (1 call each, 100 random calls) and
+#                                    # multi-core kernels (add_custom on 8 cores, sync_all, a
+#                                    # deliberate GM race of 4 cores)
+#   TOOL=helgrind scripts/valgrind.sh soundness    # another valgrind tool, on some runs
 #
-# Arguments, if any, select the binaries by name (e.g. `soundness data_copy`).
+# Other arguments select runs by name (e.g. `soundness fuzz_soundness`). Valgrind must be
+# installed (Debian/Ubuntu: `apt-get install valgrind`); without it the script says so and
+# fails rather than installing anything. The binaries are built in the test profile (already
+# built when `cargo test` ran first, as in .ci/run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 TOOL=${TOOL:-memcheck}
-command -v valgrind >/dev/null || { echo "valgrind is not installed (apt-get install valgrind)"; exit 1; }
-
-# The test binaries, built once (test profile: optimised, with debug info).
-build() {
-    cargo test --no-run --message-format=json "$@" 2>/dev/null |
-        grep -o '"executable":"[^"]*"' | sed 's/"executable":"//; s/"$//'
+CI=0
+if [ "${1:-}" = "--ci" ]; then
+    CI=1
+    shift
+fi
+command -v valgrind >/dev/null || {
+    echo "valgrind is not installed: install it (apt-get install valgrind) or skip this step" >&2
+    exit 1
 }
-mapfile -t BINS < <(
-    build -p ascend-core --lib --test pipe_queue --test data_copy --test vector_engine --test vector_binary \
-        --test mask_state --test gm_api --test fuzz_soundness
-    build -p ascend-runtime --lib --test launch --test gm --test hook --test atomics
-    build -p ascend-workspace --test soundness
-)
+
+# The executable of one test target: `exe <cargo args selecting one --test or --lib>`.
+exe() {
+    local out
+    out=$(cargo test --no-run --message-format=json "$@" 2>/dev/null) || {
+        echo "cargo test --no-run $* failed" >&2
+        exit 1
+    }
+    grep -o '"executable":"[^"]*"' <<<"$out" | sed 's/"executable":"//; s/"$//' | tail -1
+}
+
+# A run: `name|executable|test filters (space-separated, empty: all)`.
+RUNS=()
+run() { RUNS+=("$1|$2|${3:-}"); }
+
+FUZZ=$(exe -p ascend-core --test fuzz_soundness)
+E2E=$(exe -p ascend-workspace --test e2e)
+RUNTIME=$(exe -p ascend-runtime --test runtime)
+if [ "$CI" = 1 ]; then
+    export FUZZ_CASES=${FUZZ_CASES:-1} FUZZ_ITERS=${FUZZ_ITERS:-100}
+    run fuzz_soundness "$FUZZ"
+    run multi_core "$E2E" "kernels_e2e::add_custom_default_passes_the_vendor_check soundness::racing_cores_on_one_gm_element"
+    run launch "$RUNTIME" "launch::every_core_writes_its_block_idx_in_every_mode launch::sync_all_three_times_completes"
+else
+    export FUZZ_CASES=${FUZZ_CASES:-3} FUZZ_ITERS=${FUZZ_ITERS:-400}
+    run core_lib "$(exe -p ascend-core --lib)"
+    # The per-instruction suites only repeat the same code paths over more types: left out.
+    run core "$(exe -p ascend-core --test core)" "pipe_queue:: data_copy:: vector_engine:: vector_binary:: mask_state:: gm_api::"
+    run fuzz_soundness "$FUZZ"
+    run runtime_lib "$(exe -p ascend-runtime --lib)"
+    run runtime "$RUNTIME" "launch:: gm:: atomics::"
+    run hook "$(exe -p ascend-runtime --test hook)"
+    run soundness "$E2E" "soundness::"
+fi
 
 if [ "$#" -gt 0 ]; then
     sel=()
-    for b in "${BINS[@]}"; do
+    for r in "${RUNS[@]}"; do
         for want in "$@"; do
-            case "$(basename "$b")" in "$want"-*) sel+=("$b") ;; esac
+            [ "${r%%|*}" = "$want" ] && sel+=("$r")
         done
     done
-    BINS=("${sel[@]}")
+    RUNS=("${sel[@]}")
 fi
 
 case "$TOOL" in
@@ -41,15 +78,15 @@ case "$TOOL" in
     *) ARGS=(--tool="$TOOL" --error-exitcode=99) ;;
 esac
 
-export FUZZ_ITERS=${FUZZ_ITERS:-400}
 LOGS=$(mktemp -d)
 status=0
 start=$SECONDS
-for b in "${BINS[@]}"; do
-    name=$(basename "$b")
+for r in "${RUNS[@]}"; do
+    IFS='|' read -r name bin filters <<<"$r"
     t0=$SECONDS
     # One test thread: valgrind serialises threads anyway, and the output stays readable.
-    if valgrind "${ARGS[@]}" --quiet "$b" --test-threads=1 -q >"$LOGS/$name.log" 2>&1; then
+    # shellcheck disable=SC2086 # the filters are separate words
+    if valgrind "${ARGS[@]}" --quiet "$bin" --test-threads=1 -q $filters >"$LOGS/$name.log" 2>&1; then
         echo "ok    $name ($((SECONDS - t0)) s)"
     else
         echo "FAIL  $name ($((SECONDS - t0)) s): see $LOGS/$name.log"
@@ -57,5 +94,5 @@ for b in "${BINS[@]}"; do
         status=1
     fi
 done
-echo "valgrind $TOOL: ${#BINS[@]} binaries in $((SECONDS - start)) s"
+echo "valgrind $TOOL: ${#RUNS[@]} runs in $((SECONDS - start)) s"
 exit $status

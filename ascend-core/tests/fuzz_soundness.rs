@@ -613,3 +613,11 @@ fn random_parameters_give_a_fault_or_the_reference_result_and_never_touch_other_
         println!("{iters} calls: {} compared with the reference, {} faults", w.checked, w.faults);
     });
 }
+
+// Every public instruction, and the listing of them (issue 35).
+#[path = "fuzz/adv_cases.rs"]
+mod adv_cases;
+#[path = "fuzz/cases.rs"]
+mod cases;
+#[path = "fuzz/every.rs"]
+mod every;

@@ -516,8 +516,9 @@ pub(crate) fn check_layer_norm<T: LayerNormElement, const REUSE: bool>(
         (t.loop_round as usize, t.input_round_size as usize, t.input_tail_size as usize);
     let consistent = h > 0
         && t.original_h_length > 0
-        && total == (t.b_length * t.s_length * t.h_length) as usize
-        && rows == (t.b_length * t.s_length) as usize
+        && total
+            == (t.b_length as usize).saturating_mul(t.s_length as usize).saturating_mul(t.h_length as usize)
+        && rows == t.b_length as usize * t.s_length as usize
         && one % h == 0
         && bsh == bs * h
         && bsh <= one

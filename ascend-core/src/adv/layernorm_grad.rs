@@ -662,8 +662,8 @@ fn check_grad<T: LayerNormElement, const REUSE: bool>(
     ensure(one > 0 && h > 0, api, || {
         format!("tiling.oneCalSize = {one}, hLength = {h}: the tiling is unset; get it from GetLayerNormGradNDTilingInfo")
     });
-    let total = (t.b_length * t.s_length * t.h_length) as usize;
-    let rows = (t.b_length * t.s_length) as usize;
+    let total = (t.b_length as usize).saturating_mul(t.s_length as usize).saturating_mul(t.h_length as usize);
+    let rows = t.b_length as usize * t.s_length as usize;
     let consistent = t.original_h_length > 0
         && one == noh * h
         && t.loop_num as usize * one + t.tail_size as usize == total
@@ -1048,7 +1048,8 @@ fn check_beta<T: LayerNormElement, const REUSE: bool>(
     let bsh = t.bsh_length as usize;
     let consistent = h > 0
         && oh > 0
-        && bsh == (t.b_length * t.s_length * t.h_length) as usize
+        && bsh
+            == (t.b_length as usize).saturating_mul(t.s_length as usize).saturating_mul(t.h_length as usize)
         && t.bsh_cur_length as usize == one
         && t.bs_cur_length as usize * h == one
         && t.loop_round as usize * one + t.input_tail_size as usize == bsh
