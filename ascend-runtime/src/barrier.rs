@@ -15,7 +15,7 @@
 //!   condition every few milliseconds, for a flag a running core wrote with a plain copy.
 
 use std::cell::Cell;
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
 
 use ascend_core::atomic::AtomicLog;
 use ascend_core::cross_core::CrossFlags;
@@ -56,7 +56,9 @@ struct State {
     deadlock: Option<String>,
     /// Set when the launch timed out: waiting cores are released with this reason.
     cancelled: Option<String>,
-    /// Which cores are waiting right now (for the timeout's report).
+    /// Which cores are waiting right now (for the timeout's report). This and the two
+    /// other per-core lists are empty until a core first waits ([`State::sized`]), so a
+    /// launch whose cores never wait does not pay for them.
     waiting: Vec<bool>,
     /// By core: its condition while it is blocked in `wait_until`.
     blocked: Vec<Option<Blocked>>,
@@ -67,6 +69,17 @@ struct State {
 }
 
 impl State {
+    /// Gives the per-core lists their `n` entries (on a core's first wait).
+    fn sized(&mut self, n: u32) -> &mut State {
+        if self.waiting.is_empty() {
+            let n = n as usize;
+            self.waiting = vec![false; n];
+            self.blocked = (0..n).map(|_| None).collect();
+            self.fired = vec![false; n];
+        }
+        self
+    }
+
     /// Evaluates every blocked core's condition; releases those that hold. Whether any did.
     fn fire(&mut self) -> bool {
         let mut any = false;
@@ -89,8 +102,8 @@ pub(crate) struct LaunchBarrier {
     cv: Condvar,
     /// Float atomic contributions, applied by the last core to arrive, before any is released.
     atomic_log: Option<Arc<AtomicLog>>,
-    /// The counters of `CrossCoreSetFlag`.
-    cross_flags: Arc<CrossFlags>,
+    /// The counters of `CrossCoreSetFlag` (made on first use).
+    cross_flags: OnceLock<Arc<CrossFlags>>,
 }
 
 impl LaunchBarrier {
@@ -105,14 +118,14 @@ impl LaunchBarrier {
                 exited: Vec::new(),
                 deadlock: None,
                 cancelled: None,
-                waiting: vec![false; n as usize],
-                blocked: (0..n).map(|_| None).collect(),
+                waiting: Vec::new(),
+                blocked: Vec::new(),
                 n_blocked: 0,
-                fired: vec![false; n as usize],
+                fired: Vec::new(),
             }),
             cv: Condvar::new(),
             atomic_log: None,
-            cross_flags: Arc::new(CrossFlags::new(n)),
+            cross_flags: OnceLock::new(),
         }
     }
 
@@ -147,7 +160,7 @@ impl LaunchBarrier {
     /// The cores waiting in `sync_all` right now, by index.
     pub(crate) fn waiting_cores(&self) -> Vec<u32> {
         let s = self.lock();
-        (0..self.n).filter(|&i| s.waiting[i as usize]).collect()
+        (0..self.n).filter(|&i| s.waiting.get(i as usize).copied().unwrap_or(false)).collect()
     }
 
     /// Records that `core` returned from the kernel; releases the waiting cores with an error
@@ -249,17 +262,22 @@ impl CoreBarrier for LaunchBarrier {
         }
         let seen = s.generation;
         let me = core as usize;
-        if let Some(w) = s.waiting.get_mut(me) {
+        if let Some(w) = s.sized(self.n).waiting.get_mut(me) {
             *w = true;
         }
+        // This core blocks: in pooled mode its thread's place goes to a helper first (outside
+        // the lock: starting the helper may fail the launch, which takes the lock).
+        drop(s);
+        crate::workers::before_block();
+        s = self.lock();
         let result = loop {
-            s = self.cv.wait(s).unwrap_or_else(|e| e.into_inner());
             if s.generation != seen {
                 break Ok(());
             }
             if let Some(r) = self.stop_reason(&s) {
                 break r;
             }
+            s = self.cv.wait(s).unwrap_or_else(|e| e.into_inner());
         };
         if let Some(w) = s.waiting.get_mut(me) {
             *w = false;
@@ -276,10 +294,14 @@ impl CoreBarrier for LaunchBarrier {
             return Ok(());
         }
         let me = core as usize;
-        s.fired[me] = false;
+        s.sized(self.n).fired[me] = false;
         s.blocked[me] = Some(Blocked { what, cond });
         s.n_blocked += 1;
         self.stalled(&mut s);
+        // As in `wait`: a pooled core's thread hands its place to a helper before it blocks.
+        drop(s);
+        crate::workers::before_block();
+        s = self.lock();
         let result = loop {
             if s.fired[me] {
                 break Ok(());
@@ -311,6 +333,6 @@ impl CoreBarrier for LaunchBarrier {
     }
 
     fn cross_flags(&self) -> Arc<CrossFlags> {
-        Arc::clone(&self.cross_flags)
+        Arc::clone(self.cross_flags.get_or_init(|| Arc::new(CrossFlags::new(self.n))))
     }
 }
