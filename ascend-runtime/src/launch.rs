@@ -38,7 +38,8 @@ pub const MAX_BLOCK_DIM: u32 = 65_535;
 /// The default stack size of a core thread in [`ExecMode::ThreadPerCore`]: 8 MiB (the
 /// main thread's usual size; only touched pages cost memory). A core that overflows its
 /// stack cannot be turned into an error: Rust aborts the process with "has overflowed its
-/// stack" (pooled cores run on rayon's threads, 2 MiB by default).
+/// stack" (pooled cores run on rayon's threads, 2 MiB by default, or on helper threads of 2 MiB
+/// when cores block; see [`ExecMode::Pooled`]).
 pub const DEFAULT_STACK_SIZE: usize = 8 << 20;
 
 /// The stack size of the helper threads that start a pooled launch's cores while others
@@ -57,16 +58,24 @@ pub const DEFAULT_MAX_THREADS: u32 = 4096;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum ExecMode {
     /// Cores are load-balanced over rayon's global thread pool (the default, and the
-    /// fastest). A core cannot block, so `sync_all` in a launch of more than one core fails
-    /// with an error telling you to use [`ThreadPerCore`](ExecMode::ThreadPerCore).
+    /// fastest): each thread starts the next core in index order when it finishes one. A
+    /// core may block (`sync_all`, `IBWait`, `WaitPreBlock`, `CrossCoreWaitFlag`,
+    /// `GroupBarrier::Wait`, a polled GM flag): before it does, its thread's place goes to a
+    /// helper thread (2 MiB stack, parked between launches) that starts the cores not started
+    /// yet, so a `sync_all` across any `blockDim` completes (4096 cores need about 4096
+    /// threads at once, as the cores of a barrier wait on their own stacks). A kernel whose
+    /// cores never block starts no helper and pays nothing for this.
     #[default]
     Pooled,
     /// One OS thread per core, all alive at once, with a real barrier behind `sync_all`.
     /// Works for any `blockDim` the host can start threads for (hundreds are fine on two
-    /// host CPUs); see [`Launch::stack_size`].
+    /// host CPUs); see [`Launch::stack_size`]. Mixed kernels always run this way. Needed only
+    /// for its stack size or to have every core start at once; the pooled mode runs the same
+    /// kernels.
     ThreadPerCore,
     /// Cores run one after another on the calling thread, in index order: deterministic,
-    /// for debugging. The first failure stops the launch. `sync_all` fails as in `Pooled`.
+    /// for debugging. The first failure stops the launch. A core cannot wait for another:
+    /// `sync_all` and the flag waits fail in a launch of more than one core.
     Sequential,
 }
 
@@ -417,8 +426,7 @@ pub(crate) fn format_ranges(sorted: &[u32]) -> String {
 /// let out = GmBuffer::<u32>::zeroed(8 * 16);
 /// let addr = out.addr();
 /// let stats = Launch::new(Soc::Ascend910B)
-///     .block_dim(8)
-///     .sync_all(true) // a thread per core, so the kernel may call sync_all
+///     .block_dim(8) // the default (pooled) mode: the kernel may call sync_all
 ///     .run(move || {
 ///         let mut gm = GlobalTensor::<u32>::new();
 ///         gm.set_global_buffer(addr, 8 * 16);
@@ -523,9 +531,9 @@ impl Launch {
         Launch { mode, ..self }
     }
 
-    /// `true` selects [`ExecMode::ThreadPerCore`], which the kernel needs to call
-    /// `sync_all`; `false` selects [`ExecMode::Pooled`] if thread-per-core was selected
-    /// (and keeps the mode otherwise).
+    /// `true` selects [`ExecMode::ThreadPerCore`]; `false` selects [`ExecMode::Pooled`] if
+    /// thread-per-core was selected (and keeps the mode otherwise). A kernel that calls
+    /// `sync_all` does not need it: the default pooled mode runs it too.
     pub fn sync_all(self, enabled: bool) -> Launch {
         let mode = match (enabled, self.mode) {
             (true, _) => ExecMode::ThreadPerCore,
@@ -807,7 +815,8 @@ impl Launch {
         }
         let start = Instant::now();
         let atomic_log = Arc::new(AtomicLog::new(self.atomic_order));
-        let barrier = (mode != ExecMode::Sequential)
+        // The sequential mode cannot block a core, and a single core has no one to wait for.
+        let barrier = (mode == ExecMode::ThreadPerCore || mode == ExecMode::Pooled && n > 1)
             .then(|| Arc::new(LaunchBarrier::new(n).with_atomic_log(Arc::clone(&atomic_log))));
         let watch = self.timeout.map(|t| {
             let status: Arc<[AtomicU8]> = (0..n).map(|_| AtomicU8::new(PENDING)).collect();

@@ -140,7 +140,7 @@ fn a_timeout_cancels_pooled_cores_waiting_in_sync_all() {
     let start = Instant::now();
     let err = Launch::new(Soc::Ascend910B)
         .block_dim(64)
-        .timeout(Duration::from_millis(300))
+        .timeout(Duration::from_millis(1500))
         .run(|| {
             if get_block_idx() == 63 {
                 // Busy with vector instructions forever: cancelled at the next one.
@@ -156,10 +156,12 @@ fn a_timeout_cancels_pooled_cores_waiting_in_sync_all() {
         })
         .unwrap_err();
     assert!(start.elapsed() < Duration::from_secs(10), "took {:?}", start.elapsed());
-    let LaunchError::TimedOut { running, waiting, mode, .. } = &err else { panic!("{err}") };
+    let LaunchError::TimedOut { running, waiting, mode, skipped, .. } = &err else { panic!("{err}") };
     assert_eq!(*mode, ExecMode::Pooled);
-    assert_eq!(running, &[63]);
-    assert_eq!(waiting, &(0..63).collect::<Vec<u32>>());
+    // On a loaded host core 63 may not have started yet when the timeout passes: it is then
+    // never started.
+    assert!(running == &[63] || running.is_empty() && skipped == &[63], "{err}");
+    assert_eq!(waiting, &(0..63).collect::<Vec<u32>>(), "{err}");
 }
 
 /// A flag wait across cores (`IBSet`/`IBWait`) in the default mode: each core but the last
