@@ -161,7 +161,9 @@ impl LaunchBarrier {
 
     /// The cores that returned from the kernel, sorted.
     fn exited_cores(&self) -> Vec<u32> {
-        (0..self.n).filter(|&i| self.exited[i as usize / 64].load(Ordering::SeqCst) & (1 << (i % 64)) != 0).collect()
+        (0..self.n)
+            .filter(|&i| self.exited[i as usize / 64].load(Ordering::SeqCst) & (1 << (i % 64)) != 0)
+            .collect()
     }
 
     /// Releases every waiting core with an error: `core` failed. Only the first abort counts.

@@ -169,7 +169,11 @@ impl Scope {
         let worker = match worker {
             Some(w) => w,
             None => {
-                let w = Arc::new(Worker { stack_size: self.stack_size, slot: Mutex::new(None), wake: Condvar::new() });
+                let w = Arc::new(Worker {
+                    stack_size: self.stack_size,
+                    slot: Mutex::new(None),
+                    wake: Condvar::new(),
+                });
                 let me = Arc::clone(&w);
                 std::thread::Builder::new()
                     .name("ascend-core-worker".into())

@@ -434,7 +434,10 @@ fn modes_pipes_flag_ids_chips_and_launch_modes_are_checked() {
         &["CrossCoreWaitFlag", "not supported on Ascend310P"],
     );
     expect_err(
-        Launch::new(Soc::Ascend910B).block_dim(2).mode(ExecMode::Sequential).run(|| cross_core_set_flag::<0, PIPE_V>(0)),
+        Launch::new(Soc::Ascend910B)
+            .block_dim(2)
+            .mode(ExecMode::Sequential)
+            .run(|| cross_core_set_flag::<0, PIPE_V>(0)),
         &["cannot block a core", "(sequential mode)", "Launch::sync_all(true)"],
     );
 }

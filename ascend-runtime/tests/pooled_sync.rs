@@ -107,7 +107,8 @@ fn a_sync_all_that_can_never_complete_is_an_error_naming_the_core() {
         let p = err.primary().unwrap();
         assert_eq!(p.api, "SyncAll");
         assert_ne!(p.core, early);
-        let want = format!("{} of {n} cores are waiting here, but core(s) {early} returned from the kernel", n - 1);
+        let want =
+            format!("{} of {n} cores are waiting here, but core(s) {early} returned from the kernel", n - 1);
         assert!(p.message.contains(&want), "{}", p.message);
         assert!(err.to_string().contains("pooled mode"), "{err}");
         assert_eq!(err.faults().len() + err.skipped_cores().len(), n as usize - 1);
@@ -187,6 +188,9 @@ fn ib_wait_for_cores_not_started_yet_in_the_default_mode() {
         }
     })
     .unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(oa.to_vec().iter().step_by(LINE).copied().collect::<Vec<u32>>(), (1..=n).collect::<Vec<u32>>());
+    assert_eq!(
+        oa.to_vec().iter().step_by(LINE).copied().collect::<Vec<u32>>(),
+        (1..=n).collect::<Vec<u32>>()
+    );
     assert_eq!(flags.to_vec(), vec![0; n as usize * 8]);
 }
