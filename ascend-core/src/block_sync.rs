@@ -6,8 +6,8 @@
 //! On the chip these are software protocols on a global-memory workspace, and the emulator
 //! keeps their visible effects: the flags they write into `gmWorkspace`, what they leave in
 //! `ubWorkspace`, and the `PipeBarrier<PIPE_ALL>()` they begin and end with. Their waits block
-//! the core (so a launch of more than one core needs a thread per core,
-//! `Launch::sync_all(true)`, as `SyncAll` does), and a wait no core can ever satisfy — an
+//! the core (which the runtime's default pooled mode and its thread-per-core mode allow, as for
+//! `SyncAll`; the sequential mode cannot block a core), and a wait no core can ever satisfy — an
 //! `IBWait` without its `IBSet`, a `WaitPreBlock` whose predecessor never notifies — is an
 //! error naming every blocked core instead of the hang it is on the chip.
 //!

@@ -21,8 +21,8 @@
 //! template arguments do not take effect on Atlas A2 (`CrossCoreWaitFlag` page): a wait
 //! takes one off the counter whichever mode's round put it there.
 //!
-//! **Errors instead of hangs.** The waits block the core (a launch of more than one core
-//! needs a thread per core: `Launch::sync_all(true)`, which mixed launches get by default);
+//! **Errors instead of hangs.** The waits block the core (the runtime's default pooled
+//! mode and its thread-per-core mode, which mixed launches always get, allow it);
 //! a wait no set can satisfy is an error naming the blocked cores, where the chip hangs. A
 //! round that would lift a counter to 16 fails the set that completes it ("每一个计数器计数范围为
 //! 0-15 ... 超出该范围，则会异常报错"); a kernel that ends with its counter not zero is reported
@@ -245,8 +245,8 @@ fn flags() -> Arc<CrossFlags> {
 /// # Panics
 /// Panics on a chip other than Ascend910B, with `MODE_ID` other than 0, 1 or 2, with 1 or 2
 /// outside a mixed kernel, with 1 on an AIC, with `flag_id >= 16`, when the round would lift
-/// a counter above 15, or in a pooled or sequential launch of more than one core (the
-/// matching waits block: `Launch::sync_all(true)`).
+/// a counter above 15, or in a sequential launch of more than one core (the matching waits
+/// block, which the pooled and thread-per-core modes allow).
 #[track_caller]
 pub fn cross_core_set_flag<const MODE_ID: u8, P: CrossCorePipe>(flag_id: u16) {
     let api = "CrossCoreSetFlag";
@@ -256,8 +256,9 @@ pub fn cross_core_set_flag<const MODE_ID: u8, P: CrossCorePipe>(flag_id: u16) {
         fail(
             api,
             format!(
-                "this launch of {num} cores cannot block a core, as the matching CrossCoreWaitFlag must: launch \
-                 it with a thread per core (Launch::sync_all(true))"
+                "this launch of {num} cores cannot block a core, as the matching CrossCoreWaitFlag must: it runs \
+                 its cores one after another (sequential mode); launch it in the default pooled mode or with a \
+                 thread per core (Launch::sync_all(true))"
             ),
         );
     }
@@ -398,11 +399,13 @@ pub fn cross_core_wait_flag_with<const MODE_ID: u8, P: PipeKind>(flag_id: u16) {
 /// The counter of flag `flag` on the current core (rounds not waited for), for the
 /// sanitizer's end-of-kernel check.
 pub(crate) fn own_counter(flag: usize) -> usize {
-    let slot = with_core(|c| c.block_idx);
-    let has = with_core(|c| c.barrier.is_some() || c.cross_own.get().is_some());
-    if has {
-        flags().counter(slot, flag)
-    } else {
-        0
-    }
+    // Counters never made are all zero (a launch whose cores never set a flag makes none).
+    let (slot, made) = with_core(|c| {
+        let made = match &c.barrier {
+            Some(b) => b.cross_flags_made(),
+            None => c.cross_own.get().cloned(),
+        };
+        (c.block_idx, made)
+    });
+    made.map_or(0, |f| f.counter(slot, flag))
 }

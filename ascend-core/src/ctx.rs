@@ -41,6 +41,13 @@ pub trait CoreBarrier: Send + Sync {
 
     /// The launch's counters of `CrossCoreSetFlag` (see [`crate::cross_core`]).
     fn cross_flags(&self) -> Arc<crate::cross_core::CrossFlags>;
+
+    /// The launch's counters of `CrossCoreSetFlag` if they were made yet (`None`: no core
+    /// used them, every counter is 0). A launcher that makes them on first use overrides
+    /// this, so that reading a counter does not make them.
+    fn cross_flags_made(&self) -> Option<Arc<crate::cross_core::CrossFlags>> {
+        Some(self.cross_flags())
+    }
 }
 
 /// What a launcher tells a core about itself.
@@ -820,8 +827,9 @@ pub fn get_soc() -> Soc {
 /// Barrier across all cores of the launch (AscendC `SyncAll`).
 ///
 /// # Panics
-/// Panics if the launch has more than one core but was not started in a mode that supports
-/// `sync_all` (see the runtime's launcher), or if another core failed while this one waited.
+/// Panics if the launch has more than one core but no barrier (the runtime's sequential mode,
+/// which runs the cores one after another), if another core failed while this one waited, or
+/// if a core returned from the kernel without reaching the barrier the others wait in.
 #[track_caller]
 pub fn sync_all() {
     let (barrier, idx, num, kind) =
@@ -846,19 +854,19 @@ pub fn sync_all() {
         None => fail(
             "SyncAll",
             format!(
-                "this launch of {num} cores has no barrier: launch kernels that call sync_all \
-                 with a thread per core (Launch::sync_all(true)); the pooled and sequential \
-                 modes cannot block a core"
+                "this launch of {num} cores has no barrier: it runs its cores one after another \
+                 (sequential mode), so a core cannot wait for the others; launch kernels that call \
+                 SyncAll in the default pooled mode or with a thread per core (Launch::sync_all(true))"
             ),
         ),
     }
 }
 
 /// Blocks the current core until `cond` holds (the wait of a flag-based inter-core primitive:
-/// `IBWait`, `WaitPreBlock` …). Without the launch's barrier (a single core, or the pooled and
-/// sequential modes) a core cannot block: a single core whose condition does not hold now
-/// never sees it hold (a hang on the hardware), and a launch of more than one core needs a
-/// thread per core, as [`sync_all`] does.
+/// `IBWait`, `WaitPreBlock` …). Without the launch's barrier (a single core, or the runtime's
+/// sequential mode) a core cannot block: a single core whose condition does not hold now
+/// never sees it hold (a hang on the hardware), and a launch of more than one core needs the
+/// pooled or thread-per-core mode, as [`sync_all`] does.
 #[track_caller]
 pub(crate) fn block_until(api: &'static str, what: impl FnOnce() -> String, mut cond: WaitCond) {
     let (barrier, idx, num) = with_core(|c| (c.barrier.clone(), c.block_idx, c.block_num));
@@ -883,15 +891,16 @@ pub(crate) fn block_until(api: &'static str, what: impl FnOnce() -> String, mut 
         None => fail(
             api,
             format!(
-                "this launch of {num} cores cannot block a core: launch kernels that wait for another core \
-                 with a thread per core (Launch::sync_all(true)); the pooled and sequential modes cannot block"
+                "this launch of {num} cores cannot block a core: it runs its cores one after another (sequential \
+                 mode); launch kernels that wait for another core in the default pooled mode or with a thread per \
+                 core (Launch::sync_all(true))"
             ),
         ),
     }
 }
 
-/// Whether [`block_until`] can block the current core: the launch has a barrier (a thread
-/// per core) or a single core.
+/// Whether [`block_until`] can block the current core: the launch has a barrier (the pooled
+/// and thread-per-core modes) or a single core.
 pub(crate) fn can_block() -> bool {
     with_core(|c| c.barrier.is_some() || c.block_num <= 1)
 }

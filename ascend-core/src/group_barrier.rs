@@ -26,8 +26,8 @@
 //!   (`r`: the round of this core's last `Arrive`, when it arrived and has not waited yet; else
 //!   one past its last wait), then sends its message to every wait counter.
 //!
-//! The waits block the core (a launch of more than one core needs a thread per core,
-//! `Launch::sync_all(true)`), and a wait no core can ever satisfy — a waiter whose arrivers
+//! The waits block the core (which the runtime's default pooled mode and its thread-per-core
+//! mode allow; the sequential mode cannot block a core), and a wait no core can ever satisfy — a waiter whose arrivers
 //! never arrive, an arriver whose waiters never wait — is an error naming every blocked core
 //! instead of the hang it is on the chip.
 //!

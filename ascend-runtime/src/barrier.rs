@@ -1,5 +1,9 @@
-//! The launch-wide barrier behind `sync_all` in thread-per-core mode, and the blocking waits
-//! of the flag-based inter-core primitives (`IBWait`, `WaitPreBlock` …).
+//! The launch-wide barrier behind `sync_all` in the pooled and thread-per-core modes, and the
+//! blocking waits of the flag-based inter-core primitives (`IBWait`, `WaitPreBlock` …).
+//!
+//! In pooled mode a core about to block first hands its thread's place to a helper thread
+//! ([`crate::workers::before_block`]), so the cores not started yet start and the barrier can
+//! fill; cores not started yet are not counted as stopped below.
 //!
 //! A generation-counting barrier on a `Mutex` + `Condvar` that can never hang:
 //! - when a core fails, the launcher [`abort`](LaunchBarrier::abort)s it, and every core
@@ -15,7 +19,8 @@
 //!   condition every few milliseconds, for a flag a running core wrote with a plain copy.
 
 use std::cell::Cell;
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
 
 use ascend_core::atomic::AtomicLog;
 use ascend_core::cross_core::CrossFlags;
@@ -50,13 +55,13 @@ struct State {
     generation: u64,
     /// The first core that failed, once the launch is aborted.
     aborted_by: Option<u32>,
-    /// Cores that returned from the kernel normally.
-    exited: Vec<u32>,
     /// Set when the waiting cores can never be released (see the module doc).
     deadlock: Option<String>,
     /// Set when the launch timed out: waiting cores are released with this reason.
     cancelled: Option<String>,
-    /// Which cores are waiting right now (for the timeout's report).
+    /// Which cores are waiting right now (for the timeout's report). This and the two
+    /// other per-core lists are empty until a core first waits ([`State::sized`]), so a
+    /// launch whose cores never wait does not pay for them.
     waiting: Vec<bool>,
     /// By core: its condition while it is blocked in `wait_until`.
     blocked: Vec<Option<Blocked>>,
@@ -67,6 +72,17 @@ struct State {
 }
 
 impl State {
+    /// Gives the per-core lists their `n` entries (on a core's first wait).
+    fn sized(&mut self, n: u32) -> &mut State {
+        if self.waiting.is_empty() {
+            let n = n as usize;
+            self.waiting = vec![false; n];
+            self.blocked = (0..n).map(|_| None).collect();
+            self.fired = vec![false; n];
+        }
+        self
+    }
+
     /// Evaluates every blocked core's condition; releases those that hold. Whether any did.
     fn fire(&mut self) -> bool {
         let mut any = false;
@@ -89,8 +105,14 @@ pub(crate) struct LaunchBarrier {
     cv: Condvar,
     /// Float atomic contributions, applied by the last core to arrive, before any is released.
     atomic_log: Option<Arc<AtomicLog>>,
-    /// The counters of `CrossCoreSetFlag`.
-    cross_flags: Arc<CrossFlags>,
+    /// The counters of `CrossCoreSetFlag` (made on first use).
+    cross_flags: OnceLock<Arc<CrossFlags>>,
+    /// Set (under the lock) once a core has waited: from then on a core that returns takes
+    /// the lock to check whether the waiting cores can still meet. Before, returning costs
+    /// one atomic operation (see [`exit`](Self::exit)).
+    used: AtomicBool,
+    /// Which cores returned from the kernel normally, a bit each.
+    exited: Box<[AtomicU64]>,
 }
 
 impl LaunchBarrier {
@@ -102,17 +124,18 @@ impl LaunchBarrier {
                 arrived: 0,
                 generation: 0,
                 aborted_by: None,
-                exited: Vec::new(),
                 deadlock: None,
                 cancelled: None,
-                waiting: vec![false; n as usize],
-                blocked: (0..n).map(|_| None).collect(),
+                waiting: Vec::new(),
+                blocked: Vec::new(),
                 n_blocked: 0,
-                fired: vec![false; n as usize],
+                fired: Vec::new(),
             }),
             cv: Condvar::new(),
             atomic_log: None,
-            cross_flags: Arc::new(CrossFlags::new(n)),
+            cross_flags: OnceLock::new(),
+            used: AtomicBool::new(false),
+            exited: (0..n.div_ceil(64)).map(|_| AtomicU64::new(0)).collect(),
         }
     }
 
@@ -124,6 +147,23 @@ impl LaunchBarrier {
     fn lock(&self) -> MutexGuard<'_, State> {
         // A panic never happens while the lock is held; recover from poisoning anyway.
         self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The lock, taken by a core about to wait: marks the barrier used (see
+    /// [`exit`](Self::exit)).
+    fn lock_to_wait(&self) -> MutexGuard<'_, State> {
+        let s = self.lock();
+        if !self.used.load(Ordering::Relaxed) {
+            self.used.store(true, Ordering::SeqCst);
+        }
+        s
+    }
+
+    /// The cores that returned from the kernel, sorted.
+    fn exited_cores(&self) -> Vec<u32> {
+        (0..self.n)
+            .filter(|&i| self.exited[i as usize / 64].load(Ordering::SeqCst) & (1 << (i % 64)) != 0)
+            .collect()
     }
 
     /// Releases every waiting core with an error: `core` failed. Only the first abort counts.
@@ -147,22 +187,30 @@ impl LaunchBarrier {
     /// The cores waiting in `sync_all` right now, by index.
     pub(crate) fn waiting_cores(&self) -> Vec<u32> {
         let s = self.lock();
-        (0..self.n).filter(|&i| s.waiting[i as usize]).collect()
+        (0..self.n).filter(|&i| s.waiting.get(i as usize).copied().unwrap_or(false)).collect()
     }
 
     /// Records that `core` returned from the kernel; releases the waiting cores with an error
     /// if they can no longer all meet.
+    ///
+    /// Until a core has waited this takes no lock: the exit is a bit set with a sequentially
+    /// consistent atomic, and a core starting to wait marks the barrier used with one before
+    /// it counts the cores stopped, so of a core returning and a core starting to wait at the
+    /// same time, at least one sees the other (and checks whether the waiting cores can meet).
     pub(crate) fn exit(&self, core: u32) {
-        let mut s = self.lock();
-        s.exited.push(core);
-        self.stalled(&mut s);
+        self.exited[core as usize / 64].fetch_or(1 << (core % 64), Ordering::SeqCst);
+        if self.used.load(Ordering::SeqCst) {
+            let mut s = self.lock();
+            self.stalled(&mut s);
+        }
     }
 
     /// Called (under the lock) when a core stops running: when none runs any more, either a
     /// blocked core's condition holds (it is released) or no core can ever go on (a deadlock,
     /// recorded and broadcast). Whether it was a deadlock.
     fn stalled(&self, s: &mut State) -> bool {
-        let stopped = s.arrived as usize + s.n_blocked as usize + s.exited.len();
+        let exits: u32 = self.exited.iter().map(|w| w.load(Ordering::SeqCst).count_ones()).sum();
+        let stopped = s.arrived as usize + s.n_blocked as usize + exits as usize;
         if stopped < self.n as usize || (s.arrived == 0 && s.n_blocked == 0) {
             return false;
         }
@@ -186,17 +234,15 @@ impl LaunchBarrier {
         if s.arrived > 0 {
             parts.push(format!("{} core(s) wait in SyncAll", s.arrived));
         }
-        if !s.exited.is_empty() {
-            let mut exited = s.exited.clone();
-            exited.sort_unstable();
+        let exited = self.exited_cores();
+        if !exited.is_empty() {
             parts.push(format!("core(s) {} returned from the kernel", crate::launch::format_ranges(&exited)));
         }
         format!("no core can go on: {} (on the hardware this hangs)", parts.join("; "))
     }
 
     fn deadlock_message(&self, s: &State) -> String {
-        let mut exited = s.exited.clone();
-        exited.sort_unstable();
+        let exited = self.exited_cores();
         format!(
             "{} of {} cores are waiting here, but core(s) {} returned from the kernel without \
              reaching this SyncAll: every core must call SyncAll the same number of times \
@@ -228,7 +274,7 @@ impl LaunchBarrier {
 
 impl CoreBarrier for LaunchBarrier {
     fn wait(&self, core: u32) -> Result<(), String> {
-        let mut s = self.lock();
+        let mut s = self.lock_to_wait();
         if let Some(r) = self.stop_reason(&s) {
             return r;
         }
@@ -249,17 +295,22 @@ impl CoreBarrier for LaunchBarrier {
         }
         let seen = s.generation;
         let me = core as usize;
-        if let Some(w) = s.waiting.get_mut(me) {
+        if let Some(w) = s.sized(self.n).waiting.get_mut(me) {
             *w = true;
         }
+        // This core blocks: in pooled mode its thread's place goes to a helper first (outside
+        // the lock: starting the helper may fail the launch, which takes the lock).
+        drop(s);
+        crate::workers::before_block();
+        s = self.lock();
         let result = loop {
-            s = self.cv.wait(s).unwrap_or_else(|e| e.into_inner());
             if s.generation != seen {
                 break Ok(());
             }
             if let Some(r) = self.stop_reason(&s) {
                 break r;
             }
+            s = self.cv.wait(s).unwrap_or_else(|e| e.into_inner());
         };
         if let Some(w) = s.waiting.get_mut(me) {
             *w = false;
@@ -268,7 +319,7 @@ impl CoreBarrier for LaunchBarrier {
     }
 
     fn wait_until(&self, core: u32, what: String, mut cond: WaitCond) -> Result<(), String> {
-        let mut s = self.lock();
+        let mut s = self.lock_to_wait();
         if let Some(r) = self.stop_reason(&s) {
             return r;
         }
@@ -276,10 +327,14 @@ impl CoreBarrier for LaunchBarrier {
             return Ok(());
         }
         let me = core as usize;
-        s.fired[me] = false;
+        s.sized(self.n).fired[me] = false;
         s.blocked[me] = Some(Blocked { what, cond });
         s.n_blocked += 1;
         self.stalled(&mut s);
+        // As in `wait`: a pooled core's thread hands its place to a helper before it blocks.
+        drop(s);
+        crate::workers::before_block();
+        s = self.lock();
         let result = loop {
             if s.fired[me] {
                 break Ok(());
@@ -311,6 +366,10 @@ impl CoreBarrier for LaunchBarrier {
     }
 
     fn cross_flags(&self) -> Arc<CrossFlags> {
-        Arc::clone(&self.cross_flags)
+        Arc::clone(self.cross_flags.get_or_init(|| Arc::new(CrossFlags::new(self.n))))
+    }
+
+    fn cross_flags_made(&self) -> Option<Arc<CrossFlags>> {
+        self.cross_flags.get().cloned()
     }
 }

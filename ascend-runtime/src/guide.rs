@@ -20,7 +20,7 @@
 //! | [`profiling`] | the modelled per-pipe schedule: `--profile DIR`, `trace.json`, `PipeUtilization.csv`, the cost table and its sources |
 //! | [`mixed_kernels`] | AIC + AIV kernels (`KernelType::MixAic1_2`), core-type indices, `CrossCoreSetFlag` modes, workspaces |
 //! | [`matmul`] | the high-level `Matmul`, its host tiling, the fused kernels, what is not supported |
-//! | [`chip_rules`] | where the vendor's implementation is looser than its pages, and what the emulator accepts |
+//! | [`chip_rules`] | where the vendor's implementation is looser than its pages, and what the emulator accepts; cross-core waits in the default launch mode |
 //! | [`sanitizer_robustness`] | stale handles, tensors leaving their core, spawned threads, the data cache, identical writes, the fuzz of every instruction, valgrind |
 //! | [`layernorm_grad`] | `LayerNormGrad` and `LayerNormGradBeta` with their host helpers |
 //!

@@ -12,7 +12,7 @@
 use core::fmt;
 use std::any::Any;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -30,7 +30,7 @@ use crate::barrier::{take_released_mark, LaunchBarrier};
 use crate::hook::{take_panic_location, CoreGuard};
 pub use crate::output::KernelOutput;
 use crate::watchdog::{self, Watch, DONE, PENDING, RUNNING};
-use crate::workers::{drop_payload, Scope};
+use crate::workers::{drop_payload, with_block_hook, Scope};
 
 /// The largest `blockDim` a launch accepts (AscendC's limit).
 pub const MAX_BLOCK_DIM: u32 = 65_535;
@@ -38,8 +38,14 @@ pub const MAX_BLOCK_DIM: u32 = 65_535;
 /// The default stack size of a core thread in [`ExecMode::ThreadPerCore`]: 8 MiB (the
 /// main thread's usual size; only touched pages cost memory). A core that overflows its
 /// stack cannot be turned into an error: Rust aborts the process with "has overflowed its
-/// stack" (pooled cores run on rayon's threads, 2 MiB by default).
+/// stack" (pooled cores run on rayon's threads, 2 MiB by default, or on helper threads of 2 MiB
+/// when cores block; see [`ExecMode::Pooled`]).
 pub const DEFAULT_STACK_SIZE: usize = 8 << 20;
+
+/// The stack size of the helper threads that start a pooled launch's cores while others
+/// block (see [`ExecMode::Pooled`]): 2 MiB, the size of rayon's threads, on which the other
+/// pooled cores run.
+const POOL_STACK_SIZE: usize = 2 << 20;
 
 /// The default [`Launch::timeout`]: 60 s.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
@@ -52,16 +58,24 @@ pub const DEFAULT_MAX_THREADS: u32 = 4096;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum ExecMode {
     /// Cores are load-balanced over rayon's global thread pool (the default, and the
-    /// fastest). A core cannot block, so `sync_all` in a launch of more than one core fails
-    /// with an error telling you to use [`ThreadPerCore`](ExecMode::ThreadPerCore).
+    /// fastest): each thread starts the next core in index order when it finishes one. A
+    /// core may block (`sync_all`, `IBWait`, `WaitPreBlock`, `CrossCoreWaitFlag`,
+    /// `GroupBarrier::Wait`, a polled GM flag): before it does, its thread's place goes to a
+    /// helper thread (2 MiB stack, parked between launches) that starts the cores not started
+    /// yet, so a `sync_all` across any `blockDim` completes (4096 cores need about 4096
+    /// threads at once, as the cores of a barrier wait on their own stacks). A kernel whose
+    /// cores never block starts no helper and pays nothing for this.
     #[default]
     Pooled,
     /// One OS thread per core, all alive at once, with a real barrier behind `sync_all`.
     /// Works for any `blockDim` the host can start threads for (hundreds are fine on two
-    /// host CPUs); see [`Launch::stack_size`].
+    /// host CPUs); see [`Launch::stack_size`]. Mixed kernels always run this way. Needed only
+    /// for its stack size or to have every core start at once; the pooled mode runs the same
+    /// kernels.
     ThreadPerCore,
     /// Cores run one after another on the calling thread, in index order: deterministic,
-    /// for debugging. The first failure stops the launch. `sync_all` fails as in `Pooled`.
+    /// for debugging. The first failure stops the launch. A core cannot wait for another:
+    /// `sync_all` and the flag waits fail in a launch of more than one core.
     Sequential,
 }
 
@@ -412,8 +426,7 @@ pub(crate) fn format_ranges(sorted: &[u32]) -> String {
 /// let out = GmBuffer::<u32>::zeroed(8 * 16);
 /// let addr = out.addr();
 /// let stats = Launch::new(Soc::Ascend910B)
-///     .block_dim(8)
-///     .sync_all(true) // a thread per core, so the kernel may call sync_all
+///     .block_dim(8) // the default (pooled) mode: the kernel may call sync_all
 ///     .run(move || {
 ///         let mut gm = GlobalTensor::<u32>::new();
 ///         gm.set_global_buffer(addr, 8 * 16);
@@ -518,9 +531,9 @@ impl Launch {
         Launch { mode, ..self }
     }
 
-    /// `true` selects [`ExecMode::ThreadPerCore`], which the kernel needs to call
-    /// `sync_all`; `false` selects [`ExecMode::Pooled`] if thread-per-core was selected
-    /// (and keeps the mode otherwise).
+    /// `true` selects [`ExecMode::ThreadPerCore`]; `false` selects [`ExecMode::Pooled`] if
+    /// thread-per-core was selected (and keeps the mode otherwise). A kernel that calls
+    /// `sync_all` does not need it: the default pooled mode runs it too.
     pub fn sync_all(self, enabled: bool) -> Launch {
         let mode = match (enabled, self.mode) {
             (true, _) => ExecMode::ThreadPerCore,
@@ -802,7 +815,8 @@ impl Launch {
         }
         let start = Instant::now();
         let atomic_log = Arc::new(AtomicLog::new(self.atomic_order));
-        let barrier = (mode == ExecMode::ThreadPerCore)
+        // The sequential mode cannot block a core, and a single core has no one to wait for.
+        let barrier = (mode == ExecMode::ThreadPerCore || mode == ExecMode::Pooled && n > 1)
             .then(|| Arc::new(LaunchBarrier::new(n).with_atomic_log(Arc::clone(&atomic_log))));
         let watch = self.timeout.map(|t| {
             let status: Arc<[AtomicU8]> = (0..n).map(|_| AtomicU8::new(PENDING)).collect();
@@ -814,6 +828,7 @@ impl Launch {
             soc: self.soc,
             kernel_type: self.kernel_type,
             n,
+            next: AtomicU32::new(0),
             quiet: self.quiet,
             barrier,
             atomic_log: Arc::clone(&atomic_log),
@@ -827,7 +842,7 @@ impl Launch {
             watch: watch.clone(),
         };
         match mode {
-            ExecMode::Pooled => (0..n).into_par_iter().for_each(|i| shared.run_core(i)),
+            ExecMode::Pooled => shared.run_pooled(),
             ExecMode::Sequential => (0..n).for_each(|i| shared.run_core(i)),
             ExecMode::ThreadPerCore => shared.run_threads(self.stack_size),
         }
@@ -897,6 +912,8 @@ struct Shared<'k> {
     soc: Soc,
     kernel_type: KernelType,
     n: u32,
+    /// Pooled mode: the next core to start.
+    next: AtomicU32,
     quiet: bool,
     barrier: Option<Arc<LaunchBarrier>>,
     atomic_log: Arc<AtomicLog>,
@@ -998,6 +1015,58 @@ impl Shared<'_> {
             self.stop.store(true, Ordering::Release);
             if let Some(b) = &self.barrier {
                 b.abort(core);
+            }
+        }
+    }
+
+    /// Pooled mode: rayon's threads start the cores in index order, each taking the next core
+    /// when it finishes one. A core that blocks (in `sync_all`, or waiting for another core)
+    /// first hands its thread's place to a helper thread ([`compensate`](Self::compensate)),
+    /// so the cores not started yet still start: a barrier across more cores than rayon has
+    /// threads fills. A kernel whose cores never block starts no helper.
+    fn run_pooled(&self) {
+        Scope::run(POOL_STACK_SIZE, |scope| {
+            let threads = rayon::current_num_threads().clamp(1, self.n as usize);
+            (0..threads).into_par_iter().for_each(|_| self.drain(scope));
+        });
+    }
+
+    /// Runs the pooled launch's cores not started yet, one after another, until none is left.
+    fn drain<'s>(&'s self, scope: &'s Scope) {
+        let hook = || self.compensate(scope);
+        with_block_hook(&hook, || loop {
+            let i = self.next.fetch_add(1, Ordering::Relaxed);
+            if i >= self.n {
+                break;
+            }
+            self.run_core(i);
+        });
+    }
+
+    /// Called on a pooled core's thread just before the core blocks: when cores are left to
+    /// start, a helper thread (parked between launches) takes over starting them. If no
+    /// thread can be started, the next core fails with the OS error (a launch that would
+    /// hang otherwise), which releases the waiting cores.
+    fn compensate<'s>(&'s self, scope: &'s Scope) {
+        if self.next.load(Ordering::Relaxed) >= self.n {
+            return;
+        }
+        if let Err(e) = scope.spawn(move || self.drain(scope)) {
+            let i = self.next.fetch_add(1, Ordering::Relaxed);
+            if i < self.n {
+                self.record(CoreFault {
+                    core: i,
+                    unit: self.kernel_type.unit_of(i, self.n),
+                    api: "Launch",
+                    message: format!(
+                        "could not start a host thread for core {i} of {} ({e}) while the cores already \
+                         started wait for one another: lower blockDim",
+                        self.n
+                    ),
+                    file: String::new(),
+                    line: 0,
+                    released_by: None,
+                });
             }
         }
     }

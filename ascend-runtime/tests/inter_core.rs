@@ -191,17 +191,34 @@ fn a_core_blocked_in_ib_wait_is_released_when_another_core_fails() {
 }
 
 #[test]
-fn the_pooled_and_sequential_modes_cannot_block_a_core() {
-    for mode in [ExecMode::Pooled, ExecMode::Sequential] {
-        let flags = GmBuffer::<i32>::zeroed(16);
-        let fa = flags.addr();
-        expect_err(
-            Launch::new(Soc::Ascend910B).block_dim(2).mode(mode).run(move || {
-                ib_set(&gm_i32(fa, 16), &ub_i32(8), 1, 0);
-            }),
-            &["IBSet", "cannot block a core", "Launch::sync_all(true)"],
-        );
-    }
+fn the_sequential_mode_cannot_block_a_core() {
+    let flags = GmBuffer::<i32>::zeroed(16);
+    let fa = flags.addr();
+    expect_err(
+        Launch::new(Soc::Ascend910B).block_dim(2).mode(ExecMode::Sequential).run(move || {
+            ib_set(&gm_i32(fa, 16), &ub_i32(8), 1, 0);
+        }),
+        &["IBSet", "cannot block a core", "(sequential mode)", "the default pooled mode"],
+    );
+}
+
+/// The pooled mode (the default) blocks a core as the thread-per-core mode does: core 0
+/// waits for the flag core 1 sets.
+#[test]
+fn the_pooled_mode_blocks_a_core() {
+    let flags = GmBuffer::<i32>::zeroed(16);
+    let fa = flags.addr();
+    Launch::new(Soc::Ascend910B)
+        .block_dim(2)
+        .run(move || {
+            if get_block_idx() == 1 {
+                ib_set(&gm_i32(fa, 16), &ub_i32(8), 0, 0);
+            } else {
+                ib_wait(&gm_i32(fa, 16), &ub_i32(8), 0, 0);
+            }
+        })
+        .unwrap();
+    assert_eq!(flags.to_vec(), vec![0; 16]);
 }
 
 #[test]
@@ -417,8 +434,11 @@ fn modes_pipes_flag_ids_chips_and_launch_modes_are_checked() {
         &["CrossCoreWaitFlag", "not supported on Ascend310P"],
     );
     expect_err(
-        Launch::new(Soc::Ascend910B).block_dim(2).run(|| cross_core_set_flag::<0, PIPE_V>(0)),
-        &["cannot block a core", "Launch::sync_all(true)"],
+        Launch::new(Soc::Ascend910B)
+            .block_dim(2)
+            .mode(ExecMode::Sequential)
+            .run(|| cross_core_set_flag::<0, PIPE_V>(0)),
+        &["cannot block a core", "(sequential mode)", "Launch::sync_all(true)"],
     );
 }
 

@@ -12,6 +12,7 @@ mod golden;
 mod inter_core;
 mod launch;
 mod mixed_kernels;
+mod pooled_sync;
 
 #[test]
 fn tests_are_registered() {

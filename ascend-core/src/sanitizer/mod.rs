@@ -604,8 +604,8 @@ struct Poll {
 }
 
 /// Blocks the core whose flag reads are a poll (see [`Poll`]) until one of `flags` changes,
-/// when the launch can block a core (a thread per core, or a single core); in the other launch
-/// modes the core goes on spinning.
+/// when the launch can block a core (the pooled and thread-per-core modes, or a single core);
+/// in the sequential mode the core goes on spinning.
 #[track_caller]
 fn poll_block(
     flags: Vec<(Arc<GmRegion>, usize, usize, u64)>,
