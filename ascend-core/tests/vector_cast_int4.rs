@@ -6,8 +6,7 @@
 
 use ascend_core::prelude::*;
 
-#[path = "common/util.rs"]
-mod util;
+use crate::common::util;
 use util::{expect_panic, on, ub};
 
 /// The modes Ascend910B accepts for `half -> int4b_t` (the Cast page's table; `CAST_ODD` is
