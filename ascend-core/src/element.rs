@@ -207,6 +207,142 @@ float_element! {
     f32 => F32, f32::MIN, f32::MAX, |x: f32| x, |x: f32| x, |v: f64| v as f32, |x: f32| x.to_bits() as u64;
 }
 
+/// A type a [`LocalTensor`](crate::tensor::LocalTensor) can be declared over: every
+/// [`Element`] and the sub-byte [`Int4b`] (AscendC `int4b_t`). Sealed.
+///
+/// Everything generic over tensors takes an [`Element`]; a `LocalTensor<Int4b>` has its own
+/// methods and is accepted by the APIs whose vendor pages list `int4b_t` (see [`Int4b`]).
+pub trait TensorType: sealed_tt::Sealed + Copy + fmt::Debug + 'static {
+    /// The AscendC spelling of the type, for messages.
+    #[doc(hidden)]
+    const NAME: &'static str;
+    /// The alignment in bytes a tensor of this type needs.
+    #[doc(hidden)]
+    const ALIGN: usize;
+    /// Bytes that `len` elements occupy (rounded up), or `None` on overflow.
+    #[doc(hidden)]
+    fn bytes_for(len: usize) -> Option<usize>;
+    /// Whole bytes that `len` elements fill (rounded down).
+    #[doc(hidden)]
+    fn whole_bytes(len: usize) -> usize;
+    /// Elements that fit in `bytes` bytes.
+    #[doc(hidden)]
+    fn len_in(bytes: usize) -> usize;
+}
+
+mod sealed_tt {
+    pub trait Sealed {}
+    impl<T: super::Element> Sealed for T {}
+    impl Sealed for super::Int4b {}
+}
+
+impl<T: Element> TensorType for T {
+    const NAME: &'static str = T::DTYPE.name();
+    const ALIGN: usize = T::SIZE;
+    #[inline(always)]
+    fn bytes_for(len: usize) -> Option<usize> {
+        len.checked_mul(T::SIZE)
+    }
+    #[inline(always)]
+    fn whole_bytes(len: usize) -> usize {
+        len * T::SIZE
+    }
+    #[inline(always)]
+    fn len_in(bytes: usize) -> usize {
+        bytes / T::SIZE
+    }
+}
+
+/// A 4-bit signed integer, `-8..=7` (AscendC `int4b_t`), stored two per byte.
+///
+/// As the vendor defines it (asc-devkit `impl/basic_api/utils/kernel_utils_constants.h`,
+/// `impl/basic_api/kernel_tensor_impl.h`; notes in `docs/asc-devkit-notes.md` §10):
+/// - element `2k` of a tensor is the **low** nibble of byte `k`, element `2k + 1` the high one
+///   (`GetValue` shifts by `4 * (index % 2)`);
+/// - a `LocalTensor<Int4b>` is made from a byte tensor with
+///   [`reinterpret_cast`](crate::tensor::LocalTensor::reinterpret_cast) (`ReinterpretCast<int4b_t>()`);
+///   its size counts nibbles (twice the bytes), and a view (`operator[]`) must start at an
+///   even element, i.e. on a byte; reinterpreting it back gives half as many `int8_t`;
+/// - the host has no `int4b_t`: data moves between global memory and the Unified Buffer
+///   through an `int8_t` (or `uint8_t`) view, as the vendor's `cast` example does.
+///
+/// `Int4b` is not an [`Element`] (its size is half a byte): the instructions that take it are
+/// those whose pages list it, today [`cast`](crate::vector::cast::cast) to and from `half`.
+///
+/// ```
+/// use ascend_core::element::Int4b;
+/// let x = Int4b::from_nibble(0xF);
+/// assert_eq!(x.value(), -1);
+/// assert_eq!(Int4b::new(7).to_nibble(), 0x7);
+/// assert_eq!(Int4b::MIN.value(), -8);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Int4b(i8);
+
+impl Int4b {
+    /// `-8`.
+    pub const MIN: Int4b = Int4b(-8);
+    /// `7`.
+    pub const MAX: Int4b = Int4b(7);
+    /// `0`.
+    pub const ZERO: Int4b = Int4b(0);
+
+    /// The value `v`.
+    ///
+    /// # Panics
+    /// Panics if `v` is outside `-8..=7`.
+    #[track_caller]
+    pub const fn new(v: i8) -> Int4b {
+        assert!(v >= -8 && v <= 7, "int4b_t: value out of range -8..=7");
+        Int4b(v)
+    }
+
+    /// The value whose two's-complement nibble is the low 4 bits of `n` (the high bits are
+    /// ignored).
+    pub const fn from_nibble(n: u8) -> Int4b {
+        Int4b(((n << 4) as i8) >> 4)
+    }
+
+    /// The two's-complement nibble (`0..=15`).
+    pub const fn to_nibble(self) -> u8 {
+        self.0 as u8 & 0xF
+    }
+
+    /// The value, `-8..=7`.
+    pub const fn value(self) -> i8 {
+        self.0
+    }
+}
+
+impl From<Int4b> for i8 {
+    fn from(v: Int4b) -> i8 {
+        v.0
+    }
+}
+
+impl fmt::Display for Int4b {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.0, f)
+    }
+}
+
+impl TensorType for Int4b {
+    const NAME: &'static str = "int4b_t";
+    const ALIGN: usize = 1;
+    #[inline(always)]
+    fn bytes_for(len: usize) -> Option<usize> {
+        Some(len.div_ceil(2))
+    }
+    #[inline(always)]
+    fn whole_bytes(len: usize) -> usize {
+        len / 2
+    }
+    #[inline(always)]
+    fn len_in(bytes: usize) -> usize {
+        bytes.saturating_mul(2)
+    }
+}
+
 /// The largest finite `f16`, the value saturation mode clamps to.
 pub const F16_SAT_MAX: f32 = 65504.0;
 

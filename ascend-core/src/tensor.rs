@@ -8,7 +8,7 @@ use std::ptr::NonNull;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use crate::element::{Element, BLOCK_BYTES};
+use crate::element::{Element, Int4b, TensorType, BLOCK_BYTES};
 use crate::error::{check, ensure, fail};
 use crate::position::TPosition;
 use crate::ub::Ub;
@@ -22,7 +22,7 @@ use crate::ub::Ub;
 /// fn is_send<T: Send>() {}
 /// is_send::<ascend_core::LocalTensor<f32>>();
 /// ```
-pub struct LocalTensor<T: Element> {
+pub struct LocalTensor<T: TensorType> {
     ub: Rc<Ub>,
     /// Byte offset from the UB base.
     off: usize,
@@ -34,7 +34,7 @@ pub struct LocalTensor<T: Element> {
     _t: PhantomData<T>,
 }
 
-impl<T: Element> Clone for LocalTensor<T> {
+impl<T: TensorType> Clone for LocalTensor<T> {
     fn clone(&self) -> Self {
         LocalTensor {
             ub: Rc::clone(&self.ub),
@@ -146,40 +146,6 @@ impl<T: Element> LocalTensor<T> {
         LocalTensor { ub, off, len, pos, tag: 0, _t: PhantomData }
     }
 
-    /// The same view with the sanitizer tag `tag`.
-    pub(crate) fn with_tag(mut self, tag: u64) -> Self {
-        self.tag = tag;
-        self
-    }
-
-    pub(crate) fn ub(&self) -> &Rc<Ub> {
-        &self.ub
-    }
-
-    /// Number of elements (AscendC `GetSize`).
-    #[inline]
-    pub fn get_size(&self) -> usize {
-        self.len
-    }
-
-    /// Length in bytes (AscendC `GetLength`).
-    #[inline]
-    pub fn get_length(&self) -> usize {
-        self.len * T::SIZE
-    }
-
-    /// The position the tensor was allocated for (AscendC `GetPosition`).
-    #[inline]
-    pub fn get_position(&self) -> TPosition {
-        self.pos
-    }
-
-    /// Byte address relative to the start of the Unified Buffer (AscendC `GetPhyAddr`).
-    #[inline]
-    pub fn get_phy_addr(&self) -> usize {
-        self.off
-    }
-
     /// Sets the number of elements (AscendC `SetSize`). The hardware takes any size; here the
     /// tensor must stay inside the Unified Buffer.
     ///
@@ -272,20 +238,6 @@ impl<T: Element> LocalTensor<T> {
         LocalTensor::from_raw(Rc::clone(&self.ub), self.off + off * T::SIZE, len, self.pos).with_tag(self.tag)
     }
 
-    /// The same bytes seen as elements of `U` (AscendC `ReinterpretCast<U>`); the length
-    /// becomes `get_length() / size_of::<U>()`.
-    ///
-    /// # Panics
-    /// Panics if the address is not aligned for `U`.
-    #[track_caller]
-    pub fn reinterpret_cast<U: Element>(&self) -> LocalTensor<U> {
-        ensure(self.off % U::SIZE == 0, "LocalTensor::ReinterpretCast", || {
-            format!("address = {:#x} is not aligned to {} bytes for {}", self.off, U::SIZE, U::DTYPE)
-        });
-        LocalTensor::from_raw(Rc::clone(&self.ub), self.off, self.len * T::SIZE / U::SIZE, self.pos)
-            .with_tag(self.tag)
-    }
-
     /// Copies the elements out (a host-side convenience for tests and debugging).
     pub fn to_vec(&self) -> Vec<T> {
         let mut v = vec![T::ZERO; self.len];
@@ -353,6 +305,31 @@ impl<T: Element> LocalTensor<T> {
         // SAFETY: `off` is within the allocation (checked at creation).
         unsafe { self.ub.base().add(self.off).cast::<T>() }
     }
+}
+
+impl<T: TensorType> LocalTensor<T> {
+    /// Fails unless the tensor is in the Unified Buffer and belongs to the current core.
+    #[track_caller]
+    fn check_scalar_any(&self, api: &'static str) {
+        if self.ub.mem() != crate::position::Memory::Ub {
+            fail(
+                api,
+                format!(
+                    "the tensor is at position {} in {}: the scalar unit reads and writes only the Unified Buffer",
+                    self.pos,
+                    self.ub.mem().name()
+                ),
+            );
+        }
+        crate::ctx::check_tensor(&self.ub, api);
+    }
+
+    /// Raw pointer to byte 0.
+    #[inline(always)]
+    pub(crate) fn byte_ptr(&self) -> *mut u8 {
+        // SAFETY: `off` is within the allocation (checked at creation).
+        unsafe { self.ub.base().add(self.off) }
+    }
 
     /// Checks that the tensor can be an operand of a vector instruction: a UB position and a
     /// 32-byte aligned start.
@@ -371,7 +348,212 @@ impl<T: Element> LocalTensor<T> {
     /// The byte range `[start, end)` of the first `n` elements, relative to the UB base.
     #[inline]
     pub(crate) fn byte_range(&self, n: usize) -> (usize, usize) {
-        (self.off, self.off + n * T::SIZE)
+        (self.off, self.off + T::bytes_for(n).unwrap_or(usize::MAX - self.off))
+    }
+
+    /// A view of `len` elements at byte offset `off` of `ub`, for any tensor type (see
+    /// [`from_raw`](LocalTensor::from_raw)).
+    #[track_caller]
+    #[inline]
+    pub(crate) fn from_raw_any(ub: Rc<Ub>, off: usize, len: usize, pos: TPosition) -> Self {
+        let end = T::bytes_for(len).and_then(|b| b.checked_add(off));
+        ensure(end.is_some_and(|e| e <= ub.size()), "LocalTensor", || {
+            format!(
+                "a tensor of len = {len} {} elements at {} address {off:#x} would end beyond {}'s {} bytes",
+                T::NAME,
+                ub.mem(),
+                ub.mem().name(),
+                ub.size()
+            )
+        });
+        LocalTensor { ub, off, len, pos, tag: 0, _t: PhantomData }
+    }
+
+    /// The same view with the sanitizer tag `tag`.
+    pub(crate) fn with_tag(mut self, tag: u64) -> Self {
+        self.tag = tag;
+        self
+    }
+
+    pub(crate) fn ub(&self) -> &Rc<Ub> {
+        &self.ub
+    }
+
+    /// Number of elements (AscendC `GetSize`); for [`Int4b`], 4-bit elements (twice the
+    /// bytes).
+    #[inline]
+    pub fn get_size(&self) -> usize {
+        self.len
+    }
+
+    /// Length in bytes (AscendC `GetLength`); for [`Int4b`], the bytes its elements start in.
+    #[inline]
+    pub fn get_length(&self) -> usize {
+        T::bytes_for(self.len).unwrap_or(usize::MAX)
+    }
+
+    /// The position the tensor was allocated for (AscendC `GetPosition`).
+    #[inline]
+    pub fn get_position(&self) -> TPosition {
+        self.pos
+    }
+
+    /// Byte address relative to the start of the Unified Buffer (AscendC `GetPhyAddr`).
+    #[inline]
+    pub fn get_phy_addr(&self) -> usize {
+        self.off
+    }
+
+    /// The same bytes seen as elements of `U` (AscendC `ReinterpretCast<U>`); the length
+    /// becomes `get_length() / size_of::<U>()`. To [`Int4b`] a tensor of `n` bytes has `2n`
+    /// elements; from it, a tensor of `2n` or `2n + 1` elements has `n` bytes (the vendor:
+    /// `GetSize() / 2` `int8_t`).
+    ///
+    /// ```
+    /// use ascend_core::prelude::*;
+    /// let mut ub = LocalMemAllocator::<Ub>::new();
+    /// let bytes = ub.alloc::<i8>(32);
+    /// let nibbles = bytes.reinterpret_cast::<Int4b>();
+    /// assert_eq!(nibbles.get_size(), 64);
+    /// assert_eq!(nibbles.reinterpret_cast::<i8>().get_size(), 32);
+    /// ```
+    ///
+    /// # Panics
+    /// Panics if the address is not aligned for `U`.
+    #[track_caller]
+    pub fn reinterpret_cast<U: TensorType>(&self) -> LocalTensor<U> {
+        ensure(self.off % U::ALIGN == 0, "LocalTensor::ReinterpretCast", || {
+            format!("address = {:#x} is not aligned to {} bytes for {}", self.off, U::ALIGN, U::NAME)
+        });
+        LocalTensor::from_raw_any(
+            Rc::clone(&self.ub),
+            self.off,
+            U::len_in(T::whole_bytes(self.len)),
+            self.pos,
+        )
+        .with_tag(self.tag)
+    }
+}
+
+impl fmt::Debug for LocalTensor<Int4b> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "LocalTensor<int4b_t>({}, addr {:#x}, {} elements)", self.pos, self.off, self.len)?;
+        let v = self.to_vec();
+        debug_values(f, self.len, |i| i16::from(v[i].value()))
+    }
+}
+
+/// `LocalTensor<int4b_t>`: 4-bit elements two per byte, element `2k` in the low nibble of
+/// byte `k` (see [`Int4b`]). Sizes and offsets count elements; a view starts on a byte.
+impl LocalTensor<Int4b> {
+    /// The byte holding element `i`, and the shift of its nibble.
+    #[inline(always)]
+    fn nibble_at(&self, i: usize) -> (usize, u32) {
+        (self.off + i / 2, 4 * (i % 2) as u32)
+    }
+
+    /// Reads element `i` (AscendC `GetValue`: the byte's nibble `i % 2`).
+    ///
+    /// ```
+    /// use ascend_core::prelude::*;
+    /// let mut ub = LocalMemAllocator::<Ub>::new();
+    /// let b = ub.alloc::<u8>(32);
+    /// b.set_value(0, 0x8F);
+    /// let x = b.reinterpret_cast::<Int4b>();
+    /// assert_eq!((x.get_value(0).value(), x.get_value(1).value()), (-1, -8));
+    /// ```
+    ///
+    /// # Panics
+    /// Panics if `i >= get_size()`, or the tensor is not in the Unified Buffer.
+    #[track_caller]
+    pub fn get_value(&self, i: usize) -> Int4b {
+        let api = "LocalTensor::GetValue";
+        ensure(i < self.len, api, || {
+            format!("index = {i} is out of range: the tensor has {} int4b_t elements", self.len)
+        });
+        self.check_scalar_any(api);
+        let (at, sh) = self.nibble_at(i);
+        crate::events::on_scalar_ub(api, self.tag, at, at + 1, false);
+        // SAFETY: `i < len`, so byte `i / 2` lies inside the view, which lies inside the UB
+        // (checked at creation); UB memory is only accessed through raw pointers.
+        let b = unsafe { self.byte_ptr().add(i / 2).read() };
+        Int4b::from_nibble(b >> sh)
+    }
+
+    /// Writes element `i` (AscendC `SetValue`: the byte's other nibble is kept).
+    ///
+    /// ```
+    /// use ascend_core::prelude::*;
+    /// let mut ub = LocalMemAllocator::<Ub>::new();
+    /// let b = ub.alloc::<u8>(32);
+    /// let x = b.reinterpret_cast::<Int4b>();
+    /// x.set_value(1, Int4b::new(-2));
+    /// x.set_value(0, Int4b::new(3));
+    /// assert_eq!(b.get_value(0), 0xE3);
+    /// ```
+    ///
+    /// # Panics
+    /// Panics if `i >= get_size()`, or the tensor is not in the Unified Buffer.
+    #[track_caller]
+    pub fn set_value(&self, i: usize, v: Int4b) {
+        let api = "LocalTensor::SetValue";
+        ensure(i < self.len, api, || {
+            format!("index = {i} is out of range: the tensor has {} int4b_t elements", self.len)
+        });
+        self.check_scalar_any(api);
+        let (at, sh) = self.nibble_at(i);
+        crate::events::on_scalar_ub(api, self.tag, at, at + 1, true);
+        // SAFETY: as in `get_value`.
+        unsafe {
+            let p = self.byte_ptr().add(i / 2);
+            p.write((p.read() & !(0xF << sh)) | v.to_nibble() << sh);
+        }
+    }
+
+    /// The view that starts `off` elements later (AscendC `operator[]`, which moves the
+    /// address by `off / 2` bytes and asserts an even `off`).
+    ///
+    /// # Panics
+    /// Panics if `off` is odd (the view would start inside a byte) or beyond the tensor.
+    #[track_caller]
+    pub fn view(&self, off: usize) -> Self {
+        let api = "LocalTensor::operator[]";
+        ensure(off <= self.len, api, || {
+            format!("offset = {off} is beyond the tensor's {} int4b_t elements", self.len)
+        });
+        ensure(off % 2 == 0, api, || {
+            format!("offset = {off} is odd: an int4b_t view must start on a byte (two elements per byte)")
+        });
+        LocalTensor::from_raw_any(Rc::clone(&self.ub), self.off + off / 2, self.len - off, self.pos)
+            .with_tag(self.tag)
+    }
+
+    /// Copies the elements out (a host-side convenience for tests and debugging).
+    pub fn to_vec(&self) -> Vec<Int4b> {
+        let mut bytes = vec![0u8; self.len.div_ceil(2)];
+        // SAFETY: the view's bytes are in bounds; `bytes` is a distinct allocation.
+        unsafe { std::ptr::copy_nonoverlapping(self.byte_ptr(), bytes.as_mut_ptr(), bytes.len()) };
+        (0..self.len).map(|i| Int4b::from_nibble(bytes[i / 2] >> (4 * (i % 2)))).collect()
+    }
+
+    /// Copies `src` into the first `src.len()` elements (a host-side convenience; with an odd
+    /// length the last byte's high nibble is kept).
+    ///
+    /// # Panics
+    /// Panics if `src` is longer than the tensor.
+    #[track_caller]
+    pub fn copy_from_slice(&self, src: &[Int4b]) {
+        ensure(src.len() <= self.len, "LocalTensor::copy_from_slice", || {
+            format!("source length = {} exceeds the tensor's {} int4b_t elements", src.len(), self.len)
+        });
+        for (k, pair) in src.chunks(2).enumerate() {
+            // SAFETY: element 2k < len, so byte k lies inside the view.
+            unsafe {
+                let p = self.byte_ptr().add(k);
+                let hi = if pair.len() == 2 { pair[1].to_nibble() << 4 } else { p.read() & 0xF0 };
+                p.write(pair[0].to_nibble() | hi);
+            }
+        }
     }
 }
 

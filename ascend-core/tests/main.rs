@@ -45,6 +45,7 @@ mod vector_arith;
 mod vector_bilinear;
 mod vector_binary;
 mod vector_cast;
+mod vector_cast_int4;
 mod vector_compare;
 mod vector_compound;
 mod vector_copy;

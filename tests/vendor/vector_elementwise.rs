@@ -625,9 +625,35 @@ fn cast_custom<
 ) {
     init_soc_state();
 
-    // Scenario 0 (half -> int4b_t with the high-dimensional Cast, mask 128, 4 repeats,
-    // {1, 1, 2, 8}) is not ported: there is no int4b_t element type.
-    if SCENARIO_NUM == 1 {
+    if SCENARIO_NUM == 0 {
+        // Scenario 0: half -> int4b_t.
+        let mut x_gm = GlobalTensor::<f16>::new();
+        let mut y_gm = GlobalTensor::<i8>::new();
+        x_gm.set_global_buffer(x.add::<f16>(BLOCK_LENGTH * get_block_idx() as usize), BLOCK_LENGTH);
+        y_gm.set_global_buffer(y.add::<i8>(BLOCK_LENGTH * get_block_idx() as usize / 2), BLOCK_LENGTH / 2);
+
+        let mut ub_allocator = LocalMemAllocator::<Ub>::new();
+        let x_local = ub_allocator.alloc::<f16>(TILE_LENGTH);
+        let y_local = ub_allocator.alloc::<i8>(TILE_LENGTH / 2);
+
+        data_copy(&x_local, &x_gm, TILE_LENGTH);
+        set_flag::<HardEvent::MTE2_V>(EVENT_ID0);
+        wait_flag::<HardEvent::MTE2_V>(EVENT_ID0);
+
+        let y_local_tmp = y_local.reinterpret_cast::<Int4b>();
+        cast_masked::<Int4b, f16, true>(
+            &y_local_tmp,
+            &x_local,
+            RoundMode::CastCeil,
+            MASK,
+            4,
+            &UnaryRepeatParams::new(1, 1, 2, 8),
+        );
+        set_flag::<HardEvent::V_MTE3>(EVENT_ID0);
+        wait_flag::<HardEvent::V_MTE3>(EVENT_ID0);
+
+        data_copy(&y_gm, &y_local, TILE_LENGTH / 2);
+    } else if SCENARIO_NUM == 1 {
         // Scenario 1: half -> int32_t.
         let mut x_gm = GlobalTensor::<f16>::new();
         let mut y_gm = GlobalTensor::<i32>::new();
@@ -652,6 +678,30 @@ fn cast_custom<
     }
 
     pipe_barrier::<PIPE_ALL>();
+}
+
+// mirror-cann/asc-devkit, examples/01_simd_cpp_api/03_basic_api/01_memory_vector_compute/
+// cast/cast.asc, scenario 0: Cast half -> int4b_t with CAST_CEIL, the high-dimensional form
+// (mask 128, 4 repeats, {1, 1, 2, 8}) into an int8_t tensor seen through
+// ReinterpretCast<int4b_t>; 512 values, one core.
+#[test]
+fn cast_scenario0_half_to_int4_ceil() {
+    const TOTAL_LENGTH: usize = 512;
+    const BLOCK_LENGTH: usize = TOTAL_LENGTH;
+    const TILE_LENGTH: usize = BLOCK_LENGTH;
+    const MASK: u64 = 128;
+    // gen_data.py (gen_golden_data_simple_int4b): x uniform over [-9, 8) as float16;
+    // out = 0xF & clip(ceil(x).astype(int8), -8, 7); golden = out[::2] | out[1::2] << 4 as int8.
+    let x: Vec<f16> = random_vec(TOTAL_LENGTH, 42, -9.0, 8.0);
+    let xg = GmBuffer::from_vec(x.clone());
+    let yg = GmBuffer::<i8>::zeroed(TOTAL_LENGTH / 2);
+    Launch::new(Soc::Ascend910B)
+        .block_dim(1)
+        .run(|| cast_custom::<0, BLOCK_LENGTH, TILE_LENGTH, MASK>(xg.addr(), yg.addr()))
+        .unwrap();
+    let out: Vec<u8> = x.iter().map(|v| 0xF & (v.to_f64().ceil() as i8).clamp(-8, 7) as u8).collect();
+    let golden: Vec<i8> = out.chunks(2).map(|p| (p[0] | p[1] << 4) as i8).collect();
+    assert_eq!(yg.to_vec(), golden);
 }
 
 // mirror-cann/asc-devkit, examples/01_simd_cpp_api/03_basic_api/01_memory_vector_compute/

@@ -42,12 +42,12 @@
 use core::marker::PhantomData;
 
 use crate::ctx::{get_overflow_mode, get_soc};
-use crate::element::{bf16, f16, DType, Element};
+use crate::element::{bf16, f16, DType, Element, Int4b, TensorType};
 use crate::error::ensure;
 use crate::soc::{OverflowMode, Soc};
 use crate::tensor::LocalTensor;
 use crate::vector::engine::{apply_count_mixed, apply_mixed, MixedLanes, Operand};
-use crate::vector::mask::{resolve, Mask};
+use crate::vector::mask::{resolve, Mask, Plan};
 use crate::vector::params::UnaryRepeatParams;
 
 const API: &str = "Cast";
@@ -452,6 +452,7 @@ impl Conv<f32, f32> for RoundIntegral {
 
 mod sealed {
     pub trait CastSealed<S> {}
+    pub trait DstSealed<S> {}
 }
 
 /// Modes as bit sets, per chip.
@@ -621,6 +622,78 @@ fn prologue<D: CastFrom<S>, S: Element>(mode: RoundMode) -> CastKernel<D, S> {
     CastKernel { mode, sat, deq, _p: PhantomData }
 }
 
+/// `Self` can be the destination of a [`cast`] from `S`: every [`CastFrom`] pair, and the
+/// `int4b_t` pairs `half → int4b_t` and `int4b_t → half` ([`Int4b`]). Which modes a chip
+/// accepts is a run-time check naming the chip and the triple.
+///
+/// The `int4b_t` pairs, as the vendor's `Cast` tables and implementations have them
+/// (`impl/basic_api/dav_c220/kernel_operator_vec_vconv_impl.h`,
+/// `impl/basic_api/dav_m200/kernel_operator_vec_vconv_impl.h`):
+/// - Ascend910B: `half → int4b_t` with `CAST_NONE`, `CAST_RINT`, `CAST_FLOOR`, `CAST_CEIL`,
+///   `CAST_ROUND`, `CAST_TRUNC` (`CAST_ODD` is the implementation's assert);
+///   `int4b_t → half` with `CAST_NONE`;
+/// - Ascend310P: `half → int4b_t` with `CAST_NONE` only; no `int4b_t → half`;
+/// - Ascend910 and Ascend310B: neither.
+///
+/// `half → int4b_t` rounds by the mode (`CAST_NONE` as `CAST_RINT`, as for the other
+/// narrowing casts) and saturates to `-8..=7`; ±inf gives −8/7 and NaN 0, the saturation rule
+/// of every float-to-integer `Cast` here. The mask and the repeat count `half` lanes (128 per
+/// repeat); the page's rules for `int4b_t` (约束说明): the count and a continuous mask must be
+/// even, and in a bit mask bits `2k` and `2k + 1` must be equal (a byte holds two lanes).
+/// Strides count 32-byte blocks of each operand, so a repeat of 128 lanes spans 8 blocks of
+/// `half` and 2 of `int4b_t` (`{1, 1, 2, 8}` for `half → int4b_t`, `{1, 1, 8, 2}` back).
+pub trait CastDst<S: TensorType>: TensorType + sealed::DstSealed<S> {
+    /// Whether `soc` supports this pair with `mode`.
+    fn cast_dst_supported(soc: Soc, mode: RoundMode) -> bool;
+    /// The count form.
+    #[doc(hidden)]
+    #[track_caller]
+    fn cast_count(dst: &LocalTensor<Self>, src: &LocalTensor<S>, mode: RoundMode, count: usize);
+    /// The high-dimensional form.
+    #[doc(hidden)]
+    #[track_caller]
+    fn cast_repeat<const IS_SET_MASK: bool>(
+        dst: &LocalTensor<Self>,
+        src: &LocalTensor<S>,
+        mode: RoundMode,
+        mask: Mask,
+        repeat_times: u8,
+        repeat_params: &UnaryRepeatParams,
+    );
+}
+
+impl<D: CastFrom<S>, S: Element> sealed::DstSealed<S> for D {}
+impl<D: CastFrom<S>, S: Element> CastDst<S> for D {
+    fn cast_dst_supported(soc: Soc, mode: RoundMode) -> bool {
+        <D as CastFrom<S>>::cast_supported(soc, mode)
+    }
+
+    #[track_caller]
+    fn cast_count(dst: &LocalTensor<D>, src: &LocalTensor<S>, mode: RoundMode, count: usize) {
+        let mut k = prologue::<D, S>(mode);
+        apply_count_mixed(API, count, dst, [(src, "src")], &mut k);
+    }
+
+    #[track_caller]
+    fn cast_repeat<const IS_SET_MASK: bool>(
+        dst: &LocalTensor<D>,
+        src: &LocalTensor<S>,
+        mode: RoundMode,
+        mask: Mask,
+        repeat_times: u8,
+        repeat_params: &UnaryRepeatParams,
+    ) {
+        let mut k = prologue::<D, S>(mode);
+        let Some(plan) = resolve::<D::Wide, IS_SET_MASK>(API, mask, repeat_times as usize) else {
+            return;
+        };
+        let p = repeat_params;
+        let d = Operand::new(dst, p.dst_blk_stride, p.dst_rep_stride, "dst");
+        let s = Operand::new(src, p.src_blk_stride, p.src_rep_stride, "src");
+        apply_mixed::<D::Wide, D, S, 1, _>(API, &plan, &d, [&s], &mut k);
+    }
+}
+
 /// `dst[i] = src[i]` converted with `round_mode`, for `i in 0..count` (AscendC
 /// `Cast(dst, src, roundMode, count)`).
 ///
@@ -645,14 +718,13 @@ fn prologue<D: CastFrom<S>, S: Element>(mode: RoundMode) -> CastKernel<D, S> {
 /// type (`dst` at `src`'s address, narrower: each repeat reads before it writes, as the vendor's
 /// `AscendQuant` relies on; the Cast page warns only against widening in place).
 #[track_caller]
-pub fn cast<D: CastFrom<S>, S: Element>(
+pub fn cast<D: CastDst<S>, S: TensorType>(
     dst: &LocalTensor<D>,
     src: &LocalTensor<S>,
     round_mode: RoundMode,
     count: usize,
 ) {
-    let mut k = prologue::<D, S>(round_mode);
-    apply_count_mixed(API, count, dst, [(src, "src")], &mut k);
+    D::cast_count(dst, src, round_mode, count);
 }
 
 /// High-dimensional `Cast` (AscendC `Cast<T, U, isSetMask>(dst, src, roundMode, mask,
@@ -682,7 +754,7 @@ pub fn cast<D: CastFrom<S>, S: Element>(
 /// repeat reads), and if the mask is out of range for the wider type or breaks the
 /// `IS_SET_MASK`/`MASK_PLACEHOLDER` rule, or a touched element lies outside its tensor.
 #[track_caller]
-pub fn cast_masked<D: CastFrom<S>, S: Element, const IS_SET_MASK: bool>(
+pub fn cast_masked<D: CastDst<S>, S: TensorType, const IS_SET_MASK: bool>(
     dst: &LocalTensor<D>,
     src: &LocalTensor<S>,
     round_mode: RoundMode,
@@ -690,12 +762,207 @@ pub fn cast_masked<D: CastFrom<S>, S: Element, const IS_SET_MASK: bool>(
     repeat_times: u8,
     repeat_params: &UnaryRepeatParams,
 ) {
-    let mut k = prologue::<D, S>(round_mode);
-    let Some(plan) = resolve::<D::Wide, IS_SET_MASK>(API, mask.into(), repeat_times as usize) else {
-        return;
+    D::cast_repeat::<IS_SET_MASK>(dst, src, round_mode, mask.into(), repeat_times, repeat_params);
+}
+
+// ---------------------------------------------------------------------------------------
+// int4b_t
+// ---------------------------------------------------------------------------------------
+
+/// `half → int4b_t` modes per chip (Ascend910, Ascend910B, Ascend310P, Ascend310B).
+const F16_TO_INT4: [u8; 4] = [0, RFCAZ | N, N, 0];
+/// `int4b_t → half` modes per chip.
+const INT4_TO_F16: [u8; 4] = [0, N, 0, 0];
+
+fn soc_index(soc: Soc) -> usize {
+    match soc {
+        Soc::Ascend910 => 0,
+        Soc::Ascend910B => 1,
+        Soc::Ascend310P => 2,
+        Soc::Ascend310B => 3,
+    }
+}
+
+/// Fails unless `soc` supports `src → dst` with `mode` under the mode table `modes`.
+#[track_caller]
+fn check_modes(modes: [u8; 4], src: &str, dst: &str, mode: RoundMode) {
+    let soc = get_soc();
+    let ok = |m: RoundMode| modes[soc_index(soc)] & m.bit() != 0;
+    ensure(ok(mode), API, || {
+        let list: Vec<&str> = RoundMode::ALL.iter().filter(|m| ok(**m)).map(|m| m.name()).collect();
+        format!(
+            "{src} -> {dst} with {} is not supported on {soc} ({}); supported modes there: {}",
+            mode.name(),
+            soc.product_line(),
+            if list.is_empty() { "none".to_string() } else { list.join(", ") }
+        )
+    });
+}
+
+/// One `half` rounded by `mode` and saturated to `-8..=7`, as a nibble.
+#[inline(always)]
+fn int4_nibble(x: f16, mode: RoundMode) -> u8 {
+    (<i8 as IntFmt>::encode(x.decode(), mode).clamp(-8, 7) as u8) & 0xF
+}
+
+/// `half → int4b_t` on lane pairs: two `half` (read as one 4-byte unit) into one byte.
+struct HalfToInt4(RoundMode);
+
+impl MixedLanes<u8, u32> for HalfToInt4 {
+    #[inline(always)]
+    unsafe fn run(&mut self, dst: *mut u8, [src]: [*const u32; 1], n: usize) {
+        for i in 0..n {
+            // SAFETY: i < n (the engine's contract); the read precedes the write.
+            let b = unsafe { src.add(i).read() }.to_ne_bytes();
+            let lo = int4_nibble(f16::from_bits(u16::from_ne_bytes([b[0], b[1]])), self.0);
+            let hi = int4_nibble(f16::from_bits(u16::from_ne_bytes([b[2], b[3]])), self.0);
+            // SAFETY: as above.
+            unsafe { dst.add(i).write(lo | hi << 4) };
+        }
+    }
+
+    const NARROW_IN_PLACE: bool = true;
+}
+
+/// `int4b_t → half` on lane pairs: one byte into two `half` (written as one 4-byte unit).
+struct Int4ToHalf;
+
+impl MixedLanes<u32, u8> for Int4ToHalf {
+    #[inline(always)]
+    unsafe fn run(&mut self, dst: *mut u32, [src]: [*const u8; 1], n: usize) {
+        for i in 0..n {
+            // SAFETY: i < n (the engine's contract); the read precedes the write.
+            let b = unsafe { src.add(i).read() };
+            let h = |v: Int4b| f16::from_f32(f32::from(v.value())).to_bits().to_ne_bytes();
+            let (lo, hi) = (h(Int4b::from_nibble(b)), h(Int4b::from_nibble(b >> 4)));
+            // SAFETY: as above.
+            unsafe { dst.add(i).write(u32::from_ne_bytes([lo[0], lo[1], hi[0], hi[1]])) };
+        }
+    }
+}
+
+/// Checks the count form's operands in `int4b_t`/`half` elements (the engine then runs on
+/// lane pairs, whose bounds follow).
+#[track_caller]
+fn check_int4_count<D: TensorType, S: TensorType>(dst: &LocalTensor<D>, src: &LocalTensor<S>, count: usize) {
+    dst.check_vector_operand(API, "dst");
+    src.check_vector_operand(API, "src");
+    ensure(count % 2 == 0, API, || {
+        format!("count = {count} is odd: with int4b_t the count must be even (two elements per byte)")
+    });
+    ensure(count <= dst.get_size(), API, || {
+        format!("count = {count} exceeds dst's {} elements", dst.get_size())
+    });
+    ensure(count <= src.get_size(), API, || {
+        format!("count = {count} exceeds src's {} elements", src.get_size())
+    });
+}
+
+/// The plan of a high-dimensional `int4b_t` cast, in lane pairs: the `half`-lane plan, whose
+/// lanes must come in pairs (the page's rule), folded two lanes to one.
+#[track_caller]
+fn int4_plan<const IS_SET_MASK: bool>(mask: Mask, repeat_times: u8) -> Option<Plan> {
+    let plan = resolve::<f16, IS_SET_MASK>(API, mask, repeat_times as usize)?;
+    const EVEN: u64 = 0x5555_5555_5555_5555;
+    let paired = |m: [u64; 2]| m.iter().all(|w| (w & EVEN) << 1 == w & !EVEN);
+    ensure(paired(plan.bits) && paired(plan.last), API, || {
+        format!(
+            "mask = {mask:?} (lanes {:#x?}) enables lanes singly: with int4b_t the lanes come in pairs (a continuous \
+             mask or counter-mode count must be even, and bits 2k and 2k + 1 of a bit mask equal)",
+            plan.mask_of(plan.repeats - 1)
+        )
+    });
+    let fold = |m: [u64; 2]| {
+        let mut out = 0u64;
+        for k in 0..64 {
+            let bit = 2 * k;
+            if m[bit / 64] >> (bit % 64) & 1 == 1 {
+                out |= 1 << k;
+            }
+        }
+        [out, 0]
     };
-    let p = repeat_params;
-    let d = Operand::new(dst, p.dst_blk_stride, p.dst_rep_stride, "dst");
-    let s = Operand::new(src, p.src_blk_stride, p.src_rep_stride, "src");
-    apply_mixed::<D::Wide, D, S, 1, _>(API, &plan, &d, [&s], &mut k);
+    Some(Plan { repeats: plan.repeats, bits: fold(plan.bits), last: fold(plan.last) })
+}
+
+impl sealed::DstSealed<f16> for Int4b {}
+impl CastDst<f16> for Int4b {
+    fn cast_dst_supported(soc: Soc, mode: RoundMode) -> bool {
+        F16_TO_INT4[soc_index(soc)] & mode.bit() != 0
+    }
+
+    #[track_caller]
+    fn cast_count(dst: &LocalTensor<Int4b>, src: &LocalTensor<f16>, mode: RoundMode, count: usize) {
+        check_modes(F16_TO_INT4, "half", "int4b_t", mode);
+        check_int4_count(dst, src, count);
+        let (d, s) = (dst.reinterpret_cast::<u8>(), src.reinterpret_cast::<u32>());
+        apply_count_mixed(API, count / 2, &d, [(&s, "src")], &mut HalfToInt4(mode));
+    }
+
+    #[track_caller]
+    fn cast_repeat<const IS_SET_MASK: bool>(
+        dst: &LocalTensor<Int4b>,
+        src: &LocalTensor<f16>,
+        mode: RoundMode,
+        mask: Mask,
+        repeat_times: u8,
+        p: &UnaryRepeatParams,
+    ) {
+        check_modes(F16_TO_INT4, "half", "int4b_t", mode);
+        dst.check_vector_operand(API, "dst");
+        src.check_vector_operand(API, "src");
+        let Some(plan) = int4_plan::<IS_SET_MASK>(mask, repeat_times) else {
+            return;
+        };
+        let (dv, sv) = (dst.reinterpret_cast::<u8>(), src.reinterpret_cast::<u32>());
+        let d = Operand::new(
+            &dv,
+            p.dst_blk_stride,
+            p.dst_rep_stride,
+            "dst (int4b_t, counted in bytes: element pairs)",
+        );
+        let s = Operand::new(&sv, p.src_blk_stride, p.src_rep_stride, "src (half, counted in element pairs)");
+        apply_mixed::<u32, u8, u32, 1, _>(API, &plan, &d, [&s], &mut HalfToInt4(mode));
+    }
+}
+
+impl sealed::DstSealed<Int4b> for f16 {}
+impl CastDst<Int4b> for f16 {
+    fn cast_dst_supported(soc: Soc, mode: RoundMode) -> bool {
+        INT4_TO_F16[soc_index(soc)] & mode.bit() != 0
+    }
+
+    #[track_caller]
+    fn cast_count(dst: &LocalTensor<f16>, src: &LocalTensor<Int4b>, mode: RoundMode, count: usize) {
+        check_modes(INT4_TO_F16, "int4b_t", "half", mode);
+        check_int4_count(dst, src, count);
+        let (d, s) = (dst.reinterpret_cast::<u32>(), src.reinterpret_cast::<u8>());
+        apply_count_mixed(API, count / 2, &d, [(&s, "src")], &mut Int4ToHalf);
+    }
+
+    #[track_caller]
+    fn cast_repeat<const IS_SET_MASK: bool>(
+        dst: &LocalTensor<f16>,
+        src: &LocalTensor<Int4b>,
+        mode: RoundMode,
+        mask: Mask,
+        repeat_times: u8,
+        p: &UnaryRepeatParams,
+    ) {
+        check_modes(INT4_TO_F16, "int4b_t", "half", mode);
+        dst.check_vector_operand(API, "dst");
+        src.check_vector_operand(API, "src");
+        let Some(plan) = int4_plan::<IS_SET_MASK>(mask, repeat_times) else {
+            return;
+        };
+        let (dv, sv) = (dst.reinterpret_cast::<u32>(), src.reinterpret_cast::<u8>());
+        let d = Operand::new(&dv, p.dst_blk_stride, p.dst_rep_stride, "dst (half, counted in element pairs)");
+        let s = Operand::new(
+            &sv,
+            p.src_blk_stride,
+            p.src_rep_stride,
+            "src (int4b_t, counted in bytes: element pairs)",
+        );
+        apply_mixed::<u32, u32, u8, 1, _>(API, &plan, &d, [&s], &mut Int4ToHalf);
+    }
 }
