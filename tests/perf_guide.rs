@@ -77,10 +77,14 @@ enum Case {
 fn add_case(x: GmAddr, y: GmAddr, z: GmAddr, total_m: usize, split: usize, len: usize, case: Case) {
     let idx = get_block_idx() as usize;
     let (base, rem) = (total_m / split, total_m % split);
-    let (rows, start) = if idx < rem { (base + 1, idx * (base + 1)) } else { (base, rem * (base + 1) + (idx - rem) * base) };
+    let (rows, start) =
+        if idx < rem { (base + 1, idx * (base + 1)) } else { (base, rem * (base + 1) + (idx - rem) * base) };
     let per_core = rows * N;
-    let (xg, yg, zg) =
-        (gm::<f16>(x, start * N, per_core), gm::<f16>(y, start * N, per_core), gm::<f16>(z, start * N, per_core));
+    let (xg, yg, zg) = (
+        gm::<f16>(x, start * N, per_core),
+        gm::<f16>(y, start * N, per_core),
+        gm::<f16>(z, start * N, per_core),
+    );
     let blocks = per_core.div_ceil(len);
     let local = |addr: usize| LocalTensor::<f16>::new(TPosition::VECCALC, addr, MAX_LEN);
     let h = std::mem::size_of::<f16>();
@@ -189,7 +193,11 @@ fn add_case_0_to_1_scalar_to_vector() {
     // Case 1's Add: 22 + 32 repeats x 2 (x and y in one bank group) = 86 cycles; published
     // aiv_vec_time 761.65 µs / 16384 Adds at 1.85 GHz = 86.0 cycles.
     let adds = c1.logs[0].recs.iter().filter(|r| r.api == "Add").count() as u64;
-    within_30("Add Case 1 cycles per Add", (busy(&c1, Pipe::Vector) / adds) as f64, 761.65 * 1850.0 / 16384.0);
+    within_30(
+        "Add Case 1 cycles per Add",
+        (busy(&c1, Pipe::Vector) / adds) as f64,
+        761.65 * 1850.0 / 16384.0,
+    );
 }
 
 /// Cases 1 → 2 (优化策略2): one core → 48 cores, 8 KB copies. Published `aiv_time`
@@ -235,9 +243,8 @@ fn add_case_3_to_4_double_buffer() {
 fn add_case_5_to_6_bank_conflict() {
     let c4 = add_profile(48, 48 * ROWS, 16384, Case::Double);
     let c6 = add_profile(48, 48 * ROWS, BC_LEN, Case::DoubleBc);
-    let beats = |p: &Profile| {
-        p.logs[0].recs.iter().filter(|r| matches!(r.op, Op::Vector { beats: 2, .. })).count()
-    };
+    let beats =
+        |p: &Profile| p.logs[0].recs.iter().filter(|r| matches!(r.op, Op::Vector { beats: 2, .. })).count();
     assert_eq!(beats(&c6), 0, "Case 6 has no bank conflict");
     assert_eq!(beats(&c4), c4.logs[0].recs.iter().filter(|r| r.api == "Add").count());
     let r = busy(&c4, Pipe::Vector) as f64 / busy(&c6, Pipe::Vector) as f64;
@@ -254,9 +261,11 @@ fn add_case_5_to_6_bank_conflict() {
 fn guide_double_buffer() {
     fn kernel<const B: usize>(x: GmAddr, y: GmAddr, z: GmAddr) {
         const TILE: usize = 4096;
-        let (xg, yg, zg) = (gm::<f16>(x, 0, 16 * TILE), gm::<f16>(y, 0, 16 * TILE), gm::<f16>(z, 0, 16 * TILE));
+        let (xg, yg, zg) =
+            (gm::<f16>(x, 0, 16 * TILE), gm::<f16>(y, 0, 16 * TILE), gm::<f16>(z, 0, 16 * TILE));
         let mut pipe = TPipe::new();
-        let (mut qx, mut qy, mut qz) = (TQue::<VecIn, B>::new(), TQue::<VecIn, B>::new(), TQue::<VecOut, B>::new());
+        let (mut qx, mut qy, mut qz) =
+            (TQue::<VecIn, B>::new(), TQue::<VecIn, B>::new(), TQue::<VecOut, B>::new());
         pipe.init_buffer(&mut qx, B, TILE * 2);
         pipe.init_buffer(&mut qy, B, TILE * 2);
         pipe.init_buffer(&mut qz, B, TILE * 2);
@@ -277,7 +286,13 @@ fn guide_double_buffer() {
             qz.free_tensor(c);
         }
     }
-    let bufs = || (GmBuffer::<f16>::zeroed(16 * 4096), GmBuffer::<f16>::zeroed(16 * 4096), GmBuffer::<f16>::zeroed(16 * 4096));
+    let bufs = || {
+        (
+            GmBuffer::<f16>::zeroed(16 * 4096),
+            GmBuffer::<f16>::zeroed(16 * 4096),
+            GmBuffer::<f16>::zeroed(16 * 4096),
+        )
+    };
     let (x, y, z) = bufs();
     let (xa, ya, za) = (x.addr(), y.addr(), z.addr());
     let one = run(1, move || kernel::<1>(xa, ya, za));
@@ -295,26 +310,27 @@ fn guide_ub_fusion() {
         let (mut qi, mut qo) = (TQue::<VecIn, 1>::new(), TQue::<VecOut, 1>::new());
         pipe.init_buffer(&mut qi, 1, 1024 * 4);
         pipe.init_buffer(&mut qo, 1, 1024 * 4);
-        let stage = |qi: &mut TQue<VecIn, 1>, qo: &mut TQue<VecOut, 1>, from: &GlobalTensor<f32>, first: bool| {
-            let s = qi.alloc_tensor::<f32>();
-            data_copy(&s, from, 1024);
-            qi.enque(s);
-            let s = qi.deque::<f32>();
-            let d = qo.alloc_tensor::<f32>();
-            if first {
-                exp(&d, &s, 1024);
-                if fused {
-                    abs(&d, &d, 1024);
+        let stage =
+            |qi: &mut TQue<VecIn, 1>, qo: &mut TQue<VecOut, 1>, from: &GlobalTensor<f32>, first: bool| {
+                let s = qi.alloc_tensor::<f32>();
+                data_copy(&s, from, 1024);
+                qi.enque(s);
+                let s = qi.deque::<f32>();
+                let d = qo.alloc_tensor::<f32>();
+                if first {
+                    exp(&d, &s, 1024);
+                    if fused {
+                        abs(&d, &d, 1024);
+                    }
+                } else {
+                    abs(&d, &s, 1024);
                 }
-            } else {
-                abs(&d, &s, 1024);
-            }
-            qo.enque(d);
-            qi.free_tensor(s);
-            let d = qo.deque::<f32>();
-            data_copy(&dg, &d, 1024);
-            qo.free_tensor(d);
-        };
+                qo.enque(d);
+                qi.free_tensor(s);
+                let d = qo.deque::<f32>();
+                data_copy(&dg, &d, 1024);
+                qo.free_tensor(d);
+            };
         stage(&mut qi, &mut qo, &sg, true);
         if !fused {
             // The page's 反例 reads back what CopyOut wrote with nothing between MTE3 and

@@ -100,7 +100,11 @@ mod schedule {
     use std::panic::Location;
 
     fn vec(repeats: u64) -> Rec {
-        Rec::new(Op::Vector { dtype: Some(DType::F32), repeats, beats: 1, mask: 0 }, "Add", Location::caller())
+        Rec::new(
+            Op::Vector { dtype: Some(DType::F32), repeats, beats: 1, mask: 0 },
+            "Add",
+            Location::caller(),
+        )
     }
 
     fn core(core: u32, recs: Vec<Rec>) -> CoreLog {

@@ -439,7 +439,9 @@ impl Costs {
     /// A GM copy's latency, rows, row bytes and GM address (`None` for other records).
     pub fn gm_parts(&self, op: &Op) -> Option<(u64, u64, u64, u64)> {
         match *op {
-            Op::Copy { dir: CopyDir::GmToUb | CopyDir::GmToL1, rows, row, gm } => Some((self.mte2_head, rows, row, gm)),
+            Op::Copy { dir: CopyDir::GmToUb | CopyDir::GmToL1, rows, row, gm } => {
+                Some((self.mte2_head, rows, row, gm))
+            }
             Op::Copy { dir: CopyDir::UbToGm, rows, row, gm } => Some((self.mte3_head, rows, row, gm)),
             Op::CubeMove { pipe: super::Pipe::Mte2, bytes } => Some((self.mte2_head, 1, bytes, 0)),
             _ => None,

@@ -195,7 +195,9 @@ impl Op {
             Op::SetFlag { src, .. } => src,
             Op::WaitFlag { dst, .. } => dst,
             Op::CrossSet { pipe, .. } => pipe,
-            Op::Scalar { .. } | Op::Mask | Op::Barrier(_) | Op::SyncAll | Op::CrossWait { .. } => Pipe::Scalar,
+            Op::Scalar { .. } | Op::Mask | Op::Barrier(_) | Op::SyncAll | Op::CrossWait { .. } => {
+                Pipe::Scalar
+            }
         }
     }
 }

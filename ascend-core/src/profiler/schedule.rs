@@ -376,7 +376,13 @@ impl CoreSim<'_> {
                 Op::Barrier(Some(_)) => {}
                 Op::Mask => {
                     let end = self.s + costs.mask_call;
-                    self.out.slices.push(Slice { rec: i, pipe: Pipe::Scalar, start: self.s, end, busy: true });
+                    self.out.slices.push(Slice {
+                        rec: i,
+                        pipe: Pipe::Scalar,
+                        start: self.s,
+                        end,
+                        busy: true,
+                    });
                     self.out.busy[0] += costs.mask_call;
                     self.s = end;
                     self.free[0] = self.free[0].max(end);
@@ -400,7 +406,8 @@ impl CoreSim<'_> {
                         // over.
                         Some((head, rows, row, gm)) => {
                             let alone = costs.gm_copy(head, rows, row, gm, 1);
-                            (start + alone).max(self.port_take(start + head, costs.gm_port(rows, row, active)))
+                            (start + alone)
+                                .max(self.port_take(start + head, costs.gm_port(rows, row, active)))
                         }
                         None => start + costs.cycles(&rec.op, rec.api, active),
                     };

@@ -588,7 +588,12 @@ pub(crate) fn apply_count<T: Element, const N: usize, K: Lanes<T, N>>(
             (srcs[i].0.tag, a, b)
         });
         if K::WRITES_DST {
-            crate::events::on_vector_count_of::<T>(api, count.div_ceil(T::PAR), &reads, &[(dst.0.tag, d0, d1)]);
+            crate::events::on_vector_count_of::<T>(
+                api,
+                count.div_ceil(T::PAR),
+                &reads,
+                &[(dst.0.tag, d0, d1)],
+            );
         } else {
             crate::events::on_vector_count_of::<T>(api, count.div_ceil(T::PAR), &[(dst.0.tag, d0, d1)], &[]);
         }
