@@ -235,8 +235,13 @@ impl CoreSim<'_> {
         if len == 0 {
             return from;
         }
-        // No record starts before the scalar unit's cycle: older slots are done with.
-        let now = self.s;
+        // No later copy starts before the scalar unit's cycle nor before its pipe is free
+        // (each pipe is in order): slots that end before that are done with. (A pipe's first
+        // copy is taken to come after the other pipe's: the bound stays tight and the list
+        // short when the scalar unit runs far ahead of the pipes.)
+        let used =
+            [Pipe::Mte2, Pipe::Mte3].map(|p| self.free[p as usize]).into_iter().filter(|&f| f > 0).min();
+        let now = self.s.max(used.unwrap_or(0));
         self.port.retain(|&(_, e)| e > now);
         let (mut t, mut need) = (from, len);
         let mut taken = Vec::new();
