@@ -21,7 +21,30 @@
 //! A core ends when its pipes are idle; the launch takes its slowest core plus the launch
 //! head overhead.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// A multiplicative hasher for the schedule's `u64` keys (flag and round keys): the replay
+/// looks one up for every queue operation, and SipHash's cost showed in the profiler's
+/// overhead at small tiles.
+#[derive(Default, Clone, Copy)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+type HashMap<K, V> = std::collections::HashMap<K, V, BuildHasherDefault<KeyHasher>>;
 
 use super::cost::Costs;
 use super::{CoreLog, Op, Pipe};
@@ -133,6 +156,8 @@ struct CoreSim<'a> {
     /// When the core's share of the chip's GM bandwidth is taken: disjoint `[start, end)`
     /// slots, sorted.
     port: Vec<(u64, u64)>,
+    /// Scratch space of [`CoreSim::port_take`].
+    scratch: Vec<(u64, u64)>,
     flags: HashMap<u64, VecDeque<(u64, usize, Pipe)>>,
     syncs: usize,
     out: CoreSchedule,
@@ -158,14 +183,20 @@ pub fn schedule(logs: &[CoreLog], costs: &Costs) -> LaunchSchedule {
             s: 0,
             free: [0; 7],
             port: Vec::new(),
-            flags: HashMap::new(),
+            scratch: Vec::new(),
+            flags: HashMap::default(),
             syncs: 0,
-            out: CoreSchedule { core: log.core, aic: log.aic, ..CoreSchedule::default() },
+            out: CoreSchedule {
+                core: log.core,
+                aic: log.aic,
+                slices: Vec::with_capacity(log.recs.len()),
+                ..CoreSchedule::default()
+            },
         })
         .collect();
     let mut flows = Vec::new();
     // Cross-core rounds by key (mode, core group, flag id, round number).
-    let mut cross: HashMap<u64, Round> = HashMap::new();
+    let mut cross: HashMap<u64, Round> = HashMap::default();
     let mut stops = vec![None; sims.len()];
     loop {
         let mut progress = false;
@@ -244,7 +275,8 @@ impl CoreSim<'_> {
         let now = self.s.max(used.unwrap_or(0));
         self.port.retain(|&(_, e)| e > now);
         let (mut t, mut need) = (from, len);
-        let mut taken = Vec::new();
+        let mut taken = std::mem::take(&mut self.scratch);
+        taken.clear();
         for &(a, e) in &self.port {
             if e <= t {
                 continue;
@@ -264,16 +296,17 @@ impl CoreSim<'_> {
             taken.push((t, t + need));
             t += need;
         }
-        self.port.extend(taken);
+        self.port.extend_from_slice(&taken);
         self.port.sort_unstable();
-        let mut merged: Vec<(u64, u64)> = Vec::with_capacity(self.port.len());
-        for &(a, e) in &self.port {
-            match merged.last_mut() {
-                Some(last) if a <= last.1 => last.1 = last.1.max(e),
-                _ => merged.push((a, e)),
+        // Coalesce touching slots.
+        self.port.dedup_by(|next, prev| {
+            let touch = next.0 <= prev.1;
+            if touch {
+                prev.1 = prev.1.max(next.1);
             }
-        }
-        self.port = merged;
+            touch
+        });
+        self.scratch = taken;
         t
     }
 
