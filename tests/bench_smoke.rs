@@ -25,11 +25,11 @@ fn every_benchmark_row_runs() {
     // bulk GM copy rows + 4 rows against the staged loop (2 core counts, sanitizer off / on), 8
     // sanitizer rows (2 kernels x 3 tile sizes, GM SetValue and GetValue loops), 12 f32/f16
     // elementwise rows, 6 mul/muls/exp rows, 4 cast rows, 2 vec_trans rows, 4 vec_reduce_add
-    // rows, 2 profiler rows (16 KiB and 128-element tiles), 1 high-level Matmul row, 9 launch
+    // rows, 3 profiler rows (off; on at 16 KiB and 128-element tiles), 1 high-level Matmul row, 9 launch
     // rows, 2 scaling rows.
     assert_eq!(
         rows.len(),
-        19 + 8 + 12 + 6 + 4 + 2 + 4 + 2 + 1 + 9 + 2,
+        19 + 8 + 12 + 6 + 4 + 2 + 4 + 3 + 1 + 9 + 2,
         "rows: {:#?}",
         rows.iter().map(|r| &r.name).collect::<Vec<_>>()
     );

@@ -276,7 +276,7 @@ pub fn cross_core_set_flag<const MODE_ID: u8, P: CrossCorePipe>(flag_id: u16) {
         c.cross.set(l);
     });
     let key = round_key(MODE_ID, group, flag_id, round);
-    crate::events::on_cross_core_set(P::PIPE, flag_id, key, receivers.contains(&me.slot));
+    crate::events::on_cross_core_set(P::PIPE, flag_id, key, receivers.contains(&me.slot), members.len());
     crate::atomic::flush_current_core();
     let mut overflow: Option<String> = None;
     let kind = me.kind;

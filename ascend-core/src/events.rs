@@ -47,14 +47,22 @@ fn record_vector(
     loc: &'static Location<'static>,
     dtype: Option<crate::element::DType>,
     repeats: u64,
+    mask: u8,
     reads: &[UbSpan],
     writes: &[UbSpan],
 ) {
     let repeats = if repeats == 0 { repeats_of(reads, writes) } else { repeats };
+    // Two sources: the UB bank groups their first blocks fall in (contiguous blocks assumed).
+    let beats = match reads {
+        [a, b, ..] if a.0 != 0 || b.0 != 0 || a.1 != b.1 => {
+            profiler::cost::read_beats(a.1 as u64, b.1 as u64, profiler::cost::ASCEND910B.ub_bank_groups)
+        }
+        _ => 1,
+    };
     profiler::push(Rec {
         ub_read: span32(reads.first()),
         ub_write: span32(writes.first()),
-        ..Rec::new(Op::Vector { dtype, repeats }, api, loc)
+        ..Rec::new(Op::Vector { dtype, repeats, beats, mask }, api, loc)
     });
 }
 
@@ -65,7 +73,7 @@ fn record_vector(
 pub(crate) fn on_vector(api: &'static str, reads: &[UbSpan], writes: &[UbSpan]) {
     sanitizer::on_vector(api, reads, writes);
     if profiler::is_on() {
-        record_vector(api, Location::caller(), None, 0, reads, writes);
+        record_vector(api, Location::caller(), None, 0, 0, reads, writes);
     }
 }
 
@@ -80,7 +88,34 @@ pub(crate) fn on_vector_of<T: Element>(
 ) {
     sanitizer::on_vector(api, reads, writes);
     if profiler::is_on() {
-        record_vector(api, Location::caller(), Some(T::DTYPE), repeats.max(1) as u64, reads, writes);
+        record_vector(api, Location::caller(), Some(T::DTYPE), repeats.max(1) as u64, 0, reads, writes);
+    }
+}
+
+/// [`on_vector_of`] of a count form (`Add(dst, a, b, count)`), which sets the mask register
+/// itself: `SetMaskCount`, `SetVectorMask`, then after the instruction `ResetMask`,
+/// `SetMaskNorm` (`docs/zh/guide/算子实践参考/SIMD算子性能优化/矢量计算/基于全局掩码复用的计算性能优化.md`).
+#[track_caller]
+#[inline(always)]
+pub(crate) fn on_vector_count_of<T: Element>(
+    api: &'static str,
+    repeats: usize,
+    reads: &[UbSpan],
+    writes: &[UbSpan],
+) {
+    sanitizer::on_vector(api, reads, writes);
+    if profiler::is_on() {
+        record_vector(api, Location::caller(), Some(T::DTYPE), repeats.max(1) as u64, 4, reads, writes);
+    }
+}
+
+/// A mask-register call (`SetMaskCount`, `SetMaskNorm`, `SetVectorMask`, `ResetMask`): a
+/// scalar operation for the profiler; the sanitizer does not read it.
+#[track_caller]
+#[inline]
+pub(crate) fn on_mask(api: &'static str) {
+    if profiler::is_on() {
+        profiler::push(Rec::new(Op::Mask, api, Location::caller()));
     }
 }
 
@@ -266,24 +301,27 @@ pub(crate) fn on_sync_all() {
     }
 }
 
-/// `CrossCoreSetFlag` of `flag` after `pipe`.
+/// `CrossCoreSetFlag` of `flag` after `pipe`, this core's set in the round `key` (mode, core
+/// group, flag id and round number) of `members` cores.
 #[track_caller]
 #[inline]
-pub(crate) fn on_cross_core_set(pipe: pipe_t, flag: u16, key: usize, own: bool) {
+pub(crate) fn on_cross_core_set(pipe: pipe_t, flag: u16, key: usize, own: bool, members: usize) {
     sanitizer::on_cross_core_set(pipe, flag, key, own);
     if profiler::is_on() {
         let pipe = Pipe::of(pipe).unwrap_or(Pipe::Scalar);
-        profiler::push(Rec::new(Op::CrossSet { pipe, flag }, "CrossCoreSetFlag", Location::caller()));
+        let op = Op::CrossSet { pipe, flag, round: key as u64, members: members as u32 };
+        profiler::push(Rec::new(op, "CrossCoreSetFlag", Location::caller()));
     }
 }
 
-/// `CrossCoreWaitFlag` of `flag`.
+/// `CrossCoreWaitFlag` of `flag`, which took the round `key` off the core's counter.
 #[track_caller]
 #[inline]
 pub(crate) fn on_cross_core_wait(flag: u16, key: usize, own: bool) {
     sanitizer::on_cross_core_wait(flag, key, own);
     if profiler::is_on() {
-        profiler::push(Rec::new(Op::CrossWait { flag }, "CrossCoreWaitFlag", Location::caller()));
+        let op = Op::CrossWait { flag, round: key as u64 };
+        profiler::push(Rec::new(op, "CrossCoreWaitFlag", Location::caller()));
     }
 }
 

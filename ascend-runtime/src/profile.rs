@@ -111,7 +111,7 @@ impl Profile {
                     a.insert("wait".into(), json!(true));
                 }
                 match r.op {
-                    Op::Vector { dtype, repeats } => {
+                    Op::Vector { dtype, repeats, .. } => {
                         a.insert("dtype".into(), json!(dtype.map_or("?", dtype_name)));
                         a.insert("repeats".into(), json!(repeats));
                     }

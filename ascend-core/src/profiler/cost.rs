@@ -1,8 +1,8 @@
 //! The cost model: cycles of each instruction on one chip, in one table.
 //!
 //! Every number names its source: a vendor page (path in `mirror-cann/asc-devkit`), or
-//! "assumed" (a round figure, not published) or "fitted" (chosen to match a statement of the
-//! vendor's performance guide). Only Ascend910B (Atlas A2) is modelled; the other chips use
+//! "assumed" (a round figure, not published) or "fitted" (solved from the msprof tables of the
+//! vendor's Add tuning case, [`ADD_CASE_SOURCE`]). Only Ascend910B (Atlas A2) is modelled; the other chips use
 //! its numbers (see [`Costs::of`]).
 
 use crate::element::DType;
@@ -214,31 +214,59 @@ fn name_size(n: &str) -> usize {
     }
 }
 
+/// The Add tuning case: msprof tables of the vendor's `add_high_performance` example (8192 ×
+/// 8192 half, Atlas A2; Cases 0-6), the source of the fitted constants below.
+pub const ADD_CASE_SOURCE: &str =
+    "examples/01_simd_cpp_api/05_best_practices/00_vector_compute/add_high_performance/README.md";
+
 /// The per-chip constants of the model. Cycles unless named otherwise.
+///
+/// "Fitted" constants were solved from the msprof tables of the Add tuning case
+/// ([`ADD_CASE_SOURCE`], at 1.85 GHz); the other cases of that table and the guide's pairs
+/// (`tests/perf_guide.rs`) only check them.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Costs {
-    /// AI core clock, GHz. Assumed (Ascend910B's AI core runs at about 1.8 GHz).
+    /// AI core clock, GHz. Derived: the Add tuning case gives 5.904 µs as the theoretical
+    /// vector time of 8192 × 8192 half on 48 cores at 128 half a cycle, 10922.7 cycles
+    /// ("接近Atlas A2训练系列48核理论vector耗时5.904μs",
+    /// `docs/zh/guide/算子实践参考/典型算子实践案例/SIMD算子实现/Add矢量算子实践/高阶性能打磨.md`).
     pub clock_ghz: f64,
     /// Cycles the scalar unit spends issuing one instruction to a pipe. Assumed.
     pub issue: u64,
-    /// Start-up latency of a vector instruction before its first repeat. Assumed.
+    /// Cycles a vector instruction occupies the V pipe beyond its repeats. Fitted: Case 6's
+    /// `aiv_vec_time` 6.954 µs = 87 `Add`s of 10944 repeats in all, 22 cycles each; checked on
+    /// Case 4 (12.85 µs modelled, 12.846 published) and Case 1 (86 cycles an `Add`, 86
+    /// published).
     pub vec_head: u64,
-    /// A scalar `GetValue`/`SetValue` of UB. Assumed.
+    /// A scalar `GetValue`/`SetValue` of UB, beyond its issue. Fitted: Case 0's
+    /// `aiv_scalar_time` is 34 cycles an element for two `GetValue`s and one `SetValue` (the
+    /// loop's conversions and add, not modelled, are folded in).
     pub scalar_ub: u64,
     /// A scalar access of GM through the data cache. Assumed.
     pub scalar_gm: u64,
-    /// Per-copy latency of MTE2 (GM → UB/L1). Fitted: with [`Costs::core_gm_bw`], a copy of
-    /// 16 KB reaches about 86 % of the peak, the guide's "16KB以上通常能较好地发挥出带宽的最佳性能"
+    /// Scalar cycles of one mask-register call (`SetMaskCount`, `SetMaskNorm`,
+    /// `SetVectorMask`, `ResetMask`): "每个接口调用耗时1cycle"
+    /// (`docs/zh/guide/算子实践参考/SIMD算子性能优化/矢量计算/基于全局掩码复用的计算性能优化.md`).
+    /// A count-form instruction (`Add(dst, a, b, count)`) makes four (the same page).
+    pub mask_call: u64,
+    /// Per-copy latency of MTE2 (GM → UB/L1). Fitted: `aiv_mte2_time` of Case 2 (8 KB copies,
+    /// 48 cores) and Case 3 (32 KB) give 112 cycles a copy and 17.4 bytes a cycle a core.
+    /// Checked: 16 KB on one core reaches 81 % of the peak, the guide's "16KB以上通常能较好地发挥出带宽的最佳性能"
     /// (`docs/zh/guide/算子实践参考/SIMD算子性能优化/内存访问/尽量一次搬运较大的数据块.md`).
     pub mte2_head: u64,
-    /// Per-copy latency of MTE3 (UB → GM). Fitted as [`Costs::mte2_head`].
+    /// Per-copy latency of MTE3 (UB → GM). Fitted: Case 1's `aiv_mte3_time`, 295 cycles an
+    /// 8 KB copy on one core, less 8192 / [`Costs::core_gm_bw`].
     pub mte3_head: u64,
     /// Extra cycles per row (burst) of a strided copy beyond the first. Assumed.
     pub per_row: u64,
-    /// One core's peak GM bandwidth, bytes per cycle. Assumed (about 115 GB/s at 1.8 GHz).
+    /// One pipe's peak GM bandwidth on one core, bytes per cycle. Fitted: Case 1's
+    /// `aiv_mte2_time`, 350.5 cycles an 8 KB copy on one core, less [`Costs::mte2_head`]
+    /// (34.4 B/cycle, 64 GB/s).
     pub core_gm_bw: f64,
-    /// The chip's GM (HBM) bandwidth shared by the active cores, bytes per cycle. Assumed
-    /// (1.6 TB/s at 1.8 GHz).
+    /// The chip's GM bandwidth, bytes per cycle, shared evenly by the active cores; on each
+    /// core, MTE2 and MTE3 share its part. Fitted: 48 × 17.4 (Cases 2 and 3, see
+    /// [`Costs::mte2_head`]): 836 B/cycle, 1.55 TB/s through the L2 cache in its default mode
+    /// (the case's Case 6, with the L2 bypassed, reaches 2.35 TB/s; the model has no L2).
     pub chip_gm_bw: f64,
     /// Bandwidth factor of a copy whose GM address is not 512-byte aligned: the guide's worst
     /// case, "32B对齐场景只能达到512B对齐场景的70%"
@@ -261,29 +289,35 @@ pub struct Costs {
     pub flag_latency: u64,
     /// `SyncAll` across cores, after the last core arrives. Assumed.
     pub sync_all: u64,
-    /// Launch head overhead, µs: fixed part. Assumed (the guide gives only a figure,
-    /// `docs/zh/guide/算子实践参考/SIMD算子性能优化/头尾开销优化/设置合适的核数和算子Kernel类型.md`).
+    /// Launch head overhead, µs: fixed part. Fitted: `Task Duration − aiv_time` of the Add
+    /// tuning case, 0.46 µs on one core (Cases 0, 1), 2.5-9.4 µs on 48 (Cases 2-5, mean 6.4).
     pub launch_us: f64,
-    /// Launch head overhead, µs per launched core ("头开销会随着使用的核数增加而增加", same page).
-    /// Assumed.
+    /// Launch head overhead, µs per launched core ("头开销会随着使用的核数增加而增加",
+    /// `docs/zh/guide/算子实践参考/SIMD算子性能优化/头尾开销优化/设置合适的核数和算子Kernel类型.md`).
+    /// Fitted as [`Costs::launch_us`].
     pub launch_us_per_core: f64,
-    /// Vector cores of the chip (the cores that share GM when the launch is larger). Assumed
-    /// (Ascend910B2: 48 AIV, 24 AIC).
+    /// Vector cores of the chip (the cores that share GM when the launch is larger):
+    /// Ascend910B's 48 AIVs, as the Add tuning case splits its rows ("行方向切分48份").
     pub vector_cores: u32,
+    /// Bank groups of the Unified Buffer and the bytes of one bank row: "UB总大小为192K，划分为48个bank。
+    /// 每个bank由128行组成，每行长度为32B。这48个bank进一步组织为16个bank group"
+    /// (`docs/zh/guide/算子实践参考/SIMD算子性能优化/内存访问/避免UB的bank冲突/避免bank冲突（NPU架构版本2201）.md`).
+    pub ub_bank_groups: u32,
 }
 
 /// Ascend910B's constants.
 pub const ASCEND910B: Costs = Costs {
-    clock_ghz: 1.8,
+    clock_ghz: 1.85,
     issue: 1,
-    vec_head: 8,
-    scalar_ub: 4,
+    vec_head: 22,
+    scalar_ub: 10,
     scalar_gm: 100,
-    mte2_head: 40,
-    mte3_head: 40,
+    mask_call: 1,
+    mte2_head: 112,
+    mte3_head: 57,
     per_row: 2,
-    core_gm_bw: 64.0,
-    chip_gm_bw: 888.0,
+    core_gm_bw: 34.4,
+    chip_gm_bw: 836.0,
     unaligned_factor: 0.7,
     ub_copy_bw: 256.0,
     mte1_bw: 256.0,
@@ -292,10 +326,28 @@ pub const ASCEND910B: Costs = Costs {
     mmad_head: 8,
     flag_latency: 2,
     sync_all: 200,
-    launch_us: 3.0,
-    launch_us_per_core: 0.05,
+    launch_us: 0.33,
+    launch_us_per_core: 0.126,
     vector_cores: 48,
+    ub_bank_groups: 16,
 };
+
+/// The bank-conflict beats of one repeat of a vector instruction reading two sources that
+/// start at UB bytes `src0` and `src1` with contiguous blocks (block stride 1): the vector
+/// unit reads one 32-byte row from each bank group per cycle, and a repeat reads eight blocks
+/// of each source, so unless the two sources' blocks fall in disjoint bank groups (starts 256
+/// bytes apart modulo 512: the Add tuning case's Case 6 fix), some group serves two rows and
+/// the repeat takes two cycles ("读读冲突", the 2201 bank page; Case 4 → 6 of the Add case:
+/// `aiv_vec_time` 12.846 → 6.954 µs). Two reads of the same address are one.
+pub fn read_beats(src0: u64, src1: u64, bank_groups: u32) -> u8 {
+    let groups = u64::from(bank_groups.max(1));
+    let (g0, g1) = ((src0 / 32) % groups, (src1 / 32) % groups);
+    if src0 == src1 || (g0 + groups - g1) % groups == groups / 2 {
+        1
+    } else {
+        2
+    }
+}
 
 impl Costs {
     /// The constants of `soc`: Ascend910B's for every chip (the others are not modelled yet).
@@ -357,24 +409,52 @@ impl Costs {
         self.mmad_head + work.div_ceil(16 * 16 * cube_k)
     }
 
-    /// Cycles of a GM copy of `rows` rows of `row` bytes at GM address `gm` on a core among
-    /// `active` cores moving data at once, with per-copy latency `head`.
+    /// Bytes a GM copy of `rows` rows of `row` bytes moves: bursts move whole 32-byte blocks.
+    pub fn gm_bytes(rows: u64, row: u64) -> u64 {
+        rows * row.div_ceil(32) * 32
+    }
+
+    /// Cycles of a GM copy of `rows` rows of `row` bytes at GM address `gm` on its pipe alone
+    /// (its latency `head`, its rows, its bytes at [`Costs::core_gm_bw`], 70 % of it off a
+    /// 512-byte boundary), on a core among `active` cores each moving one copy at once (the
+    /// chip's bandwidth shared evenly). The schedule charges the share separately, so that a
+    /// core's MTE2 and MTE3 share it (see [`Costs::gm_port`]).
     pub fn gm_copy(&self, head: u64, rows: u64, row: u64, gm: u64, active: u32) -> u64 {
-        let share = self.chip_gm_bw / f64::from(active.clamp(1, self.vector_cores));
-        let mut bw = self.core_gm_bw.min(share);
+        let mut bw = self.core_gm_bw;
         if gm % 512 != 0 {
             bw *= self.unaligned_factor;
         }
-        // Bursts move whole 32-byte blocks.
-        let bytes = rows * row.div_ceil(32) * 32;
-        head + rows.saturating_sub(1) * self.per_row + (bytes as f64 / bw).ceil() as u64
+        let bytes = Costs::gm_bytes(rows, row);
+        let alone = head + rows.saturating_sub(1) * self.per_row + (bytes as f64 / bw).ceil() as u64;
+        alone.max(head + self.gm_port(rows, row, active))
+    }
+
+    /// Cycles a GM copy holds the core's share of the chip's bandwidth
+    /// ([`Costs::chip_gm_bw`] over `active` cores, at most [`Costs::vector_cores`]).
+    pub fn gm_port(&self, rows: u64, row: u64, active: u32) -> u64 {
+        let share = self.chip_gm_bw / f64::from(active.clamp(1, self.vector_cores));
+        (Costs::gm_bytes(rows, row) as f64 / share).ceil() as u64
+    }
+
+    /// A GM copy's latency, rows, row bytes and GM address (`None` for other records).
+    pub fn gm_parts(&self, op: &Op) -> Option<(u64, u64, u64, u64)> {
+        match *op {
+            Op::Copy { dir: CopyDir::GmToUb | CopyDir::GmToL1, rows, row, gm } => {
+                Some((self.mte2_head, rows, row, gm))
+            }
+            Op::Copy { dir: CopyDir::UbToGm, rows, row, gm } => Some((self.mte3_head, rows, row, gm)),
+            Op::CubeMove { pipe: super::Pipe::Mte2, bytes } => Some((self.mte2_head, 1, bytes, 0)),
+            _ => None,
+        }
     }
 
     /// Cycles of `op` on its pipe (0 for flags, barriers and waits: their time is waiting)
     /// on a core among `active` cores.
     pub fn cycles(&self, op: &Op, api: &str, active: u32) -> u64 {
         match *op {
-            Op::Vector { dtype, repeats } => self.vec_head + repeats * Costs::vector_repeat(api, dtype),
+            Op::Vector { dtype, repeats, beats, .. } => {
+                self.vec_head + repeats * Costs::vector_repeat(api, dtype).max(u64::from(beats))
+            }
             Op::Copy { dir: CopyDir::UbToUb, rows, row, .. } => {
                 self.vec_head + ((rows * row) as f64 / self.ub_copy_bw).ceil() as u64
             }
@@ -400,6 +480,7 @@ impl Costs {
                     self.scalar_ub
                 }
             }
+            Op::Mask => self.mask_call,
             Op::SetFlag { .. }
             | Op::WaitFlag { .. }
             | Op::Barrier(_)

@@ -84,12 +84,18 @@ pub enum CopyDir {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Op {
     /// A vector instruction: its element type (`None` when the instruction did not say),
-    /// its repeats (256-byte iterations) and the bytes it writes.
+    /// its repeats (256-byte iterations), the cycles a repeat takes at least for the UB bank
+    /// conflicts of its sources ([`cost::read_beats`]) and the mask-register calls it makes
+    /// itself (a count form: four).
     Vector {
         /// Element type of the destination, when known.
         dtype: Option<DType>,
         /// Repeats (each one 256 bytes of every operand).
         repeats: u64,
+        /// Cycles a repeat takes at least: 2 when its two sources meet in a UB bank group.
+        beats: u8,
+        /// Mask-register calls the instruction makes on the scalar unit before it issues.
+        mask: u8,
     },
     /// A copy of `rows` rows of `row` bytes; `gm` is the GM address of its first byte (0 for
     /// a UB → UB copy).
@@ -145,21 +151,33 @@ pub enum Op {
         /// The flag's identity.
         key: u64,
     },
+    /// A mask-register call on the scalar unit (`SetMaskCount`, `SetMaskNorm`,
+    /// `SetVectorMask`, `ResetMask`).
+    Mask,
     /// `PipeBarrier<p>` (`None`: `PIPE_ALL`).
     Barrier(Option<Pipe>),
     /// `SyncAll`: every core of the launch.
     SyncAll,
-    /// `CrossCoreSetFlag` of `flag` after `pipe`'s instructions.
+    /// `CrossCoreSetFlag` of `flag` after `pipe`'s instructions: this core's set in the round
+    /// `round` (the round's mode, core group, flag id and number, as `cross_core` keys it for
+    /// the sanitizer), which completes once `members` cores have set it.
     CrossSet {
         /// The pipe the flag follows.
         pipe: Pipe,
         /// Flag id.
         flag: u16,
+        /// The round: (mode, core group, flag id, round number) packed as `cross_core` does.
+        round: u64,
+        /// Cores that set the round (every AIV of the launch in mode 0, the block's AIVs in
+        /// mode 1 or mode 2 from an AIV, the AIC alone in mode 2 from an AIC).
+        members: u32,
     },
-    /// `CrossCoreWaitFlag` of `flag`.
+    /// `CrossCoreWaitFlag` of `flag`, which took the round `round` off its counter.
     CrossWait {
         /// Flag id.
         flag: u16,
+        /// The round it took (see [`Op::CrossSet`]).
+        round: u64,
     },
 }
 
@@ -177,7 +195,9 @@ impl Op {
             Op::SetFlag { src, .. } => src,
             Op::WaitFlag { dst, .. } => dst,
             Op::CrossSet { pipe, .. } => pipe,
-            Op::Scalar { .. } | Op::Barrier(_) | Op::SyncAll | Op::CrossWait { .. } => Pipe::Scalar,
+            Op::Scalar { .. } | Op::Mask | Op::Barrier(_) | Op::SyncAll | Op::CrossWait { .. } => {
+                Pipe::Scalar
+            }
         }
     }
 }
@@ -224,9 +244,14 @@ thread_local! {
     static LOG: RefCell<Vec<Rec>> = const { RefCell::new(Vec::new()) };
 }
 
-/// Whether this thread's core is profiled.
+/// Whether this thread's core is profiled: the one check every instruction's hook makes when
+/// the profiler is off (public so that the benchmark can time it).
+///
+/// ```
+/// assert!(!ascend_core::profiler::is_on());
+/// ```
 #[inline(always)]
-pub(crate) fn is_on() -> bool {
+pub fn is_on() -> bool {
     ON.with(Cell::get)
 }
 

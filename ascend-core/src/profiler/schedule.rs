@@ -12,13 +12,39 @@
 //!   compiler's automatic synchronisation, taken conservatively;
 //! * `SyncAll` holds every core until the last one arrives with its pipes idle, plus
 //!   [`Costs::sync_all`];
-//! * the core's `r`-th `CrossCoreWaitFlag` of a flag waits for the launch's `r`-th
-//!   `CrossCoreSetFlag` of it.
+//! * a `CrossCoreWaitFlag` waits for the round it took off its counter: the round's key is
+//!   its mode, core group, flag id and number, as `cross_core` and the sanitizer key it (so
+//!   that a mode-2 round of one block never releases a wait of another block, nor a mode-0
+//!   round a mode-2 wait); the round completes when the last of its members has set it, one
+//!   flag latency after that member's pipe finished what it was given before.
 //!
 //! A core ends when its pipes are idle; the launch takes its slowest core plus the launch
 //! head overhead.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// A multiplicative hasher for the schedule's `u64` keys (flag and round keys): the replay
+/// looks one up for every queue operation, and SipHash's cost showed in the profiler's
+/// overhead at small tiles.
+#[derive(Default, Clone, Copy)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+type HashMap<K, V> = std::collections::HashMap<K, V, BuildHasherDefault<KeyHasher>>;
 
 use super::cost::Costs;
 use super::{CoreLog, Op, Pipe};
@@ -118,8 +144,8 @@ enum Stop {
     Done,
     /// At its n-th `SyncAll` (record not yet done).
     Sync(usize),
-    /// At a cross-core wait of `flag`, the core's `round`-th.
-    Cross(u16, usize),
+    /// At a cross-core wait of a round not complete yet.
+    Cross(u64),
 }
 
 struct CoreSim<'a> {
@@ -127,10 +153,23 @@ struct CoreSim<'a> {
     at: usize,
     s: u64,
     free: [u64; 7],
+    /// When the core's share of the chip's GM bandwidth is taken: disjoint `[start, end)`
+    /// slots, sorted.
+    port: Vec<(u64, u64)>,
+    /// Scratch space of [`CoreSim::port_take`].
+    scratch: Vec<(u64, u64)>,
     flags: HashMap<u64, VecDeque<(u64, usize, Pipe)>>,
     syncs: usize,
-    cross_seen: HashMap<u16, usize>,
     out: CoreSchedule,
+}
+
+/// A cross-core round as the replay met its sets: how many, and the latest one (its cycle,
+/// core, record and pipe).
+#[derive(Clone, Copy, Debug, Default)]
+struct Round {
+    sets: u32,
+    members: u32,
+    last: (u64, u32, usize, Option<Pipe>),
 }
 
 /// Replays `logs` with `costs`.
@@ -143,15 +182,21 @@ pub fn schedule(logs: &[CoreLog], costs: &Costs) -> LaunchSchedule {
             at: 0,
             s: 0,
             free: [0; 7],
-            flags: HashMap::new(),
+            port: Vec::new(),
+            scratch: Vec::new(),
+            flags: HashMap::default(),
             syncs: 0,
-            cross_seen: HashMap::new(),
-            out: CoreSchedule { core: log.core, aic: log.aic, ..CoreSchedule::default() },
+            out: CoreSchedule {
+                core: log.core,
+                aic: log.aic,
+                slices: Vec::with_capacity(log.recs.len()),
+                ..CoreSchedule::default()
+            },
         })
         .collect();
     let mut flows = Vec::new();
-    // Cross-core sets by flag: (cycle, core, record, pipe), in the order the replay met them.
-    let mut cross: HashMap<u16, Vec<(u64, u32, usize, Pipe)>> = HashMap::new();
+    // Cross-core rounds by key (mode, core group, flag id, round number).
+    let mut cross: HashMap<u64, Round> = HashMap::default();
     let mut stops = vec![None; sims.len()];
     loop {
         let mut progress = false;
@@ -192,10 +237,7 @@ pub fn schedule(logs: &[CoreLog], costs: &Costs) -> LaunchSchedule {
         }
         if !progress {
             // A cross-core wait no set will satisfy: let the first one through.
-            if let Some(&i) = waiting.iter().find(|&&i| matches!(stops[i], Some(Stop::Cross(..)))) {
-                if let Some(Stop::Cross(f, _)) = stops[i] {
-                    *sims[i].cross_seen.entry(f).or_default() += 1;
-                }
+            if let Some(&i) = waiting.iter().find(|&&i| matches!(stops[i], Some(Stop::Cross(_)))) {
                 sims[i].at += 1;
                 stops[i] = None;
             } else {
@@ -216,12 +258,64 @@ pub fn schedule(logs: &[CoreLog], costs: &Costs) -> LaunchSchedule {
 }
 
 impl CoreSim<'_> {
+    /// Takes `len` cycles of the core's GM bandwidth share from cycle `from` on, in the gaps
+    /// the core's other copies left (the copies of MTE2 and MTE3 share it; the share is
+    /// work-conserving: a copy later in program order fills a gap before an earlier one's).
+    /// Returns the cycle the last of them ends.
+    fn port_take(&mut self, from: u64, len: u64) -> u64 {
+        if len == 0 {
+            return from;
+        }
+        // No later copy starts before the scalar unit's cycle nor before its pipe is free
+        // (each pipe is in order): slots that end before that are done with. (A pipe's first
+        // copy is taken to come after the other pipe's: the bound stays tight and the list
+        // short when the scalar unit runs far ahead of the pipes.)
+        let used =
+            [Pipe::Mte2, Pipe::Mte3].map(|p| self.free[p as usize]).into_iter().filter(|&f| f > 0).min();
+        let now = self.s.max(used.unwrap_or(0));
+        self.port.retain(|&(_, e)| e > now);
+        let (mut t, mut need) = (from, len);
+        let mut taken = std::mem::take(&mut self.scratch);
+        taken.clear();
+        for &(a, e) in &self.port {
+            if e <= t {
+                continue;
+            }
+            if a > t {
+                let take = need.min(a - t);
+                taken.push((t, t + take));
+                need -= take;
+                t += take;
+                if need == 0 {
+                    break;
+                }
+            }
+            t = t.max(e);
+        }
+        if need > 0 {
+            taken.push((t, t + need));
+            t += need;
+        }
+        self.port.extend_from_slice(&taken);
+        self.port.sort_unstable();
+        // Coalesce touching slots.
+        self.port.dedup_by(|next, prev| {
+            let touch = next.0 <= prev.1;
+            if touch {
+                prev.1 = prev.1.max(next.1);
+            }
+            touch
+        });
+        self.scratch = taken;
+        t
+    }
+
     /// Runs the core until it ends or blocks.
     fn run(
         &mut self,
         costs: &Costs,
         active: u32,
-        cross: &mut HashMap<u16, Vec<(u64, u32, usize, Pipe)>>,
+        cross: &mut HashMap<u64, Round>,
         flows: &mut Vec<Flow>,
     ) -> Stop {
         let core = self.log.core;
@@ -234,12 +328,12 @@ impl CoreSim<'_> {
                     self.out.busy[0] += costs.issue;
                     return Stop::Sync(self.syncs);
                 }
-                Op::CrossWait { flag } => {
-                    let round = self.cross_seen.get(&flag).copied().unwrap_or(0);
-                    let Some(&(t, c, r, p)) = cross.get(&flag).and_then(|v| v.get(round)) else {
-                        return Stop::Cross(flag, round);
+                Op::CrossWait { round, .. } => {
+                    let Some(&Round { last: (t, c, r, Some(p)), .. }) =
+                        cross.get(&round).filter(|r| r.sets >= r.members)
+                    else {
+                        return Stop::Cross(round);
                     };
-                    self.cross_seen.insert(flag, round + 1);
                     self.s += costs.issue;
                     self.out.busy[0] += costs.issue;
                     if t > self.s {
@@ -263,17 +357,27 @@ impl CoreSim<'_> {
                 }
                 _ => {}
             }
-            self.s += costs.issue;
-            self.out.busy[0] += costs.issue;
+            // A count-form vector instruction sets the mask register itself first.
+            let own = match rec.op {
+                Op::Vector { mask, .. } => u64::from(mask) * costs.mask_call,
+                _ => 0,
+            };
+            self.s += costs.issue + own;
+            self.out.busy[0] += costs.issue + own;
             match rec.op {
                 Op::SetFlag { src, key, .. } => {
                     let t = self.free[src as usize].max(self.s) + costs.flag_latency;
                     self.flags.entry(key).or_default().push_back((t, i, src));
                     self.out.slices.push(Slice { rec: i, pipe: src, start: t, end: t, busy: false });
                 }
-                Op::CrossSet { pipe, flag } => {
+                Op::CrossSet { pipe, round, members, .. } => {
                     let t = self.free[pipe as usize].max(self.s) + costs.flag_latency;
-                    cross.entry(flag).or_default().push((t, core, i, pipe));
+                    let r = cross.entry(round).or_default();
+                    r.sets += 1;
+                    r.members = members.max(1);
+                    if r.last.3.is_none() || t >= r.last.0 {
+                        r.last = (t, core, i, Some(pipe));
+                    }
                     self.out.slices.push(Slice { rec: i, pipe, start: t, end: t, busy: false });
                 }
                 Op::WaitFlag { dst, key, .. } => {
@@ -308,6 +412,19 @@ impl CoreSim<'_> {
                     self.free = [self.s; 7];
                 }
                 Op::Barrier(Some(_)) => {}
+                Op::Mask => {
+                    let end = self.s + costs.mask_call;
+                    self.out.slices.push(Slice {
+                        rec: i,
+                        pipe: Pipe::Scalar,
+                        start: self.s,
+                        end,
+                        busy: true,
+                    });
+                    self.out.busy[0] += costs.mask_call;
+                    self.s = end;
+                    self.free[0] = self.free[0].max(end);
+                }
                 Op::Scalar { gm } => {
                     let deps: &[Pipe] =
                         if gm { &[Pipe::Mte3] } else { &[Pipe::Vector, Pipe::Mte2, Pipe::Mte3] };
@@ -321,7 +438,17 @@ impl CoreSim<'_> {
                 _ => {
                     let p = pipe as usize;
                     let start = self.free[p].max(self.s);
-                    let end = start + costs.cycles(&rec.op, rec.api, active);
+                    let end = match costs.gm_parts(&rec.op) {
+                        // A GM copy: alone on its pipe, and holding the core's share of the
+                        // chip's bandwidth (which MTE2 and MTE3 share) once its latency is
+                        // over.
+                        Some((head, rows, row, gm)) => {
+                            let alone = costs.gm_copy(head, rows, row, gm, 1);
+                            (start + alone)
+                                .max(self.port_take(start + head, costs.gm_port(rows, row, active)))
+                        }
+                        None => start + costs.cycles(&rec.op, rec.api, active),
+                    };
                     self.out.slices.push(Slice { rec: i, pipe, start, end, busy: true });
                     self.out.busy[p] += end - start;
                     self.free[p] = end;

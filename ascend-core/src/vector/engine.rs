@@ -588,9 +588,14 @@ pub(crate) fn apply_count<T: Element, const N: usize, K: Lanes<T, N>>(
             (srcs[i].0.tag, a, b)
         });
         if K::WRITES_DST {
-            crate::events::on_vector_of::<T>(api, count.div_ceil(T::PAR), &reads, &[(dst.0.tag, d0, d1)]);
+            crate::events::on_vector_count_of::<T>(
+                api,
+                count.div_ceil(T::PAR),
+                &reads,
+                &[(dst.0.tag, d0, d1)],
+            );
         } else {
-            crate::events::on_vector_of::<T>(api, count.div_ceil(T::PAR), &[(dst.0.tag, d0, d1)], &[]);
+            crate::events::on_vector_count_of::<T>(api, count.div_ceil(T::PAR), &[(dst.0.tag, d0, d1)], &[]);
         }
         // SAFETY: every operand holds at least `count` elements; dst equals or is disjoint
         // from each source (checked above).

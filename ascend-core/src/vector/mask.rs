@@ -69,12 +69,16 @@ pub(crate) const fn prefix_bits(n: usize) -> [u64; 2] {
 }
 
 /// Switches the current core to counter mode (AscendC `SetMaskCount`).
+#[track_caller]
 pub fn set_mask_count() {
+    crate::events::on_mask("SetMaskCount");
     with_core(|c| c.mask_mode.set(MaskMode::Counter))
 }
 
 /// Switches the current core back to normal mode (AscendC `SetMaskNorm`).
+#[track_caller]
 pub fn set_mask_norm() {
+    crate::events::on_mask("SetMaskNorm");
     with_core(|c| c.mask_mode.set(MaskMode::Normal))
 }
 
@@ -98,6 +102,7 @@ pub fn get_mask_mode() -> MaskMode {
 /// Panics if the mask is out of range for `T` in the current mode.
 #[track_caller]
 pub fn set_vector_mask<T: Element>(mask: impl Into<Mask>) {
+    crate::events::on_mask("SetVectorMask");
     let mask = mask.into();
     let mode = get_mask_mode();
     let reg = match mode {
@@ -120,7 +125,9 @@ pub fn set_vector_mask_hi_lo<T: Element>(mask_high: u64, mask_low: u64) {
 }
 
 /// Sets the mask register to all lanes (AscendC `ResetMask`).
+#[track_caller]
 pub fn reset_mask() {
+    crate::events::on_mask("ResetMask");
     with_core(|c| c.mask.set([u64::MAX, u64::MAX]))
 }
 
