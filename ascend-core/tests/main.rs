@@ -28,6 +28,7 @@ mod adv_softmax_more;
 mod adv_sort;
 mod adv_transpose;
 mod chip_rules;
+mod cube_bias;
 mod cube_copy;
 mod cube_memory;
 mod cube_mmad;
