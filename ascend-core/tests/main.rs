@@ -30,6 +30,7 @@ mod adv_transpose;
 mod chip_rules;
 mod cube_bias;
 mod cube_copy;
+mod cube_fixpipe_quant;
 mod cube_memory;
 mod cube_mmad;
 mod cube_queue;

@@ -1053,8 +1053,9 @@ where
     ///
     /// # Panics
     /// Panics if there is no block to move out, `dst` is a local tensor outside the Unified
-    /// Buffer, `en_atomic` with a Unified Buffer `dst`, or C's type needs a quantising
-    /// `Fixpipe`.
+    /// Buffer, `en_atomic` with a Unified Buffer `dst`, or C's type is quantised and neither
+    /// [`set_quant_scalar`](Self::set_quant_scalar) nor [`set_quant_vector`](Self::set_quant_vector)
+    /// was called (or one was, and C is not quantised).
     #[track_caller]
     pub fn get_tensor_c<const SYNC: bool, D: MatmulDst<C::T> + IsUb>(
         &mut self,

@@ -887,8 +887,9 @@ unsafe fn write_gm<D: Element>(dst: &GlobalTensor<D>, at: *mut D, data: &[D], sh
 /// isUnitFlag)` with `preData` a `CO1` tensor): the hand-over marks `Mmad` and `Fixpipe` leave
 /// with `unitFlag` 2 and 3. Unit flags only decide when the FIX pipe may take an L0C block
 /// the M pipe is done with — timing, which is not modelled — so the call checks its operands
-/// and changes nothing. The form that loads a quantisation tensor from the Fixpipe buffer
-/// (`C2PIPE2GM`) belongs to the quantising `Fixpipe` modes, which are not modelled. `SET_RELU`
+/// and changes nothing. The form that points the quantisation at a tensor in the Fixpipe
+/// buffer (`C2PIPE2GM`) is not modelled (the Fixpipe buffer is not: [`fixpipe_with_quant`]
+/// takes the per-column parameters from L1, as the vendor's `cbufWorkspace` overload does). `SET_RELU`
 /// must be `false`, as the vendor supports only that:
 ///
 /// ```compile_fail
@@ -921,7 +922,7 @@ pub fn set_fix_pipe_config<T: Element, const SET_RELU: bool>(pre_data: &LocalTen
     ensure(mem == Memory::L0C, api, || {
         format!(
             "preData is in {} (position {}): only the unit-flag reset with a CO1 (L0C) tensor is modelled; the \
-             quantisation tensor of the Fixpipe buffer belongs to the quantising Fixpipe modes, which are not",
+             Fixpipe buffer (C2PIPE2GM) is not; fixpipe_with_quant takes the quantisation tensor from L1",
             mem.hardware_name(),
             pre_data.get_position()
         )
