@@ -387,3 +387,84 @@ fn unified_buffer_output_needs_a_vector_core() {
         .to_string();
     assert!(err.contains("has no Unified Buffer"), "{err}");
 }
+
+type I8To<C> = Matmul<
+    MatmulType<Gm, cube_format::ND, i8>,
+    MatmulType<Gm, cube_format::ND, i8, true>,
+    MatmulType<Gm, cube_format::ND, C>,
+    MatmulType<Gm, cube_format::ND, i32>,
+>;
+
+/// `int8_t` inputs with an `int32_t` bias (through the bias table), C quantised: `half` with
+/// `SetQuantScalar` (`DEQF16`) and `int8_t` with `SetQuantVector` (`VREQ8`), bit for bit against
+/// the exact integer product put through the documented conversion.
+#[test]
+fn quantised_c_with_set_quant_scalar_and_vector() {
+    let (m, n, k) = (40, 48, 64);
+    let a: Vec<i8> = (0..m * k).map(|i| ((i * 37 + 11) % 29) as i8 - 14).collect();
+    let b_t: Vec<i8> = (0..n * k).map(|i| ((i * 53 + 5) % 31) as i8 - 15).collect();
+    let bias: Vec<i32> = (0..n as i32).map(|j| j * 7 - 150).collect();
+    let exact: Vec<i64> = (0..m * n)
+        .map(|i| {
+            let (r, c) = (i / n, i % n);
+            bias[c] as i64 + (0..k).map(|kk| a[r * k + kk] as i64 * b_t[c * k + kk] as i64).sum::<i64>()
+        })
+        .collect();
+    let t = {
+        let mut api = MultiCoreMatmulTiling::new(Soc::Ascend910B);
+        api.set_dim(1);
+        api.set_a_type(TPos::GM, CubeFormat::ND, DataType::DT_INT8, false);
+        api.set_b_type(TPos::GM, CubeFormat::ND, DataType::DT_INT8, true);
+        api.set_c_type(TPos::GM, CubeFormat::ND, DataType::DT_FLOAT16);
+        api.set_bias_type(TPos::GM, CubeFormat::ND, DataType::DT_INT32);
+        api.enable_bias(true);
+        api.set_org_shape(m as i32, n as i32, k as i32).set_shape(m as i32, n as i32, k as i32);
+        api.set_fix_split(16, 32, 32); // blocks of 16 x 32, a tail of 16 columns
+        api.get_tiling().unwrap()
+    };
+    // The scalar: 1/64 (exact in (1, 8, 10)). The vector: column j scaled by (j + 1) / 32,
+    // offset 3, Sign 1 (int8_t C).
+    let scalar = (1.0f32 / 64.0).to_bits() as u64;
+    let vector: Vec<u64> =
+        (0..n).map(|j| ((j as f32 + 1.0) / 32.0).to_bits() as u64 | 3 << 37 | 1 << 46).collect();
+    let (ga, gb, gbias, gq) = (
+        GmBuffer::from_vec(a),
+        GmBuffer::from_vec(b_t),
+        GmBuffer::from_vec(bias),
+        GmBuffer::from_vec(vector.clone()),
+    );
+    let (ch, c8) = (GmBuffer::from_vec(vec![f16::ZERO; m * n]), GmBuffer::from_vec(vec![0i8; m * n]));
+    let (pa, pb, pbias, pq, pch, pc8) = (at(&ga), at(&gb), at(&gbias), at(&gq), at(&ch), at(&c8));
+    run1(move || {
+        let (a_, b_, bias_) = (gm::<i8>(pa), gm::<i8>(pb), gm::<i32>(pbias));
+        let mut mh = I8To::<f16>::new();
+        regist_matmul_obj!((), (), mh, &t);
+        mh.set_tensor_a(&a_, false);
+        mh.set_tensor_b(&b_, true);
+        mh.set_bias(&bias_);
+        mh.set_quant_scalar(scalar);
+        mh.iterate_all::<true>(&gm::<f16>(pch), false);
+        mh.end();
+        let mut m8 = I8To::<i8>::new();
+        regist_matmul_obj!((), (), m8, &t);
+        m8.set_tensor_a(&a_, false);
+        m8.set_tensor_b(&b_, true);
+        m8.set_bias(&bias_);
+        m8.set_quant_vector(&gm::<u64>(pq));
+        while m8.iterate::<true>() {
+            m8.get_tensor_c::<true, _>(&gm::<i8>(pc8), false, false);
+        }
+        m8.end();
+    })
+    .unwrap();
+    let (gh, g8) = (ch.to_vec(), c8.to_vec());
+    for i in 0..m * n {
+        let x = exact[i].clamp(i32::MIN as i64, i32::MAX as i64) as i32;
+        let want_h = f16::from_f32((x as f32 * (1.0 / 64.0)).clamp(-65504.0, 65504.0));
+        assert_eq!(gh[i].to_bits(), want_h.to_bits(), "half C at {i}: x = {x}");
+        let s = (i % n) as f32 + 1.0;
+        let y = x as f32 * (s / 32.0);
+        let want8 = ((y.clamp(-256.0, 255.0).round_ties_even() as i32) + 3).clamp(-128, 127) as i8;
+        assert_eq!(g8[i], want8, "int8 C at {i}: x = {x}");
+    }
+}

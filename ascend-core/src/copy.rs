@@ -241,7 +241,8 @@ fn l1_sides<D: Mem, S: Mem>(api: &'static str, dst: &D, src: &S) -> (Side, Side)
     check!(
         d_l1 && !s_l1 && s.ub_addr.is_none(),
         api,
-        "{}: DataCopy moves GM -> L1 only (results leave the cube through L0C and Fixpipe)",
+        "{}: DataCopy moves GM -> L1 only here (results leave the cube through L0C and Fixpipe; L1 -> the bias \
+         table C2 is cube::bias_table::data_copy_bias)",
         if d_l1 { "src is not global memory" } else { "src is in L1" }
     );
     let soc = crate::ctx::get_soc();

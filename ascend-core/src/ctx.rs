@@ -339,8 +339,8 @@ pub(crate) struct CoreState {
     pub(crate) allocators: Cell<u8>,
     /// The kernel type of the launch (`None`: every memory).
     pub(crate) kernel_type: Option<KernelType>,
-    /// The cube's memories (L1, L0A, L0B, L0C: `Memory as usize - 1`), made on first use.
-    pub(crate) cube_mem: [OnceCell<Rc<Ub>>; 4],
+    /// The cube's memories (L1, L0A, L0B, L0C, BT: `Memory as usize - 1`), made on first use.
+    pub(crate) cube_mem: [OnceCell<Rc<Ub>>; 5],
     /// The DataCopyPad padding register (`SetPadValue`, or the last `isPad` copy): the value's
     /// bits, `None` until set.
     pub(crate) pad_value: Cell<Option<u64>>,
@@ -544,7 +544,7 @@ impl CoreState {
         self.require(mem, api, loc);
         match mem {
             Memory::Ub => Rc::clone(&self.ub),
-            // `Memory::L1..=L0C` are 1..=4: the index of their arena is one less.
+            // `Memory::L1..=BiasTable` are 1..=5: the index of their arena is one less.
             _ => Rc::clone(self.cube_mem[mem as usize - 1].get_or_init(|| {
                 let ub = Rc::new(Ub::new(self.soc.memory_size(mem), mem));
                 ub.set_owner(self.id, self.owner());

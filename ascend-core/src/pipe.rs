@@ -82,9 +82,9 @@ pub(crate) struct PipeAlloc {
     cur: Cell<usize>,
     /// Buffers handed out so far.
     buffers: Cell<usize>,
-    /// Next free byte of each cube memory (L1, L0A, L0B, L0C: `Memory as usize - 1`), for
+    /// Next free byte of each cube memory (L1, L0A, L0B, L0C, BT: `Memory as usize - 1`), for
     /// queues and buffers at the cube's positions.
-    cube_cur: Cell<[usize; 4]>,
+    cube_cur: Cell<[usize; 5]>,
 }
 
 /// What the live [`TPipe`] of a core shares with the handles [`get_tpipe_ptr`] gives out
@@ -240,7 +240,7 @@ impl TPipe {
     /// ```
     pub fn reset(&mut self) {
         self.alloc.cur.set(0);
-        self.alloc.cube_cur.set([0; 4]);
+        self.alloc.cube_cur.set([0; 5]);
         with_core(|c| c.pipe_end.set(0));
         self.alloc.buffers.set(0);
         self.epoch.set(self.epoch.get() + 1);
@@ -383,8 +383,8 @@ impl TPipe {
     ///
     /// # Panics
     /// Panics if the memory of `P` or the pipe's 64 buffers are exhausted, `len` is 0, `P` has
-    /// no memory of the core on the chip (Ascend910B's `CO2` is global memory, its `C2` the
-    /// bias table, not modelled), or the core lacks that memory (see `KernelType`).
+    /// no memory of the core on the chip (Ascend910B's `CO2` is global memory; Ascend310B's
+    /// `C2`, its bias table, is not modelled), or the core lacks that memory (see `KernelType`).
     #[track_caller]
     pub fn init_tbuf<P: Position>(&mut self, buf: &mut TBuf<P>, len: usize) {
         let api = "TPipe::InitBuffer";
@@ -492,7 +492,7 @@ fn que_memory(soc: crate::soc::Soc, src: TPosition, dst: TPosition) -> Option<Me
 /// What position `pos` is on a chip where it has no memory of the core, for a message.
 fn no_memory(pos: TPosition) -> &'static str {
     match pos {
-        TPosition::C2 => "the bias table, which is not modelled",
+        TPosition::C2 => "the bias table, which is not modelled on that chip",
         _ => "global memory",
     }
 }

@@ -45,10 +45,11 @@ impl TPosition {
 
     /// The on-chip memory a tensor at this position lives in on `soc` (the vendor's
     /// `GetPhyType`), or `None` for global memory and for the memories this emulator does not
-    /// model (the bias table `C2` on Ascend910B and Ascend310B, the fixpipe buffer). The
-    /// mapping differs by chip: `C1` and `CO2` are Unified Buffer positions on the coupled
-    /// chips (Ascend910, Ascend310P), `C2` is in L0C there; on Ascend910B `CO2` is global
-    /// memory.
+    /// model (the bias table `C2` on Ascend310B, whose `DataCopy` into it the vendor does not
+    /// support there; the fixpipe buffer). The mapping differs by chip: `C1` and `CO2` are
+    /// Unified Buffer positions on the coupled chips (Ascend910, Ascend310P), `C2` is in L0C
+    /// there and the bias table ([`Memory::BiasTable`]) on Ascend910B; on Ascend910B `CO2` is
+    /// global memory.
     ///
     /// ```
     /// use ascend_core::prelude::*;
@@ -56,6 +57,7 @@ impl TPosition {
     /// assert_eq!(TPosition::CO1.memory(Soc::Ascend910B), Some(Memory::L0C));
     /// assert_eq!(TPosition::CO2.memory(Soc::Ascend310P), Some(Memory::Ub));
     /// assert_eq!(TPosition::CO2.memory(Soc::Ascend910B), None);
+    /// assert_eq!(TPosition::C2.memory(Soc::Ascend910B), Some(Memory::BiasTable));
     /// ```
     pub const fn memory(self, soc: Soc) -> Option<Memory> {
         let coupled = matches!(soc, Soc::Ascend910 | Soc::Ascend310P);
@@ -69,6 +71,7 @@ impl TPosition {
             TPosition::C1 if coupled => Some(Memory::Ub),
             TPosition::C1 => Some(Memory::L1),
             TPosition::C2 if coupled => Some(Memory::L0C),
+            TPosition::C2 if matches!(soc, Soc::Ascend910B) => Some(Memory::BiasTable),
             TPosition::C2 => None,
             TPosition::CO2 if matches!(soc, Soc::Ascend910B) => None,
             TPosition::CO2 => Some(Memory::Ub),
@@ -110,6 +113,11 @@ pub enum Memory {
     L0B,
     /// L0C: the cube's result matrix (position `CO1`).
     L0C,
+    /// The bias table (BT, the vendor's `Hardware::BIAS`; position `C2` on Ascend910B): 1 KiB
+    /// holding the row `Mmad` initialises L0C with (see [`mmad_with_bias`]).
+    ///
+    /// [`mmad_with_bias`]: crate::cube::mmad::mmad_with_bias
+    BiasTable,
 }
 
 // `CoreState` keeps the cube's arenas at `Memory as usize - 1`, and the allocators' bitmask
@@ -120,11 +128,13 @@ const _: () = assert!(
         && Memory::L0A as u8 == 2
         && Memory::L0B as u8 == 3
         && Memory::L0C as u8 == 4
+        && Memory::BiasTable as u8 == 5
 );
 
 impl Memory {
     /// Every memory, in `Memory as u8` order.
-    pub(crate) const ALL: [Memory; 5] = [Memory::Ub, Memory::L1, Memory::L0A, Memory::L0B, Memory::L0C];
+    pub(crate) const ALL: [Memory; 6] =
+        [Memory::Ub, Memory::L1, Memory::L0A, Memory::L0B, Memory::L0C, Memory::BiasTable];
 
     /// The name of the memory's `Hardware` marker type (`Ub`, `L1`, …), as in
     /// `LocalMemAllocator<L1>`.
@@ -135,6 +145,7 @@ impl Memory {
             Memory::L0A => "L0A",
             Memory::L0B => "L0B",
             Memory::L0C => "L0C",
+            Memory::BiasTable => "BIAS",
         }
     }
 
@@ -146,10 +157,11 @@ impl Memory {
             Memory::L0A => "the L0A buffer",
             Memory::L0B => "the L0B buffer",
             Memory::L0C => "the L0C buffer",
+            Memory::BiasTable => "the bias table (BT)",
         }
     }
 
-    /// Whether the memory belongs to the cube unit (L1, L0A, L0B, L0C).
+    /// Whether the memory belongs to the cube unit (L1, L0A, L0B, L0C, the bias table).
     pub const fn is_cube(self) -> bool {
         !matches!(self, Memory::Ub)
     }
@@ -163,6 +175,7 @@ impl fmt::Display for Memory {
             Memory::L0A => "L0A",
             Memory::L0B => "L0B",
             Memory::L0C => "L0C",
+            Memory::BiasTable => "BT",
         };
         f.write_str(s)
     }

@@ -49,7 +49,8 @@ impl Soc {
     }
 
     /// The bytes of `mem` a kernel may use on one AI core: the vendor's `TOTAL_UB_SIZE`,
-    /// `TOTAL_L1_SIZE`, `TOTAL_L0A_SIZE`, `TOTAL_L0B_SIZE` and `TOTAL_L0C_SIZE`. On Ascend910B
+    /// `TOTAL_L1_SIZE`, `TOTAL_L0A_SIZE`, `TOTAL_L0B_SIZE` and `TOTAL_L0C_SIZE`, and the 1 KiB
+    /// bias table (only Ascend910B's position `C2` is in it). On Ascend910B
     /// the last 128 bytes of the 512 KiB L1 are reserved for the matmul framework's messages
     /// (`KFC_L1_RESERVER_SIZE`) and are not counted.
     ///
@@ -68,6 +69,8 @@ impl Soc {
             (Memory::L0A | Memory::L0B, _) => 64 * 1024,
             (Memory::L0C, Soc::Ascend910 | Soc::Ascend310P) => 256 * 1024,
             (Memory::L0C, _) => 128 * 1024,
+            // The DataCopy (L1 -> BiasTable) page: "BiasTable Buffer总大小为1KB" (Atlas A2/A3).
+            (Memory::BiasTable, _) => 1024,
         }
     }
 

@@ -76,7 +76,7 @@ fn debug_values<T: Element>(
 impl<T: Element> LocalTensor<T> {
     /// A tensor of `tile_size` elements at byte address `addr` of the memory that holds `pos`
     /// on the current core (the Unified Buffer for VECIN, VECOUT and VECCALC; L1 for A1 and B1;
-    /// L0A for A2; L0B for B2; L0C for CO1) (AscendC's static-tensor constructor
+    /// L0A for A2; L0B for B2; L0C for CO1; the bias table for C2 on Ascend910B) (AscendC's static-tensor constructor
     /// `LocalTensor<T>(TPosition pos, uint32_t addr, uint32_t tileSize)`). The kernel places
     /// it: nothing keeps other tensors off those bytes, and it carries no queue's events (the
     /// sanitizer still checks every access to a Unified Buffer tensor).
@@ -94,7 +94,7 @@ impl<T: Element> LocalTensor<T> {
     ///
     /// # Panics
     /// Panics if `pos` is not in an on-chip memory this emulator models (global memory, the
-    /// bias table), the core does not have that memory (see
+    /// bias table of Ascend310B), the core does not have that memory (see
     /// [`KernelType`](crate::ctx::KernelType)), `addr` is not 32-byte aligned, or the tensor
     /// would end beyond the memory.
     #[track_caller]

@@ -640,10 +640,10 @@ fn fixpipe_errors() {
     let srci: Vec<i32> = vec![1; 256];
     expect_panic(
         || {
-            let p = FixpipeParamsV220 { quant_pre: QuantMode_t::DEQF16, deq_scalar: 0x3f80_0000, ..ok };
+            let p = FixpipeParamsV220 { quant_pre: QuantMode_t::VDEQF16, deq_scalar: 0x3f80_0000, ..ok };
             drop(fix_run::<f16, i32>(&srci, &p, 256, f16::ZERO, false));
         },
-        &["quantPre = DEQF16 is not modelled"],
+        &["quantPre = VDEQF16 quantises per column: it takes the cbufWorkspace tensor of fixpipe_with_quant"],
     );
     expect_panic(
         || {

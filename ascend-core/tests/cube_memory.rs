@@ -31,7 +31,7 @@ fn positions_map_to_the_vendors_memories() {
     }
     assert_eq!(
         [C1, C2, CO2].map(|p| p.memory(Soc::Ascend910B)),
-        [Some(L1), None, None],
+        [Some(L1), Some(BiasTable), None],
         "C2 is the bias table, CO2 global memory"
     );
     assert_eq!([C1, C2, CO2].map(|p| p.memory(Soc::Ascend310B)), [Some(L1), None, Some(Ub)]);
@@ -153,12 +153,11 @@ fn static_cube_tensors_and_scalar_access() {
         assert_fails("LocalTensor: pos = GM is not in an on-chip memory this emulator models", || {
             LocalTensor::<f16>::new(TPosition::GM, 0, 16);
         });
-        assert_fails(
-            "LocalTensor: pos = C2 is not in an on-chip memory this emulator models on Ascend910B",
-            || {
-                LocalTensor::<f16>::new(TPosition::C2, 0, 16);
-            },
-        );
+        // C2 is the bias table (1 KiB).
+        assert_eq!(LocalTensor::<f32>::new(TPosition::C2, 0, 256).memory(), Memory::BiasTable);
+        assert_fails("would end beyond the bias table (BT)'s 1024 bytes", || {
+            LocalTensor::<f32>::new(TPosition::C2, 0, 257);
+        });
         // Vector instructions and UB copies still take Unified Buffer tensors only.
         let co1 = LocalTensor::<f32>::new(TPosition::CO1, 0, 64);
         assert_fails("vector instructions take VECIN, VECOUT or VECCALC tensors", || {
@@ -168,8 +167,8 @@ fn static_cube_tensors_and_scalar_access() {
 }
 
 /// A `TBuf` in a cube position is carved from that position's memory by the pipe's allocator
-/// of that memory; a position without a memory of the core (Ascend910B's `CO2`, in GM, and
-/// `C2`, the bias table) is refused.
+/// of that memory (`C2`: the bias table); a position without a memory of the core (Ascend910B's
+/// `CO2`, in GM; Ascend310B's `C2`) is refused.
 #[test]
 fn tbuf_at_a_cube_position_is_carved_from_its_memory() {
     on(Soc::Ascend910B, || {
@@ -189,7 +188,16 @@ fn tbuf_at_a_cube_position_is_carved_from_its_memory() {
             || pipe.init_tbuf(&mut out, 64),
         );
         let mut bias = TBuf::<C2>::new();
-        assert_fails("the bias table, which is not modelled", || pipe.init_tbuf(&mut bias, 64));
+        pipe.init_tbuf(&mut bias, 1024);
+        let tbias = bias.get::<f32>();
+        assert_eq!((tbias.get_phy_addr(), tbias.get_size(), tbias.memory()), (0, 256, Memory::BiasTable));
+        let mut more = TBuf::<C2>::new();
+        assert_fails("free", || pipe.init_tbuf(&mut more, 64));
+    });
+    on(Soc::Ascend310B, || {
+        let mut pipe = TPipe::new();
+        let mut bias = TBuf::<C2>::new();
+        assert_fails("the bias table, which is not modelled on that chip", || pipe.init_tbuf(&mut bias, 64));
     });
 }
 

@@ -64,11 +64,19 @@
 //! `stepKa`/`stepKb`/`depthA1` caching of the vendor's L1 changes how often data is moved,
 //! not the sums, so `CFG_NORM` and `CFG_MDL` give the same bits.
 //!
-//! The bias: the vendor moves it GM → L1 → the bias table (C2) and starts the first `Mmad`
-//! from it (`cmatrixSource`); the bias table is not emulated yet, so the block's L0C is filled
-//! with the bias row and the first `Mmad` accumulates onto it (`cmatrixInitVal = false`), the
-//! same float additions in the same order (`fill_l0c_with_bias` is the single place to
-//! change when `Mmad` with a bias table lands).
+//! The bias: as the vendor's (`LoadBias2C2`, `UpdateMmadComputeParams`), the block's `baseN`
+//! bias values go to L1 (`C1`), then with [`data_copy_bias`] to the bias table (`C2`), and the
+//! first `Mmad` of the block starts from them ([`mmad_with_bias`], `cmatrixInitVal = false`);
+//! the later ones accumulate. The bias table holds 1 KiB, 256 `float`/`int32_t` values: a
+//! block wider than that with a bias is an error. (The results are bit for bit those of the
+//! earlier emulation, which pre-filled L0C with the bias row and accumulated onto it: the bias
+//! is the accumulator's first value either way; `cube_bias.rs` checks the two agree.)
+//!
+//! Quantised C (`SetQuantScalar` / `SetQuantVector`): an `int32_t` L0C (`int8_t` inputs) to a
+//! `half` C (`DEQF16` / `VDEQF16`) or an `int8_t`/`uint8_t` C (`REQ8` / `VREQ8`), and a `float`
+//! L0C to `int8_t`/`uint8_t` (`QF322B8_PRE` / `VQF322B8_PRE`), as the vendor's `Fixpipe` does
+//! it (see [`fixpipe`](crate::cube::fixpipe) for the parameter bits and the arithmetic); the
+//! vector's values for the block's columns go to L1 and [`fixpipe_with_quant`] reads them.
 //!
 //! `GetTensorC` to a `VECIN` tensor: on Ascend910B the AIC cannot write the Unified Buffer; the
 //! vendor's `Fixpipe` writes the block to a GM workspace and the AIV copies it in (`DataCopy`,
@@ -83,13 +91,15 @@
 //! - inputs `half` → C `float`/`half`/`bfloat16_t`; `bfloat16_t` → `float`/`bfloat16_t`/`half`;
 //!   `int8_t` → `int32_t`;
 //! - C in GM (ND) or in `VECIN`/`VECOUT`/`VECCALC` (ND), with `enAtomic` (atomic add);
-//! - bias in GM (`float` or `half` for floating inputs, `int32_t` for `int8_t`);
+//! - bias in GM (`float` or `half` for floating inputs, `int32_t` for `int8_t`), through the
+//!   bias table (`baseN <= 256`);
+//! - quantised C: `SetQuantScalar` / `SetQuantVector` for `int8_t` → `half`/`int8_t`/`uint8_t`
+//!   and `half`/`bfloat16_t` → `int8_t`/`uint8_t`;
 //! - `Iterate` (sync and async) + `GetTensorC`, `IterateAll` (sync and async +
 //!   `WaitIterateAll`), `SetOrgShape`, `SetSingleShape`, `SetTail`, `End`.
 //!
-//! Not supported (errors or absent): NZ-format operands, `float` inputs, quantised outputs
-//! (`int8_t` → `half` with `SetQuantScalar`), A/B in L1 (`TSCM`) or UB, batch matmul,
-//! user-managed CO1, `enPartialSum`.
+//! Not supported (errors or absent): NZ-format operands, `float` inputs, A/B in L1 (`TSCM`)
+//! or UB, batch matmul, user-managed CO1, `enPartialSum`, ReLU on the way out.
 
 use std::marker::PhantomData;
 use std::sync::Arc;
@@ -98,14 +108,15 @@ pub use crate::adv::matmul_tiling::TCubeTiling;
 use crate::alloc::{LocalMemAllocator, L0A, L0B, L0C, L1};
 use crate::atomic::{set_atomic_add, set_atomic_none, AtomicElement};
 use crate::copy::{data_copy, data_copy_params, DataCopyParams};
-use crate::cube::fixpipe::{fixpipe, FixpipeOut, FixpipeParamsV220, QuantMode_t};
+use crate::cube::bias_table::data_copy_bias;
+use crate::cube::fixpipe::{fixpipe, fixpipe_with_quant, FixpipeOut, FixpipeParamsV220, QuantMode_t};
 use crate::cube::load_data::{load_data, LoadData2DParams, LoadDataElement};
-use crate::cube::mmad::{mmad, MmadParams, MmadTypes};
+use crate::cube::mmad::{mmad, mmad_with_bias, MmadParams, MmadTypes, MAX_BIAS_BYTES};
 use crate::cube::nd2nz::{data_copy_nd2nz, Nd2NzElement, Nd2NzParams};
 use crate::element::{bf16, f16, DType, Element};
 use crate::error::{ensure, fail};
 use crate::position::{Co1, Position, TPosition, A1, A2, B1, B2};
-use crate::sync::{pipe_barrier, set_flag, wait_flag, HardEvent, EVENT_ID0, PIPE_ALL, PIPE_M};
+use crate::sync::{pipe_barrier, set_flag, wait_flag, HardEvent, EVENT_ID0, EVENT_ID1, PIPE_ALL, PIPE_M};
 use crate::tensor::{GlobalTensor, GmRegion, LocalTensor};
 
 /// The data formats of a [`MatmulType`] (AscendC `CubeFormat`), as marker types.
@@ -209,7 +220,7 @@ impl MatmulCfg for CfgMdl {
 /// An input element type of [`Matmul`]: its L0C type and how its fractals are loaded.
 pub trait MatmulInput: Nd2NzElement + LoadDataElement {
     /// The L0C (accumulator) type: `float`, or `int32_t` for `int8_t`.
-    type L0c: Element + AtomicElement;
+    type L0c: Element + AtomicElement + crate::cube::bias_table::BiasTableOut<Self::L0c>;
     /// Elements per fractal row (32 bytes).
     const K0: usize = 32 / Self::SIZE;
 }
@@ -248,6 +259,19 @@ pub struct BlockWrite<'a, L: Element> {
     pub stride: usize,
     /// Atomic add.
     pub atomic: bool,
+    /// The quantisation of C (`SetQuantScalar` / `SetQuantVector`): the scalar, or the
+    /// block's `cols` values.
+    pub quant: Option<BlockQuant<'a>>,
+}
+
+/// The quantisation parameters of one block (internal).
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug)]
+pub enum BlockQuant<'a> {
+    /// `SetQuantScalar`.
+    Scalar(u64),
+    /// `SetQuantVector`: the block's columns.
+    Vector(&'a [u64]),
 }
 
 /// Runs the block's `Fixpipe` on the cube side into `dst` (GM).
@@ -256,10 +280,11 @@ fn fixpipe_block<C: Element + FixpipeOut<L> + AtomicElement, L: Element + Atomic
     dst: &GlobalTensor<C>,
     w: &BlockWrite<'_, L>,
 ) {
-    let quant = quant_mode::<L, C>();
+    let quant = quant_mode::<L, C>(w.quant);
     let (rows, cols) = (w.rows, w.cols);
     crate::ctx::run_on_cube_side(|| {
         let mut l0c = LocalMemAllocator::<L0C>::new();
+        let mut l1 = LocalMemAllocator::<L1>::new();
         let c = l0c.alloc_at::<Co1, L>(w.co1.len());
         c.copy_from_slice(w.co1);
         pipe_barrier::<PIPE_ALL>();
@@ -274,13 +299,25 @@ fn fixpipe_block<C: Element + FixpipeOut<L> + AtomicElement, L: Element + Atomic
             w.stride as u32,
             false,
             quant,
-            0,
+            match w.quant {
+                Some(BlockQuant::Scalar(q)) => q,
+                _ => 0,
+            },
             1,
             0,
             0,
             0,
         );
-        fixpipe(&dst.view(w.off), &c, &p);
+        match w.quant {
+            Some(BlockQuant::Vector(v)) => {
+                // The block's parameters GM -> L1 (C1); Fixpipe reads them from there.
+                let q = l1.alloc_at::<crate::position::C1, u64>(v.len().div_ceil(4) * 4);
+                q.copy_from_slice(v);
+                pipe_barrier::<PIPE_ALL>();
+                fixpipe_with_quant(&dst.view(w.off), &c, &q, &p);
+            }
+            _ => fixpipe(&dst.view(w.off), &c, &p),
+        }
         if w.atomic {
             set_atomic_none();
         }
@@ -364,37 +401,44 @@ fn workspace(bytes: usize) -> Arc<GmRegion> {
     })
 }
 
-/// The `Fixpipe` conversion from L0C's `L` to C's `C`.
+/// The `Fixpipe` conversion from L0C's `L` to C's `C`, with the quantisation `quant` set by
+/// `SetQuantScalar` / `SetQuantVector`.
 #[track_caller]
-fn quant_mode<L: Element, C: Element>() -> QuantMode_t {
-    match (L::DTYPE, C::DTYPE) {
-        (DType::F32, DType::F32) | (DType::I32, DType::I32) => QuantMode_t::NoQuant,
-        (DType::F32, DType::F16) => QuantMode_t::F322F16,
-        (DType::F32, DType::BF16) => QuantMode_t::F322BF16,
-        (l, c) => fail(
+fn quant_mode<L: Element, C: Element>(quant: Option<BlockQuant<'_>>) -> QuantMode_t {
+    use QuantMode_t::*;
+    let (l, c) = (L::DTYPE, C::DTYPE);
+    let plain = match (l, c) {
+        (DType::F32, DType::F32) | (DType::I32, DType::I32) => Some(NoQuant),
+        (DType::F32, DType::F16) => Some(F322F16),
+        (DType::F32, DType::BF16) => Some(F322BF16),
+        _ => None,
+    };
+    let quantised = match (l, c) {
+        (DType::I32, DType::F16) => Some((DEQF16, VDEQF16)),
+        (DType::I32, DType::I8 | DType::U8) => Some((REQ8, VREQ8)),
+        (DType::F32, DType::I8 | DType::U8) => Some((QF322B8_PRE, VQF322B8_PRE)),
+        _ => None,
+    };
+    match (plain, quantised, quant) {
+        (Some(mode), _, None) => mode,
+        (_, Some((s, _)), Some(BlockQuant::Scalar(_))) => s,
+        (_, Some((_, v)), Some(BlockQuant::Vector(_))) => v,
+        (_, Some(_), None) => fail(
             "Matmul",
             format!(
-                "C = {c} from an L0C of {l}: this conversion needs the quantising Fixpipe (SetQuantScalar / \
-                 SetQuantVector), which is not emulated yet"
+                "C = {c} from an L0C of {l} is quantised: call SetQuantScalar or SetQuantVector before the block is \
+                 moved out"
             ),
         ),
+        (Some(_), _, Some(_)) => fail(
+            "Matmul",
+            format!(
+                "SetQuantScalar / SetQuantVector was called, but C = {c} from an L0C of {l} is not quantised (the \
+                 quantised pairs: int32_t -> half/int8_t/uint8_t, float -> int8_t/uint8_t)"
+            ),
+        ),
+        (None, None, _) => fail("Matmul", format!("C = {c} from an L0C of {l}: Fixpipe has no such conversion")),
     }
-}
-
-/// Fills the first `rows × cols` of an NZ L0C block (`m1 = ⌈rows / 16⌉` fractal rows) with
-/// `bias[j]` in every row: the L0C state the vendor's first `Mmad` starts from when it reads
-/// the bias table (`cmatrixSource = true`). The single place to replace with `Mmad` with a
-/// bias table once it is emulated.
-fn fill_l0c_with_bias<L: Element>(c: &LocalTensor<L>, bias: &[L], rows: usize, cols: usize) {
-    let m1 = rows.div_ceil(16);
-    let mut v = c.to_vec();
-    for j in 0..cols {
-        for i in 0..rows {
-            v[((j / 16) * m1 + i / 16) * 256 + (i % 16) * 16 + j % 16] = bias[j];
-        }
-    }
-    c.copy_from_slice(&v);
-    pipe_barrier::<PIPE_ALL>();
 }
 
 /// One computed `baseM × baseN` block: its position in the core's C, its size, and its L0C
@@ -423,6 +467,8 @@ where
     a: Option<(GlobalTensor<A::T>, bool)>,
     b: Option<(GlobalTensor<B::T>, bool)>,
     bias: Option<GlobalTensor<BIAS::T>>,
+    /// `SetQuantScalar` / `SetQuantVector`.
+    quant: Option<MmQuant>,
     /// orgM, orgN, orgKa, orgKb.
     org: (usize, usize, usize, usize),
     /// singleCoreM, singleCoreN, singleCoreK.
@@ -453,6 +499,7 @@ where
             a: None,
             b: None,
             bias: None,
+            quant: None,
             org: (0, 0, 0, 0),
             single: (0, 0, 0),
             next: 0,
@@ -682,6 +729,36 @@ where
         self.bias = None;
     }
 
+    /// `SetQuantScalar(quantScalar)`: C is quantised with one parameter for every column —
+    /// `DEQF16` for an `int32_t` L0C into a `half` C, `REQ8` into `int8_t`/`uint8_t`,
+    /// `QF322B8_PRE` for a `float` L0C into `int8_t`/`uint8_t`. `quant_scalar`'s bits are
+    /// `Fixpipe`'s `deqScalar` (see [`fixpipe`](crate::cube::fixpipe)): the scale in bits
+    /// 31..13 (a `float`'s bits, low mantissa bits dropped), the offset, the sign bit 46 (set
+    /// for an `int8_t` C).
+    ///
+    /// # Panics
+    /// Panics if the object is not initialised. A parameter the `Fixpipe` rejects fails when a
+    /// block is moved out.
+    #[track_caller]
+    pub fn set_quant_scalar(&mut self, quant_scalar: u64) {
+        self.tiling("Matmul::SetQuantScalar");
+        self.quant = Some(MmQuant::Scalar(quant_scalar));
+    }
+
+    /// `SetQuantVector(quantTensor)`: C is quantised with one parameter per column of this
+    /// core's C (`N` values from this core's first column, as [`set_bias`](Self::set_bias)),
+    /// each laid out as [`set_quant_scalar`](Self::set_quant_scalar)'s: `VDEQF16`, `VREQ8` or
+    /// `VQF322B8_PRE`.
+    ///
+    /// # Panics
+    /// Panics if the object is not initialised or `gm` is unbound.
+    #[track_caller]
+    pub fn set_quant_vector(&mut self, gm: &GlobalTensor<u64>) {
+        self.tiling("Matmul::SetQuantVector");
+        let _ = gm.base_ptr("Matmul::SetQuantVector");
+        self.quant = Some(MmQuant::Vector(gm.clone()));
+    }
+
     /// `SetOrgShape(orgM, orgN, orgK)`: the full matrices' sizes (the row strides of A, B, C).
     ///
     /// # Panics
@@ -792,9 +869,28 @@ where
             let a2 = l0a.alloc_at::<A2, A::T>(pad(bm, 16) * pad(bk, k0));
             let b2 = l0b.alloc_at::<B2, A::T>(pad(bn, 16) * pad(bk, k0));
             let c = l0c.alloc_at::<Co1, L<A::T>>(m1 * n1 * 256);
-            if let Some(bias) = &bias {
-                fill_l0c_with_bias(&c, bias, rows, cols);
-            }
+            // The bias: L1 (C1) -> the bias table (C2), 64-byte blocks.
+            let bias_bt = bias.as_ref().map(|bias| {
+                let per = 64 / <L<A::T> as Element>::SIZE;
+                let len = cols.div_ceil(per) * per;
+                ensure(len * <L<A::T> as Element>::SIZE <= MAX_BIAS_BYTES, api, || {
+                    format!(
+                        "baseN = {bn} with a bias: the block's {cols} bias values of {} do not fit the bias table \
+                         ({MAX_BIAS_BYTES} bytes)",
+                        <L<A::T> as Element>::DTYPE
+                    )
+                });
+                let c1 = l1.alloc_at::<crate::position::C1, L<A::T>>(len);
+                let mut v = bias.clone();
+                v.resize(len, <L<A::T> as Element>::ZERO);
+                c1.copy_from_slice(&v);
+                pipe_barrier::<PIPE_ALL>();
+                let bt = LocalTensor::<L<A::T>>::new(crate::position::TPosition::C2, 0, len);
+                data_copy_bias(&bt, &c1, &DataCopyParams::new(1, (len / per) as u16, 0, 0));
+                set_flag::<HardEvent::MTE1_M>(EVENT_ID1);
+                wait_flag::<HardEvent::MTE1_M>(EVENT_ID1);
+                bt
+            });
             let slices = sk.div_ceil(bk);
             for ki in 0..slices {
                 let kk0 = ki * bk;
@@ -845,10 +941,15 @@ where
                 set_flag::<HardEvent::MTE1_MTE2>(EVENT_ID0);
                 wait_flag::<HardEvent::MTE1_MTE2>(EVENT_ID0);
                 let init = ki == 0 && bias.is_none();
-                if !init {
+                if ki > 0 {
                     pipe_barrier::<PIPE_M>();
                 }
-                mmad(&c, &a2, &b2, &MmadParams::new(rows as u16, cols as u16, depth as u16, 0, false, init));
+                let params = MmadParams::new(rows as u16, cols as u16, depth as u16, 0, false, init);
+                match &bias_bt {
+                    // The first slice starts from the bias table (cmatrixInitVal = false).
+                    Some(bt) if ki == 0 => mmad_with_bias(&c, &a2, &b2, bt, &params),
+                    _ => mmad(&c, &a2, &b2, &params),
+                }
                 set_flag::<HardEvent::M_MTE1>(EVENT_ID0);
                 wait_flag::<HardEvent::M_MTE1>(EVENT_ID0);
             }
@@ -880,7 +981,26 @@ where
         } else {
             ((blk.mi * bm) * self.single.1 + blk.ni * bn, self.single.1)
         };
-        dst.put(&BlockWrite { co1: &co1, rows: blk.rows, cols: blk.cols, off, stride, atomic });
+        let n0 = blk.ni * bn;
+        let qvec: Option<Vec<u64>> = match &self.quant {
+            Some(MmQuant::Vector(g)) => {
+                ensure(n0 + blk.cols <= g.get_size(), "Matmul::SetQuantVector", || {
+                    format!(
+                        "the quantisation vector has {} values, and the block at column {n0} needs {} more",
+                        g.get_size(),
+                        n0 + blk.cols - g.get_size().min(n0 + blk.cols)
+                    )
+                });
+                Some((0..blk.cols).map(|j| g.get_value(n0 + j)).collect())
+            }
+            _ => None,
+        };
+        let quant = match (&self.quant, &qvec) {
+            (Some(MmQuant::Scalar(q)), _) => Some(BlockQuant::Scalar(*q)),
+            (_, Some(v)) => Some(BlockQuant::Vector(v)),
+            _ => None,
+        };
+        dst.put(&BlockWrite { co1: &co1, rows: blk.rows, cols: blk.cols, off, stride, atomic, quant });
     }
 
     /// `Iterate<SYNC>()`: computes the next `baseM × baseN` block of this core's C into L0C
@@ -933,8 +1053,9 @@ where
     ///
     /// # Panics
     /// Panics if there is no block to move out, `dst` is a local tensor outside the Unified
-    /// Buffer, `en_atomic` with a Unified Buffer `dst`, or C's type needs a quantising
-    /// `Fixpipe`.
+    /// Buffer, `en_atomic` with a Unified Buffer `dst`, or C's type is quantised and neither
+    /// [`set_quant_scalar`](Self::set_quant_scalar) nor [`set_quant_vector`](Self::set_quant_vector)
+    /// was called (or one was, and C is not quantised).
     #[track_caller]
     pub fn get_tensor_c<const SYNC: bool, D: MatmulDst<C::T> + IsUb>(
         &mut self,
@@ -1006,6 +1127,13 @@ where
 }
 
 type L0cOf<T> = <T as MatmulInput>::L0c;
+
+/// What `SetQuantScalar` / `SetQuantVector` set.
+#[derive(Clone, Debug)]
+enum MmQuant {
+    Scalar(u64),
+    Vector(GlobalTensor<u64>),
+}
 
 /// Whether a [`MatmulDst`] is in the Unified Buffer.
 pub trait IsUb {

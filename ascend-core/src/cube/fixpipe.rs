@@ -33,20 +33,57 @@
 //! | `NoQuant` | `float` → `float`, `int32_t` → `int32_t` | none |
 //! | `F322F16` | `float` → `half` | round to nearest, ties to even |
 //! | `F322BF16` | `float` → `bfloat16_t` | round to nearest, ties to even |
-//! | `DEQF16`, `VDEQF16` | `int32_t` → `half` | not modelled (an error) |
-//! | `QF322B8_PRE`, `VQF322B8_PRE` | `float` → `int8_t`/`uint8_t` | not modelled (an error) |
-//! | `REQ8`, `VREQ8` | `int32_t` → `int8_t`/`uint8_t` | not modelled (an error) |
+//! | `DEQF16`, `VDEQF16` | `int32_t` → `half` | dequantise (below) |
+//! | `QF322B8_PRE`, `VQF322B8_PRE` | `float` → `int8_t`/`uint8_t` | quantise (below) |
+//! | `REQ8`, `VREQ8` | `int32_t` → `int8_t`/`uint8_t` | requantise (below) |
 //!
-//! The quantising modes take a scale whose bit fields the vendor documents (a `(1, 8, 10)`
-//! float, a shift, an offset, a sign bit), but not the rounding of the intermediate steps,
-//! so they are errors rather than guesses. Out-of-range `half`/`bfloat16_t` results follow
-//! the core's overflow mode (`CTRL[48]`, [`get_overflow_mode`]) as `Cast` does: in
-//! saturation mode ±inf and overflow become ±MAX and NaN becomes 0; in inf/nan mode they stay
-//! IEEE 754's. `NoQuant` moves the bits unchanged.
+//! Out-of-range `half`/`bfloat16_t` results of `F322F16`/`F322BF16` follow the core's
+//! overflow mode (`CTRL[48]`, [`get_overflow_mode`]) as `Cast` does: in saturation mode ±inf
+//! and overflow become ±MAX and NaN becomes 0; in inf/nan mode they stay IEEE 754's.
+//! `NoQuant` moves the bits unchanged.
 //!
-//! ReLU: a negative source value becomes zero before the conversion (`max(0, x)` on the
-//! 32-bit value; the vendor applies it as a factor 0 on negative values). `-0.0` and NaN are
-//! not negative and pass unchanged.
+//! # The quantising modes
+//!
+//! The scalar modes (`DEQF16`, `QF322B8_PRE`, `REQ8`) take one 64-bit parameter,
+//! [`deq_scalar`](FixpipeParamsV220::deq_scalar), for every column; the vector modes (`V…`,
+//! through [`fixpipe_with_quant`] / [`fixpipe_nz_with_quant`]) one per column `j < nSize` of
+//! the block, a `uint64_t` tensor in L1 (`cbufWorkspace`). Each parameter's bits (the "随路量化"
+//! page, table 1, NPU architecture 2201):
+//!
+//! | bits | field | use |
+//! | --- | --- | --- |
+//! | 31..13 | `M1` | the scale: a `float` whose low 13 mantissa bits are dropped (a (1, 8, 10) float); bits 12..0 are ignored; not inf, NaN or denormal |
+//! | 35..32 | `N` | the shift for `MCB`: `b0000` is 1, …, `b1111` is 16 (`DEQF16`, `REQ8`) |
+//! | 36 | `MCB` | 1: shift the `int32_t` right by `N` and saturate it to `int16_t` first (`DEQF16`, `REQ8`; ignored by `QF322B8_PRE`) |
+//! | 45..37 | `Offset` | an unsigned 9-bit integer added after the scaling (`REQ8`, `QF322B8_PRE`; ignored by `DEQF16`) |
+//! | 46 | `Sign` | 1: `int8_t` result, 0: `uint8_t` (`REQ8`, `QF322B8_PRE`); must match the destination type here |
+//!
+//! With `M2 = M1`, or `M2 = 0` when `relu_en` (the "随路量化与随路ReLU场景组合" page: M2 is
+//! the factor of negative values, 0 for Normal ReLU), each value `x` of column `j` becomes
+//! (the vendor's reference scripts `gen_data_s322s8.py`, `gen_data_s322f16.py` and
+//! `gen_data_f322s8.py` of the `fixpipe_l0c2gm` sample, in their order):
+//!
+//! ```text
+//! x' = MCB ? clamp(x >> N, -32768, 32767) : x          (int32_t inputs)
+//! f  = float(x')                                       (round to nearest even)
+//! y  = f >= 0 ? f * M1 : f * M2                        (one float multiply, nearest even)
+//! DEQF16:          half(clamp(y, -65504, 65504))                       (nearest even)
+//! REQ8, QF322B8:   clamp(roundeven(clamp(y, -256, 255)) + Offset, lo, hi)
+//!                  with [lo, hi] = [-128, 127] (Sign 1) or [0, 255] (Sign 0)
+//! ```
+//!
+//! Where the page and the scripts differ this follows the page: `N`'s `b0000` is a shift by 1
+//! (the scripts shift by the field's value), `DEQF16` ignores `Offset` and does not round its
+//! result to an integer (the scripts' shared `saturation` helper does both; with their scale 2
+//! and integer data the results agree), and `QF322B8_PRE` ignores `MCB`. A NaN `float` input
+//! of `QF322B8_PRE` gives 0 before the offset (the scripts leave it undefined; the vendor asks
+//! for no NaN in `Mmad`). `Offset` is read unsigned, as the scripts do. The overflow mode does
+//! not change these modes: they saturate.
+//!
+//! ReLU without a quantising mode: a negative source value becomes zero before the conversion
+//! (`max(0, x)` on the 32-bit value; the vendor applies it as a factor 0 on negative values).
+//! `-0.0` and NaN are not negative and pass unchanged. With a quantising mode it is the factor
+//! `M2 = 0` above (so a negative `int32_t` dequantises to `-0.0` in `half`).
 //!
 //! `unit_flag` (0, 2 or 3) lets the hardware overlap `Mmad` and `Fixpipe` fractal by fractal;
 //! the emulator runs each instruction whole, so it is checked and changes nothing.
@@ -76,17 +113,17 @@ pub enum QuantMode_t {
     F322F16,
     /// `float` → `bfloat16_t`, rounding to nearest-even.
     F322BF16,
-    /// `int32_t` → `half` with a scalar scale (not modelled).
+    /// `int32_t` → `half` with a scalar scale (`deq_scalar`).
     DEQF16,
-    /// `int32_t` → `half` with a scale per column (not modelled).
+    /// `int32_t` → `half` with a scale per column ([`fixpipe_with_quant`]).
     VDEQF16,
-    /// `float` → `int8_t`/`uint8_t` with a scalar scale (not modelled).
+    /// `float` → `int8_t`/`uint8_t` with a scalar scale (`deq_scalar`).
     QF322B8_PRE,
-    /// `float` → `int8_t`/`uint8_t` with a scale per column (not modelled).
+    /// `float` → `int8_t`/`uint8_t` with a scale per column ([`fixpipe_with_quant`]).
     VQF322B8_PRE,
-    /// `int32_t` → `int8_t`/`uint8_t` with a scalar scale (not modelled).
+    /// `int32_t` → `int8_t`/`uint8_t` with a scalar scale (`deq_scalar`).
     REQ8,
-    /// `int32_t` → `int8_t`/`uint8_t` with a scale per column (not modelled).
+    /// `int32_t` → `int8_t`/`uint8_t` with a scale per column ([`fixpipe_with_quant`]).
     VREQ8,
 }
 
@@ -108,7 +145,8 @@ pub struct FixpipeParamsV220 {
     pub relu_en: bool,
     /// The conversion.
     pub quant_pre: QuantMode_t,
-    /// The scalar scale of the quantising modes (unused by the modelled modes).
+    /// The parameter of the scalar quantising modes (`DEQF16`, `QF322B8_PRE`, `REQ8`): see
+    /// the [module](self) docs for its bits; unused by the other modes.
     pub deq_scalar: u64,
     /// ND output: number of matrices, `0..=65535` (0 moves nothing).
     pub nd_num: u16,
@@ -180,15 +218,85 @@ impl FixpipeParamsV220 {
 mod sealed {
     use super::QuantMode_t;
 
+    /// One decoded quantisation parameter (`QUANT_PRE`, or `Quant_PRE_ADDR[j]`): see the
+    /// module docs of `fixpipe`.
+    #[derive(Clone, Copy, Debug, Default, PartialEq)]
+    pub struct QuantParam {
+        pub m1: f32,
+        pub m2: f32,
+        /// `MCB`'s shift, `None` when off.
+        pub shift: Option<u32>,
+        pub offset: i32,
+    }
+
+    /// What a conversion needs: ReLU, the saturation mode and, for the quantising modes, the
+    /// parameters of the 16 columns of the Z column being converted.
+    pub struct Conv<'a> {
+        pub relu: bool,
+        pub sat: bool,
+        pub q: &'a [QuantParam; 16],
+    }
+
     /// The conversion of one `(D, S)` pair.
     pub trait Out<S>: Sized {
         /// The modes the vendor accepts for the pair.
         const MODES: &'static [QuantMode_t];
-        /// Converts `src` into `dst` (same length) with a modelled `mode`; `sat` is the
-        /// saturation overflow mode.
-        fn convert(src: &[S], dst: &mut [Self], relu: bool, sat: bool);
+        /// Whether the destination is a signed 8-bit type (the quantisation's `Sign` bit).
+        const SIGNED: Option<bool> = None;
+        /// Converts `src` (rows of 16 columns) into `dst` (same length).
+        fn convert(src: &[S], dst: &mut [Self], cv: &Conv);
     }
 }
+
+/// Decodes parameter `raw` (named `what`) of `mode` for a destination that is `signed`
+/// (8-bit modes), or fails naming the field.
+#[track_caller]
+fn decode(
+    raw: u64,
+    what: &dyn Fn() -> String,
+    mode: QuantMode_t,
+    relu: bool,
+    signed: Option<bool>,
+) -> QuantParam {
+    use QuantMode_t::*;
+    let bits = (raw as u32) & 0xFFFF_E000;
+    let (exp, man) = ((bits >> 23) & 0xFF, (bits >> 13) & 0x3FF);
+    ensure(exp != 0xFF, API, || {
+        format!(
+            "{} = {raw:#x}: its scale M1 (bits 31..13) is inf or NaN (the Fixpipe page: no inf/nan)",
+            what()
+        )
+    });
+    ensure(exp != 0 || man == 0, API, || {
+        format!(
+            "{} = {raw:#x}: its scale M1 (bits 31..13) is a denormal (the Fixpipe page: no denormals)",
+            what()
+        )
+    });
+    if let Some(signed) = signed {
+        let sign = raw >> 46 & 1 == 1;
+        ensure(sign == signed, API, || {
+            format!(
+                "{} = {raw:#x}: its Sign bit (46) is {} ({} result), but dst is {}",
+                what(),
+                u8::from(sign),
+                if sign { "int8_t" } else { "uint8_t" },
+                if signed { "int8_t" } else { "uint8_t" }
+            )
+        });
+    }
+    let m1 = f32::from_bits(bits);
+    let mcb = raw >> 36 & 1 == 1 && matches!(mode, DEQF16 | VDEQF16 | REQ8 | VREQ8);
+    let offset = if matches!(mode, DEQF16 | VDEQF16) { 0 } else { (raw >> 37 & 0x1FF) as i32 };
+    QuantParam {
+        m1,
+        m2: if relu { 0.0 } else { m1 },
+        shift: mcb.then_some((raw >> 32 & 0xF) as u32 + 1),
+        offset,
+    }
+}
+
+use sealed::{Conv, QuantParam};
 
 /// A destination type `D` that [`fixpipe`] can write from L0C results of type `S`
 /// (Ascend910B: `float` → `int8_t`, `uint8_t`, `half`, `bfloat16_t`, `float`; `int32_t` →
@@ -235,24 +343,24 @@ fn same<T: Relu>(src: &[T], dst: &mut [T], relu: bool) {
 
 impl sealed::Out<f32> for f32 {
     const MODES: &'static [QuantMode_t] = &[QuantMode_t::NoQuant];
-    fn convert(src: &[f32], dst: &mut [f32], relu: bool, _sat: bool) {
-        same(src, dst, relu)
+    fn convert(src: &[f32], dst: &mut [f32], cv: &Conv) {
+        same(src, dst, cv.relu)
     }
 }
 impl sealed::Out<i32> for i32 {
     const MODES: &'static [QuantMode_t] = &[QuantMode_t::NoQuant];
-    fn convert(src: &[i32], dst: &mut [i32], relu: bool, _sat: bool) {
-        same(src, dst, relu)
+    fn convert(src: &[i32], dst: &mut [i32], cv: &Conv) {
+        same(src, dst, cv.relu)
     }
 }
 impl sealed::Out<f32> for f16 {
     const MODES: &'static [QuantMode_t] = &[QuantMode_t::F322F16];
-    fn convert(src: &[f32], dst: &mut [f16], relu: bool, sat: bool) {
+    fn convert(src: &[f32], dst: &mut [f16], cv: &Conv) {
         let wide: Vec<f32> = src
             .iter()
             .map(|&x| {
-                let x = if relu { x.relu() } else { x };
-                if sat {
+                let x = if cv.relu { x.relu() } else { x };
+                if cv.sat {
                     crate::vector::lane::saturate(x)
                 } else {
                     x
@@ -264,11 +372,11 @@ impl sealed::Out<f32> for f16 {
 }
 impl sealed::Out<f32> for bf16 {
     const MODES: &'static [QuantMode_t] = &[QuantMode_t::F322BF16];
-    fn convert(src: &[f32], dst: &mut [bf16], relu: bool, sat: bool) {
+    fn convert(src: &[f32], dst: &mut [bf16], cv: &Conv) {
         for (d, &x) in dst.iter_mut().zip(src) {
-            let x = if relu { x.relu() } else { x };
+            let x = if cv.relu { x.relu() } else { x };
             let b = bf16::from_f32(x);
-            *d = match sat {
+            *d = match cv.sat {
                 true if x.is_nan() => bf16::ZERO,
                 true if b.is_infinite() => bf16::MAX.copysign(b),
                 _ => b,
@@ -277,24 +385,69 @@ impl sealed::Out<f32> for bf16 {
     }
 }
 
-/// The pairs whose every mode is a quantising one (not modelled: `convert` is never reached).
-macro_rules! quantised_only {
-    ($($d:ty, $s:ty => [$($mode:ident),*];)*) => {$(
-        impl sealed::Out<$s> for $d {
-            const MODES: &'static [QuantMode_t] = &[$(QuantMode_t::$mode),*];
-            fn convert(_: &[$s], _: &mut [$d], _: bool, _: bool) {
-                unreachable!("the quantising modes fail before converting")
+/// The scaled `float` of an `int32_t` L0C value: `MCB`'s shift, the conversion to `float`
+/// and the multiply by `M1` or `M2`.
+#[inline(always)]
+fn scale_int(x: i32, q: &QuantParam) -> f32 {
+    let x = match q.shift {
+        Some(n) => (x >> n).clamp(i16::MIN as i32, i16::MAX as i32),
+        None => x,
+    };
+    scale_float(x as f32, q)
+}
+
+#[inline(always)]
+fn scale_float(f: f32, q: &QuantParam) -> f32 {
+    if f >= 0.0 {
+        f * q.m1
+    } else {
+        f * q.m2
+    }
+}
+
+/// The 8-bit result of a scaled value: clamp to [-256, 255], round to nearest even, add the
+/// offset, saturate to `[lo, hi]`.
+#[inline(always)]
+fn to_b8(y: f32, q: &QuantParam, lo: i32, hi: i32) -> i32 {
+    let r = if y.is_nan() { 0 } else { y.clamp(-256.0, 255.0).round_ties_even() as i32 };
+    (r + q.offset).clamp(lo, hi)
+}
+
+impl sealed::Out<i32> for f16 {
+    const MODES: &'static [QuantMode_t] = &[QuantMode_t::DEQF16, QuantMode_t::VDEQF16];
+    fn convert(src: &[i32], dst: &mut [f16], cv: &Conv) {
+        for (e, (d, &x)) in dst.iter_mut().zip(src).enumerate() {
+            let y = scale_int(x, &cv.q[e % 16]);
+            *d = f16::from_f32(y.clamp(-65504.0, 65504.0));
+        }
+    }
+}
+
+macro_rules! b8_out {
+    ($($d:ty, $signed:expr;)*) => {$(
+        impl sealed::Out<i32> for $d {
+            const MODES: &'static [QuantMode_t] = &[QuantMode_t::REQ8, QuantMode_t::VREQ8];
+            const SIGNED: Option<bool> = Some($signed);
+            fn convert(src: &[i32], dst: &mut [$d], cv: &Conv) {
+                for (e, (d, &x)) in dst.iter_mut().zip(src).enumerate() {
+                    let q = &cv.q[e % 16];
+                    *d = to_b8(scale_int(x, q), q, <$d>::MIN as i32, <$d>::MAX as i32) as $d;
+                }
+            }
+        }
+        impl sealed::Out<f32> for $d {
+            const MODES: &'static [QuantMode_t] = &[QuantMode_t::QF322B8_PRE, QuantMode_t::VQF322B8_PRE];
+            const SIGNED: Option<bool> = Some($signed);
+            fn convert(src: &[f32], dst: &mut [$d], cv: &Conv) {
+                for (e, (d, &x)) in dst.iter_mut().zip(src).enumerate() {
+                    let q = &cv.q[e % 16];
+                    *d = to_b8(scale_float(x, q), q, <$d>::MIN as i32, <$d>::MAX as i32) as $d;
+                }
             }
         }
     )*};
 }
-quantised_only! {
-    i8, f32 => [QF322B8_PRE, VQF322B8_PRE];
-    u8, f32 => [QF322B8_PRE, VQF322B8_PRE];
-    i8, i32 => [REQ8, VREQ8];
-    u8, i32 => [REQ8, VREQ8];
-    f16, i32 => [DEQF16, VDEQF16];
-}
+b8_out! { i8, true; u8, false; }
 
 macro_rules! fixpipe_pairs {
     ($($d:ty, $s:ty;)*) => {$( impl FixpipeOut<$s> for $d {} )*};
@@ -332,15 +485,87 @@ fixpipe_pairs! {
 /// or not 64-byte aligned, `dst` is unbound, a parameter is outside its range (`n_size >
 /// 4095`, `m_size > 8192`, `dst_stride` 0 or below `n_size`, `src_nd_stride > 512`, with
 /// `nd_num > 1` a zero `src_nd_stride` or `dst_nd_stride`, `unit_flag` not 0, 2 or 3,
-/// `is_channel_split`), `quant_pre` does not fit `(D, S)` or is a quantising mode, either
-/// extent exceeds its tensor, or two destination matrices overlap.
+/// `is_channel_split`), `quant_pre` does not fit `(D, S)` or is a vector mode (those take
+/// [`fixpipe_with_quant`]), `deq_scalar` is invalid for a scalar mode (an inf, NaN or
+/// denormal scale, a `Sign` bit that does not match `D`), either extent exceeds its tensor, or
+/// two destination matrices overlap.
 #[track_caller]
 pub fn fixpipe<D: FixpipeOut<S>, S: Element>(
     dst: &GlobalTensor<D>,
     src: &LocalTensor<S>,
     params: &FixpipeParamsV220,
 ) {
-    run(dst, src, params, true)
+    run(dst, src, params, true, None)
+}
+
+/// [`fixpipe`] with a quantisation parameter per column (AscendC `Fixpipe<T, U,
+/// CFG_ROW_MAJOR>(dst, src, cbufWorkspace, FixpipeParamsV220)`): `quant_pre` is one of the
+/// vector modes `VDEQF16`, `VQF322B8_PRE`, `VREQ8`, and `cbuf_workspace` (in L1, 32-byte
+/// aligned) holds one 64-bit parameter per column `j < n_size`, laid out as
+/// [`deq_scalar`](FixpipeParamsV220::deq_scalar) is (see the [module](self) docs).
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// use ascend_core::cube::fixpipe::{fixpipe_with_quant, FixpipeParamsV220, QuantMode_t};
+/// let mut l0c = LocalMemAllocator::<L0C>::new();
+/// let c = l0c.alloc::<i32>(16 * 16);
+/// c.copy_from_slice(&(0..256).map(|i| i - 128).collect::<Vec<i32>>());
+/// // column j scaled by (j + 1) / 4, an int8 result (Sign bit 46 set)
+/// let l1 = LocalTensor::<u64>::new(TPosition::C1, 0, 16);
+/// let q: Vec<u64> = (0..16).map(|j| ((j as f32 + 1.0) / 4.0).to_bits() as u64 | 1 << 46).collect();
+/// l1.copy_from_slice(&q);
+/// let region = GmRegion::zeroed(256);
+/// let mut gm = GlobalTensor::<i8>::new();
+/// gm.set_global_buffer(region.addr(), 256);
+/// let p = FixpipeParamsV220::new(16, 16, 16, 16, false, QuantMode_t::VREQ8, 0, 1, 0, 0, 0);
+/// fixpipe_with_quant(&gm, &c, &l1, &p);
+/// assert_eq!(gm.get_value(9 * 16 + 7), 46); // row 9, column 7: (151 - 128) * 2.0
+/// assert_eq!(gm.get_value(1), -64); // row 0, column 1: -127 * 0.5 = -63.5, ties to even
+/// ```
+///
+/// # Panics
+/// As [`fixpipe`]; also if `quant_pre` is not a vector mode, `cbuf_workspace` is not in L1,
+/// not 32-byte aligned or shorter than `n_size` values, or one of them is invalid (as
+/// `deq_scalar` for the scalar modes; the message names the column).
+#[track_caller]
+pub fn fixpipe_with_quant<D: FixpipeOut<S>, S: Element>(
+    dst: &GlobalTensor<D>,
+    src: &LocalTensor<S>,
+    cbuf_workspace: &LocalTensor<u64>,
+    params: &FixpipeParamsV220,
+) {
+    run(dst, src, params, true, Some(cbuf_workspace))
+}
+
+/// [`fixpipe_nz`] with a quantisation parameter per column (AscendC `Fixpipe<T, U,
+/// CFG_NZ>(dst, src, cbufWorkspace, FixpipeParamsV220)`): see [`fixpipe_with_quant`].
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// use ascend_core::cube::fixpipe::{fixpipe_nz_with_quant, FixpipeParamsV220, QuantMode_t};
+/// let mut l0c = LocalMemAllocator::<L0C>::new();
+/// let c = l0c.alloc::<i32>(16 * 16);
+/// c.copy_from_slice(&[1000; 256]);
+/// let l1 = LocalTensor::<u64>::new(TPosition::C1, 0, 16);
+/// l1.copy_from_slice(&(0..16).map(|j| (0.5f32 * (j + 1) as f32).to_bits() as u64).collect::<Vec<_>>());
+/// let region = GmRegion::zeroed(512);
+/// let mut gm = GlobalTensor::<f16>::new();
+/// gm.set_global_buffer(region.addr(), 256);
+/// let p = FixpipeParamsV220::new(16, 16, 16, 16, false, QuantMode_t::VDEQF16, 0, 1, 0, 0, 0);
+/// fixpipe_nz_with_quant(&gm, &c, &l1, &p);
+/// assert_eq!(gm.get_value(5 * 16 + 3).to_f32(), 2000.0); // row 5, column 3: 1000 * 0.5 * 4
+/// ```
+///
+/// # Panics
+/// As [`fixpipe_nz`] and [`fixpipe_with_quant`].
+#[track_caller]
+pub fn fixpipe_nz_with_quant<D: FixpipeOut<S>, S: Element>(
+    dst: &GlobalTensor<D>,
+    src: &LocalTensor<S>,
+    cbuf_workspace: &LocalTensor<u64>,
+    params: &FixpipeParamsV220,
+) {
+    run(dst, src, params, false, Some(cbuf_workspace))
 }
 
 /// [`fixpipe`] with NZ output (AscendC `Fixpipe<T, U, CFG_NZ>`): the destination keeps the
@@ -373,7 +598,7 @@ pub fn fixpipe_nz<D: FixpipeOut<S>, S: Element>(
     src: &LocalTensor<S>,
     params: &FixpipeParamsV220,
 ) {
-    run(dst, src, params, false)
+    run(dst, src, params, false, None)
 }
 
 /// The smallest `|x + k * step|` over `k` in `-(kmax)..=kmax` (`step > 0`, `x >= 0`).
@@ -393,6 +618,7 @@ fn run<D: FixpipeOut<S>, S: Element>(
     src: &LocalTensor<S>,
     params: &FixpipeParamsV220,
     nd: bool,
+    workspace: Option<&LocalTensor<u64>>,
 ) {
     crate::ctx::check_cancel();
     let soc = crate::ctx::get_soc();
@@ -450,17 +676,43 @@ fn run<D: FixpipeOut<S>, S: Element>(
             modes.join(" or ")
         )
     });
-    if !matches!(mode, QuantMode_t::NoQuant | QuantMode_t::F322F16 | QuantMode_t::F322BF16) {
-        fail(
-            API,
+    use QuantMode_t::*;
+    let vector = matches!(mode, VDEQF16 | VQF322B8_PRE | VREQ8);
+    let scalar = matches!(mode, DEQF16 | QF322B8_PRE | REQ8);
+    match workspace {
+        None => ensure(!vector, API, || {
             format!(
-                "quantPre = {mode:?} is not modelled: the vendor documents its scale's bit fields but not the \
-                 rounding of its steps (modelled: NoQuant, F322F16, F322BF16)"
-            ),
-        );
+                "quantPre = {mode:?} quantises per column: it takes the cbufWorkspace tensor of fixpipe_with_quant / \
+                 fixpipe_nz_with_quant"
+            )
+        }),
+        Some(ws) => {
+            ensure(vector, API, || {
+                format!("quantPre = {mode:?} with a cbufWorkspace: it is used by VDEQF16, VQF322B8_PRE and VREQ8 only")
+            });
+            check_operand(ws, API, "cbufWorkspace", &[Memory::L1], 32);
+        }
     }
     let (n, m) = (u64::from(p.n_size), u64::from(p.m_size));
     let nd_num = if nd { u64::from(p.nd_num) } else { 1 };
+    // The quantisation parameters, one per column (decoded once per call).
+    let signed = <D as sealed::Out<S>>::SIGNED;
+    let mut qparams: Vec<QuantParam> = Vec::new();
+    if scalar {
+        let q = decode(p.deq_scalar, &|| "deqScalar".to_string(), mode, p.relu_en, signed);
+        qparams = vec![q; 16];
+    } else if let Some(ws) = workspace {
+        check_extent(ws, API, "cbufWorkspace (one uint64_t per column of nSize)", n as usize * 8);
+        let pw = ws.ptr() as *const u64;
+        qparams = (0..n as usize)
+            .map(|j| {
+                // SAFETY: the `n` values lie inside `cbuf_workspace` (checked just above).
+                let r = unsafe { pw.add(j).read() };
+                decode(r, &|| format!("cbufWorkspace[{j}]"), mode, p.relu_en, signed)
+            })
+            .collect();
+        qparams.resize(n.div_ceil(16) as usize * 16, QuantParam::default());
+    }
     if n == 0 || m == 0 || nd_num == 0 {
         return;
     }
@@ -546,8 +798,11 @@ fn run<D: FixpipeOut<S>, S: Element>(
         let runs = (0..nd_num as usize).flat_map(|mat| {
             (0..cols).map(move |k| ((mat * src_nd + k * src_stride) * S::SIZE, m * 16 * S::SIZE))
         });
-        let l0c = crate::sanitizer::spans_of(src, nd_num as usize * cols, runs, src_bytes);
-        crate::events::on_cube(API, pipe_t::PIPE_FIX, &[], &l0c, &[], &gm, false);
+        let mut reads = crate::sanitizer::spans_of(src, nd_num as usize * cols, runs, src_bytes);
+        if let Some(ws) = workspace {
+            reads.push(crate::sanitizer::Span::of(ws, n * 8));
+        }
+        crate::events::on_cube(API, pipe_t::PIPE_FIX, &[], &reads, &[], &gm, false);
     }
 
     // The conversion, one source Z column (m rows of 16) at a time.
@@ -556,12 +811,18 @@ fn run<D: FixpipeOut<S>, S: Element>(
     let src_base = src.ptr();
     let mut zin = vec![S::ZERO; m * 16];
     let mut zout = vec![D::ZERO; m * 16];
+    let none = [QuantParam::default(); 16];
     let mut convert_column = |mat: usize, k: usize, zout: &mut [D]| {
         let at = mat * src_nd as usize + k * src_stride as usize;
         // SAFETY: `at + m * 16 <= src_end` elements, checked against `src`; the host buffer
         // does not overlap the L0C arena.
         unsafe { std::ptr::copy_nonoverlapping(src_base.add(at), zin.as_mut_ptr(), m * 16) };
-        D::convert(&zin, zout, p.relu_en, sat);
+        let q: &[QuantParam; 16] = match qparams.len() {
+            0 => &none,
+            16 if scalar => qparams[..16].try_into().unwrap_or(&none),
+            _ => qparams[k * 16..k * 16 + 16].try_into().unwrap_or(&none),
+        };
+        D::convert(&zin, zout, &Conv { relu: p.relu_en, sat, q });
     };
     let usz = D::SIZE;
     if nd {
@@ -626,8 +887,9 @@ unsafe fn write_gm<D: Element>(dst: &GlobalTensor<D>, at: *mut D, data: &[D], sh
 /// isUnitFlag)` with `preData` a `CO1` tensor): the hand-over marks `Mmad` and `Fixpipe` leave
 /// with `unitFlag` 2 and 3. Unit flags only decide when the FIX pipe may take an L0C block
 /// the M pipe is done with — timing, which is not modelled — so the call checks its operands
-/// and changes nothing. The form that loads a quantisation tensor from the Fixpipe buffer
-/// (`C2PIPE2GM`) belongs to the quantising `Fixpipe` modes, which are not modelled. `SET_RELU`
+/// and changes nothing. The form that points the quantisation at a tensor in the Fixpipe
+/// buffer (`C2PIPE2GM`) is not modelled (the Fixpipe buffer is not: [`fixpipe_with_quant`]
+/// takes the per-column parameters from L1, as the vendor's `cbufWorkspace` overload does). `SET_RELU`
 /// must be `false`, as the vendor supports only that:
 ///
 /// ```compile_fail
@@ -660,7 +922,7 @@ pub fn set_fix_pipe_config<T: Element, const SET_RELU: bool>(pre_data: &LocalTen
     ensure(mem == Memory::L0C, api, || {
         format!(
             "preData is in {} (position {}): only the unit-flag reset with a CO1 (L0C) tensor is modelled; the \
-             quantisation tensor of the Fixpipe buffer belongs to the quantising Fixpipe modes, which are not",
+             Fixpipe buffer (C2PIPE2GM) is not; fixpipe_with_quant takes the quantisation tensor from L1",
             mem.hardware_name(),
             pre_data.get_position()
         )

@@ -1,5 +1,27 @@
-//! `Mmad`: the cube unit's matrix multiply-accumulate, `C = A × B (+ C)` (AscendC
-//! `Mmad(dst, fm, filter, MmadParams)`, the form without a bias tensor; pipe M).
+//! `Mmad`: the cube unit's matrix multiply-accumulate, `C = A × B (+ C or + bias)` (AscendC
+//! `Mmad(dst, fm, filter, MmadParams)` and, with a bias row, `Mmad(dst, fm, filter, bias,
+//! MmadParams)`; pipe M).
+//!
+//! # Where C starts
+//!
+//! Three values can start the accumulation of `C[i][j]` (the Mmad page's `cmatrixInitVal` and
+//! `cmatrixSource`; `kernel_operator_mm_base_impl.h` and `dav_c220/kernel_operator_mm_impl.h`):
+//!
+//! | form | `init` | C starts at |
+//! | --- | --- | --- |
+//! | [`mmad`] | `cmatrix_init_val && !is_bias` | 0 when `init`; else `bias[j]` from the bias table at address 0 when `cmatrix_source`; else the current `C[i][j]` |
+//! | [`mmad_with_bias`], bias in the bias table (`C2`) | `cmatrix_init_val` | 0 when `init`; else `bias[j]` (`cmatrix_source` is ignored: the position decides) |
+//! | [`mmad_with_bias`], bias in L0C (`CO1`) | `cmatrix_init_val` | 0 when `init`; else the current `C[i][j]` (the implementation passes `cmatrixSource = false`, "the C matrix is in L0C") |
+//!
+//! So the bias form needs `cmatrix_init_val = false` to add the bias, as the vendor's `mmad`
+//! and `data_copy_gm2l1` samples set it ("带Bias且传入biasTensor的场景，该场景下cmatrixSource参数无效"). The
+//! bias is one row of `n` values of C's type (`float` or `int32_t`), broadcast down the `m`
+//! rows; it gets to the bias table from L1 with
+//! [`data_copy_bias`](super::bias_table::data_copy_bias). The form without a bias tensor reads
+//! it from address 0 of the bias table (the instruction has no bias address; the vendor's
+//! `mmad` sample, scenario 1, puts the bias there). The bias table is Ascend910B's (1 KiB, so
+//! `n <= 256`): the other chips reject the bias forms (Ascend910 and Ascend310P have none;
+//! Ascend310B's is not modelled).
 //!
 //! # Layouts
 //!
@@ -31,13 +53,14 @@
 //! The hardware's internal order is not documented; this follows the vendor's reference
 //! script `mmad.py` (the dot product taken `K0` depths at a time):
 //!
-//! * floating point (`float` result): `acc` starts at 0 ([`cmatrix_init_val`](MmadParams::cmatrix_init_val))
-//!   or at the current `C[i][j]`; for each run of `K0` depths `kk < k` in order, the run's dot
+//! * floating point (`float` result): `acc` starts at 0, at `bias[j]` or at the current
+//!   `C[i][j]` (see above; the bias is the accumulator's first value, exactly as a C that
+//!   holds it); for each run of `K0` depths `kk < k` in order, the run's dot
 //!   product is computed in `f64` (each product exact: a product of two `half`, `bfloat16_t`
 //!   or `float` values fits in 53 bits; the additions in order, exact for 16-bit inputs unless
 //!   the products' magnitudes span more than 2^53 apart), rounded once to `float` and added
 //!   to `acc` in `float` (round to nearest even);
-//! * integers: exact, summed in 64 bits, and the result (`C` included when accumulating)
+//! * integers: exact, summed in 64 bits, and the result (`C` or the bias included)
 //!   saturated to the `int32_t` (`uint32_t`) range, the vendor's "integers only saturate";
 //! * special values: in saturation mode ([`get_overflow_mode`](crate::get_overflow_mode) is
 //!   [`OverflowMode::Saturation`]) a final `±inf` becomes `±FLT_MAX` and `NaN` becomes 0; in
@@ -58,6 +81,9 @@ const API: &str = "Mmad";
 
 /// Largest `m`, `n` and `k` of [`MmadParams`].
 pub const MAX_MMAD_DIM: u16 = 4095;
+
+/// The bias table's bytes on Ascend910B (the DataCopy L1 → BiasTable page: 1 KB on Atlas A2/A3).
+pub const MAX_BIAS_BYTES: usize = 1024;
 
 /// Parameters of [`mmad`] (AscendC `MmadParams`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -88,7 +114,10 @@ pub struct MmadParams {
     /// `⌈k / 8⌉` (what `LoadData` with the transpose leaves in L0A). Ascend910B only; no
     /// effect for the other input types (their `K0` is already 16 or 32).
     pub k_direction_align: bool,
-    /// `true` initialises C from the bias table (`C2`): not modelled here (an error).
+    /// With `cmatrix_init_val = false`: `true` starts C at the bias row in the bias table
+    /// (`C2`, address 0 for [`mmad`]), `false` at C's current values. Ascend910B only (false
+    /// elsewhere); ignored by [`mmad_with_bias`], where the bias's position decides. See the
+    /// [module](self) docs.
     pub cmatrix_source: bool,
     /// `true` (the default): C starts at 0, `C = A × B`; `false`: `C += A × B`.
     pub cmatrix_init_val: bool,
@@ -288,7 +317,8 @@ fn triples_of(soc: Soc) -> &'static str {
 /// modelled); `dst` is not in L0C or not 1024-byte aligned, `fm` not in L0A or `filter` not in
 /// L0B or either not 512-byte aligned; `m`, `n` or `k` exceeds 4095; `unit_flag` is not 0, 2
 /// or 3 on Ascend910B or not 0 elsewhere; `k_direction_align` is set on a chip other than
-/// Ascend910B; `cmatrix_source` is set (the bias table is not modelled); or a fractal read or
+/// Ascend910B; `cmatrix_source` is set (with `cmatrix_init_val` false) on a chip other than
+/// Ascend910B or `n` bias values from address 0 exceed the bias table; or a fractal read or
 /// written lies beyond its tensor.
 #[track_caller]
 pub fn mmad<D: Element, A: Element, B: Element>(
@@ -299,8 +329,57 @@ pub fn mmad<D: Element, A: Element, B: Element>(
 ) where
     (D, A, B): MmadTypes,
 {
-    mmad_impl::<D, A, B>(dst, fm, filter, params, <(D, A, B) as sealed::Sealed>::KIND)
+    mmad_impl::<D, A, B>(dst, fm, filter, params, <(D, A, B) as sealed::Sealed>::KIND, None)
 }
+
+/// [`mmad`] with a bias row (AscendC `Mmad(dst, fm, filter, bias, MmadParams)`): with
+/// `cmatrix_init_val = false`, `C[i][j] = bias[j] + Σ A[i][kk] × B[kk][j]` when `bias` is in
+/// the bias table (`C2`), `C += A × B` when it is in L0C (`CO1`); `cmatrix_source` is ignored
+/// (see the [module](self) docs). `bias` holds `n` values of C's type; the triples are
+/// [`mmad`]'s on Ascend910B.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// use ascend_core::cube::bias_table::data_copy_bias;
+/// use ascend_core::cube::mmad::{mmad_with_bias, MmadParams};
+/// let a = LocalTensor::<f16>::new(TPosition::A2, 0, 256); // 16 x 16 of 1.0
+/// let b = LocalTensor::<f16>::new(TPosition::B2, 0, 256); // 16 x 16 of 0.5
+/// let c = LocalTensor::<f32>::new(TPosition::CO1, 0, 256);
+/// a.copy_from_slice(&[f16::ONE; 256]);
+/// b.copy_from_slice(&[f16::from_f32(0.5); 256]);
+/// // The bias row in L1, then the bias table: one 64-byte block of 16 floats.
+/// let bias_l1 = LocalTensor::<f32>::new(TPosition::C1, 0, 16);
+/// bias_l1.copy_from_slice(&(0..16).map(|j| j as f32).collect::<Vec<_>>());
+/// let bias_bt = LocalTensor::<f32>::new(TPosition::C2, 0, 16);
+/// data_copy_bias(&bias_bt, &bias_l1, &DataCopyParams::new(1, 1, 0, 0));
+/// let mut p = MmadParams::new(16, 16, 16, 0, false, false); // cmatrixInitVal = false
+/// mmad_with_bias(&c, &a, &b, &bias_bt, &p);
+/// assert_eq!(c.to_vec()[3 * 16 + 5], 5.0 + 16.0 * 0.5); // bias[5] + row 3 · column 5
+/// p.cmatrix_init_val = true; // starts at 0: the bias is not added
+/// mmad_with_bias(&c, &a, &b, &bias_bt, &p);
+/// assert_eq!(c.to_vec()[3 * 16 + 5], 8.0);
+/// ```
+///
+/// # Panics
+/// As [`mmad`]; also if the chip is not Ascend910B (the bias forms: Ascend910 and Ascend310P
+/// do not have them, Ascend310B's bias table is not modelled), `bias` is not in the bias table
+/// (`C2`, 64-byte aligned) or L0C (`CO1`), or holds fewer than `n` values.
+#[track_caller]
+pub fn mmad_with_bias<D: Element, A: Element, B: Element>(
+    dst: &LocalTensor<D>,
+    fm: &LocalTensor<A>,
+    filter: &LocalTensor<B>,
+    bias: &LocalTensor<D>,
+    params: &MmadParams,
+) where
+    (D, A, B): MmadTypes,
+{
+    crate::cube::check_chip(API_BIAS, &[Soc::Ascend910B]);
+    check_operand(bias, API_BIAS, "bias", &[Memory::BiasTable, Memory::L0C], 64);
+    mmad_impl::<D, A, B>(dst, fm, filter, params, <(D, A, B) as sealed::Sealed>::KIND, Some(bias))
+}
+
+const API_BIAS: &str = "Mmad with bias";
 
 #[track_caller]
 fn mmad_impl<D: Element, A: Element, B: Element>(
@@ -309,59 +388,84 @@ fn mmad_impl<D: Element, A: Element, B: Element>(
     filter: &LocalTensor<B>,
     params: &MmadParams,
     kind: Kind,
+    bias: Option<&LocalTensor<D>>,
 ) where
     (D, A, B): MmadTypes,
 {
     let soc = crate::ctx::get_soc();
+    let api = if bias.is_some() { API_BIAS } else { API };
     let name = <(D, A, B) as MmadTypes>::NAME;
     check!(
         <(D, A, B) as MmadTypes>::mmad_supported(soc),
-        API,
+        api,
         "dst/fm/filter = {name} is not supported on {soc} ({}): Mmad takes {} there",
         soc.product_line(),
         triples_of(soc)
     );
     check!(
         kind != Kind::HalfOut,
-        API,
+        api,
         "dst/fm/filter = {name} on {soc} is not modelled: the vendor documents that its half accumulation misses \
          a 1e-3 relative accuracy without documenting its rounding; use a float dst"
     );
-    check_operand(dst, API, "dst", &[Memory::L0C], 1024);
-    check_operand(fm, API, "fm", &[Memory::L0A], FRACTAL_BYTES);
-    check_operand(filter, API, "filter", &[Memory::L0B], FRACTAL_BYTES);
+    check_operand(dst, api, "dst", &[Memory::L0C], 1024);
+    check_operand(fm, api, "fm", &[Memory::L0A], FRACTAL_BYTES);
+    check_operand(filter, api, "filter", &[Memory::L0B], FRACTAL_BYTES);
     let p = *params;
     let max = MAX_MMAD_DIM as u64;
-    check_range(API, "m", p.m as u64, 0, max);
-    check_range(API, "n", p.n as u64, 0, max);
-    check_range(API, "k", p.k as u64, 0, max);
+    check_range(api, "m", p.m as u64, 0, max);
+    check_range(api, "n", p.n as u64, 0, max);
+    check_range(api, "k", p.k as u64, 0, max);
     if soc == Soc::Ascend910B {
-        ensure(matches!(p.unit_flag, 0 | 2 | 3), API, || {
+        ensure(matches!(p.unit_flag, 0 | 2 | 3), api, || {
             format!("unit_flag = {}: must be 0 (off), 2 or 3 (on)", p.unit_flag)
         });
     } else {
-        ensure(p.unit_flag == 0, API, || {
+        ensure(p.unit_flag == 0, api, || {
             format!("unit_flag = {}: {soc} has no unit flag (it must be 0; Ascend910B only)", p.unit_flag)
         });
     }
-    ensure(!p.k_direction_align || soc == Soc::Ascend910B, API, || {
+    ensure(!p.k_direction_align || soc == Soc::Ascend910B, api, || {
         format!("k_direction_align = true is not supported on {soc} (only false; true on Ascend910B only)")
     });
-    ensure(!p.cmatrix_source, API, || {
-        if matches!(soc, Soc::Ascend910 | Soc::Ascend310P) {
-            format!(
-                "cmatrix_source = true is not supported on {soc}: C cannot come from the bias table there"
-            )
-        } else {
-            "cmatrix_source = true (C initialised from the bias table C2) is not modelled: the bias table is not \
-             emulated"
-                .to_string()
-        }
-    });
+    // Where C starts (see the module docs): the bias form passes `cmatrixInitVal` as it is and
+    // takes the source from the bias's position; the other folds in the deprecated `isBias`.
+    let init = if bias.is_some() { p.cmatrix_init_val } else { p.cmatrix_init_val && !p.is_bias };
+    let from_bt = !init && bias.map_or(p.cmatrix_source, |b| b.memory() == Memory::BiasTable);
+    if p.cmatrix_source && bias.is_none() {
+        // The Mmad page: only false on Atlas training / inference (AI Core) products.
+        ensure(soc == Soc::Ascend910B, api, || {
+            if matches!(soc, Soc::Ascend910 | Soc::Ascend310P) {
+                format!("cmatrix_source = true is not supported on {soc}: C cannot come from the bias table there")
+            } else {
+                format!("cmatrix_source = true (C from the bias table C2) is not modelled on {soc} (only Ascend910B)")
+            }
+        });
+    }
     let (m, n, k) = (p.m as usize, p.n as usize, p.k as usize);
     if m == 0 || n == 0 || k == 0 {
         return;
     }
+    // The bias row, when C starts from the bias table: `n` values of C's type.
+    let bias_row = if from_bt {
+        let t = match bias {
+            Some(b) => b.clone(),
+            None => LocalTensor::<D>::new(crate::position::TPosition::C2, 0, MAX_BIAS_BYTES / D::SIZE),
+        };
+        ensure(n * D::SIZE <= t.get_length(), api, || {
+            let at =
+                if bias.is_some() { "bias" } else { "the bias table from address 0 (cmatrix_source = true)" };
+            format!(
+                "n = {n} bias values of {} ({} bytes) exceed {at}: {} bytes",
+                D::DTYPE,
+                n * D::SIZE,
+                t.get_length()
+            )
+        });
+        Some(t)
+    } else {
+        None
+    };
 
     // Geometry, once.
     let k0 = 32 / A::SIZE;
@@ -371,20 +475,20 @@ fn mmad_impl<D: Element, A: Element, B: Element>(
     let gemv = m == 1;
     // Extents: the last fractal (GEMV: element) each operand is read or written at.
     let fm_bytes = if gemv { k * A::SIZE } else { ((m1 - 1) * k1 + kv) * frac * A::SIZE };
-    check_extent(fm, API, "fm", fm_bytes);
-    check_extent(filter, API, "filter", kv * n1 * frac * B::SIZE);
-    check_extent(dst, API, "dst", n1 * m1 * 256 * D::SIZE);
-    let init = p.cmatrix_init_val && !p.is_bias;
+    check_extent(fm, api, "fm", fm_bytes);
+    check_extent(filter, api, "filter", kv * n1 * frac * B::SIZE);
+    check_extent(dst, api, "dst", n1 * m1 * 256 * D::SIZE);
     crate::events::on_mmad::<A>(m, n, k);
     if crate::events::is_on() {
         let c = Span::of(dst, n1 * m1 * 256 * D::SIZE);
         let (a_in, b_in) = (Span::of(fm, fm_bytes), Span::of(filter, kv * n1 * frac * B::SIZE));
-        let reads = [a_in, b_in, c];
+        let third = bias_row.as_ref().map_or(c, |t| Span::of(t, n * D::SIZE));
+        let reads = [a_in, b_in, third];
         let reads = if init { &reads[..2] } else { &reads[..] };
         // The Mmad page: from (m / 16) * (n / 16) >= 10 on, the hardware orders a later Mmad
         // after this one by itself (below, a PipeBarrier<PIPE_M> must).
         let settles = (m / 16) * (n / 16) >= 10;
-        crate::events::on_cube(API, pipe_t::PIPE_M, &[], reads, &[c], &[], settles);
+        crate::events::on_cube(api, pipe_t::PIPE_M, &[], reads, &[c], &[], settles);
     }
 
     // Gather A (m × k) and B (k × n) as exact f64 values.
@@ -410,13 +514,19 @@ fn mmad_impl<D: Element, A: Element, B: Element>(
         bt.extend((0..k).map(|kk| unsafe { pb.add(b_at(kk, j)).read() }.to_f64()));
     }
     let saturate = crate::ctx::get_overflow_mode() == OverflowMode::Saturation;
+    let pbias = bias_row.as_ref().map(|t| t.ptr() as *const D);
     for i in 0..m {
         let row = &a[i * k..(i + 1) * k];
         for j in 0..n {
             let col = &bt[j * k..(j + 1) * k];
             let at = c_at(i, j);
-            // SAFETY: `at < n1 * m1 * 256`, checked against `dst` above.
-            let old = if init { None } else { Some(unsafe { pc.add(at).read() }.to_f64()) };
+            let old = match (init, pbias) {
+                (true, _) => None,
+                // SAFETY: `j < n`, and `n` values fit in the bias tensor (checked above).
+                (false, Some(pb)) => Some(unsafe { pb.add(j).read() }.to_f64()),
+                // SAFETY: `at < n1 * m1 * 256`, checked against `dst` above.
+                (false, None) => Some(unsafe { pc.add(at).read() }.to_f64()),
+            };
             let v = match kind {
                 Kind::Int => {
                     let mut acc = old.map_or(0i64, |c| c as i64);

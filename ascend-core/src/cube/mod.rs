@@ -7,6 +7,8 @@
 //! | stage the operands, ND → NZ | [`data_copy_nd2nz`](nd2nz::data_copy_nd2nz) | GM → L1 (`A1`/`B1`) | MTE2 |
 //! | load fractals | [`load_data`](load_data::load_data) | L1 → L0A (`A2`) / L0B (`B2`) | MTE1 |
 //! | multiply-accumulate | [`mmad`](mmad::mmad) | L0A × L0B → L0C (`CO1`) | M |
+//! | stage a bias row | [`data_copy_bias`](bias_table::data_copy_bias) | L1 (`C1`) → BT (`C2`) | MTE1 |
+//! | multiply-accumulate from the bias | [`mmad_with_bias`](mmad::mmad_with_bias) | L0A × L0B + BT → L0C | M |
 //! | write the result, NZ → ND | [`fixpipe`](fixpipe::fixpipe) | L0C → GM | FIX |
 //!
 //! The layouts are the vendor's fractal formats: a fractal is 16 rows of 32 bytes (16 × 16
@@ -19,6 +21,7 @@
 //!
 //! [`KernelType::AicOnly`]: crate::ctx::KernelType::AicOnly
 
+pub mod bias_table;
 pub mod fixpipe;
 pub mod load_data;
 pub mod mmad;

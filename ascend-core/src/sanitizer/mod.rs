@@ -513,8 +513,8 @@ struct CoreSan<const L: usize> {
     /// clock (see [`CoreSan::recycle`]).
     flagged: bool,
     ub: Shadow<L>,
-    /// The cube's memories, by `Memory as usize - 1`: L1, L0A, L0B, L0C.
-    cube: [Shadow<L>; 4],
+    /// The cube's memories, by `Memory as usize - 1`: L1, L0A, L0B, L0C, BT.
+    cube: [Shadow<L>; 5],
     bufs: Vec<Buf<L>>,
     leaks: Vec<(String, &'static Location<'static>)>,
     gm: GmLog,
@@ -2011,7 +2011,7 @@ pub(crate) const fn que_events_on(soc: crate::soc::Soc, src: TPosition, dst: TPo
     use crate::sync::{Event, HardEvent as H};
     use Memory::*;
     let Some((s, d)) = crate::position::que_path(src, dst) else { return None };
-    // `None` is global memory (CO2 on Ascend910B is GM), or the bias table (C2 on Ascend910B),
+    // `None` is global memory (CO2 on Ascend910B is GM), or the bias table (C2 on Ascend310B),
     // which a queue cannot be given buffers in.
     let (hs, hd) = (s.memory(soc), d.memory(soc));
     if (matches!(s, TPosition::C2) && hs.is_none()) || (matches!(d, TPosition::C2) && hd.is_none()) {
@@ -2026,6 +2026,9 @@ pub(crate) const fn que_events_on(soc: crate::soc::Soc, src: TPosition, dst: TPo
         (Some(Ub), Some(Ub)) => (H::MTE2_MTE3::EVENT, H::MTE3_MTE2::EVENT),
         (Some(L1), Some(Ub)) => (H::MTE1_V::EVENT, H::V_MTE1::EVENT),
         (Some(L1), Some(L0A | L0B)) => (H::MTE1_M::EVENT, H::M_MTE1::EVENT),
+        // L1 -> BT (Ascend910B's C1 -> C2) is MTE1, read by Mmad (the vendor's mmad sample
+        // sets MTE1_M after its DataCopy into C2).
+        (Some(L1), Some(BiasTable)) => (H::MTE1_M::EVENT, H::M_MTE1::EVENT),
         (Some(L0A | L0B), Some(L0C)) => (H::M_V::EVENT, H::V_M::EVENT),
         (Some(L0C), _) if matches!(soc, crate::soc::Soc::Ascend910 | crate::soc::Soc::Ascend310P) => {
             (H::M_V::EVENT, H::V_M::EVENT)
@@ -3031,7 +3034,9 @@ mod tests {
             assert_eq!(name(soc, CO2, CO2), Some(("V_MTE3", "MTE3_V")), "{soc}");
         }
         assert_eq!(name(Ascend910B, C1, C1), Some(("MTE2_MTE1", "MTE1_MTE2")));
-        assert_eq!(name(Ascend910B, C2, C2), None, "the bias table is not modelled");
+        // C1 -> C2 is L1 -> the bias table: MTE1, read by Mmad.
+        assert_eq!(name(Ascend910B, C2, C2), Some(("MTE1_M", "M_MTE1")));
+        assert_eq!(name(Ascend310B, C2, C2), None, "Ascend310B's bias table is not modelled");
     }
 
     #[test]
