@@ -8,8 +8,7 @@ use ascend_core::cube::bias_table::data_copy_bias;
 use ascend_core::cube::mmad::{mmad, mmad_with_bias, MmadParams, MmadTypes};
 use ascend_core::prelude::*;
 
-#[path = "common/util.rs"]
-mod util;
+use crate::common::util;
 use util::{assert_fails, bits, on, Rng};
 
 /// Runs `f` on the cube core (AIC) of an Ascend910B cube kernel.

@@ -10,8 +10,7 @@ use ascend_core::cube::fixpipe::{
 use ascend_core::prelude::*;
 use bytemuck::Pod;
 
-#[path = "common/util.rs"]
-mod util;
+use crate::common::util;
 use util::{assert_fails, gm, on, Rng};
 
 const SIGN: u64 = 1 << 46;
