@@ -29,23 +29,32 @@ command -v valgrind >/dev/null || {
     exit 1
 }
 
-# The executable of one test target: `exe <cargo args selecting one --test or --lib>`.
+# Every test executable, built as `cargo test --workspace` builds them (the same feature
+# resolution, so nothing is rebuilt after that command), as cargo's JSON messages.
+BUILT=$(cargo test --workspace --no-run --message-format=json 2>/dev/null) || {
+    echo "cargo test --workspace --no-run failed" >&2
+    exit 1
+}
+
+# The executable of one target: `exe <kind> <target name>` (kind `test` or `lib`).
 exe() {
-    local out
-    out=$(cargo test --no-run --message-format=json "$@" 2>/dev/null) || {
-        echo "cargo test --no-run $* failed" >&2
+    local path
+    path=$(grep -F "\"kind\":[\"$1\"]" <<<"$BUILT" | grep -F "\"name\":\"$2\"" \
+        | grep -o '"executable":"[^"]*"' | sed 's/"executable":"//; s/"$//' | tail -1)
+    [ -n "$path" ] || {
+        echo "no $1 target named $2 among the workspace's test executables" >&2
         exit 1
     }
-    grep -o '"executable":"[^"]*"' <<<"$out" | sed 's/"executable":"//; s/"$//' | tail -1
+    echo "$path"
 }
 
 # A run: `name|executable|test filters (space-separated, empty: all)`.
 RUNS=()
 run() { RUNS+=("$1|$2|${3:-}"); }
 
-FUZZ=$(exe -p ascend-core --test fuzz_soundness)
-E2E=$(exe -p ascend-workspace --test e2e)
-RUNTIME=$(exe -p ascend-runtime --test runtime)
+FUZZ=$(exe test fuzz_soundness)
+E2E=$(exe test e2e)
+RUNTIME=$(exe test runtime)
 if [ "$CI" = 1 ]; then
     export FUZZ_CASES=${FUZZ_CASES:-1} FUZZ_ITERS=${FUZZ_ITERS:-100}
     run fuzz_soundness "$FUZZ"
@@ -53,13 +62,13 @@ if [ "$CI" = 1 ]; then
     run launch "$RUNTIME" "launch::every_core_writes_its_block_idx_in_every_mode launch::sync_all_three_times_completes"
 else
     export FUZZ_CASES=${FUZZ_CASES:-3} FUZZ_ITERS=${FUZZ_ITERS:-400}
-    run core_lib "$(exe -p ascend-core --lib)"
+    run core_lib "$(exe lib ascend_core)"
     # The per-instruction suites only repeat the same code paths over more types: left out.
-    run core "$(exe -p ascend-core --test core)" "pipe_queue:: data_copy:: vector_engine:: vector_binary:: mask_state:: gm_api::"
+    run core "$(exe test core)" "pipe_queue:: data_copy:: vector_engine:: vector_binary:: mask_state:: gm_api::"
     run fuzz_soundness "$FUZZ"
-    run runtime_lib "$(exe -p ascend-runtime --lib)"
+    run runtime_lib "$(exe lib ascend_runtime)"
     run runtime "$RUNTIME" "launch:: gm:: atomics::"
-    run hook "$(exe -p ascend-runtime --test hook)"
+    run hook "$(exe test hook)"
     run soundness "$E2E" "soundness::"
 fi
 

@@ -125,11 +125,13 @@ pub mod prelude {
         CROSS_CORE_FLAG_IDS,
     };
     pub use crate::ctrl_spr::*;
+    pub use crate::cube::bias_table::{data_copy_bias, BiasTableOut};
     pub use crate::cube::fixpipe::{
-        fixpipe, fixpipe_nz, set_fix_pipe_config, FixpipeOut, FixpipeParamsV220, QuantMode_t,
+        fixpipe, fixpipe_nz, fixpipe_nz_with_quant, fixpipe_with_quant, set_fix_pipe_config, FixpipeOut,
+        FixpipeParamsV220, QuantMode_t,
     };
     pub use crate::cube::load_data::{load_data, LoadData2DParams, LoadDataElement, LoadDataSource};
-    pub use crate::cube::mmad::{mmad, MmadParams, MmadTypes};
+    pub use crate::cube::mmad::{mmad, mmad_with_bias, MmadParams, MmadTypes};
     pub use crate::cube::nd2nz::{data_copy_nd2nz, Nd2NzElement, Nd2NzParams};
     pub use crate::gm_api::*;
     pub use crate::group_barrier::*;

@@ -1097,6 +1097,78 @@ pub fn cube(mut v: Vec<Case>) -> Vec<Case> {
         let p = fp(w);
         w.go_in(&[], &[gr], || fixpipe_nz(&g, &s, &p));
     }));
+    v.push(("data_copy_bias", |w: &mut W| {
+        let d = w.t_bt::<f32>();
+        let p = DataCopyParams::new(
+            w.small(3, 65535) as u16,
+            w.small(4, 65535) as u16,
+            w.small(3, 65535) as u16,
+            w.small(3, 65535) as u16,
+        );
+        if w.rng.chance(2) {
+            let s = w.t_pos::<f16>(TPosition::A1);
+            w.go_in(&[&[], &[], &[], &[], &[r(&d)]], &[], || data_copy_bias(&d, &s, &p));
+        } else {
+            let s = w.t_pos::<f32>(TPosition::A1);
+            w.go_in(&[&[], &[], &[], &[], &[r(&d)]], &[], || data_copy_bias(&d, &s, &p));
+        }
+    }));
+    v.push(("mmad_with_bias", |w: &mut W| {
+        let (a, b, c) =
+            (w.t_pos::<f16>(TPosition::A2), w.t_pos::<f16>(TPosition::B2), w.t_pos::<f32>(TPosition::CO1));
+        let bias = w.t_bt::<f32>();
+        let p = MmadParams::new(
+            w.small(40, 65535) as u16,
+            w.small(40, 65535) as u16,
+            w.small(40, 65535) as u16,
+            0,
+            w.rng.chance(4),
+            w.rng.chance(2),
+        );
+        w.go_in(&[&[], &[], &[], &[r(&c)]], &[], || mmad_with_bias(&c, &a, &b, &bias, &p));
+    }));
+    /// Fixpipe parameters with a random quantising mode and scalar.
+    fn fq(w: &mut W) -> FixpipeParamsV220 {
+        const MODES: [QuantMode_t; 9] = [
+            QuantMode_t::NoQuant,
+            QuantMode_t::F322F16,
+            QuantMode_t::F322BF16,
+            QuantMode_t::DEQF16,
+            QuantMode_t::VDEQF16,
+            QuantMode_t::QF322B8_PRE,
+            QuantMode_t::VQF322B8_PRE,
+            QuantMode_t::REQ8,
+            QuantMode_t::VREQ8,
+        ];
+        let mut p = fp(w);
+        p.quant_pre = MODES[w.rng.index(MODES.len())];
+        p.deq_scalar = w.rng.next();
+        p
+    }
+    v.push(("fixpipe_with_quant", |w: &mut W| {
+        let q = w.t_pos::<u64>(TPosition::A1);
+        let s = w.t_pos::<i32>(TPosition::CO1);
+        let p = fq(w);
+        if w.rng.chance(2) {
+            let (g, gr) = w.g::<f16>();
+            w.go_in(&[], &[gr], || fixpipe_with_quant(&g, &s, &q, &p));
+        } else {
+            let (g, gr) = w.g::<i8>();
+            w.go_in(&[], &[gr], || fixpipe_with_quant(&g, &s, &q, &p));
+        }
+    }));
+    v.push(("fixpipe_nz_with_quant", |w: &mut W| {
+        let q = w.t_pos::<u64>(TPosition::A1);
+        let s = w.t_pos::<i32>(TPosition::CO1);
+        let p = fq(w);
+        if w.rng.chance(2) {
+            let (g, gr) = w.g::<f16>();
+            w.go_in(&[], &[gr], || fixpipe_nz_with_quant(&g, &s, &q, &p));
+        } else {
+            let (g, gr) = w.g::<u8>();
+            w.go_in(&[], &[gr], || fixpipe_nz_with_quant(&g, &s, &q, &p));
+        }
+    }));
     v.push(("set_fix_pipe_config", |w: &mut W| {
         let pos = if w.rng.chance(4) { TPosition::A1 } else { TPosition::CO1 };
         let (s, unit) = (w.t_pos::<f32>(pos), w.rng.chance(2));

@@ -91,6 +91,20 @@ impl W {
         self.t_at::<T>(pos, 0)
     }
 
+    /// A random tensor in the bias table (`C2`, 1 KiB on Ascend910B): mostly 64-byte aligned
+    /// within it, sometimes misaligned or short.
+    pub fn t_bt<T: Element>(&mut self) -> LocalTensor<T> {
+        let size =
+            self.arenas.iter().find(|a| a.get_position() == TPosition::C2).map_or(0, |a| a.get_length());
+        let mut off = self.rng.index(size / 64 + 1) * 64;
+        if self.rng.chance(6) {
+            off += T::SIZE * self.rng.range(1, 3) as usize;
+        }
+        let off = off.min(size);
+        let len = self.rng.index((size - off) / T::SIZE + 1);
+        self.view(TPosition::C2, off, len)
+    }
+
     /// As [`W::t`], at another position (the arena for `pos` starts at `base`).
     fn t_at<T: Element>(&mut self, pos: TPosition, base: usize) -> LocalTensor<T> {
         let (off, len) = if self.rng.chance(4) {
@@ -307,9 +321,12 @@ fn drive(cases: &[Case], soc: Soc, cube: bool, per_case: usize, seed: u64) -> Ve
                 (TPosition::A2, Memory::L0A),
                 (TPosition::B2, Memory::L0B),
                 (TPosition::CO1, Memory::L0C),
+                (TPosition::C2, Memory::BiasTable),
             ]
+            .into_iter()
+            .filter(|&(_, m)| soc.memory_size(m) > 0)
             .map(|(p, m)| LocalTensor::<u8>::new(p, 0, soc.memory_size(m)))
-            .to_vec()
+            .collect()
         } else {
             pipe.init_tbuf(&mut whole, ARENA);
             vec![whole.get::<u8>()]
