@@ -248,7 +248,7 @@ const SPARE_LOGS: usize = 64;
 const SPARE_BYTES: usize = 16 << 20;
 
 impl Drop for CoreLog {
-    /// Hands the record buffer to the next launch (see [`SPARE`]).
+    /// Hands the record buffer to the next launch (the module's spare buffers).
     fn drop(&mut self) {
         let mut recs = std::mem::take(&mut self.recs);
         if recs.capacity() == 0 || recs.capacity() * std::mem::size_of::<Rec>() > SPARE_BYTES {
