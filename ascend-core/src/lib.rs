@@ -100,6 +100,7 @@ pub mod prelude {
     pub use crate::adv::matmul_tiling::{MatmulApiTiling, MultiCoreMatmulTiling, TCubeTiling};
     pub use crate::adv::norm_more::*;
     pub use crate::adv::normalization::*;
+    pub use crate::adv::normalize::*;
     pub use crate::adv::pad::*;
     pub use crate::adv::pop_stack_buffer;
     pub use crate::adv::quant::*;
@@ -110,6 +111,7 @@ pub mod prelude {
     pub use crate::adv::softmax_more::*;
     pub use crate::adv::sort::*;
     pub use crate::adv::transpose::*;
+    pub use crate::adv::welford_update::*;
     pub use crate::alloc::{LocalMemAllocator, Ub, L0A, L0B, L0C, L1};
     pub use crate::atomic::{
         disable_dma_atomic, get_atomic_mode, get_store_atomic_config, set_atomic_add, set_atomic_max,

@@ -120,17 +120,7 @@ impl<T: Element> LocalTensor<T> {
     #[track_caller]
     #[inline]
     pub(crate) fn from_raw(ub: Rc<Ub>, off: usize, len: usize, pos: TPosition) -> Self {
-        let end = len.checked_mul(T::SIZE).and_then(|b| b.checked_add(off));
-        ensure(end.is_some_and(|e| e <= ub.size()), "LocalTensor", || {
-            format!(
-                "a tensor of len = {len} {} elements at {} address {off:#x} would end beyond {}'s {} bytes",
-                T::DTYPE,
-                ub.mem(),
-                ub.mem().name(),
-                ub.size()
-            )
-        });
-        LocalTensor { ub, off, len, pos, tag: 0, _t: PhantomData }
+        Self::from_raw_any(ub, off, len, pos)
     }
 
     /// [`from_raw`](Self::from_raw) for a range the caller has already checked.

@@ -4,7 +4,6 @@
 //! switch, and every checked misuse.
 
 use std::cell::RefCell;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use ascend_core::prelude::*;
 use ascend_core::sanitizer::LaunchSanitizer;
@@ -581,7 +580,7 @@ fn run_ops(ops: &[Op]) {
         let mut queues: Vec<Box<TQue<VecIn, 1>>> = Vec::new();
         let mut bufs: Vec<Box<TBuf<VecCalc>>> = Vec::new();
         let mut m = Model { ub: Soc::Ascend910B.ub_size(), pipe_cur: 0, nodes: Vec::new(), of: [None; 4] };
-        let ok = |f: &mut dyn FnMut()| catch_unwind(AssertUnwindSafe(f)).is_ok();
+        let ok = |f: &mut dyn FnMut()| util::catch_quiet(f).is_ok();
         for (k, op) in ops.iter().enumerate() {
             let ctx = format!("op {k}: {op:?}");
             match *op {

@@ -225,6 +225,21 @@ impl Fmt {
                 let c = (v.unsigned_abs() as f32).to_bits().min(max);
                 (c.saturating_sub(1), (c + 1).min(max))
             }
+            // 16-bit results: a window around the `half` crate's conversion of the value
+            // (a hint only, as above: the binary search decides and the invariant is asserted).
+            (Some(_), X::F(_) | X::I(_)) => {
+                let a = match x {
+                    X::F(v) => v.abs(),
+                    X::I(v) => v.unsigned_abs() as f64,
+                    _ => unreachable!(),
+                };
+                let c = match (self.e, self.m) {
+                    (5, 10) => f16::from_f64(a).to_bits(),
+                    _ => bf16::from_f64(a).to_bits(),
+                };
+                let c = u32::from(c & 0x7fff).min(max);
+                (c.saturating_sub(2), (c + 2).min(max))
+            }
             _ => (0u32, max),
         };
         while l < h {

@@ -27,6 +27,7 @@ mod adv_softmax_flash;
 mod adv_softmax_more;
 mod adv_sort;
 mod adv_transpose;
+mod adv_welford;
 mod compare_transpose;
 mod copy;
 mod create_vec_index;

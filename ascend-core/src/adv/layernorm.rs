@@ -561,7 +561,7 @@ pub(crate) fn check_layer_norm<T: LayerNormElement, const REUSE: bool>(
             "sharedTmpBuffer has {} bytes, fewer than the tiling's tmpBufSize = {} floats ({} bytes)",
             tmp.get_size(),
             t.tmp_buf_size,
-            4 * t.tmp_buf_size
+            4 * t.tmp_buf_size as u64
         )
     });
     for (name, n) in [("inputX", x.get_size()), ("output", output.get_size())] {
@@ -1643,13 +1643,16 @@ where
     pipe_barrier::<PIPE_V>();
 }
 
-/// `Normalize<U, T, false, NLCFG_NORM>` as `LayerNorm` calls it: `rstd = 1 / sqrt(variance +
-/// epsilon)`; per round of `N` rows (as many as two views of `Rp` fit in `tmp`, after `half`
-/// `gamma` and `beta` widened), `(x - mean) * rstd * gamma + beta` with `mean` and `rstd`
-/// broadcast by one `Duplicate` per row of the scalar unit's value.
+/// `Normalize<U, T, false, config>` (`normalize_common_impl.h`), as `LayerNorm` calls it
+/// (`NLCFG_NORM`) and as the public [`normalize`](super::normalize::normalize) does:
+/// `rstd = 1 / sqrt(variance + epsilon)`; per round of `N` rows (as many as two views of `Rp`
+/// fit in `tmp`, after `half` `gamma` and `beta` widened), `(x - mean) * rstd * gamma + beta`
+/// with `mean` and `rstd` broadcast by one `Duplicate` per row of the scalar unit's value; the
+/// `* gamma` (and its widening) left out with `no_gamma`, the `+ beta` with `no_beta`
+/// (`isNoGamma`, `isNoBeta`).
 #[track_caller]
 #[allow(clippy::too_many_arguments)]
-fn normalize<U: LayerNormGammaType<T>, T: LayerNormElement>(
+pub(crate) fn normalize_rows<U: LayerNormGammaType<T>, T: LayerNormElement>(
     output: &LocalTensor<T>,
     rstd: &LocalTensor<f32>,
     mean: &LocalTensor<f32>,
@@ -1660,6 +1663,7 @@ fn normalize<U: LayerNormGammaType<T>, T: LayerNormElement>(
     tmp: &LocalTensor<f32>,
     epsilon: f32,
     para: &LayerNormPara,
+    (no_gamma, no_beta): (bool, bool),
 ) {
     let (al, r, rp) = (para.a_length as usize, para.r_length as usize, para.r_length_with_padding as usize);
     let u_half = U::DTYPE == DType::F16;
@@ -1680,8 +1684,12 @@ fn normalize<U: LayerNormGammaType<T>, T: LayerNormElement>(
     steps::div(rstd, &a, rstd);
     if u_half {
         count_mask::<f32>(r);
-        steps::widen(&gf, &gamma.reinterpret_cast::<f16>());
-        steps::widen(&bf, &beta.reinterpret_cast::<f16>());
+        if !no_gamma {
+            steps::widen(&gf, &gamma.reinterpret_cast::<f16>());
+        }
+        if !no_beta {
+            steps::widen(&bf, &beta.reinterpret_cast::<f16>());
+        }
     }
     let round = |index: usize, rows: usize, base: usize| {
         // CastSrc.
@@ -1714,8 +1722,12 @@ fn normalize<U: LayerNormGammaType<T>, T: LayerNormElement>(
         count_mask::<f32>(r);
         for i in 0..rows {
             let row = a.view(i * rp);
-            steps::mul(&row, &row, &gf);
-            steps::add(&row, &row, &bf);
+            if !no_gamma {
+                steps::mul(&row, &row, &gf);
+            }
+            if !no_beta {
+                steps::add(&row, &row, &bf);
+            }
         }
         count_mask::<f32>(rows * rp);
         if T::DTYPE == DType::F16 {
@@ -1948,7 +1960,19 @@ pub fn layer_norm_rstd<U: LayerNormGammaType<T>, T: LayerNormElement, const IS_R
         );
     }
     let rest = stack.view(t.first_tmp_start_pos as usize);
-    normalize(output, output_rstd, output_mean, &variance, input_x, gamma, beta, &rest, epsilon, para);
+    normalize_rows(
+        output,
+        output_rstd,
+        output_mean,
+        &variance,
+        input_x,
+        gamma,
+        beta,
+        &rest,
+        epsilon,
+        para,
+        (false, false),
+    );
 }
 
 /// [`layer_norm_rstd`] with the stack buffer as scratch (AscendC `LayerNorm<U, T,

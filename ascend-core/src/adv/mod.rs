@@ -33,6 +33,7 @@ pub mod matmul;
 pub mod matmul_tiling;
 pub mod norm_more;
 pub mod normalization;
+pub mod normalize;
 pub mod pad;
 pub mod quant;
 pub mod reduce;
@@ -43,6 +44,7 @@ pub mod softmax_more;
 pub mod sort;
 pub(crate) mod steps;
 pub mod transpose;
+pub mod welford_update;
 
 use crate::ctx::{get_soc, with_core};
 use crate::element::Element;

@@ -497,7 +497,7 @@ fn check_deep_norm<T: DeepNormElement, const REUSE: bool, const BASIC: bool>(
         });
     }
     if BASIC {
-        let (h, oh, bs) = (t.h_length, t.original_h_length, t.b_length * t.s_length);
+        let (h, oh, bs) = (t.h_length, t.original_h_length, u64::from(t.b_length) * u64::from(t.s_length));
         ensure(h % 64 == 0 && oh % 64 == 0 && bs % 8 == 0, API, || {
             format!(
                 "isBasicBlock = true needs hLength % 64 = 0, originalHLength % 64 = 0 and (bLength * sLength) % 8 = 0; \

@@ -987,7 +987,7 @@ fn prepare<T: SoftMaxElement>(
         ensure(total <= t.get_size(), API, || {
             format!(
                 "the tiling's {} rows of srcK = {} ({total} elements) exceed {name}'s {} {} elements",
-                tiling.range_m * tiling.split_m + tiling.tail_m,
+                u64::from(tiling.range_m) * u64::from(tiling.split_m) + u64::from(tiling.tail_m),
                 tiling.src_k,
                 t.get_size(),
                 T::DTYPE
@@ -1288,8 +1288,10 @@ fn soft_max_ext_impl<T1: SoftMaxElement, T2: SoftMaxStatElement<T1>, const IS_BA
             format!("{name} is at position {pos}; it must be VECIN, VECOUT or VECCALC")
         });
     }
-    let rows = tiling.range_m * tiling.split_m + tiling.tail_m;
-    let total = (tiling.range_m * tiling.reduce_size + tiling.tail_reduce_size) as usize;
+    let rows = u64::from(tiling.range_m) * u64::from(tiling.split_m) + u64::from(tiling.tail_m);
+    let total = (tiling.range_m as usize)
+        .saturating_mul(tiling.reduce_size as usize)
+        .saturating_add(tiling.tail_reduce_size as usize);
     for (name, t) in [("sumTensor", sum), ("maxTensor", max)] {
         ensure(total <= t.get_size(), API, || {
             format!(

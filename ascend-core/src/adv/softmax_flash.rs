@@ -802,9 +802,15 @@ fn softmax_flash_v2_impl<T1: SoftMaxElement, T2: SoftMaxStatElement<T1>, const I
     });
     // The basic block computes whole rounds only (the tail is left out, as the vendor's).
     let tail = if is_basic_block { 0 } else { tiling.tail_m };
-    let rows = (tiling.range_m * tiling.split_m + tail) as usize;
-    let (n, stats, em) =
-        (rows * tiling.split_k as usize, rows * tiling.reduce_k as usize, rows * 32 / T1::SIZE);
+    // In usize and saturating: a tiling from elsewhere may hold any values, and the length
+    // checks below then fail with its numbers.
+    let rows =
+        (tiling.range_m as usize).saturating_mul(tiling.split_m as usize).saturating_add(tail as usize);
+    let (n, stats, em) = (
+        rows.saturating_mul(tiling.split_k as usize),
+        rows.saturating_mul(tiling.reduce_k as usize),
+        rows.saturating_mul(32) / T1::SIZE,
+    );
     check_len(API, "srcTensor", src, n, "elements of the tiling's rows");
     check_len(API, "dstTensor", dst, n, "elements of the tiling's rows");
     check_len(API, "expSumTensor", st.sum, stats, "elements of the tiling's rows' statistics");

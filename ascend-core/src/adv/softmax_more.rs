@@ -1156,11 +1156,11 @@ fn softmax_grad_impl<T: SoftMaxElement>(
             T::DTYPE
         )
     });
-    let rows = (t.range_m * t.split_m + t.tail_m) as usize;
-    let n = rows * t.split_k as usize;
+    let rows = (t.range_m as usize).saturating_mul(t.split_m as usize).saturating_add(t.tail_m as usize);
+    let n = rows.saturating_mul(t.split_k as usize);
     check_len(api, "srcTensor", src, n, "elements of the tiling's rows");
     check_len(api, "gradTensor", grad, n, "elements of the tiling's rows");
-    let out = if is_front { rows * t.reduce_k as usize } else { n };
+    let out = if is_front { rows.saturating_mul(t.reduce_k as usize) } else { n };
     check_len(api, "dstTensor", dst, out, "elements the tiling's rows write");
     let (d, s, g) = (span("dstTensor", dst, out), whole("srcTensor", src), whole("gradTensor", grad));
     let w = ("sharedTmpBuffer", tmp.get_phy_addr(), tmp.get_phy_addr() + tmp.get_size());

@@ -4,9 +4,10 @@
 #![allow(dead_code)]
 
 use ascend_core::prelude::*;
+use std::cell::Cell;
 use std::fmt::Display;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::Arc;
+use std::sync::{Arc, Once};
 
 // ---- PRNG ----------------------------------------------------------------------------------
 
@@ -59,10 +60,35 @@ impl Rng {
 
 // ---- panics --------------------------------------------------------------------------------
 
+thread_local! {
+    /// Whether this thread is running a call whose panic a test expects.
+    static EXPECTING: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs `f` and catches its panic, keeping the report of that expected panic off stderr: a
+/// panic hook, installed once, skips the report (and its backtrace, which under
+/// `RUST_BACKTRACE=1` costs milliseconds to symbolise) while the panicking thread is inside
+/// this call; every other panic goes to the previous hook unchanged.
+pub fn catch_quiet<R>(f: impl FnOnce() -> R) -> std::thread::Result<R> {
+    static QUIET: Once = Once::new();
+    QUIET.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !EXPECTING.try_with(Cell::get).unwrap_or(false) {
+                previous(info);
+            }
+        }));
+    });
+    let was = EXPECTING.with(|e| e.replace(true));
+    let r = catch_unwind(AssertUnwindSafe(f));
+    EXPECTING.with(|e| e.set(was));
+    r
+}
+
 /// Runs `f`, which must panic (a failed check), and returns the panic message.
 #[track_caller]
 pub fn panic_message(f: impl FnOnce()) -> String {
-    let err = catch_unwind(AssertUnwindSafe(f)).expect_err("the call should have failed");
+    let err = catch_quiet(f).expect_err("the call should have failed");
     match err.downcast::<String>() {
         Ok(s) => *s,
         Err(e) => e.downcast_ref::<&str>().map(|s| s.to_string()).unwrap_or_default(),
@@ -97,7 +123,7 @@ pub fn on<R>(soc: Soc, f: impl FnOnce() -> R) -> R {
 #[track_caller]
 pub fn fault_on(cfg: CoreConfig, f: impl FnOnce()) -> ascend_core::Fault {
     let soc = cfg.soc;
-    let r = catch_unwind(AssertUnwindSafe(|| run_on_core(cfg, f)));
+    let r = catch_quiet(|| run_on_core(cfg, f));
     assert!(r.is_err(), "expected a failure on {soc}");
     ascend_core::take_last_fault().expect("a recorded fault")
 }

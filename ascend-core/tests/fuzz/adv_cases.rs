@@ -487,6 +487,96 @@ fn norms(v: &mut Vec<Case>) {
             (w.t::<f32>(), w.t::<f32>(), w.t::<f32>(), w.t::<f32>(), w.t::<i32>(), wf(w));
         w.go(&[r(&om), r(&ov)], || welford_finalize_counts_stack::<false>(&om, &ov, &im, &iv, &c, &p));
     }));
+    fn wu(w: &mut W) -> WelfordUpdateParam {
+        let ab = 16 * w.rng.range(1, 24) as u32;
+        let p = WelfordUpdateParam {
+            rn_length: 1,
+            ab_length: ab,
+            ab_compute_length: w.rng.range(1, u64::from(ab)) as u32,
+            n_rec: 1.0 / w.rng.range(1, 9) as f32,
+        };
+        spoil(w, p)
+    }
+    v.push(("welford_update", |w: &mut W| {
+        w.lenient = true;
+        let p = wu(w);
+        let n = p.ab_length as usize;
+        let (om, ov, im, iv, k) = (w.tn::<f32>(n), w.tn::<f32>(n), w.tn::<f32>(n), w.tn::<f32>(n), w.tmp());
+        match w.rng.below(3) {
+            0 => {
+                let x = w.tn::<f16>(n);
+                w.go(&[r(&om), r(&ov), r(&k)], || {
+                    welford_update::<f16, false, true>(&om, &ov, &im, &iv, &x, &k, &p)
+                });
+            }
+            1 => {
+                let x = w.tn::<f32>(n);
+                w.go(&[r(&om), r(&ov), r(&k), r(&x)], || {
+                    welford_update::<f32, true, false>(&om, &ov, &im, &iv, &x, &k, &p)
+                });
+            }
+            _ => {
+                let x = w.tn::<f32>(n);
+                w.go(&[r(&om), r(&ov), r(&k)], || {
+                    welford_update::<f32, false, false>(&om, &ov, &im, &iv, &x, &k, &p)
+                });
+            }
+        }
+    }));
+    v.push(("welford_update_stack", |w: &mut W| {
+        w.lenient = true;
+        let p = wu(w);
+        let n = p.ab_length as usize;
+        let (om, ov, im, iv, x) =
+            (w.tn::<f32>(n), w.tn::<f32>(n), w.tn::<f32>(n), w.tn::<f32>(n), w.tn::<f16>(n));
+        w.go(&[r(&om), r(&ov)], || welford_update_stack::<f16, false, true>(&om, &ov, &im, &iv, &x, &p));
+    }));
+    fn np(w: &mut W) -> NormalizePara {
+        let (a, r) = (w.rng.range(1, 8) as u32, 8 * w.rng.range(1, 16) as u32);
+        let pad = if w.rng.chance(4) { r + 8 } else { r };
+        spoil(w, NormalizePara { a_length: a, r_length: r, r_length_with_padding: pad })
+    }
+    v.push(("normalize", |w: &mut W| {
+        w.lenient = true;
+        let p = np(w);
+        let (a, rl, rp) = (p.a_length as usize, p.r_length as usize, p.r_length_with_padding as usize);
+        let (y, s, m, v, x, g, b, k) = (
+            w.tn::<f32>(a * rp),
+            w.tn::<f32>(a),
+            w.tn::<f32>(a),
+            w.tn::<f32>(a),
+            w.tn::<f32>(a * rp),
+            w.tn::<f32>(rl),
+            w.tn::<f32>(rl),
+            w.tmp(),
+        );
+        if w.rng.chance(2) {
+            w.go(&[r(&y), r(&s), r(&k)], || {
+                normalize::<f32, f32, false, NlcfgNorm>(&y, &s, &m, &v, &x, &g, &b, &k, 1e-5, &p)
+            });
+        } else {
+            w.go(&[r(&y), r(&s), r(&k)], || {
+                normalize::<f32, f32, false, NlcfgNoBeta>(&y, &s, &m, &v, &x, &g, &b, &k, 1e-5, &p)
+            });
+        }
+    }));
+    v.push(("normalize_stack", |w: &mut W| {
+        w.lenient = true;
+        let p = np(w);
+        let (a, rl, rp) = (p.a_length as usize, p.r_length as usize, p.r_length_with_padding as usize);
+        let (y, s, m, v, x, g, b) = (
+            w.tn::<f16>(a * rp),
+            w.tn::<f32>(a),
+            w.tn::<f32>(a),
+            w.tn::<f32>(a),
+            w.tn::<f16>(a * rp),
+            w.tn::<f16>(rl),
+            w.tn::<f16>(rl),
+        );
+        w.go(&[r(&y), r(&s)], || {
+            normalize_stack::<f16, f16, false, NlcfgNoGamma>(&y, &s, &m, &v, &x, &g, &b, 0.5, &p)
+        });
+    }));
     fn rstd(w: &mut W) -> ([usize; 2], LayerNormPara) {
         let (a, rl) = (w.rng.range(1, 8) as usize, 8 * w.rng.range(1, 16) as usize);
         let pad = if w.rng.chance(4) { rl + 8 } else { rl };
