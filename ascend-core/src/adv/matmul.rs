@@ -233,6 +233,9 @@ impl MatmulInput for bf16 {
 impl MatmulInput for i8 {
     type L0c = i32;
 }
+impl MatmulInput for f32 {
+    type L0c = f32;
+}
 
 /// Where [`Matmul::get_tensor_c`] and [`Matmul::iterate_all`] can write C: a
 /// [`GlobalTensor`] or a Unified Buffer [`LocalTensor`].
@@ -272,6 +275,40 @@ pub enum BlockQuant<'a> {
     Scalar(u64),
     /// `SetQuantVector`: the block's columns.
     Vector(&'a [u64]),
+}
+
+/// The L1 -> L0A/L0B loads of `float` data that transpose its 16 × 8 fractals: A from a
+/// transposed (`K × M`) L1 copy into L0A's Zz, and B from an untransposed (`K × N`) L1 copy
+/// into L0B's Zn. `LoadData` (2D) transposes 16-bit fractals only; on Ascend910B the vendor's
+/// `Matmul` does these two with `LoadData` and `LoadData3DParamsV2Pro` (Load3Dv2, the
+/// img2col load, `enTranspose = true` for A; `LoadToL0A`/`LoadToL0B` in
+/// `impl/adv_api/detail/matmul/stage/split/load_to_l0a(b)/load_to_l0a(b)_loadInstr.h`), which
+/// this crate does not emulate as an instruction. This helper moves the same elements: the
+/// logical `n_r × n_c` matrix, element `(r, c)` from `src[src_at(r, c)]` to
+/// `dst[dst_at(r, c)]`; padding is left as it is (`Mmad` never reads it). The sanitizer sees
+/// one MTE1 access reading `src` and writing `dst`.
+#[track_caller]
+fn load_f32_transposed<T: Element>(
+    dst: &LocalTensor<T>,
+    src: &LocalTensor<T>,
+    n_r: usize,
+    n_c: usize,
+    src_at: impl Fn(usize, usize) -> usize,
+    dst_at: impl Fn(usize, usize) -> usize,
+) {
+    if crate::events::is_on() {
+        let r = [crate::sanitizer::Span::of(src, src.get_length())];
+        let w = [crate::sanitizer::Span::of(dst, dst.get_length())];
+        crate::events::on_cube("LoadData (Load3Dv2)", crate::sync::pipe_t::PIPE_MTE1, &[], &r, &w, &[], false);
+    }
+    let from = src.to_vec();
+    let mut to = dst.to_vec();
+    for r in 0..n_r {
+        for c in 0..n_c {
+            to[dst_at(r, c)] = from[src_at(r, c)];
+        }
+    }
+    dst.copy_from_slice(&to);
 }
 
 /// Runs the block's `Fixpipe` on the cube side into `dst` (GM).
@@ -615,6 +652,16 @@ where
                 )
             },
         );
+        if <A::T as Element>::DTYPE == DType::F32 {
+            // The vendor's type table (`Matmul使用说明.md`, table 2): float A/B give a float,
+            // half or bfloat16_t C, from a float or half bias.
+            ensure(matches!(<C::T as Element>::DTYPE, DType::F32 | DType::F16 | DType::BF16), API_INIT, || {
+                format!(
+                    "A/B = float with C = {}: float inputs give a float, half or bfloat16_t C",
+                    <C::T as Element>::DTYPE
+                )
+            });
+        }
         let pos = |name: &str, v: i32| {
             ensure(v > 0, API_INIT, || format!("tiling.{name} = {v} must be positive"));
             v as usize
@@ -642,16 +689,19 @@ where
         let es = <A::T as Element>::SIZE;
         let l0 = |mem| soc.memory_size(mem);
         use crate::position::Memory;
+        // `float` A loaded transposed has K padded to 16 in L0A (and B's K in L0B).
+        let bk = if es == 4 { bk.div_ceil(16) * 16 } else { bk };
+        let kp = if es == 4 { " (K padded to 16 for float)" } else { "" };
         ensure(bm * bk * es <= l0(Memory::L0A), API_INIT, || {
             format!(
-                "baseM × baseK = {bm} × {bk} {} do not fit L0A ({} bytes)",
+                "baseM × baseK = {bm} × {bk}{kp} {} do not fit L0A ({} bytes)",
                 <A::T as Element>::DTYPE,
                 l0(Memory::L0A)
             )
         });
         ensure(bk * bn * es <= l0(Memory::L0B), API_INIT, || {
             format!(
-                "baseK × baseN = {bk} × {bn} {} do not fit L0B ({} bytes)",
+                "baseK × baseN = {bk}{kp} × {bn} {} do not fit L0B ({} bytes)",
                 <A::T as Element>::DTYPE,
                 l0(Memory::L0B)
             )
@@ -683,7 +733,7 @@ where
     #[track_caller]
     pub fn set_tensor_a(&mut self, gm: &GlobalTensor<A::T>, is_transpose: bool) {
         self.tiling("Matmul::SetTensorA");
-        ensure(!is_transpose || <A::T as Element>::SIZE == 2, "Matmul::SetTensorA", || {
+        ensure(!is_transpose || <A::T as Element>::SIZE != 1, "Matmul::SetTensorA", || {
             format!(
                 "isTransposeA = true with {} inputs: the transposing load of 8-bit fractals is not emulated",
                 <A::T as Element>::DTYPE
@@ -703,9 +753,10 @@ where
     pub fn set_tensor_b(&mut self, gm: &GlobalTensor<B::T>, is_transpose: bool) {
         self.tiling("Matmul::SetTensorB");
         let trans = is_transpose || B::IS_TRANS;
-        ensure(trans || <A::T as Element>::SIZE == 2, "Matmul::SetTensorB", || {
+        ensure(trans || <A::T as Element>::SIZE != 1, "Matmul::SetTensorB", || {
             format!(
-                "isTransposeB = false with {} inputs: the transposing load of 8-bit fractals is not emulated; store B                  transposed (N x K) and pass isTransposeB = true",
+                "isTransposeB = false with {} inputs: the transposing load of 8-bit fractals is not emulated; store B \
+                 transposed (N x K) and pass isTransposeB = true",
                 <A::T as Element>::DTYPE
             )
         });
@@ -848,6 +899,7 @@ where
         let k0 = <A::T as MatmulInput>::K0;
         let frac = 512 / <A::T as Element>::SIZE;
         let (m1, n1) = (rows.div_ceil(16), cols.div_ceil(16));
+        let is_f32 = <A::T as Element>::DTYPE == DType::F32;
         let bias: Option<Vec<<A::T as MatmulInput>::L0c>> = self.bias.as_ref().map(|g| {
             (0..cols)
                 .map(|j| <<A::T as MatmulInput>::L0c as Element>::from_f64(g.get_value(n0 + j).to_f64()))
@@ -866,8 +918,8 @@ where
             let b_len = pad(bn, 32) * pad(bk, 32);
             let a1 = l1.alloc_at::<A1, A::T>(a_len);
             let b1 = l1.alloc_at::<B1, A::T>(b_len);
-            let a2 = l0a.alloc_at::<A2, A::T>(pad(bm, 16) * pad(bk, k0));
-            let b2 = l0b.alloc_at::<B2, A::T>(pad(bn, 16) * pad(bk, k0));
+            let a2 = l0a.alloc_at::<A2, A::T>(pad(bm, 16) * pad(bk, k0.max(16)));
+            let b2 = l0b.alloc_at::<B2, A::T>(pad(bn, 16) * pad(bk, k0.max(16)));
             let c = l0c.alloc_at::<Co1, L<A::T>>(m1 * n1 * 256);
             // The bias: L1 (C1) -> the bias table (C2), 64-byte blocks.
             let bias_bt = bias.as_ref().map(|bias| {
@@ -910,14 +962,32 @@ where
                     nd2nz(&a1, &a_gm, kk0 * org_m + m0, depth, rows, org_m, depth.div_ceil(16) * 16);
                 }
                 if !trans_b {
-                    nd2nz(&b1, &b_gm, kk0 * org_n + n0, depth, cols, org_n, k1 * 16);
+                    nd2nz(&b1, &b_gm, kk0 * org_n + n0, depth, cols, org_n, depth.div_ceil(16) * 16);
                 } else {
                     nd2nz(&b1, &b_gm, n0 * org_kb + kk0, cols, depth, org_kb, n1 * 16);
                 }
                 set_flag::<HardEvent::MTE2_MTE1>(EVENT_ID0);
                 wait_flag::<HardEvent::MTE2_MTE1>(EVENT_ID0);
+                // `float` A from a transposed L1 copy, and `float` B from an untransposed one:
+                // the vendor's Load3Dv2 with the transpose (see `load_f32_transposed`).
+                let f32_trans_a = is_f32 && trans_a;
+                if f32_trans_a {
+                    // Aᵀ (depth × rows) in L1 -> A in L0A, K padded to 16.
+                    let h = depth.div_ceil(16) * 16;
+                    let k1a = depth.div_ceil(16) * 2;
+                    load_f32_transposed(&a2, &a1, rows, depth, |i, kk| (i / 8) * h * 8 + kk * 8 + i % 8, |i, kk| {
+                        ((i / 16) * k1a + kk / 8) * 128 + (i % 16) * 8 + kk % 8
+                    });
+                }
+                if is_f32 && !trans_b {
+                    // B (depth × cols) in L1 -> Zn in L0B.
+                    let h = depth.div_ceil(16) * 16;
+                    load_f32_transposed(&b2, &b1, depth, cols, |kk, j| (j / 8) * h * 8 + kk * 8 + j % 8, |kk, j| {
+                        ((kk / 8) * n1 + j / 16) * 128 + (j % 16) * 8 + kk % 8
+                    });
+                }
                 // L1 -> L0A (Zz), one fractal row at a time.
-                for i in 0..m1 {
+                for i in (0..m1).filter(|_| !f32_trans_a) {
                     let p = if !trans_a {
                         LoadData2DParams::new(0, k1 as u8, m1 as u16, 0, 0, false, 0)
                     } else {
@@ -927,7 +997,7 @@ where
                     load_data(&a2.view(i * k1 * frac), &src, &p);
                 }
                 // L1 -> L0B (Zn), one fractal row (of K) at a time.
-                for kr in 0..k1 {
+                for kr in (0..k1).filter(|_| !(is_f32 && !trans_b)) {
                     if !trans_b {
                         let p = LoadData2DParams::new(0, n1 as u8, k1 as u16, 0, 0, true, 0);
                         load_data(&b2.view(kr * n1 * frac), &b1.view(kr * frac), &p);
@@ -944,7 +1014,9 @@ where
                 if ki > 0 {
                     pipe_barrier::<PIPE_M>();
                 }
-                let params = MmadParams::new(rows as u16, cols as u16, depth as u16, 0, false, init);
+                let mut params = MmadParams::new(rows as u16, cols as u16, depth as u16, 0, false, init);
+                // The vendor's MmadCompute: `float` A loaded transposed has K padded to 16.
+                params.k_direction_align = f32_trans_a;
                 match &bias_bt {
                     // The first slice starts from the bias table (cmatrixInitVal = false).
                     Some(bt) if ki == 0 => mmad_with_bias(&c, &a2, &b2, bt, &params),
