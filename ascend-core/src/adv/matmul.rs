@@ -109,7 +109,10 @@ use crate::alloc::{LocalMemAllocator, L0A, L0B, L0C, L1};
 use crate::atomic::{set_atomic_add, set_atomic_none, AtomicElement};
 use crate::copy::{data_copy, data_copy_params, DataCopyParams};
 use crate::cube::bias_table::data_copy_bias;
-use crate::cube::fixpipe::{fixpipe, fixpipe_with_quant, FixpipeOut, FixpipeParamsV220, QuantMode_t};
+use crate::cube::fixpipe::{
+    fixpipe, fixpipe_nz, fixpipe_nz_with_quant, fixpipe_with_quant, FixpipeOut, FixpipeParamsV220,
+    QuantMode_t,
+};
 use crate::cube::load_data::{load_data, LoadData2DParams, LoadDataElement};
 use crate::cube::mmad::{mmad, mmad_with_bias, MmadParams, MmadTypes, MAX_BIAS_BYTES};
 use crate::cube::nd2nz::{data_copy_nd2nz, Nd2NzElement, Nd2NzParams};
@@ -192,12 +195,17 @@ pub struct MatmulConfig {
     pub do_norm: bool,
     /// `doMultiDataLoad`.
     pub do_multi_data_load: bool,
+    /// `enableRelu`: ReLU on C on its way out of L0C (the vendor's `Fixpipe` with `reluEn`,
+    /// `copy_cube_out_utils.h`; default `false`).
+    pub enable_relu: bool,
 }
 
 /// The vendor's `CFG_NORM` (`GetNormalConfig()`): one base block of A and B per L1 load.
-pub const CFG_NORM: MatmulConfig = MatmulConfig { name: "NORM", do_norm: true, do_multi_data_load: false };
+pub const CFG_NORM: MatmulConfig =
+    MatmulConfig { name: "NORM", do_norm: true, do_multi_data_load: false, enable_relu: false };
 /// The vendor's `CFG_MDL` (`GetMDLConfig()`): `stepKa`/`stepKb` base blocks per L1 load.
-pub const CFG_MDL: MatmulConfig = MatmulConfig { name: "MDL", do_norm: false, do_multi_data_load: true };
+pub const CFG_MDL: MatmulConfig =
+    MatmulConfig { name: "MDL", do_norm: false, do_multi_data_load: true, enable_relu: false };
 
 /// A marker type for a [`MatmulConfig`] in [`Matmul`]'s type parameters.
 pub trait MatmulCfg: 'static {
@@ -265,6 +273,10 @@ pub struct BlockWrite<'a, L: Element> {
     /// The quantisation of C (`SetQuantScalar` / `SetQuantVector`): the scalar, or the
     /// block's `cols` values.
     pub quant: Option<BlockQuant<'a>>,
+    /// NZ output (GM only): `stride` is then the 32-byte blocks between C's Z columns.
+    pub nz: bool,
+    /// ReLU on the way out (`MatmulConfig::enableRelu`).
+    pub relu: bool,
 }
 
 /// The quantisation parameters of one block (internal).
@@ -275,6 +287,44 @@ pub enum BlockQuant<'a> {
     Scalar(u64),
     /// `SetQuantVector`: the block's columns.
     Vector(&'a [u64]),
+}
+
+/// The GM -> L1 copy of one tile of an NZ operand, as the vendor's `CopyNZ2NZImpl`
+/// (`impl/adv_api/detail/matmul/stage/copy_cube_in/copy_tile_to_cube/data_copy_wrapper_utils.h`,
+/// NPU architecture 2201): the stored matrix (`g_row` rows, its NZ columns of `C0 = 32 /
+/// size_of::<T>()` elements each `⌈g_row⌉₁₆` rows high) gives the tile of `height × width`
+/// elements from row `row`, column `col` (multiples of 16 and of `C0`), as one `DataCopy`
+/// with `DataCopyParams { blockCount: ⌈width / C0⌉, blockLen: ⌈height⌉₁₆, srcStride:
+/// ⌈g_row⌉₁₆ - ⌈height⌉₁₆, dstStride: 0 }` (one copy per column when the source gap does not fit
+/// 16 bits, as the vendor's). L1 receives the tile in NZ with `⌈height⌉₁₆` rows a column, as
+/// the ND → NZ copy leaves it. The tile's rows are read up to `⌈height⌉₁₆`: the GM tensor must
+/// hold the padded NZ matrix.
+#[track_caller]
+fn nz2nz<T: Element>(
+    dst: &LocalTensor<T>,
+    src: &GlobalTensor<T>,
+    row: usize,
+    col: usize,
+    height: usize,
+    width: usize,
+    g_row: usize,
+) {
+    let c0 = 32 / T::SIZE;
+    let (ag, ah) = (g_row.div_ceil(16) * 16, height.div_ceil(16) * 16);
+    let off = row * c0 + col * ag;
+    let cols = width.div_ceil(c0);
+    if ag - ah >= u16::MAX as usize {
+        for i in 0..cols {
+            data_copy_params(
+                &dst.view(i * ah * c0),
+                &src.view(off + i * ag * c0),
+                &DataCopyParams::new(1, ah as u16, 0, 0),
+            );
+        }
+    } else {
+        let p = DataCopyParams::new(cols as u16, ah as u16, (ag - ah) as u16, 0);
+        data_copy_params(dst, &src.view(off), &p);
+    }
 }
 
 /// The L1 -> L0A/L0B loads of `float` data that transpose its 16 × 8 fractals: A from a
@@ -299,7 +349,15 @@ fn load_f32_transposed<T: Element>(
     if crate::events::is_on() {
         let r = [crate::sanitizer::Span::of(src, src.get_length())];
         let w = [crate::sanitizer::Span::of(dst, dst.get_length())];
-        crate::events::on_cube("LoadData (Load3Dv2)", crate::sync::pipe_t::PIPE_MTE1, &[], &r, &w, &[], false);
+        crate::events::on_cube(
+            "LoadData (Load3Dv2)",
+            crate::sync::pipe_t::PIPE_MTE1,
+            &[],
+            &r,
+            &w,
+            &[],
+            false,
+        );
     }
     let from = src.to_vec();
     let mut to = dst.to_vec();
@@ -334,7 +392,7 @@ fn fixpipe_block<C: Element + FixpipeOut<L> + AtomicElement, L: Element + Atomic
             rows as u16,
             (m1 * 16) as u16,
             w.stride as u32,
-            false,
+            w.relu,
             quant,
             match w.quant {
                 Some(BlockQuant::Scalar(q)) => q,
@@ -351,8 +409,13 @@ fn fixpipe_block<C: Element + FixpipeOut<L> + AtomicElement, L: Element + Atomic
                 let q = l1.alloc_at::<crate::position::C1, u64>(v.len().div_ceil(4) * 4);
                 q.copy_from_slice(v);
                 pipe_barrier::<PIPE_ALL>();
-                fixpipe_with_quant(&dst.view(w.off), &c, &q, &p);
+                if w.nz {
+                    fixpipe_nz_with_quant(&dst.view(w.off), &c, &q, &p);
+                } else {
+                    fixpipe_with_quant(&dst.view(w.off), &c, &q, &p);
+                }
             }
+            _ if w.nz => fixpipe_nz(&dst.view(w.off), &c, &p),
             _ => fixpipe(&dst.view(w.off), &c, &p),
         }
         if w.atomic {
@@ -628,9 +691,21 @@ where
     #[track_caller]
     pub fn init(&mut self, tiling: &TCubeTiling) {
         let t = *tiling;
-        for (side, nz, fmt) in [("A", A::NZ, A::FORMAT), ("B", B::NZ, B::FORMAT), ("C", C::NZ, C::FORMAT)] {
-            ensure(!nz, API_INIT, || {
-                format!("{side} is in the {fmt} format: this Matmul supports ND operands only (NZ is not emulated yet)")
+        if C::NZ {
+            // NZ C: Fixpipe without NZ2ND into GM. The vendor's VECIN NZ C and its 32-wide
+            // int8_t NZ columns are not emulated.
+            ensure(C::POS == TPosition::GM, API_INIT, || {
+                format!(
+                    "C is NZ at position {}: an NZ C goes to GM only here (NZ into VECIN is not emulated)",
+                    C::POS
+                )
+            });
+            ensure(<C::T as Element>::SIZE != 1, API_INIT, || {
+                format!(
+                    "C is NZ of {}: an NZ C of 8-bit elements (32-element Z columns) is not emulated; NZ C takes \
+                     float, half, bfloat16_t or int32_t",
+                    <C::T as Element>::DTYPE
+                )
             });
         }
         for (side, pos) in [("A", A::POS), ("B", B::POS), ("BIAS", BIAS::POS)] {
@@ -655,12 +730,16 @@ where
         if <A::T as Element>::DTYPE == DType::F32 {
             // The vendor's type table (`Matmul使用说明.md`, table 2): float A/B give a float,
             // half or bfloat16_t C, from a float or half bias.
-            ensure(matches!(<C::T as Element>::DTYPE, DType::F32 | DType::F16 | DType::BF16), API_INIT, || {
-                format!(
-                    "A/B = float with C = {}: float inputs give a float, half or bfloat16_t C",
-                    <C::T as Element>::DTYPE
-                )
-            });
+            ensure(
+                matches!(<C::T as Element>::DTYPE, DType::F32 | DType::F16 | DType::BF16),
+                API_INIT,
+                || {
+                    format!(
+                        "A/B = float with C = {}: float inputs give a float, half or bfloat16_t C",
+                        <C::T as Element>::DTYPE
+                    )
+                },
+            );
         }
         let pos = |name: &str, v: i32| {
             ensure(v > 0, API_INIT, || format!("tiling.{name} = {v} must be positive"));
@@ -956,15 +1035,21 @@ where
                         data_copy_nd2nz(dst, &src.view(off), &p);
                     };
                 // A (rows x depth) or Aᵀ (depth x rows); B (depth x cols) or Bᵀ (cols x depth).
-                if !trans_a {
-                    nd2nz(&a1, &a_gm, m0 * org_ka + kk0, rows, depth, org_ka, m1 * 16);
-                } else {
-                    nd2nz(&a1, &a_gm, kk0 * org_m + m0, depth, rows, org_m, depth.div_ceil(16) * 16);
+                match (A::NZ, trans_a) {
+                    (false, false) => nd2nz(&a1, &a_gm, m0 * org_ka + kk0, rows, depth, org_ka, m1 * 16),
+                    (false, true) => {
+                        nd2nz(&a1, &a_gm, kk0 * org_m + m0, depth, rows, org_m, depth.div_ceil(16) * 16)
+                    }
+                    (true, false) => nz2nz::<A::T>(&a1, &a_gm, m0, kk0, rows, depth, org_m),
+                    (true, true) => nz2nz::<A::T>(&a1, &a_gm, kk0, m0, depth, rows, org_ka),
                 }
-                if !trans_b {
-                    nd2nz(&b1, &b_gm, kk0 * org_n + n0, depth, cols, org_n, depth.div_ceil(16) * 16);
-                } else {
-                    nd2nz(&b1, &b_gm, n0 * org_kb + kk0, cols, depth, org_kb, n1 * 16);
+                match (B::NZ, trans_b) {
+                    (false, false) => {
+                        nd2nz(&b1, &b_gm, kk0 * org_n + n0, depth, cols, org_n, depth.div_ceil(16) * 16)
+                    }
+                    (false, true) => nd2nz(&b1, &b_gm, n0 * org_kb + kk0, cols, depth, org_kb, n1 * 16),
+                    (true, false) => nz2nz::<A::T>(&b1, &b_gm, kk0, n0, depth, cols, org_kb),
+                    (true, true) => nz2nz::<A::T>(&b1, &b_gm, n0, kk0, cols, depth, org_n),
                 }
                 set_flag::<HardEvent::MTE2_MTE1>(EVENT_ID0);
                 wait_flag::<HardEvent::MTE2_MTE1>(EVENT_ID0);
@@ -975,16 +1060,26 @@ where
                     // Aᵀ (depth × rows) in L1 -> A in L0A, K padded to 16.
                     let h = depth.div_ceil(16) * 16;
                     let k1a = depth.div_ceil(16) * 2;
-                    load_f32_transposed(&a2, &a1, rows, depth, |i, kk| (i / 8) * h * 8 + kk * 8 + i % 8, |i, kk| {
-                        ((i / 16) * k1a + kk / 8) * 128 + (i % 16) * 8 + kk % 8
-                    });
+                    load_f32_transposed(
+                        &a2,
+                        &a1,
+                        rows,
+                        depth,
+                        |i, kk| (i / 8) * h * 8 + kk * 8 + i % 8,
+                        |i, kk| ((i / 16) * k1a + kk / 8) * 128 + (i % 16) * 8 + kk % 8,
+                    );
                 }
                 if is_f32 && !trans_b {
                     // B (depth × cols) in L1 -> Zn in L0B.
                     let h = depth.div_ceil(16) * 16;
-                    load_f32_transposed(&b2, &b1, depth, cols, |kk, j| (j / 8) * h * 8 + kk * 8 + j % 8, |kk, j| {
-                        ((kk / 8) * n1 + j / 16) * 128 + (j % 16) * 8 + kk % 8
-                    });
+                    load_f32_transposed(
+                        &b2,
+                        &b1,
+                        depth,
+                        cols,
+                        |kk, j| (j / 8) * h * 8 + kk * 8 + j % 8,
+                        |kk, j| ((kk / 8) * n1 + j / 16) * 128 + (j % 16) * 8 + kk % 8,
+                    );
                 }
                 // L1 -> L0A (Zz), one fractal row at a time.
                 for i in (0..m1).filter(|_| !f32_trans_a) {
@@ -1045,7 +1140,16 @@ where
     ) {
         let co1: Vec<L0cOf<A::T>> = blk.co1.iter().map(|&x| <L0cOf<A::T> as Element>::from_f64(x)).collect();
         let (bm, bn) = (t.baseM as usize, t.baseN as usize);
-        let (off, stride) = if !ub {
+        let (off, stride) = if C::NZ {
+            // The vendor's `CopyOutNZ2NZ` (NPU architecture 2201): the block at column
+            // `ni × baseN` of the Z columns, `orgM` rows high, row `mi × baseM` of its Z column;
+            // `orgM × 16 × size_of::<C>() / 32` blocks between the Z columns.
+            let org_m = self.org.0;
+            ensure(org_m % 16 == 0, "Matmul::GetTensorC", || {
+                format!("C is NZ and orgM = {org_m}: an NZ C's outer axis must be a multiple of 16")
+            });
+            ((blk.ni * bn) * org_m + (blk.mi * bm) * 16, org_m * 16 * <C::T as Element>::SIZE / 32)
+        } else if !ub {
             ((blk.mi * bm) * self.org.1 + blk.ni * bn, self.org.1)
         } else if sequential {
             let align = 32 / <C::T as Element>::SIZE;
@@ -1072,7 +1176,18 @@ where
             (_, Some(v)) => Some(BlockQuant::Vector(v)),
             _ => None,
         };
-        dst.put(&BlockWrite { co1: &co1, rows: blk.rows, cols: blk.cols, off, stride, atomic, quant });
+        let (nz, relu) = (C::NZ, CFG::CFG.enable_relu);
+        dst.put(&BlockWrite {
+            co1: &co1,
+            rows: blk.rows,
+            cols: blk.cols,
+            off,
+            stride,
+            atomic,
+            quant,
+            nz,
+            relu,
+        });
     }
 
     /// `Iterate<SYNC>()`: computes the next `baseM × baseN` block of this core's C into L0C
