@@ -83,23 +83,48 @@
 //! pipe MTE2). The same happens here, through a GM workspace per core (kept per thread and
 //! block index; the vendor's is part of the system workspace, `GetSysWorkSpacePtr`).
 //!
+//! `float` inputs (Ascend910B): `K0` is 8, a fractal 16 × 8, so each run of 8 depths is
+//! summed (in `f64`, in order) and rounded once to `float` ([`mmad`]'s documented order; no
+//! HF32 rounding: the vendor's `SetHF32` is off by default and not emulated). L1 holds NZ with
+//! 8-element columns. An untransposed A and a transposed B load into L0A/L0B with [`load_data`]
+//! as the other types do; a transposed A and an untransposed B need their 16 × 8 fractals
+//! transposed, which the vendor's `Matmul` does with Load3Dv2 (`LoadData` with
+//! `LoadData3DParamsV2Pro`, `load_to_l0a(b)_loadInstr.h`; not an instruction of this crate):
+//! the same elements land where that load puts them, a transposed A with K padded to 16 in
+//! L0A and `Mmad`'s `kDirectionAlign` set, as the vendor's `MmadCompute` does. The results
+//! are bit for bit those of the basic path (`tests/matmul_float_nz.rs` checks both).
+//!
+//! NZ operands: an NZ A or B in GM is the stored matrix (`A`, `Aᵀ`, `B` or `Bᵀ` as `isTrans`
+//! says) in columns of `C0 = 32 / size_of::<T>()` elements, each `⌈rows⌉₁₆` rows high; each
+//! tile goes GM → L1 with one `DataCopy` (the vendor's `CopyNZ2NZImpl`, see `nz2nz`), which
+//! reads the tile's rows up to a multiple of 16 (so the GM tensor must hold the padding). An
+//! NZ C goes to GM through `Fixpipe` without NZ2ND ([`fixpipe_nz`]): block `(mi, ni)` at
+//! `ni·baseN·orgM + mi·baseM·16`, 16-column Z columns `orgM` rows high (`orgM` a multiple of 16),
+//! as the vendor's `CopyOutNZ2NZ`.
+//!
+//! ReLU: a [`MatmulConfig`] with `enable_relu` (the vendor's `MatmulConfig::enableRelu`) sets
+//! `Fixpipe`'s `reluEn` for every block (`copy_cube_out_utils.h`): negative results become 0
+//! before the conversion to C's type (after the bias, before a quantisation).
+//!
 //! # Supported
 //!
-//! - A, B in GM, ND format; `isTrans` for A and B with 16-bit inputs, for B with `int8_t`
-//!   (`int8_t` with `isTransA`, or without `isTransB`, needs `LoadData` with transpose of
-//!   8-bit fractals, not emulated: an error);
+//! - A, B in GM, ND or NZ format; `isTrans` for A and B with 16-bit and `float` inputs, for B
+//!   with `int8_t` (`int8_t` with `isTransA`, or without `isTransB`, needs `LoadData` with
+//!   transpose of 8-bit fractals, not emulated: an error);
 //! - inputs `half` → C `float`/`half`/`bfloat16_t`; `bfloat16_t` → `float`/`bfloat16_t`/`half`;
-//!   `int8_t` → `int32_t`;
-//! - C in GM (ND) or in `VECIN`/`VECOUT`/`VECCALC` (ND), with `enAtomic` (atomic add);
+//!   `float` → `float`/`half`/`bfloat16_t` (Ascend910B); `int8_t` → `int32_t`;
+//! - C in GM (ND or NZ) or in `VECIN`/`VECOUT`/`VECCALC` (ND), with `enAtomic` (atomic add);
 //! - bias in GM (`float` or `half` for floating inputs, `int32_t` for `int8_t`), through the
 //!   bias table (`baseN <= 256`);
 //! - quantised C: `SetQuantScalar` / `SetQuantVector` for `int8_t` → `half`/`int8_t`/`uint8_t`
 //!   and `half`/`bfloat16_t` → `int8_t`/`uint8_t`;
+//! - ReLU on the way out (`enable_relu`);
 //! - `Iterate` (sync and async) + `GetTensorC`, `IterateAll` (sync and async +
 //!   `WaitIterateAll`), `SetOrgShape`, `SetSingleShape`, `SetTail`, `End`.
 //!
-//! Not supported (errors or absent): NZ-format operands, `float` inputs, A/B in L1 (`TSCM`)
-//! or UB, batch matmul, user-managed CO1, `enPartialSum`, ReLU on the way out.
+//! Not supported (errors or absent): A/B in L1 (`TSCM`) or UB, batch matmul, user-managed
+//! CO1, `enPartialSum`, an NZ C in the Unified Buffer, an NZ C of 8-bit elements, channel
+//! split, `SetHF32`, the `VECTOR`/`SCALAR` (GEMV) formats.
 
 use std::marker::PhantomData;
 use std::sync::Arc;
@@ -137,7 +162,8 @@ pub mod cube_format {
     /// `CubeFormat::ND`: row-major.
     #[derive(Clone, Copy, Debug, Default)]
     pub struct ND;
-    /// `CubeFormat::NZ`: fractal columns of 16-row fractals (not supported by [`Matmul`](super::Matmul) yet).
+    /// `CubeFormat::NZ`: columns of 32 bytes, each a stack of 16-row fractals (see
+    /// [`Matmul`](super::Matmul)'s module docs for the layout it reads and writes).
     #[derive(Clone, Copy, Debug, Default)]
     pub struct NZ;
     impl sealed::Sealed for ND {}
@@ -684,8 +710,9 @@ where
     /// the object.
     ///
     /// # Panics
-    /// Panics if a format is NZ or A/B are not in GM (not supported here); C is not in GM or
-    /// the Unified Buffer; the chip has no `Mmad` for the input type; or the tiling is
+    /// Panics if A/B are not in GM (not supported here); C is not in GM or the Unified Buffer,
+    /// or is NZ outside GM or of 8-bit elements; `float` inputs with a C other than `float`,
+    /// `half` or `bfloat16_t`; the chip has no `Mmad` for the input type; or the tiling is
     /// inconsistent: a size not positive, `baseM`/`baseN` not multiples of 16 or `baseK` not a
     /// multiple of the fractal's `K0`, or a base block that does not fit L0A, L0B or L0C.
     #[track_caller]
