@@ -1119,7 +1119,7 @@ where
                     load_data(&a2.view(i * k1 * frac), &src, &p);
                 }
                 // L1 -> L0B (Zn), one fractal row (of K) at a time.
-                for kr in (0..k1).filter(|_| !(is_f32 && !trans_b)) {
+                for kr in (0..k1).filter(|_| !is_f32 || trans_b) {
                     if !trans_b {
                         let p = LoadData2DParams::new(0, n1 as u8, k1 as u16, 0, 0, true, 0);
                         load_data(&b2.view(kr * n1 * frac), &b1.view(kr * frac), &p);
