@@ -828,7 +828,7 @@ pub fn get_soc() -> Soc {
 /// mixed kernel it is the vendor's `SyncAll<true>` there: a `CrossCoreSetFlag` mode-0 round on
 /// flag 14 and its wait, so the cores of the caller's type meet (the AIVs; the AICs if an AIC
 /// calls it), not the AICs with the AIVs (the `SyncAll` page: "isAIVOnly设置为true，会导致接口
-/// 实际只能完成Vector全核同步"); [`sync_all_with::<false>`](crate::sync_all_with) synchronises
+/// 实际只能完成Vector全核同步"); [`sync_all_with::<false>`](crate::gm_api::sync_all_with) synchronises
 /// them all.
 ///
 /// # Panics
