@@ -141,8 +141,7 @@ fn float_inputs_every_transpose_bit_for_bit() {
         mm.set_bias(&bias_);
         mm.iterate_all::<true>(&o[3], false);
         mm.end();
-        // Without the bias, then the bias added by hand: not the same bits in general, so
-        // only check the run order through the product itself.
+        // Without the bias: the accumulation starts at 0.
         let mut mm = F32::<true, false, CfgNorm>::new();
         mm.init(&t);
         mm.set_tensor_a(&at_, true);
