@@ -10,6 +10,7 @@ mod dequant_launch;
 mod error_locations;
 mod kernels_e2e;
 mod matmul_api;
+mod matmul_float_nz;
 mod perf_guide;
 mod profiler;
 mod sanitizer;

@@ -341,13 +341,13 @@ fn matmul_errors_name_the_call() {
     assert!(e.contains("tiling.baseM = 24 and baseN = 16 must be multiples of 16"), "{e}");
     let e = err_of(move || {
         let mut mm = Matmul::<
-            MatmulType<Gm, cube_format::NZ, f16>,
             MatmulType<Gm, cube_format::ND, f16>,
-            MatmulType<Gm, cube_format::ND, f32>,
+            MatmulType<Gm, cube_format::ND, f16>,
+            MatmulType<VecIn, cube_format::NZ, f32>,
         >::new();
         mm.init(&t);
     });
-    assert!(e.contains("A is in the NZ format"), "{e}");
+    assert!(e.contains("an NZ C goes to GM only here"), "{e}");
     let gi = GmBuffer::<i8>::zeroed(32 * 32);
     let pi = at(&gi);
     let e = err_of(move || {

@@ -249,8 +249,13 @@ fn flags() -> Arc<CrossFlags> {
 /// block, which the pooled and thread-per-core modes allow).
 #[track_caller]
 pub fn cross_core_set_flag<const MODE_ID: u8, P: CrossCorePipe>(flag_id: u16) {
-    let api = "CrossCoreSetFlag";
-    let (flag, me) = check(api, MODE_ID, flag_id);
+    set_flag_as::<P>("CrossCoreSetFlag", MODE_ID, flag_id)
+}
+
+/// [`cross_core_set_flag`] on behalf of `api` (which its errors name).
+#[track_caller]
+fn set_flag_as<P: CrossCorePipe>(api: &'static str, mode: u8, flag_id: u16) {
+    let (flag, me) = check(api, mode, flag_id);
     let (has_barrier, num) = with_core(|c| (c.barrier.is_some(), c.block_num));
     if !has_barrier && num > 1 {
         fail(
@@ -262,20 +267,20 @@ pub fn cross_core_set_flag<const MODE_ID: u8, P: CrossCorePipe>(flag_id: u16) {
             ),
         );
     }
-    let (group, members, receivers) = round_of(api, MODE_ID, &me);
+    let (group, members, receivers) = round_of(api, mode, &me);
     let flags = flags();
     // The round this set belongs to: the caller's sets of this group so far.
     let round = {
         let st = flags.lock();
         let pos = members.iter().position(|&m| m == me.slot).unwrap_or(0);
-        st.rounds.get(&(MODE_ID, group, flag_id)).map_or(0, |r| r.sets.get(pos).copied().unwrap_or(0))
+        st.rounds.get(&(mode, group, flag_id)).map_or(0, |r| r.sets.get(pos).copied().unwrap_or(0))
     };
     with_core(|c| {
         let mut l = c.cross.get();
         l.sets[flag] += 1;
         c.cross.set(l);
     });
-    let key = round_key(MODE_ID, group, flag_id, round);
+    let key = round_key(mode, group, flag_id, round);
     crate::events::on_cross_core_set(P::PIPE, flag_id, key, receivers.contains(&me.slot), members.len());
     crate::atomic::flush_current_core();
     let mut overflow: Option<String> = None;
@@ -285,14 +290,14 @@ pub fn cross_core_set_flag<const MODE_ID: u8, P: CrossCorePipe>(flag_id: u16) {
         let mut st = flags.lock();
         let st = &mut *st;
         let pos = members.iter().position(|&m| m == me.slot).unwrap_or(0);
-        let rounds = st.rounds.entry((MODE_ID, group, flag_id)).or_default();
+        let rounds = st.rounds.entry((mode, group, flag_id)).or_default();
         if rounds.sets.len() < members.len() {
             rounds.sets.resize(members.len(), 0);
         }
         rounds.sets[pos] += 1;
         let complete = rounds.sets.iter().copied().min().unwrap_or(0);
         while rounds.done < complete {
-            let key = round_key(MODE_ID, group, flag_id, rounds.done);
+            let key = round_key(mode, group, flag_id, rounds.done);
             rounds.done += 1;
             for &r in &receivers {
                 let q = &mut st.counters[r as usize][flag];
@@ -303,7 +308,7 @@ pub fn cross_core_set_flag<const MODE_ID: u8, P: CrossCorePipe>(flag_id: u16) {
                         format!("core {r}")
                     };
                     overflow = Some(format!(
-                        "flagId = {flag_id} (modeId = {MODE_ID}): this set completes a round that lifts the counter of \
+                        "flagId = {flag_id} (modeId = {mode}): this set completes a round that lifts the counter of \
                          flag {flag_id} on {who} to {}, above its limit of {CROSS_CORE_COUNTER_MAX}: that core has not \
                          waited (CrossCoreWaitFlag({flag_id})) for the earlier rounds (on the hardware an exception)",
                         q.len() + 1
@@ -352,15 +357,25 @@ pub fn cross_core_wait_flag(flag_id: u16) {
 /// As [`cross_core_wait_flag`].
 #[track_caller]
 pub fn cross_core_wait_flag_with<const MODE_ID: u8, P: PipeKind>(flag_id: u16) {
-    let api = "CrossCoreWaitFlag";
-    let (flag, me) = check(api, MODE_ID, flag_id);
+    wait_flag_as("CrossCoreWaitFlag", MODE_ID, flag_id)
+}
+
+/// [`cross_core_wait_flag_with`] on behalf of `api` (which its errors name).
+#[track_caller]
+fn wait_flag_as(api: &'static str, mode: u8, flag_id: u16) {
+    let (flag, me) = check(api, mode, flag_id);
     let local = with_core(|c| c.cross.get());
     let round = local.waits[flag];
     let loc = std::panic::Location::caller();
     let name = if me.kind.is_mix() { format!("({}) ", me.role.name()) } else { String::new() };
+    let inside = if api == "CrossCoreWaitFlag" {
+        format!("CrossCoreWaitFlag({flag_id}) ")
+    } else {
+        format!("{api} (CrossCoreWaitFlag({flag_id}), flag {flag_id} of {api}'s own) ")
+    };
     let what = move || {
         format!(
-            "{name}waits in CrossCoreWaitFlag({flag_id}) (at {}:{}) for round {} of the flag, which needs the \
+            "{name}waits in {inside}(at {}:{}) for round {} of the flag, which needs the \
              CrossCoreSetFlag({flag_id}) number {} of every core of its round",
             loc.file(),
             loc.line(),
@@ -408,4 +423,43 @@ pub(crate) fn own_counter(flag: usize) -> usize {
         (c.block_idx, made)
     });
     made.map_or(0, |f| f.counter(slot, flag))
+}
+
+/// The flag ids the vendor's hardware `SyncAll` takes (`impl/basic_api/dav_c220/kernel_operator_sync_impl.h`:
+/// `SYNC_AIC_FLAG = 11`, `SYNC_AIV_FLAG = 12`, `SYNC_AIC_AIV_FLAG = 13`, `SYNC_AIV_ONLY_ALL = 14`;
+/// the `SyncAll` page: "flagId占用范围为[11-14]", a kernel that uses them with
+/// `CrossCoreSetFlag` as well risks a conflict, here as there).
+const SYNC_AIC_FLAG: u16 = 11;
+const SYNC_AIV_FLAG: u16 = 12;
+const SYNC_AIC_AIV_FLAG: u16 = 13;
+const SYNC_AIV_ONLY_ALL: u16 = 14;
+
+/// The hardware `SyncAll<isAIVOnly>()` of a mixed kernel, as the vendor builds it from
+/// cross-core flags (`SyncAllImpl`, `dav_c220/kernel_operator_sync_impl.h`):
+///
+/// - `aiv_only` (`SyncAll<true>`): a mode-0 round on `SYNC_AIV_ONLY_ALL` and its wait: every
+///   core of the caller's type (all AIVs; or all AICs when an AIC calls it) meet; the
+///   `SyncAll` page: in a mixed kernel this "only completes the vector cores' sync";
+/// - otherwise (`SyncAll<false>`): each AIV sets `SYNC_AIV_FLAG` (mode 2, pipe MTE3) and waits
+///   for `SYNC_AIC_AIV_FLAG`; each AIC waits for its AIVs (`SYNC_AIV_FLAG`), meets every AIC
+///   (mode 0 on `SYNC_AIC_FLAG`, pipe FIX) and releases its AIVs (mode 2 on
+///   `SYNC_AIC_AIV_FLAG`, pipe MTE3): every core of the launch has arrived before any leaves.
+#[track_caller]
+pub(crate) fn sync_all_mix(aiv_only: bool) {
+    let api = "SyncAll";
+    crate::sync::pipe_barrier::<crate::sync::PIPE_ALL>();
+    if aiv_only {
+        set_flag_as::<PIPE_MTE3>(api, 0, SYNC_AIV_ONLY_ALL);
+        wait_flag_as(api, 0, SYNC_AIV_ONLY_ALL);
+        return;
+    }
+    if crate::ctx::ascend_is_aic() {
+        wait_flag_as(api, 0, SYNC_AIV_FLAG);
+        set_flag_as::<PIPE_FIX>(api, 0, SYNC_AIC_FLAG);
+        wait_flag_as(api, 0, SYNC_AIC_FLAG);
+        set_flag_as::<PIPE_MTE3>(api, 2, SYNC_AIC_AIV_FLAG);
+    } else {
+        set_flag_as::<PIPE_MTE3>(api, 2, SYNC_AIV_FLAG);
+        wait_flag_as(api, 0, SYNC_AIC_AIV_FLAG);
+    }
 }

@@ -824,7 +824,12 @@ pub fn get_soc() -> Soc {
     with_core(|c| c.soc)
 }
 
-/// Barrier across all cores of the launch (AscendC `SyncAll`).
+/// Barrier across all cores of the launch (AscendC `SyncAll`, i.e. `SyncAll<true>()`). In a
+/// mixed kernel it is the vendor's `SyncAll<true>` there: a `CrossCoreSetFlag` mode-0 round on
+/// flag 14 and its wait, so the cores of the caller's type meet (the AIVs; the AICs if an AIC
+/// calls it), not the AICs with the AIVs (the `SyncAll` page: "isAIVOnly设置为true，会导致接口
+/// 实际只能完成Vector全核同步"); [`sync_all_with::<false>`](crate::gm_api::sync_all_with) synchronises
+/// them all.
 ///
 /// # Panics
 /// Panics if the launch has more than one core but no barrier (the runtime's sequential mode,
@@ -834,14 +839,10 @@ pub fn get_soc() -> Soc {
 pub fn sync_all() {
     let (barrier, idx, num, kind) =
         with_core(|c| (c.barrier.clone(), c.block_idx, c.block_num, c.kernel_type));
-    if let Some(k) = kind.filter(|k| k.is_mix()) {
-        fail(
-            "SyncAll",
-            format!(
-                "SyncAll is not emulated in a mixed kernel (KernelType::{k:?}): synchronise the AICs and AIVs with \
-                 CrossCoreSetFlag / CrossCoreWaitFlag (mode 0 across the cores of one type, mode 2 within a block)"
-            ),
-        );
+    if kind.is_some_and(|k| k.is_mix()) {
+        // The vendor's SyncAll<true> in a mixed kernel: the cores of the caller's type meet.
+        crate::cross_core::sync_all_mix(true);
+        return;
     }
     crate::events::on_sync_all();
     match barrier {

@@ -348,9 +348,16 @@ pub fn data_cache_clean_and_invalid_local<T: Element, E: CacheLine, D: DcciDst>(
 }
 
 /// The hardware `SyncAll<isAIVOnly>()`: `IS_AIV_ONLY = true` is [`sync_all`] (every vector
-/// core of the launch). `IS_AIV_ONLY = false` synchronises the cube and vector cores of a
-/// mixed kernel; the emulator runs vector cores only, where the vendor says that form hangs,
-/// so it is an error.
+/// core of the launch; in a mixed kernel every core of the caller's type). `IS_AIV_ONLY =
+/// false` synchronises every cube and vector core of a mixed kernel (`KernelType::MixAic1_1`
+/// / `MixAic1_2`), as the vendor builds it (`SyncAllImpl`, `dav_c220/kernel_operator_sync_impl.h`):
+/// each AIV sets flag 12 to its AIC (`CrossCoreSetFlag` mode 2) and waits for flag 13; each
+/// AIC waits for its AIVs, meets every AIC (mode 0 on flag 11) and sets flag 13 to its AIVs
+/// (mode 2). So every core of the launch arrives before any leaves, and what a core wrote to
+/// GM before it is visible (and ordered, for the sanitizer) to every core after it. Flags 11
+/// to 14 are `SyncAll`'s: a kernel's own `CrossCoreSetFlag` on them mixes with its rounds,
+/// as on the chip. In a kernel that is not mixed the `false` form hangs on the chip (the
+/// `SyncAll` page): an error.
 ///
 /// ```
 /// use ascend_core::prelude::*;
@@ -358,14 +365,24 @@ pub fn data_cache_clean_and_invalid_local<T: Element, E: CacheLine, D: DcciDst>(
 /// ```
 ///
 /// # Panics
-/// As [`sync_all`]; and always with `IS_AIV_ONLY = false`.
+/// As [`sync_all`]; with `IS_AIV_ONLY = false` outside a mixed kernel, or in one as
+/// [`cross_core_wait_flag`](crate::cross_core::cross_core_wait_flag) (a core that has
+/// returned from the kernel, or waits elsewhere, while the others wait in `SyncAll`).
 #[track_caller]
 pub fn sync_all_with<const IS_AIV_ONLY: bool>() {
     if !IS_AIV_ONLY {
+        let kind = with_core(|c| c.kernel_type);
+        if kind.is_some_and(|k| k.is_mix()) {
+            crate::cross_core::sync_all_mix(false);
+            return;
+        }
         fail(
             "SyncAll",
-            "isAIVOnly = false synchronises the cube and vector cores of a mixed kernel; this launch has vector \
-             cores only, where that form hangs on the hardware: use SyncAll<true>()",
+            format!(
+                "isAIVOnly = false synchronises the cube and vector cores of a mixed kernel; this launch is \
+                 KernelType::{:?}, not mixed, where that form hangs on the hardware: use SyncAll<true>()",
+                kind.unwrap_or_default()
+            ),
         );
     }
     sync_all()
@@ -406,7 +423,17 @@ pub fn sync_all_soft<const IS_AIV_ONLY: bool>(
     used_cores: i32,
 ) {
     let api = "SyncAll";
-    let (soc, idx, n) = with_core(|c| (c.soc, c.block_idx as usize, c.block_num as usize));
+    let (soc, idx, n, kind) =
+        with_core(|c| (c.soc, c.block_idx as usize, c.block_num as usize, c.kernel_type));
+    if let Some(k) = kind.filter(|k| k.is_mix()) {
+        fail(
+            api,
+            format!(
+                "the software SyncAll(gmWorkspace, ubWorkspace) is not emulated in a mixed kernel (KernelType::{k:?}): \
+                 use the hardware SyncAll<false>() (every AIC and AIV) or SyncAll<true>() (the AIVs)"
+            ),
+        );
+    }
     ensure(soc != Soc::Ascend310B, api, || {
         format!(
             "the software SyncAll(gmWorkspace, ubWorkspace) is not supported on {soc} ({})",

@@ -12,6 +12,7 @@ mod golden;
 mod inter_core;
 mod launch;
 mod mixed_kernels;
+mod mixed_sync_all;
 mod pooled_sync;
 
 #[test]

@@ -83,23 +83,48 @@
 //! pipe MTE2). The same happens here, through a GM workspace per core (kept per thread and
 //! block index; the vendor's is part of the system workspace, `GetSysWorkSpacePtr`).
 //!
+//! `float` inputs (Ascend910B): `K0` is 8, a fractal 16 × 8, so each run of 8 depths is
+//! summed (in `f64`, in order) and rounded once to `float` ([`mmad`]'s documented order; no
+//! HF32 rounding: the vendor's `SetHF32` is off by default and not emulated). L1 holds NZ with
+//! 8-element columns. An untransposed A and a transposed B load into L0A/L0B with [`load_data`]
+//! as the other types do; a transposed A and an untransposed B need their 16 × 8 fractals
+//! transposed, which the vendor's `Matmul` does with Load3Dv2 (`LoadData` with
+//! `LoadData3DParamsV2Pro`, `load_to_l0a(b)_loadInstr.h`; not an instruction of this crate):
+//! the same elements land where that load puts them, a transposed A with K padded to 16 in
+//! L0A and `Mmad`'s `kDirectionAlign` set, as the vendor's `MmadCompute` does. The results
+//! are bit for bit those of the basic path (`tests/matmul_float_nz.rs` checks both).
+//!
+//! NZ operands: an NZ A or B in GM is the stored matrix (`A`, `Aᵀ`, `B` or `Bᵀ` as `isTrans`
+//! says) in columns of `C0 = 32 / size_of::<T>()` elements, each `⌈rows⌉₁₆` rows high; each
+//! tile goes GM → L1 with one `DataCopy` (the vendor's `CopyNZ2NZImpl`, see `nz2nz`), which
+//! reads the tile's rows up to a multiple of 16 (so the GM tensor must hold the padding). An
+//! NZ C goes to GM through `Fixpipe` without NZ2ND ([`fixpipe_nz`]): block `(mi, ni)` at
+//! `ni·baseN·orgM + mi·baseM·16`, 16-column Z columns `orgM` rows high (`orgM` a multiple of 16),
+//! as the vendor's `CopyOutNZ2NZ`.
+//!
+//! ReLU: a [`MatmulConfig`] with `enable_relu` (the vendor's `MatmulConfig::enableRelu`) sets
+//! `Fixpipe`'s `reluEn` for every block (`copy_cube_out_utils.h`): negative results become 0
+//! before the conversion to C's type (after the bias, before a quantisation).
+//!
 //! # Supported
 //!
-//! - A, B in GM, ND format; `isTrans` for A and B with 16-bit inputs, for B with `int8_t`
-//!   (`int8_t` with `isTransA`, or without `isTransB`, needs `LoadData` with transpose of
-//!   8-bit fractals, not emulated: an error);
+//! - A, B in GM, ND or NZ format; `isTrans` for A and B with 16-bit and `float` inputs, for B
+//!   with `int8_t` (`int8_t` with `isTransA`, or without `isTransB`, needs `LoadData` with
+//!   transpose of 8-bit fractals, not emulated: an error);
 //! - inputs `half` → C `float`/`half`/`bfloat16_t`; `bfloat16_t` → `float`/`bfloat16_t`/`half`;
-//!   `int8_t` → `int32_t`;
-//! - C in GM (ND) or in `VECIN`/`VECOUT`/`VECCALC` (ND), with `enAtomic` (atomic add);
+//!   `float` → `float`/`half`/`bfloat16_t` (Ascend910B); `int8_t` → `int32_t`;
+//! - C in GM (ND or NZ) or in `VECIN`/`VECOUT`/`VECCALC` (ND), with `enAtomic` (atomic add);
 //! - bias in GM (`float` or `half` for floating inputs, `int32_t` for `int8_t`), through the
 //!   bias table (`baseN <= 256`);
 //! - quantised C: `SetQuantScalar` / `SetQuantVector` for `int8_t` → `half`/`int8_t`/`uint8_t`
 //!   and `half`/`bfloat16_t` → `int8_t`/`uint8_t`;
+//! - ReLU on the way out (`enable_relu`);
 //! - `Iterate` (sync and async) + `GetTensorC`, `IterateAll` (sync and async +
 //!   `WaitIterateAll`), `SetOrgShape`, `SetSingleShape`, `SetTail`, `End`.
 //!
-//! Not supported (errors or absent): NZ-format operands, `float` inputs, A/B in L1 (`TSCM`)
-//! or UB, batch matmul, user-managed CO1, `enPartialSum`, ReLU on the way out.
+//! Not supported (errors or absent): A/B in L1 (`TSCM`) or UB, batch matmul, user-managed
+//! CO1, `enPartialSum`, an NZ C in the Unified Buffer, an NZ C of 8-bit elements, channel
+//! split, `SetHF32`, the `VECTOR`/`SCALAR` (GEMV) formats.
 
 use std::marker::PhantomData;
 use std::sync::Arc;
@@ -109,7 +134,10 @@ use crate::alloc::{LocalMemAllocator, L0A, L0B, L0C, L1};
 use crate::atomic::{set_atomic_add, set_atomic_none, AtomicElement};
 use crate::copy::{data_copy, data_copy_params, DataCopyParams};
 use crate::cube::bias_table::data_copy_bias;
-use crate::cube::fixpipe::{fixpipe, fixpipe_with_quant, FixpipeOut, FixpipeParamsV220, QuantMode_t};
+use crate::cube::fixpipe::{
+    fixpipe, fixpipe_nz, fixpipe_nz_with_quant, fixpipe_with_quant, FixpipeOut, FixpipeParamsV220,
+    QuantMode_t,
+};
 use crate::cube::load_data::{load_data, LoadData2DParams, LoadDataElement};
 use crate::cube::mmad::{mmad, mmad_with_bias, MmadParams, MmadTypes, MAX_BIAS_BYTES};
 use crate::cube::nd2nz::{data_copy_nd2nz, Nd2NzElement, Nd2NzParams};
@@ -134,7 +162,8 @@ pub mod cube_format {
     /// `CubeFormat::ND`: row-major.
     #[derive(Clone, Copy, Debug, Default)]
     pub struct ND;
-    /// `CubeFormat::NZ`: fractal columns of 16-row fractals (not supported by [`Matmul`](super::Matmul) yet).
+    /// `CubeFormat::NZ`: columns of 32 bytes, each a stack of 16-row fractals (see
+    /// [`Matmul`](super::Matmul)'s module docs for the layout it reads and writes).
     #[derive(Clone, Copy, Debug, Default)]
     pub struct NZ;
     impl sealed::Sealed for ND {}
@@ -192,12 +221,17 @@ pub struct MatmulConfig {
     pub do_norm: bool,
     /// `doMultiDataLoad`.
     pub do_multi_data_load: bool,
+    /// `enableRelu`: ReLU on C on its way out of L0C (the vendor's `Fixpipe` with `reluEn`,
+    /// `copy_cube_out_utils.h`; default `false`).
+    pub enable_relu: bool,
 }
 
 /// The vendor's `CFG_NORM` (`GetNormalConfig()`): one base block of A and B per L1 load.
-pub const CFG_NORM: MatmulConfig = MatmulConfig { name: "NORM", do_norm: true, do_multi_data_load: false };
+pub const CFG_NORM: MatmulConfig =
+    MatmulConfig { name: "NORM", do_norm: true, do_multi_data_load: false, enable_relu: false };
 /// The vendor's `CFG_MDL` (`GetMDLConfig()`): `stepKa`/`stepKb` base blocks per L1 load.
-pub const CFG_MDL: MatmulConfig = MatmulConfig { name: "MDL", do_norm: false, do_multi_data_load: true };
+pub const CFG_MDL: MatmulConfig =
+    MatmulConfig { name: "MDL", do_norm: false, do_multi_data_load: true, enable_relu: false };
 
 /// A marker type for a [`MatmulConfig`] in [`Matmul`]'s type parameters.
 pub trait MatmulCfg: 'static {
@@ -233,6 +267,9 @@ impl MatmulInput for bf16 {
 impl MatmulInput for i8 {
     type L0c = i32;
 }
+impl MatmulInput for f32 {
+    type L0c = f32;
+}
 
 /// Where [`Matmul::get_tensor_c`] and [`Matmul::iterate_all`] can write C: a
 /// [`GlobalTensor`] or a Unified Buffer [`LocalTensor`].
@@ -262,6 +299,10 @@ pub struct BlockWrite<'a, L: Element> {
     /// The quantisation of C (`SetQuantScalar` / `SetQuantVector`): the scalar, or the
     /// block's `cols` values.
     pub quant: Option<BlockQuant<'a>>,
+    /// NZ output (GM only): `stride` is then the 32-byte blocks between C's Z columns.
+    pub nz: bool,
+    /// ReLU on the way out (`MatmulConfig::enableRelu`).
+    pub relu: bool,
 }
 
 /// The quantisation parameters of one block (internal).
@@ -272,6 +313,86 @@ pub enum BlockQuant<'a> {
     Scalar(u64),
     /// `SetQuantVector`: the block's columns.
     Vector(&'a [u64]),
+}
+
+/// The GM -> L1 copy of one tile of an NZ operand, as the vendor's `CopyNZ2NZImpl`
+/// (`impl/adv_api/detail/matmul/stage/copy_cube_in/copy_tile_to_cube/data_copy_wrapper_utils.h`,
+/// NPU architecture 2201): the stored matrix (`g_row` rows, its NZ columns of `C0 = 32 /
+/// size_of::<T>()` elements each `⌈g_row⌉₁₆` rows high) gives the tile of `height × width`
+/// elements from row `row`, column `col` (multiples of 16 and of `C0`), as one `DataCopy`
+/// with `DataCopyParams { blockCount: ⌈width / C0⌉, blockLen: ⌈height⌉₁₆, srcStride:
+/// ⌈g_row⌉₁₆ - ⌈height⌉₁₆, dstStride: 0 }` (one copy per column when the source gap does not fit
+/// 16 bits, as the vendor's). L1 receives the tile in NZ with `⌈height⌉₁₆` rows a column, as
+/// the ND → NZ copy leaves it. The tile's rows are read up to `⌈height⌉₁₆`: the GM tensor must
+/// hold the padded NZ matrix.
+#[track_caller]
+fn nz2nz<T: Element>(
+    dst: &LocalTensor<T>,
+    src: &GlobalTensor<T>,
+    row: usize,
+    col: usize,
+    height: usize,
+    width: usize,
+    g_row: usize,
+) {
+    let c0 = 32 / T::SIZE;
+    let (ag, ah) = (g_row.div_ceil(16) * 16, height.div_ceil(16) * 16);
+    let off = row * c0 + col * ag;
+    let cols = width.div_ceil(c0);
+    if ag - ah >= u16::MAX as usize {
+        for i in 0..cols {
+            data_copy_params(
+                &dst.view(i * ah * c0),
+                &src.view(off + i * ag * c0),
+                &DataCopyParams::new(1, ah as u16, 0, 0),
+            );
+        }
+    } else {
+        let p = DataCopyParams::new(cols as u16, ah as u16, (ag - ah) as u16, 0);
+        data_copy_params(dst, &src.view(off), &p);
+    }
+}
+
+/// The L1 -> L0A/L0B loads of `float` data that transpose its 16 × 8 fractals: A from a
+/// transposed (`K × M`) L1 copy into L0A's Zz, and B from an untransposed (`K × N`) L1 copy
+/// into L0B's Zn. `LoadData` (2D) transposes 16-bit fractals only; on Ascend910B the vendor's
+/// `Matmul` does these two with `LoadData` and `LoadData3DParamsV2Pro` (Load3Dv2, the
+/// img2col load, `enTranspose = true` for A; `LoadToL0A`/`LoadToL0B` in
+/// `impl/adv_api/detail/matmul/stage/split/load_to_l0a(b)/load_to_l0a(b)_loadInstr.h`), which
+/// this crate does not emulate as an instruction. This helper moves the same elements: the
+/// logical `n_r × n_c` matrix, element `(r, c)` from `src[src_at(r, c)]` to
+/// `dst[dst_at(r, c)]`; padding is left as it is (`Mmad` never reads it). The sanitizer sees
+/// one MTE1 access reading `src` and writing `dst`.
+#[track_caller]
+fn load_f32_transposed<T: Element>(
+    dst: &LocalTensor<T>,
+    src: &LocalTensor<T>,
+    n_r: usize,
+    n_c: usize,
+    src_at: impl Fn(usize, usize) -> usize,
+    dst_at: impl Fn(usize, usize) -> usize,
+) {
+    if crate::events::is_on() {
+        let r = [crate::sanitizer::Span::of(src, src.get_length())];
+        let w = [crate::sanitizer::Span::of(dst, dst.get_length())];
+        crate::events::on_cube(
+            "LoadData (Load3Dv2)",
+            crate::sync::pipe_t::PIPE_MTE1,
+            &[],
+            &r,
+            &w,
+            &[],
+            false,
+        );
+    }
+    let from = src.to_vec();
+    let mut to = dst.to_vec();
+    for r in 0..n_r {
+        for c in 0..n_c {
+            to[dst_at(r, c)] = from[src_at(r, c)];
+        }
+    }
+    dst.copy_from_slice(&to);
 }
 
 /// Runs the block's `Fixpipe` on the cube side into `dst` (GM).
@@ -297,7 +418,7 @@ fn fixpipe_block<C: Element + FixpipeOut<L> + AtomicElement, L: Element + Atomic
             rows as u16,
             (m1 * 16) as u16,
             w.stride as u32,
-            false,
+            w.relu,
             quant,
             match w.quant {
                 Some(BlockQuant::Scalar(q)) => q,
@@ -314,8 +435,13 @@ fn fixpipe_block<C: Element + FixpipeOut<L> + AtomicElement, L: Element + Atomic
                 let q = l1.alloc_at::<crate::position::C1, u64>(v.len().div_ceil(4) * 4);
                 q.copy_from_slice(v);
                 pipe_barrier::<PIPE_ALL>();
-                fixpipe_with_quant(&dst.view(w.off), &c, &q, &p);
+                if w.nz {
+                    fixpipe_nz_with_quant(&dst.view(w.off), &c, &q, &p);
+                } else {
+                    fixpipe_with_quant(&dst.view(w.off), &c, &q, &p);
+                }
             }
+            _ if w.nz => fixpipe_nz(&dst.view(w.off), &c, &p),
             _ => fixpipe(&dst.view(w.off), &c, &p),
         }
         if w.atomic {
@@ -584,16 +710,29 @@ where
     /// the object.
     ///
     /// # Panics
-    /// Panics if a format is NZ or A/B are not in GM (not supported here); C is not in GM or
-    /// the Unified Buffer; the chip has no `Mmad` for the input type; or the tiling is
+    /// Panics if A/B are not in GM (not supported here); C is not in GM or the Unified Buffer,
+    /// or is NZ outside GM or of 8-bit elements; `float` inputs with a C other than `float`,
+    /// `half` or `bfloat16_t`; the chip has no `Mmad` for the input type; or the tiling is
     /// inconsistent: a size not positive, `baseM`/`baseN` not multiples of 16 or `baseK` not a
     /// multiple of the fractal's `K0`, or a base block that does not fit L0A, L0B or L0C.
     #[track_caller]
     pub fn init(&mut self, tiling: &TCubeTiling) {
         let t = *tiling;
-        for (side, nz, fmt) in [("A", A::NZ, A::FORMAT), ("B", B::NZ, B::FORMAT), ("C", C::NZ, C::FORMAT)] {
-            ensure(!nz, API_INIT, || {
-                format!("{side} is in the {fmt} format: this Matmul supports ND operands only (NZ is not emulated yet)")
+        if C::NZ {
+            // NZ C: Fixpipe without NZ2ND into GM. The vendor's VECIN NZ C and its 32-wide
+            // int8_t NZ columns are not emulated.
+            ensure(C::POS == TPosition::GM, API_INIT, || {
+                format!(
+                    "C is NZ at position {}: an NZ C goes to GM only here (NZ into VECIN is not emulated)",
+                    C::POS
+                )
+            });
+            ensure(<C::T as Element>::SIZE != 1, API_INIT, || {
+                format!(
+                    "C is NZ of {}: an NZ C of 8-bit elements (32-element Z columns) is not emulated; NZ C takes \
+                     float, half, bfloat16_t or int32_t",
+                    <C::T as Element>::DTYPE
+                )
             });
         }
         for (side, pos) in [("A", A::POS), ("B", B::POS), ("BIAS", BIAS::POS)] {
@@ -615,6 +754,20 @@ where
                 )
             },
         );
+        if <A::T as Element>::DTYPE == DType::F32 {
+            // The vendor's type table (`Matmul使用说明.md`, table 2): float A/B give a float,
+            // half or bfloat16_t C, from a float or half bias.
+            ensure(
+                matches!(<C::T as Element>::DTYPE, DType::F32 | DType::F16 | DType::BF16),
+                API_INIT,
+                || {
+                    format!(
+                        "A/B = float with C = {}: float inputs give a float, half or bfloat16_t C",
+                        <C::T as Element>::DTYPE
+                    )
+                },
+            );
+        }
         let pos = |name: &str, v: i32| {
             ensure(v > 0, API_INIT, || format!("tiling.{name} = {v} must be positive"));
             v as usize
@@ -642,16 +795,19 @@ where
         let es = <A::T as Element>::SIZE;
         let l0 = |mem| soc.memory_size(mem);
         use crate::position::Memory;
+        // `float` A loaded transposed has K padded to 16 in L0A (and B's K in L0B).
+        let bk = if es == 4 { bk.div_ceil(16) * 16 } else { bk };
+        let kp = if es == 4 { " (K padded to 16 for float)" } else { "" };
         ensure(bm * bk * es <= l0(Memory::L0A), API_INIT, || {
             format!(
-                "baseM × baseK = {bm} × {bk} {} do not fit L0A ({} bytes)",
+                "baseM × baseK = {bm} × {bk}{kp} {} do not fit L0A ({} bytes)",
                 <A::T as Element>::DTYPE,
                 l0(Memory::L0A)
             )
         });
         ensure(bk * bn * es <= l0(Memory::L0B), API_INIT, || {
             format!(
-                "baseK × baseN = {bk} × {bn} {} do not fit L0B ({} bytes)",
+                "baseK × baseN = {bk}{kp} × {bn} {} do not fit L0B ({} bytes)",
                 <A::T as Element>::DTYPE,
                 l0(Memory::L0B)
             )
@@ -683,7 +839,7 @@ where
     #[track_caller]
     pub fn set_tensor_a(&mut self, gm: &GlobalTensor<A::T>, is_transpose: bool) {
         self.tiling("Matmul::SetTensorA");
-        ensure(!is_transpose || <A::T as Element>::SIZE == 2, "Matmul::SetTensorA", || {
+        ensure(!is_transpose || <A::T as Element>::SIZE != 1, "Matmul::SetTensorA", || {
             format!(
                 "isTransposeA = true with {} inputs: the transposing load of 8-bit fractals is not emulated",
                 <A::T as Element>::DTYPE
@@ -703,9 +859,10 @@ where
     pub fn set_tensor_b(&mut self, gm: &GlobalTensor<B::T>, is_transpose: bool) {
         self.tiling("Matmul::SetTensorB");
         let trans = is_transpose || B::IS_TRANS;
-        ensure(trans || <A::T as Element>::SIZE == 2, "Matmul::SetTensorB", || {
+        ensure(trans || <A::T as Element>::SIZE != 1, "Matmul::SetTensorB", || {
             format!(
-                "isTransposeB = false with {} inputs: the transposing load of 8-bit fractals is not emulated; store B                  transposed (N x K) and pass isTransposeB = true",
+                "isTransposeB = false with {} inputs: the transposing load of 8-bit fractals is not emulated; store B \
+                 transposed (N x K) and pass isTransposeB = true",
                 <A::T as Element>::DTYPE
             )
         });
@@ -848,6 +1005,7 @@ where
         let k0 = <A::T as MatmulInput>::K0;
         let frac = 512 / <A::T as Element>::SIZE;
         let (m1, n1) = (rows.div_ceil(16), cols.div_ceil(16));
+        let is_f32 = <A::T as Element>::DTYPE == DType::F32;
         let bias: Option<Vec<<A::T as MatmulInput>::L0c>> = self.bias.as_ref().map(|g| {
             (0..cols)
                 .map(|j| <<A::T as MatmulInput>::L0c as Element>::from_f64(g.get_value(n0 + j).to_f64()))
@@ -866,8 +1024,8 @@ where
             let b_len = pad(bn, 32) * pad(bk, 32);
             let a1 = l1.alloc_at::<A1, A::T>(a_len);
             let b1 = l1.alloc_at::<B1, A::T>(b_len);
-            let a2 = l0a.alloc_at::<A2, A::T>(pad(bm, 16) * pad(bk, k0));
-            let b2 = l0b.alloc_at::<B2, A::T>(pad(bn, 16) * pad(bk, k0));
+            let a2 = l0a.alloc_at::<A2, A::T>(pad(bm, 16) * pad(bk, k0.max(16)));
+            let b2 = l0b.alloc_at::<B2, A::T>(pad(bn, 16) * pad(bk, k0.max(16)));
             let c = l0c.alloc_at::<Co1, L<A::T>>(m1 * n1 * 256);
             // The bias: L1 (C1) -> the bias table (C2), 64-byte blocks.
             let bias_bt = bias.as_ref().map(|bias| {
@@ -904,20 +1062,54 @@ where
                         data_copy_nd2nz(dst, &src.view(off), &p);
                     };
                 // A (rows x depth) or Aᵀ (depth x rows); B (depth x cols) or Bᵀ (cols x depth).
-                if !trans_a {
-                    nd2nz(&a1, &a_gm, m0 * org_ka + kk0, rows, depth, org_ka, m1 * 16);
-                } else {
-                    nd2nz(&a1, &a_gm, kk0 * org_m + m0, depth, rows, org_m, depth.div_ceil(16) * 16);
+                match (A::NZ, trans_a) {
+                    (false, false) => nd2nz(&a1, &a_gm, m0 * org_ka + kk0, rows, depth, org_ka, m1 * 16),
+                    (false, true) => {
+                        nd2nz(&a1, &a_gm, kk0 * org_m + m0, depth, rows, org_m, depth.div_ceil(16) * 16)
+                    }
+                    (true, false) => nz2nz::<A::T>(&a1, &a_gm, m0, kk0, rows, depth, org_m),
+                    (true, true) => nz2nz::<A::T>(&a1, &a_gm, kk0, m0, depth, rows, org_ka),
                 }
-                if !trans_b {
-                    nd2nz(&b1, &b_gm, kk0 * org_n + n0, depth, cols, org_n, k1 * 16);
-                } else {
-                    nd2nz(&b1, &b_gm, n0 * org_kb + kk0, cols, depth, org_kb, n1 * 16);
+                match (B::NZ, trans_b) {
+                    (false, false) => {
+                        nd2nz(&b1, &b_gm, kk0 * org_n + n0, depth, cols, org_n, depth.div_ceil(16) * 16)
+                    }
+                    (false, true) => nd2nz(&b1, &b_gm, n0 * org_kb + kk0, cols, depth, org_kb, n1 * 16),
+                    (true, false) => nz2nz::<A::T>(&b1, &b_gm, kk0, n0, depth, cols, org_kb),
+                    (true, true) => nz2nz::<A::T>(&b1, &b_gm, n0, kk0, cols, depth, org_n),
                 }
                 set_flag::<HardEvent::MTE2_MTE1>(EVENT_ID0);
                 wait_flag::<HardEvent::MTE2_MTE1>(EVENT_ID0);
+                // `float` A from a transposed L1 copy, and `float` B from an untransposed one:
+                // the vendor's Load3Dv2 with the transpose (see `load_f32_transposed`).
+                let f32_trans_a = is_f32 && trans_a;
+                if f32_trans_a {
+                    // Aᵀ (depth × rows) in L1 -> A in L0A, K padded to 16.
+                    let h = depth.div_ceil(16) * 16;
+                    let k1a = depth.div_ceil(16) * 2;
+                    load_f32_transposed(
+                        &a2,
+                        &a1,
+                        rows,
+                        depth,
+                        |i, kk| (i / 8) * h * 8 + kk * 8 + i % 8,
+                        |i, kk| ((i / 16) * k1a + kk / 8) * 128 + (i % 16) * 8 + kk % 8,
+                    );
+                }
+                if is_f32 && !trans_b {
+                    // B (depth × cols) in L1 -> Zn in L0B.
+                    let h = depth.div_ceil(16) * 16;
+                    load_f32_transposed(
+                        &b2,
+                        &b1,
+                        depth,
+                        cols,
+                        |kk, j| (j / 8) * h * 8 + kk * 8 + j % 8,
+                        |kk, j| ((kk / 8) * n1 + j / 16) * 128 + (j % 16) * 8 + kk % 8,
+                    );
+                }
                 // L1 -> L0A (Zz), one fractal row at a time.
-                for i in 0..m1 {
+                for i in (0..m1).filter(|_| !f32_trans_a) {
                     let p = if !trans_a {
                         LoadData2DParams::new(0, k1 as u8, m1 as u16, 0, 0, false, 0)
                     } else {
@@ -927,7 +1119,7 @@ where
                     load_data(&a2.view(i * k1 * frac), &src, &p);
                 }
                 // L1 -> L0B (Zn), one fractal row (of K) at a time.
-                for kr in 0..k1 {
+                for kr in (0..k1).filter(|_| !is_f32 || trans_b) {
                     if !trans_b {
                         let p = LoadData2DParams::new(0, n1 as u8, k1 as u16, 0, 0, true, 0);
                         load_data(&b2.view(kr * n1 * frac), &b1.view(kr * frac), &p);
@@ -944,7 +1136,9 @@ where
                 if ki > 0 {
                     pipe_barrier::<PIPE_M>();
                 }
-                let params = MmadParams::new(rows as u16, cols as u16, depth as u16, 0, false, init);
+                let mut params = MmadParams::new(rows as u16, cols as u16, depth as u16, 0, false, init);
+                // The vendor's MmadCompute: `float` A loaded transposed has K padded to 16.
+                params.k_direction_align = f32_trans_a;
                 match &bias_bt {
                     // The first slice starts from the bias table (cmatrixInitVal = false).
                     Some(bt) if ki == 0 => mmad_with_bias(&c, &a2, &b2, bt, &params),
@@ -973,7 +1167,16 @@ where
     ) {
         let co1: Vec<L0cOf<A::T>> = blk.co1.iter().map(|&x| <L0cOf<A::T> as Element>::from_f64(x)).collect();
         let (bm, bn) = (t.baseM as usize, t.baseN as usize);
-        let (off, stride) = if !ub {
+        let (off, stride) = if C::NZ {
+            // The vendor's `CopyOutNZ2NZ` (NPU architecture 2201): the block at column
+            // `ni × baseN` of the Z columns, `orgM` rows high, row `mi × baseM` of its Z column;
+            // `orgM × 16 × size_of::<C>() / 32` blocks between the Z columns.
+            let org_m = self.org.0;
+            ensure(org_m % 16 == 0, "Matmul::GetTensorC", || {
+                format!("C is NZ and orgM = {org_m}: an NZ C's outer axis must be a multiple of 16")
+            });
+            ((blk.ni * bn) * org_m + (blk.mi * bm) * 16, org_m * 16 * <C::T as Element>::SIZE / 32)
+        } else if !ub {
             ((blk.mi * bm) * self.org.1 + blk.ni * bn, self.org.1)
         } else if sequential {
             let align = 32 / <C::T as Element>::SIZE;
@@ -1000,7 +1203,18 @@ where
             (_, Some(v)) => Some(BlockQuant::Vector(v)),
             _ => None,
         };
-        dst.put(&BlockWrite { co1: &co1, rows: blk.rows, cols: blk.cols, off, stride, atomic, quant });
+        let (nz, relu) = (C::NZ, CFG::CFG.enable_relu);
+        dst.put(&BlockWrite {
+            co1: &co1,
+            rows: blk.rows,
+            cols: blk.cols,
+            off,
+            stride,
+            atomic,
+            quant,
+            nz,
+            relu,
+        });
     }
 
     /// `Iterate<SYNC>()`: computes the next `baseM × baseN` block of this core's C into L0C

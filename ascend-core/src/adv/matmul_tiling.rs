@@ -178,6 +178,8 @@ impl std::error::Error for TilingError {}
 #[derive(Clone, Copy, Debug, Default)]
 struct Operand {
     pos: TPos,
+    /// Kept as the vendor's call sets it; the fitted rule does not depend on it.
+    #[allow(dead_code)]
     format: CubeFormat,
     dtype: DataType,
     /// Kept as the vendor's call sets it; the fitted rule does not depend on it.
@@ -304,7 +306,7 @@ impl MultiCoreMatmulTiling {
     /// `GetTiling(tiling)`: the tiling (see the [module](self) docs).
     ///
     /// # Errors
-    /// A shape not set or not positive, NZ or non-GM inputs, a fixed base that is not a
+    /// A shape not set or not positive, non-GM inputs, a fixed base that is not a
     /// multiple of 16 (of K0 for `baseK`) or does not fit L0A/L0B/L0C, or no split at all.
     pub fn get_tiling(&self) -> Result<TCubeTiling, TilingError> {
         let err = |s: String| Err(TilingError(s));
@@ -315,11 +317,6 @@ impl MultiCoreMatmulTiling {
             return err(format!(
                 "the shape M = {m}, N = {n}, K = {k} (org {om}, {on}, {oka}, {okb}) must be set and positive"
             ));
-        }
-        for (side, o) in [("A", self.a), ("B", self.b), ("C", self.c)] {
-            if o.format == CubeFormat::NZ {
-                return err(format!("{side} is NZ: only ND operands are supported here"));
-            }
         }
         if self.a.pos != TPos::GM || self.b.pos != TPos::GM {
             return err(format!(
