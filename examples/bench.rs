@@ -578,12 +578,15 @@ fn profiler_rows(sizes: &Sizes, rows: &mut Vec<Row>) {
                 }
             },
         );
+        let step = |d: Duration| d.as_secs_f64() * 1e9 / f64::from(CHECKS);
         let check = checked.saturating_sub(bare).as_secs_f64() / f64::from(CHECKS);
         rows.push(Row {
             group: "profiler (on vs off)",
             name: format!(
-                "profiling off: add_custom f16 {label}, {cores} cores, 128-elem tiles, bound: {hooks} hooks x {:.3} ns a check",
-                check * 1e9
+                "profiling off: add_custom f16 {label}, {cores} cores, 128-elem tiles, bound: {hooks} hooks x {:.3} ns a check ({:.3} - {:.3} ns a loop step)",
+                check * 1e9,
+                step(checked),
+                step(bare)
             ),
             emulated: off,
             native: off.saturating_sub(Duration::from_secs_f64(check * hooks as f64)),

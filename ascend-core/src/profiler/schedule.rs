@@ -384,7 +384,12 @@ impl CoreSim<'_> {
     /// Runs the core until it ends or blocks (`Some`), or without `cross` (its local part:
     /// see [`run_local_parts`]) until it ends or reaches a record that other cores share
     /// (`None` there, before the record).
-    fn run(&mut self, costs: &Costs, active: u32, mut cross: Option<&mut HashMap<u64, Round>>) -> Option<Stop> {
+    fn run(
+        &mut self,
+        costs: &Costs,
+        active: u32,
+        mut cross: Option<&mut HashMap<u64, Round>>,
+    ) -> Option<Stop> {
         let core = self.log.core;
         while let Some(rec) = self.log.recs.get(self.at) {
             let i = self.at;
