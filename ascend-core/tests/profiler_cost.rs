@@ -235,7 +235,7 @@ mod schedule {
             .map(|k| {
                 let mut recs = Vec::new();
                 for tile in 0..200u64 {
-                    let gm = u64::from(k) << 20 | tile * 288;
+                    let gm = (u64::from(k) << 20) | (tile * 288);
                     recs.push(copy(CopyDir::GmToUb, gm, 256 + 32 * u64::from(k)));
                     recs.push(flag(true, Pipe::Mte2, Pipe::Vector, tile % 2));
                     recs.push(flag(false, Pipe::Mte2, Pipe::Vector, tile % 2));
