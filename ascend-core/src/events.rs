@@ -3,9 +3,15 @@
 //! synchronisation sanitizer ([`crate::sanitizer`]) and the profiler ([`crate::profiler`]).
 //!
 //! Each hook takes the sanitizer's arguments (and, where the profiler needs more, such as a
-//! vector instruction's element type and repeats, a variant that takes them too). A consumer
-//! that is off costs one thread-local check per hook. Hooks that only the sanitizer reads are
-//! re-exported as they are.
+//! vector instruction's element type and repeats, a variant that takes them too). Hooks that
+//! only the sanitizer reads are re-exported as they are.
+//!
+//! Every hook first loads one thread-local word ([`sanitizer::hook_word`]): the sanitizer's
+//! state pointer with the profiler's flag as a tag bit ([`PROFILING`]). With both consumers
+//! off the word is 0 and the hook returns after that one load and compare — what the
+//! sanitizer's own check cost before the profiler existed; the profiler being off adds no
+//! load, no call and no branch that a core without the profiler would not make. The
+//! recording functions are out of line and cold.
 
 use std::panic::Location;
 use std::sync::Arc;
@@ -13,7 +19,7 @@ use std::sync::Arc;
 use crate::element::Element;
 use crate::position::TPosition;
 use crate::profiler::{self, CopyDir, Op, Pipe, Rec};
-use crate::sanitizer::{self, CopyShape, GmRows, QuePipes, QueSan, SanSide, Span, UbSpan};
+use crate::sanitizer::{self, CopyShape, GmRows, QuePipes, QueSan, SanSide, Span, UbSpan, PROFILING};
 use crate::sync::{pipe_t, HardEventKind};
 use crate::tensor::GmRegion;
 
@@ -26,7 +32,7 @@ pub(crate) use crate::sanitizer::{
 /// lists of a hook only when one will read them).
 #[inline]
 pub(crate) fn is_on() -> bool {
-    sanitizer::is_on() || profiler::is_on()
+    sanitizer::hook_word() != 0
 }
 
 /// The repeats of an instruction that touches `reads` and `writes`: its widest span in
@@ -71,8 +77,12 @@ fn record_vector(
 #[track_caller]
 #[inline(always)]
 pub(crate) fn on_vector(api: &'static str, reads: &[UbSpan], writes: &[UbSpan]) {
+    let w = sanitizer::hook_word();
+    if w == 0 {
+        return;
+    }
     sanitizer::on_vector(api, reads, writes);
-    if profiler::is_on() {
+    if w & PROFILING != 0 {
         record_vector(api, Location::caller(), None, 0, 0, reads, writes);
     }
 }
@@ -86,8 +96,12 @@ pub(crate) fn on_vector_of<T: Element>(
     reads: &[UbSpan],
     writes: &[UbSpan],
 ) {
+    let w = sanitizer::hook_word();
+    if w == 0 {
+        return;
+    }
     sanitizer::on_vector(api, reads, writes);
-    if profiler::is_on() {
+    if w & PROFILING != 0 {
         record_vector(api, Location::caller(), Some(T::DTYPE), repeats.max(1) as u64, 0, reads, writes);
     }
 }
@@ -103,8 +117,12 @@ pub(crate) fn on_vector_count_of<T: Element>(
     reads: &[UbSpan],
     writes: &[UbSpan],
 ) {
+    let w = sanitizer::hook_word();
+    if w == 0 {
+        return;
+    }
     sanitizer::on_vector(api, reads, writes);
-    if profiler::is_on() {
+    if w & PROFILING != 0 {
         record_vector(api, Location::caller(), Some(T::DTYPE), repeats.max(1) as u64, 4, reads, writes);
     }
 }
@@ -130,8 +148,12 @@ pub(crate) fn fuse_vector(api: &'static str) -> sanitizer::FusedVector {
 #[track_caller]
 #[inline(always)]
 pub(crate) fn on_copy(api: &'static str, dst: SanSide, src: SanSide, shape: &CopyShape) {
+    let w = sanitizer::hook_word();
+    if w == 0 {
+        return;
+    }
     sanitizer::on_copy(api, dst, src, shape);
-    if profiler::is_on() {
+    if w & PROFILING != 0 {
         record_copy(api, Location::caller(), dst, src, shape);
     }
 }
@@ -147,8 +169,12 @@ pub(crate) fn on_copy_pad_to_gm(
     src: SanSide,
     shape: &CopyShape,
 ) {
+    let w = sanitizer::hook_word();
+    if w == 0 {
+        return;
+    }
     sanitizer::on_copy_pad_to_gm(api, region, off, src, shape);
-    if profiler::is_on() {
+    if w & PROFILING != 0 {
         record_copy(api, Location::caller(), SanSide::Gm(region, off), src, shape);
     }
 }
@@ -202,8 +228,12 @@ pub(crate) fn on_cube(
     gm_out: &[GmRows],
     settles: bool,
 ) {
+    let w = sanitizer::hook_word();
+    if w == 0 {
+        return;
+    }
     sanitizer::on_cube(api, pipe, gm_in, reads, writes, gm_out, settles);
-    if profiler::is_on() && pipe != pipe_t::PIPE_M {
+    if w & PROFILING != 0 && pipe != pipe_t::PIPE_M {
         let local: usize = writes.iter().map(|s| s.e - s.s).sum();
         let out: usize = gm_out.iter().map(|g| g.rows * g.row).sum();
         let bytes = (local + out) as u64;
@@ -220,7 +250,7 @@ pub(crate) fn on_cube(
 pub(crate) fn on_mmad<T: Element>(m: usize, n: usize, k: usize) {
     if profiler::is_on() {
         let op = Op::Mmad { m: m as u32, n: n as u32, k: k as u32, dtype: T::DTYPE };
-        profiler::push(Rec::new(op, "Mmad", Location::caller()));
+        profiler::push_mmad(Rec::new(op, "Mmad", Location::caller()));
     }
 }
 
@@ -228,8 +258,12 @@ pub(crate) fn on_mmad<T: Element>(m: usize, n: usize, k: usize) {
 #[track_caller]
 #[inline]
 pub(crate) fn on_scalar_ub(api: &'static str, tag: u64, s: usize, e: usize, write: bool) {
+    let w = sanitizer::hook_word();
+    if w == 0 {
+        return;
+    }
     sanitizer::on_scalar_ub(api, tag, s, e, write);
-    if profiler::is_on() {
+    if w & PROFILING != 0 {
         let span = (s as u32, e as u32);
         let rec = Rec::new(Op::Scalar { gm: false }, api, Location::caller());
         profiler::push(if write { Rec { ub_write: span, ..rec } } else { Rec { ub_read: span, ..rec } });
@@ -247,8 +281,12 @@ pub(crate) fn on_scalar_gm<T: bytemuck::Pod>(
     write: bool,
     found: Option<(&T, &Arc<GmRegion>)>,
 ) {
+    let w = sanitizer::hook_word();
+    if w == 0 {
+        return;
+    }
     sanitizer::on_scalar_gm(api, region, s, e, write, found);
-    if profiler::is_on() {
+    if w & PROFILING != 0 {
         let gm = ((region + s) as u64, (e - s) as u64);
         profiler::push(Rec { gm, ..Rec::new(Op::Scalar { gm: true }, api, Location::caller()) });
     }
@@ -263,8 +301,12 @@ fn flag_key(e: HardEventKind, id: i32) -> u64 {
 #[track_caller]
 #[inline]
 pub(crate) fn on_set_flag(e: HardEventKind, id: i32) {
+    let w = sanitizer::hook_word();
+    if w == 0 {
+        return;
+    }
     sanitizer::on_set_flag(e, id);
-    if profiler::is_on() {
+    if w & PROFILING != 0 {
         let (src, dst) = (Pipe::of(e.src).unwrap_or(Pipe::Scalar), Pipe::of(e.dst).unwrap_or(Pipe::Scalar));
         profiler::push(Rec::new(Op::SetFlag { src, dst, key: flag_key(e, id) }, e.name, Location::caller()));
     }
@@ -274,8 +316,12 @@ pub(crate) fn on_set_flag(e: HardEventKind, id: i32) {
 #[track_caller]
 #[inline]
 pub(crate) fn on_wait_flag(e: HardEventKind, id: i32) {
+    let w = sanitizer::hook_word();
+    if w == 0 {
+        return;
+    }
     sanitizer::on_wait_flag(e, id);
-    if profiler::is_on() {
+    if w & PROFILING != 0 {
         let (src, dst) = (Pipe::of(e.src).unwrap_or(Pipe::Scalar), Pipe::of(e.dst).unwrap_or(Pipe::Scalar));
         profiler::push(Rec::new(Op::WaitFlag { src, dst, key: flag_key(e, id) }, e.name, Location::caller()));
     }
@@ -285,8 +331,12 @@ pub(crate) fn on_wait_flag(e: HardEventKind, id: i32) {
 #[track_caller]
 #[inline]
 pub(crate) fn on_pipe_barrier(p: pipe_t) {
+    let w = sanitizer::hook_word();
+    if w == 0 {
+        return;
+    }
     sanitizer::on_pipe_barrier(p);
-    if profiler::is_on() {
+    if w & PROFILING != 0 {
         profiler::push(Rec::new(Op::Barrier(Pipe::of(p)), "PipeBarrier", Location::caller()));
     }
 }
@@ -295,8 +345,12 @@ pub(crate) fn on_pipe_barrier(p: pipe_t) {
 #[track_caller]
 #[inline]
 pub(crate) fn on_sync_all() {
+    let w = sanitizer::hook_word();
+    if w == 0 {
+        return;
+    }
     sanitizer::on_sync_all();
-    if profiler::is_on() {
+    if w & PROFILING != 0 {
         profiler::push(Rec::new(Op::SyncAll, "SyncAll", Location::caller()));
     }
 }
@@ -306,8 +360,12 @@ pub(crate) fn on_sync_all() {
 #[track_caller]
 #[inline]
 pub(crate) fn on_cross_core_set(pipe: pipe_t, flag: u16, key: usize, own: bool, members: usize) {
+    let w = sanitizer::hook_word();
+    if w == 0 {
+        return;
+    }
     sanitizer::on_cross_core_set(pipe, flag, key, own);
-    if profiler::is_on() {
+    if w & PROFILING != 0 {
         let pipe = Pipe::of(pipe).unwrap_or(Pipe::Scalar);
         let op = Op::CrossSet { pipe, flag, round: key as u64, members: members as u32 };
         profiler::push(Rec::new(op, "CrossCoreSetFlag", Location::caller()));
@@ -318,8 +376,12 @@ pub(crate) fn on_cross_core_set(pipe: pipe_t, flag: u16, key: usize, own: bool, 
 #[track_caller]
 #[inline]
 pub(crate) fn on_cross_core_wait(flag: u16, key: usize, own: bool) {
+    let w = sanitizer::hook_word();
+    if w == 0 {
+        return;
+    }
     sanitizer::on_cross_core_wait(flag, key, own);
-    if profiler::is_on() {
+    if w & PROFILING != 0 {
         let op = Op::CrossWait { flag, round: key as u64 };
         profiler::push(Rec::new(op, "CrossCoreWaitFlag", Location::caller()));
     }
@@ -350,8 +412,13 @@ pub(crate) fn on_alloc(
     src: TPosition,
     q: Option<QuePipes>,
 ) -> u64 {
+    let w = sanitizer::hook_word();
+    if w == 0 {
+        // (The tag the sanitizer gives when it is off.)
+        return 0;
+    }
     let tag = sanitizer::on_alloc(san, base, len, index, src, q);
-    if let (true, Some(q)) = (profiler::is_on(), q) {
+    if let (true, Some(q)) = (w & PROFILING != 0, q) {
         record_que("AllocTensor", false, q.rows().1, que_key(base, index, true));
     }
     tag
@@ -361,8 +428,12 @@ pub(crate) fn on_alloc(
 #[track_caller]
 #[inline]
 pub(crate) fn on_enque(san: QueSan, base: usize, len: usize, index: usize, q: Option<QuePipes>) {
+    let w = sanitizer::hook_word();
+    if w == 0 {
+        return;
+    }
     sanitizer::on_enque(san, base, len, index, q);
-    if let (true, Some(q)) = (profiler::is_on(), q) {
+    if let (true, Some(q)) = (w & PROFILING != 0, q) {
         record_que("EnQue", true, q.rows().0, que_key(base, index, false));
     }
 }
@@ -371,8 +442,13 @@ pub(crate) fn on_enque(san: QueSan, base: usize, len: usize, index: usize, q: Op
 #[track_caller]
 #[inline]
 pub(crate) fn on_deque(san: QueSan, base: usize, len: usize, index: usize, q: Option<QuePipes>) -> u64 {
+    let w = sanitizer::hook_word();
+    if w == 0 {
+        // (The tag the sanitizer gives when it is off.)
+        return 0;
+    }
     let tag = sanitizer::on_deque(san, base, len, index, q);
-    if let (true, Some(q)) = (profiler::is_on(), q) {
+    if let (true, Some(q)) = (w & PROFILING != 0, q) {
         record_que("DeQue", false, q.rows().0, que_key(base, index, false));
     }
     tag
@@ -391,8 +467,12 @@ pub(crate) fn on_free(
     tag: u64,
     q: Option<QuePipes>,
 ) {
+    let w = sanitizer::hook_word();
+    if w == 0 {
+        return;
+    }
     sanitizer::on_free(api, san, base, len, index, tag, q);
-    if let (true, Some(q)) = (profiler::is_on(), q) {
+    if let (true, Some(q)) = (w & PROFILING != 0, q) {
         record_que("FreeTensor", true, q.rows().1, que_key(base, index, true));
     }
 }

@@ -94,8 +94,8 @@ fn gm_copies_pay_latency_alignment_and_sharing() {
 
 mod schedule {
     use ascend_core::profiler::cost::Costs;
-    use ascend_core::profiler::schedule::schedule;
-    use ascend_core::profiler::{CoreLog, Op, Pipe, Rec};
+    use ascend_core::profiler::schedule::{schedule, schedule_threads, LaunchSchedule};
+    use ascend_core::profiler::{CopyDir, CoreLog, Op, Pipe, Rec};
     use ascend_core::{DType, Soc};
     use std::panic::Location;
 
@@ -213,5 +213,58 @@ mod schedule {
         // Without the flag, the Add runs at once, beside the copy.
         let s = schedule(&[core(0, vec![copy, vec(4)])], &c);
         assert_eq!(s.cores[0].end, copied);
+    }
+
+    /// The replay runs each core's part before its first shared record (a cross-core flag,
+    /// `SyncAll`) on several threads: the schedule is the same on one thread and on many,
+    /// with copies sharing GM, queue flags, a `SyncAll` and cross-core rounds in the logs.
+    #[test]
+    fn the_replay_does_not_depend_on_threads() {
+        let c = Costs::of(Soc::Ascend910B);
+        let loc = Location::caller();
+        let copy = |dir, gm: u64, bytes: u64| Rec {
+            gm: (gm, bytes),
+            ..Rec::new(Op::Copy { dir, rows: 1, row: bytes, gm }, "DataCopy", loc)
+        };
+        let flag = |set: bool, src, dst, key| {
+            let op = if set { Op::SetFlag { src, dst, key } } else { Op::WaitFlag { src, dst, key } };
+            Rec::new(op, if set { "EnQue" } else { "DeQue" }, loc)
+        };
+        let round = 1 << 62 | 3 << 32;
+        let logs: Vec<CoreLog> = (0..6u32)
+            .map(|k| {
+                let mut recs = Vec::new();
+                for tile in 0..200u64 {
+                    let gm = (u64::from(k) << 20) | (tile * 288);
+                    recs.push(copy(CopyDir::GmToUb, gm, 256 + 32 * u64::from(k)));
+                    recs.push(flag(true, Pipe::Mte2, Pipe::Vector, tile % 2));
+                    recs.push(flag(false, Pipe::Mte2, Pipe::Vector, tile % 2));
+                    recs.push(vec(1 + (tile + u64::from(k)) % 5));
+                    recs.push(flag(true, Pipe::Vector, Pipe::Mte3, 2 + tile % 2));
+                    recs.push(flag(false, Pipe::Vector, Pipe::Mte3, 2 + tile % 2));
+                    recs.push(copy(CopyDir::UbToGm, gm + (1 << 30), 256));
+                    if tile == 100 {
+                        recs.push(Rec::new(Op::SyncAll, "SyncAll", loc));
+                    }
+                    if tile == 150 {
+                        recs.push(cross_set(round, 6));
+                        recs.push(cross_wait(round));
+                    }
+                }
+                core(k, recs)
+            })
+            .collect();
+        let one = schedule_threads(&logs, &c, 1);
+        let key = |s: &LaunchSchedule| {
+            let cores: Vec<_> =
+                s.cores.iter().map(|c| (c.core, c.end, c.busy, c.sync_idle, c.slices.clone())).collect();
+            (cores, s.flows.clone(), s.total)
+        };
+        for threads in [2, 4, 6, 8] {
+            assert_eq!(key(&schedule_threads(&logs, &c, threads)), key(&one), "{threads} threads");
+        }
+        assert_eq!(key(&schedule(&logs, &c)), key(&one));
+        assert!(one.cores.iter().any(|c| c.sync_idle > 0));
+        assert_eq!(one.flows.iter().filter(|f| f.to_at.0 == Pipe::Scalar).count(), 6);
     }
 }

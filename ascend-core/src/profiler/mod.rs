@@ -15,12 +15,13 @@
 //! scalar tensor access) has happened. It is a model, not a measurement: see
 //! `docs/profiling.md` for what it does not capture.
 //!
-//! A core without the profiler pays one thread-local check per instruction.
+//! A core without the profiler pays nothing: its flag is a bit of the word every event hook
+//! loads anyway (see [`is_on`]).
 
 pub mod cost;
 pub mod schedule;
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::panic::Location;
 use std::sync::Mutex;
 
@@ -237,53 +238,106 @@ pub struct CoreLog {
     pub recs: Vec<Rec>,
 }
 
-/// Record buffers of logs already dropped, kept for the next launch's cores: a core's log
-/// then starts with the capacity an earlier core reached, instead of growing from empty by
-/// copying and faulting in fresh pages in every launch (a fifth of a profiled 128-element
-/// `add_custom`). At most [`SPARE_LOGS`] buffers of at most [`SPARE_BYTES`] each are kept.
-static SPARE: Mutex<Vec<Vec<Rec>>> = Mutex::new(Vec::new());
-/// How many record buffers [`SPARE`] keeps.
-const SPARE_LOGS: usize = 64;
-/// The largest record buffer [`SPARE`] keeps, in bytes.
-const SPARE_BYTES: usize = 16 << 20;
+/// Buffers of a profile already dropped (a core's records, its slices, a launch's flows),
+/// kept for the next profiled launch: a buffer then starts with the capacity an earlier
+/// launch reached, instead of growing from empty by copying and faulting in fresh pages in
+/// every launch (page faults, page clearing and copies of growing buffers were over a quarter
+/// of a profiled 128-element `add_custom`). A pool keeps at most [`SPARE_BUFFERS`] buffers
+/// and its budget of bytes (a few hundred MiB: the records of 2^24 elements in 128-element
+/// tiles, the bench's case, fill 370 MiB): at most that much memory stays reserved after the
+/// profiles are dropped.
+pub(crate) struct Spare<T> {
+    bufs: Mutex<(Vec<Vec<T>>, usize)>,
+    budget: usize,
+}
 
-impl Drop for CoreLog {
-    /// Hands the record buffer to the next launch (the module's spare buffers).
-    fn drop(&mut self) {
-        let mut recs = std::mem::take(&mut self.recs);
-        if recs.capacity() == 0 || recs.capacity() * std::mem::size_of::<Rec>() > SPARE_BYTES {
+/// How many buffers each [`Spare`] pool keeps.
+const SPARE_BUFFERS: usize = 64;
+
+impl<T> Spare<T> {
+    /// An empty pool that keeps at most `budget` bytes of capacity.
+    pub(crate) const fn new(budget: usize) -> Spare<T> {
+        Spare { bufs: Mutex::new((Vec::new(), 0)), budget }
+    }
+
+    /// An empty buffer: a kept one (the largest kept last), or a new one.
+    pub(crate) fn take(&self) -> Vec<T> {
+        let mut g = self.bufs.lock().unwrap_or_else(|e| e.into_inner());
+        match g.0.pop() {
+            Some(v) => {
+                g.1 -= v.capacity() * std::mem::size_of::<T>();
+                v
+            }
+            None => Vec::new(),
+        }
+    }
+
+    /// The largest kept buffer, or a new one.
+    pub(crate) fn take_largest(&self) -> Vec<T> {
+        let mut g = self.bufs.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(i) = (0..g.0.len()).max_by_key(|&i| g.0[i].capacity()) else { return Vec::new() };
+        let v = g.0.swap_remove(i);
+        g.1 -= v.capacity() * std::mem::size_of::<T>();
+        v
+    }
+
+    /// Keeps `v`'s memory for a later [`Spare::take`], if the pool has room.
+    pub(crate) fn give(&self, mut v: Vec<T>) {
+        let bytes = v.capacity() * std::mem::size_of::<T>();
+        if bytes == 0 {
             return;
         }
-        recs.clear();
-        let mut spare = SPARE.lock().unwrap_or_else(|e| e.into_inner());
-        if spare.len() < SPARE_LOGS {
-            spare.push(recs);
+        v.clear();
+        let mut g = self.bufs.lock().unwrap_or_else(|e| e.into_inner());
+        if g.0.len() < SPARE_BUFFERS && g.1 + bytes <= self.budget {
+            g.1 += bytes;
+            g.0.push(v);
         }
     }
 }
 
-thread_local! {
-    /// Whether this thread's core is profiled: the one check a hook makes when it is off.
-    static ON: Cell<bool> = const { Cell::new(false) };
-    /// This thread's core's records while it is profiled.
-    static LOG: RefCell<Vec<Rec>> = const { RefCell::new(Vec::new()) };
+/// Record buffers of dropped logs.
+static SPARE: Spare<Rec> = Spare::new(512 << 20);
+
+impl Drop for CoreLog {
+    /// Hands the record buffer to the next launch (the module's spare buffers).
+    fn drop(&mut self) {
+        SPARE.give(std::mem::take(&mut self.recs));
+    }
 }
 
-/// Whether this thread's core is profiled: the one check every instruction's hook makes when
-/// the profiler is off (public so that the benchmark can time it).
+thread_local! {
+    /// This thread's core's records while it is profiled, and whether it ran an `Mmad`.
+    static LOG: RefCell<(Vec<Rec>, bool)> = const { RefCell::new((Vec::new(), false)) };
+}
+
+/// Whether this thread's core is profiled. The flag is a bit of the word the event hooks load
+/// first ([`crate::sanitizer::PROFILING`]): with neither the sanitizer nor the profiler on,
+/// a hook makes that one load and compare and nothing else, as it did before the profiler
+/// existed.
 ///
 /// ```
 /// assert!(!ascend_core::profiler::is_on());
 /// ```
 #[inline(always)]
 pub fn is_on() -> bool {
-    ON.with(Cell::get)
+    crate::sanitizer::hook_word() & crate::sanitizer::PROFILING != 0
 }
 
 /// Records `rec` for this thread's core (call only when [`is_on`]).
 #[inline]
 pub(crate) fn push(rec: Rec) {
-    LOG.with(|l| l.borrow_mut().push(rec));
+    LOG.with(|l| l.borrow_mut().0.push(rec));
+}
+
+/// Records an `Mmad` (the core is then a cube core).
+#[inline]
+pub(crate) fn push_mmad(rec: Rec) {
+    LOG.with(|l| {
+        let mut l = l.borrow_mut();
+        l.0.push(rec);
+        l.1 = true;
+    });
 }
 
 /// The profiler of one launch: the cores' records, gathered as they finish.
@@ -304,25 +358,26 @@ impl LaunchProfiler {
         /// Turns the profiler off and hands the records over however `f` ends.
         struct Owner<'a> {
             prof: &'a LaunchProfiler,
-            saved: (bool, Vec<Rec>),
+            saved: (bool, (Vec<Rec>, bool)),
             core: u32,
             aic: bool,
         }
         impl Drop for Owner<'_> {
             fn drop(&mut self) {
                 let saved = std::mem::take(&mut self.saved.1);
-                let recs = LOG.with(|l| std::mem::replace(&mut *l.borrow_mut(), saved));
-                ON.with(|o| o.set(self.saved.0));
-                let aic = self.aic || recs.iter().any(|r| matches!(r.op, Op::Mmad { .. }));
-                let log = CoreLog { core: self.core, aic, recs };
+                let (recs, cube) = LOG.with(|l| std::mem::replace(&mut *l.borrow_mut(), saved));
+                crate::sanitizer::set_profiling(self.saved.0);
+                let log = CoreLog { core: self.core, aic: self.aic || cube, recs };
                 self.prof.cores.lock().unwrap_or_else(|e| e.into_inner()).push(log);
             }
         }
         let core = crate::ctx::current_block_idx();
         let aic = crate::ctx::with_core(|c| c.kernel_type) == Some(crate::ctx::KernelType::AicOnly);
-        let fresh = SPARE.lock().unwrap_or_else(|e| e.into_inner()).pop().unwrap_or_default();
-        let saved =
-            (ON.with(|o| o.replace(true)), LOG.with(|l| std::mem::replace(&mut *l.borrow_mut(), fresh)));
+        let fresh = (SPARE.take(), false);
+        let saved = (
+            crate::sanitizer::set_profiling(true),
+            LOG.with(|l| std::mem::replace(&mut *l.borrow_mut(), fresh)),
+        );
         let _owner = Owner { prof: self, saved, core, aic };
         f()
     }

@@ -47,7 +47,7 @@ impl Hasher for KeyHasher {
 type HashMap<K, V> = std::collections::HashMap<K, V, BuildHasherDefault<KeyHasher>>;
 
 use super::cost::Costs;
-use super::{CoreLog, Op, Pipe};
+use super::{CoreLog, Op, Pipe, Spare};
 
 /// One record's place on the timeline.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -92,6 +92,25 @@ pub struct CoreSchedule {
     pub slices: Vec<Slice>,
     /// Cycles spent waiting in `SyncAll` for the other cores.
     pub sync_idle: u64,
+}
+
+/// Slice buffers of dropped schedules (see [`super::Spare`]).
+static SPARE_SLICES: Spare<Slice> = Spare::new(256 << 20);
+/// Flow buffers of dropped schedules (see [`super::Spare`]).
+static SPARE_FLOWS: Spare<Flow> = Spare::new(256 << 20);
+
+impl Drop for CoreSchedule {
+    /// Hands the slice buffer to the next schedule.
+    fn drop(&mut self) {
+        SPARE_SLICES.give(std::mem::take(&mut self.slices));
+    }
+}
+
+impl Drop for LaunchSchedule {
+    /// Hands the flow buffer to the next schedule.
+    fn drop(&mut self) {
+        SPARE_FLOWS.give(std::mem::take(&mut self.flows));
+    }
 }
 
 impl CoreSchedule {
@@ -161,6 +180,34 @@ struct CoreSim<'a> {
     flags: HashMap<u64, VecDeque<(u64, usize, Pipe)>>,
     syncs: usize,
     out: CoreSchedule,
+    /// The core's flows not yet handed to the launch's list (the launch's list keeps them in
+    /// the order a core-by-core replay meets them).
+    flows: Vec<Flow>,
+}
+
+/// Fewest records in a launch for [`schedule`] to replay the cores' local parts on several
+/// threads (below it, starting the threads costs more than it saves).
+const PARALLEL_RECS: usize = 1 << 15;
+
+/// Replays each core of `sims` up to its first record that reads or writes what other cores
+/// share (a cross-core flag, `SyncAll`) or its end, on up to `threads` threads. Each core's
+/// part is what a core-by-core replay does first, on the core's own state only, so the
+/// schedule is the same as without it.
+fn run_local_parts(sims: &mut [CoreSim<'_>], costs: &Costs, active: u32, threads: usize) {
+    let threads = threads.min(sims.len());
+    if threads < 2 {
+        return;
+    }
+    let per = sims.len().div_ceil(threads);
+    std::thread::scope(|sc| {
+        for chunk in sims.chunks_mut(per) {
+            sc.spawn(move || {
+                for sim in chunk {
+                    sim.run(costs, active, None);
+                }
+            });
+        }
+    });
 }
 
 /// A cross-core round as the replay met its sets: how many, and the latest one (its cycle,
@@ -172,9 +219,22 @@ struct Round {
     last: (u64, u32, usize, Option<Pipe>),
 }
 
-/// Replays `logs` with `costs`.
+/// Replays `logs` with `costs`: [`schedule_threads`] on the host's threads for a launch of
+/// at least 2^15 records, on one below.
 pub fn schedule(logs: &[CoreLog], costs: &Costs) -> LaunchSchedule {
+    let recs: usize = logs.iter().map(|l| l.recs.len()).sum();
+    let threads =
+        if recs < PARALLEL_RECS { 1 } else { std::thread::available_parallelism().map_or(1, usize::from) };
+    schedule_threads(logs, costs, threads)
+}
+
+/// Replays `logs` with `costs`, each core's records up to the first that other cores share
+/// (a cross-core flag, `SyncAll`) on up to `threads` threads, then core by core: the result
+/// does not depend on `threads`.
+pub fn schedule_threads(logs: &[CoreLog], costs: &Costs, threads: usize) -> LaunchSchedule {
     let active = logs.len() as u32;
+    // (The launch's flow list first: it takes the largest buffer.)
+    let mut flows = SPARE_FLOWS.take_largest();
     let mut sims: Vec<CoreSim<'_>> = logs
         .iter()
         .map(|log| CoreSim {
@@ -186,29 +246,39 @@ pub fn schedule(logs: &[CoreLog], costs: &Costs) -> LaunchSchedule {
             scratch: Vec::new(),
             flags: HashMap::default(),
             syncs: 0,
+            flows: SPARE_FLOWS.take(),
             out: CoreSchedule {
                 core: log.core,
                 aic: log.aic,
-                slices: Vec::with_capacity(log.recs.len()),
+                slices: {
+                    let mut v = SPARE_SLICES.take();
+                    v.reserve(log.recs.len());
+                    v
+                },
                 ..CoreSchedule::default()
             },
         })
         .collect();
-    let mut flows = Vec::new();
+    run_local_parts(&mut sims, costs, active, threads);
+    flows.reserve(sims.iter().map(|s| s.flows.len()).sum());
     // Cross-core rounds by key (mode, core group, flag id, round number).
     let mut cross: HashMap<u64, Round> = HashMap::default();
     let mut stops = vec![None; sims.len()];
+    let mut first = true;
     loop {
         let mut progress = false;
         for (i, sim) in sims.iter_mut().enumerate() {
             if matches!(stops[i], Some(Stop::Done | Stop::Sync(_))) {
                 continue;
             }
-            let before = sim.at;
-            let stop = sim.run(costs, active, &mut cross, &mut flows);
+            // (The first round continues where the local part stopped.)
+            let before = if first { 0 } else { sim.at };
+            let stop = sim.run(costs, active, Some(&mut cross)).expect("a full replay stops");
+            flows.append(&mut sim.flows);
             progress |= sim.at != before || stops[i] != Some(stop);
             stops[i] = Some(stop);
         }
+        first = false;
         if stops.iter().all(|s| *s == Some(Stop::Done)) {
             break;
         }
@@ -248,6 +318,7 @@ pub fn schedule(logs: &[CoreLog], costs: &Costs) -> LaunchSchedule {
     let cores: Vec<CoreSchedule> = sims
         .into_iter()
         .map(|mut s| {
+            SPARE_FLOWS.give(std::mem::take(&mut s.flows));
             s.out.end = s.free.iter().copied().fold(s.s, u64::max);
             s.out
         })
@@ -310,29 +381,35 @@ impl CoreSim<'_> {
         t
     }
 
-    /// Runs the core until it ends or blocks.
+    /// Runs the core until it ends or blocks (`Some`), or without `cross` (its local part:
+    /// see [`run_local_parts`]) until it ends or reaches a record that other cores share
+    /// (`None` there, before the record).
     fn run(
         &mut self,
         costs: &Costs,
         active: u32,
-        cross: &mut HashMap<u64, Round>,
-        flows: &mut Vec<Flow>,
-    ) -> Stop {
+        mut cross: Option<&mut HashMap<u64, Round>>,
+    ) -> Option<Stop> {
         let core = self.log.core;
         while let Some(rec) = self.log.recs.get(self.at) {
             let i = self.at;
             let pipe = rec.op.pipe();
+            let shared = matches!(rec.op, Op::SyncAll | Op::CrossWait { .. } | Op::CrossSet { .. });
+            if shared && cross.is_none() {
+                return None;
+            }
             match rec.op {
                 Op::SyncAll => {
                     self.s = self.free.iter().copied().fold(self.s + costs.issue, u64::max);
                     self.out.busy[0] += costs.issue;
-                    return Stop::Sync(self.syncs);
+                    return Some(Stop::Sync(self.syncs));
                 }
                 Op::CrossWait { round, .. } => {
+                    let cross = cross.as_deref().expect("a shared record in a full replay");
                     let Some(&Round { last: (t, c, r, Some(p)), .. }) =
                         cross.get(&round).filter(|r| r.sets >= r.members)
                     else {
-                        return Stop::Cross(round);
+                        return Some(Stop::Cross(round));
                     };
                     self.s += costs.issue;
                     self.out.busy[0] += costs.issue;
@@ -346,7 +423,7 @@ impl CoreSim<'_> {
                         });
                         self.s = t;
                     }
-                    flows.push(Flow {
+                    self.flows.push(Flow {
                         from: (c, r),
                         from_at: (p, t),
                         to: (core, i),
@@ -372,6 +449,7 @@ impl CoreSim<'_> {
                 }
                 Op::CrossSet { pipe, round, members, .. } => {
                     let t = self.free[pipe as usize].max(self.s) + costs.flag_latency;
+                    let cross = cross.as_deref_mut().expect("a shared record in a full replay");
                     let r = cross.entry(round).or_default();
                     r.sets += 1;
                     r.members = members.max(1);
@@ -394,7 +472,7 @@ impl CoreSim<'_> {
                             });
                         }
                         let t = t.max(ready);
-                        flows.push(Flow {
+                        self.flows.push(Flow {
                             from: (core, from),
                             from_at: (src, t),
                             to: (core, i),
@@ -456,6 +534,6 @@ impl CoreSim<'_> {
             }
             self.at += 1;
         }
-        Stop::Done
+        Some(Stop::Done)
     }
 }

@@ -654,17 +654,43 @@ thread_local! {
     /// This thread's core's sanitizer state while [`LaunchSanitizer::run_core`] runs (owned
     /// by it), 0 otherwise: a `*mut CoreSan<VEC_LANES>` while the core has not used the cube
     /// (clocks of the vector core's pipes), or a `*mut CoreSan<ALL_LANES>` with bit 0 set
-    /// ([`WIDE`]) once it has (see [`widen_for_cube`]). One word, so that a hook's test for
-    /// "sanitizer off" stays one load and compare.
+    /// ([`WIDE`]) once it has (see [`widen_for_cube`]). Bit 1 ([`PROFILING`]) is the
+    /// profiler's: set while the thread's core is profiled. One word, so that a hook's test
+    /// for "every consumer off" stays one load and compare (see [`hook_word`]).
     static SAN: Cell<usize> = const { Cell::new(0) };
     /// The state of the last vector core this thread finished, kept for the next
     /// [`LaunchSanitizer::run_core`] (see [`CoreSan::recycle`]).
     static SPARE: Cell<Option<Box<CoreSan<VEC_LANES>>>> = const { Cell::new(None) };
 }
 
-/// The tag of a wide state's pointer in [`SAN`] (states are aligned to more than 2 bytes).
+/// The tag of a wide state's pointer in [`SAN`] (states are aligned to more than 4 bytes).
 const WIDE: usize = 1;
-const _: () = assert!(std::mem::align_of::<CoreSan<VEC_LANES>>() > WIDE);
+/// The bit of [`SAN`] that says the thread's core is profiled (the profiler's flag, kept in
+/// the sanitizer's word so that the event hooks of a core with neither consumer on load one
+/// word; see [`crate::events`]).
+pub(crate) const PROFILING: usize = 2;
+/// The bits of [`SAN`] that are not the state's pointer.
+const TAGS: usize = WIDE | PROFILING;
+const _: () = assert!(std::mem::align_of::<CoreSan<VEC_LANES>>() > TAGS);
+const _: () = assert!(std::mem::align_of::<CoreSan<ALL_LANES>>() > TAGS);
+
+/// This thread's hook word: the sanitizer's state pointer (0 when off), tagged with [`WIDE`]
+/// and [`PROFILING`]; 0 when neither consumer is on. Every hook of the event stream loads
+/// it once before anything else.
+#[inline(always)]
+pub(crate) fn hook_word() -> usize {
+    SAN.with(Cell::get)
+}
+
+/// Sets or clears the [`PROFILING`] bit of this thread's hook word; returns whether it was
+/// set.
+pub(crate) fn set_profiling(on: bool) -> bool {
+    SAN.with(|s| {
+        let w = s.get();
+        s.set(if on { w | PROFILING } else { w & !PROFILING });
+        w & PROFILING != 0
+    })
+}
 
 /// Runs `$body` with `$s` bound to this core's sanitizer state, if the sanitizer is on:
 /// `Some(body)`, else `None`. A macro rather than a function taking a closure, so each hook's
@@ -673,7 +699,7 @@ const _: () = assert!(std::mem::align_of::<CoreSan<VEC_LANES>>() > WIDE);
 /// a vector kernel's hooks stay as small as they were.
 macro_rules! with_san {
     (|$s:ident| $body:expr) => {{
-        let p = SAN.with(Cell::get);
+        let p = SAN.with(Cell::get) & !PROFILING;
         if p == 0 {
             None
         } else if p & WIDE == 0 {
@@ -707,7 +733,8 @@ fn cold<R>(f: impl FnOnce() -> R) -> R {
 /// is on and the state is still narrow: called by the cube's hooks before they record an
 /// access, since the vector core's clock has no lanes for M, MTE1 and FIX.
 fn widen_for_cube() {
-    let p = SAN.with(Cell::get);
+    let w = SAN.with(Cell::get);
+    let (p, prof) = (w & !PROFILING, w & PROFILING);
     if p == 0 || p & WIDE != 0 {
         return;
     }
@@ -715,9 +742,9 @@ fn widen_for_cube() {
     // running (the cube's hooks call this before `with_san!`), so the box is ours to take;
     // `SAN` lends its replacement instead, and `run_core` frees whatever `SAN` holds.
     let narrow = unsafe { Box::from_raw(p as *mut CoreSan<VEC_LANES>) };
-    SAN.with(|s| s.set(0));
+    SAN.with(|s| s.set(prof));
     let wide = Box::new(narrow.widen());
-    SAN.with(|s| s.set(Box::into_raw(wide) as usize | WIDE));
+    SAN.with(|s| s.set(Box::into_raw(wide) as usize | WIDE | prof));
 }
 
 /// This thread's core's sanitizer state, taken back from [`SAN`] (0 afterwards).
@@ -727,7 +754,8 @@ enum Taken {
 }
 
 fn take_state() -> Option<Taken> {
-    let p = SAN.with(|s| s.replace(0));
+    // (The profiler's bit stays.)
+    let p = SAN.with(|s| s.replace(s.get() & PROFILING)) & !PROFILING;
     // SAFETY: a non-zero `SAN` is a state `run_core` (or `widen_for_cube`) leaked with
     // `Box::into_raw`, tagged when wide; `SAN` was cleared above, so no hook can reach it,
     // and it is taken back once.
@@ -809,8 +837,9 @@ impl LaunchSanitizer {
             }
             None => Box::new(self.fresh_state(core, session)),
         };
-        let owner = Owner(SAN.with(|s| s.replace(0)));
-        SAN.with(|s| s.set(Box::into_raw(state) as usize));
+        // (The profiler's bit stays as it is; the owner gives back the enclosing state.)
+        let owner = Owner(SAN.with(Cell::get));
+        SAN.with(|s| s.set(Box::into_raw(state) as usize | (owner.0 & PROFILING)));
         let r = f();
         let taken = take_state();
         drop(owner);
@@ -2359,7 +2388,7 @@ fn mem_name(mem: Memory) -> &'static str {
 /// operand lists of a hook only when one will read them).
 #[inline]
 pub(crate) fn is_on() -> bool {
-    SAN.with(Cell::get) != 0
+    SAN.with(Cell::get) & !PROFILING != 0
 }
 
 /// A cube instruction's operand in a core's local memory: the memory, its byte span, and the
