@@ -35,6 +35,7 @@ mod cube_mmad;
 mod cube_queue;
 mod data_copy;
 mod data_copy_slice;
+mod element_bool;
 mod gm_api;
 mod mask_state;
 mod pipe_queue;
