@@ -41,6 +41,7 @@ mod mask_state;
 mod pipe_queue;
 mod profiler_cost;
 mod scalar_compute;
+mod select_mask_types;
 mod store_atomic;
 mod sys_var;
 mod tbuf_pool;
