@@ -387,6 +387,9 @@ pub trait TensorType: sealed_tt::Sealed + Copy + fmt::Debug + 'static {
     /// Elements that fit in `bytes` bytes.
     #[doc(hidden)]
     fn len_in(bytes: usize) -> usize;
+    /// The [`Element`] dtype, `None` for [`Int4b`].
+    #[doc(hidden)]
+    const ELEM_DTYPE: Option<DType>;
 }
 
 mod sealed_tt {
@@ -398,6 +401,7 @@ mod sealed_tt {
 impl<T: Element> TensorType for T {
     const NAME: &'static str = T::DTYPE.name();
     const ALIGN: usize = T::SIZE;
+    const ELEM_DTYPE: Option<DType> = Some(T::DTYPE);
     #[inline(always)]
     fn bytes_for(len: usize) -> Option<usize> {
         len.checked_mul(T::SIZE)
@@ -422,11 +426,21 @@ impl<T: Element> TensorType for T {
 ///   [`reinterpret_cast`](crate::tensor::LocalTensor::reinterpret_cast) (`ReinterpretCast<int4b_t>()`);
 ///   its size counts nibbles (twice the bytes), and a view (`operator[]`) must start at an
 ///   even element, i.e. on a byte; reinterpreting it back gives half as many `int8_t`;
-/// - the host has no `int4b_t`: data moves between global memory and the Unified Buffer
-///   through an `int8_t` (or `uint8_t`) view, as the vendor's `cast` example does.
+/// - a [`GlobalTensor<Int4b>`](crate::tensor::GlobalTensor) counts elements too (its views
+///   start on a byte); data moves with [`data_copy_params`](crate::copy::data_copy_params)
+///   (32-byte blocks) and UB → GM [`data_copy_pad_to_gm`](crate::copy::data_copy_pad_to_gm)
+///   (`blockLen` in bytes, as the published FlatQuant operator passes `count / 2`). The count
+///   form of [`data_copy`](crate::copy::data_copy) refuses it: its page does not list
+///   `int4b_t` for these chips and the vendor's implementation (`DataCopyCheck` in
+///   `impl/basic_api/kernel_operator_data_copy_intf_impl.h`, outside `__NPU_ARCH__ == 5102`)
+///   divides the count by `32 / sizeof(int4b_t)` = 32, reading it as bytes, twice the
+///   elements. GM → UB `DataCopyPad` does not take it either (what a padding count means for
+///   `int4b_t` is not documented): use an `int8_t` view, as the vendor's `cast` example does.
+///   A `TQue`/`TBuf` gives byte tensors; reinterpret them.
 ///
 /// `Int4b` is not an [`Element`] (its size is half a byte): the instructions that take it are
-/// those whose pages list it, today [`cast`](crate::vector::cast::cast) to and from `half`.
+/// those whose pages list it, today [`cast`](crate::vector::cast::cast) to and from `half`,
+/// and the data movement above.
 ///
 /// ```
 /// use ascend_core::element::Int4b;
@@ -488,6 +502,7 @@ impl fmt::Display for Int4b {
 impl TensorType for Int4b {
     const NAME: &'static str = "int4b_t";
     const ALIGN: usize = 1;
+    const ELEM_DTYPE: Option<DType> = None;
     #[inline(always)]
     fn bytes_for(len: usize) -> Option<usize> {
         Some(len.div_ceil(2))
