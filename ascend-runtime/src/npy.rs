@@ -195,6 +195,22 @@ impl std::error::Error for NpyError {
 
 /// The numpy descr this module writes for `dtype` (`bf16` is written as its raw bits, `<u2`;
 /// `bool` as numpy's `|b1`, a nonzero byte as 1).
+///
+/// ```
+/// use ascend_runtime::npy::{npy_descr, read_npy_from, write_npy_to};
+/// use ascend_runtime::prelude::*;
+/// assert_eq!(npy_descr(DType::Bool), "|b1");
+/// let mut file = Vec::new();
+/// let mask = [Bool8::TRUE, Bool8::FALSE, Bool8::from_byte(7)];
+/// write_npy_to(&mut file, &[3], &mask).unwrap();
+/// let back = read_npy_from::<Bool8, _>(&file[..]).unwrap().into_vec();
+/// assert_eq!(back.iter().map(|b| b.to_byte()).collect::<Vec<_>>(), [1, 0, 1]);
+/// // A `|u1` file is read as bool keeping every byte.
+/// let mut raw = Vec::new();
+/// write_npy_to(&mut raw, &[2], &[0u8, 9]).unwrap();
+/// let back = read_npy_from::<Bool8, _>(&raw[..]).unwrap().into_vec();
+/// assert_eq!((back[0].get(), back[1].to_byte()), (false, 9));
+/// ```
 pub const fn npy_descr(dtype: DType) -> &'static str {
     match dtype {
         DType::U8 => "|u1",
