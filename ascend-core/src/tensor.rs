@@ -1035,6 +1035,46 @@ impl<T: TensorType> GlobalTensor<T> {
         }
     }
 
+    /// Reads element `i` (AscendC `GetValue`); of an [`Int4b`] tensor, the nibble `i % 2` of
+    /// byte `i / 2`.
+    ///
+    /// ```
+    /// use ascend_core::prelude::*;
+    /// let region = GmRegion::from_bytes(&[0xF7, 0x08]);
+    /// let mut gm = GlobalTensor::<Int4b>::new();
+    /// gm.set_global_buffer(region.addr(), 4);
+    /// let v: Vec<i8> = (0..4).map(|i| gm.get_value(i).value()).collect();
+    /// assert_eq!(v, [7, -1, -8, 0]);
+    /// ```
+    ///
+    /// # Panics
+    /// Panics if the tensor is unbound or `i >= get_size()`.
+    #[track_caller]
+    pub fn get_value(&self, i: usize) -> T {
+        T::gm_get(self, i)
+    }
+
+    /// Writes element `i` (AscendC `SetValue`); of an [`Int4b`] tensor, reads its byte,
+    /// replaces the nibble and writes the byte back (the other element of the byte keeps its
+    /// value).
+    ///
+    /// ```
+    /// use ascend_core::prelude::*;
+    /// let region = GmRegion::zeroed(2);
+    /// let mut gm = GlobalTensor::<Int4b>::new();
+    /// gm.set_global_buffer(region.addr(), 4);
+    /// gm.set_value(1, Int4b::new(-2));
+    /// gm.set_value(2, Int4b::new(5));
+    /// assert_eq!(region.to_bytes(), [0xE0, 0x05]);
+    /// ```
+    ///
+    /// # Panics
+    /// Panics if the tensor is unbound or `i >= get_size()`.
+    #[track_caller]
+    pub fn set_value(&self, i: usize, v: T) {
+        T::gm_set(self, i, v)
+    }
+
     /// The view that starts `off` elements later (AscendC `operator[]`).
     ///
     /// For [`Int4b`] the offset counts 4-bit elements and must be even (a view starts on a
@@ -1119,43 +1159,17 @@ impl GlobalTensor<Int4b> {
         });
     }
 
-    /// Reads element `i` (AscendC `GetValue`): the nibble `i % 2` of byte `i / 2`.
-    ///
-    /// ```
-    /// use ascend_core::prelude::*;
-    /// let region = GmRegion::from_bytes(&[0xF7, 0x08]);
-    /// let mut gm = GlobalTensor::<Int4b>::new();
-    /// gm.set_global_buffer(region.addr(), 4);
-    /// let v: Vec<i8> = (0..4).map(|i| gm.get_value(i).value()).collect();
-    /// assert_eq!(v, [7, -1, -8, 0]);
-    /// ```
-    ///
-    /// # Panics
-    /// Panics if the tensor is unbound or `i >= get_size()`.
+    /// [`GlobalTensor::get_value`] of an `int4b_t` tensor.
     #[track_caller]
-    pub fn get_value(&self, i: usize) -> Int4b {
+    pub(crate) fn i4_get(&self, i: usize) -> Int4b {
         self.check_index("GlobalTensor::GetValue", i);
         let b = self.bytes().get_value(i / 2);
         Int4b::from_nibble(b >> (4 * (i % 2)))
     }
 
-    /// Writes element `i` (AscendC `SetValue`): reads its byte, replaces the nibble and
-    /// writes the byte back (the other element of the byte keeps its value).
-    ///
-    /// ```
-    /// use ascend_core::prelude::*;
-    /// let region = GmRegion::zeroed(2);
-    /// let mut gm = GlobalTensor::<Int4b>::new();
-    /// gm.set_global_buffer(region.addr(), 4);
-    /// gm.set_value(1, Int4b::new(-2));
-    /// gm.set_value(2, Int4b::new(5));
-    /// assert_eq!(region.to_bytes(), [0xE0, 0x05]);
-    /// ```
-    ///
-    /// # Panics
-    /// Panics if the tensor is unbound or `i >= get_size()`.
+    /// [`GlobalTensor::set_value`] of an `int4b_t` tensor.
     #[track_caller]
-    pub fn set_value(&self, i: usize, v: Int4b) {
+    pub(crate) fn i4_set(&self, i: usize, v: Int4b) {
         self.check_index("GlobalTensor::SetValue", i);
         let bytes = self.bytes();
         let sh = 4 * (i % 2);
@@ -1165,12 +1179,9 @@ impl GlobalTensor<Int4b> {
 }
 
 impl<T: Element> GlobalTensor<T> {
-    /// Reads element `i` (AscendC `GetValue`).
-    ///
-    /// # Panics
-    /// Panics if the tensor is unbound or `i >= get_size()`.
+    /// [`GlobalTensor::get_value`] of an [`Element`] tensor.
     #[track_caller]
-    pub fn get_value(&self, i: usize) -> T {
+    pub(crate) fn elem_get(&self, i: usize) -> T {
         let p = self.elem_ptr("GlobalTensor::GetValue", i);
         // SAFETY: `elem_ptr` checked the index against the bound region, and
         // `set_global_buffer` the alignment; an atomic word access, so cores racing on the
@@ -1183,12 +1194,9 @@ impl<T: Element> GlobalTensor<T> {
         v
     }
 
-    /// Writes element `i` (AscendC `SetValue`).
-    ///
-    /// # Panics
-    /// Panics if the tensor is unbound or `i >= get_size()`.
+    /// [`GlobalTensor::set_value`] of an [`Element`] tensor.
     #[track_caller]
-    pub fn set_value(&self, i: usize, v: T) {
+    pub(crate) fn elem_set(&self, i: usize, v: T) {
         let p = self.elem_ptr("GlobalTensor::SetValue", i);
         self.san_scalar("GlobalTensor::SetValue", i, None);
         std::sync::atomic::fence(std::sync::atomic::Ordering::Release);
