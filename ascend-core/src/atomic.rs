@@ -46,7 +46,7 @@
 use std::sync::{Arc, Mutex};
 
 use crate::ctx::with_core;
-use crate::element::{bf16, f16, DType, Element};
+use crate::element::{bf16, f16, DType, Element, TensorType};
 use crate::error::{ensure, fail};
 use crate::soc::Soc;
 use crate::tensor::GmRegion;
@@ -682,7 +682,7 @@ pub(crate) struct Rows {
 /// destination's region (kept alive if the contribution is logged).
 #[track_caller]
 #[inline]
-pub(crate) unsafe fn store_to_gm<T: Element>(
+pub(crate) unsafe fn store_to_gm<T: TensorType>(
     api: &'static str,
     region: impl FnOnce() -> Option<Arc<GmRegion>>,
     dst: *mut u8,
@@ -692,44 +692,47 @@ pub(crate) unsafe fn store_to_gm<T: Element>(
     // The common case, no atomic mode, inline: one look-up of the core.
     let Some(mode) = with_core(|c| c.atomic.get()) else { return false };
     // SAFETY: forwarded contract.
-    unsafe { store_atomic::<T>(api, mode, region, dst, src, shape) }
+    unsafe { store_atomic(api, mode, T::ELEM_DTYPE, T::NAME, region, dst, src, shape) }
 }
 
-/// [`store_to_gm`] under the atomic `mode`.
+/// [`store_to_gm`] under the atomic `mode`, for data of type `data` (`None`: `int4b_t`, named
+/// `name`).
 ///
 /// # Safety
 /// As [`store_to_gm`].
 #[track_caller]
 #[inline(never)]
-unsafe fn store_atomic<T: Element>(
+#[allow(clippy::too_many_arguments)]
+unsafe fn store_atomic(
     api: &'static str,
     mode: AtomicMode,
+    data: Option<DType>,
+    name: &'static str,
     region: impl FnOnce() -> Option<Arc<GmRegion>>,
     dst: *mut u8,
     src: *const u8,
     shape: Rows,
 ) -> bool {
     let Rows { rows, row, d_pitch, s_pitch } = shape;
-    ensure(mode.dtype == T::DTYPE, api, || {
+    ensure(data == Some(mode.dtype), api, || {
         format!(
-            "the core's atomic mode is {}<{}>, but this copy moves {} elements: the atomic type must match \
-             the data (call {}<{}>() first)",
+            "the core's atomic mode is {}<{}>, but this copy moves {name} elements: the atomic type must match \
+             the data (call {}<{name}>() first)",
             mode.op.api(),
             mode.dtype,
-            T::DTYPE,
             mode.op.api(),
-            T::DTYPE
         )
     });
-    let misaligned = (dst as usize) % T::SIZE != 0 || (rows > 1 && d_pitch % T::SIZE != 0);
+    let (size, is_float) = (mode.dtype.size(), matches!(mode.dtype, DType::F16 | DType::BF16 | DType::F32));
+    let misaligned = (dst as usize) % size != 0 || (rows > 1 && d_pitch % size != 0);
     ensure(!misaligned, api, || {
         format!(
             "the atomic destination (address remainder {} mod {}, row pitch {d_pitch} bytes) is not aligned \
              to size_of::<{}>() = {}",
-            dst as usize % T::SIZE,
-            T::SIZE,
-            T::DTYPE,
-            T::SIZE
+            dst as usize % size,
+            size,
+            mode.dtype,
+            size
         )
     });
     if rows == 0 || row == 0 {
@@ -737,7 +740,7 @@ unsafe fn store_atomic<T: Element>(
     }
     let (log, multi, core) = with_core(|c| (c.atomic_log.clone(), c.block_num > 1, c.block_idx));
     match log {
-        Some(log) if T::IS_FLOAT && multi && log.order == AtomicOrder::Deterministic => {
+        Some(log) if is_float && multi && log.order == AtomicOrder::Deterministic => {
             let mut data = Vec::with_capacity(rows * row);
             for r in 0..rows {
                 // SAFETY: source row `r` is in bounds (caller's contract).

@@ -16,7 +16,7 @@
 
 use crate::atomic::{store_to_gm, Rows};
 use crate::ctx::get_soc;
-use crate::element::{Element, BLOCK_BYTES};
+use crate::element::{Element, TensorType, BLOCK_BYTES};
 use crate::error::{check, ensure};
 use crate::events::on_copy;
 use crate::sanitizer::CopyShape;
@@ -137,7 +137,7 @@ mod sealed {
     /// Resolves a tensor to a [`Side`].
     pub trait Mem {
         /// The element type.
-        type Elem: Element;
+        type Elem: TensorType;
         /// Checks the tensor for `api` and returns its raw extent.
         #[track_caller]
         fn side(&self, api: &'static str, name: &'static str) -> Side;
@@ -164,7 +164,7 @@ mod sealed {
         }
     }
 
-    impl<T: Element> Mem for LocalTensor<T> {
+    impl<T: TensorType> Mem for LocalTensor<T> {
         type Elem = T;
         #[track_caller]
         fn side(&self, api: &'static str, name: &'static str) -> Side {
@@ -174,7 +174,7 @@ mod sealed {
         fn in_l1(&self) -> bool {
             // The position first (a field): the UB's are the common case, and only a cube
             // position may be in L1.
-            !self.get_position().is_ub() && self.memory() == crate::position::Memory::L1
+            !self.get_position().is_ub() && self.ub().mem() == crate::position::Memory::L1
         }
         #[track_caller]
         fn l1_side(&self, api: &'static str, name: &'static str) -> Side {
@@ -188,7 +188,7 @@ mod sealed {
         }
     }
 
-    impl<T: Element> Mem for GlobalTensor<T> {
+    impl<T: TensorType> Mem for GlobalTensor<T> {
         type Elem = T;
         #[track_caller]
         fn side(&self, api: &'static str, _name: &'static str) -> Side {
@@ -206,7 +206,7 @@ mod sealed {
 use sealed::{Mem, Side};
 
 #[track_caller]
-fn local_side<T: Element>(t: &LocalTensor<T>, api: &'static str, name: &'static str) -> Side {
+fn local_side<T: TensorType>(t: &LocalTensor<T>, api: &'static str, name: &'static str) -> Side {
     t.check_core(api);
     let pos = t.get_position();
     check!(
@@ -216,17 +216,17 @@ fn local_side<T: Element>(t: &LocalTensor<T>, api: &'static str, name: &'static 
     );
     let addr = t.get_phy_addr();
     check!(addr % BLOCK_BYTES == 0, api, "{name} UB address = {addr:#x} is not 32-byte aligned");
-    Side { ptr: t.ptr().cast(), bytes: t.get_length(), elems: t.get_size(), ub_addr: Some(addr) }
+    Side { ptr: t.byte_ptr(), bytes: t.get_length(), elems: t.get_size(), ub_addr: Some(addr) }
 }
 
 /// An L1 side: 32-byte aligned, as the GM → L1 copy pages ask.
 #[cold]
 #[track_caller]
-fn l1_side<T: Element>(t: &LocalTensor<T>, api: &'static str, name: &'static str) -> Side {
+fn l1_side<T: TensorType>(t: &LocalTensor<T>, api: &'static str, name: &'static str) -> Side {
     t.check_core(api);
     let addr = t.get_phy_addr();
     check!(addr % BLOCK_BYTES == 0, api, "{name} L1 address = {addr:#x} is not 32-byte aligned");
-    Side { ptr: t.ptr().cast(), bytes: t.get_length(), elems: t.get_size(), ub_addr: Some(addr) }
+    Side { ptr: t.byte_ptr(), bytes: t.get_length(), elems: t.get_size(), ub_addr: Some(addr) }
 }
 
 /// A copy with an L1 side: only GM → L1 exists (its pages: Ascend910, Ascend910B and
@@ -255,9 +255,10 @@ fn l1_sides<D: Mem, S: Mem>(api: &'static str, dst: &D, src: &S) -> (Side, Side)
 }
 
 #[track_caller]
-fn gm_side<T: Element>(t: &GlobalTensor<T>, api: &'static str) -> Side {
+fn gm_side<T: TensorType>(t: &GlobalTensor<T>, api: &'static str) -> Side {
     let ptr = t.base_ptr(api).cast();
-    Side { ptr, bytes: t.get_size() * T::SIZE, elems: t.get_size(), ub_addr: None }
+    // `bytes_for` cannot overflow: the bound length fits in its region.
+    Side { ptr, bytes: T::bytes_for(t.get_size()).unwrap_or(usize::MAX), elems: t.get_size(), ub_addr: None }
 }
 
 /// The directions [`data_copy`] and [`data_copy_params`] support: `DataCopy<Src>` is
@@ -277,9 +278,9 @@ fn gm_side<T: Element>(t: &GlobalTensor<T>, api: &'static str) -> Side {
 /// ```
 pub trait DataCopy<Src: Mem<Elem = Self::Elem>>: Mem {}
 
-impl<T: Element> DataCopy<GlobalTensor<T>> for LocalTensor<T> {}
-impl<T: Element> DataCopy<LocalTensor<T>> for GlobalTensor<T> {}
-impl<T: Element> DataCopy<LocalTensor<T>> for LocalTensor<T> {}
+impl<T: TensorType> DataCopy<GlobalTensor<T>> for LocalTensor<T> {}
+impl<T: TensorType> DataCopy<LocalTensor<T>> for GlobalTensor<T> {}
+impl<T: TensorType> DataCopy<LocalTensor<T>> for LocalTensor<T> {}
 
 /// Copies `rows` rows of `row` bytes; row `i` is read at `src + i * src_pitch` and written at
 /// `dst + i * dst_pitch`. The global-memory side (if any) is accessed through `gm_io`'s
@@ -419,15 +420,16 @@ unsafe fn move_rows_forward(d: &Side, s: &Side, rows: usize, row: usize, d_pitch
 /// ```
 ///
 /// # Panics
-/// Panics if `count * size_of::<T>()` is not a multiple of 32, `count` exceeds either
-/// tensor, a UB tensor is not at a UB position or not 32-byte aligned, a GM tensor is
+/// Panics if `T` is [`Int4b`](crate::element::Int4b) (the vendor's count form reads an `int4b_t` count as bytes on
+/// these chips; see [`Int4b`](crate::element::Int4b)), `count * size_of::<T>()` is not a multiple of 32, `count`
+/// exceeds either tensor, a UB tensor is not at a UB position or not 32-byte aligned, a GM tensor is
 /// unbound, or (UB→UB) the two ranges overlap with `dst` after `src` (an overlap with `dst`
 /// before `src` is moved front to back, as the hardware streams it).
 #[track_caller]
 pub fn data_copy<D: DataCopy<S>, S: Mem<Elem = D::Elem>>(dst: &D, src: &S, count: usize) {
     let api = "DataCopy";
-    let size = <D::Elem as Element>::SIZE;
-    let dtype = <D::Elem as Element>::DTYPE;
+    let Some(dtype) = <D::Elem as TensorType>::ELEM_DTYPE else { int4b_count_form(api, count) };
+    let size = dtype.size();
     let l1 = dst.in_l1() || src.in_l1();
     let (d, s) = if l1 { l1_sides(api, dst, src) } else { (dst.side(api, "dst"), src.side(api, "src")) };
     let Some(bytes) = count.checked_mul(size) else {
@@ -469,6 +471,21 @@ pub fn data_copy<D: DataCopy<S>, S: Mem<Elem = D::Elem>>(dst: &D, src: &S, count
     // SAFETY: `bytes` fit in both tensors (checked above), which lie inside their UB / GM
     // allocations; GM and UB are distinct allocations and UB→UB overlap was ruled out.
     unsafe { copy_rows(&d, &s, 0, 1, bytes, bytes, bytes) };
+}
+
+/// The count form of `DataCopy` with `int4b_t`: not on these chips.
+#[cold]
+#[track_caller]
+fn int4b_count_form(api: &'static str, count: usize) -> ! {
+    let soc = get_soc();
+    crate::error::fail_with(api, move || {
+        format!(
+            "count = {count} int4b_t elements: the count form does not take int4b_t on {soc} (the DataCopy page does \
+             not list int4b_t for it, and its implementation reads the count as sizeof(int4b_t) = 1-byte \
+             elements, so it would move {count} bytes, twice the data); use data_copy_params (32-byte blocks) or \
+             DataCopyPad (blockLen in bytes), or an int8_t view"
+        )
+    })
 }
 
 /// Strided copy of `params.block_count` rows of `params.block_len` 32-byte blocks (AscendC
@@ -569,34 +586,34 @@ pub(crate) fn copy_params_as<D: DataCopy<S>, S: Mem<Elem = D::Elem>>(
 
 /// DataCopyPad runs on Atlas A2 and Atlas 200/500 A2 only; 64-bit types on Atlas A2 only.
 #[track_caller]
-fn check_pad_chip<T: Element>(api: &'static str) {
+fn check_pad_chip<T: TensorType>(api: &'static str) {
     let soc = get_soc();
     ensure(matches!(soc, Soc::Ascend910B | Soc::Ascend310B), api, || {
         format!("not supported on {soc} ({}): DataCopyPad needs Ascend910B or Ascend310B", soc.product_line())
     });
-    ensure(!(soc == Soc::Ascend310B && T::SIZE == 8), api, || {
+    ensure(!(soc == Soc::Ascend310B && T::ALIGN == 8), api, || {
         format!(
             "{} is not supported on {soc} ({}): 64-bit types need Ascend910B",
-            T::DTYPE,
+            T::NAME,
             soc.product_line()
         )
     });
 }
 
 #[track_caller]
-fn check_ext_params<T: Element>(api: &'static str, p: &DataCopyExtParams) {
+fn check_ext_params<T: TensorType>(api: &'static str, p: &DataCopyExtParams) {
     ensure(p.block_count <= MAX_BLOCK_COUNT, api, || {
         format!("blockCount = {} is out of range [0, {MAX_BLOCK_COUNT}]", p.block_count)
     });
     ensure(p.block_len <= MAX_PAD_BLOCK_LEN, api, || {
         format!("blockLen = {} bytes is out of range [0, {MAX_PAD_BLOCK_LEN}]", p.block_len)
     });
-    ensure(p.block_len as usize % T::SIZE == 0, api, || {
+    ensure(p.block_len as usize % T::ALIGN == 0, api, || {
         format!(
             "blockLen = {} bytes is not a multiple of size_of::<{}>() = {}",
             p.block_len,
-            T::DTYPE,
-            T::SIZE
+            T::NAME,
+            T::ALIGN
         )
     });
 }
@@ -770,13 +787,33 @@ pub fn data_copy_pad<T: Element>(
 /// assert_eq!(&region.to_bytes()[..8], &[1, 2, 3, 0, 33, 34, 35, 0]);
 /// ```
 ///
+/// `T` may be [`Int4b`](crate::element::Int4b): `block_len` counts bytes (two elements each, as the published
+/// Atlas A2 operators pass `count / 2`; `sizeof(int4b_t)` is 1 in the vendor's headers).
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let region = GmRegion::zeroed(8);
+/// let mut gm = GlobalTensor::<Int4b>::new();
+/// gm.set_global_buffer(region.addr(), 16);
+/// let mut pipe = TPipe::new();
+/// let mut buf = TBuf::<VecOut>::new();
+/// pipe.init_tbuf(&mut buf, 32);
+/// let y = buf.get::<i8>().reinterpret_cast::<Int4b>();
+/// for i in 0..6 { y.set_value(i, Int4b::new(i as i8 - 3)); }
+/// // 6 elements are 3 bytes; they land at element 4 (byte 2) of the GM tensor
+/// data_copy_pad_to_gm(&gm.view(4), &y, &DataCopyExtParams::new(1, 3, 0, 0));
+/// assert_eq!(gm.get_value(4).value(), -3);
+/// assert_eq!(gm.get_value(9).value(), 2);
+/// assert_eq!(region.to_bytes()[2..5], [0xED, 0x0F, 0x21]);
+/// ```
+///
 /// # Panics
 /// Panics if the chip is not Ascend910B or Ascend310B (or `T` is 64-bit on Ascend310B),
 /// `block_count > 4095`, `block_len > 2097151` or not a multiple of `size_of::<T>()`, `src`
 /// is not a 32-byte aligned UB tensor, `dst` is unbound, or either side's rows do not fit
 /// in its tensor (on the UB side, the data bytes of each row must).
 #[track_caller]
-pub fn data_copy_pad_to_gm<T: Element>(
+pub fn data_copy_pad_to_gm<T: TensorType>(
     dst: &GlobalTensor<T>,
     src: &LocalTensor<T>,
     params: &DataCopyExtParams,
@@ -787,7 +824,7 @@ pub fn data_copy_pad_to_gm<T: Element>(
 /// [`data_copy_pad_to_gm`] on behalf of `api` (a primitive built on it), which its checks and
 /// the sanitizer name.
 #[track_caller]
-pub(crate) fn pad_to_gm_as<T: Element>(
+pub(crate) fn pad_to_gm_as<T: TensorType>(
     api: &'static str,
     dst: &GlobalTensor<T>,
     src: &LocalTensor<T>,

@@ -613,6 +613,7 @@ pub const fn dump_type_name(d: DType) -> &'static str {
         DType::F16 => "float16",
         DType::BF16 => "bfloat16",
         DType::F32 => "float32",
+        DType::Bool => "bool",
     }
 }
 

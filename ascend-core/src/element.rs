@@ -1,8 +1,8 @@
 //! The element vocabulary: every type a tensor can hold, with the exact arithmetic the
 //! vector instructions need.
 //!
-//! [`Element`] is sealed: only the eleven types of AscendC (`u8, i8, u16, i16, u32, i32, u64,
-//! i64, f16, bf16, f32`) implement it. Floating-point arithmetic on `f16` and `bf16` is done
+//! [`Element`] is sealed: only the twelve types of AscendC (`bool` as [`Bool8`], `u8, i8, u16,
+//! i16, u32, i32, u64, i64, f16, bf16, f32`) implement it. Floating-point arithmetic on `f16` and `bf16` is done
 //! in `f32` and rounded once to nearest-even, which is exactly the hardware's rounding of each
 //! single operation (an `f32` holds the exact sum, difference or product of two 16-bit floats
 //! to more than twice their precision). Integer arithmetic wraps.
@@ -36,6 +36,8 @@ pub enum DType {
     BF16,
     /// `float`
     F32,
+    /// `bool` (one byte; see [`Bool8`])
+    Bool,
 }
 
 impl DType {
@@ -53,13 +55,14 @@ impl DType {
             DType::F16 => "half",
             DType::BF16 => "bfloat16_t",
             DType::F32 => "float",
+            DType::Bool => "bool",
         }
     }
 
     /// Size of one element in bytes.
     pub const fn size(self) -> usize {
         match self {
-            DType::U8 | DType::I8 => 1,
+            DType::U8 | DType::I8 | DType::Bool => 1,
             DType::U16 | DType::I16 | DType::F16 | DType::BF16 => 2,
             DType::U32 | DType::I32 | DType::F32 => 4,
             DType::U64 | DType::I64 => 8,
@@ -84,10 +87,14 @@ pub const REPEAT_BYTES: usize = 256;
 /// Blocks in one repeat.
 pub const BLOCKS_PER_REPEAT: usize = 8;
 
-/// A type a tensor can hold. Sealed: implemented exactly for the eleven AscendC types.
+/// A type a tensor can hold. Sealed: implemented exactly for the twelve AscendC types
+/// ([`Bool8`] for `bool`).
 ///
 /// The associated functions are the exact lane arithmetic of the vector unit: `f16`/`bf16`
-/// computed in `f32` and rounded once to nearest-even, integers wrapping.
+/// computed in `f32` and rounded once to nearest-even, integers wrapping. Which instructions
+/// take a type is said by each instruction's own capability trait (e.g.
+/// [`SelectElement`](crate::vector::select::SelectElement)); an `Element` alone only lets a
+/// type be held in tensors and moved.
 ///
 /// ```compile_fail
 /// // `char` is not an AscendC element type.
@@ -207,6 +214,158 @@ float_element! {
     f32 => F32, f32::MIN, f32::MAX, |x: f32| x, |x: f32| x, |v: f64| v as f32, |x: f32| x.to_bits() as u64;
 }
 
+/// AscendC `bool`: one byte, all zero bits for `false`, anything else `true`.
+///
+/// The vendor's type page (asc-devkit `docs/zh/api/SIMD-API/基础API/数据结构/内置数据类型.md`,
+/// 布尔型) says "`bool` occupies 8 bits; all zeros means false, otherwise true", and lists it
+/// for every chip. A Rust `bool` must be 0 or 1, but a chip's bytes may be anything (a kernel
+/// can `ReinterpretCast` any byte tensor to `bool`), so the element is this one-byte `Pod`
+/// newtype, which holds any byte:
+/// - [`get`](Bool8::get) is the truth value (any nonzero byte is `true`, as the page says);
+///   [`From<bool>`] writes 1 for `true` (C++ `bool` stores 1) and 0 for `false`;
+/// - `==`, ordering and hashing compare the **byte** (what data movement preserves), so
+///   `Bool8::from_byte(2) != Bool8::TRUE` although both are true; compare
+///   [`get`](Bool8::get) for truth;
+/// - it is moved byte for byte, as the vendor moves it: `DataCopy` (every form) and
+///   `DataCopyPad` (both directions) accept it, as do `TBuf`/`TQue` tensors, `GlobalTensor`,
+///   `GetValue`/`SetValue`, `ReinterpretCast` to and from `int8_t`/`uint8_t` and `DumpTensor`.
+///   The `DataCopy`/`DataCopyPad` pages list `bool` only for Ascend 950, but their
+///   `dav_c220` implementation (`impl/basic_api/dav_c220/kernel_operator_data_copy_impl.h`)
+///   copies untyped bytes and published Atlas A2 operators (ops-nn's attention and MoE
+///   kernels) move `GlobalTensor<bool>` with both; the `DumpTensor` page lists `bool` for
+///   Atlas A2.
+/// - No compute instruction takes it on the emulated chips: `Duplicate` lists `bool` for
+///   Ascend 950 only, `Compare` writes `int8_t`/`uint8_t`, `Select`'s `selMask` is
+///   `uint8_t`..`uint64_t` (and `int8_t`), `Cast` has no `bool` row. Published kernels
+///   reinterpret the bytes as `int8_t` and `Cast` them to `half`; do the same.
+///
+/// Its [`Element`] arithmetic (unused by any instruction) is the byte's wrapping arithmetic.
+///
+/// ```
+/// use ascend_core::element::Bool8;
+/// assert!(Bool8::from(true).get());
+/// assert_eq!(Bool8::from(true).to_byte(), 1);
+/// assert!(Bool8::from_byte(0x80).get()); // any nonzero byte is true
+/// assert!(!Bool8::FALSE.get());
+/// assert_ne!(Bool8::from_byte(2), Bool8::TRUE); // `==` compares bytes
+/// assert_eq!(bool::from(Bool8::from_byte(2)), true);
+/// ```
+///
+/// The instructions whose pages do not list `bool` for the emulated chips do not compile
+/// with it:
+/// ```compile_fail
+/// use ascend_core::prelude::*;
+/// fn needs<T: DuplicateElement>() {}
+/// needs::<Bool8>(); // Duplicate: bool on Ascend 950 only
+/// ```
+/// ```compile_fail
+/// use ascend_core::prelude::*;
+/// fn needs<U: SelMaskElement>() {}
+/// needs::<Bool8>(); // Select's selMask: uint8_t .. uint64_t (and int8_t)
+/// ```
+/// ```compile_fail
+/// use ascend_core::prelude::*;
+/// fn needs<T: SelectElement>() {}
+/// needs::<Bool8>(); // Select: half and float
+/// ```
+/// ```compile_fail
+/// use ascend_core::prelude::*;
+/// fn needs<U: CompareDstElement>() {}
+/// needs::<Bool8>(); // Compare writes int8_t / uint8_t
+/// ```
+/// ```compile_fail
+/// use ascend_core::prelude::*;
+/// fn needs<D: CastDst<Bool8>>() {}
+/// needs::<f16>(); // Cast has no bool row
+/// ```
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, bytemuck::Pod, bytemuck::Zeroable,
+)]
+#[repr(transparent)]
+pub struct Bool8(u8);
+
+impl Bool8 {
+    /// `false` (byte 0).
+    pub const FALSE: Bool8 = Bool8(0);
+    /// `true` as C++ stores it (byte 1).
+    pub const TRUE: Bool8 = Bool8(1);
+
+    /// `b` as C++ stores it: 1 or 0.
+    pub const fn new(b: bool) -> Bool8 {
+        Bool8(b as u8)
+    }
+
+    /// The element whose byte is `byte` (any value; nonzero is `true`).
+    pub const fn from_byte(byte: u8) -> Bool8 {
+        Bool8(byte)
+    }
+
+    /// The byte as stored.
+    pub const fn to_byte(self) -> u8 {
+        self.0
+    }
+
+    /// The truth value: `true` unless the byte is 0.
+    pub const fn get(self) -> bool {
+        self.0 != 0
+    }
+}
+
+impl From<bool> for Bool8 {
+    fn from(b: bool) -> Bool8 {
+        Bool8::new(b)
+    }
+}
+
+impl From<Bool8> for bool {
+    fn from(b: Bool8) -> bool {
+        b.get()
+    }
+}
+
+impl fmt::Display for Bool8 {
+    /// `true` or `false` (the truth value; `{:?}` shows the byte).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.get(), f)
+    }
+}
+
+impl sealed::Sealed for Bool8 {}
+impl Element for Bool8 {
+    const SIZE: usize = 1;
+    const DTYPE: DType = DType::Bool;
+    const ZERO: Self = Bool8(0);
+    const MIN: Self = Bool8(0);
+    const MAX: Self = Bool8(u8::MAX);
+    const IS_FLOAT: bool = false;
+    #[inline(always)]
+    fn add(a: Self, b: Self) -> Self {
+        Bool8(a.0.wrapping_add(b.0))
+    }
+    #[inline(always)]
+    fn sub(a: Self, b: Self) -> Self {
+        Bool8(a.0.wrapping_sub(b.0))
+    }
+    #[inline(always)]
+    fn mul(a: Self, b: Self) -> Self {
+        Bool8(a.0.wrapping_mul(b.0))
+    }
+    /// The byte as a number (so a comparison of two `Bool8` tensors reports the bytes).
+    #[inline(always)]
+    fn to_f64(self) -> f64 {
+        f64::from(self.0)
+    }
+    /// The byte `v` saturates to (so `1.0` is `true`, `0.0` `false`).
+    #[inline(always)]
+    fn from_f64(v: f64) -> Self {
+        Bool8(v as u8)
+    }
+    #[inline(always)]
+    fn to_bits_u64(self) -> u64 {
+        u64::from(self.0)
+    }
+}
+
 /// A type a [`LocalTensor`](crate::tensor::LocalTensor) can be declared over: every
 /// [`Element`] and the sub-byte [`Int4b`] (AscendC `int4b_t`). Sealed.
 ///
@@ -228,6 +387,17 @@ pub trait TensorType: sealed_tt::Sealed + Copy + fmt::Debug + 'static {
     /// Elements that fit in `bytes` bytes.
     #[doc(hidden)]
     fn len_in(bytes: usize) -> usize;
+    /// The [`Element`] dtype, `None` for [`Int4b`].
+    #[doc(hidden)]
+    const ELEM_DTYPE: Option<DType>;
+    /// `GlobalTensor::get_value` of this type.
+    #[doc(hidden)]
+    #[track_caller]
+    fn gm_get(g: &crate::tensor::GlobalTensor<Self>, i: usize) -> Self;
+    /// `GlobalTensor::set_value` of this type.
+    #[doc(hidden)]
+    #[track_caller]
+    fn gm_set(g: &crate::tensor::GlobalTensor<Self>, i: usize, v: Self);
 }
 
 mod sealed_tt {
@@ -239,6 +409,17 @@ mod sealed_tt {
 impl<T: Element> TensorType for T {
     const NAME: &'static str = T::DTYPE.name();
     const ALIGN: usize = T::SIZE;
+    const ELEM_DTYPE: Option<DType> = Some(T::DTYPE);
+    #[inline(always)]
+    #[track_caller]
+    fn gm_get(g: &crate::tensor::GlobalTensor<T>, i: usize) -> T {
+        g.elem_get(i)
+    }
+    #[inline(always)]
+    #[track_caller]
+    fn gm_set(g: &crate::tensor::GlobalTensor<T>, i: usize, v: T) {
+        g.elem_set(i, v)
+    }
     #[inline(always)]
     fn bytes_for(len: usize) -> Option<usize> {
         len.checked_mul(T::SIZE)
@@ -263,11 +444,21 @@ impl<T: Element> TensorType for T {
 ///   [`reinterpret_cast`](crate::tensor::LocalTensor::reinterpret_cast) (`ReinterpretCast<int4b_t>()`);
 ///   its size counts nibbles (twice the bytes), and a view (`operator[]`) must start at an
 ///   even element, i.e. on a byte; reinterpreting it back gives half as many `int8_t`;
-/// - the host has no `int4b_t`: data moves between global memory and the Unified Buffer
-///   through an `int8_t` (or `uint8_t`) view, as the vendor's `cast` example does.
+/// - a [`GlobalTensor<Int4b>`](crate::tensor::GlobalTensor) counts elements too (its views
+///   start on a byte); data moves with [`data_copy_params`](crate::copy::data_copy_params)
+///   (32-byte blocks) and UB → GM [`data_copy_pad_to_gm`](crate::copy::data_copy_pad_to_gm)
+///   (`blockLen` in bytes, as the published FlatQuant operator passes `count / 2`). The count
+///   form of [`data_copy`](crate::copy::data_copy) refuses it: its page does not list
+///   `int4b_t` for these chips and the vendor's implementation (`DataCopyCheck` in
+///   `impl/basic_api/kernel_operator_data_copy_intf_impl.h`, outside `__NPU_ARCH__ == 5102`)
+///   divides the count by `32 / sizeof(int4b_t)` = 32, reading it as bytes, twice the
+///   elements. GM → UB `DataCopyPad` does not take it either (what a padding count means for
+///   `int4b_t` is not documented): use an `int8_t` view, as the vendor's `cast` example does.
+///   A `TQue`/`TBuf` gives byte tensors; reinterpret them.
 ///
 /// `Int4b` is not an [`Element`] (its size is half a byte): the instructions that take it are
-/// those whose pages list it, today [`cast`](crate::vector::cast::cast) to and from `half`.
+/// those whose pages list it, today [`cast`](crate::vector::cast::cast) to and from `half`,
+/// and the data movement above.
 ///
 /// ```
 /// use ascend_core::element::Int4b;
@@ -329,6 +520,15 @@ impl fmt::Display for Int4b {
 impl TensorType for Int4b {
     const NAME: &'static str = "int4b_t";
     const ALIGN: usize = 1;
+    const ELEM_DTYPE: Option<DType> = None;
+    #[track_caller]
+    fn gm_get(g: &crate::tensor::GlobalTensor<Int4b>, i: usize) -> Int4b {
+        g.i4_get(i)
+    }
+    #[track_caller]
+    fn gm_set(g: &crate::tensor::GlobalTensor<Int4b>, i: usize, v: Int4b) {
+        g.i4_set(i, v)
+    }
     #[inline(always)]
     fn bytes_for(len: usize) -> Option<usize> {
         Some(len.div_ceil(2))

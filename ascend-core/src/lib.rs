@@ -51,7 +51,7 @@ pub use ctx::{
     run_on_core, set_overflow_mode, sync_all, CancelToken, CoreBarrier, CoreConfig, CoreType, KernelType,
     MaskMode, WaitCond,
 };
-pub use element::{bf16, f16, DType, Element, Int4b, TensorType};
+pub use element::{bf16, f16, Bool8, DType, Element, Int4b, TensorType};
 pub use error::{fail, take_last_fault, Fault};
 pub use position::{Memory, Position, QuePosition, TPosition};
 pub use soc::{OverflowMode, RepeatSumOrder, Soc};
@@ -64,7 +64,7 @@ pub mod prelude {
         ascend_is_aic, ascend_is_aiv, g_core_type, get_block_idx, get_block_num, get_overflow_mode, get_soc,
         run_on_core, set_overflow_mode, sync_all, CoreConfig, CoreType, KernelType, MaskMode,
     };
-    pub use crate::element::{bf16, f16, DType, Element, Int4b, TensorType};
+    pub use crate::element::{bf16, f16, Bool8, DType, Element, Int4b, TensorType};
     pub use crate::position::{
         Co1, Co2, Gm, Memory, Position, QuePosition, TPosition, VecCalc, VecIn, VecOut, A1, A2, B1, B2, C1,
         C2,

@@ -281,14 +281,6 @@ impl<T: Element> LocalTensor<T> {
         self.ub.mem()
     }
 
-    /// Fails unless the tensor belongs to the current core, or if its launch was cancelled
-    /// (see `ctx::check_tensor`): every instruction checks each tensor operand once.
-    #[track_caller]
-    #[inline(always)]
-    pub(crate) fn check_core(&self, api: &'static str) {
-        crate::ctx::check_tensor(&self.ub, api);
-    }
-
     /// Raw pointer to element 0.
     #[inline(always)]
     pub(crate) fn ptr(&self) -> *mut T {
@@ -298,6 +290,14 @@ impl<T: Element> LocalTensor<T> {
 }
 
 impl<T: TensorType> LocalTensor<T> {
+    /// Fails unless the tensor belongs to the current core, or if its launch was cancelled
+    /// (see `ctx::check_tensor`): every instruction checks each tensor operand once.
+    #[track_caller]
+    #[inline(always)]
+    pub(crate) fn check_core(&self, api: &'static str) {
+        crate::ctx::check_tensor(&self.ub, api);
+    }
+
     /// Fails unless the tensor is in the Unified Buffer and belongs to the current core.
     #[track_caller]
     fn check_scalar_any(&self, api: &'static str) {
@@ -885,7 +885,7 @@ pub enum CacheMode {
 /// fn is_send<T: Send>() {}
 /// is_send::<ascend_core::GlobalTensor<f32>>();
 /// ```
-pub struct GlobalTensor<T: Element> {
+pub struct GlobalTensor<T: TensorType> {
     /// The region, behind a core-local `Rc`: views are taken per tile, and cloning an `Rc`
     /// costs no atomic operation (an `Arc` clone per view made the cores' host threads fight
     /// over one reference count). A `GlobalTensor` is therefore, like a `LocalTensor`,
@@ -897,13 +897,13 @@ pub struct GlobalTensor<T: Element> {
     _t: PhantomData<T>,
 }
 
-impl<T: Element> Default for GlobalTensor<T> {
+impl<T: TensorType> Default for GlobalTensor<T> {
     fn default() -> Self {
         GlobalTensor { region: None, off: 0, len: 0, _t: PhantomData }
     }
 }
 
-impl<T: Element> Clone for GlobalTensor<T> {
+impl<T: TensorType> Clone for GlobalTensor<T> {
     fn clone(&self) -> Self {
         GlobalTensor { region: self.region.clone(), off: self.off, len: self.len, _t: PhantomData }
     }
@@ -919,7 +919,7 @@ impl<T: Element> fmt::Debug for GlobalTensor<T> {
     }
 }
 
-impl<T: Element> GlobalTensor<T> {
+impl<T: TensorType> GlobalTensor<T> {
     /// An unbound tensor; bind it with [`set_global_buffer`](Self::set_global_buffer).
     pub fn new() -> Self {
         Self::default()
@@ -933,14 +933,14 @@ impl<T: Element> GlobalTensor<T> {
     #[track_caller]
     pub fn set_global_buffer(&mut self, addr: GmAddr, len: usize) {
         let api = "GlobalTensor::SetGlobalBuffer";
-        ensure(addr.off % T::SIZE == 0, api, || {
-            format!("address offset = {} bytes is not aligned to {} for {}", addr.off, T::SIZE, T::DTYPE)
+        ensure(addr.off % T::ALIGN == 0, api, || {
+            format!("address offset = {} bytes is not aligned to {} for {}", addr.off, T::ALIGN, T::NAME)
         });
-        ensure(len.checked_mul(T::SIZE).is_some_and(|b| b <= addr.remaining_bytes()), api, || {
+        ensure(T::bytes_for(len).is_some_and(|b| b <= addr.remaining_bytes()), api, || {
             format!(
                 "len = {len} {} elements ({} bytes) exceeds the {} bytes left in the global buffer",
-                T::DTYPE,
-                len.saturating_mul(T::SIZE),
+                T::NAME,
+                T::bytes_for(len).unwrap_or(usize::MAX),
                 addr.remaining_bytes()
             )
         });
@@ -965,7 +965,7 @@ impl<T: Element> GlobalTensor<T> {
     /// Panics if `addr` is not aligned to the element size.
     #[track_caller]
     pub fn set_global_buffer_addr(&mut self, addr: GmAddr) {
-        let len = addr.remaining_bytes() / T::SIZE;
+        let len = T::len_in(addr.remaining_bytes());
         self.set_global_buffer(addr, len)
     }
 
@@ -1025,12 +1025,153 @@ impl<T: Element> GlobalTensor<T> {
         }
     }
 
-    /// Reads element `i` (AscendC `GetValue`).
+    /// Reads element `i` (AscendC `GetValue`); of an [`Int4b`] tensor, the nibble `i % 2` of
+    /// byte `i / 2`.
+    ///
+    /// ```
+    /// use ascend_core::prelude::*;
+    /// let region = GmRegion::from_bytes(&[0xF7, 0x08]);
+    /// let mut gm = GlobalTensor::<Int4b>::new();
+    /// gm.set_global_buffer(region.addr(), 4);
+    /// let v: Vec<i8> = (0..4).map(|i| gm.get_value(i).value()).collect();
+    /// assert_eq!(v, [7, -1, -8, 0]);
+    /// ```
     ///
     /// # Panics
     /// Panics if the tensor is unbound or `i >= get_size()`.
     #[track_caller]
     pub fn get_value(&self, i: usize) -> T {
+        T::gm_get(self, i)
+    }
+
+    /// Writes element `i` (AscendC `SetValue`); of an [`Int4b`] tensor, reads its byte,
+    /// replaces the nibble and writes the byte back (the other element of the byte keeps its
+    /// value).
+    ///
+    /// ```
+    /// use ascend_core::prelude::*;
+    /// let region = GmRegion::zeroed(2);
+    /// let mut gm = GlobalTensor::<Int4b>::new();
+    /// gm.set_global_buffer(region.addr(), 4);
+    /// gm.set_value(1, Int4b::new(-2));
+    /// gm.set_value(2, Int4b::new(5));
+    /// assert_eq!(region.to_bytes(), [0xE0, 0x05]);
+    /// ```
+    ///
+    /// # Panics
+    /// Panics if the tensor is unbound or `i >= get_size()`.
+    #[track_caller]
+    pub fn set_value(&self, i: usize, v: T) {
+        T::gm_set(self, i, v)
+    }
+
+    /// The view that starts `off` elements later (AscendC `operator[]`).
+    ///
+    /// For [`Int4b`] the offset counts 4-bit elements and must be even (a view starts on a
+    /// byte: the vendor's `GlobalTensor<int4b_t>::operator[]` moves `offset / 2` bytes).
+    ///
+    /// # Panics
+    /// Panics if `off > get_size()`, or (`Int4b`) if `off` is odd.
+    #[track_caller]
+    pub fn view(&self, off: usize) -> Self {
+        let len = self.len;
+        ensure(off <= len, "GlobalTensor::operator[]", move || {
+            format!("offset = {off} is beyond the tensor's {len} elements")
+        });
+        ensure(T::bytes_for(off) == Some(T::whole_bytes(off)), "GlobalTensor::operator[]", move || {
+            format!("offset = {off} {} elements does not start on a byte (it must be even)", T::NAME)
+        });
+        GlobalTensor {
+            region: self.region.clone(),
+            off: self.off + T::whole_bytes(off),
+            len: self.len - off,
+            _t: PhantomData,
+        }
+    }
+
+    /// The region (by the address of its first byte) and the byte offset, for the sanitizer.
+    pub(crate) fn san_loc(&self) -> (usize, usize) {
+        (self.region.as_ref().map_or(0, |r| r.base() as usize), self.off)
+    }
+
+    /// The region the tensor is bound to (kept alive by atomic contributions still pending).
+    pub(crate) fn region_arc(&self) -> Option<Arc<GmRegion>> {
+        self.region.as_deref().cloned()
+    }
+
+    /// Pointer to element 0, failing if unbound.
+    #[track_caller]
+    pub(crate) fn base_ptr(&self, api: &'static str) -> *mut T {
+        match &self.region {
+            // SAFETY: `off <= region.size` (checked when bound).
+            Some(r) => unsafe { r.base().add(self.off).cast::<T>() },
+            None => fail(
+                api,
+                format!(
+                    "the GlobalTensor is not bound: call set_global_buffer first (this GlobalTensor<{}> has no \
+                     global memory)",
+                    T::NAME
+                ),
+            ),
+        }
+    }
+}
+
+impl fmt::Debug for GlobalTensor<Int4b> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "GlobalTensor<int4b_t>(+{:#x}, {} elements)", self.off, self.len)
+    }
+}
+
+/// `GlobalTensor<int4b_t>`: two elements per byte, element `2k` in the low nibble of byte
+/// `k`, as a `LocalTensor<Int4b>` (see [`Int4b`]). Sizes and offsets count 4-bit elements:
+/// [`set_global_buffer`](GlobalTensor::set_global_buffer)`(addr, len)` binds `len.div_ceil(2)`
+/// bytes and [`view`](GlobalTensor::view) takes even offsets (the vendor's
+/// `impl/basic_api/kernel_tensor_base.h` moves `offset / 2` bytes). Data moves with
+/// [`data_copy_params`](crate::copy::data_copy_params) and `DataCopyPad` (whose lengths are in
+/// bytes); see [`data_copy`](crate::copy::data_copy) for why its count form does not take it.
+impl GlobalTensor<Int4b> {
+    /// The bytes the elements live in, as a `GlobalTensor<u8>`.
+    fn bytes(&self) -> GlobalTensor<u8> {
+        GlobalTensor {
+            region: self.region.clone(),
+            off: self.off,
+            len: self.len.div_ceil(2),
+            _t: PhantomData,
+        }
+    }
+
+    #[track_caller]
+    fn check_index(&self, api: &'static str, i: usize) {
+        self.base_ptr(api);
+        ensure(i < self.len, api, || {
+            format!("index = {i} is out of range: the tensor has {} int4b_t elements", self.len)
+        });
+    }
+
+    /// [`GlobalTensor::get_value`] of an `int4b_t` tensor.
+    #[track_caller]
+    pub(crate) fn i4_get(&self, i: usize) -> Int4b {
+        self.check_index("GlobalTensor::GetValue", i);
+        let b = self.bytes().get_value(i / 2);
+        Int4b::from_nibble(b >> (4 * (i % 2)))
+    }
+
+    /// [`GlobalTensor::set_value`] of an `int4b_t` tensor.
+    #[track_caller]
+    pub(crate) fn i4_set(&self, i: usize, v: Int4b) {
+        self.check_index("GlobalTensor::SetValue", i);
+        let bytes = self.bytes();
+        let sh = 4 * (i % 2);
+        let b = bytes.get_value(i / 2);
+        bytes.set_value(i / 2, (b & !(0xF << sh)) | (v.to_nibble() << sh));
+    }
+}
+
+impl<T: Element> GlobalTensor<T> {
+    /// [`GlobalTensor::get_value`] of an [`Element`] tensor.
+    #[track_caller]
+    pub(crate) fn elem_get(&self, i: usize) -> T {
         let p = self.elem_ptr("GlobalTensor::GetValue", i);
         // SAFETY: `elem_ptr` checked the index against the bound region, and
         // `set_global_buffer` the alignment; an atomic word access, so cores racing on the
@@ -1043,40 +1184,14 @@ impl<T: Element> GlobalTensor<T> {
         v
     }
 
-    /// Writes element `i` (AscendC `SetValue`).
-    ///
-    /// # Panics
-    /// Panics if the tensor is unbound or `i >= get_size()`.
+    /// [`GlobalTensor::set_value`] of an [`Element`] tensor.
     #[track_caller]
-    pub fn set_value(&self, i: usize, v: T) {
+    pub(crate) fn elem_set(&self, i: usize, v: T) {
         let p = self.elem_ptr("GlobalTensor::SetValue", i);
         self.san_scalar("GlobalTensor::SetValue", i, None);
         std::sync::atomic::fence(std::sync::atomic::Ordering::Release);
         // SAFETY: as in `get_value`.
         unsafe { crate::gm_io::store_elem(p, v) }
-    }
-
-    /// The view that starts `off` elements later (AscendC `operator[]`).
-    ///
-    /// # Panics
-    /// Panics if `off > get_size()`.
-    #[track_caller]
-    pub fn view(&self, off: usize) -> Self {
-        let len = self.len;
-        ensure(off <= len, "GlobalTensor::operator[]", move || {
-            format!("offset = {off} is beyond the tensor's {len} elements")
-        });
-        GlobalTensor {
-            region: self.region.clone(),
-            off: self.off + off * T::SIZE,
-            len: self.len - off,
-            _t: PhantomData,
-        }
-    }
-
-    /// The region (by the address of its first byte) and the byte offset, for the sanitizer.
-    pub(crate) fn san_loc(&self) -> (usize, usize) {
-        (self.region.as_ref().map_or(0, |r| r.base() as usize), self.off)
     }
 
     /// The sanitizer's hook of a scalar access of element `i`: a write, or a read that found
@@ -1102,27 +1217,5 @@ impl<T: Element> GlobalTensor<T> {
         });
         // SAFETY: i < len and the bound range lies inside the region.
         unsafe { base.add(i) }
-    }
-
-    /// The region the tensor is bound to (kept alive by atomic contributions still pending).
-    pub(crate) fn region_arc(&self) -> Option<Arc<GmRegion>> {
-        self.region.as_deref().cloned()
-    }
-
-    /// Pointer to element 0, failing if unbound.
-    #[track_caller]
-    pub(crate) fn base_ptr(&self, api: &'static str) -> *mut T {
-        match &self.region {
-            // SAFETY: `off <= region.size` (checked when bound).
-            Some(r) => unsafe { r.base().add(self.off).cast::<T>() },
-            None => fail(
-                api,
-                format!(
-                    "the GlobalTensor is not bound: call set_global_buffer first (this GlobalTensor<{}> has no \
-                     global memory)",
-                    T::DTYPE
-                ),
-            ),
-        }
     }
 }

@@ -193,7 +193,24 @@ impl std::error::Error for NpyError {
     }
 }
 
-/// The numpy descr this module writes for `dtype` (`bf16` is written as its raw bits, `<u2`).
+/// The numpy descr this module writes for `dtype` (`bf16` is written as its raw bits, `<u2`;
+/// `bool` as numpy's `|b1`, a nonzero byte as 1).
+///
+/// ```
+/// use ascend_runtime::npy::{npy_descr, read_npy_from, write_npy_to};
+/// use ascend_runtime::prelude::*;
+/// assert_eq!(npy_descr(DType::Bool), "|b1");
+/// let mut file = Vec::new();
+/// let mask = [Bool8::TRUE, Bool8::FALSE, Bool8::from_byte(7)];
+/// write_npy_to(&mut file, &[3], &mask).unwrap();
+/// let back = read_npy_from::<Bool8, _>(&file[..]).unwrap().into_vec();
+/// assert_eq!(back.iter().map(|b| b.to_byte()).collect::<Vec<_>>(), [1, 0, 1]);
+/// // A `|u1` file is read as bool keeping every byte.
+/// let mut raw = Vec::new();
+/// write_npy_to(&mut raw, &[2], &[0u8, 9]).unwrap();
+/// let back = read_npy_from::<Bool8, _>(&raw[..]).unwrap().into_vec();
+/// assert_eq!((back[0].get(), back[1].to_byte()), (false, 9));
+/// ```
 pub const fn npy_descr(dtype: DType) -> &'static str {
     match dtype {
         DType::U8 => "|u1",
@@ -206,6 +223,7 @@ pub const fn npy_descr(dtype: DType) -> &'static str {
         DType::I64 => "<i8",
         DType::F16 => "<f2",
         DType::F32 => "<f4",
+        DType::Bool => "|b1",
     }
 }
 
@@ -221,6 +239,8 @@ fn accepts(dtype: DType, ts: &TypeStr) -> bool {
         DType::I8 | DType::I16 | DType::I32 | DType::I64 => c == TypeChar::Int,
         DType::F16 | DType::F32 => c == TypeChar::Float,
         DType::BF16 => matches!(c, TypeChar::Uint | TypeChar::Int | TypeChar::RawData),
+        // numpy's `bool` (`|b1`) or raw bytes (`|u1`): every byte is kept as read.
+        DType::Bool => matches!(c, TypeChar::Bool | TypeChar::Uint),
     }
 }
 
@@ -302,6 +322,12 @@ pub fn write_npy_to<T: Element, W: Write>(writer: W, shape: &[usize], data: &[T]
         DType::I64 => write_typed::<i64, _>(writer, descr, &shape, bytemuck::cast_slice(data)),
         DType::F16 => write_typed::<f16, _>(writer, descr, &shape, bytemuck::cast_slice(data)),
         DType::F32 => write_typed::<f32, _>(writer, descr, &shape, bytemuck::cast_slice(data)),
+        // numpy's `bool` holds 0 or 1: a nonzero byte is written as 1.
+        DType::Bool => {
+            let bytes: &[u8] = bytemuck::cast_slice(data);
+            let bools: Vec<bool> = bytes.iter().map(|&b| b != 0).collect();
+            write_typed::<bool, _>(writer, descr, &shape, &bools)
+        }
     }
 }
 

@@ -200,6 +200,7 @@ pub fn dtype_name(d: DType) -> &'static str {
         DType::F16 => "half",
         DType::BF16 => "bfloat16_t",
         DType::F32 => "float",
+        DType::Bool => "bool",
     }
 }
 
