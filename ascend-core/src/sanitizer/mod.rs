@@ -56,7 +56,12 @@
 //! a check is a comparison per slot; a queue's buffers are registered at `InitBuffer` and the
 //! queue hands the hooks their index, while shadow segments and sites are found through small
 //! two-way caches validated on use; the queue events' pipes come from a table built at compile
-//! time.
+//! time. A pipe's clock row takes the pipe's own lane by a blend in registers
+//! (`CoreSan::ROW_MASK`), never by a one-lane store and a reload of the row (the store buffer
+//! forwards no 4-byte store to a 16-byte load: that stall was a tenth of a 128-element-tile
+//! launch). The hash of each DMA write to GM that the identical-write exemption compares
+//! (`gm::hash_bytes`) is one AES round per 16 bytes where the CPU has AES-NI, eight lanes
+//! wide (the multiply hash it replaces was a tenth of a 16 KiB-tile launch, issue 35).
 //!
 //! Lifetimes: a tensor handle of a queue buffer used after `FreeTensor` (or after the buffer
 //! was allocated again), a tensor of a `TBuf` used after its `TPipe` was reset or dropped (the

@@ -1074,7 +1074,7 @@ pub fn cube(mut v: Vec<Case>) -> Vec<Case> {
         FixpipeParamsV220::new(
             n,
             m,
-            m.next_multiple_of(16) + w.small(2, 100) as u16 * 16,
+            (u32::from(m).next_multiple_of(16) + w.small(2, 100) as u32 * 16).min(u32::from(u16::MAX)) as u16,
             if w.rng.chance(2) { n as u32 } else { w.small(100, u32::MAX as u64) as u32 },
             w.rng.chance(2),
             QuantMode_t::NoQuant,
@@ -1224,10 +1224,10 @@ pub fn cube(mut v: Vec<Case>) -> Vec<Case> {
 
 /// A `Matmul` dimension: mostly 1..=96, sometimes 0, negative or large.
 fn mm_dim(w: &mut W) -> i32 {
-    match w.rng.below(16) {
+    match w.rng.below(40) {
         0 => 0,
         1 => -(w.rng.below(20) as i32),
-        2 => w.rng.range(97, 600) as i32,
+        2..=4 => w.rng.range(97, 600) as i32,
         _ => w.rng.range(1, 97) as i32,
     }
 }
@@ -1244,14 +1244,14 @@ fn mm_tiling(w: &mut W) -> TCubeTiling {
         (t.singleCoreM, t.singleCoreN, t.singleCoreK) = (mm_dim(w), mm_dim(w), mm_dim(w));
     }
     let base = |w: &mut W| {
-        if w.rng.chance(10) {
+        if w.rng.chance(24) {
             w.small(300, 4096) as i32
         } else {
             16 * w.rng.range(1, 5) as i32
         }
     };
     (t.baseM, t.baseN, t.baseK) = (base(w), base(w), base(w));
-    t.iterateOrder = if w.rng.chance(10) { 2 } else { w.rng.below(2) as i32 };
+    t.iterateOrder = if w.rng.chance(24) { 2 } else { w.rng.below(2) as i32 };
     (t.usedCoreNum, t.depthA1, t.depthB1, t.stepM, t.stepN, t.stepKa, t.stepKb) = (1, 1, 1, 1, 1, 1, 1);
     spoil(w, t)
 }
