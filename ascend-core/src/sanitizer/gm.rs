@@ -529,7 +529,8 @@ mod tests {
     /// 16-byte words, two stripes or two lanes swapped hash differently.
     #[test]
     fn both_hashes_tell_every_small_change() {
-        let mut hashes: Vec<(&str, unsafe fn(*const u8, usize) -> u64)> = vec![("mul", hash_mul)];
+        type Hash = unsafe fn(*const u8, usize) -> u64;
+        let mut hashes: Vec<(&str, Hash)> = vec![("mul", hash_mul)];
         #[cfg(all(target_arch = "x86_64", not(miri)))]
         if std::arch::is_x86_feature_detected!("aes") {
             hashes.push(("aes", hash_aes));
