@@ -768,10 +768,12 @@ where
                 },
             );
         }
-        let pos = |name: &str, v: i32| {
+        // A function, not a closure: `#[track_caller]` makes the fault point at the kernel.
+        #[track_caller]
+        fn pos(name: &str, v: i32) -> usize {
             ensure(v > 0, API_INIT, || format!("tiling.{name} = {v} must be positive"));
             v as usize
-        };
+        }
         let (m, n, ka, kb) = (pos("M", t.M), pos("N", t.N), pos("Ka", t.Ka), pos("Kb", t.Kb));
         let (sm, sn, sk) = (
             pos("singleCoreM", t.singleCoreM),
@@ -961,7 +963,9 @@ where
     #[track_caller]
     pub fn set_tail(&mut self, tail_m: i32, tail_n: i32, tail_k: i32) {
         self.tiling("Matmul::SetTail");
-        let pick = |v: i32, old: usize, name: &str| {
+        // A function, not a closure: `#[track_caller]` makes the fault point at the kernel.
+        #[track_caller]
+        fn pick(v: i32, old: usize, name: &str) -> usize {
             ensure(v == -1 || v > 0, "Matmul::SetTail", || {
                 format!("{name} = {v}: must be positive or -1 (keep)")
             });
@@ -970,7 +974,7 @@ where
             } else {
                 v as usize
             }
-        };
+        }
         let (m, n, k) = self.single;
         self.single = (pick(tail_m, m, "tailM"), pick(tail_n, n, "tailN"), pick(tail_k, k, "tailK"));
         self.next = 0;

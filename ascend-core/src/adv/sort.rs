@@ -758,7 +758,7 @@ fn top_k_normal<T: TopKElement, const INIT: bool, const FINISH: bool>(a: &Args<'
     set_mask_count();
     let second = tmp.view(us(t.inner_data_size));
     for j in 0..us(a.info.outter) {
-        let dst_off4 = j * us(t.k_align_four_bytes);
+        let dst_off4 = j.saturating_mul(us(t.k_align_four_bytes));
         // TmpLocalSort32.
         let row = a.src.view(j * inner);
         if a.is_largest {
@@ -783,9 +783,9 @@ fn top_k_normal<T: TopKElement, const INIT: bool, const FINISH: bool>(a: &Args<'
             count += 1;
             let list = MrgSortSrcList::new(
                 &src,
-                &src.view(z * us(t.mrg_sort_src1offset)),
-                &src.view(z * us(t.mrg_sort_src2offset)),
-                &src.view(z * us(t.mrg_sort_src3offset)),
+                &src.view(z.saturating_mul(us(t.mrg_sort_src1offset))),
+                &src.view(z.saturating_mul(us(t.mrg_sort_src2offset))),
+                &src.view(z.saturating_mul(us(t.mrg_sort_src3offset))),
             );
             let info = MrgSort4Info::new([z as u16; 4], false, 0b1111, (us(t.mrg_sort_repeat) / z) as u8);
             mrg_sort(&dst, &list, &info);
@@ -810,7 +810,7 @@ fn top_k_normal<T: TopKElement, const INIT: bool, const FINISH: bool>(a: &Args<'
                 let dst = half(dst_idx);
                 sorted += lens[i];
                 let l = [sorted.min(a.k) as u16, lens[i + 1].min(a.k) as u16, 0, 0];
-                let second_list = src.view(sorted * us(t.mrg_sort_two_queue_src1_offset));
+                let second_list = src.view(sorted.saturating_mul(us(t.mrg_sort_two_queue_src1_offset)));
                 let list = MrgSortSrcList::new(&src, &second_list, &src, &src);
                 mrg_sort(&dst, &list, &MrgSort4Info::new(l, false, 0b0011, 1));
                 bar();
@@ -858,7 +858,7 @@ fn gather_row<T: TopKElement>(a: &Args<'_, T>, regions: &LocalTensor<T>, dst_off
             &params,
         );
     } else {
-        let dst = a.dst_value.view(j * us(t.k_align_two_bytes));
+        let dst = a.dst_value.view(j.saturating_mul(us(t.k_align_two_bytes)));
         gather_mask::<T, u16>(
             &dst,
             regions,

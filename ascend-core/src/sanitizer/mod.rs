@@ -56,7 +56,12 @@
 //! a check is a comparison per slot; a queue's buffers are registered at `InitBuffer` and the
 //! queue hands the hooks their index, while shadow segments and sites are found through small
 //! two-way caches validated on use; the queue events' pipes come from a table built at compile
-//! time.
+//! time. A pipe's clock row takes the pipe's own lane by a blend in registers
+//! (`CoreSan::ROW_MASK`), never by a one-lane store and a reload of the row (the store buffer
+//! forwards no 4-byte store to a 16-byte load: that stall was a tenth of a 128-element-tile
+//! launch). The hash of each DMA write to GM that the identical-write exemption compares
+//! (`gm::hash_bytes`) is one AES round per 16 bytes where the CPU has AES-NI, eight lanes
+//! wide (the multiply hash it replaces was a tenth of a 16 KiB-tile launch, issue 35).
 //!
 //! Lifetimes: a tensor handle of a queue buffer used after `FreeTensor` (or after the buffer
 //! was allocated again), a tensor of a `TBuf` used after its `TPipe` was reset or dropped (the
@@ -190,6 +195,16 @@ fn join_into<const L: usize>(row: &mut Clock<L>, c: &Clock<L>) {
         // Signed: the same order for clocks (see `MAX_CLOCK`), one SSE2 comparison.
         *a = if (*b as i32) > (*a as i32) { *b } else { *a };
     }
+}
+
+/// `row` with `c` in the lanes where `mask` is all ones (the rest as they are): a blend in
+/// registers (see [`CoreSan::ROW_MASK`]).
+#[inline(always)]
+fn with_lane<const L: usize>(mut row: Clock<L>, mask: &Clock<L>, c: u32) -> Clock<L> {
+    for (x, &m) in row.iter_mut().zip(mask) {
+        *x = (*x & !m) | (c & m);
+    }
+    row
 }
 
 /// A core's phase (see [`gm`]) from `phase` on, until its next record.
@@ -1255,6 +1270,23 @@ impl<const L: usize> CoreSan<L> {
         t
     };
 
+    /// By clock row: all ones in the lane [`ROW_LANE`](Self::ROW_LANE) names, zero elsewhere
+    /// (all zero for a row without a lane), so that [`snapshot`](Self::snapshot) raises the
+    /// lane with a blend in registers: writing the one lane through memory and reloading the
+    /// row stalled on the store (a 4-byte store forwards to no 16-byte load), a tenth of a
+    /// 128-element-tile launch.
+    const ROW_MASK: [Clock<L>; ROWS] = {
+        let mut t = [[0; L]; ROWS];
+        let mut i = 0;
+        while i < ROWS {
+            if let Some(l) = Self::ROW_LANE[i] {
+                t[i][l] = u32::MAX;
+            }
+            i += 1;
+        }
+        t
+    };
+
     /// Starts a new phase (after a `SyncAll` or a cross-core release or acquire); `learned`:
     /// the vector clock changed.
     fn new_phase(&mut self, learned: bool) {
@@ -1859,10 +1891,7 @@ impl<const L: usize> CoreSan<L> {
         // whole-row load right after a one-lane store would wait for the store to retire.
         let p = p & (ROWS - 1);
         self.marks[p] = self.marks[p].wrapping_add(1);
-        let mut row = self.vc[p];
-        if let Some(l) = Self::ROW_LANE[p] {
-            row[l] = self.clock[p];
-        }
+        let row = with_lane(self.vc[p], &Self::ROW_MASK[p], self.clock[p]);
         self.vc[p] = row;
         row
     }
@@ -2875,6 +2904,23 @@ pub(crate) fn on_pipe_release(how: Release) {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_snapshot_raises_exactly_its_rows_lane() {
+        fn check<const L: usize>() {
+            for p in 0..ROWS {
+                let row: Clock<L> = std::array::from_fn(|i| 10 * i as u32 + 1);
+                let got = super::with_lane(row, &CoreSan::<L>::ROW_MASK[p], 99);
+                let mut want = row;
+                if let Some(l) = CoreSan::<L>::ROW_LANE[p] {
+                    want[l] = 99;
+                }
+                assert_eq!(got, want, "row {p} of {L} lanes");
+            }
+        }
+        check::<VEC_LANES>();
+        check::<ALL_LANES>();
+    }
+
     use super::*;
     use crate::prelude::*;
 

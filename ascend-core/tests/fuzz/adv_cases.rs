@@ -1164,7 +1164,7 @@ pub fn cube(mut v: Vec<Case>) -> Vec<Case> {
         FixpipeParamsV220::new(
             n,
             m,
-            m.next_multiple_of(16) + w.small(2, 100) as u16 * 16,
+            (u32::from(m).next_multiple_of(16) + w.small(2, 100) as u32 * 16).min(u32::from(u16::MAX)) as u16,
             if w.rng.chance(2) { n as u32 } else { w.small(100, u32::MAX as u64) as u32 },
             w.rng.chance(2),
             QuantMode_t::NoQuant,
@@ -1264,5 +1264,165 @@ pub fn cube(mut v: Vec<Case>) -> Vec<Case> {
         let (s, unit) = (w.t_pos::<f32>(pos), w.rng.chance(2));
         w.go_in(&[], &[], || set_fix_pipe_config::<f32, false>(&s, unit));
     }));
+    v.push(("Matmul", |w: &mut W| {
+        // The high-level object: random shapes, base blocks, iteration order, transposes,
+        // bias, atomic output and call sequence over random (often short) GM operands. It
+        // stages through every local memory of the cube core, so those may change; in GM
+        // only C's bytes may.
+        w.lenient = true;
+        let t = mm_tiling(w);
+        let (a, _) = w.g::<f16>();
+        let (b, _) = w.g::<f16>();
+        let (bias, _) = w.g::<f32>();
+        let plan = MmPlan {
+            trans: (w.rng.chance(3), w.rng.chance(3)),
+            bias: w.rng.chance(3),
+            mode: w.rng.below(3),
+            atomic: w.rng.chance(6),
+            org: if w.rng.chance(6) { Some((mm_dim(w), mm_dim(w), mm_dim(w))) } else { None },
+            shapes: if w.rng.chance(4) { Some((mm_dim(w), mm_dim(w), mm_dim(w))) } else { None },
+            tail: if w.rng.chance(6) {
+                Some((w.rng.below(40) as i32 - 4, w.rng.below(40) as i32 - 4, w.rng.below(40) as i32 - 4))
+            } else {
+                None
+            },
+            end_twice: w.rng.chance(12),
+        };
+        let all: &[(usize, usize)] = &[(0, usize::MAX)];
+        let arenas: &[&[(usize, usize)]] = &[all, all, all, all, all];
+        match w.rng.below(4) {
+            0 => {
+                let (c, cr) = w.g::<f32>();
+                w.go_in(arenas, &[cr], || mm_run::<f32, CfgNorm>(&t, &a, &b, &bias, &c, &plan));
+            }
+            1 => {
+                let (c, cr) = w.g::<f32>();
+                w.go_in(arenas, &[cr], || mm_run::<f32, CfgMdl>(&t, &a, &b, &bias, &c, &plan));
+            }
+            2 => {
+                let (c, cr) = w.g::<f16>();
+                w.go_in(arenas, &[cr], || mm_run::<f16, CfgNorm>(&t, &a, &b, &bias, &c, &plan));
+            }
+            _ => {
+                let (c, cr) = w.g::<bf16>();
+                w.go_in(arenas, &[cr], || mm_run::<bf16, CfgMdl>(&t, &a, &b, &bias, &c, &plan));
+            }
+        }
+    }));
     v
+}
+
+/// A `Matmul` dimension: mostly 1..=96, sometimes 0, negative or large.
+fn mm_dim(w: &mut W) -> i32 {
+    match w.rng.below(40) {
+        0 => 0,
+        1 => -(w.rng.below(20) as i32),
+        2..=4 => w.rng.range(97, 600) as i32,
+        _ => w.rng.range(1, 97) as i32,
+    }
+}
+
+/// A random `TCubeTiling` for one core: mostly consistent (single-core shape the whole
+/// shape, base blocks multiples of 16 that fit L0), sometimes not; one in eight has a word
+/// spoiled.
+fn mm_tiling(w: &mut W) -> TCubeTiling {
+    let mut t = TCubeTiling::default();
+    let (m, n, k) = (mm_dim(w), mm_dim(w), mm_dim(w));
+    (t.M, t.N, t.Ka, t.Kb) = (m, n, k, if w.rng.chance(10) { mm_dim(w) } else { k });
+    (t.singleCoreM, t.singleCoreN, t.singleCoreK) = (m, n, k);
+    if w.rng.chance(6) {
+        (t.singleCoreM, t.singleCoreN, t.singleCoreK) = (mm_dim(w), mm_dim(w), mm_dim(w));
+    }
+    let base = |w: &mut W| {
+        if w.rng.chance(24) {
+            w.small(300, 4096) as i32
+        } else {
+            16 * w.rng.range(1, 5) as i32
+        }
+    };
+    (t.baseM, t.baseN, t.baseK) = (base(w), base(w), base(w));
+    t.iterateOrder = if w.rng.chance(24) { 2 } else { w.rng.below(2) as i32 };
+    (t.usedCoreNum, t.depthA1, t.depthB1, t.stepM, t.stepN, t.stepKa, t.stepKb) = (1, 1, 1, 1, 1, 1, 1);
+    spoil(w, t)
+}
+
+/// How [`mm_run`] drives the object.
+struct MmPlan {
+    /// `isTransposeA`, `isTransposeB` (A holds `K × M`, B `N × K` then).
+    trans: (bool, bool),
+    bias: bool,
+    /// 0: `IterateAll`; 1: synchronous `Iterate` + `GetTensorC`; 2: the asynchronous forms.
+    mode: u64,
+    atomic: bool,
+    /// `SetOrgShape` before the run.
+    org: Option<(i32, i32, i32)>,
+    /// `SetSingleShape` before the run.
+    shapes: Option<(i32, i32, i32)>,
+    /// `SetTail` before the run.
+    tail: Option<(i32, i32, i32)>,
+    /// `End` twice, or a call after `End` (must fail).
+    end_twice: bool,
+}
+
+/// One `Matmul` with half inputs, a float bias and C of `C`, driven as `p` says.
+fn mm_run<C, CFG>(
+    t: &TCubeTiling,
+    a: &GlobalTensor<f16>,
+    b: &GlobalTensor<f16>,
+    bias: &GlobalTensor<f32>,
+    c: &GlobalTensor<C>,
+    p: &MmPlan,
+) where
+    C: Element + AtomicElement + FixpipeOut<f32>,
+    CFG: MatmulCfg,
+{
+    let mut mm = Matmul::<
+        MatmulType<Gm, cube_format::ND, f16>,
+        MatmulType<Gm, cube_format::ND, f16>,
+        MatmulType<Gm, cube_format::ND, C>,
+        MatmulType<Gm, cube_format::ND, f32>,
+        CFG,
+    >::new();
+    mm.init(t);
+    mm.set_tensor_a(a, p.trans.0);
+    mm.set_tensor_b(b, p.trans.1);
+    if p.bias {
+        mm.set_bias(bias);
+    } else {
+        mm.disable_bias();
+    }
+    // This core's C as the object sees it (`Init` succeeded: the sizes are positive).
+    let mut single = (t.singleCoreM as usize, t.singleCoreN as usize);
+    if let Some((om, on, ok)) = p.org {
+        mm.set_org_shape(om.max(0) as usize, on.max(0) as usize, ok.max(0) as usize);
+    }
+    if let Some((sm, sn, sk)) = p.shapes {
+        mm.set_single_shape(sm.max(0) as usize, sn.max(0) as usize, sk.max(0) as usize);
+        single = (sm as usize, sn as usize);
+    }
+    if let Some((tm, tn, tk)) = p.tail {
+        mm.set_tail(tm, tn, tk);
+        let keep = |v: i32, old: usize| if v == -1 { old } else { v as usize };
+        single = (keep(tm, single.0), keep(tn, single.1));
+    }
+    let blocks = single.0.div_ceil(t.baseM as usize) * single.1.div_ceil(t.baseN as usize);
+    match p.mode {
+        0 => mm.iterate_all::<true>(c, p.atomic),
+        1 => {
+            while mm.iterate::<true>() {
+                mm.get_tensor_c::<true, _>(c, p.atomic, false);
+            }
+        }
+        _ => {
+            if mm.iterate::<false>() {
+                for _ in 0..blocks {
+                    mm.get_tensor_c::<false, _>(c, p.atomic, false);
+                }
+            }
+        }
+    }
+    mm.end();
+    if p.end_twice {
+        mm.iterate_all::<true>(c, p.atomic);
+    }
 }

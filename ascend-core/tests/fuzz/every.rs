@@ -17,7 +17,8 @@
 //!
 //! [`public_instructions`] reads the public instructions from the crate's sources (the
 //! `pub fn`s of `src/vector`, `src/adv`, `src/cube`, `copy.rs`, `copy_tail.rs`, and the names
-//! the declaration macros (`binary_instr!`, `unary_instr!`, …) generate); the listing test
+//! the declaration macros (`binary_instr!`, `unary_instr!`, …) generate, and the objects whose
+//! methods are instructions, `Matmul`); the listing test
 //! fails if one is neither driven here nor exempt (host-side size helpers, register-only calls).
 
 use std::collections::BTreeSet;
@@ -525,13 +526,20 @@ fn ident_at(s: &str) -> String {
     s.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect()
 }
 
-/// Every public function of the instruction modules, read from the sources.
+/// Every public function of the instruction modules, read from the sources, and the public
+/// objects of [`OBJECTS`].
 pub fn public_instructions() -> BTreeSet<String> {
     let mut names = BTreeSet::new();
     for (file, code) in sources() {
         for line in code.lines() {
             if let Some(rest) = line.strip_prefix("pub fn ") {
                 names.insert(ident_at(rest));
+            }
+            if let Some(rest) = line.strip_prefix("pub struct ") {
+                let name = ident_at(rest);
+                if OBJECTS.contains(&name.as_str()) {
+                    names.insert(name);
+                }
             }
         }
         // Macros that declare `pub fn $name` must be known.
@@ -568,6 +576,11 @@ pub fn public_instructions() -> BTreeSet<String> {
     }
     names
 }
+
+/// Public objects whose methods are instructions (the scan reads only free functions): each
+/// must be declared (`pub struct` in the scanned sources) and a case named after it drives
+/// its methods.
+const OBJECTS: &[&str] = &["Matmul"];
 
 /// Public functions that are not instructions over memory, with the reason.
 const EXEMPT: &[(&str, &str)] = &[
@@ -611,6 +624,7 @@ fn the_fuzz_drives_every_public_instruction() {
         "whole_reduce_sum",
         "reduce_max",
         "reduce_sum_adv_stack",
+        "Matmul",
     ] {
         assert!(public.contains(n), "the source scan misses {n}");
     }
