@@ -312,7 +312,7 @@ thread_local! {
 }
 
 /// Whether this thread's core is profiled. The flag is a bit of the word the event hooks load
-/// first ([`crate::sanitizer::PROFILING`]): with neither the sanitizer nor the profiler on,
+/// first (the sanitizer's `PROFILING` tag bit): with neither the sanitizer nor the profiler on,
 /// a hook makes that one load and compare and nothing else, as it did before the profiler
 /// existed.
 ///
