@@ -390,14 +390,6 @@ pub trait TensorType: sealed_tt::Sealed + Copy + fmt::Debug + 'static {
     /// The [`Element`] dtype, `None` for [`Int4b`].
     #[doc(hidden)]
     const ELEM_DTYPE: Option<DType>;
-    /// `GlobalTensor::get_value` of this type.
-    #[doc(hidden)]
-    #[track_caller]
-    fn gm_get(g: &crate::tensor::GlobalTensor<Self>, i: usize) -> Self;
-    /// `GlobalTensor::set_value` of this type.
-    #[doc(hidden)]
-    #[track_caller]
-    fn gm_set(g: &crate::tensor::GlobalTensor<Self>, i: usize, v: Self);
 }
 
 mod sealed_tt {
@@ -410,16 +402,6 @@ impl<T: Element> TensorType for T {
     const NAME: &'static str = T::DTYPE.name();
     const ALIGN: usize = T::SIZE;
     const ELEM_DTYPE: Option<DType> = Some(T::DTYPE);
-    #[inline(always)]
-    #[track_caller]
-    fn gm_get(g: &crate::tensor::GlobalTensor<T>, i: usize) -> T {
-        g.elem_get(i)
-    }
-    #[inline(always)]
-    #[track_caller]
-    fn gm_set(g: &crate::tensor::GlobalTensor<T>, i: usize, v: T) {
-        g.elem_set(i, v)
-    }
     #[inline(always)]
     fn bytes_for(len: usize) -> Option<usize> {
         len.checked_mul(T::SIZE)
@@ -521,14 +503,6 @@ impl TensorType for Int4b {
     const NAME: &'static str = "int4b_t";
     const ALIGN: usize = 1;
     const ELEM_DTYPE: Option<DType> = None;
-    #[track_caller]
-    fn gm_get(g: &crate::tensor::GlobalTensor<Int4b>, i: usize) -> Int4b {
-        g.i4_get(i)
-    }
-    #[track_caller]
-    fn gm_set(g: &crate::tensor::GlobalTensor<Int4b>, i: usize, v: Int4b) {
-        g.i4_set(i, v)
-    }
     #[inline(always)]
     fn bytes_for(len: usize) -> Option<usize> {
         Some(len.div_ceil(2))

@@ -1040,7 +1040,10 @@ impl<T: TensorType> GlobalTensor<T> {
     /// # Panics
     /// Panics if the tensor is unbound or `i >= get_size()`.
     #[track_caller]
-    pub fn get_value(&self, i: usize) -> T {
+    pub fn get_value(&self, i: usize) -> T
+    where
+        T: GmScalar,
+    {
         T::gm_get(self, i)
     }
 
@@ -1061,7 +1064,10 @@ impl<T: TensorType> GlobalTensor<T> {
     /// # Panics
     /// Panics if the tensor is unbound or `i >= get_size()`.
     #[track_caller]
-    pub fn set_value(&self, i: usize, v: T) {
+    pub fn set_value(&self, i: usize, v: T)
+    where
+        T: GmScalar,
+    {
         T::gm_set(self, i, v)
     }
 
@@ -1114,6 +1120,43 @@ impl<T: TensorType> GlobalTensor<T> {
                 ),
             ),
         }
+    }
+}
+
+/// How [`GlobalTensor::get_value`] and [`GlobalTensor::set_value`] reach one element: its
+/// bytes for an [`Element`], a nibble for [`Int4b`]. Implemented for every [`TensorType`]
+/// (here, beside the tensors, so that the element vocabulary does not name them).
+#[doc(hidden)]
+pub trait GmScalar: TensorType {
+    /// `GlobalTensor::get_value` of this type.
+    #[track_caller]
+    fn gm_get(g: &GlobalTensor<Self>, i: usize) -> Self;
+    /// `GlobalTensor::set_value` of this type.
+    #[track_caller]
+    fn gm_set(g: &GlobalTensor<Self>, i: usize, v: Self);
+}
+
+impl<T: Element> GmScalar for T {
+    #[inline(always)]
+    #[track_caller]
+    fn gm_get(g: &GlobalTensor<T>, i: usize) -> T {
+        g.elem_get(i)
+    }
+    #[inline(always)]
+    #[track_caller]
+    fn gm_set(g: &GlobalTensor<T>, i: usize, v: T) {
+        g.elem_set(i, v)
+    }
+}
+
+impl GmScalar for Int4b {
+    #[track_caller]
+    fn gm_get(g: &GlobalTensor<Int4b>, i: usize) -> Int4b {
+        g.i4_get(i)
+    }
+    #[track_caller]
+    fn gm_set(g: &GlobalTensor<Int4b>, i: usize, v: Int4b) {
+        g.i4_set(i, v)
     }
 }
 
