@@ -9,31 +9,7 @@
 use ascend_core::prelude::*;
 
 use crate::common::util;
-use util::{assert_bits_ctx, expect_panic, on, ub, Rng};
-
-/// The element types, with the conversions the reference needs.
-trait Fp: LayerNormElement + std::fmt::Debug {
-    fn to32(self) -> f32;
-    fn from32(x: f32) -> Self;
-}
-
-impl Fp for f32 {
-    fn to32(self) -> f32 {
-        self
-    }
-    fn from32(x: f32) -> f32 {
-        x
-    }
-}
-
-impl Fp for f16 {
-    fn to32(self) -> f32 {
-        self.to_f32()
-    }
-    fn from32(x: f32) -> f16 {
-        f16::from_f32(x)
-    }
-}
+use util::{assert_bits_ctx, expect_panic, on, ub, Fp, Rng};
 
 /// Runs the form the arguments pick: `C` chosen at run time from `(no_beta, no_gamma)`, the
 /// stack form when `tmp` is `None`.
@@ -69,7 +45,7 @@ fn call<U: LayerNormGammaType<T>, T: LayerNormElement>(
 
 /// One case of `a` rows of `r` elements on `soc`.
 #[allow(clippy::too_many_arguments)]
-fn case<U: LayerNormGammaType<T> + Fp, T: Fp>(
+fn case<U: LayerNormGammaType<T> + Fp, T: LayerNormElement + Fp>(
     soc: Soc,
     a: usize,
     r: usize,
@@ -129,7 +105,7 @@ fn case<U: LayerNormGammaType<T> + Fp, T: Fp>(
     });
 }
 
-fn sweep<U: LayerNormGammaType<T> + Fp, T: Fp>(seed: u64) {
+fn sweep<U: LayerNormGammaType<T> + Fp, T: LayerNormElement + Fp>(seed: u64) {
     let mut rng = Rng(seed);
     for soc in [Soc::Ascend910B, Soc::Ascend310P] {
         for (a, r) in [(1usize, 8usize), (3, 20), (17, 64), (5, 100), (40, 16)] {
@@ -210,124 +186,75 @@ fn host_buffer_sizes() {
     );
 }
 
+/// Where [`every_error`]'s call puts `y`, `gamma` (offset, length), `beta` and the buffer
+/// (offset, bytes); the other tensors stay put.
+#[derive(Clone, Copy)]
+struct Layout {
+    y: usize,
+    gamma: (usize, usize),
+    beta: usize,
+    tmp: (usize, usize),
+}
+
+/// 2 x 8 floats: x at 0, y at 64, mean/var/rstd at 128.., gamma/beta at 224.., the buffer at
+/// 288.
+const LAYOUT: Layout = Layout { y: 64, gamma: (224, 8), beta: 256, tmp: (288, 512) };
+
+/// `Normalize<float, float, REUSE, NLCFG_NORM>` over `l` in `u`.
+fn normalize_at<const REUSE: bool>(u: &util::Ub, l: Layout, p: &NormalizePara) {
+    let t = |off: usize, n: usize| u.t::<f32>(off, n);
+    normalize::<f32, f32, REUSE, NlcfgNorm>(
+        &t(l.y, 16),
+        &t(192, 8),
+        &t(128, 8),
+        &t(160, 8),
+        &t(0, 16),
+        &t(l.gamma.0, l.gamma.1),
+        &t(l.beta, 8),
+        &u.t::<u8>(l.tmp.0, l.tmp.1),
+        0.0,
+        p,
+    )
+}
+
 #[test]
 fn every_error() {
     let p = NormalizePara { a_length: 2, r_length: 8, r_length_with_padding: 8 };
-    // A layout of 2 x 8 floats: x at 0, y at 64, mean/var/rstd at 128.., gamma/beta at 224..,
-    // the buffer at 288.
-    let run = |soc: Soc, p: NormalizePara, words: &[&str], f: &dyn Fn(&util::Ub, &NormalizePara)| {
+    let run = |soc: Soc, p: NormalizePara, l: Layout, reuse: bool, words: &[&str]| {
         on(soc, || {
             let u = ub(1024);
-            let msg = expect_panic(|| f(&u, &p), words);
+            let call =
+                || if reuse { normalize_at::<true>(&u, l, &p) } else { normalize_at::<false>(&u, l, &p) };
+            let msg = expect_panic(call, words);
             assert!(msg.contains("Normalize"), "{msg}");
         });
     };
-    let plain = |u: &util::Ub, p: &NormalizePara| {
-        let t = |off: usize, n: usize| u.t::<f32>(off, n);
-        normalize::<f32, f32, false, NlcfgNorm>(
-            &t(64, 16),
-            &t(192, 8),
-            &t(128, 8),
-            &t(160, 8),
-            &t(0, 16),
-            &t(224, 8),
-            &t(256, 8),
-            &u.t::<u8>(288, 512),
-            0.0,
-            p,
-        )
-    };
-    run(Soc::Ascend310B, p, &["Normalize has no implementation on Ascend310B"], &plain);
-    run(Soc::Ascend910, p, &["no implementation on Ascend910"], &plain);
-    run(Soc::Ascend910B, NormalizePara { a_length: 0, ..p }, &["aLength > 0"], &plain);
+    let l = LAYOUT;
+    run(Soc::Ascend310B, p, l, false, &["Normalize has no implementation on Ascend310B"]);
+    run(Soc::Ascend910, p, l, false, &["no implementation on Ascend910"]);
+    run(Soc::Ascend910B, NormalizePara { a_length: 0, ..p }, l, false, &["aLength > 0"]);
     run(
         Soc::Ascend910B,
         NormalizePara { r_length_with_padding: 12, ..p },
+        l,
+        false,
         &["rLengthWithPadding", "32 bytes"],
-        &plain,
     );
-    run(Soc::Ascend910B, NormalizePara { r_length: 9, ..p }, &["rLength <= rLengthWithPadding"], &plain);
-    run(Soc::Ascend910B, NormalizePara { a_length: 3, ..p }, &["inputX has 16 elements", "= 24"], &plain);
-    run(Soc::Ascend910B, p, &["isReuseSource = true is not supported"], &|u, p| {
-        let t = |off: usize, n: usize| u.t::<f32>(off, n);
-        let k = u.t::<u8>(288, 512);
-        normalize::<f32, f32, true, NlcfgNorm>(
-            &t(64, 16),
-            &t(192, 8),
-            &t(128, 8),
-            &t(160, 8),
-            &t(0, 16),
-            &t(224, 8),
-            &t(256, 8),
-            &k,
-            0.0,
-            p,
-        )
-    });
-    run(Soc::Ascend910B, p, &["sharedTmpBuffer has 32 bytes", "one round's 16"], &|u, p| {
-        let t = |off: usize, n: usize| u.t::<f32>(off, n);
-        let k = u.t::<u8>(288, 32);
-        normalize::<f32, f32, false, NlcfgNorm>(
-            &t(64, 16),
-            &t(192, 8),
-            &t(128, 8),
-            &t(160, 8),
-            &t(0, 16),
-            &t(224, 8),
-            &t(256, 8),
-            &k,
-            0.0,
-            p,
-        )
-    });
-    run(Soc::Ascend910B, p, &["output UB bytes", "overlap inputX"], &|u, p| {
-        let t = |off: usize, n: usize| u.t::<f32>(off, n);
-        let k = u.t::<u8>(288, 512);
-        normalize::<f32, f32, false, NlcfgNorm>(
-            &t(32, 16),
-            &t(192, 8),
-            &t(128, 8),
-            &t(160, 8),
-            &t(0, 16),
-            &t(224, 8),
-            &t(256, 8),
-            &k,
-            0.0,
-            p,
-        )
-    });
-    run(Soc::Ascend910B, p, &["sharedTmpBuffer UB bytes", "overlap beta"], &|u, p| {
-        let t = |off: usize, n: usize| u.t::<f32>(off, n);
-        let k = u.t::<u8>(256, 512);
-        normalize::<f32, f32, false, NlcfgNorm>(
-            &t(64, 16),
-            &t(192, 8),
-            &t(128, 8),
-            &t(160, 8),
-            &t(0, 16),
-            &t(224, 8),
-            &t(256, 8),
-            &k,
-            0.0,
-            p,
-        )
-    });
-    run(Soc::Ascend910B, p, &["gamma has 4 elements, fewer than rLength = 8"], &|u, p| {
-        let t = |off: usize, n: usize| u.t::<f32>(off, n);
-        let k = u.t::<u8>(288, 512);
-        normalize::<f32, f32, false, NlcfgNorm>(
-            &t(64, 16),
-            &t(192, 8),
-            &t(128, 8),
-            &t(160, 8),
-            &t(0, 16),
-            &t(224, 4),
-            &t(256, 8),
-            &k,
-            0.0,
-            p,
-        )
-    });
+    run(Soc::Ascend910B, NormalizePara { r_length: 9, ..p }, l, false, &["rLength <= rLengthWithPadding"]);
+    run(Soc::Ascend910B, NormalizePara { a_length: 3, ..p }, l, false, &["inputX has 16 elements", "= 24"]);
+    run(Soc::Ascend910B, p, l, true, &["isReuseSource = true is not supported"]);
+    let small_tmp = Layout { tmp: (288, 32), ..l };
+    run(Soc::Ascend910B, p, small_tmp, false, &["sharedTmpBuffer has 32 bytes", "one round's 16"]);
+    run(Soc::Ascend910B, p, Layout { y: 32, ..l }, false, &["output UB bytes", "overlap inputX"]);
+    run(
+        Soc::Ascend910B,
+        p,
+        Layout { tmp: (256, 512), ..l },
+        false,
+        &["sharedTmpBuffer UB bytes", "overlap beta"],
+    );
+    let short_gamma = Layout { gamma: (224, 4), ..l };
+    run(Soc::Ascend910B, p, short_gamma, false, &["gamma has 4 elements, fewer than rLength = 8"]);
     // Without gamma, a short gamma (even one overlapping the output) is not read: no error.
     on(Soc::Ascend910B, || {
         let u = ub(1024);

@@ -9,31 +9,7 @@
 use ascend_core::prelude::*;
 
 use crate::common::util;
-use util::{assert_bits_ctx, expect_panic, on, ub, Rng};
-
-/// The sample types, with the widening the reference needs.
-trait Fp: WelfordUpdateElement + std::fmt::Debug {
-    fn to32(self) -> f32;
-    fn from32(x: f32) -> Self;
-}
-
-impl Fp for f32 {
-    fn to32(self) -> f32 {
-        self
-    }
-    fn from32(x: f32) -> f32 {
-        x
-    }
-}
-
-impl Fp for f16 {
-    fn to32(self) -> f32 {
-        self.to_f32()
-    }
-    fn from32(x: f32) -> f16 {
-        f16::from_f32(x)
-    }
-}
+use util::{assert_bits_ctx, expect_panic, on, ub, Fp, Rng};
 
 /// `(mean, M2, d)` of one element: the vendor's `Sub`, `Muls`, `Add`, `Sub`, `Mul`, `Add`.
 fn step(x: f32, m: f32, v: f32, n_rec: f32) -> (f32, f32, f32) {
@@ -45,7 +21,7 @@ fn step(x: f32, m: f32, v: f32, n_rec: f32) -> (f32, f32, f32) {
 /// Runs `welford_update` (or the stack form when `tmp_bytes` is `None`) with the const
 /// parameters chosen at run time.
 #[allow(clippy::too_many_arguments)]
-fn call<T: Fp>(
+fn call<T: WelfordUpdateElement + Fp>(
     reuse: bool,
     inplace: bool,
     om: &LocalTensor<f32>,
@@ -70,7 +46,7 @@ fn call<T: Fp>(
 
 /// One case: `ab` elements, `abc` computed, a buffer of `tmp_bytes` (`None`: the stack form).
 #[allow(clippy::too_many_arguments)]
-fn case<T: Fp>(
+fn case<T: WelfordUpdateElement + Fp>(
     soc: Soc,
     ab: usize,
     abc: usize,
@@ -124,7 +100,7 @@ fn case<T: Fp>(
     });
 }
 
-fn sweep<T: Fp>(seed: u64) {
+fn sweep<T: WelfordUpdateElement + Fp>(seed: u64) {
     let mut rng = Rng(seed);
     let align = 32 / std::mem::size_of::<T>();
     for soc in [Soc::Ascend910B, Soc::Ascend310P] {

@@ -182,6 +182,33 @@ pub fn gm<T: Element + bytemuck::Pod>(data: &[T]) -> (Arc<GmRegion>, GlobalTenso
 
 // ---- element vectors -----------------------------------------------------------------------
 
+/// A float element type with the exact widening to `f32` and the round-to-nearest-even
+/// narrowing a scalar reference needs (`half` and `float`).
+pub trait Fp: Element + std::fmt::Debug {
+    /// The value as `f32` (exact).
+    fn to32(self) -> f32;
+    /// `x` rounded to this type, to nearest-even.
+    fn from32(x: f32) -> Self;
+}
+
+impl Fp for f32 {
+    fn to32(self) -> f32 {
+        self
+    }
+    fn from32(x: f32) -> f32 {
+        x
+    }
+}
+
+impl Fp for f16 {
+    fn to32(self) -> f32 {
+        self.to_f32()
+    }
+    fn from32(x: f32) -> f16 {
+        f16::from_f32(x)
+    }
+}
+
 /// `x` rounded to f16.
 pub fn h(x: f32) -> f16 {
     f16::from_f32(x)
