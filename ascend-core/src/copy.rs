@@ -94,7 +94,7 @@ impl DataCopyExtParams {
 
 /// Padding of a GM→UB [`data_copy_pad`] (AscendC `DataCopyPadExtParams<T>`).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct DataCopyPadExtParams<T: Element> {
+pub struct DataCopyPadExtParams<T: TensorType> {
     /// Whether `padding_value` fills the padding (and the filler up to the 32-byte boundary).
     pub is_pad: bool,
     /// Elements of padding before each row's data; at most 32 bytes.
@@ -112,7 +112,7 @@ impl<T: Element> Default for DataCopyPadExtParams<T> {
     }
 }
 
-impl<T: Element> DataCopyPadExtParams<T> {
+impl<T: TensorType> DataCopyPadExtParams<T> {
     /// The parameters in AscendC's field order.
     pub const fn new(is_pad: bool, left_padding: u8, right_padding: u8, padding_value: T) -> Self {
         DataCopyPadExtParams { is_pad, left_padding, right_padding, padding_value }
@@ -657,6 +657,27 @@ fn check_ext_params<T: TensorType>(api: &'static str, p: &DataCopyExtParams) {
 /// assert_eq!(&v[16..24], &[-1.0, -1.0, 10.0, 11.0, 12.0, 13.0, 14.0, -1.0]);
 /// ```
 ///
+/// `T` may be [`Int4b`](crate::element::Int4b), as in the vendor's implementation (its
+/// `DataCopyPad` check lists `int4b_t`; `sizeof(int4b_t)` is 1): `block_len`, `left_padding`
+/// and `right_padding` count bytes (two elements each), and a padding byte holds the padding
+/// value's nibble in its low half and 0 in its high half (the `int4b_t` storage byte the
+/// vendor loads into the padding register), so padding with `-1` gives the elements `-1, 0`.
+///
+/// ```
+/// use ascend_core::prelude::*;
+/// let region = GmRegion::from_bytes(&[0x21, 0x43, 0x65]); // elements 1, 2, 3, 4, 5, 6
+/// let mut gm = GlobalTensor::<Int4b>::new();
+/// gm.set_global_buffer(region.addr(), 6);
+/// let mut pipe = TPipe::new();
+/// let mut q = TQue::<VecIn, 1>::new();
+/// pipe.init_buffer(&mut q, 1, 32);
+/// let x = q.alloc_tensor::<Int4b>();
+/// // 3 bytes of data after 1 byte of left padding with -1
+/// data_copy_pad(&x, &gm, &DataCopyExtParams::new(1, 3, 0, 0), &DataCopyPadExtParams::new(true, 1, 0, Int4b::new(-1)));
+/// let v: Vec<i8> = (0..10).map(|i| x.get_value(i).value()).collect();
+/// assert_eq!(v, [-1, 0, 1, 2, 3, 4, 5, 6, -1, 0]);
+/// ```
+///
 /// # Panics
 /// Panics if the chip is not Ascend910B or Ascend310B (or `T` is 64-bit on Ascend310B),
 /// `block_count > 4095`, `block_len > 2097151` or not a multiple of `size_of::<T>()`,
@@ -664,7 +685,68 @@ fn check_ext_params<T: TensorType>(api: &'static str, p: &DataCopyExtParams) {
 /// with `is_pad`, `dst` is not a 32-byte aligned UB tensor, `src` is unbound, or either
 /// side's rows do not fit in its tensor.
 #[track_caller]
-pub fn data_copy_pad<T: Element>(
+pub fn data_copy_pad<T: PadCopy>(
+    dst: &LocalTensor<T>,
+    src: &GlobalTensor<T>,
+    params: &DataCopyExtParams,
+    pad: &DataCopyPadExtParams<T>,
+) {
+    T::pad_copy(dst, src, params, pad)
+}
+
+/// How [`data_copy_pad`] moves a type GM→UB: an [`Element`] as itself, an
+/// [`Int4b`](crate::element::Int4b) as the bytes it is packed in. Implemented for every
+/// [`TensorType`].
+#[doc(hidden)]
+pub trait PadCopy: TensorType {
+    /// [`data_copy_pad`] of this type.
+    #[track_caller]
+    fn pad_copy(
+        dst: &LocalTensor<Self>,
+        src: &GlobalTensor<Self>,
+        params: &DataCopyExtParams,
+        pad: &DataCopyPadExtParams<Self>,
+    );
+}
+
+impl<T: Element> PadCopy for T {
+    #[inline(always)]
+    #[track_caller]
+    fn pad_copy(
+        dst: &LocalTensor<T>,
+        src: &GlobalTensor<T>,
+        params: &DataCopyExtParams,
+        pad: &DataCopyPadExtParams<T>,
+    ) {
+        pad_from_gm(dst, src, params, pad)
+    }
+}
+
+/// `int4b_t` takes the vendor's 8-bit path (`impl/basic_api/dav_c220/kernel_operator_data_copy_impl.h`
+/// `DataCopyPadGm2UBImpl`: `sizeof(int4b_t)` is 1, so `copy_gm_to_ubuf_align_b8`): `blockLen`,
+/// `leftPadding` and `rightPadding` count bytes, and the padding register takes the value's
+/// storage byte (`GetScalarBitcodeValue` of the `integer_sub_type`: the nibble, high nibble 0).
+impl PadCopy for crate::element::Int4b {
+    #[track_caller]
+    fn pad_copy(
+        dst: &LocalTensor<Self>,
+        src: &GlobalTensor<Self>,
+        params: &DataCopyExtParams,
+        pad: &DataCopyPadExtParams<Self>,
+    ) {
+        let byte = DataCopyPadExtParams::new(
+            pad.is_pad,
+            pad.left_padding,
+            pad.right_padding,
+            pad.padding_value.to_nibble(),
+        );
+        pad_from_gm(&dst.reinterpret_cast::<u8>(), &src.bytes(), params, &byte)
+    }
+}
+
+/// [`data_copy_pad`] of an [`Element`].
+#[track_caller]
+fn pad_from_gm<T: Element>(
     dst: &LocalTensor<T>,
     src: &GlobalTensor<T>,
     params: &DataCopyExtParams,

@@ -6,7 +6,7 @@ use std::cell::{Cell, RefCell};
 use std::rc::{Rc, Weak};
 
 use crate::ctx::with_core;
-use crate::element::{Element, BLOCK_BYTES};
+use crate::element::{Element, TensorType, BLOCK_BYTES};
 use crate::error::{check, ensure, fail};
 use crate::group_barrier::GROUP_BARRIER_UB_BYTES;
 use crate::position::{Memory, Position, TPosition};
@@ -843,15 +843,15 @@ mod que {
 
         /// Buffer `idx` (`< states.len()`) whole, as a tensor of `T`.
         #[inline]
-        pub(crate) fn tensor<T: Element>(&self, idx: usize, pos: TPosition) -> LocalTensor<T> {
+        pub(crate) fn tensor<T: TensorType>(&self, idx: usize, pos: TPosition) -> LocalTensor<T> {
             debug_assert!(idx < self.states.len());
             // SAFETY: `TPipe::carve` checked that the queue's `states.len()` buffers of
             // `buf_len` bytes from `base` lie inside `ub`, and `idx` is one of them.
             unsafe {
-                LocalTensor::from_raw_unchecked(
+                LocalTensor::from_bytes_unchecked(
                     Rc::clone(&self.ub),
                     self.base + idx * self.buf_len,
-                    self.buf_len / T::SIZE,
+                    self.buf_len,
                     pos,
                 )
             }
@@ -860,7 +860,7 @@ mod que {
         /// The index of the buffer holding the tensor, by UB address.
         #[track_caller]
         #[inline(always)]
-        pub(crate) fn index_of<T: Element>(&self, api: &'static str, t: &LocalTensor<T>) -> usize {
+        pub(crate) fn index_of<T: TensorType>(&self, api: &'static str, t: &LocalTensor<T>) -> usize {
             let addr = t.get_phy_addr();
             let end = self.base + self.states.len() * self.buf_len;
             // `wrapping_sub`: an address below `base` becomes huge and fails the range check.
@@ -1158,11 +1158,29 @@ impl<Src: Position, Dst: Position, const DEPTH: usize> TQueBind<Src, Dst, DEPTH>
     /// assert!(!q.has_idle_buffer());
     /// ```
     ///
+    /// `T` may be [`Int4b`](crate::element::Int4b): the buffer's bytes hold twice as many
+    /// elements, as the vendor's `AllocTensor<int4b_t>` (`impl/basic_api/kernel_tquebind_impl.h`
+    /// `Buf2Tensor`; `LocalTensor<int4b_t>::GetSize` is `dataLen * 2`).
+    ///
+    /// ```
+    /// use ascend_core::prelude::*;
+    /// let mut pipe = TPipe::new();
+    /// let mut q = TQue::<VecOut, 1>::new();
+    /// pipe.init_buffer(&mut q, 1, 64);
+    /// let t = q.alloc_tensor::<Int4b>();
+    /// assert_eq!(t.get_size(), 128);
+    /// t.set_value(127, Int4b::new(-8));
+    /// q.enque(t);
+    /// let t = q.deque::<Int4b>();
+    /// assert_eq!(t.reinterpret_cast::<u8>().get_value(63), 0x80);
+    /// q.free_tensor(t);
+    /// ```
+    ///
     /// # Panics
     /// Panics if the queue has no buffers (no `init_buffer`, or the pipe was reset) or none
     /// is FREE.
     #[track_caller]
-    pub fn alloc_tensor<T: Element>(&mut self) -> LocalTensor<T> {
+    pub fn alloc_tensor<T: TensorType>(&mut self) -> LocalTensor<T> {
         #[allow(clippy::let_unit_value)]
         let () = Self::NOT_IN_PLACE;
         self.alloc_any()
@@ -1170,7 +1188,7 @@ impl<Src: Position, Dst: Position, const DEPTH: usize> TQueBind<Src, Dst, DEPTH>
 
     /// [`alloc_tensor`](Self::alloc_tensor) at any depth.
     #[track_caller]
-    fn alloc_any<T: Element>(&mut self) -> LocalTensor<T> {
+    fn alloc_any<T: TensorType>(&mut self) -> LocalTensor<T> {
         let core = self.core_mut("TQue::AllocTensor");
         if core.pool.is_some() {
             core.pool_alloc("TQue::AllocTensor");
@@ -1197,13 +1215,13 @@ impl<Src: Position, Dst: Position, const DEPTH: usize> TQueBind<Src, Dst, DEPTH>
     /// Panics if `DEPTH` tensors are already queued, or the tensor is not a buffer of this
     /// queue in state OCCUPIED or DEQUE (AscendC accepts both), or the queue has no buffers.
     #[track_caller]
-    pub fn enque<T: Element>(&mut self, t: LocalTensor<T>) {
+    pub fn enque<T: TensorType>(&mut self, t: LocalTensor<T>) {
         self.enque_at::<T, Src, Dst>(t)
     }
 
     /// `enque` with the positions whose hardware event the queue sets (the sanitizer's view).
     #[track_caller]
-    fn enque_at<T: Element, S: Position, D: Position>(&mut self, t: LocalTensor<T>) {
+    fn enque_at<T: TensorType, S: Position, D: Position>(&mut self, t: LocalTensor<T>) {
         let api = "TQue::EnQue";
         let core = self.core_mut(api);
         core.check_live(api);
@@ -1231,7 +1249,7 @@ impl<Src: Position, Dst: Position, const DEPTH: usize> TQueBind<Src, Dst, DEPTH>
     /// # Panics
     /// Panics if the queue is empty or has no buffers.
     #[track_caller]
-    pub fn deque<T: Element>(&mut self) -> LocalTensor<T> {
+    pub fn deque<T: TensorType>(&mut self) -> LocalTensor<T> {
         #[allow(clippy::let_unit_value)]
         let () = Self::NOT_IN_PLACE;
         self.deque_at::<T, Src, Dst>()
@@ -1257,7 +1275,7 @@ impl<Src: Position, Dst: Position, const DEPTH: usize> TQueBind<Src, Dst, DEPTH>
     /// # Panics
     /// As [`alloc_tensor`](Self::alloc_tensor). Does not compile unless `DEPTH` is 0.
     #[track_caller]
-    pub fn alloc_tensor_in_place<T: Element>(&mut self, t: &mut LocalTensor<T>) {
+    pub fn alloc_tensor_in_place<T: TensorType>(&mut self, t: &mut LocalTensor<T>) {
         #[allow(clippy::let_unit_value)]
         let () = Self::IN_PLACE;
         *t = self.alloc_any();
@@ -1270,7 +1288,7 @@ impl<Src: Position, Dst: Position, const DEPTH: usize> TQueBind<Src, Dst, DEPTH>
     /// Panics if `t` is not a buffer of this queue or its buffer was not enqueued (ENQUE), or
     /// the queue has no buffers. Does not compile unless `DEPTH` is 0.
     #[track_caller]
-    pub fn deque_in_place<T: Element>(&mut self, t: &LocalTensor<T>) {
+    pub fn deque_in_place<T: TensorType>(&mut self, t: &LocalTensor<T>) {
         #[allow(clippy::let_unit_value)]
         let () = Self::IN_PLACE;
         let api = "TQue::DeQue";
@@ -1284,7 +1302,7 @@ impl<Src: Position, Dst: Position, const DEPTH: usize> TQueBind<Src, Dst, DEPTH>
 
     /// `deque` with the positions whose hardware event the queue waits for.
     #[track_caller]
-    fn deque_at<T: Element, S: Position, D: Position>(&mut self) -> LocalTensor<T> {
+    fn deque_at<T: TensorType, S: Position, D: Position>(&mut self) -> LocalTensor<T> {
         let core = self.core_mut("TQue::DeQue");
         let idx = core.deque("TQue::DeQue");
         let q = que_pipes::<S, D>();
@@ -1309,7 +1327,7 @@ impl<Src: Position, Dst: Position, const DEPTH: usize> TQueBind<Src, Dst, DEPTH>
     /// Panics if the tensor is not a buffer of this queue, its buffer is FREE already, or it
     /// is still queued (ENQUE: dequeue it first), or the queue has no buffers.
     #[track_caller]
-    pub fn free_tensor<T: Element>(&mut self, t: LocalTensor<T>) {
+    pub fn free_tensor<T: TensorType>(&mut self, t: LocalTensor<T>) {
         let api = "TQue::FreeTensor";
         let core = self.core_mut(api);
         core.check_live(api);
@@ -1454,7 +1472,7 @@ impl<Src: Position, Dst: Position, const DEPTH: usize> TQueBind<Src, Dst, DEPTH>
     /// # Panics
     /// As [`enque`](Self::enque).
     #[track_caller]
-    pub fn enque_with<SrcUser: QueUserPosition, DstUser: QueUserPosition, T: Element>(
+    pub fn enque_with<SrcUser: QueUserPosition, DstUser: QueUserPosition, T: TensorType>(
         &mut self,
         t: LocalTensor<T>,
     ) {
@@ -1482,7 +1500,7 @@ impl<Src: Position, Dst: Position, const DEPTH: usize> TQueBind<Src, Dst, DEPTH>
     /// # Panics
     /// As [`deque`](Self::deque).
     #[track_caller]
-    pub fn deque_with<SrcUser: QueUserPosition, DstUser: QueUserPosition, T: Element>(
+    pub fn deque_with<SrcUser: QueUserPosition, DstUser: QueUserPosition, T: TensorType>(
         &mut self,
     ) -> LocalTensor<T> {
         #[allow(clippy::let_unit_value)]

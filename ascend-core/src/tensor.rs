@@ -123,19 +123,6 @@ impl<T: Element> LocalTensor<T> {
         Self::from_raw_any(ub, off, len, pos)
     }
 
-    /// [`from_raw`](Self::from_raw) for a range the caller has already checked.
-    ///
-    /// # Safety
-    /// `off + len * T::SIZE` must not overflow and must be at most `ub.size()`.
-    #[inline]
-    pub(crate) unsafe fn from_raw_unchecked(ub: Rc<Ub>, off: usize, len: usize, pos: TPosition) -> Self {
-        debug_assert!(len
-            .checked_mul(T::SIZE)
-            .and_then(|b| b.checked_add(off))
-            .is_some_and(|e| e <= ub.size()));
-        LocalTensor { ub, off, len, pos, tag: 0, _t: PhantomData }
-    }
-
     /// Sets the number of elements (AscendC `SetSize`). The hardware takes any size; here the
     /// tensor must stay inside the Unified Buffer.
     ///
@@ -363,6 +350,17 @@ impl<T: TensorType> LocalTensor<T> {
     pub(crate) fn with_tag(mut self, tag: u64) -> Self {
         self.tag = tag;
         self
+    }
+
+    /// A tensor over `bytes` bytes at `off` of `ub` ([`TensorType::len_in`] elements), for a
+    /// range the caller has already checked (a queue's buffer).
+    ///
+    /// # Safety
+    /// `off + bytes` must not overflow and must be at most `ub.size()`.
+    #[inline]
+    pub(crate) unsafe fn from_bytes_unchecked(ub: Rc<Ub>, off: usize, bytes: usize, pos: TPosition) -> Self {
+        debug_assert!(off.checked_add(bytes).is_some_and(|e| e <= ub.size()));
+        LocalTensor { ub, off, len: T::len_in(bytes), pos, tag: 0, _t: PhantomData }
     }
 
     pub(crate) fn ub(&self) -> &Rc<Ub> {
@@ -1175,7 +1173,7 @@ impl fmt::Debug for GlobalTensor<Int4b> {
 /// bytes); see [`data_copy`](crate::copy::data_copy) for why its count form does not take it.
 impl GlobalTensor<Int4b> {
     /// The bytes the elements live in, as a `GlobalTensor<u8>`.
-    fn bytes(&self) -> GlobalTensor<u8> {
+    pub(crate) fn bytes(&self) -> GlobalTensor<u8> {
         GlobalTensor {
             region: self.region.clone(),
             off: self.off,

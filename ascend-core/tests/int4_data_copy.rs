@@ -151,6 +151,119 @@ fn data_copy_pad_writes_int4b_rows_as_the_flat_quant_operator_does() {
     }
 }
 
+/// GM → UB `DataCopyPad` of `int4b_t` takes the vendor's 8-bit path: `blockLen` and the
+/// paddings in bytes, the padding byte the value's nibble (high nibble 0); without `isPad` and
+/// padding, the filler repeats the row's first byte. Both chips with `DataCopyPad`, each
+/// against the same copy of the bytes as `uint8_t` with the storage byte as its value.
+#[test]
+fn data_copy_pad_reads_int4b_rows_as_bytes() {
+    let bytes: Vec<u8> = (0..40u8).map(|i| i.wrapping_mul(37) ^ 0x5A).collect();
+    for soc in [Soc::Ascend910B, Soc::Ascend310B] {
+        for (rows, len, src_stride, left, right, is_pad, value) in [
+            (2u16, 5u32, 3u32, 2u8, 1u8, true, -3i8),
+            (3, 7, 0, 0, 0, false, 0),
+            (1, 9, 0, 0, 4, true, 7),
+            (2, 4, 1, 32, 0, true, -8),
+        ] {
+            on(soc, || {
+                let (_r, g) = gm4(&bytes);
+                let mut pipe = TPipe::new();
+                let mut q = TQue::<VecIn, 1>::new();
+                pipe.init_buffer(&mut q, 1, 256);
+                let raw = tensor::<u8>(&mut pipe, 256);
+                let x = q.alloc_tensor::<Int4b>();
+                assert_eq!(x.get_size(), 512);
+                x.reinterpret_cast::<u8>().copy_from_slice(&[0xEE; 256]);
+                raw.copy_from_slice(&[0xEE; 256]);
+                let p = DataCopyExtParams::new(rows, len, src_stride, 0);
+                let v = Int4b::new(value);
+                data_copy_pad(&x, &g, &p, &DataCopyPadExtParams::new(is_pad, left, right, v));
+                // The same copy of the bytes: the padding byte is the storage byte.
+                let mut gb = GlobalTensor::<u8>::new();
+                gb.set_global_buffer(g.get_phy_addr(), bytes.len());
+                data_copy_pad(&raw, &gb, &p, &DataCopyPadExtParams::new(is_pad, left, right, v.to_nibble()));
+                let ctx = format!(
+                    "{soc} rows {rows} len {len} stride {src_stride} pad {left}/{right} {is_pad} {value}"
+                );
+                assert_eq!(x.reinterpret_cast::<u8>().to_vec(), raw.to_vec(), "{ctx}");
+                if is_pad {
+                    let first = x.get_value(2 * usize::from(left) + 2 * len as usize);
+                    let second = x.get_value(2 * usize::from(left) + 2 * len as usize + 1);
+                    assert_eq!(
+                        (first, second),
+                        (v, Int4b::new(0)),
+                        "{ctx}: a padding byte is the nibble, then 0"
+                    );
+                }
+                if left > 0 {
+                    assert_eq!(x.get_value(0), v, "{ctx}");
+                }
+                // Row 0's data bytes in order.
+                let got: Vec<u8> = x.reinterpret_cast::<u8>().to_vec()
+                    [usize::from(left)..usize::from(left) + len as usize]
+                    .to_vec();
+                assert_eq!(got, bytes[..len as usize], "{ctx}");
+            });
+        }
+    }
+    on(Soc::Ascend910B, || {
+        let (_r, g) = gm4(&bytes);
+        let mut pipe = TPipe::new();
+        let x = tensor::<u8>(&mut pipe, 64).reinterpret_cast::<Int4b>();
+        let pad = DataCopyPadExtParams::new(true, 33, 0, Int4b::new(1));
+        expect_panic(
+            || data_copy_pad(&x, &g, &DataCopyExtParams::new(1, 4, 0, 0), &pad),
+            &["DataCopyPad", "leftPadding = 33", "the limit is 32 bytes"],
+        );
+        expect_panic(
+            || {
+                data_copy_pad(
+                    &x,
+                    &g,
+                    &DataCopyExtParams::new(1, 41, 0, 0),
+                    &DataCopyPadExtParams::new(false, 0, 0, Int4b::new(0)),
+                )
+            },
+            &["DataCopyPad", "blockLen = 41 bytes", "of src, which has 40 bytes"],
+        );
+    });
+    on(Soc::Ascend310P, || {
+        let (_r, g) = gm4(&bytes);
+        let mut pipe = TPipe::new();
+        let x = tensor::<u8>(&mut pipe, 64).reinterpret_cast::<Int4b>();
+        let pad = DataCopyPadExtParams::new(false, 0, 0, Int4b::new(0));
+        expect_panic(
+            || data_copy_pad(&x, &g, &DataCopyExtParams::new(1, 4, 0, 0), &pad),
+            &["DataCopyPad", "not supported on Ascend310P"],
+        );
+    });
+}
+
+/// `TQue::AllocTensor<int4b_t>`: twice the buffer's bytes in elements, and the queue's
+/// round trip (`EnQue`, `DeQue`, `FreeTensor`) with it, as with any type.
+#[test]
+fn a_queue_hands_out_int4b_tensors() {
+    let mut pipe = TPipe::new();
+    let mut q = TQue::<VecIn, 2>::new();
+    pipe.init_buffer(&mut q, 2, 96);
+    let a = q.alloc_tensor::<Int4b>();
+    let b = q.alloc_tensor::<Int4b>();
+    assert_eq!((a.get_size(), b.get_size()), (192, 192));
+    assert_eq!(b.get_phy_addr(), a.get_phy_addr() + 96);
+    for i in 0..192 {
+        a.set_value(i, Int4b::new((i % 16) as i8 - 8));
+    }
+    q.enque(a);
+    q.enque(b);
+    let a = q.deque::<Int4b>();
+    assert_eq!(a.reinterpret_cast::<u8>().get_value(0), 0x98);
+    assert_eq!(a.get_value(191).value(), 7);
+    q.free_tensor(a);
+    let b = q.deque::<u8>();
+    q.free_tensor(b);
+    assert!(q.has_idle_buffer());
+}
+
 #[test]
 fn an_atomic_mode_does_not_take_int4b() {
     let (_r, g) = gm4(&[0u8; 32]);

@@ -8,6 +8,7 @@ mod adv_activation;
 mod adv_activation_gelu;
 mod adv_activation_glu;
 mod adv_antiquant;
+mod adv_batchnorm;
 mod adv_layernorm;
 mod adv_layernorm_grad;
 mod adv_math;

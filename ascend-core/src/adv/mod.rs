@@ -21,6 +21,7 @@ pub mod activation;
 pub mod activation_gelu;
 pub mod activation_glu;
 pub mod antiquant;
+pub mod batchnorm;
 pub mod index;
 pub mod layernorm;
 pub mod layernorm_grad;

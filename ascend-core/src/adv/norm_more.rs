@@ -10,9 +10,8 @@
 //! `LayerNorm`'s tiling layout, host arithmetic and checks ([`super::layernorm`]); its sums
 //! and broadcasts are its own.
 //!
-//! Not ported yet: `GroupNorm` (`groupnorm.h`, `GroupNormTiling`, `GetGroupNormMaxMinTmpSize`,
-//! `GetGroupNormNDTilingInfo`) and `BatchNorm` (`batchnorm.h`, `BatchNormTiling`,
-//! `GetBatchNormMaxMinTmpSize`, `GetBatchNormNDTilingInfo`).
+//! `BatchNorm` is in [`super::batchnorm`]. Not ported yet: `GroupNorm` (`groupnorm.h`,
+//! `GroupNormTiling`, `GetGroupNormMaxMinTmpSize`, `GetGroupNormNDTilingInfo`).
 
 use crate::element::{f16, DType};
 use crate::error::ensure;

@@ -711,6 +711,47 @@ fn norms(v: &mut Vec<Case>) {
             deep_norm_stack::<f32, false, false>(&o, &m, &sd, &x, &gx, &b, &g, 0.5, 1e-5, &mut t)
         });
     }));
+    /// BatchNorm's `[originB, S, H]`: `S·H` a multiple of 8.
+    fn bn_shape(w: &mut W) -> [usize; 3] {
+        [w.rng.range(1, 9) as usize, w.rng.range(1, 3) as usize, 8 * w.rng.range(1, 8) as usize]
+    }
+    v.push(("batch_norm", |w: &mut W| {
+        w.lenient = true;
+        let sh = bn_shape(w);
+        let (n, mv) = (sh[0] * sh[1] * sh[2], sh[1] * sh[2]);
+        let gb = sh[0].next_multiple_of(8);
+        let (o, m, va, x, g, b, k) = (
+            w.tn::<f32>(n),
+            w.tn::<f32>(mv),
+            w.tn::<f32>(mv),
+            w.tn::<f32>(n),
+            w.tn::<f32>(gb),
+            w.tn::<f32>(gb),
+            w.tmp(),
+        );
+        let (_, min) = get_batch_norm_max_min_tmp_size(&sh, &sh, 4, false, false);
+        let mut t = spoil(w, get_batch_norm_nd_tiling_info(&sh, &sh, k.get_size().max(min), 4, false, false));
+        w.go(&[r(&o), r(&m), r(&va), r(&k)], || {
+            batch_norm::<f32, false, false>(&o, &m, &va, &x, &g, &b, &k, 1e-5, &mut t)
+        });
+    }));
+    v.push(("batch_norm_stack", |w: &mut W| {
+        w.lenient = true;
+        let sh = [8, 1, 64 * w.rng.range(1, 2) as usize];
+        let (n, mv) = (sh[0] * sh[2], sh[2]);
+        let (o, m, va, x, g, b) = (
+            w.tn::<f16>(n),
+            w.tn::<f16>(mv),
+            w.tn::<f16>(mv),
+            w.tn::<f16>(n),
+            w.tn::<f16>(16),
+            w.tn::<f16>(16),
+        );
+        let mut t = spoil(w, get_batch_norm_nd_tiling_info(&sh, &sh, 16 * 1024, 2, false, true));
+        w.go(&[r(&o), r(&m), r(&va)], || {
+            batch_norm_stack::<f16, false, true>(&o, &m, &va, &x, &g, &b, f16::from_f32(1e-3), &mut t)
+        });
+    }));
     v.push(("rms_norm", |w: &mut W| {
         w.lenient = true;
         let sh = bsh(w);
