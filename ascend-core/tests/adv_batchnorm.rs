@@ -83,7 +83,7 @@ fn case<T: BatchNormElement + Fp>(
             Buf::Min => Some(min),
             Buf::Bytes(n) => Some(n),
             // The largest shapes' maximum does not fit beside their data.
-            Buf::Max => Some(max.min(64 * 1024).max(min)),
+            Buf::Max => Some(max.min(32 * 1024).max(min)),
             Buf::Stack => None,
         };
         let mut pipe = TPipe::new();
@@ -149,7 +149,7 @@ fn sweep<T: BatchNormElement + Fp>(seed: u64, shapes: &[[usize; 3]], basic: bool
                 [Buf::Min, Buf::Bytes(min + 32 * (1 + rng.index((max - min) / 32 + 1))), Buf::Max, Buf::Stack]
             {
                 let buf = match buf {
-                    Buf::Bytes(n) => Buf::Bytes(n.min(max).min(64 * 1024).max(min)),
+                    Buf::Bytes(n) => Buf::Bytes(n.min(max).min(32 * 1024).max(min)),
                     other => other,
                 };
                 case::<T>(soc, shape, basic, buf, rng.chance(4), &mut rng);

@@ -780,14 +780,20 @@ fn check<T: BatchNormElement>(
     );
     let half = T::DTYPE == DType::F16;
     let rounds = t.loop_round as usize * sh;
+    let unit = if half { 16 } else { FLOAT_BLOCK };
     let tail_ok = t.input_tail_size == 0
         || (t.input_tail_size as usize == b * t.mean_var_tail_size as usize
+            && t.input_tail_size as usize <= one
+            && t.mean_var_tail_size as usize % if basic { BASIC_LEN } else { unit } == 0
             && t.input_tail_pos as usize == rounds
             && t.mean_var_tail_pos as usize == rounds
             && rounds + t.mean_var_tail_size as usize == mv);
-    let unit = if half { 16 } else { FLOAT_BLOCK };
+    let (first, second, third) =
+        (t.first_tmp_start_pos as usize, t.second_tmp_start_pos as usize, t.third_tmp_start_pos as usize);
     ensure(
         b > 0
+            && first + one <= second
+            && second + one <= third
             && sh > 0
             && sh % unit == 0
             && mv * T::SIZE % 32 == 0
