@@ -20,10 +20,10 @@
 //!
 //! `isBasicBlock` (the page: `originB` a multiple of 8, `S·H` a multiple of 64 and below 2048)
 //! runs the rows as the repeats of normal-mode instructions, 255 at a time. The vendor's loops
-//! for more than 255 rows (`originB` ≥ 256) are kept as written: the sum's last partial group
-//! restarts at row 1, and the final `Add` of `beta`, and the first spread of the broadcast
-//! `gamma`/`beta` blocks, do not advance by group — so those rows are wrong on the chip, and
-//! here.
+//! for more than 255 rows (`originB` ≥ 256) are kept as written (the sum's last partial group
+//! restarts at row 1; the final `Add` of `beta` and the first spread of the broadcast
+//! `gamma`/`beta` blocks do not advance by group), but no call reaches them: the basic block's
+//! minimum buffer for 256 rows, `3 · 256 · 256` bytes, is the whole 192 KiB Unified Buffer.
 
 use bytemuck::{Pod, Zeroable};
 
