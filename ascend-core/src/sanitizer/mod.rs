@@ -298,6 +298,10 @@ struct DCache {
     access: HashMap<usize, u64>,
     /// The line of the core's last scalar access, and its tick.
     last: Option<(usize, u64)>,
+    /// The bytes `[lo, hi)` from the first to the end of the last line the core accessed by
+    /// a scalar access (`(0, 0)`: none), so that a DMA write elsewhere (a kernel reads its
+    /// tiling by scalar accesses, then streams other regions) skips [`DCache::dma_wrote`].
+    touched: (usize, usize),
     /// By line: the tick of its last invalidation, and the first byte that covered (a
     /// `SINGLE_CACHE_LINE` one works from the address given to the end of its line).
     inval: HashMap<usize, (u64, usize)>,
@@ -466,6 +470,10 @@ impl DCache {
             }
         };
         self.last = Some((line, self.tick));
+        self.touched = match self.touched {
+            (_, 0) => (line, line + LINE_BYTES),
+            (lo, hi) => (lo.min(line), hi.max(line + LINE_BYTES)),
+        };
         if write && self.last_dirty != Some(line) {
             self.dirty.insert(line);
             self.last_dirty = Some(line);
@@ -1846,7 +1854,8 @@ impl<const L: usize> CoreSan<L> {
             if write
                 && cur.pipe() != pipe_t::PIPE_S
                 && self.dcache.own_checks
-                && (self.dcache.last.is_some() || !self.dcache.access.is_empty())
+                && self.dcache.touched.0 < region + e
+                && region + s < self.dcache.touched.1
             {
                 self.dcache.dma_wrote(region + s, region + e, cur.site());
             }
