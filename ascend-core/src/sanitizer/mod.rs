@@ -88,7 +88,7 @@ use crate::error::{fail_at, Fault};
 use crate::position::{Memory, TPosition};
 use crate::sync::{pipe_t, HardEventKind, HARD_EVENTS, PIPE_NUM};
 use crate::tensor::GmRegion;
-use gm::{GmAcc, GmLog, GmRec, LINE_BYTES};
+use gm::{GmAcc, GmLog, GmRec, HashSrc, LINE_BYTES};
 use gm_local::LocalGm;
 use shadow::{
     lane, widen, Acc, Clock, Race, Shadow, ALL_LANES, LANE_PIPES, MAX_CLOCK, ROWS, ROW_LANE,
@@ -587,9 +587,9 @@ struct CoreSan<const L: usize> {
     /// The operands collected for one vector instruction that reports them in several
     /// [`on_vector`] calls (see [`fuse_vector`]): reads, writes.
     fused: Option<(Vec<UbSpan>, Vec<UbSpan>)>,
-    /// The hash of the bytes the DMA write being logged writes (see [`GmAcc::hash`]), 0 when
-    /// unknown: set by the copy UB → GM around its logging.
-    hash: u64,
+    /// What the DMA write being logged writes, for its hash (see [`GmAcc::hash`]): set by the
+    /// copy UB → GM around its logging (its source bytes in the core's Unified Buffer).
+    hash: HashSrc,
 }
 
 /// Flag reads in a row that found nothing new, with nothing else between them, after which the
@@ -914,7 +914,7 @@ impl LaunchSanitizer {
             poll: Poll::default(),
             fills: HashMap::default(),
             fused: None,
-            hash: 0,
+            hash: HashSrc::Unknown,
         }
     }
 
@@ -1199,7 +1199,7 @@ impl CoreSan<VEC_LANES> {
         *poll = Poll::default();
         fills.clear();
         *fused = None;
-        *hash = 0;
+        *hash = HashSrc::Unknown;
     }
 
     /// The same state with the clocks of every pipe: the cube's pipes ran nothing so far,
@@ -1804,6 +1804,12 @@ impl<const L: usize> CoreSan<L> {
             let span = if write { shape.d_span } else { shape.s_span };
             self.gm(cur, region, off, off + span, write, dma);
         } else {
+            // Each row is logged with the hash of the whole source (hashed once here).
+            if let HashSrc::Bytes { at, len } = self.hash {
+                // SAFETY: `hash` holds bytes of the core's Unified Buffer, checked to be inside
+                // it by the copy that set it while it logs (see `ub_src`).
+                self.hash = HashSrc::Word(unsafe { gm::hash_bytes(at as *const u8, len) });
+            }
             for i in 0..shape.rows {
                 let a = off + i * pitch;
                 self.gm(cur, region, a, a + shape.row, write, dma);
@@ -1849,8 +1855,11 @@ impl<const L: usize> CoreSan<L> {
     #[allow(clippy::too_many_arguments)]
     fn gm_key(&mut self, cur: Acc, region: usize, s: usize, e: usize, write: bool, key: u64) {
         if s < e {
-            let rec = GmRec { region, s, e, key, hash: if write { self.hash } else { 0 } };
-            self.gm.log(rec);
+            let rec = GmRec { region, s, e, key, hash: 0 };
+            // SAFETY: `hash` is `Unknown` but while a copy UB → GM logs its write, when it
+            // holds the copy's source bytes, checked to be inside the core's Unified Buffer
+            // (see `ub_src`).
+            unsafe { self.gm.log(rec, if write { self.hash } else { HashSrc::Unknown }) };
             if write
                 && cur.pipe() != pipe_t::PIPE_S
                 && self.dcache.own_checks
@@ -2346,10 +2355,10 @@ pub(crate) fn on_copy(api: &'static str, dst: SanSide, src: SanSide, shape: &Cop
             // What the copy writes: its UB source's bytes, hashed so that cores writing the
             // same bytes are no race (an atomic write accumulates: no hash).
             if !st.atomic {
-                st.hash = ub_hash(s, shape.s_span);
+                st.hash = ub_src(s, shape.s_span);
             }
             st.gm_rows(cur, region, off, shape.d_pitch, shape, true);
-            st.hash = 0;
+            st.hash = HashSrc::Unknown;
         }
         (SanSide::Ub(d, dtag), SanSide::Ub(s, stag)) => {
             st.check_tag(api, stag, loc);
@@ -2401,16 +2410,19 @@ pub(crate) fn on_copy_pad_to_gm(
     });
 }
 
-/// [`gm::hash_bytes`] of `len` bytes of the current core's Unified Buffer from byte `at`
-/// (0 when they are not all inside it).
-fn ub_hash(at: usize, len: usize) -> u64 {
+/// The `len` bytes of the current core's Unified Buffer from byte `at`, as the source of a
+/// write's hash (`Unknown` when they are not all inside it). The address stays valid while the
+/// hook runs: only this thread accesses the core's Unified Buffer, through raw pointers.
+/// Inlined, so that the copy stores the fields itself (a 24-byte result returned through
+/// memory and copied by 16-byte moves stalled on the store buffer: a twentieth of a
+/// 128-element-tile launch).
+#[inline(always)]
+fn ub_src(at: usize, len: usize) -> HashSrc {
     crate::ctx::with_core(|c| {
         if at.checked_add(len).is_none_or(|e| e > c.ub.size()) {
-            return 0;
+            return HashSrc::Unknown;
         }
-        // SAFETY: `[at, at + len)` lies inside the core's Unified Buffer (checked above), which
-        // only this thread accesses, through raw pointers.
-        unsafe { gm::hash_bytes(c.ub.base().add(at), len) }
+        HashSrc::Bytes { at: c.ub.base() as usize + at, len }
     })
 }
 
