@@ -238,8 +238,8 @@ pub(crate) enum HashSrc {
 }
 
 /// The running hash of an open entry's writes: eight 16-byte lanes. Each write's bytes go in
-/// as [`hash_aes`] takes them (with AES-NI: `lane = AESENC(lane ^ w, K)`, from lane 0 for
-/// each write), then the write's length into the last lane, so that one entry's hash depends
+/// in [`hash_aes`]'s stripes (with AES-NI: one AES round per 16-byte word, the word as its
+/// round key, from lane 0 for each write), then the write's length into the last lane, so that one entry's hash depends
 /// on every byte of every write, their order and their lengths; without AES-NI the lanes'
 /// first eight words run [`hash_mul`]'s multiply steps. [`Lanes::fold`] finishes it as
 /// [`hash_aes`] does. Two cores' entries get one hash when they wrote the same bytes by the
@@ -282,7 +282,11 @@ impl Lanes {
         unsafe { self.feed_mul(p, n, tag) }
     }
 
-    /// [`feed`](Self::feed) with AES-NI.
+    /// [`feed`](Self::feed) with AES-NI: each 16-byte word `w` of a lane's stripe taken in as
+    /// the round key of one AES round, `lane = AESENC(lane, w)` (the round's output XOR `w`:
+    /// the word goes through the next round, or the fold's; one instruction per word). The
+    /// last stripe's words (and the zero-padded last 0–15 bytes) go into lanes 0, 1, … with the
+    /// lanes' indices known at compile time, so the lanes stay in registers.
     ///
     /// # Safety
     /// The CPU has AES-NI; `p` must be valid for `n` bytes of reads.
@@ -302,24 +306,25 @@ impl Lanes {
             for (j, lane) in h.iter_mut().enumerate() {
                 // SAFETY: `i + 16 * j + 16 <= n`: inside the range the caller vouches for.
                 let w = unsafe { _mm_loadu_si128(p.add(i + 16 * j).cast()) };
-                *lane = _mm_aesenc_si128(_mm_xor_si128(*lane, w), k);
+                *lane = _mm_aesenc_si128(*lane, w);
             }
             i += 128;
         }
-        let mut j = 0;
-        while i + 16 <= n {
-            // SAFETY: `i + 16 <= n`.
-            let w = unsafe { _mm_loadu_si128(p.add(i).cast()) };
-            h[j] = _mm_aesenc_si128(_mm_xor_si128(h[j], w), k);
-            (i, j) = (i + 16, j + 1);
-        }
-        if i < n {
-            let mut last = [0u8; 16];
-            // SAFETY: `[i, n)` is inside the caller's range; `last` holds `n - i < 16` bytes.
-            unsafe { std::ptr::copy_nonoverlapping(p.add(i), last.as_mut_ptr(), n - i) };
-            // SAFETY: `last` is 16 readable bytes.
-            let w = unsafe { _mm_loadu_si128(last.as_ptr().cast()) };
-            h[j] = _mm_aesenc_si128(_mm_xor_si128(h[j], w), k);
+        for lane in h.iter_mut() {
+            let w = if i + 16 <= n {
+                // SAFETY: `i + 16 <= n`.
+                unsafe { _mm_loadu_si128(p.add(i).cast()) }
+            } else if i < n {
+                let mut last = [0u8; 16];
+                // SAFETY: `[i, n)` is inside the caller's range; `last` holds `n - i < 16` bytes.
+                unsafe { std::ptr::copy_nonoverlapping(p.add(i), last.as_mut_ptr(), n - i) };
+                // SAFETY: `last` is 16 readable bytes.
+                unsafe { _mm_loadu_si128(last.as_ptr().cast()) }
+            } else {
+                break;
+            };
+            *lane = _mm_aesenc_si128(*lane, w);
+            i += 16;
         }
         h[7] = _mm_aesenc_si128(_mm_xor_si128(h[7], _mm_set_epi64x(tag as i64, 0x2545_F491_4F6C_DD1D)), k);
         for (j, lane) in h.into_iter().enumerate() {

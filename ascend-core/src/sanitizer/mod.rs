@@ -59,9 +59,14 @@
 //! time. A pipe's clock row takes the pipe's own lane by a blend in registers
 //! (`CoreSan::ROW_MASK`), never by a one-lane store and a reload of the row (the store buffer
 //! forwards no 4-byte store to a 16-byte load: that stall was a tenth of a 128-element-tile
-//! launch). The hash of each DMA write to GM that the identical-write exemption compares
-//! (`gm::hash_bytes`) is one AES round per 16 bytes where the CPU has AES-NI, eight lanes
-//! wide (the multiply hash it replaces was a tenth of a 16 KiB-tile launch, issue 35).
+//! launch). The hash of the bytes DMA writes put in GM, which the identical-write exemption
+//! compares, is one AES round per 16 bytes where the CPU has AES-NI, eight lanes wide (the
+//! multiply hash it replaces was a tenth of a 16 KiB-tile launch, issue 35), run straight into
+//! the lanes of the log entry the write extends (`gm::Lanes`) and finished once per entry
+//! when it closes, not once per write; the copy hands the hook its source's address, not a
+//! hash returned through memory. A DMA write looks at the core's data-cache lines only when
+//! it reaches the bytes the core accessed by scalar accesses (a kernel reads its tiling that
+//! way, then streams other regions).
 //!
 //! Lifetimes: a tensor handle of a queue buffer used after `FreeTensor` (or after the buffer
 //! was allocated again), a tensor of a `TBuf` used after its `TPipe` was reset or dropped (the
@@ -1789,7 +1794,10 @@ impl<const L: usize> CoreSan<L> {
     /// [`gm_rows`](Self::gm_rows), a write logged as a whole-block DMA write when `dma` (a
     /// `DataCopy`) or as exactly its bytes otherwise (a `DataCopyPad`, which writes `blockLen`
     /// bytes a row).
+    /// Inlined for the one range of contiguous rows (a tile's copy: the call cost as much as
+    /// the logging), out of line for separate rows.
     #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
     fn gm_rows_as(
         &mut self,
         cur: Acc,
@@ -1804,16 +1812,32 @@ impl<const L: usize> CoreSan<L> {
             let span = if write { shape.d_span } else { shape.s_span };
             self.gm(cur, region, off, off + span, write, dma);
         } else {
-            // Each row is logged with the hash of the whole source (hashed once here).
-            if let HashSrc::Bytes { at, len } = self.hash {
-                // SAFETY: `hash` holds bytes of the core's Unified Buffer, checked to be inside
-                // it by the copy that set it while it logs (see `ub_src`).
-                self.hash = HashSrc::Word(unsafe { gm::hash_bytes(at as *const u8, len) });
-            }
-            for i in 0..shape.rows {
-                let a = off + i * pitch;
-                self.gm(cur, region, a, a + shape.row, write, dma);
-            }
+            self.gm_rows_apart(cur, region, off, pitch, shape, write, dma);
+        }
+    }
+
+    /// [`gm_rows_as`](Self::gm_rows_as) of rows `pitch` apart, each logged as its own range.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
+    fn gm_rows_apart(
+        &mut self,
+        cur: Acc,
+        region: usize,
+        off: usize,
+        pitch: usize,
+        shape: &CopyShape,
+        write: bool,
+        dma: bool,
+    ) {
+        // Each row is logged with the hash of the whole source (hashed once here).
+        if let HashSrc::Bytes { at, len } = self.hash {
+            // SAFETY: `hash` holds bytes of the core's Unified Buffer, checked to be inside it
+            // by the copy that set it while it logs (see `ub_src`).
+            self.hash = HashSrc::Word(unsafe { gm::hash_bytes(at as *const u8, len) });
+        }
+        for i in 0..shape.rows {
+            let a = off + i * pitch;
+            self.gm(cur, region, a, a + shape.row, write, dma);
         }
     }
 
