@@ -386,7 +386,9 @@ impl Lanes {
     #[cfg(all(target_arch = "x86_64", not(miri)))]
     #[target_feature(enable = "aes,sse2")]
     unsafe fn fold_aes(&self) -> u64 {
-        use std::arch::x86_64::{__m128i, _mm_aesenc_si128, _mm_cvtsi128_si64, _mm_load_si128, _mm_set_epi64x, _mm_xor_si128};
+        use std::arch::x86_64::{
+            __m128i, _mm_aesenc_si128, _mm_cvtsi128_si64, _mm_load_si128, _mm_set_epi64x, _mm_xor_si128,
+        };
         let k = _mm_set_epi64x(0x9E37_79B9_7F4A_7C15_u64 as i64, 0xC2B2_AE3D_27D4_EB4F_u64 as i64);
         let base = self.0.as_ptr().cast::<__m128i>();
         // SAFETY: `self` is 128 bytes aligned to 16: eight aligned 16-byte lanes.
@@ -857,7 +859,13 @@ mod tests {
             }
         }
         // Through the log: one entry per site, its hash finished when it closes.
-        let w = |s: usize| GmRec { region: 0x1000, s, e: s + 300, key: GmRec::key(3, 0, true, true, false), hash: 0 };
+        let w = |s: usize| GmRec {
+            region: 0x1000,
+            s,
+            e: s + 300,
+            key: GmRec::key(3, 0, true, true, false),
+            hash: 0,
+        };
         let src = |d: &[u8]| HashSrc::Bytes { at: d.as_ptr() as usize, len: d.len() };
         let hashes = |words: [HashSrc; 3]| {
             let mut log = GmLog::default();
@@ -923,7 +931,10 @@ mod tests {
             log_rec(&mut log, scalar(i * 4, 1));
         }
         // A DMA write and an older epoch's scalar write are left alone.
-        log_rec(&mut log, GmRec { region: 0x1000, s: 0, e: 64, key: GmRec::key(4, 1, true, true, false), hash: 0 });
+        log_rec(
+            &mut log,
+            GmRec { region: 0x1000, s: 0, e: 64, key: GmRec::key(4, 1, true, true, false), hash: 0 },
+        );
         log_rec(&mut log, GmRec { region: 0x2000, s: 0, e: 4, key: GmRec::line_write_key(5, 0), hash: 0 });
         let cleaned = log.clean(Some((0x1000, 64, 128)), 1);
         assert_eq!(cleaned, vec![(0x1000, 64, 128)]);
