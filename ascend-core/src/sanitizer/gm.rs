@@ -201,15 +201,205 @@ impl GmRec {
 
 /// One core's GM log: accesses coalesced per site, so a tile loop streaming through a
 /// region keeps one entry per instruction site and region.
+///
+/// An open entry's hash is not a number yet: while it is open, its writes' bytes go into its
+/// site's [`Lanes`] (one pass over the bytes, no finishing rounds per write), and its `hash`
+/// field only says whether they are known ([`STREAMING`]) or not (0, for good: a write of
+/// unknown bytes joined it). Closing the entry folds the lanes into its hash ([`Lanes::fold`]),
+/// once per entry instead of once per write (issue 35: the per-write hash was a twentieth of a
+/// 128-element-tile launch).
 #[derive(Default)]
 pub(crate) struct GmLog {
     /// Closed entries.
     recs: Vec<GmRec>,
     /// By site: the entry the site is extending (`region == 0`: none).
     open: Vec<GmRec>,
+    /// By site: the hash lanes of its open entry (meaningful while that entry's `hash` is
+    /// [`STREAMING`]).
+    lanes: Vec<Lanes>,
 }
 
 const NO_RUN: GmRec = GmRec { region: 0, s: 0, e: 0, key: 0, hash: 0 };
+
+/// An open entry's `hash` while its bytes are known and being hashed into its site's lanes.
+const STREAMING: u64 = 1;
+
+/// What a logged write wrote, for its entry's hash (see [`GmAcc::hash`]).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) enum HashSrc {
+    /// Not known (a read, an atomic write, a `DataCopyPad`): the entry's hash becomes 0.
+    #[default]
+    Unknown,
+    /// The `len` bytes at address `at` (the copy's source, valid while the hook runs).
+    Bytes { at: usize, len: usize },
+    /// A hash of the bytes ([`hash_bytes`]), for a copy of several rows, each logged as a
+    /// write of the whole source's bytes.
+    Word(u64),
+}
+
+/// The running hash of an open entry's writes: eight 16-byte lanes. Each write's bytes go in
+/// in [`hash_aes`]'s stripes (with AES-NI: one AES round per 16-byte word, the word as its
+/// round key, from lane 0 for each write), then the write's length into the last lane, so that one entry's hash depends
+/// on every byte of every write, their order and their lengths; without AES-NI the lanes'
+/// first eight words run [`hash_mul`]'s multiply steps. [`Lanes::fold`] finishes it as
+/// [`hash_aes`] does. Two cores' entries get one hash when they wrote the same bytes by the
+/// same sequence of writes (the exemption needs no more: another sequence is reported, as
+/// before).
+#[derive(Clone, Copy)]
+#[repr(C, align(16))]
+pub(crate) struct Lanes([u64; 16]);
+
+impl Lanes {
+    /// The lanes before any byte ([`hash_aes`]'s starting values).
+    const INIT: Lanes = {
+        let mut l = [0u64; 16];
+        let mut j = 0;
+        while j < 8 {
+            l[2 * j] = !(j as u64);
+            l[2 * j + 1] = j as u64 + 1;
+            j += 1;
+        }
+        Lanes(l)
+    };
+
+    /// Takes in what a write wrote (not [`HashSrc::Unknown`]).
+    ///
+    /// # Safety
+    /// For [`HashSrc::Bytes`], its `len` bytes at `at` must be valid for reads.
+    #[inline(always)]
+    unsafe fn feed(&mut self, src: HashSrc) {
+        let (p, n, tag) = match src {
+            HashSrc::Unknown => return,
+            HashSrc::Bytes { at, len } => (at as *const u8, len, len as u64),
+            HashSrc::Word(ref w) => (w as *const u64 as *const u8, 8, 8 | 1 << 63),
+        };
+        #[cfg(all(target_arch = "x86_64", not(miri)))]
+        if std::arch::is_x86_feature_detected!("aes") {
+            // SAFETY: the CPU has AES-NI (checked above); the caller vouches for the bytes.
+            return unsafe { self.feed_aes(p, n, tag) };
+        }
+        // SAFETY: the caller's contract.
+        unsafe { self.feed_mul(p, n, tag) }
+    }
+
+    /// [`feed`](Self::feed) with AES-NI: each 16-byte word `w` of a lane's stripe taken in as
+    /// the round key of one AES round, `lane = AESENC(lane, w)` (the round's output XOR `w`:
+    /// the word goes through the next round, or the fold's; one instruction per word). The
+    /// last stripe's words (and the zero-padded last 0–15 bytes) go into lanes 0, 1, … with the
+    /// lanes' indices known at compile time, so the lanes stay in registers.
+    ///
+    /// # Safety
+    /// The CPU has AES-NI; `p` must be valid for `n` bytes of reads.
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    #[target_feature(enable = "aes,sse2")]
+    unsafe fn feed_aes(&mut self, p: *const u8, n: usize, tag: u64) {
+        use std::arch::x86_64::{
+            __m128i, _mm_aesenc_si128, _mm_load_si128, _mm_loadu_si128, _mm_set_epi64x, _mm_store_si128,
+            _mm_xor_si128,
+        };
+        let k = _mm_set_epi64x(0x9E37_79B9_7F4A_7C15_u64 as i64, 0xC2B2_AE3D_27D4_EB4F_u64 as i64);
+        let base = self.0.as_mut_ptr().cast::<__m128i>();
+        // SAFETY: `self` is 128 bytes aligned to 16: eight aligned 16-byte lanes.
+        let mut h: [__m128i; 8] = std::array::from_fn(|j| unsafe { _mm_load_si128(base.add(j)) });
+        let mut i = 0;
+        while i + 128 <= n {
+            for (j, lane) in h.iter_mut().enumerate() {
+                // SAFETY: `i + 16 * j + 16 <= n`: inside the range the caller vouches for.
+                let w = unsafe { _mm_loadu_si128(p.add(i + 16 * j).cast()) };
+                *lane = _mm_aesenc_si128(*lane, w);
+            }
+            i += 128;
+        }
+        for lane in h.iter_mut() {
+            let w = if i + 16 <= n {
+                // SAFETY: `i + 16 <= n`.
+                unsafe { _mm_loadu_si128(p.add(i).cast()) }
+            } else if i < n {
+                let mut last = [0u8; 16];
+                // SAFETY: `[i, n)` is inside the caller's range; `last` holds `n - i < 16` bytes.
+                unsafe { std::ptr::copy_nonoverlapping(p.add(i), last.as_mut_ptr(), n - i) };
+                // SAFETY: `last` is 16 readable bytes.
+                unsafe { _mm_loadu_si128(last.as_ptr().cast()) }
+            } else {
+                break;
+            };
+            *lane = _mm_aesenc_si128(*lane, w);
+            i += 16;
+        }
+        h[7] = _mm_aesenc_si128(_mm_xor_si128(h[7], _mm_set_epi64x(tag as i64, 0x2545_F491_4F6C_DD1D)), k);
+        for (j, lane) in h.into_iter().enumerate() {
+            // SAFETY: as the loads above.
+            unsafe { _mm_store_si128(base.add(j), lane) };
+        }
+    }
+
+    /// [`feed`](Self::feed) without AES-NI: [`hash_mul`]'s steps on the first eight words.
+    ///
+    /// # Safety
+    /// `p` must be valid for `n` bytes of reads.
+    unsafe fn feed_mul(&mut self, p: *const u8, n: usize, tag: u64) {
+        const K: u64 = 0x9E37_79B9_7F4A_7C15;
+        let h = &mut self.0[..8];
+        let mut i = 0;
+        while i + 64 <= n {
+            for (k, lane) in h.iter_mut().enumerate() {
+                // SAFETY: `i + 8 * k + 8 <= n`: inside the range the caller vouches for.
+                let w = unsafe { p.add(i + 8 * k).cast::<u64>().read_unaligned() };
+                *lane = (*lane ^ w).wrapping_mul(K);
+            }
+            i += 64;
+        }
+        let mut tail = 0u64;
+        while i < n {
+            // SAFETY: `i < n`.
+            tail = (tail ^ u64::from(unsafe { p.add(i).read() })).wrapping_mul(K);
+            i += 1;
+        }
+        h[0] = (h[0] ^ tail).wrapping_mul(K);
+        h[7] = (h[7] ^ tag).wrapping_mul(K);
+    }
+
+    /// The hash of everything fed (never 0).
+    fn fold(&self) -> u64 {
+        #[cfg(all(target_arch = "x86_64", not(miri)))]
+        if std::arch::is_x86_feature_detected!("aes") {
+            // SAFETY: the CPU has AES-NI (checked above).
+            return unsafe { self.fold_aes() };
+        }
+        self.fold_mul()
+    }
+
+    /// [`fold`](Self::fold) without AES-NI.
+    fn fold_mul(&self) -> u64 {
+        const K: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut x = 0x2545_F491_4F6C_DD1D_u64;
+        for &lane in &self.0[..8] {
+            x = (x.rotate_left(23) ^ lane).wrapping_mul(K);
+        }
+        x | 1
+    }
+
+    /// [`fold`](Self::fold) with AES-NI: [`hash_aes`]'s tree and two more rounds.
+    ///
+    /// # Safety
+    /// The CPU has AES-NI.
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    #[target_feature(enable = "aes,sse2")]
+    unsafe fn fold_aes(&self) -> u64 {
+        use std::arch::x86_64::{
+            __m128i, _mm_aesenc_si128, _mm_cvtsi128_si64, _mm_load_si128, _mm_set_epi64x, _mm_xor_si128,
+        };
+        let k = _mm_set_epi64x(0x9E37_79B9_7F4A_7C15_u64 as i64, 0xC2B2_AE3D_27D4_EB4F_u64 as i64);
+        let base = self.0.as_ptr().cast::<__m128i>();
+        // SAFETY: `self` is 128 bytes aligned to 16: eight aligned 16-byte lanes.
+        let h: [__m128i; 8] = std::array::from_fn(|j| unsafe { _mm_load_si128(base.add(j)) });
+        let f = |x: __m128i, y: __m128i| _mm_xor_si128(_mm_aesenc_si128(x, k), y);
+        let (t0, t1, t2, t3) = (f(h[0], h[1]), f(h[2], h[3]), f(h[4], h[5]), f(h[6], h[7]));
+        let x = f(f(t0, t1), f(t2, t3));
+        let x = _mm_aesenc_si128(_mm_aesenc_si128(x, k), k);
+        (_mm_cvtsi128_si64(x) as u64) | 1
+    }
+}
 
 /// Two hashes of bytes written one after the other, as one (0 when either is unknown).
 fn combine(a: u64, b: u64) -> u64 {
@@ -323,25 +513,68 @@ unsafe fn hash_aes(p: *const u8, n: usize) -> u64 {
 }
 
 impl GmLog {
-    /// Appends `a`: extends its site's open entry when `a` continues or overlaps it, else
-    /// closes that entry and opens `a`.
+    /// Appends `a` (its `hash` unused), which wrote what `src` says: extends its site's open
+    /// entry when `a` continues or overlaps it, else closes that entry and opens `a`.
+    ///
+    /// # Safety
+    /// As [`Lanes::feed`] for `src`.
     #[inline(always)]
-    pub(crate) fn log(&mut self, a: GmRec) {
+    pub(crate) unsafe fn log(&mut self, a: GmRec, src: HashSrc) {
         let site = a.site() as usize;
-        if !self.open.get_mut(site).is_some_and(|r| r.absorb(&a)) {
-            self.reopen(a);
+        if let Some(r) = self.open.get_mut(site) {
+            if r.key == a.key && r.region == a.region && a.s <= r.e && a.e >= r.s {
+                r.s = r.s.min(a.s);
+                r.e = r.e.max(a.e);
+                if r.hash != 0 {
+                    if let HashSrc::Unknown = src {
+                        r.hash = 0;
+                    } else {
+                        // SAFETY: the caller's contract; `lanes` is as long as `open`.
+                        unsafe { self.lanes[site].feed(src) };
+                    }
+                }
+                return;
+            }
         }
+        // SAFETY: the caller's contract.
+        unsafe { self.reopen(a, src) }
     }
 
+    /// # Safety
+    /// As [`Lanes::feed`] for `src`.
     #[inline(never)]
-    fn reopen(&mut self, a: GmRec) {
+    unsafe fn reopen(&mut self, mut a: GmRec, src: HashSrc) {
         let site = a.site() as usize;
         if site >= self.open.len() {
             self.open.resize(site + 1, NO_RUN);
+            self.lanes.resize(site + 1, Lanes::INIT);
         }
+        a.hash = if let HashSrc::Unknown = src { 0 } else { STREAMING };
         let old = std::mem::replace(&mut self.open[site], a);
         if old.region != 0 {
-            self.close(old);
+            self.close_open(old, site);
+        }
+        if a.hash != 0 {
+            self.lanes[site] = Lanes::INIT;
+            // SAFETY: the caller's contract.
+            unsafe { self.lanes[site].feed(src) };
+        }
+    }
+
+    /// Closes `a`, the open entry of `site` until now: its hash finished from the site's lanes.
+    fn close_open(&mut self, mut a: GmRec, site: usize) {
+        if a.hash != 0 {
+            a.hash = self.lanes[site].fold();
+        }
+        self.close(a);
+    }
+
+    /// Closes every open entry.
+    fn close_all(&mut self) {
+        for (site, a) in std::mem::take(&mut self.open).into_iter().enumerate() {
+            if a.region != 0 {
+                self.close_open(a, site);
+            }
         }
     }
 
@@ -364,11 +597,7 @@ impl GmLog {
         range: Option<(usize, usize, usize)>,
         from: u32,
     ) -> Vec<(usize, usize, usize)> {
-        for a in std::mem::take(&mut self.open) {
-            if a.region != 0 {
-                self.close(a);
-            }
-        }
+        self.close_all();
         let mut found = Vec::new();
         let mut pieces = Vec::new();
         for r in &mut self.recs {
@@ -395,11 +624,7 @@ impl GmLog {
 
     /// Every entry, the open ones closed.
     pub(crate) fn finish(mut self) -> Vec<GmRec> {
-        for a in std::mem::take(&mut self.open) {
-            if a.region != 0 {
-                self.close(a);
-            }
-        }
+        self.close_all();
         self.recs
     }
 }
@@ -461,6 +686,12 @@ pub(crate) fn find_conflict(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Logs `r` with unknown bytes.
+    fn log_rec(log: &mut GmLog, r: GmRec) {
+        // SAFETY: no bytes are read for `Unknown`.
+        unsafe { log.log(r, HashSrc::Unknown) }
+    }
 
     fn acc(core: u32, s: usize, e: usize, write: bool, dma: bool, line: bool, atomic: bool) -> GmAcc {
         GmAcc {
@@ -577,6 +808,95 @@ mod tests {
         }
     }
 
+    /// An open entry's running hash (both kinds of lanes): the same writes give the same hash
+    /// wherever their bytes sit; a changed bit in any write, another order, other lengths, or a
+    /// hash word in place of the same 8 bytes give another; a write of unknown bytes makes the
+    /// entry's hash unknown (0).
+    #[test]
+    fn an_entry_hashes_every_byte_of_its_writes() {
+        type Feed = unsafe fn(&mut Lanes, *const u8, usize, u64);
+        type Fold = fn(&Lanes) -> u64;
+        let mut kinds: Vec<(&str, Feed, Fold)> = vec![("mul", Lanes::feed_mul, Lanes::fold_mul)];
+        #[cfg(all(target_arch = "x86_64", not(miri)))]
+        if std::arch::is_x86_feature_detected!("aes") {
+            // SAFETY: the CPU has AES-NI.
+            kinds.push(("aes", Lanes::feed_aes, |l| unsafe { l.fold_aes() }));
+        }
+        let mut x = 0x0123_4567_89ab_cdefu64;
+        let data: Vec<u8> = (0..1200)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x as u8
+            })
+            .collect();
+        for (name, feed, fold) in kinds {
+            let run = |writes: &[&[u8]]| {
+                let mut l = Lanes::INIT;
+                for w in writes {
+                    // SAFETY: `w` is a live slice of `w.len()` bytes.
+                    unsafe { feed(&mut l, w.as_ptr(), w.len(), w.len() as u64) };
+                }
+                fold(&l)
+            };
+            for n in [1, 15, 16, 17, 127, 128, 129, 300, 512] {
+                let (a, b) = (&data[..n], &data[n..2 * n]);
+                let moved = [&[0u8; 5][..], a, b].concat();
+                let h = run(&[a, b]);
+                assert_ne!(h, 0, "{name}");
+                assert_eq!(h, run(&[&moved[5..5 + n], &moved[5 + n..]]), "{name}: {n} bytes elsewhere");
+                assert_ne!(h, run(&[b, a]), "{name}: {n}: another order");
+                assert_ne!(h, run(&[a]), "{name}: {n}: one write fewer");
+                for k in 0..2 * n {
+                    let mut e = data[..2 * n].to_vec();
+                    e[k] ^= 1 << (k % 8);
+                    assert_ne!(h, run(&[&e[..n], &e[n..]]), "{name}: bit {} of byte {k} of 2 x {n}", k % 8);
+                }
+                if n > 1 {
+                    let ab = &data[..2 * n];
+                    assert_ne!(h, run(&[&ab[..n - 1], &ab[n - 1..]]), "{name}: {n}: other lengths");
+                }
+            }
+        }
+        // Through the log: one entry per site, its hash finished when it closes.
+        let w = |s: usize| GmRec {
+            region: 0x1000,
+            s,
+            e: s + 300,
+            key: GmRec::key(3, 0, true, true, false),
+            hash: 0,
+        };
+        let src = |d: &[u8]| HashSrc::Bytes { at: d.as_ptr() as usize, len: d.len() };
+        let hashes = |words: [HashSrc; 3]| {
+            let mut log = GmLog::default();
+            for (i, h) in words.into_iter().enumerate() {
+                // SAFETY: every `Bytes` source is a live slice of `data`.
+                unsafe { log.log(w(300 * i), h) };
+            }
+            let recs = log.finish();
+            assert_eq!(recs.len(), 1);
+            assert_eq!((recs[0].s, recs[0].e), (0, 900));
+            recs[0].hash
+        };
+        let (a, b, c) = (&data[..300], &data[300..600], &data[600..900]);
+        let h = hashes([src(a), src(b), src(c)]);
+        assert_ne!(h, 0);
+        let b_elsewhere = b.to_vec();
+        assert_eq!(h, hashes([src(a), src(&b_elsewhere), src(c)]), "the same bytes elsewhere");
+        assert_ne!(h, hashes([src(a), src(c), src(b)]));
+        assert_eq!(hashes([src(a), HashSrc::Unknown, src(c)]), 0, "unknown bytes");
+        let word = u64::from_le_bytes(data[..8].try_into().unwrap());
+        let eight = |d| GmRec { e: 8, ..w(d) };
+        let one = |h| {
+            let mut log = GmLog::default();
+            // SAFETY: the `Bytes` source is a live slice of `data`.
+            unsafe { log.log(eight(0), h) };
+            log.finish()[0].hash
+        };
+        assert_ne!(one(HashSrc::Word(word)), one(src(&data[..8])), "a hash word is not its bytes");
+    }
+
     #[test]
     fn fills_of_one_pattern_are_no_race_where_they_write_the_same_bytes() {
         let fill =
@@ -610,11 +930,14 @@ mod tests {
         };
         // One run of scalar writes over [0, 192): three lines.
         for i in 0..48 {
-            log.log(scalar(i * 4, 1));
+            log_rec(&mut log, scalar(i * 4, 1));
         }
         // A DMA write and an older epoch's scalar write are left alone.
-        log.log(GmRec { region: 0x1000, s: 0, e: 64, key: GmRec::key(4, 1, true, true, false), hash: 0 });
-        log.log(GmRec { region: 0x2000, s: 0, e: 4, key: GmRec::line_write_key(5, 0), hash: 0 });
+        log_rec(
+            &mut log,
+            GmRec { region: 0x1000, s: 0, e: 64, key: GmRec::key(4, 1, true, true, false), hash: 0 },
+        );
+        log_rec(&mut log, GmRec { region: 0x2000, s: 0, e: 4, key: GmRec::line_write_key(5, 0), hash: 0 });
         let cleaned = log.clean(Some((0x1000, 64, 128)), 1);
         assert_eq!(cleaned, vec![(0x1000, 64, 128)]);
         let mut recs = log.finish();
@@ -632,8 +955,8 @@ mod tests {
         );
         // Cleaning everything from phase 0 on takes the rest, the cleaned part once.
         let mut log = GmLog::default();
-        log.log(scalar(0, 0));
-        log.log(GmRec { region: 0x2000, s: 8, e: 12, key: GmRec::line_write_key(5, 0), hash: 0 });
+        log_rec(&mut log, scalar(0, 0));
+        log_rec(&mut log, GmRec { region: 0x2000, s: 8, e: 12, key: GmRec::line_write_key(5, 0), hash: 0 });
         let mut all = log.clean(None, 0);
         all.sort();
         assert_eq!(all, vec![(0x1000, 0, 4), (0x2000, 8, 12)]);

@@ -59,9 +59,14 @@
 //! time. A pipe's clock row takes the pipe's own lane by a blend in registers
 //! (`CoreSan::ROW_MASK`), never by a one-lane store and a reload of the row (the store buffer
 //! forwards no 4-byte store to a 16-byte load: that stall was a tenth of a 128-element-tile
-//! launch). The hash of each DMA write to GM that the identical-write exemption compares
-//! (`gm::hash_bytes`) is one AES round per 16 bytes where the CPU has AES-NI, eight lanes
-//! wide (the multiply hash it replaces was a tenth of a 16 KiB-tile launch, issue 35).
+//! launch). The hash of the bytes DMA writes put in GM, which the identical-write exemption
+//! compares, is one AES round per 16 bytes where the CPU has AES-NI, eight lanes wide (the
+//! multiply hash it replaces was a tenth of a 16 KiB-tile launch, issue 35), run straight into
+//! the lanes of the log entry the write extends (`gm::Lanes`) and finished once per entry
+//! when it closes, not once per write; the copy hands the hook its source's address, not a
+//! hash returned through memory. A DMA write looks at the core's data-cache lines only when
+//! it reaches the bytes the core accessed by scalar accesses (a kernel reads its tiling that
+//! way, then streams other regions).
 //!
 //! Lifetimes: a tensor handle of a queue buffer used after `FreeTensor` (or after the buffer
 //! was allocated again), a tensor of a `TBuf` used after its `TPipe` was reset or dropped (the
@@ -88,7 +93,7 @@ use crate::error::{fail_at, Fault};
 use crate::position::{Memory, TPosition};
 use crate::sync::{pipe_t, HardEventKind, HARD_EVENTS, PIPE_NUM};
 use crate::tensor::GmRegion;
-use gm::{GmAcc, GmLog, GmRec, LINE_BYTES};
+use gm::{GmAcc, GmLog, GmRec, HashSrc, LINE_BYTES};
 use gm_local::LocalGm;
 use shadow::{
     lane, widen, Acc, Clock, Race, Shadow, ALL_LANES, LANE_PIPES, MAX_CLOCK, ROWS, ROW_LANE,
@@ -298,6 +303,10 @@ struct DCache {
     access: HashMap<usize, u64>,
     /// The line of the core's last scalar access, and its tick.
     last: Option<(usize, u64)>,
+    /// The bytes `[lo, hi)` from the first to the end of the last line the core accessed by
+    /// a scalar access (`(0, 0)`: none), so that a DMA write elsewhere (a kernel reads its
+    /// tiling by scalar accesses, then streams other regions) skips [`DCache::dma_wrote`].
+    touched: (usize, usize),
     /// By line: the tick of its last invalidation, and the first byte that covered (a
     /// `SINGLE_CACHE_LINE` one works from the address given to the end of its line).
     inval: HashMap<usize, (u64, usize)>,
@@ -466,6 +475,10 @@ impl DCache {
             }
         };
         self.last = Some((line, self.tick));
+        self.touched = match self.touched {
+            (_, 0) => (line, line + LINE_BYTES),
+            (lo, hi) => (lo.min(line), hi.max(line + LINE_BYTES)),
+        };
         if write && self.last_dirty != Some(line) {
             self.dirty.insert(line);
             self.last_dirty = Some(line);
@@ -579,9 +592,9 @@ struct CoreSan<const L: usize> {
     /// The operands collected for one vector instruction that reports them in several
     /// [`on_vector`] calls (see [`fuse_vector`]): reads, writes.
     fused: Option<(Vec<UbSpan>, Vec<UbSpan>)>,
-    /// The hash of the bytes the DMA write being logged writes (see [`GmAcc::hash`]), 0 when
-    /// unknown: set by the copy UB → GM around its logging.
-    hash: u64,
+    /// What the DMA write being logged writes, for its hash (see [`GmAcc::hash`]): set by the
+    /// copy UB → GM around its logging (its source bytes in the core's Unified Buffer).
+    hash: HashSrc,
 }
 
 /// Flag reads in a row that found nothing new, with nothing else between them, after which the
@@ -906,7 +919,7 @@ impl LaunchSanitizer {
             poll: Poll::default(),
             fills: HashMap::default(),
             fused: None,
-            hash: 0,
+            hash: HashSrc::Unknown,
         }
     }
 
@@ -1191,7 +1204,7 @@ impl CoreSan<VEC_LANES> {
         *poll = Poll::default();
         fills.clear();
         *fused = None;
-        *hash = 0;
+        *hash = HashSrc::Unknown;
     }
 
     /// The same state with the clocks of every pipe: the cube's pipes ran nothing so far,
@@ -1781,7 +1794,10 @@ impl<const L: usize> CoreSan<L> {
     /// [`gm_rows`](Self::gm_rows), a write logged as a whole-block DMA write when `dma` (a
     /// `DataCopy`) or as exactly its bytes otherwise (a `DataCopyPad`, which writes `blockLen`
     /// bytes a row).
+    /// Inlined for the one range of contiguous rows (a tile's copy: the call cost as much as
+    /// the logging), out of line for separate rows.
     #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
     fn gm_rows_as(
         &mut self,
         cur: Acc,
@@ -1796,10 +1812,32 @@ impl<const L: usize> CoreSan<L> {
             let span = if write { shape.d_span } else { shape.s_span };
             self.gm(cur, region, off, off + span, write, dma);
         } else {
-            for i in 0..shape.rows {
-                let a = off + i * pitch;
-                self.gm(cur, region, a, a + shape.row, write, dma);
-            }
+            self.gm_rows_apart(cur, region, off, pitch, shape, write, dma);
+        }
+    }
+
+    /// [`gm_rows_as`](Self::gm_rows_as) of rows `pitch` apart, each logged as its own range.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
+    fn gm_rows_apart(
+        &mut self,
+        cur: Acc,
+        region: usize,
+        off: usize,
+        pitch: usize,
+        shape: &CopyShape,
+        write: bool,
+        dma: bool,
+    ) {
+        // Each row is logged with the hash of the whole source (hashed once here).
+        if let HashSrc::Bytes { at, len } = self.hash {
+            // SAFETY: `hash` holds bytes of the core's Unified Buffer, checked to be inside it
+            // by the copy that set it while it logs (see `ub_src`).
+            self.hash = HashSrc::Word(unsafe { gm::hash_bytes(at as *const u8, len) });
+        }
+        for i in 0..shape.rows {
+            let a = off + i * pitch;
+            self.gm(cur, region, a, a + shape.row, write, dma);
         }
     }
 
@@ -1841,12 +1879,16 @@ impl<const L: usize> CoreSan<L> {
     #[allow(clippy::too_many_arguments)]
     fn gm_key(&mut self, cur: Acc, region: usize, s: usize, e: usize, write: bool, key: u64) {
         if s < e {
-            let rec = GmRec { region, s, e, key, hash: if write { self.hash } else { 0 } };
-            self.gm.log(rec);
+            let rec = GmRec { region, s, e, key, hash: 0 };
+            // SAFETY: `hash` is `Unknown` but while a copy UB → GM logs its write, when it
+            // holds the copy's source bytes, checked to be inside the core's Unified Buffer
+            // (see `ub_src`).
+            unsafe { self.gm.log(rec, if write { self.hash } else { HashSrc::Unknown }) };
             if write
                 && cur.pipe() != pipe_t::PIPE_S
                 && self.dcache.own_checks
-                && (self.dcache.last.is_some() || !self.dcache.access.is_empty())
+                && self.dcache.touched.0 < region + e
+                && region + s < self.dcache.touched.1
             {
                 self.dcache.dma_wrote(region + s, region + e, cur.site());
             }
@@ -2337,10 +2379,10 @@ pub(crate) fn on_copy(api: &'static str, dst: SanSide, src: SanSide, shape: &Cop
             // What the copy writes: its UB source's bytes, hashed so that cores writing the
             // same bytes are no race (an atomic write accumulates: no hash).
             if !st.atomic {
-                st.hash = ub_hash(s, shape.s_span);
+                st.hash = ub_src(s, shape.s_span);
             }
             st.gm_rows(cur, region, off, shape.d_pitch, shape, true);
-            st.hash = 0;
+            st.hash = HashSrc::Unknown;
         }
         (SanSide::Ub(d, dtag), SanSide::Ub(s, stag)) => {
             st.check_tag(api, stag, loc);
@@ -2392,16 +2434,19 @@ pub(crate) fn on_copy_pad_to_gm(
     });
 }
 
-/// [`gm::hash_bytes`] of `len` bytes of the current core's Unified Buffer from byte `at`
-/// (0 when they are not all inside it).
-fn ub_hash(at: usize, len: usize) -> u64 {
+/// The `len` bytes of the current core's Unified Buffer from byte `at`, as the source of a
+/// write's hash (`Unknown` when they are not all inside it). The address stays valid while the
+/// hook runs: only this thread accesses the core's Unified Buffer, through raw pointers.
+/// Inlined, so that the copy stores the fields itself (a 24-byte result returned through
+/// memory and copied by 16-byte moves stalled on the store buffer: a twentieth of a
+/// 128-element-tile launch).
+#[inline(always)]
+fn ub_src(at: usize, len: usize) -> HashSrc {
     crate::ctx::with_core(|c| {
         if at.checked_add(len).is_none_or(|e| e > c.ub.size()) {
-            return 0;
+            return HashSrc::Unknown;
         }
-        // SAFETY: `[at, at + len)` lies inside the core's Unified Buffer (checked above), which
-        // only this thread accesses, through raw pointers.
-        unsafe { gm::hash_bytes(c.ub.base().add(at), len) }
+        HashSrc::Bytes { at: c.ub.base() as usize + at, len }
     })
 }
 
