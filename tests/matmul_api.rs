@@ -468,3 +468,62 @@ fn quantised_c_with_set_quant_scalar_and_vector() {
         assert_eq!(g8[i], want8, "int8 C at {i}: x = {x}");
     }
 }
+
+/// A check that fails in the cube-side half of `Matmul` (here the bias table's 1 KiB, inside
+/// the closure that runs on the cube core) points at the kernel's line, not into the library.
+#[test]
+fn cube_side_errors_point_at_the_kernels_line() {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static LINE: AtomicU32 = AtomicU32::new(0);
+    let (m, n, k) = (16, 512, 16);
+    let t = tiling(m, n, k, (16, 512, 16));
+    let (a, b, c) =
+        (GmBuffer::<f16>::zeroed(m * k), GmBuffer::<f16>::zeroed(k * n), GmBuffer::<f32>::zeroed(m * n));
+    let bias = GmBuffer::<f32>::zeroed(n);
+    let (pa, pb, pc, pbias) = (at(&a), at(&b), at(&c), at(&bias));
+    let e = err_of(move || {
+        let mut mm = H::new();
+        mm.init(&t);
+        mm.set_tensor_a(&gm(pa), false);
+        mm.set_tensor_b(&gm(pb), false);
+        mm.set_bias(&gm(pbias));
+        LINE.store(line!() + 1, Ordering::Relaxed);
+        mm.iterate_all::<true>(&gm(pc), false);
+    });
+    assert!(e.contains("do not fit the bias table"), "{e}");
+    let at_line = format!("matmul_api.rs:{})", LINE.load(Ordering::Relaxed));
+    assert!(e.contains(&at_line), "{e} should point at {at_line}");
+}
+
+/// An ND operand whose GM row is longer than the ND2NZ copy's `uint16_t` `srcDValue` is an
+/// error (the vendor's `Matmul` would truncate it on Ascend910B); 65535 itself passes.
+#[test]
+fn nd_rows_longer_than_a_uint16_are_an_error() {
+    let (m, n, k) = (16, 16, 32);
+    let t = tiling(m, n, k, (16, 16, 16));
+    for (org_k, ok) in [(65_535usize, true), (65_536, false)] {
+        let (a, b, c) = (
+            GmBuffer::<f16>::zeroed(m * org_k),
+            GmBuffer::<f16>::zeroed(org_k * n),
+            GmBuffer::<f32>::zeroed(m * n),
+        );
+        let (pa, pb, pc) = (at(&a), at(&b), at(&c));
+        let r = run1(move || {
+            let mut mm = H::new();
+            mm.init(&t);
+            mm.set_org_shape(m, n, org_k);
+            mm.set_tensor_a(&gm(pa), false);
+            mm.set_tensor_b(&gm(pb), false);
+            mm.iterate_all::<true>(&gm(pc), false);
+        });
+        match r {
+            Ok(_) => assert!(ok, "orgKa = {org_k} passed"),
+            Err(e) => {
+                let e = e.to_string();
+                assert!(!ok, "orgKa = {org_k}: {e}");
+                assert!(e.contains("Matmul::IterateAll: orgKa = 65536 (an ND A operand)"), "{e}");
+                assert!(e.contains("srcDValue is a uint16_t, at most 65535"), "{e}");
+            }
+        }
+    }
+}

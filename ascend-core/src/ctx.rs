@@ -580,7 +580,11 @@ pub fn run_on_core<R>(cfg: CoreConfig, f: impl FnOnce() -> R) -> R {
 /// no Unified Buffer, sharing the launch's cancellation and atomic log. The AIV ↔ AIC message
 /// channel of the vendor's mixed kernels is modelled by this call: the vector core's request
 /// runs to completion on its cube core before the call returns (see `crate::adv::matmul`).
+/// A check failing inside `f` points at the caller's line (the kernel's, through
+/// `#[track_caller]`), not into the closure.
+#[track_caller]
 pub(crate) fn run_on_cube_side<R>(f: impl FnOnce() -> R) -> R {
+    let loc = std::panic::Location::caller();
     let cfg = with_core(|c| CoreConfig {
         block_idx: c.block_idx,
         block_num: c.block_num,
@@ -590,7 +594,7 @@ pub(crate) fn run_on_cube_side<R>(f: impl FnOnce() -> R) -> R {
         atomic_log: c.atomic_log.clone(),
         kernel_type: Some(KernelType::AicOnly),
     });
-    run_on_core(cfg, f)
+    crate::error::at_kernel_line(loc, || run_on_core(cfg, f))
 }
 
 /// The current core, creating the default core for this thread if none is set.

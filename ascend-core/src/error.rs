@@ -2,7 +2,7 @@
 //! API, the parameter, its value and the limit. The launcher turns it into an error value.
 
 use core::fmt;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::panic::Location;
 
 /// A failed check inside a kernel: which core, which API, what went wrong, and where.
@@ -37,6 +37,8 @@ impl fmt::Display for Fault {
 impl std::error::Error for Fault {}
 
 thread_local! {
+    /// While set (see [`at_kernel_line`]), every fault on this thread points here.
+    static KERNEL_LINE: Cell<Option<&'static Location<'static>>> = const { Cell::new(None) };
     static LAST_FAULT: RefCell<Option<Fault>> = const { RefCell::new(None) };
 }
 
@@ -59,6 +61,7 @@ pub(crate) fn fail_at(api: &'static str, message: impl Into<String>, loc: &'stat
 
 /// Records the fault of `api` at `loc` on this core as the last one, and returns its text.
 fn record(api: &'static str, message: String, loc: &'static Location<'static>) -> String {
+    let loc = KERNEL_LINE.with(Cell::get).unwrap_or(loc);
     let fault = Fault {
         core: crate::ctx::current_block_idx(),
         unit: crate::ctx::current_unit(),
@@ -75,6 +78,22 @@ fn record(api: &'static str, message: String, loc: &'static Location<'static>) -
 /// Takes the fault recorded by the last failed check on this thread, if any.
 pub fn take_last_fault() -> Option<Fault> {
     LAST_FAULT.with(|f| f.borrow_mut().take())
+}
+
+/// Runs `f` with every fault it raises pointing at `loc`, the kernel's line: for work a
+/// high-level API runs through closures (where `#[track_caller]` does not reach), such as the
+/// cube-side half of `Matmul`. The outermost call wins, so a nested one keeps the kernel's
+/// line; the previous state comes back when `f` returns or unwinds.
+pub(crate) fn at_kernel_line<R>(loc: &'static Location<'static>, f: impl FnOnce() -> R) -> R {
+    struct Restore(Option<&'static Location<'static>>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            KERNEL_LINE.with(|c| c.set(self.0));
+        }
+    }
+    let prev = KERNEL_LINE.with(|c| c.replace(Some(c.get().unwrap_or(loc))));
+    let _restore = Restore(prev);
+    f()
 }
 
 /// [`ensure`] for a check inside a closure (where `#[track_caller]` does not reach): the fault

@@ -1746,6 +1746,65 @@ pub(crate) fn normalize_rows<U: LayerNormGammaType<T>, T: LayerNormElement>(
     reset_mask();
 }
 
+/// How many elements an operand of an `[aLength, rLength]` API must hold (see
+/// [`check_ar_operands`]).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ArExtent {
+    /// No size check (the scratch buffer, which each API checks itself).
+    Unchecked,
+    /// `aLength * rLengthWithPadding` elements: the source and the output.
+    Full,
+    /// `aLength` float elements: a per-row mean, variance or rstd.
+    Rows,
+    /// `rLength` elements: gamma and beta.
+    Cols,
+}
+
+/// The checks the rstd `LayerNorm` and `Normalize` share (their pages' 约束说明 and the
+/// vendor's parameter asserts): every operand (`name`, position, element count,
+/// [`ArExtent`], sources first) in the Unified Buffer; `para`'s `(aLength, rLength, rLengthWithPadding)`
+/// with `aLength > 0` and `0 < rLength <= rLengthWithPadding`, the padded row a whole number
+/// of 32-byte blocks of `T`; every operand as long as its extent. Returns the three lengths.
+#[track_caller]
+pub(crate) fn check_ar_operands<T: Element>(
+    api: &'static str,
+    para: &impl core::fmt::Debug,
+    (a, r, rp): (usize, usize, usize),
+    operands: &[(&'static str, crate::position::TPosition, usize, ArExtent)],
+) -> (usize, usize, usize) {
+    for &(name, pos, _, _) in operands {
+        ensure(pos.is_ub(), api, || {
+            format!("{name} is at position {pos}; it must be VECIN, VECOUT or VECCALC")
+        });
+    }
+    ensure(a > 0 && r > 0 && r <= rp && rp * T::SIZE % 32 == 0, api, || {
+        format!(
+            "para = {para:?}: it needs aLength > 0 and 0 < rLength <= rLengthWithPadding, a multiple of {} {} \
+             elements (32 bytes)",
+            32 / T::SIZE,
+            T::DTYPE
+        )
+    });
+    // The vendor's order: the whole tensors, then the per-row ones, then gamma and beta.
+    for kind in [ArExtent::Full, ArExtent::Rows, ArExtent::Cols] {
+        for &(name, _, n, extent) in operands.iter().filter(|o| o.3 == kind) {
+            match extent {
+                ArExtent::Full => ensure(n >= a * rp, api, || {
+                    format!("{name} has {n} elements, fewer than aLength * rLengthWithPadding = {}", a * rp)
+                }),
+                ArExtent::Rows => {
+                    ensure(n >= a, api, || format!("{name} has {n} float elements, fewer than aLength = {a}"))
+                }
+                ArExtent::Cols => {
+                    ensure(n >= r, api, || format!("{name} has {n} elements, fewer than rLength = {r}"))
+                }
+                ArExtent::Unchecked => {}
+            }
+        }
+    }
+    (a, r, rp)
+}
+
 /// `LayerNorm`'s checks for the rstd form.
 #[track_caller]
 #[allow(clippy::too_many_arguments)]
@@ -1762,29 +1821,21 @@ fn check_layer_norm_rstd<U: LayerNormGammaType<T>, T: LayerNormElement>(
 ) {
     const API: &str = LAYER_NORM;
     check_chip(API, &V220_V200);
-    let named = [
-        ("output", output.get_position()),
-        ("outputMean", mean.get_position()),
-        ("outputRstd", rstd.get_position()),
-        ("inputX", x.get_position()),
-        ("gamma", gamma.get_position()),
-        ("beta", beta.get_position()),
-        ("sharedTmpBuffer", tmp.get_position()),
-    ];
-    for (name, pos) in named {
-        ensure(pos.is_ub(), API, || {
-            format!("{name} is at position {pos}; it must be VECIN, VECOUT or VECCALC")
-        });
-    }
-    let (a, r, rp) = (para.a_length as usize, para.r_length as usize, para.r_length_with_padding as usize);
-    ensure(a > 0 && r > 0 && r <= rp && rp * T::SIZE % 32 == 0, API, || {
-        format!(
-            "para = {para:?}: it needs aLength > 0 and 0 < rLength <= rLengthWithPadding, a multiple of {} {} \
-             elements (32 bytes)",
-            32 / T::SIZE,
-            T::DTYPE
-        )
-    });
+    let ar = (para.a_length as usize, para.r_length as usize, para.r_length_with_padding as usize);
+    let (a, r, rp) = check_ar_operands::<T>(
+        API,
+        para,
+        ar,
+        &[
+            ("inputX", x.get_position(), x.get_size(), ArExtent::Full),
+            ("output", output.get_position(), output.get_size(), ArExtent::Full),
+            ("outputMean", mean.get_position(), mean.get_size(), ArExtent::Rows),
+            ("outputRstd", rstd.get_position(), rstd.get_size(), ArExtent::Rows),
+            ("gamma", gamma.get_position(), gamma.get_size(), ArExtent::Cols),
+            ("beta", beta.get_position(), beta.get_size(), ArExtent::Cols),
+            ("sharedTmpBuffer", tmp.get_position(), 0, ArExtent::Unchecked),
+        ],
+    );
     let one = t.one_tmp_size as usize;
     let consistent = one > 0
         && t.a_length == para.a_length
@@ -1823,17 +1874,6 @@ fn check_layer_norm_rstd<U: LayerNormGammaType<T>, T: LayerNormElement>(
              and for half gamma and beta one each)"
         )
     });
-    for (name, n) in [("inputX", x.get_size()), ("output", output.get_size())] {
-        ensure(n >= a * rp, API, || {
-            format!("{name} has {n} elements, fewer than aLength * rLengthWithPadding = {}", a * rp)
-        });
-    }
-    for (name, n) in [("outputMean", mean.get_size()), ("outputRstd", rstd.get_size())] {
-        ensure(n >= a, API, || format!("{name} has {n} float elements, fewer than aLength = {a}"));
-    }
-    for (name, n) in [("gamma", gamma.get_size()), ("beta", beta.get_size())] {
-        ensure(n >= r, API, || format!("{name} has {n} elements, fewer than rLength = {r}"));
-    }
     let (o, m, s, xs) = (
         span("output", output, a * rp),
         span("outputMean", mean, a),

@@ -1004,6 +1004,24 @@ where
         let (bm, bn, bk) = (t.baseM as usize, t.baseN as usize, t.baseK as usize);
         let (sm, sn, sk) = self.single;
         let (org_m, org_n, org_ka, org_kb) = self.org;
+        // An ND operand moves GM -> L1 with `DataCopy` ND2NZ, whose `srcDValue` (the operand's
+        // row length in GM) is a `uint16_t`. Ascend910B's `Matmul` assigns it as it is
+        // (`data_copy_wrapper_nd.h`, `CopyND2NZ`: rows are copied one at a time only with
+        // `intrinsicsCheck`, which this crate does not model), so a longer row would be
+        // truncated on the chip: an error here.
+        for (nz, trans, name, d) in [
+            (A::NZ, trans_a, if trans_a { "orgM" } else { "orgKa" }, if trans_a { org_m } else { org_ka }),
+            (B::NZ, trans_b, if trans_b { "orgKb" } else { "orgN" }, if trans_b { org_kb } else { org_n }),
+        ] {
+            ensure(nz || d <= u16::MAX as usize, api, || {
+                format!(
+                    "{name} = {d} (an ND {} operand{}): the GM -> L1 ND2NZ copy's srcDValue is a uint16_t, \
+                     at most 65535; the vendor's Matmul would truncate it",
+                    if name == "orgM" || name == "orgKa" { "A" } else { "B" },
+                    if trans { ", transposed" } else { "" }
+                )
+            });
+        }
         let (m0, n0) = (mi * bm, ni * bn);
         let (rows, cols) = (bm.min(sm - m0), bn.min(sn - n0));
         let k0 = <A::T as MatmulInput>::K0;

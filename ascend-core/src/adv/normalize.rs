@@ -25,7 +25,7 @@ use crate::element::DType;
 use crate::error::ensure;
 use crate::tensor::LocalTensor;
 
-use super::layernorm::{LayerNormElement, LayerNormGammaType, LayerNormPara};
+use super::layernorm::{check_ar_operands, ArExtent, LayerNormElement, LayerNormGammaType, LayerNormPara};
 use super::{check_apart, check_chip, span, stack_tensor, whole, Span, V220_V200};
 
 const API: &str = "Normalize";
@@ -291,47 +291,24 @@ fn check<U: LayerNormGammaType<T>, T: LayerNormElement, C: NormalizeConfig>(
     ensure(!reuse, API, || {
         "isReuseSource = true is not supported (the vendor's check requires false)".into()
     });
-    for (name, pos) in [
-        ("output", output.get_position()),
-        ("outputRstd", rstd.get_position()),
-        ("inputMean", mean.get_position()),
-        ("inputVariance", variance.get_position()),
-        ("inputX", x.get_position()),
-        ("gamma", gamma.get_position()),
-        ("beta", beta.get_position()),
-        ("sharedTmpBuffer", tmp.get_position()),
-    ] {
-        ensure(pos.is_ub(), API, || {
-            format!("{name} is at position {pos}; it must be VECIN, VECOUT or VECCALC")
-        });
-    }
-    let (a, r, rp) = (para.a_length as usize, para.r_length as usize, para.r_length_with_padding as usize);
-    ensure(a > 0 && r > 0 && r <= rp && rp * T::SIZE % 32 == 0, API, || {
-        format!(
-            "para = {para:?}: it needs aLength > 0 and 0 < rLength <= rLengthWithPadding, a multiple of {} {} \
-             elements (32 bytes)",
-            32 / T::SIZE,
-            T::DTYPE
-        )
-    });
-    for (name, n) in [("inputX", x.get_size()), ("output", output.get_size())] {
-        ensure(n >= a * rp, API, || {
-            format!("{name} has {n} elements, fewer than aLength * rLengthWithPadding = {}", a * rp)
-        });
-    }
-    for (name, n) in [
-        ("outputRstd", rstd.get_size()),
-        ("inputMean", mean.get_size()),
-        ("inputVariance", variance.get_size()),
-    ] {
-        ensure(n >= a, API, || format!("{name} has {n} float elements, fewer than aLength = {a}"));
-    }
+    let on = |skip: bool| if skip { ArExtent::Unchecked } else { ArExtent::Cols };
+    let ar = (para.a_length as usize, para.r_length as usize, para.r_length_with_padding as usize);
+    let (a, r, rp) = check_ar_operands::<T>(
+        API,
+        para,
+        ar,
+        &[
+            ("inputX", x.get_position(), x.get_size(), ArExtent::Full),
+            ("output", output.get_position(), output.get_size(), ArExtent::Full),
+            ("outputRstd", rstd.get_position(), rstd.get_size(), ArExtent::Rows),
+            ("inputMean", mean.get_position(), mean.get_size(), ArExtent::Rows),
+            ("inputVariance", variance.get_position(), variance.get_size(), ArExtent::Rows),
+            ("gamma", gamma.get_position(), gamma.get_size(), on(C::IS_NO_GAMMA)),
+            ("beta", beta.get_position(), beta.get_size(), on(C::IS_NO_BETA)),
+            ("sharedTmpBuffer", tmp.get_position(), 0, ArExtent::Unchecked),
+        ],
+    );
     let used = [("gamma", gamma, !C::IS_NO_GAMMA), ("beta", beta, !C::IS_NO_BETA)];
-    for (name, t, _) in used.iter().filter(|u| u.2) {
-        ensure(t.get_size() >= r, API, || {
-            format!("{name} has {} elements, fewer than rLength = {r}", t.get_size())
-        });
-    }
     let floats = tmp.get_size() / 4;
     let rows = if U::DTYPE == DType::F16 { 4 * rp } else { 2 * rp };
     ensure(floats >= a && floats >= rows, API, || {
