@@ -374,6 +374,45 @@ thread_local! {
     static UB_CACHE: RefCell<Option<Rc<Ub>>> = const { RefCell::new(None) };
 }
 
+/// The thread-local state of the core a thread runs now: the core ([`CURRENT`]), its
+/// sanitizer state and profiler flag, its profiler records, its last recorded fault and its
+/// pending output. A launcher that runs several cores on one thread as coroutines (the
+/// runtime's pooled mode) [`take`](Self::take)s it when a core suspends, which leaves the
+/// thread as outside any core, and [`restore`](Self::restore)s it on the same thread when
+/// the core resumes. Not `Send`: a core never moves to another thread.
+#[doc(hidden)]
+pub struct CoreTls {
+    current: *const CoreState,
+    word: usize,
+    log: (Vec<crate::profiler::Rec>, bool),
+    fault: Option<crate::error::Fault>,
+    output: crate::debug::SavedOutput,
+}
+
+impl CoreTls {
+    /// Takes this thread's core state, leaving the thread as a fresh one (no current core,
+    /// sanitizer and profiler off, no fault, no output buffer).
+    pub fn take() -> CoreTls {
+        CoreTls {
+            current: CURRENT.with(|c| c.replace(std::ptr::null())),
+            word: crate::sanitizer::take_word(),
+            log: crate::profiler::take_log(),
+            fault: crate::error::take_last_fault(),
+            output: crate::debug::take_output(),
+        }
+    }
+
+    /// Puts the state [`take`](Self::take) took back on this thread (which must be the
+    /// thread it was taken on), replacing what the thread holds.
+    pub fn restore(self) {
+        CURRENT.with(|c| c.set(self.current));
+        crate::sanitizer::put_word(self.word);
+        crate::profiler::put_log(self.log);
+        crate::error::put_last_fault(self.fault);
+        crate::debug::put_output(self.output);
+    }
+}
+
 /// Owns a thread's default core; clears [`CURRENT`] before the core is freed at thread exit.
 struct DefaultCore(RefCell<Option<Box<CoreState>>>);
 

@@ -77,6 +77,11 @@ pub fn take_last_fault() -> Option<Fault> {
     LAST_FAULT.with(|f| f.borrow_mut().take())
 }
 
+/// Puts back a fault [`take_last_fault`] took (see [`crate::ctx::CoreTls`]).
+pub(crate) fn put_last_fault(f: Option<Fault>) {
+    LAST_FAULT.with(|l| *l.borrow_mut() = f);
+}
+
 /// [`ensure`] for a check inside a closure (where `#[track_caller]` does not reach): the fault
 /// points at `loc`, the kernel's line taken with `Location::caller()` before the closure.
 #[inline(always)]

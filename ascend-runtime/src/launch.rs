@@ -30,7 +30,8 @@ use crate::barrier::{take_released_mark, LaunchBarrier};
 use crate::hook::{take_panic_location, CoreGuard};
 pub use crate::output::KernelOutput;
 use crate::watchdog::{self, Watch, DONE, PENDING, RUNNING};
-use crate::workers::{drop_payload, with_block_hook, Scope};
+use crate::coro::{self, Parked, Wait};
+use crate::workers::{drop_payload, Scope};
 
 /// The largest `blockDim` a launch accepts (AscendC's limit).
 pub const MAX_BLOCK_DIM: u32 = 65_535;
@@ -41,11 +42,6 @@ pub const MAX_BLOCK_DIM: u32 = 65_535;
 /// stack" (pooled cores run on rayon's threads, 2 MiB by default, or on helper threads of 2 MiB
 /// when cores block; see [`ExecMode::Pooled`]).
 pub const DEFAULT_STACK_SIZE: usize = 8 << 20;
-
-/// The stack size of the helper threads that start a pooled launch's cores while others
-/// block (see [`ExecMode::Pooled`]): 2 MiB, the size of rayon's threads, on which the other
-/// pooled cores run.
-const POOL_STACK_SIZE: usize = 2 << 20;
 
 /// The default [`Launch::timeout`]: 60 s.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
@@ -934,11 +930,20 @@ struct Shared<'k> {
 }
 
 impl Shared<'_> {
-    /// Runs core `idx` to completion, recording its fault if it fails.
-    fn run_core(&self, idx: u32) {
+    /// Whether core `idx` is not started because the launch is already failing or cancelled
+    /// (then it is recorded as skipped).
+    fn skip(&self, idx: u32) -> bool {
         let cancelled = self.watch.as_ref().is_some_and(|w| w.token.is_cancelled());
         if self.stop.load(Ordering::Acquire) || cancelled {
             lock(&self.skipped).push(idx);
+            return true;
+        }
+        false
+    }
+
+    /// Runs core `idx` to completion, recording its fault if it fails.
+    fn run_core(&self, idx: u32) {
+        if self.skip(idx) {
             return;
         }
         /// Marks the core done however `run_core` ends, so the timeout never reports a
@@ -1020,55 +1025,100 @@ impl Shared<'_> {
     }
 
     /// Pooled mode: rayon's threads start the cores in index order, each taking the next core
-    /// when it finishes one. A core that blocks (in `sync_all`, or waiting for another core)
-    /// first hands its thread's place to a helper thread ([`compensate`](Self::compensate)),
-    /// so the cores not started yet still start: a barrier across more cores than rayon has
-    /// threads fills. A kernel whose cores never block starts no helper.
+    /// when it finishes one. With more than one core, each core runs on a coroutine
+    /// ([`crate::coro`]) so that a core that waits (in `sync_all`, or for another core) parks
+    /// instead of blocking its thread: see [`drain`](Self::drain).
     fn run_pooled(&self) {
-        Scope::run(POOL_STACK_SIZE, |scope| {
-            let threads = rayon::current_num_threads().clamp(1, self.n as usize);
-            (0..threads).into_par_iter().for_each(|_| self.drain(scope));
-        });
+        let threads = rayon::current_num_threads().clamp(1, self.n as usize);
+        match &self.barrier {
+            Some(b) => (0..threads).into_par_iter().for_each(|_| self.drain(b)),
+            // A single core: nothing to wait for, so no coroutine.
+            None => (0..threads).into_par_iter().for_each(|_| {
+                while let Some(i) = self.next_core() {
+                    self.run_core(i);
+                }
+            }),
+        }
     }
 
-    /// Runs the pooled launch's cores not started yet, one after another, until none is left.
-    fn drain<'s>(&'s self, scope: &'s Scope) {
-        let hook = || self.compensate(scope);
-        with_block_hook(&hook, || loop {
-            let i = self.next.fetch_add(1, Ordering::Relaxed);
-            if i >= self.n {
+    /// The next pooled core to start, if any is left.
+    fn next_core(&self) -> Option<u32> {
+        // The load first, so that a thread with nothing left does not move `next` further.
+        if self.next.load(Ordering::Relaxed) >= self.n {
+            return None;
+        }
+        let i = self.next.fetch_add(1, Ordering::Relaxed);
+        (i < self.n).then_some(i)
+    }
+
+    /// One thread's scheduler of a pooled launch: starts the cores not started yet, each on a
+    /// coroutine, one after another; a core that waits parks and the next one starts. When
+    /// none is left to start, it resumes its parked cores each time the barrier's epoch moves
+    /// (a `sync_all` filled, a flag was written, a core failed, the timeout passed), those in
+    /// a flag wait also every [`RECHECK`](crate::barrier::RECHECK), and sleeps on the barrier
+    /// in between. Returns when every core it started has finished; a core never moves to
+    /// another thread.
+    fn drain(&self, barrier: &LaunchBarrier) {
+        let _scheduler = coro::Scheduler::enter();
+        let mut parked: std::collections::VecDeque<Parked<'_>> = std::collections::VecDeque::new();
+        let mut seen = barrier.epoch();
+        let mut polled = Instant::now();
+        loop {
+            if let Some(i) = self.next_core() {
+                if self.skip(i) {
+                    continue;
+                }
+                match coro::start(move || self.run_core(i)) {
+                    Ok(Some(p)) => parked.push_back(p),
+                    Ok(None) => {}
+                    Err(e) => self.no_stack(i, &e),
+                }
+                continue;
+            }
+            if parked.is_empty() {
                 break;
             }
-            self.run_core(i);
-        });
-    }
-
-    /// Called on a pooled core's thread just before the core blocks: when cores are left to
-    /// start, a helper thread (parked between launches) takes over starting them. If no
-    /// thread can be started, the next core fails with the OS error (a launch that would
-    /// hang otherwise), which releases the waiting cores.
-    fn compensate<'s>(&'s self, scope: &'s Scope) {
-        if self.next.load(Ordering::Relaxed) >= self.n {
-            return;
-        }
-        if let Err(e) = scope.spawn(move || self.drain(scope)) {
-            let i = self.next.fetch_add(1, Ordering::Relaxed);
-            if i < self.n {
-                self.record(CoreFault {
-                    core: i,
-                    unit: self.kernel_type.unit_of(i, self.n),
-                    api: "Launch",
-                    message: format!(
-                        "could not start a host thread for core {i} of {} ({e}) while the cores already \
-                         started wait for one another: lower blockDim",
-                        self.n
-                    ),
-                    file: String::new(),
-                    line: 0,
-                    released_by: None,
-                });
+            let now = barrier.epoch();
+            let event = now != seen;
+            let poll = polled.elapsed() >= crate::barrier::RECHECK;
+            if !event && !poll {
+                barrier.wait_event(seen, crate::barrier::RECHECK.saturating_sub(polled.elapsed()));
+                continue;
+            }
+            if event {
+                seen = now;
+            }
+            if poll {
+                polled = Instant::now();
+            }
+            for _ in 0..parked.len() {
+                let Some(p) = parked.pop_front() else { break };
+                if event || p.wait == Wait::Poll {
+                    parked.extend(coro::resume(p));
+                } else {
+                    parked.push_back(p);
+                }
             }
         }
+    }
+
+    /// Core `i` of a pooled launch could not get a stack: it fails (a launch that would hang
+    /// otherwise), which releases the waiting cores.
+    fn no_stack(&self, i: u32, e: &std::io::Error) {
+        self.record(CoreFault {
+            core: i,
+            unit: self.kernel_type.unit_of(i, self.n),
+            api: "Launch",
+            message: format!(
+                "could not map a stack of {} KiB for core {i} of {} ({e}) while the cores already started wait \
+                 for one another: lower blockDim",
+                coro::STACK_SIZE >> 10,
+                self.n
+            ),
+            file: String::new(),
+            line: 0,
+            released_by: None,
+        });
     }
 
     /// Runs one thread per core and waits for all of them: parked workers reused across
