@@ -371,7 +371,10 @@ thread_local! {
     static CURRENT: Cell<*const CoreState> = const { Cell::new(std::ptr::null()) };
     /// The default core of a thread that calls kernel APIs outside any launch.
     static DEFAULT_CORE: DefaultCore = const { DefaultCore(RefCell::new(None)) };
-    static UB_CACHE: RefCell<Option<Rc<Ub>>> = const { RefCell::new(None) };
+    /// The Unified Buffer arenas this thread made, for its next cores: several, because a
+    /// launcher may run many cores on one thread at once (the runtime's pooled mode parks a
+    /// core that waits and starts the next one on the same thread).
+    static UB_CACHE: RefCell<Vec<Rc<Ub>>> = const { RefCell::new(Vec::new()) };
 }
 
 /// The thread-local state of the core a thread runs now: the core ([`CURRENT`]), its
@@ -434,17 +437,23 @@ impl Drop for DefaultCore {
 fn take_ub(size: usize) -> Rc<Ub> {
     UB_CACHE.with(|c| {
         let mut c = c.borrow_mut();
-        match c.as_ref() {
-            // Reuse the thread's arena when no tensor of an earlier core still holds it.
-            Some(ub) if ub.size() == size && Rc::strong_count(ub) == 1 => Rc::clone(ub),
-            _ => {
-                let ub = Rc::new(Ub::new(size, Memory::Ub));
-                *c = Some(Rc::clone(&ub));
-                ub
-            }
+        // Reuse an arena of the thread that no tensor of an earlier core still holds.
+        if let Some(ub) = c.iter().find(|ub| ub.size() == size && Rc::strong_count(ub) == 1) {
+            return Rc::clone(ub);
         }
+        let ub = Rc::new(Ub::new(size, Memory::Ub));
+        if c.len() >= UB_CACHED {
+            // Forget an idle arena (freed), else the oldest (freed by the core that holds it).
+            let i = c.iter().position(|u| Rc::strong_count(u) == 1).unwrap_or(0);
+            c.swap_remove(i);
+        }
+        c.push(Rc::clone(&ub));
+        ub
     })
 }
+
+/// The Unified Buffer arenas a thread keeps for its next cores, at most.
+const UB_CACHED: usize = 64;
 
 /// The next core id (see [`CoreState::id`]).
 static NEXT_CORE_ID: AtomicU64 = AtomicU64::new(1);

@@ -39,7 +39,7 @@ pub(crate) const STACK_SIZE: usize = 2 << 20;
 
 /// Stacks kept per thread for the next cores, at most (more are unmapped when their core
 /// finishes).
-const IDLE_STACKS: usize = 16;
+const IDLE_STACKS: usize = 64;
 
 /// What a parked core waits for, which tells the scheduler when to resume it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

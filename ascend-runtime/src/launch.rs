@@ -39,8 +39,8 @@ pub const MAX_BLOCK_DIM: u32 = 65_535;
 /// The default stack size of a core thread in [`ExecMode::ThreadPerCore`]: 8 MiB (the
 /// main thread's usual size; only touched pages cost memory). A core that overflows its
 /// stack cannot be turned into an error: Rust aborts the process with "has overflowed its
-/// stack" (pooled cores run on rayon's threads, 2 MiB by default, or on helper threads of 2 MiB
-/// when cores block; see [`ExecMode::Pooled`]).
+/// stack" (pooled cores run on stacks of their own, 2 MiB each, where an overflow kills the
+/// process with `SIGSEGV`; see [`ExecMode::Pooled`]).
 pub const DEFAULT_STACK_SIZE: usize = 8 << 20;
 
 /// The default [`Launch::timeout`]: 60 s.
@@ -55,12 +55,19 @@ pub const DEFAULT_MAX_THREADS: u32 = 4096;
 pub enum ExecMode {
     /// Cores are load-balanced over rayon's global thread pool (the default, and the
     /// fastest): each thread starts the next core in index order when it finishes one. A
-    /// core may block (`sync_all`, `IBWait`, `WaitPreBlock`, `CrossCoreWaitFlag`,
-    /// `GroupBarrier::Wait`, a polled GM flag): before it does, its thread's place goes to a
-    /// helper thread (2 MiB stack, parked between launches) that starts the cores not started
-    /// yet, so a `sync_all` across any `blockDim` completes (4096 cores need about 4096
-    /// threads at once, as the cores of a barrier wait on their own stacks). A kernel whose
-    /// cores never block starts no helper and pays nothing for this.
+    /// core may wait for others (`sync_all`, `IBWait`, `WaitPreBlock`, `CrossCoreWaitFlag`,
+    /// `GroupBarrier::Wait`, a polled GM flag) with any `blockDim`: each core of a launch of more than one core runs
+    /// on a stackful coroutine with a 2 MiB stack of its own (reused from core to core), and
+    /// a core that must wait parks there instead of blocking its thread, which starts the
+    /// next core; the thread resumes its parked cores when the launch's barrier moves (a
+    /// `sync_all` filled, a flag was set, a core failed, the timeout passed; a flag wait is
+    /// also re-checked every 2 ms). A `sync_all` across 4096 cores thus runs on rayon's
+    /// threads and no others (4096 parked stacks; only their touched pages cost memory). A
+    /// core never moves to another thread. A kernel whose cores never wait pays one stack
+    /// switch per core. A core that overflows its stack hits the stack's guard page and the
+    /// process is killed by `SIGSEGV` (Rust's "has overflowed its stack" message covers only
+    /// thread stacks); use [`ExecMode::ThreadPerCore`] with [`Launch::stack_size`] for deeper
+    /// recursion.
     #[default]
     Pooled,
     /// One OS thread per core, all alive at once, with a real barrier behind `sync_all`.
@@ -529,7 +536,10 @@ impl Launch {
 
     /// `true` selects [`ExecMode::ThreadPerCore`]; `false` selects [`ExecMode::Pooled`] if
     /// thread-per-core was selected (and keeps the mode otherwise). A kernel that calls
-    /// `sync_all` does not need it: the default pooled mode runs it too.
+    /// `sync_all` (or waits for another core) does not need it: the default pooled mode runs
+    /// it with any `blockDim` on rayon's threads, its waiting cores parked as coroutines (see
+    /// [`ExecMode::Pooled`]). `true` gives every core a host thread of its own, all started at
+    /// once, with [`stack_size`](Self::stack_size).
     pub fn sync_all(self, enabled: bool) -> Launch {
         let mode = match (enabled, self.mode) {
             (true, _) => ExecMode::ThreadPerCore,
@@ -1055,14 +1065,17 @@ impl Shared<'_> {
     /// coroutine, one after another; a core that waits parks and the next one starts. When
     /// none is left to start, it resumes its parked cores each time the barrier's epoch moves
     /// (a `sync_all` filled, a flag was written, a core failed, the timeout passed), those in
-    /// a flag wait also every [`RECHECK`](crate::barrier::RECHECK), and sleeps on the barrier
-    /// in between. Returns when every core it started has finished; a core never moves to
-    /// another thread.
+    /// a flag wait also every [`RECHECK`](crate::barrier::RECHECK), and in between runs other
+    /// pending work of rayon's pool (another launch's cores) or sleeps on the barrier. Returns
+    /// when every core it started has finished; a core never moves to another thread.
     fn drain(&self, barrier: &LaunchBarrier) {
         let _scheduler = coro::Scheduler::enter();
         let mut parked: std::collections::VecDeque<Parked<'_>> = std::collections::VecDeque::new();
-        let mut seen = barrier.epoch();
-        let mut polled = Instant::now();
+        // The epoch of the last pass over every parked core, and when the flag waits were last
+        // re-checked; `None` until the first pass (so that it resumes every parked core, and
+        // a launch whose cores never wait never reads either).
+        let mut seen: Option<u64> = None;
+        let mut polled: Option<Instant> = None;
         loop {
             if let Some(i) = self.next_core() {
                 if self.skip(i) {
@@ -1079,17 +1092,21 @@ impl Shared<'_> {
                 break;
             }
             let now = barrier.epoch();
-            let event = now != seen;
-            let poll = polled.elapsed() >= crate::barrier::RECHECK;
+            let event = seen != Some(now);
+            let since = polled.map_or(crate::barrier::RECHECK, |t| t.elapsed());
+            let poll = since >= crate::barrier::RECHECK;
             if !event && !poll {
-                barrier.wait_event(seen, crate::barrier::RECHECK.saturating_sub(polled.elapsed()));
+                // Nothing to do for this launch here: run other pending work of rayon's pool
+                // (another launch's cores, which may otherwise wait for this thread), else
+                // sleep until the barrier moves.
+                if rayon::yield_now() != Some(rayon::Yield::Executed) {
+                    barrier.wait_event(now, crate::barrier::RECHECK.saturating_sub(since));
+                }
                 continue;
             }
-            if event {
-                seen = now;
-            }
+            seen = Some(now);
             if poll {
-                polled = Instant::now();
+                polled = Some(Instant::now());
             }
             for _ in 0..parked.len() {
                 let Some(p) = parked.pop_front() else { break };
