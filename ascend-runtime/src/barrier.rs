@@ -186,7 +186,11 @@ impl LaunchBarrier {
     pub(crate) fn wait_event(&self, seen: u64, timeout: std::time::Duration) {
         let s = self.lock();
         if s.epoch == seen {
-            drop(self.cv.wait_timeout_while(s, timeout, |s| s.epoch == seen).unwrap_or_else(|e| e.into_inner()));
+            drop(
+                self.cv
+                    .wait_timeout_while(s, timeout, |s| s.epoch == seen)
+                    .unwrap_or_else(|e| e.into_inner()),
+            );
         }
     }
 

@@ -27,10 +27,10 @@ use ascend_core::{
 use rayon::prelude::*;
 
 use crate::barrier::{take_released_mark, LaunchBarrier};
+use crate::coro::{self, Parked, Wait};
 use crate::hook::{take_panic_location, CoreGuard};
 pub use crate::output::KernelOutput;
 use crate::watchdog::{self, Watch, DONE, PENDING, RUNNING};
-use crate::coro::{self, Parked, Wait};
 use crate::workers::{drop_payload, Scope};
 
 /// The largest `blockDim` a launch accepts (AscendC's limit).

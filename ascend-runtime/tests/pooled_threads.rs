@@ -55,8 +55,8 @@ fn value(i: u32) -> u32 {
 }
 
 /// Each core writes its line, `sync_all`, reads the line of core `(i * 5 + 3) % n`, `sync_all`
-/// again and stores what it read.
-fn exchange(n: u32) {
+/// again and stores what it read (with the sanitizer on or off).
+fn exchange(n: u32, sanitize: bool) {
     let len = n as usize * LINE;
     let (slots, seen) = (GmBuffer::<u32>::zeroed(len), GmBuffer::<u32>::zeroed(len));
     let (sa, ra) = (slots.addr(), seen.addr());
@@ -64,6 +64,7 @@ fn exchange(n: u32) {
     let start = Instant::now();
     Launch::new(Soc::Ascend910B)
         .block_dim(n)
+        .sanitize(sanitize)
         .run(|| {
             let first = threads.record(None);
             let me = get_block_idx();
@@ -87,12 +88,14 @@ fn exchange(n: u32) {
 
 #[test]
 fn sync_all_with_48_cores_runs_on_rayons_threads() {
-    exchange(48);
+    exchange(48, true);
 }
 
 #[test]
 fn sync_all_with_4096_cores_runs_on_rayons_threads() {
-    exchange(4096);
+    // Without the sanitizer: 4096 sanitized cores cost seconds of CPU, which the tests running
+    // beside this one (sharing rayon's threads) would wait for.
+    exchange(4096, false);
 }
 
 /// Flag waits in the default mode on a bounded number of threads: an `IBWait` chain against
@@ -123,7 +126,10 @@ fn flag_waits_for_cores_not_started_yet_run_on_rayons_threads() {
             }
         })
         .unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(order.to_vec().iter().step_by(LINE).copied().collect::<Vec<u32>>(), (7..n + 7).collect::<Vec<u32>>());
+    assert_eq!(
+        order.to_vec().iter().step_by(LINE).copied().collect::<Vec<u32>>(),
+        (7..n + 7).collect::<Vec<u32>>()
+    );
     threads.check(n);
 
     let n = 64u32;
@@ -181,9 +187,8 @@ fn a_parked_core_keeps_its_state_while_others_run_on_its_thread() {
         data_copy(&gm::<f32>(oa, n as usize * 8).view(me as usize * 8), &x, 8);
     });
     result.unwrap_or_else(|e| panic!("{e}"));
-    let want: String = (0..n)
-        .map(|i| format!("[AIV Block {i}/{n}] before {i}\n[AIV Block {i}/{n}] after {i}\n"))
-        .collect();
+    let want: String =
+        (0..n).map(|i| format!("[AIV Block {i}/{n}] before {i}\n[AIV Block {i}/{n}] after {i}\n")).collect();
     assert_eq!(text.text(), want);
     assert_eq!(out.to_vec(), (0..n).flat_map(|i| [i as f32; 8]).collect::<Vec<f32>>());
 }
@@ -216,12 +221,15 @@ fn a_panic_after_parking_is_the_cores_fault_at_the_kernels_line() {
 #[test]
 fn a_deadlock_and_a_timeout_with_4096_cores_are_errors() {
     let n = 4096u32;
-    let err = launch(Soc::Ascend910B, n, || {
-        if get_block_idx() != 1234 {
-            sync_all();
-        }
-    })
-    .unwrap_err();
+    let err = Launch::new(Soc::Ascend910B)
+        .block_dim(n)
+        .sanitize(false)
+        .run(|| {
+            if get_block_idx() != 1234 {
+                sync_all();
+            }
+        })
+        .unwrap_err();
     let p = err.primary().unwrap();
     assert_eq!(p.api, "SyncAll", "{err}");
     assert!(p.message.contains("4095 of 4096 cores are waiting here, but core(s) 1234 returned"), "{err}");
@@ -229,6 +237,7 @@ fn a_deadlock_and_a_timeout_with_4096_cores_are_errors() {
     let start = Instant::now();
     let err = Launch::new(Soc::Ascend910B)
         .block_dim(n)
+        .sanitize(false)
         .timeout(Duration::from_secs(2))
         .run(|| {
             if get_block_idx() == 4000 {
