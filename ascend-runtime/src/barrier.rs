@@ -1,9 +1,11 @@
 //! The launch-wide barrier behind `sync_all` in the pooled and thread-per-core modes, and the
 //! blocking waits of the flag-based inter-core primitives (`IBWait`, `WaitPreBlock` …).
 //!
-//! In pooled mode a core runs on a coroutine ([`crate::coro`]): instead of blocking its thread
-//! it parks, and its thread's scheduler resumes it when the barrier reports progress (each
-//! change below bumps an epoch, [`LaunchBarrier::wait_event`]), so the cores not started yet
+//! In pooled mode the first core of a thread to block first hands its thread's place to a
+//! helper thread ([`crate::workers::before_block`]) and switches the launch to coroutines: the
+//! later cores run on coroutines ([`crate::coro`]), and instead of blocking their thread they
+//! park; their thread's scheduler resumes them when the barrier reports progress (each
+//! change below bumps an epoch, [`LaunchBarrier::wait_event`]). So the cores not started yet
 //! start and the barrier can fill; cores not started yet are not counted as stopped below.
 //!
 //! A generation-counting barrier on a `Mutex` + `Condvar` that can never hang:
@@ -194,6 +196,18 @@ impl LaunchBarrier {
         }
     }
 
+    /// Before a core that is not on a coroutine blocks its thread: in pooled mode its thread's
+    /// place goes to a helper first ([`crate::workers::before_block`], outside the lock:
+    /// starting the helper may fail the launch, which takes the lock).
+    fn before_block<'a>(&'a self, s: MutexGuard<'a, State>) -> MutexGuard<'a, State> {
+        if crate::coro::in_coroutine() {
+            return s;
+        }
+        drop(s);
+        crate::workers::before_block();
+        self.lock()
+    }
+
     /// Lets the calling core wait (the lock released meanwhile): a pooled core parks on its
     /// coroutine; a core with a thread of its own waits on the condvar, and with `poll` at
     /// most [`RECHECK`].
@@ -345,6 +359,7 @@ impl CoreBarrier for LaunchBarrier {
         if let Some(w) = s.sized(self.n).waiting.get_mut(me) {
             *w = true;
         }
+        s = self.before_block(s);
         let result = loop {
             if s.generation != seen {
                 break Ok(());
@@ -373,6 +388,7 @@ impl CoreBarrier for LaunchBarrier {
         s.blocked[me] = Some(Blocked { what, cond });
         s.n_blocked += 1;
         self.stalled(&mut s);
+        s = self.before_block(s);
         let result = loop {
             if s.fired[me] {
                 break Ok(());

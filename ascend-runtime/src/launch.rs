@@ -31,7 +31,7 @@ use crate::coro::{self, Parked, Wait};
 use crate::hook::{take_panic_location, CoreGuard};
 pub use crate::output::KernelOutput;
 use crate::watchdog::{self, Watch, DONE, PENDING, RUNNING};
-use crate::workers::{drop_payload, Scope};
+use crate::workers::{drop_payload, with_block_hook, Scope};
 
 /// The largest `blockDim` a launch accepts (AscendC's limit).
 pub const MAX_BLOCK_DIM: u32 = 65_535;
@@ -835,6 +835,8 @@ impl Launch {
             kernel_type: self.kernel_type,
             n,
             next: AtomicU32::new(0),
+            coroutines: AtomicBool::new(false),
+            helpers: AtomicU32::new(0),
             quiet: self.quiet,
             barrier,
             atomic_log: Arc::clone(&atomic_log),
@@ -920,6 +922,10 @@ struct Shared<'k> {
     n: u32,
     /// Pooled mode: the next core to start.
     next: AtomicU32,
+    /// Pooled mode: set when a core first blocks; from then on cores start on coroutines.
+    coroutines: AtomicBool,
+    /// Pooled mode: helper threads asked for (see [`compensate`](Self::compensate)).
+    helpers: AtomicU32,
     quiet: bool,
     barrier: Option<Arc<LaunchBarrier>>,
     atomic_log: Arc<AtomicLog>,
@@ -1035,19 +1041,70 @@ impl Shared<'_> {
     }
 
     /// Pooled mode: rayon's threads start the cores in index order, each taking the next core
-    /// when it finishes one. With more than one core, each core runs on a coroutine
-    /// ([`crate::coro`]) so that a core that waits (in `sync_all`, or for another core) parks
-    /// instead of blocking its thread: see [`drain`](Self::drain).
+    /// when it finishes one, on the thread's own stack. The first core of a thread to block
+    /// (in `sync_all`, or waiting for another core) switches the launch to coroutines and
+    /// hands its thread's place to a helper thread ([`compensate`](Self::compensate)); from
+    /// then on every core starts on a coroutine and parks when it waits (see
+    /// [`schedule`](Self::schedule)). A kernel whose cores never block starts no helper and no
+    /// coroutine.
     fn run_pooled(&self) {
         let threads = rayon::current_num_threads().clamp(1, self.n as usize);
         match &self.barrier {
-            Some(b) => (0..threads).into_par_iter().for_each(|_| self.drain(b)),
-            // A single core: nothing to wait for, so no coroutine.
+            Some(b) => Scope::run(coro::STACK_SIZE, |scope| {
+                (0..threads).into_par_iter().for_each(|_| self.drain(b, scope));
+            }),
+            // A single core: nothing to wait for.
             None => (0..threads).into_par_iter().for_each(|_| {
                 while let Some(i) = self.next_core() {
                     self.run_core(i);
                 }
             }),
+        }
+    }
+
+    /// Runs the pooled launch's cores not started yet, one after another on this thread's
+    /// stack until a core of the launch first blocks, then as coroutines.
+    fn drain<'s>(&'s self, barrier: &'s LaunchBarrier, scope: &'s Scope) {
+        let hook = || self.compensate(barrier, scope);
+        with_block_hook(&hook, || {
+            while !self.coroutines.load(Ordering::Acquire) {
+                let Some(i) = self.next_core() else { return };
+                self.run_core(i);
+            }
+            self.schedule(barrier);
+        });
+    }
+
+    /// Called on a pooled core's thread just before a core that is not on a coroutine blocks
+    /// it: the launch switches to coroutines, and when cores are left to start, a helper
+    /// thread (parked between launches; at most one per rayon thread and launch) takes over
+    /// starting them. If no thread can be started, the next core fails with the OS error (a
+    /// launch that would hang otherwise), which releases the waiting cores.
+    fn compensate<'s>(&'s self, barrier: &'s LaunchBarrier, scope: &'s Scope) {
+        self.coroutines.store(true, Ordering::Release);
+        if self.next.load(Ordering::Relaxed) >= self.n {
+            return;
+        }
+        let limit = rayon::current_num_threads().max(1) as u32;
+        if self.helpers.fetch_add(1, Ordering::Relaxed) >= limit {
+            return;
+        }
+        if let Err(e) = scope.spawn(move || self.drain(barrier, scope)) {
+            if let Some(i) = self.next_core() {
+                self.record(CoreFault {
+                    core: i,
+                    unit: self.kernel_type.unit_of(i, self.n),
+                    api: "Launch",
+                    message: format!(
+                        "could not start a host thread for core {i} of {} ({e}) while the cores already \
+                         started wait for one another: lower blockDim",
+                        self.n
+                    ),
+                    file: String::new(),
+                    line: 0,
+                    released_by: None,
+                });
+            }
         }
     }
 
@@ -1061,14 +1118,15 @@ impl Shared<'_> {
         (i < self.n).then_some(i)
     }
 
-    /// One thread's scheduler of a pooled launch: starts the cores not started yet, each on a
-    /// coroutine, one after another; a core that waits parks and the next one starts. When
+    /// One thread's scheduler of a pooled launch once it runs coroutines: starts the cores not
+    /// started yet, each on a coroutine, one after another; a core that waits parks and the
+    /// next one starts. When
     /// none is left to start, it resumes its parked cores each time the barrier's epoch moves
     /// (a `sync_all` filled, a flag was written, a core failed, the timeout passed), those in
     /// a flag wait also every [`RECHECK`](crate::barrier::RECHECK), and in between runs other
     /// pending work of rayon's pool (another launch's cores) or sleeps on the barrier. Returns
     /// when every core it started has finished; a core never moves to another thread.
-    fn drain(&self, barrier: &LaunchBarrier) {
+    fn schedule(&self, barrier: &LaunchBarrier) {
         let _scheduler = coro::Scheduler::enter();
         let mut parked: std::collections::VecDeque<Parked<'_>> = std::collections::VecDeque::new();
         // The epoch of the last pass over every parked core, and when the flag waits were last

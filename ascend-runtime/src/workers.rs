@@ -6,6 +6,7 @@
 //! thread start. A launch hands out borrowed work and waits for every piece to finish before
 //! it returns (the same contract as `std::thread::scope`).
 
+use std::cell::Cell;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 /// Idle workers kept parked at most; more are started when a launch needs them and exit
@@ -185,5 +186,56 @@ impl Scope {
         *lock(&worker.slot) = Some(Msg::Run(job, Arc::clone(&self.latch)));
         worker.wake.notify_one();
         Ok(())
+    }
+}
+
+/// What a thread does just before one of its cores blocks (see [`before_block`]): a pointer
+/// to a closure on that thread's stack and the function that calls it.
+#[derive(Clone, Copy)]
+struct BlockHook {
+    data: *const (),
+    call: unsafe fn(*const ()),
+}
+
+thread_local! {
+    /// This thread's [`BlockHook`], while it runs the cores of a pooled launch.
+    static ON_BLOCK: Cell<Option<BlockHook>> = const { Cell::new(None) };
+}
+
+/// Runs `f` with `hook` as what [`before_block`] calls on this thread (the hook in force
+/// before is restored afterwards, also when `f` unwinds).
+pub(crate) fn with_block_hook<H: Fn(), R>(hook: &H, f: impl FnOnce() -> R) -> R {
+    /// Calls the `H` that `p` points to.
+    ///
+    /// # Safety
+    /// `p` must point to a live `H`.
+    unsafe fn call<H: Fn()>(p: *const ()) {
+        // SAFETY: the caller's contract.
+        unsafe { (*p.cast::<H>())() }
+    }
+    struct Restore(Option<BlockHook>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            ON_BLOCK.with(|h| h.set(self.0));
+        }
+    }
+    let mine = BlockHook { data: std::ptr::from_ref(hook).cast(), call: call::<H> };
+    let _restore = Restore(ON_BLOCK.with(|h| h.replace(Some(mine))));
+    f()
+}
+
+/// Called on a core's thread just before the core blocks its thread (in `sync_all`, or
+/// waiting for another core; a core on a coroutine parks instead and never calls it): runs
+/// the hook [`with_block_hook`] set on this thread, if any. The pooled mode's hook switches
+/// the launch to coroutines and hands the thread's place to a helper thread, so the cores not
+/// started yet still start while this one waits (compensation, as rayon and Go do for
+/// blocking calls). It must be called without holding the barrier's lock (the hook may fail
+/// the launch).
+pub(crate) fn before_block() {
+    if let Some(h) = ON_BLOCK.with(Cell::get) {
+        // SAFETY: `with_block_hook` set the hook on this thread and clears it (restoring the
+        // previous one) before its frame, which borrows the closure, returns or unwinds; this
+        // call runs on the same thread inside that frame, so the closure is alive.
+        unsafe { (h.call)(h.data) }
     }
 }

@@ -1,8 +1,8 @@
 //! The default (pooled) mode runs cores that wait for one another on a bounded number of host
-//! threads: each core is a coroutine that parks while it waits, on the thread it started on.
-//! Each kernel here records the host thread of every core before and after its waits; however
-//! many cores wait at once, they all ran on rayon's threads (no helper thread per waiting
-//! core), and no core moved to another thread. A parked core keeps its own state (sanitizer,
+//! threads: once a core blocks, the later cores are coroutines that park while they wait, on
+//! the thread they started on. Each kernel here records the host thread of every core before
+//! and after its waits; however many cores wait at once, they all ran on at most twice rayon's
+//! threads (not a helper thread per waiting core), and no core moved to another thread. A parked core keeps its own state (sanitizer,
 //! output, fault reporting) while others run on its thread.
 
 use std::collections::HashSet;
@@ -40,11 +40,12 @@ impl Threads {
         me
     }
 
-    /// At most rayon's threads ran the cores, and none moved.
+    /// At most twice rayon's threads ran the cores (rayon's, and at most one helper each for
+    /// the first core of each to block its thread), and none moved.
     fn check(&self, n: u32) {
         let used = self.seen.lock().unwrap().len();
-        let limit = rayon::current_num_threads();
-        assert!((1..=limit).contains(&used), "{n} cores ran on {used} host threads; rayon has {limit}");
+        let limit = 2 * rayon::current_num_threads();
+        assert!((1..=limit).contains(&used), "{n} cores ran on {used} host threads; the bound is {limit}");
         assert_eq!(*self.moved.lock().unwrap(), Vec::<u32>::new(), "cores that changed thread");
     }
 }
@@ -254,9 +255,9 @@ fn a_deadlock_and_a_timeout_with_4096_cores_are_errors() {
         .unwrap_err();
     assert!(start.elapsed() < Duration::from_secs(20), "took {:?}", start.elapsed());
     let LaunchError::TimedOut { running, waiting, .. } = &err else { panic!("{err}") };
-    assert_eq!(running, &[4000], "{err}");
-    // The cores started before the timeout wait; those after 4000 on its thread may not have
-    // started yet (they are skipped).
+    // Core 4000 spins; on a loaded host one core after it may still be starting.
+    assert!(running.contains(&4000) && running.len() <= 2, "{err}");
+    // The cores started before the timeout wait; those not started yet are skipped.
     assert!(waiting.len() >= 2000 && !waiting.contains(&4000), "{err}");
     assert!(err.faults().iter().any(|f| f.core == 4000 && f.message.contains("timed out")), "{err}");
 
