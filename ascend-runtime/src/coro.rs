@@ -1,12 +1,14 @@
 //! The pooled mode's cores as stackful coroutines ([`corosensei`]): a core that waits for
 //! another (`sync_all`, `IBWait`, `WaitPreBlock`, `CrossCoreWaitFlag`, `GroupBarrier::Wait`,
 //! a polled GM flag) parks on its own stack and gives its host thread to the next core, so a
-//! launch of any `blockDim` runs on rayon's threads and no others.
+//! launch of any `blockDim` runs on a bounded number of host threads.
 //!
-//! Each thread of a pooled launch runs a small scheduler (`drain` in [`crate::launch`]): it
-//! starts the launch's cores one after another, each on a coroutine with a stack of
-//! [`STACK_SIZE`] taken from a per-thread cache (a kernel whose cores never wait reuses one
-//! stack per thread and maps no memory); a core that must wait calls [`park`], which
+//! A pooled launch runs its cores on the threads' own stacks until one first blocks (its
+//! thread hands its place to a helper thread, see `compensate` in [`crate::launch`]); from
+//! then on each thread of the launch runs a small scheduler (`schedule`): it starts the cores
+//! not started yet one after another, each on a coroutine with a stack of [`STACK_SIZE`]
+//! taken from a per-thread cache (so a later launch maps no memory); a core that must wait
+//! calls [`park`], which
 //! suspends its coroutine, and the scheduler resumes it when the launch's barrier reports
 //! progress (or, for a flag wait, every few milliseconds), so that it checks its condition
 //! again. A core never moves to another thread: its state (`Rc`s, the arenas, the

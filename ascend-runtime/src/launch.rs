@@ -39,8 +39,9 @@ pub const MAX_BLOCK_DIM: u32 = 65_535;
 /// The default stack size of a core thread in [`ExecMode::ThreadPerCore`]: 8 MiB (the
 /// main thread's usual size; only touched pages cost memory). A core that overflows its
 /// stack cannot be turned into an error: Rust aborts the process with "has overflowed its
-/// stack" (pooled cores run on stacks of their own, 2 MiB each, where an overflow kills the
-/// process with `SIGSEGV`; see [`ExecMode::Pooled`]).
+/// stack" (pooled cores run on rayon's threads, 2 MiB by default, or on coroutine stacks of
+/// 2 MiB once a core of the launch has blocked, where an overflow kills the process with
+/// `SIGSEGV`; see [`ExecMode::Pooled`]).
 pub const DEFAULT_STACK_SIZE: usize = 8 << 20;
 
 /// The default [`Launch::timeout`]: 60 s.
@@ -56,18 +57,21 @@ pub enum ExecMode {
     /// Cores are load-balanced over rayon's global thread pool (the default, and the
     /// fastest): each thread starts the next core in index order when it finishes one. A
     /// core may wait for others (`sync_all`, `IBWait`, `WaitPreBlock`, `CrossCoreWaitFlag`,
-    /// `GroupBarrier::Wait`, a polled GM flag) with any `blockDim`: each core of a launch of more than one core runs
-    /// on a stackful coroutine with a 2 MiB stack of its own (reused from core to core), and
-    /// a core that must wait parks there instead of blocking its thread, which starts the
-    /// next core; the thread resumes its parked cores when the launch's barrier moves (a
-    /// `sync_all` filled, a flag was set, a core failed, the timeout passed; a flag wait is
-    /// also re-checked every 2 ms). A `sync_all` across 4096 cores thus runs on rayon's
-    /// threads and no others (4096 parked stacks; only their touched pages cost memory). A
-    /// core never moves to another thread. A kernel whose cores never wait pays one stack
-    /// switch per core. A core that overflows its stack hits the stack's guard page and the
-    /// process is killed by `SIGSEGV` (Rust's "has overflowed its stack" message covers only
-    /// thread stacks); use [`ExecMode::ThreadPerCore`] with [`Launch::stack_size`] for deeper
-    /// recursion.
+    /// `GroupBarrier::Wait`, a polled GM flag) with any `blockDim`. The first core of a thread
+    /// to block hands the thread's place to a helper thread (2 MiB stack, parked between
+    /// launches; at most one per rayon thread and launch) and switches the launch to
+    /// coroutines: every core started after that runs on a stackful coroutine with a 2 MiB
+    /// stack of its own (reused from core to core), and a core that must wait parks there
+    /// instead of blocking its thread, which starts the next core; the thread resumes its
+    /// parked cores when the launch's barrier moves (a `sync_all` filled, a flag was set, a
+    /// core failed, the timeout passed; a flag wait is also re-checked every 2 ms). A
+    /// `sync_all` across 4096 cores thus runs on at most twice rayon's threads (4096 parked
+    /// stacks; only their touched pages cost memory), and a core never moves to another
+    /// thread. A kernel whose cores never block starts no helper and no coroutine, and pays
+    /// nothing for this. A core that overflows a coroutine's stack hits the stack's guard
+    /// page and the process is killed by `SIGSEGV` (Rust's "has overflowed its stack" message
+    /// covers only thread stacks); use [`ExecMode::ThreadPerCore`] with
+    /// [`Launch::stack_size`] for deeper recursion.
     #[default]
     Pooled,
     /// One OS thread per core, all alive at once, with a real barrier behind `sync_all`.
@@ -537,8 +541,8 @@ impl Launch {
     /// `true` selects [`ExecMode::ThreadPerCore`]; `false` selects [`ExecMode::Pooled`] if
     /// thread-per-core was selected (and keeps the mode otherwise). A kernel that calls
     /// `sync_all` (or waits for another core) does not need it: the default pooled mode runs
-    /// it with any `blockDim` on rayon's threads, its waiting cores parked as coroutines (see
-    /// [`ExecMode::Pooled`]). `true` gives every core a host thread of its own, all started at
+    /// it with any `blockDim` on a bounded number of host threads, its waiting cores parked as
+    /// coroutines (see [`ExecMode::Pooled`]). `true` gives every core a host thread of its own, all started at
     /// once, with [`stack_size`](Self::stack_size).
     pub fn sync_all(self, enabled: bool) -> Launch {
         let mode = match (enabled, self.mode) {
