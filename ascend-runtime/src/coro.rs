@@ -185,9 +185,10 @@ pub(crate) fn resume(mut p: Parked<'_>) -> Option<Parked<'_>> {
     }
 }
 
-/// A thread running a pooled launch's scheduler: the thread-local state it had before (a
-/// launch may run inside another launch's core) is set aside until it is dropped, so each
-/// core starts on a thread as outside any core.
+/// A thread running a pooled launch's cores: the thread-local state it had before (a launch
+/// may run inside another launch's core, even on its coroutine) is set aside until it is
+/// dropped, so each core starts on a thread as outside any core, and a core not on a
+/// coroutine of this launch never parks the enclosing one.
 pub(crate) struct Scheduler {
     outer: Option<CoreCtx>,
     yielder: *const Yielder<(), Wait>,

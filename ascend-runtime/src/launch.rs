@@ -1069,6 +1069,10 @@ impl Shared<'_> {
     /// Runs the pooled launch's cores not started yet, one after another on this thread's
     /// stack until a core of the launch first blocks, then as coroutines.
     fn drain<'s>(&'s self, barrier: &'s LaunchBarrier, scope: &'s Scope) {
+        // This thread's state set aside, also the coroutine it may run in (a launch inside a
+        // pooled core's kernel): the cores below start as outside any core, and one that
+        // blocks on this thread's stack blocks it rather than parking that coroutine.
+        let _scheduler = coro::Scheduler::enter();
         let hook = || self.compensate(barrier, scope);
         with_block_hook(&hook, || {
             while !self.coroutines.load(Ordering::Acquire) {
@@ -1131,7 +1135,6 @@ impl Shared<'_> {
     /// pending work of rayon's pool (another launch's cores) or sleeps on the barrier. Returns
     /// when every core it started has finished; a core never moves to another thread.
     fn schedule(&self, barrier: &LaunchBarrier) {
-        let _scheduler = coro::Scheduler::enter();
         let mut parked: std::collections::VecDeque<Parked<'_>> = std::collections::VecDeque::new();
         // The epoch of the last pass over every parked core, and when the flag waits were last
         // re-checked; `None` until the first pass (so that it resumes every parked core, and

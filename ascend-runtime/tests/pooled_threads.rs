@@ -263,3 +263,32 @@ fn a_deadlock_and_a_timeout_with_4096_cores_are_errors() {
 
     launch(Soc::Ascend910B, 8, sync_all).unwrap();
 }
+
+/// A launch inside a pooled core's kernel (after the outer cores met, so some run on
+/// coroutines): the inner cores wait for one another in their own `sync_all` without parking
+/// the outer core's coroutine, and both launches complete with every core's result.
+#[test]
+fn a_launch_inside_a_parked_cores_kernel_completes() {
+    let (outer, inner) = (6u32, 8u32);
+    let len = (outer * inner) as usize * LINE;
+    let out = GmBuffer::<u32>::zeroed(len);
+    let oa = out.addr();
+    launch(Soc::Ascend910B, outer, || {
+        sync_all();
+        let o = get_block_idx();
+        launch(Soc::Ascend910B, inner, move || {
+            let i = get_block_idx();
+            let g = gm::<u32>(oa, len);
+            let me = (o * inner + i) as usize * LINE;
+            g.set_value(me, o * 100 + i);
+            data_cache_clean_and_invalid::<u32, SingleCacheLine, CachelineOut>(&g.view(me));
+            sync_all();
+        })
+        .unwrap_or_else(|e| panic!("inner launch of core {o}: {e}"));
+        assert_eq!(get_block_idx(), o);
+        sync_all();
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
+    let want: Vec<u32> = (0..outer).flat_map(|o| (0..inner).map(move |i| o * 100 + i)).collect();
+    assert_eq!(out.to_vec().iter().step_by(LINE).copied().collect::<Vec<u32>>(), want);
+}
