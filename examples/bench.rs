@@ -1170,8 +1170,8 @@ fn launch_rows(sizes: &Sizes, rows: &mut Vec<Row>) {
             bytes: None,
             target: (cores == 48).then_some(Target::TimeAtMost(Duration::from_millis(2))),
         });
-        // The same kernel in the default (pooled) mode: cores that block hand their thread's
-        // place to helper threads.
+        // The same kernel in the default (pooled) mode: cores that wait park as coroutines on
+        // rayon's threads.
         let emu = time(min, || {
             Launch::new(Soc::Ascend910B).block_dim(cores).sanitize(false).run(sync_all).expect("sync launch");
         });

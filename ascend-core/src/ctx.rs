@@ -371,7 +371,49 @@ thread_local! {
     static CURRENT: Cell<*const CoreState> = const { Cell::new(std::ptr::null()) };
     /// The default core of a thread that calls kernel APIs outside any launch.
     static DEFAULT_CORE: DefaultCore = const { DefaultCore(RefCell::new(None)) };
-    static UB_CACHE: RefCell<Option<Rc<Ub>>> = const { RefCell::new(None) };
+    /// The Unified Buffer arenas this thread made, for its next cores: several, because a
+    /// launcher may run many cores on one thread at once (the runtime's pooled mode parks a
+    /// core that waits and starts the next one on the same thread).
+    static UB_CACHE: RefCell<Vec<Rc<Ub>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The thread-local state of the core a thread runs now: the core ([`CURRENT`]), its
+/// sanitizer state and profiler flag, its profiler records, its last recorded fault and its
+/// pending output. A launcher that runs several cores on one thread as coroutines (the
+/// runtime's pooled mode) [`take`](Self::take)s it when a core suspends, which leaves the
+/// thread as outside any core, and [`restore`](Self::restore)s it on the same thread when
+/// the core resumes. Not `Send`: a core never moves to another thread.
+#[doc(hidden)]
+pub struct CoreTls {
+    current: *const CoreState,
+    word: usize,
+    log: (Vec<crate::profiler::Rec>, bool),
+    fault: Option<crate::error::Fault>,
+    output: crate::debug::SavedOutput,
+}
+
+impl CoreTls {
+    /// Takes this thread's core state, leaving the thread as a fresh one (no current core,
+    /// sanitizer and profiler off, no fault, no output buffer).
+    pub fn take() -> CoreTls {
+        CoreTls {
+            current: CURRENT.with(|c| c.replace(std::ptr::null())),
+            word: crate::sanitizer::take_word(),
+            log: crate::profiler::take_log(),
+            fault: crate::error::take_last_fault(),
+            output: crate::debug::take_output(),
+        }
+    }
+
+    /// Puts the state [`take`](Self::take) took back on this thread (which must be the
+    /// thread it was taken on), replacing what the thread holds.
+    pub fn restore(self) {
+        CURRENT.with(|c| c.set(self.current));
+        crate::sanitizer::put_word(self.word);
+        crate::profiler::put_log(self.log);
+        crate::error::put_last_fault(self.fault);
+        crate::debug::put_output(self.output);
+    }
 }
 
 /// Owns a thread's default core; clears [`CURRENT`] before the core is freed at thread exit.
@@ -395,17 +437,23 @@ impl Drop for DefaultCore {
 fn take_ub(size: usize) -> Rc<Ub> {
     UB_CACHE.with(|c| {
         let mut c = c.borrow_mut();
-        match c.as_ref() {
-            // Reuse the thread's arena when no tensor of an earlier core still holds it.
-            Some(ub) if ub.size() == size && Rc::strong_count(ub) == 1 => Rc::clone(ub),
-            _ => {
-                let ub = Rc::new(Ub::new(size, Memory::Ub));
-                *c = Some(Rc::clone(&ub));
-                ub
-            }
+        // Reuse an arena of the thread that no tensor of an earlier core still holds.
+        if let Some(ub) = c.iter().find(|ub| ub.size() == size && Rc::strong_count(ub) == 1) {
+            return Rc::clone(ub);
         }
+        let ub = Rc::new(Ub::new(size, Memory::Ub));
+        if c.len() >= UB_CACHED {
+            // Forget an idle arena (freed), else the oldest (freed by the core that holds it).
+            let i = c.iter().position(|u| Rc::strong_count(u) == 1).unwrap_or(0);
+            c.swap_remove(i);
+        }
+        c.push(Rc::clone(&ub));
+        ub
     })
 }
+
+/// The Unified Buffer arenas a thread keeps for its next cores, at most.
+const UB_CACHED: usize = 64;
 
 /// The next core id (see [`CoreState::id`]).
 static NEXT_CORE_ID: AtomicU64 = AtomicU64::new(1);

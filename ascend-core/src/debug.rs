@@ -86,6 +86,16 @@ pub fn end_core_output(saved: SavedOutput) -> String {
     }
 }
 
+/// Takes this thread's output buffer (see [`crate::ctx::CoreTls`]), leaving none.
+pub(crate) fn take_output() -> SavedOutput {
+    SavedOutput(OUTPUT.with(|o| o.borrow_mut().take()))
+}
+
+/// Puts back a buffer [`take_output`] took.
+pub(crate) fn put_output(saved: SavedOutput) {
+    OUTPUT.with(|o| *o.borrow_mut() = saved.0);
+}
+
 /// The prefix of every line a core prints: `[AIV Block i/n] `, or `[AIC Block i/n] ` on a
 /// cube core (of a `KernelType::AicOnly` or mixed kernel); `i` is `GetBlockIdx()` and `n` the
 /// cores of that type (`GetTaskRatio() * GetBlockNum()`).

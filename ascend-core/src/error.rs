@@ -96,6 +96,11 @@ pub(crate) fn at_kernel_line<R>(loc: &'static Location<'static>, f: impl FnOnce(
     f()
 }
 
+/// Puts back a fault [`take_last_fault`] took (see [`crate::ctx::CoreTls`]).
+pub(crate) fn put_last_fault(f: Option<Fault>) {
+    LAST_FAULT.with(|l| *l.borrow_mut() = f);
+}
+
 /// [`ensure`] for a check inside a closure (where `#[track_caller]` does not reach): the fault
 /// points at `loc`, the kernel's line taken with `Location::caller()` before the closure.
 #[inline(always)]

@@ -471,7 +471,7 @@ mod tests {
         let (xg, zg, ws) =
             (GmBuffer::from_slice(&x), GmBuffer::<f32>::zeroed(8), GmBuffer::<f32>::zeroed(32));
         let (xa, za, wa, t) = (xg.addr(), zg.addr(), ws.addr(), tiling.addr());
-        // The default (pooled) mode: a core blocking in SyncAll hands its thread's place on.
+        // The default (pooled) mode: a core waiting in SyncAll parks and its thread runs on.
         Launch::new(Soc::Ascend910B).block_dim(4).run(move || reduce_sum::<f32>(xa, za, wa, t)).unwrap();
         assert_eq!(zg.to_vec()[0].to_bits(), 1024f32.to_bits());
         // The sequential mode runs one core after another: no core can wait for the others.

@@ -1,9 +1,12 @@
 //! The launch-wide barrier behind `sync_all` in the pooled and thread-per-core modes, and the
 //! blocking waits of the flag-based inter-core primitives (`IBWait`, `WaitPreBlock` …).
 //!
-//! In pooled mode a core about to block first hands its thread's place to a helper thread
-//! ([`crate::workers::before_block`]), so the cores not started yet start and the barrier can
-//! fill; cores not started yet are not counted as stopped below.
+//! In pooled mode the first core of a thread to block first hands its thread's place to a
+//! helper thread ([`crate::workers::before_block`]) and switches the launch to coroutines: the
+//! later cores run on coroutines ([`crate::coro`]), and instead of blocking their thread they
+//! park; their thread's scheduler resumes them when the barrier reports progress (each
+//! change below bumps an epoch, [`LaunchBarrier::wait_event`]). So the cores not started yet
+//! start and the barrier can fill; cores not started yet are not counted as stopped below.
 //!
 //! A generation-counting barrier on a `Mutex` + `Condvar` that can never hang:
 //! - when a core fails, the launcher [`abort`](LaunchBarrier::abort)s it, and every core
@@ -29,7 +32,7 @@ use ascend_core::{CoreBarrier, WaitCond};
 
 /// How often a blocked core re-checks its own condition (for flags written by plain copies,
 /// which do not signal).
-const RECHECK: std::time::Duration = std::time::Duration::from_millis(2);
+pub(crate) const RECHECK: std::time::Duration = std::time::Duration::from_millis(2);
 
 /// A core blocked in [`CoreBarrier::wait_until`].
 struct Blocked {
@@ -46,6 +49,11 @@ thread_local! {
 /// Takes (and clears) the "released because core N failed" mark of this thread.
 pub(crate) fn take_released_mark() -> Option<u32> {
     RELEASED_BY.with(|r| r.take())
+}
+
+/// Puts back a mark [`take_released_mark`] took (a core resumed on its coroutine).
+pub(crate) fn put_released_mark(mark: Option<u32>) {
+    RELEASED_BY.with(|r| r.set(mark));
 }
 
 struct State {
@@ -69,6 +77,10 @@ struct State {
     n_blocked: u32,
     /// By core: set when another core found its condition true and released it.
     fired: Vec<bool>,
+    /// Bumped at each change that may let a waiting core go on (the barrier filled, a blocked
+    /// condition fired, a failure, a deadlock, the timeout): the pooled schedulers resume
+    /// their parked cores when it moves.
+    epoch: u64,
 }
 
 impl State {
@@ -130,6 +142,7 @@ impl LaunchBarrier {
                 blocked: Vec::new(),
                 n_blocked: 0,
                 fired: Vec::new(),
+                epoch: 0,
             }),
             cv: Condvar::new(),
             atomic_log: None,
@@ -159,6 +172,57 @@ impl LaunchBarrier {
         s
     }
 
+    /// Wakes every core waiting on the condvar and every pooled scheduler (under the lock).
+    fn wake(&self, s: &mut State) {
+        s.epoch = s.epoch.wrapping_add(1);
+        self.cv.notify_all();
+    }
+
+    /// The barrier's epoch now (see [`State::epoch`]).
+    pub(crate) fn epoch(&self) -> u64 {
+        self.lock().epoch
+    }
+
+    /// Blocks the calling thread (a pooled scheduler whose parked cores cannot go on) until
+    /// the epoch moves past `seen` or `timeout` passes.
+    pub(crate) fn wait_event(&self, seen: u64, timeout: std::time::Duration) {
+        let s = self.lock();
+        if s.epoch == seen {
+            drop(
+                self.cv
+                    .wait_timeout_while(s, timeout, |s| s.epoch == seen)
+                    .unwrap_or_else(|e| e.into_inner()),
+            );
+        }
+    }
+
+    /// Before a core that is not on a coroutine blocks its thread: in pooled mode its thread's
+    /// place goes to a helper first ([`crate::workers::before_block`], outside the lock:
+    /// starting the helper may fail the launch, which takes the lock).
+    fn before_block<'a>(&'a self, s: MutexGuard<'a, State>) -> MutexGuard<'a, State> {
+        if crate::coro::in_coroutine() {
+            return s;
+        }
+        drop(s);
+        crate::workers::before_block();
+        self.lock()
+    }
+
+    /// Lets the calling core wait (the lock released meanwhile): a pooled core parks on its
+    /// coroutine; a core with a thread of its own waits on the condvar, and with `poll` at
+    /// most [`RECHECK`].
+    fn pause<'a>(&'a self, s: MutexGuard<'a, State>, poll: bool) -> MutexGuard<'a, State> {
+        if crate::coro::in_coroutine() {
+            drop(s);
+            crate::coro::park(if poll { crate::coro::Wait::Poll } else { crate::coro::Wait::Event });
+            self.lock()
+        } else if poll {
+            self.cv.wait_timeout(s, RECHECK).unwrap_or_else(|e| e.into_inner()).0
+        } else {
+            self.cv.wait(s).unwrap_or_else(|e| e.into_inner())
+        }
+    }
+
     /// The cores that returned from the kernel, sorted.
     fn exited_cores(&self) -> Vec<u32> {
         (0..self.n)
@@ -172,16 +236,14 @@ impl LaunchBarrier {
         if s.aborted_by.is_none() {
             s.aborted_by = Some(core);
         }
-        drop(s);
-        self.cv.notify_all();
+        self.wake(&mut s);
     }
 
     /// Releases every waiting core (and any arriving later) with `why`: the launch timed out.
     pub(crate) fn cancel(&self, why: String) {
         let mut s = self.lock();
         s.cancelled.get_or_insert(why);
-        drop(s);
-        self.cv.notify_all();
+        self.wake(&mut s);
     }
 
     /// The cores waiting in `sync_all` right now, by index.
@@ -215,12 +277,12 @@ impl LaunchBarrier {
             return false;
         }
         if s.fire() {
-            self.cv.notify_all();
+            self.wake(s);
             return false;
         }
         let why = if s.n_blocked == 0 { self.deadlock_message(s) } else { self.blocked_message(s) };
         s.deadlock = Some(why);
-        self.cv.notify_all();
+        self.wake(s);
         true
     }
 
@@ -286,8 +348,7 @@ impl CoreBarrier for LaunchBarrier {
             }
             s.arrived = 0;
             s.generation = s.generation.wrapping_add(1);
-            drop(s);
-            self.cv.notify_all();
+            self.wake(&mut s);
             return Ok(());
         }
         if self.stalled(&mut s) {
@@ -298,11 +359,7 @@ impl CoreBarrier for LaunchBarrier {
         if let Some(w) = s.sized(self.n).waiting.get_mut(me) {
             *w = true;
         }
-        // This core blocks: in pooled mode its thread's place goes to a helper first (outside
-        // the lock: starting the helper may fail the launch, which takes the lock).
-        drop(s);
-        crate::workers::before_block();
-        s = self.lock();
+        s = self.before_block(s);
         let result = loop {
             if s.generation != seen {
                 break Ok(());
@@ -310,7 +367,7 @@ impl CoreBarrier for LaunchBarrier {
             if let Some(r) = self.stop_reason(&s) {
                 break r;
             }
-            s = self.cv.wait(s).unwrap_or_else(|e| e.into_inner());
+            s = self.pause(s, false);
         };
         if let Some(w) = s.waiting.get_mut(me) {
             *w = false;
@@ -331,10 +388,7 @@ impl CoreBarrier for LaunchBarrier {
         s.blocked[me] = Some(Blocked { what, cond });
         s.n_blocked += 1;
         self.stalled(&mut s);
-        // As in `wait`: a pooled core's thread hands its place to a helper before it blocks.
-        drop(s);
-        crate::workers::before_block();
-        s = self.lock();
+        s = self.before_block(s);
         let result = loop {
             if s.fired[me] {
                 break Ok(());
@@ -342,7 +396,7 @@ impl CoreBarrier for LaunchBarrier {
             if let Some(r) = self.stop_reason(&s) {
                 break r;
             }
-            s = self.cv.wait_timeout(s, RECHECK).unwrap_or_else(|e| e.into_inner()).0;
+            s = self.pause(s, true);
             if s.blocked[me].as_mut().is_some_and(|b| (b.cond)()) {
                 s.blocked[me] = None;
                 s.n_blocked -= 1;
@@ -360,8 +414,7 @@ impl CoreBarrier for LaunchBarrier {
         let mut s = self.lock();
         write();
         if s.fire() {
-            drop(s);
-            self.cv.notify_all();
+            self.wake(&mut s);
         }
     }
 

@@ -57,3 +57,19 @@ impl Drop for CoreGuard {
 pub(crate) fn take_panic_location() -> Option<(String, u32)> {
     PANIC_LOCATION.with(|p| p.borrow_mut().take())
 }
+
+/// What this thread holds for the launched core it runs: whether it is in core mode (and
+/// quiet), and where its last panic happened.
+pub(crate) type CoreMark = (Option<bool>, Option<(String, u32)>);
+
+/// Takes this thread's [`CoreMark`], leaving the thread outside core mode (a core suspended
+/// on a coroutine keeps it; see [`crate::coro`]).
+pub(crate) fn take_core_mark() -> CoreMark {
+    (IN_CORE.with(|c| c.replace(None)), PANIC_LOCATION.with(|p| p.borrow_mut().take()))
+}
+
+/// Puts back a [`CoreMark`] [`take_core_mark`] took.
+pub(crate) fn put_core_mark((in_core, location): CoreMark) {
+    IN_CORE.with(|c| c.set(in_core));
+    PANIC_LOCATION.with(|p| *p.borrow_mut() = location);
+}

@@ -27,6 +27,7 @@ use ascend_core::{
 use rayon::prelude::*;
 
 use crate::barrier::{take_released_mark, LaunchBarrier};
+use crate::coro::{self, Parked, Wait};
 use crate::hook::{take_panic_location, CoreGuard};
 pub use crate::output::KernelOutput;
 use crate::watchdog::{self, Watch, DONE, PENDING, RUNNING};
@@ -38,14 +39,10 @@ pub const MAX_BLOCK_DIM: u32 = 65_535;
 /// The default stack size of a core thread in [`ExecMode::ThreadPerCore`]: 8 MiB (the
 /// main thread's usual size; only touched pages cost memory). A core that overflows its
 /// stack cannot be turned into an error: Rust aborts the process with "has overflowed its
-/// stack" (pooled cores run on rayon's threads, 2 MiB by default, or on helper threads of 2 MiB
-/// when cores block; see [`ExecMode::Pooled`]).
+/// stack" (pooled cores run on rayon's threads, 2 MiB by default, or on coroutine stacks of
+/// 2 MiB once a core of the launch has blocked, where an overflow kills the process with
+/// `SIGSEGV`; see [`ExecMode::Pooled`]).
 pub const DEFAULT_STACK_SIZE: usize = 8 << 20;
-
-/// The stack size of the helper threads that start a pooled launch's cores while others
-/// block (see [`ExecMode::Pooled`]): 2 MiB, the size of rayon's threads, on which the other
-/// pooled cores run.
-const POOL_STACK_SIZE: usize = 2 << 20;
 
 /// The default [`Launch::timeout`]: 60 s.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
@@ -59,12 +56,22 @@ pub const DEFAULT_MAX_THREADS: u32 = 4096;
 pub enum ExecMode {
     /// Cores are load-balanced over rayon's global thread pool (the default, and the
     /// fastest): each thread starts the next core in index order when it finishes one. A
-    /// core may block (`sync_all`, `IBWait`, `WaitPreBlock`, `CrossCoreWaitFlag`,
-    /// `GroupBarrier::Wait`, a polled GM flag): before it does, its thread's place goes to a
-    /// helper thread (2 MiB stack, parked between launches) that starts the cores not started
-    /// yet, so a `sync_all` across any `blockDim` completes (4096 cores need about 4096
-    /// threads at once, as the cores of a barrier wait on their own stacks). A kernel whose
-    /// cores never block starts no helper and pays nothing for this.
+    /// core may wait for others (`sync_all`, `IBWait`, `WaitPreBlock`, `CrossCoreWaitFlag`,
+    /// `GroupBarrier::Wait`, a polled GM flag) with any `blockDim`. The first core of a thread
+    /// to block hands the thread's place to a helper thread (2 MiB stack, parked between
+    /// launches; at most one per rayon thread and launch) and switches the launch to
+    /// coroutines: every core started after that runs on a stackful coroutine with a 2 MiB
+    /// stack of its own (reused from core to core), and a core that must wait parks there
+    /// instead of blocking its thread, which starts the next core; the thread resumes its
+    /// parked cores when the launch's barrier moves (a `sync_all` filled, a flag was set, a
+    /// core failed, the timeout passed; a flag wait is also re-checked every 2 ms). A
+    /// `sync_all` across 4096 cores thus runs on at most twice rayon's threads (4096 parked
+    /// stacks; only their touched pages cost memory), and a core never moves to another
+    /// thread. A kernel whose cores never block starts no helper and no coroutine, and pays
+    /// nothing for this. A core that overflows a coroutine's stack hits the stack's guard
+    /// page and the process is killed by `SIGSEGV` (Rust's "has overflowed its stack" message
+    /// covers only thread stacks); use [`ExecMode::ThreadPerCore`] with
+    /// [`Launch::stack_size`] for deeper recursion.
     #[default]
     Pooled,
     /// One OS thread per core, all alive at once, with a real barrier behind `sync_all`.
@@ -533,7 +540,10 @@ impl Launch {
 
     /// `true` selects [`ExecMode::ThreadPerCore`]; `false` selects [`ExecMode::Pooled`] if
     /// thread-per-core was selected (and keeps the mode otherwise). A kernel that calls
-    /// `sync_all` does not need it: the default pooled mode runs it too.
+    /// `sync_all` (or waits for another core) does not need it: the default pooled mode runs
+    /// it with any `blockDim` on a bounded number of host threads, its waiting cores parked as
+    /// coroutines (see [`ExecMode::Pooled`]). `true` gives every core a host thread of its own, all started at
+    /// once, with [`stack_size`](Self::stack_size).
     pub fn sync_all(self, enabled: bool) -> Launch {
         let mode = match (enabled, self.mode) {
             (true, _) => ExecMode::ThreadPerCore,
@@ -829,6 +839,8 @@ impl Launch {
             kernel_type: self.kernel_type,
             n,
             next: AtomicU32::new(0),
+            coroutines: AtomicBool::new(false),
+            helpers: AtomicU32::new(0),
             quiet: self.quiet,
             barrier,
             atomic_log: Arc::clone(&atomic_log),
@@ -914,6 +926,10 @@ struct Shared<'k> {
     n: u32,
     /// Pooled mode: the next core to start.
     next: AtomicU32,
+    /// Pooled mode: set when a core first blocks; from then on cores start on coroutines.
+    coroutines: AtomicBool,
+    /// Pooled mode: helper threads asked for (see [`compensate`](Self::compensate)).
+    helpers: AtomicU32,
     quiet: bool,
     barrier: Option<Arc<LaunchBarrier>>,
     atomic_log: Arc<AtomicLog>,
@@ -934,11 +950,20 @@ struct Shared<'k> {
 }
 
 impl Shared<'_> {
-    /// Runs core `idx` to completion, recording its fault if it fails.
-    fn run_core(&self, idx: u32) {
+    /// Whether core `idx` is not started because the launch is already failing or cancelled
+    /// (then it is recorded as skipped).
+    fn skip(&self, idx: u32) -> bool {
         let cancelled = self.watch.as_ref().is_some_and(|w| w.token.is_cancelled());
         if self.stop.load(Ordering::Acquire) || cancelled {
             lock(&self.skipped).push(idx);
+            return true;
+        }
+        false
+    }
+
+    /// Runs core `idx` to completion, recording its fault if it fails.
+    fn run_core(&self, idx: u32) {
+        if self.skip(idx) {
             return;
         }
         /// Marks the core done however `run_core` ends, so the timeout never reports a
@@ -1020,40 +1045,60 @@ impl Shared<'_> {
     }
 
     /// Pooled mode: rayon's threads start the cores in index order, each taking the next core
-    /// when it finishes one. A core that blocks (in `sync_all`, or waiting for another core)
-    /// first hands its thread's place to a helper thread ([`compensate`](Self::compensate)),
-    /// so the cores not started yet still start: a barrier across more cores than rayon has
-    /// threads fills. A kernel whose cores never block starts no helper.
+    /// when it finishes one, on the thread's own stack. The first core of a thread to block
+    /// (in `sync_all`, or waiting for another core) switches the launch to coroutines and
+    /// hands its thread's place to a helper thread ([`compensate`](Self::compensate)); from
+    /// then on every core starts on a coroutine and parks when it waits (see
+    /// [`schedule`](Self::schedule)). A kernel whose cores never block starts no helper and no
+    /// coroutine.
     fn run_pooled(&self) {
-        Scope::run(POOL_STACK_SIZE, |scope| {
-            let threads = rayon::current_num_threads().clamp(1, self.n as usize);
-            (0..threads).into_par_iter().for_each(|_| self.drain(scope));
-        });
+        let threads = rayon::current_num_threads().clamp(1, self.n as usize);
+        match &self.barrier {
+            Some(b) => Scope::run(coro::STACK_SIZE, |scope| {
+                (0..threads).into_par_iter().for_each(|_| self.drain(b, scope));
+            }),
+            // A single core: nothing to wait for.
+            None => (0..threads).into_par_iter().for_each(|_| {
+                while let Some(i) = self.next_core() {
+                    self.run_core(i);
+                }
+            }),
+        }
     }
 
-    /// Runs the pooled launch's cores not started yet, one after another, until none is left.
-    fn drain<'s>(&'s self, scope: &'s Scope) {
-        let hook = || self.compensate(scope);
-        with_block_hook(&hook, || loop {
-            let i = self.next.fetch_add(1, Ordering::Relaxed);
-            if i >= self.n {
-                break;
+    /// Runs the pooled launch's cores not started yet, one after another on this thread's
+    /// stack until a core of the launch first blocks, then as coroutines.
+    fn drain<'s>(&'s self, barrier: &'s LaunchBarrier, scope: &'s Scope) {
+        // This thread's state set aside, also the coroutine it may run in (a launch inside a
+        // pooled core's kernel): the cores below start as outside any core, and one that
+        // blocks on this thread's stack blocks it rather than parking that coroutine.
+        let _scheduler = coro::Scheduler::enter();
+        let hook = || self.compensate(barrier, scope);
+        with_block_hook(&hook, || {
+            while !self.coroutines.load(Ordering::Acquire) {
+                let Some(i) = self.next_core() else { return };
+                self.run_core(i);
             }
-            self.run_core(i);
+            self.schedule(barrier);
         });
     }
 
-    /// Called on a pooled core's thread just before the core blocks: when cores are left to
-    /// start, a helper thread (parked between launches) takes over starting them. If no
-    /// thread can be started, the next core fails with the OS error (a launch that would
-    /// hang otherwise), which releases the waiting cores.
-    fn compensate<'s>(&'s self, scope: &'s Scope) {
+    /// Called on a pooled core's thread just before a core that is not on a coroutine blocks
+    /// it: the launch switches to coroutines, and when cores are left to start, a helper
+    /// thread (parked between launches; at most one per rayon thread and launch) takes over
+    /// starting them. If no thread can be started, the next core fails with the OS error (a
+    /// launch that would hang otherwise), which releases the waiting cores.
+    fn compensate<'s>(&'s self, barrier: &'s LaunchBarrier, scope: &'s Scope) {
+        self.coroutines.store(true, Ordering::Release);
         if self.next.load(Ordering::Relaxed) >= self.n {
             return;
         }
-        if let Err(e) = scope.spawn(move || self.drain(scope)) {
-            let i = self.next.fetch_add(1, Ordering::Relaxed);
-            if i < self.n {
+        let limit = rayon::current_num_threads().max(1) as u32;
+        if self.helpers.fetch_add(1, Ordering::Relaxed) >= limit {
+            return;
+        }
+        if let Err(e) = scope.spawn(move || self.drain(barrier, scope)) {
+            if let Some(i) = self.next_core() {
                 self.record(CoreFault {
                     core: i,
                     unit: self.kernel_type.unit_of(i, self.n),
@@ -1069,6 +1114,93 @@ impl Shared<'_> {
                 });
             }
         }
+    }
+
+    /// The next pooled core to start, if any is left.
+    fn next_core(&self) -> Option<u32> {
+        // The load first, so that a thread with nothing left does not move `next` further.
+        if self.next.load(Ordering::Relaxed) >= self.n {
+            return None;
+        }
+        let i = self.next.fetch_add(1, Ordering::Relaxed);
+        (i < self.n).then_some(i)
+    }
+
+    /// One thread's scheduler of a pooled launch once it runs coroutines: starts the cores not
+    /// started yet, each on a coroutine, one after another; a core that waits parks and the
+    /// next one starts. When
+    /// none is left to start, it resumes its parked cores each time the barrier's epoch moves
+    /// (a `sync_all` filled, a flag was written, a core failed, the timeout passed), those in
+    /// a flag wait also every [`RECHECK`](crate::barrier::RECHECK), and in between runs other
+    /// pending work of rayon's pool (another launch's cores) or sleeps on the barrier. Returns
+    /// when every core it started has finished; a core never moves to another thread.
+    fn schedule(&self, barrier: &LaunchBarrier) {
+        let mut parked: std::collections::VecDeque<Parked<'_>> = std::collections::VecDeque::new();
+        // The epoch of the last pass over every parked core, and when the flag waits were last
+        // re-checked; `None` until the first pass (so that it resumes every parked core, and
+        // a launch whose cores never wait never reads either).
+        let mut seen: Option<u64> = None;
+        let mut polled: Option<Instant> = None;
+        loop {
+            if let Some(i) = self.next_core() {
+                if self.skip(i) {
+                    continue;
+                }
+                match coro::start(move || self.run_core(i)) {
+                    Ok(Some(p)) => parked.push_back(p),
+                    Ok(None) => {}
+                    Err(e) => self.no_stack(i, &e),
+                }
+                continue;
+            }
+            if parked.is_empty() {
+                break;
+            }
+            let now = barrier.epoch();
+            let event = seen != Some(now);
+            let since = polled.map_or(crate::barrier::RECHECK, |t| t.elapsed());
+            let poll = since >= crate::barrier::RECHECK;
+            if !event && !poll {
+                // Nothing to do for this launch here: run other pending work of rayon's pool
+                // (another launch's cores, which may otherwise wait for this thread), else
+                // sleep until the barrier moves.
+                if rayon::yield_now() != Some(rayon::Yield::Executed) {
+                    barrier.wait_event(now, crate::barrier::RECHECK.saturating_sub(since));
+                }
+                continue;
+            }
+            seen = Some(now);
+            if poll {
+                polled = Some(Instant::now());
+            }
+            for _ in 0..parked.len() {
+                let Some(p) = parked.pop_front() else { break };
+                if event || p.wait == Wait::Poll {
+                    parked.extend(coro::resume(p));
+                } else {
+                    parked.push_back(p);
+                }
+            }
+        }
+    }
+
+    /// Core `i` of a pooled launch could not get a stack: it fails (a launch that would hang
+    /// otherwise), which releases the waiting cores.
+    fn no_stack(&self, i: u32, e: &std::io::Error) {
+        self.record(CoreFault {
+            core: i,
+            unit: self.kernel_type.unit_of(i, self.n),
+            api: "Launch",
+            message: format!(
+                "could not map a stack of {} KiB for core {i} of {} ({e}) while the cores already started wait \
+                 for one another: lower blockDim",
+                coro::STACK_SIZE >> 10,
+                self.n
+            ),
+            file: String::new(),
+            line: 0,
+            released_by: None,
+        });
     }
 
     /// Runs one thread per core and waits for all of them: parked workers reused across

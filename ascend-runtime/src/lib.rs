@@ -59,6 +59,7 @@
 //! ```
 
 mod barrier;
+mod coro;
 pub mod gm;
 pub mod guide;
 mod hook;

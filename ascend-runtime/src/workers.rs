@@ -224,11 +224,13 @@ pub(crate) fn with_block_hook<H: Fn(), R>(hook: &H, f: impl FnOnce() -> R) -> R 
     f()
 }
 
-/// Called on a core's thread just before the core blocks (in `sync_all`, or waiting for
-/// another core): runs the hook [`with_block_hook`] set on this thread, if any. The pooled
-/// mode's hook hands the thread's place to a helper thread, so the cores not started yet
-/// still start while this one waits (compensation, as rayon and Go do for blocking calls).
-/// It must be called without holding the barrier's lock (the hook may fail the launch).
+/// Called on a core's thread just before the core blocks its thread (in `sync_all`, or
+/// waiting for another core; a core on a coroutine parks instead and never calls it): runs
+/// the hook [`with_block_hook`] set on this thread, if any. The pooled mode's hook switches
+/// the launch to coroutines and hands the thread's place to a helper thread, so the cores not
+/// started yet still start while this one waits (compensation, as rayon and Go do for
+/// blocking calls). It must be called without holding the barrier's lock (the hook may fail
+/// the launch).
 pub(crate) fn before_block() {
     if let Some(h) = ON_BLOCK.with(Cell::get) {
         // SAFETY: `with_block_hook` set the hook on this thread and clears it (restoring the

@@ -14,6 +14,7 @@ mod launch;
 mod mixed_kernels;
 mod mixed_sync_all;
 mod pooled_sync;
+mod pooled_threads;
 
 #[test]
 fn tests_are_registered() {

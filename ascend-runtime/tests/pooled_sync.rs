@@ -1,6 +1,6 @@
 //! Cross-core waits in the default (pooled) launch mode: `sync_all` and the flag waits work
-//! with any `blockDim`, also far more cores than rayon has threads (a core that blocks hands
-//! its thread's place to a helper thread, so the cores not started yet still start); a wait
+//! with any `blockDim`, also far more cores than rayon has threads (a core that waits parks
+//! on its coroutine, so the cores not started yet still start); a wait
 //! that can never complete is still an error naming the cores, and a timeout still cancels.
 
 use std::time::{Duration, Instant};

@@ -311,6 +311,16 @@ thread_local! {
     static LOG: RefCell<(Vec<Rec>, bool)> = const { RefCell::new((Vec::new(), false)) };
 }
 
+/// Takes this thread's core's records (see [`crate::ctx::CoreTls`]), leaving none.
+pub(crate) fn take_log() -> (Vec<Rec>, bool) {
+    LOG.with(|l| std::mem::take(&mut *l.borrow_mut()))
+}
+
+/// Puts back records [`take_log`] took.
+pub(crate) fn put_log(log: (Vec<Rec>, bool)) {
+    LOG.with(|l| *l.borrow_mut() = log);
+}
+
 /// Whether this thread's core is profiled. The flag is a bit of the word the event hooks load
 /// first (the sanitizer's `PROFILING` tag bit): with neither the sanitizer nor the profiler on,
 /// a hook makes that one load and compare and nothing else, as it did before the profiler

@@ -720,6 +720,17 @@ pub(crate) fn set_profiling(on: bool) -> bool {
     })
 }
 
+/// Takes this thread's hook word (the running core's sanitizer state and profiler flag),
+/// leaving 0: a core suspended on a coroutine keeps it (see [`crate::ctx::CoreTls`]).
+pub(crate) fn take_word() -> usize {
+    SAN.with(|s| s.replace(0))
+}
+
+/// Puts back a hook word [`take_word`] took (on the thread it was taken on).
+pub(crate) fn put_word(w: usize) {
+    SAN.with(|s| s.set(w));
+}
+
 /// Runs `$body` with `$s` bound to this core's sanitizer state, if the sanitizer is on:
 /// `Some(body)`, else `None`. A macro rather than a function taking a closure, so each hook's
 /// body is compiled into the hook (the hooks run a dozen times per tile). The body is compiled
