@@ -195,10 +195,9 @@ fn record_copy(
         (SanSide::Ub(d, _), SanSide::Ub(s, _)) => (CopyDir::UbToUb, 0, (s, d)),
         _ => return,
     };
-    let (rows, row) = (shape.rows as u64, shape.row as u64);
-    let op = Op::Copy { dir, rows, row, gm: gm as u64 };
+    let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+    let op = Op::Copy { dir, rows: count(shape.rows), row: count(shape.row), gm: gm as u64 };
     let span = |a: usize, n: usize| if a == 0 && n == 0 { (0, 0) } else { (a as u32, (a + n) as u32) };
-    let gm_bytes = if dir == CopyDir::UbToUb { (0, 0) } else { (gm as u64, rows * row) };
     profiler::push(Rec {
         ub_read: if matches!(dir, CopyDir::UbToGm | CopyDir::UbToUb) {
             span(ub.0, shape.s_span)
@@ -210,7 +209,6 @@ fn record_copy(
         } else {
             (0, 0)
         },
-        gm: gm_bytes,
         ..Rec::new(op, api, loc)
     });
 }
@@ -237,9 +235,9 @@ pub(crate) fn on_cube(
         let local: usize = writes.iter().map(|s| s.e - s.s).sum();
         let out: usize = gm_out.iter().map(|g| g.rows * g.row).sum();
         let bytes = (local + out) as u64;
-        let gm = gm_in.first().or(gm_out.first()).map_or((0, 0), |g| ((g.region + g.off) as u64, bytes));
+        let gm = gm_in.first().or(gm_out.first()).map_or(0, |g| (g.region + g.off) as u64);
         let p = Pipe::of(pipe).unwrap_or(Pipe::Mte1);
-        profiler::push(Rec { gm, ..Rec::new(Op::CubeMove { pipe: p, bytes }, api, Location::caller()) });
+        profiler::push(Rec::new(Op::CubeMove { pipe: p, bytes, gm }, api, Location::caller()));
     }
 }
 
@@ -265,7 +263,7 @@ pub(crate) fn on_scalar_ub(api: &'static str, tag: u64, s: usize, e: usize, writ
     sanitizer::on_scalar_ub(api, tag, s, e, write);
     if w & PROFILING != 0 {
         let span = (s as u32, e as u32);
-        let rec = Rec::new(Op::Scalar { gm: false }, api, Location::caller());
+        let rec = Rec::new(Op::Scalar { gm: false, addr: 0, bytes: 0 }, api, Location::caller());
         profiler::push(if write { Rec { ub_write: span, ..rec } } else { Rec { ub_read: span, ..rec } });
     }
 }
@@ -287,8 +285,8 @@ pub(crate) fn on_scalar_gm<T: bytemuck::Pod>(
     }
     sanitizer::on_scalar_gm(api, region, s, e, write, found);
     if w & PROFILING != 0 {
-        let gm = ((region + s) as u64, (e - s) as u64);
-        profiler::push(Rec { gm, ..Rec::new(Op::Scalar { gm: true }, api, Location::caller()) });
+        let op = Op::Scalar { gm: true, addr: (region + s) as u64, bytes: (e - s) as u32 };
+        profiler::push(Rec::new(op, api, Location::caller()));
     }
 }
 
