@@ -180,8 +180,10 @@ struct CoreSim<'a> {
     scratch: Vec<(u64, u64)>,
     /// Flags set and not yet waited for, by key: cycle, record, pipe.
     flags: Flags,
-    /// The costs of the core's last GM copies by shape (see [`CoreSim::copy_cost`]).
+    /// The costs of the core's last GM copy shapes (see [`CoreSim::copy_cost`]).
     copies: [CopyCost; COPY_MEMO],
+    /// The entry of [`CoreSim::copies`] the next new shape takes.
+    copy_next: usize,
     syncs: usize,
     out: CoreSchedule,
     /// A core's share of the chip's GM bandwidth ([`Costs::gm_share`]).
@@ -248,6 +250,7 @@ pub fn schedule_threads(logs: &[CoreLog], costs: &Costs, threads: usize) -> Laun
             scratch: Vec::new(),
             flags: Flags::default(),
             copies: [CopyCost { shape: 0, kind: u64::MAX, alone: 0, port: 0 }; COPY_MEMO],
+            copy_next: 0,
             syncs: 0,
             share,
             out: CoreSchedule {
@@ -421,13 +424,19 @@ impl CoreSim<'_> {
     fn copy_cost(&mut self, costs: &Costs, head: u64, rows: u64, row: u64, gm: u64) -> (u64, u64) {
         let shape = rows << 32 | row;
         let kind = head << 1 | u64::from(gm % 512 == 0);
-        let slot = (shape ^ kind).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 61;
-        let e = &mut self.copies[slot as usize % COPY_MEMO];
-        if e.shape != shape || e.kind != kind {
-            let alone = costs.gm_copy(head, rows, row, gm, 1);
-            let port = super::cost::ceil(Costs::gm_bytes(rows, row) as f64 / self.share);
-            *e = CopyCost { shape, kind, alone, port };
-        }
+        let hit = self.copies.iter().position(|e| e.shape == shape && e.kind == kind);
+        let e = match hit {
+            Some(i) => &self.copies[i],
+            None => {
+                // (Round robin: a loop's shapes stay while there are at most COPY_MEMO.)
+                let i = self.copy_next % COPY_MEMO;
+                self.copy_next += 1;
+                let alone = costs.gm_copy(head, rows, row, gm, 1);
+                let port = super::cost::ceil(Costs::gm_bytes(rows, row) as f64 / self.share);
+                self.copies[i] = CopyCost { shape, kind, alone, port };
+                &self.copies[i]
+            }
+        };
         (e.alone, e.port)
     }
 
