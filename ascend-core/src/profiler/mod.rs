@@ -238,32 +238,13 @@ static SITES: Mutex<Option<HashMap<(usize, usize, usize), &'static Site>>> = Mut
 /// Slots of a thread's site cache (a power of two).
 const SITE_CACHE: usize = 64;
 
-thread_local! {
-    /// This thread's last sites by location address, direct mapped: an event hook finds its
-    /// site here without a lock.
-    static SITE_CACHE_TL: RefCell<[Option<&'static Site>; SITE_CACHE]> =
-        const { RefCell::new([None; SITE_CACHE]) };
-}
-
 impl Site {
     /// The one site of `api` called from `loc`: from this thread's cache, else from the
     /// process's table (made and kept there the first time: a site lives as long as the
     /// process, as its name and location do).
     #[inline]
     pub fn of(api: &'static str, loc: &'static Location<'static>) -> &'static Site {
-        let l = loc as *const Location<'static> as usize;
-        let slot = (l >> 3) & (SITE_CACHE - 1);
-        SITE_CACHE_TL.with(|c| {
-            let mut c = c.borrow_mut();
-            if let Some(s) = c[slot] {
-                if std::ptr::eq(s.loc, loc) && std::ptr::eq(s.api, api) {
-                    return s;
-                }
-            }
-            let s = Site::intern(api, loc);
-            c[slot] = Some(s);
-            s
-        })
+        LOG.with(|l| l.borrow_mut().site(api, loc))
     }
 
     #[cold]
@@ -410,9 +391,36 @@ impl Drop for CoreLog {
     }
 }
 
-thread_local! {
+/// A thread's profiler state.
+struct Log {
     /// This thread's core's records while it is profiled, and whether it ran an `Mmad`.
-    static LOG: RefCell<(Vec<Rec>, bool)> = const { RefCell::new((Vec::new(), false)) };
+    cur: (Vec<Rec>, bool),
+    /// The thread's last sites by location address, direct mapped: a hook finds its site
+    /// here without a lock, in the same thread-local access that records it.
+    sites: [Option<&'static Site>; SITE_CACHE],
+}
+
+impl Log {
+    /// [`Site::of`] through this thread's cache.
+    #[inline]
+    fn site(&mut self, api: &'static str, loc: &'static Location<'static>) -> &'static Site {
+        let l = loc as *const Location<'static> as usize;
+        let slot = &mut self.sites[(l >> 3) & (SITE_CACHE - 1)];
+        if let Some(s) = *slot {
+            if std::ptr::eq(s.loc, loc) && std::ptr::eq(s.api, api) {
+                return s;
+            }
+        }
+        let s = Site::intern(api, loc);
+        *slot = Some(s);
+        s
+    }
+}
+
+thread_local! {
+    /// This thread's profiler state.
+    static LOG: RefCell<Log> =
+        const { RefCell::new(Log { cur: (Vec::new(), false), sites: [None; SITE_CACHE] }) };
 }
 
 /// Whether this thread's core is profiled. The flag is a bit of the word the event hooks load
@@ -428,19 +436,25 @@ pub fn is_on() -> bool {
     crate::sanitizer::hook_word() & crate::sanitizer::PROFILING != 0
 }
 
-/// Records `rec` for this thread's core (call only when [`is_on`]).
+/// Records `op` of `api` called from `loc`, reading UB bytes `ub_read` and writing
+/// `ub_write`, for this thread's core (call only when [`is_on`]): one thread-local access
+/// finds the site and appends the record.
 #[inline]
-pub(crate) fn push(rec: Rec) {
-    LOG.with(|l| l.borrow_mut().0.push(rec));
-}
-
-/// Records an `Mmad` (the core is then a cube core).
-#[inline]
-pub(crate) fn push_mmad(rec: Rec) {
+pub(crate) fn push(
+    op: Op,
+    api: &'static str,
+    loc: &'static Location<'static>,
+    ub_read: (u32, u32),
+    ub_write: (u32, u32),
+) {
     LOG.with(|l| {
         let mut l = l.borrow_mut();
-        l.0.push(rec);
-        l.1 = true;
+        let site = l.site(api, loc);
+        l.cur.0.push(Rec { op, site, ub_read, ub_write });
+        if matches!(op, Op::Mmad { .. }) {
+            // (The core is then a cube core.)
+            l.cur.1 = true;
+        }
     });
 }
 
@@ -469,7 +483,7 @@ impl LaunchProfiler {
         impl Drop for Owner<'_> {
             fn drop(&mut self) {
                 let saved = std::mem::take(&mut self.saved.1);
-                let (recs, cube) = LOG.with(|l| std::mem::replace(&mut *l.borrow_mut(), saved));
+                let (recs, cube) = LOG.with(|l| std::mem::replace(&mut l.borrow_mut().cur, saved));
                 crate::sanitizer::set_profiling(self.saved.0);
                 let log = CoreLog { core: self.core, aic: self.aic || cube, recs };
                 self.prof.cores.lock().unwrap_or_else(|e| e.into_inner()).push(log);
@@ -480,7 +494,7 @@ impl LaunchProfiler {
         let fresh = (SPARE.take(), false);
         let saved = (
             crate::sanitizer::set_profiling(true),
-            LOG.with(|l| std::mem::replace(&mut *l.borrow_mut(), fresh)),
+            LOG.with(|l| std::mem::replace(&mut l.borrow_mut().cur, fresh)),
         );
         let _owner = Owner { prof: self, saved, core, aic };
         f()

@@ -521,28 +521,29 @@ impl CoreSim<'_> {
         mut cross: Option<&mut HashMap<u64, Round>>,
     ) -> Option<Stop> {
         let core = self.log.core;
-        while let Some(rec) = self.log.recs.get(self.at) {
+        let recs: &[super::Rec] = &self.log.recs;
+        let issue = costs.issue;
+        // One dispatch on the record's kind; every record but `SyncAll` and a cross-core
+        // wait is issued first (`issue` cycles on the scalar unit, a count-form vector
+        // instruction's own mask-register calls before it).
+        while let Some(rec) = recs.get(self.at) {
             let i = self.at as u32;
-            let pipe = rec.op.pipe();
-            let shared = matches!(rec.op, Op::SyncAll | Op::CrossWait { .. } | Op::CrossSet { .. });
-            if shared && cross.is_none() {
-                return None;
-            }
             match rec.op {
                 Op::SyncAll => {
-                    self.s = self.free.iter().copied().fold(self.s + costs.issue, u64::max);
-                    self.out.busy[0] += costs.issue;
+                    cross.as_ref()?;
+                    self.s = self.free.iter().copied().fold(self.s + issue, u64::max);
+                    self.out.busy[0] += issue;
                     return Some(Stop::Sync(self.syncs));
                 }
                 Op::CrossWait { round, .. } => {
-                    let cross = cross.as_deref().expect("a shared record in a full replay");
+                    let cross = cross.as_deref()?;
                     let Some(&Round { last: (t, c, r, Some(p)), .. }) =
                         cross.get(&round).filter(|r| r.sets >= r.members)
                     else {
                         return Some(Stop::Cross(round));
                     };
-                    self.s += costs.issue;
-                    self.out.busy[0] += costs.issue;
+                    self.s += issue;
+                    self.out.busy[0] += issue;
                     if t > self.s {
                         self.out.slices.push(Slice {
                             rec: i,
@@ -559,27 +560,12 @@ impl CoreSim<'_> {
                         to: (core, i),
                         to_at: (Pipe::Scalar, self.s),
                     });
-                    self.at += 1;
-                    continue;
-                }
-                _ => {}
-            }
-            // A count-form vector instruction sets the mask register itself first.
-            let own = match rec.op {
-                Op::Vector { mask, .. } => u64::from(mask) * costs.mask_call,
-                _ => 0,
-            };
-            self.s += costs.issue + own;
-            self.out.busy[0] += costs.issue + own;
-            match rec.op {
-                Op::SetFlag { src, key, .. } => {
-                    let t = self.free[src as usize].max(self.s) + costs.flag_latency;
-                    self.flags.queue(key).push_back((t, i, src));
-                    self.out.slices.push(Slice { rec: i, pipe: src, start: t, end: t, busy: false });
                 }
                 Op::CrossSet { pipe, round, members, .. } => {
+                    let cross = cross.as_deref_mut()?;
+                    self.s += issue;
+                    self.out.busy[0] += issue;
                     let t = self.free[pipe as usize].max(self.s) + costs.flag_latency;
-                    let cross = cross.as_deref_mut().expect("a shared record in a full replay");
                     let r = cross.entry(round).or_default();
                     r.sets += 1;
                     r.members = members.max(1);
@@ -588,7 +574,16 @@ impl CoreSim<'_> {
                     }
                     self.out.slices.push(Slice { rec: i, pipe, start: t, end: t, busy: false });
                 }
+                Op::SetFlag { src, key, .. } => {
+                    self.s += issue;
+                    self.out.busy[0] += issue;
+                    let t = self.free[src as usize].max(self.s) + costs.flag_latency;
+                    self.flags.queue(key).push_back((t, i, src));
+                    self.out.slices.push(Slice { rec: i, pipe: src, start: t, end: t, busy: false });
+                }
                 Op::WaitFlag { dst, key, .. } => {
+                    self.s += issue;
+                    self.out.busy[0] += issue;
                     let d = dst as usize;
                     if let Some((t, from, src)) = self.flags.pop(key) {
                         let ready = self.free[d].max(self.s);
@@ -615,12 +610,17 @@ impl CoreSim<'_> {
                         }
                     }
                 }
-                Op::Barrier(None) => {
-                    self.s = self.free.iter().copied().fold(self.s, u64::max);
-                    self.free = [self.s; 7];
+                Op::Barrier(p) => {
+                    self.s += issue;
+                    self.out.busy[0] += issue;
+                    if p.is_none() {
+                        self.s = self.free.iter().copied().fold(self.s, u64::max);
+                        self.free = [self.s; 7];
+                    }
                 }
-                Op::Barrier(Some(_)) => {}
                 Op::Mask => {
+                    self.s += issue;
+                    self.out.busy[0] += issue;
                     let end = self.s + costs.mask_call;
                     self.out.slices.push(Slice {
                         rec: i,
@@ -634,6 +634,8 @@ impl CoreSim<'_> {
                     self.free[0] = self.free[0].max(end);
                 }
                 Op::Scalar { gm, .. } => {
+                    self.s += issue;
+                    self.out.busy[0] += issue;
                     let deps: &[Pipe] =
                         if gm { &[Pipe::Mte3] } else { &[Pipe::Vector, Pipe::Mte2, Pipe::Mte3] };
                     let start = deps.iter().map(|&p| self.free[p as usize]).fold(self.s, u64::max);
@@ -643,27 +645,36 @@ impl CoreSim<'_> {
                     self.s = end;
                     self.free[0] = end;
                 }
-                _ => {
+                Op::Vector { dtype, repeats, beats, mask } => {
+                    // A count-form instruction sets the mask register itself first.
+                    let own = issue + u64::from(mask) * costs.mask_call;
+                    self.s += own;
+                    self.out.busy[0] += own;
+                    // (`Costs::cycles`, with the table row of the site's API looked up once
+                    // per site.)
+                    let p = Pipe::Vector as usize;
+                    let start = self.free[p].max(self.s);
+                    let end = start
+                        + costs.vec_head
+                        + repeats * rec.site.vector_repeat(dtype).max(u64::from(beats));
+                    self.out.slices.push(Slice { rec: i, pipe: Pipe::Vector, start, end, busy: true });
+                    self.out.busy[p] += end - start;
+                    self.free[p] = end;
+                }
+                Op::Copy { .. } | Op::Mmad { .. } | Op::CubeMove { .. } => {
+                    self.s += issue;
+                    self.out.busy[0] += issue;
+                    let pipe = rec.op.pipe();
                     let p = pipe as usize;
                     let start = self.free[p].max(self.s);
-                    let end = match rec.op {
-                        // (`Costs::cycles`, with the table row of the site's API looked up
-                        // once per site.)
-                        Op::Vector { dtype, repeats, beats, .. } => {
-                            start
-                                + costs.vec_head
-                                + repeats * rec.site.vector_repeat(dtype).max(u64::from(beats))
+                    let end = match costs.gm_parts(&rec.op) {
+                        // A GM copy: alone on its pipe, and holding the core's share of the
+                        // chip's bandwidth (which MTE2 and MTE3 share) once its latency is over.
+                        Some((head, rows, row, gm)) => {
+                            let (alone, port) = self.copy_cost(costs, head, rows, row, gm);
+                            (start + alone).max(self.port_take(start + head, port))
                         }
-                        _ => match costs.gm_parts(&rec.op) {
-                            // A GM copy: alone on its pipe, and holding the core's share of the
-                            // chip's bandwidth (which MTE2 and MTE3 share) once its latency is
-                            // over.
-                            Some((head, rows, row, gm)) => {
-                                let (alone, port) = self.copy_cost(costs, head, rows, row, gm);
-                                (start + alone).max(self.port_take(start + head, port))
-                            }
-                            None => start + costs.cycles(&rec.op, rec.site.api, active),
-                        },
+                        None => start + costs.cycles(&rec.op, rec.site.api, active),
                     };
                     self.out.slices.push(Slice { rec: i, pipe, start, end, busy: true });
                     self.out.busy[p] += end - start;
