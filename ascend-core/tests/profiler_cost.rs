@@ -2,8 +2,11 @@
 //! table, and the Mmad formula for several shapes (numbers copied from
 //! `docs/zh/api/附录/Vector指令理论性能汇总.md` and `Cube指令理论性能汇总.md`).
 
+use std::panic::Location;
+
 use ascend_core::profiler::cost::{dtype_name, Costs, VECTOR_TABLE};
-use ascend_core::profiler::{CopyDir, Op};
+use ascend_core::profiler::schedule::schedule;
+use ascend_core::profiler::{CopyDir, CoreLog, Op, Pipe, Rec};
 use ascend_core::{DType, Soc};
 
 const TYPES: [DType; 11] = [
@@ -33,6 +36,12 @@ fn every_vector_row_gives_its_cycles_per_repeat() {
         let c = Costs::of(Soc::Ascend910B);
         let op = Op::Vector { dtype: Some(d), repeats: 10, beats: 1, mask: 0 };
         assert_eq!(c.cycles(&op, row.api, 1), c.vec_head + 10 * want.max(1));
+        // The replay (which looks the row up once per call site and type) charges the same:
+        // issued at cycle 1, the V pipe busy for the instruction's cycles.
+        let log = CoreLog { core: 0, aic: false, recs: vec![Rec::new(op, row.api, Location::caller())] };
+        let s = schedule(&[log], &c);
+        assert_eq!(s.cores[0].busy[Pipe::Vector as usize], c.vec_head + 10 * want.max(1), "{}", row.api);
+        assert_eq!(s.cores[0].end, 1 + c.vec_head + 10 * want.max(1));
     }
 }
 
@@ -70,6 +79,13 @@ fn mmad_cycles_follow_the_vendor_formula() {
     // int8: cube_k = 32, k0 = 32.
     assert_eq!(c.mmad(16, 32, 64, DType::I8), h + 16 * 32 * 64 / (16 * 16 * 32));
     assert_eq!(c.mmad(128, 128, 256, DType::I8), h + 128 * 128 * 256 / 8192);
+    // A recorded Mmad is charged that on the CUBE pipe, and makes its core a cube core.
+    for (m, n, k, d) in [(32, 48, 64, DType::F16), (17, 1, 20, DType::F16), (64, 64, 12, DType::F32)] {
+        let rec = Rec::new(Op::Mmad { m, n, k, dtype: d }, "Mmad", Location::caller());
+        let s = schedule(&[CoreLog { core: 0, aic: true, recs: vec![rec] }], &c);
+        assert_eq!(s.cores[0].busy[Pipe::Cube as usize], c.mmad(m, n, k, d), "{m} x {n} x {k}");
+        assert_eq!(s.cores[0].end, 1 + c.mmad(m, n, k, d));
+    }
 }
 
 #[test]
@@ -223,7 +239,8 @@ mod schedule {
     fn the_replay_does_not_depend_on_threads() {
         let c = Costs::of(Soc::Ascend910B);
         let loc = Location::caller();
-        let copy = |dir, gm: u64, bytes: u32| Rec::new(Op::Copy { dir, rows: 1, row: bytes, gm }, "DataCopy", loc);
+        let copy =
+            |dir, gm: u64, bytes: u32| Rec::new(Op::Copy { dir, rows: 1, row: bytes, gm }, "DataCopy", loc);
         let flag = |set: bool, src, dst, key| {
             let op = if set { Op::SetFlag { src, dst, key } } else { Op::WaitFlag { src, dst, key } };
             Rec::new(op, if set { "EnQue" } else { "DeQue" }, loc)
