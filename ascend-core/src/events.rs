@@ -65,7 +65,13 @@ fn record_vector(
         }
         _ => 1,
     };
-    profiler::push(Op::Vector { dtype, repeats, beats, mask }, api, loc, span32(reads.first()), span32(writes.first()));
+    profiler::push(
+        Op::Vector { dtype, repeats, beats, mask },
+        api,
+        loc,
+        span32(reads.first()),
+        span32(writes.first()),
+    );
 }
 
 /// A vector instruction (pipe V) reading `reads` and writing `writes`; the profiler takes
@@ -194,8 +200,10 @@ fn record_copy(
     let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
     let op = Op::Copy { dir, rows: count(shape.rows), row: count(shape.row), gm: gm as u64 };
     let span = |a: usize, n: usize| if a == 0 && n == 0 { (0, 0) } else { (a as u32, (a + n) as u32) };
-    let ub_read = if matches!(dir, CopyDir::UbToGm | CopyDir::UbToUb) { span(ub.0, shape.s_span) } else { (0, 0) };
-    let ub_write = if matches!(dir, CopyDir::GmToUb | CopyDir::UbToUb) { span(ub.1, shape.d_span) } else { (0, 0) };
+    let ub_read =
+        if matches!(dir, CopyDir::UbToGm | CopyDir::UbToUb) { span(ub.0, shape.s_span) } else { (0, 0) };
+    let ub_write =
+        if matches!(dir, CopyDir::GmToUb | CopyDir::UbToUb) { span(ub.1, shape.d_span) } else { (0, 0) };
     profiler::push(op, api, loc, ub_read, ub_write);
 }
 
@@ -292,7 +300,13 @@ pub(crate) fn on_set_flag(e: HardEventKind, id: i32) {
     sanitizer::on_set_flag(e, id);
     if w & PROFILING != 0 {
         let (src, dst) = (Pipe::of(e.src).unwrap_or(Pipe::Scalar), Pipe::of(e.dst).unwrap_or(Pipe::Scalar));
-        profiler::push(Op::SetFlag { src, dst, key: flag_key(e, id) }, e.name, Location::caller(), (0, 0), (0, 0));
+        profiler::push(
+            Op::SetFlag { src, dst, key: flag_key(e, id) },
+            e.name,
+            Location::caller(),
+            (0, 0),
+            (0, 0),
+        );
     }
 }
 
@@ -307,7 +321,13 @@ pub(crate) fn on_wait_flag(e: HardEventKind, id: i32) {
     sanitizer::on_wait_flag(e, id);
     if w & PROFILING != 0 {
         let (src, dst) = (Pipe::of(e.src).unwrap_or(Pipe::Scalar), Pipe::of(e.dst).unwrap_or(Pipe::Scalar));
-        profiler::push(Op::WaitFlag { src, dst, key: flag_key(e, id) }, e.name, Location::caller(), (0, 0), (0, 0));
+        profiler::push(
+            Op::WaitFlag { src, dst, key: flag_key(e, id) },
+            e.name,
+            Location::caller(),
+            (0, 0),
+            (0, 0),
+        );
     }
 }
 

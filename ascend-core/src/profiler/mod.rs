@@ -232,8 +232,11 @@ pub struct Site {
 /// Element types [`DType`] has (the index of the unknown type in a site's cache).
 const DTYPES: usize = DType::Bool as usize + 1;
 
-/// Every site interned so far, by the addresses of its name and location.
-static SITES: Mutex<Option<HashMap<(usize, usize, usize), &'static Site>>> = Mutex::new(None);
+/// Sites by the addresses of their name (and its length) and location.
+type SiteTable = HashMap<(usize, usize, usize), &'static Site>;
+
+/// Every site interned so far.
+static SITES: Mutex<Option<SiteTable>> = Mutex::new(None);
 
 /// Slots of a thread's site cache (a power of two).
 const SITE_CACHE: usize = 64;
@@ -264,9 +267,11 @@ impl Site {
         let slot = &self.repeat[dtype.map_or(DTYPES, |d| d as usize)];
         match slot.load(Ordering::Relaxed) {
             0 => {
+                // (At most 128 cycles a repeat: 256 elements at the table's slowest rate, 2.)
                 let r = cost::Costs::vector_repeat(self.api, dtype);
-                slot.store(u16::try_from(r).unwrap_or(u16::MAX).max(1), Ordering::Relaxed);
-                r
+                let r = u16::try_from(r).unwrap_or(u16::MAX).max(1);
+                slot.store(r, Ordering::Relaxed);
+                u64::from(r)
             }
             r => u64::from(r),
         }
