@@ -192,7 +192,7 @@ fn add_case_0_to_1_scalar_to_vector() {
     within_30("Add Case 0 / Case 1 aiv_time", r, 1239688.63 / 6909.14);
     // Case 1's Add: 22 + 32 repeats x 2 (x and y in one bank group) = 86 cycles; published
     // aiv_vec_time 761.65 µs / 16384 Adds at 1.85 GHz = 86.0 cycles.
-    let adds = c1.logs[0].recs.iter().filter(|r| r.api == "Add").count() as u64;
+    let adds = c1.logs[0].recs.iter().filter(|r| r.api() == "Add").count() as u64;
     within_30(
         "Add Case 1 cycles per Add",
         (busy(&c1, Pipe::Vector) / adds) as f64,
@@ -246,7 +246,7 @@ fn add_case_5_to_6_bank_conflict() {
     let beats =
         |p: &Profile| p.logs[0].recs.iter().filter(|r| matches!(r.op, Op::Vector { beats: 2, .. })).count();
     assert_eq!(beats(&c6), 0, "Case 6 has no bank conflict");
-    assert_eq!(beats(&c4), c4.logs[0].recs.iter().filter(|r| r.api == "Add").count());
+    assert_eq!(beats(&c4), c4.logs[0].recs.iter().filter(|r| r.api() == "Add").count());
     let r = busy(&c4, Pipe::Vector) as f64 / busy(&c6, Pipe::Vector) as f64;
     within_30("Add Case 5 / Case 6 aiv_vec_time", r, 12.846 / 6.954);
     assert!(aiv(&c6) <= aiv(&c4), "Case 6 {} cycles, Case 4 {}", aiv(&c6), aiv(&c4));
@@ -488,7 +488,7 @@ fn guide_gm_512_alignment() {
     }
     let s = GmBuffer::<f32>::zeroed(17 * 4096);
     let sa = s.addr();
-    let gm_of = |p: &Profile| p.logs[0].recs.iter().find(|r| r.api == "DataCopy").unwrap().gm.0;
+    let gm_of = |p: &Profile| p.logs[0].recs.iter().find(|r| r.api() == "DataCopy").unwrap().gm().0;
     // The first float at a 512-byte boundary of the buffer, and 32 bytes after it.
     let base = gm_of(&run(1, move || kernel(sa, 0)));
     let aligned = ((512 - base % 512) % 512 / 4) as usize;

@@ -96,7 +96,7 @@ fn check_hand<const B: usize>(tiles: usize) -> u64 {
     let c = Costs::of(Soc::Ascend910B);
     let log = &p.logs[0];
     let gm: Vec<u64> =
-        log.recs.iter().filter_map(|r| matches!(r.op, Op::Copy { .. }).then_some(r.gm.0)).collect();
+        log.recs.iter().filter_map(|r| matches!(r.op, Op::Copy { .. }).then_some(r.gm().0)).collect();
     // The first copy is the second record (after AllocTensor x, AllocTensor y): issued at 3.
     let first_copy = log.recs.iter().position(|r| matches!(r.op, Op::Copy { .. })).unwrap() as u64 + 1;
     let expect = hand(&c, tiles, B, [gm[0], gm[1], gm[2]], first_copy);
@@ -188,7 +188,7 @@ fn add_custom_trace_and_csv() {
     assert_eq!(add["args"]["repeats"], 1);
     assert!(add["args"]["line"].as_str().unwrap().contains("add_custom.rs"), "{add}");
     let (starts, ends) = (of("s").count(), of("f").count());
-    assert!(starts > 0 && starts == ends && starts == p.schedule.flows.len());
+    assert!(starts > 0 && starts == ends && starts == p.schedule.flows().count());
 
     let csv = std::fs::read_to_string(dir.join("PipeUtilization.csv")).unwrap();
     let mut r = csv::Reader::from_reader(csv.as_bytes());

@@ -18,7 +18,7 @@ use std::sync::Arc;
 
 use crate::element::Element;
 use crate::position::TPosition;
-use crate::profiler::{self, CopyDir, Op, Pipe, Rec};
+use crate::profiler::{self, CopyDir, Op, Pipe};
 use crate::sanitizer::{self, CopyShape, GmRows, QuePipes, QueSan, SanSide, Span, UbSpan, PROFILING};
 use crate::sync::{pipe_t, HardEventKind};
 use crate::tensor::GmRegion;
@@ -65,11 +65,13 @@ fn record_vector(
         }
         _ => 1,
     };
-    profiler::push(Rec {
-        ub_read: span32(reads.first()),
-        ub_write: span32(writes.first()),
-        ..Rec::new(Op::Vector { dtype, repeats, beats, mask }, api, loc)
-    });
+    profiler::push(
+        Op::Vector { dtype, repeats, beats, mask },
+        api,
+        loc,
+        span32(reads.first()),
+        span32(writes.first()),
+    );
 }
 
 /// A vector instruction (pipe V) reading `reads` and writing `writes`; the profiler takes
@@ -133,7 +135,7 @@ pub(crate) fn on_vector_count_of<T: Element>(
 #[inline]
 pub(crate) fn on_mask(api: &'static str) {
     if profiler::is_on() {
-        profiler::push(Rec::new(Op::Mask, api, Location::caller()));
+        profiler::push(Op::Mask, api, Location::caller(), (0, 0), (0, 0));
     }
 }
 
@@ -195,24 +197,14 @@ fn record_copy(
         (SanSide::Ub(d, _), SanSide::Ub(s, _)) => (CopyDir::UbToUb, 0, (s, d)),
         _ => return,
     };
-    let (rows, row) = (shape.rows as u64, shape.row as u64);
-    let op = Op::Copy { dir, rows, row, gm: gm as u64 };
+    let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+    let op = Op::Copy { dir, rows: count(shape.rows), row: count(shape.row), gm: gm as u64 };
     let span = |a: usize, n: usize| if a == 0 && n == 0 { (0, 0) } else { (a as u32, (a + n) as u32) };
-    let gm_bytes = if dir == CopyDir::UbToUb { (0, 0) } else { (gm as u64, rows * row) };
-    profiler::push(Rec {
-        ub_read: if matches!(dir, CopyDir::UbToGm | CopyDir::UbToUb) {
-            span(ub.0, shape.s_span)
-        } else {
-            (0, 0)
-        },
-        ub_write: if matches!(dir, CopyDir::GmToUb | CopyDir::UbToUb) {
-            span(ub.1, shape.d_span)
-        } else {
-            (0, 0)
-        },
-        gm: gm_bytes,
-        ..Rec::new(op, api, loc)
-    });
+    let ub_read =
+        if matches!(dir, CopyDir::UbToGm | CopyDir::UbToUb) { span(ub.0, shape.s_span) } else { (0, 0) };
+    let ub_write =
+        if matches!(dir, CopyDir::GmToUb | CopyDir::UbToUb) { span(ub.1, shape.d_span) } else { (0, 0) };
+    profiler::push(op, api, loc, ub_read, ub_write);
 }
 
 /// A cube instruction (see [`sanitizer::on_cube`]); the profiler records a move of the bytes
@@ -237,9 +229,9 @@ pub(crate) fn on_cube(
         let local: usize = writes.iter().map(|s| s.e - s.s).sum();
         let out: usize = gm_out.iter().map(|g| g.rows * g.row).sum();
         let bytes = (local + out) as u64;
-        let gm = gm_in.first().or(gm_out.first()).map_or((0, 0), |g| ((g.region + g.off) as u64, bytes));
+        let gm = gm_in.first().or(gm_out.first()).map_or(0, |g| (g.region + g.off) as u64);
         let p = Pipe::of(pipe).unwrap_or(Pipe::Mte1);
-        profiler::push(Rec { gm, ..Rec::new(Op::CubeMove { pipe: p, bytes }, api, Location::caller()) });
+        profiler::push(Op::CubeMove { pipe: p, bytes, gm }, api, Location::caller(), (0, 0), (0, 0));
     }
 }
 
@@ -250,7 +242,7 @@ pub(crate) fn on_cube(
 pub(crate) fn on_mmad<T: Element>(m: usize, n: usize, k: usize) {
     if profiler::is_on() {
         let op = Op::Mmad { m: m as u32, n: n as u32, k: k as u32, dtype: T::DTYPE };
-        profiler::push_mmad(Rec::new(op, "Mmad", Location::caller()));
+        profiler::push(op, "Mmad", Location::caller(), (0, 0), (0, 0));
     }
 }
 
@@ -265,8 +257,8 @@ pub(crate) fn on_scalar_ub(api: &'static str, tag: u64, s: usize, e: usize, writ
     sanitizer::on_scalar_ub(api, tag, s, e, write);
     if w & PROFILING != 0 {
         let span = (s as u32, e as u32);
-        let rec = Rec::new(Op::Scalar { gm: false }, api, Location::caller());
-        profiler::push(if write { Rec { ub_write: span, ..rec } } else { Rec { ub_read: span, ..rec } });
+        let (r, w) = if write { ((0, 0), span) } else { (span, (0, 0)) };
+        profiler::push(Op::Scalar { gm: false, addr: 0, bytes: 0 }, api, Location::caller(), r, w);
     }
 }
 
@@ -287,8 +279,8 @@ pub(crate) fn on_scalar_gm<T: bytemuck::Pod>(
     }
     sanitizer::on_scalar_gm(api, region, s, e, write, found);
     if w & PROFILING != 0 {
-        let gm = ((region + s) as u64, (e - s) as u64);
-        profiler::push(Rec { gm, ..Rec::new(Op::Scalar { gm: true }, api, Location::caller()) });
+        let op = Op::Scalar { gm: true, addr: (region + s) as u64, bytes: (e - s) as u32 };
+        profiler::push(op, api, Location::caller(), (0, 0), (0, 0));
     }
 }
 
@@ -308,7 +300,13 @@ pub(crate) fn on_set_flag(e: HardEventKind, id: i32) {
     sanitizer::on_set_flag(e, id);
     if w & PROFILING != 0 {
         let (src, dst) = (Pipe::of(e.src).unwrap_or(Pipe::Scalar), Pipe::of(e.dst).unwrap_or(Pipe::Scalar));
-        profiler::push(Rec::new(Op::SetFlag { src, dst, key: flag_key(e, id) }, e.name, Location::caller()));
+        profiler::push(
+            Op::SetFlag { src, dst, key: flag_key(e, id) },
+            e.name,
+            Location::caller(),
+            (0, 0),
+            (0, 0),
+        );
     }
 }
 
@@ -323,7 +321,13 @@ pub(crate) fn on_wait_flag(e: HardEventKind, id: i32) {
     sanitizer::on_wait_flag(e, id);
     if w & PROFILING != 0 {
         let (src, dst) = (Pipe::of(e.src).unwrap_or(Pipe::Scalar), Pipe::of(e.dst).unwrap_or(Pipe::Scalar));
-        profiler::push(Rec::new(Op::WaitFlag { src, dst, key: flag_key(e, id) }, e.name, Location::caller()));
+        profiler::push(
+            Op::WaitFlag { src, dst, key: flag_key(e, id) },
+            e.name,
+            Location::caller(),
+            (0, 0),
+            (0, 0),
+        );
     }
 }
 
@@ -337,7 +341,7 @@ pub(crate) fn on_pipe_barrier(p: pipe_t) {
     }
     sanitizer::on_pipe_barrier(p);
     if w & PROFILING != 0 {
-        profiler::push(Rec::new(Op::Barrier(Pipe::of(p)), "PipeBarrier", Location::caller()));
+        profiler::push(Op::Barrier(Pipe::of(p)), "PipeBarrier", Location::caller(), (0, 0), (0, 0));
     }
 }
 
@@ -351,7 +355,7 @@ pub(crate) fn on_sync_all() {
     }
     sanitizer::on_sync_all();
     if w & PROFILING != 0 {
-        profiler::push(Rec::new(Op::SyncAll, "SyncAll", Location::caller()));
+        profiler::push(Op::SyncAll, "SyncAll", Location::caller(), (0, 0), (0, 0));
     }
 }
 
@@ -368,7 +372,7 @@ pub(crate) fn on_cross_core_set(pipe: pipe_t, flag: u16, key: usize, own: bool, 
     if w & PROFILING != 0 {
         let pipe = Pipe::of(pipe).unwrap_or(Pipe::Scalar);
         let op = Op::CrossSet { pipe, flag, round: key as u64, members: members as u32 };
-        profiler::push(Rec::new(op, "CrossCoreSetFlag", Location::caller()));
+        profiler::push(op, "CrossCoreSetFlag", Location::caller(), (0, 0), (0, 0));
     }
 }
 
@@ -383,7 +387,7 @@ pub(crate) fn on_cross_core_wait(flag: u16, key: usize, own: bool) {
     sanitizer::on_cross_core_wait(flag, key, own);
     if w & PROFILING != 0 {
         let op = Op::CrossWait { flag, round: key as u64 };
-        profiler::push(Rec::new(op, "CrossCoreWaitFlag", Location::caller()));
+        profiler::push(op, "CrossCoreWaitFlag", Location::caller(), (0, 0), (0, 0));
     }
 }
 
@@ -398,7 +402,7 @@ fn que_key(base: usize, index: usize, free: bool) -> u64 {
 fn record_que(api: &'static str, set: bool, pipes: (usize, usize), key: u64) {
     let (src, dst) = (Pipe::from_index(pipes.0), Pipe::from_index(pipes.1));
     let op = if set { Op::SetFlag { src, dst, key } } else { Op::WaitFlag { src, dst, key } };
-    profiler::push(Rec::new(op, api, Location::caller()));
+    profiler::push(op, api, Location::caller(), (0, 0), (0, 0));
 }
 
 /// `AllocTensor` of buffer `index`: waits for the buffer's free event.

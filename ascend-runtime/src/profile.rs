@@ -101,9 +101,9 @@ impl Profile {
                 ev.push(json!({"name": "thread_name", "ph": "M", "pid": pid, "tid": p as u32, "args": {"name": p.name()}}));
             }
             for s in &core.slices {
-                let r = &log.recs[s.rec];
+                let r = &log.recs[s.rec as usize];
                 let mut args = json!({
-                    "line": format!("{}:{}", r.loc.file(), r.loc.line()),
+                    "line": format!("{}:{}", r.loc().file(), r.loc().line()),
                     "cycles": s.end - s.start,
                 });
                 let a = args.as_object_mut().expect("an object");
@@ -131,18 +131,19 @@ impl Profile {
                 if r.ub_write.1 > 0 {
                     a.insert("ub_write".into(), json!(format!("[{:#x}, {:#x})", r.ub_write.0, r.ub_write.1)));
                 }
-                if r.gm.1 > 0 {
-                    a.insert("gm".into(), json!(format!("{:#x} + {} B", r.gm.0, r.gm.1)));
+                let gm = r.gm();
+                if gm.1 > 0 {
+                    a.insert("gm".into(), json!(format!("{:#x} + {} B", gm.0, gm.1)));
                 }
                 let name = match r.op {
-                    Op::WaitFlag { .. } | Op::SetFlag { .. } if !r.api.contains(char::is_lowercase) => {
+                    Op::WaitFlag { .. } | Op::SetFlag { .. } if !r.api().contains(char::is_lowercase) => {
                         format!(
                             "{} {}",
                             if matches!(r.op, Op::SetFlag { .. }) { "SetFlag" } else { "WaitFlag" },
-                            r.api
+                            r.api()
                         )
                     }
-                    _ => r.api.to_owned(),
+                    _ => r.api().to_owned(),
                 };
                 // A flag is an instant: a slice of a nanosecond, so that its arrow binds.
                 let dur = (us(s.end) - us(s.start)).max(0.001);
@@ -152,7 +153,7 @@ impl Profile {
                 );
             }
         }
-        for (id, f) in self.schedule.flows.iter().enumerate() {
+        for (id, f) in self.schedule.flows().enumerate() {
             ev.push(json!({"name": "flag", "cat": "flag", "ph": "s", "id": id, "pid": f.from.0,
                 "tid": f.from_at.0 as u32, "ts": us(f.from_at.1)}));
             ev.push(json!({"name": "flag", "cat": "flag", "ph": "f", "bp": "e", "id": id, "pid": f.to.0,
@@ -216,8 +217,8 @@ impl Profile {
         for (core, log) in self.schedule.cores.iter().zip(&self.logs) {
             let mut by: HashMap<(&str, u32, &str, Pipe), (u64, u64)> = HashMap::new();
             for s in core.slices.iter().filter(|s| s.busy) {
-                let r = &log.recs[s.rec];
-                let e = by.entry((r.loc.file(), r.loc.line(), r.api, s.pipe)).or_default();
+                let r = &log.recs[s.rec as usize];
+                let e = by.entry((r.loc().file(), r.loc().line(), r.api(), s.pipe)).or_default();
                 e.0 += 1;
                 e.1 += s.end - s.start;
             }
@@ -265,7 +266,7 @@ impl Profile {
             .flat_map(|l| l.recs.iter())
             .filter_map(|r| match r.op {
                 Op::Copy { dir: CopyDir::GmToUb | CopyDir::UbToGm | CopyDir::GmToL1, rows, row, gm } => {
-                    Some((rows * row, gm))
+                    Some((u64::from(rows) * u64::from(row), gm))
                 }
                 _ => None,
             })
@@ -371,7 +372,7 @@ impl Profile {
             let y = top + lane * i as f64;
             let _ = writeln!(s, r#"<text x="4" y="{:.1}">{}</text>"#, y + 16.0, p.name());
             for sl in cs.slices.iter().filter(|sl| sl.pipe == p && sl.end > sl.start) {
-                let r = &log.recs[sl.rec];
+                let r = &log.recs[sl.rec as usize];
                 let idle = !sl.busy;
                 let _ = writeln!(
                     s,
@@ -381,7 +382,7 @@ impl Profile {
                     ((sl.end - sl.start) as f64 * scale).max(0.5),
                     lane - 8.0,
                     if idle { "#dddddd" } else { colour(p) },
-                    escape(r.api),
+                    escape(r.api()),
                     sl.start,
                     sl.end
                 );

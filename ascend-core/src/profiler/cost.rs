@@ -350,6 +350,19 @@ pub fn read_beats(src0: u64, src1: u64, bank_groups: u32) -> u8 {
     }
 }
 
+/// `x.ceil()` as cycles, for `x` from 0 to 2^53: without a call to the C library's `ceil`
+/// (which the build's baseline x86-64 target makes of `f64::ceil`), as the replay computes
+/// it for every copy.
+#[inline]
+pub(crate) fn ceil(x: f64) -> u64 {
+    let t = x as u64;
+    if (t as f64) < x {
+        t + 1
+    } else {
+        t
+    }
+}
+
 impl Costs {
     /// The constants of `soc`: Ascend910B's for every chip (the others are not modelled yet).
     pub fn of(soc: Soc) -> Costs {
@@ -426,25 +439,31 @@ impl Costs {
             bw *= self.unaligned_factor;
         }
         let bytes = Costs::gm_bytes(rows, row);
-        let alone = head + rows.saturating_sub(1) * self.per_row + (bytes as f64 / bw).ceil() as u64;
+        let alone = head + rows.saturating_sub(1) * self.per_row + ceil(bytes as f64 / bw);
         alone.max(head + self.gm_port(rows, row, active))
     }
 
     /// Cycles a GM copy holds the core's share of the chip's bandwidth
     /// ([`Costs::chip_gm_bw`] over `active` cores, at most [`Costs::vector_cores`]).
     pub fn gm_port(&self, rows: u64, row: u64, active: u32) -> u64 {
-        let share = self.chip_gm_bw / f64::from(active.clamp(1, self.vector_cores));
-        (Costs::gm_bytes(rows, row) as f64 / share).ceil() as u64
+        ceil(Costs::gm_bytes(rows, row) as f64 / self.gm_share(active))
+    }
+
+    /// A core's share of the chip's GM bandwidth among `active` cores, bytes per cycle.
+    pub(crate) fn gm_share(&self, active: u32) -> f64 {
+        self.chip_gm_bw / f64::from(active.clamp(1, self.vector_cores))
     }
 
     /// A GM copy's latency, rows, row bytes and GM address (`None` for other records).
     pub fn gm_parts(&self, op: &Op) -> Option<(u64, u64, u64, u64)> {
         match *op {
             Op::Copy { dir: CopyDir::GmToUb | CopyDir::GmToL1, rows, row, gm } => {
-                Some((self.mte2_head, rows, row, gm))
+                Some((self.mte2_head, u64::from(rows), u64::from(row), gm))
             }
-            Op::Copy { dir: CopyDir::UbToGm, rows, row, gm } => Some((self.mte3_head, rows, row, gm)),
-            Op::CubeMove { pipe: super::Pipe::Mte2, bytes } => Some((self.mte2_head, 1, bytes, 0)),
+            Op::Copy { dir: CopyDir::UbToGm, rows, row, gm } => {
+                Some((self.mte3_head, u64::from(rows), u64::from(row), gm))
+            }
+            Op::CubeMove { pipe: super::Pipe::Mte2, bytes, .. } => Some((self.mte2_head, 1, bytes, 0)),
             _ => None,
         }
     }
@@ -457,24 +476,24 @@ impl Costs {
                 self.vec_head + repeats * Costs::vector_repeat(api, dtype).max(u64::from(beats))
             }
             Op::Copy { dir: CopyDir::UbToUb, rows, row, .. } => {
-                self.vec_head + ((rows * row) as f64 / self.ub_copy_bw).ceil() as u64
+                self.vec_head + ceil((u64::from(rows) * u64::from(row)) as f64 / self.ub_copy_bw)
             }
             Op::Copy { dir: CopyDir::GmToUb | CopyDir::GmToL1, rows, row, gm } => {
-                self.gm_copy(self.mte2_head, rows, row, gm, active)
+                self.gm_copy(self.mte2_head, u64::from(rows), u64::from(row), gm, active)
             }
             Op::Copy { dir: CopyDir::UbToGm, rows, row, gm } => {
-                self.gm_copy(self.mte3_head, rows, row, gm, active)
+                self.gm_copy(self.mte3_head, u64::from(rows), u64::from(row), gm, active)
             }
             Op::Mmad { m, n, k, dtype } => self.mmad(m, n, k, dtype),
-            Op::CubeMove { pipe, bytes } => {
+            Op::CubeMove { pipe, bytes, .. } => {
                 let bw = match pipe {
                     super::Pipe::Mte1 => self.mte1_bw,
                     super::Pipe::Fixp => self.fixp_bw,
                     _ => return self.gm_copy(self.mte2_head, 1, bytes, 0, active),
                 };
-                self.move_head + (bytes as f64 / bw).ceil() as u64
+                self.move_head + ceil(bytes as f64 / bw)
             }
-            Op::Scalar { gm } => {
+            Op::Scalar { gm, .. } => {
                 if gm {
                     self.scalar_gm
                 } else {

@@ -22,7 +22,9 @@ pub mod cost;
 pub mod schedule;
 
 use std::cell::RefCell;
+use std::collections::HashMap;
 use std::panic::Location;
+use std::sync::atomic::{AtomicU16, Ordering};
 use std::sync::Mutex;
 
 use crate::element::DType;
@@ -99,14 +101,15 @@ pub enum Op {
         mask: u8,
     },
     /// A copy of `rows` rows of `row` bytes; `gm` is the GM address of its first byte (0 for
-    /// a UB → UB copy).
+    /// a UB → UB copy). (32-bit counts keep the record small: a copy's rows and row bytes are
+    /// `uint16_t`/`uint32_t` fields in the vendor's copy parameters.)
     Copy {
         /// Direction.
         dir: CopyDir,
         /// Rows (bursts).
-        rows: u64,
+        rows: u32,
         /// Bytes per row.
-        row: u64,
+        row: u32,
         /// GM byte address of the first row.
         gm: u64,
     },
@@ -127,11 +130,17 @@ pub enum Op {
         pipe: Pipe,
         /// Bytes moved.
         bytes: u64,
+        /// GM byte address of the first GM row it reads or writes (0: none).
+        gm: u64,
     },
     /// A scalar access of a tensor (`GetValue`/`SetValue`) on pipe S.
     Scalar {
         /// Whether it touches GM (else UB).
         gm: bool,
+        /// GM byte address it touches (0 for UB).
+        addr: u64,
+        /// Bytes it touches in GM (0 for UB).
+        bytes: u32,
     },
     /// A flag set by `src` for `dst` (`SetFlag`, a queue's `EnQue`/`FreeTensor`); `key`
     /// pairs it with the [`Op::WaitFlag`]s of the same flag.
@@ -203,27 +212,116 @@ impl Op {
     }
 }
 
-/// One instruction of a core, as the profiler recorded it.
-#[derive(Clone, Copy, Debug)]
-pub struct Rec {
-    /// What it does.
-    pub op: Op,
+/// A call site of the event stream: an AscendC API name and the kernel line that called it,
+/// interned once per process (see [`Site::of`]) so that a record names it with one pointer
+/// instead of a name and a location (the records of a profiled launch are its largest
+/// memory; a 128-element `add_custom` on 2^24 elements makes two million of them).
+#[derive(Debug)]
+pub struct Site {
     /// The AscendC API name (`"Add"`, `"DataCopy"`, `"TQue::EnQue"`).
     pub api: &'static str,
     /// The kernel line that called it.
     pub loc: &'static Location<'static>,
+    /// Cycles of one repeat of a vector instruction at this site, by element type
+    /// ([`DType`] as its index; the last entry: unknown type), 0 until first asked:
+    /// [`cost::Costs::vector_repeat`] of the site's API, which the replay would otherwise
+    /// look up in the vendor's table by name for every record.
+    repeat: [AtomicU16; DTYPES + 1],
+}
+
+/// Element types [`DType`] has (the index of the unknown type in a site's cache).
+const DTYPES: usize = DType::Bool as usize + 1;
+
+/// Sites by the addresses of their name (and its length) and location.
+type SiteTable = HashMap<(usize, usize, usize), &'static Site>;
+
+/// Every site interned so far.
+static SITES: Mutex<Option<SiteTable>> = Mutex::new(None);
+
+/// Slots of a thread's site cache (a power of two).
+const SITE_CACHE: usize = 64;
+
+impl Site {
+    /// The one site of `api` called from `loc`: from this thread's cache, else from the
+    /// process's table (made and kept there the first time: a site lives as long as the
+    /// process, as its name and location do).
+    #[inline]
+    pub fn of(api: &'static str, loc: &'static Location<'static>) -> &'static Site {
+        LOG.with(|l| l.borrow_mut().site(api, loc))
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn intern(api: &'static str, loc: &'static Location<'static>) -> &'static Site {
+        let key = (api.as_ptr() as usize, api.len(), loc as *const Location<'static> as usize);
+        let mut g = SITES.lock().unwrap_or_else(|e| e.into_inner());
+        g.get_or_insert_with(HashMap::new).entry(key).or_insert_with(|| {
+            Box::leak(Box::new(Site { api, loc, repeat: std::array::from_fn(|_| AtomicU16::new(0)) }))
+        })
+    }
+
+    /// [`cost::Costs::vector_repeat`] of this site's API on `dtype`, looked up once per site
+    /// and type.
+    #[inline]
+    pub fn vector_repeat(&self, dtype: Option<DType>) -> u64 {
+        let slot = &self.repeat[dtype.map_or(DTYPES, |d| d as usize)];
+        match slot.load(Ordering::Relaxed) {
+            0 => {
+                // (At most 128 cycles a repeat: 256 elements at the table's slowest rate, 2.)
+                let r = cost::Costs::vector_repeat(self.api, dtype);
+                let r = u16::try_from(r).unwrap_or(u16::MAX).max(1);
+                slot.store(r, Ordering::Relaxed);
+                u64::from(r)
+            }
+            r => u64::from(r),
+        }
+    }
+}
+
+/// One instruction of a core, as the profiler recorded it: 48 bytes (what it does, its call
+/// site, its UB ranges; its GM range is part of [`Op`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Rec {
+    /// What it does.
+    pub op: Op,
+    /// Its API name and kernel line.
+    pub site: &'static Site,
     /// UB bytes `[start, end)` it reads (the first source; `(0, 0)` when none).
     pub ub_read: (u32, u32),
     /// UB bytes `[start, end)` it writes (`(0, 0)` when none).
     pub ub_write: (u32, u32),
-    /// GM bytes: `(address of the first byte, bytes)` it reads or writes (`(0, 0)` when none).
-    pub gm: (u64, u64),
 }
 
+const _: () = assert!(std::mem::size_of::<Rec>() <= 48);
+
 impl Rec {
-    /// A record without memory ranges.
+    /// A record without UB ranges.
+    #[inline]
     pub fn new(op: Op, api: &'static str, loc: &'static Location<'static>) -> Rec {
-        Rec { op, api, loc, ub_read: (0, 0), ub_write: (0, 0), gm: (0, 0) }
+        Rec { op, site: Site::of(api, loc), ub_read: (0, 0), ub_write: (0, 0) }
+    }
+
+    /// The AscendC API name (`"Add"`, `"DataCopy"`, `"TQue::EnQue"`).
+    pub fn api(&self) -> &'static str {
+        self.site.api
+    }
+
+    /// The kernel line that called it.
+    pub fn loc(&self) -> &'static Location<'static> {
+        self.site.loc
+    }
+
+    /// GM bytes: `(address of the first byte, bytes)` it reads or writes (`(0, 0)` when
+    /// none): a GM copy's rows (`rows × row` bytes from `gm`), a scalar GM access, a cube
+    /// move's first GM row and its bytes.
+    pub fn gm(&self) -> (u64, u64) {
+        match self.op {
+            Op::Copy { dir: CopyDir::UbToUb, .. } => (0, 0),
+            Op::Copy { rows, row, gm, .. } => (gm, u64::from(rows) * u64::from(row)),
+            Op::Scalar { gm: true, addr, bytes } => (addr, u64::from(bytes)),
+            Op::CubeMove { gm, bytes, .. } if gm != 0 => (gm, bytes),
+            _ => (0, 0),
+        }
     }
 }
 
@@ -244,7 +342,8 @@ pub struct CoreLog {
 /// every launch (page faults, page clearing and copies of growing buffers were over a quarter
 /// of a profiled 128-element `add_custom`). A pool keeps at most [`SPARE_BUFFERS`] buffers
 /// and its budget of bytes (a few hundred MiB: the records of 2^24 elements in 128-element
-/// tiles, the bench's case, fill 370 MiB): at most that much memory stays reserved after the
+/// tiles, the bench's case, fill
+/// 100 MiB): at most that much memory stays reserved after the
 /// profiles are dropped.
 pub(crate) struct Spare<T> {
     bufs: Mutex<(Vec<Vec<T>>, usize)>,
@@ -272,15 +371,6 @@ impl<T> Spare<T> {
         }
     }
 
-    /// The largest kept buffer, or a new one.
-    pub(crate) fn take_largest(&self) -> Vec<T> {
-        let mut g = self.bufs.lock().unwrap_or_else(|e| e.into_inner());
-        let Some(i) = (0..g.0.len()).max_by_key(|&i| g.0[i].capacity()) else { return Vec::new() };
-        let v = g.0.swap_remove(i);
-        g.1 -= v.capacity() * std::mem::size_of::<T>();
-        v
-    }
-
     /// Keeps `v`'s memory for a later [`Spare::take`], if the pool has room.
     pub(crate) fn give(&self, mut v: Vec<T>) {
         let bytes = v.capacity() * std::mem::size_of::<T>();
@@ -306,9 +396,36 @@ impl Drop for CoreLog {
     }
 }
 
-thread_local! {
+/// A thread's profiler state.
+struct Log {
     /// This thread's core's records while it is profiled, and whether it ran an `Mmad`.
-    static LOG: RefCell<(Vec<Rec>, bool)> = const { RefCell::new((Vec::new(), false)) };
+    cur: (Vec<Rec>, bool),
+    /// The thread's last sites by location address, direct mapped: a hook finds its site
+    /// here without a lock, in the same thread-local access that records it.
+    sites: [Option<&'static Site>; SITE_CACHE],
+}
+
+impl Log {
+    /// [`Site::of`] through this thread's cache.
+    #[inline]
+    fn site(&mut self, api: &'static str, loc: &'static Location<'static>) -> &'static Site {
+        let l = loc as *const Location<'static> as usize;
+        let slot = &mut self.sites[(l >> 3) & (SITE_CACHE - 1)];
+        if let Some(s) = *slot {
+            if std::ptr::eq(s.loc, loc) && std::ptr::eq(s.api, api) {
+                return s;
+            }
+        }
+        let s = Site::intern(api, loc);
+        *slot = Some(s);
+        s
+    }
+}
+
+thread_local! {
+    /// This thread's profiler state.
+    static LOG: RefCell<Log> =
+        const { RefCell::new(Log { cur: (Vec::new(), false), sites: [None; SITE_CACHE] }) };
 }
 
 /// Takes this thread's core's records (see [`crate::ctx::CoreTls`]), leaving none.
@@ -334,19 +451,25 @@ pub fn is_on() -> bool {
     crate::sanitizer::hook_word() & crate::sanitizer::PROFILING != 0
 }
 
-/// Records `rec` for this thread's core (call only when [`is_on`]).
+/// Records `op` of `api` called from `loc`, reading UB bytes `ub_read` and writing
+/// `ub_write`, for this thread's core (call only when [`is_on`]): one thread-local access
+/// finds the site and appends the record.
 #[inline]
-pub(crate) fn push(rec: Rec) {
-    LOG.with(|l| l.borrow_mut().0.push(rec));
-}
-
-/// Records an `Mmad` (the core is then a cube core).
-#[inline]
-pub(crate) fn push_mmad(rec: Rec) {
+pub(crate) fn push(
+    op: Op,
+    api: &'static str,
+    loc: &'static Location<'static>,
+    ub_read: (u32, u32),
+    ub_write: (u32, u32),
+) {
     LOG.with(|l| {
         let mut l = l.borrow_mut();
-        l.0.push(rec);
-        l.1 = true;
+        let site = l.site(api, loc);
+        l.cur.0.push(Rec { op, site, ub_read, ub_write });
+        if matches!(op, Op::Mmad { .. }) {
+            // (The core is then a cube core.)
+            l.cur.1 = true;
+        }
     });
 }
 
@@ -375,7 +498,7 @@ impl LaunchProfiler {
         impl Drop for Owner<'_> {
             fn drop(&mut self) {
                 let saved = std::mem::take(&mut self.saved.1);
-                let (recs, cube) = LOG.with(|l| std::mem::replace(&mut *l.borrow_mut(), saved));
+                let (recs, cube) = LOG.with(|l| std::mem::replace(&mut l.borrow_mut().cur, saved));
                 crate::sanitizer::set_profiling(self.saved.0);
                 let log = CoreLog { core: self.core, aic: self.aic || cube, recs };
                 self.prof.cores.lock().unwrap_or_else(|e| e.into_inner()).push(log);
@@ -386,7 +509,7 @@ impl LaunchProfiler {
         let fresh = (SPARE.take(), false);
         let saved = (
             crate::sanitizer::set_profiling(true),
-            LOG.with(|l| std::mem::replace(&mut *l.borrow_mut(), fresh)),
+            LOG.with(|l| std::mem::replace(&mut l.borrow_mut().cur, fresh)),
         );
         let _owner = Owner { prof: self, saved, core, aic };
         f()

@@ -49,11 +49,11 @@ type HashMap<K, V> = std::collections::HashMap<K, V, BuildHasherDefault<KeyHashe
 use super::cost::Costs;
 use super::{CoreLog, Op, Pipe, Spare};
 
-/// One record's place on the timeline.
+/// One record's place on the timeline (24 bytes: a launch has one per record).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Slice {
     /// Index of the record in its core's log.
-    pub rec: usize,
+    pub rec: u32,
     /// Its pipe.
     pub pipe: Pipe,
     /// First cycle.
@@ -68,11 +68,11 @@ pub struct Slice {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Flow {
     /// Core and record that set it.
-    pub from: (u32, usize),
+    pub from: (u32, u32),
     /// Pipe and cycle of the set.
     pub from_at: (Pipe, u64),
     /// Core and record that waited.
-    pub to: (u32, usize),
+    pub to: (u32, u32),
     /// Pipe and cycle the wait ended.
     pub to_at: (Pipe, u64),
 }
@@ -90,6 +90,9 @@ pub struct CoreSchedule {
     pub busy: [u64; 7],
     /// The records' slices, in program order.
     pub slices: Vec<Slice>,
+    /// The flags this core's pipes waited for (from its own records or, for a cross-core
+    /// wait, another core's), in program order of the waits.
+    pub flows: Vec<Flow>,
     /// Cycles spent waiting in `SyncAll` for the other cores.
     pub sync_idle: u64,
 }
@@ -100,15 +103,9 @@ static SPARE_SLICES: Spare<Slice> = Spare::new(256 << 20);
 static SPARE_FLOWS: Spare<Flow> = Spare::new(256 << 20);
 
 impl Drop for CoreSchedule {
-    /// Hands the slice buffer to the next schedule.
+    /// Hands the slice and flow buffers to the next schedule.
     fn drop(&mut self) {
         SPARE_SLICES.give(std::mem::take(&mut self.slices));
-    }
-}
-
-impl Drop for LaunchSchedule {
-    /// Hands the flow buffer to the next schedule.
-    fn drop(&mut self) {
         SPARE_FLOWS.give(std::mem::take(&mut self.flows));
     }
 }
@@ -140,8 +137,6 @@ impl CoreSchedule {
 pub struct LaunchSchedule {
     /// By core number.
     pub cores: Vec<CoreSchedule>,
-    /// Flags that made a pipe wait.
-    pub flows: Vec<Flow>,
     /// Launch head overhead, cycles.
     pub head: u64,
     /// The slowest core's end plus the head, cycles.
@@ -154,6 +149,12 @@ impl LaunchSchedule {
     /// [`total`](Self::total) in µs.
     pub fn total_us(&self) -> f64 {
         self.costs.us(self.total)
+    }
+
+    /// The flags a pipe waited for (a queue's `DeQue`/`AllocTensor`, `WaitFlag`, a cross-core
+    /// wait), core by core ([`CoreSchedule::flows`]).
+    pub fn flows(&self) -> impl Iterator<Item = &Flow> + Clone + '_ {
+        self.cores.iter().flat_map(|c| &c.flows)
     }
 }
 
@@ -177,12 +178,16 @@ struct CoreSim<'a> {
     port: Vec<(u64, u64)>,
     /// Scratch space of [`CoreSim::port_take`].
     scratch: Vec<(u64, u64)>,
-    flags: HashMap<u64, VecDeque<(u64, usize, Pipe)>>,
+    /// Flags set and not yet waited for, by key: cycle, record, pipe.
+    flags: Flags,
+    /// The costs of the core's last GM copy shapes (see [`CoreSim::copy_cost`]).
+    copies: [CopyCost; COPY_MEMO],
+    /// The entry of [`CoreSim::copies`] the next new shape takes.
+    copy_next: usize,
     syncs: usize,
     out: CoreSchedule,
-    /// The core's flows not yet handed to the launch's list (the launch's list keeps them in
-    /// the order a core-by-core replay meets them).
-    flows: Vec<Flow>,
+    /// A core's share of the chip's GM bandwidth ([`Costs::gm_share`]).
+    share: f64,
 }
 
 /// Fewest records in a launch for [`schedule`] to replay the cores' local parts on several
@@ -216,7 +221,7 @@ fn run_local_parts(sims: &mut [CoreSim<'_>], costs: &Costs, active: u32, threads
 struct Round {
     sets: u32,
     members: u32,
-    last: (u64, u32, usize, Option<Pipe>),
+    last: (u64, u32, u32, Option<Pipe>),
 }
 
 /// Replays `logs` with `costs`: [`schedule_threads`] on the host's threads for a launch of
@@ -233,8 +238,7 @@ pub fn schedule(logs: &[CoreLog], costs: &Costs) -> LaunchSchedule {
 /// does not depend on `threads`.
 pub fn schedule_threads(logs: &[CoreLog], costs: &Costs, threads: usize) -> LaunchSchedule {
     let active = logs.len() as u32;
-    // (The launch's flow list first: it takes the largest buffer.)
-    let mut flows = SPARE_FLOWS.take_largest();
+    let share = costs.gm_share(active);
     let mut sims: Vec<CoreSim<'_>> = logs
         .iter()
         .map(|log| CoreSim {
@@ -244,9 +248,11 @@ pub fn schedule_threads(logs: &[CoreLog], costs: &Costs, threads: usize) -> Laun
             free: [0; 7],
             port: Vec::new(),
             scratch: Vec::new(),
-            flags: HashMap::default(),
+            flags: Flags::default(),
+            copies: [CopyCost { shape: 0, kind: u64::MAX, alone: 0, port: 0 }; COPY_MEMO],
+            copy_next: 0,
             syncs: 0,
-            flows: SPARE_FLOWS.take(),
+            share,
             out: CoreSchedule {
                 core: log.core,
                 aic: log.aic,
@@ -255,12 +261,18 @@ pub fn schedule_threads(logs: &[CoreLog], costs: &Costs, threads: usize) -> Laun
                     v.reserve(log.recs.len());
                     v
                 },
+                // (At most one flow a record, a queue's wait; a tile loop of queues makes
+                // one for two or three records: the buffer seldom grows by copying.)
+                flows: {
+                    let mut v = SPARE_FLOWS.take();
+                    v.reserve(log.recs.len() / 2);
+                    v
+                },
                 ..CoreSchedule::default()
             },
         })
         .collect();
     run_local_parts(&mut sims, costs, active, threads);
-    flows.reserve(sims.iter().map(|s| s.flows.len()).sum());
     // Cross-core rounds by key (mode, core group, flag id, round number).
     let mut cross: HashMap<u64, Round> = HashMap::default();
     let mut stops = vec![None; sims.len()];
@@ -274,7 +286,6 @@ pub fn schedule_threads(logs: &[CoreLog], costs: &Costs, threads: usize) -> Laun
             // (The first round continues where the local part stopped.)
             let before = if first { 0 } else { sim.at };
             let stop = sim.run(costs, active, Some(&mut cross)).expect("a full replay stops");
-            flows.append(&mut sim.flows);
             progress |= sim.at != before || stops[i] != Some(stop);
             stops[i] = Some(stop);
         }
@@ -291,7 +302,7 @@ pub fn schedule_threads(logs: &[CoreLog], costs: &Costs, threads: usize) -> Laun
                 let sim = &mut sims[i];
                 sim.out.sync_idle += t - arrive(sim);
                 sim.out.slices.push(Slice {
-                    rec: sim.at,
+                    rec: sim.at as u32,
                     pipe: Pipe::Scalar,
                     start: arrive(sim),
                     end: t,
@@ -318,17 +329,117 @@ pub fn schedule_threads(logs: &[CoreLog], costs: &Costs, threads: usize) -> Laun
     let cores: Vec<CoreSchedule> = sims
         .into_iter()
         .map(|mut s| {
-            SPARE_FLOWS.give(std::mem::take(&mut s.flows));
             s.out.end = s.free.iter().copied().fold(s.s, u64::max);
             s.out
         })
         .collect();
     let head = costs.launch_cycles(active);
     let total = cores.iter().map(|c| c.end).max().unwrap_or(0) + head;
-    LaunchSchedule { cores, flows, head, total, costs: *costs }
+    LaunchSchedule { cores, head, total, costs: *costs }
+}
+
+/// A GM copy's cost by its shape: the cycles alone on its pipe ([`Costs::gm_copy`] on one
+/// core) and the cycles it holds the core's GM share ([`Costs::gm_port`]).
+#[derive(Clone, Copy, Debug)]
+struct CopyCost {
+    /// Rows and row bytes: `rows << 32 | row`.
+    shape: u64,
+    /// Latency and alignment: `head << 1 | (GM address 512-byte aligned)`.
+    kind: u64,
+    alone: u64,
+    port: u64,
+}
+
+/// Entries of [`CoreSim::copies`] (a power of two).
+const COPY_MEMO: usize = 8;
+
+/// A core's flags set and not yet waited for: an open-addressing table of their keys (a core
+/// has a few dozen: two per queue buffer, the `SetFlag` ids it uses), each key with its queue
+/// of (cycle, record, pipe) in the order set. One multiply and one or two probes find a key.
+#[derive(Default)]
+struct Flags {
+    /// Index + 1 into `keys`/`queues` (0: empty); a power of two, at most half full.
+    slots: Vec<u32>,
+    keys: Vec<u64>,
+    queues: Vec<VecDeque<(u64, u32, Pipe)>>,
+}
+
+impl Flags {
+    /// The slot of `key`, and its index when present (the table is not empty).
+    #[inline]
+    fn find(&self, key: u64) -> (usize, Option<usize>) {
+        let mask = self.slots.len() - 1;
+        let mut i = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) as usize & mask;
+        loop {
+            match self.slots[i] {
+                0 => return (i, None),
+                n if self.keys[n as usize - 1] == key => return (i, Some(n as usize - 1)),
+                _ => i = (i + 1) & mask,
+            }
+        }
+    }
+
+    /// The queue of `key` (made empty the first time).
+    #[inline]
+    fn queue(&mut self, key: u64) -> &mut VecDeque<(u64, u32, Pipe)> {
+        if self.slots.is_empty() {
+            self.slots = vec![0; 64];
+        }
+        let q = match self.find(key) {
+            (_, Some(q)) => q,
+            (i, None) => {
+                self.keys.push(key);
+                self.queues.push(VecDeque::new());
+                self.slots[i] = self.keys.len() as u32;
+                if self.keys.len() * 2 > self.slots.len() {
+                    self.slots = vec![0; self.slots.len() * 2];
+                    for j in 0..self.keys.len() {
+                        let (i, _) = self.find(self.keys[j]);
+                        self.slots[i] = j as u32 + 1;
+                    }
+                }
+                self.keys.len() - 1
+            }
+        };
+        &mut self.queues[q]
+    }
+
+    /// The first flag of `key` not yet waited for, taken.
+    #[inline]
+    fn pop(&mut self, key: u64) -> Option<(u64, u32, Pipe)> {
+        if self.slots.is_empty() {
+            return None;
+        }
+        let q = self.find(key).1?;
+        self.queues[q].pop_front()
+    }
 }
 
 impl CoreSim<'_> {
+    /// The cycles of a GM copy of `rows` rows of `row` bytes at `gm` with latency `head` alone
+    /// on its pipe, and the cycles it holds the core's GM share: [`Costs::gm_copy`] on one
+    /// core and [`Costs::gm_port`], kept for the shape (a tile loop repeats a few: each costs
+    /// three divisions).
+    #[inline]
+    fn copy_cost(&mut self, costs: &Costs, head: u64, rows: u64, row: u64, gm: u64) -> (u64, u64) {
+        let shape = rows << 32 | row;
+        let kind = head << 1 | u64::from(gm % 512 == 0);
+        let hit = self.copies.iter().position(|e| e.shape == shape && e.kind == kind);
+        let e = match hit {
+            Some(i) => &self.copies[i],
+            None => {
+                // (Round robin: a loop's shapes stay while there are at most COPY_MEMO.)
+                let i = self.copy_next % COPY_MEMO;
+                self.copy_next += 1;
+                let alone = costs.gm_copy(head, rows, row, gm, 1);
+                let port = super::cost::ceil(Costs::gm_bytes(rows, row) as f64 / self.share);
+                self.copies[i] = CopyCost { shape, kind, alone, port };
+                &self.copies[i]
+            }
+        };
+        (e.alone, e.port)
+    }
+
     /// Takes `len` cycles of the core's GM bandwidth share from cycle `from` on, in the gaps
     /// the core's other copies left (the copies of MTE2 and MTE3 share it; the share is
     /// work-conserving: a copy later in program order fills a gap before an earlier one's).
@@ -367,6 +478,25 @@ impl CoreSim<'_> {
             taken.push((t, t + need));
             t += need;
         }
+        // (Usually the one slot taken is after every slot held: appended, or joined to the
+        // last one it touches, the list stays sorted and coalesced.)
+        if let [(a, e)] = *taken.as_slice() {
+            let fast = match self.port.last_mut() {
+                Some(l) if l.1 == a => {
+                    l.1 = e;
+                    true
+                }
+                Some(l) if l.1 > a => false,
+                _ => {
+                    self.port.push((a, e));
+                    true
+                }
+            };
+            if fast {
+                self.scratch = taken;
+                return t;
+            }
+        }
         self.port.extend_from_slice(&taken);
         self.port.sort_unstable();
         // Coalesce touching slots.
@@ -391,28 +521,29 @@ impl CoreSim<'_> {
         mut cross: Option<&mut HashMap<u64, Round>>,
     ) -> Option<Stop> {
         let core = self.log.core;
-        while let Some(rec) = self.log.recs.get(self.at) {
-            let i = self.at;
-            let pipe = rec.op.pipe();
-            let shared = matches!(rec.op, Op::SyncAll | Op::CrossWait { .. } | Op::CrossSet { .. });
-            if shared && cross.is_none() {
-                return None;
-            }
+        let recs: &[super::Rec] = &self.log.recs;
+        let issue = costs.issue;
+        // One dispatch on the record's kind; every record but `SyncAll` and a cross-core
+        // wait is issued first (`issue` cycles on the scalar unit, a count-form vector
+        // instruction's own mask-register calls before it).
+        while let Some(rec) = recs.get(self.at) {
+            let i = self.at as u32;
             match rec.op {
                 Op::SyncAll => {
-                    self.s = self.free.iter().copied().fold(self.s + costs.issue, u64::max);
-                    self.out.busy[0] += costs.issue;
+                    cross.as_ref()?;
+                    self.s = self.free.iter().copied().fold(self.s + issue, u64::max);
+                    self.out.busy[0] += issue;
                     return Some(Stop::Sync(self.syncs));
                 }
                 Op::CrossWait { round, .. } => {
-                    let cross = cross.as_deref().expect("a shared record in a full replay");
+                    let cross = cross.as_deref()?;
                     let Some(&Round { last: (t, c, r, Some(p)), .. }) =
                         cross.get(&round).filter(|r| r.sets >= r.members)
                     else {
                         return Some(Stop::Cross(round));
                     };
-                    self.s += costs.issue;
-                    self.out.busy[0] += costs.issue;
+                    self.s += issue;
+                    self.out.busy[0] += issue;
                     if t > self.s {
                         self.out.slices.push(Slice {
                             rec: i,
@@ -423,33 +554,18 @@ impl CoreSim<'_> {
                         });
                         self.s = t;
                     }
-                    self.flows.push(Flow {
+                    self.out.flows.push(Flow {
                         from: (c, r),
                         from_at: (p, t),
                         to: (core, i),
                         to_at: (Pipe::Scalar, self.s),
                     });
-                    self.at += 1;
-                    continue;
-                }
-                _ => {}
-            }
-            // A count-form vector instruction sets the mask register itself first.
-            let own = match rec.op {
-                Op::Vector { mask, .. } => u64::from(mask) * costs.mask_call,
-                _ => 0,
-            };
-            self.s += costs.issue + own;
-            self.out.busy[0] += costs.issue + own;
-            match rec.op {
-                Op::SetFlag { src, key, .. } => {
-                    let t = self.free[src as usize].max(self.s) + costs.flag_latency;
-                    self.flags.entry(key).or_default().push_back((t, i, src));
-                    self.out.slices.push(Slice { rec: i, pipe: src, start: t, end: t, busy: false });
                 }
                 Op::CrossSet { pipe, round, members, .. } => {
+                    let cross = cross.as_deref_mut()?;
+                    self.s += issue;
+                    self.out.busy[0] += issue;
                     let t = self.free[pipe as usize].max(self.s) + costs.flag_latency;
-                    let cross = cross.as_deref_mut().expect("a shared record in a full replay");
                     let r = cross.entry(round).or_default();
                     r.sets += 1;
                     r.members = members.max(1);
@@ -458,9 +574,18 @@ impl CoreSim<'_> {
                     }
                     self.out.slices.push(Slice { rec: i, pipe, start: t, end: t, busy: false });
                 }
+                Op::SetFlag { src, key, .. } => {
+                    self.s += issue;
+                    self.out.busy[0] += issue;
+                    let t = self.free[src as usize].max(self.s) + costs.flag_latency;
+                    self.flags.queue(key).push_back((t, i, src));
+                    self.out.slices.push(Slice { rec: i, pipe: src, start: t, end: t, busy: false });
+                }
                 Op::WaitFlag { dst, key, .. } => {
+                    self.s += issue;
+                    self.out.busy[0] += issue;
                     let d = dst as usize;
-                    if let Some((t, from, src)) = self.flags.get_mut(&key).and_then(VecDeque::pop_front) {
+                    if let Some((t, from, src)) = self.flags.pop(key) {
                         let ready = self.free[d].max(self.s);
                         if t > ready {
                             self.out.slices.push(Slice {
@@ -472,7 +597,7 @@ impl CoreSim<'_> {
                             });
                         }
                         let t = t.max(ready);
-                        self.flows.push(Flow {
+                        self.out.flows.push(Flow {
                             from: (core, from),
                             from_at: (src, t),
                             to: (core, i),
@@ -485,12 +610,17 @@ impl CoreSim<'_> {
                         }
                     }
                 }
-                Op::Barrier(None) => {
-                    self.s = self.free.iter().copied().fold(self.s, u64::max);
-                    self.free = [self.s; 7];
+                Op::Barrier(p) => {
+                    self.s += issue;
+                    self.out.busy[0] += issue;
+                    if p.is_none() {
+                        self.s = self.free.iter().copied().fold(self.s, u64::max);
+                        self.free = [self.s; 7];
+                    }
                 }
-                Op::Barrier(Some(_)) => {}
                 Op::Mask => {
+                    self.s += issue;
+                    self.out.busy[0] += issue;
                     let end = self.s + costs.mask_call;
                     self.out.slices.push(Slice {
                         rec: i,
@@ -503,29 +633,48 @@ impl CoreSim<'_> {
                     self.s = end;
                     self.free[0] = self.free[0].max(end);
                 }
-                Op::Scalar { gm } => {
+                Op::Scalar { gm, .. } => {
+                    self.s += issue;
+                    self.out.busy[0] += issue;
                     let deps: &[Pipe] =
                         if gm { &[Pipe::Mte3] } else { &[Pipe::Vector, Pipe::Mte2, Pipe::Mte3] };
                     let start = deps.iter().map(|&p| self.free[p as usize]).fold(self.s, u64::max);
-                    let end = start + costs.cycles(&rec.op, rec.api, active);
+                    let end = start + if gm { costs.scalar_gm } else { costs.scalar_ub };
                     self.out.slices.push(Slice { rec: i, pipe: Pipe::Scalar, start, end, busy: true });
                     self.out.busy[0] += end - start;
                     self.s = end;
                     self.free[0] = end;
                 }
-                _ => {
+                Op::Vector { dtype, repeats, beats, mask } => {
+                    // A count-form instruction sets the mask register itself first.
+                    let own = issue + u64::from(mask) * costs.mask_call;
+                    self.s += own;
+                    self.out.busy[0] += own;
+                    // (`Costs::cycles`, with the table row of the site's API looked up once
+                    // per site.)
+                    let p = Pipe::Vector as usize;
+                    let start = self.free[p].max(self.s);
+                    let end = start
+                        + costs.vec_head
+                        + repeats * rec.site.vector_repeat(dtype).max(u64::from(beats));
+                    self.out.slices.push(Slice { rec: i, pipe: Pipe::Vector, start, end, busy: true });
+                    self.out.busy[p] += end - start;
+                    self.free[p] = end;
+                }
+                Op::Copy { .. } | Op::Mmad { .. } | Op::CubeMove { .. } => {
+                    self.s += issue;
+                    self.out.busy[0] += issue;
+                    let pipe = rec.op.pipe();
                     let p = pipe as usize;
                     let start = self.free[p].max(self.s);
                     let end = match costs.gm_parts(&rec.op) {
                         // A GM copy: alone on its pipe, and holding the core's share of the
-                        // chip's bandwidth (which MTE2 and MTE3 share) once its latency is
-                        // over.
+                        // chip's bandwidth (which MTE2 and MTE3 share) once its latency is over.
                         Some((head, rows, row, gm)) => {
-                            let alone = costs.gm_copy(head, rows, row, gm, 1);
-                            (start + alone)
-                                .max(self.port_take(start + head, costs.gm_port(rows, row, active)))
+                            let (alone, port) = self.copy_cost(costs, head, rows, row, gm);
+                            (start + alone).max(self.port_take(start + head, port))
                         }
-                        None => start + costs.cycles(&rec.op, rec.api, active),
+                        None => start + costs.cycles(&rec.op, rec.site.api, active),
                     };
                     self.out.slices.push(Slice { rec: i, pipe, start, end, busy: true });
                     self.out.busy[p] += end - start;
