@@ -428,14 +428,15 @@ thread_local! {
         const { RefCell::new(Log { cur: (Vec::new(), false), sites: [None; SITE_CACHE] }) };
 }
 
-/// Takes this thread's core's records (see [`crate::ctx::CoreTls`]), leaving none.
+/// Takes this thread's core's records (see [`crate::ctx::CoreTls`]), leaving none; the call
+/// sites' cache stays with the thread (sites are per process).
 pub(crate) fn take_log() -> (Vec<Rec>, bool) {
-    LOG.with(|l| std::mem::take(&mut *l.borrow_mut()))
+    LOG.with(|l| std::mem::take(&mut l.borrow_mut().cur))
 }
 
 /// Puts back records [`take_log`] took.
 pub(crate) fn put_log(log: (Vec<Rec>, bool)) {
-    LOG.with(|l| *l.borrow_mut() = log);
+    LOG.with(|l| l.borrow_mut().cur = log);
 }
 
 /// Whether this thread's core is profiled. The flag is a bit of the word the event hooks load
