@@ -1,9 +1,10 @@
 //! `BatchNorm` (the vendor's `adv_api/normalization/batchnorm.h`: [`batch_norm`],
 //! [`batch_norm_stack`], the tiling [`BatchNormTiling`] and its host helpers
 //! [`get_batch_norm_max_min_tmp_size`], [`get_batch_norm_nd_tiling_info`]): each column `j` of
-//! `[originB, S·H]` normalized over the batch axis, `mean[j] = Σ_b x[b][j] / B`, `variance[j] =
-//! Σ_b (x[b][j] - mean[j])² / B`, `output[b][j] = gamma[b] · (x[b][j] - mean[j]) / sqrt(variance[j]
-//! + epsilon) + beta[b]`.
+//! `[originB, S·H]` normalized over the batch axis:
+//! `mean[j] = Σ_b x[b][j] / B`,
+//! `variance[j] = Σ_b (x[b][j] - mean[j])² / B`,
+//! `output[b][j] = gamma[b] · (x[b][j] - mean[j]) / sqrt(variance[j] + epsilon) + beta[b]`.
 //!
 //! The computation is the vendor's Ascend910B/Ascend310P implementation
 //! (`impl/adv_api/detail/normalization/batchnorm/batchnorm_common_impl.h` and
