@@ -11,40 +11,35 @@
 //! cube, the advanced API, fidelity, the support matrix, soundness, speed — are modules of
 //! `ascend-runtime`: [`ascend_runtime::guide`](../ascend_runtime/guide/index.html).
 
+// The layers, bottom up (ARCHITECTURE.md): the vocabulary at the root (elements, positions,
+// chips, constants), `kernel`, `memory`, `observe`, `sync`, `scalar`, then the instruction
+// folders `vector`, `cube` and `adv`. The folders are private; their modules keep the public
+// paths they have always had (`ascend_core::pipe`, `ascend_core::tensor`, …) through the
+// re-exports below.
 pub mod adv;
-pub mod alloc;
-pub mod atomic;
-pub mod block_sync;
-pub mod cache_ctrl;
 pub mod constants;
-pub mod copy;
-pub mod copy_tail;
-pub mod cross_core;
-pub mod ctrl_spr;
-pub mod ctx;
 pub mod cube;
-pub mod debug;
 pub mod element;
-pub mod error;
-pub(crate) mod events;
 pub mod f16conv;
-pub mod gm_api;
-mod gm_io;
-pub mod group_barrier;
-pub mod pipe;
+mod kernel;
+mod memory;
+mod observe;
 pub mod position;
-pub mod profiler;
-pub mod sanitizer;
-pub mod scalar_compute;
+mod scalar;
 pub mod soc;
 pub mod sync;
-pub mod sys_var;
-pub mod tensor;
-pub mod tiling_data;
-mod ub;
-pub mod ub_size;
 pub mod vector;
-pub mod workspace;
+
+#[doc(inline)]
+pub use kernel::{ctx, error};
+#[doc(inline)]
+pub use memory::{alloc, atomic, cache_ctrl, copy, copy_tail, gm_api, tensor, tiling_data, ub_size, workspace};
+#[doc(inline)]
+pub use observe::{debug, profiler, sanitizer};
+#[doc(inline)]
+pub use scalar::{ctrl_spr, scalar_compute, sys_var};
+#[doc(inline)]
+pub use sync::{block_sync, cross_core, group_barrier, pipe};
 
 pub use ctx::{
     ascend_is_aic, ascend_is_aiv, g_core_type, get_block_idx, get_block_num, get_overflow_mode, get_soc,
@@ -60,7 +55,7 @@ pub use tensor::{GlobalTensor, GmAddr, GmAllocError, GmRegion, LocalTensor};
 /// Everything a kernel needs, in one import.
 pub mod prelude {
     pub use crate::constants::*;
-    pub use crate::ctx::{
+    pub use crate::kernel::ctx::{
         ascend_is_aic, ascend_is_aiv, g_core_type, get_block_idx, get_block_num, get_overflow_mode, get_soc,
         run_on_core, set_overflow_mode, sync_all, CoreConfig, CoreType, KernelType, MaskMode,
     };
@@ -70,7 +65,7 @@ pub mod prelude {
         C2,
     };
     pub use crate::soc::{OverflowMode, RepeatSumOrder, Soc};
-    pub use crate::tensor::{CacheMode, GlobalTensor, GmAddr, GmRegion, LocalTensor};
+    pub use crate::memory::tensor::{CacheMode, GlobalTensor, GmAddr, GmRegion, LocalTensor};
     pub use crate::vector::mask::{
         get_cmp_mask, get_mask_mode, get_vector_mask, reset_mask, set_cmp_mask, set_mask_count,
         set_mask_norm, set_vector_mask, set_vector_mask_hi_lo, AscendCUtils, Mask, MASK_PLACEHOLDER,
@@ -79,7 +74,7 @@ pub mod prelude {
     pub use crate::vector::params::{BinaryRepeatParams, UnaryRepeatParams};
 
     pub use crate::ascend_printf;
-    pub use crate::debug::{dump_tensor, dump_tensor_shape, ShapeInfo};
+    pub use crate::observe::debug::{dump_tensor, dump_tensor_shape, ShapeInfo};
 
     pub use crate::adv::activation::*;
     pub use crate::adv::activation_gelu::*;
@@ -113,21 +108,21 @@ pub mod prelude {
     pub use crate::adv::sort::*;
     pub use crate::adv::transpose::*;
     pub use crate::adv::welford_update::*;
-    pub use crate::alloc::{LocalMemAllocator, Ub, L0A, L0B, L0C, L1};
-    pub use crate::atomic::{
+    pub use crate::memory::alloc::{LocalMemAllocator, Ub, L0A, L0B, L0C, L1};
+    pub use crate::memory::atomic::{
         disable_dma_atomic, get_atomic_mode, get_store_atomic_config, set_atomic_add, set_atomic_max,
         set_atomic_min, set_atomic_none, set_atomic_type, set_store_atomic_config, AtomicDtype,
         AtomicElement, AtomicMode, AtomicOp, AtomicOrder,
     };
-    pub use crate::block_sync::*;
-    pub use crate::cache_ctrl::*;
-    pub use crate::copy::*;
-    pub use crate::copy_tail::{data_copy_tail, DataCopyTail};
-    pub use crate::cross_core::{
+    pub use crate::sync::block_sync::*;
+    pub use crate::memory::cache_ctrl::*;
+    pub use crate::memory::copy::*;
+    pub use crate::memory::copy_tail::{data_copy_tail, DataCopyTail};
+    pub use crate::sync::cross_core::{
         cross_core_set_flag, cross_core_wait_flag, cross_core_wait_flag_with, CrossCorePipe,
         CROSS_CORE_FLAG_IDS,
     };
-    pub use crate::ctrl_spr::*;
+    pub use crate::scalar::ctrl_spr::*;
     pub use crate::cube::bias_table::{data_copy_bias, BiasTableOut};
     pub use crate::cube::fixpipe::{
         fixpipe, fixpipe_nz, fixpipe_nz_with_quant, fixpipe_with_quant, set_fix_pipe_config, FixpipeOut,
@@ -136,13 +131,13 @@ pub mod prelude {
     pub use crate::cube::load_data::{load_data, LoadData2DParams, LoadDataElement, LoadDataSource};
     pub use crate::cube::mmad::{mmad, mmad_with_bias, MmadParams, MmadTypes};
     pub use crate::cube::nd2nz::{data_copy_nd2nz, Nd2NzElement, Nd2NzParams};
-    pub use crate::gm_api::*;
-    pub use crate::group_barrier::*;
-    pub use crate::pipe::*;
+    pub use crate::memory::gm_api::*;
+    pub use crate::sync::group_barrier::*;
+    pub use crate::sync::pipe::*;
     pub use crate::regist_matmul_obj;
-    pub use crate::scalar_compute::*;
-    pub use crate::tiling_data::get_tiling_data;
-    pub use crate::ub_size::*;
+    pub use crate::scalar::scalar_compute::*;
+    pub use crate::memory::tiling_data::get_tiling_data;
+    pub use crate::memory::ub_size::*;
     pub use crate::vector::bilinear::*;
     pub use crate::vector::binary::*;
     pub use crate::vector::brcb::*;
@@ -164,8 +159,8 @@ pub mod prelude {
     pub use crate::vector::sort::*;
     pub use crate::vector::transpose::*;
 
-    pub use crate::sync::*;
-    pub use crate::sys_var::*;
+    pub use crate::sync::flags::*;
+    pub use crate::scalar::sys_var::*;
     pub use crate::vector::unary::*;
-    pub use crate::workspace::*;
+    pub use crate::memory::workspace::*;
 }

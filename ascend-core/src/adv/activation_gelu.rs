@@ -13,9 +13,9 @@
 //! chips fail here, with a message saying so.
 
 use crate::element::{f16, DType, Element};
-use crate::error::ensure;
-use crate::sync::{pipe_barrier, PIPE_V};
-use crate::tensor::LocalTensor;
+use crate::kernel::error::ensure;
+use crate::sync::flags::{pipe_barrier, PIPE_V};
+use crate::memory::tensor::LocalTensor;
 use crate::vector::binary::{add_masked, div_masked, mul_masked, AddElement, DivElement, MulElement};
 use crate::vector::cast::{cast_masked, RoundMode};
 use crate::vector::mask::{reset_mask, set_mask_count, set_mask_norm, set_vector_mask, MASK_PLACEHOLDER};

@@ -25,9 +25,9 @@
 //! `AscendAntiQuantPolicy`).
 
 use crate::element::{f16, DType, Element};
-use crate::error::ensure;
-use crate::sync::{pipe_barrier, PIPE_V};
-use crate::tensor::LocalTensor;
+use crate::kernel::error::ensure;
+use crate::sync::flags::{pipe_barrier, PIPE_V};
+use crate::memory::tensor::LocalTensor;
 use crate::vector::binary::{add_masked, mul_masked};
 use crate::vector::cast::{cast_masked, RoundMode};
 use crate::vector::mask::{

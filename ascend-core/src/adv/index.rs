@@ -4,11 +4,11 @@
 //! tiling helper.
 
 use crate::element::f16;
-use crate::error::ensure;
-use crate::sync::{
+use crate::kernel::error::ensure;
+use crate::sync::flags::{
     fetch_free_event, pipe_barrier, set_flag_event, wait_flag_event, Event, HardEvent, PIPE_V,
 };
-use crate::tensor::LocalTensor;
+use crate::memory::tensor::LocalTensor;
 use crate::vector::mask::{reset_mask, set_vector_mask, Mask, MASK_PLACEHOLDER};
 use crate::vector::params::UnaryRepeatParams;
 use crate::vector::scalar::{adds_masked, AddsElement};

@@ -19,9 +19,9 @@
 use bytemuck::{Pod, Zeroable};
 
 use crate::element::{f16, DType, Element};
-use crate::error::ensure;
-use crate::sync::{pipe_barrier, PIPE_V};
-use crate::tensor::LocalTensor;
+use crate::kernel::error::ensure;
+use crate::sync::flags::{pipe_barrier, PIPE_V};
+use crate::memory::tensor::LocalTensor;
 use crate::vector::binary::{add_masked, div_masked, mul_masked};
 use crate::vector::cast::{cast_masked, RoundMode};
 use crate::vector::duplicate::duplicate_masked;
@@ -1553,11 +1553,11 @@ impl LayerNormGammaType<f16> for f32 {}
 
 /// The V→S or S→V handshake the vendor makes with a fetched event id.
 #[track_caller]
-pub(crate) fn handshake<E: crate::sync::Event>() {
+pub(crate) fn handshake<E: crate::sync::flags::Event>() {
     let e = E::EVENT;
-    let id = crate::sync::fetch_free_event("TPipe::FetchEventID", e);
-    crate::sync::set_flag_event(e, id);
-    crate::sync::wait_flag_event(e, id);
+    let id = crate::sync::flags::fetch_free_event("TPipe::FetchEventID", e);
+    crate::sync::flags::set_flag_event(e, id);
+    crate::sync::flags::wait_flag_event(e, id);
 }
 
 /// `src` (one round) into view A as `float` (`Cast` or `DataCopy`, count forms).
@@ -1566,7 +1566,7 @@ fn copy_float<T: LayerNormElement>(a: &LocalTensor<f32>, src: &LocalTensor<T>, n
     if T::DTYPE == DType::F16 {
         crate::vector::cast::cast(a, &src.reinterpret_cast::<f16>(), RoundMode::CastNone, n);
     } else {
-        crate::copy::data_copy(a, &src.reinterpret_cast::<f32>(), n);
+        crate::memory::copy::data_copy(a, &src.reinterpret_cast::<f32>(), n);
     }
     pipe_barrier::<PIPE_V>();
 }
@@ -1591,7 +1591,7 @@ fn mean_variance<T: LayerNormElement>(
     muls(a, a, back, arc);
     pipe_barrier::<PIPE_V>();
     reduce_sum(mean, b, a, ac, rp);
-    handshake::<crate::sync::HardEvent::V_S>();
+    handshake::<crate::sync::flags::HardEvent::V_S>();
     if T::DTYPE == DType::F16 {
         pipe_barrier::<PIPE_V>();
     }
@@ -1599,7 +1599,7 @@ fn mean_variance<T: LayerNormElement>(
     for j in 0..ac {
         // `static_cast<float>(-1) * outputMean.GetValue(j)`: the negation.
         let scalar = -mean.get_value(j);
-        handshake::<crate::sync::HardEvent::S_V>();
+        handshake::<crate::sync::flags::HardEvent::S_V>();
         let row = a.view(j * rp);
         adds(&row, &row, scalar, r);
     }
@@ -1703,11 +1703,11 @@ pub(crate) fn normalize_rows<U: LayerNormGammaType<T>, T: LayerNormElement>(
         for (k, src) in [mean, rstd].into_iter().enumerate() {
             count_mask::<f32>(r);
             if k == 0 {
-                handshake::<crate::sync::HardEvent::V_S>();
+                handshake::<crate::sync::flags::HardEvent::V_S>();
             }
             for i in 0..rows {
                 let value = src.get_value(i + base);
-                handshake::<crate::sync::HardEvent::S_V>();
+                handshake::<crate::sync::flags::HardEvent::S_V>();
                 duplicate_masked::<f32, false>(&b.view(i * rp), value, MASK_PLACEHOLDER, 1, 1, 8);
             }
             pipe_barrier::<PIPE_V>();

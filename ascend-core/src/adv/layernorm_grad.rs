@@ -30,9 +30,9 @@
 use bytemuck::{Pod, Zeroable};
 
 use crate::element::{f16, DType};
-use crate::error::ensure;
-use crate::sync::{pipe_barrier, HardEvent, PIPE_V};
-use crate::tensor::LocalTensor;
+use crate::kernel::error::ensure;
+use crate::sync::flags::{pipe_barrier, HardEvent, PIPE_V};
+use crate::memory::tensor::LocalTensor;
 use crate::vector::binary::{add, div_masked, mul, sub};
 use crate::vector::brcb::{brcb, BrcbRepeatParams};
 use crate::vector::cast::{cast, RoundMode};
@@ -45,7 +45,7 @@ use crate::vector::unary::sqrt;
 
 use super::layernorm::{handshake, host_shape, narrow, LayerNormElement};
 use super::{check_apart, check_documented_chip, count_mask, span, stack_tensor, steps, Span, V220_V200};
-use crate::ctx::get_soc;
+use crate::kernel::ctx::get_soc;
 use crate::soc::Soc;
 
 const LAYER_NORM_GRAD: &str = "LayerNormGrad";

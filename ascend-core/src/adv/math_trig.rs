@@ -26,9 +26,9 @@
 //! implementation, and the functions fail there.
 
 use crate::element::{f16, DType, Element};
-use crate::error::ensure;
-use crate::sync::{pipe_barrier, PIPE_V};
-use crate::tensor::LocalTensor;
+use crate::kernel::error::ensure;
+use crate::sync::flags::{pipe_barrier, PIPE_V};
+use crate::memory::tensor::LocalTensor;
 use crate::vector::binary::{mul_masked, DivElement, MulElement};
 use crate::vector::cast::{cast_masked, RoundMode};
 use crate::vector::mask::{

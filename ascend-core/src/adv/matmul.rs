@@ -130,9 +130,9 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 pub use crate::adv::matmul_tiling::TCubeTiling;
-use crate::alloc::{LocalMemAllocator, L0A, L0B, L0C, L1};
-use crate::atomic::{set_atomic_add, set_atomic_none, AtomicElement};
-use crate::copy::{data_copy, data_copy_params, DataCopyParams};
+use crate::memory::alloc::{LocalMemAllocator, L0A, L0B, L0C, L1};
+use crate::memory::atomic::{set_atomic_add, set_atomic_none, AtomicElement};
+use crate::memory::copy::{data_copy, data_copy_params, DataCopyParams};
 use crate::cube::bias_table::data_copy_bias;
 use crate::cube::fixpipe::{
     fixpipe, fixpipe_nz, fixpipe_nz_with_quant, fixpipe_with_quant, FixpipeOut, FixpipeParamsV220,
@@ -142,10 +142,10 @@ use crate::cube::load_data::{load_data, LoadData2DParams, LoadDataElement};
 use crate::cube::mmad::{mmad, mmad_with_bias, MmadParams, MmadTypes, MAX_BIAS_BYTES};
 use crate::cube::nd2nz::{data_copy_nd2nz, Nd2NzElement, Nd2NzParams};
 use crate::element::{bf16, f16, DType, Element};
-use crate::error::{ensure, fail};
+use crate::kernel::error::{ensure, fail};
 use crate::position::{Co1, Position, TPosition, A1, A2, B1, B2};
-use crate::sync::{pipe_barrier, set_flag, wait_flag, HardEvent, EVENT_ID0, EVENT_ID1, PIPE_ALL, PIPE_M};
-use crate::tensor::{GlobalTensor, GmRegion, LocalTensor};
+use crate::sync::flags::{pipe_barrier, set_flag, wait_flag, HardEvent, EVENT_ID0, EVENT_ID1, PIPE_ALL, PIPE_M};
+use crate::memory::tensor::{GlobalTensor, GmRegion, LocalTensor};
 
 /// The data formats of a [`MatmulType`] (AscendC `CubeFormat`), as marker types.
 pub mod cube_format {
@@ -372,12 +372,12 @@ fn load_f32_transposed<T: Element>(
     src_at: impl Fn(usize, usize) -> usize,
     dst_at: impl Fn(usize, usize) -> usize,
 ) {
-    if crate::events::is_on() {
-        let r = [crate::sanitizer::Span::of(src, src.get_length())];
-        let w = [crate::sanitizer::Span::of(dst, dst.get_length())];
-        crate::events::on_cube(
+    if crate::observe::events::is_on() {
+        let r = [crate::observe::sanitizer::Span::of(src, src.get_length())];
+        let w = [crate::observe::sanitizer::Span::of(dst, dst.get_length())];
+        crate::observe::events::on_cube(
             "LoadData (Load3Dv2)",
-            crate::sync::pipe_t::PIPE_MTE1,
+            crate::sync::flags::pipe_t::PIPE_MTE1,
             &[],
             &r,
             &w,
@@ -403,7 +403,7 @@ fn fixpipe_block<C: Element + FixpipeOut<L> + AtomicElement, L: Element + Atomic
 ) {
     let quant = quant_mode::<L, C>(w.quant);
     let (rows, cols) = (w.rows, w.cols);
-    crate::ctx::run_on_cube_side(|| {
+    crate::kernel::ctx::run_on_cube_side(|| {
         let mut l0c = LocalMemAllocator::<L0C>::new();
         let mut l1 = LocalMemAllocator::<L1>::new();
         let c = l0c.alloc_at::<Co1, L>(w.co1.len());
@@ -516,7 +516,7 @@ thread_local! {
 /// This core's `Matmul` workspace in GM, at least `bytes` long (the vendor's part of the
 /// system workspace, `GetSysWorkSpacePtr`, that carries a `VECIN` C from the AIC to the AIV).
 fn workspace(bytes: usize) -> Arc<GmRegion> {
-    let idx = crate::ctx::get_block_idx();
+    let idx = crate::kernel::ctx::get_block_idx();
     WORKSPACES.with(|w| {
         let mut w = w.borrow_mut();
         let slot = w.entry(idx).or_insert_with(|| GmRegion::zeroed(bytes.max(32)));
@@ -684,7 +684,7 @@ macro_rules! regist_matmul_obj {
 /// assert!(!is_matmul_server());
 /// ```
 pub fn is_matmul_server() -> bool {
-    crate::ctx::with_core(|c| c.kernel_type.is_some_and(|k| k.is_mix())) && crate::ctx::ascend_is_aic()
+    crate::kernel::ctx::with_core(|c| c.kernel_type.is_some_and(|k| k.is_mix())) && crate::kernel::ctx::ascend_is_aic()
 }
 
 const API_INIT: &str = "Matmul::Init";
@@ -743,7 +743,7 @@ where
         ensure(C::POS == TPosition::GM || C::POS.is_ub(), API_INIT, || {
             format!("C is at position {}: C goes to GM or to VECIN/VECOUT/VECCALC", C::POS)
         });
-        let soc = crate::ctx::get_soc();
+        let soc = crate::kernel::ctx::get_soc();
         ensure(
             <(<A::T as MatmulInput>::L0c, A::T, A::T) as MmadTypes>::mmad_supported(soc),
             API_INIT,
@@ -1034,7 +1034,7 @@ where
                 .collect()
         });
         type L<T> = <T as MatmulInput>::L0c;
-        let co1 = crate::ctx::run_on_cube_side(|| {
+        let co1 = crate::kernel::ctx::run_on_cube_side(|| {
             let (mut l1, mut l0a, mut l0b, mut l0c) = (
                 LocalMemAllocator::<L1>::new(),
                 LocalMemAllocator::<L0A>::new(),

@@ -14,9 +14,9 @@
 //! `GroupNormTiling`, `GetGroupNormMaxMinTmpSize`, `GetGroupNormNDTilingInfo`).
 
 use crate::element::{f16, DType};
-use crate::error::ensure;
-use crate::sync::{pipe_barrier, HardEvent, PIPE_V};
-use crate::tensor::LocalTensor;
+use crate::kernel::error::ensure;
+use crate::sync::flags::{pipe_barrier, HardEvent, PIPE_V};
+use crate::memory::tensor::LocalTensor;
 use crate::vector::binary::{add_masked, mul_masked, sub_masked};
 use crate::vector::brcb::{brcb, BrcbRepeatParams};
 use crate::vector::duplicate::duplicate_masked;
@@ -32,7 +32,7 @@ use super::layernorm::{
 };
 use super::steps;
 use super::{check_apart, count_mask, span, stack_tensor, Span};
-use crate::ctx::get_soc;
+use crate::kernel::ctx::get_soc;
 use crate::soc::Soc;
 
 // ---------------------------------------------------------------------------------------

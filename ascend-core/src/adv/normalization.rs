@@ -19,12 +19,12 @@
 use bytemuck::{Pod, Zeroable};
 
 use crate::element::{f16, DType, Element};
-use crate::error::ensure;
+use crate::kernel::error::ensure;
 use crate::soc::Soc;
-use crate::sync::{
+use crate::sync::flags::{
     fetch_free_event, pipe_barrier, set_flag_event, wait_flag_event, Event, HardEvent, PIPE_V,
 };
-use crate::tensor::LocalTensor;
+use crate::memory::tensor::LocalTensor;
 use crate::vector::binary::{add_masked, mul_masked};
 use crate::vector::brcb::{brcb, BrcbRepeatParams};
 use crate::vector::cast::{cast_masked, RoundMode};
@@ -352,7 +352,7 @@ fn reduce_sum<const BB: bool>(
 /// blocks), then `Adds(…, 0)` from the first block to every 64-element chunk.
 #[track_caller]
 fn basic_block_brc(dst: &LocalTensor<f32>, reduce: &LocalTensor<f32>, h: usize, bs: usize) {
-    if crate::ctx::get_soc() == Soc::Ascend310P {
+    if crate::kernel::ctx::get_soc() == Soc::Ascend310P {
         // rmsnorm_v200_impl.h: no Brcb; TransDataTo5HD of 16 copies of the reduced block.
         let mut dst_list = [0u64; 16];
         let src_list = [reduce.get_phy_addr() as u64; 16];

@@ -22,8 +22,8 @@
 use bytemuck::{Pod, Zeroable};
 
 use crate::element::DType;
-use crate::error::ensure;
-use crate::tensor::LocalTensor;
+use crate::kernel::error::ensure;
+use crate::memory::tensor::LocalTensor;
 
 use super::layernorm::{check_ar_operands, ArExtent, LayerNormElement, LayerNormGammaType, LayerNormPara};
 use super::{check_apart, check_chip, span, stack_tensor, whole, Span, V220_V200};

@@ -38,14 +38,14 @@
 //! whose `rightPad` exceeds the last fractal of a row (its count wraps); a tiling whose
 //! `tmpBuffer1BlockNum` exceeds `TransDataTo5HD`'s 8-bit repeat.
 
-use crate::copy::DataCopyParams;
-use crate::ctx::get_soc;
+use crate::memory::copy::DataCopyParams;
+use crate::kernel::ctx::get_soc;
 use crate::element::{f16, Element};
-use crate::error::ensure;
+use crate::kernel::error::ensure;
 use crate::position::TPosition;
 use crate::soc::Soc;
-use crate::sync::{pipe_barrier, HardEvent, PIPE_V};
-use crate::tensor::LocalTensor;
+use crate::sync::flags::{pipe_barrier, HardEvent, PIPE_V};
+use crate::memory::tensor::LocalTensor;
 use crate::vector::binary::or_masked;
 use crate::vector::brcb::{brcb, BrcbElement, BrcbRepeatParams};
 use crate::vector::copy::{copy_masked, CopyElement, CopyRepeatParams};
@@ -423,7 +423,7 @@ fn broadcast_impl<T: BroadcastElement>(
 fn no_broad<T: BroadcastElement>(dst: &LocalTensor<T>, src: &LocalTensor<T>, size: usize) {
     count_mask::<T>(size);
     if get_soc() == Soc::Ascend310P {
-        crate::copy::data_copy(dst, src, size);
+        crate::memory::copy::data_copy(dst, src, size);
     } else {
         copy_masked::<T, false>(dst, src, MASK_PLACEHOLDER, 1, &CopyRepeatParams::default());
     }
@@ -1360,7 +1360,7 @@ fn pad_impl<T: PadElement>(
 fn aligned_pad<T: PadElement>(dst: &LocalTensor<T>, src: &LocalTensor<T>, p: &PadParams, t: &PadTiling) {
     let epb = ONE_BLK_SIZE / T::SIZE;
     let (h, w, ori) = (t.src_height as usize, t.src_width as usize, t.src_ori_width as usize);
-    crate::copy::data_copy(dst, src, h * w);
+    crate::memory::copy::data_copy(dst, src, h * w);
     pipe_barrier::<PIPE_V>();
     let mask = ((1u64 << p.right_pad) - 1) << (epb - (w - ori));
     let value = T::from_pad_value(p.pad_value);
@@ -1407,7 +1407,7 @@ fn trans_params(block_num: usize) -> TransDataTo5HDParams {
 /// `DataCopy(dst, src, {blockCount, blockLen, srcStride, dstStride})`, UB to UB.
 #[track_caller]
 fn copy_blocks<T: Element>(dst: &LocalTensor<T>, src: &LocalTensor<T>, count: usize, len: u16, src_gap: u16) {
-    crate::copy::data_copy_params(dst, src, &DataCopyParams::new(count as u16, len, src_gap, 0));
+    crate::memory::copy::data_copy_params(dst, src, &DataCopyParams::new(count as u16, len, src_gap, 0));
 }
 
 /// The first row of each 16x16 tile of `tmp2` to `dst`: `tiles` tiles, then for `float` a

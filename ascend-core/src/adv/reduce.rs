@@ -12,9 +12,9 @@
 //! reserved (its checks warn that they have no effect), so the forms here leave them out.
 
 use crate::element::{f16, Element};
-use crate::error::ensure;
-use crate::sync::{pipe_barrier, PIPE_V};
-use crate::tensor::LocalTensor;
+use crate::kernel::error::ensure;
+use crate::sync::flags::{pipe_barrier, PIPE_V};
+use crate::memory::tensor::LocalTensor;
 use crate::vector::cast::{cast_masked, RoundMode};
 use crate::vector::mask::{reset_mask, set_mask_count, set_mask_norm, MASK_PLACEHOLDER};
 use crate::vector::params::UnaryRepeatParams;

@@ -55,15 +55,15 @@
 
 use bytemuck::{Pod, Zeroable};
 
-use crate::copy::{data_copy_params, DataCopyParams};
-use crate::ctx::get_soc;
+use crate::memory::copy::{data_copy_params, DataCopyParams};
+use crate::kernel::ctx::get_soc;
 use crate::element::{f16, DType, Element};
-use crate::error::ensure;
+use crate::kernel::error::ensure;
 use crate::soc::Soc;
-use crate::sync::{
+use crate::sync::flags::{
     fetch_free_event, pipe_barrier, set_flag_event, wait_flag_event, Event, HardEvent, PIPE_V,
 };
-use crate::tensor::LocalTensor;
+use crate::memory::tensor::LocalTensor;
 use crate::vector::binary::{add_masked, div_masked, max_masked, sub_masked};
 use crate::vector::brcb::{brcb, BrcbRepeatParams};
 use crate::vector::cast::{cast, cast_masked, RoundMode};

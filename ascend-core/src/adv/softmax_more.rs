@@ -33,9 +33,9 @@
 //! with a message naming the chip.
 
 use crate::element::{f16, DType, Element};
-use crate::error::ensure;
-use crate::sync::{pipe_barrier, PIPE_V};
-use crate::tensor::LocalTensor;
+use crate::kernel::error::ensure;
+use crate::sync::flags::{pipe_barrier, PIPE_V};
+use crate::memory::tensor::LocalTensor;
 use crate::vector::cast::{cast, RoundMode};
 use crate::vector::mask::{reset_mask, set_mask_count, set_mask_norm, set_vector_mask, MASK_PLACEHOLDER};
 use crate::vector::params::UnaryRepeatParams;
@@ -48,8 +48,8 @@ use super::softmax::{
     SoftMaxStatElement, SoftMaxTiling, F,
 };
 use super::{check_apart, span, stack_tensor, whole, SAME};
-use crate::copy::{data_copy_params, DataCopyParams};
-use crate::sync::{fetch_free_event, set_flag_event, wait_flag_event, Event, HardEvent};
+use crate::memory::copy::{data_copy_params, DataCopyParams};
+use crate::sync::flags::{fetch_free_event, set_flag_event, wait_flag_event, Event, HardEvent};
 use crate::vector::binary::{add_masked, mul, sub};
 use crate::vector::brcb::{brcb, BrcbRepeatParams};
 use crate::vector::copy::{copy_masked, CopyRepeatParams};

@@ -35,14 +35,14 @@
 
 use bytemuck::{Pod, Zeroable};
 
-use crate::copy::{data_copy_params, DataCopyParams};
+use crate::memory::copy::{data_copy_params, DataCopyParams};
 use crate::element::{f16, Element};
-use crate::error::ensure;
+use crate::kernel::error::ensure;
 use crate::soc::Soc;
-use crate::sync::{
+use crate::sync::flags::{
     fetch_free_event, pipe_barrier, set_flag_event, wait_flag_event, Event, HardEvent, PIPE_V,
 };
-use crate::tensor::LocalTensor;
+use crate::memory::tensor::LocalTensor;
 use crate::vector::copy::{copy_masked, CopyRepeatParams};
 use crate::vector::duplicate::duplicate_masked;
 use crate::vector::gather_mask::{gather_mask, GatherMaskParams, GatherPattern};

@@ -28,12 +28,12 @@
 
 use bytemuck::{Pod, Zeroable};
 
-use crate::copy::data_copy;
+use crate::memory::copy::data_copy;
 use crate::element::{f16, DType, Element};
-use crate::error::ensure;
+use crate::kernel::error::ensure;
 use crate::soc::Soc;
-use crate::sync::{pipe_barrier, PIPE_V};
-use crate::tensor::LocalTensor;
+use crate::sync::flags::{pipe_barrier, PIPE_V};
+use crate::memory::tensor::LocalTensor;
 use crate::vector::binary::{add_masked, mul_masked, sub_masked};
 use crate::vector::cast::{cast_masked, RoundMode};
 use crate::vector::mask::{reset_mask, set_mask_count, set_mask_norm, MASK_PLACEHOLDER};
@@ -265,7 +265,7 @@ fn check<T: WelfordUpdateElement>(
     reuse: bool,
 ) {
     check_chip(API, &V220_V200);
-    ensure(!(reuse && crate::ctx::get_soc() == Soc::Ascend310P), API, || {
+    ensure(!(reuse && crate::kernel::ctx::get_soc() == Soc::Ascend310P), API, || {
         "isReuseSource = true is not supported on Ascend310P (the vendor's check requires false there)".into()
     });
     for (name, pos) in [

@@ -20,15 +20,15 @@
 //! The count form `DataCopy(dst, src, count)` is not provided (the vendor's samples and its
 //! Matmul use this one).
 
-use crate::copy::{DataCopyParams, MAX_BLOCK_COUNT};
+use crate::memory::copy::{DataCopyParams, MAX_BLOCK_COUNT};
 use crate::cube::{check_chip, check_operand, check_range};
 use crate::element::{f16, Element};
-use crate::error::ensure;
+use crate::kernel::error::ensure;
 use crate::position::Memory;
-use crate::sanitizer::Span;
+use crate::observe::sanitizer::Span;
 use crate::soc::Soc;
-use crate::sync::pipe_t;
-use crate::tensor::LocalTensor;
+use crate::sync::flags::pipe_t;
+use crate::memory::tensor::LocalTensor;
 
 const API: &str = "DataCopy (L1 -> BiasTable)";
 
@@ -107,10 +107,10 @@ pub fn data_copy_bias<D: BiasTableOut<S>, S: Element>(
             )
         });
     }
-    if crate::events::is_on() {
+    if crate::observe::events::is_on() {
         let reads = Span::of(src, 0).runs((0..rows).map(|r| (r * s_pitch, s_row)));
         let writes = Span::of(dst, 0).runs((0..rows).map(|r| (r * d_pitch, d_row)));
-        crate::events::on_cube(API, pipe_t::PIPE_MTE1, &[], &reads, &writes, &[], false);
+        crate::observe::events::on_cube(API, pipe_t::PIPE_MTE1, &[], &reads, &writes, &[], false);
     }
     let (ps, pd) = (src.ptr() as *const S, dst.ptr());
     if S::SIZE == D::SIZE {

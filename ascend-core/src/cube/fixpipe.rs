@@ -90,15 +90,15 @@
 //!
 //! [`get_overflow_mode`]: crate::ctx::get_overflow_mode
 
-use crate::atomic::{store_to_gm, Rows};
+use crate::memory::atomic::{store_to_gm, Rows};
 use crate::cube::{check_extent, check_operand, check_range};
 use crate::element::{bf16, f16, Element};
-use crate::error::{ensure, fail};
+use crate::kernel::error::{ensure, fail};
 use crate::position::Memory;
-use crate::sanitizer::GmRows;
+use crate::observe::sanitizer::GmRows;
 use crate::soc::{OverflowMode, Soc};
-use crate::sync::pipe_t;
-use crate::tensor::{GlobalTensor, LocalTensor};
+use crate::sync::flags::pipe_t;
+use crate::memory::tensor::{GlobalTensor, LocalTensor};
 
 const API: &str = "Fixpipe";
 
@@ -620,8 +620,8 @@ fn run<D: FixpipeOut<S>, S: Element>(
     nd: bool,
     workspace: Option<&LocalTensor<u64>>,
 ) {
-    crate::ctx::check_cancel();
-    let soc = crate::ctx::get_soc();
+    crate::kernel::ctx::check_cancel();
+    let soc = crate::kernel::ctx::get_soc();
     match soc {
         Soc::Ascend910B => {}
         Soc::Ascend310B => fail(
@@ -781,7 +781,7 @@ fn run<D: FixpipeOut<S>, S: Element>(
         });
     }
 
-    if crate::events::is_on() {
+    if crate::observe::events::is_on() {
         let (n, m, usz) = (n as usize, m as usize, D::SIZE);
         let gm: Vec<GmRows> = if nd {
             let dst_nd = usize::from(p.dst_nd_stride);
@@ -798,15 +798,15 @@ fn run<D: FixpipeOut<S>, S: Element>(
         let runs = (0..nd_num as usize).flat_map(|mat| {
             (0..cols).map(move |k| ((mat * src_nd + k * src_stride) * S::SIZE, m * 16 * S::SIZE))
         });
-        let mut reads = crate::sanitizer::spans_of(src, nd_num as usize * cols, runs, src_bytes);
+        let mut reads = crate::observe::sanitizer::spans_of(src, nd_num as usize * cols, runs, src_bytes);
         if let Some(ws) = workspace {
-            reads.push(crate::sanitizer::Span::of(ws, n * 8));
+            reads.push(crate::observe::sanitizer::Span::of(ws, n * 8));
         }
-        crate::events::on_cube(API, pipe_t::PIPE_FIX, &[], &reads, &[], &gm, false);
+        crate::observe::events::on_cube(API, pipe_t::PIPE_FIX, &[], &reads, &[], &gm, false);
     }
 
     // The conversion, one source Z column (m rows of 16) at a time.
-    let sat = crate::ctx::get_overflow_mode() == OverflowMode::Saturation;
+    let sat = crate::kernel::ctx::get_overflow_mode() == OverflowMode::Saturation;
     let (n, m, cols) = (n as usize, m as usize, cols as usize);
     let src_base = src.ptr();
     let mut zin = vec![S::ZERO; m * 16];
@@ -879,7 +879,7 @@ unsafe fn write_gm<D: Element>(dst: &GlobalTensor<D>, at: *mut D, data: &[D], sh
     }
     for r in 0..shape.rows {
         // SAFETY: as above, row by row.
-        unsafe { crate::gm_io::store(d.add(r * shape.d_pitch), s.add(r * shape.s_pitch), shape.row) };
+        unsafe { crate::memory::gm_io::store(d.add(r * shape.d_pitch), s.add(r * shape.s_pitch), shape.row) };
     }
 }
 
@@ -914,7 +914,7 @@ unsafe fn write_gm<D: Element>(dst: &GlobalTensor<D>, at: *mut D, data: &[D], sh
 pub fn set_fix_pipe_config<T: Element, const SET_RELU: bool>(pre_data: &LocalTensor<T>, is_unit_flag: bool) {
     const { assert!(!SET_RELU, "SetFixPipeConfig: setRelu supports only false") };
     let api = "SetFixPipeConfig";
-    let soc = crate::ctx::get_soc();
+    let soc = crate::kernel::ctx::get_soc();
     ensure(matches!(soc, Soc::Ascend910B | Soc::Ascend310B), api, || {
         format!("SetFixPipeConfig is not supported on {soc} (supported: Ascend910B, Ascend310B)")
     });

@@ -21,12 +21,12 @@
 
 use crate::cube::{check_extent, check_operand, FRACTAL_BYTES};
 use crate::element::{bf16, f16, Element};
-use crate::error::{check, ensure};
+use crate::kernel::error::{check, ensure};
 use crate::position::Memory;
-use crate::sanitizer::GmRows;
+use crate::observe::sanitizer::GmRows;
 use crate::soc::Soc;
-use crate::sync::pipe_t;
-use crate::tensor::{GlobalTensor, LocalTensor};
+use crate::sync::flags::pipe_t;
+use crate::memory::tensor::{GlobalTensor, LocalTensor};
 
 const API: &str = "LoadData";
 
@@ -87,8 +87,8 @@ mod sealed {
     /// memory (its region and offset).
     #[derive(Clone, Copy)]
     pub enum At {
-        Local(crate::sanitizer::Span),
-        Gm(crate::sanitizer::GmRows),
+        Local(crate::observe::sanitizer::Span),
+        Gm(crate::observe::sanitizer::GmRows),
     }
 
     /// Resolves and checks a source operand.
@@ -135,7 +135,7 @@ impl<T: LoadDataElement> sealed::Source<T> for LocalTensor<T> {
     #[track_caller]
     fn resolve(&self, api: &'static str) -> sealed::Src {
         check_operand(self, api, "src", &[Memory::L1], 32);
-        let at = sealed::At::Local(crate::sanitizer::Span::of(self, 0));
+        let at = sealed::At::Local(crate::observe::sanitizer::Span::of(self, 0));
         sealed::Src { ptr: self.ptr().cast(), bytes: self.get_length(), gm: false, at }
     }
 }
@@ -145,7 +145,7 @@ impl<T: LoadDataElement> sealed::Source<T> for GlobalTensor<T> {
     #[track_caller]
     fn resolve(&self, api: &'static str) -> sealed::Src {
         let ptr = self.base_ptr(api).cast::<u8>();
-        let at = sealed::At::Gm(crate::sanitizer::GmRows::of(self, 0, 0, 0, 0));
+        let at = sealed::At::Gm(crate::observe::sanitizer::GmRows::of(self, 0, 0, 0, 0));
         sealed::Src { ptr, bytes: self.get_size() * T::SIZE, gm: true, at }
     }
 }
@@ -188,7 +188,7 @@ pub fn load_data<T: LoadDataElement, S: LoadDataSource<T>>(
     src: &S,
     params: &LoadData2DParams,
 ) {
-    let soc = crate::ctx::get_soc();
+    let soc = crate::kernel::ctx::get_soc();
     check!(
         T::load_data_supported(soc),
         API,
@@ -239,21 +239,21 @@ pub fn load_data<T: LoadDataElement, S: LoadDataSource<T>>(
         )
     });
     check_extent(dst, API, "dst", (dst_last + 1) * FRACTAL_BYTES);
-    if crate::events::is_on() {
+    if crate::observe::events::is_on() {
         // The fractals each side really touches: `repeat` of 512 bytes, `src_stride` and
         // `dst_gap + 1` fractals apart.
         let (from, pitch) = (p.start_index as usize * FRACTAL_BYTES, p.src_stride as usize * FRACTAL_BYTES);
         let dst_pitch = (p.dst_gap as usize + 1) * FRACTAL_BYTES;
         let out =
-            crate::sanitizer::Span::of(dst, 0).runs((0..repeat).map(|i| (i * dst_pitch, FRACTAL_BYTES)));
+            crate::observe::sanitizer::Span::of(dst, 0).runs((0..repeat).map(|i| (i * dst_pitch, FRACTAL_BYTES)));
         match s.at {
             sealed::At::Gm(rows) => {
                 let g = [GmRows { off: rows.off + from, rows: repeat, row: FRACTAL_BYTES, pitch, ..rows }];
-                crate::events::on_cube(API, pipe_t::PIPE_MTE2, &g, &[], &out, &[], false)
+                crate::observe::events::on_cube(API, pipe_t::PIPE_MTE2, &g, &[], &out, &[], false)
             }
             sealed::At::Local(span) => {
                 let r = span.runs((0..repeat).map(|i| (from + i * pitch, FRACTAL_BYTES)));
-                crate::events::on_cube(API, pipe_t::PIPE_MTE1, &[], &r, &out, &[], false)
+                crate::observe::events::on_cube(API, pipe_t::PIPE_MTE1, &[], &r, &out, &[], false)
             }
         }
     }
@@ -268,7 +268,7 @@ pub fn load_data<T: LoadDataElement, S: LoadDataSource<T>>(
         // memories. A global source is read through `gm_io`, as other cores may write it.
         unsafe {
             if s.gm {
-                crate::gm_io::load(frac.as_mut_ptr(), s.ptr.add(from), FRACTAL_BYTES);
+                crate::memory::gm_io::load(frac.as_mut_ptr(), s.ptr.add(from), FRACTAL_BYTES);
             } else {
                 std::ptr::copy_nonoverlapping(s.ptr.add(from), frac.as_mut_ptr(), FRACTAL_BYTES);
             }

@@ -70,12 +70,12 @@
 
 use crate::cube::{check_extent, check_operand, check_range, FRACTAL_BYTES};
 use crate::element::{bf16, f16, Element};
-use crate::error::{check, ensure};
+use crate::kernel::error::{check, ensure};
 use crate::position::Memory;
-use crate::sanitizer::Span;
+use crate::observe::sanitizer::Span;
 use crate::soc::{OverflowMode, Soc};
-use crate::sync::pipe_t;
-use crate::tensor::LocalTensor;
+use crate::sync::flags::pipe_t;
+use crate::memory::tensor::LocalTensor;
 
 const API: &str = "Mmad";
 
@@ -392,7 +392,7 @@ fn mmad_impl<D: Element, A: Element, B: Element>(
 ) where
     (D, A, B): MmadTypes,
 {
-    let soc = crate::ctx::get_soc();
+    let soc = crate::kernel::ctx::get_soc();
     let api = if bias.is_some() { API_BIAS } else { API };
     let name = <(D, A, B) as MmadTypes>::NAME;
     check!(
@@ -478,8 +478,8 @@ fn mmad_impl<D: Element, A: Element, B: Element>(
     check_extent(fm, api, "fm", fm_bytes);
     check_extent(filter, api, "filter", kv * n1 * frac * B::SIZE);
     check_extent(dst, api, "dst", n1 * m1 * 256 * D::SIZE);
-    crate::events::on_mmad::<A>(m, n, k);
-    if crate::events::is_on() {
+    crate::observe::events::on_mmad::<A>(m, n, k);
+    if crate::observe::events::is_on() {
         let c = Span::of(dst, n1 * m1 * 256 * D::SIZE);
         let (a_in, b_in) = (Span::of(fm, fm_bytes), Span::of(filter, kv * n1 * frac * B::SIZE));
         let third = bias_row.as_ref().map_or(c, |t| Span::of(t, n * D::SIZE));
@@ -488,7 +488,7 @@ fn mmad_impl<D: Element, A: Element, B: Element>(
         // The Mmad page: from (m / 16) * (n / 16) >= 10 on, the hardware orders a later Mmad
         // after this one by itself (below, a PipeBarrier<PIPE_M> must).
         let settles = (m / 16) * (n / 16) >= 10;
-        crate::events::on_cube(api, pipe_t::PIPE_M, &[], reads, &[c], &[], settles);
+        crate::observe::events::on_cube(api, pipe_t::PIPE_M, &[], reads, &[c], &[], settles);
     }
 
     // Gather A (m × k) and B (k × n) as exact f64 values.
@@ -513,7 +513,7 @@ fn mmad_impl<D: Element, A: Element, B: Element>(
         // SAFETY: as for A, against `filter`'s checked extent.
         bt.extend((0..k).map(|kk| unsafe { pb.add(b_at(kk, j)).read() }.to_f64()));
     }
-    let saturate = crate::ctx::get_overflow_mode() == OverflowMode::Saturation;
+    let saturate = crate::kernel::ctx::get_overflow_mode() == OverflowMode::Saturation;
     let pbias = bias_row.as_ref().map(|t| t.ptr() as *const D);
     for i in 0..m {
         let row = &a[i * k..(i + 1) * k];

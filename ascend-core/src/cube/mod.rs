@@ -28,10 +28,10 @@ pub mod mmad;
 pub mod nd2nz;
 
 use crate::element::Element;
-use crate::error::{ensure, fail};
+use crate::kernel::error::{ensure, fail};
 use crate::position::Memory;
 use crate::soc::Soc;
-use crate::tensor::LocalTensor;
+use crate::memory::tensor::LocalTensor;
 
 /// The bytes of one fractal (16 rows of one 32-byte block).
 pub const FRACTAL_BYTES: usize = 512;
@@ -39,7 +39,7 @@ pub const FRACTAL_BYTES: usize = 512;
 /// Fails unless the current chip is one of `chips`.
 #[track_caller]
 pub(crate) fn check_chip(api: &'static str, chips: &[Soc]) -> Soc {
-    let soc = crate::ctx::get_soc();
+    let soc = crate::kernel::ctx::get_soc();
     if !chips.contains(&soc) {
         let list: Vec<String> = chips.iter().map(|c| c.to_string()).collect();
         fail(api, format!("{api} is not supported on {soc} (supported here: {})", list.join(", ")));

@@ -20,12 +20,12 @@
 
 use crate::cube::{check_operand, check_range};
 use crate::element::{bf16, f16, Element, BLOCK_BYTES};
-use crate::error::{ensure, fail};
+use crate::kernel::error::{ensure, fail};
 use crate::position::Memory;
-use crate::sanitizer::GmRows;
+use crate::observe::sanitizer::GmRows;
 use crate::soc::Soc;
-use crate::sync::pipe_t;
-use crate::tensor::{GlobalTensor, LocalTensor};
+use crate::sync::flags::pipe_t;
+use crate::memory::tensor::{GlobalTensor, LocalTensor};
 
 const API: &str = "DataCopy";
 
@@ -156,8 +156,8 @@ pub(crate) const fn blocks_collide(rows: u64, cols: u64, n_stride: u64, c0_strid
 /// matrix coincide (the hardware would write them in no defined order).
 #[track_caller]
 pub fn data_copy_nd2nz<T: Nd2NzElement>(dst: &LocalTensor<T>, src: &GlobalTensor<T>, params: &Nd2NzParams) {
-    crate::ctx::check_cancel();
-    let soc = crate::ctx::get_soc();
+    crate::kernel::ctx::check_cancel();
+    let soc = crate::kernel::ctx::get_soc();
     if soc == Soc::Ascend310P {
         fail(
             API,
@@ -219,7 +219,7 @@ pub fn data_copy_nd2nz<T: Nd2NzElement>(dst: &LocalTensor<T>, src: &GlobalTensor
     let (c0, cols, rows) = (c0 as usize, cols as usize, rows as usize);
     let (c0_stride, n_stride) = (c0_stride as usize * c0, n_stride as usize * c0);
     let (d, src_d) = (d as usize, src_d as usize);
-    if crate::events::is_on() {
+    if crate::observe::events::is_on() {
         let sz = T::SIZE;
         let gm: Vec<GmRows> = (0..nd as usize)
             .map(|m| GmRows::of(src, m * usize::from(p.src_nd_matrix_stride) * sz, rows, d * sz, src_d * sz))
@@ -241,8 +241,8 @@ pub fn data_copy_nd2nz<T: Nd2NzElement>(dst: &LocalTensor<T>, src: &GlobalTensor
                 })
             })
         });
-        let l1 = crate::sanitizer::spans_of(dst, nd as usize * cols * per_col, runs, dst_end as usize * sz);
-        crate::events::on_cube(API, pipe_t::PIPE_MTE2, &gm, &[], &l1, &[], false);
+        let l1 = crate::observe::sanitizer::spans_of(dst, nd as usize * cols * per_col, runs, dst_end as usize * sz);
+        crate::observe::events::on_cube(API, pipe_t::PIPE_MTE2, &gm, &[], &l1, &[], false);
     }
     // One source row, zero-padded to whole blocks (the padding is never overwritten).
     let mut row = vec![T::ZERO; cols * c0];
@@ -254,7 +254,7 @@ pub fn data_copy_nd2nz<T: Nd2NzElement>(dst: &LocalTensor<T>, src: &GlobalTensor
             // SAFETY: the source extent was checked against the bound tensor (`src_end`);
             // `row` is a host buffer of at least `d` elements.
             unsafe {
-                crate::gm_io::load(
+                crate::memory::gm_io::load(
                     row.as_mut_ptr().cast::<u8>(),
                     src_base.add(s_mat + r * src_d).cast::<u8>(),
                     d * T::SIZE,

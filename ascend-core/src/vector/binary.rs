@@ -30,7 +30,7 @@
 
 use crate::element::{f16, Element};
 use crate::soc::Soc;
-use crate::tensor::LocalTensor;
+use crate::memory::tensor::LocalTensor;
 use crate::vector::engine::Operand;
 use crate::vector::lane::{capability, frelu, round16, run_count, run_masked, Lane, LaneOp};
 use crate::vector::mask::Mask;

@@ -5,11 +5,11 @@
 //! `src[8r + b]`. A block stride of 0 is treated as 1, as the vendor's reference code does. The
 //! `dst` side goes through the shared addressing engine with a full mask.
 
-use crate::ctx::get_soc;
+use crate::kernel::ctx::get_soc;
 use crate::element::{bf16, f16, Element, BLOCKS_PER_REPEAT};
-use crate::error::ensure;
+use crate::kernel::error::ensure;
 use crate::soc::Soc;
-use crate::tensor::LocalTensor;
+use crate::memory::tensor::LocalTensor;
 use crate::vector::engine::{apply, check_operand, span_of, Lanes, Operand};
 use crate::vector::mask::{prefix_bits, reset_mask, set_mask_norm, Plan};
 
@@ -159,7 +159,7 @@ pub(crate) fn brcb_as<T: BrcbElement>(
             "{dst_name} (bytes {d0:#x}..{d1:#x}) overlaps {src_name} (bytes {s0:#x}..{s1:#x}); Brcb cannot work in place"
         )
     });
-    crate::events::on_vector(api, &[span_of(src, need * T::SIZE)], &[]);
+    crate::observe::events::on_vector(api, &[span_of(src, need * T::SIZE)], &[]);
     apply(api, &plan, &d, [], &mut BrcbKernel(src.ptr() as *const T));
     leave_mask(soc);
 }

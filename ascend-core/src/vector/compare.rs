@@ -23,11 +23,11 @@
 //! assert!(dst.to_vec().iter().zip(xs.iter().zip(&ys)).all(|(d, (a, b))| *d == a.max(*b)));
 //! ```
 
-use crate::ctx::{get_soc, with_core};
+use crate::kernel::ctx::{get_soc, with_core};
 use crate::element::{f16, Element};
-use crate::error::ensure;
+use crate::kernel::error::ensure;
 use crate::soc::Soc;
-use crate::tensor::LocalTensor;
+use crate::memory::tensor::LocalTensor;
 use crate::vector::engine::{apply_sources, span_of, Lanes, Operand};
 use crate::vector::mask::{prefix_bits, resolve, Mask, Plan};
 use crate::vector::params::{BinaryRepeatParams, UnaryRepeatParams};
@@ -254,7 +254,7 @@ fn run<T: Element, const N: usize>(
     }
     let mut out = vec![0u8; bytes];
     apply_sources(api, plan, srcs, &mut CmpKernel { out: out.as_mut_ptr(), mode, scalar });
-    crate::events::on_vector(api, &[], &[span_of(dst, bytes)]);
+    crate::observe::events::on_vector(api, &[], &[span_of(dst, bytes)]);
     dst.view_len(0, bytes).copy_from_slice(&out);
 }
 

@@ -14,9 +14,9 @@
 //! it is not provided.
 
 use crate::element::{bf16, f16, Element};
-use crate::error::check;
+use crate::kernel::error::check;
 use crate::soc::Soc;
-use crate::tensor::LocalTensor;
+use crate::memory::tensor::LocalTensor;
 use crate::vector::engine::{apply, apply_long, Lanes, Operand};
 use crate::vector::lane::{capability, prologue};
 use crate::vector::mask::{resolve_per_repeat, Mask, PerRepeat};
@@ -183,8 +183,8 @@ pub fn copy_masked<T: CopyElement, const IS_SET_MASK: bool>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ctx::{run_on_core, CoreConfig};
-    use crate::pipe::{TBuf, TPipe};
+    use crate::kernel::ctx::{run_on_core, CoreConfig};
+    use crate::sync::pipe::{TBuf, TPipe};
     use crate::soc::Soc;
 
     /// `apply_long` with a kernel that is not idempotent in place: with a block stride of 0,

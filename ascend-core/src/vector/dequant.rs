@@ -77,11 +77,11 @@
 
 use core::mem::MaybeUninit;
 
-use crate::ctx::{get_overflow_mode, get_soc, with_core};
+use crate::kernel::ctx::{get_overflow_mode, get_soc, with_core};
 use crate::element::{f16, Element, BLOCKS_PER_REPEAT};
-use crate::error::{check, ensure, fail};
+use crate::kernel::error::{check, ensure, fail};
 use crate::soc::{OverflowMode, Soc};
-use crate::tensor::LocalTensor;
+use crate::memory::tensor::LocalTensor;
 use crate::vector::engine::{
     apply_count_mixed, apply_mixed, block_bits, check_operand, restore_mask_defaults, span_of,
     touched_blocks, MixedLanes, Operand,
@@ -783,7 +783,7 @@ fn b8_walk<D: B8, const HALF_BLOCK: bool>(
     if let Some(t) = vdeq {
         reads.push(span_of(t, VDEQ_TENSOR_SIZE * 8));
     }
-    crate::events::on_vector(api, &reads, &[(dst.tag, d0, d1)]);
+    crate::observe::events::on_vector(api, &reads, &[(dst.tag, d0, d1)]);
 
     let dp = dst.ptr().cast::<u8>();
     let sp = src.ptr() as *const i16;

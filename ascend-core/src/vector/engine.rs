@@ -8,11 +8,11 @@
 //! one per repeat when blocks are contiguous, one per block (or per run of set bits inside a
 //! partial block) otherwise.
 
-use crate::ctx::{with_core, MaskMode};
+use crate::kernel::ctx::{with_core, MaskMode};
 use crate::element::{Element, BLOCKS_PER_REPEAT};
-use crate::error::{check, ensure, fail};
-use crate::sanitizer::UbSpan;
-use crate::tensor::LocalTensor;
+use crate::kernel::error::{check, ensure, fail};
+use crate::observe::sanitizer::UbSpan;
+use crate::memory::tensor::LocalTensor;
 use crate::vector::mask::{prefix_bits, Plan};
 
 /// One operand of a vector instruction: a tensor and its strides in blocks.
@@ -253,9 +253,9 @@ pub(crate) fn apply<T: Element, const N: usize, K: Lanes<T, N>>(
     }
     let (a, b) = dst.t.byte_range(ed);
     if K::WRITES_DST {
-        crate::events::on_vector_of::<T>(api, plan.repeats, &reads, &[(dst.t.tag, a, b)]);
+        crate::observe::events::on_vector_of::<T>(api, plan.repeats, &reads, &[(dst.t.tag, a, b)]);
     } else {
-        crate::events::on_vector_of::<T>(api, plan.repeats, &[(dst.t.tag, a, b)], &[]);
+        crate::observe::events::on_vector_of::<T>(api, plan.repeats, &[(dst.t.tag, a, b)], &[]);
     }
     walk(plan, dst, srcs, kernel);
 }
@@ -478,14 +478,14 @@ pub(crate) fn apply_long<T: Element, const N: usize, K: Lanes<T, N>>(
         }
     }
     if K::WRITES_DST {
-        crate::events::on_vector_of::<T>(
+        crate::observe::events::on_vector_of::<T>(
             api,
             repeats * count.div_ceil(T::PAR),
             &reads,
             &[(dst.t.tag, d0, d1)],
         );
     } else {
-        crate::events::on_vector_of::<T>(api, repeats * count.div_ceil(T::PAR), &[(dst.t.tag, d0, d1)], &[]);
+        crate::observe::events::on_vector_of::<T>(api, repeats * count.div_ceil(T::PAR), &[(dst.t.tag, d0, d1)], &[]);
     }
 
     let dp = dst.t.ptr();
@@ -588,14 +588,14 @@ pub(crate) fn apply_count<T: Element, const N: usize, K: Lanes<T, N>>(
             (srcs[i].0.tag, a, b)
         });
         if K::WRITES_DST {
-            crate::events::on_vector_count_of::<T>(
+            crate::observe::events::on_vector_count_of::<T>(
                 api,
                 count.div_ceil(T::PAR),
                 &reads,
                 &[(dst.0.tag, d0, d1)],
             );
         } else {
-            crate::events::on_vector_count_of::<T>(api, count.div_ceil(T::PAR), &[(dst.0.tag, d0, d1)], &[]);
+            crate::observe::events::on_vector_count_of::<T>(api, count.div_ceil(T::PAR), &[(dst.0.tag, d0, d1)], &[]);
         }
         // SAFETY: every operand holds at least `count` elements; dst equals or is disjoint
         // from each source (checked above).
@@ -631,7 +631,7 @@ pub(crate) fn apply_sources<T: Element, const N: usize, K: Lanes<T, N>>(
         let (a, b) = s.t.byte_range(e);
         reads[i] = (s.t.tag, a, b);
     }
-    crate::events::on_vector_of::<T>(api, plan.repeats, &reads, &[]);
+    crate::observe::events::on_vector_of::<T>(api, plan.repeats, &reads, &[]);
     walk(plan, srcs[0], srcs, kernel);
 }
 
@@ -778,7 +778,7 @@ pub(crate) fn apply_mixed<W: Element, D: Element, S: Element, const N: usize, K:
         (srcs[i].t.tag, a, b)
     });
     let (a, b) = dst.t.byte_range(ed);
-    crate::events::on_vector_of::<D>(api, plan.repeats, &reads, &[(dst.t.tag, a, b)]);
+    crate::observe::events::on_vector_of::<D>(api, plan.repeats, &reads, &[(dst.t.tag, a, b)]);
     let dp = dst.t.ptr();
     let sp: [*const S; N] = core::array::from_fn(|i| srcs[i].t.ptr() as *const S);
     let contiguous_blocks = dst.blk == 1 && srcs.iter().all(|s| s.blk == 1);
@@ -912,7 +912,7 @@ pub(crate) fn apply_count_mixed<D: Element, S: Element, const N: usize, K: Mixed
     let narrow = K::NARROW_IN_PLACE && D::SIZE < S::SIZE && srcs.iter().any(|(s, _)| s.byte_range(0).0 == d0);
     if count > 0 && narrow {
         let reads: [UbSpan; N] = core::array::from_fn(|i| span_of(srcs[i].0, count * S::SIZE));
-        crate::events::on_vector_of::<D>(
+        crate::observe::events::on_vector_of::<D>(
             api,
             count.div_ceil(256 / S::SIZE.max(D::SIZE)),
             &reads,
@@ -937,7 +937,7 @@ pub(crate) fn apply_count_mixed<D: Element, S: Element, const N: usize, K: Mixed
         }
     } else if count > 0 {
         let reads: [UbSpan; N] = core::array::from_fn(|i| span_of(srcs[i].0, count * S::SIZE));
-        crate::events::on_vector_of::<D>(
+        crate::observe::events::on_vector_of::<D>(
             api,
             count.div_ceil(256 / S::SIZE.max(D::SIZE)),
             &reads,

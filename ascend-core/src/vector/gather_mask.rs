@@ -35,11 +35,11 @@
 
 use std::rc::Rc;
 
-use crate::ctx::{get_soc, with_core, MaskMode};
+use crate::kernel::ctx::{get_soc, with_core, MaskMode};
 use crate::element::Element;
-use crate::error::{ensure, fail};
+use crate::kernel::error::{ensure, fail};
 use crate::soc::Soc;
-use crate::tensor::LocalTensor;
+use crate::memory::tensor::LocalTensor;
 use crate::vector::engine::{apply, apply_long, check_operand, long_extent, span_of, Lanes, Operand};
 use crate::vector::gather::GatherElement;
 use crate::vector::mask::{prefix_bits, Plan};
@@ -191,7 +191,7 @@ pub fn gather_mask<T: GatherElement, U: Element>(
     // AscendC's `rsvdCnt` is an out-parameter; here it is the return value.
 ) -> u64 {
     // Its reads and its write reach the sanitizer in steps: one instruction, in place or not.
-    let _one = crate::events::fuse_vector(API);
+    let _one = crate::observe::events::fuse_vector(API);
     let soc = get_soc();
     ensure(T::gather_supported(soc), API, || {
         format!("T = {} is not supported by GatherMask on {soc} ({})", T::DTYPE, soc.product_line())
@@ -256,7 +256,7 @@ pub fn gather_mask<T: GatherElement, U: Element>(
                 ensure(t.get_length() >= need, API, || {
                     format!("src1Pattern holds {} bytes but this call reads {need}", t.get_length())
                 });
-                crate::events::on_vector(API, &[span_of(t, need)], &[]);
+                crate::observe::events::on_vector(API, &[span_of(t, need)], &[]);
             }
             pattern_bytes = t.reinterpret_cast::<u8>().to_vec();
         }
@@ -327,7 +327,7 @@ pub fn gather_mask<T: GatherElement, U: Element>(
         });
     }
     if walk.is_some() {
-        crate::events::on_vector(API, &[], &[span_of(dst, n * T::SIZE)]);
+        crate::observe::events::on_vector(API, &[], &[span_of(dst, n * T::SIZE)]);
     }
     let p = dst.ptr();
     for (i, v) in keep.out.iter().enumerate() {

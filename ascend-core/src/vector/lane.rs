@@ -17,9 +17,9 @@ use core::marker::PhantomData;
 use core::mem::MaybeUninit;
 
 use crate::element::{f16, DType, Element, F16_SAT_MAX};
-use crate::error::check;
+use crate::kernel::error::check;
 use crate::soc::{OverflowMode, Soc};
-use crate::tensor::LocalTensor;
+use crate::memory::tensor::LocalTensor;
 use crate::vector::engine::{apply, apply_count, Lanes, Operand};
 use crate::vector::mask::{resolve, Mask};
 
@@ -526,7 +526,7 @@ impl<T: Lane, O: LaneOp<T, N>, const N: usize, const SAT: bool> Lanes<T, N> for 
 #[track_caller]
 pub(crate) fn prologue<T: Element>(api: &'static str, supported: fn(Soc) -> bool) -> bool {
     // One look-up of the core for both.
-    let (soc, overflow) = crate::ctx::with_core(|c| (c.soc, c.overflow.get()));
+    let (soc, overflow) = crate::kernel::ctx::with_core(|c| (c.soc, c.overflow.get()));
     check!(
         supported(soc),
         api,

@@ -1,9 +1,9 @@
 //! The vector mask: the argument form ([`Mask`]), the per-core mask register and mask mode,
 //! and the compare-mask register.
 
-use crate::ctx::{with_core, MaskMode};
+use crate::kernel::ctx::{with_core, MaskMode};
 use crate::element::Element;
-use crate::error::fail;
+use crate::kernel::error::fail;
 
 /// The mask placeholder of `IS_SET_MASK = false` calls (AscendC `MASK_PLACEHOLDER`). The vendor's
 /// page asks for it there, but the chip ignores the argument of such a call, and so does the
@@ -71,14 +71,14 @@ pub(crate) const fn prefix_bits(n: usize) -> [u64; 2] {
 /// Switches the current core to counter mode (AscendC `SetMaskCount`).
 #[track_caller]
 pub fn set_mask_count() {
-    crate::events::on_mask("SetMaskCount");
+    crate::observe::events::on_mask("SetMaskCount");
     with_core(|c| c.mask_mode.set(MaskMode::Counter))
 }
 
 /// Switches the current core back to normal mode (AscendC `SetMaskNorm`).
 #[track_caller]
 pub fn set_mask_norm() {
-    crate::events::on_mask("SetMaskNorm");
+    crate::observe::events::on_mask("SetMaskNorm");
     with_core(|c| c.mask_mode.set(MaskMode::Normal))
 }
 
@@ -102,7 +102,7 @@ pub fn get_mask_mode() -> MaskMode {
 /// Panics if the mask is out of range for `T` in the current mode.
 #[track_caller]
 pub fn set_vector_mask<T: Element>(mask: impl Into<Mask>) {
-    crate::events::on_mask("SetVectorMask");
+    crate::observe::events::on_mask("SetVectorMask");
     let mask = mask.into();
     let mode = get_mask_mode();
     let reg = match mode {
@@ -127,7 +127,7 @@ pub fn set_vector_mask_hi_lo<T: Element>(mask_high: u64, mask_low: u64) {
 /// Sets the mask register to all lanes (AscendC `ResetMask`).
 #[track_caller]
 pub fn reset_mask() {
-    crate::events::on_mask("ResetMask");
+    crate::observe::events::on_mask("ResetMask");
     with_core(|c| c.mask.set([u64::MAX, u64::MAX]))
 }
 
@@ -188,7 +188,7 @@ impl AscendCUtils {
         if !IS_SET_MASK {
             return;
         }
-        crate::error::ensure(len >= 0, "AscendCUtils::SetMask", || {
+        crate::kernel::error::ensure(len >= 0, "AscendCUtils::SetMask", || {
             format!("len = {len} must not be negative")
         });
         let len = len as u32;
@@ -208,17 +208,17 @@ impl AscendCUtils {
 /// The operand of `SetCmpMask`/`GetCmpMask`: a UB tensor on a 16-byte boundary holding the
 /// register's 16 bytes.
 #[track_caller]
-fn check_cmp_mask_operand<T: Element>(api: &'static str, t: &crate::tensor::LocalTensor<T>, name: &str) {
+fn check_cmp_mask_operand<T: Element>(api: &'static str, t: &crate::memory::tensor::LocalTensor<T>, name: &str) {
     let pos = t.get_position();
-    crate::error::ensure(pos.is_ub(), api, || {
+    crate::kernel::error::ensure(pos.is_ub(), api, || {
         format!("{name} is at position {pos}: {api} takes VECIN, VECOUT or VECCALC tensors")
     });
     let addr = t.get_phy_addr();
-    crate::error::ensure(addr % 16 == 0, api, || {
+    crate::kernel::error::ensure(addr % 16 == 0, api, || {
         format!("{name} address = {addr:#x} is not 16-byte aligned")
     });
     let bytes = t.get_length();
-    crate::error::ensure(bytes >= 16, api, || {
+    crate::kernel::error::ensure(bytes >= 16, api, || {
         format!("{name} holds {bytes} bytes but the 128-bit compare-mask register needs 16")
     });
 }
@@ -232,10 +232,10 @@ fn check_cmp_mask_operand<T: Element>(api: &'static str, t: &crate::tensor::Loca
 /// Panics if `src` is not a UB tensor (VECIN, VECCALC, VECOUT), does not start on a 16-byte
 /// boundary, or holds fewer than 16 bytes.
 #[track_caller]
-pub fn set_cmp_mask<U: Element>(src: &crate::tensor::LocalTensor<U>) {
+pub fn set_cmp_mask<U: Element>(src: &crate::memory::tensor::LocalTensor<U>) {
     const API: &str = "SetCmpMask";
     check_cmp_mask_operand(API, src, "src");
-    crate::events::on_vector(API, &[crate::vector::engine::span_of(src, 16)], &[]);
+    crate::observe::events::on_vector(API, &[crate::vector::engine::span_of(src, 16)], &[]);
     let mut raw = [0u8; 16];
     // SAFETY: `src` holds at least 16 bytes (checked above) inside the UB; `raw` is a distinct
     // stack buffer.
@@ -305,10 +305,10 @@ get_cmp_mask_types!(u8, i8, u16, i16, crate::element::f16, crate::element::bf16,
 /// Panics on Ascend910 and Ascend310B, or if `dst` is not a UB tensor, does not start on a
 /// 16-byte boundary, or holds fewer than 16 bytes.
 #[track_caller]
-pub fn get_cmp_mask_local<T: GetCmpMaskElement>(dst: &crate::tensor::LocalTensor<T>) {
+pub fn get_cmp_mask_local<T: GetCmpMaskElement>(dst: &crate::memory::tensor::LocalTensor<T>) {
     const API: &str = "GetCmpMask";
-    let soc = crate::ctx::get_soc();
-    crate::error::ensure(
+    let soc = crate::kernel::ctx::get_soc();
+    crate::kernel::error::ensure(
         matches!(soc, crate::soc::Soc::Ascend910B | crate::soc::Soc::Ascend310P),
         API,
         || {
@@ -323,7 +323,7 @@ pub fn get_cmp_mask_local<T: GetCmpMaskElement>(dst: &crate::tensor::LocalTensor
     let mut out = [0u8; 16];
     out[..8].copy_from_slice(&reg[0].to_le_bytes());
     out[8..].copy_from_slice(&reg[1].to_le_bytes());
-    crate::events::on_vector(API, &[], &[crate::vector::engine::span_of(dst, 16)]);
+    crate::observe::events::on_vector(API, &[], &[crate::vector::engine::span_of(dst, 16)]);
     // SAFETY: `dst` holds at least 16 bytes (checked above) inside the UB; `out` is a distinct
     // stack buffer.
     unsafe { std::ptr::copy_nonoverlapping(out.as_ptr(), dst.ptr().cast::<u8>(), 16) };

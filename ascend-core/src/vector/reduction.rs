@@ -34,11 +34,11 @@
 //! `reinterpret_cast::<u16>()` / `::<u32>()`). `WholeReduceMax/Min` give the lane within the
 //! repeat; `ReduceMax/Min` give the element offset in `src` (`r * srcRepStride * EPB + j`).
 
-use crate::ctx::{get_overflow_mode, get_soc, with_core};
+use crate::kernel::ctx::{get_overflow_mode, get_soc, with_core};
 use crate::element::{DType, Element, F16_SAT_MAX};
-use crate::error::ensure;
+use crate::kernel::error::ensure;
 use crate::soc::{OverflowMode, Soc};
-use crate::tensor::LocalTensor;
+use crate::memory::tensor::LocalTensor;
 use crate::vector::engine::{check_operand, restore_mask_defaults, span_of, Operand};
 use crate::vector::mask::{normal_bits, resolve, Mask, Plan};
 use crate::vector::reduce::{gather_repeats, pairwise, ReduceElement};
@@ -231,7 +231,7 @@ fn write_puts<T: Element>(api: &'static str, dst: &LocalTensor<T>, puts: &[Put])
         (puts.iter().map(|p| p.off).min(), puts.iter().map(|p| p.off + usize::from(p.size)).max())
     {
         let (tag, a, _) = span_of(dst, 0);
-        crate::events::on_vector(api, &[], &[(tag, a + lo, a + hi)]);
+        crate::observe::events::on_vector(api, &[], &[(tag, a + lo, a + hi)]);
     }
     let base = dst.ptr().cast::<u8>();
     for p in puts {
@@ -303,7 +303,7 @@ fn whole<T: ReduceElement, const IS_SET_MASK: bool>(
     op: ReduceType,
     order: ReduceOrder,
 ) {
-    let _one = crate::events::fuse_vector(api);
+    let _one = crate::observe::events::fuse_vector(api);
     let Some(Started { plan, s, span, sat, .. }) =
         r.start::<IS_SET_MASK>(api, (op != ReduceType::SUM).then_some(order))
     else {
@@ -362,7 +362,7 @@ fn grouped<T: ReduceElement, const IS_SET_MASK: bool>(
     op: ReduceType,
     group: usize,
 ) {
-    let _one = crate::events::fuse_vector(api);
+    let _one = crate::observe::events::fuse_vector(api);
     if group == 2 {
         ensure(op == ReduceType::SUM, api, || format!("reduceType = {op:?}: only SUM is supported"));
     }
@@ -810,7 +810,7 @@ fn level2_avoid<T: Element>(
 /// Writes `vals` to the first elements of `work` (a V-pipe write).
 #[track_caller]
 fn store_work<T: ReduceElement>(api: &'static str, work: &LocalTensor<T>, vals: &[f32]) {
-    crate::events::on_vector(api, &[], &[span_of(work, vals.len() * T::SIZE)]);
+    crate::observe::events::on_vector(api, &[], &[span_of(work, vals.len() * T::SIZE)]);
     let p = work.ptr();
     for (i, &v) in vals.iter().enumerate() {
         // SAFETY: `check_work` ensured `work` holds at least `vals.len()` elements (every
@@ -927,7 +927,7 @@ pub fn reduce_sum_masked<T: ReduceElement>(
     src_rep_stride: i32,
 ) {
     const API: &str = "ReduceSum";
-    let _one = crate::events::fuse_vector(API);
+    let _one = crate::observe::events::fuse_vector(API);
     let limit = Some(T::PAR * T::PAR);
     let Some(plan) = start_masked::<T>(API, mask.into(), repeat_time, src_rep_stride, limit) else {
         return;
@@ -977,7 +977,7 @@ pub fn reduce_sum<T: ReduceElement>(
     count: i32,
 ) {
     const API: &str = "ReduceSum";
-    let _one = crate::events::fuse_vector(API);
+    let _one = crate::observe::events::fuse_vector(API);
     let Some((soc, count)) = start_count::<T>(API, count) else {
         return;
     };
@@ -1037,7 +1037,7 @@ fn max_min<T: ReduceElement>(
     first_repeats: usize,
     cal_index: bool,
 ) {
-    let _one = crate::events::fuse_vector(api);
+    let _one = crate::observe::events::fuse_vector(api);
     let s = Operand::new(src, 1usize, stride, "src");
     let span = src_span(api, &s, plan);
     check_work(api, work, max_min_work_need::<T>(first_repeats, cal_index), span);

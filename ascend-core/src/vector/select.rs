@@ -20,10 +20,10 @@
 //!
 //! Modes 1 and 2 are not available on [`Soc::Ascend910`](crate::soc::Soc::Ascend910).
 
-use crate::ctx::{get_soc, with_core};
+use crate::kernel::ctx::{get_soc, with_core};
 use crate::element::{f16, Element};
-use crate::error::ensure;
-use crate::tensor::LocalTensor;
+use crate::kernel::error::ensure;
+use crate::memory::tensor::LocalTensor;
 use crate::vector::engine::{apply, apply_count, span_of, Lanes, Operand};
 use crate::vector::mask::{resolve, Mask, Plan, MASK_PLACEHOLDER};
 use crate::vector::params::BinaryRepeatParams;
@@ -175,7 +175,7 @@ fn sel_bytes<U: SelMaskElement>(sel: &LocalTensor<U>, mode: SelMode, bits: usize
             bytes.get_size()
         )
     });
-    crate::events::on_vector(API, &[span_of(&bytes, bits.div_ceil(8))], &[]);
+    crate::observe::events::on_vector(API, &[span_of(&bytes, bits.div_ceil(8))], &[]);
     bytes
 }
 
@@ -350,7 +350,7 @@ fn register_address(mode: SelMode, bits: usize) -> LocalTensor<u8> {
             (size - addr) * 8
         )
     });
-    crate::events::on_vector(API, &[span_of(&t, bits.div_ceil(8))], &[]);
+    crate::observe::events::on_vector(API, &[span_of(&t, bits.div_ceil(8))], &[]);
     t
 }
 

@@ -63,12 +63,12 @@
 use std::cmp::Ordering;
 use std::rc::Rc;
 
-use crate::ctx::{get_soc, with_core};
+use crate::kernel::ctx::{get_soc, with_core};
 use crate::element::{f16, DType, Element};
-use crate::error::{check, ensure};
+use crate::kernel::error::{check, ensure};
 use crate::position::TPosition;
 use crate::soc::Soc;
-use crate::tensor::LocalTensor;
+use crate::memory::tensor::LocalTensor;
 use crate::vector::engine::span_of;
 
 mod sealed {
@@ -523,7 +523,7 @@ pub fn sort32<T: SortElement>(
     });
     check_apart(API, dst, "dst", dst_bytes, src0, "src0", n * T::SIZE);
     check_apart(API, dst, "dst", dst_bytes, src1, "src1", n * 4);
-    crate::events::on_vector(
+    crate::observe::events::on_vector(
         API,
         &[span_of(src0, n * T::SIZE), span_of(src1, n * 4)],
         &[span_of(dst, dst_bytes)],
@@ -670,7 +670,7 @@ fn merge_call<T: SortElement>(
     let spans: Vec<_> =
         read.iter().filter(|&&(_, bytes)| bytes > 0).map(|&(i, bytes)| span_of(lists[i], bytes)).collect();
     let written: &[_] = if out.is_empty() { &[] } else { &[span_of(dst, out.len())] };
-    crate::events::on_vector(api, &spans, written);
+    crate::observe::events::on_vector(api, &spans, written);
     // SAFETY: `out.len() <= out_bytes`, which `dst` holds (checked above).
     unsafe { store(dst, 0, &out) };
     set_vms4_sr(soc, counts);
@@ -807,7 +807,7 @@ pub fn rp_sort16<T: SortElement>(dst: &LocalTensor<T>, src: &LocalTensor<T>, rep
     if !in_place {
         check_apart(API, dst, "dst", n * T::SIZE, src, "src", n * T::SIZE);
     }
-    crate::events::on_vector(API, &[span_of(src, n * T::SIZE)], &[span_of(dst, n * T::SIZE)]);
+    crate::observe::events::on_vector(API, &[span_of(src, n * T::SIZE)], &[span_of(dst, n * T::SIZE)]);
     // SAFETY: `src` holds `n` elements (checked above).
     let data = unsafe { load(src, 0, n * T::SIZE) };
     let rec = PROPOSAL_ELEMS * T::SIZE;
@@ -939,7 +939,7 @@ fn proposal_move<T: SortElement>(
     });
     let (src_bytes, dst_bytes) = (n * src_step * T::SIZE, n * dst_step * T::SIZE);
     check_apart(api, dst, "dst", dst_bytes, src, "src", src_bytes);
-    crate::events::on_vector(api, &[span_of(src, src_bytes)], &[span_of(dst, dst_bytes)]);
+    crate::observe::events::on_vector(api, &[span_of(src, src_bytes)], &[span_of(dst, dst_bytes)]);
     // The field's offset inside a proposal, on the proposal side.
     let (src_field, dst_field) = if concat { (0, mode) } else { (mode, 0) };
     let (s, d) = (src.ptr() as *const T, dst.ptr());

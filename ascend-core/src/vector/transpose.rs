@@ -21,13 +21,13 @@
 
 use std::rc::Rc;
 
-use crate::ctx::{get_soc, with_core};
+use crate::kernel::ctx::{get_soc, with_core};
 use crate::element::{f16, DType, Element, BLOCK_BYTES};
-use crate::error::{ensure, fail};
-use crate::sanitizer::UbSpan;
+use crate::kernel::error::{ensure, fail};
+use crate::observe::sanitizer::UbSpan;
 use crate::soc::Soc;
-use crate::tensor::LocalTensor;
-use crate::ub::Ub;
+use crate::memory::tensor::LocalTensor;
+use crate::memory::ub::Ub;
 use crate::vector::engine::span_of;
 
 /// Rows (and columns) of one matrix.
@@ -177,7 +177,7 @@ fn transpose_matrices<T: TransposeElement>(
     }
     let span =
         |t: &LocalTensor<T>, stride: usize| span_of(t, ((repeats - 1) * stride * MATRIX + MATRIX) * T::SIZE);
-    crate::events::on_vector(api, &[span(src, src_stride)], &[span(dst, dst_stride)]);
+    crate::observe::events::on_vector(api, &[span(src, src_stride)], &[span(dst, dst_stride)]);
     let (dp, sp) = (dst.ptr().cast::<u16>(), src.ptr().cast::<u16>());
     let mut tile = [0u16; MATRIX];
     let mut out = [0u16; MATRIX];
@@ -574,9 +574,9 @@ fn transpose_4d<T: TransposeExtElement>(
     let bytes = total * T::SIZE;
     if staged {
         let t = span_of(tmp, need);
-        crate::events::on_vector(api, &[span_of(src, bytes), t], &[span_of(dst, bytes), t]);
+        crate::observe::events::on_vector(api, &[span_of(src, bytes), t], &[span_of(dst, bytes), t]);
     } else {
-        crate::events::on_vector(api, &[span_of(src, bytes)], &[span_of(dst, bytes)]);
+        crate::observe::events::on_vector(api, &[span_of(src, bytes)], &[span_of(dst, bytes)]);
     }
     let (sp, dp) = (src.ptr() as *const T, dst.ptr());
     let to_nhwc = ty == TransposeType::TRANSPOSE_NCHW2NHWC;
@@ -773,7 +773,7 @@ fn trans_data_core<T: TransDataTo5HDElement>(
     };
     let mut reads = spans(src, ss, s_half);
     reads.extend_from_slice(extra_reads);
-    crate::events::on_vector(api, &reads, &spans(dst, ds, d_half));
+    crate::observe::events::on_vector(api, &reads, &spans(dst, ds, d_half));
     let base = ub.base();
     let size = T::SIZE;
     let mut tile = [[0u8; BLOCK_BYTES]; L];
@@ -1028,16 +1028,16 @@ pub fn trans_data_to_5hd_addr_tensor<T: TransDataTo5HDElement>(
     let ub = with_core(|c| Rc::clone(&c.ub));
     let (d, s) = (addr_side(API, &ub, &da, "dst"), addr_side(API, &ub, &sa, "src"));
     // The vendor's S -> V synchronisation between the rewrite and the instruction.
-    let e = <crate::sync::HardEvent::S_V as crate::sync::Event>::EVENT;
+    let e = <crate::sync::flags::HardEvent::S_V as crate::sync::flags::Event>::EVENT;
     let busy =
         with_core(|c| c.sync.borrow().pending().iter().filter(|p| p.0 == e).fold(0u32, |m, p| m | 1 << p.1));
-    let max = crate::sync::que_max_event(soc) as u32;
+    let max = crate::sync::flags::que_max_event(soc) as u32;
     let id = busy.trailing_ones();
     ensure(id < max, API, || {
         format!("every id of {e} is set and not yet waited for; TransDataTo5HD needs one")
     });
-    crate::sync::set_flag_event(e, id as crate::sync::TEventID);
-    crate::sync::wait_flag_event(e, id as crate::sync::TEventID);
+    crate::sync::flags::set_flag_event(e, id as crate::sync::flags::TEventID);
+    crate::sync::flags::wait_flag_event(e, id as crate::sync::flags::TEventID);
     // Pipe V: the instruction loads the packed words (32 bytes of each tensor).
     let extra = [span_of(dst, 32), span_of(src, 32)];
     trans_data_core::<T>(API, &ub, &d, &s, nchwconv_params, &extra);
