@@ -33,7 +33,9 @@ pub mod vector;
 #[doc(inline)]
 pub use kernel::{ctx, error};
 #[doc(inline)]
-pub use memory::{alloc, atomic, cache_ctrl, copy, copy_tail, gm_api, tensor, tiling_data, ub_size, workspace};
+pub use memory::{
+    alloc, atomic, cache_ctrl, copy, copy_tail, gm_api, tensor, tiling_data, ub_size, workspace,
+};
 #[doc(inline)]
 pub use observe::{debug, profiler, sanitizer};
 #[doc(inline)]
@@ -43,29 +45,33 @@ pub use sync::{block_sync, cross_core, group_barrier, pipe};
 
 pub use ctx::{
     ascend_is_aic, ascend_is_aiv, g_core_type, get_block_idx, get_block_num, get_overflow_mode, get_soc,
-    run_on_core, set_overflow_mode, sync_all, CancelToken, CoreBarrier, CoreConfig, CoreType, KernelType,
-    MaskMode, WaitCond,
+    run_on_core, set_overflow_mode, CancelToken, CoreBarrier, CoreConfig, CoreType, KernelType, MaskMode,
+    WaitCond,
 };
 pub use element::{bf16, f16, Bool8, DType, Element, Int4b, TensorType};
 pub use error::{fail, take_last_fault, Fault};
+#[doc(hidden)]
+pub use observe::tls::CoreTls;
 pub use position::{Memory, Position, QuePosition, TPosition};
 pub use soc::{OverflowMode, RepeatSumOrder, Soc};
+pub use sync::cross_core::sync_all;
 pub use tensor::{GlobalTensor, GmAddr, GmAllocError, GmRegion, LocalTensor};
 
 /// Everything a kernel needs, in one import.
 pub mod prelude {
     pub use crate::constants::*;
+    pub use crate::element::{bf16, f16, Bool8, DType, Element, Int4b, TensorType};
     pub use crate::kernel::ctx::{
         ascend_is_aic, ascend_is_aiv, g_core_type, get_block_idx, get_block_num, get_overflow_mode, get_soc,
-        run_on_core, set_overflow_mode, sync_all, CoreConfig, CoreType, KernelType, MaskMode,
+        run_on_core, set_overflow_mode, CoreConfig, CoreType, KernelType, MaskMode,
     };
-    pub use crate::element::{bf16, f16, Bool8, DType, Element, Int4b, TensorType};
+    pub use crate::memory::tensor::{CacheMode, GlobalTensor, GmAddr, GmRegion, LocalTensor};
     pub use crate::position::{
         Co1, Co2, Gm, Memory, Position, QuePosition, TPosition, VecCalc, VecIn, VecOut, A1, A2, B1, B2, C1,
         C2,
     };
     pub use crate::soc::{OverflowMode, RepeatSumOrder, Soc};
-    pub use crate::memory::tensor::{CacheMode, GlobalTensor, GmAddr, GmRegion, LocalTensor};
+    pub use crate::sync::cross_core::sync_all;
     pub use crate::vector::mask::{
         get_cmp_mask, get_mask_mode, get_vector_mask, reset_mask, set_cmp_mask, set_mask_count,
         set_mask_norm, set_vector_mask, set_vector_mask_hi_lo, AscendCUtils, Mask, MASK_PLACEHOLDER,
@@ -108,21 +114,6 @@ pub mod prelude {
     pub use crate::adv::sort::*;
     pub use crate::adv::transpose::*;
     pub use crate::adv::welford_update::*;
-    pub use crate::memory::alloc::{LocalMemAllocator, Ub, L0A, L0B, L0C, L1};
-    pub use crate::memory::atomic::{
-        disable_dma_atomic, get_atomic_mode, get_store_atomic_config, set_atomic_add, set_atomic_max,
-        set_atomic_min, set_atomic_none, set_atomic_type, set_store_atomic_config, AtomicDtype,
-        AtomicElement, AtomicMode, AtomicOp, AtomicOrder,
-    };
-    pub use crate::sync::block_sync::*;
-    pub use crate::memory::cache_ctrl::*;
-    pub use crate::memory::copy::*;
-    pub use crate::memory::copy_tail::{data_copy_tail, DataCopyTail};
-    pub use crate::sync::cross_core::{
-        cross_core_set_flag, cross_core_wait_flag, cross_core_wait_flag_with, CrossCorePipe,
-        CROSS_CORE_FLAG_IDS,
-    };
-    pub use crate::scalar::ctrl_spr::*;
     pub use crate::cube::bias_table::{data_copy_bias, BiasTableOut};
     pub use crate::cube::fixpipe::{
         fixpipe, fixpipe_nz, fixpipe_nz_with_quant, fixpipe_with_quant, set_fix_pipe_config, FixpipeOut,
@@ -131,13 +122,28 @@ pub mod prelude {
     pub use crate::cube::load_data::{load_data, LoadData2DParams, LoadDataElement, LoadDataSource};
     pub use crate::cube::mmad::{mmad, mmad_with_bias, MmadParams, MmadTypes};
     pub use crate::cube::nd2nz::{data_copy_nd2nz, Nd2NzElement, Nd2NzParams};
+    pub use crate::memory::alloc::{LocalMemAllocator, Ub, L0A, L0B, L0C, L1};
+    pub use crate::memory::atomic::{
+        disable_dma_atomic, get_atomic_mode, get_store_atomic_config, set_atomic_add, set_atomic_max,
+        set_atomic_min, set_atomic_none, set_atomic_type, set_store_atomic_config, AtomicDtype,
+        AtomicElement, AtomicMode, AtomicOp, AtomicOrder,
+    };
+    pub use crate::memory::cache_ctrl::*;
+    pub use crate::memory::copy::*;
+    pub use crate::memory::copy_tail::{data_copy_tail, DataCopyTail};
     pub use crate::memory::gm_api::*;
-    pub use crate::sync::group_barrier::*;
-    pub use crate::sync::pipe::*;
-    pub use crate::regist_matmul_obj;
-    pub use crate::scalar::scalar_compute::*;
     pub use crate::memory::tiling_data::get_tiling_data;
     pub use crate::memory::ub_size::*;
+    pub use crate::regist_matmul_obj;
+    pub use crate::scalar::ctrl_spr::*;
+    pub use crate::scalar::scalar_compute::*;
+    pub use crate::sync::block_sync::*;
+    pub use crate::sync::cross_core::{
+        cross_core_set_flag, cross_core_wait_flag, cross_core_wait_flag_with, CrossCorePipe,
+        CROSS_CORE_FLAG_IDS,
+    };
+    pub use crate::sync::group_barrier::*;
+    pub use crate::sync::pipe::*;
     pub use crate::vector::bilinear::*;
     pub use crate::vector::binary::*;
     pub use crate::vector::brcb::*;
@@ -159,8 +165,8 @@ pub mod prelude {
     pub use crate::vector::sort::*;
     pub use crate::vector::transpose::*;
 
-    pub use crate::sync::flags::*;
-    pub use crate::scalar::sys_var::*;
-    pub use crate::vector::unary::*;
     pub use crate::memory::workspace::*;
+    pub use crate::scalar::sys_var::*;
+    pub use crate::sync::flags::*;
+    pub use crate::vector::unary::*;
 }

@@ -28,7 +28,7 @@ use std::cell::{Cell, RefCell};
 use std::marker::PhantomData;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use ascend_core::ctx::CoreTls;
+use ascend_core::CoreTls;
 use corosensei::stack::DefaultStack;
 use corosensei::{Coroutine, CoroutineResult, Yielder};
 

@@ -1,11 +1,11 @@
 //! Activation functions of the advanced API (the vendor's `adv_api/activation`).
 
-use crate::kernel::ctx::get_soc;
 use crate::element::{f16, Element};
+use crate::kernel::ctx::get_soc;
 use crate::kernel::error::ensure;
-use crate::soc::Soc;
-use crate::sync::flags::{pipe_barrier, PIPE_V};
 use crate::memory::tensor::LocalTensor;
+use crate::soc::Soc;
+use crate::sync::{event::PIPE_V, flags::pipe_barrier};
 use crate::vector::binary::{div_masked, DivElement};
 use crate::vector::duplicate::{duplicate_masked, DuplicateElement};
 use crate::vector::mask::{

@@ -14,8 +14,8 @@
 
 use crate::element::{f16, DType, Element};
 use crate::kernel::error::ensure;
-use crate::sync::flags::{pipe_barrier, PIPE_V};
 use crate::memory::tensor::LocalTensor;
+use crate::sync::{event::PIPE_V, flags::pipe_barrier};
 use crate::vector::binary::{add_masked, div_masked, mul_masked, AddElement, DivElement, MulElement};
 use crate::vector::cast::{cast_masked, RoundMode};
 use crate::vector::mask::{reset_mask, set_mask_count, set_mask_norm, set_vector_mask, MASK_PLACEHOLDER};

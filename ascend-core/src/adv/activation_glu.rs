@@ -13,12 +13,12 @@
 //! their common implementation on any chip, but the pages mark Ascend910 and Ascend310B
 //! unsupported, so those chips fail here too, with a message saying so.
 
-use crate::kernel::ctx::get_soc;
 use crate::element::{bf16, f16, DType, Element};
+use crate::kernel::ctx::get_soc;
 use crate::kernel::error::ensure;
-use crate::soc::Soc;
-use crate::sync::flags::{pipe_barrier, PIPE_V};
 use crate::memory::tensor::LocalTensor;
+use crate::soc::Soc;
+use crate::sync::{event::PIPE_V, flags::pipe_barrier};
 use crate::vector::binary::{div_masked, mul_masked, DivElement};
 use crate::vector::cast::{cast_masked, RoundMode};
 use crate::vector::mask::{reset_mask, set_mask_count, set_mask_norm, set_vector_mask, MASK_PLACEHOLDER};

@@ -28,12 +28,15 @@
 
 use bytemuck::{Pod, Zeroable};
 
-use crate::kernel::ctx::get_soc;
 use crate::element::{f16, DType};
+use crate::kernel::ctx::get_soc;
 use crate::kernel::error::ensure;
-use crate::soc::Soc;
-use crate::sync::flags::{pipe_barrier, HardEvent, PIPE_V};
 use crate::memory::tensor::LocalTensor;
+use crate::soc::Soc;
+use crate::sync::{
+    event::{HardEvent, PIPE_V},
+    flags::pipe_barrier,
+};
 use crate::vector::binary::{add_masked, mul_masked, sub_masked};
 use crate::vector::brcb::{brcb, BrcbRepeatParams};
 use crate::vector::cast::{cast_masked, RoundMode};
@@ -353,7 +356,11 @@ impl Params {
 fn reduce_add(dst: &LocalTensor<f32>, src: &LocalTensor<f32>, p: &Params, basic: bool) {
     set_mask_norm();
     reset_mask();
-    crate::memory::copy::data_copy_params(dst, src, &crate::memory::copy::DataCopyParams::new(1, u16::from(p.sh_blk), 0, 0));
+    crate::memory::copy::data_copy_params(
+        dst,
+        src,
+        &crate::memory::copy::DataCopyParams::new(1, u16::from(p.sh_blk), 0, 0),
+    );
     pipe_barrier::<PIPE_V>();
     if basic {
         let bp = BinaryRepeatParams::new(1, 1, 1, 0, p.sh_blk, 0);

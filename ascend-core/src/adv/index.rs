@@ -5,10 +5,11 @@
 
 use crate::element::f16;
 use crate::kernel::error::ensure;
-use crate::sync::flags::{
-    fetch_free_event, pipe_barrier, set_flag_event, wait_flag_event, Event, HardEvent, PIPE_V,
-};
 use crate::memory::tensor::LocalTensor;
+use crate::sync::{
+    event::{Event, HardEvent, PIPE_V},
+    flags::{fetch_free_event, pipe_barrier, set_flag_event, wait_flag_event},
+};
 use crate::vector::mask::{reset_mask, set_vector_mask, Mask, MASK_PLACEHOLDER};
 use crate::vector::params::UnaryRepeatParams;
 use crate::vector::scalar::{adds_masked, AddsElement};

@@ -20,8 +20,8 @@ use bytemuck::{Pod, Zeroable};
 
 use crate::element::{f16, DType, Element};
 use crate::kernel::error::ensure;
-use crate::sync::flags::{pipe_barrier, PIPE_V};
 use crate::memory::tensor::LocalTensor;
+use crate::sync::{event::PIPE_V, flags::pipe_barrier};
 use crate::vector::binary::{add_masked, div_masked, mul_masked};
 use crate::vector::cast::{cast_masked, RoundMode};
 use crate::vector::duplicate::duplicate_masked;
@@ -1553,7 +1553,7 @@ impl LayerNormGammaType<f16> for f32 {}
 
 /// The V→S or S→V handshake the vendor makes with a fetched event id.
 #[track_caller]
-pub(crate) fn handshake<E: crate::sync::flags::Event>() {
+pub(crate) fn handshake<E: crate::sync::event::Event>() {
     let e = E::EVENT;
     let id = crate::sync::flags::fetch_free_event("TPipe::FetchEventID", e);
     crate::sync::flags::set_flag_event(e, id);
@@ -1591,7 +1591,7 @@ fn mean_variance<T: LayerNormElement>(
     muls(a, a, back, arc);
     pipe_barrier::<PIPE_V>();
     reduce_sum(mean, b, a, ac, rp);
-    handshake::<crate::sync::flags::HardEvent::V_S>();
+    handshake::<crate::sync::event::HardEvent::V_S>();
     if T::DTYPE == DType::F16 {
         pipe_barrier::<PIPE_V>();
     }
@@ -1599,7 +1599,7 @@ fn mean_variance<T: LayerNormElement>(
     for j in 0..ac {
         // `static_cast<float>(-1) * outputMean.GetValue(j)`: the negation.
         let scalar = -mean.get_value(j);
-        handshake::<crate::sync::flags::HardEvent::S_V>();
+        handshake::<crate::sync::event::HardEvent::S_V>();
         let row = a.view(j * rp);
         adds(&row, &row, scalar, r);
     }
@@ -1703,11 +1703,11 @@ pub(crate) fn normalize_rows<U: LayerNormGammaType<T>, T: LayerNormElement>(
         for (k, src) in [mean, rstd].into_iter().enumerate() {
             count_mask::<f32>(r);
             if k == 0 {
-                handshake::<crate::sync::flags::HardEvent::V_S>();
+                handshake::<crate::sync::event::HardEvent::V_S>();
             }
             for i in 0..rows {
                 let value = src.get_value(i + base);
-                handshake::<crate::sync::flags::HardEvent::S_V>();
+                handshake::<crate::sync::event::HardEvent::S_V>();
                 duplicate_masked::<f32, false>(&b.view(i * rp), value, MASK_PLACEHOLDER, 1, 1, 8);
             }
             pipe_barrier::<PIPE_V>();

@@ -31,8 +31,11 @@ use bytemuck::{Pod, Zeroable};
 
 use crate::element::{f16, DType};
 use crate::kernel::error::ensure;
-use crate::sync::flags::{pipe_barrier, HardEvent, PIPE_V};
 use crate::memory::tensor::LocalTensor;
+use crate::sync::{
+    event::{HardEvent, PIPE_V},
+    flags::pipe_barrier,
+};
 use crate::vector::binary::{add, div_masked, mul, sub};
 use crate::vector::brcb::{brcb, BrcbRepeatParams};
 use crate::vector::cast::{cast, RoundMode};

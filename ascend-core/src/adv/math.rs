@@ -10,13 +10,13 @@
 //! `[-2147483647, 2147483647]` there) and turns NaN into 0; `half` is widened to `float` first
 //! and narrowed back at the end, through the temporary buffer.
 
-use crate::kernel::ctx::get_soc;
 use crate::element::{f16, DType, Element};
+use crate::kernel::ctx::get_soc;
 use crate::kernel::error::ensure;
+use crate::memory::tensor::LocalTensor;
 use crate::position::TPosition;
 use crate::soc::Soc;
-use crate::sync::flags::{pipe_barrier, PIPE_V};
-use crate::memory::tensor::LocalTensor;
+use crate::sync::{event::PIPE_V, flags::pipe_barrier};
 use crate::vector::binary::{add_masked, div_masked, mul_masked, sub_masked, AddElement};
 use crate::vector::cast::{cast, cast_masked, RoundMode};
 use crate::vector::compare::{compare_masked, CompareElement, CMPMODE};

@@ -7,12 +7,12 @@
 //! the end. The vendor's builds implement them on Ascend910B (`__NPU_ARCH__` 2201) and
 //! Ascend310P (2002) only; other chips get an error naming the chip.
 
-use crate::kernel::ctx::get_soc;
 use crate::element::{f16, DType, Element};
+use crate::kernel::ctx::get_soc;
 use crate::kernel::error::ensure;
-use crate::soc::Soc;
-use crate::sync::flags::{pipe_barrier, PIPE_V};
 use crate::memory::tensor::LocalTensor;
+use crate::soc::Soc;
+use crate::sync::{event::PIPE_V, flags::pipe_barrier};
 use crate::vector::binary::{div, mul, sub};
 use crate::vector::cast::{cast, cast_masked, RoundMode};
 use crate::vector::duplicate::duplicate_masked;

@@ -12,12 +12,12 @@
 //! `float`. `Erfc` runs on the same two chips, in `float` over splits of the scratch. (`Hypot`
 //! exists only on Ascend 950, which is not emulated.)
 
-use crate::kernel::ctx::get_soc;
 use crate::element::{f16, Element};
+use crate::kernel::ctx::get_soc;
 use crate::kernel::error::ensure;
-use crate::soc::Soc;
-use crate::sync::flags::{pipe_barrier, PIPE_V};
 use crate::memory::tensor::LocalTensor;
+use crate::soc::Soc;
+use crate::sync::{event::PIPE_V, flags::pipe_barrier};
 use crate::vector::binary::{add_masked, and, and_masked, or, or_masked, AndElement, OrElement};
 use crate::vector::cast::{cast_masked, RoundMode};
 use crate::vector::mask::{reset_mask, set_mask_count, set_mask_norm, MASK_PLACEHOLDER};

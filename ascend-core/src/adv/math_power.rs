@@ -27,12 +27,12 @@
 //! `int32_t` on Ascend310P — below or beside the host's minimum, which gives 64), the emulated
 //! instruction refuses the overlap and the call fails with a message saying so.
 
-use crate::kernel::ctx::get_soc;
 use crate::element::{f16, Element};
+use crate::kernel::ctx::get_soc;
 use crate::kernel::error::ensure;
-use crate::soc::Soc;
-use crate::sync::flags::{pipe_barrier, PIPE_V};
 use crate::memory::tensor::LocalTensor;
+use crate::soc::Soc;
+use crate::sync::{event::PIPE_V, flags::pipe_barrier};
 use crate::vector::binary::{and_masked, div_masked, mul_masked, or_masked};
 use crate::vector::cast::{cast_masked, RoundMode};
 use crate::vector::compare::{compare_scalar_masked, CompareScalarElement, CMPMODE};

@@ -27,8 +27,8 @@
 
 use crate::element::{f16, DType, Element};
 use crate::kernel::error::ensure;
-use crate::sync::flags::{pipe_barrier, PIPE_V};
 use crate::memory::tensor::LocalTensor;
+use crate::sync::{event::PIPE_V, flags::pipe_barrier};
 use crate::vector::binary::{mul_masked, DivElement, MulElement};
 use crate::vector::cast::{cast_masked, RoundMode};
 use crate::vector::mask::{

@@ -130,9 +130,6 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 pub use crate::adv::matmul_tiling::TCubeTiling;
-use crate::memory::alloc::{LocalMemAllocator, L0A, L0B, L0C, L1};
-use crate::memory::atomic::{set_atomic_add, set_atomic_none, AtomicElement};
-use crate::memory::copy::{data_copy, data_copy_params, DataCopyParams};
 use crate::cube::bias_table::data_copy_bias;
 use crate::cube::fixpipe::{
     fixpipe, fixpipe_nz, fixpipe_nz_with_quant, fixpipe_with_quant, FixpipeOut, FixpipeParamsV220,
@@ -143,9 +140,15 @@ use crate::cube::mmad::{mmad, mmad_with_bias, MmadParams, MmadTypes, MAX_BIAS_BY
 use crate::cube::nd2nz::{data_copy_nd2nz, Nd2NzElement, Nd2NzParams};
 use crate::element::{bf16, f16, DType, Element};
 use crate::kernel::error::{ensure, fail};
-use crate::position::{Co1, Position, TPosition, A1, A2, B1, B2};
-use crate::sync::flags::{pipe_barrier, set_flag, wait_flag, HardEvent, EVENT_ID0, EVENT_ID1, PIPE_ALL, PIPE_M};
+use crate::memory::alloc::{LocalMemAllocator, L0A, L0B, L0C, L1};
+use crate::memory::atomic::{set_atomic_add, set_atomic_none, AtomicElement};
+use crate::memory::copy::{data_copy, data_copy_params, DataCopyParams};
 use crate::memory::tensor::{GlobalTensor, GmRegion, LocalTensor};
+use crate::position::{Co1, Position, TPosition, A1, A2, B1, B2};
+use crate::sync::{
+    event::{HardEvent, EVENT_ID0, EVENT_ID1, PIPE_ALL, PIPE_M},
+    flags::{pipe_barrier, set_flag, wait_flag},
+};
 
 /// The data formats of a [`MatmulType`] (AscendC `CubeFormat`), as marker types.
 pub mod cube_format {
@@ -377,7 +380,7 @@ fn load_f32_transposed<T: Element>(
         let w = [crate::observe::sanitizer::Span::of(dst, dst.get_length())];
         crate::observe::events::on_cube(
             "LoadData (Load3Dv2)",
-            crate::sync::flags::pipe_t::PIPE_MTE1,
+            crate::sync::event::pipe_t::PIPE_MTE1,
             &[],
             &r,
             &w,
@@ -684,7 +687,8 @@ macro_rules! regist_matmul_obj {
 /// assert!(!is_matmul_server());
 /// ```
 pub fn is_matmul_server() -> bool {
-    crate::kernel::ctx::with_core(|c| c.kernel_type.is_some_and(|k| k.is_mix())) && crate::kernel::ctx::ascend_is_aic()
+    crate::kernel::ctx::with_core(|c| c.kernel_type.is_some_and(|k| k.is_mix()))
+        && crate::kernel::ctx::ascend_is_aic()
 }
 
 const API_INIT: &str = "Matmul::Init";

@@ -47,12 +47,12 @@ pub(crate) mod steps;
 pub mod transpose;
 pub mod welford_update;
 
-use crate::kernel::ctx::{get_soc, with_core};
 use crate::element::Element;
+use crate::kernel::ctx::{get_soc, with_core};
 use crate::kernel::error::ensure;
+use crate::memory::tensor::LocalTensor;
 use crate::position::TPosition;
 use crate::soc::Soc;
-use crate::memory::tensor::LocalTensor;
 use crate::vector::mask::{reset_mask, set_mask_count, set_mask_norm, set_vector_mask, Mask};
 use crate::vector::params::UnaryRepeatParams;
 

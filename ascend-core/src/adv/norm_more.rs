@@ -15,8 +15,11 @@
 
 use crate::element::{f16, DType};
 use crate::kernel::error::ensure;
-use crate::sync::flags::{pipe_barrier, HardEvent, PIPE_V};
 use crate::memory::tensor::LocalTensor;
+use crate::sync::{
+    event::{HardEvent, PIPE_V},
+    flags::pipe_barrier,
+};
 use crate::vector::binary::{add_masked, mul_masked, sub_masked};
 use crate::vector::brcb::{brcb, BrcbRepeatParams};
 use crate::vector::duplicate::duplicate_masked;

@@ -20,11 +20,12 @@ use bytemuck::{Pod, Zeroable};
 
 use crate::element::{f16, DType, Element};
 use crate::kernel::error::ensure;
-use crate::soc::Soc;
-use crate::sync::flags::{
-    fetch_free_event, pipe_barrier, set_flag_event, wait_flag_event, Event, HardEvent, PIPE_V,
-};
 use crate::memory::tensor::LocalTensor;
+use crate::soc::Soc;
+use crate::sync::{
+    event::{Event, HardEvent, PIPE_V},
+    flags::{fetch_free_event, pipe_barrier, set_flag_event, wait_flag_event},
+};
 use crate::vector::binary::{add_masked, mul_masked};
 use crate::vector::brcb::{brcb, BrcbRepeatParams};
 use crate::vector::cast::{cast_masked, RoundMode};

@@ -38,14 +38,17 @@
 //! whose `rightPad` exceeds the last fractal of a row (its count wraps); a tiling whose
 //! `tmpBuffer1BlockNum` exceeds `TransDataTo5HD`'s 8-bit repeat.
 
-use crate::memory::copy::DataCopyParams;
-use crate::kernel::ctx::get_soc;
 use crate::element::{f16, Element};
+use crate::kernel::ctx::get_soc;
 use crate::kernel::error::ensure;
+use crate::memory::copy::DataCopyParams;
+use crate::memory::tensor::LocalTensor;
 use crate::position::TPosition;
 use crate::soc::Soc;
-use crate::sync::flags::{pipe_barrier, HardEvent, PIPE_V};
-use crate::memory::tensor::LocalTensor;
+use crate::sync::{
+    event::{HardEvent, PIPE_V},
+    flags::pipe_barrier,
+};
 use crate::vector::binary::or_masked;
 use crate::vector::brcb::{brcb, BrcbElement, BrcbRepeatParams};
 use crate::vector::copy::{copy_masked, CopyElement, CopyRepeatParams};

@@ -14,12 +14,12 @@
 //! Ascend910's `AscendQuant` (`ascend_quant_v100_impl.h`); the Ascend 950 APIs (`Quantize`,
 //! `Dequantize`, `AntiQuantize` and the policy/config forms).
 
-use crate::kernel::ctx::get_soc;
 use crate::element::{f16, Element};
+use crate::kernel::ctx::get_soc;
 use crate::kernel::error::ensure;
-use crate::soc::Soc;
-use crate::sync::flags::{pipe_barrier, PIPE_V};
 use crate::memory::tensor::LocalTensor;
+use crate::soc::Soc;
+use crate::sync::{event::PIPE_V, flags::pipe_barrier};
 use crate::vector::binary::mul_masked;
 use crate::vector::cast::{cast_masked, RoundMode};
 use crate::vector::duplicate::duplicate;

@@ -13,8 +13,8 @@
 
 use crate::element::{f16, Element};
 use crate::kernel::error::ensure;
-use crate::sync::flags::{pipe_barrier, PIPE_V};
 use crate::memory::tensor::LocalTensor;
+use crate::sync::{event::PIPE_V, flags::pipe_barrier};
 use crate::vector::cast::{cast_masked, RoundMode};
 use crate::vector::mask::{reset_mask, set_mask_count, set_mask_norm, MASK_PLACEHOLDER};
 use crate::vector::params::UnaryRepeatParams;

@@ -25,12 +25,12 @@
 //! Not here: `ReduceAny`/`ReduceAll` for `uint8_t` (their own paths through `half` and
 //! `int16_t`).
 
-use crate::memory::copy::{data_copy_params, DataCopyParams};
 use crate::element::{f16, DType, Element};
 use crate::kernel::error::ensure;
-use crate::soc::Soc;
-use crate::sync::flags::{pipe_barrier, PIPE_V};
+use crate::memory::copy::{data_copy_params, DataCopyParams};
 use crate::memory::tensor::LocalTensor;
+use crate::soc::Soc;
+use crate::sync::{event::PIPE_V, flags::pipe_barrier};
 use crate::vector::binary::{
     add_masked, max_masked, min_masked, mul_masked, AddElement, MaxElement, MinElement, MulElement,
 };

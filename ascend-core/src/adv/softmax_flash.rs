@@ -57,11 +57,11 @@
 //! Chips: Ascend910B only; Ascend310P's `membase/v200` implementation is not modelled, and the
 //! calls fail with a message naming the chip.
 
-use crate::memory::copy::data_copy;
 use crate::element::{f16, DType, Element};
 use crate::kernel::error::ensure;
-use crate::sync::flags::{pipe_barrier, PIPE_V};
+use crate::memory::copy::data_copy;
 use crate::memory::tensor::LocalTensor;
+use crate::sync::{event::PIPE_V, flags::pipe_barrier};
 use crate::vector::binary::{add, add_masked, max, max_masked, mul, mul_masked, sub, sub_masked};
 use crate::vector::cast::{cast, cast_masked, RoundMode};
 use crate::vector::mask::{reset_mask, set_mask_count, set_mask_norm, set_vector_mask, MASK_PLACEHOLDER};

@@ -34,8 +34,8 @@
 
 use crate::element::{f16, DType, Element};
 use crate::kernel::error::ensure;
-use crate::sync::flags::{pipe_barrier, PIPE_V};
 use crate::memory::tensor::LocalTensor;
+use crate::sync::{event::PIPE_V, flags::pipe_barrier};
 use crate::vector::cast::{cast, RoundMode};
 use crate::vector::mask::{reset_mask, set_mask_count, set_mask_norm, set_vector_mask, MASK_PLACEHOLDER};
 use crate::vector::params::UnaryRepeatParams;
@@ -49,7 +49,10 @@ use super::softmax::{
 };
 use super::{check_apart, span, stack_tensor, whole, SAME};
 use crate::memory::copy::{data_copy_params, DataCopyParams};
-use crate::sync::flags::{fetch_free_event, set_flag_event, wait_flag_event, Event, HardEvent};
+use crate::sync::{
+    event::{Event, HardEvent},
+    flags::{fetch_free_event, set_flag_event, wait_flag_event},
+};
 use crate::vector::binary::{add_masked, mul, sub};
 use crate::vector::brcb::{brcb, BrcbRepeatParams};
 use crate::vector::copy::{copy_masked, CopyRepeatParams};

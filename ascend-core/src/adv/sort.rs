@@ -35,14 +35,15 @@
 
 use bytemuck::{Pod, Zeroable};
 
-use crate::memory::copy::{data_copy_params, DataCopyParams};
 use crate::element::{f16, Element};
 use crate::kernel::error::ensure;
-use crate::soc::Soc;
-use crate::sync::flags::{
-    fetch_free_event, pipe_barrier, set_flag_event, wait_flag_event, Event, HardEvent, PIPE_V,
-};
+use crate::memory::copy::{data_copy_params, DataCopyParams};
 use crate::memory::tensor::LocalTensor;
+use crate::soc::Soc;
+use crate::sync::{
+    event::{Event, HardEvent, PIPE_V},
+    flags::{fetch_free_event, pipe_barrier, set_flag_event, wait_flag_event},
+};
 use crate::vector::copy::{copy_masked, CopyRepeatParams};
 use crate::vector::duplicate::duplicate_masked;
 use crate::vector::gather_mask::{gather_mask, GatherMaskParams, GatherPattern};

@@ -3,11 +3,11 @@
 //! already set (`MASK_PLACEHOLDER`, `isSetMask = false`; in counter mode, the round's count),
 //! with the default strides. Also the two composite steps several functions share.
 
-use crate::kernel::ctx::get_soc;
 use crate::element::f16;
-use crate::soc::Soc;
-use crate::sync::flags::{pipe_barrier, PIPE_V};
+use crate::kernel::ctx::get_soc;
 use crate::memory::tensor::LocalTensor;
+use crate::soc::Soc;
+use crate::sync::{event::PIPE_V, flags::pipe_barrier};
 use crate::vector::binary::{
     add_masked, div_masked, min_masked, mul_masked, sub_masked, AddElement, DivElement, MinElement,
     MulElement, SubElement,

@@ -31,11 +31,11 @@
 
 use bytemuck::{Pod, Zeroable};
 
-use crate::memory::copy::{data_copy_params, DataCopyParams};
 use crate::element::{f16, Element};
 use crate::kernel::error::ensure;
-use crate::sync::flags::{pipe_barrier, PIPE_V};
+use crate::memory::copy::{data_copy_params, DataCopyParams};
 use crate::memory::tensor::LocalTensor;
+use crate::sync::{event::PIPE_V, flags::pipe_barrier};
 use crate::vector::transpose::{
     trans_data_to_5hd_addr, TransDataTo5HDElement, TransDataTo5HDParams, TransposeType,
     NCHW_CONV_ADDR_LIST_SIZE,

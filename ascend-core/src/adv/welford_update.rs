@@ -28,12 +28,12 @@
 
 use bytemuck::{Pod, Zeroable};
 
-use crate::memory::copy::data_copy;
 use crate::element::{f16, DType, Element};
 use crate::kernel::error::ensure;
-use crate::soc::Soc;
-use crate::sync::flags::{pipe_barrier, PIPE_V};
+use crate::memory::copy::data_copy;
 use crate::memory::tensor::LocalTensor;
+use crate::soc::Soc;
+use crate::sync::{event::PIPE_V, flags::pipe_barrier};
 use crate::vector::binary::{add_masked, mul_masked, sub_masked};
 use crate::vector::cast::{cast_masked, RoundMode};
 use crate::vector::mask::{reset_mask, set_mask_count, set_mask_norm, MASK_PLACEHOLDER};

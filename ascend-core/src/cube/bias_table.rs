@@ -20,15 +20,15 @@
 //! The count form `DataCopy(dst, src, count)` is not provided (the vendor's samples and its
 //! Matmul use this one).
 
-use crate::memory::copy::{DataCopyParams, MAX_BLOCK_COUNT};
 use crate::cube::{check_chip, check_operand, check_range};
 use crate::element::{f16, Element};
 use crate::kernel::error::ensure;
-use crate::position::Memory;
-use crate::observe::sanitizer::Span;
-use crate::soc::Soc;
-use crate::sync::flags::pipe_t;
+use crate::memory::copy::{DataCopyParams, MAX_BLOCK_COUNT};
 use crate::memory::tensor::LocalTensor;
+use crate::observe::sanitizer::Span;
+use crate::position::Memory;
+use crate::soc::Soc;
+use crate::sync::event::pipe_t;
 
 const API: &str = "DataCopy (L1 -> BiasTable)";
 

@@ -90,15 +90,15 @@
 //!
 //! [`get_overflow_mode`]: crate::ctx::get_overflow_mode
 
-use crate::memory::atomic::{store_to_gm, Rows};
 use crate::cube::{check_extent, check_operand, check_range};
 use crate::element::{bf16, f16, Element};
 use crate::kernel::error::{ensure, fail};
-use crate::position::Memory;
-use crate::observe::sanitizer::GmRows;
-use crate::soc::{OverflowMode, Soc};
-use crate::sync::flags::pipe_t;
+use crate::memory::atomic::{store_to_gm, Rows};
 use crate::memory::tensor::{GlobalTensor, LocalTensor};
+use crate::observe::sanitizer::GmRows;
+use crate::position::Memory;
+use crate::soc::{OverflowMode, Soc};
+use crate::sync::event::pipe_t;
 
 const API: &str = "Fixpipe";
 

@@ -22,11 +22,11 @@
 use crate::cube::{check_extent, check_operand, FRACTAL_BYTES};
 use crate::element::{bf16, f16, Element};
 use crate::kernel::error::{check, ensure};
-use crate::position::Memory;
-use crate::observe::sanitizer::GmRows;
-use crate::soc::Soc;
-use crate::sync::flags::pipe_t;
 use crate::memory::tensor::{GlobalTensor, LocalTensor};
+use crate::observe::sanitizer::GmRows;
+use crate::position::Memory;
+use crate::soc::Soc;
+use crate::sync::event::pipe_t;
 
 const API: &str = "LoadData";
 
@@ -244,8 +244,8 @@ pub fn load_data<T: LoadDataElement, S: LoadDataSource<T>>(
         // `dst_gap + 1` fractals apart.
         let (from, pitch) = (p.start_index as usize * FRACTAL_BYTES, p.src_stride as usize * FRACTAL_BYTES);
         let dst_pitch = (p.dst_gap as usize + 1) * FRACTAL_BYTES;
-        let out =
-            crate::observe::sanitizer::Span::of(dst, 0).runs((0..repeat).map(|i| (i * dst_pitch, FRACTAL_BYTES)));
+        let out = crate::observe::sanitizer::Span::of(dst, 0)
+            .runs((0..repeat).map(|i| (i * dst_pitch, FRACTAL_BYTES)));
         match s.at {
             sealed::At::Gm(rows) => {
                 let g = [GmRows { off: rows.off + from, rows: repeat, row: FRACTAL_BYTES, pitch, ..rows }];

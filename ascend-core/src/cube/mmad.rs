@@ -71,11 +71,11 @@
 use crate::cube::{check_extent, check_operand, check_range, FRACTAL_BYTES};
 use crate::element::{bf16, f16, Element};
 use crate::kernel::error::{check, ensure};
-use crate::position::Memory;
-use crate::observe::sanitizer::Span;
-use crate::soc::{OverflowMode, Soc};
-use crate::sync::flags::pipe_t;
 use crate::memory::tensor::LocalTensor;
+use crate::observe::sanitizer::Span;
+use crate::position::Memory;
+use crate::soc::{OverflowMode, Soc};
+use crate::sync::event::pipe_t;
 
 const API: &str = "Mmad";
 

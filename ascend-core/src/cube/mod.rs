@@ -29,9 +29,9 @@ pub mod nd2nz;
 
 use crate::element::Element;
 use crate::kernel::error::{ensure, fail};
+use crate::memory::tensor::LocalTensor;
 use crate::position::Memory;
 use crate::soc::Soc;
-use crate::memory::tensor::LocalTensor;
 
 /// The bytes of one fractal (16 rows of one 32-byte block).
 pub const FRACTAL_BYTES: usize = 512;

@@ -21,11 +21,11 @@
 use crate::cube::{check_operand, check_range};
 use crate::element::{bf16, f16, Element, BLOCK_BYTES};
 use crate::kernel::error::{ensure, fail};
-use crate::position::Memory;
-use crate::observe::sanitizer::GmRows;
-use crate::soc::Soc;
-use crate::sync::flags::pipe_t;
 use crate::memory::tensor::{GlobalTensor, LocalTensor};
+use crate::observe::sanitizer::GmRows;
+use crate::position::Memory;
+use crate::soc::Soc;
+use crate::sync::event::pipe_t;
 
 const API: &str = "DataCopy";
 
@@ -241,7 +241,12 @@ pub fn data_copy_nd2nz<T: Nd2NzElement>(dst: &LocalTensor<T>, src: &GlobalTensor
                 })
             })
         });
-        let l1 = crate::observe::sanitizer::spans_of(dst, nd as usize * cols * per_col, runs, dst_end as usize * sz);
+        let l1 = crate::observe::sanitizer::spans_of(
+            dst,
+            nd as usize * cols * per_col,
+            runs,
+            dst_end as usize * sz,
+        );
         crate::observe::events::on_cube(API, pipe_t::PIPE_MTE2, &gm, &[], &l1, &[], false);
     }
     // One source row, zero-padded to whole blocks (the padding is never overwritten).

@@ -11,18 +11,18 @@ use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
-use crate::memory::atomic::{AtomicLog, AtomicMode};
 use crate::kernel::error::{fail, fail_at};
+use crate::memory::atomic::{AtomicLog, AtomicMode};
+use crate::memory::ub::Ub;
 use crate::position::Memory;
 use crate::soc::{OverflowMode, Soc};
-use crate::memory::ub::Ub;
 
 /// A condition a blocked core waits for (see [`CoreBarrier::wait_until`]): it reads global
 /// memory only, through atomic accesses, and is evaluated under the launch's lock by whichever
 /// core may have made it true.
 pub type WaitCond = Box<dyn FnMut() -> bool + Send>;
 
-/// The launch-wide synchronisation behind [`sync_all`] and the flag-based inter-core
+/// The launch-wide synchronisation behind [`sync_all`](crate::sync_all) and the flag-based inter-core
 /// primitives (`IBSet`/`IBWait`, `WaitPreBlock`/`NotifyNextBlock`), provided by the launcher.
 pub trait CoreBarrier: Send + Sync {
     /// Blocks until every core of the launch has arrived. Returns `Err(reason)` when the
@@ -31,7 +31,7 @@ pub trait CoreBarrier: Send + Sync {
 
     /// Blocks `core` until `cond` holds. `what` says what the core waits for (for the error
     /// when no core can make it true: every other core is blocked too, waits in
-    /// [`sync_all`], or has returned from the kernel — a hang on the hardware). Returns
+    /// [`sync_all`](crate::sync_all), or has returned from the kernel — a hang on the hardware). Returns
     /// `Err(reason)` then, and when the launch was aborted, instead of hanging.
     fn wait_until(&self, core: u32, what: String, cond: WaitCond) -> Result<(), String>;
 
@@ -40,12 +40,12 @@ pub trait CoreBarrier: Send + Sync {
     fn signal(&self, write: &mut dyn FnMut());
 
     /// The launch's counters of `CrossCoreSetFlag` (see [`crate::cross_core`]).
-    fn cross_flags(&self) -> Arc<crate::sync::cross_core::CrossFlags>;
+    fn cross_flags(&self) -> Arc<crate::sync::cross_flags::CrossFlags>;
 
     /// The launch's counters of `CrossCoreSetFlag` if they were made yet (`None`: no core
     /// used them, every counter is 0). A launcher that makes them on first use overrides
     /// this, so that reading a counter does not make them.
-    fn cross_flags_made(&self) -> Option<Arc<crate::sync::cross_core::CrossFlags>> {
+    fn cross_flags_made(&self) -> Option<Arc<crate::sync::cross_flags::CrossFlags>> {
         Some(self.cross_flags())
     }
 }
@@ -62,7 +62,7 @@ pub struct CoreConfig {
     pub block_num: u32,
     /// The chip being emulated.
     pub soc: Soc,
-    /// The launch-wide barrier, if the launch supports [`sync_all`].
+    /// The launch-wide barrier, if the launch supports [`sync_all`](crate::sync_all).
     pub barrier: Option<Arc<dyn CoreBarrier>>,
     /// Set by the launcher when the launch is cancelled (it timed out): the core's next call
     /// of a kernel API fails with the token's reason, so a core that spins on global memory or
@@ -329,7 +329,7 @@ pub(crate) struct CoreState {
     /// [`GROUP_BARRIER_UB_BYTES`](crate::group_barrier::GROUP_BARRIER_UB_BYTES) are theirs.
     pub(crate) group_barriers: Cell<u32>,
     /// Event ids and flags (`SetFlag`/`WaitFlag`, `TPipe::AllocEventID`).
-    pub(crate) sync: RefCell<crate::sync::flags::SyncState>,
+    pub(crate) sync: RefCell<crate::sync::event::SyncState>,
     pub(crate) cancel: Option<Arc<CancelToken>>,
     /// The global-memory atomic mode (`SetAtomicAdd<T>` …), `None` when off.
     pub(crate) atomic: Cell<Option<AtomicMode>>,
@@ -354,9 +354,9 @@ pub(crate) struct CoreState {
     /// last `MrgSort`/`MrgSort4`, in fields of the chip's width.
     pub(crate) vms4_sr: Cell<u64>,
     /// This core's `CrossCoreSetFlag`s and `CrossCoreWaitFlag`s so far, by flag id.
-    pub(crate) cross: Cell<crate::sync::cross_core::CrossLocal>,
+    pub(crate) cross: Cell<crate::sync::cross_flags::CrossLocal>,
     /// The `CrossCoreSetFlag` counters of a core without a launch barrier (made on first use).
-    pub(crate) cross_own: OnceCell<Arc<crate::sync::cross_core::CrossFlags>>,
+    pub(crate) cross_own: OnceCell<Arc<crate::sync::cross_flags::CrossFlags>>,
     /// The system workspace (`SetSysWorkspace`), `None` (`nullptr`) until set.
     pub(crate) sys_workspace: Cell<Option<crate::memory::tensor::GmAddr>>,
     /// The `DEQSCALE` register (`SetDeqScale`): which form set it, and with what.
@@ -377,43 +377,16 @@ thread_local! {
     static UB_CACHE: RefCell<Vec<Rc<Ub>>> = const { RefCell::new(Vec::new()) };
 }
 
-/// The thread-local state of the core a thread runs now: the core ([`CURRENT`]), its
-/// sanitizer state and profiler flag, its profiler records, its last recorded fault and its
-/// pending output. A launcher that runs several cores on one thread as coroutines (the
-/// runtime's pooled mode) [`take`](Self::take)s it when a core suspends, which leaves the
-/// thread as outside any core, and [`restore`](Self::restore)s it on the same thread when
-/// the core resumes. Not `Send`: a core never moves to another thread.
-#[doc(hidden)]
-pub struct CoreTls {
-    current: *const CoreState,
-    word: usize,
-    log: (Vec<crate::observe::profiler::Rec>, bool),
-    fault: Option<crate::kernel::error::Fault>,
-    output: crate::observe::debug::SavedOutput,
+/// Takes the thread's current core pointer, leaving the thread outside any core (for
+/// [`CoreTls`](crate::observe::tls::CoreTls), which moves it with the rest of a suspended
+/// core's thread-local state).
+pub(crate) fn take_current() -> *const CoreState {
+    CURRENT.with(|c| c.replace(std::ptr::null()))
 }
 
-impl CoreTls {
-    /// Takes this thread's core state, leaving the thread as a fresh one (no current core,
-    /// sanitizer and profiler off, no fault, no output buffer).
-    pub fn take() -> CoreTls {
-        CoreTls {
-            current: CURRENT.with(|c| c.replace(std::ptr::null())),
-            word: crate::observe::sanitizer::take_word(),
-            log: crate::observe::profiler::take_log(),
-            fault: crate::kernel::error::take_last_fault(),
-            output: crate::observe::debug::take_output(),
-        }
-    }
-
-    /// Puts the state [`take`](Self::take) took back on this thread (which must be the
-    /// thread it was taken on), replacing what the thread holds.
-    pub fn restore(self) {
-        CURRENT.with(|c| c.set(self.current));
-        crate::observe::sanitizer::put_word(self.word);
-        crate::observe::profiler::put_log(self.log);
-        crate::kernel::error::put_last_fault(self.fault);
-        crate::observe::debug::put_output(self.output);
-    }
+/// Puts back a pointer [`take_current`] took, on the thread it was taken on.
+pub(crate) fn put_current(core: *const CoreState) {
+    CURRENT.with(|c| c.set(core));
 }
 
 /// Owns a thread's default core; clears [`CURRENT`] before the core is freed at thread exit.
@@ -466,7 +439,12 @@ fn new_state(cfg: CoreConfig, launched: bool) -> CoreState {
     let ub = take_ub(cfg.soc.ub_size());
     ub.set_owner(
         id,
-        crate::memory::ub::Owner { block_idx: cfg.block_idx, block_num: cfg.block_num, launched, ended: false },
+        crate::memory::ub::Owner {
+            block_idx: cfg.block_idx,
+            block_num: cfg.block_num,
+            launched,
+            ended: false,
+        },
     );
     CoreState {
         id,
@@ -484,7 +462,7 @@ fn new_state(cfg: CoreConfig, launched: bool) -> CoreState {
         pipe_end: Cell::new(0),
         pipe_shared: RefCell::new(None),
         group_barriers: Cell::new(0),
-        sync: RefCell::new(crate::sync::flags::SyncState::new()),
+        sync: RefCell::new(crate::sync::event::SyncState::new()),
         cancel: cfg.cancel,
         atomic: Cell::new(None),
         atomic_log: cfg.atomic_log,
@@ -495,7 +473,7 @@ fn new_state(cfg: CoreConfig, launched: bool) -> CoreState {
         reduce_sum_spr: Cell::new(0),
         reduce_max_min_spr: Cell::new(0),
         vms4_sr: Cell::new(0),
-        cross: Cell::new(crate::sync::cross_core::CrossLocal::default()),
+        cross: Cell::new(crate::sync::cross_flags::CrossLocal::default()),
         cross_own: OnceCell::new(),
         sys_workspace: Cell::new(None),
         deq_scale: RefCell::new(crate::vector::dequant::DeqReg::Unset),
@@ -603,7 +581,7 @@ impl CoreState {
 }
 
 /// Runs `f` as logical core `cfg.block_idx` of a launch: inside it, [`get_block_idx`],
-/// [`get_block_num`], [`get_soc`] and [`sync_all`] answer for that core, and the core has a
+/// [`get_block_num`], [`get_soc`] and [`sync_all`](crate::sync_all) answer for that core, and the core has a
 /// Unified Buffer of the chip's size, a full mask in normal mode, and the chip's default
 /// overflow mode. The previous core of the thread (if any) is restored afterwards, also when
 /// `f` panics.
@@ -876,50 +854,11 @@ pub fn get_soc() -> Soc {
     with_core(|c| c.soc)
 }
 
-/// Barrier across all cores of the launch (AscendC `SyncAll`, i.e. `SyncAll<true>()`). In a
-/// mixed kernel it is the vendor's `SyncAll<true>` there: a `CrossCoreSetFlag` mode-0 round on
-/// flag 14 and its wait, so the cores of the caller's type meet (the AIVs; the AICs if an AIC
-/// calls it), not the AICs with the AIVs (the `SyncAll` page: "isAIVOnly设置为true，会导致接口
-/// 实际只能完成Vector全核同步"); [`sync_all_with::<false>`](crate::gm_api::sync_all_with) synchronises
-/// them all.
-///
-/// # Panics
-/// Panics if the launch has more than one core but no barrier (the runtime's sequential mode,
-/// which runs the cores one after another), if another core failed while this one waited, or
-/// if a core returned from the kernel without reaching the barrier the others wait in.
-#[track_caller]
-pub fn sync_all() {
-    let (barrier, idx, num, kind) =
-        with_core(|c| (c.barrier.clone(), c.block_idx, c.block_num, c.kernel_type));
-    if kind.is_some_and(|k| k.is_mix()) {
-        // The vendor's SyncAll<true> in a mixed kernel: the cores of the caller's type meet.
-        crate::sync::cross_core::sync_all_mix(true);
-        return;
-    }
-    crate::observe::events::on_sync_all();
-    match barrier {
-        Some(b) => {
-            if let Err(why) = b.wait(idx) {
-                fail("SyncAll", why)
-            }
-        }
-        None if num <= 1 => crate::memory::atomic::flush_current(),
-        None => fail(
-            "SyncAll",
-            format!(
-                "this launch of {num} cores has no barrier: it runs its cores one after another \
-                 (sequential mode), so a core cannot wait for the others; launch kernels that call \
-                 SyncAll in the default pooled mode or with a thread per core (Launch::sync_all(true))"
-            ),
-        ),
-    }
-}
-
 /// Blocks the current core until `cond` holds (the wait of a flag-based inter-core primitive:
 /// `IBWait`, `WaitPreBlock` …). Without the launch's barrier (a single core, or the runtime's
 /// sequential mode) a core cannot block: a single core whose condition does not hold now
 /// never sees it hold (a hang on the hardware), and a launch of more than one core needs the
-/// pooled or thread-per-core mode, as [`sync_all`] does.
+/// pooled or thread-per-core mode, as [`sync_all`](crate::sync_all) does.
 #[track_caller]
 pub(crate) fn block_until(api: &'static str, what: impl FnOnce() -> String, mut cond: WaitCond) {
     let (barrier, idx, num) = with_core(|c| (c.barrier.clone(), c.block_idx, c.block_num));

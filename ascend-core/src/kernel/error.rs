@@ -96,7 +96,7 @@ pub(crate) fn at_kernel_line<R>(loc: &'static Location<'static>, f: impl FnOnce(
     f()
 }
 
-/// Puts back a fault [`take_last_fault`] took (see [`crate::ctx::CoreTls`]).
+/// Puts back a fault [`take_last_fault`] took (see [`crate::CoreTls`]).
 pub(crate) fn put_last_fault(f: Option<Fault>) {
     LAST_FAULT.with(|l| *l.borrow_mut() = f);
 }

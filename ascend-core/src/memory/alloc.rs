@@ -11,11 +11,11 @@
 use core::marker::PhantomData;
 use std::rc::Rc;
 
-use crate::kernel::ctx::with_core;
 use crate::element::Element;
+use crate::kernel::ctx::with_core;
 use crate::kernel::error::ensure;
-use crate::position::{Co1, Memory, Position, TPosition, VecCalc, A1, A2, B2};
 use crate::memory::tensor::LocalTensor;
+use crate::position::{Co1, Memory, Position, TPosition, VecCalc, A1, A2, B2};
 
 mod sealed {
     pub trait Sealed {}

@@ -45,11 +45,11 @@
 
 use std::sync::{Arc, Mutex};
 
-use crate::kernel::ctx::with_core;
 use crate::element::{bf16, f16, DType, Element, TensorType};
+use crate::kernel::ctx::with_core;
 use crate::kernel::error::{ensure, fail};
-use crate::soc::Soc;
 use crate::memory::tensor::GmRegion;
+use crate::soc::Soc;
 
 /// The operation of a core's global-memory atomic mode.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

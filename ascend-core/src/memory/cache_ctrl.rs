@@ -14,9 +14,9 @@
 //! | `GetICachePreloadStatus` | – | 0 (done) | – | – |
 
 use crate::kernel::error::ensure;
-use crate::soc::Soc;
-use crate::scalar::sys_var::require_chip;
 use crate::memory::tensor::GlobalTensor;
+use crate::scalar::sys_var::require_chip;
+use crate::soc::Soc;
 
 /// The unit of `ICachePreLoad`'s `preFetchLen` on Atlas A2, in bytes.
 const ICACHE_PRELOAD_UNIT: i64 = 2048;

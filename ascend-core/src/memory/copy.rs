@@ -14,14 +14,14 @@
 //!
 //! A stride is always the gap from the end of one row (block run) to the start of the next.
 
-use crate::memory::atomic::{store_to_gm, Rows};
-use crate::kernel::ctx::get_soc;
 use crate::element::{Element, TensorType, BLOCK_BYTES};
+use crate::kernel::ctx::get_soc;
 use crate::kernel::error::{check, ensure};
+use crate::memory::atomic::{store_to_gm, Rows};
+use crate::memory::tensor::{GlobalTensor, LocalTensor};
 use crate::observe::events::on_copy;
 use crate::observe::sanitizer::CopyShape;
 use crate::soc::Soc;
-use crate::memory::tensor::{GlobalTensor, LocalTensor};
 
 /// Largest `block_count` of [`DataCopyParams`] and [`DataCopyExtParams`].
 pub const MAX_BLOCK_COUNT: u16 = 4095;
@@ -1521,9 +1521,15 @@ pub fn data_copy_slice<D: DataCopySlice<S>, S: Mem<Elem = D::Elem>>(
     let san_at = |san: crate::observe::sanitizer::SanSide, plan: &SlicePlan, off: u64| {
         let bytes = ((plan.start + off) * size) as usize;
         match san {
-            crate::observe::sanitizer::SanSide::Ub(a, tag) => crate::observe::sanitizer::SanSide::Ub(a + bytes, tag),
-            crate::observe::sanitizer::SanSide::L1(a, tag) => crate::observe::sanitizer::SanSide::L1(a + bytes, tag),
-            crate::observe::sanitizer::SanSide::Gm(r, o) => crate::observe::sanitizer::SanSide::Gm(r, o + bytes),
+            crate::observe::sanitizer::SanSide::Ub(a, tag) => {
+                crate::observe::sanitizer::SanSide::Ub(a + bytes, tag)
+            }
+            crate::observe::sanitizer::SanSide::L1(a, tag) => {
+                crate::observe::sanitizer::SanSide::L1(a + bytes, tag)
+            }
+            crate::observe::sanitizer::SanSide::Gm(r, o) => {
+                crate::observe::sanitizer::SanSide::Gm(r, o + bytes)
+            }
         }
     };
     let (d_san, s_san) = (dst.san(), src.san());

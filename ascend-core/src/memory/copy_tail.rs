@@ -11,12 +11,14 @@
 //! | a partial block (Ascend910B, Ascend310B) | `DataCopyPad`, the rest of the last UB block zero-filled | `DataCopyPad`, exactly `count` elements written |
 //! | a partial block (Ascend910, Ascend310P) | error naming the chip | error naming the chip |
 
-use crate::memory::copy::{data_copy, data_copy_pad, data_copy_pad_to_gm, DataCopyExtParams, DataCopyPadExtParams};
-use crate::kernel::ctx::get_soc;
 use crate::element::{Element, BLOCK_BYTES};
+use crate::kernel::ctx::get_soc;
 use crate::kernel::error::fail;
-use crate::soc::Soc;
+use crate::memory::copy::{
+    data_copy, data_copy_pad, data_copy_pad_to_gm, DataCopyExtParams, DataCopyPadExtParams,
+};
 use crate::memory::tensor::{GlobalTensor, LocalTensor};
+use crate::soc::Soc;
 
 /// A pair of tensors [`data_copy_tail`] copies between: UB ← GM or GM ← UB.
 ///
@@ -124,9 +126,9 @@ pub fn data_copy_tail<D: DataCopyTail<S>, S>(dst: &D, src: &S, count: usize) {
 mod tests {
     use super::*;
     use crate::kernel::ctx::{run_on_core, CoreConfig};
-    use crate::sync::pipe::{TBuf, TPipe};
-    use crate::position::VecCalc;
     use crate::memory::tensor::GmRegion;
+    use crate::position::VecCalc;
+    use crate::sync::pipe::{TBuf, TPipe};
 
     #[test]
     fn partial_block_needs_data_copy_pad() {

@@ -1,15 +1,19 @@
 //! Global-memory helpers and core synchronisation: `InitGlobalMemory`,
 //! `DataCacheCleanAndInvalid`, the `SyncAll` forms and `SetPadValue`.
 
-use crate::memory::copy::{copy_params_as, pad_to_gm_as, DataCopyExtParams, DataCopyParams};
-use crate::kernel::ctx::{sync_all, with_core};
 use crate::element::{f16, Element, BLOCK_BYTES};
+use crate::kernel::ctx::with_core;
 use crate::kernel::error::{ensure, fail};
-use crate::sync::group_barrier::GROUP_BARRIER_UB_BYTES;
+use crate::memory::copy::{copy_params_as, pad_to_gm_as, DataCopyExtParams, DataCopyParams};
+use crate::memory::tensor::{GlobalTensor, GmAddr, LocalTensor};
 use crate::position::TPosition;
 use crate::soc::Soc;
-use crate::sync::flags::{pipe_barrier, set_flag_event, wait_flag_event, Event, HardEvent, PIPE_MTE3};
-use crate::memory::tensor::{GlobalTensor, GmAddr, LocalTensor};
+use crate::sync::cross_core::sync_all;
+use crate::sync::group_barrier::GROUP_BARRIER_UB_BYTES;
+use crate::sync::{
+    event::{Event, HardEvent, PIPE_MTE3},
+    flags::{pipe_barrier, set_flag_event, wait_flag_event},
+};
 use crate::vector::duplicate::{duplicate_as, DuplicateElement};
 
 mod sealed {

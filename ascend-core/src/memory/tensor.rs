@@ -10,8 +10,8 @@ use std::sync::Arc;
 
 use crate::element::{Element, Int4b, TensorType, BLOCK_BYTES};
 use crate::kernel::error::{check, ensure, fail};
-use crate::position::TPosition;
 use crate::memory::ub::Ub;
+use crate::position::TPosition;
 
 /// A typed view of the current core's Unified Buffer (AscendC `LocalTensor<T>`).
 ///

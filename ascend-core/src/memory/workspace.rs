@@ -25,8 +25,8 @@
 
 use crate::kernel::ctx::with_core;
 use crate::kernel::error::ensure;
-use crate::scalar::sys_var::require_chip;
 use crate::memory::tensor::GmAddr;
+use crate::scalar::sys_var::require_chip;
 use crate::Soc;
 
 /// The chips with the workspace APIs.

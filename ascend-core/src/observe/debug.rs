@@ -38,11 +38,11 @@
 use core::fmt::Write as _;
 use std::cell::RefCell;
 
-use crate::kernel::ctx::with_core;
 use crate::element::{bf16, f16, DType, Element};
+use crate::kernel::ctx::with_core;
 use crate::kernel::error::{ensure, fail};
-use crate::position::TPosition;
 use crate::memory::tensor::{GlobalTensor, LocalTensor};
+use crate::position::TPosition;
 
 /// The largest amount of tensor data one `DumpTensor` call prints (the vendor's default
 /// per-call print limit, 30 KB); a larger dump prints a notice instead of the values.
@@ -86,7 +86,7 @@ pub fn end_core_output(saved: SavedOutput) -> String {
     }
 }
 
-/// Takes this thread's output buffer (see [`crate::ctx::CoreTls`]), leaving none.
+/// Takes this thread's output buffer (see [`crate::CoreTls`]), leaving none.
 pub(crate) fn take_output() -> SavedOutput {
     SavedOutput(OUTPUT.with(|o| o.borrow_mut().take()))
 }

@@ -17,11 +17,13 @@ use std::panic::Location;
 use std::sync::Arc;
 
 use crate::element::Element;
-use crate::position::TPosition;
-use crate::observe::profiler::{self, CopyDir, Op, Pipe};
-use crate::observe::sanitizer::{self, CopyShape, GmRows, QuePipes, QueSan, SanSide, Span, UbSpan, PROFILING};
-use crate::sync::flags::{pipe_t, HardEventKind};
 use crate::memory::tensor::GmRegion;
+use crate::observe::profiler::{self, CopyDir, Op, Pipe};
+use crate::observe::sanitizer::{
+    self, CopyShape, GmRows, QuePipes, QueSan, SanSide, Span, UbSpan, PROFILING,
+};
+use crate::position::TPosition;
+use crate::sync::event::{pipe_t, HardEventKind};
 
 pub(crate) use crate::observe::sanitizer::{
     on_atomic_mode, on_by_pass_gm, on_cross_acquire, on_cross_release, on_data_sync_barrier, on_dcci,

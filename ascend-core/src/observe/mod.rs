@@ -7,3 +7,4 @@ pub mod debug;
 pub(crate) mod events;
 pub mod profiler;
 pub mod sanitizer;
+pub mod tls;

@@ -30,8 +30,8 @@
 //!   NaN becomes the quiet NaN `0x7E00` (`half`) / `0x7FC0` (`bfloat16_t`). A finite `float`
 //!   beyond `half`'s range rounds to odd, which gives ±65504 (±MAX) in both modes.
 
-use crate::kernel::ctx::get_overflow_mode;
 use crate::element::{bf16, f16};
+use crate::kernel::ctx::get_overflow_mode;
 use crate::soc::{OverflowMode, Soc};
 use crate::vector::cast::RoundMode;
 

@@ -27,8 +27,8 @@ use std::sync::Arc;
 
 use crate::kernel::ctx::{block_until, signal_cores, with_core};
 use crate::kernel::error::ensure;
-use crate::sync::flags::pipe_t;
 use crate::memory::tensor::{GlobalTensor, LocalTensor};
+use crate::sync::event::pipe_t;
 use crate::Soc;
 
 /// `int32_t` elements per 32-byte block: each flag owns one block.
@@ -433,7 +433,10 @@ pub fn notify_next_block(gm_workspace: &GlobalTensor<i32>, ub_workspace: &LocalT
         if idx + 1 == n { (0, n * B32_PER_BLOCK, 0) } else { (idx * B32_PER_BLOCK, B32_PER_BLOCK, round) };
     ub_write(api, ub_workspace, first, &vec![value; len]);
     let ws = Workspace::of(api, gm_workspace);
-    crate::observe::events::on_cross_release(&block_keys(&ws, first / B32_PER_BLOCK..(first + len) / B32_PER_BLOCK));
+    crate::observe::events::on_cross_release(&block_keys(
+        &ws,
+        first / B32_PER_BLOCK..(first + len) / B32_PER_BLOCK,
+    ));
     crate::memory::atomic::flush_current_core();
     signal_cores(|| (first..first + len).for_each(|i| ws.store(i, value)));
     ub_write(api, ub_workspace, n * B32_PER_BLOCK, &[round.wrapping_add(1)]);

@@ -34,74 +34,15 @@
 //! core, the wait orders what the core issues next after its own set's pipe (modes 0 and 1,
 //! where the core's own set is part of the round).
 
-use std::collections::{HashMap, VecDeque};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 
 use crate::kernel::ctx::{block_until, signal_cores, with_core, CoreType, KernelType, Role};
 use crate::kernel::error::{ensure, fail};
-use crate::sync::flags::{PipeKind, PIPE_FIX, PIPE_M, PIPE_MTE1, PIPE_MTE2, PIPE_MTE3, PIPE_V};
+use crate::sync::event::{PipeKind, PIPE_FIX, PIPE_M, PIPE_MTE1, PIPE_MTE2, PIPE_MTE3, PIPE_V};
 use crate::Soc;
 
-/// Flag ids per core (`flagId` in `[0, 16)`).
-pub const CROSS_CORE_FLAG_IDS: usize = 16;
-
-/// The most a flag's counter holds (rounds not yet waited for): 15.
-pub const CROSS_CORE_COUNTER_MAX: usize = 15;
-
-/// One increment of a core's counter: the round it came from (for the sanitizer).
-#[derive(Clone, Copy, Debug)]
-struct Token {
-    /// The sanitizer's key of the round.
-    key: usize,
-    /// Whether the waiting core's own set was part of the round.
-    own: bool,
-}
-
-/// The sets of one kind of round (mode, group, flag): per member, how many; rounds done.
-#[derive(Default)]
-struct Rounds {
-    sets: Vec<u32>,
-    done: u32,
-}
-
-#[derive(Default)]
-struct CrossState {
-    /// By core and flag id: the counter, as the rounds that lifted it and no wait took off yet.
-    counters: Vec<[VecDeque<Token>; CROSS_CORE_FLAG_IDS]>,
-    /// By (mode, group, flag): the sets of its members.
-    rounds: HashMap<(u8, u32, u16), Rounds>,
-}
-
-/// A launch's counters behind [`cross_core_set_flag`] (provided by the launcher through
-/// [`crate::ctx::CoreBarrier::cross_flags`]): by core and flag id, the counter of rounds not
-/// yet waited for; and the sets of the rounds still open.
-pub struct CrossFlags {
-    state: Mutex<CrossState>,
-}
-
-impl CrossFlags {
-    /// The counters of a launch of `cores` cores (every AIC and AIV), all zero.
-    pub fn new(cores: u32) -> CrossFlags {
-        let counters = (0..cores).map(|_| std::array::from_fn(|_| VecDeque::new())).collect();
-        CrossFlags { state: Mutex::new(CrossState { counters, rounds: HashMap::new() }) }
-    }
-
-    fn lock(&self) -> MutexGuard<'_, CrossState> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// The counter of `flag` on `core`.
-    fn counter(&self, core: u32, flag: usize) -> usize {
-        self.lock().counters.get(core as usize).map_or(0, |c| c[flag].len())
-    }
-}
-
-/// One core's own count of its sets and waits, by flag id.
-#[derive(Default, Clone, Copy, Debug)]
-pub(crate) struct CrossLocal {
-    pub(crate) sets: [u32; CROSS_CORE_FLAG_IDS],
-    pub(crate) waits: [u32; CROSS_CORE_FLAG_IDS],
-}
+pub use crate::sync::cross_flags::{CrossFlags, CROSS_CORE_COUNTER_MAX, CROSS_CORE_FLAG_IDS};
+use crate::sync::cross_flags::Token;
 
 /// The pipes a [`cross_core_set_flag`] may run on: `PIPE_V`, `PIPE_M`, `PIPE_MTE1`,
 /// `PIPE_MTE2`, `PIPE_MTE3`, `PIPE_FIX` (not `PIPE_S` nor `PIPE_ALL`).
@@ -281,7 +222,13 @@ fn set_flag_as<P: CrossCorePipe>(api: &'static str, mode: u8, flag_id: u16) {
         c.cross.set(l);
     });
     let key = round_key(mode, group, flag_id, round);
-    crate::observe::events::on_cross_core_set(P::PIPE, flag_id, key, receivers.contains(&me.slot), members.len());
+    crate::observe::events::on_cross_core_set(
+        P::PIPE,
+        flag_id,
+        key,
+        receivers.contains(&me.slot),
+        members.len(),
+    );
     crate::memory::atomic::flush_current_core();
     let mut overflow: Option<String> = None;
     let kind = me.kind;
@@ -340,7 +287,7 @@ fn set_flag_as<P: CrossCorePipe>(api: &'static str, mode: u8, flag_id: u16) {
 /// other core waits too, or has returned from the kernel: a hang on the chip).
 #[track_caller]
 pub fn cross_core_wait_flag(flag_id: u16) {
-    cross_core_wait_flag_with::<0, crate::sync::flags::PIPE_S>(flag_id)
+    cross_core_wait_flag_with::<0, crate::sync::event::PIPE_S>(flag_id)
 }
 
 /// [`cross_core_wait_flag`] with AscendC's template arguments (`CrossCoreWaitFlag<modeId,
@@ -411,19 +358,6 @@ fn wait_flag_as(api: &'static str, mode: u8, flag_id: u16) {
     }
 }
 
-/// The counter of flag `flag` on the current core (rounds not waited for), for the
-/// sanitizer's end-of-kernel check.
-pub(crate) fn own_counter(flag: usize) -> usize {
-    // Counters never made are all zero (a launch whose cores never set a flag makes none).
-    let (slot, made) = with_core(|c| {
-        let made = match &c.barrier {
-            Some(b) => b.cross_flags_made(),
-            None => c.cross_own.get().cloned(),
-        };
-        (c.block_idx, made)
-    });
-    made.map_or(0, |f| f.counter(slot, flag))
-}
 
 /// The flag ids the vendor's hardware `SyncAll` takes (`impl/basic_api/dav_c220/kernel_operator_sync_impl.h`:
 /// `SYNC_AIC_FLAG = 11`, `SYNC_AIV_FLAG = 12`, `SYNC_AIC_AIV_FLAG = 13`, `SYNC_AIV_ONLY_ALL = 14`;
@@ -447,7 +381,7 @@ const SYNC_AIV_ONLY_ALL: u16 = 14;
 #[track_caller]
 pub(crate) fn sync_all_mix(aiv_only: bool) {
     let api = "SyncAll";
-    crate::sync::flags::pipe_barrier::<crate::sync::flags::PIPE_ALL>();
+    crate::sync::flags::pipe_barrier::<crate::sync::event::PIPE_ALL>();
     if aiv_only {
         set_flag_as::<PIPE_MTE3>(api, 0, SYNC_AIV_ONLY_ALL);
         wait_flag_as(api, 0, SYNC_AIV_ONLY_ALL);
@@ -461,5 +395,44 @@ pub(crate) fn sync_all_mix(aiv_only: bool) {
     } else {
         set_flag_as::<PIPE_MTE3>(api, 2, SYNC_AIV_FLAG);
         wait_flag_as(api, 0, SYNC_AIC_AIV_FLAG);
+    }
+}
+
+/// Barrier across all cores of the launch (AscendC `SyncAll`, i.e. `SyncAll<true>()`). In a
+/// mixed kernel it is the vendor's `SyncAll<true>` there: a `CrossCoreSetFlag` mode-0 round on
+/// flag 14 and its wait, so the cores of the caller's type meet (the AIVs; the AICs if an AIC
+/// calls it), not the AICs with the AIVs (the `SyncAll` page: "isAIVOnly设置为true，会导致接口
+/// 实际只能完成Vector全核同步"); [`sync_all_with::<false>`](crate::gm_api::sync_all_with) synchronises
+/// them all.
+///
+/// # Panics
+/// Panics if the launch has more than one core but no barrier (the runtime's sequential mode,
+/// which runs the cores one after another), if another core failed while this one waited, or
+/// if a core returned from the kernel without reaching the barrier the others wait in.
+#[track_caller]
+pub fn sync_all() {
+    let (barrier, idx, num, kind) =
+        with_core(|c| (c.barrier.clone(), c.block_idx, c.block_num, c.kernel_type));
+    if kind.is_some_and(|k| k.is_mix()) {
+        // The vendor's SyncAll<true> in a mixed kernel: the cores of the caller's type meet.
+        sync_all_mix(true);
+        return;
+    }
+    crate::observe::events::on_sync_all();
+    match barrier {
+        Some(b) => {
+            if let Err(why) = b.wait(idx) {
+                fail("SyncAll", why)
+            }
+        }
+        None if num <= 1 => crate::memory::atomic::flush_current(),
+        None => fail(
+            "SyncAll",
+            format!(
+                "this launch of {num} cores has no barrier: it runs its cores one after another \
+                 (sequential mode), so a core cannot wait for the others; launch kernels that call \
+                 SyncAll in the default pooled mode or with a thread per core (Launch::sync_all(true))"
+            ),
+        ),
     }
 }

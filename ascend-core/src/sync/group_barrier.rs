@@ -46,12 +46,15 @@
 use std::marker::PhantomData;
 use std::panic::Location;
 
-use crate::sync::block_sync::{check_chip, Workspace};
-use crate::memory::copy::{data_copy_params, DataCopyParams};
 use crate::kernel::ctx::{block_until, signal_cores, with_core};
 use crate::kernel::error::ensure;
-use crate::sync::flags::{set_flag_event, wait_flag_event, Event, HardEvent};
+use crate::memory::copy::{data_copy_params, DataCopyParams};
 use crate::memory::tensor::{GlobalTensor, GmAddr, LocalTensor};
+use crate::sync::block_sync::{check_chip, Workspace};
+use crate::sync::{
+    event::{Event, HardEvent},
+    flags::{set_flag_event, wait_flag_event},
+};
 use crate::{Soc, TPosition};
 
 /// Bytes of the Unified Buffer's end a live `GroupBarrier` occupies (`ONE_BLK_SIZE ×

@@ -31,8 +31,11 @@
 
 pub mod block_sync;
 pub mod cross_core;
+pub(crate) mod cross_flags;
+pub(crate) mod event;
 pub(crate) mod flags;
 pub mod group_barrier;
 pub mod pipe;
 
+pub use event::*;
 pub use flags::*;

@@ -5,13 +5,13 @@ use core::marker::PhantomData;
 use std::cell::{Cell, RefCell};
 use std::rc::{Rc, Weak};
 
-use crate::kernel::ctx::with_core;
 use crate::element::{Element, TensorType, BLOCK_BYTES};
+use crate::kernel::ctx::with_core;
 use crate::kernel::error::{check, ensure, fail};
-use crate::sync::group_barrier::GROUP_BARRIER_UB_BYTES;
-use crate::position::{Memory, Position, TPosition};
 use crate::memory::tensor::LocalTensor;
 use crate::memory::ub::Ub;
+use crate::position::{Memory, Position, TPosition};
+use crate::sync::group_barrier::GROUP_BARRIER_UB_BYTES;
 
 /// Most buffers one pipe can hand out.
 pub const MAX_PIPE_BUFFERS: usize = 64;
@@ -214,9 +214,9 @@ impl TPipe {
         });
         if presets_m_mte1() {
             for want in MATMUL_M_MTE1_IDS {
-                let id = pipe.alloc_event_id::<crate::sync::flags::HardEvent::M_MTE1>();
+                let id = pipe.alloc_event_id::<crate::sync::event::HardEvent::M_MTE1>();
                 debug_assert_eq!(id, want);
-                crate::sync::flags::set_flag::<crate::sync::flags::HardEvent::M_MTE1>(id);
+                crate::sync::flags::set_flag::<crate::sync::event::HardEvent::M_MTE1>(id);
             }
         }
         pipe
@@ -404,7 +404,11 @@ impl TPipe {
                 ),
             ),
         };
-        buf.san = crate::observe::events::on_init_tbuf(crate::observe::sanitizer::buf_key(arena.mem(), off), rounded, P::POS);
+        buf.san = crate::observe::events::on_init_tbuf(
+            crate::observe::sanitizer::buf_key(arena.mem(), off),
+            rounded,
+            P::POS,
+        );
         buf.mem = Some((arena, off, rounded));
         // Like a queue, the buffer is only valid until the pipe is reset or dropped.
         buf.epoch = Some((Rc::clone(&self.epoch), self.epoch.get()));
@@ -605,7 +609,7 @@ impl TPipe {
 /// core of Ascend910B and on Ascend310B, for its matmul framework (ids 0 and 1 for the L0
 /// buffers, 2 for the bias), and waits for and releases when it is destroyed
 /// (`kernel_tpipe_impl.h`, `TPipe::Init` and `TPipe::Destroy`).
-pub const MATMUL_M_MTE1_IDS: [crate::sync::flags::TEventID; 3] = [0, 1, 2];
+pub const MATMUL_M_MTE1_IDS: [crate::sync::event::TEventID; 3] = [0, 1, 2];
 
 /// Whether this core's `TPipe` presets [`MATMUL_M_MTE1_IDS`]: on a cube core (AIC) of
 /// Ascend910B (a kernel launched with `KernelType::AicOnly`) and on every core of Ascend310B

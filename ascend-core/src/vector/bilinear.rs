@@ -35,12 +35,12 @@
 //! and rounding) the vendor does not document, so it is not modelled; Ascend910 and
 //! Ascend310B do not have the API. All three are run-time errors naming the chip.
 
-use crate::kernel::ctx::get_soc;
 use crate::element::{f16, BLOCKS_PER_REPEAT, BLOCK_BYTES};
+use crate::kernel::ctx::get_soc;
 use crate::kernel::error::{ensure, fail};
-use crate::soc::Soc;
-use crate::sync::flags::{pipe_barrier, PIPE_V};
 use crate::memory::tensor::LocalTensor;
+use crate::soc::Soc;
+use crate::sync::{event::PIPE_V, flags::pipe_barrier};
 use crate::vector::binary::{binary_masked_as, AddElement, AddOp, MulElement, MulOp};
 use crate::vector::brcb::{brcb_as, BrcbRepeatParams};
 use crate::vector::gatherb::{gatherb_as, GatherRepeatParams};

@@ -29,8 +29,8 @@
 //! saturation mode a product of MAX plus MIN gives +0, an inf/nan-mode NaN stays NaN) have it.
 
 use crate::element::{f16, Element};
-use crate::soc::Soc;
 use crate::memory::tensor::LocalTensor;
+use crate::soc::Soc;
 use crate::vector::engine::Operand;
 use crate::vector::lane::{capability, frelu, round16, run_count, run_masked, Lane, LaneOp};
 use crate::vector::mask::Mask;

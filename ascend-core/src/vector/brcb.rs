@@ -5,11 +5,11 @@
 //! `src[8r + b]`. A block stride of 0 is treated as 1, as the vendor's reference code does. The
 //! `dst` side goes through the shared addressing engine with a full mask.
 
-use crate::kernel::ctx::get_soc;
 use crate::element::{bf16, f16, Element, BLOCKS_PER_REPEAT};
+use crate::kernel::ctx::get_soc;
 use crate::kernel::error::ensure;
-use crate::soc::Soc;
 use crate::memory::tensor::LocalTensor;
+use crate::soc::Soc;
 use crate::vector::engine::{apply, check_operand, span_of, Lanes, Operand};
 use crate::vector::mask::{prefix_bits, reset_mask, set_mask_norm, Plan};
 

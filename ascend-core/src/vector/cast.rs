@@ -41,11 +41,11 @@
 
 use core::marker::PhantomData;
 
-use crate::kernel::ctx::{get_overflow_mode, get_soc};
 use crate::element::{bf16, f16, DType, Element, Int4b, TensorType};
+use crate::kernel::ctx::{get_overflow_mode, get_soc};
 use crate::kernel::error::ensure;
-use crate::soc::{OverflowMode, Soc};
 use crate::memory::tensor::LocalTensor;
+use crate::soc::{OverflowMode, Soc};
 use crate::vector::engine::{apply_count_mixed, apply_mixed, MixedLanes, Operand};
 use crate::vector::mask::{resolve, Mask, Plan};
 use crate::vector::params::UnaryRepeatParams;

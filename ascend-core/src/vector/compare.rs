@@ -23,11 +23,11 @@
 //! assert!(dst.to_vec().iter().zip(xs.iter().zip(&ys)).all(|(d, (a, b))| *d == a.max(*b)));
 //! ```
 
-use crate::kernel::ctx::{get_soc, with_core};
 use crate::element::{f16, Element};
+use crate::kernel::ctx::{get_soc, with_core};
 use crate::kernel::error::ensure;
-use crate::soc::Soc;
 use crate::memory::tensor::LocalTensor;
+use crate::soc::Soc;
 use crate::vector::engine::{apply_sources, span_of, Lanes, Operand};
 use crate::vector::mask::{prefix_bits, resolve, Mask, Plan};
 use crate::vector::params::{BinaryRepeatParams, UnaryRepeatParams};

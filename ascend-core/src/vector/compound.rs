@@ -66,11 +66,11 @@
 use core::marker::PhantomData;
 use core::mem::MaybeUninit;
 
-use crate::kernel::ctx::{get_overflow_mode, get_soc};
 use crate::element::{f16, DType, Element};
+use crate::kernel::ctx::{get_overflow_mode, get_soc};
 use crate::kernel::error::ensure;
-use crate::soc::{OverflowMode, Soc};
 use crate::memory::tensor::LocalTensor;
+use crate::soc::{OverflowMode, Soc};
 use crate::vector::cast::{CastFrom, RoundMode};
 use crate::vector::engine::{apply_count_mixed, apply_mixed, MixedLanes, Operand};
 use crate::vector::lane::frelu;

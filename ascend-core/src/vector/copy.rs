@@ -15,8 +15,8 @@
 
 use crate::element::{bf16, f16, Element};
 use crate::kernel::error::check;
-use crate::soc::Soc;
 use crate::memory::tensor::LocalTensor;
+use crate::soc::Soc;
 use crate::vector::engine::{apply, apply_long, Lanes, Operand};
 use crate::vector::lane::{capability, prologue};
 use crate::vector::mask::{resolve_per_repeat, Mask, PerRepeat};
@@ -184,8 +184,8 @@ pub fn copy_masked<T: CopyElement, const IS_SET_MASK: bool>(
 mod tests {
     use super::*;
     use crate::kernel::ctx::{run_on_core, CoreConfig};
-    use crate::sync::pipe::{TBuf, TPipe};
     use crate::soc::Soc;
+    use crate::sync::pipe::{TBuf, TPipe};
 
     /// `apply_long` with a kernel that is not idempotent in place: with a block stride of 0,
     /// every block of a repeat reads the repeat's values from before any of its writes.

@@ -8,11 +8,11 @@
 //! form the whole first repeat is scalar code (`firstValue + j`). The lanes go through the
 //! shared engine.
 
-use crate::kernel::ctx::get_soc;
 use crate::element::{f16, Element};
+use crate::kernel::ctx::get_soc;
 use crate::kernel::error::ensure;
-use crate::soc::Soc;
 use crate::memory::tensor::LocalTensor;
+use crate::soc::Soc;
 use crate::vector::engine::{apply, apply_count, Lanes, Operand};
 use crate::vector::mask::{resolve, Mask};
 

@@ -77,11 +77,11 @@
 
 use core::mem::MaybeUninit;
 
-use crate::kernel::ctx::{get_overflow_mode, get_soc, with_core};
 use crate::element::{f16, Element, BLOCKS_PER_REPEAT};
+use crate::kernel::ctx::{get_overflow_mode, get_soc, with_core};
 use crate::kernel::error::{check, ensure, fail};
-use crate::soc::{OverflowMode, Soc};
 use crate::memory::tensor::LocalTensor;
+use crate::soc::{OverflowMode, Soc};
 use crate::vector::engine::{
     apply_count_mixed, apply_mixed, block_bits, check_operand, restore_mask_defaults, span_of,
     touched_blocks, MixedLanes, Operand,

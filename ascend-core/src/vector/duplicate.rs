@@ -5,11 +5,11 @@
 //! repeats, a block stride and a repeat stride; SPEC §4). It is an instruction with no
 //! source operand: the addressing engine walks `dst` alone.
 
-use crate::kernel::ctx::get_soc;
 use crate::element::{bf16, f16, Element};
+use crate::kernel::ctx::get_soc;
 use crate::kernel::error::ensure;
-use crate::soc::Soc;
 use crate::memory::tensor::LocalTensor;
+use crate::soc::Soc;
 use crate::vector::engine::{apply, apply_count, Lanes, Operand};
 use crate::vector::mask::{resolve, Mask};
 

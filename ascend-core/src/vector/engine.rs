@@ -8,11 +8,11 @@
 //! one per repeat when blocks are contiguous, one per block (or per run of set bits inside a
 //! partial block) otherwise.
 
-use crate::kernel::ctx::{with_core, MaskMode};
 use crate::element::{Element, BLOCKS_PER_REPEAT};
+use crate::kernel::ctx::{with_core, MaskMode};
 use crate::kernel::error::{check, ensure, fail};
-use crate::observe::sanitizer::UbSpan;
 use crate::memory::tensor::LocalTensor;
+use crate::observe::sanitizer::UbSpan;
 use crate::vector::mask::{prefix_bits, Plan};
 
 /// One operand of a vector instruction: a tensor and its strides in blocks.
@@ -485,7 +485,12 @@ pub(crate) fn apply_long<T: Element, const N: usize, K: Lanes<T, N>>(
             &[(dst.t.tag, d0, d1)],
         );
     } else {
-        crate::observe::events::on_vector_of::<T>(api, repeats * count.div_ceil(T::PAR), &[(dst.t.tag, d0, d1)], &[]);
+        crate::observe::events::on_vector_of::<T>(
+            api,
+            repeats * count.div_ceil(T::PAR),
+            &[(dst.t.tag, d0, d1)],
+            &[],
+        );
     }
 
     let dp = dst.t.ptr();
@@ -595,7 +600,12 @@ pub(crate) fn apply_count<T: Element, const N: usize, K: Lanes<T, N>>(
                 &[(dst.0.tag, d0, d1)],
             );
         } else {
-            crate::observe::events::on_vector_count_of::<T>(api, count.div_ceil(T::PAR), &[(dst.0.tag, d0, d1)], &[]);
+            crate::observe::events::on_vector_count_of::<T>(
+                api,
+                count.div_ceil(T::PAR),
+                &[(dst.0.tag, d0, d1)],
+                &[],
+            );
         }
         // SAFETY: every operand holds at least `count` elements; dst equals or is disjoint
         // from each source (checked above).

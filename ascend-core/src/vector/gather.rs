@@ -18,11 +18,11 @@
 //! element size and the element must lie inside `src` (the hardware only requires it to lie
 //! inside the Unified Buffer; reading outside the tensor that was passed is reported here).
 
-use crate::kernel::ctx::get_soc;
 use crate::element::{bf16, f16, Element};
+use crate::kernel::ctx::get_soc;
 use crate::kernel::error::{ensure, fail};
-use crate::soc::Soc;
 use crate::memory::tensor::LocalTensor;
+use crate::soc::Soc;
 use crate::vector::engine::{apply, apply_count, check_operand, span_of, Lanes, Operand};
 use crate::vector::mask::{resolve, Mask, Plan};
 
@@ -249,7 +249,11 @@ pub fn gather<T: GatherElement>(
     let in_place = check_in_place(dst, dst.byte_range(count), src, src_offset, src_base_addr, lanes);
     if count > 0 {
         // The table and the offsets are read outside the engine's operands (src as a whole).
-        crate::observe::events::on_vector(API, &[span_of(src, usize::MAX), span_of(src_offset, count * 4)], &[]);
+        crate::observe::events::on_vector(
+            API,
+            &[span_of(src, usize::MAX), span_of(src_offset, count * 4)],
+            &[],
+        );
     }
     let mut snap = Vec::new();
     let mut k = GatherKernel {

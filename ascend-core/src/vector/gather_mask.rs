@@ -35,11 +35,11 @@
 
 use std::rc::Rc;
 
-use crate::kernel::ctx::{get_soc, with_core, MaskMode};
 use crate::element::Element;
+use crate::kernel::ctx::{get_soc, with_core, MaskMode};
 use crate::kernel::error::{ensure, fail};
-use crate::soc::Soc;
 use crate::memory::tensor::LocalTensor;
+use crate::soc::Soc;
 use crate::vector::engine::{apply, apply_long, check_operand, long_extent, span_of, Lanes, Operand};
 use crate::vector::gather::GatherElement;
 use crate::vector::mask::{prefix_bits, Plan};

@@ -12,11 +12,11 @@
 //! Duplicate offsets are unpredictable on the chip; here the later lane wins. Every used offset
 //! is checked (element-aligned, inside `dst`) before anything is written.
 
-use crate::kernel::ctx::get_soc;
 use crate::element::{bf16, f16, Element, BLOCKS_PER_REPEAT};
+use crate::kernel::ctx::get_soc;
 use crate::kernel::error::{ensure, fail};
-use crate::soc::Soc;
 use crate::memory::tensor::LocalTensor;
+use crate::soc::Soc;
 use crate::vector::engine::{apply, apply_count, check_operand, span_of, Lanes, Operand};
 use crate::vector::mask::{prefix_bits, reset_mask, resolve, Mask, Plan};
 
@@ -271,7 +271,11 @@ fn scatter_checks<T: DiscreteElement>(
     disjoint(SCATTER, ("dst", dst.byte_range(dst.get_size())), &[("dstOffset", offsets.byte_range(used))]);
     if used > 0 {
         // dst is written at the offsets' elements: recorded as a whole.
-        crate::observe::events::on_vector(SCATTER, &[span_of(offsets, used * 4)], &[span_of(dst, usize::MAX)]);
+        crate::observe::events::on_vector(
+            SCATTER,
+            &[span_of(offsets, used * 4)],
+            &[span_of(dst, usize::MAX)],
+        );
     }
 }
 

@@ -18,8 +18,8 @@ use core::mem::MaybeUninit;
 
 use crate::element::{f16, DType, Element, F16_SAT_MAX};
 use crate::kernel::error::check;
-use crate::soc::{OverflowMode, Soc};
 use crate::memory::tensor::LocalTensor;
+use crate::soc::{OverflowMode, Soc};
 use crate::vector::engine::{apply, apply_count, Lanes, Operand};
 use crate::vector::mask::{resolve, Mask};
 

@@ -1,8 +1,8 @@
 //! The vector mask: the argument form ([`Mask`]), the per-core mask register and mask mode,
 //! and the compare-mask register.
 
-use crate::kernel::ctx::{with_core, MaskMode};
 use crate::element::Element;
+use crate::kernel::ctx::{with_core, MaskMode};
 use crate::kernel::error::fail;
 
 /// The mask placeholder of `IS_SET_MASK = false` calls (AscendC `MASK_PLACEHOLDER`). The vendor's
@@ -208,7 +208,11 @@ impl AscendCUtils {
 /// The operand of `SetCmpMask`/`GetCmpMask`: a UB tensor on a 16-byte boundary holding the
 /// register's 16 bytes.
 #[track_caller]
-fn check_cmp_mask_operand<T: Element>(api: &'static str, t: &crate::memory::tensor::LocalTensor<T>, name: &str) {
+fn check_cmp_mask_operand<T: Element>(
+    api: &'static str,
+    t: &crate::memory::tensor::LocalTensor<T>,
+    name: &str,
+) {
     let pos = t.get_position();
     crate::kernel::error::ensure(pos.is_ub(), api, || {
         format!("{name} is at position {pos}: {api} takes VECIN, VECOUT or VECCALC tensors")

@@ -22,11 +22,11 @@
 
 use core::mem::MaybeUninit;
 
-use crate::kernel::ctx::get_soc;
 use crate::element::f16;
+use crate::kernel::ctx::get_soc;
 use crate::kernel::error::ensure;
-use crate::soc::Soc;
 use crate::memory::tensor::LocalTensor;
+use crate::soc::Soc;
 use crate::vector::engine::{apply_count_mixed, apply_mixed, MixedLanes, Operand};
 use crate::vector::mask::{resolve, Mask};
 use crate::vector::params::{BinaryRepeatParams, UnaryRepeatParams};

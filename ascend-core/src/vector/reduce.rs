@@ -26,12 +26,12 @@
 //! in inf/nan mode it overflows to ±inf as IEEE 754 says and NaN stays NaN. `f32` sums are
 //! plain IEEE 754 in both modes.
 
-use crate::kernel::ctx::{get_overflow_mode, get_soc};
 use crate::element::{f16, Element};
-use crate::kernel::error::{ensure, fail};
 use crate::f16conv::{narrow_slice, widen_slice};
-use crate::soc::{OverflowMode, RepeatSumOrder};
+use crate::kernel::ctx::{get_overflow_mode, get_soc};
+use crate::kernel::error::{ensure, fail};
 use crate::memory::tensor::LocalTensor;
+use crate::soc::{OverflowMode, RepeatSumOrder};
 use crate::vector::engine::{apply, check_operand, span_of, Lanes, Operand};
 use crate::vector::mask::{normal_bits, prefix_bits, Mask, Plan};
 
@@ -232,7 +232,11 @@ pub fn vec_reduce_add<T: ReduceElement>(
         }
     };
     // The V pipe writes dst[0] and (conservatively, in every order) the work elements.
-    crate::observe::events::on_vector(API, &[], &[span_of(dst, T::SIZE), span_of(work_tensor, work_need * T::SIZE)]);
+    crate::observe::events::on_vector(
+        API,
+        &[],
+        &[span_of(dst, T::SIZE), span_of(work_tensor, work_need * T::SIZE)],
+    );
     // SAFETY: dst holds at least one element (checked above) and shares no byte with src or
     // the work tensor's used elements.
     unsafe { dst.ptr().write(T::narrow(total)) };

@@ -34,11 +34,11 @@
 //! `reinterpret_cast::<u16>()` / `::<u32>()`). `WholeReduceMax/Min` give the lane within the
 //! repeat; `ReduceMax/Min` give the element offset in `src` (`r * srcRepStride * EPB + j`).
 
-use crate::kernel::ctx::{get_overflow_mode, get_soc, with_core};
 use crate::element::{DType, Element, F16_SAT_MAX};
+use crate::kernel::ctx::{get_overflow_mode, get_soc, with_core};
 use crate::kernel::error::ensure;
-use crate::soc::{OverflowMode, Soc};
 use crate::memory::tensor::LocalTensor;
+use crate::soc::{OverflowMode, Soc};
 use crate::vector::engine::{check_operand, restore_mask_defaults, span_of, Operand};
 use crate::vector::mask::{normal_bits, resolve, Mask, Plan};
 use crate::vector::reduce::{gather_repeats, pairwise, ReduceElement};

@@ -13,11 +13,11 @@
 //! unsigned and arithmetic on signed types; the shift must lie in `[0, bits]`. Its `roundEn`
 //! form ([`shift_right_round_masked`]) adds the last bit shifted out (round half up).
 
-use crate::kernel::ctx::get_soc;
 use crate::element::{f16, DType};
+use crate::kernel::ctx::get_soc;
 use crate::kernel::error::ensure;
-use crate::soc::Soc;
 use crate::memory::tensor::LocalTensor;
+use crate::soc::Soc;
 use crate::vector::engine::Operand;
 use crate::vector::lane::{capability, round16, run_count, run_masked, Lane, LaneOp};
 use crate::vector::mask::Mask;

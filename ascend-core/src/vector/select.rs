@@ -20,8 +20,8 @@
 //!
 //! Modes 1 and 2 are not available on [`Soc::Ascend910`](crate::soc::Soc::Ascend910).
 
-use crate::kernel::ctx::{get_soc, with_core};
 use crate::element::{f16, Element};
+use crate::kernel::ctx::{get_soc, with_core};
 use crate::kernel::error::ensure;
 use crate::memory::tensor::LocalTensor;
 use crate::vector::engine::{apply, apply_count, span_of, Lanes, Operand};

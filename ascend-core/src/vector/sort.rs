@@ -63,12 +63,12 @@
 use std::cmp::Ordering;
 use std::rc::Rc;
 
-use crate::kernel::ctx::{get_soc, with_core};
 use crate::element::{f16, DType, Element};
+use crate::kernel::ctx::{get_soc, with_core};
 use crate::kernel::error::{check, ensure};
+use crate::memory::tensor::LocalTensor;
 use crate::position::TPosition;
 use crate::soc::Soc;
-use crate::memory::tensor::LocalTensor;
 use crate::vector::engine::span_of;
 
 mod sealed {

@@ -21,13 +21,13 @@
 
 use std::rc::Rc;
 
-use crate::kernel::ctx::{get_soc, with_core};
 use crate::element::{f16, DType, Element, BLOCK_BYTES};
+use crate::kernel::ctx::{get_soc, with_core};
 use crate::kernel::error::{ensure, fail};
-use crate::observe::sanitizer::UbSpan;
-use crate::soc::Soc;
 use crate::memory::tensor::LocalTensor;
 use crate::memory::ub::Ub;
+use crate::observe::sanitizer::UbSpan;
+use crate::soc::Soc;
 use crate::vector::engine::span_of;
 
 /// Rows (and columns) of one matrix.
@@ -1028,16 +1028,16 @@ pub fn trans_data_to_5hd_addr_tensor<T: TransDataTo5HDElement>(
     let ub = with_core(|c| Rc::clone(&c.ub));
     let (d, s) = (addr_side(API, &ub, &da, "dst"), addr_side(API, &ub, &sa, "src"));
     // The vendor's S -> V synchronisation between the rewrite and the instruction.
-    let e = <crate::sync::flags::HardEvent::S_V as crate::sync::flags::Event>::EVENT;
+    let e = <crate::sync::event::HardEvent::S_V as crate::sync::event::Event>::EVENT;
     let busy =
         with_core(|c| c.sync.borrow().pending().iter().filter(|p| p.0 == e).fold(0u32, |m, p| m | 1 << p.1));
-    let max = crate::sync::flags::que_max_event(soc) as u32;
+    let max = crate::sync::event::que_max_event(soc) as u32;
     let id = busy.trailing_ones();
     ensure(id < max, API, || {
         format!("every id of {e} is set and not yet waited for; TransDataTo5HD needs one")
     });
-    crate::sync::flags::set_flag_event(e, id as crate::sync::flags::TEventID);
-    crate::sync::flags::wait_flag_event(e, id as crate::sync::flags::TEventID);
+    crate::sync::flags::set_flag_event(e, id as crate::sync::event::TEventID);
+    crate::sync::flags::wait_flag_event(e, id as crate::sync::event::TEventID);
     // Pipe V: the instruction loads the packed words (32 bytes of each tensor).
     let extra = [span_of(dst, 32), span_of(src, 32)];
     trans_data_core::<T>(API, &ub, &d, &s, nchwconv_params, &extra);

@@ -14,8 +14,8 @@
 //! overflow mode (saturation: ±inf → ±65504, NaN → 0).
 
 use crate::element::f16;
-use crate::soc::Soc;
 use crate::memory::tensor::LocalTensor;
+use crate::soc::Soc;
 use crate::vector::engine::Operand;
 use crate::vector::lane::{capability, frelu, run_count, run_masked, Lane, LaneOp};
 use crate::vector::mask::Mask;

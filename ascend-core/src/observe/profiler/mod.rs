@@ -28,7 +28,7 @@ use std::sync::atomic::{AtomicU16, Ordering};
 use std::sync::Mutex;
 
 use crate::element::DType;
-use crate::sync::flags::pipe_t;
+use crate::sync::event::pipe_t;
 
 /// A pipe of an AI core, as the timeline shows it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -428,7 +428,7 @@ thread_local! {
         const { RefCell::new(Log { cur: (Vec::new(), false), sites: [None; SITE_CACHE] }) };
 }
 
-/// Takes this thread's core's records (see [`crate::ctx::CoreTls`]), leaving none; the call
+/// Takes this thread's core's records (see [`crate::CoreTls`]), leaving none; the call
 /// sites' cache stays with the thread (sites are per process).
 pub(crate) fn take_log() -> (Vec<Rec>, bool) {
     LOG.with(|l| std::mem::take(&mut l.borrow_mut().cur))
@@ -506,7 +506,8 @@ impl LaunchProfiler {
             }
         }
         let core = crate::kernel::ctx::current_block_idx();
-        let aic = crate::kernel::ctx::with_core(|c| c.kernel_type) == Some(crate::kernel::ctx::KernelType::AicOnly);
+        let aic =
+            crate::kernel::ctx::with_core(|c| c.kernel_type) == Some(crate::kernel::ctx::KernelType::AicOnly);
         let fresh = (SPARE.take(), false);
         let saved = (
             crate::observe::sanitizer::set_profiling(true),

@@ -16,7 +16,7 @@
 
 use std::collections::VecDeque;
 
-use crate::sync::flags::pipe_t;
+use crate::sync::event::pipe_t;
 
 use super::shadow::{lane, Clock};
 

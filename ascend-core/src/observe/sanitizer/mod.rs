@@ -90,9 +90,9 @@ use std::panic::Location;
 use std::sync::{Arc, Mutex};
 
 use crate::kernel::error::{fail_at, Fault};
-use crate::position::{Memory, TPosition};
-use crate::sync::flags::{pipe_t, HardEventKind, HARD_EVENTS, PIPE_NUM};
 use crate::memory::tensor::GmRegion;
+use crate::position::{Memory, TPosition};
+use crate::sync::event::{pipe_t, HardEventKind, HARD_EVENTS, PIPE_NUM};
 use gm::{GmAcc, GmLog, GmRec, HashSrc, LINE_BYTES};
 use gm_local::LocalGm;
 use shadow::{
@@ -721,7 +721,7 @@ pub(crate) fn set_profiling(on: bool) -> bool {
 }
 
 /// Takes this thread's hook word (the running core's sanitizer state and profiler flag),
-/// leaving 0: a core suspended on a coroutine keeps it (see [`crate::ctx::CoreTls`]).
+/// leaving 0: a core suspended on a coroutine keeps it (see [`crate::CoreTls`]).
 pub(crate) fn take_word() -> usize {
     SAN.with(|s| s.replace(0))
 }
@@ -1115,7 +1115,7 @@ fn finish_core<const L: usize>(st: &CoreSan<L>) {
         );
     }
     let cross = crate::kernel::ctx::with_core(|c| c.cross.get());
-    if let Some(f) = (0..cross.sets.len()).find(|&f| crate::sync::cross_core::own_counter(f) > 0) {
+    if let Some(f) = (0..cross.sets.len()).find(|&f| own_counter(f) > 0) {
         crate::kernel::error::fail(
             api,
             format!(
@@ -1126,7 +1126,7 @@ fn finish_core<const L: usize>(st: &CoreSan<L>) {
                 crate::kernel::ctx::current_unit().map(|(t, i)| format!(" ({} {i})", t.name())).unwrap_or_default(),
                 cross.sets[f],
                 cross.waits[f],
-                crate::sync::cross_core::own_counter(f)
+                own_counter(f)
             ),
         );
     }
@@ -1202,8 +1202,10 @@ impl CoreSan<VEC_LANES> {
         phases.clear();
         phases.push(PhaseRec { phase: 0, epoch: 0, clock: Arc::from([]) });
         (*sy, *o) = (sync, std::cell::OnceCell::new());
-        *dcache =
-            DCache { own_checks: crate::kernel::ctx::get_soc() != crate::soc::Soc::Ascend910, ..DCache::default() };
+        *dcache = DCache {
+            own_checks: crate::kernel::ctx::get_soc() != crate::soc::Soc::Ascend910,
+            ..DCache::default()
+        };
         cross_rows.clear();
         *atomic = false;
         sites.reset();
@@ -2119,7 +2121,7 @@ pub(crate) const fn que_chip_dependent(src: TPosition, dst: TPosition) -> bool {
 /// `M_V`; each with its reverse as the free event. A stream the vendor gives no event pair
 /// (UB → L0C, a memory this emulator does not model) has none.
 pub(crate) const fn que_events_on(soc: crate::soc::Soc, src: TPosition, dst: TPosition) -> QueEvents {
-    use crate::sync::flags::{Event, HardEvent as H};
+    use crate::sync::event::{Event, HardEvent as H};
     use Memory::*;
     let Some((s, d)) = crate::position::que_path(src, dst) else { return None };
     // `None` is global memory (CO2 on Ascend910B is GM), or the bias table (C2 on Ascend310B),
@@ -2503,7 +2505,10 @@ impl Span {
     }
 
     /// The first `bytes` bytes of `t`.
-    pub(crate) fn of<T: crate::element::Element>(t: &crate::memory::tensor::LocalTensor<T>, bytes: usize) -> Span {
+    pub(crate) fn of<T: crate::element::Element>(
+        t: &crate::memory::tensor::LocalTensor<T>,
+        bytes: usize,
+    ) -> Span {
         let s = t.get_phy_addr();
         Span { mem: t.memory(), s, e: s + bytes, tag: t.tag }
     }
@@ -2958,6 +2963,21 @@ pub(crate) fn on_pipe_release(how: Release) {
     });
 }
 
+
+/// The counter of flag `flag` on the current core (rounds not waited for), for the
+/// sanitizer's end-of-kernel check.
+fn own_counter(flag: usize) -> usize {
+    // Counters never made are all zero (a launch whose cores never set a flag makes none).
+    let (slot, made) = crate::kernel::ctx::with_core(|c| {
+        let made = match &c.barrier {
+            Some(b) => b.cross_flags_made(),
+            None => c.cross_own.get().cloned(),
+        };
+        (c.block_idx, made)
+    });
+    made.map_or(0, |f| f.counter(slot, flag))
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -2983,7 +3003,9 @@ mod tests {
     /// Runs `f` as core 0 of a one-core Ascend910B; the message it panics with, if any.
     fn fault_of(f: impl FnOnce()) -> Option<String> {
         let cfg = crate::kernel::ctx::CoreConfig::single(crate::soc::Soc::Ascend910B);
-        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| crate::kernel::ctx::run_on_core(cfg, f)));
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            crate::kernel::ctx::run_on_core(cfg, f)
+        }));
         r.err().map(|e| *e.downcast::<String>().expect("a message"))
     }
 

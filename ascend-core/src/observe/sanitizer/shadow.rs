@@ -7,7 +7,7 @@
 //! view of every other pipe already reaches, so a check is one comparison per slot with no
 //! branch on absence.
 
-use crate::sync::flags::{pipe_t, PIPE_NUM};
+use crate::sync::event::{pipe_t, PIPE_NUM};
 
 /// Lanes of a core's [`Clock`] while it runs only the pipes of a vector core: S, V, MTE2 and
 /// MTE3 (see [`lane`]). A core's state starts with these (the hot path of every vector kernel:
