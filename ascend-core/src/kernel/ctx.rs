@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use crate::kernel::error::{fail, fail_at};
-use crate::memory::atomic::{AtomicLog, AtomicMode};
+use crate::memory::atomic_log::{AtomicLog, AtomicMode};
 use crate::memory::ub::Ub;
 use crate::position::Memory;
 use crate::soc::{OverflowMode, Soc};
@@ -301,6 +301,11 @@ pub enum MaskMode {
     Counter,
 }
 
+/// Per-core state that a layer above this one keeps in the core, of a type this layer does
+/// not name (the live `TPipe`'s shared handles, the `DEQSCALE` register): its owner stores a
+/// value and downcasts it back. `None` until the owner first stores one.
+pub(crate) type Opaque = RefCell<Option<Box<dyn std::any::Any>>>;
+
 pub(crate) struct CoreState {
     /// This core's id, unique in the process (1, 2, …): the owner of its memories' arenas
     /// (see [`check_tensor`]).
@@ -324,7 +329,7 @@ pub(crate) struct CoreState {
     /// The end of the Unified Buffer bytes the live `TPipe` has handed out (0 without one).
     pub(crate) pipe_end: Cell<usize>,
     /// The live `TPipe`'s shared state, for `GetTPipePtr` (`None` without one).
-    pub(crate) pipe_shared: RefCell<Option<crate::sync::pipe::PipeShared>>,
+    pub(crate) pipe_shared: Opaque,
     /// Live `GroupBarrier`s of this core: while there is one, the Unified Buffer's last
     /// [`GROUP_BARRIER_UB_BYTES`](crate::group_barrier::GROUP_BARRIER_UB_BYTES) are theirs.
     pub(crate) group_barriers: Cell<u32>,
@@ -358,9 +363,9 @@ pub(crate) struct CoreState {
     /// The `CrossCoreSetFlag` counters of a core without a launch barrier (made on first use).
     pub(crate) cross_own: OnceCell<Arc<crate::sync::cross_flags::CrossFlags>>,
     /// The system workspace (`SetSysWorkspace`), `None` (`nullptr`) until set.
-    pub(crate) sys_workspace: Cell<Option<crate::memory::tensor::GmAddr>>,
+    pub(crate) sys_workspace: Cell<Option<crate::memory::gm_addr::GmAddr>>,
     /// The `DEQSCALE` register (`SetDeqScale`): which form set it, and with what.
-    pub(crate) deq_scale: RefCell<crate::vector::dequant::DeqReg>,
+    pub(crate) deq_scale: Opaque,
 }
 
 thread_local! {
@@ -476,7 +481,7 @@ fn new_state(cfg: CoreConfig, launched: bool) -> CoreState {
         cross: Cell::new(crate::sync::cross_flags::CrossLocal::default()),
         cross_own: OnceCell::new(),
         sys_workspace: Cell::new(None),
-        deq_scale: RefCell::new(crate::vector::dequant::DeqReg::Unset),
+        deq_scale: RefCell::new(None),
     }
 }
 

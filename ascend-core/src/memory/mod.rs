@@ -6,9 +6,11 @@
 
 pub mod alloc;
 pub mod atomic;
+pub(crate) mod atomic_log;
 pub mod cache_ctrl;
 pub mod copy;
 pub mod copy_tail;
+pub(crate) mod gm_addr;
 pub mod gm_api;
 pub(crate) mod gm_io;
 pub mod tensor;

@@ -13,6 +13,8 @@ use crate::kernel::error::{check, ensure, fail};
 use crate::memory::ub::Ub;
 use crate::position::TPosition;
 
+pub use crate::memory::gm_addr::GmAddr;
+
 /// A typed view of the current core's Unified Buffer (AscendC `LocalTensor<T>`).
 ///
 /// Clones share the same memory, as AscendC copies do. A tensor is pinned to the core that
@@ -709,24 +711,6 @@ impl Drop for GmRegion {
 impl fmt::Debug for GmRegion {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "GmRegion({} bytes)", self.size)
-    }
-}
-
-/// An untyped global-memory address (AscendC's `GM_ADDR`): what a kernel receives for each
-/// of its tensors. A plain `Copy` value — the region's id, an offset and the region's size —
-/// so `move` closures capture it without `.clone()`. It does not keep the region alive:
-/// binding a `GlobalTensor` to it resolves the region (once per bind) and fails with a clear
-/// error if the region was freed; the bound tensor then keeps it alive.
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub struct GmAddr {
-    id: u64,
-    off: usize,
-    size: usize,
-}
-
-impl fmt::Debug for GmAddr {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "GmAddr(region #{} +{:#x} of {} bytes)", self.id, self.off, self.size)
     }
 }
 

@@ -41,8 +41,8 @@ use crate::kernel::error::{ensure, fail};
 use crate::sync::event::{PipeKind, PIPE_FIX, PIPE_M, PIPE_MTE1, PIPE_MTE2, PIPE_MTE3, PIPE_V};
 use crate::Soc;
 
-pub use crate::sync::cross_flags::{CrossFlags, CROSS_CORE_COUNTER_MAX, CROSS_CORE_FLAG_IDS};
 use crate::sync::cross_flags::Token;
+pub use crate::sync::cross_flags::{CrossFlags, CROSS_CORE_COUNTER_MAX, CROSS_CORE_FLAG_IDS};
 
 /// The pipes a [`cross_core_set_flag`] may run on: `PIPE_V`, `PIPE_M`, `PIPE_MTE1`,
 /// `PIPE_MTE2`, `PIPE_MTE3`, `PIPE_FIX` (not `PIPE_S` nor `PIPE_ALL`).
@@ -357,7 +357,6 @@ fn wait_flag_as(api: &'static str, mode: u8, flag_id: u16) {
         crate::observe::events::on_cross_core_wait(flag_id, t.key, t.own);
     }
 }
-
 
 /// The flag ids the vendor's hardware `SyncAll` takes (`impl/basic_api/dav_c220/kernel_operator_sync_impl.h`:
 /// `SYNC_AIC_FLAG = 11`, `SYNC_AIV_FLAG = 12`, `SYNC_AIC_AIV_FLAG = 13`, `SYNC_AIV_ONLY_ALL = 14`;

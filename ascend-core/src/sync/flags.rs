@@ -2,7 +2,6 @@
 //! the per-core event state, and the vocabulary (`pipe_t`, `HardEvent`); see the
 //! [`sync`](crate::sync) module for the model.
 
-
 use crate::kernel::ctx::with_core;
 use crate::kernel::error::{ensure_at, fail, fail_at};
 use crate::soc::Soc;

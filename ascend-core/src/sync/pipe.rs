@@ -123,7 +123,8 @@ pub(crate) struct PipeShared {
 /// called through the handle panics if the pipe it points at was dropped since.
 #[track_caller]
 pub fn get_tpipe_ptr() -> TPipePtr {
-    let shared = with_core(|c| c.pipe_shared.borrow().clone());
+    let shared =
+        with_core(|c| c.pipe_shared.borrow().as_ref().and_then(|s| s.downcast_ref::<PipeShared>()).cloned());
     let Some(PipeShared { ub, alloc, epoch, pools }) = shared else {
         fail("GetTPipePtr", "no TPipe is alive on this core: create one with TPipe::new() first")
     };
@@ -140,7 +141,11 @@ impl TPipePtr {
     #[track_caller]
     fn check_alive(&self) {
         let alive = with_core(|c| {
-            c.pipe_shared.borrow().as_ref().is_some_and(|s| Rc::ptr_eq(&s.alloc, &self.pipe.alloc))
+            c.pipe_shared
+                .borrow()
+                .as_ref()
+                .and_then(|s| s.downcast_ref::<PipeShared>())
+                .is_some_and(|s| Rc::ptr_eq(&s.alloc, &self.pipe.alloc))
         });
         if !alive {
             fail("GetTPipePtr", "the TPipe this handle points at was dropped; call get_tpipe_ptr() again");
@@ -205,12 +210,12 @@ impl TPipe {
             handle: false,
         };
         with_core(|c| {
-            *c.pipe_shared.borrow_mut() = Some(PipeShared {
+            *c.pipe_shared.borrow_mut() = Some(Box::new(PipeShared {
                 ub: Rc::clone(&pipe.ub),
                 alloc: Rc::clone(&pipe.alloc),
                 epoch: Rc::clone(&pipe.epoch),
                 pools: Rc::clone(&pipe.pools),
-            })
+            }))
         });
         if presets_m_mte1() {
             for want in MATMUL_M_MTE1_IDS {

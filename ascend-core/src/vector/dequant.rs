@@ -114,6 +114,19 @@ pub(crate) enum DeqReg {
     Vector(LocalTensor<u64>),
 }
 
+/// The current core's `DEQSCALE` register (kept in the core's context, which does not name
+/// its type).
+fn deq_reg() -> DeqReg {
+    with_core(|c| {
+        c.deq_scale.borrow().as_ref().and_then(|r| r.downcast_ref::<DeqReg>()).cloned().unwrap_or_default()
+    })
+}
+
+/// Sets the current core's `DEQSCALE` register.
+fn set_deq_reg(reg: DeqReg) {
+    with_core(|c| *c.deq_scale.borrow_mut() = Some(Box::new(reg)));
+}
+
 impl DeqReg {
     /// The form that set the register, in AscendC's spelling.
     fn form(&self) -> &'static str {
@@ -207,7 +220,7 @@ fn check_offset(offset: i16, what: impl FnOnce() -> String) {
 #[track_caller]
 pub fn set_deq_scale(scale: f16) {
     require_chip(SET_DEQ_SCALE);
-    with_core(|c| *c.deq_scale.borrow_mut() = DeqReg::Half(scale));
+    set_deq_reg(DeqReg::Half(scale));
 }
 
 /// Sets the `DEQSCALE` register to one `int16_t → int8_t/uint8_t` configuration (AscendC
@@ -237,7 +250,7 @@ pub fn set_deq_scale_quant(scale: f32, offset: i16, sign_mode: bool) {
     require_chip(SET_DEQ_SCALE);
     check_offset(offset, || "offset".to_string());
     let cfg = make_deq_scale_config(scale, offset, sign_mode);
-    with_core(|c| *c.deq_scale.borrow_mut() = DeqReg::Quant(cfg));
+    set_deq_reg(DeqReg::Quant(cfg));
 }
 
 /// Writes the sixteen configurations of `info` into `vdeq` (entry `k` as
@@ -285,7 +298,7 @@ pub fn set_deq_scale_vdeq(vdeq: &LocalTensor<u64>, info: &VdeqInfo) {
         );
     }
     let table = vdeq.view_len(0, VDEQ_TENSOR_SIZE);
-    with_core(|c| *c.deq_scale.borrow_mut() = DeqReg::Vector(table));
+    set_deq_reg(DeqReg::Vector(table));
 }
 
 /// Fails: the register does not hold what `what` reads.
@@ -298,7 +311,7 @@ fn wrong_form(api: &'static str, what: &str, needs: &str, reg: &DeqReg) -> ! {
 /// The `half` scale of the register, for the `int32_t → half` forms of `api`.
 #[track_caller]
 pub(crate) fn half_scale(api: &'static str) -> f32 {
-    let reg = with_core(|c| c.deq_scale.borrow().clone());
+    let reg = deq_reg();
     match reg {
         DeqReg::Half(s) => s.to_f32(),
         other => wrong_form(api, "int32_t -> half", "SetDeqScale(half scale)", &other),
@@ -636,7 +649,7 @@ impl B8Param {
 /// repeated, or the vector table as it is now), with the sign modes checked against `D`.
 #[track_caller]
 fn b8_table<D: B8, const IS_VEC_DEQ: bool>() -> ([B8Param; VDEQ_TENSOR_SIZE], Option<LocalTensor<u64>>) {
-    let reg = with_core(|c| c.deq_scale.borrow().clone());
+    let reg = deq_reg();
     let (words, vdeq): ([u64; VDEQ_TENSOR_SIZE], _) = match (IS_VEC_DEQ, reg) {
         (false, DeqReg::Quant(cfg)) => ([cfg; VDEQ_TENSOR_SIZE], None),
         (true, DeqReg::Vector(t)) => {

@@ -2963,7 +2963,6 @@ pub(crate) fn on_pipe_release(how: Release) {
     });
 }
 
-
 /// The counter of flag `flag` on the current core (rounds not waited for), for the
 /// sanitizer's end-of-kernel check.
 fn own_counter(flag: usize) -> usize {
