@@ -806,10 +806,10 @@ fn pad_from_gm<T: Element>(
 
     let tail = width - left - data; // right padding plus filler, < 64 bytes
     let fill = if pad.is_pad {
-        crate::memory::gm_api::load_pad_register(pad.padding_value);
+        load_pad_register(pad.padding_value);
         Some(pad.padding_value)
     } else if left > 0 || right > 0 {
-        crate::memory::gm_api::pad_register::<T>()
+        pad_register::<T>()
     } else {
         None
     };
@@ -1547,4 +1547,17 @@ pub fn data_copy_slice<D: DataCopySlice<S>, S: Mem<Elem = D::Elem>>(
         // was checked on both sides); GM and UB are distinct allocations.
         unsafe { copy_rows(&dg, &sg, 0, rows, row, d_pitch, s_pitch) };
     }
+}
+
+/// Loads `value`'s bits into the padding register.
+pub(crate) fn load_pad_register<T: Element>(value: T) {
+    let mut bytes = [0u8; 8];
+    bytes[..T::SIZE].copy_from_slice(bytemuck::bytes_of(&value));
+    crate::kernel::ctx::with_core(|c| c.pad_value.set(Some(u64::from_le_bytes(bytes))));
+}
+
+/// The padding register's low `size_of::<T>()` bytes as a `T`, if it was ever loaded.
+pub(crate) fn pad_register<T: Element>() -> Option<T> {
+    crate::kernel::ctx::with_core(|c| c.pad_value.get())
+        .map(|bits| bytemuck::pod_read_unaligned(&bits.to_le_bytes()[..T::SIZE]))
 }

@@ -502,19 +502,7 @@ pub fn set_pad_value<T: Element>(value: T) {
     ensure(soc == Soc::Ascend910B, "SetPadValue", || {
         format!("not supported on {soc} ({}): SetPadValue needs Ascend910B", soc.product_line())
     });
-    load_pad_register(value);
-}
-
-/// Loads `value`'s bits into the padding register.
-pub(crate) fn load_pad_register<T: Element>(value: T) {
-    let mut bytes = [0u8; 8];
-    bytes[..T::SIZE].copy_from_slice(bytemuck::bytes_of(&value));
-    with_core(|c| c.pad_value.set(Some(u64::from_le_bytes(bytes))));
-}
-
-/// The padding register's low `size_of::<T>()` bytes as a `T`, if it was ever loaded.
-pub(crate) fn pad_register<T: Element>() -> Option<T> {
-    with_core(|c| c.pad_value.get()).map(|bits| bytemuck::pod_read_unaligned(&bits.to_le_bytes()[..T::SIZE]))
+    crate::memory::copy::load_pad_register(value);
 }
 
 /// The memory `DataSyncBarrier` waits for (AscendC `MemDsbT`), as marker types named like its

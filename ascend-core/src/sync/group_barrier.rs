@@ -57,9 +57,7 @@ use crate::sync::{
 };
 use crate::{Soc, TPosition};
 
-/// Bytes of the Unified Buffer's end a live `GroupBarrier` occupies (`ONE_BLK_SIZE ×
-/// BARRIER_MAX_AIV`): 50 blocks of 32 bytes, one per core the protocol supports.
-pub const GROUP_BARRIER_UB_BYTES: usize = BLOCK * MAX_AIV;
+pub use crate::sync::pipe::GROUP_BARRIER_UB_BYTES;
 
 /// Cores the protocol supports (`BARRIER_MAX_AIV`): the blocks of its Unified Buffer area.
 const MAX_AIV: usize = 50;
@@ -357,4 +355,6 @@ impl<M: GroupPipeMode> Drop for GroupBarrier<M> {
     }
 }
 
-const _: () = assert!(GROUP_BARRIER_UB_BYTES == 1600 && LINE / BLOCK == 16);
+const _: () = assert!(
+    GROUP_BARRIER_UB_BYTES == BLOCK * MAX_AIV && GROUP_BARRIER_UB_BYTES == 1600 && LINE / BLOCK == 16
+);

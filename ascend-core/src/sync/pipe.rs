@@ -11,7 +11,11 @@ use crate::kernel::error::{check, ensure, fail};
 use crate::memory::tensor::LocalTensor;
 use crate::memory::ub::Ub;
 use crate::position::{Memory, Position, TPosition};
-use crate::sync::group_barrier::GROUP_BARRIER_UB_BYTES;
+
+/// Bytes of the Unified Buffer's end a live `GroupBarrier` occupies (`ONE_BLK_SIZE ×
+/// BARRIER_MAX_AIV`, see [`crate::group_barrier`]; here because the pipe refuses to hand
+/// them out while one lives): 50 blocks of 32 bytes, one per core the protocol supports.
+pub const GROUP_BARRIER_UB_BYTES: usize = 32 * 50;
 
 /// Most buffers one pipe can hand out.
 pub const MAX_PIPE_BUFFERS: usize = 64;
