@@ -9,7 +9,7 @@
 //! `docs/profiling.md` lists the pairs, the figures, and the pages the model cannot judge.
 //!
 //! Some constants of the cost model were fitted to the Add tuning case's tables (see
-//! `ascend-core/src/profiler/cost.rs`); the tests say which comparisons that makes circular.
+//! `ascend-core/src/observe/profiler/cost.rs`); the tests say which comparisons that makes circular.
 
 use ascend_runtime::ascend_core::profiler::{Op, Pipe};
 use ascend_runtime::prelude::*;

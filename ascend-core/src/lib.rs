@@ -167,6 +167,7 @@ pub mod prelude {
 
     pub use crate::memory::workspace::*;
     pub use crate::scalar::sys_var::*;
+    pub use crate::sync::event::*;
     pub use crate::sync::flags::*;
     pub use crate::vector::unary::*;
 }

@@ -41,6 +41,7 @@ mod data_copy_slice;
 mod element_bool;
 mod gm_api;
 mod int4_data_copy;
+mod layers;
 mod mask_state;
 mod pipe_queue;
 mod profiler_cost;

@@ -31,7 +31,7 @@ impl AtomicOp {
 }
 
 /// In which order float atomic contributions of different cores are applied (see the
-/// [module documentation](self)).
+/// [module documentation](crate::atomic)).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum AtomicOrder {
     /// Logged and applied in core order when the epoch closes (`sync_all`, end of launch):
@@ -138,7 +138,7 @@ pub(crate) struct Entry {
 }
 
 /// A launch's log of float atomic contributions, applied in core order when the epoch
-/// closes (see the [module documentation](self)). The launcher creates one per launch.
+/// closes (see the [module documentation](crate::atomic)). The launcher creates one per launch.
 pub struct AtomicLog {
     pub(crate) order: AtomicOrder,
     entries: Mutex<Vec<(u32, Entry)>>,

@@ -36,7 +36,7 @@ pub(crate) struct CrossState {
     pub(crate) rounds: HashMap<(u8, u32, u16), Rounds>,
 }
 
-/// A launch's counters behind [`cross_core_set_flag`] (provided by the launcher through
+/// A launch's counters behind [`cross_core_set_flag`](crate::cross_core::cross_core_set_flag) (provided by the launcher through
 /// [`crate::ctx::CoreBarrier::cross_flags`]): by core and flag id, the counter of rounds not
 /// yet waited for; and the sets of the rounds still open.
 pub struct CrossFlags {

@@ -67,7 +67,7 @@ pub trait PipeKind: sealed::Sealed {
 
 macro_rules! pipe_markers {
     ($($name:ident),*) => {$(
-        #[doc = concat!("`", stringify!($name), "` as a type argument of [`pipe_barrier`].")]
+        #[doc = concat!("`", stringify!($name), "` as a type argument of [`pipe_barrier`](crate::sync::pipe_barrier).")]
         #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
         pub struct $name;
         impl sealed::Sealed for $name {}

@@ -24,10 +24,10 @@
 //! ```
 //!
 //! This folder is the synchronisation layer: the flags between one core's pipes
-//! ([`flags`], re-exported here), the `TPipe` and its queues ([`pipe`]), the barriers between
+//! (`flags.rs`, re-exported here), the `TPipe` and its queues ([`pipe`]), the barriers between
 //! cores ([`block_sync`], [`group_barrier`], [`cross_core`]). Its files import the
-//! [`kernel`](crate::kernel), [`memory`](crate::memory) and [`observe`](crate::observe)
-//! layers, never the instruction folders above them.
+//! `kernel`, `memory` and `observe` layers, and no instruction but the vector engine's mask
+//! reset (`init_soc_state`); see `ARCHITECTURE.md`.
 
 pub mod block_sync;
 pub mod cross_core;

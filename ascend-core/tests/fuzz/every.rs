@@ -449,7 +449,7 @@ const DECL_MACROS: &[(&str, &[usize])] = &[
 /// The source files the instructions live in.
 fn sources() -> Vec<(String, String)> {
     let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = vec![src.join("copy.rs"), src.join("copy_tail.rs")];
+    let mut files = vec![src.join("memory/copy.rs"), src.join("memory/copy_tail.rs")];
     for dir in ["vector", "adv", "cube"] {
         for e in std::fs::read_dir(src.join(dir)).unwrap() {
             let p = e.unwrap().path();
