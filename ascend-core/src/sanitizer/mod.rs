@@ -592,9 +592,6 @@ struct CoreSan<const L: usize> {
     /// The operands collected for one vector instruction that reports them in several
     /// [`on_vector`] calls (see [`fuse_vector`]): reads, writes.
     fused: Option<(Vec<UbSpan>, Vec<UbSpan>)>,
-    /// What the DMA write being logged writes, for its hash (see [`GmAcc::hash`]): set by the
-    /// copy UB → GM around its logging (its source bytes in the core's Unified Buffer).
-    hash: HashSrc,
 }
 
 /// Flag reads in a row that found nothing new, with nothing else between them, after which the
@@ -930,7 +927,6 @@ impl LaunchSanitizer {
             poll: Poll::default(),
             fills: HashMap::default(),
             fused: None,
-            hash: HashSrc::Unknown,
         }
     }
 
@@ -1184,7 +1180,6 @@ impl CoreSan<VEC_LANES> {
             poll,
             fills,
             fused,
-            hash,
         } = self;
         (*c, *se, *a) = (core, session, auto_sync);
         *vc = [[0; VEC_LANES]; ROWS];
@@ -1209,13 +1204,12 @@ impl CoreSan<VEC_LANES> {
         sites.reset();
         valid.clear();
         valid.push(0);
-        *local = LocalGm::default();
+        local.reset();
         *marks = [0; ROWS];
         *released = None;
         *poll = Poll::default();
         fills.clear();
         *fused = None;
-        *hash = HashSrc::Unknown;
     }
 
     /// The same state with the clocks of every pipe: the cube's pipes ran nothing so far,
@@ -1273,7 +1267,6 @@ impl CoreSan<VEC_LANES> {
             poll: self.poll,
             fills: self.fills,
             fused: self.fused,
-            hash: self.hash,
         }
     }
 }
@@ -1799,12 +1792,15 @@ impl<const L: usize> CoreSan<L> {
     /// (one range when they are contiguous); a DMA write when `write`.
     #[inline(always)]
     fn gm_rows(&mut self, cur: Acc, region: usize, off: usize, pitch: usize, shape: &CopyShape, write: bool) {
-        self.gm_rows_as(cur, region, off, pitch, shape, write, write)
+        self.gm_rows_as(cur, region, off, pitch, shape, write, write, HashSrc::Unknown)
     }
 
     /// [`gm_rows`](Self::gm_rows), a write logged as a whole-block DMA write when `dma` (a
     /// `DataCopy`) or as exactly its bytes otherwise (a `DataCopyPad`, which writes `blockLen`
-    /// bytes a row).
+    /// bytes a row), which wrote what `src` says (see [`GmLog::log`]; each row, when they are
+    /// apart, the whole source). `src` comes as an argument, in registers: handed over through
+    /// a field of the state, its three words were stored one by one and loaded back by a
+    /// 16-byte load, which waited for the stores to retire (no store forwards to a wider load).
     /// Inlined for the one range of contiguous rows (a tile's copy: the call cost as much as
     /// the logging), out of line for separate rows.
     #[allow(clippy::too_many_arguments)]
@@ -1818,12 +1814,13 @@ impl<const L: usize> CoreSan<L> {
         shape: &CopyShape,
         write: bool,
         dma: bool,
+        src: HashSrc,
     ) {
         if pitch == shape.row || shape.rows == 1 {
             let span = if write { shape.d_span } else { shape.s_span };
-            self.gm(cur, region, off, off + span, write, dma);
+            self.gm_src(cur, region, off, off + span, write, dma, src);
         } else {
-            self.gm_rows_apart(cur, region, off, pitch, shape, write, dma);
+            self.gm_rows_apart(cur, region, off, pitch, shape, write, dma, src);
         }
     }
 
@@ -1839,16 +1836,18 @@ impl<const L: usize> CoreSan<L> {
         shape: &CopyShape,
         write: bool,
         dma: bool,
+        src: HashSrc,
     ) {
         // Each row is logged with the hash of the whole source (hashed once here).
-        if let HashSrc::Bytes { at, len } = self.hash {
-            // SAFETY: `hash` holds bytes of the core's Unified Buffer, checked to be inside it
-            // by the copy that set it while it logs (see `ub_src`).
-            self.hash = HashSrc::Word(unsafe { gm::hash_bytes(at as *const u8, len) });
-        }
+        let src = match src {
+            // SAFETY: `src` holds bytes of the core's Unified Buffer, checked to be inside it
+            // by the copy that made it while it logs (see `ub_src`).
+            HashSrc::Bytes { at, len } => HashSrc::Word(unsafe { gm::hash_bytes(at as *const u8, len) }),
+            other => other,
+        };
         for i in 0..shape.rows {
             let a = off + i * pitch;
-            self.gm(cur, region, a, a + shape.row, write, dma);
+            self.gm_src(cur, region, a, a + shape.row, write, dma, src);
         }
     }
 
@@ -1875,6 +1874,14 @@ impl<const L: usize> CoreSan<L> {
         self.gm_as(cur, region, s, e, write, dma, false)
     }
 
+    /// [`gm`](Self::gm) of a write of what `src` says (see [`GmLog::log`]).
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn gm_src(&mut self, cur: Acc, region: usize, s: usize, e: usize, write: bool, dma: bool, src: HashSrc) {
+        let key = GmRec::key(cur.site(), self.phase, write, dma, write && self.atomic);
+        self.gm_key_src(cur, region, s, e, write, key, src)
+    }
+
     /// [`gm`](Self::gm), logged as atomic when `sync` (a flag access through the
     /// DCache-bypassing calls: two cores' accesses of it are not races).
     #[inline(always)]
@@ -1887,14 +1894,21 @@ impl<const L: usize> CoreSan<L> {
     /// Logs a GM access of `[s, e)` of `region` by `cur` under `key` (see [`GmRec::key`]),
     /// and checks it against the core's own unordered GM writes (see [`gm_local`]).
     #[inline(always)]
-    #[allow(clippy::too_many_arguments)]
     fn gm_key(&mut self, cur: Acc, region: usize, s: usize, e: usize, write: bool, key: u64) {
+        self.gm_key_src(cur, region, s, e, write, key, HashSrc::Unknown)
+    }
+
+    /// [`gm_key`](Self::gm_key) of a write of what `src` says (see [`GmLog::log`]; a read's
+    /// `src` is not used).
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn gm_key_src(&mut self, cur: Acc, region: usize, s: usize, e: usize, write: bool, key: u64, src: HashSrc) {
         if s < e {
             let rec = GmRec { region, s, e, key, hash: 0 };
-            // SAFETY: `hash` is `Unknown` but while a copy UB → GM logs its write, when it
-            // holds the copy's source bytes, checked to be inside the core's Unified Buffer
-            // (see `ub_src`).
-            unsafe { self.gm.log(rec, if write { self.hash } else { HashSrc::Unknown }) };
+            // SAFETY: `src` is `Unknown`, a hash, or (a copy UB → GM) the copy's source bytes,
+            // checked to be inside the core's Unified Buffer (see `ub_src`), which only this
+            // thread accesses while the hook runs.
+            unsafe { self.gm.log(rec, if write { src } else { HashSrc::Unknown }) };
             if write
                 && cur.pipe() != pipe_t::PIPE_S
                 && self.dcache.own_checks
@@ -1918,7 +1932,7 @@ impl<const L: usize> CoreSan<L> {
                     mark,
                     known,
                     own,
-                    rec.atomic(),
+                    key & gm::ATOMIC != 0,
                 ) {
                     self.report_gm_waw(cur, region, s, e, w)
                 }
@@ -2389,11 +2403,8 @@ pub(crate) fn on_copy(api: &'static str, dst: SanSide, src: SanSide, shape: &Cop
             st.ub(cur, s, s + shape.s_span, false);
             // What the copy writes: its UB source's bytes, hashed so that cores writing the
             // same bytes are no race (an atomic write accumulates: no hash).
-            if !st.atomic {
-                st.hash = ub_src(s, shape.s_span);
-            }
-            st.gm_rows(cur, region, off, shape.d_pitch, shape, true);
-            st.hash = HashSrc::Unknown;
+            let src = if st.atomic { HashSrc::Unknown } else { ub_src(s, shape.s_span) };
+            st.gm_rows_as(cur, region, off, shape.d_pitch, shape, true, true, src);
         }
         (SanSide::Ub(d, dtag), SanSide::Ub(s, stag)) => {
             st.check_tag(api, stag, loc);
@@ -2441,16 +2452,16 @@ pub(crate) fn on_copy_pad_to_gm(
         st.check_tag(api, tag, loc);
         let cur = st.start(api, pipe_t::PIPE_MTE3, loc);
         st.ub(cur, s, s + shape.s_span, false);
-        st.gm_rows_as(cur, region, off, shape.d_pitch, shape, true, false);
+        st.gm_rows_as(cur, region, off, shape.d_pitch, shape, true, false, HashSrc::Unknown);
     });
 }
 
 /// The `len` bytes of the current core's Unified Buffer from byte `at`, as the source of a
 /// write's hash (`Unknown` when they are not all inside it). The address stays valid while the
 /// hook runs: only this thread accesses the core's Unified Buffer, through raw pointers.
-/// Inlined, so that the copy stores the fields itself (a 24-byte result returned through
-/// memory and copied by 16-byte moves stalled on the store buffer: a twentieth of a
-/// 128-element-tile launch).
+/// Inlined, and handed on as an argument, so that it stays in registers (a 24-byte result
+/// returned through memory and copied by 16-byte moves stalled on the store buffer: a
+/// twentieth of a 128-element-tile launch).
 #[inline(always)]
 fn ub_src(at: usize, len: usize) -> HashSrc {
     crate::ctx::with_core(|c| {
