@@ -68,6 +68,21 @@
 //! it reaches the bytes the core accessed by scalar accesses (a kernel reads its tiling that
 //! way, then streams other regions).
 //!
+//! Issue 35 (the 128-element-tile target, at least 0.65 of `sanitize(false)`) cut the
+//! sanitizer's instructions per `sub_custom` f32 tile from 1467 to about 1370 (counted by
+//! callgrind, the launch with the sanitizer on less the same launch off), none of them a
+//! check: the core's own-GM-write list (`gm_local`) drops the writes its MTE2 pipe knows of at
+//! every write, not only at reads of their region, so a tile loop keeps the two or three
+//! writes MTE2 has not heard of in a flat `Vec` instead of filling a 256-entry ring (a new
+//! cache line every other tile, and an out-of-line append); the hash's loads fold into the
+//! AES instruction (the copy's source is 16-byte aligned) and its rare unaligned tail runs
+//! out of line, so the hashing function saves no register; the hash's source reaches the GM
+//! log as an argument, in registers (through a field of the state it was three 8-byte stores
+//! read back by a 16-byte load, which waited for them: a store forwards to no wider load); a
+//! log entry is no longer built in memory before the check that extends the open one; and a
+//! clock row whose one lane changes is stored whole (`store_row`: the compiler narrowed the
+//! row's store to the one lane, and the next queue hook's load of the row waited for it).
+//!
 //! Lifetimes: a tensor handle of a queue buffer used after `FreeTensor` (or after the buffer
 //! was allocated again), a tensor of a `TBuf` used after its `TPipe` was reset or dropped (the
 //! bytes may belong to a queue by then), and a kernel that ends with buffers allocated or queued or with a
@@ -210,6 +225,31 @@ fn with_lane<const L: usize>(mut row: Clock<L>, mask: &Clock<L>, c: u32) -> Cloc
         *x = (*x & !m) | (c & m);
     }
     row
+}
+
+/// Stores `row` into `dst` whole, by one 16-byte store (a vector core's clock; on x86-64). The
+/// compiler turns a plain assignment of a row that differs from `dst` in one lane known at
+/// compile time (a pipe's own lane raised) into a 4-byte store of that lane — volatile stores
+/// and SSE intrinsics alike — and the next hook's load of the row (the queue hooks of a tile
+/// run back to back, a few dozen instructions apart) then waits for the store to retire, as a
+/// store forwards to no wider load (issue 35: the vector pipe's row was stored this way by
+/// `FreeTensor` twice and `EnQue` in every tile, each read back by the next, and by the vector
+/// instruction's tick before its write's check).
+#[inline(always)]
+fn store_row<const L: usize>(dst: &mut Clock<L>, row: Clock<L>) {
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    if L == 4 {
+        let p = dst.as_mut_ptr();
+        // SAFETY: `row` and `*dst` are 16 bytes (`L == 4`); `p` comes from an exclusive
+        // reference, and the store writes exactly those 16 bytes (unaligned store; SSE2 is
+        // x86-64's baseline), touching no stack and no flag.
+        unsafe {
+            let v = std::arch::x86_64::_mm_loadu_si128(row.as_ptr().cast());
+            std::arch::asm!("movdqu [{p}], {v}", p = in(reg) p, v = in(xmm_reg) v, options(nostack, preserves_flags));
+        }
+        return;
+    }
+    *dst = row;
 }
 
 /// A core's phase (see [`gm`]) from `phase` on, until its next record.
@@ -1416,10 +1456,10 @@ impl<const L: usize> CoreSan<L> {
         // ordered when the compiler inserts `PipeBarrier<PIPE_V>` between dependent ones.
         // The copy pipes start theirs in order but need not finish them in order.
         if matches!(pipe, pipe_t::PIPE_S) || (matches!(pipe, pipe_t::PIPE_V) && self.auto_sync) {
-            // Stored whole, as the checks load it (see `snapshot`).
+            // Stored whole, as the checks load it (see `store_row`).
             let mut row = self.vc[p];
             row[l] = c;
-            self.vc[p] = row;
+            store_row(&mut self.vc[p], row);
         }
         c
     }
@@ -1902,7 +1942,16 @@ impl<const L: usize> CoreSan<L> {
     /// `src` is not used).
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
-    fn gm_key_src(&mut self, cur: Acc, region: usize, s: usize, e: usize, write: bool, key: u64, src: HashSrc) {
+    fn gm_key_src(
+        &mut self,
+        cur: Acc,
+        region: usize,
+        s: usize,
+        e: usize,
+        write: bool,
+        key: u64,
+        src: HashSrc,
+    ) {
         if s < e {
             let rec = GmRec { region, s, e, key, hash: 0 };
             // SAFETY: `src` is `Unknown`, a hash, or (a copy UB → GM) the copy's source bytes,
@@ -1959,7 +2008,7 @@ impl<const L: usize> CoreSan<L> {
         let p = p & (ROWS - 1);
         self.marks[p] = self.marks[p].wrapping_add(1);
         let row = with_lane(self.vc[p], &Self::ROW_MASK[p], self.clock[p]);
-        self.vc[p] = row;
+        store_row(&mut self.vc[p], row);
         row
     }
 
