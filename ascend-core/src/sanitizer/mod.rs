@@ -69,9 +69,9 @@
 //! way, then streams other regions).
 //!
 //! Issue 35 (the 128-element-tile target, at least 0.65 of `sanitize(false)`) cut the
-//! sanitizer's instructions per `sub_custom` f32 tile from 1467 to about 1370 (counted by
-//! callgrind, the launch with the sanitizer on less the same launch off), none of them a
-//! check: the core's own-GM-write list (`gm_local`) drops the writes its MTE2 pipe knows of at
+//! sanitizer's instructions per `sub_custom` f32 tile from 1467 to 1379, against 2442 for the
+//! tile itself (counted by callgrind, the launch with the sanitizer on less the same launch
+//! off: `examples/sanitizer_cost.rs`), none of them a check: the core's own-GM-write list (`gm_local`) drops the writes its MTE2 pipe knows of at
 //! every write, not only at reads of their region, so a tile loop keeps the two or three
 //! writes MTE2 has not heard of in a flat `Vec` instead of filling a 256-entry ring (a new
 //! cache line every other tile, and an out-of-line append); the hash's loads fold into the
