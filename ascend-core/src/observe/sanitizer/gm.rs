@@ -142,7 +142,7 @@ pub(crate) struct GmRec {
 /// [`GmRec::key`]'s flag of a scalar write through the data cache ([`GmAcc::line`]).
 const LINE: u64 = 8;
 /// [`GmRec::key`]'s flag of an atomic access ([`GmAcc::atomic`]).
-const ATOMIC: u64 = 1;
+pub(crate) const ATOMIC: u64 = 1;
 
 impl GmRec {
     /// Packs what must be equal for two accesses to coalesce.
@@ -288,6 +288,13 @@ impl Lanes {
     /// last stripe's words (and the zero-padded last 0–15 bytes) go into lanes 0, 1, … with the
     /// lanes' indices known at compile time, so the lanes stay in registers.
     ///
+    /// A source on a 16-byte boundary (every copy's: the Unified Buffer is 64-byte aligned and
+    /// a copy's UB address 32-byte aligned) is read by aligned loads, which the compiler folds
+    /// into the AES instruction's memory operand (one instruction per word, not a load and a
+    /// round); a length that is not a multiple of 128 ends out of line
+    /// ([`feed_aes_tail`](Self::feed_aes_tail)), so the common path calls nothing and saves no
+    /// register.
+    ///
     /// # Safety
     /// The CPU has AES-NI; `p` must be valid for `n` bytes of reads.
     #[cfg(all(target_arch = "x86_64", not(miri)))]
@@ -301,15 +308,60 @@ impl Lanes {
         let base = self.0.as_mut_ptr().cast::<__m128i>();
         // SAFETY: `self` is 128 bytes aligned to 16: eight aligned 16-byte lanes.
         let mut h: [__m128i; 8] = std::array::from_fn(|j| unsafe { _mm_load_si128(base.add(j)) });
+        let full = n & !127;
         let mut i = 0;
-        while i + 128 <= n {
-            for (j, lane) in h.iter_mut().enumerate() {
-                // SAFETY: `i + 16 * j + 16 <= n`: inside the range the caller vouches for.
-                let w = unsafe { _mm_loadu_si128(p.add(i + 16 * j).cast()) };
-                *lane = _mm_aesenc_si128(*lane, w);
+        if p as usize % 16 == 0 {
+            while i < full {
+                for (j, lane) in h.iter_mut().enumerate() {
+                    // SAFETY: `i + 16 * j + 16 <= full <= n`: inside the range the caller
+                    // vouches for, and 16-byte aligned (`p` is, and `i + 16 * j` a multiple of 16).
+                    *lane = _mm_aesenc_si128(*lane, unsafe { _mm_load_si128(p.add(i + 16 * j).cast()) });
+                }
+                i += 128;
             }
-            i += 128;
+        } else {
+            while i < full {
+                for (j, lane) in h.iter_mut().enumerate() {
+                    // SAFETY: `i + 16 * j + 16 <= full <= n`: inside the caller's range.
+                    *lane = _mm_aesenc_si128(*lane, unsafe { _mm_loadu_si128(p.add(i + 16 * j).cast()) });
+                }
+                i += 128;
+            }
         }
+        if i < n {
+            for (j, lane) in h.into_iter().enumerate() {
+                // SAFETY: as the loads above.
+                unsafe { _mm_store_si128(base.add(j), lane) };
+            }
+            // SAFETY: the caller's contract; `i < n`.
+            return unsafe { self.feed_aes_tail(p, i, n, tag) };
+        }
+        h[7] = _mm_aesenc_si128(_mm_xor_si128(h[7], _mm_set_epi64x(tag as i64, 0x2545_F491_4F6C_DD1D)), k);
+        for (j, lane) in h.into_iter().enumerate() {
+            // SAFETY: as the loads above.
+            unsafe { _mm_store_si128(base.add(j), lane) };
+        }
+    }
+
+    /// The end of [`feed_aes`](Self::feed_aes) for a length that is not a multiple of 128:
+    /// bytes `[i, n)` (less than a stripe) into lanes 0, 1, …, the last 0–15 zero-padded, then
+    /// the tag. Out of line, so that the common path calls nothing and saves no register.
+    ///
+    /// # Safety
+    /// As [`feed_aes`](Self::feed_aes); `i <= n`.
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    #[target_feature(enable = "aes,sse2")]
+    #[cold]
+    #[inline(never)]
+    unsafe fn feed_aes_tail(&mut self, p: *const u8, mut i: usize, n: usize, tag: u64) {
+        use std::arch::x86_64::{
+            __m128i, _mm_aesenc_si128, _mm_load_si128, _mm_loadu_si128, _mm_set_epi64x, _mm_store_si128,
+            _mm_xor_si128,
+        };
+        let k = _mm_set_epi64x(0x9E37_79B9_7F4A_7C15_u64 as i64, 0xC2B2_AE3D_27D4_EB4F_u64 as i64);
+        let base = self.0.as_mut_ptr().cast::<__m128i>();
+        // SAFETY: `self` is 128 bytes aligned to 16: eight aligned 16-byte lanes.
+        let mut h: [__m128i; 8] = std::array::from_fn(|j| unsafe { _mm_load_si128(base.add(j)) });
         for lane in h.iter_mut() {
             let w = if i + 16 <= n {
                 // SAFETY: `i + 16 <= n`.
@@ -537,13 +589,17 @@ impl GmLog {
             }
         }
         // SAFETY: the caller's contract.
-        unsafe { self.reopen(a, src) }
+        unsafe { self.reopen(a.region, a.s, a.e, a.key, src) }
     }
 
+    /// Opens the entry of `[s, e)` of `region` under `key` (its fields apart, so that the
+    /// inlined [`log`](Self::log) builds no record in memory for this rarer path).
+    ///
     /// # Safety
     /// As [`Lanes::feed`] for `src`.
     #[inline(never)]
-    unsafe fn reopen(&mut self, mut a: GmRec, src: HashSrc) {
+    unsafe fn reopen(&mut self, region: usize, s: usize, e: usize, key: u64, src: HashSrc) {
+        let mut a = GmRec { region, s, e, key, hash: 0 };
         let site = a.site() as usize;
         if site >= self.open.len() {
             self.open.resize(site + 1, NO_RUN);

@@ -6,15 +6,17 @@
 //!
 //! Each writer pipe keeps its writes in clock order; a write MTE2 already knows of can never
 //! race with a later MTE2 read, so the known prefix is dropped at each read that may overlap
-//! the list (a read of a region none of the live writes is in skips it), and the whole list at
-//! a write when MTE2 knows its newest entry: in a tile loop the live list stays a few entries
-//! long. Consecutive writes of one site coalesce while no clock of the writer was recorded (by
+//! the list (a read of a region none of the live writes is in skips it) and at each write: in
+//! a tile loop, whose reads are of other regions than its writes, the live list stays the few
+//! writes MTE2 has not heard of yet (the writes of the last tiles), not [`CAP`] of them. The
+//! list is a flat `Vec` whose live part starts at an index (dropping the known prefix moves the
+//! index; the dead prefix is cut off once it is as long as the live part), so a write appends
+//! to a `Vec` and a read scans one slice (issue 35: the ring it replaces filled up to [`CAP`]
+//! entries in a tile loop, a new cache line every other tile, and its appends were calls). Consecutive writes of one site coalesce while no clock of the writer was recorded (by
 //! `SetFlag`, a queue event or a barrier) in between, so any pipe's view of the writer falls
 //! before a whole entry or after it: the check is exact.
 //! The live list holds the last [`CAP`] unordered writes; older ones are forgotten (a read of
 //! them is not reported).
-
-use std::collections::VecDeque;
 
 use crate::sync::event::pipe_t;
 
@@ -22,6 +24,9 @@ use super::shadow::{lane, Clock};
 
 /// Live writes kept per writer pipe.
 pub(crate) const CAP: usize = 256;
+
+/// Dropped writes a list keeps before it cuts them off (see `Writes::push`).
+const DEAD: usize = 16;
 
 /// One write (or a run of writes of one site) to global memory.
 #[derive(Clone, Copy, Debug)]
@@ -42,16 +47,67 @@ pub(crate) struct Write {
 
 #[derive(Default)]
 struct Writes {
-    /// The live writes, oldest first: a ring of at most [`CAP`]. Writes MTE2 knows of are a
-    /// prefix (the list is in clock order), dropped at a read of the list (and all of them at
-    /// a write when MTE2 knows the newest); a read of another region may leave them, since
-    /// the bound drops the oldest first either way: the newest [`CAP`] unknown writes are
-    /// kept whether or not known ones were dropped in between.
-    recs: VecDeque<Write>,
+    /// The writes, oldest first; the live ones are `recs[head..]`, at most [`CAP`]. Writes
+    /// MTE2 knows of are a prefix of them (the list is in clock order), dropped at a read of
+    /// the list and at a write; the bound drops the oldest first either way: the newest
+    /// [`CAP`] unknown writes are kept whether or not known ones were dropped in between.
+    recs: Vec<Write>,
+    /// The first live write of `recs`.
+    head: usize,
     /// The region of every live write, when they share one ([`MIXED`] when they may not): a
     /// read of another region skips the list (a kernel writes one output region while it
     /// reads its inputs).
     region: usize,
+}
+
+impl Writes {
+    /// The live writes, oldest first.
+    #[inline(always)]
+    fn live(&self) -> &[Write] {
+        // (`head <= recs.len()`: it moves over live writes only, and to 0 when they shrink.)
+        &self.recs[self.head..]
+    }
+
+    /// Drops the live writes MTE2 knows of (up to the writer's clock `known`): a prefix.
+    #[inline(always)]
+    fn drop_known(&mut self, known: u32) {
+        while self.recs.get(self.head).is_some_and(|r| r.last <= known) {
+            self.head += 1;
+        }
+        if self.head == self.recs.len() {
+            // All known: empty, allocation kept.
+            self.recs.clear();
+            self.head = 0;
+        }
+    }
+
+    /// Appends a write, dropping the oldest live one when [`CAP`] are live, and cutting off
+    /// the dead prefix once it is [`DEAD`] writes and as long as the live part (so the `Vec`
+    /// stays under twice [`CAP`] and each write is moved about once per cut).
+    #[inline(always)]
+    fn push(&mut self, w: Write) {
+        if self.recs.len() - self.head >= CAP {
+            self.head += 1;
+        }
+        if self.head >= DEAD && self.head * 2 >= self.recs.len() {
+            self.compact();
+        }
+        self.recs.push(w);
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn compact(&mut self) {
+        self.recs.drain(..self.head);
+        self.head = 0;
+    }
+
+    /// Empties the list, keeping its allocation.
+    fn reset(&mut self) {
+        self.recs.clear();
+        self.head = 0;
+        self.region = 0;
+    }
 }
 
 /// [`Writes::region`] of a list whose writes may be in several regions.
@@ -68,6 +124,11 @@ pub(crate) struct LocalGm {
 }
 
 impl LocalGm {
+    /// Empties the lists (as [`Default`]), keeping their allocations.
+    pub(crate) fn reset(&mut self) {
+        self.by.iter_mut().for_each(Writes::reset);
+    }
+
     /// Records a write by `pipe` (MTE3, S or FIX; others are ignored) of `[s, e)` of `region`, at
     /// the pipe's clock `clock`; `mark` counts the recordings of the pipe's clock so far, and
     /// MTE2 knows the pipe up to clock `known`: when it knows the newest live write, the list
@@ -103,18 +164,17 @@ impl LocalGm {
             _ => return None,
         };
         let w = &mut self.by[k];
-        if w.recs.back().is_some_and(|r| r.last <= known) {
-            // MTE2 knows the newest write, so every live one (they are in clock order).
-            w.recs.clear();
-        }
+        // The writes MTE2 knows of: a prefix (they are in clock order), the writer ordered
+        // after them too (see above).
+        w.drop_known(known);
         // The live writes the writer is not ordered after are the newest ones (in a tile loop,
         // none: the events a copy pipe sets order it after its own copies).
-        if w.recs.back().is_some_and(|r| r.last > own) {
-            if let Some(r) = unordered_overlap(&w.recs, region, s, e, clock, own, atomic) {
+        if w.live().last().is_some_and(|r| r.last > own) {
+            if let Some(r) = unordered_overlap(w.live(), region, s, e, clock, own, atomic) {
                 return Some(r);
             }
         }
-        if let Some(r) = w.recs.back_mut() {
+        if let Some(r) = w.recs[w.head..].last_mut() {
             if r.region == region
                 && r.site == site
                 && r.mark == mark
@@ -128,11 +188,8 @@ impl LocalGm {
                 return None;
             }
         }
-        w.region = if w.recs.is_empty() || w.region == region { region } else { MIXED };
-        if w.recs.len() >= CAP {
-            w.recs.pop_front();
-        }
-        w.recs.push_back(Write { region, s, e, first: clock, last: clock, site, mark, atomic });
+        w.region = if w.live().is_empty() || w.region == region { region } else { MIXED };
+        w.push(Write { region, s, e, first: clock, last: clock, site, mark, atomic });
         None
     }
 
@@ -154,14 +211,11 @@ impl LocalGm {
             if w.region != region && w.region != MIXED {
                 continue;
             }
-            let known = row[lane(pipe)];
-            while w.recs.front().is_some_and(|r| r.last <= known) {
-                w.recs.pop_front();
-            }
+            w.drop_known(row[lane(pipe)]);
             // `known` is below `first` of every live entry (no recording of the writer's
             // clock inside a run), so an overlap is a race.
-            if let Some(r) = w.recs.iter().find(|r| r.region == region && r.s < e && s < r.e) {
-                debug_assert!(known < r.first);
+            if let Some(r) = w.live().iter().find(|r| r.region == region && r.s < e && s < r.e) {
+                debug_assert!(row[lane(pipe)] < r.first);
                 return Some((pipe, *r));
             }
         }
@@ -176,7 +230,7 @@ impl LocalGm {
 #[inline(never)]
 #[allow(clippy::too_many_arguments)]
 fn unordered_overlap(
-    recs: &VecDeque<Write>,
+    recs: &[Write],
     region: usize,
     s: usize,
     e: usize,
@@ -210,7 +264,7 @@ mod tests {
         g.write(m3, 7, 0, 64, 1, 5, 0, 0, u32::MAX, false);
         g.write(m3, 7, 64, 128, 2, 5, 0, 0, u32::MAX, false);
         g.write(m3, 7, 128, 192, 3, 5, 1, 0, u32::MAX, false);
-        assert_eq!(g.by[0].recs.len(), 2);
+        assert_eq!(g.by[0].live().len(), 2);
         // another region, or no overlap: nothing
         assert!(g.read(8, 0, 64, &row(0)).is_none());
         assert!(g.read(7, 192, 256, &row(0)).is_none());
@@ -220,7 +274,7 @@ mod tests {
         assert_eq!((p, w.s, w.e, w.first), (m3, 128, 192, 3));
         // knowing everything clears the list
         assert!(g.read(7, 0, 192, &row(3)).is_none());
-        assert!(g.by[0].recs.is_empty());
+        assert!(g.by[0].live().is_empty());
     }
 
     #[test]
@@ -254,18 +308,40 @@ mod tests {
             let a = i as usize * 64;
             g.write(m3, 7, a, a + 64, i + 1, 5, i, i, u32::MAX, false);
         }
-        assert_eq!(g.by[0].recs.len(), 1);
+        assert_eq!(g.by[0].live().len(), 1);
         // The newest is still checked, and an earlier one MTE2 knows of is no race.
         assert!(g.read(7, 999 * 64, 1000 * 64, &row(999)).is_some());
         assert!(g.read(7, 0, 64, &row(999)).is_none());
-        // MTE2 knowing only an older write keeps the list: the newer ones are still live.
+        // MTE2 knowing only an older write drops that one: the newer ones are still live.
         let mut g = LocalGm::default();
         for i in 0..3u32 {
             g.write(m3, 7, i as usize * 64, i as usize * 64 + 64, i + 1, 5, i, 0, u32::MAX, false);
         }
         g.write(m3, 7, 192, 256, 4, 5, 3, 1, u32::MAX, false);
-        assert_eq!(g.by[0].recs.len(), 4);
+        assert_eq!(g.by[0].live().len(), 3);
+        assert!(g.read(7, 0, 64, &row(1)).is_none());
         assert!(g.read(7, 64, 128, &row(1)).is_some());
+        assert!(g.read(7, 192, 256, &row(3)).is_some());
+    }
+
+    #[test]
+    fn a_tile_loop_keeps_the_writes_mte2_has_not_heard_of() {
+        // A tile loop: MTE3 writes region 9 tile by tile, MTE2 reads regions 7 and 8 (which
+        // skip the list) and hears of MTE3's writes two tiles late. The live list stays the
+        // two unknown writes, and a read of region 9 still finds the newest.
+        let mut g = LocalGm::default();
+        let m3 = pipe_t::PIPE_MTE3;
+        for i in 0..1000u32 {
+            let a = i as usize * 64;
+            assert!(g.read(7, a, a + 64, &row(i.saturating_sub(2))).is_none());
+            assert!(g.read(8, a, a + 64, &row(i.saturating_sub(2))).is_none());
+            g.write(m3, 9, a, a + 64, i + 1, 5, i, i.saturating_sub(1), i, false);
+            assert!(g.by[0].live().len() <= 2);
+            assert!(g.by[0].recs.len() <= 2 * DEAD, "the dead prefix is cut off");
+        }
+        let (p, w) = g.read(9, 0, 64 * 1000, &row(998)).expect("the unknown write is found");
+        assert_eq!((p, w.s, w.e, w.first), (m3, 998 * 64, 999 * 64, 999));
+        assert!(g.read(9, 0, 998 * 64, &row(998)).is_none());
     }
 
     #[test]
@@ -275,7 +351,7 @@ mod tests {
             g.write(pipe_t::PIPE_MTE3, 1, i * 32, i * 32 + 32, i as u32 + 1, 1, i as u32, 0, u32::MAX, false);
         }
         let w = &g.by[0];
-        assert_eq!(w.recs.len(), CAP);
+        assert_eq!(w.live().len(), CAP);
         // the newest writes are still checked, the oldest forgotten
         assert!(g.read(1, (10 * CAP - 1) * 32, 10 * CAP * 32, &row(0)).is_some());
         assert!(g.read(1, 0, 32, &row(0)).is_none());

@@ -68,6 +68,21 @@
 //! it reaches the bytes the core accessed by scalar accesses (a kernel reads its tiling that
 //! way, then streams other regions).
 //!
+//! Issue 35 (the 128-element-tile target, at least 0.65 of `sanitize(false)`) cut the
+//! sanitizer's instructions per `sub_custom` f32 tile from 1467 to 1379, against 2442 for the
+//! tile itself (counted by callgrind, the launch with the sanitizer on less the same launch
+//! off: `examples/sanitizer_cost.rs`), none of them a check: the core's own-GM-write list (`gm_local`) drops the writes its MTE2 pipe knows of at
+//! every write, not only at reads of their region, so a tile loop keeps the two or three
+//! writes MTE2 has not heard of in a flat `Vec` instead of filling a 256-entry ring (a new
+//! cache line every other tile, and an out-of-line append); the hash's loads fold into the
+//! AES instruction (the copy's source is 16-byte aligned) and its rare unaligned tail runs
+//! out of line, so the hashing function saves no register; the hash's source reaches the GM
+//! log as an argument, in registers (through a field of the state it was three 8-byte stores
+//! read back by a 16-byte load, which waited for them: a store forwards to no wider load); a
+//! log entry is no longer built in memory before the check that extends the open one; and a
+//! clock row whose one lane changes is stored whole (`store_row`: the compiler narrowed the
+//! row's store to the one lane, and the next queue hook's load of the row waited for it).
+//!
 //! Lifetimes: a tensor handle of a queue buffer used after `FreeTensor` (or after the buffer
 //! was allocated again), a tensor of a `TBuf` used after its `TPipe` was reset or dropped (the
 //! bytes may belong to a queue by then), and a kernel that ends with buffers allocated or queued or with a
@@ -210,6 +225,31 @@ fn with_lane<const L: usize>(mut row: Clock<L>, mask: &Clock<L>, c: u32) -> Cloc
         *x = (*x & !m) | (c & m);
     }
     row
+}
+
+/// Stores `row` into `dst` whole, by one 16-byte store (a vector core's clock; on x86-64). The
+/// compiler turns a plain assignment of a row that differs from `dst` in one lane known at
+/// compile time (a pipe's own lane raised) into a 4-byte store of that lane — volatile stores
+/// and SSE intrinsics alike — and the next hook's load of the row (the queue hooks of a tile
+/// run back to back, a few dozen instructions apart) then waits for the store to retire, as a
+/// store forwards to no wider load (issue 35: the vector pipe's row was stored this way by
+/// `FreeTensor` twice and `EnQue` in every tile, each read back by the next, and by the vector
+/// instruction's tick before its write's check).
+#[inline(always)]
+fn store_row<const L: usize>(dst: &mut Clock<L>, row: Clock<L>) {
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    if L == 4 {
+        let p = dst.as_mut_ptr();
+        // SAFETY: `row` and `*dst` are 16 bytes (`L == 4`); `p` comes from an exclusive
+        // reference, and the store writes exactly those 16 bytes (unaligned store; SSE2 is
+        // x86-64's baseline), touching no stack and no flag.
+        unsafe {
+            let v = std::arch::x86_64::_mm_loadu_si128(row.as_ptr().cast());
+            std::arch::asm!("movdqu [{p}], {v}", p = in(reg) p, v = in(xmm_reg) v, options(nostack, preserves_flags));
+        }
+        return;
+    }
+    *dst = row;
 }
 
 /// A core's phase (see [`gm`]) from `phase` on, until its next record.
@@ -592,9 +632,6 @@ struct CoreSan<const L: usize> {
     /// The operands collected for one vector instruction that reports them in several
     /// [`on_vector`] calls (see [`fuse_vector`]): reads, writes.
     fused: Option<(Vec<UbSpan>, Vec<UbSpan>)>,
-    /// What the DMA write being logged writes, for its hash (see [`GmAcc::hash`]): set by the
-    /// copy UB → GM around its logging (its source bytes in the core's Unified Buffer).
-    hash: HashSrc,
 }
 
 /// Flag reads in a row that found nothing new, with nothing else between them, after which the
@@ -930,7 +967,6 @@ impl LaunchSanitizer {
             poll: Poll::default(),
             fills: HashMap::default(),
             fused: None,
-            hash: HashSrc::Unknown,
         }
     }
 
@@ -1184,7 +1220,6 @@ impl CoreSan<VEC_LANES> {
             poll,
             fills,
             fused,
-            hash,
         } = self;
         (*c, *se, *a) = (core, session, auto_sync);
         *vc = [[0; VEC_LANES]; ROWS];
@@ -1211,13 +1246,12 @@ impl CoreSan<VEC_LANES> {
         sites.reset();
         valid.clear();
         valid.push(0);
-        *local = LocalGm::default();
+        local.reset();
         *marks = [0; ROWS];
         *released = None;
         *poll = Poll::default();
         fills.clear();
         *fused = None;
-        *hash = HashSrc::Unknown;
     }
 
     /// The same state with the clocks of every pipe: the cube's pipes ran nothing so far,
@@ -1275,7 +1309,6 @@ impl CoreSan<VEC_LANES> {
             poll: self.poll,
             fills: self.fills,
             fused: self.fused,
-            hash: self.hash,
         }
     }
 }
@@ -1425,10 +1458,10 @@ impl<const L: usize> CoreSan<L> {
         // ordered when the compiler inserts `PipeBarrier<PIPE_V>` between dependent ones.
         // The copy pipes start theirs in order but need not finish them in order.
         if matches!(pipe, pipe_t::PIPE_S) || (matches!(pipe, pipe_t::PIPE_V) && self.auto_sync) {
-            // Stored whole, as the checks load it (see `snapshot`).
+            // Stored whole, as the checks load it (see `store_row`).
             let mut row = self.vc[p];
             row[l] = c;
-            self.vc[p] = row;
+            store_row(&mut self.vc[p], row);
         }
         c
     }
@@ -1801,12 +1834,15 @@ impl<const L: usize> CoreSan<L> {
     /// (one range when they are contiguous); a DMA write when `write`.
     #[inline(always)]
     fn gm_rows(&mut self, cur: Acc, region: usize, off: usize, pitch: usize, shape: &CopyShape, write: bool) {
-        self.gm_rows_as(cur, region, off, pitch, shape, write, write)
+        self.gm_rows_as(cur, region, off, pitch, shape, write, write, HashSrc::Unknown)
     }
 
     /// [`gm_rows`](Self::gm_rows), a write logged as a whole-block DMA write when `dma` (a
     /// `DataCopy`) or as exactly its bytes otherwise (a `DataCopyPad`, which writes `blockLen`
-    /// bytes a row).
+    /// bytes a row), which wrote what `src` says (see [`GmLog::log`]; each row, when they are
+    /// apart, the whole source). `src` comes as an argument, in registers: handed over through
+    /// a field of the state, its three words were stored one by one and loaded back by a
+    /// 16-byte load, which waited for the stores to retire (no store forwards to a wider load).
     /// Inlined for the one range of contiguous rows (a tile's copy: the call cost as much as
     /// the logging), out of line for separate rows.
     #[allow(clippy::too_many_arguments)]
@@ -1820,12 +1856,13 @@ impl<const L: usize> CoreSan<L> {
         shape: &CopyShape,
         write: bool,
         dma: bool,
+        src: HashSrc,
     ) {
         if pitch == shape.row || shape.rows == 1 {
             let span = if write { shape.d_span } else { shape.s_span };
-            self.gm(cur, region, off, off + span, write, dma);
+            self.gm_src(cur, region, off, off + span, write, dma, src);
         } else {
-            self.gm_rows_apart(cur, region, off, pitch, shape, write, dma);
+            self.gm_rows_apart(cur, region, off, pitch, shape, write, dma, src);
         }
     }
 
@@ -1841,16 +1878,18 @@ impl<const L: usize> CoreSan<L> {
         shape: &CopyShape,
         write: bool,
         dma: bool,
+        src: HashSrc,
     ) {
         // Each row is logged with the hash of the whole source (hashed once here).
-        if let HashSrc::Bytes { at, len } = self.hash {
-            // SAFETY: `hash` holds bytes of the core's Unified Buffer, checked to be inside it
-            // by the copy that set it while it logs (see `ub_src`).
-            self.hash = HashSrc::Word(unsafe { gm::hash_bytes(at as *const u8, len) });
-        }
+        let src = match src {
+            // SAFETY: `src` holds bytes of the core's Unified Buffer, checked to be inside it
+            // by the copy that made it while it logs (see `ub_src`).
+            HashSrc::Bytes { at, len } => HashSrc::Word(unsafe { gm::hash_bytes(at as *const u8, len) }),
+            other => other,
+        };
         for i in 0..shape.rows {
             let a = off + i * pitch;
-            self.gm(cur, region, a, a + shape.row, write, dma);
+            self.gm_src(cur, region, a, a + shape.row, write, dma, src);
         }
     }
 
@@ -1877,6 +1916,14 @@ impl<const L: usize> CoreSan<L> {
         self.gm_as(cur, region, s, e, write, dma, false)
     }
 
+    /// [`gm`](Self::gm) of a write of what `src` says (see [`GmLog::log`]).
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn gm_src(&mut self, cur: Acc, region: usize, s: usize, e: usize, write: bool, dma: bool, src: HashSrc) {
+        let key = GmRec::key(cur.site(), self.phase, write, dma, write && self.atomic);
+        self.gm_key_src(cur, region, s, e, write, key, src)
+    }
+
     /// [`gm`](Self::gm), logged as atomic when `sync` (a flag access through the
     /// DCache-bypassing calls: two cores' accesses of it are not races).
     #[inline(always)]
@@ -1889,14 +1936,30 @@ impl<const L: usize> CoreSan<L> {
     /// Logs a GM access of `[s, e)` of `region` by `cur` under `key` (see [`GmRec::key`]),
     /// and checks it against the core's own unordered GM writes (see [`gm_local`]).
     #[inline(always)]
-    #[allow(clippy::too_many_arguments)]
     fn gm_key(&mut self, cur: Acc, region: usize, s: usize, e: usize, write: bool, key: u64) {
+        self.gm_key_src(cur, region, s, e, write, key, HashSrc::Unknown)
+    }
+
+    /// [`gm_key`](Self::gm_key) of a write of what `src` says (see [`GmLog::log`]; a read's
+    /// `src` is not used).
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn gm_key_src(
+        &mut self,
+        cur: Acc,
+        region: usize,
+        s: usize,
+        e: usize,
+        write: bool,
+        key: u64,
+        src: HashSrc,
+    ) {
         if s < e {
             let rec = GmRec { region, s, e, key, hash: 0 };
-            // SAFETY: `hash` is `Unknown` but while a copy UB → GM logs its write, when it
-            // holds the copy's source bytes, checked to be inside the core's Unified Buffer
-            // (see `ub_src`).
-            unsafe { self.gm.log(rec, if write { self.hash } else { HashSrc::Unknown }) };
+            // SAFETY: `src` is `Unknown`, a hash, or (a copy UB → GM) the copy's source bytes,
+            // checked to be inside the core's Unified Buffer (see `ub_src`), which only this
+            // thread accesses while the hook runs.
+            unsafe { self.gm.log(rec, if write { src } else { HashSrc::Unknown }) };
             if write
                 && cur.pipe() != pipe_t::PIPE_S
                 && self.dcache.own_checks
@@ -1920,7 +1983,7 @@ impl<const L: usize> CoreSan<L> {
                     mark,
                     known,
                     own,
-                    rec.atomic(),
+                    key & gm::ATOMIC != 0,
                 ) {
                     self.report_gm_waw(cur, region, s, e, w)
                 }
@@ -1947,7 +2010,7 @@ impl<const L: usize> CoreSan<L> {
         let p = p & (ROWS - 1);
         self.marks[p] = self.marks[p].wrapping_add(1);
         let row = with_lane(self.vc[p], &Self::ROW_MASK[p], self.clock[p]);
-        self.vc[p] = row;
+        store_row(&mut self.vc[p], row);
         row
     }
 
@@ -2391,11 +2454,8 @@ pub(crate) fn on_copy(api: &'static str, dst: SanSide, src: SanSide, shape: &Cop
             st.ub(cur, s, s + shape.s_span, false);
             // What the copy writes: its UB source's bytes, hashed so that cores writing the
             // same bytes are no race (an atomic write accumulates: no hash).
-            if !st.atomic {
-                st.hash = ub_src(s, shape.s_span);
-            }
-            st.gm_rows(cur, region, off, shape.d_pitch, shape, true);
-            st.hash = HashSrc::Unknown;
+            let src = if st.atomic { HashSrc::Unknown } else { ub_src(s, shape.s_span) };
+            st.gm_rows_as(cur, region, off, shape.d_pitch, shape, true, true, src);
         }
         (SanSide::Ub(d, dtag), SanSide::Ub(s, stag)) => {
             st.check_tag(api, stag, loc);
@@ -2443,16 +2503,16 @@ pub(crate) fn on_copy_pad_to_gm(
         st.check_tag(api, tag, loc);
         let cur = st.start(api, pipe_t::PIPE_MTE3, loc);
         st.ub(cur, s, s + shape.s_span, false);
-        st.gm_rows_as(cur, region, off, shape.d_pitch, shape, true, false);
+        st.gm_rows_as(cur, region, off, shape.d_pitch, shape, true, false, HashSrc::Unknown);
     });
 }
 
 /// The `len` bytes of the current core's Unified Buffer from byte `at`, as the source of a
 /// write's hash (`Unknown` when they are not all inside it). The address stays valid while the
 /// hook runs: only this thread accesses the core's Unified Buffer, through raw pointers.
-/// Inlined, so that the copy stores the fields itself (a 24-byte result returned through
-/// memory and copied by 16-byte moves stalled on the store buffer: a twentieth of a
-/// 128-element-tile launch).
+/// Inlined, and handed on as an argument, so that it stays in registers (a 24-byte result
+/// returned through memory and copied by 16-byte moves stalled on the store buffer: a
+/// twentieth of a 128-element-tile launch).
 #[inline(always)]
 fn ub_src(at: usize, len: usize) -> HashSrc {
     crate::kernel::ctx::with_core(|c| {

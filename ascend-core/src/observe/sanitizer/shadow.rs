@@ -220,7 +220,8 @@ impl<const L: usize> SegState<L> {
     fn after_reads(&self, row: &Clock<L>) -> Option<(&'static str, Acc)> {
         let mut late = false;
         for (r, k) in self.r_clock.iter().zip(row) {
-            late |= r > k;
+            // Signed, as `join_into` (see `MAX_CLOCK`): one SSE2 comparison, no sign flips.
+            late |= (*r as i32) > (*k as i32);
         }
         if late {
             let l = (0..L).find(|&l| self.r_clock[l] > row[l]).unwrap_or(0);
