@@ -41,6 +41,10 @@
 //!   groupNum` above 64 without `smallShape`).
 //! - With `isReuseSource` (`float` only) the first scratch view is `inputX` itself, which is
 //!   overwritten.
+//! - The `rstd` step writes lane `index % 64` of a repeat at view A and at the view holding
+//!   the ones (C for `half`, B for `float`), whatever a view's size: on rounds of fewer than
+//!   64 `float`s a view those lanes land in the next view (its data is overwritten, as on the
+//!   chip), and past the buffer's end it is an error (lend a larger buffer than the tiling's).
 
 use bytemuck::{Pod, Zeroable};
 
@@ -163,7 +167,9 @@ fn host_shape(api: &'static str, src: &[usize], type_size: usize, group_num: usi
     ensure(group_num > 0, api, || "groupNum must be greater than 0".into());
     let (n, c, hw) = (src[0], src[1], src[2] * src[3]);
     ensure(group_num <= c, api, || {
-        format!("groupNum = {group_num} exceeds C = {c}: a group would have no channel (dhwAlignSize would be 0)")
+        format!(
+            "groupNum = {group_num} exceeds C = {c}: a group would have no channel (dhwAlignSize would be 0)"
+        )
     });
     ensure(c % group_num == 0, api, || {
         format!(
@@ -183,7 +189,10 @@ fn align32(bytes: usize) -> usize {
 /// groupNum, maxValue, minValue)`), as the vendor's host library computes them
 /// (`groupnorm_tiling_impl.cpp`, `GetGroupNormTmpSize`): `k · rows · align32(H·W·typeSize) /
 /// typeSize · 4 + 2 · align32(4·N·groupNum)` with `rows = N·C` for the maximum and `C /
-/// groupNum` for the minimum, `k = 2` with `isReuseSource` for `float`, else 3.
+/// groupNum` for the minimum, `k = 2` with `isReuseSource` for `float`, else 3. For `half`
+/// the minimum does not promise a tiling: [`get_group_norm_nd_tiling_info`] also needs a
+/// round's view to hold the `C` widened `gamma` values (the vendor's host returns without a
+/// tiling otherwise).
 ///
 /// ```
 /// use ascend_core::prelude::*;
@@ -626,7 +635,11 @@ fn check<T: GroupNormElement>(
     t: &GroupNormTiling,
 ) {
     check_chip(API, &V220_V200);
-    check_documented_chip(API, &[Soc::Ascend910B], "Atlas A2/A3 training and inference products (Ascend910B)");
+    check_documented_chip(
+        API,
+        &[Soc::Ascend910B],
+        "Atlas A2/A3 training and inference products (Ascend910B)",
+    );
     for (name, pos) in [
         ("output", out.get_position()),
         ("outputMean", mean.get_position()),
@@ -673,7 +686,10 @@ fn check<T: GroupNormElement>(
         ("thirdTmpStartPos", t.third_tmp_start_pos as usize)
     };
     ensure(pos + one <= tmp_buf, API, || {
-        format!("{last} + oneTmpSize is ({}) should <= tmpBufSize is ({tmp_buf}) (the vendor's assert)", pos + one)
+        format!(
+            "{last} + oneTmpSize is ({}) should <= tmpBufSize is ({tmp_buf}) (the vendor's assert)",
+            pos + one
+        )
     });
     let floats = tmp.get_size() / 4;
     ensure(floats >= tmp_buf, API, || {
@@ -684,6 +700,27 @@ fn check<T: GroupNormElement>(
         )
     });
     let (mv, small) = (t.mean_var_size as usize, t.small_shape != 0);
+    // `GetGroupNormOutputPre` writes lane `index % 64` of a repeat at view A (the rstd) and at
+    // the `ones` view (C for half, B for float), whatever the views' size.
+    let lanes = mv.min(LANES);
+    let ones = match (half, reuse) {
+        (true, _) => ("C", t.third_tmp_start_pos),
+        (false, false) => ("B", t.second_tmp_start_pos),
+        (false, true) => ("B", t.first_tmp_start_pos),
+    };
+    // With isReuseSource view A is inputX, which holds more than 64 elements.
+    for (view, at) in [ones, ("A", t.first_tmp_start_pos)].into_iter().take(if reuse { 1 } else { 2 }) {
+        let at = at as usize;
+        ensure(at + lanes <= floats, API, || {
+            format!(
+                "the rstd step writes lane index % 64 (up to {}) of a repeat at view {view} (float {at} of \
+                 sharedTmpBuffer), past the buffer's {floats} floats: the vendor writes one lane per group there \
+                 whatever the view's size (GetGroupNormOutputPre); lend at least {} bytes",
+                lanes - 1,
+                4 * (at + lanes)
+            )
+        });
+    }
     ensure(small || mv <= LANES, API, || {
         format!(
             "N * groupNum = {mv} groups without smallShape: the vendor's general path scales each mean and variance \
@@ -706,7 +743,12 @@ fn check<T: GroupNormElement>(
     });
     let c = t.c as usize;
     for (name, have, need, why) in [
-        ("inputX", x.get_size(), x_need, "N * C * hwAlignSize, or on a tail round inputTailPos + inputRoundSize"),
+        (
+            "inputX",
+            x.get_size(),
+            x_need,
+            "N * C * hwAlignSize, or on a tail round inputTailPos + inputRoundSize",
+        ),
         ("output", out.get_size(), out_need, "N * C * hwAlignSize, or more on a tail round"),
         ("outputMean", mean.get_size(), mv, "N * groupNum"),
         ("outputVariance", var.get_size(), mv, "N * groupNum"),
@@ -844,12 +886,37 @@ pub fn group_norm<T: GroupNormElement, const IS_REUSE_SOURCE: bool>(
     let h = |x: &LocalTensor<T>| x.reinterpret_cast::<f16>();
     let run = |off: usize, r: Round| {
         if half {
-            exe_half(&h(&input_x.view(off)), &h(gamma), &h(beta), &h(&output.view(off)), eps, &v, &k, r, small);
+            exe_half(
+                &h(&input_x.view(off)),
+                &h(gamma),
+                &h(beta),
+                &h(&output.view(off)),
+                eps,
+                &v,
+                &k,
+                r,
+                small,
+            );
         } else {
-            exe_float(&f(&input_x.view(off)), &f(gamma), &f(beta), &f(&output.view(off)), eps, &v, &k, r, small);
+            exe_float(
+                &f(&input_x.view(off)),
+                &f(gamma),
+                &f(beta),
+                &f(&output.view(off)),
+                eps,
+                &v,
+                &k,
+                r,
+                small,
+            );
         }
     };
-    let full = |lc: usize, mvo: usize| Round { lc, mvo, bs: t.bs_cur_length as usize, bsh: t.bsh_cur_length as usize };
+    let full = |lc: usize, mvo: usize| Round {
+        lc,
+        mvo,
+        bs: t.bs_cur_length as usize,
+        bsh: t.bsh_cur_length as usize,
+    };
     for i in 0..t.loop_round as usize {
         run(i * k.round, full(i, 0));
     }

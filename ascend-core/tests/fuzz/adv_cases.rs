@@ -755,7 +755,12 @@ fn norms(v: &mut Vec<Case>) {
     /// GroupNorm's `[N, C, H, W]` and groups: `C` a multiple of the groups.
     fn gn_shape(w: &mut W) -> ([usize; 4], usize) {
         let g = w.rng.range(1, 4) as usize;
-        let sh = [w.rng.range(1, 3) as usize, g * w.rng.range(1, 3) as usize, w.rng.range(1, 4) as usize, w.rng.range(1, 12) as usize];
+        let sh = [
+            w.rng.range(1, 3) as usize,
+            g * w.rng.range(1, 3) as usize,
+            w.rng.range(1, 4) as usize,
+            w.rng.range(1, 12) as usize,
+        ];
         (sh, g)
     }
     v.push(("group_norm", |w: &mut W| {
