@@ -495,6 +495,27 @@ fn float_reuse_source() {
     sweep::<f32>(0x6a06, &GENERAL[..3], true);
 }
 
+/// Tail rounds, each path and type: buffers of two groups a round for 9 groups, so the last
+/// group is a tail (the half path's full-round casts, the small path's full-round repeats, the
+/// float small path's zeroing of `output[inputTailPos + group]`).
+#[test]
+fn tail_rounds() {
+    let mut rng = Rng(0x6a07);
+    for (shape, bytes) in [([3, 6, 2, 5], 800), ([3, 6, 10, 10], 6000)] {
+        let t = on(Soc::Ascend910B, || get_group_norm_nd_tiling_info(&shape, bytes, 4, false, 3));
+        assert_eq!((t.bs_cur_length, t.loop_round, t.mean_var_tail_size), (2, 4, 1), "{shape:?}");
+        case::<f32>(shape, 3, Buf::Bytes(bytes), false, &mut rng);
+    }
+    for (shape, bytes) in [([3, 6, 2, 5], 1000), ([3, 6, 10, 10], 6400)] {
+        let t = on(Soc::Ascend910B, || get_group_norm_nd_tiling_info(&shape, bytes, 2, false, 3));
+        assert_eq!((t.bs_cur_length, t.loop_round, t.mean_var_tail_size), (2, 4, 1), "{shape:?}");
+        case::<f16>(shape, 3, Buf::Bytes(bytes), false, &mut rng);
+    }
+    let t = on(Soc::Ascend910B, || get_group_norm_nd_tiling_info(&[3, 6, 2, 5], 600, 4, true, 3));
+    assert!(t.input_tail_size > 0);
+    case::<f32>([3, 6, 2, 5], 3, Buf::Bytes(600), true, &mut rng);
+}
+
 /// The page's worked example (`[2, 8, 4, 2]`, 4 groups, `x = 0..128`, `gamma = beta = 0..8`):
 /// its means and variances exactly, its outputs to the digits it prints (`epsilon` is not
 /// printed; `1e-5` reproduces them).
