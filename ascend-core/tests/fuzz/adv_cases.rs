@@ -7,6 +7,17 @@ use bytemuck::Pod;
 
 use crate::every::{r, Case, W};
 
+/// Runs `case` drawing from a generator of its own and gives the shared one back as it was,
+/// so cases added later (GroupNorm's) leave the other cases' draws unchanged.
+fn own_rng(w: &mut W, case: fn(&mut W)) {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static CALLS: AtomicU64 = AtomicU64::new(0);
+    let mut rng = crate::util::Rng(0x6a00_0000 + CALLS.fetch_add(1, Ordering::Relaxed));
+    std::mem::swap(&mut w.rng, &mut rng);
+    case(w);
+    std::mem::swap(&mut w.rng, &mut rng);
+}
+
 /// One call in eight, a tiling whose 32-bit word `k` is replaced by a random value.
 fn spoil<P: Pod>(w: &mut W, mut p: P) -> P {
     if w.rng.chance(8) {
@@ -752,6 +763,57 @@ fn norms(v: &mut Vec<Case>) {
             batch_norm_stack::<f16, false, true>(&o, &m, &va, &x, &g, &b, f16::from_f32(1e-3), &mut t)
         });
     }));
+    /// GroupNorm's `[N, C, H, W]` and groups: `C` a multiple of the groups.
+    fn gn_shape(w: &mut W) -> ([usize; 4], usize) {
+        let g = w.rng.range(1, 4) as usize;
+        let sh = [
+            w.rng.range(1, 3) as usize,
+            g * w.rng.range(1, 3) as usize,
+            w.rng.range(1, 4) as usize,
+            w.rng.range(1, 12) as usize,
+        ];
+        (sh, g)
+    }
+    v.push(("group_norm", |w: &mut W| own_rng(w, group_norm_case)));
+    fn group_norm_case(w: &mut W) {
+        w.lenient = true;
+        let (sh, g) = gn_shape(w);
+        let hwa = (sh[2] * sh[3]).next_multiple_of(8);
+        let n = 2 * sh[0] * sh[1] * hwa + sh[0] * g;
+        let (o, m, va, x, ga, b, k) = (
+            w.tn::<f32>(n),
+            w.tn::<f32>(sh[0] * g),
+            w.tn::<f32>(sh[0] * g),
+            w.tn::<f32>(n),
+            w.tn::<f32>(sh[1]),
+            w.tn::<f32>(sh[1]),
+            w.tmp(),
+        );
+        let (_, min) = get_group_norm_max_min_tmp_size(&sh, 4, false, g);
+        let mut t = spoil(w, get_group_norm_nd_tiling_info(&sh, k.get_size().max(min), 4, false, g));
+        w.go(&[r(&o), r(&m), r(&va), r(&k)], || {
+            group_norm::<f32, false>(&o, &m, &va, &x, &ga, &b, &k, 1e-5, &mut t)
+        });
+    }
+    v.push(("group_norm_stack", |w: &mut W| own_rng(w, group_norm_stack_case)));
+    fn group_norm_stack_case(w: &mut W) {
+        w.lenient = true;
+        let (sh, g) = gn_shape(w);
+        let hwa = (sh[2] * sh[3]).next_multiple_of(16);
+        let n = 2 * sh[0] * sh[1] * hwa + sh[0] * g;
+        let (o, m, va, x, ga, b) = (
+            w.tn::<f16>(n),
+            w.tn::<f16>(sh[0] * g),
+            w.tn::<f16>(sh[0] * g),
+            w.tn::<f16>(n),
+            w.tn::<f16>(sh[1]),
+            w.tn::<f16>(sh[1]),
+        );
+        let mut t = spoil(w, get_group_norm_nd_tiling_info(&sh, 16 * 1024, 2, false, g));
+        w.go(&[r(&o), r(&m), r(&va)], || {
+            group_norm_stack::<f16, false>(&o, &m, &va, &x, &ga, &b, f16::from_f32(1e-3), &mut t)
+        });
+    }
     v.push(("rms_norm", |w: &mut W| {
         w.lenient = true;
         let sh = bsh(w);

@@ -595,7 +595,7 @@ fn transpose_cases(v: &mut Vec<Case>) {
         d.copy_from_slice(&da);
         s.copy_from_slice(&sa);
         let p = p5(w);
-        w.go(&[(0, SPAN_ALL)], || trans_data_to_5hd_addr_tensor::<f16>(&d, &s, &p));
+        w.go(&[(0, SPAN_ALL), r(&d), r(&s)], || trans_data_to_5hd_addr_tensor::<f16>(&d, &s, &p));
     }));
 }
 
