@@ -7,17 +7,6 @@ use bytemuck::Pod;
 
 use crate::every::{r, Case, W};
 
-/// Runs `case` drawing from a generator of its own and gives the shared one back as it was,
-/// so cases added later (GroupNorm's) leave the other cases' draws unchanged.
-fn own_rng(w: &mut W, case: fn(&mut W)) {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static CALLS: AtomicU64 = AtomicU64::new(0);
-    let mut rng = crate::util::Rng(0x6a00_0000 + CALLS.fetch_add(1, Ordering::Relaxed));
-    std::mem::swap(&mut w.rng, &mut rng);
-    case(w);
-    std::mem::swap(&mut w.rng, &mut rng);
-}
-
 /// One call in eight, a tiling whose 32-bit word `k` is replaced by a random value.
 fn spoil<P: Pod>(w: &mut W, mut p: P) -> P {
     if w.rng.chance(8) {
@@ -774,7 +763,7 @@ fn norms(v: &mut Vec<Case>) {
         ];
         (sh, g)
     }
-    v.push(("group_norm", |w: &mut W| own_rng(w, group_norm_case)));
+    v.push(("group_norm", group_norm_case));
     fn group_norm_case(w: &mut W) {
         w.lenient = true;
         let (sh, g) = gn_shape(w);
@@ -795,7 +784,7 @@ fn norms(v: &mut Vec<Case>) {
             group_norm::<f32, false>(&o, &m, &va, &x, &ga, &b, &k, 1e-5, &mut t)
         });
     }
-    v.push(("group_norm_stack", |w: &mut W| own_rng(w, group_norm_stack_case)));
+    v.push(("group_norm_stack", group_norm_stack_case));
     fn group_norm_stack_case(w: &mut W) {
         w.lenient = true;
         let (sh, g) = gn_shape(w);

@@ -582,8 +582,7 @@ fn transpose_cases(v: &mut Vec<Case>) {
                 .map(|t| if w.rng.chance(400) { w.rng.next() } else { t.get_phy_addr() as u64 / 32 * 32 });
         let da = da.map(|a| a / 32 * 32);
         let p = p5(w);
-        // Addresses alone: the instruction may write wherever they point within a block run.
-        w.go(&[(0, SPAN_ALL)], || trans_data_to_5hd_addr::<f16>(&da, &sa, &p));
+        w.go(&dst_blocks(&da, &p), || trans_data_to_5hd_addr::<f16>(&da, &sa, &p));
     }));
     v.push(("trans_data_to_5hd_addr_tensor", |w: &mut W| {
         // The address tensors are rewritten in place (packed, pipe S) before the instruction's
@@ -595,12 +594,37 @@ fn transpose_cases(v: &mut Vec<Case>) {
         d.copy_from_slice(&da);
         s.copy_from_slice(&sa);
         let p = p5(w);
-        w.go(&[(0, SPAN_ALL), r(&d), r(&s)], || trans_data_to_5hd_addr_tensor::<f16>(&d, &s, &p));
+        let mut spans = dst_blocks(&da[..da.len().min(16)], &p);
+        spans.extend([r(&d), r(&s)]);
+        w.go(&spans, || trans_data_to_5hd_addr_tensor::<f16>(&d, &s, &p));
     }));
 }
 
-/// The operand span (the address forms may write anywhere in it).
+/// The span the address forms' random addresses point into.
 const SPAN_ALL: usize = 32 * 1024;
+
+/// The `half` blocks `TransDataTo5HD` writes through the addresses `da`: each address moved by
+/// the repeat stride per repeat (by one stride for a single repeat, the vendor's rule), 32
+/// bytes each, merged into sorted spans.
+fn dst_blocks(da: &[u64], p: &TransDataTo5HDParams) -> Vec<crate::every::Span> {
+    let (reps, ds) = (usize::from(p.repeat_times), usize::from(p.dst_rep_stride));
+    let mut spans: Vec<crate::every::Span> = Vec::new();
+    for &a in da {
+        for k in 0..reps {
+            let lo = a as usize + if reps == 1 { ds } else { k * ds } * 32;
+            spans.push((lo, lo + 32));
+        }
+    }
+    spans.sort_unstable();
+    spans.dedup_by(|next, prev| {
+        let meets = next.0 <= prev.1;
+        if meets {
+            prev.1 = prev.1.max(next.1);
+        }
+        meets
+    });
+    spans
+}
 
 fn copy_cases(v: &mut Vec<Case>) {
     fn dcp(w: &mut W) -> DataCopyParams {

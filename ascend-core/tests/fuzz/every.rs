@@ -42,7 +42,7 @@ const TMP: usize = 32 * 1024;
 const GM_BYTES: usize = 1 << 16;
 
 /// A byte range an instruction may write.
-type Span = (usize, usize);
+pub(crate) type Span = (usize, usize);
 
 /// The byte range of a local tensor.
 pub fn r<T: Element>(t: &LocalTensor<T>) -> Span {
