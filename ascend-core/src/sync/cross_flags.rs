@@ -54,9 +54,12 @@ impl CrossFlags {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// The counter of `flag` on `core`.
-    pub(crate) fn counter(&self, core: u32, flag: usize) -> usize {
-        self.lock().counters.get(core as usize).map_or(0, |c| c[flag].len())
+    /// The counters of every flag on `core`.
+    pub(crate) fn counters(&self, core: u32) -> [usize; CROSS_CORE_FLAG_IDS] {
+        let st = self.lock();
+        st.counters
+            .get(core as usize)
+            .map_or([0; CROSS_CORE_FLAG_IDS], |c| std::array::from_fn(|k| c[k].len()))
     }
 }
 

@@ -1151,7 +1151,8 @@ fn finish_core<const L: usize>(st: &CoreSan<L>) {
         );
     }
     let cross = crate::kernel::ctx::with_core(|c| c.cross.get());
-    if let Some(f) = (0..cross.sets.len()).find(|&f| own_counter(f) > 0) {
+    let counters = own_counters();
+    if let Some(f) = counters.iter().position(|&n| n > 0) {
         crate::kernel::error::fail(
             api,
             format!(
@@ -1162,7 +1163,7 @@ fn finish_core<const L: usize>(st: &CoreSan<L>) {
                 crate::kernel::ctx::current_unit().map(|(t, i)| format!(" ({} {i})", t.name())).unwrap_or_default(),
                 cross.sets[f],
                 cross.waits[f],
-                own_counter(f)
+                counters[f]
             ),
         );
     }
@@ -3023,10 +3024,9 @@ pub(crate) fn on_pipe_release(how: Release) {
     });
 }
 
-/// The counter of flag `flag` on the current core (rounds not waited for), for the
-/// sanitizer's end-of-kernel check.
-fn own_counter(flag: usize) -> usize {
-    // Counters never made are all zero (a launch whose cores never set a flag makes none).
+/// The counters of the current core's flags (rounds not waited for), for the sanitizer's
+/// end-of-kernel check: one lock for all of them (it runs at the end of every core).
+fn own_counters() -> [usize; crate::sync::cross_flags::CROSS_CORE_FLAG_IDS] {
     let (slot, made) = crate::kernel::ctx::with_core(|c| {
         let made = match &c.barrier {
             Some(b) => b.cross_flags_made(),
@@ -3034,7 +3034,8 @@ fn own_counter(flag: usize) -> usize {
         };
         (c.block_idx, made)
     });
-    made.map_or(0, |f| f.counter(slot, flag))
+    // Counters never made are all zero (a launch whose cores never set a flag makes none).
+    made.map_or([0; crate::sync::cross_flags::CROSS_CORE_FLAG_IDS], |f| f.counters(slot))
 }
 
 #[cfg(test)]
