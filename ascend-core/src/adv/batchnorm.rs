@@ -26,6 +26,7 @@
 //! `gamma`/`beta` blocks do not advance by group), but no call reaches them: the basic block's
 //! minimum buffer for 256 rows, `3 · 256 · 256` bytes, is the whole 192 KiB Unified Buffer.
 
+use super::align_up;
 use bytemuck::{Pod, Zeroable};
 
 use crate::element::{f16, DType};
@@ -152,10 +153,6 @@ fn host_shape(
     (b, sh)
 }
 
-fn align32(bytes: usize) -> usize {
-    bytes.div_ceil(32) * 32
-}
-
 /// The temporary buffer's `(max, min)` bytes for [`batch_norm`] on a source of shape `[B, S,
 /// H]` holding `originB` rows (`origin_src_shape = [originB, S, H]`) (AscendC
 /// `GetBatchNormMaxMinTmpSize(srcShape, originSrcShape, typeSize, isReuseSource, maxValue,
@@ -185,8 +182,8 @@ pub fn get_batch_norm_max_min_tmp_size(
     let _ = is_reuse_source;
     let (b, sh) =
         host_shape("GetBatchNormMaxMinTmpSize", src_shape, origin_src_shape, type_size, is_basic_block);
-    let mv = align32(4 * sh);
-    let max = 3 * align32(4 * b * sh) + 2 * mv;
+    let mv = align_up(4 * sh, 32);
+    let max = 3 * align_up(4 * b * sh, 32) + 2 * mv;
     let k = if is_basic_block {
         4 * BASIC_LEN
     } else if type_size == 2 {

@@ -46,6 +46,7 @@
 //!   64 `float`s a view those lanes land in the next view (its data is overwritten, as on the
 //!   chip), and past the buffer's end it is an error (lend a larger buffer than the tiling's).
 
+use super::align_up;
 use bytemuck::{Pod, Zeroable};
 
 use crate::element::{f16, DType};
@@ -180,10 +181,6 @@ fn host_shape(api: &'static str, src: &[usize], type_size: usize, group_num: usi
     [n, c, hw]
 }
 
-fn align32(bytes: usize) -> usize {
-    bytes.div_ceil(32) * 32
-}
-
 /// The temporary buffer's `(max, min)` bytes for [`group_norm`] on `[N, C, H, W]` with
 /// `group_num` groups (AscendC `GetGroupNormMaxMinTmpSize(srcShape, typeSize, isReuseSource,
 /// groupNum, maxValue, minValue)`), as the vendor's host library computes them
@@ -211,8 +208,8 @@ pub fn get_group_norm_max_min_tmp_size(
     group_num: usize,
 ) -> (usize, usize) {
     let [n, c, hw] = host_shape("GetGroupNormMaxMinTmpSize", src_shape, type_size, group_num);
-    let mv = align32(n * group_num * 4);
-    let row = align32(hw * type_size) / type_size * 4;
+    let mv = align_up(n * group_num * 4, 32);
+    let row = align_up(hw * type_size, 32) / type_size * 4;
     let k = if is_reuse_source && type_size == 4 { 2 } else { 3 };
     (k * n * c * row + 2 * mv, k * (c / group_num) * row + 2 * mv)
 }
@@ -227,7 +224,7 @@ fn layout(
     reuse: bool,
 ) -> Result<GroupNormTiling, String> {
     let d = c / g;
-    let hw_align = align32(type_size * hw) / type_size;
+    let hw_align = align_up(type_size * hw, 32) / type_size;
     let dhw = d * hw_align;
     let input_x = n * c * hw_align;
     let mean_var = n * g;

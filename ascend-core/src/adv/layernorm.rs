@@ -16,6 +16,7 @@
 //! `bsCurLength` rows of `hLength` elements and a tail round, each computed in `float` in
 //! three views of the temporary buffer.
 
+use super::align_up;
 use bytemuck::{Pod, Zeroable};
 
 use crate::element::{f16, DType, Element};
@@ -145,16 +146,11 @@ pub(crate) fn host_shape(
     (shape[0], shape[1], shape[2], shape[3])
 }
 
-/// `v` rounded up to a multiple of `unit`.
-pub(crate) const fn align_up(v: usize, unit: usize) -> usize {
-    v.div_ceil(unit) * unit
-}
-
 /// The temporary buffer's `(max, min)` bytes for [`layer_norm`] on a source of shape `[B, S,
 /// H, originH]` (AscendC `GetLayerNormMaxMinTmpSize(srcShape, typeSize, isReuseSource,
 /// maxValue, minValue)`), `type_size` 2 (`half`) or 4 (`float`): the maximum computes all
-/// rows in one round, `k * align32(4 * B*S*H) + 2 * align32(4 * B*S)`, the minimum one row,
-/// `k * align32(4 * H) + 2 * align32(4 * B*S)`, with `k` 2 for `float` with
+/// rows in one round, `k * align_up(4 * B*S*H) + 2 * align_up(4 * B*S)`, the minimum one row,
+/// `k * align_up(4 * H) + 2 * align_up(4 * B*S)`, with `k` 2 for `float` with
 /// `is_reuse_source` and 3 otherwise.
 ///
 /// ```
@@ -1429,9 +1425,9 @@ fn ar_shape(api: &'static str, shape: &[usize], type_size: usize) -> (usize, usi
 
 /// The temporary buffer's `(max, min)` bytes for [`layer_norm_rstd`] on `[A, R]` (AscendC
 /// `GetLayerNormMaxMinTmpSize(srcShape, typeSize, isReuseSource, isComputeRstd, isOnlyOutput,
-/// maxValue, minValue)`): `2 * align32(4 * A * Rp) + align32(4 * A)` and
-/// `2 * align32(4 * Rp) + align32(4 * A)` (`Rp` the padded row), each raised to `Normalize`'s
-/// own (its `GetNormalizeMaxMinTmpSize` with `typeSize` for both types) plus `align32(4 * A)`
+/// maxValue, minValue)`): `2 * align_up(4 * A * Rp) + align_up(4 * A)` and
+/// `2 * align_up(4 * Rp) + align_up(4 * A)` (`Rp` the padded row), each raised to `Normalize`'s
+/// own (its `GetNormalizeMaxMinTmpSize` with `typeSize` for both types) plus `align_up(4 * A)`
 /// when that is larger.
 ///
 /// ```

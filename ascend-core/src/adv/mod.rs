@@ -99,6 +99,11 @@ pub fn pop_stack_buffer<T: Element>() -> LocalTensor<T> {
 }
 
 /// The stack buffer's first byte and length (see [`pop_stack_buffer`]); `api` names the caller
+/// `v` rounded up to a multiple of `unit` (the host helpers' `align32` is `align_up(v, 32)`).
+pub(crate) const fn align_up(v: usize, unit: usize) -> usize {
+    v.div_ceil(unit) * unit
+}
+
 /// in errors, `what` the buffer.
 #[track_caller]
 pub(crate) fn stack_bytes(api: &'static str, what: &'static str) -> (usize, usize) {

@@ -29,9 +29,10 @@ use crate::vector::reduction::repeat_reduce_sum;
 use crate::vector::scalar::{adds_masked, muls_masked};
 use crate::vector::transpose::{trans_data_to_5hd, TransDataTo5HDParams, NCHW_CONV_ADDR_LIST_SIZE};
 
+use super::align_up;
 use super::layernorm::{
-    align_up, check_layer_norm, duplicate_rows, get_layer_norm_max_min_tmp_size, handshake, narrow,
-    tiling_of, used_floats, LayerNormElement, LayerNormTiling,
+    check_layer_norm, duplicate_rows, get_layer_norm_max_min_tmp_size, handshake, narrow, tiling_of,
+    used_floats, LayerNormElement, LayerNormTiling,
 };
 use super::steps;
 use super::{check_apart, count_mask, span, stack_tensor, Span};

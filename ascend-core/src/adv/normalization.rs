@@ -16,6 +16,7 @@
 //! 8..64 (blocks 1..8) in normal mode, one repeat per row, which writes the same values
 //! (block 0 `+ 0` is itself).
 
+use super::align_up;
 use bytemuck::{Pod, Zeroable};
 
 use crate::element::{f16, DType, Element};
@@ -126,11 +127,6 @@ fn bsh(api: &'static str, name: &str, shape: &[usize]) -> (usize, usize, usize) 
         format!("{name} = {shape:?} has {} dimensions; it must be [B, S, H]", shape.len())
     });
     (shape[0], shape[1], shape[2])
-}
-
-/// `v` rounded up to a multiple of `unit`.
-const fn align_up(v: usize, unit: usize) -> usize {
-    v.div_ceil(unit) * unit
 }
 
 /// Fails unless `[B, S, H]` meets the basic block's requirements (the vendor's

@@ -19,6 +19,7 @@
 //! parameter's) and `isOnlyOutput` (only `false`) have no other value on these chips; the
 //! `isNoBeta`/`isNoGamma` pairs are the four configuration types.
 
+use super::align_up;
 use bytemuck::{Pod, Zeroable};
 
 use crate::element::DType;
@@ -82,11 +83,6 @@ configs! {
     NlcfgNoOpt = (true, true);
 }
 
-/// `align_up(bytes, 32)`.
-fn align32(bytes: usize) -> usize {
-    bytes.div_ceil(32) * 32
-}
-
 /// The temporary buffer's `(max, min)` bytes for [`normalize`] on `[A, R]` (AscendC
 /// `GetNormalizeMaxMinTmpSize(srcShape, typeSizeU, typeSizeT, isReuseSource, isComputeRstd,
 /// isOnlyOutput, maxValue, minValue)`), as the vendor's host library computes them for
@@ -125,9 +121,9 @@ pub fn get_normalize_max_min_tmp_size(
     });
     let (a, r) = (src_shape[0], src_shape[1]);
     let rp = r.next_multiple_of(32 / type_size_t.min(32));
-    let max = 2 * align32(4 * rp) + 2 * align32(4 * a.next_multiple_of(8) * rp);
+    let max = 2 * align_up(4 * rp, 32) + 2 * align_up(4 * a.next_multiple_of(8) * rp, 32);
     let k = if type_size_u == 4 { 2 } else { 4 };
-    let min = align32(4 * a).max(k * align32(4 * rp));
+    let min = align_up(4 * a, 32).max(k * align_up(4 * rp, 32));
     (max, min)
 }
 

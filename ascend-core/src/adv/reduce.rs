@@ -11,6 +11,7 @@
 //! The vendor's template parameters `reduceDim`, `isReuseSource` and `isBasicBlock` are
 //! reserved (its checks warn that they have no effect), so the forms here leave them out.
 
+use super::align_up;
 use crate::element::{f16, Element};
 use crate::kernel::error::ensure;
 use crate::memory::tensor::LocalTensor;
@@ -75,11 +76,6 @@ pub struct MeanParams {
     pub inner: u32,
     /// Elements averaged in each row.
     pub n: u32,
-}
-
-/// `x` rounded up to a multiple of `m`.
-fn align_up(x: usize, m: usize) -> usize {
-    x.div_ceil(m) * m
 }
 
 /// `RepeatReduceSum<T, false>(dst, src, 1, MASK_PLACEHOLDER, 1, 1, 1, 8)`: the binary tree of

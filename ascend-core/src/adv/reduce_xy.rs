@@ -25,6 +25,7 @@
 //! Not here: `ReduceAny`/`ReduceAll` for `uint8_t` (their own paths through `half` and
 //! `int16_t`).
 
+use super::align_up;
 use crate::element::{f16, DType, Element};
 use crate::kernel::error::ensure;
 use crate::memory::copy::{data_copy_params, DataCopyParams};
@@ -236,11 +237,6 @@ fn copy<T: XyElement>(dst: &LocalTensor<T>, src: &LocalTensor<T>, p: &UnaryRepea
 /// `BinaryRepeatParams` from the vendor's six numbers (block strides, then repeat strides).
 fn bin(d: u8, a: u8, b: u8, dr: u8, ar: u8, br: u8) -> BinaryRepeatParams {
     BinaryRepeatParams::new(d, a, b, dr, ar, br)
-}
-
-/// `x` rounded up to a multiple of `m`.
-fn align_up(x: usize, m: usize) -> usize {
-    x.div_ceil(m) * m
 }
 
 /// The vendor's `ComputeMaskBit`: `lanes` lanes at the start of each of the first `blk_num`
