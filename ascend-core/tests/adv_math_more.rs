@@ -316,30 +316,9 @@ fn misaligned_operands_fail_in_the_instructions() {
 
 // ---- CumSum --------------------------------------------------------------------------------
 
-/// `CumSum`'s element types, with the conversions the reference needs.
-trait Fp: CumSumElement + std::fmt::Debug {
-    fn to32(self) -> f32;
-    /// `float → T` with `CAST_NONE` (identity for `float`).
-    fn from32(x: f32) -> Self;
-}
-
-impl Fp for f32 {
-    fn to32(self) -> f32 {
-        self
-    }
-    fn from32(x: f32) -> f32 {
-        x
-    }
-}
-
-impl Fp for f16 {
-    fn to32(self) -> f32 {
-        self.to_f32()
-    }
-    fn from32(x: f32) -> f16 {
-        f16::from_f32(x)
-    }
-}
+/// `CumSum`'s element types, with the shared `f32` round trip ([`util::Fp`]).
+trait Fp: util::Fp + CumSumElement {}
+impl<T: util::Fp + CumSumElement> Fp for T {}
 
 /// The vendor's steps: sequential `float` sums along the axis (`half` widened exactly and
 /// narrowed to nearest-even), then for the last axis and for `float` along the first a copy by

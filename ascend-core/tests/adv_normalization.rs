@@ -19,29 +19,9 @@ use util::{assert_bits_ctx, expect_panic, on, ub, Rng};
 
 const CHIPS: [Soc; 2] = [Soc::Ascend910B, Soc::Ascend310P];
 
-/// The element types, with the conversions the reference needs.
-trait Fp: RmsNormElement + std::fmt::Debug {
-    fn to32(self) -> f32;
-    fn from32(x: f32) -> Self;
-}
-
-impl Fp for f32 {
-    fn to32(self) -> f32 {
-        self
-    }
-    fn from32(x: f32) -> f32 {
-        x
-    }
-}
-
-impl Fp for f16 {
-    fn to32(self) -> f32 {
-        self.to_f32()
-    }
-    fn from32(x: f32) -> f16 {
-        f16::from_f32(x)
-    }
-}
+/// The element types, with the shared `f32` round trip ([`util::Fp`]).
+trait Fp: util::Fp + RmsNormElement {}
+impl<T: util::Fp + RmsNormElement> Fp for T {}
 
 // ---- the reference -------------------------------------------------------------------------
 

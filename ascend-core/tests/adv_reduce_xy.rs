@@ -19,32 +19,9 @@ use ascend_core::prelude::*;
 use crate::common::util;
 use util::{assert_bits_ctx, expect_panic, on, tree, ub, Rng};
 
-/// The element types, with the conversions the reference needs.
-trait Fp: ReduceMaxMinElement + std::fmt::Debug {
-    const DT: DType;
-    fn to32(self) -> f32;
-    fn from32(x: f32) -> Self;
-}
-
-impl Fp for f32 {
-    const DT: DType = DType::F32;
-    fn to32(self) -> f32 {
-        self
-    }
-    fn from32(x: f32) -> f32 {
-        x
-    }
-}
-
-impl Fp for f16 {
-    const DT: DType = DType::F16;
-    fn to32(self) -> f32 {
-        self.to_f32()
-    }
-    fn from32(x: f32) -> f16 {
-        f16::from_f32(x)
-    }
-}
+/// The element types, with the shared `f32` round trip ([`util::Fp`]).
+trait Fp: util::Fp + ReduceMaxMinElement {}
+impl<T: util::Fp + ReduceMaxMinElement> Fp for T {}
 
 type Kernel<T> = fn(&LocalTensor<T>, &LocalTensor<T>, &LocalTensor<u8>, &[u32; 2], bool);
 type Stack<T> = fn(&LocalTensor<T>, &LocalTensor<T>, &[u32; 2], bool);
@@ -115,7 +92,7 @@ fn run_case<T: Fp, const AR: bool, const REUSE: bool>(
         let pad = last.div_ceil(32 / T::SIZE) * (32 / T::SIZE);
         let out = if AR { first } else { last };
         let pattern = if AR { ReducePattern::AR } else { ReducePattern::RA };
-        let (max_b, min_b) = (api.host)(&[first, last], T::DT, pattern, true, REUSE);
+        let (max_b, min_b) = (api.host)(&[first, last], T::DTYPE, pattern, true, REUSE);
         assert_eq!(max_b, min_b);
         let src_b = (first * pad * T::SIZE).div_ceil(32) * 32;
         let dst_len = out + 32 / T::SIZE;

@@ -134,6 +134,18 @@ fn a_failing_core_releases_the_pooled_cores_waiting_in_sync_all() {
     assert!(rest.iter().all(|f| f.api == "SyncAll" && f.released_by == Some(250)), "{err}");
 }
 
+/// A kernel busy with vector instructions forever (a runaway core that still makes API calls):
+/// a timeout cancels it at the next one.
+pub(crate) fn spin_on_vector_instructions() -> ! {
+    let mut pipe = TPipe::new();
+    let mut b = TBuf::<VecCalc>::new();
+    pipe.init_tbuf(&mut b, 256);
+    let t = b.get::<f32>();
+    loop {
+        duplicate(&t, 1.0, 64);
+    }
+}
+
 /// A core stuck in a loop of API calls while the others wait in `sync_all`: the timeout
 /// cancels it and releases them.
 #[test]
@@ -144,14 +156,7 @@ fn a_timeout_cancels_pooled_cores_waiting_in_sync_all() {
         .timeout(Duration::from_millis(1500))
         .run(|| {
             if get_block_idx() == 63 {
-                // Busy with vector instructions forever: cancelled at the next one.
-                let mut pipe = TPipe::new();
-                let mut b = TBuf::<VecCalc>::new();
-                pipe.init_tbuf(&mut b, 256);
-                let t = b.get::<f32>();
-                loop {
-                    duplicate(&t, 1.0, 64);
-                }
+                spin_on_vector_instructions();
             }
             sync_all();
         })

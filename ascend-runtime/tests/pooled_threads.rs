@@ -242,13 +242,7 @@ fn a_deadlock_and_a_timeout_with_4096_cores_are_errors() {
         .timeout(Duration::from_secs(2))
         .run(|| {
             if get_block_idx() == 1000 {
-                let mut pipe = TPipe::new();
-                let mut b = TBuf::<VecCalc>::new();
-                pipe.init_tbuf(&mut b, 256);
-                let t = b.get::<f32>();
-                loop {
-                    duplicate(&t, 1.0, 64);
-                }
+                crate::pooled_sync::spin_on_vector_instructions();
             }
             sync_all();
         })

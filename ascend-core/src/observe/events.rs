@@ -16,7 +16,7 @@
 use std::panic::Location;
 use std::sync::Arc;
 
-use crate::element::Element;
+use crate::element::{DType, Element};
 use crate::memory::tensor::GmRegion;
 use crate::observe::profiler::{self, CopyDir, Op, Pipe};
 use crate::observe::sanitizer::{
@@ -53,7 +53,7 @@ fn span32(s: Option<&UbSpan>) -> (u32, u32) {
 fn record_vector(
     api: &'static str,
     loc: &'static Location<'static>,
-    dtype: Option<crate::element::DType>,
+    dtype: Option<DType>,
     repeats: u64,
     mask: u8,
     reads: &[UbSpan],
@@ -81,14 +81,7 @@ fn record_vector(
 #[track_caller]
 #[inline(always)]
 pub(crate) fn on_vector(api: &'static str, reads: &[UbSpan], writes: &[UbSpan]) {
-    let w = sanitizer::hook_word();
-    if w == 0 {
-        return;
-    }
-    sanitizer::on_vector(api, reads, writes);
-    if w & PROFILING != 0 {
-        record_vector(api, Location::caller(), None, 0, 0, reads, writes);
-    }
+    vector_event(api, None, 0, 0, reads, writes);
 }
 
 /// [`on_vector`] of an instruction on elements of `T` running `repeats` repeats.
@@ -100,14 +93,7 @@ pub(crate) fn on_vector_of<T: Element>(
     reads: &[UbSpan],
     writes: &[UbSpan],
 ) {
-    let w = sanitizer::hook_word();
-    if w == 0 {
-        return;
-    }
-    sanitizer::on_vector(api, reads, writes);
-    if w & PROFILING != 0 {
-        record_vector(api, Location::caller(), Some(T::DTYPE), repeats.max(1) as u64, 0, reads, writes);
-    }
+    vector_event(api, Some(T::DTYPE), repeats.max(1) as u64, 0, reads, writes);
 }
 
 /// [`on_vector_of`] of a count form (`Add(dst, a, b, count)`), which sets the mask register
@@ -121,13 +107,28 @@ pub(crate) fn on_vector_count_of<T: Element>(
     reads: &[UbSpan],
     writes: &[UbSpan],
 ) {
+    vector_event(api, Some(T::DTYPE), repeats.max(1) as u64, 4, reads, writes);
+}
+
+/// The one body of the vector hooks: the sanitizer's check, then the profiler's record with
+/// the element type, repeats and the mask-register calls the form makes itself.
+#[track_caller]
+#[inline(always)]
+fn vector_event(
+    api: &'static str,
+    dtype: Option<DType>,
+    repeats: u64,
+    mask_calls: u8,
+    reads: &[UbSpan],
+    writes: &[UbSpan],
+) {
     let w = sanitizer::hook_word();
     if w == 0 {
         return;
     }
     sanitizer::on_vector(api, reads, writes);
     if w & PROFILING != 0 {
-        record_vector(api, Location::caller(), Some(T::DTYPE), repeats.max(1) as u64, 4, reads, writes);
+        record_vector(api, Location::caller(), dtype, repeats, mask_calls, reads, writes);
     }
 }
 
