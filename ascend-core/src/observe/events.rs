@@ -296,41 +296,34 @@ fn flag_key(e: HardEventKind, id: i32) -> u64 {
 #[track_caller]
 #[inline]
 pub(crate) fn on_set_flag(e: HardEventKind, id: i32) {
-    let w = sanitizer::hook_word();
-    if w == 0 {
-        return;
-    }
-    sanitizer::on_set_flag(e, id);
-    if w & PROFILING != 0 {
-        let (src, dst) = (Pipe::of(e.src).unwrap_or(Pipe::Scalar), Pipe::of(e.dst).unwrap_or(Pipe::Scalar));
-        profiler::push(
-            Op::SetFlag { src, dst, key: flag_key(e, id) },
-            e.name,
-            Location::caller(),
-            (0, 0),
-            (0, 0),
-        );
-    }
+    flag_event(e, id, false);
 }
 
 /// `WaitFlag`.
 #[track_caller]
 #[inline]
 pub(crate) fn on_wait_flag(e: HardEventKind, id: i32) {
+    flag_event(e, id, true);
+}
+
+/// The one body of the flag hooks: `WaitFlag` when `wait`, else `SetFlag`.
+#[track_caller]
+#[inline(always)]
+fn flag_event(e: HardEventKind, id: i32, wait: bool) {
     let w = sanitizer::hook_word();
     if w == 0 {
         return;
     }
-    sanitizer::on_wait_flag(e, id);
+    if wait {
+        sanitizer::on_wait_flag(e, id);
+    } else {
+        sanitizer::on_set_flag(e, id);
+    }
     if w & PROFILING != 0 {
         let (src, dst) = (Pipe::of(e.src).unwrap_or(Pipe::Scalar), Pipe::of(e.dst).unwrap_or(Pipe::Scalar));
-        profiler::push(
-            Op::WaitFlag { src, dst, key: flag_key(e, id) },
-            e.name,
-            Location::caller(),
-            (0, 0),
-            (0, 0),
-        );
+        let key = flag_key(e, id);
+        let op = if wait { Op::WaitFlag { src, dst, key } } else { Op::SetFlag { src, dst, key } };
+        profiler::push(op, e.name, Location::caller(), (0, 0), (0, 0));
     }
 }
 

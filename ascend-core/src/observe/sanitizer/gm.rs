@@ -390,25 +390,11 @@ impl Lanes {
     /// # Safety
     /// `p` must be valid for `n` bytes of reads.
     unsafe fn feed_mul(&mut self, p: *const u8, n: usize, tag: u64) {
-        const K: u64 = 0x9E37_79B9_7F4A_7C15;
-        let h = &mut self.0[..8];
-        let mut i = 0;
-        while i + 64 <= n {
-            for (k, lane) in h.iter_mut().enumerate() {
-                // SAFETY: `i + 8 * k + 8 <= n`: inside the range the caller vouches for.
-                let w = unsafe { p.add(i + 8 * k).cast::<u64>().read_unaligned() };
-                *lane = (*lane ^ w).wrapping_mul(K);
-            }
-            i += 64;
-        }
-        let mut tail = 0u64;
-        while i < n {
-            // SAFETY: `i < n`.
-            tail = (tail ^ u64::from(unsafe { p.add(i).read() })).wrapping_mul(K);
-            i += 1;
-        }
-        h[0] = (h[0] ^ tail).wrapping_mul(K);
-        h[7] = (h[7] ^ tag).wrapping_mul(K);
+        let h: &mut [u64; 8] = (&mut self.0[..8]).try_into().expect("eight lanes");
+        // SAFETY: the caller vouches for `n` bytes at `p`.
+        let tail = unsafe { mul_lanes(h, p, n) };
+        h[0] = (h[0] ^ tail).wrapping_mul(MUL_K);
+        h[7] = (h[7] ^ tag).wrapping_mul(MUL_K);
     }
 
     /// The hash of everything fed (never 0).
@@ -423,12 +409,7 @@ impl Lanes {
 
     /// [`fold`](Self::fold) without AES-NI.
     fn fold_mul(&self) -> u64 {
-        const K: u64 = 0x9E37_79B9_7F4A_7C15;
-        let mut x = 0x2545_F491_4F6C_DD1D_u64;
-        for &lane in &self.0[..8] {
-            x = (x.rotate_left(23) ^ lane).wrapping_mul(K);
-        }
-        x | 1
+        fold_mul_lanes(0x2545_F491_4F6C_DD1D, &self.0[..8])
     }
 
     /// [`fold`](Self::fold) with AES-NI: [`hash_aes`]'s tree and two more rounds.
@@ -483,32 +464,51 @@ pub(crate) unsafe fn hash_bytes(p: *const u8, n: usize) -> u64 {
     unsafe { hash_mul(p, n) }
 }
 
-/// [`hash_bytes`] without AES-NI: eight independent lanes of 8 bytes, each
-/// `lane = (lane ^ word) * K`, folded with the length and the tail.
+/// The multiplier of the hash without AES-NI (the golden ratio's 64-bit fraction).
+const MUL_K: u64 = 0x9E37_79B9_7F4A_7C15;
+
+/// The steps [`hash_mul`] and [`Lanes::feed_mul`] share: each whole 64-byte chunk of the `n`
+/// bytes at `p` goes into the eight lanes as `lane = (lane ^ word) * K`; returns the hash of the
+/// tail of fewer than 64 bytes, byte by byte.
 ///
 /// # Safety
 /// `p` must be valid for `n` bytes of reads.
-unsafe fn hash_mul(p: *const u8, n: usize) -> u64 {
-    const K: u64 = 0x9E37_79B9_7F4A_7C15;
-    let mut h = [1u64, 2, 3, 4, 5, 6, 7, 8];
+#[inline(always)]
+unsafe fn mul_lanes(h: &mut [u64; 8], p: *const u8, n: usize) -> u64 {
     let mut i = 0;
     while i + 64 <= n {
         for (k, lane) in h.iter_mut().enumerate() {
             // SAFETY: `i + 8 * k + 8 <= n`: inside the range the caller vouches for.
             let w = unsafe { p.add(i + 8 * k).cast::<u64>().read_unaligned() };
-            *lane = (*lane ^ w).wrapping_mul(K);
+            *lane = (*lane ^ w).wrapping_mul(MUL_K);
         }
         i += 64;
     }
     let mut tail = 0u64;
     while i < n {
         // SAFETY: `i < n`.
-        tail = (tail ^ u64::from(unsafe { p.add(i).read() })).wrapping_mul(K);
+        tail = (tail ^ u64::from(unsafe { p.add(i).read() })).wrapping_mul(MUL_K);
         i += 1;
     }
-    let mut x = (n as u64) ^ tail;
-    for lane in h {
-        x = (x.rotate_left(23) ^ lane).wrapping_mul(K);
+    tail
+}
+
+/// [`hash_bytes`] without AES-NI: eight independent lanes of 8 bytes, each
+/// `lane = (lane ^ word) * K`, folded with the length and the tail.
+///
+/// # Safety
+/// `p` must be valid for `n` bytes of reads.
+unsafe fn hash_mul(p: *const u8, n: usize) -> u64 {
+    let mut h = [1u64, 2, 3, 4, 5, 6, 7, 8];
+    // SAFETY: the caller vouches for `n` bytes at `p`.
+    let tail = unsafe { mul_lanes(&mut h, p, n) };
+    fold_mul_lanes((n as u64) ^ tail, &h)
+}
+
+/// The lanes of the hash without AES-NI folded into one word from `x`, never 0.
+fn fold_mul_lanes(mut x: u64, lanes: &[u64]) -> u64 {
+    for &lane in lanes {
+        x = (x.rotate_left(23) ^ lane).wrapping_mul(MUL_K);
     }
     x | 1
 }
