@@ -10,7 +10,13 @@
 //! and every error.
 
 // The reference restates the vendor's literals and steps as written, one rounding per line.
-#![allow(clippy::excessive_precision, clippy::approx_constant, clippy::assign_op_pattern)]
+#![allow(
+    clippy::excessive_precision,
+    clippy::approx_constant,
+    clippy::assign_op_pattern,
+    clippy::neg_cmp_op_on_partial_ord,
+    clippy::neg_multiply
+)]
 
 use ascend_core::prelude::*;
 

@@ -372,7 +372,7 @@ fn neg_picot_pix(p: &Params, dst: &LocalTensor<f32>, src: &LocalTensor<f32>) {
     steps::add(&p.cal1, src, src);
     cast_integral(&p.cal2, &p.cal1, RoundMode::CastRound);
     steps::sub(&p.cal1, &p.cal1, &p.cal2);
-    #[allow(clippy::excessive_precision)] // the vendor's literal, as written
+    #[allow(clippy::approx_constant)] // the vendor's literal, as written
     steps::muls(&p.cal1, &p.cal1, 1.5707963267948966_f64 as f32);
     let (c2_i32, c3_i32) = (p.cal2.reinterpret_cast::<i32>(), p.cal3.reinterpret_cast::<i32>());
     cast_masked::<i32, f32, false>(&c2_i32, &p.cal2, RoundMode::CastRound, MASK_PLACEHOLDER, 1, &UN);
