@@ -23,6 +23,9 @@
 //!   for `−0.0001 ≤ x < 0` `P(1 − x) − π·cos(π·frac(x))/sin(−π·x)` with `Cos`'s and `Sin`'s
 //!   steps (the vendor's comment calls the first one `sin`); narrowed with `CAST_NONE`.
 //!
+//! The `half` result is narrowed with `CAST_NONE` in the core's overflow mode: on Ascend310P,
+//! whose cores start in saturation mode, NaN becomes 0 and the infinities ±65504.
+//!
 //! Rounding to an integral `float` (`DigammaCast`) is one `Cast<float, float>` on Ascend910B
 //! and a `Cast` through `int32_t` (saturating) on Ascend310P. The Ascend 950 implementation
 //! (`digamma_3510_impl.h`) is not emulated; on Ascend910 and Ascend310B the vendor's page says
