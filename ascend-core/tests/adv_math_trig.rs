@@ -93,7 +93,7 @@ impl Fp for f16 {
 
 /// The rounding modes the vendor's `Cast`s use here.
 #[derive(Clone, Copy)]
-enum Mode {
+pub(crate) enum Mode {
     /// `CAST_ROUND`: to nearest, ties away from zero.
     Away,
     /// `CAST_RINT`: to nearest, ties to even.
@@ -103,7 +103,7 @@ enum Mode {
 }
 
 /// `x` rounded to an integral float as the chip's `SinCast`/`CosCast` do.
-fn integral(soc: Soc, x: f32, mode: Mode) -> f32 {
+pub(crate) fn integral(soc: Soc, x: f32, mode: Mode) -> f32 {
     let r = match mode {
         Mode::Away => x.round(),
         Mode::Even => x.round_ties_even(),
@@ -129,7 +129,7 @@ const COEF: [f64; 4] = [2.604926501e-6, -0.0001980894471, 0.008333049340, -0.166
 
 /// One element of `Sin` or `Cos` in float: `(result, the round tensor's last value (x₀·P),
 /// x₀², x₀)`.
-fn r_sin_cos(cos: bool, soc: Soc, x: f32) -> [f32; 4] {
+pub(crate) fn r_sin_cos(cos: bool, soc: Soc, x: f32) -> [f32; 4] {
     let f = |v: f64| v as f32;
     let mut k = x * f(INV_PI);
     k = if cos { integral(soc, k + 0.5, Mode::Even) } else { integral(soc, k, Mode::Away) };
@@ -200,7 +200,7 @@ fn r_atan(x: f32) -> [f32; 6] {
 
 /// One element of `Tan` in float: `(result, the last product k·π₄, the denominator, x₀ + π/2,
 /// x₀ − π/2, x₀)`.
-fn r_tan(soc: Soc, x: f32) -> [f32; 6] {
+pub(crate) fn r_tan(soc: Soc, x: f32) -> [f32; 6] {
     let f = |v: f64| v as f32;
     let k = integral(soc, x * f(INV_PI), Mode::Even);
     let mut x0 = x + 0.0;

@@ -365,6 +365,32 @@ fn operand_checks() {
 }
 
 #[test]
+fn counter_mode_overlap_past_the_count() {
+    // In counter mode a repeat's lanes past the count are still compared (their bits mean
+    // nothing), so src1 may overlap dst there — the vendor's Digamma reads its scalar tensor in
+    // whole repeats into the mask buffer after it — but not in the counted lanes.
+    for soc in [Soc::Ascend910B, Soc::Ascend310P] {
+        on(soc, || {
+            let u = ub(4096);
+            let (x, y) = (u.t::<f32>(0, 256), u.t::<f32>(1024, 64));
+            x.copy_from_slice(&[1.0; 256]);
+            y.copy_from_slice(&[2.0; 64]);
+            let d = u.t::<u8>(1024 + 128, 64); // right after y's 32 floats: lanes 32..63 of src1
+            set_mask_count();
+            set_vector_mask::<f32>(32u64);
+            compare_masked::<f32, false>(&d, &x, &y, CMPMODE::LT, MASK_PLACEHOLDER, 1, &P);
+            assert_eq!(d.to_vec()[..4], [0xFF; 4]);
+            set_vector_mask::<f32>(33u64);
+            assert_fails("overlaps src1", || {
+                compare_masked::<f32, false>(&d, &x, &y, CMPMODE::LT, MASK_PLACEHOLDER, 1, &P)
+            });
+            set_mask_norm();
+            reset_mask();
+        });
+    }
+}
+
+#[test]
 fn mask_checks() {
     let u = ub(4096);
     let (x, y, d) = (u.t::<f32>(0, 256), u.t::<f32>(1024, 256), u.t::<u8>(2048, 64));

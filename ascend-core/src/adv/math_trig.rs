@@ -258,6 +258,22 @@ fn sin_cos<T: Element>(
     );
 }
 
+/// The vendor's `SinCompute<float>`/`CosCompute<float>(dst, src, tmpBuffer, calSize, true)`
+/// (`isReuseSource` set): `k` into `tmp`, the products into `tmp[cal..]`, `src` reduced in
+/// place, the result into `dst`. Under the mask already set (`Digamma` calls them).
+#[track_caller]
+pub(crate) fn sin_cos_compute_float_reuse(
+    cos: bool,
+    dst: &LocalTensor<f32>,
+    src: &LocalTensor<f32>,
+    tmp: &LocalTensor<f32>,
+    cal: usize,
+) {
+    let (round, kpi) = (tmp.clone(), tmp.view(cal));
+    reduce(cos, src, src, &round, &kpi);
+    polynomial(cos, dst, src, &round, &kpi);
+}
+
 /// `dst[i] = sin(src[i])` for `i < count`, with `shared_tmp_buffer` as scratch (AscendC
 /// `Sin<T, isReuseSource>(dstTensor, srcTensor, sharedTmpBuffer, calCount)`).
 ///
@@ -786,6 +802,23 @@ fn tan_polynomial(
     steps::div(dst, dst, round);
 }
 
+/// The vendor's `TanCompute<float>(dst, src, tmpBuffer, calSize)`: four `float` tensors of
+/// `cal` from `tmp` — `k` (then the denominator), `x₀ + π/2`, `x₀ − π/2`, and a copy of `src`
+/// (`Adds` of 0) reduced in place; `dst` holds the products `k·πᵢ` before the result. Under
+/// the mask already set (`Digamma` calls it too).
+#[track_caller]
+pub(crate) fn tan_compute_float(
+    dst: &LocalTensor<f32>,
+    src: &LocalTensor<f32>,
+    tmp: &LocalTensor<f32>,
+    cal: usize,
+) {
+    let t: [LocalTensor<f32>; 4] = core::array::from_fn(|i| tmp.view(i * cal));
+    steps::adds(&t[3], src, 0.0);
+    tan_round(dst, &t[3], &t[0], &t[1], &t[2]);
+    tan_polynomial(dst, &t[3], &t[0], &t[1], &t[2]);
+}
+
 /// `dst[i] = tan(src[i])` for `i < count`, with `shared_tmp_buffer` as scratch (AscendC
 /// `Tan<T, isReuseSource>(dstTensor, srcTensor, sharedTmpBuffer, calCount)`).
 ///
@@ -854,10 +887,7 @@ pub fn tan<T: TanElement, const IS_REUSE_SOURCE: bool>(
             pipe_barrier::<PIPE_V>();
         } else {
             let (d, s) = (dst.reinterpret_cast::<f32>().view(off), src.reinterpret_cast::<f32>().view(off));
-            let t: [LocalTensor<f32>; 4] = core::array::from_fn(|i| tmp.view(i * cal));
-            steps::adds(&t[3], &s, 0.0);
-            tan_round(&d, &t[3], &t[0], &t[1], &t[2]);
-            tan_polynomial(&d, &t[3], &t[0], &t[1], &t[2]);
+            tan_compute_float(&d, &s, &tmp, cal);
         }
     };
     let (full, tail) = (count / split, count % split);

@@ -24,12 +24,13 @@
 //! ```
 
 use crate::element::{f16, Element};
+use crate::kernel::ctx::MaskMode;
 use crate::kernel::ctx::{get_soc, with_core};
 use crate::kernel::error::ensure;
 use crate::memory::tensor::LocalTensor;
 use crate::soc::Soc;
 use crate::vector::engine::{apply_sources, span_of, Lanes, Operand};
-use crate::vector::mask::{prefix_bits, resolve, Mask, Plan};
+use crate::vector::mask::{get_mask_mode, get_vector_mask, prefix_bits, resolve, Mask, Plan};
 use crate::vector::params::{BinaryRepeatParams, UnaryRepeatParams};
 
 const API: &str = "Compare";
@@ -243,8 +244,18 @@ fn run<T: Element, const N: usize>(
         crate::vector::engine::check_operand(api, s, plan);
     }
     let (d0, d1) = dst.byte_range(bytes);
+    // In counter mode the lanes past the count are compared too (whole repeats, above), but
+    // their bits mean nothing: an overlap confined to them is allowed, as the vendor's own
+    // `Digamma` relies on (its `tmpScalar` is read in whole repeats into the mask buffer after
+    // it when the split is not a multiple of 64). The chip reads a repeat before writing it,
+    // as the staging below does.
+    let counted = (get_mask_mode() == MaskMode::Counter)
+        .then(|| get_vector_mask()[0] as usize)
+        .filter(|&n| n > 0)
+        .map(Plan::contiguous::<T>);
+    let overlap_plan = counted.as_ref().unwrap_or(plan);
     for s in srcs {
-        let (a, b) = span(s, plan);
+        let (a, b) = span(s, overlap_plan);
         ensure(d1 <= a || b <= d0, api, || {
             format!(
                 "dst (bytes {d0:#x}..{d1:#x}) overlaps {} (bytes {a:#x}..{b:#x}); {api}'s output may not overlap its inputs",
