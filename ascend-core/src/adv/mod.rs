@@ -22,6 +22,7 @@ pub mod activation_gelu;
 pub mod activation_glu;
 pub mod antiquant;
 pub mod batchnorm;
+pub mod dropout;
 pub mod groupnorm;
 pub mod index;
 pub mod layernorm;
