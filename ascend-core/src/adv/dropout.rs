@@ -381,10 +381,7 @@ pub fn drop_out<T: DropOutElement, const IS_INIT_BIT_MODE: bool, const DROP_OUT_
                 pipe_barrier::<PIPE_V>();
             }
             count_mask::<u8>(data);
-            muls_masked::<T, false>(dst, dst, div, MASK_PLACEHOLDER, 1, &UnaryRepeatParams::default());
-            pipe_barrier::<PIPE_V>();
-            set_mask_norm();
-            reset_mask();
+            scale(dst, div);
         }
     }
 }
@@ -468,6 +465,13 @@ fn bit_mode<T: DropOutElement>(
     count_mask::<u8>(data);
     select_scalar_reg::<T, u8>(dst, mask, src, 1, &BinaryRepeatParams::default());
     pipe_barrier::<PIPE_V>();
+    scale(dst, div);
+}
+
+/// The bit mode's end: `Muls` of `dst` by `divValue` under the counter-mode mask the caller
+/// set, then `SetMaskNorm` and `ResetMask`.
+#[track_caller]
+fn scale<T: DropOutElement>(dst: &LocalTensor<T>, div: T) {
     muls_masked::<T, false>(dst, dst, div, MASK_PLACEHOLDER, 1, &UnaryRepeatParams::default());
     pipe_barrier::<PIPE_V>();
     set_mask_norm();
