@@ -88,6 +88,7 @@ pub mod prelude {
     pub use crate::adv::antiquant::*;
     pub use crate::adv::batchnorm::*;
     pub use crate::adv::digamma::*;
+    pub use crate::adv::dropout::*;
     pub use crate::adv::groupnorm::*;
     pub use crate::adv::index::*;
     pub use crate::adv::layernorm::*;

@@ -10,6 +10,7 @@ mod adv_activation_glu;
 mod adv_antiquant;
 mod adv_batchnorm;
 mod adv_digamma;
+mod adv_dropout;
 mod adv_groupnorm;
 mod adv_layernorm;
 mod adv_layernorm_grad;

@@ -23,6 +23,7 @@ pub mod activation_glu;
 pub mod antiquant;
 pub mod batchnorm;
 pub mod digamma;
+pub mod dropout;
 pub mod groupnorm;
 pub mod index;
 pub mod layernorm;

@@ -159,6 +159,7 @@ pub fn adv_cases(v: &mut Vec<Case>) {
     norms(v);
     softmaxes(v);
     shapes(v);
+    dropouts(v);
 }
 
 fn gelus(v: &mut Vec<Case>) {
@@ -1517,4 +1518,44 @@ fn mm_run<C, CFG>(
     if p.end_twice {
         mm.iterate_all::<true>(c, p.atomic);
     }
+}
+
+/// `DropOut` (both forms): random shapes, mostly valid for the mode drawn, every mode, both
+/// `isInitBitMode` values; it may write `dst`, the buffer and (Ascend910B's dirty modes) the mask.
+fn dropouts(v: &mut Vec<Case>) {
+    /// A shape for mode `k` (1 to 4), sometimes for another mode.
+    fn info(w: &mut W, k: u64) -> DropOutShapeInfo {
+        let rows = w.rng.range(1, 4) as u32;
+        let s = 16 * w.rng.range(1, 8) as u32;
+        let m = match if w.rng.chance(6) { w.rng.range(1, 4) } else { k } {
+            1 => (s + 32).next_multiple_of(32),
+            2 => s,
+            3 => s / 8,
+            _ => 32,
+        };
+        spoil(w, DropOutShapeInfo { first_axis: rows, src_last_axis: s, mask_last_axis: m })
+    }
+    v.push(("drop_out", |w: &mut W| {
+        w.lenient = true;
+        let (d, s, m, k) = (w.t::<f32>(), w.t::<f32>(), w.t::<u8>(), w.tmp());
+        let mode = w.rng.below(6);
+        let p = info(w, mode.clamp(1, 4));
+        let kp = if w.rng.chance(8) { 1.5 } else { 0.5 };
+        let spans = [r(&d), r(&k), r(&m)];
+        match mode {
+            0 => w.go(&spans, || drop_out::<f32, false, 0>(&d, &s, &m, &k, kp, &p)),
+            1 => w.go(&spans, || drop_out::<f32, false, 1>(&d, &s, &m, &k, kp, &p)),
+            2 => w.go(&spans, || drop_out::<f32, false, 2>(&d, &s, &m, &k, kp, &p)),
+            3 => w.go(&spans, || drop_out::<f32, true, 3>(&d, &s, &m, &k, kp, &p)),
+            4 => w.go(&spans, || drop_out::<f32, false, 4>(&d, &s, &m, &k, kp, &p)),
+            _ => w.go(&spans, || drop_out::<f32, false, 7>(&d, &s, &m, &k, kp, &p)),
+        }
+    }));
+    v.push(("drop_out_stack", |w: &mut W| {
+        w.lenient = true;
+        let (d, s, m) = (w.t::<f16>(), w.t::<f16>(), w.t::<u8>());
+        let k = w.rng.range(1, 4);
+        let p = info(w, k);
+        w.go(&[r(&d), r(&m)], || drop_out_stack::<f16, false, 0>(&d, &s, &m, 0.25, &p));
+    }));
 }
