@@ -444,4 +444,16 @@ fn kernel_errors() {
         || call(Soc::Ascend910B, ONLY, 1000, 2048, 0, only),
         &["srcTensor has 1000 half elements, less than the 1024 of the tiling's [H, W]"],
     );
+    // Its writes go through raw addresses: each field must be the host helper's for [H, W]
+    // (a fuzz case found a spoiled repeat stride writing past dstTensor).
+    for (k, bad) in [(3, 3), (4, 16), (5, 3)] {
+        let mut t = only;
+        let p = [&mut t.param3, &mut t.param4, &mut t.param5];
+        *p[k - 3] = bad;
+        let want = [2, 32, 2][k - 3];
+        expect_panic(
+            || call(Soc::Ascend910B, ONLY, 1024, 1024, 0, t),
+            &[&format!("tiling.param{k} = {bad}, but GetConfusionTransposeOnlyTilingInfo makes {want} for [H, W] = [32, 32]")],
+        );
+    }
 }

@@ -739,6 +739,20 @@ fn round_0213<T: ConfusionTransposeElement>(
 fn transpose_only<T: ConfusionTransposeElement>(dst: &LocalTensor<T>, src: &LocalTensor<T>, p: &[usize; 18]) {
     const L: usize = NCHW_CONV_ADDR_LIST_SIZE;
     let [block_size, height, width, high_block, stride, repeat, ..] = *p;
+    // The kernel writes through raw UB addresses (the address-list `TransDataTo5HD`), which no
+    // tensor bounds: a tiling other than the host helper's for its own `[H, W]` would write
+    // outside `dst` on the chip too, silently. Every field must be what
+    // `GetConfusionTransposeOnlyTilingInfo` makes (`block_size` was checked by the caller).
+    let want = [block_size, height, width, height / BLOCK_CUBE, height, width / block_size];
+    for (k, (&got, &want)) in p[..6].iter().zip(&want).enumerate() {
+        ensure(got == want, API, || {
+            format!(
+                "tiling.param{k} = {got}, but GetConfusionTransposeOnlyTilingInfo makes {want} for [H, W] = \
+                 [{height}, {width}] (param1, param2): a tiling not made by the host helper would write outside \
+                 dstTensor"
+            )
+        });
+    }
     check_len("srcTensor", src, height * width, "the tiling's [H, W]");
     check_len("dstTensor", dst, height * width, "the tiling's [W, H]");
     let params = if repeat > 1 { five_hd(repeat, stride, 1) } else { five_hd(repeat, 0, 0) };

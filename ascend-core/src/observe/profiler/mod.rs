@@ -239,7 +239,7 @@ type SiteTable = HashMap<(usize, usize, usize), &'static Site>;
 static SITES: Mutex<Option<SiteTable>> = Mutex::new(None);
 
 /// Slots of a thread's site cache (a power of two).
-const SITE_CACHE: usize = 64;
+const SITE_CACHE: usize = 256;
 
 impl Site {
     /// The one site of `api` called from `loc`: from this thread's cache, else from the
@@ -400,7 +400,7 @@ impl Drop for CoreLog {
 struct Log {
     /// This thread's core's records while it is profiled, and whether it ran an `Mmad`.
     cur: (Vec<Rec>, bool),
-    /// The thread's last sites by location address, direct mapped: a hook finds its site
+    /// The thread's last sites by location and name, direct mapped: a hook finds its site
     /// here without a lock, in the same thread-local access that records it.
     sites: [Option<&'static Site>; SITE_CACHE],
 }
@@ -409,8 +409,13 @@ impl Log {
     /// [`Site::of`] through this thread's cache.
     #[inline]
     fn site(&mut self, api: &'static str, loc: &'static Location<'static>) -> &'static Site {
-        let l = loc as *const Location<'static> as usize;
-        let slot = &mut self.sites[(l >> 3) & (SITE_CACHE - 1)];
+        // The slot hashes the location and the name: one call site records several APIs (a
+        // queue operation and the flag it sets, a copy and its wait), which a slot chosen by
+        // the location alone would evict from each other at every call.
+        let (l, a) = (loc as *const Location<'static> as u64, api.as_ptr() as u64);
+        let h =
+            (l ^ a.rotate_left(29)).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - SITE_CACHE.trailing_zeros());
+        let slot = &mut self.sites[h as usize];
         if let Some(s) = *slot {
             if std::ptr::eq(s.loc, loc) && std::ptr::eq(s.api, api) {
                 return s;
