@@ -51,6 +51,8 @@ pub use ctx::{
 pub use element::{bf16, f16, Bool8, DType, Element, Int4b, TensorType};
 pub use error::{fail, take_last_fault, Fault};
 #[doc(hidden)]
+pub use kernel::ctx::in_core;
+#[doc(hidden)]
 pub use observe::tls::CoreTls;
 pub use position::{Memory, Position, QuePosition, TPosition};
 pub use soc::{OverflowMode, RepeatSumOrder, Soc};

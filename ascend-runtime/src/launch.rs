@@ -814,6 +814,16 @@ impl Launch {
         // launch's cores block in CrossCoreWaitFlag, so they run a thread each.
         let (n, mode) = if kt.is_mix() {
             (kt.cores(blocks).min(u64::from(u32::MAX)) as u32, ExecMode::ThreadPerCore)
+        } else if self.mode == ExecMode::Pooled
+            && blocks > 1
+            && blocks <= self.max_threads
+            && ascend_core::in_core()
+        {
+            // A launch inside a kernel: its cores may wait for one another while the launch's
+            // caller holds a pool thread, so they get threads of their own. On the pool, two
+            // such launches at once held both threads of a 2-core host while their other
+            // cores waited in the pool's queue, and neither completed.
+            (blocks, ExecMode::ThreadPerCore)
         } else {
             (blocks, self.mode)
         };

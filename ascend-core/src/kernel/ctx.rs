@@ -585,6 +585,13 @@ impl CoreState {
     }
 }
 
+/// Whether this thread is running a core's kernel (inside [`run_on_core`]): a launch started
+/// there is a launch inside a kernel, whose cores the runtime gives threads of their own.
+#[doc(hidden)]
+pub fn in_core() -> bool {
+    CURRENT.with(|c| !c.get().is_null())
+}
+
 /// Runs `f` as logical core `cfg.block_idx` of a launch: inside it, [`get_block_idx`],
 /// [`get_block_num`], [`get_soc`] and [`sync_all`](crate::sync_all) answer for that core, and the core has a
 /// Unified Buffer of the chip's size, a full mask in normal mode, and the chip's default
