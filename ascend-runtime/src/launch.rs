@@ -71,7 +71,10 @@ pub enum ExecMode {
     /// nothing for this. A core that overflows a coroutine's stack hits the stack's guard
     /// page and the process is killed by `SIGSEGV` (Rust's "has overflowed its stack" message
     /// covers only thread stacks); use [`ExecMode::ThreadPerCore`] with
-    /// [`Launch::stack_size`] for deeper recursion.
+    /// [`Launch::stack_size`] for deeper recursion. A launch started inside a kernel (from a
+    /// core of another launch) runs as [`ExecMode::ThreadPerCore`] when its `blockDim` is
+    /// within [`Launch::max_threads`]: its caller holds a pool thread while it runs, and two
+    /// such launches at once could hold every pool thread while their other cores waited.
     #[default]
     Pooled,
     /// One OS thread per core, all alive at once, with a real barrier behind `sync_all`.
