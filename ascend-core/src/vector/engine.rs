@@ -44,14 +44,8 @@ impl<'a, T: Element> Operand<'a, T> {
     /// the highest lane need not be the highest element: every enabled block is considered.
     #[inline]
     fn repeat_span(&self, m: [u64; 2]) -> usize {
-        let mut span = 0;
-        for b in 0..BLOCKS_PER_REPEAT {
-            let bits = block_bits::<T>(m, b);
-            if bits != 0 {
-                span = span.max(b * self.blk * T::EPB + 64 - bits.leading_zeros() as usize);
-            }
-        }
-        span
+        // (Called after `extent` checked the plan: the span fits in `usize`.)
+        mask_span::<T>(self.blk, m).unwrap_or(usize::MAX)
     }
 
     /// One past the highest element the plan touches, or `None` if that overflows `usize`
