@@ -96,11 +96,8 @@ pub const BLOCKS_PER_REPEAT: usize = 8;
 /// [`SelectElement`](crate::vector::select::SelectElement)); an `Element` alone only lets a
 /// type be held in tensors and moved.
 ///
-/// ```compile_fail
-/// // `char` is not an AscendC element type.
-/// fn needs_element<T: ascend_core::Element>() {}
-/// needs_element::<char>();
-/// ```
+/// `char`, `bool`, `usize` and every type outside the list above are not `Element`s (a
+/// compile-time assertion at the end of this module checks it).
 pub trait Element:
     sealed::Sealed
     + bytemuck::Pod
@@ -252,32 +249,10 @@ float_element! {
 /// ```
 ///
 /// The instructions whose pages do not list `bool` for the emulated chips do not compile
-/// with it:
-/// ```compile_fail
-/// use ascend_core::prelude::*;
-/// fn needs<T: DuplicateElement>() {}
-/// needs::<Bool8>(); // Duplicate: bool on Ascend 950 only
-/// ```
-/// ```compile_fail
-/// use ascend_core::prelude::*;
-/// fn needs<U: SelMaskElement>() {}
-/// needs::<Bool8>(); // Select's selMask: uint8_t .. uint64_t (and int8_t)
-/// ```
-/// ```compile_fail
-/// use ascend_core::prelude::*;
-/// fn needs<T: SelectElement>() {}
-/// needs::<Bool8>(); // Select: half and float
-/// ```
-/// ```compile_fail
-/// use ascend_core::prelude::*;
-/// fn needs<U: CompareDstElement>() {}
-/// needs::<Bool8>(); // Compare writes int8_t / uint8_t
-/// ```
-/// ```compile_fail
-/// use ascend_core::prelude::*;
-/// fn needs<D: CastDst<Bool8>>() {}
-/// needs::<f16>(); // Cast has no bool row
-/// ```
+/// with it: `Duplicate` (bool on Ascend 950 only), `Select`'s `selMask` (`uint8_t` ..
+/// `uint64_t` and `int8_t`), `Select` (half and float), `Compare`'s `dst` (`int8_t` /
+/// `uint8_t`) and `Cast` (no bool row); compile-time assertions at the end of this module
+/// check each.
 #[derive(
     Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, bytemuck::Pod, bytemuck::Zeroable,
 )]
@@ -577,3 +552,10 @@ impl<T: Element> Expected<T> for f64 {
         a == self || (a.is_nan() && self.is_nan())
     }
 }
+
+// Types no instruction may take (the docs of `Element` and `Bool8` say so).
+static_assertions::assert_not_impl_any!(char: Element);
+static_assertions::assert_not_impl_any!(bool: Element);
+static_assertions::assert_not_impl_any!(usize: Element);
+static_assertions::assert_not_impl_any!(Bool8: crate::vector::duplicate::DuplicateElement, crate::vector::select::SelMaskElement, crate::vector::select::SelectElement, crate::vector::compare::CompareDstElement);
+static_assertions::assert_not_impl_any!(f16: crate::vector::cast::CastDst<Bool8>);

@@ -98,12 +98,7 @@ mod sealed {
 
 /// Element types of [`drop_out`]: `f16` and `f32` (the page's list for Ascend910B and
 /// Ascend310P).
-///
-/// ```compile_fail
-/// use ascend_core::prelude::*;
-/// fn needs<T: DropOutElement>() {}
-/// needs::<i16>();
-/// ```
+/// Other types do not compile (asserted at the end of this module).
 pub trait DropOutElement: SelectElement + MulElement + MulsElement + sealed::Sealed {}
 
 impl sealed::Sealed for f16 {}
@@ -536,3 +531,6 @@ fn byte_mode<T: DropOutElement>(
         },
     );
 }
+
+static_assertions::assert_not_impl_any!(i16: DropOutElement);
+static_assertions::assert_not_impl_any!(crate::element::bf16: DropOutElement);

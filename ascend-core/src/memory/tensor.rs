@@ -21,12 +21,7 @@ mod scalar;
 /// A typed view of the current core's Unified Buffer (AscendC `LocalTensor<T>`).
 ///
 /// Clones share the same memory, as AscendC copies do. A tensor is pinned to the core that
-/// made it: it is neither `Send` nor `Sync`.
-///
-/// ```compile_fail
-/// fn is_send<T: Send>() {}
-/// is_send::<ascend_core::LocalTensor<f32>>();
-/// ```
+/// made it: it is neither `Send` nor `Sync` (asserted at the end of this module).
 pub struct LocalTensor<T: TensorType> {
     ub: Rc<Ub>,
     /// Byte offset from the UB base.
@@ -768,12 +763,8 @@ pub enum CacheMode {
 /// access is bounds-checked against the region the address came from.
 ///
 /// Kernels receive [`GmAddr`]s (which cross threads) and bind `GlobalTensor`s inside each
-/// core; a `GlobalTensor` stays on the core that bound it (it is neither `Send` nor `Sync`).
-///
-/// ```compile_fail
-/// fn is_send<T: Send>() {}
-/// is_send::<ascend_core::GlobalTensor<f32>>();
-/// ```
+/// core; a `GlobalTensor` stays on the core that bound it (it is neither `Send` nor `Sync`;
+/// asserted at the end of this module).
 pub struct GlobalTensor<T: TensorType> {
     /// The region, behind a core-local `Rc`: views are taken per tile, and cloning an `Rc`
     /// costs no atomic operation (an `Arc` clone per view made the cores' host threads fight
@@ -1099,3 +1090,7 @@ impl GlobalTensor<Int4b> {
         bytes.set_value(i / 2, (b & !(0xF << sh)) | (v.to_nibble() << sh));
     }
 }
+
+// A tensor stays on the core (host thread) that made or bound it.
+static_assertions::assert_not_impl_any!(LocalTensor<f32>: Send, Sync);
+static_assertions::assert_not_impl_any!(GlobalTensor<f32>: Send, Sync);

@@ -28,7 +28,7 @@
 //! (`dst = Relu(src0 * dst + src1)`), its worked example and its boundary-value table (23: in
 //! saturation mode a product of MAX plus MIN gives +0, an inf/nan-mode NaN stays NaN) have it.
 
-use crate::element::{f16, Element};
+use crate::element::{bf16, f16, Element};
 use crate::memory::tensor::LocalTensor;
 use crate::soc::Soc;
 use crate::vector::engine::Operand;

@@ -68,12 +68,7 @@ mod sealed {
 
 /// Element types `Compare` accepts for `src0`/`src1`: `f16` and `f32` on every chip (all
 /// modes), and `i32` with `CMPMODE::EQ` only on Ascend910B (a run-time error elsewhere).
-///
-/// ```compile_fail
-/// use ascend_core::prelude::*;
-/// fn needs<T: CompareElement>() {}
-/// needs::<u16>();
-/// ```
+/// Other types do not compile (`u16` is asserted at the end of this module).
 pub trait CompareElement: Element + sealed::CompareSealed {}
 
 impl sealed::CompareSealed for f16 {
@@ -95,12 +90,7 @@ mod dst_sealed {
 
 /// Element types of `Compare`'s bit-mask `dst`: `uint8_t` and `int8_t` (the vendor lists both
 /// for every chip); only the bytes matter.
-///
-/// ```compile_fail
-/// use ascend_core::prelude::*;
-/// fn needs<U: CompareDstElement>() {}
-/// needs::<u16>();
-/// ```
+/// Other types do not compile (`u16` is asserted at the end of this module).
 pub trait CompareDstElement: Element + dst_sealed::CompareDstSealed {}
 impl dst_sealed::CompareDstSealed for u8 {}
 impl CompareDstElement for u8 {}
@@ -400,12 +390,7 @@ mod scalar_sealed {
 /// Ascend310P, Ascend310B; all modes), `int32_t` (Ascend910B with `CMPMODE::EQ` only;
 /// Ascend310B all modes), `int16_t`, `uint16_t`, `uint32_t` (Ascend310B only). Ascend910 has
 /// no `Compares`. Other chips and modes are run-time errors naming the chip.
-///
-/// ```compile_fail
-/// use ascend_core::prelude::*;
-/// fn needs<T: CompareScalarElement>() {}
-/// needs::<bf16>();
-/// ```
+/// Other types do not compile (`bf16` is asserted at the end of this module).
 pub trait CompareScalarElement: Element + scalar_sealed::CompareScalarSealed {
     /// Whether `soc` supports `Compares` on this type with `mode`.
     fn compare_scalar_supported(soc: Soc, mode: CMPMODE) -> bool;
@@ -617,3 +602,7 @@ pub fn compare_reg<T: CompareRegElement, const IS_SET_MASK: bool>(
         c.cmp_mask.set([(old[0] & !m[0]) | res[0], (old[1] & !m[1]) | res[1]]);
     });
 }
+
+static_assertions::assert_not_impl_any!(u16: CompareElement);
+static_assertions::assert_not_impl_any!(u16: CompareDstElement);
+static_assertions::assert_not_impl_any!(crate::element::bf16: CompareScalarElement);

@@ -578,18 +578,21 @@ pub(crate) fn run_masked<T: Lane, O: LaneOp<T, N>, const N: usize, const IS_SET_
 }
 
 /// Declares the capability trait of one instruction and the types (and chips) it has.
+///
+/// Types no chip supports are listed after the supported ones. The first is a `compile_fail`
+/// doctest of the public call (the bound is on the function a kernel calls); every one of them
+/// is a compile-time assertion that the trait is not implemented, so the list costs the build
+/// nothing and each doctest binary less (one per trait, not one per type).
 macro_rules! capability {
     (
         $api:literal, $trait:ident, $supported:ident, $bound:path,
         [$($t:ty => |$soc:ident| $ok:expr),* $(,)?],
-        [$($bad:ty),* $(,)?], $bad_call:expr
+        [$bad0:ty $(, $bad:ty)* $(,)?], $bad_call:expr
     ) => {
         #[doc = concat!("Element types `", $api, "` accepts, and on which chips (see the support guide, `docs/support.md`).")]
         ///
-        /// A type no chip supports does not compile:
-        $(
-        #[doc = concat!("```compile_fail\nuse ascend_core::prelude::*;\nfn f(t: &LocalTensor<", stringify!($bad), ">) { ", $bad_call, " }\n```")]
-        )*
+        #[doc = concat!("A type no chip supports does not compile (`", stringify!($bad0) $(, "`, `", stringify!($bad))*, "`):")]
+        #[doc = concat!("```compile_fail\nuse ascend_core::prelude::*;\nfn f(t: &LocalTensor<", stringify!($bad0), ">) { ", $bad_call, " }\n```")]
         pub trait $trait: $bound {
             #[doc = concat!("Whether `", $api, "` on this type exists on `soc`.")]
             fn $supported(soc: Soc) -> bool;
@@ -602,6 +605,8 @@ macro_rules! capability {
                 }
             }
         )*
+        static_assertions::assert_not_impl_any!($bad0: $trait);
+        $(static_assertions::assert_not_impl_any!($bad: $trait);)*
     };
 }
 pub(crate) use capability;

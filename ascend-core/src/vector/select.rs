@@ -37,17 +37,8 @@ mod sealed {
 
 /// Element types `Select` accepts for `dst`, `src0` and `src1`: `f16` and `f32` (on every chip).
 ///
-/// Any other type is a compile error:
-/// ```compile_fail
-/// use ascend_core::prelude::*;
-/// fn needs<T: SelectElement>() {}
-/// needs::<i32>();
-/// ```
-/// ```compile_fail
-/// use ascend_core::prelude::*;
-/// fn needs<T: SelectElement>() {}
-/// needs::<bf16>();
-/// ```
+/// Any other type is a compile error (`i32` and `bf16` among them: asserted at the end of
+/// this module).
 pub trait SelectElement: Element + sealed::SelectSealed {}
 
 impl sealed::SelectSealed for f16 {}
@@ -59,12 +50,7 @@ impl SelectElement for f32 {}
 /// (published operators pass the `int8_t` result of a `Compare`; the vendor's implementation
 /// takes the mask by address and accepts any type, `impl/basic_api/dav_c220/kernel_operator_vec_cmpsel_impl.h`).
 /// Only the bytes matter: the mask is always read as little-endian bits.
-///
-/// ```compile_fail
-/// use ascend_core::prelude::*;
-/// fn needs<U: SelMaskElement>() {}
-/// needs::<f32>();
-/// ```
+/// A float is not a mask type (asserted at the end of this module).
 pub trait SelMaskElement: Element + sealed::SelMaskSealed {}
 
 macro_rules! sel_mask_element {
@@ -662,3 +648,7 @@ pub fn select_scalar_reg<T: SelectElement, U: SelMaskElement>(
     let plan = resolve::<T, false>(API, Mask::Count(MASK_PLACEHOLDER), repeat_times as usize);
     run_tensor_scalar(dst, sel_mask, src0, None, plan, repeat_params);
 }
+
+static_assertions::assert_not_impl_any!(i32: SelectElement);
+static_assertions::assert_not_impl_any!(crate::element::bf16: SelectElement);
+static_assertions::assert_not_impl_any!(f32: SelMaskElement);
