@@ -75,6 +75,8 @@ pub enum ExecMode {
     /// core of another launch) runs as [`ExecMode::ThreadPerCore`] when its `blockDim` is
     /// within [`Launch::max_threads`]: its caller holds a pool thread while it runs, and two
     /// such launches at once could hold every pool thread while their other cores waited.
+    /// Above `max_threads` it starts its cores on the calling thread and on helper threads
+    /// of its own (coroutines once a core blocks, as above), never on the pool.
     #[default]
     Pooled,
     /// One OS thread per core, all alive at once, with a real barrier behind `sync_all`.
@@ -1064,7 +1066,24 @@ impl Shared<'_> {
     /// then on every core starts on a coroutine and parks when it waits (see
     /// [`schedule`](Self::schedule)). A kernel whose cores never block starts no helper and no
     /// coroutine.
+    ///
+    /// A launch inside a kernel (its `blockDim` above [`Launch::max_threads`], so its cores
+    /// cannot have threads of their own) starts its cores on the calling thread and its own
+    /// helpers only: the pool's threads may all be held by the outer launch's cores, each
+    /// waiting for a launch of its own, and cores queued on the pool behind them would never
+    /// start.
     fn run_pooled(&self) {
+        if ascend_core::in_core() {
+            match &self.barrier {
+                Some(b) => Scope::run(coro::STACK_SIZE, |scope| self.drain(b, scope)),
+                None => {
+                    while let Some(i) = self.next_core() {
+                        self.run_core(i);
+                    }
+                }
+            }
+            return;
+        }
         let threads = rayon::current_num_threads().clamp(1, self.n as usize);
         match &self.barrier {
             Some(b) => Scope::run(coro::STACK_SIZE, |scope| {

@@ -289,3 +289,42 @@ fn a_launch_inside_a_parked_cores_kernel_completes() {
     let want: Vec<u32> = (0..outer).flat_map(|o| (0..inner).map(move |i| o * 100 + i)).collect();
     assert_eq!(out.to_vec().iter().step_by(LINE).copied().collect::<Vec<u32>>(), want);
 }
+
+/// A launch inside a kernel whose `blockDim` is above its `max_threads` (so it cannot give its
+/// cores threads of their own) still completes when every outer core starts one at once and
+/// the inner cores wait for one another: the inner launch does not depend on the pool the
+/// outer cores hold.
+#[test]
+fn a_launch_inside_a_kernel_above_max_threads_completes() {
+    let (outer, inner) = (4u32, 24u32);
+    let len = (outer * inner) as usize * LINE;
+    let out = GmBuffer::<u32>::zeroed(len);
+    let oa = out.addr();
+    for _ in 0..3 {
+        Launch::new(Soc::Ascend910B)
+            .block_dim(outer)
+            .timeout(Duration::from_secs(60))
+            .run(|| {
+                sync_all();
+                let o = get_block_idx();
+                Launch::new(Soc::Ascend910B)
+                    .block_dim(inner)
+                    .max_threads(4)
+                    .run(move || {
+                        let i = get_block_idx();
+                        let g = gm::<u32>(oa, len);
+                        let me = (o * inner + i) as usize * LINE;
+                        sync_all();
+                        g.set_value(me, o * 100 + i);
+                        data_cache_clean_and_invalid::<u32, SingleCacheLine, CachelineOut>(&g.view(me));
+                        sync_all();
+                    })
+                    .unwrap_or_else(|e| panic!("inner launch of core {o}: {e}"));
+                assert_eq!(get_block_idx(), o);
+                sync_all();
+            })
+            .unwrap_or_else(|e| panic!("{e}"));
+        let want: Vec<u32> = (0..outer).flat_map(|o| (0..inner).map(move |i| o * 100 + i)).collect();
+        assert_eq!(out.to_vec().iter().step_by(LINE).copied().collect::<Vec<u32>>(), want);
+    }
+}
