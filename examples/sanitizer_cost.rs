@@ -13,9 +13,11 @@
 //! done; done
 //! # both modes timed alternately in one process (best of 8): off, on, off / on
 //! $B pair 4194304 8
+//! # the profiler's cost (recording and scheduling, the defaults otherwise) the same way
+//! valgrind --tool=callgrind --callgrind-out-file=cg.prof.3 $B prof 262144 3 2>&1 | grep Collected
 //! ```
 //!
-//! Arguments: `on` | `off` | `pair`, then the element count (default 2^18), the launches
+//! Arguments: `on` | `off` | `prof` | `pair`, then the element count (default 2^18), the launches
 //! (default 1) and the tile length (default 128). 2^18 elements are 2048 tiles a launch.
 
 use ascend_kernels::sub_custom::sub_custom;
@@ -52,6 +54,11 @@ fn main() {
             on = on.min(t0.elapsed().as_secs_f64());
         }
         println!("off {:.3} ms on {:.3} ms ratio {:.3}", off * 1e3, on * 1e3, off / on);
+    } else if mode == "prof" {
+        for _ in 0..reps {
+            let launch = Launch::new(Soc::Ascend910B).block_dim(8);
+            launch.run_profiled(|| sub_custom::<f32>(xa, ya, za, t)).expect("sub_custom");
+        }
     } else {
         for _ in 0..reps {
             run(mode == "on");

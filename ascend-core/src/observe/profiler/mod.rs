@@ -238,7 +238,7 @@ type SiteTable = HashMap<(usize, usize, usize), &'static Site>;
 /// Every site interned so far.
 static SITES: Mutex<Option<SiteTable>> = Mutex::new(None);
 
-/// Slots of a thread's site cache (a power of two).
+/// Slots of a thread's site cache (a power of two: sets of two).
 const SITE_CACHE: usize = 256;
 
 impl Site {
@@ -400,8 +400,11 @@ impl Drop for CoreLog {
 struct Log {
     /// This thread's core's records while it is profiled, and whether it ran an `Mmad`.
     cur: (Vec<Rec>, bool),
-    /// The thread's last sites by location and name, direct mapped: a hook finds its site
-    /// here without a lock, in the same thread-local access that records it.
+    /// The thread's last sites by location and name, two-way set associative (a set of two
+    /// slots per hash): a hook finds its site here without a lock, in the same thread-local
+    /// access that records it. Two sites of one loop whose hashes meet keep a slot each (in
+    /// a direct-mapped cache they evicted each other at every tile, and each miss took the
+    /// process's lock).
     sites: [Option<&'static Site>; SITE_CACHE],
 }
 
@@ -414,15 +417,17 @@ impl Log {
         // the location alone would evict from each other at every call.
         let (l, a) = (loc as *const Location<'static> as u64, api.as_ptr() as u64);
         let h =
-            (l ^ a.rotate_left(29)).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - SITE_CACHE.trailing_zeros());
-        let slot = &mut self.sites[h as usize];
-        if let Some(s) = *slot {
-            if std::ptr::eq(s.loc, loc) && std::ptr::eq(s.api, api) {
-                return s;
-            }
+            (l ^ a.rotate_left(29)).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (65 - SITE_CACHE.trailing_zeros());
+        let set = &mut self.sites[2 * h as usize..][..2];
+        let hit =
+            |s: &Option<&'static Site>| s.filter(|s| std::ptr::eq(s.loc, loc) && std::ptr::eq(s.api, api));
+        if let Some(s) = hit(&set[0]).or_else(|| hit(&set[1])) {
+            return s;
         }
+        // The set's newer site becomes its older one.
         let s = Site::intern(api, loc);
-        *slot = Some(s);
+        set[1] = set[0];
+        set[0] = Some(s);
         s
     }
 }
