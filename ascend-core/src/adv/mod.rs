@@ -28,6 +28,7 @@ pub mod groupnorm;
 pub mod index;
 pub mod layernorm;
 pub mod layernorm_grad;
+pub mod lgamma;
 pub mod math;
 pub mod math_ext;
 pub mod math_more;
