@@ -19,6 +19,7 @@
 
 use ascend_core::prelude::*;
 
+use crate::adv_digamma::with_tensors;
 use crate::adv_math_trig::{integral, r_sin_cos, Mode};
 use crate::common::util;
 use util::{adv_io, assert_bits_ctx, expect_panic, on, ub, AdvIo, Fp, Rng};
@@ -601,18 +602,6 @@ fn host_helpers() {
 }
 
 // ---- errors --------------------------------------------------------------------------------
-
-fn with_tensors(
-    soc: Soc,
-    n: usize,
-    tmp_bytes: usize,
-    f: impl FnOnce(&LocalTensor<f32>, &LocalTensor<f32>, &LocalTensor<u8>),
-) {
-    on(soc, || {
-        let AdvIo { src, dst, tmp, .. } = &adv_io::<f32>(n, tmp_bytes);
-        f(dst, src, tmp);
-    });
-}
 
 #[test]
 fn errors() {

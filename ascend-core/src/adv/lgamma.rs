@@ -40,7 +40,7 @@ use crate::vector::binary::and_masked;
 use crate::vector::cast::{cast_masked, RoundMode};
 use crate::vector::compare::{compare_masked, CMPMODE};
 use crate::vector::duplicate::duplicate_masked;
-use crate::vector::mask::{reset_mask, set_cmp_mask, set_mask_count, set_mask_norm, MASK_PLACEHOLDER};
+use crate::vector::mask::{set_cmp_mask, MASK_PLACEHOLDER};
 use crate::vector::params::{BinaryRepeatParams, UnaryRepeatParams};
 use crate::vector::select::select_scalar_reg;
 use crate::vector::unary::{not_masked, reciprocal_masked};
@@ -48,7 +48,10 @@ use crate::vector::unary::{not_masked, reciprocal_masked};
 use super::math_trig::sin_compute_float;
 use super::steps::{self, integral};
 use super::V220_V200 as CHIPS;
-use super::{check_common, check_tmp_operands, count_mask, host_checks, split_count, stack_tensor, NARROW};
+use super::{
+    check_common, check_tmp_operands, count_mask, counter_rounds, factor_tmp_sizes, host_checks, split_count,
+    stack_tensor, NARROW,
+};
 
 mod sealed {
     pub trait Sealed {}
@@ -330,6 +333,7 @@ fn lgamma_153(p: &Params, src: &LocalTensor<f32>) {
 }
 
 /// `LGamma358` (`3 <= x < 5.8`), into `tmp3`.
+#[allow(clippy::excessive_precision)] // the vendor's literals, as written
 #[track_caller]
 fn lgamma_358(p: &Params, src: &LocalTensor<f32>) {
     steps::adds(&p.tmp1, src, -3.0);
@@ -706,18 +710,15 @@ pub fn lgamma<T: LgammaElement, const IS_REUSE_SOURCE: bool>(
             compute_float(p, &dst.reinterpret_cast::<f32>().view(off), &src_f.view(off));
         }
     };
-    set_mask_count();
-    count_mask::<T>(split);
-    for i in 0..loops {
-        round(&p, i * split);
-    }
-    if tail > 0 {
-        count_mask::<T>(tail);
-        p.split = tail;
-        round(&p, loops * split);
-    }
-    set_mask_norm();
-    reset_mask();
+    counter_rounds::<T>(
+        count,
+        split,
+        |t| t,
+        |off, n| {
+            p.split = n;
+            round(&p, off);
+        },
+    );
 }
 
 /// [`lgamma`] with the stack buffer as scratch (AscendC `Lgamma<T, isReuseSource>(dstTensor,
@@ -766,13 +767,13 @@ pub fn get_lgamma_max_min_tmp_size(
     type_size: usize,
     is_reuse_source: bool,
 ) -> (usize, usize) {
-    host_checks("GetLgammaMaxMinTmpSize", input_size, type_size);
-    let fac = match (type_size, is_reuse_source) {
-        (4, false) => FLOAT_PROC,
-        (4, true) => FLOAT_REUSE_PROC,
-        _ => 2 * HALF_PROC,
-    };
-    (fac * (input_size * type_size).max(256), fac * 256)
+    factor_tmp_sizes(
+        "GetLgammaMaxMinTmpSize",
+        input_size,
+        type_size,
+        is_reuse_source,
+        [FLOAT_PROC, FLOAT_REUSE_PROC, 2 * HALF_PROC],
+    )
 }
 
 /// `Lgamma`'s `(maxLiveNodeCount, extraBuf)` (AscendC `GetLgammaTmpBufferFactorSize`,
