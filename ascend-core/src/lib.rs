@@ -95,6 +95,7 @@ pub mod prelude {
     pub use crate::adv::index::*;
     pub use crate::adv::layernorm::*;
     pub use crate::adv::layernorm_grad::*;
+    pub use crate::adv::lgamma::*;
     pub use crate::adv::math::*;
     pub use crate::adv::math_ext::*;
     pub use crate::adv::math_more::*;

@@ -499,7 +499,8 @@ fn host_helpers() {
 
 // ---- errors --------------------------------------------------------------------------------
 
-fn with_tensors(
+/// Runs `f` on `soc` with float `dst`, `src` of `n` and a scratch of `tmp_bytes` (`adv_io`).
+pub(crate) fn with_tensors(
     soc: Soc,
     n: usize,
     tmp_bytes: usize,

@@ -14,6 +14,7 @@ mod adv_dropout;
 mod adv_groupnorm;
 mod adv_layernorm;
 mod adv_layernorm_grad;
+mod adv_lgamma;
 mod adv_math;
 mod adv_math_ext;
 mod adv_math_more;

@@ -47,7 +47,10 @@ use crate::vector::unary::not_masked;
 use super::math_trig::{sin_cos_compute_float_reuse, tan_compute_float};
 use super::steps::{self, integral};
 use super::V220_V200 as CHIPS;
-use super::{check_common, check_tmp_operands, count_mask, host_checks, split_count, stack_tensor, NARROW};
+use super::{
+    check_common, check_tmp_operands, count_mask, factor_tmp_sizes, host_checks, split_count, stack_tensor,
+    NARROW,
+};
 
 mod sealed {
     pub trait Sealed {}
@@ -623,13 +626,13 @@ pub fn get_digamma_max_min_tmp_size(
     type_size: usize,
     is_reuse_source: bool,
 ) -> (usize, usize) {
-    host_checks("GetDigammaMaxMinTmpSize", input_size, type_size);
-    let fac = match (type_size, is_reuse_source) {
-        (4, false) => FLOAT_PROC,
-        (4, true) => FLOAT_REUSE_PROC,
-        _ => 2 * HALF_PROC,
-    };
-    (fac * (input_size * type_size).max(256), fac * 256)
+    factor_tmp_sizes(
+        "GetDigammaMaxMinTmpSize",
+        input_size,
+        type_size,
+        is_reuse_source,
+        [FLOAT_PROC, FLOAT_REUSE_PROC, 2 * HALF_PROC],
+    )
 }
 
 /// `Digamma`'s `(maxLiveNodeCount, extraBuf)` (AscendC `GetDigammaTmpBufferFactorSize`,

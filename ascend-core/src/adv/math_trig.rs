@@ -274,6 +274,21 @@ pub(crate) fn sin_cos_compute_float_reuse(
     polynomial(cos, dst, src, &round, &kpi);
 }
 
+/// The vendor's `SinCompute<float>(dst, src, tmpTensor, splitSize, false)` (`isReuseSource`
+/// clear): `k` into `tmp`, the products into `tmp[cal..]`, the reduced `x` into
+/// `tmp[2·cal..]`, the result into `dst`. Under the mask already set (`Lgamma` calls it).
+#[track_caller]
+pub(crate) fn sin_compute_float(
+    dst: &LocalTensor<f32>,
+    src: &LocalTensor<f32>,
+    tmp: &LocalTensor<f32>,
+    cal: usize,
+) {
+    let (round, kpi, x) = (tmp.clone(), tmp.view(cal), tmp.view(2 * cal));
+    reduce(false, &x, src, &round, &kpi);
+    polynomial(false, dst, &x, &round, &kpi);
+}
+
 /// `dst[i] = sin(src[i])` for `i < count`, with `shared_tmp_buffer` as scratch (AscendC
 /// `Sin<T, isReuseSource>(dstTensor, srcTensor, sharedTmpBuffer, calCount)`).
 ///

@@ -28,6 +28,7 @@ pub mod groupnorm;
 pub mod index;
 pub mod layernorm;
 pub mod layernorm_grad;
+pub mod lgamma;
 pub mod math;
 pub mod math_ext;
 pub mod math_more;
@@ -305,6 +306,26 @@ pub(crate) fn counter_rounds<T: Element>(
 /// The tail rounded up to a multiple of 32 (the vendor's `tailCount`).
 pub(crate) fn tail_up(tail: usize) -> usize {
     tail.div_ceil(ONE_BLK_SIZE) * ONE_BLK_SIZE
+}
+
+/// The `(max, min)` scratch bytes of a function whose kernel keeps `fac` tensors per element,
+/// `fac` from `[float, float with isReuseSource, half]` (the vendor's `Get*MaxMinTmpSize` of
+/// `Digamma`, `Lgamma`): `fac · max(input bytes, 256)` and `fac · 256`, after [`host_checks`].
+#[track_caller]
+pub(crate) fn factor_tmp_sizes(
+    api: &'static str,
+    input_size: usize,
+    type_size: usize,
+    is_reuse_source: bool,
+    fac: [usize; 3],
+) -> (usize, usize) {
+    host_checks(api, input_size, type_size);
+    let fac = match (type_size, is_reuse_source) {
+        (4, false) => fac[0],
+        (4, true) => fac[1],
+        _ => fac[2],
+    };
+    (fac * (input_size * type_size).max(256), fac * 256)
 }
 
 /// The vendor's host-side checks of a tiling helper: a non-empty shape, `typeSize` 2 or 4.

@@ -65,7 +65,7 @@ pub fn adv_cases(v: &mut Vec<Case>) {
     adv_unary!(v, f32: sigmoid, sigmoid_stack; floor, floor_stack; ceil, ceil_stack; trunc, trunc_stack;
         frac, frac_stack; round, round_stack; sign, sign_stack; tanh, tanh_stack; log2, log2_stack;
         erf, erf_stack; sinh, sinh_stack; cosh, cosh_stack; erfc, erfc_stack; sin, sin_stack; cos, cos_stack;
-        atan, atan_stack; tan, tan_stack; digamma, digamma_stack;);
+        atan, atan_stack; tan, tan_stack; digamma, digamma_stack; lgamma, lgamma_stack;);
     adv_unary!(v, f16: atanh, atanh_stack; asinh, asinh_stack; acosh, acosh_stack; asin, asin_stack;
         acos, acos_stack;);
     adv_binary!(v, f32: fmod, fmod_stack; power, power_stack;);
