@@ -26,6 +26,7 @@ mod adv_pad;
 mod adv_quant;
 mod adv_reduce;
 mod adv_reduce_xy;
+mod adv_select;
 mod adv_softmax;
 mod adv_softmax_flash;
 mod adv_softmax_more;

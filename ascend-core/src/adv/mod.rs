@@ -42,6 +42,7 @@ pub mod pad;
 pub mod quant;
 pub mod reduce;
 pub mod reduce_xy;
+pub mod select;
 pub mod softmax;
 pub mod softmax_flash;
 pub mod softmax_more;

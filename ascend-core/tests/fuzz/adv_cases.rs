@@ -71,6 +71,25 @@ pub fn adv_cases(v: &mut Vec<Case>) {
     adv_binary!(v, f32: fmod, fmod_stack; power, power_stack;);
     adv_binary!(v, i16: xor, xor_stack;);
     gelus(v);
+    v.push(("select_with_bytes_mask", |w: &mut W| {
+        w.lenient = true;
+        let (d, s, m, k, x) = (w.t::<f16>(), w.t::<f16>(), w.t::<u8>(), w.tmp(), w.v::<f16>());
+        let first = w.rng.range(1, 4) as u32;
+        let info = SelectWithBytesMaskShapeInfo::new(
+            first,
+            s.get_size() as u32 / first,
+            m.get_size() as u32 / first,
+        );
+        if w.rng.chance(2) {
+            w.go(&[r(&d), r(&k), r(&m)], || {
+                select_with_bytes_mask::<f16, u8, true>(&d, &s, x, &m, &k, &info)
+            });
+        } else {
+            w.go(&[r(&d), r(&k)], || {
+                select_with_bytes_mask_scalar_tensor::<f16, u8, false>(&d, x, &s, &m, &k, &info)
+            });
+        }
+    }));
     v.push(("silu", |w: &mut W| {
         w.lenient = true;
         let (d, s) = (w.t::<f32>(), w.t::<f32>());
