@@ -32,7 +32,7 @@ fn row_ref(x: &[f32], alpha: f32, loop_cnt: u32, prev: Option<Prev>) -> RowOut {
     let mut acc: Vec<f32> = (0..64).map(|q| tree(x[8 * q..8 * q + 8].to_vec(), false)).collect();
     for c in 8..k / 64 {
         for (i, a) in acc.iter_mut().enumerate() {
-            *a = x[64 * c + i] + *a;
+            *a += x[64 * c + i]; // Add(dst, src, dst): the same sum
         }
     }
     let inv = 1.0f32 / base_k as f32;
