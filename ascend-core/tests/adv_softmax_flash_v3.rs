@@ -25,7 +25,9 @@ struct RowOut {
     exp_max: f32,
 }
 
-fn row_ref(x: &[f32], alpha: f32, loop_cnt: u32, prev: Option<Prev>) -> RowOut {
+/// `alias`: the outputs are the inputs (same tensors), so the steps after the mean's and the
+/// maximum's update read those instead of `inMean`/`inMax`.
+fn row_ref(x: &[f32], alpha: f32, loop_cnt: u32, prev: Option<Prev>, alias: bool) -> RowOut {
     let k = x.len();
     let base_k = k / 8;
     // SoftmaxFlashV3ReduceSumImpl.
@@ -54,8 +56,10 @@ fn row_ref(x: &[f32], alpha: f32, loop_cnt: u32, prev: Option<Prev>) -> RowOut {
         Some((in_mean, in_max, in_sum)) => {
             let mean = (in_mean * (loop_cnt as f32 - 1.0) + g) * (1.0 / loop_cnt as f32);
             let sc = (g - mean) * s;
+            let max_a = row_max + sc;
+            let (in_mean, in_max) = if alias { (mean, max_a) } else { (in_mean, in_max) };
             let sp = (in_mean - mean) * s;
-            let max = (row_max + sc).max(in_max + sp);
+            let max = max_a.max(in_max + sp);
             let em = exp_sub(sp + (in_max - max), 0.0);
             let e: Vec<f32> = xs.iter().map(|&v| exp_sub(v, max - sc)).collect();
             let sum = em * in_sum + row_sum(&e, k);
@@ -112,7 +116,7 @@ fn check<const U: bool>(m: usize, k: usize, tmp_rows: usize, seed: u64) {
         let (mut wy, mut wmean, mut wsum, mut wmax, mut wem) = (vec![], vec![], vec![], vec![], vec![]);
         for i in 0..m {
             let row: Vec<f32> = xv[i * k..(i + 1) * k].iter().map(|h| h.to_f32()).collect();
-            let o = row_ref(&row, alpha, loop_cnt, U.then_some(prev[i]));
+            let o = row_ref(&row, alpha, loop_cnt, U.then_some(prev[i]), false);
             wy.extend(o.e.iter().map(|&v| f16_round_away(v)));
             wmean.extend([o.mean; 8]);
             wsum.extend([o.sum; 8]);
@@ -376,5 +380,49 @@ fn errors() {
             },
             &["meanTensor is at position A1"],
         );
+    });
+}
+
+/// The page lets `meanTensor`, `maxTensor` and `expSumTensor` be `inMeanTensor`, `inMaxTensor`
+/// and `inExpSumTensor` (the vendor's own test calls it so). The vendor's steps then read the
+/// overwritten inputs: the new mean makes `shiftPrev` 0 and the new maximum replaces `inMax`,
+/// so `max` ignores the old maximum and `expMax` is `exp(0) = 1`.
+#[test]
+fn aliased_statistics_read_the_overwritten_inputs() {
+    on(Soc::Ascend910B, || {
+        let (m, k) = (8usize, 512usize);
+        let (n, stats) = (m * k, m * 8);
+        let tmp_bytes = m * (40 + 2 * k + 64) * 4;
+        let u = ub(4 * n + 3 * stats * 4 + m * 32 + tmp_bytes);
+        let (x, y) = (u.t::<f16>(0, n), u.t::<f16>(2 * n, n));
+        let s = |i: usize| u.t::<f32>(4 * n + i * stats * 4, stats);
+        let (mean, sum, mx) = (s(0), s(1), s(2));
+        let em = u.t::<f16>(4 * n + 3 * stats * 4, m * 16);
+        let tmp = u.t::<u8>(4 * n + 3 * stats * 4 + m * 32, tmp_bytes);
+        let xv = data(&mut Rng(77), n);
+        x.copy_from_slice(&xv);
+        // An old maximum above every shifted value: without the aliasing it would win.
+        let (in_mean, in_max, in_sum) = (0.25f32, 100.0f32, 3.0f32);
+        mean.copy_from_slice(&[in_mean; 64]);
+        mx.copy_from_slice(&[in_max; 64]);
+        sum.copy_from_slice(&[in_sum; 64]);
+        let tiling = soft_max_flash_v3_tiling_func(&[8, 512], 2, 4, tmp_bytes as u32, true, false);
+        let params = SoftMaxParams::new(8, 512, 8, 512, 3, 8, 0.9375);
+        softmax_flash_v3::<true>(&y, &mean, &sum, &mx, &x, &em, &mean, &sum, &mx, &tmp, &tiling, &params);
+        let (mut wy, mut wmean, mut wsum, mut wmax) = (vec![], vec![], vec![], vec![]);
+        for i in 0..m {
+            let row: Vec<f32> = xv[i * k..(i + 1) * k].iter().map(|h| h.to_f32()).collect();
+            let o = row_ref(&row, 0.9375, 3, Some((in_mean, in_max, in_sum)), true);
+            assert!(o.max < in_max && o.exp_max == 1.0);
+            wy.extend(o.e.iter().map(|&v| f16_round_away(v)));
+            wmean.extend([o.mean; 8]);
+            wsum.extend([o.sum; 8]);
+            wmax.extend([o.max; 8]);
+        }
+        assert_bits_ctx(&y.to_vec(), &wy, "dst");
+        assert_bits_ctx(&mean.to_vec(), &wmean, "mean");
+        assert_bits_ctx(&mx.to_vec(), &wmax, "max");
+        assert_bits_ctx(&sum.to_vec(), &wsum, "expSum");
+        assert_bits_ctx(&em.to_vec(), &vec![f16::from_f32(1.0); m * 16], "expMax");
     });
 }

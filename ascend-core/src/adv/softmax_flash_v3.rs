@@ -29,7 +29,8 @@
 //!
 //! The inputs may be the outputs (`meanTensor` = `inMeanTensor`, …, as the page allows); the
 //! vendor's steps then read the overwritten values (with `meanTensor` = `inMeanTensor`,
-//! `shiftPrev` is 0), as on the chip.
+//! `shiftPrev` is 0; with `maxTensor` = `inMaxTensor` too, the old maximum is replaced by the
+//! new one before it is compared, so `expMax` is 1), as on the chip.
 //!
 //! Chips: Ascend910B. The page marks Ascend310P unsupported and its `membase/v200`
 //! implementation is an assertion ("softmaxflashv3 is not supported on current device");
