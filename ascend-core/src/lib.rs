@@ -114,8 +114,10 @@ pub mod prelude {
     pub use crate::adv::quant::*;
     pub use crate::adv::reduce::*;
     pub use crate::adv::reduce_xy::*;
+    pub use crate::adv::select::*;
     pub use crate::adv::softmax::*;
     pub use crate::adv::softmax_flash::*;
+    pub use crate::adv::softmax_flash_v3::*;
     pub use crate::adv::softmax_more::*;
     pub use crate::adv::sort::*;
     pub use crate::adv::transpose::*;

@@ -39,7 +39,7 @@ impl Fp for f16 {
 }
 
 /// `NewReduceSumLastNDImpl`'s order over the first `k` values of `e`.
-fn row_sum(e: &[f32], k: usize) -> f32 {
+pub(crate) fn row_sum(e: &[f32], k: usize) -> f32 {
     let mut acc = vec![0f32; 64];
     if k < 64 {
         acc[..k].copy_from_slice(&e[..k]);
@@ -80,7 +80,7 @@ fn special_1024_sum(e: &[f32]) -> f32 {
 }
 
 /// `exp(x - max)` as the chip computes it.
-fn exp_sub(x: f32, max: f32) -> f32 {
+pub(crate) fn exp_sub(x: f32, max: f32) -> f32 {
     f64::from(x - max).exp() as f32
 }
 

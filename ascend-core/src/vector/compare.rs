@@ -30,7 +30,9 @@ use crate::kernel::error::ensure;
 use crate::memory::tensor::LocalTensor;
 use crate::soc::Soc;
 use crate::vector::engine::{apply_sources, span_of, Lanes, Operand};
-use crate::vector::mask::{get_mask_mode, get_vector_mask, prefix_bits, resolve, Mask, Plan};
+use crate::vector::mask::{
+    get_mask_mode, get_vector_mask, prefix_bits, resolve, Mask, Plan, MASK_PLACEHOLDER,
+};
 use crate::vector::params::{BinaryRepeatParams, UnaryRepeatParams};
 
 const API: &str = "Compare";
@@ -213,6 +215,7 @@ fn run<T: Element, const N: usize>(
     mode: CMPMODE,
     scalar: T,
     plan: &Plan,
+    in_place_ok: bool,
 ) where
     CmpKernel<T>: Lanes<T, N>,
 {
@@ -246,7 +249,9 @@ fn run<T: Element, const N: usize>(
     let overlap_plan = counted.as_ref().unwrap_or(plan);
     for s in srcs {
         let (a, b) = span(s, overlap_plan);
-        ensure(d1 <= a || b <= d0, api, || {
+        // See `compare_scalar_in_place`: from the same first byte, repeats a block or more apart.
+        let in_place = in_place_ok && d0 == a && s.rep >= 1 && s.blk <= 1;
+        ensure(in_place || d1 <= a || b <= d0, api, || {
             format!(
                 "dst (bytes {d0:#x}..{d1:#x}) overlaps {} (bytes {a:#x}..{b:#x}); {api}'s output may not overlap its inputs",
                 s.name
@@ -329,7 +334,7 @@ pub fn compare<T: CompareElement>(
     let p = BinaryRepeatParams::default();
     let s0 = Operand::new(src0, p.src0_blk_stride, p.src0_rep_stride, "src0");
     let s1 = Operand::new(src1, p.src1_blk_stride, p.src1_rep_stride, "src1");
-    run(API, &dst.reinterpret_cast::<u8>(), [&s0, &s1], cmp_mode, T::ZERO, &plan);
+    run(API, &dst.reinterpret_cast::<u8>(), [&s0, &s1], cmp_mode, T::ZERO, &plan, false);
 }
 
 /// High-dimensional `Compare` (AscendC `Compare<T, U, isSetMask>(dst, src0, src1, cmpMode,
@@ -377,7 +382,7 @@ pub fn compare_masked<T: CompareElement, const IS_SET_MASK: bool>(
     let p = repeat_params;
     let s0 = Operand::new(src0, p.src0_blk_stride, p.src0_rep_stride, "src0");
     let s1 = Operand::new(src1, p.src1_blk_stride, p.src1_rep_stride, "src1");
-    run(API, &dst.reinterpret_cast::<u8>(), [&s0, &s1], cmp_mode, T::ZERO, &plan);
+    run(API, &dst.reinterpret_cast::<u8>(), [&s0, &s1], cmp_mode, T::ZERO, &plan, false);
 }
 
 const SCALAR_API: &str = "CompareScalar";
@@ -456,7 +461,7 @@ pub fn compare_scalar<T: CompareScalarElement>(
         return;
     };
     let s0 = Operand::new(src0, 1u8, 8u8, "src0");
-    run(SCALAR_API, dst, [&s0], cmp_mode, src1_scalar, &plan);
+    run(SCALAR_API, dst, [&s0], cmp_mode, src1_scalar, &plan, false);
 }
 
 /// High-dimensional `CompareScalar` (AscendC `Compares<T, U, isSetMask>(dst, src0,
@@ -493,7 +498,33 @@ pub fn compare_scalar_masked<T: CompareScalarElement, const IS_SET_MASK: bool>(
         return;
     };
     let s0 = Operand::new(src0, repeat_params.src_blk_stride, repeat_params.src_rep_stride, "src0");
-    run(SCALAR_API, dst, [&s0], cmp_mode, src1_scalar, &plan);
+    run(SCALAR_API, dst, [&s0], cmp_mode, src1_scalar, &plan, false);
+}
+
+/// [`compare_scalar_masked`] with `IS_SET_MASK = false` and `MASK_PLACEHOLDER`, where `dst` may
+/// begin at `src0`'s first byte (the vendor's own advanced `Select` does this:
+/// `SelectWithBytesMaskPerAxisImpl` in
+/// `impl/adv_api/detail/select/selectwithbytesmask/selectwithbytesmask_common_impl.h` compares a
+/// `half` tensor into bits at the same address). The page's general rule (`通用说明和约束.md`,
+/// 通用地址重叠约束: no partial overlap within a repeat) forbids it to kernels, so the public
+/// forms keep rejecting it. It is safe on the chip in sequence: with repeats a block or more
+/// apart, repeat `r` writes its `PAR / 8` bytes at `r · PAR / 8`, inside the source of repeat
+/// `r / 16` (`half`) or `r / 32` (`float`), which has been read, never of a later repeat.
+#[track_caller]
+pub(crate) fn compare_scalar_in_place<T: CompareScalarElement>(
+    dst: &LocalTensor<u8>,
+    src0: &LocalTensor<T>,
+    src1_scalar: T,
+    cmp_mode: CMPMODE,
+    repeat_times: u8,
+    repeat_params: &UnaryRepeatParams,
+) {
+    check_scalar_type::<T>(cmp_mode);
+    let Some(plan) = masked_plan::<T, false>(SCALAR_API, Mask::Count(MASK_PLACEHOLDER), repeat_times) else {
+        return;
+    };
+    let s0 = Operand::new(src0, repeat_params.src_blk_stride, repeat_params.src_rep_stride, "src0");
+    run(SCALAR_API, dst, [&s0], cmp_mode, src1_scalar, &plan, true);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -71,6 +71,68 @@ pub fn adv_cases(v: &mut Vec<Case>) {
     adv_binary!(v, f32: fmod, fmod_stack; power, power_stack;);
     adv_binary!(v, i16: xor, xor_stack;);
     gelus(v);
+    v.push(("softmax_flash_v3", |w: &mut W| {
+        w.lenient = true;
+        let (d, s, e, k) = (w.t::<f16>(), w.t::<f16>(), w.t::<f16>(), w.tmp());
+        let st: Vec<LocalTensor<f32>> = (0..6).map(|_| w.t::<f32>()).collect();
+        let (m, kk) = (8 * w.rng.range(1, 2) as u32, 512 + 64 * w.rng.range(0, 2) as u32);
+        let tiling = soft_max_flash_v3_tiling_func(&[m, kk], 2, 4, k.get_size().max(1) as u32, true, false);
+        let tiling = spoil(w, tiling);
+        let p = SoftMaxParams::new(m, kk, m, kk, w.rng.range(0, 3) as u32, 8, 0.9375);
+        let mut ub = vec![r(&d), r(&e), r(&k)];
+        ub.extend(st.iter().map(r));
+        if w.rng.chance(2) {
+            w.go(&ub, || {
+                softmax_flash_v3::<true>(
+                    &d, &st[0], &st[1], &st[2], &s, &e, &st[3], &st[4], &st[5], &k, &tiling, &p,
+                )
+            });
+        } else {
+            w.go(&ub, || {
+                softmax_flash_v3::<false>(
+                    &d, &st[0], &st[1], &st[2], &s, &e, &st[3], &st[4], &st[5], &k, &tiling, &p,
+                )
+            });
+        }
+    }));
+    v.push(("softmax_flash_v3_stack", |w: &mut W| {
+        w.lenient = true;
+        let (d, s, e) = (w.t::<f16>(), w.t::<f16>(), w.t::<f16>());
+        let st: Vec<LocalTensor<f32>> = (0..6).map(|_| w.t::<f32>()).collect();
+        let tiling = spoil(w, soft_max_flash_v3_tiling_func(&[8, 512], 2, 4, 8 * 4512, true, false));
+        let p = SoftMaxParams::new(8, 512, 8, 512, 1, 8, 0.96889);
+        let mut ub = vec![r(&d), r(&e)];
+        ub.extend(st.iter().map(r));
+        w.go(&ub, || {
+            softmax_flash_v3_stack::<true>(
+                &d, &st[0], &st[1], &st[2], &s, &e, &st[3], &st[4], &st[5], &tiling, &p,
+            )
+        });
+    }));
+    v.push(("select_with_bytes_mask", |w: &mut W| {
+        w.lenient = true;
+        let (d, s, m, k, x) = (w.t::<f16>(), w.t::<f16>(), w.t::<u8>(), w.tmp(), w.v::<f16>());
+        let first = w.rng.range(1, 4) as u32;
+        let info = SelectWithBytesMaskShapeInfo::new(
+            first,
+            s.get_size() as u32 / first,
+            m.get_size() as u32 / first,
+        );
+        w.go(&[r(&d), r(&k), r(&m)], || select_with_bytes_mask::<f16, u8, true>(&d, &s, x, &m, &k, &info));
+    }));
+    v.push(("select_with_bytes_mask_scalar_tensor", |w: &mut W| {
+        w.lenient = true;
+        let (d, s, m, k, x) = (w.t::<f32>(), w.t::<f32>(), w.t::<i32>(), w.tmp(), w.v::<f32>());
+        let first = w.rng.range(1, 4) as u32;
+        let info = SelectWithBytesMaskShapeInfo::new(
+            first,
+            s.get_size() as u32 / first,
+            m.get_size() as u32 / first,
+        );
+        w.go(&[r(&d), r(&k)], || {
+            select_with_bytes_mask_scalar_tensor::<f32, i32, false>(&d, x, &s, &m, &k, &info)
+        });
+    }));
     v.push(("silu", |w: &mut W| {
         w.lenient = true;
         let (d, s) = (w.t::<f32>(), w.t::<f32>());
