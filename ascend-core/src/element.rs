@@ -251,8 +251,8 @@ float_element! {
 /// The instructions whose pages do not list `bool` for the emulated chips do not compile
 /// with it: `Duplicate` (bool on Ascend 950 only), `Select`'s `selMask` (`uint8_t` ..
 /// `uint64_t` and `int8_t`), `Select` (half and float), `Compare`'s `dst` (`int8_t` /
-/// `uint8_t`) and `Cast` (no bool row); compile-time assertions at the end of this module
-/// check each.
+/// `uint8_t`) and `Cast` (no bool row); a compile-time assertion in each instruction's module
+/// checks it.
 #[derive(
     Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, bytemuck::Pod, bytemuck::Zeroable,
 )]
@@ -557,5 +557,3 @@ impl<T: Element> Expected<T> for f64 {
 static_assertions::assert_not_impl_any!(char: Element);
 static_assertions::assert_not_impl_any!(bool: Element);
 static_assertions::assert_not_impl_any!(usize: Element);
-static_assertions::assert_not_impl_any!(Bool8: crate::vector::duplicate::DuplicateElement, crate::vector::select::SelMaskElement, crate::vector::select::SelectElement, crate::vector::compare::CompareDstElement);
-static_assertions::assert_not_impl_any!(f16: crate::vector::cast::CastDst<Bool8>);

@@ -966,3 +966,6 @@ impl CastDst<Int4b> for f16 {
         apply_mixed::<u32, u32, u8, 1, _>(API, &plan, &d, [&s], &mut Int4ToHalf);
     }
 }
+
+// `Cast` has no bool row (see `Bool8`).
+static_assertions::assert_not_impl_any!(crate::element::f16: CastDst<crate::element::Bool8>);

@@ -637,3 +637,4 @@ pub fn compare_reg<T: CompareRegElement, const IS_SET_MASK: bool>(
 static_assertions::assert_not_impl_any!(u16: CompareElement);
 static_assertions::assert_not_impl_any!(u16: CompareDstElement);
 static_assertions::assert_not_impl_any!(crate::element::bf16: CompareScalarElement);
+static_assertions::assert_not_impl_any!(crate::element::Bool8: CompareDstElement);

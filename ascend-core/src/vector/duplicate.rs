@@ -172,3 +172,6 @@ pub fn duplicate_masked<T: DuplicateElement, const IS_SET_MASK: bool>(
     let d = Operand::new(dst, dst_block_stride, dst_repeat_stride, "dst");
     apply(API, &plan, &d, [], &mut DupKernel(scalar));
 }
+
+// bool is an Ascend 950 type for `Duplicate` (see `Bool8`).
+static_assertions::assert_not_impl_any!(crate::element::Bool8: DuplicateElement);

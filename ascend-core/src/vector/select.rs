@@ -652,3 +652,4 @@ pub fn select_scalar_reg<T: SelectElement, U: SelMaskElement>(
 static_assertions::assert_not_impl_any!(i32: SelectElement);
 static_assertions::assert_not_impl_any!(crate::element::bf16: SelectElement);
 static_assertions::assert_not_impl_any!(f32: SelMaskElement);
+static_assertions::assert_not_impl_any!(crate::element::Bool8: SelectElement, SelMaskElement);
