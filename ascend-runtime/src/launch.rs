@@ -1073,28 +1073,23 @@ impl Shared<'_> {
     /// waiting for a launch of its own, and cores queued on the pool behind them would never
     /// start.
     fn run_pooled(&self) {
-        if ascend_core::in_core() {
-            match &self.barrier {
-                Some(b) => Scope::run(coro::STACK_SIZE, |scope| self.drain(b, scope)),
-                None => {
-                    while let Some(i) = self.next_core() {
-                        self.run_core(i);
-                    }
-                }
-            }
-            return;
-        }
+        let nested = ascend_core::in_core();
         let threads = rayon::current_num_threads().clamp(1, self.n as usize);
         match &self.barrier {
+            Some(b) if nested => Scope::run(coro::STACK_SIZE, |scope| self.drain(b, scope)),
             Some(b) => Scope::run(coro::STACK_SIZE, |scope| {
                 (0..threads).into_par_iter().for_each(|_| self.drain(b, scope));
             }),
             // A single core: nothing to wait for.
-            None => (0..threads).into_par_iter().for_each(|_| {
-                while let Some(i) = self.next_core() {
-                    self.run_core(i);
-                }
-            }),
+            None if nested => self.run_remaining(),
+            None => (0..threads).into_par_iter().for_each(|_| self.run_remaining()),
+        }
+    }
+
+    /// Runs the cores not started yet one after another on this thread.
+    fn run_remaining(&self) {
+        while let Some(i) = self.next_core() {
+            self.run_core(i);
         }
     }
 

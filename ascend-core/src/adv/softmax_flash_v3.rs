@@ -258,7 +258,16 @@ fn no_update(io: &Io, w: &Work, t: &SoftMaxTiling, p: &SoftMaxParams, r: &Round)
     let mx = io.max.view(r.o2);
     modify_max(&mx, &mean, &w.mean_tmp, &w.max_tmp, &w.shift_curr, p, n);
     pipe_barrier::<PIPE_V>();
-    sub(&w.shift_curr, &mx, &w.shift_curr, n);
+    exp_to_dst(io, w, t, r, &mx);
+    pipe_barrier::<PIPE_V>();
+    reduce_last_nd(Kind::Sum, &io.exp_sum.view(r.o2), &w.tmp0, &w.tmp1, &r.rp);
+}
+
+/// The step both forms end a round with: `shiftCurr = max - shiftCurr`, `dst = Cast(Exp(x -
+/// shiftCurr))` row by row, `x` in `tmp0` (left there as float for the sum).
+#[track_caller]
+fn exp_to_dst(io: &Io, w: &Work, t: &SoftMaxTiling, r: &Round, mx: &F) {
+    sub(&w.shift_curr, mx, &w.shift_curr, r.reduce_size);
     pipe_barrier::<PIPE_V>();
     generic_nd(
         false,
@@ -273,8 +282,6 @@ fn no_update(io: &Io, w: &Work, t: &SoftMaxTiling, p: &SoftMaxParams, r: &Round)
     exp(&w.tmp0, &w.tmp0, r.split_size);
     pipe_barrier::<PIPE_V>();
     cast(&io.dst.view(r.o1), &w.tmp0, RoundMode::CastRound, r.split_size);
-    pipe_barrier::<PIPE_V>();
-    reduce_last_nd(Kind::Sum, &io.exp_sum.view(r.o2), &w.tmp0, &w.tmp1, &r.rp);
 }
 
 /// `SoftmaxFlashV3UpdateImpl`, one round.
@@ -311,21 +318,7 @@ fn update(io: &Io, w: &Work, t: &SoftMaxTiling, p: &SoftMaxParams, r: &Round) {
     pipe_barrier::<PIPE_V>();
     mul(&sum, &w.max_tmp, &io.in_exp_sum.view(r.o2), n);
     pipe_barrier::<PIPE_V>();
-    sub(&w.shift_curr, &mx, &w.shift_curr, n);
-    pipe_barrier::<PIPE_V>();
-    generic_nd(
-        false,
-        &w.tmp0,
-        &w.tmp0,
-        &w.shift_curr,
-        r.rp.original_src_m,
-        t.src_k as usize,
-        t.reduce_k as usize,
-    );
-    pipe_barrier::<PIPE_V>();
-    exp(&w.tmp0, &w.tmp0, r.split_size);
-    pipe_barrier::<PIPE_V>();
-    cast(&io.dst.view(r.o1), &w.tmp0, RoundMode::CastRound, r.split_size);
+    exp_to_dst(io, w, t, r, &mx);
     pipe_barrier::<PIPE_V>();
     reduce_last_nd(Kind::Sum, &w.mean_tmp, &w.tmp0, &w.tmp1, &r.rp);
     pipe_barrier::<PIPE_V>();
