@@ -120,6 +120,7 @@ pub mod prelude {
     pub use crate::adv::softmax_flash_v3::*;
     pub use crate::adv::softmax_more::*;
     pub use crate::adv::sort::*;
+    pub use crate::adv::transdata::*;
     pub use crate::adv::transpose::*;
     pub use crate::adv::welford_update::*;
     pub use crate::cube::bias_table::{data_copy_bias, BiasTableOut};

@@ -33,6 +33,7 @@ mod adv_softmax_flash;
 mod adv_softmax_flash_v3;
 mod adv_softmax_more;
 mod adv_sort;
+mod adv_transdata;
 mod adv_transpose;
 mod adv_welford_update;
 mod chip_rules;

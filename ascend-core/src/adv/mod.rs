@@ -50,6 +50,7 @@ pub mod softmax_flash_v3;
 pub mod softmax_more;
 pub mod sort;
 pub(crate) mod steps;
+pub mod transdata;
 pub mod transpose;
 pub mod welford_update;
 

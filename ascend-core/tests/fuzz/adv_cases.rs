@@ -1262,6 +1262,47 @@ fn shapes(v: &mut Vec<Case>) {
         let t = spoil(w, get_confusion_transpose_only_tiling_info(&sh, 16 * 1024, 2));
         w.go(&[r(&d)], || confusion_transpose_stack(&d, &s, TransposeType::TRANSPOSE_ND2ND_ONLY, &t));
     }));
+    v.push(("trans_data", |w: &mut W| {
+        w.lenient = true;
+        let (config, ls, ld) = trans_data_case(w);
+        let (d, s, k) = (w.t::<f16>(), w.t::<f16>(), w.tmp());
+        w.go(&[r(&d), r(&k)], || trans_data(&d, &s, &k, config, &TransDataParams::new(&ls, &ld)));
+    }));
+    v.push(("trans_data_stack", |w: &mut W| {
+        w.lenient = true;
+        let (config, ls, ld) = trans_data_case(w);
+        let (d, s) = (w.t::<u16>(), w.t::<u16>());
+        w.go(&[r(&d)], || trans_data_stack(&d, &s, config, &TransDataParams::new(&ls, &ld)));
+    }));
+}
+
+/// A random `TransData` conversion of a small `[N, C, D, H, W]` and its two layouts (one call
+/// in eight with a layout dimension spoiled).
+fn trans_data_case(w: &mut W) -> (TransDataConfig, Vec<usize>, Vec<usize>) {
+    use DataFormat::*;
+    let [n, c, d, h, wd] = [
+        w.rng.range(1, 18) as usize,
+        w.rng.range(1, 20) as usize,
+        w.rng.range(1, 3) as usize,
+        w.rng.range(1, 4) as usize,
+        w.rng.range(1, 5) as usize,
+    ];
+    let nc = vec![n, c, d, h, wd];
+    let six = vec![n, d, c.div_ceil(16), h, wd, 16];
+    let fz = vec![d, c.div_ceil(16), h, wd, n.div_ceil(16), 16, 16];
+    let (config, mut ls, mut ld) = match w.rng.index(5) {
+        0 => (TransDataConfig::new(NCDHW, NDC1HWC0), nc, six),
+        1 => (TransDataConfig::new(NDC1HWC0, NCDHW), six, nc),
+        2 => (TransDataConfig::new(NCDHW, FRACTAL_Z_3D), nc, fz),
+        3 => (TransDataConfig::new(FRACTAL_Z_3D, NCDHW), fz, nc),
+        _ => (TransDataConfig::new(NCHW, NC1HWC0), nc, six),
+    };
+    if w.rng.chance(8) {
+        let side = if w.rng.chance(2) { &mut ls } else { &mut ld };
+        let k = w.rng.index(side.len());
+        side[k] = w.rng.below(40) as usize;
+    }
+    (config, ls, ld)
 }
 
 // ---- the cube ------------------------------------------------------------------------------
