@@ -56,7 +56,7 @@
 
 use std::fmt;
 
-use crate::element::{bf16, f16, DType, Element};
+use crate::element::{bf16, f16, DType};
 use crate::kernel::ctx::get_soc;
 use crate::kernel::error::{ensure, fail_with};
 use crate::memory::copy::{data_copy_params, DataCopyParams};
@@ -66,6 +66,7 @@ use crate::sync::{event::PIPE_V, flags::pipe_barrier};
 use crate::vector::duplicate::{duplicate, DuplicateElement};
 use crate::vector::transpose::{trans_data_to_5hd_addr, TransDataTo5HDParams, NCHW_CONV_ADDR_LIST_SIZE};
 
+use super::transpose::at;
 use super::{check_apart, span, stack_tensor, ONE_BLK_SIZE};
 
 mod sealed {
@@ -563,11 +564,6 @@ fn check_page_chip() {
     });
 }
 
-/// The UB byte address of element `idx` of `t` (`(uint64_t)t[idx].GetPhyAddr()`).
-fn at<T: Element>(t: &LocalTensor<T>, idx: usize) -> u64 {
-    (t.get_phy_addr() + idx * T::SIZE) as u64
-}
-
 /// `TransDataTo5HDParams{false, false, repeat, dst, src}`, the strides 0 for one repeat (the
 /// vendor's rule: a single repeat's start offset would move by the stride).
 fn five_hd(repeat: usize, dst_stride: usize, src_stride: usize) -> TransDataTo5HDParams {
@@ -578,6 +574,22 @@ fn five_hd(repeat: usize, dst_stride: usize, src_stride: usize) -> TransDataTo5H
 /// `DataCopyParams{count, len, srcStride, dstStride}` (fields checked by [`check_fields`]).
 fn copy(count: usize, len: usize, src_stride: usize, dst_stride: usize) -> DataCopyParams {
     DataCopyParams::new(count as u16, len as u16, src_stride as u16, dst_stride as u16)
+}
+
+/// The lists of a `TransDataTo5HD` that splits an axis into 16: entry `i` writes from `dst0 +
+/// i * dst_step` bytes and reads from `src0 + i * src_step` bytes for `i < remain`, from the
+/// zeros at `zeros` for the missing rest.
+fn split_lists(
+    dst0: u64,
+    dst_step: usize,
+    src0: u64,
+    src_step: usize,
+    remain: usize,
+    zeros: u64,
+) -> [[u64; L]; 2] {
+    let dl = std::array::from_fn(|i| dst0 + (i * dst_step) as u64);
+    let sl = std::array::from_fn(|i| if i < remain { src0 + (i * src_step) as u64 } else { zeros });
+    [dl, sl]
 }
 
 /// `TransDataTo5HD<half>` of the two address lists.
@@ -606,7 +618,6 @@ fn ncdhw_to_6hd<T: TransDataElement>(
     let zeros = at(tmp, 0);
     let params = five_hd(axis_pad_hwd / EPB, C0, 1);
     let cp = copy(d, axis_hwc0 / EPB, (pad_hw - hw) * C0 / EPB, (c1 - 1) * axis_hwc0 / EPB);
-    let (mut dl, mut sl) = ([0u64; L], [0u64; L]);
     for k in 0..n {
         let src_start = k * axis_pad_hwd * c;
         let dst_start = k * axis_c1hwdc0;
@@ -615,10 +626,7 @@ fn ncdhw_to_6hd<T: TransDataElement>(
             let cur_dst = at(&tmp_dst, j * axis_pad_hwdc0);
             let cur_src = at(src, src_start + j * axis_pad_hwdc0);
             let remain = if j == c1 - 1 { c - j * C0 } else { C0 };
-            for i in 0..L {
-                dl[i] = cur_dst + (i * C0 * T::SIZE) as u64;
-                sl[i] = if i < remain { cur_src + (i * axis_pad_hwd * T::SIZE) as u64 } else { zeros };
-            }
+            let [dl, sl] = split_lists(cur_dst, C0 * T::SIZE, cur_src, axis_pad_hwd * T::SIZE, remain, zeros);
             five(&dl, &sl, &params);
         }
         pipe_barrier::<PIPE_V>();
@@ -693,7 +701,6 @@ fn ncdhw_to_fractal<T: TransDataElement>(
     pipe_barrier::<PIPE_V>();
     let tmp_dst = tmp.view(tmp_dup * T::SIZE).reinterpret_cast::<T>();
     let zeros = at(tmp, 0);
-    let (mut dl, mut sl) = ([0u64; L], [0u64; L]);
     // Step 1: NCDHW -> CDHW, N1, N0 (n1 transposes split N; the missing batches are zeros).
     let params = five_hd(cur_axis / EPB, n1 * N0, 1);
     let padded = pad_hw != hw;
@@ -703,10 +710,7 @@ fn ncdhw_to_fractal<T: TransDataElement>(
         let cur_dst = target + (j * N0 * T::SIZE) as u64;
         let cur_src = at(src, j * cur_axis * N0);
         let remain = if j == n1 - 1 { n - j * N0 } else { N0 };
-        for i in 0..L {
-            dl[i] = cur_dst + (i * n1 * N0 * T::SIZE) as u64;
-            sl[i] = if i < remain { cur_src + (i * cur_axis * T::SIZE) as u64 } else { zeros };
-        }
+        let [dl, sl] = split_lists(cur_dst, n1 * N0 * T::SIZE, cur_src, cur_axis * T::SIZE, remain, zeros);
         five(&dl, &sl, &params);
     }
     pipe_barrier::<PIPE_V>();
@@ -724,10 +728,7 @@ fn ncdhw_to_fractal<T: TransDataElement>(
         let cur_dst = at(&tmp_dst, j * cur_axis * C0);
         let cur_src = at(dst, j * cur_axis * C0);
         let remain = if j == c1 - 1 { c - j * C0 } else { C0 };
-        for i in 0..L {
-            dl[i] = cur_dst + (i * C0 * T::SIZE) as u64;
-            sl[i] = if i < remain { cur_src + (i * cur_axis * T::SIZE) as u64 } else { zeros };
-        }
+        let [dl, sl] = split_lists(cur_dst, C0 * T::SIZE, cur_src, cur_axis * T::SIZE, remain, zeros);
         five(&dl, &sl, &params);
     }
     pipe_barrier::<PIPE_V>();

@@ -566,7 +566,7 @@ pub fn confusion_transpose_stack<T: ConfusionTransposeElement>(
 }
 
 /// The UB byte address of element `idx` of `t` (`(uint64_t)t[idx].GetPhyAddr()`).
-fn at<T: Element>(t: &LocalTensor<T>, idx: usize) -> u64 {
+pub(super) fn at<T: Element>(t: &LocalTensor<T>, idx: usize) -> u64 {
     (t.get_phy_addr() + idx * T::SIZE) as u64
 }
 
