@@ -484,6 +484,17 @@ fn kernel_errors() {
         },
         &["the repeatTimes of a TransDataTo5HD (8 bits) = 256 exceeds 255"],
     );
+    expect_panic(
+        || {
+            on(Soc::Ascend910B, || {
+                let u = ub(16384);
+                let src = LocalTensor::<f16>::new(TPosition::A1, 0, 512);
+                let p = TransDataParams::new(&nc, &s6);
+                trans_data(&u.t::<f16>(4096, 512), &src, &u.t::<u8>(8192, 1088), TO_6HD, &p);
+            })
+        },
+        &["srcTensor is at position A1; it must be VECIN, VECOUT or VECCALC"],
+    );
     // The stack form needs a TPipe.
     expect_panic(
         || {
