@@ -26,8 +26,8 @@
 //! `TRANSPOSE_GRAD_ND_UB_GM`, `TRANSPOSE_ND2ND_B16`, `TRANSPOSE_NCHW2NHWC`,
 //! `TRANSPOSE_NHWC2NCHW`) are errors. Left out (for time): the kernels of scenes 3 and 4
 //! (`TRANSPOSE_NZ2NZ_012_WITH_N`, `TRANSPOSE_NZ2ND_012_WITH_N`, another row-count state
-//! machine), which fail with an error naming them (their host tiling is ported), and
-//! `TransData`.
+//! machine), which fail with an error naming them (their host tiling is ported).
+//! `TransData` is in [`transdata`](super::transdata).
 
 use bytemuck::{Pod, Zeroable};
 
