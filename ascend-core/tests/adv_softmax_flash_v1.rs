@@ -14,31 +14,9 @@
 
 use ascend_core::prelude::*;
 
-use crate::adv_softmax_flash::{exp_sub, row_sum};
+use crate::adv_softmax_flash::{data, exp_sub, row_sum, sentinel, Fp};
 use crate::common::util;
-use util::{assert_bits_ctx, expect_panic, f16_round_away, on, tree, ub, Rng};
-
-trait Flt: SoftMaxElement + std::fmt::Debug {
-    fn to32(self) -> f32;
-    /// `CAST_ROUND`.
-    fn narrow(x: f32) -> Self;
-}
-impl Flt for f32 {
-    fn to32(self) -> f32 {
-        self
-    }
-    fn narrow(x: f32) -> f32 {
-        x
-    }
-}
-impl Flt for f16 {
-    fn to32(self) -> f32 {
-        self.to_f32()
-    }
-    fn narrow(x: f32) -> f16 {
-        f16_round_away(x)
-    }
-}
+use util::{assert_bits_ctx, expect_panic, on, tree, ub};
 
 /// The older `ReduceSumLastNDImpl`'s order over the first `k` values of `e`.
 fn old_sum(e: &[f32], k: usize) -> f32 {
@@ -95,16 +73,6 @@ fn row_ref(x: &[f32], ori_k: usize, prev: Option<(f32, f32)>) -> RowOut {
     }
 }
 
-/// Values in `[-lo, hi)`, exact in `T`.
-fn data<T: Flt>(n: usize, seed: u64, lo: f32, hi: f32) -> Vec<T> {
-    let mut rng = Rng(seed);
-    (0..n).map(|_| T::narrow((rng.below(1 << 10) as f32 / (1 << 10) as f32) * (hi + lo) - lo)).collect()
-}
-
-fn sentinel<T: Flt>(n: usize) -> Vec<T> {
-    (0..n).map(|i| T::narrow(-1000.0 - (i % 7) as f32)).collect()
-}
-
 #[derive(Clone, Copy)]
 struct Case {
     m: u32,
@@ -124,7 +92,7 @@ fn case(m: u32, k: u32, ori_k: u32, tmp_rows: u32, update: bool) -> Case {
     Case { m, k, ori_k, tmp_rows, update, in_place: false, stack: false, other_tiling: false }
 }
 
-fn check<T1: Flt, T2: Flt + SoftMaxStatElement<T1>>(c: Case, seed: u64) {
+fn check<T1: Fp, T2: Fp + SoftMaxStatElement<T1>>(c: Case, seed: u64) {
     let ctx = format!(
         "SoftmaxFlash {}/{} m={} k={} ori_k={} rows={} update={} in_place={} stack={} other_tiling={}",
         T1::DTYPE,
@@ -211,7 +179,7 @@ fn check<T1: Flt, T2: Flt + SoftMaxStatElement<T1>>(c: Case, seed: u64) {
     });
 }
 
-fn sweep<T1: Flt, T2: Flt + SoftMaxStatElement<T1>>(seed: u64) {
+fn sweep<T1: Fp, T2: Fp + SoftMaxStatElement<T1>>(seed: u64) {
     let a = 32 / T1::SIZE as u32;
     let shapes = [
         (3u32, 8u32),
