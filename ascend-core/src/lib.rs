@@ -117,6 +117,7 @@ pub mod prelude {
     pub use crate::adv::select::*;
     pub use crate::adv::softmax::*;
     pub use crate::adv::softmax_flash::*;
+    pub use crate::adv::softmax_flash_v1::*;
     pub use crate::adv::softmax_flash_v3::*;
     pub use crate::adv::softmax_more::*;
     pub use crate::adv::sort::*;

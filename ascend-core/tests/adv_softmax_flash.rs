@@ -17,7 +17,7 @@ use util::{assert_bits_ctx, expect_panic, f16_round_away, on, tree, ub, Rng};
 
 // ---- the reference -------------------------------------------------------------------------
 
-trait Fp: SoftMaxElement + std::fmt::Debug {
+pub(crate) trait Fp: SoftMaxElement + std::fmt::Debug {
     fn to32(self) -> f32;
     fn narrow(x: f32) -> Self;
 }
@@ -109,12 +109,12 @@ fn row_ref(x: &[f32], ori_k: usize, prev: Option<(f32, f32)>, basic: bool) -> Ro
 }
 
 /// Values in `[-lo, hi)`, exact in `T`.
-fn data<T: Fp>(n: usize, seed: u64, lo: f32, hi: f32) -> Vec<T> {
+pub(crate) fn data<T: Fp>(n: usize, seed: u64, lo: f32, hi: f32) -> Vec<T> {
     let mut rng = Rng(seed);
     (0..n).map(|_| T::narrow((rng.below(1 << 10) as f32 / (1 << 10) as f32) * (hi + lo) - lo)).collect()
 }
 
-fn sentinel<T: Fp>(n: usize) -> Vec<T> {
+pub(crate) fn sentinel<T: Fp>(n: usize) -> Vec<T> {
     (0..n).map(|i| T::narrow(-1000.0 - (i % 7) as f32)).collect()
 }
 

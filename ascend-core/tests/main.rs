@@ -30,6 +30,7 @@ mod adv_reduce_xy;
 mod adv_select;
 mod adv_softmax;
 mod adv_softmax_flash;
+mod adv_softmax_flash_v1;
 mod adv_softmax_flash_v3;
 mod adv_softmax_more;
 mod adv_sort;

@@ -46,6 +46,7 @@ pub mod reduce_xy;
 pub mod select;
 pub mod softmax;
 pub mod softmax_flash;
+pub mod softmax_flash_v1;
 pub mod softmax_flash_v3;
 pub mod softmax_more;
 pub mod sort;

@@ -836,7 +836,7 @@ pub(crate) fn generic_half_half(
 /// `SoftMaxGenericNDImpl` for `half` with `sumTensor`/`maxTensor` of `float`: the row results
 /// go to `max`/`sum` directly.
 #[track_caller]
-fn generic_half_float(
+pub(crate) fn generic_half_float(
     dst: &LocalTensor<f16>,
     sum: &F,
     max: &F,

@@ -43,9 +43,9 @@ use crate::vector::scalar::muls_masked;
 use crate::vector::unary::{exp, ln_masked};
 
 use super::softmax::{
-    bin, check_910b, check_shape, check_ub, device_tiling, generic_float, generic_half_half, generic_nd,
-    host_shape, rounds, rows_tiling, split_reduce, Kind, ReduceLastNd, SoftMaxElement, SoftMaxShapeInfo,
-    SoftMaxStatElement, SoftMaxTiling, F,
+    bin, block_reduce, check_910b, check_shape, check_ub, device_tiling, generic_float, generic_half_half,
+    generic_nd, host_shape, op, rounds, rows_tiling, split_reduce, Kind, ReduceLastNd, SoftMaxElement,
+    SoftMaxShapeInfo, SoftMaxStatElement, SoftMaxTiling, F,
 };
 use super::{check_apart, span, stack_tensor, whole, SAME};
 use crate::memory::copy::{data_copy_params, DataCopyParams};
@@ -760,16 +760,16 @@ pub fn simple_soft_max_stack<
 
 const GRAD: &str = "SoftmaxGrad";
 
-/// `AlignedReduceSumNDImpl`: per row, the 8 block sums of each 64-value group added group by
-/// group, then one `BlockReduceSum` of the 8: one value per row, compact, in `dst`.
+/// `AlignedReduceSumNDImpl` / `AlignedReduceMaxNDImpl`: per row, the 8 block sums (maxima) of
+/// each 64-value group combined group by group, then one `BlockReduceSum` (`BlockReduceMax`)
+/// of the 8: one value per row, compact, in `dst`.
 #[track_caller]
-fn aligned_reduce_sum(dst: &F, src: &F, tmp: &F, rp: &ReduceLastNd, split_count: usize) {
-    use crate::vector::reduction::block_reduce_sum;
+fn aligned_reduce(kind: Kind, dst: &F, src: &F, tmp: &F, rp: &ReduceLastNd, split_count: usize) {
     let src_rep = (rp.src_k / FLOAT_BLK) as u16;
     let (rows64, rows8) = ((rp.src_m * 64) as u64, (rp.src_m * FLOAT_BLK) as u64);
     set_mask_count();
     set_vector_mask::<f32>(rows64);
-    block_reduce_sum::<f32, false>(tmp, src, 1, MASK_PLACEHOLDER, 1, 1, src_rep);
+    block_reduce(kind, tmp, src, 1, 1, 1, src_rep);
     set_mask_norm();
     reset_mask();
     pipe_barrier::<PIPE_V>();
@@ -778,14 +778,14 @@ fn aligned_reduce_sum(dst: &F, src: &F, tmp: &F, rp: &ReduceLastNd, split_count:
     set_mask_count();
     for i in 1..split_count {
         set_vector_mask::<f32>(rows64);
-        block_reduce_sum::<f32, false>(tmp, &src.view(i * 64), 1, MASK_PLACEHOLDER, 1, 1, src_rep);
+        block_reduce(kind, tmp, &src.view(i * 64), 1, 1, 1, src_rep);
         pipe_barrier::<PIPE_V>();
         set_vector_mask::<f32>(rows8);
-        add_masked::<f32, false>(dst, dst, tmp, MASK_PLACEHOLDER, 1, &bin(1, 1, 1, 8, 8, 8));
+        op::<false>(kind, dst, dst, tmp, MASK_PLACEHOLDER, 1, &bin(1, 1, 1, 8, 8, 8));
         pipe_barrier::<PIPE_V>();
     }
     set_vector_mask::<f32>(rows8);
-    block_reduce_sum::<f32, false>(dst, dst, 1, MASK_PLACEHOLDER, 1, 1, 8);
+    block_reduce(kind, dst, dst, 1, 1, 1, 8);
     set_mask_norm();
     reset_mask();
 }
@@ -819,24 +819,25 @@ fn single_block_broadcast(dst: &F, src: &F, rp: &ReduceLastNd) {
     }
 }
 
-/// `ReduceSumLastNDImpl` (the older row sum `SoftmaxGrad` uses): [`aligned_reduce_sum`] over
-/// the 64-value groups, `WholeReduceSum` over the tail added to it, and the broadcast to
-/// `dst_k` copies per row in `dst`; `tmp` holds 8 floats per row.
+/// `ReduceSumLastNDImpl` / `ReduceMaxLastNDImpl` (the older row reductions `SoftmaxGrad` and
+/// `SoftmaxFlash` use): [`aligned_reduce`] over the 64-value groups, `WholeReduceSum`
+/// (`WholeReduceMax`) over the tail combined with it, and the broadcast to `dst_k` copies per
+/// row in `dst`; `tmp` holds 8 floats per row.
 #[track_caller]
-fn reduce_sum_last_nd(dst: &F, src: &F, tmp: &F, rp: &ReduceLastNd) {
+pub(crate) fn reduce_last_nd_old(kind: Kind, dst: &F, src: &F, tmp: &F, rp: &ReduceLastNd) {
     let (split, tail) = (rp.original_src_k / 64, rp.original_src_k % 64);
     if split > 0 {
-        aligned_reduce_sum(tmp, src, dst, rp, split);
+        aligned_reduce(kind, tmp, src, dst, rp, split);
     }
     if tail != 0 {
-        split_reduce(Kind::Sum, dst, src, rp, tail as u64, split);
+        split_reduce(kind, dst, src, rp, tail as u64, split);
         pipe_barrier::<PIPE_V>();
         if split == 0 {
             data_copy_params(tmp, dst, &DataCopyParams::new(1, rp.src_m as u16, 0, 0));
         } else {
             set_mask_count();
             set_vector_mask::<f32>((rp.src_m * FLOAT_BLK) as u64);
-            add_masked::<f32, false>(tmp, tmp, dst, MASK_PLACEHOLDER, 1, &bin(1, 1, 1, 8, 8, 8));
+            op::<false>(kind, tmp, tmp, dst, MASK_PLACEHOLDER, 1, &bin(1, 1, 1, 8, 8, 8));
             set_mask_norm();
             reset_mask();
         }
@@ -1029,7 +1030,7 @@ fn grad_half_round(
     pipe_barrier::<PIPE_V>();
     mul(&db, &sb, &gb, split);
     pipe_barrier::<PIPE_V>();
-    reduce_sum_last_nd(&ab, &db, &rb, rp);
+    reduce_last_nd_old(Kind::Sum, &ab, &db, &rb, rp);
     pipe_barrier::<PIPE_V>();
     if is_front {
         cast(&dst.view(o2), &ab, RoundMode::CastRound, reduce);
@@ -1066,13 +1067,13 @@ fn grad_float_round(
         let (sb, rb) = (work.view(0), work.view(ss));
         mul(&sb, &grad.view(o1), &src.view(o1), split);
         pipe_barrier::<PIPE_V>();
-        reduce_sum_last_nd(&dst.view(o2), &sb, &rb, rp);
+        reduce_last_nd_old(Kind::Sum, &dst.view(o2), &sb, &rb, rp);
         pipe_barrier::<PIPE_V>();
     } else {
         let (sb, rb, ab) = (work.view(0), work.view(ss), work.view(ss + rs));
         mul(&sb, &src.view(o1), &grad.view(o1), split);
         pipe_barrier::<PIPE_V>();
-        reduce_sum_last_nd(&ab, &sb, &rb, rp);
+        reduce_last_nd_old(Kind::Sum, &ab, &sb, &rb, rp);
         pipe_barrier::<PIPE_V>();
         broadcast_last(&sb, &ab, t.src_k as usize, t.reduce_m as usize, FLOAT_BLK);
         pipe_barrier::<PIPE_V>();

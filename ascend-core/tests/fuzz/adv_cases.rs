@@ -1007,6 +1007,47 @@ fn softmaxes(v: &mut Vec<Case>) {
             )
         });
     }));
+    v.push(("softmax_flash", |w: &mut W| {
+        w.lenient = true;
+        let (info, sh) = smshape(w, 4);
+        let (n, m8) = ((sh[0] * sh[1]) as usize, sh[0] as usize * 8);
+        let (d, su, mx, s, em, isu, imx, k) = (
+            w.tn::<f32>(n),
+            w.tn::<f32>(m8),
+            w.tn::<f32>(m8),
+            w.tn::<f32>(n),
+            w.tn::<f32>(m8),
+            w.tn::<f32>(m8),
+            w.tn::<f32>(m8),
+            w.tmp(),
+        );
+        let update = w.rng.chance(2);
+        let t = spoil(w, soft_max_flash_tiling_func(&sh, 4, k.get_size() as u32, update));
+        w.go(&[r(&d), r(&su), r(&mx), r(&em), r(&k)], || {
+            softmax_flash::<f32, f32, false, false>(&d, &su, &mx, &s, &em, &isu, &imx, &k, &t, update, &info)
+        });
+    }));
+    v.push(("softmax_flash_stack", |w: &mut W| {
+        w.lenient = true;
+        let (info, sh) = smshape(w, 2);
+        let (n, m16) = ((sh[0] * sh[1]) as usize, sh[0] as usize * 16);
+        let (d, su, mx, s, em, isu, imx) = (
+            w.tn::<f16>(n),
+            w.tn::<f16>(m16),
+            w.tn::<f16>(m16),
+            w.tn::<f16>(n),
+            w.tn::<f16>(m16),
+            w.tn::<f16>(m16),
+            w.tn::<f16>(m16),
+        );
+        let update = w.rng.chance(2);
+        let t = spoil(w, soft_max_flash_tiling_func(&sh, 2, 16 * 1024, update));
+        w.go(&[r(&d), r(&su), r(&mx), r(&em)], || {
+            softmax_flash_stack::<f16, f16, false, false>(
+                &d, &su, &mx, &s, &em, &isu, &imx, &t, update, &info,
+            )
+        });
+    }));
     v.push(("log_soft_max", |w: &mut W| {
         w.lenient = true;
         let (info, sh) = smshape(w, 4);
