@@ -242,3 +242,67 @@ fn pipeline_charts() {
         std::fs::write(docs.join("profile_add_2buf.svg"), s2).unwrap();
     }
 }
+
+/// The add pipeline on tiles of 64 floats, two buffers: `tiles[core]` tiles, then `SyncAll`,
+/// then 40 more, `z = x + y` on the core's own slice.
+fn small_tiles_with_sync_all(x: GmAddr, y: GmAddr, z: GmAddr, tiles: &[usize]) {
+    const T: usize = 64;
+    let core = get_block_idx() as usize;
+    let n = tiles[core] + 40;
+    let first: usize = tiles[..core].iter().map(|t| t + 40).sum::<usize>() * T;
+    let (xg, yg, zg) = (bind(x, first, n * T), bind(y, first, n * T), bind(z, first, n * T));
+    let mut pipe = TPipe::new();
+    let (mut qx, mut qy, mut qz) =
+        (TQue::<VecIn, 2>::new(), TQue::<VecIn, 2>::new(), TQue::<VecOut, 2>::new());
+    pipe.init_buffer(&mut qx, 2, T * 4);
+    pipe.init_buffer(&mut qy, 2, T * 4);
+    pipe.init_buffer(&mut qz, 2, T * 4);
+    for i in 0..n {
+        if i == tiles[core] {
+            sync_all();
+        }
+        let (a, b) = (qx.alloc_tensor::<f32>(), qy.alloc_tensor::<f32>());
+        data_copy(&a, &xg.view(i * T), T);
+        data_copy(&b, &yg.view(i * T), T);
+        qx.enque(a);
+        qy.enque(b);
+        let (a, b) = (qx.deque::<f32>(), qy.deque::<f32>());
+        let c = qz.alloc_tensor::<f32>();
+        add(&c, &a, &b, T);
+        qz.enque(c);
+        qx.free_tensor(a);
+        qy.free_tensor(b);
+        let c = qz.deque::<f32>();
+        data_copy(&zg.view(i * T), &c, T);
+        qz.free_tensor(c);
+    }
+}
+
+/// A profiled launch replays each core's records while it runs (up to its `SyncAll` here,
+/// after more than one chunk of records): its schedule is the replay of the whole records
+/// after the launch, slice for slice.
+#[test]
+fn the_replay_while_cores_run_is_the_replay_after() {
+    let tiles = [150usize, 90, 210];
+    let total: usize = tiles.iter().map(|t| t + 40).sum::<usize>() * 64;
+    let x = GmBuffer::from_vec((0..total).map(|i| i as f32).collect());
+    let y = GmBuffer::from_vec(vec![0.5f32; total]);
+    let z = GmBuffer::<f32>::zeroed(total);
+    let (xa, ya, za) = (x.addr(), y.addr(), z.addr());
+    let p = Launch::new(Soc::Ascend910B)
+        .block_dim(3)
+        .run_profiled(move || small_tiles_with_sync_all(xa, ya, za, &tiles))
+        .unwrap();
+    assert!(z.to_vec().iter().enumerate().all(|(i, &v)| v == i as f32 + 0.5));
+    // Core 2 records more than two chunks (1024 records each) before its `SyncAll`.
+    assert!(p.logs[2].recs.len() > 3000, "{}", p.logs[2].recs.len());
+    let after =
+        ascend_runtime::ascend_core::profiler::schedule::schedule(&p.logs, &Costs::of(Soc::Ascend910B));
+    assert_eq!(p.schedule.total, after.total);
+    for (a, b) in p.schedule.cores.iter().zip(&after.cores) {
+        assert_eq!((a.core, a.end, a.busy, a.sync_idle), (b.core, b.end, b.busy, b.sync_idle));
+        assert_eq!(a.slices, b.slices);
+        assert_eq!(a.flows, b.flows);
+    }
+    assert!(p.schedule.cores.iter().any(|c| c.sync_idle > 0));
+}

@@ -110,7 +110,7 @@ fn gm_copies_pay_latency_alignment_and_sharing() {
 
 mod schedule {
     use ascend_core::profiler::cost::Costs;
-    use ascend_core::profiler::schedule::{schedule, schedule_threads, LaunchSchedule};
+    use ascend_core::profiler::schedule::{schedule, schedule_live, schedule_threads, LaunchSchedule};
     use ascend_core::profiler::{CopyDir, CoreLog, Op, Pipe, Rec};
     use ascend_core::{DType, Soc};
     use std::panic::Location;
@@ -281,5 +281,53 @@ mod schedule {
         assert_eq!(key(&schedule(&logs, &c)), key(&one));
         assert!(one.cores.iter().any(|c| c.sync_idle > 0));
         assert_eq!(one.flows().filter(|f| f.to_at.0 == Pipe::Scalar).count(), 6);
+        // A live profiler's replay (each core's records in chunks as they come, up to the
+        // `SyncAll`, then the rest after the launch) gives the same schedule, whatever the
+        // chunk: one record, chunks that end on and past the `SyncAll`, more than a core has.
+        for chunk in [1, 7, 64, 703, 704, 1000, 5000] {
+            assert_eq!(key(&schedule_live(&logs, &c, chunk)), key(&one), "chunks of {chunk}");
+        }
+    }
+
+    /// A live profiler replays a core's records in chunks of 1024 while the core runs, and
+    /// its schedule after the launch is the one of a replay of the whole records.
+    #[test]
+    fn a_live_profiler_replays_while_the_core_runs() {
+        use ascend_core::prelude::*;
+        use ascend_core::profiler::LaunchProfiler;
+        let c = Costs::of(Soc::Ascend910B);
+        let prof = LaunchProfiler::live(c, 2);
+        for k in 0..2u32 {
+            let cfg = CoreConfig { block_idx: k, block_num: 2, ..CoreConfig::single(Soc::Ascend910B) };
+            run_on_core(cfg, || {
+                prof.run_core(|| {
+                    let mut pipe = TPipe::new();
+                    let mut buf = TBuf::<VecCalc>::new();
+                    pipe.init_tbuf(&mut buf, 3 * 1024);
+                    let t = buf.get::<f32>();
+                    let (a, b, d) = (t.view_len(0, 256), t.view_len(256, 256), t.view_len(512, 256));
+                    for i in 0..1500 + 1000 * k as usize {
+                        add(&d, &a, &b, 64 + i % 192);
+                    }
+                })
+            });
+        }
+        let replayed = prof.replayed_live();
+        let (logs, live) = prof.take_scheduled(&c);
+        assert_eq!(logs.len(), 2);
+        // Each core replayed its whole chunks of 1024 records (nothing it shares with other
+        // cores stopped it); `take` and `take_scheduled` find nothing left.
+        let whole: usize = logs.iter().map(|l| l.recs.len() / 1024 * 1024).sum();
+        assert!(logs.iter().all(|l| l.recs.len() >= 1500), "{:?}", logs.iter().map(|l| l.recs.len()));
+        assert_eq!(replayed, whole);
+        assert_eq!(prof.replayed_live(), 0);
+        let after = schedule(&logs, &c);
+        assert_eq!(live.total, after.total);
+        for (a, b) in live.cores.iter().zip(&after.cores) {
+            assert_eq!((a.core, a.end, a.busy, a.sync_idle), (b.core, b.end, b.busy, b.sync_idle));
+            assert_eq!(a.slices, b.slices);
+            assert_eq!(a.flows, b.flows);
+        }
+        assert!(live.cores[1].end > live.cores[0].end);
     }
 }

@@ -778,7 +778,7 @@ impl Launch {
     /// # Errors
     /// As [`run`](Self::run).
     pub fn run_profiled<K: Fn() + Sync>(&self, kernel: K) -> Result<Profile, LaunchError> {
-        let prof = Arc::new(LaunchProfiler::new());
+        let prof = Arc::new(self.profiler());
         let (result, output) = self.run_with(&kernel, Some(Arc::clone(&prof)));
         output.print();
         result?;
@@ -787,7 +787,7 @@ impl Launch {
 
     fn run_collecting(&self, kernel: &(dyn Fn() + Sync)) -> (Result<LaunchStats, LaunchError>, KernelOutput) {
         let Some(dir) = crate::profile::profile_dir() else { return self.run_with(kernel, None) };
-        let prof = Arc::new(LaunchProfiler::new());
+        let prof = Arc::new(self.profiler());
         let (result, output) = self.run_with(kernel, Some(Arc::clone(&prof)));
         if result.is_ok() {
             let p = Profile::from_profiler(self.soc, &prof);
@@ -797,6 +797,18 @@ impl Launch {
             }
         }
         (result, output)
+    }
+
+    /// The profiler of this launch: each core's records replayed as it runs, with the chip's
+    /// costs for as many cores as the launch runs (see [`LaunchProfiler::live`]).
+    fn profiler(&self) -> LaunchProfiler {
+        let cores = if self.kernel_type.is_mix() {
+            self.kernel_type.cores(self.block_dim)
+        } else {
+            u64::from(self.block_dim)
+        };
+        let costs = ascend_core::profiler::cost::Costs::of(self.soc);
+        LaunchProfiler::live(costs, cores.min(u64::from(u32::MAX)) as u32)
     }
 
     fn run_with(

@@ -44,7 +44,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use ascend_core::profiler::cost::{dtype_name, Costs};
-use ascend_core::profiler::schedule::{schedule, CoreSchedule, LaunchSchedule};
+use ascend_core::profiler::schedule::{CoreSchedule, LaunchSchedule};
 use ascend_core::profiler::{CopyDir, CoreLog, LaunchProfiler, Op, Pipe};
 use ascend_core::Soc;
 use serde_json::{json, Value};
@@ -80,8 +80,7 @@ pub struct Profile {
 impl Profile {
     /// Schedules what `prof` recorded on `soc`.
     pub fn from_profiler(soc: Soc, prof: &LaunchProfiler) -> Profile {
-        let logs = prof.take();
-        let schedule = schedule(&logs, &Costs::of(soc));
+        let (logs, schedule) = prof.take_scheduled(&Costs::of(soc));
         Profile { soc, logs, schedule }
     }
 

@@ -246,6 +246,7 @@ pub(crate) fn on_mmad<T: Element>(m: usize, n: usize, k: usize) {
     if profiler::is_on() {
         let op = Op::Mmad { m: m as u32, n: n as u32, k: k as u32, dtype: T::DTYPE };
         profiler::push(op, "Mmad", Location::caller(), (0, 0), (0, 0));
+        profiler::mark_cube();
     }
 }
 

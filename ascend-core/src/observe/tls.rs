@@ -13,7 +13,7 @@
 pub struct CoreTls {
     current: *const crate::kernel::ctx::CoreState,
     word: usize,
-    log: (Vec<crate::observe::profiler::Rec>, bool),
+    log: crate::observe::profiler::Recording,
     fault: Option<crate::kernel::error::Fault>,
     output: crate::observe::debug::SavedOutput,
 }

@@ -21,7 +21,7 @@
 pub mod cost;
 pub mod schedule;
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::panic::Location;
 use std::sync::atomic::{AtomicU16, Ordering};
@@ -29,6 +29,7 @@ use std::sync::Mutex;
 
 use crate::element::DType;
 use crate::sync::event::pipe_t;
+use cost::Costs;
 
 /// A pipe of an AI core, as the timeline shows it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -396,10 +397,43 @@ impl Drop for CoreLog {
     }
 }
 
+/// Records a core replays while it runs (see [`Recording::replay`]): about 48 KiB of
+/// records and 24 KiB of slices, which the replay finds in the cache.
+const LIVE_CHUNK: usize = 1024;
+
+/// A core's records while it runs, and the replay of its core-local part so far.
+pub(crate) struct Recording {
+    /// The records, in program order.
+    recs: Vec<Rec>,
+    /// Whether the core ran an `Mmad`.
+    cube: bool,
+    /// The replay made while the core runs (see [`LaunchProfiler::live`]), with its costs
+    /// and the launch's core count.
+    live: Option<Box<(schedule::CoreSim, Costs, u32)>>,
+    /// The record count at which [`push`] replays the next records (`usize::MAX`: none).
+    next: usize,
+}
+
+impl Recording {
+    /// No records, no replay.
+    const EMPTY: Recording = Recording { recs: Vec::new(), cube: false, live: None, next: usize::MAX };
+
+    /// Replays the records not yet replayed, up to the first that other cores share: a
+    /// chunk of records still in the cache, where a replay after the launch reads all of
+    /// them back from memory (a 128-element-tile launch of 2^24 elements records 100 MB).
+    /// After a shared record the rest waits for the launch's replay.
+    #[cold]
+    #[inline(never)]
+    fn replay(&mut self) {
+        let more = self.live.as_mut().is_some_and(|live| live.0.run_local(&self.recs, &live.1, live.2));
+        self.next = if more { self.recs.len() + LIVE_CHUNK } else { usize::MAX };
+    }
+}
+
 /// A thread's profiler state.
 struct Log {
-    /// This thread's core's records while it is profiled, and whether it ran an `Mmad`.
-    cur: (Vec<Rec>, bool),
+    /// This thread's core's records while it is profiled.
+    cur: Recording,
     /// The thread's last sites by location and name, two-way set associative (a set of two
     /// slots per hash): a hook finds its site here without a lock, in the same thread-local
     /// access that records it. Two sites of one loop whose hashes meet keep a slot each (in
@@ -435,17 +469,30 @@ impl Log {
 thread_local! {
     /// This thread's profiler state.
     static LOG: RefCell<Log> =
-        const { RefCell::new(Log { cur: (Vec::new(), false), sites: [None; SITE_CACHE] }) };
+        const { RefCell::new(Log { cur: Recording::EMPTY, sites: [None; SITE_CACHE] }) };
+    /// The address of this thread's `LOG` once a record was pushed (null before, and after
+    /// `LOG` is dropped): [`push`] reaches it with one thread-local load. (`LOG` itself, which
+    /// owns a buffer and so has a destructor, is reached through `LocalKey::with`: a call
+    /// that checks whether its destructor is registered; with the site lookup and the
+    /// record's copy in that call, a record cost about 100 instructions.)
+    static LOG_AT: Cell<*mut Log> = const { Cell::new(std::ptr::null_mut()) };
+}
+
+impl Drop for Log {
+    /// Forgets `LOG`'s address (see `LOG_AT`).
+    fn drop(&mut self) {
+        LOG_AT.set(std::ptr::null_mut());
+    }
 }
 
 /// Takes this thread's core's records (see [`crate::CoreTls`]), leaving none; the call
 /// sites' cache stays with the thread (sites are per process).
-pub(crate) fn take_log() -> (Vec<Rec>, bool) {
-    LOG.with(|l| std::mem::take(&mut l.borrow_mut().cur))
+pub(crate) fn take_log() -> Recording {
+    LOG.with(|l| std::mem::replace(&mut l.borrow_mut().cur, Recording::EMPTY))
 }
 
 /// Puts back records [`take_log`] took.
-pub(crate) fn put_log(log: (Vec<Rec>, bool)) {
+pub(crate) fn put_log(log: Recording) {
     LOG.with(|l| l.borrow_mut().cur = log);
 }
 
@@ -465,7 +512,7 @@ pub fn is_on() -> bool {
 /// Records `op` of `api` called from `loc`, reading UB bytes `ub_read` and writing
 /// `ub_write`, for this thread's core (call only when [`is_on`]): one thread-local access
 /// finds the site and appends the record.
-#[inline]
+#[inline(always)]
 pub(crate) fn push(
     op: Op,
     api: &'static str,
@@ -473,21 +520,48 @@ pub(crate) fn push(
     ub_read: (u32, u32),
     ub_write: (u32, u32),
 ) {
-    LOG.with(|l| {
-        let mut l = l.borrow_mut();
-        let site = l.site(api, loc);
-        l.cur.0.push(Rec { op, site, ub_read, ub_write });
-        if matches!(op, Op::Mmad { .. }) {
-            // (The core is then a cube core.)
-            l.cur.1 = true;
-        }
-    });
+    let mut at = LOG_AT.get();
+    if at.is_null() {
+        at = log_at();
+    }
+    // SAFETY: a non-null `LOG_AT` is the address of this thread's `LOG` (see `log_at`),
+    // which stays where it is while the thread lives and clears `LOG_AT` when it is dropped;
+    // only this thread reads `LOG_AT`. No borrow of `LOG` is live here: `LOG` is borrowed only
+    // by `Site::of`, `take_log`, `put_log` and `run_core`'s setup and teardown, and none of
+    // them runs an event hook while it holds the borrow; nothing below borrows it.
+    let l = unsafe { &mut *at };
+    let site = l.site(api, loc);
+    l.cur.recs.push(Rec { op, site, ub_read, ub_write });
+    if l.cur.recs.len() >= l.cur.next {
+        l.cur.replay();
+    }
 }
+
+/// Sets `LOG_AT` to this thread's `LOG` and returns it (the first record of a thread).
+#[cold]
+#[inline(never)]
+fn log_at() -> *mut Log {
+    LOG.with(|l| {
+        let at = l.as_ptr();
+        LOG_AT.set(at);
+        at
+    })
+}
+
+/// Marks this thread's core as a cube core (it ran an `Mmad`; call only when [`is_on`]).
+pub(crate) fn mark_cube() {
+    LOG.with_borrow_mut(|l| l.cur.cube = true);
+}
+
+/// A core's records and the replay made while it ran.
+type Finished = (CoreLog, Option<Box<(schedule::CoreSim, Costs, u32)>>);
 
 /// The profiler of one launch: the cores' records, gathered as they finish.
 #[derive(Debug, Default)]
 pub struct LaunchProfiler {
-    cores: Mutex<Vec<CoreLog>>,
+    cores: Mutex<Vec<Finished>>,
+    /// The costs and the core count of [`LaunchProfiler::live`].
+    live: Option<(Costs, u32)>,
 }
 
 impl LaunchProfiler {
@@ -496,29 +570,42 @@ impl LaunchProfiler {
         LaunchProfiler::default()
     }
 
+    /// A profiler for one launch of `cores` cores that replays each core's records with
+    /// `costs` while the core runs, up to its first record that other cores share (a
+    /// cross-core flag, `SyncAll`), on the records still in the cache:
+    /// [`take_scheduled`](Self::take_scheduled) with the same costs goes on from there, and
+    /// gives the schedule [`schedule::schedule`] gives.
+    pub fn live(costs: Costs, cores: u32) -> LaunchProfiler {
+        LaunchProfiler { live: Some((costs, cores)), ..LaunchProfiler::default() }
+    }
+
     /// Runs `f` as the current core (inside `run_on_core`) with the profiler on, and keeps
     /// the core's records (also when `f` panics, up to the panic).
     pub fn run_core<R>(&self, f: impl FnOnce() -> R) -> R {
         /// Turns the profiler off and hands the records over however `f` ends.
         struct Owner<'a> {
             prof: &'a LaunchProfiler,
-            saved: (bool, (Vec<Rec>, bool)),
+            saved: (bool, Recording),
             core: u32,
             aic: bool,
         }
         impl Drop for Owner<'_> {
             fn drop(&mut self) {
-                let saved = std::mem::take(&mut self.saved.1);
-                let (recs, cube) = LOG.with(|l| std::mem::replace(&mut l.borrow_mut().cur, saved));
+                let saved = std::mem::replace(&mut self.saved.1, Recording::EMPTY);
+                let run = LOG.with(|l| std::mem::replace(&mut l.borrow_mut().cur, saved));
                 crate::observe::sanitizer::set_profiling(self.saved.0);
-                let log = CoreLog { core: self.core, aic: self.aic || cube, recs };
-                self.prof.cores.lock().unwrap_or_else(|e| e.into_inner()).push(log);
+                let log = CoreLog { core: self.core, aic: self.aic || run.cube, recs: run.recs };
+                self.prof.cores.lock().unwrap_or_else(|e| e.into_inner()).push((log, run.live));
             }
         }
         let core = crate::kernel::ctx::current_block_idx();
         let aic =
             crate::kernel::ctx::with_core(|c| c.kernel_type) == Some(crate::kernel::ctx::KernelType::AicOnly);
-        let fresh = (SPARE.take(), false);
+        let live = self.live.map(|(costs, cores)| {
+            Box::new((schedule::CoreSim::new(core, aic, 0, &costs, cores), costs, cores))
+        });
+        let next = if live.is_some() { LIVE_CHUNK } else { usize::MAX };
+        let fresh = Recording { recs: SPARE.take(), cube: false, live, next };
         let saved = (
             crate::observe::sanitizer::set_profiling(true),
             LOG.with(|l| std::mem::replace(&mut l.borrow_mut().cur, fresh)),
@@ -527,10 +614,34 @@ impl LaunchProfiler {
         f()
     }
 
+    /// Records replayed while the cores ran (see [`live`](Self::live)), over the cores that
+    /// have finished and not yet been taken.
+    pub fn replayed_live(&self) -> usize {
+        let cores = self.cores.lock().unwrap_or_else(|e| e.into_inner());
+        cores.iter().filter_map(|(_, live)| live.as_ref()).map(|l| l.0.replayed()).sum()
+    }
+
     /// The cores' records, by core number (taken: a second call returns none).
     pub fn take(&self) -> Vec<CoreLog> {
+        self.take_finished().into_iter().map(|(log, _)| log).collect()
+    }
+
+    /// The cores' records, by core number, and their schedule with `costs`:
+    /// [`schedule::schedule`] of [`take`](Self::take)'s records, going on from the replays
+    /// made while the cores ran (see [`live`](Self::live); when `costs` or the number of
+    /// cores differ from those, from the first record).
+    pub fn take_scheduled(&self, costs: &Costs) -> (Vec<CoreLog>, schedule::LaunchSchedule) {
+        let done = self.take_finished();
+        let usable = self.live.is_some_and(|(c, n)| c == *costs && n as usize == done.len());
+        let (logs, started): (Vec<CoreLog>, Vec<_>) =
+            done.into_iter().map(|(log, live)| (log, live.filter(|_| usable).map(|l| l.0))).unzip();
+        let sched = schedule::schedule_resumed(&logs, costs, started);
+        (logs, sched)
+    }
+
+    fn take_finished(&self) -> Vec<Finished> {
         let mut v = std::mem::take(&mut *self.cores.lock().unwrap_or_else(|e| e.into_inner()));
-        v.sort_by_key(|c| c.core);
+        v.sort_by_key(|c| c.0.core);
         v
     }
 }

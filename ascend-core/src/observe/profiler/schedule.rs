@@ -168,8 +168,11 @@ enum Stop {
     Cross(u64),
 }
 
-struct CoreSim<'a> {
-    log: &'a CoreLog,
+#[derive(Debug)]
+pub(crate) struct CoreSim {
+    /// `GetBlockIdx()` of the core.
+    core: u32,
+    /// The next record to replay.
     at: usize,
     s: u64,
     free: [u64; 7],
@@ -198,17 +201,17 @@ const PARALLEL_RECS: usize = 1 << 15;
 /// share (a cross-core flag, `SyncAll`) or its end, on up to `threads` threads. Each core's
 /// part is what a core-by-core replay does first, on the core's own state only, so the
 /// schedule is the same as without it.
-fn run_local_parts(sims: &mut [CoreSim<'_>], costs: &Costs, active: u32, threads: usize) {
+fn run_local_parts(sims: &mut [CoreSim], logs: &[CoreLog], costs: &Costs, active: u32, threads: usize) {
     let threads = threads.min(sims.len());
     if threads < 2 {
         return;
     }
     let per = sims.len().div_ceil(threads);
     std::thread::scope(|sc| {
-        for chunk in sims.chunks_mut(per) {
+        for (chunk, logs) in sims.chunks_mut(per).zip(logs.chunks(per)) {
             sc.spawn(move || {
-                for sim in chunk {
-                    sim.run(costs, active, None);
+                for (sim, log) in chunk.iter_mut().zip(logs) {
+                    sim.run(&log.recs, costs, active, None);
                 }
             });
         }
@@ -227,52 +230,72 @@ struct Round {
 /// Replays `logs` with `costs`: [`schedule_threads`] on the host's threads for a launch of
 /// at least 2^15 records, on one below.
 pub fn schedule(logs: &[CoreLog], costs: &Costs) -> LaunchSchedule {
-    let recs: usize = logs.iter().map(|l| l.recs.len()).sum();
+    schedule_resumed(logs, costs, Vec::new())
+}
+
+/// [`schedule`], each core's replay going on from `started[i]` where one is given: a replay
+/// of the core's first records, made with the same `costs` and as many active cores as
+/// `logs` has (see [`CoreSim::run_local`]). The result is the same as without them.
+pub(crate) fn schedule_resumed(
+    logs: &[CoreLog],
+    costs: &Costs,
+    started: Vec<Option<CoreSim>>,
+) -> LaunchSchedule {
+    let at = |i: usize| started.get(i).and_then(Option::as_ref).map_or(0, |s| s.at);
+    let recs: usize = logs.iter().enumerate().map(|(i, l)| l.recs.len() - at(i).min(l.recs.len())).sum();
     let threads =
         if recs < PARALLEL_RECS { 1 } else { std::thread::available_parallelism().map_or(1, usize::from) };
-    schedule_threads(logs, costs, threads)
+    schedule_from(logs, costs, threads, started)
+}
+
+/// Replays `logs` with `costs` as a live profiler does ([`super::LaunchProfiler::live`]):
+/// each core's records in chunks of `chunk` as they came, up to its first record that other
+/// cores share, then the rest after the launch. The result is [`schedule`]'s.
+pub fn schedule_live(logs: &[CoreLog], costs: &Costs, chunk: usize) -> LaunchSchedule {
+    let active = logs.len() as u32;
+    let started = logs
+        .iter()
+        .map(|log| {
+            let mut sim = CoreSim::new(log.core, log.aic, 0, costs, active);
+            let mut end = chunk.max(1);
+            while end <= log.recs.len() && sim.run_local(&log.recs[..end], costs, active) {
+                end += chunk.max(1);
+            }
+            Some(sim)
+        })
+        .collect();
+    schedule_resumed(logs, costs, started)
 }
 
 /// Replays `logs` with `costs`, each core's records up to the first that other cores share
 /// (a cross-core flag, `SyncAll`) on up to `threads` threads, then core by core: the result
 /// does not depend on `threads`.
 pub fn schedule_threads(logs: &[CoreLog], costs: &Costs, threads: usize) -> LaunchSchedule {
+    schedule_from(logs, costs, threads, Vec::new())
+}
+
+/// [`schedule_threads`], going on from the replays `started` (see [`schedule_resumed`]).
+fn schedule_from(
+    logs: &[CoreLog],
+    costs: &Costs,
+    threads: usize,
+    mut started: Vec<Option<CoreSim>>,
+) -> LaunchSchedule {
     let active = logs.len() as u32;
-    let share = costs.gm_share(active);
-    let mut sims: Vec<CoreSim<'_>> = logs
+    started.resize_with(logs.len(), || None);
+    let mut sims: Vec<CoreSim> = logs
         .iter()
-        .map(|log| CoreSim {
-            log,
-            at: 0,
-            s: 0,
-            free: [0; 7],
-            port: Vec::new(),
-            scratch: Vec::new(),
-            flags: Flags::default(),
-            copies: [CopyCost { shape: 0, kind: u64::MAX, alone: 0, port: 0 }; COPY_MEMO],
-            copy_next: 0,
-            syncs: 0,
-            share,
-            out: CoreSchedule {
-                core: log.core,
-                aic: log.aic,
-                slices: {
-                    let mut v = SPARE_SLICES.take();
-                    v.reserve(log.recs.len());
-                    v
-                },
-                // (At most one flow a record, a queue's wait; a tile loop of queues makes
-                // one for two or three records: the buffer seldom grows by copying.)
-                flows: {
-                    let mut v = SPARE_FLOWS.take();
-                    v.reserve(log.recs.len() / 2);
-                    v
-                },
-                ..CoreSchedule::default()
-            },
+        .zip(started)
+        .map(|(log, sim)| match sim {
+            Some(mut sim) if sim.core == log.core && sim.at <= log.recs.len() => {
+                // (A core that ran an `Mmad` after its replay started.)
+                sim.out.aic = log.aic;
+                sim
+            }
+            _ => CoreSim::new(log.core, log.aic, log.recs.len(), costs, active),
         })
         .collect();
-    run_local_parts(&mut sims, costs, active, threads);
+    run_local_parts(&mut sims, logs, costs, active, threads);
     // Cross-core rounds by key (mode, core group, flag id, round number).
     let mut cross: HashMap<u64, Round> = HashMap::default();
     let mut stops = vec![None; sims.len()];
@@ -285,7 +308,7 @@ pub fn schedule_threads(logs: &[CoreLog], costs: &Costs, threads: usize) -> Laun
             }
             // (The first round continues where the local part stopped.)
             let before = if first { 0 } else { sim.at };
-            let stop = sim.run(costs, active, Some(&mut cross)).expect("a full replay stops");
+            let stop = sim.run(&logs[i].recs, costs, active, Some(&mut cross)).expect("a full replay stops");
             progress |= sim.at != before || stops[i] != Some(stop);
             stops[i] = Some(stop);
         }
@@ -296,7 +319,7 @@ pub fn schedule_threads(logs: &[CoreLog], costs: &Costs, threads: usize) -> Laun
         // Every running core at a SyncAll: release them together.
         let waiting: Vec<usize> = (0..sims.len()).filter(|&i| stops[i] != Some(Stop::Done)).collect();
         if waiting.iter().all(|&i| matches!(stops[i], Some(Stop::Sync(_)))) {
-            let arrive = |s: &CoreSim<'_>| s.free.iter().copied().fold(s.s, u64::max);
+            let arrive = |s: &CoreSim| s.free.iter().copied().fold(s.s, u64::max);
             let t = waiting.iter().map(|&i| arrive(&sims[i])).max().unwrap_or(0) + costs.sync_all;
             for &i in &waiting {
                 let sim = &mut sims[i];
@@ -356,12 +379,44 @@ const COPY_MEMO: usize = 8;
 /// A core's flags set and not yet waited for: an open-addressing table of their keys (a core
 /// has a few dozen: two per queue buffer, the `SetFlag` ids it uses), each key with its queue
 /// of (cycle, record, pipe) in the order set. One multiply and one or two probes find a key.
-#[derive(Default)]
+#[derive(Debug, Default)]
 struct Flags {
     /// Index + 1 into `keys`/`queues` (0: empty); a power of two, at most half full.
     slots: Vec<u32>,
     keys: Vec<u64>,
-    queues: Vec<VecDeque<(u64, u32, Pipe)>>,
+    queues: Vec<FlagQueue>,
+}
+
+/// A flag set: the cycle, the record that set it, and the pipe it follows.
+type SetAt = (u64, u32, Pipe);
+
+/// The sets of one flag not yet waited for, in the order set: the first inline (a queue's
+/// flag has at most one pending in a tile loop, so most keys never touch `rest`).
+#[derive(Debug, Default)]
+struct FlagQueue {
+    first: Option<SetAt>,
+    /// The later ones (non-empty only while `first` is set).
+    rest: VecDeque<SetAt>,
+}
+
+impl FlagQueue {
+    #[inline]
+    fn push_back(&mut self, set: SetAt) {
+        if self.first.is_none() {
+            self.first = Some(set);
+        } else {
+            self.rest.push_back(set);
+        }
+    }
+
+    #[inline]
+    fn pop_front(&mut self) -> Option<SetAt> {
+        let set = self.first.take()?;
+        if !self.rest.is_empty() {
+            self.first = self.rest.pop_front();
+        }
+        Some(set)
+    }
 }
 
 impl Flags {
@@ -381,7 +436,7 @@ impl Flags {
 
     /// The queue of `key` (made empty the first time).
     #[inline]
-    fn queue(&mut self, key: u64) -> &mut VecDeque<(u64, u32, Pipe)> {
+    fn queue(&mut self, key: u64) -> &mut FlagQueue {
         if self.slots.is_empty() {
             self.slots = vec![0; 64];
         }
@@ -389,7 +444,7 @@ impl Flags {
             (_, Some(q)) => q,
             (i, None) => {
                 self.keys.push(key);
-                self.queues.push(VecDeque::new());
+                self.queues.push(FlagQueue::default());
                 self.slots[i] = self.keys.len() as u32;
                 if self.keys.len() * 2 > self.slots.len() {
                     self.slots = vec![0; self.slots.len() * 2];
@@ -406,7 +461,7 @@ impl Flags {
 
     /// The first flag of `key` not yet waited for, taken.
     #[inline]
-    fn pop(&mut self, key: u64) -> Option<(u64, u32, Pipe)> {
+    fn pop(&mut self, key: u64) -> Option<SetAt> {
         if self.slots.is_empty() {
             return None;
         }
@@ -415,7 +470,56 @@ impl Flags {
     }
 }
 
-impl CoreSim<'_> {
+impl CoreSim {
+    /// A replay of core `core` (a cube core when `aic`) from its first record, for a launch
+    /// of `active` cores with `costs`; `recs` records expected (the buffers' first size).
+    pub(crate) fn new(core: u32, aic: bool, recs: usize, costs: &Costs, active: u32) -> CoreSim {
+        CoreSim {
+            core,
+            at: 0,
+            s: 0,
+            free: [0; 7],
+            port: Vec::new(),
+            scratch: Vec::new(),
+            flags: Flags::default(),
+            copies: [CopyCost { shape: 0, kind: u64::MAX, alone: 0, port: 0 }; COPY_MEMO],
+            copy_next: 0,
+            syncs: 0,
+            share: costs.gm_share(active),
+            out: CoreSchedule {
+                core,
+                aic,
+                slices: {
+                    let mut v = SPARE_SLICES.take();
+                    v.reserve(recs);
+                    v
+                },
+                // (At most one flow a record, a queue's wait; a tile loop of queues makes
+                // one for two or three records: the buffer seldom grows by copying.)
+                flows: {
+                    let mut v = SPARE_FLOWS.take();
+                    v.reserve(recs / 2);
+                    v
+                },
+                ..CoreSchedule::default()
+            },
+        }
+    }
+
+    /// Records replayed so far.
+    pub(crate) fn replayed(&self) -> usize {
+        self.at
+    }
+
+    /// Replays `recs` (the core's records so far, the ones replayed before included) from
+    /// where the replay stopped, up to the first record that other cores share (a cross-core
+    /// flag, `SyncAll`) or their end: what [`schedule`] replays first, done while the core
+    /// runs, on records still in the cache. Returns whether the replay can go on when more
+    /// records come (it did not stop at a shared record).
+    pub(crate) fn run_local(&mut self, recs: &[super::Rec], costs: &Costs, active: u32) -> bool {
+        self.run(recs, costs, active, None).is_some()
+    }
+
     /// The cycles of a GM copy of `rows` rows of `row` bytes at `gm` with latency `head` alone
     /// on its pipe, and the cycles it holds the core's GM share: [`Costs::gm_copy`] on one
     /// core and [`Costs::gm_port`], kept for the shape (a tile loop repeats a few: each costs
@@ -516,12 +620,12 @@ impl CoreSim<'_> {
     /// (`None` there, before the record).
     fn run(
         &mut self,
+        recs: &[super::Rec],
         costs: &Costs,
         active: u32,
         mut cross: Option<&mut HashMap<u64, Round>>,
     ) -> Option<Stop> {
-        let core = self.log.core;
-        let recs: &[super::Rec] = &self.log.recs;
+        let core = self.core;
         let issue = costs.issue;
         // One dispatch on the record's kind; every record but `SyncAll` and a cross-core
         // wait is issued first (`issue` cycles on the scalar unit, a count-form vector
