@@ -407,11 +407,19 @@ pub(crate) struct Recording {
     recs: Vec<Rec>,
     /// Whether the core ran an `Mmad`.
     cube: bool,
-    /// The replay made while the core runs (see [`LaunchProfiler::live`]), with its costs
-    /// and the launch's core count.
-    live: Option<Box<(schedule::CoreSim, Costs, u32)>>,
+    /// The replay made while the core runs (see [`LaunchProfiler::live`]).
+    live: Option<Box<Live>>,
     /// The record count at which [`push`] replays the next records (`usize::MAX`: none).
     next: usize,
+}
+
+/// A core's replay while it runs, with what [`LaunchProfiler::live`] was given (the
+/// replay's costs and the launch's core count: a thread's log has no path to its profiler).
+#[derive(Debug)]
+struct Live {
+    sim: schedule::CoreSim,
+    costs: Costs,
+    cores: u32,
 }
 
 impl Recording {
@@ -425,7 +433,7 @@ impl Recording {
     #[cold]
     #[inline(never)]
     fn replay(&mut self) {
-        let more = self.live.as_mut().is_some_and(|live| live.0.run_local(&self.recs, &live.1, live.2));
+        let more = self.live.as_mut().is_some_and(|l| l.sim.run_local(&self.recs, &l.costs, l.cores));
         self.next = if more { self.recs.len() + LIVE_CHUNK } else { usize::MAX };
     }
 }
@@ -554,7 +562,7 @@ pub(crate) fn mark_cube() {
 }
 
 /// A core's records and the replay made while it ran.
-type Finished = (CoreLog, Option<Box<(schedule::CoreSim, Costs, u32)>>);
+type Finished = (CoreLog, Option<Box<Live>>);
 
 /// The profiler of one launch: the cores' records, gathered as they finish.
 #[derive(Debug, Default)]
@@ -602,7 +610,7 @@ impl LaunchProfiler {
         let aic =
             crate::kernel::ctx::with_core(|c| c.kernel_type) == Some(crate::kernel::ctx::KernelType::AicOnly);
         let live = self.live.map(|(costs, cores)| {
-            Box::new((schedule::CoreSim::new(core, aic, 0, &costs, cores), costs, cores))
+            Box::new(Live { sim: schedule::CoreSim::new(core, aic, 0, &costs, cores), costs, cores })
         });
         let next = if live.is_some() { LIVE_CHUNK } else { usize::MAX };
         let fresh = Recording { recs: SPARE.take(), cube: false, live, next };
@@ -618,7 +626,7 @@ impl LaunchProfiler {
     /// have finished and not yet been taken.
     pub fn replayed_live(&self) -> usize {
         let cores = self.cores.lock().unwrap_or_else(|e| e.into_inner());
-        cores.iter().filter_map(|(_, live)| live.as_ref()).map(|l| l.0.replayed()).sum()
+        cores.iter().filter_map(|(_, live)| live.as_ref()).map(|l| l.sim.replayed()).sum()
     }
 
     /// The cores' records, by core number (taken: a second call returns none).
@@ -634,7 +642,7 @@ impl LaunchProfiler {
         let done = self.take_finished();
         let usable = self.live.is_some_and(|(c, n)| c == *costs && n as usize == done.len());
         let (logs, started): (Vec<CoreLog>, Vec<_>) =
-            done.into_iter().map(|(log, live)| (log, live.filter(|_| usable).map(|l| l.0))).unzip();
+            done.into_iter().map(|(log, live)| (log, live.filter(|_| usable).map(|l| l.sim))).unzip();
         let sched = schedule::schedule_resumed(&logs, costs, started);
         (logs, sched)
     }
